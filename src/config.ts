@@ -1,0 +1,92 @@
+/**
+ * Settings from environment variables (and an optional `.env` file), checked once at start-up.
+ * The table in README.md lists every variable; decisions.md section 1 is its source.
+ */
+import { existsSync } from 'node:fs'
+
+export type ServiceName = 'notes' | 'tickets'
+
+export interface Config {
+  host: string
+  notesPort: number
+  ticketsPort: number
+  devIdpPort: number
+  notesUrl: string
+  ticketsUrl: string
+  /** A PostgreSQL connection string, or null for the embedded database in `dataDir`. */
+  databaseUrl: string | null
+  dataDir: string
+  /** The identity provider's base URL; null means the development provider runs. */
+  authUrl: string | null
+  apiKey: string
+  apiSecret: string
+  /** 32 bytes, or null: one is generated once and kept in the database. */
+  sessionSecret: Uint8Array | null
+  smtpUrl: string | null
+  services: ServiceName[]
+}
+
+/** Reads `.env` from the working directory into `process.env` when the file exists. */
+export function loadEnvFile(path = '.env'): void {
+  if (existsSync(path)) process.loadEnvFile(path)
+}
+
+/** Builds the configuration from `env`; throws a message naming the variable when one is wrong. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const host = env.HOST || '127.0.0.1'
+  const notesPort = port(env, 'NOTES_PORT', 3001)
+  const ticketsPort = port(env, 'TICKETS_PORT', 3002)
+  const devIdpPort = port(env, 'DEV_IDP_PORT', 3003)
+  const authUrl = env.AUTH_URL ? baseUrl(env, 'AUTH_URL') : null
+  return {
+    host,
+    notesPort,
+    ticketsPort,
+    devIdpPort,
+    notesUrl: env.NOTES_URL ? baseUrl(env, 'NOTES_URL') : `http://localhost:${notesPort}`,
+    ticketsUrl: env.TICKETS_URL ? baseUrl(env, 'TICKETS_URL') : `http://localhost:${ticketsPort}`,
+    databaseUrl: env.DATABASE_URL || null,
+    dataDir: env.DATA_DIR || './data',
+    authUrl,
+    apiKey: env.API_KEY || 'dev-key',
+    apiSecret: env.API_SECRET || 'dev-secret',
+    sessionSecret: env.SESSION_SECRET ? secret(env.SESSION_SECRET) : null,
+    smtpUrl: env.SMTP_URL || null,
+    services: services(env.SERVICES),
+  }
+}
+
+function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name]
+  if (!raw) return fallback
+  const n = Number(raw)
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name} must be a port number from 0 to 65535, not '${raw}'`)
+  return n
+}
+
+function baseUrl(env: NodeJS.ProcessEnv, name: string): string {
+  const raw = env[name] as string
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    throw new Error(`${name} must be an absolute http(s) URL, not '${raw}'`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`${name} must be an http(s) URL, not '${raw}'`)
+  return raw.replace(/\/+$/, '')
+}
+
+function secret(raw: string): Uint8Array {
+  const bytes = Buffer.from(raw, 'base64')
+  if (bytes.length !== 32) throw new Error('SESSION_SECRET must be 32 bytes in base64 (try: openssl rand -base64 32)')
+  return new Uint8Array(bytes)
+}
+
+function services(raw: string | undefined): ServiceName[] {
+  if (!raw) return ['notes', 'tickets']
+  const names = raw.split(',').map((s) => s.trim()).filter(Boolean)
+  for (const name of names) {
+    if (name !== 'notes' && name !== 'tickets') throw new Error(`SERVICES takes 'notes' and/or 'tickets', not '${name}'`)
+  }
+  return [...new Set(names)] as ServiceName[]
+}

@@ -1,0 +1,106 @@
+/**
+ * The development identity provider: DEVELOPMENT ONLY. It signs anyone in as anyone, for trying
+ * the project out and for tests, and never runs when `AUTH_URL` is set (decisions.md section 3).
+ *
+ * It speaks the real provider's protocol: `GET /login?key&return` shows a form asking for a
+ * name (or, with `&name=`, redirects at once) and sends the browser to `return` with
+ * `idp_code=<code>`; `POST /api/exchange { key, secret, code }` answers `{ id, name }`.
+ * Codes live 60 seconds and work once.
+ */
+import { createHash } from 'node:crypto'
+import { escapeHtml, html, json, jsonError, redirect, type HttpRoute, type Request, type Response } from './http.ts'
+import { parseJsonBody } from './json-validate.ts'
+import { randomToken } from './session.ts'
+
+const CODE_MS = 60_000
+
+export interface DevIdentityProvider {
+  routes: HttpRoute[]
+}
+
+/** The provider's routes; `clock` is injectable for tests of the code lifetime. */
+export function createDevIdentityProvider(deps: { apiKey: string; apiSecret: string; clock?: () => number }): DevIdentityProvider {
+  const clock = deps.clock ?? Date.now
+  const codes = new Map<string, { name: string; expires: number }>()
+
+  function issue(name: string): string {
+    const now = clock()
+    for (const [code, entry] of codes) if (entry.expires <= now) codes.delete(code)
+    const code = randomToken(18)
+    codes.set(code, { name, expires: now + CODE_MS })
+    return code
+  }
+
+  function login(req: Request): Response {
+    const key = req.query.get('key') ?? ''
+    const returnTo = req.query.get('return') ?? ''
+    if (key !== deps.apiKey) return page(400, '<p class="error">This app key is not known here, so the login is refused.</p>')
+    if (!isHttpUrl(returnTo)) return page(400, '<p class="error">The login needs a <code>return</code> address (an absolute http or https URL).</p>')
+    const name = (req.query.get('name') ?? '').trim()
+    if (name !== '') {
+      if (name.length > 100) return page(400, '<p class="error">A name has at most 100 characters.</p>')
+      const target = new URL(returnTo)
+      target.searchParams.set('idp_code', issue(name))
+      return redirect(302, target.href, 'logged in at the development provider', { 'cache-control': 'no-store' })
+    }
+    return page(
+      200,
+      `<form method="get" action="/login">
+  <input type="hidden" name="key" value="${escapeHtml(key)}">
+  <input type="hidden" name="return" value="${escapeHtml(returnTo)}">
+  <label>Sign in as <input name="name" required maxlength="100" autofocus placeholder="alice"></label>
+  <button type="submit">Sign in</button>
+</form>`,
+    )
+  }
+
+  async function exchange(req: Request): Promise<Response> {
+    const parsed = parseJsonBody(await req.body())
+    if (!parsed.ok) return jsonError(400, parsed.error)
+    const body = parsed.value as Record<string, unknown> | null
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) return jsonError(400, 'the body must be a JSON object')
+    if (body.key !== deps.apiKey || body.secret !== deps.apiSecret) return jsonError(401, 'unknown app key or wrong secret')
+    const code = typeof body.code === 'string' ? body.code : ''
+    const entry = codes.get(code)
+    codes.delete(code)
+    if (!entry || entry.expires <= clock()) return jsonError(400, 'login code unknown, used or expired')
+    return json(200, { id: devUserId(entry.name), name: entry.name })
+  }
+
+  return {
+    routes: [
+      { method: 'GET', path: '/', handler: () => page(200, '<p>Apps send people to <code>/login?key=…&amp;return=…</code> to sign in here.</p>') },
+      { method: 'GET', path: '/login', handler: login },
+      { method: 'POST', path: '/api/exchange', handler: exchange },
+    ],
+  }
+}
+
+/** The same name always gets the same id, so signing in again finds the same user. */
+export function devUserId(name: string): string {
+  return 'dev-' + createHash('sha256').update(name).digest('hex').slice(0, 16)
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value)
+    return url.protocol === 'http:' || url.protocol === 'https:'
+  } catch {
+    return false
+  }
+}
+
+function page(status: number, content: string): Response {
+  return html(
+    status,
+    `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Development sign-in</title>
+<style>body{font:16px system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem}.warn{background:#fff3cd;border:1px solid #e0c060;padding:.75rem}.error{color:#a00}</style>
+</head><body>
+<h1>Development sign-in</h1>
+<p class="warn"><strong>Development only.</strong> This provider signs anyone in as anyone. It runs because <code>AUTH_URL</code> is not set; never expose it.</p>
+${content}
+</body></html>`,
+    { 'cache-control': 'no-store' },
+  )
+}

@@ -1,0 +1,150 @@
+/**
+ * The embedded database: PGlite (PostgreSQL compiled to WebAssembly) stored in a folder and
+ * served over a local socket, so the same `postgres` client and the same SQL run against it as
+ * against a real server.
+ *
+ * PGlite is one session. `@electric-sql/pglite-socket` shares it between connections by
+ * queueing their protocol messages, but its queue switches connections between single
+ * messages, so two clients' extended-protocol batches (Parse, Bind, Execute ... Sync)
+ * interleave and one's unnamed portal replaces the other's ("portal "" does not exist",
+ * measured with postgres.js and two connections). {@link BatchQueue} below keeps the library's
+ * handler and replaces the queue: a connection keeps the database from its first extended
+ * message until its Sync, and for as long as it has a transaction open. Other connections'
+ * statements wait meanwhile, which is why no code holds a transaction open across anything slow.
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { createServer, type Server } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { PGlite } from '@electric-sql/pglite'
+import { PGLiteSocketHandler } from '@electric-sql/pglite-socket'
+
+export interface EmbeddedServer {
+  /** Where clients connect: a unix socket path, or a TCP port on 127.0.0.1. */
+  socketPath: string | null
+  port: number | null
+  stop(): Promise<void>
+}
+
+interface Item {
+  handlerId: number
+  message: Uint8Array
+  onData: (data: Uint8Array) => void
+  resolve: (size: number) => void
+  reject: (err: Error) => void
+}
+
+// Extended-protocol messages that leave a batch open until the connection's Sync.
+const BATCH_OPENERS = new Set(['P', 'B', 'D', 'E', 'C', 'H'].map((c) => c.charCodeAt(0)))
+const SYNC = 'S'.charCodeAt(0)
+const QUERY = 'Q'.charCodeAt(0)
+
+/** The queue given to pglite-socket's handlers, in place of its own (same three methods). */
+class BatchQueue {
+  private items: Item[] = []
+  private owner: number | null = null
+  private openBatch = new Set<number>()
+  private running = false
+  constructor(private readonly db: PGlite) {}
+
+  enqueue(handlerId: number, message: Uint8Array, onData: (data: Uint8Array) => void): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.items.push({ handlerId, message, onData, resolve, reject })
+      void this.pump()
+    })
+  }
+
+  clearQueueForHandler(handlerId: number): void {
+    this.items = this.items.filter((item) => {
+      if (item.handlerId !== handlerId) return true
+      item.reject(new Error('connection closed'))
+      return false
+    })
+    this.openBatch.delete(handlerId)
+  }
+
+  async clearTransactionIfNeeded(handlerId: number): Promise<void> {
+    if (this.owner !== handlerId) return
+    if (this.db.isInTransaction()) await this.db.exec('ROLLBACK')
+    this.owner = null
+    void this.pump()
+  }
+
+  private next(): Item | undefined {
+    if (this.owner === null) return this.items.shift()
+    const i = this.items.findIndex((item) => item.handlerId === this.owner)
+    return i === -1 ? undefined : this.items.splice(i, 1)[0]
+  }
+
+  private async pump(): Promise<void> {
+    if (this.running) return
+    this.running = true
+    try {
+      for (let item = this.next(); item; item = this.next()) {
+        const current = item
+        let size = 0
+        try {
+          await this.db.runExclusive(() =>
+            this.db.execProtocolRawStream(current.message, {
+              onRawData: (data: Uint8Array) => {
+                size += data.length
+                current.onData(data)
+              },
+            }),
+          )
+        } catch (err) {
+          current.reject(err as Error)
+          continue
+        }
+        const type = current.message[0] as number
+        if (BATCH_OPENERS.has(type)) this.openBatch.add(current.handlerId)
+        else if (type === SYNC || type === QUERY) this.openBatch.delete(current.handlerId)
+        this.owner = this.openBatch.has(current.handlerId) || this.db.isInTransaction() ? current.handlerId : null
+        current.resolve(size)
+      }
+    } finally {
+      this.running = false
+    }
+  }
+}
+
+/**
+ * Opens (or creates) the PGlite database in `dataDir` (`memory://` for a throw-away one) and
+ * serves it on a private unix socket, or on 127.0.0.1 with `{ tcp: true }`.
+ */
+export async function startEmbedded(dataDir: string, options: { tcp?: boolean } = {}): Promise<EmbeddedServer> {
+  if (dataDir !== 'memory://') await mkdir(dataDir, { recursive: true })
+  const db = await PGlite.create(dataDir === 'memory://' ? undefined : dataDir)
+  const queue = new BatchQueue(db)
+  const handlers = new Set<PGLiteSocketHandler>()
+  const server: Server = createServer((socket) => {
+    // The handler's type names the library's own queue class; ours has the same three methods.
+    const handler = new PGLiteSocketHandler({ queryQueue: queue as never, closeOnDetach: true })
+    handlers.add(handler)
+    socket.on('close', () => handlers.delete(handler))
+    handler.attach(socket).catch(() => socket.destroy())
+  })
+  let socketDir: string | null = null
+  let socketPath: string | null = null
+  if (options.tcp) {
+    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve))
+  } else {
+    // A fresh 0700 folder: the socket is private to this user, and its path stays short.
+    socketDir = await mkdtemp(join(tmpdir(), 'pglite-'))
+    socketPath = join(socketDir, '.s.PGSQL.5432')
+    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(socketPath, resolve))
+  }
+  const address = server.address()
+  return {
+    socketPath,
+    port: typeof address === 'object' && address ? address.port : null,
+    async stop() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        for (const handler of handlers) void handler.detach(true)
+      })
+      await db.close()
+      if (socketDir) await rm(socketDir, { recursive: true, force: true })
+    },
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * Small request checks shared by both services (decisions.md section 4). Each answers the
+ * refusal to send, or null when the request passes.
+ */
+import { timingSafeEqual } from 'node:crypto'
+import { jsonError, type Request, type Response } from './http.ts'
+
+/**
+ * Refuses a cross-site write made with a session cookie: `Sec-Fetch-Site: cross-site`, or an
+ * `Origin` other than `ownOrigin` (the service's public URL's origin).
+ */
+export function refuseCrossSite(req: Request, cookieName: string, ownOrigin: string): Response | null {
+  if (!(cookieName in req.cookies)) return null
+  const origin = req.headers.origin
+  if (req.headers['sec-fetch-site'] === 'cross-site' || (origin !== undefined && origin !== ownOrigin)) {
+    return jsonError(403, 'cross-site request refused')
+  }
+  return null
+}
+
+/** Refuses a non-empty body not sent as `application/json` (parameters such as charset allowed). */
+export function refuseContentType(req: Request, body: Uint8Array): Response | null {
+  if (body.length === 0) return null
+  const type = req.headers['content-type']?.split(';')[0]?.trim().toLowerCase()
+  return type === 'application/json' ? null : jsonError(415, 'send the body as application/json')
+}
+
+/** Refuses a cookie-authenticated write whose `x-tag` header is not the session's tag. */
+export function refuseTag(req: Request, tag: unknown): Response | null {
+  const sent = req.headers['x-tag']
+  if (typeof tag !== 'string' || typeof sent !== 'string' || !sameText(sent, tag)) {
+    return jsonError(403, 'x-tag header missing or wrong')
+  }
+  return null
+}
+
+/** Compares two strings in time that does not depend on where they differ. */
+export function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a)
+  const y = Buffer.from(b)
+  return x.length === y.length && timingSafeEqual(x, y)
+}
+
+/** The origin (scheme, host, port) of a public base URL. */
+export function originOf(baseUrl: string): string {
+  return new URL(baseUrl).origin
+}

@@ -1,0 +1,336 @@
+/**
+ * The project's node:http plumbing, and the only module that touches `node:http`.
+ *
+ * Handlers take a small {@link Request} record and return a {@link Response} record, so tests
+ * call them without a socket ({@link makeRequest}). {@link serve} puts a route table on a port:
+ * it reads bodies under a cap, answers `GET /healthz`, logs one line per request, turns an
+ * unexpected exception into a logged 500 with a generic body, guards against slow clients and
+ * shuts down gracefully.
+ */
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { createRouter, type Params, type Route } from './router.ts'
+import { parseCookies } from './cookie.ts'
+import type { Logger } from './log.ts'
+
+/** The largest request body read: 2 MiB (decisions.md section 5). */
+export const BODY_LIMIT = 2 * 1024 * 1024
+
+/** What a handler sees of a request. */
+export interface Request {
+  method: string
+  /** The raw pathname, without the query. */
+  path: string
+  query: URLSearchParams
+  /** Lower-case header names, as node gives them. */
+  headers: IncomingHttpHeaders
+  /** Route parameters (null prototype). */
+  params: Params
+  /** Cookies of the request (null prototype); parsed on first use. */
+  readonly cookies: Record<string, string>
+  /** The body, read up to {@link BODY_LIMIT} on first call; rejects with a 413 {@link HttpError} past it. */
+  body(): Promise<Uint8Array>
+  /** Aborted when the client goes away or the server shuts down; long-polls listen to it. */
+  signal: AbortSignal
+}
+
+export type Headers = Record<string, string | string[]>
+
+/** What a handler answers. */
+export interface Response {
+  status: number
+  headers?: Headers
+  body?: string | Uint8Array
+}
+
+export type Handler = (req: Request) => Response | Promise<Response>
+
+/**
+ * A response carried by an exception, for the one case where a value cannot travel back
+ * easily: the body reader, deep inside a handler. {@link serve} answers it as it is.
+ */
+export class HttpError extends Error {
+  readonly response: Response
+  constructor(response: Response) {
+    super(`http ${response.status}`)
+    this.response = response
+  }
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8'
+
+/** A JSON answer. */
+export function json(status: number, value: unknown, headers?: Headers): Response {
+  return { status, headers: { 'content-type': JSON_TYPE, ...headers }, body: JSON.stringify(value) }
+}
+
+/** A plain-text answer. */
+export function text(status: number, body: string, headers?: Headers): Response {
+  return { status, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers }, body }
+}
+
+/** An HTML answer. */
+export function html(status: number, body: string, headers?: Headers): Response {
+  return { status, headers: { 'content-type': 'text/html; charset=utf-8', ...headers }, body }
+}
+
+/** A redirect with a short plain-text body. */
+export function redirect(status: 301 | 302 | 303, location: string, body = `redirecting to ${location}`, headers?: Headers): Response {
+  return text(status, body, { location, ...headers })
+}
+
+/** Escapes text for HTML element content and attribute values. */
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c] as string)
+}
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
+
+/** A JSON error answer `{ error }`, the shape both interfaces use. */
+export function jsonError(status: number, error: string, headers?: Headers): Response {
+  return json(status, { error }, headers)
+}
+
+const BODY_TOO_LARGE = (): Response => jsonError(413, 'body too large', { connection: 'close' })
+
+/** Builds a request record without a socket, for tests and in-process calls. */
+export function makeRequest(init: {
+  method?: string
+  url?: string
+  headers?: IncomingHttpHeaders
+  body?: string | Uint8Array
+  params?: Params
+  signal?: AbortSignal
+}): Request {
+  const url = init.url ?? '/'
+  const q = url.indexOf('?')
+  const body = typeof init.body === 'string' ? new TextEncoder().encode(init.body) : (init.body ?? new Uint8Array(0))
+  const headers = init.headers ?? {}
+  return requestRecord({
+    method: init.method ?? 'GET',
+    path: q === -1 ? url : url.slice(0, q),
+    search: q === -1 ? '' : url.slice(q + 1),
+    headers,
+    params: init.params ?? Object.create(null),
+    body: async () => {
+      if (body.length > BODY_LIMIT) throw new HttpError(BODY_TOO_LARGE())
+      return body
+    },
+    signal: init.signal ?? new AbortController().signal,
+  })
+}
+
+function requestRecord(parts: {
+  method: string
+  path: string
+  search: string
+  headers: IncomingHttpHeaders
+  params: Params
+  body: () => Promise<Uint8Array>
+  signal: AbortSignal
+}): Request {
+  let cookies: Record<string, string> | undefined
+  let query: URLSearchParams | undefined
+  return {
+    method: parts.method,
+    path: parts.path,
+    get query() {
+      return (query ??= new URLSearchParams(parts.search))
+    },
+    headers: parts.headers,
+    params: parts.params,
+    get cookies() {
+      return (cookies ??= parseCookies(parts.headers.cookie))
+    },
+    body: parts.body,
+    signal: parts.signal,
+  }
+}
+
+/** A route of a service: the router's route with our handler type. */
+export type HttpRoute = Route<Handler>
+
+export interface ServeOptions {
+  /** Shown in log lines, e.g. `notes`. */
+  name: string
+  routes: readonly HttpRoute[]
+  host: string
+  port: number
+  logger: Logger
+  /** Answers whether the service is ready and its database answers, for `GET /healthz`. */
+  ready?: () => Promise<boolean>
+  /** How long in-flight requests may take to finish at shutdown. */
+  drainMs?: number
+  /** Answers a request that matches no route; JSON 404 by default. */
+  notFound?: Handler
+}
+
+export interface Served {
+  url: string
+  port: number
+  /** Stops accepting, aborts waiting long-polls, lets in-flight requests finish, then closes. */
+  close(): Promise<void>
+}
+
+/** Serves a route table on a port; resolves once it listens. */
+export async function serve(options: ServeOptions): Promise<Served> {
+  const router = createRouter(options.routes)
+  const { logger, name } = options
+  const ready = options.ready ?? (async () => true)
+  const notFound: Handler = options.notFound ?? (() => jsonError(404, 'not found'))
+  const shutdown = new AbortController()
+  let inFlight = 0
+  let drained: (() => void) | null = null
+
+  const server = createServer((req, res) => {
+    inFlight++
+    const started = performance.now()
+    res.on('close', () => {
+      logger.line(`${name} ${req.method} ${pathOf(req.url)} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`)
+      if (--inFlight === 0 && drained) drained()
+    })
+    dispatch(req, res).catch((err) => fail(res, err))
+  })
+
+  async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = req.url ?? '/'
+    const q = url.indexOf('?')
+    const path = q === -1 ? url : url.slice(0, q)
+    const method = req.method ?? 'GET'
+    if (path === '/healthz' && (method === 'GET' || method === 'HEAD')) {
+      const ok = !shutdown.signal.aborted && (await ready().catch(() => false))
+      return send(res, json(ok ? 200 : 503, { ok }))
+    }
+    const match = router.match(method, path)
+    if (match === null) return send(res, await notFound(makeRequest({ method, url, headers: req.headers })))
+    if (!match.found) return send(res, jsonError(405, match.text, { allow: match.allowed.join(', ') }))
+    const signal = requestSignal(req, res, shutdown.signal)
+    const request = requestRecord({
+      method,
+      path,
+      search: q === -1 ? '' : url.slice(q + 1),
+      headers: req.headers,
+      params: match.params,
+      body: memo(() => readBody(req)),
+      signal,
+    })
+    let response: Response
+    try {
+      response = await match.route.handler(request)
+    } catch (err) {
+      if (!(err instanceof HttpError)) throw err
+      response = err.response
+    }
+    send(res, response)
+  }
+
+  function fail(res: ServerResponse, err: unknown): void {
+    logger.line(`${name} error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`)
+    if (res.headersSent) {
+      res.destroy()
+      return
+    }
+    send(res, jsonError(500, 'internal error'))
+  }
+
+  // Slow clients: the headers must arrive within 10 s and the whole request within 30 s.
+  // Node's requestTimeout covers receiving the request only, so long-polls, which wait after
+  // the request has arrived, are not cut by it.
+  server.headersTimeout = 10_000
+  server.requestTimeout = 30_000
+  server.keepAliveTimeout = 5_000
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (socket.writable && !socket.writableEnded) {
+      const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request'
+      socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`)
+    } else socket.destroy()
+  })
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const port = (server.address() as AddressInfo).port
+  const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host
+
+  return {
+    url: `http://${hostForUrl}:${port}`,
+    port,
+    async close() {
+      if (shutdown.signal.aborted) return
+      shutdown.abort()
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+      server.closeIdleConnections()
+      if (inFlight > 0) {
+        const drainMs = options.drainMs ?? 10_000
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, drainMs)
+          drained = () => {
+            clearTimeout(timer)
+            resolve()
+          }
+        })
+      }
+      server.closeAllConnections()
+      await closed
+      logger.flush()
+    },
+  }
+}
+
+function pathOf(url: string | undefined): string {
+  if (!url) return '/'
+  const q = url.indexOf('?')
+  // The query is left out of log lines: it can carry login codes.
+  return q === -1 ? url : url.slice(0, q)
+}
+
+function send(res: ServerResponse, response: Response): void {
+  if (res.headersSent || res.destroyed) return
+  res.writeHead(response.status, response.headers)
+  res.end(response.body)
+}
+
+function memo<T>(fn: () => Promise<T>): () => Promise<T> {
+  let value: Promise<T> | undefined
+  return () => (value ??= fn())
+}
+
+function requestSignal(req: IncomingMessage, res: ServerResponse, shutdown: AbortSignal): AbortSignal {
+  const controller = new AbortController()
+  const abort = () => controller.abort()
+  if (shutdown.aborted) abort()
+  else shutdown.addEventListener('abort', abort, { once: true })
+  res.on('close', () => {
+    shutdown.removeEventListener('abort', abort)
+    abort()
+  })
+  req.on('error', abort)
+  return controller.signal
+}
+
+function readBody(req: IncomingMessage): Promise<Uint8Array> {
+  const declared = Number(req.headers['content-length'])
+  if (declared > BODY_LIMIT) {
+    req.resume()
+    return Promise.reject(new HttpError(BODY_TOO_LARGE()))
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      if (size > BODY_LIMIT) {
+        req.removeAllListeners('data')
+        req.resume()
+        reject(new HttpError(BODY_TOO_LARGE()))
+        return
+      }
+      chunks.push(chunk)
+    })
+    req.on('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)))
+    req.on('error', reject)
+  })
+}

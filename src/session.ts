@@ -1,0 +1,118 @@
+/**
+ * Cookie sessions (decisions.md section 4): a row per session in `sessions`, and a cookie that
+ * carries the row's id sealed with tweetnacl's `secretbox` under the session secret.
+ *
+ * `secretbox` rather than signatures: tweetnacl verifies about 56 Ed25519 signatures a second on
+ * a 2-core machine against about 158,000 `secretbox` opens, so a signature check per request
+ * would be a denial of service.
+ */
+import nacl from 'tweetnacl'
+import type { Sql } from './db.ts'
+import type { Request } from './http.ts'
+import { serializeCookie } from './cookie.ts'
+import type { ServiceName } from './config.ts'
+
+/** How long a session lives. */
+export const SESSION_DAYS = 30
+const SESSION_MS = SESSION_DAYS * 24 * 60 * 60 * 1000
+
+export interface Session {
+  id: string
+  userId: string | null
+  data: Record<string, unknown>
+  /** True until the session is first saved: its cookie must then be sent. */
+  isNew: boolean
+}
+
+/** Seals a session id for a cookie: base64url(nonce ‖ secretbox(id)). */
+export function seal(id: string, key: Uint8Array): string {
+  const nonce = nacl.randomBytes(nacl.secretbox.nonceLength)
+  const box = nacl.secretbox(new TextEncoder().encode(id), nonce, key)
+  const out = new Uint8Array(nonce.length + box.length)
+  out.set(nonce)
+  out.set(box, nonce.length)
+  return Buffer.from(out).toString('base64url')
+}
+
+/** Opens a sealed cookie value; null when it was not sealed with `key` or was altered. */
+export function unseal(cookie: string, key: Uint8Array): string | null {
+  if (cookie.length > 200 || !/^[A-Za-z0-9_-]+$/.test(cookie)) return null
+  const bytes = new Uint8Array(Buffer.from(cookie, 'base64url'))
+  const n = nacl.secretbox.nonceLength
+  if (bytes.length <= n + nacl.secretbox.overheadLength) return null
+  const opened = nacl.secretbox.open(bytes.subarray(n), bytes.subarray(0, n), key)
+  if (!opened) return null
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(opened)
+  } catch {
+    return null
+  }
+}
+
+/** Random bytes as base64url (session ids, tags, tokens). */
+export function randomToken(bytes: number): string {
+  return Buffer.from(nacl.randomBytes(bytes)).toString('base64url')
+}
+
+/**
+ * The session secret: `configured` when given, else the one kept in `settings`, made once
+ * (the first process to start wins; the others read its secret).
+ */
+export async function loadSessionSecret(sql: Sql, configured: Uint8Array | null): Promise<Uint8Array> {
+  if (configured) return configured
+  const fresh = Buffer.from(nacl.randomBytes(nacl.secretbox.keyLength)).toString('base64')
+  await sql`insert into settings (key, value) values ('session_secret', ${fresh}) on conflict (key) do nothing`
+  const [row] = await sql`select value from settings where key = 'session_secret'`
+  return new Uint8Array(Buffer.from(row!.value as string, 'base64'))
+}
+
+export interface Sessions {
+  readonly cookieName: string
+  /** The request's session, or null for no cookie, a cookie that does not open, an expired or unknown session. */
+  load(req: Request): Promise<Session | null>
+  /** A new, unsaved session. */
+  create(): Session
+  /** Stores the session (and starts its 30 days when new). */
+  save(session: Session): Promise<void>
+  /** The `Set-Cookie` value for a session. */
+  cookie(session: Session): string
+}
+
+/** Sessions of one service; `secure` adds `Secure` to the cookie (an https public URL). */
+export function createSessions(deps: { sql: Sql; secret: Uint8Array; service: ServiceName; secure: boolean; clock: () => number }): Sessions {
+  const { sql, secret, service, clock } = deps
+  const cookieName = `${service}_session`
+  return {
+    cookieName,
+    async load(req) {
+      const sealed = req.cookies[cookieName]
+      if (!sealed) return null
+      const id = unseal(sealed, secret)
+      if (id === null) return null
+      const [row] = await sql`
+        select user_id, data from sessions
+        where id = ${id} and service = ${service} and expires > ${clock()}`
+      if (!row) return null
+      return { id, userId: row.user_id as string | null, data: (row.data ?? {}) as Record<string, unknown>, isNew: false }
+    },
+    create() {
+      return { id: randomToken(24), userId: null, data: {}, isNew: true }
+    },
+    async save(session) {
+      const now = clock()
+      await sql`
+        insert into sessions (id, service, user_id, data, created, expires)
+        values (${session.id}, ${service}, ${session.userId}, ${sql.json(session.data as never)}, ${now}, ${now + SESSION_MS})
+        on conflict (id) do update set user_id = excluded.user_id, data = excluded.data`
+    },
+    cookie(session) {
+      return serializeCookie(cookieName, seal(session.id, secret), {
+        httpOnly: true,
+        sameSite: 'Lax',
+        path: '/',
+        secure: deps.secure,
+        maxAgeSeconds: SESSION_MS / 1000,
+      })
+    },
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * Gives a test file a database of its own: a fresh schema on the server of `DATABASE_URL`
+ * (the embedded one that test/run.ts starts, or a real PostgreSQL server), migrated, and
+ * dropped when the file's tests end.
+ */
+import { after } from 'node:test'
+import { randomBytes } from 'node:crypto'
+import { connect, type Sql } from '../../src/db.ts'
+import { migrate } from '../../src/migrate.ts'
+
+export interface TestDatabase {
+  sql: Sql
+  url: string
+  schema: string
+  /** Another client on the same schema (for a second server process, say). */
+  connect(max?: number): Sql
+}
+
+/** A migrated schema for this test file; dropped in an `after` hook. */
+export async function testDatabase(options: { max?: number } = {}): Promise<TestDatabase> {
+  const url = process.env.DATABASE_URL
+  if (!url) throw new Error('DATABASE_URL is unset: run the tests with `npm test`, which provides one')
+  const schema = `test_${process.pid}_${randomBytes(4).toString('hex')}`
+  const admin = connect(url, { max: 1 })
+  await admin.unsafe(`create schema ${schema}`)
+  const clients: Sql[] = []
+  const open = (max = options.max ?? 5) => {
+    const sql = connect(url, { max, schema })
+    clients.push(sql)
+    return sql
+  }
+  const sql = open()
+  // The embedded database is one session shared by every connection, and it ignores the
+  // search_path a connection asks for at start-up; a session-wide SET reaches all of them.
+  // Test files run one at a time, so they never share it. On a real server this is harmless.
+  await sql.unsafe(`set search_path to ${schema}`)
+  await migrate(sql)
+  after(async () => {
+    await Promise.all(clients.map((c) => c.end({ timeout: 5 })))
+    await admin.unsafe(`drop schema ${schema} cascade`)
+    await admin.end({ timeout: 5 })
+  })
+  return { sql, url, schema, connect: open }
+}

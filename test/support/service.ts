@@ -1,0 +1,63 @@
+/**
+ * Builds what a service factory needs, for tests that call handlers without a socket:
+ * a test schema's `sql`, a controllable clock, a scripted identity provider, and sessions.
+ */
+import { loadConfig, type ServiceName } from '../../src/config.ts'
+import type { Sql } from '../../src/db.ts'
+import type { ExchangeResult, Identity, IdentityProvider } from '../../src/idp.ts'
+import { createLogger } from '../../src/log.ts'
+import type { ServiceDeps } from '../../src/service.ts'
+import { createSessions, loadSessionSecret } from '../../src/session.ts'
+
+/** A clock the test moves by hand; every read advances it by 1 ms unless frozen. */
+export function testClock(start = 1_700_000_000_000): { now: () => number; advance(ms: number): void } {
+  let t = start
+  return { now: () => t, advance: (ms) => void (t += ms) }
+}
+
+/**
+ * An identity provider that knows the codes the test hands it: `fake.code(identity)` makes a
+ * one-time code; any other code answers `unknown login code`; `fake.fail(reason)` makes the
+ * next exchange fail with that reason.
+ */
+export function fakeIdentityProvider(authUrl = 'http://idp.test'): IdentityProvider & {
+  code(identity: Identity): string
+  fail(reason: string): void
+} {
+  const codes = new Map<string, Identity>()
+  let failure: string | null = null
+  let n = 0
+  return {
+    loginUrl: (returnUrl) => `${authUrl}/login?key=dev-key&return=${encodeURIComponent(returnUrl)}`,
+    async exchange(code): Promise<ExchangeResult> {
+      if (failure !== null) {
+        const error = failure
+        failure = null
+        return { ok: false, error }
+      }
+      const identity = codes.get(code)
+      codes.delete(code)
+      return identity ? { ok: true, identity } : { ok: false, error: 'unknown login code' }
+    },
+    code(identity) {
+      const code = `code-${++n}`
+      codes.set(code, identity)
+      return code
+    },
+    fail(reason) {
+      failure = reason
+    },
+  }
+}
+
+/** Service dependencies on `sql` for `service`, with public URL `http://localhost:300x`. */
+export async function serviceDeps(sql: Sql, service: ServiceName, options: { clock?: () => number; env?: NodeJS.ProcessEnv } = {}) {
+  const config = loadConfig(options.env ?? {})
+  const clock = options.clock ?? Date.now
+  const idp = fakeIdentityProvider()
+  const publicUrl = service === 'notes' ? config.notesUrl : config.ticketsUrl
+  const secret = await loadSessionSecret(sql, config.sessionSecret)
+  const sessions = createSessions({ sql, secret, service, secure: false, clock })
+  const deps: ServiceDeps = { sql, config, clock, idp, sessions, logger: createLogger(null), publicUrl }
+  return { deps, idp, sessions, config }
+}
