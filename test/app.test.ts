@@ -1,0 +1,78 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { mkdtemp } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+
+/** Runs `src/main.ts` as `npm start` does, with the given environment, until it has listened. */
+async function startMain(env: NodeJS.ProcessEnv) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, NOTES_PORT: '0', TICKETS_PORT: '0', DEV_IDP_PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const lines: string[] = []
+  const urls: Record<string, string> = {}
+  let stderr = ''
+  child.stderr.on('data', (c) => (stderr += c))
+  const expected = (env.SERVICES ?? 'notes,tickets').split(',').length
+  await new Promise<void>((resolve, reject) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      lines.push(line)
+      const m = /^(notes|tickets): listening on (\S+)/.exec(line) ?? /^dev-idp: .* at (\S+):/.exec(line)
+      if (m) urls[m.length === 3 ? m[1]! : 'devIdp'] = m.length === 3 ? m[2]! : m[1]!
+      if (Object.keys(urls).filter((k) => k !== 'devIdp').length === expected) resolve()
+    })
+    child.on('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)))
+  })
+  const stop = async () => {
+    const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+    child.kill('SIGTERM')
+    return exit
+  }
+  return { urls, lines, stop }
+}
+
+test('npm start serves both services and the development provider on a fresh embedded database, and SIGTERM exits 0', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'app-data-'))
+  const app = await startMain({ DATA_DIR: dataDir })
+  try {
+    for (const name of ['notes', 'tickets']) {
+      const res = await fetch(`${app.urls[name]}/healthz`)
+      assert.equal(res.status, 200, name)
+      assert.deepEqual(await res.json(), { ok: true })
+    }
+    assert.ok(app.lines.some((l) => l.includes('DEVELOPMENT ONLY')))
+    const idpPort = new URL(app.urls.devIdp!).port
+    const page = await fetch(`http://127.0.0.1:${idpPort}/login?key=dev-key&return=http://localhost/`)
+    assert.equal(page.status, 200)
+    assert.match(await page.text(), /Development only/)
+  } finally {
+    assert.equal(await app.stop(), 0)
+  }
+})
+
+test('the embedded database keeps its data across restarts', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'app-data-'))
+  const first = await startMain({ DATA_DIR: dataDir, SERVICES: 'notes' })
+  assert.ok(first.lines.some((l) => l.startsWith('database: applied 0001_core.sql')))
+  assert.equal(await first.stop(), 0)
+  const second = await startMain({ DATA_DIR: dataDir, SERVICES: 'notes' })
+  try {
+    // Nothing left to apply: the schema (and the session secret with it) survived the restart.
+    assert.ok(!second.lines.some((l) => l.startsWith('database: applied')))
+    assert.equal((await fetch(`${second.urls.notes}/healthz`)).status, 200)
+  } finally {
+    assert.equal(await second.stop(), 0)
+  }
+})
+
+test('a wrong setting stops the start with exit code 1 and a message', async () => {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { PATH: process.env.PATH, NOTES_PORT: 'x' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stderr = ''
+  child.stderr.on('data', (c) => (stderr += c))
+  const code = await new Promise((resolve) => child.on('exit', resolve))
+  assert.equal(code, 1)
+  assert.match(stderr, /configuration: NOTES_PORT must be a port number/)
+})

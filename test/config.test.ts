@@ -1,0 +1,43 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { loadConfig } from '../src/config.ts'
+
+test('with no settings, the defaults of the configuration table apply', () => {
+  const c = loadConfig({})
+  assert.equal(c.notesPort, 3001)
+  assert.equal(c.ticketsPort, 3002)
+  assert.equal(c.devIdpPort, 3003)
+  assert.equal(c.host, '127.0.0.1')
+  assert.equal(c.notesUrl, 'http://localhost:3001')
+  assert.equal(c.ticketsUrl, 'http://localhost:3002')
+  assert.equal(c.databaseUrl, null)
+  assert.equal(c.dataDir, './data')
+  assert.equal(c.authUrl, null)
+  assert.equal(c.apiKey, 'dev-key')
+  assert.equal(c.apiSecret, 'dev-secret')
+  assert.equal(c.sessionSecret, null)
+  assert.equal(c.smtpUrl, null)
+  assert.deepEqual(c.services, ['notes', 'tickets'])
+})
+
+test('ports set the default public URLs, and a trailing slash is dropped from a given one', () => {
+  const c = loadConfig({ NOTES_PORT: '4001', TICKETS_URL: 'https://t.example/' })
+  assert.equal(c.notesUrl, 'http://localhost:4001')
+  assert.equal(c.ticketsUrl, 'https://t.example')
+})
+
+test('SERVICES runs one service alone', () => {
+  assert.deepEqual(loadConfig({ SERVICES: 'tickets' }).services, ['tickets'])
+})
+
+test('a wrong setting stops the start with a message naming the variable', () => {
+  assert.throws(() => loadConfig({ NOTES_PORT: 'abc' }), /NOTES_PORT must be a port number/)
+  assert.throws(() => loadConfig({ AUTH_URL: 'not a url' }), /AUTH_URL must be an absolute http\(s\) URL/)
+  assert.throws(() => loadConfig({ SESSION_SECRET: 'c2hvcnQ=' }), /SESSION_SECRET must be 32 bytes in base64/)
+  assert.throws(() => loadConfig({ SERVICES: 'mail' }), /SERVICES takes 'notes' and\/or 'tickets', not 'mail'/)
+})
+
+test('a 32-byte base64 SESSION_SECRET is taken as it is', () => {
+  const secret = Buffer.alloc(32, 7).toString('base64')
+  assert.deepEqual(loadConfig({ SESSION_SECRET: secret }).sessionSecret, new Uint8Array(32).fill(7))
+})

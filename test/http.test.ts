@@ -1,0 +1,188 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { request as rawRequest } from 'node:http'
+import { connect as netConnect } from 'node:net'
+import { BODY_LIMIT, escapeHtml, json, makeRequest, serve, type HttpRoute, type Served } from '../src/http.ts'
+import { createLogger } from '../src/log.ts'
+
+function collectingLogger() {
+  const lines: string[] = []
+  const logger = createLogger({ write: (chunk: string) => lines.push(...chunk.trimEnd().split('\n')) })
+  return { logger, lines }
+}
+
+async function start(routes: HttpRoute[], extra: { ready?: () => Promise<boolean>; drainMs?: number } = {}) {
+  const { logger, lines } = collectingLogger()
+  const served = await serve({ name: 'demo', routes, host: '127.0.0.1', port: 0, logger, ...extra })
+  return { served, lines, logger }
+}
+
+const echo: HttpRoute = {
+  method: 'POST',
+  path: '/echo',
+  handler: async (req) => json(200, { bytes: (await req.body()).length }),
+}
+
+test('a route answers JSON with its status and content type', async (t) => {
+  const { served } = await start([{ method: 'GET', path: '/hello/:name', handler: (req) => json(200, { hi: req.params.name }) }])
+  t.after(() => served.close())
+  const res = await fetch(`${served.url}/hello/ada%20l`)
+  assert.equal(res.status, 200)
+  assert.equal(res.headers.get('content-type'), 'application/json; charset=utf-8')
+  assert.deepEqual(await res.json(), { hi: 'ada l' })
+})
+
+test('an unknown path answers 404 and a known path with another method answers 405 with its text', async (t) => {
+  const { served } = await start([{ method: 'GET', path: '/only-get', handler: () => json(200, {}) }])
+  t.after(() => served.close())
+  const missing = await fetch(`${served.url}/nothing`)
+  assert.equal(missing.status, 404)
+  assert.deepEqual(await missing.json(), { error: 'not found' })
+  const wrong = await fetch(`${served.url}/only-get`, { method: 'POST' })
+  assert.equal(wrong.status, 405)
+  assert.deepEqual(await wrong.json(), { error: 'GET only' })
+  assert.equal(wrong.headers.get('allow'), 'GET, HEAD')
+})
+
+test('GET /healthz answers 200 { ok: true } when ready and 503 when the database does not answer', async (t) => {
+  let up = true
+  const { served } = await start([], { ready: async () => (up ? true : Promise.reject(new Error('down'))) })
+  t.after(() => served.close())
+  const ok = await fetch(`${served.url}/healthz`)
+  assert.equal(ok.status, 200)
+  assert.deepEqual(await ok.json(), { ok: true })
+  up = false
+  const down = await fetch(`${served.url}/healthz`)
+  assert.equal(down.status, 503)
+  assert.deepEqual(await down.json(), { ok: false })
+})
+
+test('a body over 2 MiB answers 413 { error: body too large }, by its declared length or as it streams', async (t) => {
+  const { served } = await start([echo])
+  t.after(() => served.close())
+  const big = new Uint8Array(BODY_LIMIT + 1)
+  const declared = await fetch(`${served.url}/echo`, { method: 'POST', body: big })
+  assert.equal(declared.status, 413)
+  assert.deepEqual(await declared.json(), { error: 'body too large' })
+
+  const streamed = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = rawRequest(`${served.url}/echo`, { method: 'POST', headers: { 'transfer-encoding': 'chunked' } }, (res) => {
+      let body = ''
+      res.on('data', (c) => (body += c))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+    })
+    req.on('error', reject)
+    const chunk = Buffer.alloc(256 * 1024)
+    for (let sent = 0; sent <= BODY_LIMIT; sent += chunk.length) req.write(chunk)
+    req.end()
+  })
+  assert.equal(streamed.status, 413)
+  assert.deepEqual(JSON.parse(streamed.body), { error: 'body too large' })
+})
+
+test('a body of exactly 2 MiB is read whole', async (t) => {
+  const { served } = await start([echo])
+  t.after(() => served.close())
+  const res = await fetch(`${served.url}/echo`, { method: 'POST', body: new Uint8Array(BODY_LIMIT) })
+  assert.equal(res.status, 200)
+  assert.deepEqual(await res.json(), { bytes: BODY_LIMIT })
+})
+
+test('an exception in a handler answers a generic 500 and logs the stack, not the request data', async (t) => {
+  const { served, lines, logger } = await start([
+    { method: 'GET', path: '/boom', handler: () => { throw new Error('secret detail') } },
+  ])
+  t.after(() => served.close())
+  const res = await fetch(`${served.url}/boom?token=tt_hidden`)
+  assert.equal(res.status, 500)
+  assert.deepEqual(await res.json(), { error: 'internal error' })
+  logger.flush()
+  assert.ok(lines.some((l) => l.startsWith('demo error: Error: secret detail')))
+  assert.ok(!lines.some((l) => l.includes('tt_hidden')))
+})
+
+test('each request writes one log line with method, path without query, status and duration', async (t) => {
+  const { served, lines, logger } = await start([{ method: 'GET', path: '/x', handler: () => json(200, {}) }])
+  t.after(() => served.close())
+  await (await fetch(`${served.url}/x?idp_code=abc`)).text()
+  await (await fetch(`${served.url}/missing`)).text()
+  await new Promise((r) => setImmediate(r))
+  logger.flush()
+  const requestLines = lines.filter((l) => /^demo (GET|POST) /.test(l))
+  assert.equal(requestLines.length, 2)
+  assert.match(requestLines[0]!, /^demo GET \/x 200 \d+\.\dms$/)
+  assert.match(requestLines[1]!, /^demo GET \/missing 404 /)
+  assert.ok(!lines.join('\n').includes('abc'))
+})
+
+test('HEAD is answered by the GET route without a body', async (t) => {
+  const { served } = await start([{ method: 'GET', path: '/x', handler: () => json(200, { a: 1 }) }])
+  t.after(() => served.close())
+  const res = await fetch(`${served.url}/x`, { method: 'HEAD' })
+  assert.equal(res.status, 200)
+  assert.equal(await res.text(), '')
+})
+
+test('a malformed request line answers 400 and the connection closes', async (t) => {
+  const { served } = await start([])
+  t.after(() => served.close())
+  const answer = await new Promise<string>((resolve) => {
+    const socket = netConnect(served.port, '127.0.0.1', () => socket.write('NOT A REQUEST\r\n\r\n'))
+    let data = ''
+    socket.on('data', (c) => (data += c))
+    socket.on('close', () => resolve(data))
+  })
+  assert.match(answer, /^HTTP\/1\.1 400 Bad Request/)
+})
+
+test('close() lets a request in flight finish and answers a waiting long-poll at once', async () => {
+  let release: () => void = () => {}
+  let arrived = 0
+  let bothArrived: () => void = () => {}
+  const arrival = new Promise<void>((resolve) => (bothArrived = resolve))
+  const arrive = () => void (++arrived === 2 && bothArrived())
+  const { served } = await start([
+    {
+      method: 'GET',
+      path: '/slow',
+      handler: () => new Promise((resolve) => {
+        release = () => resolve(json(200, { done: true }))
+        arrive()
+      }),
+    },
+    {
+      method: 'GET',
+      path: '/poll',
+      longPoll: true,
+      handler: (req) => new Promise((resolve) => {
+        req.signal.addEventListener('abort', () => resolve(json(200, { events: [] })))
+        arrive()
+      }),
+    },
+  ])
+  const slow = fetch(`${served.url}/slow`)
+  const poll = fetch(`${served.url}/poll`)
+  await arrival
+  const closing = served.close()
+  const polled = await poll
+  assert.deepEqual(await polled.json(), { events: [] })
+  release()
+  const finished = await slow
+  assert.deepEqual(await finished.json(), { done: true })
+  await closing
+  await assert.rejects(fetch(`${served.url}/slow`))
+})
+
+test('makeRequest builds a request record that handlers can read without a socket', async () => {
+  const req = makeRequest({ method: 'POST', url: '/a/b?x=1&x=2', headers: { cookie: 'a=1; __proto__=2' }, body: '{"k":1}' })
+  assert.equal(req.path, '/a/b')
+  assert.deepEqual(req.query.getAll('x'), ['1', '2'])
+  assert.equal(req.cookies.a, '1')
+  assert.equal(req.cookies['__proto__'], '2')
+  assert.equal(Object.getPrototypeOf(req.cookies), null)
+  assert.equal(new TextDecoder().decode(await req.body()), '{"k":1}')
+})
+
+test('escapeHtml escapes the five characters that matter in HTML', () => {
+  assert.equal(escapeHtml(`<a href="x">'&'</a>`), '&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;')
+})

@@ -1,0 +1,152 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { createDevIdentityProvider, devUserId } from '../src/dev-idp.ts'
+import { serve, type HttpRoute, makeRequest } from '../src/http.ts'
+import { createIdentityProvider, safeNext } from '../src/idp.ts'
+import { createLogger } from '../src/log.ts'
+import { createRouter } from '../src/router.ts'
+
+async function devProvider(clock?: () => number) {
+  const dev = createDevIdentityProvider({ apiKey: 'dev-key', apiSecret: 'dev-secret', clock })
+  const served = await serve({ name: 'dev-idp', routes: dev.routes, host: '127.0.0.1', port: 0, logger: createLogger(null) })
+  return { served, dev }
+}
+
+async function codeFrom(url: string, name: string): Promise<string> {
+  const res = await fetch(`${url}/login?key=dev-key&return=${encodeURIComponent('http://localhost:3001/login/callback?next=/x')}&name=${name}`, { redirect: 'manual' })
+  assert.equal(res.status, 302)
+  const location = new URL(res.headers.get('location')!)
+  assert.equal(location.origin + location.pathname, 'http://localhost:3001/login/callback')
+  assert.equal(location.searchParams.get('next'), '/x')
+  return location.searchParams.get('idp_code')!
+}
+
+test('the development provider redirects with a code that the exchange client turns into an identity', async (t) => {
+  const { served } = await devProvider()
+  t.after(() => served.close())
+  const idp = createIdentityProvider({ authUrl: served.url, apiKey: 'dev-key', apiSecret: 'dev-secret' })
+  const result = await idp.exchange(await codeFrom(served.url, 'alice'))
+  assert.deepEqual(result, { ok: true, identity: { id: devUserId('alice'), name: 'alice' } })
+})
+
+test('a development login code works once', async (t) => {
+  const { served } = await devProvider()
+  t.after(() => served.close())
+  const idp = createIdentityProvider({ authUrl: served.url, apiKey: 'dev-key', apiSecret: 'dev-secret' })
+  const code = await codeFrom(served.url, 'bob')
+  assert.equal((await idp.exchange(code)).ok, true)
+  assert.deepEqual(await idp.exchange(code), { ok: false, error: 'login code unknown, used or expired' })
+})
+
+test('a development login code expires after 60 seconds', async (t) => {
+  let now = 0
+  const { served } = await devProvider(() => now)
+  t.after(() => served.close())
+  const idp = createIdentityProvider({ authUrl: served.url, apiKey: 'dev-key', apiSecret: 'dev-secret' })
+  const code = await codeFrom(served.url, 'carol')
+  now += 60_001
+  assert.deepEqual(await idp.exchange(code), { ok: false, error: 'login code unknown, used or expired' })
+})
+
+test('the development provider refuses a wrong app secret and another app key', async (t) => {
+  const { served } = await devProvider()
+  t.after(() => served.close())
+  const wrong = createIdentityProvider({ authUrl: served.url, apiKey: 'dev-key', apiSecret: 'nope' })
+  assert.deepEqual(await wrong.exchange(await codeFrom(served.url, 'dave')), { ok: false, error: 'unknown app key or wrong secret' })
+  const page = await fetch(`${served.url}/login?key=other&return=http://localhost/`)
+  assert.equal(page.status, 400)
+  assert.match(await page.text(), /app key is not known/)
+})
+
+test('the development provider page asks for a name and says it is for development only', async (t) => {
+  const { served } = await devProvider()
+  t.after(() => served.close())
+  const res = await fetch(`${served.url}/login?key=dev-key&return=${encodeURIComponent('http://localhost:3001/cb?a="b"')}`)
+  assert.equal(res.status, 200)
+  const page = await res.text()
+  assert.match(page, /Development only/)
+  assert.match(page, /<input name="name"/)
+  assert.match(page, /value="http:\/\/localhost:3001\/cb\?a=&quot;b&quot;"/)
+})
+
+test('the exchange client answers the error text the provider gives', async (t) => {
+  const server = createServer((_req, res) => {
+    res.writeHead(400, { 'content-type': 'application/json' })
+    res.end(JSON.stringify({ error: 'code already used' }))
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  t.after(() => server.close())
+  const idp = createIdentityProvider({ authUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: 'k', apiSecret: 's' })
+  assert.deepEqual(await idp.exchange('c'), { ok: false, error: 'code already used' })
+})
+
+test('the exchange client names the status when the provider gives no error text, and refuses a malformed identity', async (t) => {
+  let answer = { status: 502, body: '<html>bad gateway</html>' }
+  const server = createServer((_req, res) => {
+    res.writeHead(answer.status)
+    res.end(answer.body)
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  t.after(() => server.close())
+  const idp = createIdentityProvider({ authUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: 'k', apiSecret: 's' })
+  assert.deepEqual(await idp.exchange('c'), { ok: false, error: 'idp answered 502' })
+  answer = { status: 200, body: JSON.stringify({ name: 'no id' }) }
+  assert.deepEqual(await idp.exchange('c'), { ok: false, error: 'idp sent no usable identity' })
+})
+
+test('the exchange client answers idp unreachable when nothing listens or no answer comes in time', async (t) => {
+  const closed = createIdentityProvider({ authUrl: 'http://127.0.0.1:1', apiKey: 'k', apiSecret: 's' })
+  assert.deepEqual(await closed.exchange('c'), { ok: false, error: 'idp unreachable' })
+  const server = createServer(() => {}) // never answers
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  t.after(() => {
+    server.closeAllConnections()
+    server.close()
+  })
+  const silent = createIdentityProvider({ authUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: 'k', apiSecret: 's', timeoutMs: 100 })
+  assert.deepEqual(await silent.exchange('c'), { ok: false, error: 'idp unreachable' })
+})
+
+test('loginUrl carries the app key and the url-encoded return address', () => {
+  const idp = createIdentityProvider({ authUrl: 'https://id.example/', apiKey: 'my key', apiSecret: 's' })
+  assert.equal(idp.loginUrl('https://notes.example/login/callback?next=/a'), 'https://id.example/login?key=my%20key&return=https%3A%2F%2Fnotes.example%2Flogin%2Fcallback%3Fnext%3D%2Fa')
+})
+
+test('safeNext keeps only local paths made of safe characters (tickets interface 4.10 rule 8)', () => {
+  const cases: [unknown, string][] = [
+    ['/notes?id=a&x=1', '/notes?id=a&x=1'],
+    ["/a-b.c_d~e/f?g=h&i=%20+,;@!$()*:", "/a-b.c_d~e/f?g=h&i=%20+,;@!$()*:"],
+    ['/', '/'],
+    [undefined, '/'],
+    [null, '/'],
+    [42, '/'],
+    ['', '/'],
+    ['//evil.example/x', '/'],
+    ['/login/failed', '/'],
+    ['/login/callback?idp_code=x', '/'],
+    ['/loginx', '/loginx'],
+    ['https://evil.example/', '/'],
+    ['javascript:alert(1)', '/'],
+    ['/a\\b', '/'],
+    ['/a b', '/'],
+    ['/a\nb', '/'],
+    ['/a\u0000', '/'],
+    ['/caf\u00e9', '/'],
+    ['/a#frag', '/'],
+    ['/a"b', '/'],
+    ['/a<b', '/'],
+    ['/' + 'a'.repeat(499), '/' + 'a'.repeat(499)],
+    ['/' + 'a'.repeat(500), '/'],
+  ]
+  for (const [input, expected] of cases) assert.equal(safeNext(input), expected, `safeNext(${JSON.stringify(input)})`)
+})
+
+test('the development provider routes form a valid table', () => {
+  const dev = createDevIdentityProvider({ apiKey: 'k', apiSecret: 's' })
+  const router = createRouter<HttpRoute['handler']>(dev.routes)
+  assert.equal(router.match('GET', '/login')?.found, true)
+  assert.equal(router.match('POST', '/api/exchange')?.found, true)
+  assert.ok(makeRequest({ url: '/login' }))
+})
