@@ -104,45 +104,57 @@ export function makeRequest(init: {
   const url = init.url ?? '/'
   const q = url.indexOf('?')
   const body = typeof init.body === 'string' ? new TextEncoder().encode(init.body) : (init.body ?? new Uint8Array(0))
-  const headers = init.headers ?? {}
-  return requestRecord({
-    method: init.method ?? 'GET',
-    path: q === -1 ? url : url.slice(0, q),
-    search: q === -1 ? '' : url.slice(q + 1),
-    headers,
-    params: init.params ?? Object.create(null),
-    body: async () => {
-      if (body.length > BODY_LIMIT) throw new HttpError(BODY_TOO_LARGE())
-      return body
-    },
-    signal: init.signal ?? new AbortController().signal,
-  })
+  return new RequestRecord(
+    init.method ?? 'GET',
+    q === -1 ? url : url.slice(0, q),
+    q === -1 ? '' : url.slice(q + 1),
+    init.headers ?? {},
+    init.params ?? Object.create(null),
+    { bytes: body, signal: init.signal ?? null },
+  )
 }
 
-function requestRecord(parts: {
-  method: string
-  path: string
-  search: string
-  headers: IncomingHttpHeaders
-  params: Params
-  body: () => Promise<Uint8Array>
-  signal: AbortSignal
-}): Request {
-  let cookies: Record<string, string> | undefined
-  let query: URLSearchParams | undefined
-  return {
-    method: parts.method,
-    path: parts.path,
-    get query() {
-      return (query ??= new URLSearchParams(parts.search))
-    },
-    headers: parts.headers,
-    params: parts.params,
-    get cookies() {
-      return (cookies ??= parseCookies(parts.headers.cookie))
-    },
-    body: parts.body,
-    signal: parts.signal,
+/** Where a request's body and abort signal come from: a live socket, or given bytes. */
+type Source = { raw: IncomingMessage; res: ServerResponse; shutdown: AbortSignal } | { bytes: Uint8Array; signal: AbortSignal | null }
+
+// A class rather than an object of closures: the request record is made for every request,
+// and lazy fields on a prototype cost nothing until a handler reads them.
+class RequestRecord implements Request {
+  #cookies: Record<string, string> | undefined
+  #query: URLSearchParams | undefined
+  #signal: AbortSignal | undefined
+  #body: Promise<Uint8Array> | undefined
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    private readonly search: string,
+    readonly headers: IncomingHttpHeaders,
+    readonly params: Params,
+    private readonly source: Source,
+  ) {}
+
+  get query(): URLSearchParams {
+    return (this.#query ??= new URLSearchParams(this.search))
+  }
+
+  get cookies(): Record<string, string> {
+    return (this.#cookies ??= parseCookies(this.headers.cookie))
+  }
+
+  body(): Promise<Uint8Array> {
+    if (this.#body) return this.#body
+    const source = this.source
+    if ('raw' in source) return (this.#body = readBody(source.raw))
+    return (this.#body = source.bytes.length > BODY_LIMIT ? Promise.reject(new HttpError(BODY_TOO_LARGE())) : Promise.resolve(source.bytes))
+  }
+
+  // Made only when a handler asks: an AbortController per request costs a clear share of a
+  // trivial route's throughput (measured), and only long-polls need one.
+  get signal(): AbortSignal {
+    if (this.#signal) return this.#signal
+    const source = this.source
+    if ('raw' in source) return (this.#signal = requestSignal(source.raw, source.res, source.shutdown))
+    return (this.#signal = source.signal ?? new AbortController().signal)
   }
 }
 
@@ -181,17 +193,29 @@ export async function serve(options: ServeOptions): Promise<Served> {
   let inFlight = 0
   let drained: (() => void) | null = null
 
+  // One listener function for all responses (a closure per request is measurable here).
+  function finished(this: ServerResponse): void {
+    const req = this.req
+    logger.line(`${name} ${req.method} ${pathOf(req.url)} ${this.statusCode} ${(performance.now() - (this as Timed)[STARTED]).toFixed(1)}ms`)
+    if (--inFlight === 0 && drained) drained()
+  }
+
   const server = createServer((req, res) => {
     inFlight++
-    const started = performance.now()
-    res.on('close', () => {
-      logger.line(`${name} ${req.method} ${pathOf(req.url)} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`)
-      if (--inFlight === 0 && drained) drained()
-    })
-    dispatch(req, res).catch((err) => fail(res, err))
+    ;(res as Timed)[STARTED] = performance.now()
+    res.once('close', finished)
+    void dispatch(req, res)
   })
 
   async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      await route(req, res)
+    } catch (err) {
+      fail(res, err)
+    }
+  }
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = req.url ?? '/'
     const q = url.indexOf('?')
     const path = q === -1 ? url : url.slice(0, q)
@@ -203,16 +227,7 @@ export async function serve(options: ServeOptions): Promise<Served> {
     const match = router.match(method, path)
     if (match === null) return send(res, await notFound(makeRequest({ method, url, headers: req.headers })))
     if (!match.found) return send(res, jsonError(405, match.text, { allow: match.allowed.join(', ') }))
-    const signal = requestSignal(req, res, shutdown.signal)
-    const request = requestRecord({
-      method,
-      path,
-      search: q === -1 ? '' : url.slice(q + 1),
-      headers: req.headers,
-      params: match.params,
-      body: memo(() => readBody(req)),
-      signal,
-    })
+    const request = new RequestRecord(method, path, q === -1 ? '' : url.slice(q + 1), req.headers, match.params, { raw: req, res, shutdown: shutdown.signal })
     let response: Response
     try {
       response = await match.route.handler(request)
@@ -280,6 +295,9 @@ export async function serve(options: ServeOptions): Promise<Served> {
   }
 }
 
+const STARTED = Symbol('started')
+type Timed = ServerResponse & { [STARTED]: number }
+
 function pathOf(url: string | undefined): string {
   if (!url) return '/'
   const q = url.indexOf('?')
@@ -291,11 +309,6 @@ function send(res: ServerResponse, response: Response): void {
   if (res.headersSent || res.destroyed) return
   res.writeHead(response.status, response.headers)
   res.end(response.body)
-}
-
-function memo<T>(fn: () => Promise<T>): () => Promise<T> {
-  let value: Promise<T> | undefined
-  return () => (value ??= fn())
 }
 
 function requestSignal(req: IncomingMessage, res: ServerResponse, shutdown: AbortSignal): AbortSignal {

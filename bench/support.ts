@@ -1,0 +1,69 @@
+/**
+ * Shared pieces of the benchmarks: a load generator in a second process (autocannon), child
+ * servers that announce their port, and medians. Every figure is a ratio against a baseline
+ * measured in the same run, alternately, because these machines are shared and noisy.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+
+const AUTOCANNON = fileURLToPath(new URL('../node_modules/autocannon/autocannon.js', import.meta.url))
+
+export interface Load {
+  connections?: number
+  seconds?: number
+  method?: string
+  headers?: Record<string, string>
+  body?: string
+}
+
+/** Requests per second that autocannon, in its own process, gets from `url`; throws on any non-2xx answer. */
+export async function requestsPerSecond(url: string, load: Load = {}): Promise<number> {
+  const args = [AUTOCANNON, '--json', '-c', String(load.connections ?? 50), '-d', String(load.seconds ?? 3)]
+  if (load.method) args.push('-m', load.method)
+  for (const [k, v] of Object.entries(load.headers ?? {})) args.push('-H', `${k}=${v}`)
+  if (load.body !== undefined) args.push('-b', load.body)
+  args.push(url)
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  child.stdout.on('data', (c) => (out += c))
+  await new Promise((resolve) => child.on('exit', resolve))
+  const result = JSON.parse(out) as { requests: { average: number }; non2xx: number; errors: number; '2xx': number }
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers and ${result.errors} errors`)
+  return result['2xx'] / (load.seconds ?? 3)
+}
+
+/** Starts `node --import tsx <script> ...args`; resolves with its URL once it prints `listening <url>`. */
+export async function startChild(script: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL(script, import.meta.url)), ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
+  })
+  const url = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const m = /^listening (\S+)/.exec(line)
+      if (m) resolve(m[1]!)
+    })
+    child.on('exit', (code) => reject(new Error(`${script} exited with ${code}`)))
+  })
+  return {
+    url,
+    child,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve()
+        child.on('exit', () => resolve())
+        child.kill('SIGTERM')
+      }),
+  }
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+export function fmt(n: number, digits = 0): string {
+  return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+}
