@@ -174,6 +174,9 @@ export interface ServeOptions {
   drainMs?: number
   /** Answers a request that matches no route; JSON 404 by default. */
   notFound?: Handler
+  /** Slow clients: the time to send the headers (10 s) and the whole request (30 s). */
+  headersTimeoutMs?: number
+  requestTimeoutMs?: number
 }
 
 export interface Served {
@@ -200,7 +203,9 @@ export async function serve(options: ServeOptions): Promise<Served> {
     if (--inFlight === 0 && drained) drained()
   }
 
-  const server = createServer((req, res) => {
+  const headersTimeout = options.headersTimeoutMs ?? 10_000
+  const requestTimeout = options.requestTimeoutMs ?? 30_000
+  const server = createServer({ connectionsCheckingInterval: Math.min(1000, headersTimeout / 2) }, (req, res) => {
     inFlight++
     ;(res as Timed)[STARTED] = performance.now()
     res.once('close', finished)
@@ -250,8 +255,8 @@ export async function serve(options: ServeOptions): Promise<Served> {
   // Slow clients: the headers must arrive within 10 s and the whole request within 30 s.
   // Node's requestTimeout covers receiving the request only, so long-polls, which wait after
   // the request has arrived, are not cut by it.
-  server.headersTimeout = 10_000
-  server.requestTimeout = 30_000
+  server.headersTimeout = headersTimeout
+  server.requestTimeout = Math.max(requestTimeout, headersTimeout)
   server.keepAliveTimeout = 5_000
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     if (socket.writable && !socket.writableEnded) {

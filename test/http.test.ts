@@ -11,7 +11,7 @@ function collectingLogger() {
   return { logger, lines }
 }
 
-async function start(routes: HttpRoute[], extra: { ready?: () => Promise<boolean>; drainMs?: number } = {}) {
+async function start(routes: HttpRoute[], extra: { ready?: () => Promise<boolean>; drainMs?: number; headersTimeoutMs?: number; requestTimeoutMs?: number } = {}) {
   const { logger, lines } = collectingLogger()
   const served = await serve({ name: 'demo', routes, host: '127.0.0.1', port: 0, logger, ...extra })
   return { served, lines, logger }
@@ -133,6 +133,41 @@ test('a malformed request line answers 400 and the connection closes', async (t)
     socket.on('close', () => resolve(data))
   })
   assert.match(answer, /^HTTP\/1\.1 400 Bad Request/)
+})
+
+test('a client that does not finish its headers in time is answered 408 and cut off', { timeout: 10_000 }, async (t) => {
+  const { served } = await start([], { headersTimeoutMs: 200 })
+  t.after(() => served.close())
+  const answer = await new Promise<string>((resolve) => {
+    const socket = netConnect(served.port, '127.0.0.1', () => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n'))
+    let data = ''
+    socket.on('data', (c) => (data += c))
+    socket.on('close', () => resolve(data))
+  })
+  assert.match(answer, /^HTTP\/1\.1 408 Request Timeout/)
+})
+
+test('a long-poll may wait longer than the request timeout: that limit covers receiving the request only', { timeout: 10_000 }, async (t) => {
+  let waited: () => void = () => {}
+  const { served } = await start(
+    [
+      {
+        method: 'GET',
+        path: '/poll',
+        longPoll: true,
+        handler: () => new Promise((resolve) => (waited = () => resolve(json(200, { events: [] })))),
+      },
+    ],
+    { headersTimeoutMs: 100, requestTimeoutMs: 100 },
+  )
+  t.after(() => served.close())
+  const poll = fetch(`${served.url}/poll`)
+  // Hold the poll well past both limits, then answer it.
+  await new Promise((r) => setTimeout(r, 600))
+  waited()
+  const res = await poll
+  assert.equal(res.status, 200)
+  assert.deepEqual(await res.json(), { events: [] })
 })
 
 test('close() lets a request in flight finish and answers a waiting long-poll at once', async () => {
