@@ -338,6 +338,7 @@ function readBody(req: IncomingMessage): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let size = 0
+    let ended = false
     req.on('data', (chunk: Buffer) => {
       size += chunk.length
       if (size > BODY_LIMIT) {
@@ -348,7 +349,15 @@ function readBody(req: IncomingMessage): Promise<Uint8Array> {
       }
       chunks.push(chunk)
     })
-    req.on('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)))
-    req.on('error', reject)
+    req.on('end', () => {
+      ended = true
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks))
+    })
+    // A client that goes away mid-body: nobody is left to answer, so no 500 and no stack in the log.
+    const gone = () => {
+      if (!ended) reject(new HttpError(jsonError(400, 'request body incomplete')))
+    }
+    req.on('error', gone)
+    req.on('close', gone)
   })
 }
