@@ -20,7 +20,7 @@ export interface Session {
   id: string
   userId: string | null
   data: Record<string, unknown>
-  /** True until the session is first saved: its cookie must then be sent. */
+  /** True for a session made by `create()` (not loaded from a cookie): its cookie must be sent. */
   isNew: boolean
 }
 
@@ -78,10 +78,41 @@ export interface Sessions {
   cookie(session: Session): string
 }
 
-/** Sessions of one service; `secure` adds `Secure` to the cookie (an https public URL). */
-export function createSessions(deps: { sql: Sql; secret: Uint8Array; service: ServiceName; secure: boolean; clock: () => number }): Sessions {
+/** How long a signed-in session read from the database is reused without asking it again. */
+export const SESSION_CACHE_MS = 5_000
+const SESSION_CACHE_SIZE = 10_000
+
+interface Cached {
+  userId: string
+  data: Record<string, unknown>
+  expires: number
+  /** Until when the entry may be used. */
+  fresh: number
+}
+
+/**
+ * Sessions of one service; `secure` adds `Secure` to the cookie (an https public URL).
+ *
+ * Signed-in sessions are kept in memory for {@link SESSION_CACHE_MS} after they are read or
+ * saved: the lookup is a database round trip on every API request, and it measured as costly as
+ * the notes store's whole save. What this process saves it sees at once; a change another process
+ * makes to the same session (a new sign-in with the same cookie) is seen within that time.
+ * Sessions without a user are never cached, so a sign-in is seen everywhere at once.
+ */
+export function createSessions(deps: { sql: Sql; secret: Uint8Array; service: ServiceName; secure: boolean; clock: () => number; cacheMs?: number }): Sessions {
   const { sql, secret, service, clock } = deps
+  const cacheMs = deps.cacheMs ?? SESSION_CACHE_MS
   const cookieName = `${service}_session`
+  const cache = new Map<string, Cached>()
+
+  function remember(id: string, userId: string | null, data: Record<string, unknown>, expires: number): void {
+    cache.delete(id)
+    if (userId === null || cacheMs <= 0) return
+    // Oldest first out: a Map iterates in insertion order.
+    if (cache.size >= SESSION_CACHE_SIZE) cache.delete(cache.keys().next().value as string)
+    cache.set(id, { userId, data: structuredClone(data), expires, fresh: clock() + cacheMs })
+  }
+
   return {
     cookieName,
     async load(req) {
@@ -89,21 +120,31 @@ export function createSessions(deps: { sql: Sql; secret: Uint8Array; service: Se
       if (!sealed) return null
       const id = unseal(sealed, secret)
       if (id === null) return null
+      const now = clock()
+      const hit = cache.get(id)
+      if (hit && hit.fresh > now && hit.expires > now) return { id, userId: hit.userId, data: structuredClone(hit.data), isNew: false }
       const [row] = await sql`
-        select user_id, data from sessions
-        where id = ${id} and service = ${service} and expires > ${clock()}`
-      if (!row) return null
-      return { id, userId: row.user_id as string | null, data: (row.data ?? {}) as Record<string, unknown>, isNew: false }
+        select user_id, data, expires from sessions
+        where id = ${id} and service = ${service} and expires > ${now}`
+      if (!row) {
+        cache.delete(id)
+        return null
+      }
+      const data = (row.data ?? {}) as Record<string, unknown>
+      remember(id, row.user_id as string | null, data, row.expires as number)
+      return { id, userId: row.user_id as string | null, data, isNew: false }
     },
     create() {
       return { id: randomToken(24), userId: null, data: {}, isNew: true }
     },
     async save(session) {
       const now = clock()
-      await sql`
+      const [row] = await sql`
         insert into sessions (id, service, user_id, data, created, expires)
         values (${session.id}, ${service}, ${session.userId}, ${sql.json(session.data as never)}, ${now}, ${now + SESSION_MS})
-        on conflict (id) do update set user_id = excluded.user_id, data = excluded.data`
+        on conflict (id) do update set user_id = excluded.user_id, data = excluded.data
+        returning expires`
+      remember(session.id, session.userId, session.data, row!.expires as number)
     },
     cookie(session) {
       return serializeCookie(cookieName, seal(session.id, secret), {

@@ -92,3 +92,39 @@ test('parseCookies keeps a cookie named __proto__ as data, in a null-prototype r
   assert.equal(c.a, 'quoted')
   assert.equal(Object.keys(c).length, 3)
 })
+
+test('a signed-in session is reused from memory for a few seconds, then read again', async () => {
+  let now = 5_000_000
+  const sessions = createSessions({ sql: db.sql, secret: key, service: 'notes', secure: false, clock: () => now, cacheMs: 5_000 })
+  const s = sessions.create()
+  s.userId = 'cached-user'
+  await sessions.save(s)
+  const req = requestWith(sessions.cookie(s))
+  // Another process signs the same session in as someone else.
+  await db.sql`update sessions set user_id = 'other-user' where id = ${s.id}`
+  assert.equal((await sessions.load(req))?.userId, 'cached-user')
+  now += 5_001
+  assert.equal((await sessions.load(req))?.userId, 'other-user')
+})
+
+test('a session without a user is never served from memory, so a sign-in elsewhere is seen at once', async () => {
+  const sessions = createSessions({ sql: db.sql, secret: key, service: 'notes', secure: false, clock: Date.now })
+  const s = sessions.create()
+  await sessions.save(s)
+  const req = requestWith(sessions.cookie(s))
+  assert.equal((await sessions.load(req))?.userId, null)
+  await db.sql`update sessions set user_id = 'signed-in-elsewhere' where id = ${s.id}`
+  assert.equal((await sessions.load(req))?.userId, 'signed-in-elsewhere')
+})
+
+test('changing a loaded session object does not change what the next load answers until it is saved', async () => {
+  const sessions = createSessions({ sql: db.sql, secret: key, service: 'notes', secure: false, clock: Date.now })
+  const s = sessions.create()
+  s.userId = 'u'
+  s.data = { tag: 'a' }
+  await sessions.save(s)
+  const req = requestWith(sessions.cookie(s))
+  const loaded = await sessions.load(req)
+  loaded!.data.tag = 'changed but not saved'
+  assert.equal((await sessions.load(req))?.data.tag, 'a')
+})

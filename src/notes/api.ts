@@ -1,0 +1,128 @@
+/**
+ * The notes JSON API (notes-interface.md sections 4.3 and 4.4): `GET /api/me` and
+ * `/api/notes`, whose checks run in the order of the interface's rules 1 to 9, with the
+ * cross-site and content-type checks of decisions.md section 4 right after rule 1 for POST.
+ */
+import { originOf, refuseContentType, refuseCrossSite } from '../guards.ts'
+import { json, jsonError, type Request, type Response } from '../http.ts'
+import { parseJsonBody } from '../json-validate.ts'
+import type { Sessions } from '../session.ts'
+import { API, FIELD } from './messages.ts'
+import type { DeleteInput, NoteStore, SaveInput } from './store.ts'
+
+/** The longest `id` and `local` of a save (notes-interface.md section 8). */
+export const MAX_ID = 64
+
+// The API answers private data: no cache keeps it.
+const NO_STORE = { 'cache-control': 'no-store' }
+
+type Body = Record<string, unknown>
+
+/** The fields of each op with their JSON types, in the order the interface names them. */
+const SAVE_FIELDS = { op: 'string', id: 'string', local: 'string', text: 'string', base: 'number', at: 'number' } as const
+const DELETE_FIELDS = { op: 'string', id: 'string', base: 'number' } as const
+
+export interface ApiHandlers {
+  /** `GET /api/me` (section 4.3): any method, no login needed. */
+  me(req: Request): Promise<Response>
+  /** `/api/notes` (section 4.4): every method. */
+  notes(req: Request): Promise<Response>
+}
+
+export function createApiHandlers(deps: { store: NoteStore; sessions: Sessions; publicUrl: string }): ApiHandlers {
+  const { store, sessions } = deps
+  const ownOrigin = originOf(deps.publicUrl)
+
+  async function read(user: string, query: URLSearchParams): Promise<Response> {
+    const id = query.get('id')
+    if (id !== null) {
+      const note = await store.get(user, id)
+      return note ? answer(200, note) : error(404, API.noSuchNote)
+    }
+    const sinceText = query.get('since')
+    let since: number | undefined
+    if (sinceText !== null) {
+      since = /^[0-9]{1,16}$/.test(sinceText) ? Number(sinceText) : NaN
+      if (!Number.isSafeInteger(since)) return answer(400, { error: FIELD.wholeNumber('since'), field: 'since' })
+    }
+    return answer(200, { notes: await store.list(user, since) })
+  }
+
+  /** Rule 7. */
+  async function save(user: string, body: Body): Promise<Response> {
+    if (!hasFields(body, SAVE_FIELDS)) return error(400, API.saveFields)
+    const input = body as unknown as SaveInput & { op: 'save' }
+    if (input.id.length > MAX_ID || input.local.length > MAX_ID) return error(400, API.tooLong)
+    const unknown = unknownField(body, SAVE_FIELDS)
+    if (unknown !== null) return error(400, FIELD.unknown(unknown))
+    const result = await store.save(user, { id: input.id, local: input.local, text: input.text, base: input.base, at: input.at })
+    return answer('error' in result ? 400 : 200, result)
+  }
+
+  /** Rule 8. */
+  async function remove(user: string, body: Body): Promise<Response> {
+    if (!hasFields(body, DELETE_FIELDS)) return error(400, API.deleteFields)
+    const input = body as unknown as DeleteInput & { op: 'delete' }
+    const unknown = unknownField(body, DELETE_FIELDS)
+    if (unknown !== null) return error(400, FIELD.unknown(unknown))
+    const result = await store.remove(user, { id: input.id, base: input.base })
+    return answer('error' in result ? 400 : 200, result)
+  }
+
+  return {
+    async me(req) {
+      const session = await sessions.load(req)
+      return answer(200, { user: session?.userId ?? null })
+    },
+
+    async notes(req) {
+      const user = (await sessions.load(req))?.userId ?? null
+      if (user === null) return error(401, API.signIn)
+      let bytes: Uint8Array = new Uint8Array(0)
+      if (req.method === 'POST') {
+        const refused = refuseCrossSite(req, sessions.cookieName, ownOrigin)
+        if (refused) return noStore(refused)
+        bytes = await req.body()
+        const wrongType = refuseContentType(req, bytes)
+        if (wrongType) return noStore(wrongType)
+      }
+      if (req.method === 'GET') return read(user, req.query)
+      if (req.method !== 'POST') return error(405, API.methods, { allow: 'GET, POST' })
+      if (bytes.length === 0) return error(400, API.bodyNeeded)
+      const parsed = parseJsonBody(bytes)
+      if (!parsed.ok) return error(400, parsed.error)
+      const body = parsed.value
+      if (body === null || typeof body !== 'object' || Array.isArray(body)) return error(400, API.notAnObject)
+      const op = Object.hasOwn(body, 'op') ? (body as Body).op : undefined
+      if (op === 'save') return save(user, body as Body)
+      if (op === 'delete') return remove(user, body as Body)
+      return error(400, API.op)
+    },
+  }
+}
+
+function answer(status: number, value: unknown): Response {
+  return json(status, value, NO_STORE)
+}
+
+function error(status: number, message: string, headers?: Record<string, string>): Response {
+  return json(status, { error: message }, { ...NO_STORE, ...headers })
+}
+
+function noStore(response: Response): Response {
+  return { ...response, headers: { ...response.headers, ...NO_STORE } }
+}
+
+/** Every field of `shape` is an own property of `body` with its JSON type. */
+function hasFields(body: Body, shape: Readonly<Record<string, 'string' | 'number'>>): boolean {
+  for (const name in shape) {
+    if (!Object.hasOwn(body, name) || typeof body[name] !== shape[name]) return false
+  }
+  return true
+}
+
+/** The first field of `body` that `shape` does not name, or null. */
+function unknownField(body: Body, shape: Readonly<Record<string, string>>): string | null {
+  for (const name of Object.keys(body)) if (!Object.hasOwn(shape, name)) return name
+  return null
+}

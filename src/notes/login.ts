@@ -1,0 +1,75 @@
+/**
+ * Signing in to the notes service (notes-interface.md sections 4.1, 4.2 and 5): the login
+ * button's target, the identity provider's return point, and the failure page.
+ */
+import { html, redirect, type Request, type Response } from '../http.ts'
+import { safeNext, type IdentityProvider } from '../idp.ts'
+import { randomToken, type Session, type Sessions } from '../session.ts'
+import { LOGIN } from './messages.ts'
+import { homePage, loginFailedPage } from './pages.ts'
+
+const NO_STORE = { 'cache-control': 'no-store' }
+
+export interface LoginHandlers {
+  /** `GET /login?next=<path>`: to the provider's login address, returning to the callback. */
+  login(req: Request): Response
+  /** `GET /login/callback` (section 4.1). */
+  callback(req: Request): Promise<Response>
+  /** `GET /login/failed` (section 4.2). */
+  failed(req: Request): Promise<Response>
+  /** `GET /`: who is signed in, or a sign-in link. */
+  home(req: Request): Promise<Response>
+}
+
+export function createLoginHandlers(deps: { idp: IdentityProvider; sessions: Sessions; publicUrl: string }): LoginHandlers {
+  const { idp, sessions, publicUrl } = deps
+
+  /** Rule 6: the reason goes into the session, then the 302 to the failure page. */
+  async function failure(req: Request, reason: string): Promise<Response> {
+    const session = (await sessions.load(req)) ?? sessions.create()
+    session.data.loginError = reason
+    return answer(session, '/login/failed', LOGIN.failed(reason))
+  }
+
+  /** Rules 5 to 7: saves the session, then the 302, with `Set-Cookie` for a new session. */
+  async function answer(session: Session, location: string, body: string): Promise<Response> {
+    const isNew = session.isNew
+    await sessions.save(session)
+    const headers: Record<string, string> = { ...NO_STORE }
+    if (isNew) headers['set-cookie'] = sessions.cookie(session)
+    return redirect(302, location, body, headers)
+  }
+
+  return {
+    login(req) {
+      const next = req.query.get('next')
+      const back = `${publicUrl}/login/callback${next ? `?next=${encodeURIComponent(safeNext(next))}` : ''}`
+      return redirect(302, idp.loginUrl(back), undefined, NO_STORE)
+    },
+
+    async callback(req) {
+      if (req.method !== 'GET') return failure(req, LOGIN.getOnly)
+      const code = req.query.get('idp_code')
+      if (!code) return failure(req, LOGIN.noCode)
+      // No transaction is open here: the exchange waits on the network (decisions.md section 2).
+      const result = await idp.exchange(code)
+      if (!result.ok) return failure(req, result.error)
+      const session = (await sessions.load(req)) ?? sessions.create()
+      session.userId = result.identity.id
+      session.data.tag = randomToken(16)
+      session.data.loginError = null
+      return answer(session, safeNext(req.query.get('next')), LOGIN.loggedIn)
+    },
+
+    async failed(req) {
+      const session = await sessions.load(req)
+      const reason = session?.data.loginError
+      return html(200, loginFailedPage(typeof reason === 'string' ? reason : null), NO_STORE)
+    },
+
+    async home(req) {
+      const session = await sessions.load(req)
+      return html(200, homePage(session?.userId ?? null), NO_STORE)
+    },
+  }
+}

@@ -1,0 +1,270 @@
+/**
+ * The note store (decisions.md section 5): notes per user with a strictly rising `edited`, a
+ * revision for every accepted save, tombstones, delta listing, and the save and delete rules.
+ *
+ * Every write first takes the lock of the user's clock row (`note_clocks`), then the note's row,
+ * in one transaction, so the writes of one user are serialised: no save or delete of a note is
+ * lost to another, and writes commit in the order of their `edited` values, which keeps
+ * `?since=` exact. The three-way merge runs before the transaction on what was read without a
+ * lock, and runs again inside it only when another write came in between.
+ *
+ * @module
+ */
+import type { Sql, TransactionSql } from '../db.ts'
+import { randomToken } from '../session.ts'
+import { mergeText } from './merge.ts'
+import { FIELD } from './messages.ts'
+
+/** The longest note text, in JavaScript string indices. */
+export const MAX_TEXT = 1_000_000
+
+/** A save as the client sends it (notes-interface.md section 4.4 rule 7). */
+export interface SaveInput {
+  id: string
+  /** The id of the client device that made the save. */
+  local: string
+  text: string
+  /** The `edited` of the note the client's text was based on. */
+  base: number
+  /** The client's time of the edit. */
+  at: number
+}
+
+export interface DeleteInput {
+  id: string
+  base: number
+}
+
+/** A row of the note list. */
+export interface NoteRow {
+  id: string
+  edited: number
+  gone: boolean
+}
+
+export interface NoteView {
+  id: string
+  text: string
+  edited: number
+  created: number
+}
+
+/** The answer to a save: the note as stored, and the sent text as a new note when it collided. */
+export interface SaveResult {
+  id: string
+  edited: number
+  text: string
+  copy?: { id: string; edited: number; text: string }
+}
+
+export type DeleteResult = { ok: true } | { kept: true; id: string; edited: number; text: string }
+
+/** A refused save or delete: 400 `{ error, field }`. */
+export interface StoreError {
+  error: string
+  field: string
+}
+
+export interface NoteStore {
+  /** The user's notes, tombstones included, oldest edit first; only those edited after `since` when given. */
+  list(user: string, since?: number): Promise<NoteRow[]>
+  /** A live note of the user, or null (also for a tombstone). */
+  get(user: string, id: string): Promise<NoteView | null>
+  save(user: string, input: SaveInput): Promise<SaveResult | StoreError>
+  remove(user: string, input: DeleteInput): Promise<DeleteResult | StoreError>
+}
+
+/** The stored state a save is decided on. */
+interface Stored {
+  text: string
+  edited: number
+  gone: boolean
+  /** The text of the revision at the save's `base`, when there is one. */
+  baseText: string | null
+}
+
+/** What a save does, decided from the stored state alone. */
+type Plan = { kind: 'write'; text: string } | { kind: 'keep' } | { kind: 'copy' }
+
+/** Builds the store on `sql`; `clock` gives milliseconds since the epoch. */
+export function createNoteStore(deps: { sql: Sql; clock: () => number }): NoteStore {
+  const { sql, clock } = deps
+
+  /** Takes the user's clock row lock and the next `edited`: max(clock, last + 1). */
+  async function nextEdited(tx: TransactionSql, user: string): Promise<number> {
+    const [row] = await tx<{ last_edited: number }[]>`
+      insert into note_clocks (user_id, last_edited) values (${user}, ${clock()})
+      on conflict (user_id) do update set last_edited = greatest(excluded.last_edited, note_clocks.last_edited + 1)
+      returning last_edited`
+    return row!.last_edited
+  }
+
+  /**
+   * The common save in one statement: a new note, a tombstone brought back, or a replace on a
+   * matching `base`. Null when the save needs the slow path (the note changed since `base`, or
+   * the text is unchanged).
+   */
+  async function quickSave(user: string, input: SaveInput): Promise<SaveResult | null> {
+    const [row] = await sql<{ edited: number }[]>`
+      with clock as (
+        insert into note_clocks (user_id, last_edited) values (${user}, ${clock()})
+        on conflict (user_id) do update set last_edited = greatest(excluded.last_edited, note_clocks.last_edited + 1)
+        returning last_edited
+      ), saved as (
+        insert into notes (user_id, id, text, created, edited, gone)
+        select ${user}, ${input.id}, ${input.text}, last_edited, last_edited, false from clock
+        on conflict (user_id, id) do update set text = excluded.text, edited = excluded.edited, gone = false
+        where notes.gone or (notes.edited = ${input.base} and notes.text <> excluded.text)
+        returning edited
+      ), revision as (
+        insert into note_revisions (user_id, note_id, edited, text, at, local)
+        select ${user}, ${input.id}, edited, ${input.text}, ${input.at}, ${input.local} from saved
+      )
+      select edited from saved`
+    return row ? { id: input.id, edited: row.edited, text: input.text } : null
+  }
+
+  async function slowSave(user: string, input: SaveInput): Promise<SaveResult> {
+    const seen = await readStored(sql, user, input, false)
+    const early = seen === null ? null : { edited: seen.edited, plan: plan(seen, input) }
+    return sql.begin(async (tx) => {
+      const edited = await nextEdited(tx, user)
+      const stored = await readStored(tx, user, input, true)
+      // Every write gives the note a new `edited`, so an equal one means nothing changed since.
+      const decided: Plan = stored === null
+        ? { kind: 'write', text: input.text }
+        : early !== null && early.edited === stored.edited ? early.plan : plan(stored, input)
+      return apply(tx, user, input, stored, decided, edited)
+    })
+  }
+
+  async function apply(tx: TransactionSql, user: string, input: SaveInput, stored: Stored | null, decided: Plan, edited: number): Promise<SaveResult> {
+    if (decided.kind === 'keep') return { id: input.id, edited: stored!.edited, text: stored!.text }
+    if (decided.kind === 'write') {
+      await tx`
+        insert into notes (user_id, id, text, created, edited, gone)
+        values (${user}, ${input.id}, ${decided.text}, ${edited}, ${edited}, false)
+        on conflict (user_id, id) do update set text = excluded.text, edited = excluded.edited, gone = false`
+      await addRevision(tx, user, input.id, edited, decided.text, input)
+      return { id: input.id, edited, text: decided.text }
+    }
+    const copyId = copyIdFor(input.id)
+    await tx`
+      insert into notes (user_id, id, text, created, edited, gone)
+      values (${user}, ${copyId}, ${input.text}, ${edited}, ${edited}, false)`
+    await addRevision(tx, user, copyId, edited, input.text, input)
+    return { id: input.id, edited: stored!.edited, text: stored!.text, copy: { id: copyId, edited, text: input.text } }
+  }
+
+  async function addRevision(tx: TransactionSql, user: string, noteId: string, edited: number, text: string, input: SaveInput): Promise<void> {
+    await tx`
+      insert into note_revisions (user_id, note_id, edited, text, at, local)
+      values (${user}, ${noteId}, ${edited}, ${text}, ${input.at}, ${input.local})`
+  }
+
+  return {
+    async list(user, since) {
+      const rows = await sql<NoteRow[]>`
+        select id, edited, gone from notes
+        where user_id = ${user} and edited > ${since ?? -1}
+        order by edited`
+      return [...rows]
+    },
+
+    async get(user, id) {
+      const [row] = await sql<NoteView[]>`
+        select id, text, edited, created from notes
+        where user_id = ${user} and id = ${id} and not gone`
+      return row ?? null
+    },
+
+    async save(user, input) {
+      const refused = checkSave(input)
+      if (refused) return refused
+      return (await quickSave(user, input)) ?? slowSave(user, input)
+    },
+
+    async remove(user, input) {
+      const refused = checkString('id', input.id) ?? checkTime('base', input.base)
+      if (refused) return refused
+      return sql.begin(async (tx): Promise<DeleteResult> => {
+        const edited = await nextEdited(tx, user)
+        const [row] = await tx<{ text: string; edited: number; gone: boolean }[]>`
+          select text, edited, gone from notes
+          where user_id = ${user} and id = ${input.id}
+          for update`
+        if (!row || row.gone) return { ok: true }
+        if (row.edited !== input.base) return { kept: true, id: input.id, edited: row.edited, text: row.text }
+        await tx`update notes set gone = true, edited = ${edited} where user_id = ${user} and id = ${input.id}`
+        return { ok: true }
+      })
+    },
+  }
+}
+
+/**
+ * What a save does to a note that exists (decisions.md section 5): a tombstone is brought back
+ * with the sent text (an edit beats a deletion); an identical text changes nothing; a matching
+ * `base` replaces; otherwise the three texts merge, and a collision or an unknown `base` keeps
+ * the stored text and makes the sent text a copy.
+ */
+function plan(stored: Stored, input: SaveInput): Plan {
+  if (stored.gone) return { kind: 'write', text: input.text }
+  if (stored.text === input.text) return { kind: 'keep' }
+  if (stored.edited === input.base) return { kind: 'write', text: input.text }
+  if (stored.baseText === null) return { kind: 'copy' }
+  const merged = mergeText(stored.baseText, stored.text, input.text)
+  if (!merged.ok) return { kind: 'copy' }
+  return merged.text === stored.text ? { kind: 'keep' } : { kind: 'write', text: merged.text }
+}
+
+/** The note and the text at the save's `base`; `lock` takes the note row's lock. */
+async function readStored(sql: Sql | TransactionSql, user: string, input: SaveInput, lock: boolean): Promise<Stored | null> {
+  const [row] = await sql<{ text: string; edited: number; gone: boolean; base_text: string | null }[]>`
+    select n.text, n.edited, n.gone, r.text as base_text
+    from notes n
+    left join note_revisions r on r.user_id = n.user_id and r.note_id = n.id and r.edited = ${input.base}
+    where n.user_id = ${user} and n.id = ${input.id}
+    ${lock ? sql`for update of n` : sql``}`
+  return row ? { text: row.text, edited: row.edited, gone: row.gone, baseText: row.base_text } : null
+}
+
+/** A fresh id for a copy: the note's id (cut to 40) and 72 random bits, at most 58 characters. */
+function copyIdFor(id: string): string {
+  const stem = id.slice(0, 40).replace(/[\uD800-\uDBFF]$/, '')
+  return `${stem}-copy-${randomToken(9)}`
+}
+
+/** The store's checks of a save (decisions.md section 5), in the order of the fields. */
+function checkSave(input: SaveInput): StoreError | null {
+  return checkString('id', input.id) ??
+    checkString('local', input.local) ??
+    checkText(input.text) ??
+    checkTime('base', input.base) ??
+    checkTime('at', input.at)
+}
+
+function checkString(field: string, value: string): StoreError | null {
+  if (value === '') return { error: FIELD.empty(field), field }
+  return checkCharacters(field, value)
+}
+
+function checkText(text: string): StoreError | null {
+  if (text.length > MAX_TEXT) return { error: FIELD.textTooLong, field: 'text' }
+  return checkCharacters('text', text)
+}
+
+// PostgreSQL text cannot hold U+0000, and a lone surrogate would be stored as U+FFFD: both are
+// refused rather than failing in the database or changing the text silently.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+function checkCharacters(field: string, value: string): StoreError | null {
+  if (value.includes('\u0000')) return { error: FIELD.nul(field), field }
+  if (LONE_SURROGATE.test(value)) return { error: FIELD.surrogate(field), field }
+  return null
+}
+
+/** A time: a whole number from 0 that a double holds exactly (bigint columns). */
+function checkTime(field: string, value: number): StoreError | null {
+  return Number.isSafeInteger(value) && value >= 0 ? null : { error: FIELD.wholeNumber(field), field }
+}

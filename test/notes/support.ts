@@ -1,0 +1,80 @@
+/**
+ * The notes service on a test schema, called without a socket: requests go through the
+ * service's own route table, as `serve` would route them.
+ */
+import type { IncomingHttpHeaders } from 'node:http'
+import { createNotesService } from '../../src/notes/service.ts'
+import { HttpError, jsonError, makeRequest, type Response } from '../../src/http.ts'
+import { createRouter } from '../../src/router.ts'
+import { testDatabase } from '../support/db.ts'
+import { serviceDeps, testClock } from '../support/service.ts'
+
+export interface Answer {
+  status: number
+  headers: Record<string, string>
+  text: string
+  /** The body parsed as JSON. */
+  json: any
+}
+
+/** A fresh notes service with its own schema, clock and fake identity provider. */
+export async function notesService(options: { max?: number } = {}) {
+  const db = await testDatabase({ max: options.max })
+  const clock = testClock()
+  const { deps, idp, sessions } = await serviceDeps(db.sql, 'notes', { clock: clock.now })
+  const service = createNotesService(deps)
+  const router = createRouter(service.routes)
+
+  /** Sends one request through the route table. */
+  async function call(method: string, url: string, init: { cookie?: string; headers?: IncomingHttpHeaders; body?: string | Uint8Array } = {}): Promise<Answer> {
+    const headers: IncomingHttpHeaders = { ...init.headers }
+    if (init.cookie) headers.cookie = init.cookie
+    const path = url.split('?')[0]!
+    const match = router.match(method, path)
+    let response: Response
+    if (match === null) response = jsonError(404, 'not found')
+    else if (!match.found) response = jsonError(405, match.text, { allow: match.allowed.join(', ') })
+    else {
+      try {
+        response = await match.route.handler(makeRequest({ method, url, headers, body: init.body, params: match.params }))
+      } catch (err) {
+        if (!(err instanceof HttpError)) throw err
+        response = err.response
+      }
+    }
+    return answerOf(response)
+  }
+
+  /** Signs `user` in through the callback; returns the `Cookie` header for the session. */
+  async function signIn(user: string): Promise<string> {
+    const res = await call('GET', `/login/callback?idp_code=${idp.code({ id: user, name: user })}`)
+    if (res.status !== 302 || !res.headers['set-cookie']) throw new Error(`sign-in failed: ${res.status} ${res.text}`)
+    return cookieOf(res.headers['set-cookie'])
+  }
+
+  /** POSTs a JSON value to /api/notes as a signed-in browser would. */
+  function post(cookie: string, value: unknown): Promise<Answer> {
+    return call('POST', '/api/notes', { cookie, headers: { 'content-type': 'application/json' }, body: JSON.stringify(value) })
+  }
+
+  return { db, sql: db.sql, clock, idp, sessions, deps, service, call, signIn, post, publicUrl: deps.publicUrl }
+}
+
+/** The `name=value` part of a `Set-Cookie` value. */
+export function cookieOf(setCookie: string): string {
+  return setCookie.split(';')[0]!
+}
+
+function answerOf(response: Response): Answer {
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(response.headers ?? {})) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value
+  const body = response.body ?? ''
+  const text = typeof body === 'string' ? body : new TextDecoder().decode(body)
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    json = undefined
+  }
+  return { status: response.status, headers, text, json }
+}
