@@ -1,7 +1,94 @@
 /** The ticket tracking service (tickets-interface.md). */
+import { originOf } from '../guards.ts'
 import type { Service, ServiceDeps } from '../service.ts'
+import { createCredentials } from './auth.ts'
+import { changeHandlers } from './changes.ts'
+import { connectHandlers } from './connect.ts'
+import type { Context } from './context.ts'
+import { createWake, emit, type Wake } from './events.ts'
+import { inboxHandler } from './inbox.ts'
+import { inviteHandler } from './invites.ts'
+import { loginHandler } from './login.ts'
+import { createMailer } from './mail.ts'
+import { pageHandlers } from './pages.ts'
+import { projectHandlers } from './projects.ts'
+import { relationHandlers } from './relations.ts'
+import { ticketRoutes } from './routes.ts'
+import { ticketHandlers } from './tickets.ts'
+import { tokenHandlers } from './tokens.ts'
+
+/** The ticket service; `wake` is pinged after every committed transaction that emitted events. */
+export interface TicketsService extends Service {
+  wake: Wake
+}
+
+/**
+ * Carries a refusal out of `sql.begin`, so the transaction rolls back: a refused write leaves
+ * nothing behind (a slug claimed before the refusal, say).
+ */
+class Rollback {
+  constructor(readonly value: unknown) {}
+}
+
+/** A result with `ok: false`: a refusal of the store functions. */
+function isRefusal(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && (value as { ok?: unknown }).ok === false
+}
 
 /** Builds the ticket service. */
-export function createTicketsService(_deps: ServiceDeps): Service {
-  return { routes: [] }
+export function createTicketsService(deps: ServiceDeps): TicketsService {
+  const { sql, clock, publicUrl, sessions } = deps
+  const origin = originOf(publicUrl)
+  const wake = createWake()
+  const mailer = deps.config.smtpUrl ? createMailer(deps.config.smtpUrl, `tickets@${new URL(publicUrl).hostname}`, deps.logger) : null
+
+  const ctx: Context = {
+    sql,
+    clock,
+    publicUrl,
+    origin,
+    sessions,
+    idp: deps.idp,
+    logger: deps.logger,
+    mailer,
+    credentials: createCredentials({ sql, clock, sessions, origin }),
+    async transact(fn) {
+      let emitted = 0
+      try {
+        const result = await sql.begin(async (tx) => {
+          const value = await fn(tx, async (projectId, name, args) => {
+            emitted++
+            await emit(tx, projectId, name, args, clock())
+          })
+          if (isRefusal(value)) throw new Rollback(value)
+          return value
+        })
+        if (emitted > 0) wake.ping()
+        return result as Awaited<ReturnType<typeof fn>>
+      } catch (err) {
+        if (err instanceof Rollback) return err.value as Awaited<ReturnType<typeof fn>>
+        throw err
+      }
+    },
+  }
+
+  const routes = ticketRoutes({
+    tickets: ticketHandlers(ctx),
+    changes: changeHandlers(ctx),
+    relations: relationHandlers(ctx),
+    projects: projectHandlers(ctx),
+    invite: inviteHandler(ctx),
+    inbox: inboxHandler(ctx),
+    login: loginHandler(ctx),
+    pages: pageHandlers(ctx),
+    tokens: tokenHandlers(ctx),
+    connect: connectHandlers(ctx),
+  })
+  return {
+    routes,
+    wake,
+    close() {
+      mailer?.close()
+    },
+  }
 }

@@ -1,0 +1,143 @@
+/**
+ * Who is calling (tickets-interface.md section 5, decisions.md section 4): a user token sent as
+ * `Authorization: Bearer tt_...`, the session cookie with the session's tag in `x-tag`, or, on
+ * Group A routes (create ticket, comment, state change), a connected app's project key
+ * `Bearer tk_...`. Group B routes refuse keys with `a user token is needed`.
+ *
+ * A key acts as the person who confirmed its connection, only in its project and only while
+ * that person is a member of it ({@link Credentials.actingUser}); the events it makes carry the
+ * connection's label as `app`.
+ */
+import { createHash } from 'node:crypto'
+import type { Sql } from '../db.ts'
+import { jsonError, type Request, type Response } from '../http.ts'
+import { refuseCrossSite, refuseTag } from '../guards.ts'
+import type { Session, Sessions } from '../session.ts'
+import { answerDenied, deny } from './denied.ts'
+import { BAD_TOKEN, KEY_OTHER_PROJECT, KEY_PERSON_GONE, TOKEN_NEEDED, USER_TOKEN_NEEDED } from './texts.ts'
+import { userById, type User } from './users.ts'
+
+export const TOKEN_PREFIX = 'tt_'
+export const KEY_PREFIX = 'tk_'
+
+/** Group A takes a user token or a project key; group B resolves the caller as a user. */
+export type Group = 'A' | 'B'
+
+/** A person, by token or by session cookie. */
+export type UserCaller = { kind: 'user'; user: User; via: 'token' | 'session' }
+
+/** A connected app, by its project key. */
+export type KeyCaller = { kind: 'key'; via: 'key'; connection: KeyConnection }
+
+/** What a project key stands for. */
+export interface KeyConnection {
+  id: string
+  projectId: string
+  /** The person who confirmed the connection. */
+  userId: string
+  /** The app's label, recorded on the events the key makes. */
+  label: string
+}
+
+/** An authenticated caller. */
+export type Caller = UserCaller | KeyCaller
+
+export type CallerResult<C extends Caller = Caller> = { ok: true; caller: C } | { ok: false; response: Response }
+
+/** The person a write acts as in a project; `app` is a connected app's label, else null. */
+export type ActingResult = { ok: true; user: User; app: string | null } | { ok: false; response: Response }
+
+export interface Credentials {
+  /** Resolves the credential of a write (or a read that needs one), before its body is read. */
+  resolve(req: Request, group: 'B'): Promise<CallerResult<UserCaller>>
+  resolve(req: Request, group: Group): Promise<CallerResult>
+  /**
+   * The person the caller acts as inside `projectId`: a user as themselves; a key as its
+   * confirming person, when `projectId` is the key's project and that person is still a member
+   * of it (else 403 `{ error, field: 'project' }`).
+   */
+  actingUser(caller: Caller, projectId: string): Promise<ActingResult>
+  /** The request's session and its logged-in user, if any (for `GET /api/me`). */
+  session(req: Request): Promise<{ session: Session | null; user: User | null }>
+}
+
+/** The stored form of a token or key secret: its SHA-256, hex. */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex')
+}
+
+// `last_used` is written at most once a minute per token or key, so reads with one stay reads.
+const LAST_USED_STEP_MS = 60_000
+
+const BEARER = /^Bearer +(\S+) *$/i
+
+export function createCredentials(deps: { sql: Sql; clock: () => number; sessions: Sessions; origin: string }): Credentials {
+  const { sql, clock, sessions, origin } = deps
+
+  function due(lastUsed: unknown, now: number): boolean {
+    return lastUsed === null || (lastUsed as number) <= now - LAST_USED_STEP_MS
+  }
+
+  async function byToken(secret: string): Promise<User | null> {
+    const [row] = await sql`
+      select t.id as token_id, t.last_used, u.id, u.name
+      from tokens t join users u on u.id = t.user_id
+      where t.hash = ${hashSecret(secret)}`
+    if (!row) return null
+    const now = clock()
+    if (due(row.last_used, now)) await sql`update tokens set last_used = ${now} where id = ${row.token_id as string}`
+    return { id: row.id as string, name: row.name as string }
+  }
+
+  async function byKey(secret: string): Promise<KeyConnection | null> {
+    const [row] = await sql`select id, project_id, user_id, label, last_used from connections where hash = ${hashSecret(secret)}`
+    if (!row) return null
+    const now = clock()
+    if (due(row.last_used, now)) await sql`update connections set last_used = ${now} where id = ${row.id as string}`
+    return { id: row.id as string, projectId: row.project_id as string, userId: row.user_id as string, label: row.label as string }
+  }
+
+  async function resolve(req: Request, group: Group): Promise<CallerResult> {
+    const header = req.headers.authorization
+    if (header !== undefined && header !== '') {
+      const secret = BEARER.exec(header)?.[1]
+      if (secret?.startsWith(KEY_PREFIX)) {
+        if (group === 'B') return refused(401, USER_TOKEN_NEEDED)
+        const connection = await byKey(secret)
+        return connection ? { ok: true, caller: { kind: 'key', via: 'key', connection } } : refused(401, BAD_TOKEN)
+      }
+      if (!secret?.startsWith(TOKEN_PREFIX)) return refused(401, BAD_TOKEN)
+      const user = await byToken(secret)
+      return user ? { ok: true, caller: { kind: 'user', user, via: 'token' } } : refused(401, BAD_TOKEN)
+    }
+    const session = await sessions.load(req)
+    const user = session?.userId ? await userById(sql, session.userId) : null
+    if (session === null || user === null) return refused(401, TOKEN_NEEDED)
+    const refusal = refuseCrossSite(req, sessions.cookieName, origin) ?? refuseTag(req, session.data.tag)
+    if (refusal) return { ok: false, response: refusal }
+    return { ok: true, caller: { kind: 'user', user, via: 'session' } }
+  }
+
+  return {
+    resolve: resolve as Credentials['resolve'],
+    async actingUser(caller, projectId) {
+      if (caller.kind === 'user') return { ok: true, user: caller.user, app: null }
+      const { connection } = caller
+      if (connection.projectId !== projectId) return { ok: false, response: answerDenied(deny(403, KEY_OTHER_PROJECT, 'project')) }
+      const [row] = await sql`
+        select u.id, u.name from members m join users u on u.id = m.user_id
+        where m.project_id = ${projectId} and m.user_id = ${connection.userId}`
+      if (!row) return { ok: false, response: answerDenied(deny(403, KEY_PERSON_GONE, 'project')) }
+      return { ok: true, user: { id: row.id as string, name: row.name as string }, app: connection.label }
+    },
+    async session(req) {
+      const session = await sessions.load(req)
+      const user = session?.userId ? await userById(sql, session.userId) : null
+      return { session, user }
+    },
+  }
+}
+
+function refused(status: 401, error: string): { ok: false; response: Response } {
+  return { ok: false, response: jsonError(status, error) }
+}

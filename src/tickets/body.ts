@@ -1,0 +1,51 @@
+/**
+ * Request bodies of the ticket service (tickets-interface.md section 4, decisions.md section 6):
+ * a JSON object whose fields are all strings, checked against the route's shape.
+ */
+import { parseJsonBody } from '../json-validate.ts'
+import { deny, type Denied } from './denied.ts'
+import { AUTHOR_REFUSED, BODY_NOT_OBJECT, fieldHasNul, fieldNotString, fieldRequired, unknownField } from './texts.ts'
+
+/**
+ * What a route does with a field: `required` must be present and non-empty, `present` must be
+ * present but may be empty (an empty `assignee` or `parent` means nobody or none), `optional`
+ * may be left out.
+ */
+export type FieldRule = 'required' | 'present' | 'optional'
+
+/** A route's fields, in the order they are reported when missing. */
+export type Shape = Readonly<Record<string, FieldRule>>
+
+/** A checked body: every field a string (null prototype). */
+export type Body = Record<string, string>
+
+/**
+ * Checks raw body bytes against `shape`. Zero bytes count as an empty object, so a route with a
+ * required field answers that the field is required. Fields are checked in the order the client
+ * sent them (`author`, unknown, non-string), then required fields in the shape's order.
+ */
+export function checkBody(bytes: Uint8Array, shape: Shape): { ok: true; body: Body } | Denied {
+  let value: unknown = {}
+  if (bytes.length > 0) {
+    const parsed = parseJsonBody(bytes)
+    if (!parsed.ok) return deny(400, parsed.error, 'body')
+    value = parsed.value
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return deny(400, BODY_NOT_OBJECT, 'body')
+  const body: Body = Object.create(null)
+  for (const [name, field] of Object.entries(value)) {
+    if (!Object.hasOwn(shape, name)) {
+      return name === 'author' ? deny(400, AUTHOR_REFUSED, 'author') : deny(400, unknownField(name), name)
+    }
+    if (typeof field !== 'string') return deny(400, fieldNotString(name), name)
+    // PostgreSQL text cannot hold U+0000; refused here rather than failing in the database.
+    if (field.includes('\0')) return deny(400, fieldHasNul(name), name)
+    body[name] = field
+  }
+  for (const [name, rule] of Object.entries(shape)) {
+    if (rule === 'optional') continue
+    const field = body[name]
+    if (field === undefined || (rule === 'required' && field === '')) return deny(400, fieldRequired(name), name)
+  }
+  return { ok: true, body }
+}

@@ -1,0 +1,198 @@
+/**
+ * Changes to a ticket (tickets-interface.md 4.3 to 4.6): comment, state change, assign and
+ * edit, each recorded as a history event and emitted as `ticketEvent` in the same transaction.
+ *
+ * State changes assign (decisions.md section 6): to `doing` on an unassigned ticket assigns the
+ * acting user; to `review` assigns the author when someone else holds it.
+ */
+import type { TransactionSql } from '../db.ts'
+import { json, type Handler, type Request, type Response } from '../http.ts'
+import type { Group } from './auth.ts'
+import type { Body, Shape } from './body.ts'
+import type { Context, Emit } from './context.ts'
+import { answerDenied, deny, type Denied } from './denied.ts'
+import { refuseRole, roleOf } from './roles.ts'
+import { isState, type State } from './states.ts'
+import { NO_SUCH_TICKET, unknownState } from './texts.ts'
+import { lengthRefusal, ticketOfPath } from './tickets.ts'
+import { resolveUser, type User } from './users.ts'
+import { addEvent, relatedViews, ticketById, type Ticket, type TicketEvent } from './views.ts'
+import { acceptWrite } from './write.ts'
+
+const COMMENT_MAX = 100_000
+
+/** The locked row of a ticket being changed. */
+interface Locked {
+  id: string
+  projectId: string
+  state: State
+  assigneeId: string | null
+  authorId: string | null
+  subject: string
+  summary: string
+}
+
+async function lockTicket(tx: TransactionSql, id: string): Promise<Locked> {
+  const [r] = await tx`select project_id, state, assignee_id, author_id, subject, summary from tickets where id = ${id} for update`
+  return {
+    id,
+    projectId: r!.project_id as string,
+    state: r!.state as State,
+    assigneeId: (r!.assignee_id as string | null) ?? null,
+    authorId: (r!.author_id as string | null) ?? null,
+    subject: r!.subject as string,
+    summary: r!.summary as string,
+  }
+}
+
+async function userRef(tx: TransactionSql, id: string | null): Promise<User | null> {
+  if (id === null) return null
+  const [row] = await tx`select id, name from users where id = ${id}`
+  return row ? { id: row.id as string, name: row.name as string } : null
+}
+
+export type Changed = { ok: true; ticket: Ticket; event: TicketEvent; assignEvent?: TicketEvent } | Denied
+
+/** Adds a comment. */
+export async function comment(tx: TransactionSql, emit: Emit, ctx: ChangeContext, ticketId: string, text: string): Promise<Changed> {
+  const t = await lockTicket(tx, ticketId)
+  const denied = refuseRole(await roleOf(tx, t.projectId, ctx.user.id), 'use', 'project')
+  if (denied) return denied
+  if (text.length > COMMENT_MAX) return deny(400, `'text' is at most ${COMMENT_MAX} characters`, 'text')
+  const event = await addEvent(tx, t.id, 'comment', actor(ctx), { text }, ctx.now)
+  const ticket = await touch(tx, ctx, t.id)
+  await emit(t.projectId, 'ticketEvent', [t.id, event, ticket])
+  return { ok: true, ticket, event }
+}
+
+/** Changes the state, assigning as decided; emits both events and the related views. */
+export async function changeState(tx: TransactionSql, emit: Emit, ctx: ChangeContext, ticketId: string, state: string, text: string): Promise<Changed> {
+  const t = await lockTicket(tx, ticketId)
+  const denied = refuseRole(await roleOf(tx, t.projectId, ctx.user.id), 'use', 'project')
+  if (denied) return denied
+  if (!isState(state)) return deny(400, unknownState(state), 'state')
+  if (state === t.state) return deny(400, `the ticket is already ${state}`, 'state')
+  if (text.length > COMMENT_MAX) return deny(400, `'text' is at most ${COMMENT_MAX} characters`, 'text')
+
+  let assignTo: string | null | undefined
+  if (state === 'doing' && t.assigneeId === null) assignTo = ctx.user.id
+  if (state === 'review' && t.assigneeId !== null && t.authorId !== null && t.assigneeId !== t.authorId) assignTo = t.authorId
+
+  const data: Record<string, unknown> = { from: t.state, to: state }
+  if (text !== '') data.text = text
+  await tx`update tickets set state = ${state} where id = ${t.id}`
+  const event = await addEvent(tx, t.id, 'state', actor(ctx), data, ctx.now)
+  let assignEvent: TicketEvent | undefined
+  if (assignTo !== undefined) {
+    const from = await userRef(tx, t.assigneeId)
+    await tx`update tickets set assignee_id = ${assignTo} where id = ${t.id}`
+    assignEvent = await addEvent(tx, t.id, 'assign', actor(ctx), { from, to: await userRef(tx, assignTo) }, ctx.now)
+  }
+  const ticket = await touch(tx, ctx, t.id)
+  await emit(t.projectId, 'ticketEvent', [t.id, event, ticket])
+  if (assignEvent) await emit(t.projectId, 'ticketEvent', [t.id, assignEvent, ticket])
+  await emit(t.projectId, 'ticketsRelated', [await relatedViews(tx, ctx.publicUrl, [t.id])])
+  return assignEvent ? { ok: true, ticket, event, assignEvent } : { ok: true, ticket, event }
+}
+
+/** Assigns the ticket to a member (a user reference), or to nobody for an empty `assignee`. */
+export async function assign(tx: TransactionSql, emit: Emit, ctx: ChangeContext, ticketId: string, assignee: string): Promise<Changed> {
+  const t = await lockTicket(tx, ticketId)
+  const denied = refuseRole(await roleOf(tx, t.projectId, ctx.user.id), 'edit', 'project')
+  if (denied) return denied
+  let to: User | null = null
+  if (assignee !== '') {
+    const found = await resolveUser(tx, assignee, 'assignee', t.projectId)
+    if (!found.ok) return found
+    to = found.user
+  }
+  if ((to?.id ?? null) === t.assigneeId) {
+    return deny(400, to ? `the ticket is already assigned to ${to.name}` : 'the ticket is already unassigned', 'assignee')
+  }
+  const from = await userRef(tx, t.assigneeId)
+  await tx`update tickets set assignee_id = ${to?.id ?? null} where id = ${t.id}`
+  const event = await addEvent(tx, t.id, 'assign', actor(ctx), { from, to }, ctx.now)
+  const ticket = await touch(tx, ctx, t.id)
+  await emit(t.projectId, 'ticketEvent', [t.id, event, ticket])
+  return { ok: true, ticket, event }
+}
+
+/** Edits subject and summary; the event keeps each changed field's previous value. */
+export async function edit(tx: TransactionSql, emit: Emit, ctx: ChangeContext, ticketId: string, fields: { subject?: string; summary?: string }): Promise<Changed> {
+  const t = await lockTicket(tx, ticketId)
+  // The interface answers `{ error }` without a field for a missing role here.
+  const denied = refuseRole(await roleOf(tx, t.projectId, ctx.user.id), 'edit')
+  if (denied) return denied
+  if (fields.subject === undefined && fields.summary === undefined) return deny(400, "give 'subject' or 'summary' to change", 'subject')
+  if (fields.subject !== undefined && fields.subject.trim() === '') return deny(400, "'subject' cannot be empty", 'subject')
+  const tooLong = lengthRefusal(fields)
+  if (tooLong) return tooLong
+  const data: Record<string, { from: string; to: string }> = {}
+  if (fields.subject !== undefined && fields.subject !== t.subject) data.subject = { from: t.subject, to: fields.subject }
+  if (fields.summary !== undefined && fields.summary !== t.summary) data.summary = { from: t.summary, to: fields.summary }
+  if (Object.keys(data).length === 0) return deny(400, 'nothing changed: the ticket already reads so', fields.subject !== undefined ? 'subject' : 'summary')
+  await tx`
+    update tickets set subject = ${fields.subject ?? t.subject}, summary = ${fields.summary ?? t.summary}
+    where id = ${t.id}`
+  const event = await addEvent(tx, t.id, 'edit', actor(ctx), data, ctx.now)
+  const ticket = await touch(tx, ctx, t.id)
+  await emit(t.projectId, 'ticketEvent', [t.id, event, ticket])
+  await emit(t.projectId, 'ticketsRelated', [await relatedViews(tx, ctx.publicUrl, [t.id])])
+  return { ok: true, ticket, event }
+}
+
+/** Who acts (and through which connected app, if any), when, and where links point. */
+export interface ChangeContext {
+  user: User
+  /** The label of the connected app acting for `user`; absent or null for the person. */
+  app?: string | null
+  now: number
+  publicUrl: string
+}
+
+/** The author of the change's events: the person, with the app's label when one acts for them. */
+function actor(ctx: ChangeContext): { id: string; name: string; app: string | null } {
+  return { ...ctx.user, app: ctx.app ?? null }
+}
+
+/** Marks the ticket changed now and answers its view. */
+async function touch(tx: TransactionSql, ctx: ChangeContext, id: string): Promise<Ticket> {
+  await tx`update tickets set updated = ${ctx.now} where id = ${id}`
+  return (await ticketById(tx, ctx.publicUrl, id))!
+}
+
+export interface ChangeHandlers {
+  comment: Handler
+  state: Handler
+  assign: Handler
+  edit: Handler
+}
+
+type Change = (tx: TransactionSql, emit: Emit, change: ChangeContext, ticketId: string, body: Body) => Promise<Changed>
+
+export function changeHandlers(ctx: Context): ChangeHandlers {
+  /** 405 was the router's; then credential, body, ticket (404), acting user, and the change. */
+  function route(group: Group, shape: Shape, run: Change): Handler {
+    return async (req: Request): Promise<Response> => {
+      const w = await acceptWrite(ctx, req, group, shape)
+      if (!w.ok) return w.response
+      const ticket = await ticketOfPath(ctx.sql, ctx.publicUrl, req.params)
+      if (!ticket) return answerDenied(deny(404, NO_SUCH_TICKET))
+      const acting = await ctx.credentials.actingUser(w.caller, ticket.project)
+      if (!acting.ok) return acting.response
+      const change = { user: acting.user, app: acting.app, now: ctx.clock(), publicUrl: ctx.publicUrl }
+      const result = await ctx.transact((tx, emit) => run(tx, emit, change, ticket.id, w.body))
+      if (!result.ok) return answerDenied(result)
+      const { ok: _, ...answer } = result
+      return json(201, answer)
+    }
+  }
+
+  return {
+    comment: route('A', { text: 'required' }, (tx, emit, c, id, body) => comment(tx, emit, c, id, body.text!)),
+    state: route('A', { state: 'required', text: 'optional' }, (tx, emit, c, id, body) => changeState(tx, emit, c, id, body.state!, body.text ?? '')),
+    assign: route('B', { assignee: 'present' }, (tx, emit, c, id, body) => assign(tx, emit, c, id, body.assignee!)),
+    edit: route('B', { subject: 'optional', summary: 'optional' }, (tx, emit, c, id, body) =>
+      edit(tx, emit, c, id, { subject: body.subject, summary: body.summary })),
+  }
+}

@@ -1,0 +1,340 @@
+/**
+ * Connecting an app (tickets-interface.md 4.9, the connect-code states of section 3,
+ * decisions.md section 6 "Connect:"; docs/connect-apps.md).
+ *
+ * 1. `GET /connect?app&label&return&state` stores a request (10 minutes) under a fresh nonce and
+ *    sends the browser to `/connect/<nonce>`.
+ * 2. On that page a signed-in person picks a project they administer, or makes one, and the
+ *    page's script confirms through `POST /api/connect/<nonce>/confirm`. That uses the request
+ *    up, issues a code (5 minutes) and answers `{ location }`: the app's `return` address with
+ *    `code` and `state` added, where the browser goes.
+ * 3. The app's server exchanges the code once at `POST /api/connect/exchange` for a project key.
+ *
+ * Nonces, codes and keys are stored only as their SHA-256. Single use holds under concurrency
+ * by one statement each: the confirm deletes the request (`DELETE ... RETURNING`), the exchange
+ * marks the code (`UPDATE ... WHERE used is null and expires > now RETURNING`).
+ */
+import type { TransactionSql } from '../db.ts'
+import { json, text, type Handler } from '../http.ts'
+import { randomToken } from '../session.ts'
+import { hashSecret, KEY_PREFIX } from './auth.ts'
+import { checkBody } from './body.ts'
+import { connectPage, type PageProject } from './connect-page.ts'
+import type { Context, Query } from './context.ts'
+import { answerDenied, deny, type Denied } from './denied.ts'
+import { recordId } from './ids.ts'
+import { messagePage } from './pages.ts'
+import { createProject, findProject, lockedRole, type Project } from './projects.ts'
+import { refuseRole } from './roles.ts'
+import {
+  atMost,
+  BAD_CODE,
+  BAD_RETURN,
+  CONNECT,
+  GET_ONLY,
+  givenTwice,
+  hasControl,
+  lengthBetween,
+  NO_SUCH_CONNECTION,
+  NO_SUCH_PROJECT,
+  NO_SUCH_REQUEST,
+  PROJECT_OR_TITLE,
+  RETURN_HAS_EXTRA,
+  RETURN_HAS_PARAMS,
+} from './texts.ts'
+import { acceptWrite } from './write.ts'
+
+/** `app` and `label`: 1 to 80 characters. */
+export const NAME_MAX = 80
+/** `state`: at most 500 characters (absent means empty). */
+export const STATE_MAX = 500
+/** `return`: at most 2000 characters, a length every browser keeps in an address. */
+export const RETURN_MAX = 2000
+/** A stored request waits this long for the person's confirmation. */
+export const REQUEST_MS = 10 * 60 * 1000
+/** A code must be exchanged within this time. */
+export const CODE_MS = 5 * 60 * 1000
+
+// 192 random bits: more than the 128 asked for, and still a short address.
+const NONCE_BYTES = 24
+const NO_STORE = { 'cache-control': 'no-store' } as const
+// Plain http is accepted only for the machine the browser runs on (an app in development).
+const LOOPBACK: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]'])
+// C0 and C1 controls: a name shown to a person, or a value stored as text, never has one.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
+
+/** A connect request as `GET /connect` accepted it. */
+export interface ConnectRequest {
+  app: string
+  label: string
+  /** The normalised absolute `return` address. */
+  returnUrl: string
+  state: string
+}
+
+/** Characters as a person counts them: code points, not UTF-16 units. */
+function characters(value: string): number {
+  let n = 0
+  for (const _ of value) n++
+  return n
+}
+
+/**
+ * Checks the query of `GET /connect`, field by field in the order `app`, `label`, `return`,
+ * `state`; answers the request or the first error text.
+ */
+export function checkConnectQuery(query: URLSearchParams): { ok: true; request: ConnectRequest } | { ok: false; error: string } {
+  const fields: Record<string, string> = Object.create(null)
+  for (const name of ['app', 'label', 'return', 'state']) {
+    const values = query.getAll(name)
+    if (values.length > 1) return { ok: false, error: givenTwice(name) }
+    fields[name] = values[0] ?? ''
+  }
+  for (const name of ['app', 'label']) {
+    const value = fields[name]!
+    const n = characters(value)
+    if (n < 1 || n > NAME_MAX) return { ok: false, error: lengthBetween(name, 1, NAME_MAX) }
+    if (CONTROL.test(value)) return { ok: false, error: hasControl(name) }
+  }
+  const returned = checkReturn(fields.return!)
+  if (!returned.ok) return returned
+  const state = fields.state!
+  if (characters(state) > STATE_MAX) return { ok: false, error: atMost('state', STATE_MAX) }
+  if (CONTROL.test(state)) return { ok: false, error: hasControl('state') }
+  return { ok: true, request: { app: fields.app!, label: fields.label!, returnUrl: returned.url, state } }
+}
+
+/**
+ * Checks a `return` address: absolute https (http only for localhost, 127.0.0.1 and [::1]), no
+ * user name, password or fragment, and no `code` or `state` of its own in the query (they are
+ * added). Answers the normalised address, which is also what the person is shown.
+ */
+export function checkReturn(value: string): { ok: true; url: string } | { ok: false; error: string } {
+  if (value.length > RETURN_MAX) return { ok: false, error: atMost('return', RETURN_MAX) }
+  // The text itself must be absolute: the URL parser would also take `https:host` or ` https://`.
+  if (!/^https?:\/\/[^\s\u0000-\u001f\u007f-\u009f]+$/i.test(value)) return { ok: false, error: BAD_RETURN }
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return { ok: false, error: BAD_RETURN }
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK.has(url.hostname))) return { ok: false, error: BAD_RETURN }
+  if (url.username !== '' || url.password !== '' || value.includes('#')) return { ok: false, error: RETURN_HAS_EXTRA }
+  if (url.searchParams.has('code') || url.searchParams.has('state')) return { ok: false, error: RETURN_HAS_PARAMS }
+  return { ok: true, url: url.href }
+}
+
+/** The `return` address with `code` and `state` added to its query, the app's own query kept as sent. */
+export function returnAddress(returnUrl: string, code: string, state: string): string {
+  const url = new URL(returnUrl)
+  const added = `code=${encodeURIComponent(code)}&state=${encodeURIComponent(state)}`
+  url.search = url.search === '' || url.search === '?' ? `?${added}` : `${url.search}&${added}`
+  return url.href
+}
+
+/** A connection as the API lists it; never its key. */
+export interface Connection {
+  id: string
+  app: string
+  label: string
+  /** The person who confirmed it, as whom its key acts. */
+  by: { id: string; name: string }
+  created: number
+  lastUsed: number | null
+}
+
+/** The connections of a project, oldest first (or the one with `id`). */
+export async function connectionsOf(q: Query, projectId: string, id?: string): Promise<Connection[]> {
+  const rows = await q`
+    select c.id, c.app, c.label, c.created, c.last_used, u.id as user_id, u.name
+    from connections c join users u on u.id = c.user_id
+    where c.project_id = ${projectId} ${id === undefined ? q`` : q`and c.id = ${id}`}
+    order by c.created, c.id`
+  return rows.map((r) => ({
+    id: r.id as string,
+    app: r.app as string,
+    label: r.label as string,
+    by: { id: r.user_id as string, name: r.name as string },
+    created: r.created as number,
+    lastUsed: (r.last_used as number | null) ?? null,
+  }))
+}
+
+/** The projects `userId` administers, for the connect page. */
+async function adminProjects(q: Query, userId: string): Promise<PageProject[]> {
+  const rows = await q`
+    select p.id, p.slug, p.title from members m join projects p on p.id = m.project_id
+    where m.user_id = ${userId} and m.role = 'admin'
+    order by lower(p.title), p.slug`
+  return rows.map((r) => ({ id: r.id as string, slug: r.slug as string, title: r.title as string }))
+}
+
+/** The waiting request of a nonce, or null when it is unknown, used or expired. */
+async function waitingRequest(q: Query, nonce: string, now: number): Promise<ConnectRequest | null> {
+  const [row] = await q`select app, label, return_url, state from connect_requests where hash = ${hashSecret(nonce)} and expires > ${now}`
+  return row ? { app: row.app as string, label: row.label as string, returnUrl: row.return_url as string, state: row.state as string } : null
+}
+
+type Confirmed = { ok: true; location: string } | Denied
+
+/**
+ * Confirms a request for `user`: uses it up, picks the project (`project`, which they must
+ * administer) or makes one (`title`), and issues a code. A refusal rolls everything back, so
+ * the person can choose again.
+ */
+async function confirm(
+  tx: TransactionSql,
+  input: { nonce: string; user: { id: string; name: string }; project?: string; title?: string; now: number; publicUrl: string },
+): Promise<Confirmed> {
+  const { now } = input
+  const [request] = await tx`
+    delete from connect_requests where hash = ${hashSecret(input.nonce)} and expires > ${now}
+    returning app, label, return_url, state`
+  if (!request) return deny(404, NO_SUCH_REQUEST)
+  let project: Project
+  if (input.project !== undefined) {
+    const found = await findProject(tx, input.project, input.publicUrl)
+    if (!found) return deny(404, NO_SUCH_PROJECT)
+    const denied = refuseRole(await lockedRole(tx, found.id, input.user.id), 'admin', 'project')
+    if (denied) return denied
+    project = found
+  } else {
+    const made = await createProject(tx, { title: input.title!, slug: null, description: '', user: input.user, now, publicUrl: input.publicUrl })
+    if (!made.ok) return made
+    project = made.project
+  }
+  const code = randomToken(32)
+  await tx`
+    insert into connect_codes (hash, project_id, user_id, app, label, created, expires)
+    values (${hashSecret(code)}, ${project.id}, ${input.user.id}, ${request.app as string}, ${request.label as string}, ${now}, ${now + CODE_MS})`
+  return { ok: true, location: returnAddress(request.return_url as string, code, request.state as string) }
+}
+
+/** The exchange's answer: the key, shown this once. */
+export interface Exchanged {
+  key: string
+  /** The project's slug. */
+  project: string
+  title: string
+  /** `<public_url>/api`. */
+  api: string
+}
+
+export interface ConnectHandlers {
+  /** `GET /connect` (every method: its 405 is an HTML page). */
+  start: Handler
+  /** The page `/connect/<nonce>`. */
+  page: Handler
+  /** `POST /api/connect/<nonce>/confirm`. */
+  confirm: Handler
+  /** `POST /api/connect/exchange`. */
+  exchange: Handler
+  /** `GET /api/projects/<slug>/connections`. */
+  list: Handler
+  /** `POST /api/projects/<slug>/connections/remove`. */
+  remove: Handler
+}
+
+export function connectHandlers(ctx: Context): ConnectHandlers {
+  const { sql, publicUrl, clock } = ctx
+
+  /** The login button (4.10 rule 9), coming back to this page. */
+  function loginUrl(nonce: string): string {
+    return ctx.idp.loginUrl(`${publicUrl}/login/callback?next=${encodeURIComponent(`/connect/${encodeURIComponent(nonce)}`)}`)
+  }
+
+  return {
+    async start(req) {
+      // HEAD too: it would store a request.
+      if (req.method !== 'GET') return messagePage(405, CONNECT, GET_ONLY, { allow: 'GET' })
+      const checked = checkConnectQuery(req.query)
+      if (!checked.ok) return messagePage(400, CONNECT, checked.error, NO_STORE)
+      const { app, label, returnUrl, state } = checked.request
+      const nonce = randomToken(NONCE_BYTES)
+      const now = clock()
+      // Requests and codes nobody can use any more go as new ones come.
+      await sql`delete from connect_requests where expires <= ${now}`
+      await sql`delete from connect_codes where expires <= ${now}`
+      await sql`
+        insert into connect_requests (hash, app, label, return_url, state, created, expires)
+        values (${hashSecret(nonce)}, ${app}, ${label}, ${returnUrl}, ${state}, ${now}, ${now + REQUEST_MS})`
+      const path = `/connect/${nonce}`
+      return text(302, `continue at ${path}`, { location: path, ...NO_STORE })
+    },
+
+    async page(req) {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return messagePage(405, CONNECT, GET_ONLY, { allow: 'GET, HEAD' })
+      const nonce = req.params.nonce!
+      const request = await waitingRequest(sql, nonce, clock())
+      if (!request) return messagePage(404, CONNECT, NO_SUCH_REQUEST, NO_STORE)
+      const { session, user } = await ctx.credentials.session(req)
+      const tag = typeof session?.data.tag === 'string' ? session.data.tag : null
+      if (user === null || tag === null) return connectPage({ request, signIn: loginUrl(nonce) })
+      return connectPage({
+        request,
+        person: { name: user.name, tag, projects: await adminProjects(sql, user.id) },
+        confirmPath: `/api/connect/${encodeURIComponent(nonce)}/confirm`,
+      })
+    },
+
+    async confirm(req) {
+      const w = await acceptWrite(ctx, req, 'B', { project: 'optional', title: 'optional' })
+      if (!w.ok) return w.response
+      const project = w.body.project || undefined
+      const title = w.body.title || undefined
+      if ((project === undefined) === (title === undefined)) return answerDenied(deny(400, PROJECT_OR_TITLE, project ? 'title' : 'project'))
+      const result = await ctx.transact((tx) =>
+        confirm(tx, { nonce: req.params.nonce!, user: w.caller.user, project, title, now: clock(), publicUrl }),
+      )
+      return result.ok ? json(200, { location: result.location }, NO_STORE) : answerDenied(result, NO_STORE)
+    },
+
+    async exchange(req) {
+      // No credential: the code is the credential.
+      const checked = checkBody(await req.body(), { code: 'required' })
+      if (!checked.ok) return answerDenied(checked, NO_STORE)
+      const code = checked.body.code!
+      const now = clock()
+      const result = await ctx.transact(async (tx, emit): Promise<{ ok: true; answer: Exchanged } | Denied> => {
+        const [used] = await tx`
+          update connect_codes set used = ${now}
+          where hash = ${hashSecret(code)} and used is null and expires > ${now}
+          returning project_id, user_id, app, label`
+        if (!used) return deny(400, BAD_CODE, 'code')
+        const projectId = used.project_id as string
+        const key = KEY_PREFIX + randomToken(32)
+        await tx`
+          insert into connections (id, project_id, user_id, app, label, hash, created)
+          values (${recordId()}, ${projectId}, ${used.user_id as string}, ${used.app as string}, ${used.label as string}, ${hashSecret(key)}, ${now})`
+        const [project] = await tx`select slug, title from projects where id = ${projectId}`
+        await emit(projectId, 'connectionsChanged', [project!.slug])
+        return { ok: true, answer: { key, project: project!.slug as string, title: project!.title as string, api: `${publicUrl}/api` } }
+      })
+      return result.ok ? json(200, result.answer, NO_STORE) : answerDenied(result, NO_STORE)
+    },
+
+    async list(req) {
+      const project = await findProject(sql, req.params.slug!, publicUrl)
+      if (!project) return answerDenied(deny(404, NO_SUCH_PROJECT))
+      return json(200, { connections: await connectionsOf(sql, project.id) })
+    },
+
+    async remove(req) {
+      const w = await acceptWrite(ctx, req, 'B', { id: 'required' })
+      if (!w.ok) return w.response
+      const project = await findProject(sql, req.params.slug!, publicUrl)
+      if (!project) return answerDenied(deny(404, NO_SUCH_PROJECT))
+      const result = await ctx.transact(async (tx, emit): Promise<{ ok: true; removed: Connection; connections: Connection[] } | Denied> => {
+        const denied = refuseRole(await lockedRole(tx, project.id, w.caller.user.id), 'admin', 'project')
+        if (denied) return denied
+        const [removed] = await connectionsOf(tx, project.id, w.body.id!)
+        if (!removed) return deny(400, NO_SUCH_CONNECTION, 'id')
+        await tx`delete from connections where id = ${removed.id}`
+        await emit(project.id, 'connectionsChanged', [project.slug])
+        return { ok: true, removed, connections: await connectionsOf(tx, project.id) }
+      })
+      return result.ok ? json(200, { removed: result.removed, connections: result.connections }) : answerDenied(result)
+    },
+  }
+}

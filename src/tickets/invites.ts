@@ -1,0 +1,119 @@
+/**
+ * Invites (tickets-interface.md 4.8 rule 6, decisions.md section 6): an admin makes a link with
+ * a role, a number of uses (1 to 1000, default 1) and a lifetime in days (1 to 90, default 7).
+ * The link is the identity provider's login address returning to the login callback with the
+ * invite's id (128 random bits). Joining takes one use by one statement, so N uses hold under
+ * concurrent joins; a member keeps the higher of the old and the invited role.
+ */
+import type { TransactionSql } from '../db.ts'
+import { json, type Handler } from '../http.ts'
+import { randomToken } from '../session.ts'
+import type { Context } from './context.ts'
+import { answerDenied, deny, type Denied } from './denied.ts'
+import { isLookupText } from './ids.ts'
+import { findProject, lockedRole } from './projects.ts'
+import { isRole, refuseRole, type Role } from './roles.ts'
+import { NO_SUCH_PROJECT, unknownRole } from './texts.ts'
+import { acceptWrite } from './write.ts'
+
+const DAY_MS = 24 * 60 * 60 * 1000
+const EMAIL = /^[^\s@<>,;"]+@[^\s@<>,;"]+$/
+
+/** A decimal whole number from `min` to `max`, or null; absent means `fallback`. */
+function wholeNumber(text: string | undefined, fallback: number, min: number, max: number): number | null {
+  if (text === undefined) return fallback
+  if (!/^[0-9]{1,4}$/.test(text.trim())) return null
+  const n = Number(text.trim())
+  return n >= min && n <= max ? n : null
+}
+
+export interface InviteInput {
+  role: string
+  uses?: string
+  days?: string
+  email?: string
+}
+
+export interface Invite {
+  id: string
+  role: Role
+  uses: number
+  expires: number
+  email: string | null
+}
+
+/** Checks an invite's fields; the role check is the caller's. */
+export function checkInvite(input: InviteInput, now: number): { ok: true; invite: Invite } | Denied {
+  if (!isRole(input.role)) return deny(400, unknownRole(input.role), 'role')
+  const uses = wholeNumber(input.uses, 1, 1, 1000)
+  if (uses === null) return deny(400, "'uses' must be a whole number from 1 to 1000", 'uses')
+  const days = wholeNumber(input.days, 7, 1, 90)
+  if (days === null) return deny(400, "'days' must be a whole number from 1 to 90", 'days')
+  const email = input.email?.trim() || null
+  if (email !== null && (email.length > 254 || !EMAIL.test(email))) return deny(400, "'email' is not a mail address", 'email')
+  return { ok: true, invite: { id: randomToken(16), role: input.role, uses, expires: now + days * DAY_MS, email } }
+}
+
+/**
+ * Joins an invite: takes one use and makes the user a member with the higher of the two roles.
+ * Answers the project's slug, or the reason the invite cannot be used.
+ */
+export async function joinInvite(tx: TransactionSql, inviteId: string, userId: string, now: number): Promise<{ ok: true; slug: string } | { ok: false; error: string }> {
+  if (!isLookupText(inviteId)) return { ok: false, error: 'no such invite' }
+  const [used] = await tx`
+    update invites set uses_left = uses_left - 1
+    where id = ${inviteId} and uses_left > 0 and expires > ${now}
+    returning project_id, role`
+  if (!used) {
+    const [invite] = await tx`select uses_left, expires from invites where id = ${inviteId}`
+    if (!invite) return { ok: false, error: 'no such invite' }
+    return { ok: false, error: (invite.uses_left as number) <= 0 ? 'this invite has been used up' : 'this invite has expired' }
+  }
+  await tx`
+    insert into members (project_id, user_id, role) values (${used.project_id as string}, ${userId}, ${used.role as string})
+    on conflict (project_id, user_id) do update set role = case
+      when array_position(array['use', 'edit', 'admin'], excluded.role) > array_position(array['use', 'edit', 'admin'], members.role)
+      then excluded.role else members.role end`
+  const [project] = await tx`select slug from projects where id = ${used.project_id as string}`
+  return { ok: true, slug: project!.slug as string }
+}
+
+export function inviteHandler(ctx: Context): Handler {
+  const { sql, publicUrl } = ctx
+  return async (req) => {
+    const w = await acceptWrite(ctx, req, 'B', { role: 'required', uses: 'optional', days: 'optional', email: 'optional' })
+    if (!w.ok) return w.response
+    const project = await findProject(sql, req.params.slug!, publicUrl)
+    if (!project) return answerDenied(deny(404, NO_SUCH_PROJECT))
+    const now = ctx.clock()
+    const made = await ctx.transact(async (tx): Promise<{ ok: true; invite: Invite } | Denied> => {
+      const denied = refuseRole(await lockedRole(tx, project.id, w.caller.user.id), 'admin', 'project')
+      if (denied) return denied
+      const checked = checkInvite({ role: w.body.role!, uses: w.body.uses, days: w.body.days, email: w.body.email }, now)
+      if (!checked.ok) return checked
+      const { id, role, uses, expires } = checked.invite
+      await tx`
+        insert into invites (id, project_id, role, uses_left, expires, created_by, created)
+        values (${id}, ${project.id}, ${role}, ${uses}, ${expires}, ${w.caller.user.id}, ${now})`
+      return checked
+    })
+    if (!made.ok) return answerDenied(made)
+    const { id, email, role, uses, expires } = made.invite
+    const url = ctx.idp.loginUrl(`${publicUrl}/login/callback?invite=${id}`)
+    let mailed = false
+    if (email !== null && ctx.mailer !== null) {
+      mailed = await ctx.mailer.send({
+        to: email,
+        subject: `Invitation to ${project.title}`,
+        text: [
+          `${w.caller.user.name} invites you to the project "${project.title}" as ${role}.`,
+          '',
+          `Join here: ${url}`,
+          '',
+          `The link works ${uses === 1 ? 'once' : `${uses} times`} until ${new Date(expires).toUTCString()}.`,
+        ].join('\n'),
+      })
+    }
+    return json(201, { url, id, expires, mailed })
+  }
+}

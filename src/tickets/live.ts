@@ -1,0 +1,360 @@
+/**
+ * Live events for pages: `GET /api/live` (decisions.md section 6; docs/live-events.md).
+ *
+ * The outbox table `events` is the truth. Each event gets its place in the delivery order,
+ * `seq`, as its transaction commits (sql/0004_live.sql), so `seq` order is commit order and a
+ * reader never sees a `seq` before all smaller ones; the cursor a page holds is the last `seq`
+ * it has been told about.
+ *
+ * Waiting polls are kept in memory, and one read of the table answers all of them: a read runs
+ * when this process wrote an event ({@link Wake}), when another process did (a NOTIFY on
+ * {@link EVENTS_CHANNEL}, real PostgreSQL only), when new polls arrive, and every few seconds
+ * while polls wait, in case a wake-up was lost. Polls that would get the same answer share one
+ * encoded body.
+ *
+ * ```ts
+ * const live = createLive({ sql, clock: Date.now, wake, resolveProject, listen: kind === 'postgres' })
+ * const route = { method: 'GET', path: '/api/live', longPoll: true, handler: live.handler }
+ * ```
+ *
+ * @module
+ */
+import type { Sql } from '../db.ts'
+import { json, jsonError, type Handler, type Response } from '../http.ts'
+import type { Logger } from '../log.ts'
+import { EVENTS_CHANNEL, type Wake } from './events.ts'
+
+/** How long a poll waits for an event before it is answered with none. */
+export const HOLD_MS = 25_000
+/** Events are kept at least this long (24 hours); older ones are deleted by {@link Live.prune}. */
+export const KEEP_MS = 24 * 60 * 60 * 1000
+/** Waiting polls one process takes before it answers 503. */
+export const MAX_WAITING = 20_000
+/** Seconds a refused poll is told to wait (`Retry-After`). */
+export const RETRY_AFTER_S = 5
+
+// A read while polls wait even without a wake-up: a NOTIFY sent while the LISTEN connection was
+// reconnecting is lost, and on the embedded database other processes send none at all.
+const CHECK_MS = 2_000
+const PRUNE_MS = 10 * 60 * 1000
+// The most events one read takes, and so one answer carries; a page further behind gets the
+// rest on its next poll.
+const PAGE = 500
+
+const MESSAGES = {
+  badCursor: "'after' must be a cursor from an earlier answer",
+  noProject: 'no such project',
+  busy: 'too many waiting requests',
+} as const
+
+export interface LiveDeps {
+  sql: Sql
+  /** Milliseconds since the epoch; decides which events are old enough to delete. */
+  clock: () => number
+  /** Pinged by the service after each commit that emitted events. */
+  wake: Wake
+  /** The project id for a slug or id, or null when there is no such project. */
+  resolveProject: (slugOrId: string) => Promise<string | null>
+  /**
+   * LISTEN for other processes' writes. True on a real PostgreSQL server; false on the embedded
+   * database, which has one process and one session (a LISTEN there is unreliable).
+   */
+  listen: boolean
+  /** Waiting polls past which a poll is answered 503; {@link MAX_WAITING} by default. */
+  maxWaiting?: number
+  /** How long a poll waits; {@link HOLD_MS} by default. */
+  holdMs?: number
+  /** How often the table is read while polls wait, wake-ups aside; 2 s by default. */
+  checkMs?: number
+  /** Where read and LISTEN failures are logged. */
+  logger?: Logger
+}
+
+export interface Live {
+  /** The handler of `{ method: 'GET', path: '/api/live', longPoll: true }`. */
+  handler: Handler
+  /** Polls in this process that have had their first read and wait for an event. */
+  readonly waiting: number
+  /**
+   * Deletes events older than {@link KEEP_MS} (always keeping the newest one, which carries the
+   * current cursor); returns how many went. Runs every 10 minutes on its own.
+   */
+  prune(): Promise<number>
+  /** Answers the waiting polls with no events, stops the timers and the LISTEN. */
+  close(): Promise<void>
+}
+
+interface Poll {
+  /** The page has seen everything up to here (for its project). */
+  after: number
+  project: string | null
+  /** The group it waits in; null while it waits for its first read. */
+  group: Group | null
+  done: boolean
+  answer(response: Response): void
+  fail(err: unknown): void
+  timer: NodeJS.Timeout | null
+  signal: AbortSignal
+  onAbort: () => void
+}
+
+/** Waiting polls with the same cursor and project: one answer serves them all. */
+interface Group {
+  key: string
+  after: number
+  project: string | null
+  polls: Set<Poll>
+}
+
+interface EventRow {
+  seq: number
+  id: number
+  name: string
+  args: unknown
+  project_id: string | null
+}
+
+/** Builds the live-event delivery of the ticket service. */
+export function createLive(deps: LiveDeps): Live {
+  const { sql, clock, wake, resolveProject, logger } = deps
+  const maxWaiting = deps.maxWaiting ?? MAX_WAITING
+  const holdMs = deps.holdMs ?? HOLD_MS
+  // Polls not yet read for, and polls that were read for and wait. A read looks at every
+  // arrival, but at a waiting group only when the table moved past its cursor: the cost of a
+  // read grows with the arrivals and the answers, not with the polls that just keep waiting.
+  let arrivals = new Set<Poll>()
+  const groups = new Map<string, Group>()
+  let waiting = 0
+  const stop = new AbortController()
+  let reading = false
+  let again = false
+
+  const check = setInterval(kick, deps.checkMs ?? CHECK_MS)
+  const pruning = setInterval(() => void prune().catch((err) => log('prune', err)), PRUNE_MS)
+  check.unref()
+  pruning.unref()
+
+  void (async () => {
+    while (!stop.signal.aborted) {
+      await wake.next(stop.signal)
+      kick()
+    }
+  })()
+
+  // postgres.js keeps the LISTEN on a connection of its own and listens again after a reconnect;
+  // onlisten runs each time, and a read then catches what was sent in between.
+  const listening = deps.listen
+    ? sql.listen(EVENTS_CHANNEL, () => kick(), () => kick()).catch((err) => {
+        log('listen', err)
+        return null
+      })
+    : Promise.resolve(null)
+
+  function log(what: string, err: unknown): void {
+    logger?.line(`live ${what} failed: ${err instanceof Error ? err.message : String(err)}`)
+  }
+
+  /** Asks for a read; reads never overlap, and one asked for during a read runs after it. */
+  function kick(): void {
+    if (stop.signal.aborted || (arrivals.size === 0 && waiting === 0)) return
+    if (reading) {
+      again = true
+      return
+    }
+    reading = true
+    void (async () => {
+      try {
+        do {
+          again = false
+          await read()
+        } while ((again || arrivals.size > 0) && !stop.signal.aborted)
+      } catch (err) {
+        log('read', err)
+      } finally {
+        reading = false
+      }
+    })()
+  }
+
+  /** One read for every poll now registered. */
+  async function read(): Promise<void> {
+    const batch = arrivals
+    arrivals = new Set()
+    let from = Number.MAX_SAFE_INTEGER
+    for (const poll of batch) if (poll.after < from) from = poll.after
+    for (const group of groups.values()) if (group.after < from) from = group.after
+    if (from === Number.MAX_SAFE_INTEGER) return
+    // One statement, so one snapshot: the events after `from`, and how far the table goes.
+    const rows = await sql<(EventRow & { pruned: number; top: number })[]>`
+      select s.pruned_through as pruned,
+             greatest(s.pruned_through, (select max(seq) from events)) as top,
+             e.seq, e.id, e.name, e.args, e.project_id
+      from live_state s
+      left join lateral (
+        select seq, id, name, args, project_id from events
+        where seq > ${from} order by seq limit ${PAGE}
+      ) e on true
+      order by e.seq`.catch((err) => {
+      // These arrivals cannot be told whether they are behind: they fail (a logged 500) and the
+      // page retries. The waiting groups stay for the next wake-up or check.
+      for (const poll of batch) if (!poll.done) settle(poll).fail(err)
+      throw err
+    })
+    const first = rows[0]
+    if (!first) throw new Error('live_state has no row')
+    const { pruned, top } = first
+    const events: EventRow[] = first.seq === null ? [] : rows
+    const full = events.length === PAGE
+    // The read covers (from, head]: everything, or the page it was cut to.
+    const head = full ? (events[events.length - 1] as EventRow).seq : top
+    if (full) again = true
+
+    // What a cursor and project are answered with: a response, or null to wait (from `head` on).
+    const answers = new Map<string, Response | null>()
+    const answerFor = (key: string, after: number, project: string | null): Response | null => {
+      let response = answers.get(key)
+      if (response !== undefined) return response
+      // A cursor below what was deleted may have missed events; one above the newest event
+      // comes from another database (or was made up): either way the page starts again.
+      if (after < pruned || after > top) response = json(200, { reset: true, cursor: top })
+      else {
+        const mine = events.filter((e) => e.seq > after && (project === null || e.project_id === project))
+        response = mine.length === 0 ? null : json(200, { cursor: head, events: mine.map(({ id, name, args }) => ({ id, name, args })) })
+      }
+      answers.set(key, response)
+      return response
+    }
+
+    for (const group of [...groups.values()]) {
+      if (group.after >= head && group.after <= top && group.after >= pruned) continue
+      groups.delete(group.key)
+      const response = answerFor(group.key, group.after, group.project)
+      for (const poll of group.polls) {
+        poll.group = null
+        waiting--
+        if (response) settle(poll).answer(response)
+        else join(poll, head)
+      }
+    }
+    for (const poll of batch) {
+      if (poll.done) continue
+      const response = answerFor(keyOf(poll.after, poll.project), poll.after, poll.project)
+      if (response) settle(poll).answer(response)
+      else join(poll, Math.max(poll.after, head))
+    }
+  }
+
+  function keyOf(after: number, project: string | null): string {
+    return `${after} ${project ?? ''}`
+  }
+
+  /** Puts a poll in the waiting group of cursor `after`. */
+  function join(poll: Poll, after: number): void {
+    poll.after = after
+    const key = keyOf(after, poll.project)
+    let group = groups.get(key)
+    if (!group) groups.set(key, (group = { key, after, project: poll.project, polls: new Set() }))
+    group.polls.add(poll)
+    poll.group = group
+    waiting++
+  }
+
+  /** Takes a poll out of wherever it waits and returns it, to be answered once. */
+  function settle(poll: Poll): Poll {
+    poll.done = true
+    const group = poll.group
+    if (group) {
+      group.polls.delete(poll)
+      if (group.polls.size === 0) groups.delete(group.key)
+      poll.group = null
+      waiting--
+    } else arrivals.delete(poll)
+    if (poll.timer) clearTimeout(poll.timer)
+    poll.signal.removeEventListener('abort', poll.onAbort)
+    return poll
+  }
+
+  function empty(poll: Poll): Response {
+    return json(200, { cursor: poll.after, events: [] })
+  }
+
+  async function currentCursor(): Promise<number> {
+    const [row] = await sql<{ top: number }[]>`
+      select greatest(pruned_through, (select max(seq) from events)) as top from live_state`
+    if (!row) throw new Error('live_state has no row')
+    return row.top
+  }
+
+  const handler: Handler = async (req) => {
+    const afterText = req.query.get('after')
+    const after = afterText === null ? null : parseCursor(afterText)
+    if (after === null && afterText !== null) return json(400, { error: MESSAGES.badCursor, field: 'after' })
+    if (after !== null && waiting + arrivals.size >= maxWaiting) {
+      return jsonError(503, MESSAGES.busy, { 'retry-after': String(RETRY_AFTER_S) })
+    }
+    const projectText = req.query.get('project')
+    const project = projectText === null ? null : await resolveProject(projectText)
+    if (projectText !== null && project === null) return jsonError(404, MESSAGES.noProject)
+    if (after === null) return json(200, { cursor: await currentCursor(), events: [] })
+    if (stop.signal.aborted || req.signal.aborted) return json(200, { cursor: after, events: [] })
+
+    return new Promise<Response>((resolve, reject) => {
+      const poll: Poll = {
+        after,
+        project,
+        group: null,
+        done: false,
+        answer: resolve,
+        fail: reject,
+        timer: null,
+        signal: req.signal,
+        onAbort: () => settle(poll).answer(empty(poll)),
+      }
+      poll.timer = setTimeout(poll.onAbort, holdMs)
+      req.signal.addEventListener('abort', poll.onAbort, { once: true })
+      arrivals.add(poll)
+      kick()
+    })
+  }
+
+  async function prune(): Promise<number> {
+    const cutoff = clock() - KEEP_MS
+    // Deleted and recorded in one statement, so a reader sees both or neither.
+    const [row] = await sql<{ deleted: number }[]>`
+      with gone as (
+        delete from events
+        where created < ${cutoff} and seq < (select max(seq) from events)
+        returning seq
+      ), noted as (
+        update live_state set pruned_through = greatest(pruned_through, (select max(seq) from gone))
+        where exists (select 1 from gone)
+      )
+      select count(*)::int as deleted from gone`
+    return row?.deleted ?? 0
+  }
+
+  return {
+    handler,
+    get waiting() {
+      return waiting
+    },
+    prune,
+    async close() {
+      if (stop.signal.aborted) return
+      stop.abort()
+      clearInterval(check)
+      clearInterval(pruning)
+      for (const poll of [...arrivals]) settle(poll).answer(empty(poll))
+      for (const group of [...groups.values()]) for (const poll of [...group.polls]) settle(poll).answer(empty(poll))
+      const listener = await listening
+      await listener?.unlisten().catch(() => {})
+    },
+  }
+}
+
+/** A cursor as a page sends it back: a whole number from 0, in decimal, or null. */
+export function parseCursor(text: string): number | null {
+  if (!/^(0|[1-9][0-9]{0,15})$/.test(text)) return null
+  const n = Number(text)
+  return Number.isSafeInteger(n) ? n : null
+}

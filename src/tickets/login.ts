@@ -1,0 +1,47 @@
+/**
+ * The login return (tickets-interface.md 4.10): exchanges the provider's code for an identity,
+ * stores the user, joins an invite, and logs the session in with a fresh tag. Failures are HTML
+ * pages `Login failed` or `Invite failed`. The provider is called outside any transaction.
+ */
+import { text, type Handler } from '../http.ts'
+import { safeNext } from '../idp.ts'
+import { randomToken } from '../session.ts'
+import type { Context } from './context.ts'
+import { joinInvite } from './invites.ts'
+import { messagePage } from './pages.ts'
+import { INVITE_FAILED, LOGIN_FAILED, NO_LOGIN_CODE, USER_NOT_STORED } from './texts.ts'
+import { storeUser, type User } from './users.ts'
+
+export function loginHandler(ctx: Context): Handler {
+  return async (req) => {
+    if (req.method !== 'GET') return messagePage(405, LOGIN_FAILED, 'GET only', { allow: 'GET' })
+    const code = req.query.get('idp_code')
+    if (!code) return messagePage(400, LOGIN_FAILED, NO_LOGIN_CODE)
+    const exchanged = await ctx.idp.exchange(code)
+    if (!exchanged.ok) return messagePage(400, LOGIN_FAILED, exchanged.error)
+
+    let user: User
+    try {
+      user = await storeUser(ctx.sql, exchanged.identity, ctx.clock())
+    } catch (err) {
+      ctx.logger.line(`tickets login: storing the user failed: ${err instanceof Error ? err.message : String(err)}`)
+      return messagePage(500, LOGIN_FAILED, USER_NOT_STORED)
+    }
+
+    let target = safeNext(req.query.get('next'))
+    const invite = req.query.get('invite')
+    if (invite) {
+      const joined = await ctx.transact((tx) => joinInvite(tx, invite, user.id, ctx.clock()))
+      if (!joined.ok) return messagePage(400, INVITE_FAILED, joined.error)
+      target = `/${joined.slug}`
+    }
+
+    const session = (await ctx.sessions.load(req)) ?? ctx.sessions.create()
+    session.userId = user.id
+    session.data = { ...session.data, user: { id: user.id }, tag: randomToken(16) }
+    await ctx.sessions.save(session)
+    const headers: Record<string, string> = { location: target, 'cache-control': 'no-store' }
+    if (session.isNew) headers['set-cookie'] = ctx.sessions.cookie(session)
+    return text(302, 'logged in', headers)
+  }
+}

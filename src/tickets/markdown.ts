@@ -1,0 +1,115 @@
+/**
+ * Markdown answers (decisions.md section 6): with `Accept: text/markdown` the two ticket lists
+ * and the single ticket answer a compact document for a terminal or a language model. A list
+ * is one line per ticket (reference, state, subject, assignee, link); a ticket is a heading, a
+ * short field list, the summary and its history.
+ */
+import type { Headers, Request, Response } from '../http.ts'
+import type { Ticket, TicketEvent } from './views.ts'
+
+/** Every answer of a route that negotiates carries this, errors included. */
+export const VARY: Headers = { vary: 'Accept' }
+
+const MARKDOWN_TYPE = 'text/markdown; charset=utf-8'
+
+/**
+ * True when the client prefers Markdown: `text/markdown` has a higher quality than JSON
+ * (`application/json`, `application/*` or `*\/*`), or the same and comes first.
+ */
+export function wantsMarkdown(req: Request): boolean {
+  const accept = req.headers.accept
+  if (!accept) return false
+  let markdown = { q: 0, at: Infinity }
+  let json = { q: 0, at: Infinity }
+  accept.split(',').forEach((part, at) => {
+    const [type = '', ...params] = part.split(';').map((s) => s.trim().toLowerCase())
+    const qParam = params.find((p) => p.startsWith('q='))
+    const q = qParam === undefined ? 1 : Number(qParam.slice(2))
+    if (!(q >= 0 && q <= 1)) return
+    if (type === 'text/markdown' && q > markdown.q) markdown = { q, at }
+    if ((type === 'application/json' || type === 'application/*' || type === '*/*') && q > json.q) json = { q, at }
+  })
+  return markdown.q > 0 && (markdown.q > json.q || (markdown.q === json.q && markdown.at < json.at))
+}
+
+/** A Markdown answer. */
+export function markdown(status: number, body: string): Response {
+  return { status, headers: { 'content-type': MARKDOWN_TYPE, ...VARY }, body }
+}
+
+/** A list of tickets: a heading naming what was listed, then one line per ticket. */
+export function listMarkdown(title: string, states: readonly string[], tickets: readonly Ticket[]): string {
+  const count = tickets.length === 1 ? '1 ticket' : `${tickets.length} tickets`
+  const lines = [`# ${oneLine(title)}: ${count} (${states.join(', ')})`, '']
+  if (tickets.length === 0) lines.push('No tickets.')
+  for (const t of tickets) lines.push(listLine(t))
+  return lines.join('\n') + '\n'
+}
+
+function listLine(t: Ticket): string {
+  const assignee = t.assignee ? `@${oneLine(t.assignee.name)}` : 'unassigned'
+  return `- ${t.ref} [${t.state}] ${oneLine(t.subject)} (${assignee}) <${t.url}>`
+}
+
+/** A ticket: heading, fields, summary, history. */
+export function ticketMarkdown(t: Ticket, events: readonly TicketEvent[]): string {
+  const out = [`# ${t.ref}: ${oneLine(t.subject)}`, '']
+  out.push(`- state: ${t.state}`)
+  out.push(`- assignee: ${t.assignee ? oneLine(t.assignee.name) : 'nobody'}`)
+  if (t.author) out.push(`- author: ${oneLine(t.author.name)}`)
+  if (t.parent) out.push(`- parent: ${t.parent.ref}`)
+  if (t.blockedBy.length > 0) out.push(`- blocked by: ${t.blockedBy.map((b) => b.ref).join(', ')}`)
+  if (t.oldNumber !== null) out.push(`- old number: ${t.oldNumber}`)
+  if (t.source) out.push(`- source: ${oneLine(t.source)}`)
+  out.push(`- created: ${time(t.created)}, updated: ${time(t.updated)}`)
+  out.push(`- link: <${t.url}>`, '')
+  if (t.summary.trim() !== '') out.push(t.summary.trim(), '')
+  out.push('## History', '')
+  if (events.length === 0) out.push('No events yet.')
+  for (const e of events) out.push(...eventLines(e))
+  return out.join('\n') + '\n'
+}
+
+function eventLines(e: TicketEvent): string[] {
+  const head = `- ${time(e.created)} ${oneLine(e.by)}`
+  const quoted = (text: unknown) => (typeof text === 'string' && text !== '' ? quote(text) : [])
+  switch (e.kind) {
+    case 'comment':
+      return [`${head} commented:`, ...quoted(e.text)]
+    case 'state':
+      return [`${head} changed the state from ${String(e.from)} to ${String(e.to)}${e.text ? ':' : ''}`, ...quoted(e.text)]
+    case 'assign':
+      return [`${head} ${assignText(e.from, e.to)}`]
+    case 'edit':
+      return [`${head} edited ${['subject', 'summary'].filter((f) => f in e).join(' and ')}`]
+    case 'link':
+      return [`${head} ${linkText(e)}`]
+  }
+}
+
+function assignText(from: unknown, to: unknown): string {
+  const name = (u: unknown) => oneLine((u as { name: string }).name)
+  if (to === null) return `unassigned ${from ? name(from) : 'nobody'}`
+  return from ? `reassigned from ${name(from)} to ${name(to)}` : `assigned ${name(to)}`
+}
+
+function linkText(e: TicketEvent): string {
+  const other = (e.ticket as { ref: string } | undefined)?.ref ?? '?'
+  if (e.relation === 'parent') return e.action === 'removed' ? `removed the parent ${other}` : `set the parent to ${other}`
+  return e.action === 'removed' ? `removed blocker ${other}` : `marked it blocked by ${other}`
+}
+
+/** Quoted lines under a list item, indented so they stay inside it. */
+function quote(text: string): string[] {
+  return text.trim().split(/\r?\n/).map((line) => `  > ${line}`.trimEnd())
+}
+
+/** Newlines and runs of white space folded, so one field stays on one line. */
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim()
+}
+
+/** `2026-11-22 01:29 UTC`: minutes are enough for a reader. */
+function time(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 16).replace('T', ' ') + ' UTC'
+}

@@ -1,0 +1,82 @@
+/**
+ * The ticket service's route table, in the order of tickets-interface.md: someone holding the
+ * document finds every row here. The connect page and its confirmation (decisions.md section 6
+ * "Connect:") sit with 4.9.
+ */
+import type { HttpRoute } from '../http.ts'
+import type { ChangeHandlers } from './changes.ts'
+import type { ConnectHandlers } from './connect.ts'
+import type { PageHandlers } from './pages.ts'
+import type { ProjectHandlers } from './projects.ts'
+import type { RelationHandlers } from './relations.ts'
+import type { TicketHandlers } from './tickets.ts'
+import type { TokenHandlers } from './tokens.ts'
+import type { Handler } from '../http.ts'
+
+export interface Handlers {
+  tickets: TicketHandlers
+  changes: ChangeHandlers
+  relations: RelationHandlers
+  projects: ProjectHandlers
+  invite: Handler
+  inbox: Handler
+  login: Handler
+  pages: PageHandlers
+  tokens: TokenHandlers
+  connect: ConnectHandlers
+}
+
+export function ticketRoutes(h: Handlers): HttpRoute[] {
+  const onTicket = (suffix: string, handler: Handler): HttpRoute[] => [
+    { method: 'POST', path: `/api/tickets/:ref/${suffix}`, handler },
+    { method: 'POST', path: `/api/projects/:slug/tickets/:number/${suffix}`, handler },
+  ]
+  return [
+    // 4.1 Tickets: lists and creation
+    { method: 'GET', path: '/api/tickets', handler: h.tickets.list },
+    { method: 'POST', path: '/api/tickets', handler: h.tickets.create },
+    { method: 'GET', path: '/api/projects/:slug/tickets', handler: h.tickets.listInProject },
+    { method: 'POST', path: '/api/projects/:slug/tickets', handler: h.tickets.createInProject },
+    // 4.2 Single ticket
+    { method: 'GET', path: '/api/tickets/:ref', handler: h.tickets.show },
+    { method: 'GET', path: '/api/projects/:slug/tickets/:number', handler: h.tickets.showByNumber },
+    // 4.3 Comment, 4.4 State change, 4.5 Assign, 4.6 Edit
+    ...onTicket('comments', h.changes.comment),
+    ...onTicket('state', h.changes.state),
+    ...onTicket('assign', h.changes.assign),
+    ...onTicket('edit', h.changes.edit),
+    // 4.7 Relations
+    ...onTicket('parent', h.relations.parent),
+    ...onTicket('blocked-by', h.relations.blockedBy),
+    // 4.8 Projects and members
+    { method: 'GET', path: '/api/projects', handler: h.projects.list },
+    { method: 'POST', path: '/api/projects', handler: h.projects.create },
+    { method: 'GET', path: '/api/projects/:slug', handler: h.projects.show },
+    { method: 'POST', path: '/api/projects/:slug', handler: h.projects.update },
+    { method: 'POST', path: '/api/projects/:slug/members', handler: h.projects.setMember },
+    { method: 'POST', path: '/api/projects/:slug/members/remove', handler: h.projects.removeMember },
+    { method: 'POST', path: '/api/projects/:slug/invites', handler: h.invite },
+    { method: 'GET', path: '/api/inbox', handler: h.inbox },
+    // 4.9 Connecting an app: GET /connect takes every method, since its 405 is an HTML page
+    { method: '*', path: '/connect', handler: h.connect.start },
+    { method: 'POST', path: '/api/connect/exchange', handler: h.connect.exchange },
+    { method: 'GET', path: '/api/projects/:slug/connections', handler: h.connect.list },
+    { method: 'POST', path: '/api/projects/:slug/connections/remove', handler: h.connect.remove },
+    { method: '*', path: '/connect/:nonce', handler: h.connect.page },
+    { method: 'POST', path: '/api/connect/:nonce/confirm', handler: h.connect.confirm },
+    // 4.10 Login return: every method, since its 405 is an HTML page
+    { method: '*', path: '/login/callback', handler: h.login },
+    // 4.11 Old and short page addresses
+    { method: 'GET', path: '/tickets/:ref', handler: h.pages.oldTicket },
+    { method: 'GET', path: '/projects/:slug', handler: h.pages.oldProject },
+    { method: 'GET', path: '/projects/:slug/:number', handler: h.pages.oldProjectTicket },
+    { method: 'GET', path: '/projects/:slug/tickets/:number', handler: h.pages.oldProjectTicket },
+    { method: '*', path: '/:slug', handler: h.pages.project },
+    { method: '*', path: '/:slug/:number', handler: h.pages.ticket },
+    // 5 Authentication (decisions.md section 4): tokens and the page's own view of its session
+    { method: 'GET', path: '/api/tokens', handler: h.tokens.list },
+    { method: 'POST', path: '/api/tokens', handler: h.tokens.issue },
+    { method: 'POST', path: '/api/tokens/revoke', handler: h.tokens.revoke },
+    { method: 'GET', path: '/api/me', handler: h.tokens.me },
+  ]
+}

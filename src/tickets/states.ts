@@ -1,0 +1,28 @@
+/**
+ * Ticket states (decisions.md section 6), in order, and the state filter of the lists:
+ * `?state=open,doing` or `?state=all`; without it `open,doing,review`.
+ */
+import { deny, type Denied } from './denied.ts'
+import { unknownState } from './texts.ts'
+
+export const STATES = ['open', 'doing', 'review', 'done', 'dropped'] as const
+export type State = (typeof STATES)[number]
+
+export const DEFAULT_FILTER: readonly State[] = ['open', 'doing', 'review']
+
+export function isState(text: string): text is State {
+  return (STATES as readonly string[]).includes(text)
+}
+
+/** The states a list shows, from the `state` query parameter (null when absent). */
+export function parseStateFilter(param: string | null): { ok: true; states: State[] } | Denied {
+  if (param === null || param === '') return { ok: true, states: [...DEFAULT_FILTER] }
+  if (param === 'all') return { ok: true, states: [...STATES] }
+  const states: State[] = []
+  for (const part of param.split(',')) {
+    const name = part.trim()
+    if (!isState(name)) return deny(400, unknownState(name), 'state')
+    if (!states.includes(name)) states.push(name)
+  }
+  return { ok: true, states }
+}

@@ -1,0 +1,33 @@
+/**
+ * The front half of every write route, in the interface's order (section 4 conventions):
+ * credential (401, and 403 for a cookie without its `x-tag`), then the body (400). The method
+ * (405) was checked by the router; existence (404) and rules come after, in the route.
+ */
+import type { Request, Response } from '../http.ts'
+import { refuseContentType } from '../guards.ts'
+import type { Caller, Group, UserCaller } from './auth.ts'
+import { checkBody, type Body, type Shape } from './body.ts'
+import type { Context } from './context.ts'
+import { answerDenied } from './denied.ts'
+
+export type Accepted<C extends Caller = Caller> = { ok: true; caller: C; body: Body } | { ok: false; response: Response }
+
+/**
+ * Resolves the caller before the body is read, then reads and checks the body against `shape`.
+ * Writes made with the session cookie must send their body as `application/json` (415), the
+ * cross-site guard of decisions.md section 4; token writes need not, for curl's sake.
+ */
+export async function acceptWrite(ctx: Context, req: Request, group: 'B', shape: Shape): Promise<Accepted<UserCaller>>
+export async function acceptWrite(ctx: Context, req: Request, group: Group, shape: Shape): Promise<Accepted>
+export async function acceptWrite(ctx: Context, req: Request, group: Group, shape: Shape): Promise<Accepted> {
+  const who = await ctx.credentials.resolve(req, group)
+  if (!who.ok) return who
+  const bytes = await req.body()
+  if (who.caller.via === 'session') {
+    const refusal = refuseContentType(req, bytes)
+    if (refusal) return { ok: false, response: refusal }
+  }
+  const checked = checkBody(bytes, shape)
+  if (!checked.ok) return { ok: false, response: answerDenied(checked) }
+  return { ok: true, caller: who.caller, body: checked.body }
+}

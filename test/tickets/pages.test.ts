@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { expectJson, ticketsApp, type Answer } from './support.ts'
+
+const app = await ticketsApp()
+const alice = await app.login('alice')
+const p = await app.project(alice, 'Old Name')
+const t = await app.ticket(alice, p.slug, { subject: 'A <b>bold</b> ticket', summary: 'x < y' })
+await app.call('POST', `/api/projects/${p.slug}`, { token: alice.token, body: { slug: 'new-name' } })
+
+function assertMoved(answer: Answer, location: string): void {
+  assert.equal(answer.status, 301, answer.text)
+  assert.equal(answer.headers.location, location)
+}
+
+function assertMissing(answer: Answer, text: string): void {
+  assert.equal(answer.status, 404, answer.text)
+  assert.ok(answer.text.includes(`<p>${text}</p>`), answer.text)
+}
+
+test('/tickets/<uuid> answers 301 to /<current slug>/<number>', async () => {
+  assertMoved(await app.call('GET', `/tickets/${t.id}`), `/new-name/${t.number}`)
+})
+
+test('/tickets/<unknown> answers 404 no such ticket', async () => {
+  assertMissing(await app.call('GET', '/tickets/00000000-0000-4000-8000-000000000000'), 'no such ticket')
+  assertMissing(await app.call('GET', '/tickets/77'), 'no such ticket')
+})
+
+test('/projects/<slug, old slug or id> answers 301 to /<current slug>', async () => {
+  for (const ref of ['old-name', 'new-name', p.id]) assertMoved(await app.call('GET', `/projects/${ref}`), '/new-name')
+  assertMissing(await app.call('GET', '/projects/nope'), 'no such project')
+})
+
+test('/projects/<slug>/<number> and /projects/<slug>/tickets/<number> answer 301 to /<slug>/<number>', async () => {
+  assertMoved(await app.call('GET', `/projects/old-name/${t.number}`), `/new-name/${t.number}`)
+  assertMoved(await app.call('GET', `/projects/${p.id}/tickets/${t.number}`), `/new-name/${t.number}`)
+  assertMissing(await app.call('GET', '/projects/old-name/99'), 'no such ticket')
+  assertMissing(await app.call('GET', '/projects/nope/tickets/1'), 'no such ticket')
+})
+
+test('the short project page answers HTML listing its tickets, escaped', async () => {
+  const got = await app.call('GET', '/new-name')
+  assert.equal(got.status, 200)
+  assert.equal(got.headers['content-type'], 'text/html; charset=utf-8')
+  assert.ok(got.text.includes('<title>Old Name (new-name)</title>'))
+  assert.ok(got.text.includes(`<a href="/new-name/${t.number}">new-name#${t.number}</a>`))
+  assert.ok(got.text.includes('A &lt;b&gt;bold&lt;/b&gt; ticket'))
+  assert.ok(!got.text.includes('<b>bold</b>'))
+})
+
+test('the short pages carry the login button, returning to the page after login', async () => {
+  const got = await app.call('GET', '/new-name')
+  const back = encodeURIComponent(`http://localhost:3002/login/callback?next=${encodeURIComponent('/new-name')}`)
+  assert.ok(got.text.includes(`<a href="http://idp.test/login?key=dev-key&amp;return=${back}">Log in</a>`), got.text)
+})
+
+test('the short ticket page answers HTML with the ticket, escaped', async () => {
+  const got = await app.call('GET', `/new-name/${t.number}`)
+  assert.equal(got.status, 200)
+  assert.ok(got.text.includes(`<h1>new-name#${t.number}: A &lt;b&gt;bold&lt;/b&gt; ticket</h1>`))
+  assert.ok(got.text.includes('<pre>x &lt; y</pre>'))
+})
+
+test('a short page reached by an old slug or the id moves to the current slug', async () => {
+  assertMoved(await app.call('GET', '/old-name'), '/new-name')
+  assertMoved(await app.call('GET', `/${p.id}/${t.number}`), `/new-name/${t.number}`)
+})
+
+test('unknown short pages answer 404', async () => {
+  assertMissing(await app.call('GET', '/nope'), 'no such project')
+  assertMissing(await app.call('GET', '/new-name/999'), 'no such ticket')
+  assertMissing(await app.call('GET', '/new-name/abc'), 'no such ticket')
+})
+
+test('pages answer 405 GET only to other methods, and an unknown API path stays a JSON 404', async () => {
+  expectJson(await app.call('POST', '/new-name'), 405, { error: 'GET only' })
+  expectJson(await app.call('POST', `/tickets/${t.id}`), 405, { error: 'GET only' })
+  expectJson(await app.call('POST', '/api/nothing'), 404, { error: 'not found' })
+  expectJson(await app.call('GET', '/api/nothing/here'), 404, { error: 'not found' })
+})
