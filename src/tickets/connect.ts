@@ -60,8 +60,9 @@ const NONCE_BYTES = 24
 const NO_STORE = { 'cache-control': 'no-store' } as const
 // Plain http is accepted only for the machine the browser runs on (an app in development).
 const LOOPBACK: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]'])
-// C0 and C1 controls: a name shown to a person, or a value stored as text, never has one.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
+// C0 and C1 controls, and the bidirectional overrides that could make a name shown to the person
+// read as another (U+202A to U+202E, U+2066 to U+2069).
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/
 
 /** A connect request as `GET /connect` accepted it. */
 export interface ConnectRequest {

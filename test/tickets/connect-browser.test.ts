@@ -1,0 +1,103 @@
+/**
+ * The connect page in a real browser (Chromium through playwright-core): its inline script runs
+ * under the page's Content-Security-Policy, confirms with the session's tag, shows a refusal,
+ * and sends the browser to the app's return address with `code` and `state`, where the app's
+ * server exchanges the code for a key. The browser is `/usr/bin/chromium` unless
+ * `CHROMIUM_PATH` names another.
+ */
+import assert from 'node:assert/strict'
+import { createServer } from 'node:net'
+import { after, test } from 'node:test'
+import { chromium } from 'playwright-core'
+import { serve, text } from '../../src/http.ts'
+import { createLogger } from '../../src/log.ts'
+import { ticketsApp } from './support.ts'
+
+/** A port nobody listens on now: the service must know its public URL before it listens. */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
+}
+
+const port = await freePort()
+const app = await ticketsApp({ env: { TICKETS_URL: `http://127.0.0.1:${port}` } })
+const logger = createLogger(null)
+const tickets = await serve({ name: 'tickets', routes: app.service.routes, host: '127.0.0.1', port, logger })
+
+// The app's own server: its return handler keeps what it was sent.
+const returns: URLSearchParams[] = []
+const appServer = await serve({
+  name: 'app',
+  routes: [{ method: 'GET', path: '/connected', handler: (req) => (returns.push(req.query), text(200, 'connected')) }],
+  host: '127.0.0.1',
+  port: 0,
+  logger,
+})
+
+const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox'] })
+after(async () => {
+  await browser.close()
+  await appServer.close()
+  await tickets.close()
+})
+
+const alice = await app.login('alice')
+const demo = await app.project(alice, 'Demo')
+
+async function signedInPage() {
+  const context = await browser.newContext()
+  const [name, value] = alice.cookie.split('=') as [string, string]
+  await context.addCookies([{ name, value, url: tickets.url }])
+  const page = await context.newPage()
+  const refused: string[] = []
+  // Chromium reports a script or request its policy blocked as a console error naming the policy.
+  page.on('console', (m) => {
+    if (/Content Security Policy/i.test(m.text())) refused.push(m.text())
+  })
+  return { page, refused }
+}
+
+function connectUrl(state: string): string {
+  const query = new URLSearchParams({ app: 'browser-test', label: 'Browser <test>', return: `${appServer.url}/connected`, state })
+  return `${tickets.url}/connect?${query}`
+}
+
+test('in a browser: the page confirms a chosen project and lands on the return address with code and state', async () => {
+  const { page, refused } = await signedInPage()
+  await page.goto(connectUrl('s-1'))
+  assert.match(page.url(), /\/connect\/[A-Za-z0-9_-]{32}$/)
+  assert.equal(await page.locator('strong').first().textContent(), 'Browser <test>')
+  await page.check(`input[name=project][value="${demo.id}"]`)
+  await Promise.all([page.waitForURL(`${appServer.url}/connected?**`), page.click('button[name=go]')])
+  assert.equal(await page.textContent('body'), 'connected')
+  assert.deepEqual(refused, [], 'no script was refused by the page policy')
+  const back = returns.at(-1)!
+  assert.equal(back.get('state'), 's-1')
+  const exchanged = await fetch(`${tickets.url}/api/connect/exchange`, { method: 'POST', body: JSON.stringify({ code: back.get('code') }) })
+  assert.equal(exchanged.status, 200)
+  const answer = (await exchanged.json()) as { project: string; api: string; key: string }
+  assert.deepEqual([answer.project, answer.api], [demo.slug, `${tickets.url}/api`])
+  await page.context().close()
+})
+
+test('in a browser: a refusal is shown on the page, and a new project can then be made', async () => {
+  const { page, refused } = await signedInPage()
+  await page.goto(connectUrl('s-2'))
+  await page.check('#connect-new')
+  await page.click('button[name=go]')
+  await page.waitForFunction(() => document.getElementById('connect-error')!.textContent !== '')
+  assert.equal(await page.textContent('#connect-error'), "give exactly one of 'project' or 'title'")
+  await page.fill('input[name=title]', 'Made in the browser')
+  await Promise.all([page.waitForURL(`${appServer.url}/connected?**`), page.click('button[name=go]')])
+  assert.equal(returns.at(-1)!.get('state'), 's-2')
+  assert.deepEqual(refused, [])
+  const made = await fetch(`${tickets.url}/api/projects/made-in-the-browser`)
+  assert.equal(made.status, 200)
+  await page.context().close()
+})
