@@ -5,6 +5,7 @@
  * slug.
  */
 import { escapeHtml, html, jsonError, redirect, type Handler, type Request, type Response } from '../http.ts'
+import { safeNext } from '../idp.ts'
 import type { Context } from './context.ts'
 import { findProject } from './projects.ts'
 import { DEFAULT_FILTER } from './states.ts'
@@ -34,6 +35,8 @@ export function messagePage(status: number, title: string, text: string, headers
 const notFound = (text: string) => messagePage(404, 'Not found', text)
 
 export interface PageHandlers {
+  home: Handler
+  login: Handler
   oldTicket: Handler
   oldProject: Handler
   oldProjectTicket: Handler
@@ -59,6 +62,23 @@ export function pageHandlers(ctx: Context): PageHandlers {
   }
 
   return {
+    /** `/`: the projects, with the login link, so a person opening the service sees where to go. */
+    async home(req) {
+      const projects = await sql<{ slug: string; title: string }[]>`select slug, title from projects order by lower(title), slug`
+      const items = projects.map((p) => `<li><a href="/${escapeHtml(p.slug)}">${escapeHtml(p.title)}</a> (${escapeHtml(p.slug)})</li>`)
+      const body = [
+        projects.length ? `<ul>\n${items.join('\n')}\n</ul>` : '<p>No projects yet. Sign in and make one with <code>POST /api/projects</code>.</p>',
+        '<p>The API is described in docs/tickets-api.md; reads are public, writes need a token.</p>',
+        loginLink(req),
+      ].join('\n')
+      return page(200, 'Tickets', body)
+    },
+    /** `/login?next=<path>`: the login button's target (4.10 rule 9), for links and people typing it. */
+    login(req) {
+      const next = safeNext(req.query.get('next'))
+      const back = `${publicUrl}/login/callback${next === '/' ? '' : `?next=${encodeURIComponent(next)}`}`
+      return redirect(302, ctx.idp.loginUrl(back), 'continue at the identity provider', { 'cache-control': 'no-store' })
+    },
     async oldTicket(req) {
       const t = await ticketByRef(sql, publicUrl, req.params.ref!)
       return t ? moved(`/${t.slug}/${t.number}`) : notFound(NO_SUCH_TICKET)

@@ -66,11 +66,13 @@ export function ticketRoutes(h: Handlers): HttpRoute[] {
     { method: 'POST', path: '/api/connect/:nonce/confirm', handler: h.connect.confirm },
     // 4.10 Login return: every method, since its 405 is an HTML page
     { method: '*', path: '/login/callback', handler: h.login },
+    { method: 'GET', path: '/login', handler: h.pages.login },
     // 4.11 Old and short page addresses
     { method: 'GET', path: '/tickets/:ref', handler: h.pages.oldTicket },
     { method: 'GET', path: '/projects/:slug', handler: h.pages.oldProject },
     { method: 'GET', path: '/projects/:slug/:number', handler: h.pages.oldProjectTicket },
     { method: 'GET', path: '/projects/:slug/tickets/:number', handler: h.pages.oldProjectTicket },
+    { method: 'GET', path: '/', handler: h.pages.home },
     { method: '*', path: '/:slug', handler: h.pages.project },
     { method: '*', path: '/:slug/:number', handler: h.pages.ticket },
     // 5 Authentication (decisions.md section 4): tokens and the page's own view of its session

@@ -79,3 +79,23 @@ test('pages answer 405 GET only to other methods, and an unknown API path stays 
   expectJson(await app.call('POST', '/api/nothing'), 404, { error: 'not found' })
   expectJson(await app.call('GET', '/api/nothing/here'), 404, { error: 'not found' })
 })
+
+test('the home page lists the projects with links to their pages, escaped, and the login link', async () => {
+  await app.project(alice, 'A <i>fancy</i> one')
+  const got = await app.call('GET', '/')
+  assert.equal(got.status, 200)
+  assert.equal(got.headers['content-type'], 'text/html; charset=utf-8')
+  assert.ok(got.text.includes('<a href="/new-name">Old Name</a> (new-name)'), got.text)
+  assert.ok(got.text.includes('A &lt;i&gt;fancy&lt;/i&gt; one'), got.text)
+  assert.ok(got.text.includes('>Log in</a>'))
+})
+
+test('GET /login sends the browser to the identity provider, coming back to a safe next path', async () => {
+  const got = await app.call('GET', '/login?next=/new-name')
+  assert.equal(got.status, 302)
+  assert.equal(got.headers['cache-control'], 'no-store')
+  const back = encodeURIComponent(`http://localhost:3002/login/callback?next=${encodeURIComponent('/new-name')}`)
+  assert.equal(got.headers.location, `http://idp.test/login?key=dev-key&return=${back}`)
+  const unsafe = await app.call('GET', '/login?next=//evil.example/')
+  assert.equal(unsafe.headers.location, `http://idp.test/login?key=dev-key&return=${encodeURIComponent('http://localhost:3002/login/callback')}`)
+})
