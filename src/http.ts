@@ -196,60 +196,55 @@ export async function serve(options: ServeOptions): Promise<Served> {
   let inFlight = 0
   let drained: (() => void) | null = null
 
-  // One listener function for all responses (a closure per request is measurable here).
-  function finished(this: ServerResponse): void {
-    const req = this.req
-    logger.line(`${name} ${req.method} ${pathOf(req.url)} ${this.statusCode} ${(performance.now() - (this as Timed)[STARTED]).toFixed(1)}ms`)
-    if (--inFlight === 0 && drained) drained()
-  }
-
   const headersTimeout = options.headersTimeoutMs ?? 10_000
   const requestTimeout = options.requestTimeoutMs ?? 30_000
   const server = createServer({ connectionsCheckingInterval: Math.min(1000, headersTimeout / 2) }, (req, res) => {
     inFlight++
-    ;(res as Timed)[STARTED] = performance.now()
-    res.once('close', finished)
-    void dispatch(req, res)
+    const started = performance.now()
+    let out: Response | Promise<Response>
+    try {
+      out = answer(req, res)
+    } catch (err) {
+      out = recover(err)
+    }
+    // A handler that answers at once is sent at once: no promise hop on the hot path.
+    if (isPromise(out)) {
+      out.then(
+        (response) => finish(req, res, response, started),
+        (err: unknown) => finish(req, res, recover(err), started),
+      )
+    } else finish(req, res, out, started)
   })
 
-  async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    try {
-      await route(req, res)
-    } catch (err) {
-      fail(res, err)
-    }
-  }
-
-  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  function answer(req: IncomingMessage, res: ServerResponse): Response | Promise<Response> {
     const url = req.url ?? '/'
     const q = url.indexOf('?')
     const path = q === -1 ? url : url.slice(0, q)
     const method = req.method ?? 'GET'
-    if (path === '/healthz' && (method === 'GET' || method === 'HEAD')) {
-      const ok = !shutdown.signal.aborted && (await ready().catch(() => false))
-      return send(res, json(ok ? 200 : 503, { ok }))
-    }
+    if (path === '/healthz' && (method === 'GET' || method === 'HEAD')) return health()
     const match = router.match(method, path)
-    if (match === null) return send(res, await notFound(makeRequest({ method, url, headers: req.headers })))
-    if (!match.found) return send(res, jsonError(405, match.text, { allow: match.allowed.join(', ') }))
+    if (match === null) return notFound(makeRequest({ method, url, headers: req.headers }))
+    if (!match.found) return jsonError(405, match.text, { allow: match.allowed.join(', ') })
     const request = new RequestRecord(method, path, q === -1 ? '' : url.slice(q + 1), req.headers, match.params, { raw: req, res, shutdown: shutdown.signal })
-    let response: Response
-    try {
-      response = await match.route.handler(request)
-    } catch (err) {
-      if (!(err instanceof HttpError)) throw err
-      response = err.response
-    }
-    send(res, response)
+    return match.route.handler(request)
   }
 
-  function fail(res: ServerResponse, err: unknown): void {
+  async function health(): Promise<Response> {
+    const ok = !shutdown.signal.aborted && (await ready().catch(() => false))
+    return json(ok ? 200 : 503, { ok })
+  }
+
+  /** The one place an exception becomes an answer: a 413 and the like as they are, else a logged 500. */
+  function recover(err: unknown): Response {
+    if (err instanceof HttpError) return err.response
     logger.line(`${name} error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`)
-    if (res.headersSent) {
-      res.destroy()
-      return
-    }
-    send(res, jsonError(500, 'internal error'))
+    return jsonError(500, 'internal error')
+  }
+
+  function finish(req: IncomingMessage, res: ServerResponse, response: Response, started: number): void {
+    send(res, response)
+    logger.line(`${name} ${req.method} ${pathOf(req.url)} ${response.status} ${(performance.now() - started).toFixed(1)}ms`)
+    if (--inFlight === 0 && drained) drained()
   }
 
   // Slow clients: the headers must arrive within 10 s and the whole request within 30 s.
@@ -300,8 +295,9 @@ export async function serve(options: ServeOptions): Promise<Served> {
   }
 }
 
-const STARTED = Symbol('started')
-type Timed = ServerResponse & { [STARTED]: number }
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown }).then === 'function'
+}
 
 function pathOf(url: string | undefined): string {
   if (!url) return '/'
@@ -312,8 +308,13 @@ function pathOf(url: string | undefined): string {
 
 function send(res: ServerResponse, response: Response): void {
   if (res.headersSent || res.destroyed) return
-  res.writeHead(response.status, response.headers)
-  res.end(response.body)
+  const body = response.body ?? ''
+  // A known length: the answer goes out in one write instead of chunked pieces (measured: the
+  // chunked framing's extra writes were a quarter of a trivial route's time).
+  // Given to writeHead in one object, node stores the headers without merging (its fast path).
+  const length = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength
+  res.writeHead(response.status, { ...response.headers, 'content-length': length })
+  res.end(body)
 }
 
 function requestSignal(req: IncomingMessage, res: ServerResponse, shutdown: AbortSignal): AbortSignal {

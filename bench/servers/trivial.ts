@@ -15,8 +15,9 @@ const kind = process.argv[2]
 if (kind === 'bare') {
   const server = createServer((req, res) => {
     if (req.url === '/api/ping') {
-      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' })
-      res.end('{"ok":true}')
+      const body = '{"ok":true}'
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) })
+      res.end(body)
     } else {
       res.writeHead(404)
       res.end()
