@@ -115,7 +115,7 @@ export function makeRequest(init: {
 }
 
 /** Where a request's body and abort signal come from: a live socket, or given bytes. */
-type Source = { raw: IncomingMessage; res: ServerResponse; shutdown: AbortSignal } | { bytes: Uint8Array; signal: AbortSignal | null }
+type Source = { raw: IncomingMessage; res: ServerResponse; waiting: Waiting } | { bytes: Uint8Array; signal: AbortSignal | null }
 
 // A class rather than an object of closures: the request record is made for every request,
 // and lazy fields on a prototype cost nothing until a handler reads them.
@@ -153,7 +153,7 @@ class RequestRecord implements Request {
   get signal(): AbortSignal {
     if (this.#signal) return this.#signal
     const source = this.source
-    if ('raw' in source) return (this.#signal = requestSignal(source.raw, source.res, source.shutdown))
+    if ('raw' in source) return (this.#signal = source.waiting.signal(source.raw, source.res))
     return (this.#signal = source.signal ?? new AbortController().signal)
   }
 }
@@ -193,6 +193,7 @@ export async function serve(options: ServeOptions): Promise<Served> {
   const ready = options.ready ?? (async () => true)
   const notFound: Handler = options.notFound ?? (() => jsonError(404, 'not found'))
   const shutdown = new AbortController()
+  const waiting = createWaiting(shutdown.signal)
   let inFlight = 0
   let drained: (() => void) | null = null
 
@@ -225,7 +226,7 @@ export async function serve(options: ServeOptions): Promise<Served> {
     const match = router.match(method, path)
     if (match === null) return notFound(makeRequest({ method, url, headers: req.headers }))
     if (!match.found) return jsonError(405, match.text, { allow: match.allowed.join(', ') })
-    const request = new RequestRecord(method, path, q === -1 ? '' : url.slice(q + 1), req.headers, match.params, { raw: req, res, shutdown: shutdown.signal })
+    const request = new RequestRecord(method, path, q === -1 ? '' : url.slice(q + 1), req.headers, match.params, { raw: req, res, waiting })
     return match.route.handler(request)
   }
 
@@ -276,6 +277,7 @@ export async function serve(options: ServeOptions): Promise<Served> {
     async close() {
       if (shutdown.signal.aborted) return
       shutdown.abort()
+      waiting.abortAll()
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))
       server.closeIdleConnections()
       if (inFlight > 0) {
@@ -317,17 +319,43 @@ function send(res: ServerResponse, response: Response): void {
   res.end(body)
 }
 
-function requestSignal(req: IncomingMessage, res: ServerResponse, shutdown: AbortSignal): AbortSignal {
-  const controller = new AbortController()
-  const abort = () => controller.abort()
-  if (shutdown.aborted) abort()
-  else shutdown.addEventListener('abort', abort, { once: true })
-  res.on('close', () => {
-    shutdown.removeEventListener('abort', abort)
-    abort()
-  })
-  req.on('error', abort)
-  return controller.signal
+/**
+ * The abort signals of requests whose handlers asked for one (long-polls), kept in a Set so that
+ * shutdown reaches them all. A listener per request on one shared signal would cost a scan of all
+ * the others at every add and remove (node checks for duplicates): quadratic with thousands of
+ * waiting polls, measured as the top item of the server's profile.
+ */
+interface Waiting {
+  signal(req: IncomingMessage, res: ServerResponse): AbortSignal
+  abortAll(): void
+}
+
+// One reason for every abort: a fresh DOMException per closed request costs a stack trace each.
+const CLOSED = new Error('request closed')
+
+function createWaiting(shutdown: AbortSignal): Waiting {
+  const controllers = new Set<AbortController>()
+  return {
+    signal(req, res) {
+      const controller = new AbortController()
+      if (shutdown.aborted) {
+        controller.abort(CLOSED)
+        return controller.signal
+      }
+      controllers.add(controller)
+      const abort = () => {
+        controllers.delete(controller)
+        controller.abort(CLOSED)
+      }
+      res.once('close', abort)
+      req.once('error', abort)
+      return controller.signal
+    },
+    abortAll() {
+      for (const controller of controllers) controller.abort(CLOSED)
+      controllers.clear()
+    },
+  }
 }
 
 function readBody(req: IncomingMessage): Promise<Uint8Array> {

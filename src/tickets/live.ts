@@ -73,6 +73,8 @@ export interface LiveDeps {
 export interface Live {
   /** The handler of `{ method: 'GET', path: '/api/live', longPoll: true }`. */
   handler: Handler
+  /** The current cursor: a page rendered now and polling from it misses no later event. */
+  cursor(): Promise<number>
   /** Polls in this process that have had their first read and wait for an event. */
   readonly waiting: number
   /**
@@ -335,6 +337,7 @@ export function createLive(deps: LiveDeps): Live {
 
   return {
     handler,
+    cursor: currentCursor,
     get waiting() {
       return waiting
     },

@@ -6,6 +6,7 @@
  */
 import { escapeHtml, html, jsonError, redirect, type Handler, type Request, type Response } from '../http.ts'
 import { safeNext } from '../idp.ts'
+import { LIVE_SCRIPT } from './live-script.ts'
 import type { Context } from './context.ts'
 import { findProject } from './projects.ts'
 import { DEFAULT_FILTER } from './states.ts'
@@ -34,6 +35,19 @@ export function messagePage(status: number, title: string, text: string, headers
 
 const notFound = (text: string) => messagePage(404, 'Not found', text)
 
+/**
+ * The part of a short page that follows live events: the script (src/tickets/live-script.ts)
+ * redraws it when an event touches the project or ticket it shows.
+ */
+function livePart(body: string, cursor: number, slug: string, ticketId: string | null): string {
+  const ticket = ticketId ? ` data-ticket="${escapeHtml(ticketId)}"` : ''
+  return `<main id="live" data-project="${escapeHtml(slug)}"${ticket} data-cursor="${cursor}">
+${body}
+</main>
+<script>${LIVE_SCRIPT}</script>
+`
+}
+
 export interface PageHandlers {
   home: Handler
   login: Handler
@@ -44,7 +58,7 @@ export interface PageHandlers {
   ticket: Handler
 }
 
-export function pageHandlers(ctx: Context): PageHandlers {
+export function pageHandlers(ctx: Context, live: { cursor(): Promise<number> }): PageHandlers {
   const { sql, publicUrl } = ctx
   const moved = (to: string) => redirect(301, to)
 
@@ -94,6 +108,7 @@ export function pageHandlers(ctx: Context): PageHandlers {
     async project(req) {
       const refused = guard(req)
       if (refused) return refused
+      const cursor = await live.cursor()
       const p = await findProject(sql, req.params.slug!, publicUrl)
       if (!p) return notFound(NO_SUCH_PROJECT)
       if (p.slug !== req.params.slug) return moved(`/${p.slug}`)
@@ -103,13 +118,13 @@ export function pageHandlers(ctx: Context): PageHandlers {
         p.description ? `<p>${escapeHtml(p.description)}</p>` : '',
         `<p>Open tickets (${tickets.length}):</p>`,
         `<ul>\n${items.join('\n')}\n</ul>`,
-        loginLink(req),
       ].join('\n')
-      return page(200, `${p.title} (${p.slug})`, body)
+      return page(200, `${p.title} (${p.slug})`, livePart(body, cursor, p.slug, null) + loginLink(req))
     },
     async ticket(req) {
       const refused = guard(req)
       if (refused) return refused
+      const cursor = await live.cursor()
       const t = await ticketByNumber(sql, publicUrl, req.params.slug!, req.params.number!)
       if (!t) return notFound(NO_SUCH_TICKET)
       if (t.slug !== req.params.slug) return moved(`/${t.slug}/${t.number}`)
@@ -131,9 +146,8 @@ export function pageHandlers(ctx: Context): PageHandlers {
         `<ul>${fields.map((f) => `<li>${f}</li>`).join('')}</ul>`,
         t.summary ? `<pre>${escapeHtml(t.summary)}</pre>` : '',
         `<h2>History</h2>\n<ul>\n${history.join('\n')}\n</ul>`,
-        loginLink(req),
       ].join('\n')
-      return page(200, `${t.ref}: ${t.subject}`, body)
+      return page(200, `${t.ref}: ${t.subject}`, livePart(body, cursor, t.slug, t.id) + loginLink(req))
     },
   }
 }

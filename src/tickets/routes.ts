@@ -24,6 +24,7 @@ export interface Handlers {
   pages: PageHandlers
   tokens: TokenHandlers
   connect: ConnectHandlers
+  live: Handler
 }
 
 export function ticketRoutes(h: Handlers): HttpRoute[] {
@@ -80,5 +81,7 @@ export function ticketRoutes(h: Handlers): HttpRoute[] {
     { method: 'POST', path: '/api/tokens', handler: h.tokens.issue },
     { method: 'POST', path: '/api/tokens/revoke', handler: h.tokens.revoke },
     { method: 'GET', path: '/api/me', handler: h.tokens.me },
+    // Section 6, Events: delivered to pages by long-polling (decisions.md section 6)
+    { method: 'GET', path: '/api/live', handler: h.live, longPoll: true },
   ]
 }

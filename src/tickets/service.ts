@@ -7,11 +7,12 @@ import { connectHandlers } from './connect.ts'
 import type { Context } from './context.ts'
 import { createWake, emit, type Wake } from './events.ts'
 import { inboxHandler } from './inbox.ts'
+import { createLive } from './live.ts'
 import { inviteHandler } from './invites.ts'
 import { loginHandler } from './login.ts'
 import { createMailer } from './mail.ts'
 import { pageHandlers } from './pages.ts'
-import { projectHandlers } from './projects.ts'
+import { findProject, projectHandlers } from './projects.ts'
 import { relationHandlers } from './relations.ts'
 import { ticketRoutes } from './routes.ts'
 import { ticketHandlers } from './tickets.ts'
@@ -72,6 +73,17 @@ export function createTicketsService(deps: ServiceDeps): TicketsService {
     },
   }
 
+  const live = createLive({
+    sql,
+    clock,
+    wake,
+    logger: deps.logger,
+    resolveProject: async (ref) => (await findProject(sql, ref, publicUrl))?.id ?? null,
+    // Other processes' writes arrive by NOTIFY on a shared server; the embedded database has
+    // one process, whose own writes ping `wake`.
+    listen: deps.config.databaseUrl !== null,
+  })
+
   const routes = ticketRoutes({
     tickets: ticketHandlers(ctx),
     changes: changeHandlers(ctx),
@@ -80,15 +92,17 @@ export function createTicketsService(deps: ServiceDeps): TicketsService {
     invite: inviteHandler(ctx),
     inbox: inboxHandler(ctx),
     login: loginHandler(ctx),
-    pages: pageHandlers(ctx),
+    pages: pageHandlers(ctx, live),
     tokens: tokenHandlers(ctx),
     connect: connectHandlers(ctx),
+    live: live.handler,
   })
   return {
     routes,
     wake,
-    close() {
+    async close() {
       mailer?.close()
+      await live.close()
     },
   }
 }

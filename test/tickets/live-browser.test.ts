@@ -1,0 +1,60 @@
+/**
+ * Pages follow live events in a real browser (Chromium through playwright-core): an open ticket
+ * page and an open project page redraw their live part after writes made through the API,
+ * without a reload. The browser is `/usr/bin/chromium` unless `CHROMIUM_PATH` names another.
+ */
+import assert from 'node:assert/strict'
+import { after, test } from 'node:test'
+import { chromium, type Page } from 'playwright-core'
+import { serve } from '../../src/http.ts'
+import { createLogger } from '../../src/log.ts'
+import { ticketsApp } from './support.ts'
+
+const app = await ticketsApp()
+const tickets = await serve({ name: 'tickets', routes: app.service.routes, host: '127.0.0.1', port: 0, logger: createLogger(null) })
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+})
+after(async () => {
+  await browser.close()
+  await tickets.close()
+  await app.service.close?.()
+})
+
+const alice = await app.login('alice')
+const project = await app.project(alice, 'Live demo')
+const ticket = await app.ticket(alice, project.slug, { subject: 'Watch me' })
+
+/** Opens a page and waits until its script has made its first poll (so it is following). */
+async function open(path: string): Promise<Page> {
+  const page = await browser.newPage()
+  const firstPoll = page.waitForRequest((r) => r.url().includes('/api/live'))
+  await page.goto(`${tickets.url}${path}`)
+  await firstPoll
+  return page
+}
+
+test('an open ticket page shows a comment made through the API, without a reload', { timeout: 60_000 }, async () => {
+  const page = await open(`/${project.slug}/${ticket.number}`)
+  let reloaded = false
+  page.on('load', () => (reloaded = true))
+  const answer = await app.call('POST', `/api/tickets/${ticket.id}/comments`, { token: alice.token, body: { text: 'Seen live <b>here</b>' } })
+  assert.equal(answer.status, 201, answer.text)
+  await page.locator('#live').getByText('Seen live <b>here</b>').waitFor({ timeout: 30_000 })
+  assert.equal(reloaded, false)
+  await page.close()
+})
+
+test('an open project page lists a ticket created through the API, and a changed subject shows on the ticket page heading', { timeout: 60_000 }, async () => {
+  const listPage = await open(`/${project.slug}`)
+  const ticketPage = await open(`/${project.slug}/${ticket.number}`)
+  const created = await app.call('POST', `/api/projects/${project.slug}/tickets`, { token: alice.token, body: { subject: 'Filed by the scheduler' } })
+  assert.equal(created.status, 201, created.text)
+  await listPage.locator('#live').getByText('Filed by the scheduler').waitFor({ timeout: 30_000 })
+  const edited = await app.call('POST', `/api/tickets/${ticket.id}/edit`, { token: alice.token, body: { subject: 'Watch me closely' } })
+  assert.equal(edited.status, 201, edited.text)
+  await ticketPage.locator('h1').getByText('Watch me closely').waitFor({ timeout: 30_000 })
+  await listPage.close()
+  await ticketPage.close()
+})
