@@ -3,11 +3,25 @@
  * servers that announce their port, and medians. Every figure is a ratio against a baseline
  * measured in the same run, alternately, because these machines are shared and noisy.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { cpus } from 'node:os'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 
 const AUTOCANNON = fileURLToPath(new URL('../node_modules/autocannon/autocannon.js', import.meta.url))
+
+// On a machine of few cores, a server and its load generator fight for the same cores and the
+// figures measure the scheduler (a bare server measured 30% idle, waiting for its client). With
+// `taskset` and two or more cores, servers run on core 0 and the load generator on core 1.
+const PIN = cpus().length >= 2 && spawnSync('taskset', ['-c', '0', 'true']).status === 0
+
+/** The command line for `args`, pinned to `core` when pinning is available. */
+function pinned(core: number, args: string[]): [string, string[]] {
+  return PIN ? ['taskset', ['-c', String(core), ...args]] : [args[0]!, args.slice(1)]
+}
+
+/** Whether servers and load generators run on cores of their own (printed with the figures). */
+export const PINNED = PIN
 
 export interface Load {
   connections?: number
@@ -24,7 +38,8 @@ export async function requestsPerSecond(url: string, load: Load = {}): Promise<n
   for (const [k, v] of Object.entries(load.headers ?? {})) args.push('-H', `${k}=${v}`)
   if (load.body !== undefined) args.push('-b', load.body)
   args.push(url)
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+  const [command, commandArgs] = pinned(1, [process.execPath, ...args])
+  const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   child.stdout.on('data', (c) => (out += c))
   await new Promise((resolve) => child.on('exit', resolve))
@@ -35,7 +50,8 @@ export async function requestsPerSecond(url: string, load: Load = {}): Promise<n
 
 /** Starts `node --import tsx <script> ...args`; resolves with its URL once it prints `listening <url>`. */
 export async function startChild(script: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL(script, import.meta.url)), ...args], {
+  const [command, commandArgs] = pinned(0, [process.execPath, '--import', 'tsx', fileURLToPath(new URL(script, import.meta.url)), ...args])
+  const child = spawn(command, commandArgs, {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, ...env },
   })

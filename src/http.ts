@@ -61,7 +61,9 @@ const JSON_TYPE = 'application/json; charset=utf-8'
 
 /** A JSON answer. */
 export function json(status: number, value: unknown, headers?: Headers): Response {
-  return { status, headers: { 'content-type': JSON_TYPE, ...headers }, body: JSON.stringify(value) }
+  const body = JSON.stringify(value)
+  const length = String(Buffer.byteLength(body))
+  return { status, headers: headers ? { 'content-type': JSON_TYPE, 'content-length': length, ...headers } : { 'content-type': JSON_TYPE, 'content-length': length }, body }
 }
 
 /** A plain-text answer. */
@@ -244,7 +246,7 @@ export async function serve(options: ServeOptions): Promise<Served> {
 
   function finish(req: IncomingMessage, res: ServerResponse, response: Response, started: number): void {
     send(res, response)
-    logger.line(`${name} ${req.method} ${pathOf(req.url)} ${response.status} ${(performance.now() - started).toFixed(1)}ms`)
+    logger.line(`${name} ${req.method} ${pathOf(req.url)} ${response.status} ${Math.round((performance.now() - started) * 10) / 10}ms`)
     if (--inFlight === 0 && drained) drained()
   }
 
@@ -312,10 +314,15 @@ function send(res: ServerResponse, response: Response): void {
   if (res.headersSent || res.destroyed) return
   const body = response.body ?? ''
   // A known length: the answer goes out in one write instead of chunked pieces (measured: the
-  // chunked framing's extra writes were a quarter of a trivial route's time).
-  // Given to writeHead in one object, node stores the headers without merging (its fast path).
-  const length = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength
-  res.writeHead(response.status, { ...response.headers, 'content-length': length })
+  // chunked framing's extra writes were a quarter of a trivial route's time). Given to writeHead
+  // in one object, node stores the headers without merging (its fast path). json() counted the
+  // length already; anything else is counted here, on a copy, since a handler may answer a
+  // shared headers object.
+  let headers = response.headers
+  if (headers?.['content-length'] === undefined) {
+    headers = { ...headers, 'content-length': String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength) }
+  }
+  res.writeHead(response.status, headers)
   res.end(body)
 }
 

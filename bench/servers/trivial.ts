@@ -27,7 +27,7 @@ if (kind === 'bare') {
   process.on('SIGTERM', () => process.exit(0))
 } else {
   // Logging on, into a real file, as a service writes to its stdout.
-  const logger = createLogger(createWriteStream(join(tmpdir(), `bench-http-${process.pid}.log`)))
+  const logger = kind === 'ours-nolog' ? createLogger(null) : createLogger(createWriteStream(join(tmpdir(), `bench-http-${process.pid}.log`)))
   const served = await serve({
     name: 'bench',
     host: '127.0.0.1',
