@@ -14,15 +14,11 @@
 // than the server it measured (GET /healthz: about 1,100/s with fetch, 9,000/s with node:http).
 
 import { spawn } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
-import { Agent, request } from 'node:http'
-import { connect, type Sql } from '../src/db.ts'
-import { startEmbedded } from '../src/embedded-db.ts'
 import { serve } from '../src/http.ts'
 import { loadConfig } from '../src/config.ts'
 import { createLogger } from '../src/log.ts'
-import { migrate } from '../src/migrate.ts'
+import { benchDatabase, keepAliveClient } from './support.ts'
 import { createNotesService } from '../src/notes/service.ts'
 import { createNoteStore } from '../src/notes/store.ts'
 import { createSessions, loadSessionSecret } from '../src/session.ts'
@@ -35,15 +31,9 @@ const LISTS_PER_ROUND = 40
 const ROUNDS = 5
 const GOAL = 0.5
 
-const embedded = process.env.DATABASE_URL ? null : await startEmbedded('memory://', { tcp: true })
-const url = process.env.DATABASE_URL ?? `postgres://postgres@127.0.0.1:${embedded!.port}/postgres`
-const schema = `bench_${randomBytes(4).toString('hex')}`
-const admin = connect(url, { max: 1 })
-await admin.unsafe(`create schema ${schema}`)
-const sql = connect(url, { max: POOL, schema })
-// The embedded database is one session shared by all connections (see test/support/db.ts).
-await sql.unsafe(`set search_path to ${schema}`)
-await migrate(sql)
+const database = await benchDatabase(POOL)
+const { sql } = database
+const embedded = database.kind === 'embedded'
 await sql`create table bench_upserts (user_id text, id text, text text not null, edited bigint not null, primary key (user_id, id))`
 
 const config = loadConfig({})
@@ -68,23 +58,8 @@ await sql`
   select 'lister', 'note-' || n, 'text of note ' || n, 1700000000000 + n, 1700000000000 + n, n % 10 = 0
   from generate_series(1, ${LIST_ROWS}) as n`
 
-// Idle sockets close before the server's 5 s keep-alive ends, so none is reused as it closes.
-const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY, timeout: 2_000 })
-const { hostname, port } = new URL(server.url)
-
-/** One request over a kept-alive connection; answers the status and the body text. */
-function call(method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: hostname, port, path, method, headers, agent }, (res) => {
-      let text = ''
-      res.setEncoding('utf8')
-      res.on('data', (chunk: string) => (text += chunk))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }))
-    })
-    req.on('error', reject)
-    req.end(body)
-  })
-}
+const client = keepAliveClient(server.url, CONCURRENCY)
+const call = client.call
 
 function noteText(n: number): string {
   return `Shopping list ${n}\n- milk\n- bread\n- eggs\n- coffee, the good one\nCall the plumber about the kitchen tap.\n`
@@ -180,11 +155,8 @@ try {
   const lists = await compare(`list of ${LIST_ROWS} through the API`, apiLists, bareSelects)
   ok = saves && lists
 } finally {
-  agent.destroy()
+  client.close()
   await server.close()
-  await sql.end({ timeout: 5 })
-  await admin.unsafe(`drop schema ${schema} cascade`)
-  await admin.end({ timeout: 5 })
-  await embedded?.stop()
+  await database.close()
 }
 process.exitCode = ok ? 0 : 1

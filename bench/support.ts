@@ -4,9 +4,14 @@
  * measured in the same run, alternately, because these machines are shared and noisy.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { Agent, request } from 'node:http'
 import { cpus } from 'node:os'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
+import { connect, type Sql } from '../src/db.ts'
+import { startEmbedded } from '../src/embedded-db.ts'
+import { migrate } from '../src/migrate.ts'
 
 const AUTOCANNON = fileURLToPath(new URL('../node_modules/autocannon/autocannon.js', import.meta.url))
 
@@ -82,4 +87,55 @@ export function median(values: number[]): number {
 
 export function fmt(n: number, digits = 0): string {
   return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+}
+
+/**
+ * A migrated schema of the bench's own on the server of `DATABASE_URL`, or on an embedded
+ * database it starts (PGlite in memory, served on a local port); `close()` drops it all.
+ */
+export async function benchDatabase(pool: number): Promise<{ sql: Sql; kind: 'embedded' | 'postgres'; close(): Promise<void> }> {
+  const embedded = process.env.DATABASE_URL ? null : await startEmbedded('memory://', { tcp: true })
+  const url = process.env.DATABASE_URL ?? `postgres://postgres@127.0.0.1:${embedded!.port}/postgres`
+  const schema = `bench_${randomBytes(4).toString('hex')}`
+  const admin = connect(url, { max: 1 })
+  await admin.unsafe(`create schema ${schema}`)
+  const sql = connect(url, { max: pool, schema })
+  // The embedded database is one session shared by all connections (see test/support/db.ts).
+  await sql.unsafe(`set search_path to ${schema}`)
+  await migrate(sql)
+  return {
+    sql,
+    kind: embedded ? 'embedded' : 'postgres',
+    async close() {
+      await sql.end({ timeout: 5 })
+      await admin.unsafe(`drop schema ${schema} cascade`)
+      await admin.end({ timeout: 5 })
+      await embedded?.stop()
+    },
+  }
+}
+
+/**
+ * A keep-alive HTTP client for `baseUrl` with `sockets` connections: node:http rather than
+ * fetch, whose client in the same process measured more CPU than the server it measured.
+ */
+export function keepAliveClient(baseUrl: string, sockets: number) {
+  const agent = new Agent({ keepAlive: true, maxSockets: sockets, timeout: 2_000 })
+  const { hostname, port } = new URL(baseUrl)
+  return {
+    /** One request; answers the status and the body's text. */
+    call(method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; text: string }> {
+      return new Promise((resolve, reject) => {
+        const req = request({ host: hostname, port, path, method, headers, agent }, (res) => {
+          let text = ''
+          res.setEncoding('utf8')
+          res.on('data', (chunk: string) => (text += chunk))
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }))
+        })
+        req.on('error', reject)
+        req.end(body)
+      })
+    },
+    close: () => agent.destroy(),
+  }
 }

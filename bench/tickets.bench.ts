@@ -11,14 +11,10 @@
 // The client is node:http with keep-alive: fetch in the same process costs more CPU than the
 // server it measures.
 
-import { randomBytes } from 'node:crypto'
-import { Agent, request } from 'node:http'
 import { loadConfig } from '../src/config.ts'
-import { connect } from '../src/db.ts'
-import { startEmbedded } from '../src/embedded-db.ts'
 import { json, serve } from '../src/http.ts'
 import { createLogger } from '../src/log.ts'
-import { migrate } from '../src/migrate.ts'
+import { benchDatabase, keepAliveClient } from './support.ts'
 import { createSessions, loadSessionSecret } from '../src/session.ts'
 import { createTicketsService } from '../src/tickets/service.ts'
 import { issueToken } from '../src/tickets/tokens.ts'
@@ -30,15 +26,9 @@ const TICKETS = 1_000
 const ROUNDS = 5
 const PER_ROUND: Record<string, number> = { trivial: 4_000, 'list json': 60, 'list markdown': 60, create: 400 }
 
-const embedded = process.env.DATABASE_URL ? null : await startEmbedded('memory://', { tcp: true })
-const url = process.env.DATABASE_URL ?? `postgres://postgres@127.0.0.1:${embedded!.port}/postgres`
-const schema = `bench_${randomBytes(4).toString('hex')}`
-const admin = connect(url, { max: 1 })
-await admin.unsafe(`create schema ${schema}`)
-const sql = connect(url, { max: POOL, schema })
-// The embedded database is one session shared by all connections (see test/support/db.ts).
-await sql.unsafe(`set search_path to ${schema}`)
-await migrate(sql)
+const database = await benchDatabase(POOL)
+const { sql } = database
+const embedded = database.kind === 'embedded'
 
 const config = loadConfig({})
 const logger = createLogger(null)
@@ -49,20 +39,11 @@ const service = createTicketsService({ sql, config, clock: Date.now, idp, sessio
 const routes = [...service.routes, { method: 'GET' as const, path: '/bench/trivial', handler: () => json(200, { ok: true }) }]
 const server = await serve({ name: 'tickets', routes, host: '127.0.0.1', port: 0, logger })
 
-const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY })
-const { hostname, port } = new URL(server.url)
-
-/** One request over a kept-alive connection; answers the status and the body's length. */
-function call(method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; length: number }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: hostname, port, path, method, headers, agent }, (res) => {
-      let length = 0
-      res.on('data', (chunk: Buffer) => (length += chunk.length))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, length }))
-    })
-    req.on('error', reject)
-    req.end(body)
-  })
+const client = keepAliveClient(server.url, CONCURRENCY)
+/** One request; answers the status and the body's length. */
+const call = async (method: string, path: string, headers: Record<string, string>, body?: string) => {
+  const res = await client.call(method, path, headers, body)
+  return { status: res.status, length: Buffer.byteLength(res.text), text: res.text }
 }
 
 // The data: a user with a token, a project with 1,000 tickets in every state, another to create in.
@@ -124,10 +105,7 @@ for (const name of names) {
   console.log(`${name.padEnd(14)} ${rps.toFixed(0).padStart(7)} req/s   ratio to trivial ${(rps / trivial).toFixed(4)}`)
 }
 
-agent.destroy()
+client.close()
 await server.close()
 await service.close?.()
-await sql.end({ timeout: 5 })
-await admin.unsafe(`drop schema ${schema} cascade`)
-await admin.end({ timeout: 5 })
-await embedded?.stop()
+await database.close()

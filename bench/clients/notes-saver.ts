@@ -6,26 +6,13 @@
  *
  * Usage: tsx bench/clients/notes-saver.ts <base url> <total saves>
  */
-import { Agent, request } from 'node:http'
+import { keepAliveClient } from '../support.ts'
 
 const [url, totalText] = process.argv.slice(2)
 const cookies = JSON.parse(process.env.NOTES_BENCH_COOKIES ?? '[]') as string[]
 const total = Number(totalText)
-const { hostname, port } = new URL(url!)
-const agent = new Agent({ keepAlive: true, maxSockets: cookies.length })
-
-function save(cookie: string, body: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: hostname, port, path: '/api/notes', method: 'POST', agent, headers: { cookie, 'content-type': 'application/json' } }, (res) => {
-      let text = ''
-      res.setEncoding('utf8')
-      res.on('data', (chunk: string) => (text += chunk))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }))
-    })
-    req.on('error', reject)
-    req.end(body)
-  })
-}
+const client = keepAliveClient(url!, cookies.length)
+const save = (cookie: string, body: string) => client.call('POST', '/api/notes', { cookie, 'content-type': 'application/json' }, body)
 
 function noteText(n: number): string {
   return `Shopping list ${n}\n- milk\n- bread\n- eggs\n- coffee, the good one\nCall the plumber about the kitchen tap.\n`
@@ -49,4 +36,4 @@ await Promise.all(
   }),
 )
 console.log(JSON.stringify({ perSecond: total / ((performance.now() - started) / 1000) }))
-agent.destroy()
+client.close()
