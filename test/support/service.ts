@@ -9,7 +9,7 @@ import { createLogger } from '../../src/log.ts'
 import type { ServiceDeps } from '../../src/service.ts'
 import { createSessions, loadSessionSecret } from '../../src/session.ts'
 
-/** A clock the test moves by hand; every read advances it by 1 ms unless frozen. */
+/** A clock the test moves by hand: it stands still until `advance(ms)`. */
 export function testClock(start = 1_700_000_000_000): { now: () => number; advance(ms: number): void } {
   let t = start
   return { now: () => t, advance: (ms) => void (t += ms) }
