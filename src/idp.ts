@@ -68,6 +68,15 @@ export function createIdentityProvider(deps: {
 }
 
 /**
+ * The login button's address (tickets interface 4.10 rule 9, notes interface section 5): the
+ * provider's login, returning to `<publicUrl>/login/callback`, with `?next=<path>` when a path
+ * is given. The caller passes a path it has made safe (or built itself).
+ */
+export function loginButtonUrl(idp: IdentityProvider, publicUrl: string, next?: string): string {
+  return idp.loginUrl(`${publicUrl}/login/callback${next === undefined ? '' : `?next=${encodeURIComponent(next)}`}`)
+}
+
+/**
  * The safe form of a `next` path (tickets interface 4.10 rule 8, used by both services): `next`
  * when it is a non-empty string of at most 500 characters starting with exactly one `/`, not
  * under `/login/`, made only of letters, digits and `-._~/?&=%+,;@!$()*:`; otherwise `/`.

@@ -3,7 +3,7 @@
  * button's target, the identity provider's return point, and the failure page.
  */
 import { html, redirect, type Request, type Response } from '../http.ts'
-import { safeNext, type IdentityProvider } from '../idp.ts'
+import { loginButtonUrl, safeNext, type IdentityProvider } from '../idp.ts'
 import { randomToken, type Session, type Sessions } from '../session.ts'
 import { LOGIN } from './messages.ts'
 import { homePage, loginFailedPage } from './pages.ts'
@@ -43,8 +43,7 @@ export function createLoginHandlers(deps: { idp: IdentityProvider; sessions: Ses
   return {
     login(req) {
       const next = req.query.get('next')
-      const back = `${publicUrl}/login/callback${next ? `?next=${encodeURIComponent(safeNext(next))}` : ''}`
-      return redirect(302, idp.loginUrl(back), undefined, NO_STORE)
+      return redirect(302, loginButtonUrl(idp, publicUrl, next ? safeNext(next) : undefined), undefined, NO_STORE)
     },
 
     async callback(req) {

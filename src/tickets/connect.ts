@@ -16,6 +16,7 @@
  */
 import type { TransactionSql } from '../db.ts'
 import { json, text, type Handler } from '../http.ts'
+import { loginButtonUrl } from '../idp.ts'
 import { randomToken } from '../session.ts'
 import { hashSecret, KEY_PREFIX } from './auth.ts'
 import { checkBody } from './body.ts'
@@ -242,7 +243,7 @@ export function connectHandlers(ctx: Context): ConnectHandlers {
 
   /** The login button (4.10 rule 9), coming back to this page. */
   function loginUrl(nonce: string): string {
-    return ctx.idp.loginUrl(`${publicUrl}/login/callback?next=${encodeURIComponent(`/connect/${encodeURIComponent(nonce)}`)}`)
+    return loginButtonUrl(ctx.idp, publicUrl, `/connect/${encodeURIComponent(nonce)}`)
   }
 
   return {

@@ -5,7 +5,7 @@
  * slug.
  */
 import { escapeHtml, html, jsonError, redirect, type Handler, type Request, type Response } from '../http.ts'
-import { safeNext } from '../idp.ts'
+import { loginButtonUrl, safeNext } from '../idp.ts'
 import { LIVE_SCRIPT } from './live-script.ts'
 import type { Context } from './context.ts'
 import { findProject } from './projects.ts'
@@ -64,8 +64,7 @@ export function pageHandlers(ctx: Context, live: { cursor(): Promise<number> }):
 
   /** The login button (4.10 rule 9): back to the login return, then to this page. */
   function loginLink(req: Request): string {
-    const back = `${publicUrl}/login/callback?next=${encodeURIComponent(req.path)}`
-    return `<p><a href="${escapeHtml(ctx.idp.loginUrl(back))}">Log in</a></p>`
+    return `<p><a href="${escapeHtml(loginButtonUrl(ctx.idp, publicUrl, req.path))}">Log in</a></p>`
   }
 
   /** The short pages take every method so a mistyped API path is not answered as a page. */
@@ -90,8 +89,7 @@ export function pageHandlers(ctx: Context, live: { cursor(): Promise<number> }):
     /** `/login?next=<path>`: the login button's target (4.10 rule 9), for links and people typing it. */
     login(req) {
       const next = safeNext(req.query.get('next'))
-      const back = `${publicUrl}/login/callback${next === '/' ? '' : `?next=${encodeURIComponent(next)}`}`
-      return redirect(302, ctx.idp.loginUrl(back), 'continue at the identity provider', { 'cache-control': 'no-store' })
+      return redirect(302, loginButtonUrl(ctx.idp, publicUrl, next === '/' ? undefined : next), 'continue at the identity provider', { 'cache-control': 'no-store' })
     },
     async oldTicket(req) {
       const t = await ticketByRef(sql, publicUrl, req.params.ref!)
