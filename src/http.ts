@@ -76,6 +76,23 @@ export function html(status: number, body: string, headers?: Headers): Response 
   return { status, headers: { 'content-type': 'text/html; charset=utf-8', ...headers }, body }
 }
 
+/** A small HTML document: `title` (escaped) as its title and heading, then `body` (already HTML). */
+export function htmlDocument(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+</head>
+<body>
+<h1>${escapeHtml(title)}</h1>
+${body}
+</body>
+</html>
+`
+}
+
 /** A redirect with a short plain-text body. */
 export function redirect(status: 301 | 302 | 303, location: string, body = `redirecting to ${location}`, headers?: Headers): Response {
   return text(status, body, { location, ...headers })

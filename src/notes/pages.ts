@@ -1,5 +1,5 @@
 /** The notes service's two small HTML pages: the start page and the login failure page. */
-import { escapeHtml } from '../http.ts'
+import { escapeHtml, htmlDocument } from '../http.ts'
 
 /** The start page: who is signed in, or a sign-in link. */
 export function homePage(user: string | null): string {
@@ -8,7 +8,7 @@ export function homePage(user: string | null): string {
 <p><a href="/login">Sign in</a> to sync your notes.</p>`
     : `<p>Signed in as <strong>${escapeHtml(user)}</strong>.</p>
 <p>Your devices sync through <code>/api/notes</code>; <code>/api/me</code> tells them who is signed in.</p>`
-  return layout('Notes', body)
+  return htmlDocument('Notes', body)
 }
 
 /** The login failure page: the stored reason, escaped, and a link to try again. */
@@ -16,21 +16,5 @@ export function loginFailedPage(reason: string | null): string {
   const what = reason === null
     ? '<p>No failed sign-in is recorded for this browser.</p>'
     : `<p>The sign-in failed: <strong class="reason">${escapeHtml(reason)}</strong></p>`
-  return layout('Sign-in failed', `${what}\n<p><a href="/login">Sign in again</a></p>`)
-}
-
-function layout(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-</head>
-<body>
-<h1>${escapeHtml(title)}</h1>
-${body}
-</body>
-</html>
-`
+  return htmlDocument('Sign-in failed', `${what}\n<p><a href="/login">Sign in again</a></p>`)
 }

@@ -4,7 +4,7 @@
  * until the rendered pages come. A page reached by an old slug or the id moves to the current
  * slug.
  */
-import { escapeHtml, html, jsonError, redirect, type Handler, type Request, type Response } from '../http.ts'
+import { escapeHtml, html, htmlDocument, jsonError, redirect, type Handler, type Request, type Response } from '../http.ts'
 import { loginButtonUrl, safeNext } from '../idp.ts'
 import { LIVE_SCRIPT } from './live-script.ts'
 import type { Context } from './context.ts'
@@ -16,16 +16,7 @@ import { eventsOf, type Ticket } from './views.ts'
 
 /** A small HTML document: `title` as title and heading, then `body` (already HTML). */
 export function page(status: number, title: string, body: string, headers?: Record<string, string>): Response {
-  const doc = `<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title></head>
-<body>
-<h1>${escapeHtml(title)}</h1>
-${body}
-</body>
-</html>
-`
-  return html(status, doc, headers)
+  return html(status, htmlDocument(title, body), headers)
 }
 
 /** A page with a heading and one escaped line of text. */
