@@ -221,25 +221,25 @@ export async function serve(options: ServeOptions): Promise<Served> {
   const server = createServer({ connectionsCheckingInterval: Math.min(1000, headersTimeout / 2) }, (req, res) => {
     inFlight++
     const started = performance.now()
+    const url = req.url ?? '/'
+    const q = url.indexOf('?')
+    const path = q === -1 ? url : url.slice(0, q)
     let out: Response | Promise<Response>
     try {
-      out = answer(req, res)
+      out = answer(req, res, url, q, path)
     } catch (err) {
       out = recover(err)
     }
     // A handler that answers at once is sent at once: no promise hop on the hot path.
     if (isPromise(out)) {
       out.then(
-        (response) => finish(req, res, response, started),
-        (err: unknown) => finish(req, res, recover(err), started),
+        (response) => finish(req, res, path, response, started),
+        (err: unknown) => finish(req, res, path, recover(err), started),
       )
-    } else finish(req, res, out, started)
+    } else finish(req, res, path, out, started)
   })
 
-  function answer(req: IncomingMessage, res: ServerResponse): Response | Promise<Response> {
-    const url = req.url ?? '/'
-    const q = url.indexOf('?')
-    const path = q === -1 ? url : url.slice(0, q)
+  function answer(req: IncomingMessage, res: ServerResponse, url: string, q: number, path: string): Response | Promise<Response> {
     const method = req.method ?? 'GET'
     if (path === '/healthz' && (method === 'GET' || method === 'HEAD')) return health()
     const match = router.match(method, path)
@@ -261,9 +261,10 @@ export async function serve(options: ServeOptions): Promise<Served> {
     return jsonError(500, 'internal error')
   }
 
-  function finish(req: IncomingMessage, res: ServerResponse, response: Response, started: number): void {
+  // The log line names the path without the query: a query can carry login codes.
+  function finish(req: IncomingMessage, res: ServerResponse, path: string, response: Response, started: number): void {
     send(res, response)
-    logger.line(`${name} ${req.method} ${pathOf(req.url)} ${response.status} ${Math.round((performance.now() - started) * 10) / 10}ms`)
+    logger.line(`${name} ${req.method} ${path} ${response.status} ${Math.round((performance.now() - started) * 10) / 10}ms`)
     if (--inFlight === 0 && drained) drained()
   }
 
@@ -318,13 +319,6 @@ export async function serve(options: ServeOptions): Promise<Served> {
 
 function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown }).then === 'function'
-}
-
-function pathOf(url: string | undefined): string {
-  if (!url) return '/'
-  const q = url.indexOf('?')
-  // The query is left out of log lines: it can carry login codes.
-  return q === -1 ? url : url.slice(0, q)
 }
 
 function send(res: ServerResponse, response: Response): void {
