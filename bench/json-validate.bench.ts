@@ -4,23 +4,13 @@
 // speed or GC pressure falls on both; each figure is the median over rounds.
 
 import { validateJson } from '../src/json-validate.ts'
+import { prng } from '../test/support/prng.ts'
 
 const TARGET_BYTES = 1_000_000
 const ROUNDS = 15
 const MIN_ROUND_MS = 40
 const GOAL = 0.5
 
-// Deterministic documents, so runs compare with each other.
-function prng(seed: number): () => number {
-  let s = seed >>> 0
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0
-    let t = s
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 // ASCII text, as most bodies are: V8 then stores one byte per character, where JSON.parse is
 // fastest. Other characters go in as \u escapes.

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { describe, test } from 'node:test'
 
 import { decodeUtf8, parseJsonBody, validateJson } from '../src/json-validate.ts'
+import { prng } from './support/prng.ts'
 
 const SUITE = '/work/shared/jsontestsuite/test_parsing'
 const encode = (text: string): Uint8Array => new TextEncoder().encode(text)
@@ -284,17 +285,6 @@ describe('parseJsonBody', () => {
   }
 })
 
-// Seeded, so a failure names an input that reproduces.
-function prng(seed: number): () => number {
-  let s = seed >>> 0
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0
-    let t = s
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)]!
 
