@@ -4,7 +4,6 @@
  */
 import { join } from 'node:path'
 import postgres from 'postgres'
-import { startEmbedded, type EmbeddedServer } from './embedded-db.ts'
 
 type Types = { bigint: postgres.PostgresType<number> }
 export type Sql = postgres.Sql<{ bigint: number }>
@@ -47,7 +46,10 @@ export async function openDatabase(config: { databaseUrl: string | null; dataDir
     const sql = connect(config.databaseUrl, options)
     return { sql, kind: 'postgres', close: () => sql.end({ timeout: 5 }) }
   }
-  const embedded: EmbeddedServer = await startEmbedded(join(config.dataDir, 'pglite'))
+  // Loaded only here: PGlite's code alone adds about 40 MB to a process, which a process on a
+  // real PostgreSQL server has no use for.
+  const { startEmbedded } = await import('./embedded-db.ts')
+  const embedded = await startEmbedded(join(config.dataDir, 'pglite'))
   const sql = postgres({
     ...clientOptions({ ...options, max: options.max ?? 4 }),
     path: embedded.socketPath as string,

@@ -30,8 +30,12 @@ export interface Request {
   readonly cookies: Record<string, string>
   /** The body, read up to {@link BODY_LIMIT} on first call; rejects with a 413 {@link HttpError} past it. */
   body(): Promise<Uint8Array>
-  /** Aborted when the client goes away or the server shuts down; long-polls listen to it. */
-  signal: AbortSignal
+  /**
+   * Calls `listener` once when the client goes away or the server shuts down before the answer
+   * is sent (at once when that has happened already); answers a function that cancels it.
+   * Long-polls stop waiting on it.
+   */
+  onClose(listener: () => void): () => void
 }
 
 export type Headers = Record<string, string | string[]>
@@ -118,6 +122,7 @@ export function makeRequest(init: {
   headers?: IncomingHttpHeaders
   body?: string | Uint8Array
   params?: Params
+  /** Aborting it closes the request, as a client going away does ({@link Request.onClose}). */
   signal?: AbortSignal
 }): Request {
   const url = init.url ?? '/'
@@ -127,30 +132,35 @@ export function makeRequest(init: {
     init.method ?? 'GET',
     q === -1 ? url : url.slice(0, q),
     q === -1 ? '' : url.slice(q + 1),
-    init.headers ?? {},
     init.params ?? Object.create(null),
-    { bytes: body, signal: init.signal ?? null },
+    { headers: init.headers ?? {}, bytes: body, signal: init.signal ?? null },
   )
 }
 
-/** Where a request's body and abort signal come from: a live socket, or given bytes. */
-type Source = { raw: IncomingMessage; res: ServerResponse; waiting: Waiting } | { bytes: Uint8Array; signal: AbortSignal | null }
+/** Where a request's body and close come from: a live socket, or given bytes and a signal. */
+type Source =
+  | { raw: IncomingMessage; res: ServerResponse; waiting: Waiting }
+  | { headers: IncomingHttpHeaders; bytes: Uint8Array; signal: AbortSignal | null }
 
 // A class rather than an object of closures: the request record is made for every request,
 // and lazy fields on a prototype cost nothing until a handler reads them.
 class RequestRecord implements Request {
   #cookies: Record<string, string> | undefined
   #query: URLSearchParams | undefined
-  #signal: AbortSignal | undefined
   #body: Promise<Uint8Array> | undefined
   constructor(
     readonly method: string,
     readonly path: string,
     private readonly search: string,
-    readonly headers: IncomingHttpHeaders,
     readonly params: Params,
     private readonly source: Source,
   ) {}
+
+  // Node builds a request's header object on first use: a route that reads no header never pays.
+  get headers(): IncomingHttpHeaders {
+    const source = this.source
+    return 'raw' in source ? source.raw.headers : source.headers
+  }
 
   get query(): URLSearchParams {
     return (this.#query ??= new URLSearchParams(this.search))
@@ -167,15 +177,21 @@ class RequestRecord implements Request {
     return (this.#body = source.bytes.length > BODY_LIMIT ? Promise.reject(new HttpError(BODY_TOO_LARGE())) : Promise.resolve(source.bytes))
   }
 
-  // Made only when a handler asks: an AbortController per request costs a clear share of a
-  // trivial route's throughput (measured), and only long-polls need one.
-  get signal(): AbortSignal {
-    if (this.#signal) return this.#signal
+  onClose(listener: () => void): () => void {
     const source = this.source
-    if ('raw' in source) return (this.#signal = source.waiting.signal(source.raw, source.res))
-    return (this.#signal = source.signal ?? new AbortController().signal)
+    if ('raw' in source) return source.waiting.add(source.res, listener)
+    const signal = source.signal
+    if (signal === null) return noop
+    if (signal.aborted) {
+      listener()
+      return noop
+    }
+    signal.addEventListener('abort', listener, { once: true })
+    return () => signal.removeEventListener('abort', listener)
   }
 }
+
+function noop(): void {}
 
 /** A route of a service: the router's route with our handler type. */
 export type HttpRoute = Route<Handler>
@@ -245,7 +261,7 @@ export async function serve(options: ServeOptions): Promise<Served> {
     const match = router.match(method, path)
     if (match === null) return notFound(makeRequest({ method, url, headers: req.headers }))
     if (!match.found) return jsonError(405, match.text, { allow: match.allowed.join(', ') })
-    const request = new RequestRecord(method, path, q === -1 ? '' : url.slice(q + 1), req.headers, match.params, { raw: req, res, waiting })
+    const request = new RequestRecord(method, path, q === -1 ? '' : url.slice(q + 1), match.params, { raw: req, res, waiting })
     return match.route.handler(request)
   }
 
@@ -297,7 +313,7 @@ export async function serve(options: ServeOptions): Promise<Served> {
     async close() {
       if (shutdown.signal.aborted) return
       shutdown.abort()
-      waiting.abortAll()
+      waiting.closeAll()
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))
       server.closeIdleConnections()
       if (inFlight > 0) {
@@ -338,41 +354,55 @@ function send(res: ServerResponse, response: Response): void {
 }
 
 /**
- * The abort signals of requests whose handlers asked for one (long-polls), kept in a Set so that
- * shutdown reaches them all. A listener per request on one shared signal would cost a scan of all
- * the others at every add and remove (node checks for duplicates): quadratic with thousands of
- * waiting polls, measured as the top item of the server's profile.
+ * The close listeners of requests whose handlers asked for one (long-polls), kept in a Set so
+ * that shutdown reaches them all. Each costs two small closures: an AbortController per waiting
+ * poll (an EventTarget, its maps and its listener records) measured about a kilobyte and the
+ * largest share of the server's time in answering 10,000 polls at once. A listener per request
+ * on one shared signal would cost a scan of all the others at every add and remove (node checks
+ * for duplicates): quadratic with thousands of waiting polls.
  */
 interface Waiting {
-  signal(req: IncomingMessage, res: ServerResponse): AbortSignal
-  abortAll(): void
+  add(res: ServerResponse, listener: () => void): () => void
+  closeAll(): void
 }
 
-// One reason for every abort: a fresh DOMException per closed request costs a stack trace each.
-const CLOSED = new Error('request closed')
-
 function createWaiting(shutdown: AbortSignal): Waiting {
-  const controllers = new Set<AbortController>()
+  const open = new Set<CloseWatch>()
   return {
-    signal(req, res) {
-      const controller = new AbortController()
-      if (shutdown.aborted) {
-        controller.abort(CLOSED)
-        return controller.signal
+    add(res, listener) {
+      if (shutdown.aborted || res.destroyed) {
+        listener()
+        return noop
       }
-      controllers.add(controller)
-      const abort = () => {
-        controllers.delete(controller)
-        controller.abort(CLOSED)
-      }
-      res.once('close', abort)
-      req.once('error', abort)
-      return controller.signal
+      const watch = new CloseWatch(open, listener)
+      open.add(watch)
+      // A response emits 'close' also after it was sent; by then the listener was cancelled.
+      res.on('close', () => watch.fire())
+      return () => watch.cancel()
     },
-    abortAll() {
-      for (const controller of controllers) controller.abort(CLOSED)
-      controllers.clear()
+    closeAll() {
+      for (const watch of [...open]) watch.fire()
     },
+  }
+}
+
+/** One close listener of {@link Waiting}: called at most once, unless cancelled first. */
+class CloseWatch {
+  #done = false
+  constructor(
+    private readonly open: Set<CloseWatch>,
+    private readonly listener: () => void,
+  ) {}
+
+  fire(): void {
+    if (this.#done) return
+    this.cancel()
+    this.listener()
+  }
+
+  cancel(): void {
+    this.#done = true
+    this.open.delete(this)
   }
 }
 

@@ -5,10 +5,11 @@ import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
+import { startOptions } from './support/start-command.ts'
 
 /** Runs `src/main.ts` as `npm start` does, with the given environment, until it has listened. */
 async function startMain(env: NodeJS.ProcessEnv) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, [...startOptions(), 'src/main.ts'], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, NOTES_PORT: '0', TICKETS_PORT: '0', DEV_IDP_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -69,7 +70,7 @@ test('the embedded database keeps its data across restarts', async () => {
 })
 
 test('a wrong setting stops the start with exit code 1 and a message', async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { PATH: process.env.PATH, NOTES_PORT: 'x' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [...startOptions(), 'src/main.ts'], { env: { PATH: process.env.PATH, NOTES_PORT: 'x' }, stdio: ['ignore', 'pipe', 'pipe'] })
   let stderr = ''
   child.stderr.on('data', (c) => (stderr += c))
   const code = await new Promise((resolve) => child.on('exit', resolve))

@@ -190,7 +190,7 @@ test('close() lets a request in flight finish and answers a waiting long-poll at
       path: '/poll',
       longPoll: true,
       handler: (req) => new Promise((resolve) => {
-        req.signal.addEventListener('abort', () => resolve(json(200, { events: [] })))
+        req.onClose(() => resolve(json(200, { events: [] })))
         arrive()
       }),
     },
@@ -206,6 +206,88 @@ test('close() lets a request in flight finish and answers a waiting long-poll at
   assert.deepEqual(await finished.json(), { done: true })
   await closing
   await assert.rejects(fetch(`${served.url}/slow`))
+})
+
+test('onClose calls its listener once when the client goes away while its request waits', async (t) => {
+  let closed = 0
+  let arrived: () => void = () => {}
+  const arrival = new Promise<void>((resolve) => (arrived = resolve))
+  let gone: () => void = () => {}
+  const wentAway = new Promise<void>((resolve) => (gone = resolve))
+  const { served } = await start([
+    {
+      method: 'GET',
+      path: '/poll',
+      longPoll: true,
+      handler: (req) => new Promise((resolve) => {
+        req.onClose(() => {
+          closed++
+          gone()
+          resolve(json(200, { events: [] }))
+        })
+        arrived()
+      }),
+    },
+  ])
+  t.after(() => served.close())
+  const socket = netConnect(served.port, '127.0.0.1')
+  socket.write('GET /poll HTTP/1.1\r\nhost: x\r\n\r\n')
+  await arrival
+  socket.destroy()
+  await wentAway
+  await served.close()
+  assert.equal(closed, 1)
+})
+
+test('onClose does not call a listener that was cancelled, and calls one registered after the client went away at once', { timeout: 10_000 }, async (t) => {
+  const calls: string[] = []
+  let answerCancelled: () => void = () => {}
+  let arrived: () => void = () => {}
+  let arrival = new Promise<void>((resolve) => (arrived = resolve))
+  const { served } = await start([
+    {
+      method: 'GET',
+      path: '/cancelled',
+      longPoll: true,
+      handler: (req) => new Promise((resolve) => {
+        const cancel = req.onClose(() => calls.push('cancelled listener'))
+        answerCancelled = () => {
+          cancel()
+          resolve(json(200, { answered: true }))
+        }
+        arrived()
+      }),
+    },
+    {
+      method: 'GET',
+      path: '/late',
+      longPoll: true,
+      // The second listener is registered once the client is known to be gone.
+      handler: (req) => new Promise((resolve) => {
+        req.onClose(() => {
+          req.onClose(() => {
+            calls.push('late listener')
+            resolve(json(200, {}))
+          })
+        })
+        arrived()
+      }),
+    },
+  ])
+  t.after(() => served.close())
+  const waiting = fetch(`${served.url}/cancelled`)
+  await arrival
+  answerCancelled()
+  assert.deepEqual(await (await waiting).json(), { answered: true })
+
+  arrival = new Promise<void>((resolve) => (arrived = resolve))
+  const socket = netConnect(served.port, '127.0.0.1')
+  socket.write('GET /late HTTP/1.1\r\nhost: x\r\n\r\n')
+  await arrival
+  socket.destroy()
+  while (!calls.includes('late listener')) await new Promise((resolve) => setTimeout(resolve, 10))
+  await served.close()
+  assert.deepEqual(calls, ['late listener'])
 })
 
 test('makeRequest builds a request record that handlers can read without a socket', async () => {

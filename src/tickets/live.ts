@@ -20,7 +20,7 @@
  * @module
  */
 import type { Sql } from '../db.ts'
-import { json, jsonError, type Handler, type Response } from '../http.ts'
+import { json, jsonError, type Handler, type Request, type Response } from '../http.ts'
 import type { Logger } from '../log.ts'
 import { EVENTS_CHANNEL, type Wake } from './events.ts'
 
@@ -86,19 +86,30 @@ export interface Live {
   close(): Promise<void>
 }
 
-interface Poll {
-  /** The page has seen everything up to here (for its project). */
-  after: number
-  project: string | null
+/**
+ * A waiting poll. A class, and one hold timer for all of them (a list in deadline order): with
+ * 10,000 polls waiting, every object a poll keeps counts (docs/live-events.md, "Memory per waiting poll").
+ */
+class Poll {
   /** The group it waits in; null while it waits for its first read. */
-  group: Group | null
-  done: boolean
-  answer(response: Response): void
-  fail(err: unknown): void
-  timer: NodeJS.Timeout | null
-  signal: AbortSignal
-  onAbort: () => void
+  group: Group | null = null
+  done = false
+  /** Neighbours in the list of held polls, oldest first. */
+  older: Poll | null = null
+  newer: Poll | null = null
+  cancelClose: () => void = noop
+  constructor(
+    /** The page has seen everything up to here (for its project). */
+    public after: number,
+    readonly project: string | null,
+    /** When the poll is answered with no events ({@link performance.now} milliseconds). */
+    readonly deadline: number,
+    public resolve: (response: Response) => void,
+    public reject: (err: unknown) => void,
+  ) {}
 }
+
+function noop(): void {}
 
 /** Waiting polls with the same cursor and project: one answer serves them all. */
 interface Group {
@@ -130,6 +141,11 @@ export function createLive(deps: LiveDeps): Live {
   const stop = new AbortController()
   let reading = false
   let again = false
+  // Every poll is held: answered with no events when `holdMs` have passed. They are listed in
+  // arrival order, which is deadline order, and one timer answers the oldest when its time is up.
+  let oldest: Poll | null = null
+  let newest: Poll | null = null
+  let holdTimer: NodeJS.Timeout | null = null
 
   const check = setInterval(kick, deps.checkMs ?? CHECK_MS)
   const pruning = setInterval(() => void prune().catch((err) => log('prune', err)), PRUNE_MS)
@@ -199,7 +215,7 @@ export function createLive(deps: LiveDeps): Live {
       order by e.seq`.catch((err) => {
       // These arrivals cannot be told whether they are behind: they fail (a logged 500) and the
       // page retries. The waiting groups stay for the next wake-up or check.
-      for (const poll of batch) if (!poll.done) settle(poll).fail(err)
+      for (const poll of batch) if (!poll.done) settle(poll).reject(err)
       throw err
     })
     const first = rows[0]
@@ -234,14 +250,14 @@ export function createLive(deps: LiveDeps): Live {
       for (const poll of group.polls) {
         poll.group = null
         waiting--
-        if (response) settle(poll).answer(response)
+        if (response) settle(poll).resolve(response)
         else join(poll, head)
       }
     }
     for (const poll of batch) {
       if (poll.done) continue
       const response = answerFor(keyOf(poll.after, poll.project), poll.after, poll.project)
-      if (response) settle(poll).answer(response)
+      if (response) settle(poll).resolve(response)
       else join(poll, Math.max(poll.after, head))
     }
   }
@@ -271,13 +287,44 @@ export function createLive(deps: LiveDeps): Live {
       poll.group = null
       waiting--
     } else arrivals.delete(poll)
-    if (poll.timer) clearTimeout(poll.timer)
-    poll.signal.removeEventListener('abort', poll.onAbort)
+    unhold(poll)
+    poll.cancelClose()
     return poll
   }
 
   function empty(poll: Poll): Response {
     return json(200, { cursor: poll.after, events: [] })
+  }
+
+  function hold(poll: Poll): void {
+    poll.older = newest
+    if (newest) newest.newer = poll
+    else oldest = poll
+    newest = poll
+    if (holdTimer === null) armHold()
+  }
+
+  function unhold(poll: Poll): void {
+    if (poll.older) poll.older.newer = poll.newer
+    else oldest = poll.newer
+    if (poll.newer) poll.newer.older = poll.older
+    else newest = poll.older
+    poll.older = poll.newer = null
+  }
+
+  // Armed for the oldest poll's deadline; when that poll was answered early, the timer finds
+  // a later deadline at the head and arms again.
+  function armHold(): void {
+    holdTimer = oldest === null ? null : setTimeout(expire, Math.max(0, oldest.deadline - performance.now()))
+  }
+
+  function expire(): void {
+    const now = performance.now()
+    while (oldest !== null && oldest.deadline <= now) {
+      const poll = oldest
+      settle(poll).resolve(empty(poll))
+    }
+    armHold()
   }
 
   async function currentCursor(): Promise<number> {
@@ -287,7 +334,7 @@ export function createLive(deps: LiveDeps): Live {
     return row.top
   }
 
-  const handler: Handler = async (req) => {
+  const handler: Handler = (req) => {
     const afterText = req.query.get('after')
     const after = afterText === null ? null : parseCursor(afterText)
     if (after === null && afterText !== null) return json(400, { error: MESSAGES.badCursor, field: 'after' })
@@ -295,28 +342,37 @@ export function createLive(deps: LiveDeps): Live {
       return jsonError(503, MESSAGES.busy, { 'retry-after': String(RETRY_AFTER_S) })
     }
     const projectText = req.query.get('project')
-    const project = projectText === null ? null : await resolveProject(projectText)
-    if (projectText !== null && project === null) return jsonError(404, MESSAGES.noProject)
-    if (after === null) return json(200, { cursor: await currentCursor(), events: [] })
-    if (stop.signal.aborted || req.signal.aborted) return json(200, { cursor: after, events: [] })
-
-    return new Promise<Response>((resolve, reject) => {
-      const poll: Poll = {
-        after,
-        project,
-        group: null,
-        done: false,
-        answer: resolve,
-        fail: reject,
-        timer: null,
-        signal: req.signal,
-        onAbort: () => settle(poll).answer(empty(poll)),
-      }
-      poll.timer = setTimeout(poll.onAbort, holdMs)
-      req.signal.addEventListener('abort', poll.onAbort, { once: true })
-      arrivals.add(poll)
-      kick()
+    if (projectText === null) return after === null ? now() : wait(req, after, null)
+    return resolveProject(projectText).then((project) => {
+      if (project === null) return jsonError(404, MESSAGES.noProject)
+      return after === null ? now() : wait(req, after, project)
     })
+  }
+
+  /** The answer to a poll without a cursor: where to start. */
+  async function now(): Promise<Response> {
+    return json(200, { cursor: await currentCursor(), events: [] })
+  }
+
+  /** Registers a poll, to be answered by a read, by its deadline, or when its client goes away. */
+  function wait(req: Request, after: number, project: string | null): Response | Promise<Response> {
+    if (stop.signal.aborted) return json(200, { cursor: after, events: [] })
+    let poll!: Poll
+    const answer = new Promise<Response>((resolve, reject) => {
+      poll = new Poll(after, project, performance.now() + holdMs, resolve, reject)
+    })
+    arrivals.add(poll)
+    hold(poll)
+    poll.cancelClose = req.onClose(closeListener(poll))
+    kick()
+    return answer
+  }
+
+  // Made apart from `wait`, so that a waiting poll does not keep its request record alive.
+  function closeListener(poll: Poll): () => void {
+    return () => {
+      if (!poll.done) settle(poll).resolve(empty(poll))
+    }
   }
 
   async function prune(): Promise<number> {
@@ -347,8 +403,11 @@ export function createLive(deps: LiveDeps): Live {
       stop.abort()
       clearInterval(check)
       clearInterval(pruning)
-      for (const poll of [...arrivals]) settle(poll).answer(empty(poll))
-      for (const group of [...groups.values()]) for (const poll of [...group.polls]) settle(poll).answer(empty(poll))
+      if (holdTimer) clearTimeout(holdTimer)
+      while (oldest !== null) {
+        const poll = oldest
+        settle(poll).resolve(empty(poll))
+      }
       const listener = await listening
       await listener?.unlisten().catch(() => {})
     },

@@ -8,7 +8,7 @@
  *
  * Besides the live route it serves `POST /emit` `{ project, args? }` (writes one event the way
  * the ticket service does: in a transaction, then a local wake-up) and `GET /stats`
- * `{ waiting, rss, heapUsed }`. It prints `{ "url": ... }` on one line once it listens, and exits 0 on
+ * `{ waiting, rss, heapUsed, heapTotal }`. It prints `{ "url": ... }` on one line once it listens, and exits 0 on
  * SIGTERM.
  *
  * On the embedded database it must not change the session's search path: the test runner's
@@ -62,8 +62,8 @@ const served = await serve({
       method: 'GET',
       path: '/stats',
       handler: () => {
-        const { rss, heapUsed } = process.memoryUsage()
-        return json(200, { waiting: live.waiting, rss, heapUsed })
+        const { rss, heapUsed, heapTotal } = process.memoryUsage()
+        return json(200, { waiting: live.waiting, rss, heapUsed, heapTotal })
       },
     },
   ],

@@ -91,6 +91,26 @@ test('a poll with nothing newer waits and is answered with no events when the ho
   assert.deepEqual(answer.body, { cursor: start, events: [] })
 })
 
+test('polls are answered with no events in the order their holds end, also when an earlier one was answered first', T, async () => {
+  const { live } = makeLive({ holdMs: 50 })
+  const start = await cursorNow(live)
+  const order: string[] = []
+  const gone = new AbortController()
+  const track = (name: string, answer: Promise<Answer>) => answer.then((a) => {
+    order.push(name)
+    return a
+  })
+  const first = track('first', poll(live, `?after=${start}`, gone.signal))
+  const second = track('second', poll(live, `?after=${start}`))
+  const third = track('third', poll(live, `?after=${start}`))
+  // The oldest poll goes early; the hold of the next one still ends on time.
+  gone.abort()
+  const answers = await Promise.all([first, second, third])
+  for (const answer of answers) assert.deepEqual(answer.body, { cursor: start, events: [] })
+  assert.deepEqual(order, ['first', 'second', 'third'])
+  assert.equal(live.waiting, 0)
+})
+
 test('a waiting poll is answered when an event is written and the writer pings', T, async () => {
   const { live, wake } = makeLive()
   const start = await cursorNow(live)
