@@ -49,6 +49,12 @@ export function unseal(cookie: string, key: Uint8Array): string | null {
   }
 }
 
+/** A copy a handler may change without changing the cached session; most sessions hold no data. */
+function copy(data: Record<string, unknown>): Record<string, unknown> {
+  for (const _ in data) return structuredClone(data)
+  return {}
+}
+
 /** Random bytes as base64url (session ids, tags, tokens). */
 export function randomToken(bytes: number): string {
   return Buffer.from(nacl.randomBytes(bytes)).toString('base64url')
@@ -104,13 +110,27 @@ export function createSessions(deps: { sql: Sql; secret: Uint8Array; service: Se
   const cacheMs = deps.cacheMs ?? SESSION_CACHE_MS
   const cookieName = `${service}_session`
   const cache = new Map<string, Cached>()
+  // Cookies that opened, and the id inside: opening one (tweetnacl in JavaScript) was half of a
+  // note save's time in the handler. A cookie always opens to the same id, so an entry never
+  // goes stale; a cookie that did not open is never kept.
+  const opened = new Map<string, string>()
+
+  function open(sealed: string): string | null {
+    const known = opened.get(sealed)
+    if (known !== undefined) return known
+    const id = unseal(sealed, secret)
+    if (id === null) return null
+    if (opened.size >= SESSION_CACHE_SIZE) opened.delete(opened.keys().next().value as string)
+    opened.set(sealed, id)
+    return id
+  }
 
   function remember(id: string, userId: string | null, data: Record<string, unknown>, expires: number): void {
     cache.delete(id)
     if (userId === null || cacheMs <= 0) return
     // Oldest first out: a Map iterates in insertion order.
     if (cache.size >= SESSION_CACHE_SIZE) cache.delete(cache.keys().next().value as string)
-    cache.set(id, { userId, data: structuredClone(data), expires, fresh: clock() + cacheMs })
+    cache.set(id, { userId, data: copy(data), expires, fresh: clock() + cacheMs })
   }
 
   return {
@@ -118,11 +138,11 @@ export function createSessions(deps: { sql: Sql; secret: Uint8Array; service: Se
     async load(req) {
       const sealed = req.cookies[cookieName]
       if (!sealed) return null
-      const id = unseal(sealed, secret)
+      const id = open(sealed)
       if (id === null) return null
       const now = clock()
       const hit = cache.get(id)
-      if (hit && hit.fresh > now && hit.expires > now) return { id, userId: hit.userId, data: structuredClone(hit.data), isNew: false }
+      if (hit && hit.fresh > now && hit.expires > now) return { id, userId: hit.userId, data: copy(hit.data), isNew: false }
       const [row] = await sql`
         select user_id, data, expires from sessions
         where id = ${id} and service = ${service} and expires > ${now}`

@@ -6,13 +6,15 @@
  *
  * Usage: tsx bench/clients/notes-saver.ts <base url> <total saves>
  */
-import { keepAliveClient } from '../support.ts'
+import { HttpConnection } from './http-connection.ts'
 
 const [url, totalText] = process.argv.slice(2)
 const cookies = JSON.parse(process.env.NOTES_BENCH_COOKIES ?? '[]') as string[]
 const total = Number(totalText)
-const client = keepAliveClient(url!, cookies.length)
-const save = (cookie: string, body: string) => client.call('POST', '/api/notes', { cookie, 'content-type': 'application/json' }, body)
+// A connection per device, kept open as a browser keeps it.
+const connections = cookies.map(() => new HttpConnection(url!))
+const save = (w: number, body: string) =>
+  connections[w]!.request('POST', '/api/notes', [`cookie: ${cookies[w]}`, 'content-type: application/json'], body)
 
 function noteText(n: number): string {
   return `Shopping list ${n}\n- milk\n- bread\n- eggs\n- coffee, the good one\nCall the plumber about the kitchen tap.\n`
@@ -24,16 +26,16 @@ const bases = cookies.map(() => 0)
 let next = 0
 const started = performance.now()
 await Promise.all(
-  cookies.map(async (cookie, w) => {
+  cookies.map(async (_, w) => {
     while (next < total) {
       const n = next++
       const body = JSON.stringify({ op: 'save', id: noteId, local: 'bench', text: noteText(n), base: bases[w], at: Date.now() })
-      const res = await save(cookie, body)
-      const answer = JSON.parse(res.text)
-      if (res.status !== 200 || answer.copy) throw new Error(`save answered ${res.status} ${res.text.slice(0, 200)}`)
+      const res = await save(w, body)
+      const answer = JSON.parse(res.body)
+      if (res.status !== 200 || answer.copy) throw new Error(`save answered ${res.status} ${res.body.slice(0, 200)}`)
       bases[w] = answer.edited
     }
   }),
 )
 console.log(JSON.stringify({ perSecond: total / ((performance.now() - started) / 1000) }))
-client.close()
+for (const connection of connections) connection.close()
