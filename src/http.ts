@@ -280,7 +280,10 @@ export async function serve(options: ServeOptions): Promise<Served> {
   // The log line names the path without the query: a query can carry login codes.
   function finish(req: IncomingMessage, res: ServerResponse, path: string, response: Response, started: number): void {
     send(res, response)
-    logger.line(`${name} ${req.method} ${path} ${response.status} ${Math.round((performance.now() - started) * 10) / 10}ms`)
+    // Tenths of a millisecond, written from two integers: formatting a fraction measured five
+    // times the cost.
+    const tenths = Math.round((performance.now() - started) * 10)
+    logger.line(`${name} ${req.method} ${path} ${response.status} ${Math.floor(tenths / 10)}.${tenths % 10}ms`)
     if (--inFlight === 0 && drained) drained()
   }
 

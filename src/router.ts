@@ -77,7 +77,12 @@ const STATIC_SEGMENT = /^[A-Za-z0-9\-._~!$&'()+,;=:@]*$/
 interface Target<H> {
   route: Route<H>
   names: readonly string[]
+  /** The match of a route without params, made on first use and shared. */
+  match?: Match<H>
 }
+
+/** The params of a route that has none: shared, so frozen. */
+const NO_PARAMS: Params = Object.freeze(Object.create(null) as Params)
 
 /** Everything registered for one path shape (param names aside). */
 interface Leaf<H> {
@@ -106,6 +111,9 @@ export function createRouter<H>(routes: readonly Route<H>[]): Router<H> {
   if (!Array.isArray(routes)) throw new Error('createRouter needs an array of routes')
   const root = newNode<H>()
   const leaves: Leaf<H>[] = []
+  // Paths without params, looked up whole before the trie is walked: the walk would find the
+  // same leaf (a static segment beats a param at every level), one segment at a time.
+  const exact = new Map<string, Leaf<H>>()
 
   for (const route of routes) {
     const { names, node } = insert(root, route)
@@ -113,6 +121,7 @@ export function createRouter<H>(routes: readonly Route<H>[]): Router<H> {
       node.leaf = { any: null, methods: new Map(), methodText: undefined, allowed: [], text: '' }
       leaves.push(node.leaf)
     }
+    if (names.length === 0) exact.set(route.path, node.leaf)
     addTarget(node.leaf, { route, names })
   }
 
@@ -134,7 +143,7 @@ export function createRouter<H>(routes: readonly Route<H>[]): Router<H> {
     match(method, path) {
       if (path.charCodeAt(0) !== 0x2f) return null
       const values: string[] = []
-      const leaf = walk(root, path, 1, values)
+      const leaf = exact.get(path) ?? walk(root, path, 1, values)
       if (leaf === null) return null
       for (let i = 0; i < values.length; i++) {
         const raw = values[i]!
@@ -148,8 +157,10 @@ export function createRouter<H>(routes: readonly Route<H>[]): Router<H> {
       }
       const target = leaf.any ?? leaf.methods.get(method)
       if (target === undefined) return { found: false, allowed: leaf.allowed.slice(), text: leaf.text }
-      const params: Params = Object.create(null)
       const names = target.names
+      // A route without params answers one shared match: nothing to allocate per request.
+      if (names.length === 0) return (target.match ??= { found: true, route: target.route, params: NO_PARAMS })
+      const params: Params = Object.create(null)
       for (let i = 0; i < names.length; i++) params[names[i]!] = values[i]!
       return { found: true, route: target.route, params }
     },

@@ -458,3 +458,16 @@ test('reordering the paths of a real service table changes no answer', () => {
   const router = createRouter(reversed)
   for (const [request, want, params] of serviceCases) check(router, request, want, params)
 })
+
+test('a route without params answers empty params that no handler can change for the next request', () => {
+  const router = createRouter<Handler>([{ method: 'GET', path: '/static', handler: () => ({ status: 200 }) }])
+  const first = router.match('GET', '/static')
+  assert.ok(first?.found)
+  assert.throws(() => {
+    first.params.leaked = 'x'
+  }, TypeError)
+  const second = router.match('GET', '/static')
+  assert.ok(second?.found)
+  assert.deepEqual(Object.keys(second.params), [])
+  assert.equal(Object.getPrototypeOf(second.params), null)
+})
