@@ -7,9 +7,13 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { startOptions } from './support/start-command.ts'
 
-/** Runs `src/main.ts` as `npm start` does, with the given environment, until it has listened. */
-async function startMain(env: NodeJS.ProcessEnv) {
-  const child = spawn(process.execPath, [...startOptions(), 'src/main.ts'], {
+/**
+ * Runs `src/main.ts` as `npm start` does, with the given environment, until it has listened;
+ * `through: 'npm'` runs `npm start` itself.
+ */
+async function startMain(env: NodeJS.ProcessEnv, through: 'node' | 'npm' = 'node') {
+  const [command, args] = through === 'npm' ? ['npm', ['start']] : [process.execPath, [...startOptions(), 'src/main.ts']]
+  const child = spawn(command, args, {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, NOTES_PORT: '0', TICKETS_PORT: '0', DEV_IDP_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -52,6 +56,15 @@ test('npm start serves both services and the development provider on a fresh emb
   } finally {
     assert.equal(await app.stop(), 0)
   }
+})
+
+test('a SIGTERM sent to npm start reaches the server, which stops and frees its ports', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'app-data-'))
+  const app = await startMain({ DATA_DIR: dataDir }, 'npm')
+  assert.equal((await fetch(`${app.urls.tickets}/healthz`)).status, 200)
+  assert.equal(await app.stop(), 0)
+  assert.ok(app.lines.some((l) => l.startsWith('SIGTERM: stopping')))
+  await assert.rejects(fetch(`${app.urls.tickets}/healthz`))
 })
 
 test('the embedded database keeps its data across restarts', async () => {
