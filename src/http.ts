@@ -358,9 +358,9 @@ function send(res: ServerResponse, response: Response): void {
 
 /**
  * The close listeners of requests whose handlers asked for one (long-polls), kept in a Set so
- * that shutdown reaches them all. Each costs two small closures: an AbortController per waiting
- * poll (an EventTarget, its maps and its listener records) measured about a kilobyte and the
- * largest share of the server's time in answering 10,000 polls at once. A listener per request
+ * that shutdown reaches them all. Each costs a small record and two closures: an AbortController
+ * per waiting poll (an EventTarget, its maps and its listener records) measured about a kilobyte
+ * and the largest share of the server's time in answering 10,000 polls at once. A listener per request
  * on one shared signal would cost a scan of all the others at every add and remove (node checks
  * for duplicates): quadratic with thousands of waiting polls.
  */
