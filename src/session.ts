@@ -49,6 +49,12 @@ export function unseal(cookie: string, key: Uint8Array): string | null {
   }
 }
 
+/** Sets `key` in a map of at most {@link SESSION_CACHE_SIZE} entries, the oldest going first out (a Map iterates in insertion order). */
+function keep<V>(map: Map<string, V>, key: string, value: V): void {
+  if (map.size >= SESSION_CACHE_SIZE) map.delete(map.keys().next().value as string)
+  map.set(key, value)
+}
+
 /** A copy a handler may change without changing the cached session; most sessions hold no data. */
 function copy(data: Record<string, unknown>): Record<string, unknown> {
   for (const _ in data) return structuredClone(data)
@@ -120,17 +126,14 @@ export function createSessions(deps: { sql: Sql; secret: Uint8Array; service: Se
     if (known !== undefined) return known
     const id = unseal(sealed, secret)
     if (id === null) return null
-    if (opened.size >= SESSION_CACHE_SIZE) opened.delete(opened.keys().next().value as string)
-    opened.set(sealed, id)
+    keep(opened, sealed, id)
     return id
   }
 
   function remember(id: string, userId: string | null, data: Record<string, unknown>, expires: number): void {
     cache.delete(id)
     if (userId === null || cacheMs <= 0) return
-    // Oldest first out: a Map iterates in insertion order.
-    if (cache.size >= SESSION_CACHE_SIZE) cache.delete(cache.keys().next().value as string)
-    cache.set(id, { userId, data: copy(data), expires, fresh: clock() + cacheMs })
+    keep(cache, id, { userId, data: copy(data), expires, fresh: clock() + cacheMs })
   }
 
   return {
