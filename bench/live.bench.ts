@@ -9,23 +9,24 @@
 // or more, the server runs on core 0 and this process on core 1, so the figures measure the
 // server rather than the scheduler.
 //
-// The polls are plain sockets speaking just enough HTTP/1.1, as 10,000 browsers on other
-// machines would cost the server the same and this machine nothing: node's HTTP client spent
-// more CPU receiving the 10,000 answers than the server spent sending them, on the same cores.
+// The polls are plain connections speaking just enough HTTP/1.1
+// (bench/clients/http-connection.ts), as 10,000 browsers on other machines would cost the server
+// the same and this machine nothing: node's HTTP client spent more CPU receiving the 10,000
+// answers than the server spent sending them, on the same cores.
 // 10,000 open sockets on each side need more open files than the usual soft limit of 1024: the
 // bench restarts itself under `ulimit -n <hard limit>` (Node has no setrlimit), and the server
 // process inherits the limit.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { Agent, request } from 'node:http'
 import { randomBytes } from 'node:crypto'
-import { connect as connectSocket, type Socket } from 'node:net'
-import { cpus } from 'node:os'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { connect, type Sql } from '../src/db.ts'
 import { migrate } from '../src/migrate.ts'
 import { emit } from '../src/tickets/events.ts'
 import { startOptions } from '../test/support/start-command.ts'
+import { HttpConnection } from './clients/http-connection.ts'
+import { PINNED } from './support.ts'
 
 const POLLS = Number(process.env.LIVE_BENCH_POLLS ?? 10_000)
 // The first round runs code the server has not run yet; it is shown, not counted.
@@ -37,12 +38,11 @@ const WRITE_ROUNDS = 10
 const WRITES_PER_ROUND = 200
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const SELF = fileURLToPath(import.meta.url)
-const PIN = cpus().length >= 2 && spawnSync('taskset', ['-c', '0', 'true']).status === 0
 const role = process.argv[2] ?? 'main'
 
 /** Runs this file again with the open-file limit raised to the hard limit (and on core 1). */
 async function restartRaised(): Promise<void> {
-  const pin = PIN ? 'taskset -c 1 ' : ''
+  const pin = PINNED ? 'taskset -c 1 ' : ''
   const child = spawn('bash', ['-c', `ulimit -n "$(ulimit -Hn)" && exec ${pin}"$0" --import tsx "$1"`, process.execPath, SELF], {
     stdio: 'inherit',
     env: { ...process.env, LIVE_BENCH_RAISED: '1' },
@@ -82,10 +82,10 @@ async function main(): Promise<void> {
     try {
       await migrate(sql)
       const options = startOptions()
-      console.log(`live events bench: ${kind} database, ${POLLS} polls, open-file limit ${openFiles}${PIN ? ', server on core 0, polls on core 1' : ''}`)
+      console.log(`live events bench: ${kind} database, ${POLLS} polls, open-file limit ${openFiles}${PINNED ? ', server on core 0, polls on core 1' : ''}`)
       console.log(`server process: node ${options.join(' ')} (the options of npm start)`)
 
-      const server = await startChild(PIN ? 'taskset' : process.execPath, [...(PIN ? ['-c', '0', process.execPath] : []), ...options, ...(process.env.LIVE_BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), 'test/support/live-server.ts'], {
+      const server = await startChild(PINNED ? 'taskset' : process.execPath, [...(PINNED ? ['-c', '0', process.execPath] : []), ...options, ...(process.env.LIVE_BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), 'test/support/live-server.ts'], {
         DATABASE_URL: url,
         LIVE_SCHEMA: schema,
         LIVE_LISTEN: kind === 'postgres' ? '1' : '0',
@@ -106,81 +106,55 @@ async function main(): Promise<void> {
 }
 
 /**
- * A page's poll on a socket of its own, kept open between polls as a browser keeps it: sends
- * `GET /api/live?after=<cursor>` and reads the answer (status line, `content-length`, body).
- * A refused or closed connection, or a 408 or 503, is tried again on a new connection after
- * 100 ms, as a page would.
+ * A page's poll on a connection of its own, kept open between polls as a browser keeps it:
+ * sends `GET /api/live?after=<cursor>`. A refused or closed connection, or a 408 or 503, is
+ * tried again on a new connection after 100 ms, as a page would.
  */
 class Poller {
-  socket: Socket | null = null
-  received = ''
+  connection: HttpConnection | null = null
 
   constructor(
-    private readonly port: number,
+    private readonly url: string,
     private readonly onAnswer: (body: { events?: unknown[] }) => void,
     private readonly onRetry: (why: string) => void,
   ) {}
 
   send(cursor: number): void {
-    if (!this.socket || this.socket.destroyed) this.open(cursor)
-    else this.socket.write(`GET /api/live?after=${cursor} HTTP/1.1\r\nhost: bench\r\n\r\n`)
+    const connection = (this.connection ??= new HttpConnection(this.url))
+    connection.request('GET', `/api/live?after=${cursor}`, []).then(
+      (answer) => {
+        if (answer.status === 408 || answer.status === 503) return this.retry(connection, `status ${answer.status}`, cursor)
+        this.onAnswer(answer.status === 200 ? (JSON.parse(answer.body) as { events?: unknown[] }) : {})
+      },
+      (err: NodeJS.ErrnoException) => this.retry(connection, err.code ?? err.message, cursor),
+    )
   }
 
-  private open(cursor: number): void {
-    const socket = connectSocket(this.port, '127.0.0.1')
-    this.socket = socket
-    this.received = ''
-    socket.setEncoding('latin1')
-    socket.on('data', (chunk: string) => this.read(chunk, cursor))
-    socket.on('error', (err: NodeJS.ErrnoException) => this.retry(err.code ?? err.message, cursor))
-    socket.on('close', () => {
-      if (this.socket === socket) this.retry('closed', cursor)
-    })
-    socket.write(`GET /api/live?after=${cursor} HTTP/1.1\r\nhost: bench\r\n\r\n`)
-  }
-
-  private read(chunk: string, cursor: number): void {
-    this.received += chunk
-    const end = this.received.indexOf('\r\n\r\n')
-    if (end === -1) return
-    const head = this.received.slice(0, end)
-    const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0)
-    if (this.received.length < end + 4 + length) return
-    const body = this.received.slice(end + 4, end + 4 + length)
-    this.received = ''
-    const status = Number(head.slice(9, 12))
-    if (status === 408 || status === 503) return this.retry(`status ${status}`, cursor)
-    if (status !== 200) return this.onAnswer({})
-    this.onAnswer(JSON.parse(Buffer.from(body, 'latin1').toString('utf8')) as { events?: unknown[] })
-  }
-
-  private retry(why: string, cursor: number): void {
-    const socket = this.socket
-    this.socket = null
-    socket?.destroy()
-    if (!socket) return
+  private retry(connection: HttpConnection, why: string, cursor: number): void {
+    connection.close()
+    if (this.connection !== connection) return
+    this.connection = null
     this.onRetry(why)
-    setTimeout(() => this.open(cursor), 100)
+    setTimeout(() => this.send(cursor), 100)
   }
 
   close(): void {
-    const socket = this.socket
-    this.socket = null
-    socket?.destroy()
+    const connection = this.connection
+    this.connection = null
+    connection?.close()
   }
 }
 
 /** Keeps POLLS polls waiting, writes one event, and times its arrival at all of them. */
 async function polls(sql: Sql, base: string, kind: string): Promise<void> {
   const control = new Agent({ keepAlive: true, maxSockets: 4 })
-  const port = Number(new URL(base).port)
   let cursor = (await call(control, 'GET', `${base}/api/live`)).cursor as number
   let arrived = 0
   let bad = 0
   let onAll: (() => void) | null = null
   const retried = new Map<string, number>()
   const pollers = Array.from({ length: POLLS }, () => new Poller(
-    port,
+    base,
     (body) => {
       if (!Array.isArray(body.events) || body.events.length !== 1) bad++
       if (++arrived === POLLS) onAll?.()

@@ -31,6 +31,7 @@ export class HttpConnection {
   /** Sends one request; `headers` are `name: value` lines without the line ends. */
   request(method: string, path: string, headers: string[], body = ''): Promise<Answer> {
     if (this.#waiting) throw new Error('one request at a time')
+    if (this.#socket.destroyed) return Promise.reject(new Error('connection closed'))
     const length = Buffer.byteLength(body)
     const head = [`${method} ${path} HTTP/1.1`, 'host: bench', ...headers, ...(length > 0 ? [`content-length: ${length}`] : [])]
     return new Promise((resolve, reject) => {
