@@ -38,7 +38,17 @@ export interface Load {
 
 /** Requests per second that autocannon, in its own process, gets from `url`; throws on any non-2xx answer. */
 export async function requestsPerSecond(url: string, load: Load = {}): Promise<number> {
-  const args = [AUTOCANNON, '--json', '-c', String(load.connections ?? 50), '-d', String(load.seconds ?? 3)]
+  return (await autocannon(url, load, ['-d', String(load.seconds ?? 3)])) / (load.seconds ?? 3)
+}
+
+/** Sends `count` requests to `url` from autocannon in its own process; throws on any non-2xx answer. */
+export async function sendRequests(url: string, count: number, load: Load = {}): Promise<void> {
+  await autocannon(url, load, ['-a', String(count)])
+}
+
+/** Runs autocannon against `url` for a duration or an amount (`length`); answers the 2xx count. */
+async function autocannon(url: string, load: Load, length: string[]): Promise<number> {
+  const args = [AUTOCANNON, '--json', '-c', String(load.connections ?? 50), ...length]
   if (load.method) args.push('-m', load.method)
   for (const [k, v] of Object.entries(load.headers ?? {})) args.push('-H', `${k}=${v}`)
   if (load.body !== undefined) args.push('-b', load.body)
@@ -48,14 +58,18 @@ export async function requestsPerSecond(url: string, load: Load = {}): Promise<n
   let out = ''
   child.stdout.on('data', (c) => (out += c))
   await new Promise((resolve) => child.on('exit', resolve))
-  const result = JSON.parse(out) as { requests: { average: number }; non2xx: number; errors: number; '2xx': number }
+  const result = JSON.parse(out) as { non2xx: number; errors: number; '2xx': number }
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers and ${result.errors} errors`)
-  return result['2xx'] / (load.seconds ?? 3)
+  return result['2xx']
 }
 
-/** Starts `node --import tsx <script> ...args`; resolves with its URL once it prints `listening <url>`. */
-export async function startChild(script: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
-  const [command, commandArgs] = pinned(0, [process.execPath, '--import', 'tsx', fileURLToPath(new URL(script, import.meta.url)), ...args])
+/**
+ * Starts `node --import tsx <script> ...args`, behind `wrapper` when given (a command that runs
+ * node in its own process, as `valgrind` does); resolves with its URL once it prints
+ * `listening <url>`.
+ */
+export async function startChild(script: string, args: string[] = [], env: NodeJS.ProcessEnv = {}, wrapper: string[] = []): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
+  const [command, commandArgs] = pinned(0, [...wrapper, process.execPath, '--import', 'tsx', fileURLToPath(new URL(script, import.meta.url)), ...args])
   const child = spawn(command, commandArgs, {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, ...env },
