@@ -39,3 +39,10 @@ test('a failing migration applies nothing of itself', async () => {
   const [row] = await sql`select to_regclass('half_made') is null as gone`
   assert.equal(row!.gone, true)
 })
+
+test('events keep no writing-transaction column, which nothing reads since delivery follows seq', async () => {
+  const columns = await db.sql`
+    select column_name from information_schema.columns
+    where table_schema = ${db.schema} and table_name = 'events' order by ordinal_position`
+  assert.deepEqual(columns.map((c) => c.column_name), ['id', 'project_id', 'name', 'args', 'created', 'seq'])
+})
