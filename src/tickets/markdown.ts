@@ -71,7 +71,8 @@ export function ticketMarkdown(t: Ticket, events: readonly TicketEvent[]): strin
 }
 
 function eventLines(e: TicketEvent): string[] {
-  const head = `- ${time(e.created)} ${oneLine(e.by)}`
+  // A connected app acts as the person who confirmed it; its label says which app it was.
+  const head = `- ${time(e.created)} ${oneLine(e.by)}${e.app === null ? '' : ` (via ${oneLine(e.app)})`}`
   const quoted = (text: unknown) => (typeof text === 'string' && text !== '' ? quote(text) : [])
   switch (e.kind) {
     case 'comment':

@@ -128,7 +128,8 @@ export function pageHandlers(ctx: Context, live: { cursor(): Promise<number> }):
       const history = events.map((e) => {
         const text = typeof e.text === 'string' ? `: ${escapeHtml(e.text)}` : ''
         const change = e.kind === 'state' ? ` ${escapeHtml(String(e.from))} → ${escapeHtml(String(e.to))}` : ''
-        return `<li>${new Date(e.created).toISOString()} ${escapeHtml(e.by)} ${e.kind}${change}${text}</li>`
+        const via = e.app === null ? '' : ` (via ${escapeHtml(e.app)})`
+        return `<li>${new Date(e.created).toISOString()} ${escapeHtml(e.by)}${via} ${e.kind}${change}${text}</li>`
       })
       const body = [
         `<p><a href="/${escapeHtml(t.slug)}">${escapeHtml(t.slug)}</a></p>`,

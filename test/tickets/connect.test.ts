@@ -386,6 +386,21 @@ test('a key creates tickets, comments and changes state in its project as the co
   assert.deepEqual(live.map((e) => (e.args[1] as { app: string | null }).app), ['Build bot', 'Build bot', 'Build bot', null])
 })
 
+test("the ticket's page and its Markdown name the app beside the person for the events it made", async () => {
+  const { key } = await connect(alice, demo.slug, 'Build <bot>')
+  const made = await app.call('POST', `/api/projects/${demo.slug}/tickets`, { token: key, body: { subject: 'Shown with its app' } })
+  const t = made.body.ticket
+  await app.call('POST', `/api/tickets/${t.id}/comments`, { token: key, body: { text: 'built' } })
+  await app.call('POST', `/api/tickets/${t.id}/comments`, { token: alice.token, body: { text: 'thanks' } })
+  const markdown = await app.call('GET', `/api/projects/${demo.slug}/tickets/${t.number}`, { headers: { accept: 'text/markdown' } })
+  const history = markdown.text.split('\n').filter((line) => line.startsWith('- 20'))
+  assert.deepEqual(history.map((line) => line.replace(/^- \S+ \S+ UTC /, '')), ['alice (via Build <bot>) commented:', 'alice commented:'])
+  const page = await app.call('GET', `/${demo.slug}/${t.number}`)
+  assert.equal(page.status, 200)
+  assert.match(page.text, /<li>\S+ alice \(via Build &lt;bot&gt;\) comment: built<\/li>/)
+  assert.match(page.text, /<li>\S+ alice comment: thanks<\/li>/)
+})
+
 test('a key used outside its project answers 403', async () => {
   const { key } = await connect(alice)
   const elsewhere = await app.ticket(bob, other.slug)
