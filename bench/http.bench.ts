@@ -15,9 +15,11 @@
  * Each is the median of the rounds' ratios, so that the machine's drift between rounds (the same
  * server measured ±15% within minutes) falls on both alike. Goal: at least 0.90.
  *
- * A third figure does not drift at all: the instructions each server runs per request in its
- * steady state, counted by valgrind's callgrind (user space only: the kernel's share, the same
- * socket calls for both, is not counted, so this ratio shows the gap larger than it is in time).
+ * A third figure does not drift with the machine's speed: the instructions each server runs per
+ * request in its steady state, counted by valgrind's callgrind. It varies a little with when
+ * node's compiler and garbage collector threads run, and counts user space only: the kernel's
+ * share, the same socket calls for both, is left out, so it shows the gap larger than it is in
+ * time.
  */
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
