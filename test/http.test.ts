@@ -4,6 +4,7 @@ import { request as rawRequest } from 'node:http'
 import { connect as netConnect } from 'node:net'
 import { BODY_LIMIT, escapeHtml, json, makeRequest, serve, type HttpRoute, type Served } from '../src/http.ts'
 import { createLogger } from '../src/log.ts'
+import { deferred, until } from './support/wait.ts'
 
 function collectingLogger() {
   const lines: string[] = []
@@ -173,9 +174,8 @@ test('a long-poll may wait longer than the request timeout: that limit covers re
 test('close() lets a request in flight finish and answers a waiting long-poll at once', async () => {
   let release: () => void = () => {}
   let arrived = 0
-  let bothArrived: () => void = () => {}
-  const arrival = new Promise<void>((resolve) => (bothArrived = resolve))
-  const arrive = () => void (++arrived === 2 && bothArrived())
+  const bothArrived = deferred()
+  const arrive = () => void (++arrived === 2 && bothArrived.resolve())
   const { served } = await start([
     {
       method: 'GET',
@@ -197,7 +197,7 @@ test('close() lets a request in flight finish and answers a waiting long-poll at
   ])
   const slow = fetch(`${served.url}/slow`)
   const poll = fetch(`${served.url}/poll`)
-  await arrival
+  await bothArrived.promise
   const closing = served.close()
   const polled = await poll
   assert.deepEqual(await polled.json(), { events: [] })
@@ -210,10 +210,8 @@ test('close() lets a request in flight finish and answers a waiting long-poll at
 
 test('onClose calls its listener once when the client goes away while its request waits', async (t) => {
   let closed = 0
-  let arrived: () => void = () => {}
-  const arrival = new Promise<void>((resolve) => (arrived = resolve))
-  let gone: () => void = () => {}
-  const wentAway = new Promise<void>((resolve) => (gone = resolve))
+  const arrival = deferred()
+  const wentAway = deferred()
   const { served } = await start([
     {
       method: 'GET',
@@ -222,19 +220,19 @@ test('onClose calls its listener once when the client goes away while its reques
       handler: (req) => new Promise((resolve) => {
         req.onClose(() => {
           closed++
-          gone()
+          wentAway.resolve()
           resolve(json(200, { events: [] }))
         })
-        arrived()
+        arrival.resolve()
       }),
     },
   ])
   t.after(() => served.close())
   const socket = netConnect(served.port, '127.0.0.1')
   socket.write('GET /poll HTTP/1.1\r\nhost: x\r\n\r\n')
-  await arrival
+  await arrival.promise
   socket.destroy()
-  await wentAway
+  await wentAway.promise
   await served.close()
   assert.equal(closed, 1)
 })
@@ -242,8 +240,7 @@ test('onClose calls its listener once when the client goes away while its reques
 test('onClose does not call a listener that was cancelled, and calls one registered after the client went away at once', { timeout: 10_000 }, async (t) => {
   const calls: string[] = []
   let answerCancelled: () => void = () => {}
-  let arrived: () => void = () => {}
-  let arrival = new Promise<void>((resolve) => (arrived = resolve))
+  let arrival = deferred()
   const { served } = await start([
     {
       method: 'GET',
@@ -255,7 +252,7 @@ test('onClose does not call a listener that was cancelled, and calls one registe
           cancel()
           resolve(json(200, { answered: true }))
         }
-        arrived()
+        arrival.resolve()
       }),
     },
     {
@@ -270,22 +267,22 @@ test('onClose does not call a listener that was cancelled, and calls one registe
             resolve(json(200, {}))
           })
         })
-        arrived()
+        arrival.resolve()
       }),
     },
   ])
   t.after(() => served.close())
   const waiting = fetch(`${served.url}/cancelled`)
-  await arrival
+  await arrival.promise
   answerCancelled()
   assert.deepEqual(await (await waiting).json(), { answered: true })
 
-  arrival = new Promise<void>((resolve) => (arrived = resolve))
+  arrival = deferred()
   const socket = netConnect(served.port, '127.0.0.1')
   socket.write('GET /late HTTP/1.1\r\nhost: x\r\n\r\n')
-  await arrival
+  await arrival.promise
   socket.destroy()
-  while (!calls.includes('late listener')) await new Promise((resolve) => setTimeout(resolve, 10))
+  await until(() => calls.includes('late listener'))
   await served.close()
   assert.deepEqual(calls, ['late listener'])
 })

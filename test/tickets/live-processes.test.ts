@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { testDatabase } from '../support/db.ts'
+import { until } from '../support/wait.ts'
 
 // Two server processes on one database, as behind a load balancer: a write on one must reach the
 // polls waiting on the other. On real PostgreSQL the servers read the table only when woken (the
@@ -51,7 +52,7 @@ async function getJson(url: string): Promise<{ status: number; body: any }> {
 }
 
 async function waitingOn(server: Server, n: number): Promise<void> {
-  while ((await getJson(`${server.url}/stats`)).body.waiting !== n) await new Promise((resolve) => setTimeout(resolve, 10))
+  await until(async () => (await getJson(`${server.url}/stats`)).body.waiting === n)
 }
 
 async function emitOn(server: Server, args: unknown[]): Promise<void> {

@@ -6,6 +6,7 @@ import { createWake, emit } from '../../src/tickets/events.ts'
 import { createLive, KEEP_MS, parseCursor, type LiveDeps } from '../../src/tickets/live.ts'
 import { testDatabase } from '../support/db.ts'
 import { testClock } from '../support/service.ts'
+import { deferred, until } from '../support/wait.ts'
 
 const db = await testDatabase()
 const embedded = process.env.TEST_DATABASE_KIND === 'embedded'
@@ -49,11 +50,6 @@ async function write(project: string | null, args: unknown[], at = clock.now()):
 async function cursorNow(live: ReturnType<typeof makeLive>['live']): Promise<number> {
   const { body } = await poll(live, '')
   return body.cursor as number
-}
-
-/** Waits for a condition that other work in this process makes true (no time limit of its own). */
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5))
 }
 
 function argsOf(answer: Answer): unknown[] {
@@ -207,19 +203,17 @@ test('events are delivered in commit order when an earlier id commits later, and
 test('two overlapping transactions are delivered in commit order, also when that is the opposite of their id order', T, async () => {
   const { live, wake } = makeLive()
   const start = await cursorNow(live)
-  let releaseA!: () => void
-  const holdA = new Promise<void>((resolve) => (releaseA = resolve))
-  let insertedA!: () => void
-  const aInserted = new Promise<void>((resolve) => (insertedA = resolve))
+  const holdA = deferred()
+  const aInserted = deferred()
   const transactionA = db.sql.begin(async (tx) => {
     await emit(tx, null, 'ticketCreated', ['A'], clock.now())
-    insertedA()
-    await holdA
+    aInserted.resolve()
+    await holdA.promise
   })
-  await aInserted
+  await aInserted.promise
   if (embedded) {
     const transactionB = db.sql.begin((tx) => emit(tx, null, 'ticketCreated', ['B'], clock.now()))
-    releaseA()
+    holdA.resolve()
     await Promise.all([transactionA, transactionB])
     wake.ping()
     assert.deepEqual(argsOf(await poll(live, `?after=${start}`)), ['A', 'B'])
@@ -232,7 +226,7 @@ test('two overlapping transactions are delivered in commit order, also when that
   const first = await waiting
   assert.deepEqual(argsOf(first), ['B'])
 
-  releaseA()
+  holdA.resolve()
   await transactionA
   wake.ping()
   const second = await poll(live, `?after=${first.body.cursor}`)
