@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url'
 import { serve } from '../src/http.ts'
 import { loadConfig } from '../src/config.ts'
 import { createLogger } from '../src/log.ts'
-import { benchDatabase, keepAliveClient } from './support.ts'
+import { benchDatabase, keepAliveClient, median } from './support.ts'
 import { createNotesService } from '../src/notes/service.ts'
 import { createNoteStore } from '../src/notes/store.ts'
 import { createSessions, loadSessionSecret } from '../src/session.ts'
@@ -128,10 +128,6 @@ async function bareSelects(): Promise<number> {
   })
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)]!
-}
 
 async function compare(name: string, ours: () => Promise<number>, theirs: () => Promise<number>, goal = GOAL): Promise<boolean> {
   await ours()
