@@ -1,106 +1,140 @@
 /**
- * (a) A trivial JSON route through our http core and router, with request logging on, against a
- * bare node:http server sending the same bytes. Load comes from autocannon in a second process.
+ * Cheap routes of the real services, started as `npm start` starts them (its node options,
+ * logging on to stdout, read by this process as a log collector would), against a bare
+ * node:http server answering the same bytes (bench/servers/replay.ts: the status, headers and
+ * body captured from the service), in the same run. Load comes from autocannon in a second
+ * process (50 connections); with two cores or more the servers run on core 0 and autocannon on
+ * core 1.
  *
- * Two figures per round, both servers measured back to back (which goes first alternates):
+ * Routes: the notes service's `GET /api/me` without a cookie, `GET /healthz` (which asks the
+ * database), and a ticket read `GET /api/projects/project-1/tickets/1` (by user token; a
+ * database with 1,000 tickets filled by bench/scale/fill.ts). Contenders: the service with
+ * `npm start`'s node options, the same service with node's default options (to show what the
+ * options cost), and the bare server (node's default options).
  *
- * - requests per second under the same load, as autocannon counts them: the goal's figure. On
- *   a machine of two cores one autocannon process is the bottleneck before a bare server is
- *   (measured: the bare server idles a third of the time), so this ratio flatters the slower
- *   server;
- * - the server's CPU time per request (from /proc), which tells what each server could serve on
- *   a core of its own: the capacity ratio is bare's CPU per request over ours. A load generator
- *   that does saturate the server (wrk, in C) measured a lower ratio still (README).
+ * Two figures per route and contender, as medians of ROUNDS rounds whose order rotates, and
+ * each as a ratio to the bare server measured in the same round:
+ * - requests per second as autocannon counts them (the goal's figure: at least 0.90 for the
+ *   cheap routes). One autocannon process can be the bottleneck before a bare server is, which
+ *   flatters the slower server;
+ * - the server's CPU time per request (from /proc), what each could serve on a core of its own:
+ *   the capacity ratio is bare's CPU per request over the service's.
  *
- * Each is the median of the rounds' ratios, so that the machine's drift between rounds (the same
- * server measured ±15% within minutes) falls on both alike. Goal: at least 0.90.
- *
- * A third figure does not drift with the machine's speed: the instructions each server runs per
- * request in its steady state, counted by valgrind's callgrind. It varies a little with when
- * node's compiler and garbage collector threads run, and counts user space only: the kernel's
- * share, the same socket calls for both, is left out, so it shows the gap larger than it is in
- * time.
+ * The ticket read runs SQL; the bare server only sends its bytes, so its ratio shows what the
+ * reads cost rather than the HTTP core (no goal).
  */
-import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { PINNED, fmt, median, requestsPerSecond, sendRequests, startChild } from './support.ts'
+import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { request } from 'node:http'
+import { connect } from '../src/db.ts'
+import { migrate } from '../src/migrate.ts'
+import { issueToken } from '../src/tickets/tokens.ts'
+import { fillBase, fillTickets, userId } from './scale/fill.ts'
+import { startService } from './scale/service.ts'
+import { fmt, median, PINNED, requestsPerSecond, startChild } from './support.ts'
 
-const ROUNDS = 9
+const ROUNDS = Number(process.env.HTTP_BENCH_ROUNDS ?? 5)
 const SECONDS = 3
-// /proc counts CPU time in clock ticks, 100 a second on Linux.
-const TICK_MS = 10
+const GOAL = 0.9
 
-/** CPU time the process has used, in milliseconds. */
+/** CPU time the process has used, in milliseconds (from /proc, 100 ticks a second). */
 function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS
+  return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
-async function measure(kind: 'bare' | 'ours'): Promise<{ perSecond: number; cpuUs: number }> {
-  const server = await startChild('./servers/trivial.ts', [kind])
-  try {
-    await requestsPerSecond(`${server.url}/api/ping`, { seconds: 1 }) // warm-up
-    const before = cpuMs(server.child.pid!)
-    const perSecond = await requestsPerSecond(`${server.url}/api/ping`, { seconds: SECONDS })
-    const used = cpuMs(server.child.pid!) - before
-    return { perSecond, cpuUs: (used * 1000) / (perSecond * SECONDS) }
-  } finally {
-    await server.stop()
+/** One GET, answering the status, the headers node did not add itself, and the body. */
+function capture(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+  return new Promise((resolve, reject) => {
+    request(url, { headers }, (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (c: string) => (body += c))
+      res.on('end', () => {
+        const kept: Record<string, string> = {}
+        for (const [name, value] of Object.entries(res.headers)) {
+          if (!['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name)) kept[name] = String(value)
+        }
+        resolve({ status: res.statusCode ?? 0, headers: kept, body })
+      })
+    }).on('error', reject).end()
+  })
+}
+
+const kind = process.env.DATABASE_URL ? 'postgres' : 'embedded'
+const embedded = kind === 'embedded' ? await startChild('./scale/embedded.ts') : null
+const baseUrl = process.env.DATABASE_URL ?? embedded!.url
+const schema = kind === 'postgres' ? `bench_http_${randomBytes(4).toString('hex')}` : null
+const admin = connect(baseUrl, { max: 1 })
+if (schema) await admin.unsafe(`create schema ${schema}`)
+const sql = connect(baseUrl, { max: 2, ...(schema ? { schema } : {}) })
+const serviceUrl = new URL(baseUrl)
+if (schema) serviceUrl.searchParams.set('search_path', schema)
+const stops: (() => Promise<void>)[] = []
+
+try {
+  await migrate(sql)
+  await fillBase(sql)
+  await fillTickets(sql, 0, 1_000)
+  const token = (await issueToken(sql, userId(1), 'bench', Date.now())).token
+  const env = { DATABASE_URL: serviceUrl.toString(), SESSION_SECRET: randomBytes(32).toString('base64'), SERVICES: 'notes,tickets' }
+  const service = await startService(env)
+  stops.push(service.stop)
+  const defaults = await startService(env, { nodeOptions: ['--import', 'tsx'] })
+  stops.push(defaults.stop)
+
+  const routes = [
+    { name: 'notes GET /api/me, no cookie', service: 'notes', path: '/api/me', headers: {} as Record<string, string>, cheap: true },
+    { name: 'notes GET /healthz', service: 'notes', path: '/healthz', headers: {}, cheap: true },
+    { name: 'tickets: a ticket read (token)', service: 'tickets', path: '/api/projects/project-1/tickets/1', headers: { authorization: `Bearer ${token}` }, cheap: false },
+  ]
+  const replay: Record<string, unknown> = {}
+  for (const r of routes) {
+    const got = await capture(`${service.urls[r.service]}${r.path}`, r.headers)
+    if (got.status !== 200) throw new Error(`${r.path} answered ${got.status}: ${got.body}`)
+    replay[r.path] = got
   }
-}
+  const bare = await startChild('./servers/replay.ts', [], { REPLAY: JSON.stringify(replay) })
+  stops.push(bare.stop)
 
-// Under callgrind node runs some 50 times slower. Its compilers and garbage collector work on
-// threads of their own, in bursts: a window of 5,000 requests caught them or not (counts 55,000
-// to 110,000 a request for the same server); windows of 20,000 after 20,000 measured two runs'
-// ratios of 0.905 and 0.925. Both servers take about a minute each.
-const WARM_REQUESTS = 20_000
-const COUNTED_REQUESTS = 20_000
-const CALLGRIND = spawnSync('valgrind', ['--version']).status === 0 && spawnSync('callgrind_control', ['--version']).status === 0
-
-/** Instructions per request of a server in its steady state, all its threads together. */
-async function instructionsPerRequest(kind: 'bare' | 'ours'): Promise<number> {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-callgrind-'))
-  const server = await startChild('./servers/trivial.ts', [kind], {}, ['valgrind', '-q', '--tool=callgrind', `--callgrind-out-file=${join(dir, 'out.%p')}`])
-  const control = (...args: string[]) => spawnSync('callgrind_control', [...args, String(server.child.pid)], { encoding: 'utf8' }).stdout
-  try {
-    await sendRequests(`${server.url}/api/ping`, WARM_REQUESTS, { connections: 10 })
-    control('--zero')
-    await sendRequests(`${server.url}/api/ping`, COUNTED_REQUESTS, { connections: 10 })
-    // One line per thread: "   Th 1  310,710,853".
-    const counted = [...control('-e', 'Ir').matchAll(/^\s*Th\s*\d+\s+([\d,]+)\s*$/gm)]
-    if (counted.length === 0) throw new Error('callgrind_control printed no counts')
-    return counted.reduce((sum, m) => sum + Number(m[1]!.replaceAll(',', '')), 0) / COUNTED_REQUESTS
-  } finally {
-    await server.stop()
-    rmSync(dir, { recursive: true, force: true })
+  const contenders = {
+    service: { label: "the service, npm start's options", base: (s: string) => service.urls[s]!, pid: service.child.pid! },
+    defaults: { label: "the service, node's default options", base: (s: string) => defaults.urls[s]!, pid: defaults.child.pid! },
+    bare: { label: 'bare node:http, same bytes', base: () => bare.url, pid: bare.child.pid! },
   }
+  type Name = keyof typeof contenders
+  const names = Object.keys(contenders) as Name[]
+  console.log(`# http bench: the real services as npm start runs them (logging on), ${kind} database${PINNED ? '; servers on core 0, autocannon on core 1' : ''}; ${ROUNDS} rounds of ${SECONDS} s a contender and route, 50 connections`)
+  for (const r of routes) {
+    const measure = async (n: Name) => {
+      const url = `${contenders[n].base(r.service)}${r.path}`
+      const before = cpuMs(contenders[n].pid)
+      const perSecond = await requestsPerSecond(url, { seconds: SECONDS, headers: r.headers })
+      return { perSecond, cpuUs: ((cpuMs(contenders[n].pid) - before) * 1000) / (perSecond * SECONDS) }
+    }
+    for (const n of names) await requestsPerSecond(`${contenders[n].base(r.service)}${r.path}`, { seconds: 1, headers: r.headers })
+    const got: Record<Name, { perSecond: number; cpuUs: number }[]> = { service: [], defaults: [], bare: [] }
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let i = 0; i < names.length; i++) {
+        const n = names[(i + round) % names.length]!
+        got[n].push(await measure(n))
+      }
+    }
+    const ratio = (n: Name, f: (a: { perSecond: number; cpuUs: number }, b: { perSecond: number; cpuUs: number }) => number) => got[n].map((g, i) => f(g, got.bare[i]!))
+    console.log(`\n${r.name}:`)
+    for (const n of names) {
+      const speed = ratio(n, (a, b) => a.perSecond / b.perSecond)
+      const capacity = ratio(n, (a, b) => b.cpuUs / a.cpuUs)
+      const sorted = [...speed].sort((a, b) => a - b)
+      const verdict = n === 'bare' ? '' : r.cheap && n === 'service' ? ` (goal >= ${GOAL}) ${median(speed) >= GOAL ? 'MET' : 'NOT MET'}` : ' (no goal)'
+      console.log(`  ${contenders[n].label.padEnd(38)} ${fmt(median(got[n].map((g) => g.perSecond))).padStart(7)}/s, CPU ${fmt(median(got[n].map((g) => g.cpuUs)), 1).padStart(6)} µs a request${n === 'bare' ? '' : `; ratio to bare ${fmt(median(speed), 2)} (${fmt(sorted[0]!, 2)}–${fmt(sorted.at(-1)!, 2)}), capacity ${fmt(median(capacity), 2)}${verdict}`}`)
+    }
+  }
+  console.log(`\nlog written by the npm start service: ${fmt(service.logged() / 1024 / 1024, 1)} MB`)
+} finally {
+  for (const stop of stops.reverse()) await stop()
+  await sql.end({ timeout: 5 })
+  if (schema) await admin.unsafe(`drop schema ${schema} cascade`)
+  await admin.end({ timeout: 5 })
+  await embedded?.stop()
 }
-
-const throughput: number[] = []
-const capacity: number[] = []
-const ours: { perSecond: number; cpuUs: number }[] = []
-const bare: { perSecond: number; cpuUs: number }[] = []
-for (let round = 0; round < ROUNDS; round++) {
-  const order = round % 2 === 0 ? (['bare', 'ours'] as const) : (['ours', 'bare'] as const)
-  const got: Partial<Record<'bare' | 'ours', { perSecond: number; cpuUs: number }>> = {}
-  for (const kind of order) got[kind] = await measure(kind)
-  ours.push(got.ours!)
-  bare.push(got.bare!)
-  throughput.push(got.ours!.perSecond / got.bare!.perSecond)
-  capacity.push(got.bare!.cpuUs / got.ours!.cpuUs)
-}
-const range = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return `${fmt(sorted[0]!, 2)}–${fmt(sorted.at(-1)!, 2)}`
-}
-const ratio = median(throughput)
-console.log(`http trivial route${PINNED ? ' (server on core 0, load on core 1)' : ''}, medians of ${ROUNDS} rounds:`)
-console.log(`  requests/s: ours ${fmt(median(ours.map((o) => o.perSecond)))}, bare node:http ${fmt(median(bare.map((b) => b.perSecond)))}; ratio ${fmt(ratio, 2)} (${range(throughput)}) (goal >= 0.90) ${ratio >= 0.9 ? 'MET' : 'NOT MET'}`)
-console.log(`  server CPU per request: ours ${fmt(median(ours.map((o) => o.cpuUs)), 1)} µs, bare ${fmt(median(bare.map((b) => b.cpuUs)), 1)} µs; capacity ratio ${fmt(median(capacity), 2)} (${range(capacity)})`)
-if (CALLGRIND) {
-  const bareCount = await instructionsPerRequest('bare')
-  const oursCount = await instructionsPerRequest('ours')
-  console.log(`  instructions per request (callgrind, user space, after ${fmt(WARM_REQUESTS)} requests): ours ${fmt(oursCount)}, bare ${fmt(bareCount)}; ratio ${fmt(bareCount / oursCount, 2)}`)
-} else console.log('  instructions per request: not counted (valgrind is not installed)')

@@ -12,13 +12,14 @@
 // server it measures.
 
 import { loadConfig } from '../src/config.ts'
-import { json, serve } from '../src/http.ts'
+import { serve } from '../src/http.ts'
+import { json } from '../src/response.ts'
 import { createLogger } from '../src/log.ts'
 import { benchDatabase, keepAliveClient } from './support.ts'
 import { createSessions, loadSessionSecret } from '../src/session.ts'
 import { createTicketsService } from '../src/tickets/service.ts'
 import { issueToken } from '../src/tickets/tokens.ts'
-import { storeUser } from '../src/tickets/users.ts'
+import { storeUser } from '../src/tickets/store/users.ts'
 
 const CONCURRENCY = 8
 const POOL = 10

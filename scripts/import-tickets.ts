@@ -1,8 +1,8 @@
 /**
  * Imports a project's tickets from a JSON file, keeping each ticket's old global number
  * (format: docs/tickets-api.md, "Importing tickets"). Uses the same database settings as
- * `npm start` (DATABASE_URL, or the embedded database in DATA_DIR; stop the server first when
- * using the embedded one).
+ * `npm start` (DATABASE_URL, or the embedded database in DATA_DIR, which it locks as the server
+ * does: stop the server first when using the embedded one).
  *
  *   npm run import-tickets -- tickets.json
  */
@@ -25,7 +25,10 @@ if (!parsed.ok) {
   console.error(`${path}: ${parsed.error}`)
   process.exit(1)
 }
-const db = await openDatabase(loadConfig())
+const db = await openDatabase(loadConfig()).catch((err: Error) => {
+  console.error(err.message)
+  process.exit(1)
+})
 try {
   await migrate(db.sql)
   const result = await importTickets(db.sql, parsed.value, Date.now())

@@ -1,4 +1,5 @@
--- The shared core: settings kept by the services, and browser sessions (decisions.md section 4).
+-- The shared core: settings kept by the services, and browser sessions
+-- (docs/core.md, "Sessions and credentials").
 
 create table settings (
   key text primary key,

@@ -1,4 +1,4 @@
--- The notes sync service (notes-interface.md, decisions.md section 5).
+-- The notes sync service (docs/notes-api.md).
 -- Times are milliseconds since the Unix epoch.
 
 -- The last `edited` given out to each user. Every write takes this row's lock first, so a

@@ -1,8 +1,8 @@
 -- The ticket tracking service (issue 4 fills this in).
 
--- The outbox of live events (decisions.md section 6): every write that emits an event inserts
--- it here in the same transaction. `tx` records the writing transaction, so delivery can wait
--- for transactions that are still open and hand events out in commit order.
+-- The outbox of live events (docs/live-events.md, "How it works"): every write that emits an event
+-- inserts it here in the same transaction. `tx` records the writing transaction, so delivery can
+-- wait for transactions that are still open and hand events out in commit order.
 create table events (
   id bigserial primary key,
   project_id text,
@@ -12,7 +12,7 @@ create table events (
   tx xid8 not null default pg_current_xact_id()
 );
 
--- People who have logged in through the identity provider (tickets-interface.md 4.10 rule 4).
+-- People who have logged in through the identity provider (docs/tickets-api.md, 4.10 step 4).
 -- `id` is ours (12 characters a-z0-9); `idp_id` is the provider's user id.
 create table users (
   id text primary key,
@@ -23,8 +23,8 @@ create table users (
 );
 create index users_name on users (name);
 
--- User tokens (decisions.md section 4): only the SHA-256 hash of the secret is kept.
--- Revoking deletes the row, so the next request with the secret is refused.
+-- User tokens (docs/core.md, "Sessions and credentials"): only the SHA-256 hash of the secret is
+-- kept. Revoking deletes the row, so the next request with the secret is refused.
 create table tokens (
   id text primary key,
   user_id text not null references users (id) on delete cascade,
@@ -95,7 +95,7 @@ create table tickets (
   updated bigint not null,
   unique (project_id, number)
 );
--- A repeated non-empty `source` answers the existing ticket (decisions.md section 6).
+-- A repeated non-empty `source` answers the existing ticket (docs/tickets-api.md, 4.1).
 create unique index tickets_source on tickets (project_id, source) where source <> '';
 create index tickets_project_created on tickets (project_id, created);
 create index tickets_assignee on tickets (assignee_id, state);

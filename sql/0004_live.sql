@@ -1,4 +1,4 @@
--- Live events in commit order (decisions.md section 6; docs/live-events.md).
+-- Live events in commit order (docs/live-events.md).
 --
 -- `seq` is the delivery order and the cursor pages hold. It is given at commit time: a deferred
 -- trigger takes one advisory lock and draws `seq` just before its transaction commits, and

@@ -1,4 +1,4 @@
--- Connected apps (tickets-interface.md 4.9, decisions.md section 6 "Connect:"; docs/connect-apps.md).
+-- Connected apps (docs/tickets-api.md, 4.9; docs/connect-apps.md).
 --
 -- A request (GET /connect) waits up to 10 minutes for the person to confirm on /connect/<nonce>;
 -- confirming deletes it and issues a code, which lives 5 minutes and is exchanged once for a

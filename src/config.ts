@@ -1,6 +1,6 @@
 /**
  * Settings from environment variables (and an optional `.env` file), checked once at start-up.
- * The table in README.md lists every variable; decisions.md section 1 is its source.
+ * The table in README.md, "Configuration", lists every variable.
  */
 import { existsSync } from 'node:fs'
 

@@ -1,13 +1,16 @@
 /**
  * The database connection: the `postgres` client, talking either to the server named by
- * `DATABASE_URL` or to the embedded database in `DATA_DIR` (decisions.md section 2).
+ * `DATABASE_URL` or to the embedded database in `DATA_DIR` (docs/core.md, "Database").
  */
 import { join } from 'node:path'
 import postgres from 'postgres'
+import { lockDataDir } from './dir-lock.ts'
 
 type Types = { bigint: postgres.PostgresType<number> }
 export type Sql = postgres.Sql<{ bigint: number }>
 export type TransactionSql = postgres.TransactionSql<{ bigint: number }>
+/** A query handle: the pool or an open transaction. */
+export type Query = Sql | TransactionSql
 
 export interface Database {
   sql: Sql
@@ -28,7 +31,11 @@ function clientOptions(options: ConnectOptions): postgres.Options<Types> {
   return {
     max: options.max ?? 10,
     onnotice: () => {},
-    connect_timeout: 10,
+    // During an outage requests should fail fast with a 503 rather than queue: a connection
+    // attempt gives up after 3 s, and reconnection waits at most 1 s between tries (the driver's
+    // default back-off grows to about 20 s, and requests queued behind it).
+    connect_timeout: 3,
+    backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
     // Times are milliseconds since the epoch in bigint columns: well inside a double's exact range.
     types: { bigint: { to: 20, from: [20], serialize: (n: number) => String(n), parse: (s: string) => Number(s) } },
     connection: options.schema ? { search_path: options.schema } : {},
@@ -49,7 +56,12 @@ export async function openDatabase(config: { databaseUrl: string | null; dataDir
   // Loaded only here: PGlite's code alone adds about 40 MB to a process, which a process on a
   // real PostgreSQL server has no use for.
   const { startEmbedded } = await import('./embedded-db.ts')
-  const embedded = await startEmbedded(join(config.dataDir, 'pglite'))
+  // One process per data directory (src/dir-lock.ts); released when the process ends, however.
+  const lock = await lockDataDir(config.dataDir)
+  const embedded = await startEmbedded(join(config.dataDir, 'pglite')).catch(async (err: unknown) => {
+    await lock.release()
+    throw err
+  })
   const sql = postgres({
     ...clientOptions({ ...options, max: options.max ?? 4 }),
     path: embedded.socketPath as string,
@@ -62,6 +74,49 @@ export async function openDatabase(config: { databaseUrl: string | null; dataDir
     async close() {
       await sql.end({ timeout: 5 })
       await embedded.stop()
+      await lock.release()
     },
+  }
+}
+
+/**
+ * Errors that mean the database cannot be reached (down, restarting, a connection cut), as
+ * opposed to an error in a statement: the request is answered 503, and may be tried again.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code
+  if (typeof code !== 'string') return false
+  return (
+    UNAVAILABLE_CODES.has(code) ||
+    // SQLSTATE class 08 (connection exception) and 57P01-57P03 (shutdown, crash, cannot connect now).
+    code.startsWith('08') ||
+    /^57P0[123]$/.test(code)
+  )
+}
+
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOENT', // the embedded database's socket, gone
+  'CONNECT_TIMEOUT',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+])
+
+/** `GET /healthz`: whether the database answers `select 1` within `deadlineMs`. */
+export async function databaseReady(sql: Sql, deadlineMs = 2000): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), deadlineMs)))
+  try {
+    return await Promise.race([sql`select 1`.then(() => true), late])
+  } finally {
+    clearTimeout(timer)
   }
 }

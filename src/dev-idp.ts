@@ -1,6 +1,7 @@
 /**
  * The development identity provider: DEVELOPMENT ONLY. It signs anyone in as anyone, for trying
- * the project out and for tests, and never runs when `AUTH_URL` is set (decisions.md section 3).
+ * the project out and for tests, and never runs when `AUTH_URL` is set
+ * (docs/core.md, "Identity provider").
  *
  * It speaks the real provider's protocol: `GET /login?key&return` shows a form asking for a
  * name (or, with `&name=`, redirects at once) and sends the browser to `return` with
@@ -8,9 +9,12 @@
  * Codes live 60 seconds and work once.
  */
 import { createHash } from 'node:crypto'
-import { escapeHtml, html, json, jsonError, redirect, type HttpRoute, type Request, type Response } from './http.ts'
+import { html, htmlResponse, type Html } from './html.ts'
+import { json, jsonError, redirect, type Response } from './response.ts'
+import type { HttpRoute } from './handler.ts'
+import type { Request } from './request.ts'
 import { parseJsonBody } from './json-validate.ts'
-import { randomToken } from './session.ts'
+import { randomToken } from './random.ts'
 
 const CODE_MS = 60_000
 
@@ -34,20 +38,20 @@ export function createDevIdentityProvider(deps: { apiKey: string; apiSecret: str
   function login(req: Request): Response {
     const key = req.query.get('key') ?? ''
     const returnTo = req.query.get('return') ?? ''
-    if (key !== deps.apiKey) return page(400, '<p class="error">This app key is not known here, so the login is refused.</p>')
-    if (!isHttpUrl(returnTo)) return page(400, '<p class="error">The login needs a <code>return</code> address (an absolute http or https URL).</p>')
+    if (key !== deps.apiKey) return page(400, html`<p class="error">This app key is not known here, so the login is refused.</p>`)
+    if (!isHttpUrl(returnTo)) return page(400, html`<p class="error">The login needs a <code>return</code> address (an absolute http or https URL).</p>`)
     const name = (req.query.get('name') ?? '').trim()
     if (name !== '') {
-      if (name.length > 100) return page(400, '<p class="error">A name has at most 100 characters.</p>')
+      if (name.length > 100) return page(400, html`<p class="error">A name has at most 100 characters.</p>`)
       const target = new URL(returnTo)
       target.searchParams.set('idp_code', issue(name))
       return redirect(302, target.href, 'logged in at the development provider', { 'cache-control': 'no-store' })
     }
     return page(
       200,
-      `<form method="get" action="/login">
-  <input type="hidden" name="key" value="${escapeHtml(key)}">
-  <input type="hidden" name="return" value="${escapeHtml(returnTo)}">
+      html`<form method="get" action="/login">
+  <input type="hidden" name="key" value="${key}">
+  <input type="hidden" name="return" value="${returnTo}">
   <label>Sign in as <input name="name" required maxlength="100" autofocus placeholder="alice"></label>
   <button type="submit">Sign in</button>
 </form>`,
@@ -69,7 +73,7 @@ export function createDevIdentityProvider(deps: { apiKey: string; apiSecret: str
 
   return {
     routes: [
-      { method: 'GET', path: '/', handler: () => page(200, '<p>Apps send people to <code>/login?key=…&amp;return=…</code> to sign in here.</p>') },
+      { method: 'GET', path: '/', handler: () => page(200, html`<p>Apps send people to <code>/login?key=…&amp;return=…</code> to sign in here.</p>`) },
       { method: 'GET', path: '/login', handler: login },
       { method: 'POST', path: '/api/exchange', handler: exchange },
     ],
@@ -90,10 +94,10 @@ function isHttpUrl(value: string): boolean {
   }
 }
 
-function page(status: number, content: string): Response {
-  return html(
+function page(status: number, content: Html): Response {
+  return htmlResponse(
     status,
-    `<!doctype html>
+    html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Development sign-in</title>
 <style>body{font:16px system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem}.warn{background:#fff3cd;border:1px solid #e0c060;padding:.75rem}.error{color:#a00}</style>
 </head><body>

@@ -12,6 +12,8 @@
  * message until its Sync, and for as long as it has a transaction open. Other connections'
  * statements wait meanwhile, which is why no code holds a transaction open across anything slow.
  */
+import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -109,12 +111,23 @@ class BatchQueue {
 }
 
 /**
+ * The server's settings: PGlite's own, with 16 MB of shared buffers instead of PostgreSQL's
+ * default 128 MB, which PGlite allocates inside its WebAssembly memory, so they count in full
+ * towards the process's resident memory (docs/operations.md, "Memory"). The operating system's
+ * page cache holds the files as well, so a small cache costs little speed.
+ */
+export const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB']
+
+/**
  * Opens (or creates) the PGlite database in `dataDir` (`memory://` for a throw-away one) and
  * serves it on a private unix socket, or on 127.0.0.1 with `{ tcp: true }`.
  */
 export async function startEmbedded(dataDir: string, options: { tcp?: boolean } = {}): Promise<EmbeddedServer> {
-  if (dataDir !== 'memory://') await mkdir(dataDir, { recursive: true })
-  const db = await PGlite.create(dataDir === 'memory://' ? undefined : dataDir)
+  if (dataDir !== 'memory://') {
+    await mkdir(dataDir, { recursive: true })
+    if (!existsSync(join(dataDir, 'PG_VERSION'))) await createInChild(dataDir)
+  }
+  const db = await PGlite.create(dataDir === 'memory://' ? undefined : dataDir, { startParams: START_PARAMS })
   const queue = new BatchQueue(db)
   const handlers = new Set<PGLiteSocketHandler>()
   const server: Server = createServer((socket) => {
@@ -147,4 +160,31 @@ export async function startEmbedded(dataDir: string, options: { tcp?: boolean } 
       if (socketDir) await rm(socketDir, { recursive: true, force: true })
     },
   }
+}
+
+/**
+ * Creates a new database in `dataDir` in a child process. PGlite's first start runs initdb in a
+ * second WebAssembly instance, and the memory both instances grew to (about 0.8 GB) stayed with
+ * the process that ran it for its whole life (a worker thread gave back only part of it); a
+ * child's memory goes back to the system when it exits.
+ */
+async function createInChild(dataDir: string): Promise<void> {
+  const code = `
+    const { PGlite } = await import(process.env.PGLITE_MODULE)
+    const db = await PGlite.create(process.env.PGLITE_DATA_DIR, { startParams: JSON.parse(process.env.PGLITE_START_PARAMS) })
+    await db.close()
+  `
+  const child = spawn(process.execPath, ['--input-type=module', '-e', code], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: {
+      ...process.env,
+      PGLITE_MODULE: import.meta.resolve('@electric-sql/pglite'),
+      PGLITE_DATA_DIR: dataDir,
+      PGLITE_START_PARAMS: JSON.stringify(START_PARAMS),
+    },
+  })
+  let stderr = ''
+  child.stderr.on('data', (chunk) => (stderr += chunk))
+  const exit: number | null = await new Promise((resolve, reject) => child.on('error', reject).on('exit', resolve))
+  if (exit !== 0) throw new Error(`creating the database in ${dataDir} failed: ${stderr.trim() || `exit ${exit}`}`)
 }

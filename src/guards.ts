@@ -1,9 +1,10 @@
 /**
- * Small request checks shared by both services (decisions.md section 4). Each answers the
- * refusal to send, or null when the request passes.
+ * Small request checks shared by both services (docs/core.md, "Sessions and credentials"). Each
+ * answers the refusal to send, or null when the request passes.
  */
 import { timingSafeEqual } from 'node:crypto'
-import { jsonError, type Request, type Response } from './http.ts'
+import { jsonError, type Response } from './response.ts'
+import type { Request } from './request.ts'
 
 /**
  * Refuses a cross-site write made with a session cookie: `Sec-Fetch-Site: cross-site`, or an

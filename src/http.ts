@@ -1,218 +1,38 @@
 /**
- * The project's node:http plumbing, and the only module that touches `node:http`.
- *
- * Handlers take a small {@link Request} record and return a {@link Response} record, so tests
- * call them without a socket ({@link makeRequest}). {@link serve} puts a route table on a port:
- * it reads bodies under a cap, answers `GET /healthz`, logs one line per request, turns an
- * unexpected exception into a logged 500 with a generic body, guards against slow clients and
- * shuts down gracefully.
+ * Sockets and timeouts: {@link serve} puts a route table on a port, and this is the only module
+ * that touches `node:http`. It reads bodies under a cap, logs one line per request, guards
+ * against slow clients and shuts down gracefully; what a request is answered is decided by
+ * the handler of `src/handler.ts`, which tests call without a socket.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { createRouter, type Params, type Route } from './router.ts'
-import { parseCookies } from './cookie.ts'
-import type { Logger } from './log.ts'
+import { Server as NetServer, type AddressInfo, type Socket } from 'node:net'
+import { createAnswer, isPromise, type HandlerOptions, type HttpRoute } from './handler.ts'
+import { BODY_LIMIT, bodyTooLarge, NO_PARAMS, noop, RequestRecord, type RequestSource } from './request.ts'
+import { HttpError, jsonError, type Response } from './response.ts'
 
-/** The largest request body read: 2 MiB (decisions.md section 5). */
-export const BODY_LIMIT = 2 * 1024 * 1024
-
-/** What a handler sees of a request. */
-export interface Request {
-  method: string
-  /** The raw pathname, without the query. */
-  path: string
-  query: URLSearchParams
-  /** Lower-case header names, as node gives them. */
-  headers: IncomingHttpHeaders
-  /** Route parameters (null prototype). */
-  params: Params
-  /** Cookies of the request (null prototype); parsed on first use. */
-  readonly cookies: Record<string, string>
-  /** The body, read up to {@link BODY_LIMIT} on first call; rejects with a 413 {@link HttpError} past it. */
-  body(): Promise<Uint8Array>
-  /**
-   * Calls `listener` once when the client goes away or the server shuts down before the answer
-   * is sent (at once when that has happened already); answers a function that cancels it.
-   * Long-polls stop waiting on it.
-   */
-  onClose(listener: () => void): () => void
-}
-
-export type Headers = Record<string, string | string[]>
-
-/** What a handler answers. */
-export interface Response {
-  status: number
-  headers?: Headers
-  body?: string | Uint8Array
-}
-
-export type Handler = (req: Request) => Response | Promise<Response>
-
-/**
- * A response carried by an exception, for the one case where a value cannot travel back
- * easily: the body reader, deep inside a handler. {@link serve} answers it as it is.
- */
-export class HttpError extends Error {
-  readonly response: Response
-  constructor(response: Response) {
-    super(`http ${response.status}`)
-    this.response = response
-  }
-}
-
-const JSON_TYPE = 'application/json; charset=utf-8'
-
-/** A JSON answer. */
-export function json(status: number, value: unknown, headers?: Headers): Response {
-  const body = JSON.stringify(value)
-  const length = String(Buffer.byteLength(body))
-  return { status, headers: headers ? { 'content-type': JSON_TYPE, 'content-length': length, ...headers } : { 'content-type': JSON_TYPE, 'content-length': length }, body }
-}
-
-/** A plain-text answer. */
-export function text(status: number, body: string, headers?: Headers): Response {
-  return { status, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers }, body }
-}
-
-/** An HTML answer. */
-export function html(status: number, body: string, headers?: Headers): Response {
-  return { status, headers: { 'content-type': 'text/html; charset=utf-8', ...headers }, body }
-}
-
-/** A small HTML document: `title` (escaped) as its title and heading, then `body` (already HTML). */
-export function htmlDocument(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-</head>
-<body>
-<h1>${escapeHtml(title)}</h1>
-${body}
-</body>
-</html>
-`
-}
-
-/** A redirect with a short plain-text body. */
-export function redirect(status: 301 | 302 | 303, location: string, body = `redirecting to ${location}`, headers?: Headers): Response {
-  return text(status, body, { location, ...headers })
-}
-
-/** Escapes text for HTML element content and attribute values. */
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c] as string)
-}
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
-
-/** A JSON error answer `{ error }`, the shape both interfaces use. */
-export function jsonError(status: number, error: string, headers?: Headers): Response {
-  return json(status, { error }, headers)
-}
-
-const BODY_TOO_LARGE = (): Response => jsonError(413, 'body too large', { connection: 'close' })
-
-/** Builds a request record without a socket, for tests and in-process calls. */
-export function makeRequest(init: {
-  method?: string
-  url?: string
-  headers?: IncomingHttpHeaders
-  body?: string | Uint8Array
-  params?: Params
-  /** Aborting it closes the request, as a client going away does ({@link Request.onClose}). */
-  signal?: AbortSignal
-}): Request {
-  const url = init.url ?? '/'
-  const q = url.indexOf('?')
-  const body = typeof init.body === 'string' ? new TextEncoder().encode(init.body) : (init.body ?? new Uint8Array(0))
-  return new RequestRecord(
-    init.method ?? 'GET',
-    q === -1 ? url : url.slice(0, q),
-    q === -1 ? '' : url.slice(q + 1),
-    init.params ?? Object.create(null),
-    { headers: init.headers ?? {}, bytes: body, signal: init.signal ?? null },
-  )
-}
-
-/** Where a request's body and close come from: a live socket, or given bytes and a signal. */
-type Source =
-  | { raw: IncomingMessage; res: ServerResponse; waiting: Waiting }
-  | { headers: IncomingHttpHeaders; bytes: Uint8Array; signal: AbortSignal | null }
-
-// A class rather than an object of closures: the request record is made for every request,
-// and lazy fields on a prototype cost nothing until a handler reads them.
-class RequestRecord implements Request {
-  #cookies: Record<string, string> | undefined
-  #query: URLSearchParams | undefined
-  #body: Promise<Uint8Array> | undefined
-  constructor(
-    readonly method: string,
-    readonly path: string,
-    private readonly search: string,
-    readonly params: Params,
-    private readonly source: Source,
-  ) {}
-
-  // Node builds a request's header object on first use: a route that reads no header never pays.
-  get headers(): IncomingHttpHeaders {
-    const source = this.source
-    return 'raw' in source ? source.raw.headers : source.headers
-  }
-
-  get query(): URLSearchParams {
-    return (this.#query ??= new URLSearchParams(this.search))
-  }
-
-  get cookies(): Record<string, string> {
-    return (this.#cookies ??= parseCookies(this.headers.cookie))
-  }
-
-  body(): Promise<Uint8Array> {
-    if (this.#body) return this.#body
-    const source = this.source
-    if ('raw' in source) return (this.#body = readBody(source.raw))
-    return (this.#body = source.bytes.length > BODY_LIMIT ? Promise.reject(new HttpError(BODY_TOO_LARGE())) : Promise.resolve(source.bytes))
-  }
-
-  onClose(listener: () => void): () => void {
-    const source = this.source
-    if ('raw' in source) return source.waiting.add(source.res, listener)
-    const signal = source.signal
-    if (signal === null) return noop
-    if (signal.aborted) {
-      listener()
-      return noop
-    }
-    signal.addEventListener('abort', listener, { once: true })
-    return () => signal.removeEventListener('abort', listener)
-  }
-}
-
-function noop(): void {}
-
-/** A route of a service: the router's route with our handler type. */
-export type HttpRoute = Route<Handler>
-
-export interface ServeOptions {
-  /** Shown in log lines, e.g. `notes`. */
-  name: string
+export interface ServeOptions extends HandlerOptions {
   routes: readonly HttpRoute[]
   host: string
   port: number
-  logger: Logger
-  /** Answers whether the service is ready and its database answers, for `GET /healthz`. */
-  ready?: () => Promise<boolean>
   /** How long in-flight requests may take to finish at shutdown. */
   drainMs?: number
-  /** Answers a request that matches no route; JSON 404 by default. */
-  notFound?: Handler
-  /** Slow clients: the time to send the headers (10 s) and the whole request (30 s). */
+  /**
+   * Slow clients: the time to send the headers (10 s; node's check also closes a new connection
+   * that sends nothing for this long) and the whole request (30 s).
+   */
   headersTimeoutMs?: number
   requestTimeoutMs?: number
 }
+
+/**
+ * After an answer sent before the request's body was read (a 413, or a 401 that never looked
+ * at the body), a declared rest up to this size is read and dropped so the connection can be
+ * kept; anything larger is not worth reading: the connection is closed instead (lingering).
+ */
+const DRAIN_TO_KEEP = 64 * 1024
+/** A lingering close reads and drops at most this much, for at most this long (RFC 9112 9.6). */
+const LINGER_BYTES = 1024 * 1024
+const LINGER_MS = 2_000
 
 export interface Served {
   url: string
@@ -223,11 +43,16 @@ export interface Served {
 
 /** Serves a route table on a port; resolves once it listens. */
 export async function serve(options: ServeOptions): Promise<Served> {
-  const router = createRouter(options.routes)
   const { logger, name } = options
-  const ready = options.ready ?? (async () => true)
-  const notFound: Handler = options.notFound ?? (() => jsonError(404, 'not found'))
   const shutdown = new AbortController()
+  const ready = options.ready
+  const answer = createAnswer(options.routes, {
+    name,
+    logger,
+    notFound: options.notFound,
+    // A server shutting down is not ready, whatever its database says.
+    ready: () => (shutdown.signal.aborted ? Promise.resolve(false) : ready ? ready() : Promise.resolve(true)),
+  })
   const waiting = createWaiting(shutdown.signal)
   let inFlight = 0
   let drained: (() => void) | null = null
@@ -240,46 +65,17 @@ export async function serve(options: ServeOptions): Promise<Served> {
     const url = req.url ?? '/'
     const q = url.indexOf('?')
     const path = q === -1 ? url : url.slice(0, q)
-    let out: Response | Promise<Response>
-    try {
-      out = answer(req, res, url, q, path)
-    } catch (err) {
-      out = recover(err)
-    }
+    const request = new RequestRecord(req.method ?? 'GET', path, q === -1 ? '' : url.slice(q + 1), NO_PARAMS, new SocketSource(req, res, waiting))
+    const out = answer(request)
     // A handler that answers at once is sent at once: no promise hop on the hot path.
-    if (isPromise(out)) {
-      out.then(
-        (response) => finish(req, res, path, response, started),
-        (err: unknown) => finish(req, res, path, recover(err), started),
-      )
-    } else finish(req, res, path, out, started)
+    if (isPromise(out)) out.then((response) => finish(req, res, path, response, started))
+    else finish(req, res, path, out, started)
   })
-
-  function answer(req: IncomingMessage, res: ServerResponse, url: string, q: number, path: string): Response | Promise<Response> {
-    const method = req.method ?? 'GET'
-    if (path === '/healthz' && (method === 'GET' || method === 'HEAD')) return health()
-    const match = router.match(method, path)
-    if (match === null) return notFound(makeRequest({ method, url, headers: req.headers }))
-    if (!match.found) return jsonError(405, match.text, { allow: match.allowed.join(', ') })
-    const request = new RequestRecord(method, path, q === -1 ? '' : url.slice(q + 1), match.params, { raw: req, res, waiting })
-    return match.route.handler(request)
-  }
-
-  async function health(): Promise<Response> {
-    const ok = !shutdown.signal.aborted && (await ready().catch(() => false))
-    return json(ok ? 200 : 503, { ok })
-  }
-
-  /** The one place an exception becomes an answer: a 413 and the like as they are, else a logged 500. */
-  function recover(err: unknown): Response {
-    if (err instanceof HttpError) return err.response
-    logger.line(`${name} error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`)
-    return jsonError(500, 'internal error')
-  }
 
   // The log line names the path without the query: a query can carry login codes.
   function finish(req: IncomingMessage, res: ServerResponse, path: string, response: Response, started: number): void {
-    send(res, response)
+    if (shutdown.signal.aborted && !res.headersSent) res.setHeader('connection', 'close')
+    send(req, res, response)
     // Tenths of a millisecond, written from two integers: formatting a fraction measured five
     // times the cost.
     const tenths = Math.round((performance.now() - started) * 10)
@@ -317,7 +113,13 @@ export async function serve(options: ServeOptions): Promise<Served> {
       if (shutdown.signal.aborted) return
       shutdown.abort()
       waiting.closeAll()
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+      // Stop accepting, but not with http.Server.close(), which also drops idle keep-alive
+      // connections at once: a request may be on its way on one (clients saw ECONNRESET).
+      // Answers from now on carry `connection: close`; connections still idle after a second's
+      // grace are closed (250 ms still cut a request now and then on a busy machine).
+      const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()))
+      const open = await new Promise<number>((resolve) => server.getConnections((_, n) => resolve(n ?? 0)))
+      if (open > 0) await new Promise((resolve) => setTimeout(resolve, 1000))
       server.closeIdleConnections()
       if (inFlight > 0) {
         const drainMs = options.drainMs ?? 10_000
@@ -336,11 +138,7 @@ export async function serve(options: ServeOptions): Promise<Served> {
   }
 }
 
-function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
-  return typeof (value as { then?: unknown }).then === 'function'
-}
-
-function send(res: ServerResponse, response: Response): void {
+function send(req: IncomingMessage, res: ServerResponse, response: Response): void {
   if (res.headersSent || res.destroyed) return
   const body = response.body ?? ''
   // A known length: the answer goes out in one write instead of chunked pieces (measured: the
@@ -352,8 +150,67 @@ function send(res: ServerResponse, response: Response): void {
   if (headers?.['content-length'] === undefined) {
     headers = { ...headers, 'content-length': String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength) }
   }
+  if (!req.complete && unreadRest(req) > DRAIN_TO_KEEP) {
+    headers = { ...headers, connection: 'close' }
+    lingerOnClose(req.socket)
+  }
   res.writeHead(response.status, headers)
   res.end(body)
+}
+
+/** How much of the request's body may still be on its way: its declared length, or unbounded. */
+function unreadRest(req: IncomingMessage): number {
+  if (req.headers['transfer-encoding'] !== undefined) return Infinity
+  const declared = Number(req.headers['content-length'] ?? 0)
+  return Number.isFinite(declared) ? declared : Infinity
+}
+
+/**
+ * A lingering close (RFC 9112 section 9.6) for a connection whose client may still be sending a
+ * body we will not read. Node closes a `connection: close` answer's socket with destroySoon(),
+ * which drops it as soon as the answer is written: with the client's bytes still unread, the
+ * kernel then answers with a reset, and a client still writing loses the answer from its
+ * receive buffer (EPIPE or ECONNRESET instead of the 413). Here the socket half-closes after the
+ * answer and goes on reading and dropping, until the client closes its side, or for at most
+ * {@link LINGER_BYTES} and {@link LINGER_MS}, so a huge declared body is never read to its end.
+ */
+function lingerOnClose(socket: Socket): void {
+  socket.destroySoon = () => {
+    let read = 0
+    const stop = () => {
+      clearTimeout(timer)
+      socket.destroy()
+    }
+    const timer = setTimeout(stop, LINGER_MS)
+    socket.on('data', (chunk: Buffer) => {
+      read += chunk.length
+      if (read > LINGER_BYTES) stop()
+    })
+    socket.once('end', stop)
+    socket.once('close', () => clearTimeout(timer))
+    socket.end()
+  }
+}
+
+/** A request's headers, body and close, read from its socket. */
+class SocketSource implements RequestSource {
+  constructor(
+    private readonly raw: IncomingMessage,
+    private readonly res: ServerResponse,
+    private readonly waiting: Waiting,
+  ) {}
+
+  get headers(): IncomingHttpHeaders {
+    return this.raw.headers
+  }
+
+  body(): Promise<Uint8Array> {
+    return readBody(this.raw)
+  }
+
+  onClose(listener: () => void): () => void {
+    return this.waiting.add(this.res, listener)
+  }
 }
 
 /**
@@ -413,7 +270,7 @@ function readBody(req: IncomingMessage): Promise<Uint8Array> {
   const declared = Number(req.headers['content-length'])
   if (declared > BODY_LIMIT) {
     req.resume()
-    return Promise.reject(new HttpError(BODY_TOO_LARGE()))
+    return Promise.reject(new HttpError(bodyTooLarge()))
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
@@ -424,7 +281,7 @@ function readBody(req: IncomingMessage): Promise<Uint8Array> {
       if (size > BODY_LIMIT) {
         req.removeAllListeners('data')
         req.resume()
-        reject(new HttpError(BODY_TOO_LARGE()))
+        reject(new HttpError(bodyTooLarge()))
         return
       }
       chunks.push(chunk)

@@ -1,7 +1,9 @@
 /**
- * The identity provider, server side (decisions.md section 3): where the login button goes, and
- * the exchange of a one-time login code for an identity.
+ * The identity provider, server side (docs/core.md, "Identity provider"): where the login button
+ * goes, and the exchange of a one-time login code for an identity.
  */
+import { parseJsonBody } from './json-validate.ts'
+import { textDefect } from './text.ts'
 
 export interface Identity {
   /** The provider's user id. */
@@ -47,25 +49,44 @@ export function createIdentityProvider(deps: {
           signal: AbortSignal.timeout(deps.timeoutMs ?? EXCHANGE_TIMEOUT_MS),
         })
         status = res.status
-        body = await res.json().catch(() => null)
+        // Read strictly (src/json-validate.ts): bytes that are not UTF-8 make no answer, rather
+        // than names with U+FFFD in them.
+        const parsed = parseJsonBody(new Uint8Array(await res.arrayBuffer()))
+        body = parsed.ok ? parsed.value : null
       } catch {
         return { ok: false, error: 'idp unreachable' }
       }
-      const record = body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : {}
-      if (status !== 200) {
-        const error = typeof record.error === 'string' && record.error !== '' ? record.error : `idp answered ${status}`
-        return { ok: false, error }
-      }
-      const id = typeof record.id === 'number' ? String(record.id) : record.id
-      if (typeof id !== 'string' || id === '' || typeof record.name !== 'string') {
-        return { ok: false, error: 'idp sent no usable identity' }
-      }
-      const identity: Identity = { id, name: record.name }
-      if (typeof record.email === 'string') identity.email = record.email
-      return { ok: true, identity }
+      return exchangeResult(status, body)
     },
   }
 }
+
+/**
+ * The outcome of the provider's answer to an exchange: status 200 with `{ id, name, email? }` is
+ * an identity; any other status is a failure whose reason is the body's `error` text. Text from
+ * the provider is input too (src/text.ts): an `error` text with U+0000 or a lone surrogate
+ * counts as none (`idp answered <status>`), and an identity with such a character in its id,
+ * name or email is no usable identity, so no such text reaches a session or the users table.
+ */
+export function exchangeResult(status: number, body: unknown): ExchangeResult {
+  const record = body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : {}
+  if (status !== 200) {
+    const error = record.error
+    const usable = typeof error === 'string' && error !== '' && textDefect(error) === null
+    return { ok: false, error: usable ? error : `idp answered ${status}` }
+  }
+  const id = typeof record.id === 'number' ? String(record.id) : record.id
+  const { name, email } = record
+  if (typeof id !== 'string' || id === '' || typeof name !== 'string') return { ok: false, error: NO_USABLE_IDENTITY }
+  if (textDefect(id) !== null || textDefect(name) !== null || (typeof email === 'string' && textDefect(email) !== null)) {
+    return { ok: false, error: NO_USABLE_IDENTITY }
+  }
+  const identity: Identity = { id, name }
+  if (typeof email === 'string') identity.email = email
+  return { ok: true, identity }
+}
+
+const NO_USABLE_IDENTITY = 'idp sent no usable identity'
 
 /**
  * The login button's address (tickets interface 4.10 rule 9, notes interface section 5): the

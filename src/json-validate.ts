@@ -1,6 +1,6 @@
 /**
  * Strict JSON for request bodies: UTF-8 decoding, an RFC 8259 check that says where a text goes
- * wrong, and the two refusal messages (decisions.md section 7).
+ * wrong, and the two refusal messages (docs/core.md, "JSON bodies").
  *
  * The checker is a char-code scanner in the shape of jsonc-parser's: one position variable, an
  * explicit stack of open containers, no recursion, so no input can overflow the call stack. An
@@ -20,7 +20,7 @@ export type JsonCheck = { ok: true } | { ok: false; offset: number; kind: 'synta
 /** The outcome of {@link parseJsonBody}: the parsed value, or the refusal message for a 400. */
 export type JsonBody = { ok: true; value: unknown } | { ok: false; error: string }
 
-// decisions.md section 7.
+// The depth limit of docs/core.md, "JSON bodies".
 const MAX_JSON_DEPTH = 512
 
 const TAB = 0x09

@@ -29,8 +29,6 @@ export interface Route<H> {
   path: string
   /** Whatever the caller runs for this route; it must be a function. */
   handler: H
-  /** Carried through untouched; http.ts reads it. */
-  longPoll?: boolean
   /**
    * The 405 text for this path. Every route of the path that gives it must give the same text;
    * without it the text is derived from the path's methods (`GET only`, `GET or POST`).

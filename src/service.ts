@@ -4,7 +4,7 @@
  */
 import type { Config } from './config.ts'
 import type { Sql } from './db.ts'
-import type { Handler, HttpRoute } from './http.ts'
+import type { Handler, HttpRoute } from './handler.ts'
 import type { IdentityProvider } from './idp.ts'
 import type { Logger } from './log.ts'
 import type { Sessions } from './session.ts'

@@ -1,6 +1,6 @@
 /**
- * Cookie sessions (decisions.md section 4): a row per session in `sessions`, and a cookie that
- * carries the row's id sealed with tweetnacl's `secretbox` under the session secret.
+ * Cookie sessions (docs/core.md, "Sessions and credentials"): a row per session in `sessions`,
+ * and a cookie that carries the row's id sealed with tweetnacl's `secretbox` under the session secret.
  *
  * `secretbox` rather than signatures: tweetnacl verifies about 56 Ed25519 signatures a second on
  * a 2-core machine against about 158,000 `secretbox` opens, so a signature check per request
@@ -8,7 +8,8 @@
  */
 import nacl from 'tweetnacl'
 import type { Sql } from './db.ts'
-import type { Request } from './http.ts'
+import { randomToken } from './random.ts'
+import type { Request } from './request.ts'
 import { serializeCookie } from './cookie.ts'
 import type { ServiceName } from './config.ts'
 
@@ -59,11 +60,6 @@ function keep<V>(map: Map<string, V>, key: string, value: V): void {
 function copy(data: Record<string, unknown>): Record<string, unknown> {
   for (const _ in data) return structuredClone(data)
   return {}
-}
-
-/** Random bytes as base64url (session ids, tags, tokens). */
-export function randomToken(bytes: number): string {
-  return Buffer.from(nacl.randomBytes(bytes)).toString('base64url')
 }
 
 /**

@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process'
 import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createServer, type AddressInfo } from 'node:net'
 import { createInterface } from 'node:readline'
 import { startOptions } from './support/start-command.ts'
 
@@ -25,7 +26,7 @@ async function startMain(env: NodeJS.ProcessEnv, through: 'node' | 'npm' = 'node
   await new Promise<void>((resolve, reject) => {
     createInterface({ input: child.stdout }).on('line', (line) => {
       lines.push(line)
-      const m = /^(notes|tickets): listening on (\S+)/.exec(line) ?? /^dev-idp: .* at (\S+):/.exec(line)
+      const m = /^(notes|tickets): .*, open (\S+)$/.exec(line) ?? /^dev-idp: .* at (\S+):/.exec(line)
       if (m) urls[m.length === 3 ? m[1]! : 'devIdp'] = m.length === 3 ? m[2]! : m[1]!
       if (Object.keys(urls).filter((k) => k !== 'devIdp').length === expected) resolve()
     })
@@ -89,4 +90,42 @@ test('a wrong setting stops the start with exit code 1 and a message', async () 
   const code = await new Promise((resolve) => child.on('exit', resolve))
   assert.equal(code, 1)
   assert.match(stderr, /configuration: NOTES_PORT must be a port number/)
+})
+
+test('the start-up log ends with one line per service naming the one address to open, and signing in returns to it', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'app-data-'))
+  const app = await startMain({ DATA_DIR: dataDir })
+  try {
+    const last = app.lines.slice(-2)
+    assert.match(last[0]!, /^notes: the notes sync service on the embedded database, open http:\/\/localhost:\d+$/)
+    assert.match(last[1]!, /^tickets: the ticket tracker on the embedded database, open http:\/\/localhost:\d+$/)
+    // One address per line: the bound one is not printed beside it.
+    for (const line of last) assert.equal(line.match(/http:\/\//g)!.length, 1)
+    const notes = app.urls.notes!
+    assert.equal((await fetch(`${notes}/healthz`)).status, 200)
+    const login = await fetch(`${notes}/login`, { redirect: 'manual' })
+    const returnTo = new URL(new URL(login.headers.get('location')!).searchParams.get('return')!)
+    assert.equal(returnTo.origin, notes)
+  } finally {
+    assert.equal(await app.stop(), 0)
+  }
+})
+
+test('a port in use stops the start with a message naming the variable to set', async () => {
+  const taken = createServer()
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
+  const port = (taken.address() as AddressInfo).port
+  const dataDir = await mkdtemp(join(tmpdir(), 'app-data-'))
+  try {
+    const child = spawn(process.execPath, [...startOptions(), 'src/main.ts'], {
+      env: { PATH: process.env.PATH, DATA_DIR: dataDir, NOTES_PORT: '0', TICKETS_PORT: String(port), DEV_IDP_PORT: '0' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
+    let stderr = ''
+    child.stderr.on('data', (c) => (stderr += c))
+    assert.equal(await new Promise((resolve) => child.on('exit', resolve)), 1)
+    assert.match(stderr, new RegExp(`port ${port} is already in use by another program: set TICKETS_PORT to a free port`))
+  } finally {
+    taken.close()
+  }
 })

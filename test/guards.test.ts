@@ -1,6 +1,6 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { makeRequest } from '../src/http.ts'
+import { makeRequest } from '../src/request.ts'
 import { refuseContentType, refuseCrossSite, refuseTag } from '../src/guards.ts'
 
 const own = 'http://localhost:3001'

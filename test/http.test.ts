@@ -2,7 +2,10 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { request as rawRequest } from 'node:http'
 import { connect as netConnect } from 'node:net'
-import { BODY_LIMIT, escapeHtml, json, makeRequest, serve, type HttpRoute, type Served } from '../src/http.ts'
+import { serve, type Served } from '../src/http.ts'
+import { BODY_LIMIT, makeRequest } from '../src/request.ts'
+import { json } from '../src/response.ts'
+import type { HttpRoute } from '../src/handler.ts'
 import { createLogger } from '../src/log.ts'
 import { deferred, until } from './support/wait.ts'
 
@@ -148,6 +151,103 @@ test('a client that does not finish its headers in time is answered 408 and cut 
   assert.match(answer, /^HTTP\/1\.1 408 Request Timeout/)
 })
 
+test('a connection that never sends a byte is closed after the headers timeout', { timeout: 10_000 }, async (t) => {
+  const { served } = await start([], { headersTimeoutMs: 300 })
+  t.after(() => served.close())
+  const closed = await new Promise<boolean>((resolve) => {
+    const socket = netConnect(served.port, '127.0.0.1')
+    socket.resume() // read, so that the server's FIN is seen
+    socket.on('close', () => resolve(true))
+    socket.on('error', () => {})
+    setTimeout(() => (socket.destroy(), resolve(false)), 5_000).unref()
+  })
+  assert.equal(closed, true, 'the silent connection was still open after 5 s')
+})
+
+test('a request that takes longer than the headers timeout to answer is not cut by it', { timeout: 10_000 }, async (t) => {
+  const { served } = await start([{ method: 'GET', path: '/slow', handler: () => new Promise((resolve) => setTimeout(() => resolve(json(200, { ok: true })), 600)) }], { headersTimeoutMs: 300 })
+  t.after(() => served.close())
+  const answer = await rawExchange(served.port, 'GET /slow HTTP/1.1\r\nhost: x\r\n\r\n', /\r\n\r\n\{"ok":true\}/)
+  assert.match(answer, /^HTTP\/1\.1 200 OK/)
+})
+
+/**
+ * Sends `head`, then writes a body of `length` bytes in 64 KiB pieces for as long as the server
+ * lets it, reading answers as they come. Resolves with what was read and how much was written.
+ */
+function writeBodyAndRead(port: number, head: string, length: number): Promise<{ answer: string; written: number }> {
+  return new Promise((resolve) => {
+    const socket = netConnect(port, '127.0.0.1')
+    let answer = ''
+    let written = 0
+    let done = false
+    socket.on('data', (c) => (answer += c))
+    socket.on('error', () => {})
+    socket.on('close', () => ((done = true), resolve({ answer, written })))
+    socket.write(head)
+    const piece = Buffer.alloc(64 * 1024, 120)
+    const pump = () => {
+      while (!done && written < length) {
+        written += piece.length
+        if (!socket.write(piece)) return void socket.once('drain', pump)
+      }
+    }
+    pump()
+  })
+}
+
+test('a client still writing a body that is too large reads the 413, every time', { timeout: 60_000 }, async (t) => {
+  const { served } = await start([echo])
+  t.after(() => served.close())
+  const size = 3 * 1024 * 1024
+  for (let i = 0; i < 20; i++) {
+    const { answer } = await writeBodyAndRead(served.port, `POST /echo HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${size}\r\n\r\n`, size)
+    assert.match(answer, /^HTTP\/1\.1 413 /, `try ${i + 1}: ${JSON.stringify(answer.slice(0, 80))}`)
+    assert.match(answer, /\{"error":"body too large"\}$/)
+  }
+})
+
+test('after answering before the body is read, the server stops reading a huge body and closes', { timeout: 30_000 }, async (t) => {
+  const refuse: HttpRoute = { method: 'POST', path: '/refuse', handler: () => json(401, { error: 'unauthorized' }) }
+  const { served } = await start([refuse])
+  t.after(() => served.close())
+  const declared = 100 * 1024 * 1024
+  const { answer, written } = await writeBodyAndRead(served.port, `POST /refuse HTTP/1.1\r\nhost: x\r\ncontent-length: ${declared}\r\n\r\n`, declared)
+  assert.match(answer, /^HTTP\/1\.1 401 /)
+  assert.match(answer, /\r\nconnection: close\r\n/i)
+  // What the client wrote before the connection closed: the server's reads (at most 1 MiB after
+  // the answer) plus what the two sockets' buffers hold, far from the 100 MB declared.
+  assert.ok(written < 24 * 1024 * 1024, `the client could write ${written} bytes`)
+})
+
+test('a small body left unread by an early answer is dropped and the connection kept for the next request', async (t) => {
+  const refuse: HttpRoute = { method: 'POST', path: '/refuse', handler: () => json(401, { error: 'unauthorized' }) }
+  const { served } = await start([refuse, { method: 'GET', path: '/next', handler: () => json(200, { next: true }) }])
+  t.after(() => served.close())
+  const body = '{"text":"hello"}'
+  const answer = await rawExchange(
+    served.port,
+    `POST /refuse HTTP/1.1\r\nhost: x\r\ncontent-length: ${body.length}\r\n\r\n${body}GET /next HTTP/1.1\r\nhost: x\r\n\r\n`,
+    /\{"next":true\}/,
+  )
+  assert.match(answer, /^HTTP\/1\.1 401 /)
+  assert.doesNotMatch(answer, /connection: close/i)
+  assert.match(answer, /HTTP\/1\.1 200 OK[\s\S]*\{"next":true\}$/)
+})
+
+/** Writes raw bytes and resolves with everything read once `until` matches it (or the socket closes). */
+function rawExchange(port: number, bytes: string, until: RegExp): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = netConnect(port, '127.0.0.1', () => socket.write(bytes))
+    let data = ''
+    socket.on('data', (c) => {
+      data += c
+      if (until.test(data)) (socket.destroy(), resolve(data))
+    })
+    socket.on('close', () => resolve(data))
+  })
+}
+
 test('a long-poll may wait longer than the request timeout: that limit covers receiving the request only', { timeout: 10_000 }, async (t) => {
   let waited: () => void = () => {}
   const { served } = await start(
@@ -155,7 +255,6 @@ test('a long-poll may wait longer than the request timeout: that limit covers re
       {
         method: 'GET',
         path: '/poll',
-        longPoll: true,
         handler: () => new Promise((resolve) => (waited = () => resolve(json(200, { events: [] })))),
       },
     ],
@@ -188,7 +287,6 @@ test('close() lets a request in flight finish and answers a waiting long-poll at
     {
       method: 'GET',
       path: '/poll',
-      longPoll: true,
       handler: (req) => new Promise((resolve) => {
         req.onClose(() => resolve(json(200, { events: [] })))
         arrive()
@@ -216,7 +314,6 @@ test('onClose calls its listener once when the client goes away while its reques
     {
       method: 'GET',
       path: '/poll',
-      longPoll: true,
       handler: (req) => new Promise((resolve) => {
         req.onClose(() => {
           closed++
@@ -245,7 +342,6 @@ test('onClose does not call a listener that was cancelled, and calls one registe
     {
       method: 'GET',
       path: '/cancelled',
-      longPoll: true,
       handler: (req) => new Promise((resolve) => {
         const cancel = req.onClose(() => calls.push('cancelled listener'))
         answerCancelled = () => {
@@ -258,7 +354,6 @@ test('onClose does not call a listener that was cancelled, and calls one registe
     {
       method: 'GET',
       path: '/late',
-      longPoll: true,
       // The second listener is registered once the client is known to be gone.
       handler: (req) => new Promise((resolve) => {
         req.onClose(() => {
@@ -295,8 +390,4 @@ test('makeRequest builds a request record that handlers can read without a socke
   assert.equal(req.cookies['__proto__'], '2')
   assert.equal(Object.getPrototypeOf(req.cookies), null)
   assert.equal(new TextDecoder().decode(await req.body()), '{"k":1}')
-})
-
-test('escapeHtml escapes the five characters that matter in HTML', () => {
-  assert.equal(escapeHtml(`<a href="x">'&'</a>`), '&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;')
 })

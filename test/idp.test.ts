@@ -3,7 +3,9 @@ import assert from 'node:assert/strict'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createDevIdentityProvider, devUserId } from '../src/dev-idp.ts'
-import { serve, type HttpRoute, makeRequest } from '../src/http.ts'
+import { serve } from '../src/http.ts'
+import type { HttpRoute } from '../src/handler.ts'
+import { makeRequest } from '../src/request.ts'
 import { createIdentityProvider, safeNext } from '../src/idp.ts'
 import { createLogger } from '../src/log.ts'
 import { createRouter } from '../src/router.ts'
@@ -149,4 +151,18 @@ test('the development provider routes form a valid table', () => {
   assert.equal(router.match('GET', '/login')?.found, true)
   assert.equal(router.match('POST', '/api/exchange')?.found, true)
   assert.ok(makeRequest({ url: '/login' }))
+})
+
+test("the exchange client refuses U+0000, lone surrogates and bytes that are not UTF-8 in the provider's answer", async () => {
+  const answering = (status: number, body: string | Uint8Array<ArrayBuffer>) =>
+    createIdentityProvider({ authUrl: 'http://idp.test', apiKey: 'k', apiSecret: 's', fetch: async () => new Response(body, { status }) })
+  const refused = { ok: false, error: 'idp sent no usable identity' }
+  assert.deepEqual(await answering(200, '{"id":"a\\u0000","name":"x"}').exchange('c'), refused)
+  assert.deepEqual(await answering(200, '{"id":"a","name":"\\ud800"}').exchange('c'), refused)
+  assert.deepEqual(await answering(200, '{"id":"a","name":"x","email":"\\udc00@x"}').exchange('c'), refused)
+  const invalidUtf8 = new Uint8Array([...Buffer.from('{"id":"a","name":"'), 0xff, ...Buffer.from('"}')])
+  assert.deepEqual(await answering(200, invalidUtf8).exchange('c'), refused)
+  assert.deepEqual(await answering(400, '{"error":"bad\\u0000"}').exchange('c'), { ok: false, error: 'idp answered 400' })
+  assert.deepEqual(await answering(403, '{"error":"x\\ud800"}').exchange('c'), { ok: false, error: 'idp answered 403' })
+  assert.deepEqual(await answering(200, '{"id":"a","name":"Zoë 🚀","email":"z@x"}').exchange('c'), { ok: true, identity: { id: 'a', name: 'Zoë 🚀', email: 'z@x' } })
 })

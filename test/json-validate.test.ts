@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { describe, test } from 'node:test'
 
 import { decodeUtf8, parseJsonBody, validateJson } from '../src/json-validate.ts'
 import { prng } from './support/prng.ts'
 
-const SUITE = '/work/shared/jsontestsuite/test_parsing'
+/** JSONTestSuite's parsing cases, vendored with their licence (test/fixtures/jsontestsuite/LICENSE). */
+const SUITE = fileURLToPath(new URL('./fixtures/jsontestsuite/test_parsing', import.meta.url))
 const encode = (text: string): Uint8Array => new TextEncoder().encode(text)
 const bytes = (...parts: (string | number[])[]): Uint8Array =>
   Uint8Array.from(parts.flatMap((part) => typeof part === 'string' ? [...encode(part)] : part))
@@ -29,7 +31,8 @@ function parses(text: string): boolean {
 
 describe('JSONTestSuite', () => {
   const files = readdirSync(SUITE).filter((name) => name.endsWith('.json')).sort()
-  // ignoreBOM: decisions.md section 7 makes a byte-order mark a defect, so the reference must see it too.
+  // ignoreBOM: docs/core.md, "JSON bodies", makes a byte-order mark a defect, so the reference must
+  // see it too.
   const reference = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
   test('the suite is where we expect it, with all three kinds of file', () => {
@@ -443,7 +446,7 @@ function completion(prefix: string): string {
 }
 
 describe('validateJson against JSON.parse', () => {
-  test('the completion helper closes the examples of decisions.md', () => {
+  test('the completion helper closes the examples of docs/core.md, "JSON bodies"', () => {
     for (const prefix of ['', '  ', '{"a":1,', '[1 ', 'tru', '"ab', '{"a"', '{"a":', '[1,[', '"\\u1', '"\\', '-', '1.', '1e+']) {
       assert.ok(parses(prefix + completion(prefix)), JSON.stringify(prefix + completion(prefix)))
     }

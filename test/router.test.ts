@@ -252,15 +252,15 @@ test('params have no prototype, so parameters named after Object.prototype membe
   }
 })
 
-test('the matched route is the object from the table, longPoll and methodText untouched', () => {
-  const live = route('GET', '/api/live', { longPoll: true })
+test('the matched route is the object from the table, its own fields and methodText untouched', () => {
+  const live: Route<Handler> & { note: string } = { ...route('GET', '/api/live'), note: 'waits' }
   const notes = route('*', '/api/notes', { methodText: 'GET or POST only' })
   const table = [live, notes, route('GET', '/:slug')]
   const router = createRouter(table)
   const got = router.match('GET', '/api/live')
   assert.ok(got?.found)
   assert.equal(got.route, live)
-  assert.equal(got.route.longPoll, true)
+  assert.equal((got.route as typeof live).note, 'waits')
   const any = router.match('PUT', '/api/notes')
   assert.ok(any?.found)
   assert.equal(any.route, notes)
@@ -371,7 +371,7 @@ const service: Route<Handler>[] = [
   route('GET', '/api/projects/:slug/connections'),
   route('POST', '/api/projects/:slug/connections/remove'),
   route('GET', '/api/inbox'),
-  route('GET', '/api/live', { longPoll: true }),
+  route('GET', '/api/live'),
   route('GET', '/api/tokens'),
   route('POST', '/api/tokens'),
   route('POST', '/api/tokens/revoke'),

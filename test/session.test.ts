@@ -1,7 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import nacl from 'tweetnacl'
-import { makeRequest } from '../src/http.ts'
+import { makeRequest } from '../src/request.ts'
 import { createSessions, loadSessionSecret, seal, unseal } from '../src/session.ts'
 import { parseCookies } from '../src/cookie.ts'
 import { testDatabase } from './support/db.ts'

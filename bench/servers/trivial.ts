@@ -8,7 +8,8 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { json, serve } from '../../src/http.ts'
+import { serve } from '../../src/http.ts'
+import { json } from '../../src/response.ts'
 import { createLogger } from '../../src/log.ts'
 
 const kind = process.argv[2]

@@ -1,16 +1,19 @@
 /**
- * The notes JSON API (notes-interface.md sections 4.3 and 4.4): `GET /api/me` and
- * `/api/notes`, whose checks run in the order of the interface's rules 1 to 9, with the
- * cross-site and content-type checks of decisions.md section 4 right after rule 1 for POST.
+ * The notes JSON API (docs/notes-api.md, "Signing in" and "Checks of /api/notes, in order"):
+ * `GET /api/me` and `/api/notes`, whose checks run in the order of that list, with the
+ * cross-site and content-type checks (docs/core.md, "Sessions and credentials") right after the
+ * sign-in check for POST.
  */
 import { originOf, refuseContentType, refuseCrossSite } from '../guards.ts'
-import { json, jsonError, type Request, type Response } from '../http.ts'
+import { json, jsonError, type Response } from '../response.ts'
+import type { Request } from '../request.ts'
 import { parseJsonBody } from '../json-validate.ts'
 import type { Sessions } from '../session.ts'
+import { textDefect } from '../text.ts'
 import { API, FIELD } from './messages.ts'
 import type { DeleteInput, NoteStore, SaveInput } from './store.ts'
 
-/** The longest `id` and `local` of a save (notes-interface.md section 8). */
+/** The longest `id` and `local` of a save (docs/notes-api.md, "Checks of /api/notes, in order", item 5). */
 export const MAX_ID = 64
 
 // The API answers private data: no cache keeps it.
@@ -27,6 +30,10 @@ export interface ApiHandlers {
   me(req: Request): Promise<Response>
   /** `/api/notes` (section 4.4): every method. */
   notes(req: Request): Promise<Response>
+  /** `/api/notes/changes?since=` (docs/notes-api.md): every method, so the 401 comes first. */
+  changes(req: Request): Promise<Response>
+  /** `/api/notes/revisions?id=` (docs/notes-api.md): every method, so the 401 comes first. */
+  revisions(req: Request): Promise<Response>
 }
 
 export function createApiHandlers(deps: { store: NoteStore; sessions: Sessions; publicUrl: string }): ApiHandlers {
@@ -36,14 +43,17 @@ export function createApiHandlers(deps: { store: NoteStore; sessions: Sessions; 
   async function read(user: string, query: URLSearchParams): Promise<Response> {
     const id = query.get('id')
     if (id !== null) {
+      const defect = textDefect(id)
+      if (defect !== null) return answer(400, { error: FIELD[defect]('id'), field: 'id' })
       const note = await store.get(user, id)
       return note ? answer(200, note) : error(404, API.noSuchNote)
     }
     const sinceText = query.get('since')
     let since: number | undefined
     if (sinceText !== null) {
-      since = /^[0-9]{1,16}$/.test(sinceText) ? Number(sinceText) : NaN
-      if (!Number.isSafeInteger(since)) return answer(400, { error: FIELD.wholeNumber('since'), field: 'since' })
+      const parsed = parseSince(sinceText)
+      if (parsed === null) return answer(400, { error: FIELD.wholeNumber('since'), field: 'since' })
+      since = parsed
     }
     return answer(200, { notes: await store.list(user, since) })
   }
@@ -98,7 +108,32 @@ export function createApiHandlers(deps: { store: NoteStore; sessions: Sessions; 
       if (op === 'delete') return remove(user, body as Body)
       return error(400, API.op)
     },
+
+    async changes(req) {
+      const user = (await sessions.load(req))?.userId ?? null
+      if (user === null) return error(401, API.signIn)
+      if (req.method !== 'GET') return error(405, API.getOnly, { allow: 'GET' })
+      const since = parseSince(req.query.get('since') ?? '0')
+      if (since === null) return answer(400, { error: FIELD.wholeNumber('since'), field: 'since' })
+      return answer(200, await store.changes(user, since))
+    },
+
+    async revisions(req) {
+      const user = (await sessions.load(req))?.userId ?? null
+      if (user === null) return error(401, API.signIn)
+      if (req.method !== 'GET') return error(405, API.getOnly, { allow: 'GET' })
+      const id = req.query.get('id')
+      if (id === null || id === '') return answer(400, { error: FIELD.empty('id'), field: 'id' })
+      const revisions = await store.revisions(user, id)
+      return revisions === null ? error(404, API.noSuchNote) : answer(200, { revisions })
+    },
   }
+}
+
+/** A `since`: a whole number from 0 that a double holds exactly, or null. */
+function parseSince(text: string): number | null {
+  const since = /^[0-9]{1,16}$/.test(text) ? Number(text) : NaN
+  return Number.isSafeInteger(since) ? since : null
 }
 
 function answer(status: number, value: unknown): Response {

@@ -1,12 +1,15 @@
 /**
- * Signing in to the notes service (notes-interface.md sections 4.1, 4.2 and 5): the login
+ * Signing in to the notes service (docs/notes-api.md, "Signing in"): the login
  * button's target, the identity provider's return point, and the failure page.
  */
-import { html, redirect, type Request, type Response } from '../http.ts'
+import { htmlResponse } from '../html.ts'
+import { redirect, type Response } from '../response.ts'
+import type { Request } from '../request.ts'
 import { loginButtonUrl, safeNext, type IdentityProvider } from '../idp.ts'
-import { randomToken, type Session, type Sessions } from '../session.ts'
+import type { Session, Sessions } from '../session.ts'
+import { randomToken } from '../random.ts'
 import { LOGIN } from './messages.ts'
-import { homePage, loginFailedPage } from './pages.ts'
+import { loginFailedPage } from './pages.ts'
 
 const NO_STORE = { 'cache-control': 'no-store' }
 
@@ -17,8 +20,6 @@ export interface LoginHandlers {
   callback(req: Request): Promise<Response>
   /** `GET /login/failed` (section 4.2). */
   failed(req: Request): Promise<Response>
-  /** `GET /`: who is signed in, or a sign-in link. */
-  home(req: Request): Promise<Response>
 }
 
 export function createLoginHandlers(deps: { idp: IdentityProvider; sessions: Sessions; publicUrl: string }): LoginHandlers {
@@ -50,12 +51,14 @@ export function createLoginHandlers(deps: { idp: IdentityProvider; sessions: Ses
       if (req.method !== 'GET') return failure(req, LOGIN.getOnly)
       const code = req.query.get('idp_code')
       if (!code) return failure(req, LOGIN.noCode)
-      // No transaction is open here: the exchange waits on the network (decisions.md section 2).
+      // No transaction is open here: the exchange waits on the network (docs/core.md, "Database").
       const result = await idp.exchange(code)
       if (!result.ok) return failure(req, result.error)
       const session = (await sessions.load(req)) ?? sessions.create()
       session.userId = result.identity.id
       session.data.tag = randomToken(16)
+      // Shown in the app instead of the id.
+      session.data.name = result.identity.name
       session.data.loginError = null
       return answer(session, safeNext(req.query.get('next')), LOGIN.loggedIn)
     },
@@ -63,12 +66,7 @@ export function createLoginHandlers(deps: { idp: IdentityProvider; sessions: Ses
     async failed(req) {
       const session = await sessions.load(req)
       const reason = session?.data.loginError
-      return html(200, loginFailedPage(typeof reason === 'string' ? reason : null), NO_STORE)
-    },
-
-    async home(req) {
-      const session = await sessions.load(req)
-      return html(200, homePage(session?.userId ?? null), NO_STORE)
+      return htmlResponse(200, loginFailedPage(typeof reason === 'string' ? reason : null), NO_STORE)
     },
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Line-based three-way merge of a note's text (decisions.md section 5): the text at `base`, the
+ * Line-based three-way merge of a note's text (docs/notes-api.md, "Saves"): the text at `base`, the
  * stored text and the sent text.
  *
  * The two-way diffs come from node-diff3 (`diffIndices`, Hunt–McIlroy LCS over lines). The

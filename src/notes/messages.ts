@@ -1,13 +1,14 @@
 /**
- * Every message text of the notes service, in one place. The texts of notes-interface.md are kept
- * to the letter; `idp` stands where the interface writes the identity provider's name.
+ * Every message text of the notes service, in one place. The texts of docs/notes-api.md are kept
+ * to the letter; `idp` stands where the document writes the identity provider's name.
  */
 
-/** notes-interface.md section 4.4 and section 7. */
+/** docs/notes-api.md, "Checks of /api/notes, in order". */
 export const API = {
   signIn: 'log in with idp first',
   noSuchNote: 'no such note',
   methods: 'GET or POST only',
+  getOnly: 'GET only',
   bodyNeeded: 'a JSON body is needed',
   notAnObject: 'the body must be a JSON object',
   saveFields: 'save needs id, local, text (strings) and base, at (numbers)',
@@ -16,7 +17,7 @@ export const API = {
   op: "op must be 'save' or 'delete'",
 } as const
 
-/** notes-interface.md section 4.1. */
+/** docs/notes-api.md, "Signing in". */
 export const LOGIN = {
   getOnly: 'GET only',
   noCode: 'idp sent no login code',
@@ -24,7 +25,7 @@ export const LOGIN = {
   failed: (reason: string) => `login failed: ${reason}`,
 } as const
 
-/** Refusals the interface leaves open (decisions.md section 5, docs/notes-api.md). */
+/** The field refusals (docs/notes-api.md, "Checks of /api/notes, in order", items 6 and 7). */
 export const FIELD = {
   unknown: (name: string) => `unknown field '${name}'`,
   empty: (name: string) => `'${name}' must not be empty`,

@@ -1,20 +1,125 @@
-/** The notes service's two small HTML pages: the start page and the login failure page. */
-import { escapeHtml, htmlDocument } from '../http.ts'
+/**
+ * The notes service's pages: the app at `/` (a welcome with "Sign in" when signed out) and the
+ * login failure page. The app page is the whole markup of the notes web app; its script
+ * (src/notes/app/) adds the behaviour and never builds note text as HTML.
+ */
+import { html, htmlDocument, type Html } from '../html.ts'
 
-/** The start page: who is signed in, or a sign-in link. */
-export function homePage(user: string | null): string {
-  const body = user === null
-    ? `<p>Notes sync: your notes, kept in step between your devices.</p>
-<p><a href="/login">Sign in</a> to sync your notes.</p>`
-    : `<p>Signed in as <strong>${escapeHtml(user)}</strong>.</p>
-<p>Your devices sync through <code>/api/notes</code>; <code>/api/me</code> tells them who is signed in.</p>`
-  return htmlDocument('Notes', body)
+/** The addresses of the app's bundled files. */
+export interface AppFiles {
+  script: string
+  style: string
+  icon: string
+}
+
+/** Who is signed in: the id keys this browser's copy, the name is shown. */
+export interface Person {
+  id: string
+  name: string
+}
+
+/** The start page: the notes app for a signed-in person, or a welcome with a sign-in link. */
+export function homePage(person: Person | null, files: AppFiles): Html {
+  return person === null ? welcomePage(files) : appPage(person, files)
+}
+
+function head(files: AppFiles, title: string): Html {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover">
+<meta name="color-scheme" content="light dark">
+<meta name="theme-color" content="#f7f6f3" media="(prefers-color-scheme: light)">
+<meta name="theme-color" content="#1b1c1f" media="(prefers-color-scheme: dark)">
+<title>${title}</title>
+<link rel="manifest" href="/manifest.webmanifest">
+<link rel="icon" href="${files.icon}" type="image/svg+xml">
+<link rel="stylesheet" href="${files.style}">
+`
+}
+
+function welcomePage(files: AppFiles): Html {
+  return html`${head(files, 'Notes')}</head>
+<body class="welcome">
+<main class="welcome-card">
+<img src="${files.icon}" alt="" width="64" height="64">
+<h1>Notes</h1>
+<p>Your notes on every device, written offline or online, and never a word lost.</p>
+<p><a class="button primary" href="/login">Sign in</a></p>
+</main>
+</body>
+</html>
+`
+}
+
+function appPage(person: Person, files: AppFiles): Html {
+  return html`${head(files, 'Notes')}<meta name="notes-user" content="${person.id}">
+<script type="module" src="${files.script}"></script>
+</head>
+<body>
+<div class="app" id="app" data-view="list">
+<header class="bar">
+<h1 class="brand"><img src="${files.icon}" alt="" width="22" height="22"> <span>Notes</span></h1>
+<p class="status" id="status" role="status">Opening…</p>
+<div class="account">
+<span class="person" title="Signed in as ${person.name}">${person.name}</span>
+<button type="button" class="quiet" id="sign-out">Sign out</button>
+</div>
+</header>
+<section class="sidebar" aria-label="All notes">
+<div class="tools">
+<input type="search" id="search" aria-label="Search notes" placeholder="Search  (/)" autocomplete="off" spellcheck="false">
+<button type="button" class="primary" id="new-note" title="New note (Alt+N)">New note</button>
+</div>
+<ul class="list" id="list" aria-label="Notes"></ul>
+<p class="empty" id="empty" hidden></p>
+<div class="sidebar-foot">
+<button type="button" class="quiet" id="export">Export all notes</button>
+</div>
+</section>
+<main class="pane" id="pane">
+<div class="toolbar">
+<button type="button" class="quiet back" id="back">Back</button>
+<span class="edited" id="edited"></span>
+<button type="button" class="quiet" id="history-button">History</button>
+<button type="button" class="quiet danger" id="delete">Delete</button>
+</div>
+<p class="notice" id="notice" hidden></p>
+<textarea id="editor" aria-label="Note" spellcheck="true" placeholder="Start writing…" disabled></textarea>
+<section class="panel" id="compare" hidden aria-labelledby="compare-title">
+<h2 id="compare-title">Conflicted copy</h2>
+<p class="hint">This copy was saved on another device while the note changed here too. Lines only in the note are struck through; lines only in the copy are marked.</p>
+<div class="sides">
+<div><h3>Note</h3><pre class="diff" id="compare-original"></pre></div>
+<div><h3>Conflicted copy</h3><pre class="diff" id="compare-copy"></pre></div>
+</div>
+<div class="actions">
+<button type="button" id="keep-both">Keep both</button>
+<button type="button" id="keep-this">Keep this one</button>
+<button type="button" class="primary" id="edit-by-hand">Edit by hand</button>
+</div>
+</section>
+<section class="panel" id="history" hidden aria-labelledby="history-title">
+<h2 id="history-title">History</h2>
+<p class="hint" id="history-hint"></p>
+<ol class="revisions" id="revisions"></ol>
+<div class="actions"><button type="button" id="history-close">Close history</button></div>
+</section>
+<div class="placeholder" id="placeholder"><p>Select a note, or press <kbd>Alt</kbd>+<kbd>N</kbd> for a new one.</p></div>
+</main>
+</div>
+<div class="toast" id="toast" hidden><span id="toast-text"></span> <button type="button" class="quiet" id="toast-action">Undo</button></div>
+<div class="toast update" id="update" hidden><span>A new version of Notes is ready.</span> <button type="button" class="primary" id="update-reload">Reload</button></div>
+</body>
+</html>
+`
 }
 
 /** The login failure page: the stored reason, escaped, and a link to try again. */
-export function loginFailedPage(reason: string | null): string {
+export function loginFailedPage(reason: string | null): Html {
   const what = reason === null
-    ? '<p>No failed sign-in is recorded for this browser.</p>'
-    : `<p>The sign-in failed: <strong class="reason">${escapeHtml(reason)}</strong></p>`
-  return htmlDocument('Sign-in failed', `${what}\n<p><a href="/login">Sign in again</a></p>`)
+    ? html`<p>No failed sign-in is recorded for this browser.</p>`
+    : html`<p>The sign-in failed: <strong class="reason">${reason}</strong></p>`
+  return htmlDocument('Sign-in failed', html`${what}\n<p><a href="/login">Sign in again</a></p>`)
 }

@@ -1,12 +1,14 @@
 /**
- * The notes service's route table, in the order of notes-interface.md: section 4.1 to 4.4, then
- * the login button's target of section 5, then the start page.
+ * The notes service's route table: the login return and failure page, `/api/me` and
+ * `/api/notes` (docs/notes-api.md, "Signing in" and "Checks of /api/notes, in order"), then the
+ * login button's target, then the web app (docs/notes-app.md).
  */
-import type { HttpRoute } from '../http.ts'
+import type { HttpRoute } from '../handler.ts'
 import type { ApiHandlers } from './api.ts'
 import type { LoginHandlers } from './login.ts'
+import type { WebHandlers } from './web.ts'
 
-export function notesRoutes(login: LoginHandlers, api: ApiHandlers): HttpRoute[] {
+export function notesRoutes(login: LoginHandlers, api: ApiHandlers, web: WebHandlers): HttpRoute[] {
   return [
     // 4.1: '*' because the callback answers other methods with its own failure (rule 1).
     { method: '*', path: '/login/callback', handler: login.callback },
@@ -16,8 +18,17 @@ export function notesRoutes(login: LoginHandlers, api: ApiHandlers): HttpRoute[]
     { method: '*', path: '/api/me', handler: api.me },
     // 4.4: '*' because the 401 of rule 1 comes before the 405 of rule 3.
     { method: '*', path: '/api/notes', handler: api.notes },
+    // What changed, with the texts, and the history of a note (docs/notes-api.md); '*' for the
+    // same reason.
+    { method: '*', path: '/api/notes/changes', handler: api.changes },
+    { method: '*', path: '/api/notes/revisions', handler: api.revisions },
     // Section 5: the login button's target.
     { method: 'GET', path: '/login', handler: login.login },
-    { method: 'GET', path: '/', handler: login.home },
+    { method: 'POST', path: '/logout', handler: web.logout },
+    // The web app.
+    { method: 'GET', path: '/', handler: web.home },
+    { method: 'GET', path: '/assets/:file', handler: web.asset },
+    { method: 'GET', path: '/sw.js', handler: web.serviceWorker },
+    { method: 'GET', path: '/manifest.webmanifest', handler: web.manifest },
   ]
 }

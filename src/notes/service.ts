@@ -1,15 +1,19 @@
-/** The notes sync service (notes-interface.md, decisions.md section 5). */
+/** The notes sync service (docs/notes-api.md) and its web app. */
+import { pageHeadersOn } from '../page-headers.ts'
 import type { Service, ServiceDeps } from '../service.ts'
 import { createApiHandlers } from './api.ts'
 import { createLoginHandlers } from './login.ts'
 import { notesRoutes } from './routes.ts'
 import { createNoteStore } from './store.ts'
+import { createWebHandlers } from './web.ts'
 
-/** Builds the notes service. */
+/** Builds the notes service; its web app's files are bundled now, in the background. */
 export function createNotesService(deps: ServiceDeps): Service {
   const { sql, clock, idp, sessions, publicUrl } = deps
   const store = createNoteStore({ sql, clock })
   const login = createLoginHandlers({ idp, sessions, publicUrl })
   const api = createApiHandlers({ store, sessions, publicUrl })
-  return { routes: notesRoutes(login, api) }
+  const web = createWebHandlers({ sessions, publicUrl })
+  // Every answer carries the strict Content-Security-Policy and its companions.
+  return { routes: pageHeadersOn(notesRoutes(login, api, web)) }
 }

@@ -1,5 +1,5 @@
 /**
- * The note store (decisions.md section 5): notes per user with a strictly rising `edited`, a
+ * The note store (docs/notes-api.md, "Rules"): notes per user with a strictly rising `edited`, a
  * revision for every accepted save, tombstones, delta listing, and the save and delete rules.
  *
  * Every write first takes the lock of the user's clock row (`note_clocks`), then the note's row,
@@ -11,14 +11,15 @@
  * @module
  */
 import type { Sql, TransactionSql } from '../db.ts'
-import { randomToken } from '../session.ts'
+import { randomToken } from '../random.ts'
+import { textDefect } from '../text.ts'
 import { mergeText } from './merge.ts'
 import { FIELD } from './messages.ts'
 
 /** The longest note text, in JavaScript string indices. */
 export const MAX_TEXT = 1_000_000
 
-/** A save as the client sends it (notes-interface.md section 4.4 rule 7). */
+/** A save as the client sends it (docs/notes-api.md, "Checks of /api/notes, in order", item 5). */
 export interface SaveInput {
   id: string
   /** The id of the client device that made the save. */
@@ -57,6 +58,32 @@ export interface SaveResult {
   copy?: { id: string; edited: number; text: string }
 }
 
+/** One accepted save of a note, as the history shows it. */
+export interface Revision {
+  edited: number
+  at: number
+  local: string
+  text: string
+}
+
+/** A row of the changes feed: a live note with its text, or a tombstone (no text). */
+export interface Change {
+  id: string
+  edited: number
+  gone: boolean
+  text?: string
+}
+
+/** The most rows of one changes answer. */
+export const MAX_CHANGES = 500
+/** Past this many characters of text, a changes answer stops (it always holds one row). */
+export const MAX_CHANGE_CHARS = 4_000_000
+
+/** The most revisions one history answer holds, newest first. */
+export const MAX_REVISIONS = 100
+/** Past this many characters of text, a history answer stops (it always holds the newest). */
+export const MAX_REVISION_CHARS = 5_000_000
+
 export type DeleteResult = { ok: true } | { kept: true; id: string; edited: number; text: string }
 
 /** A refused save or delete: 400 `{ error, field }`. */
@@ -71,6 +98,18 @@ export interface NoteStore {
   /** A live note of the user, or null (also for a tombstone). */
   get(user: string, id: string): Promise<NoteView | null>
   save(user: string, input: SaveInput): Promise<SaveResult | StoreError>
+  /**
+   * What changed after `since`, oldest edit first, with the text of each live note: at most
+   * {@link MAX_CHANGES} rows and about {@link MAX_CHANGE_CHARS} characters; `more` says that
+   * rows after the last one wait for the next call (with `since` set to its `edited`).
+   */
+  changes(user: string, since: number): Promise<{ notes: Change[]; more: boolean }>
+  /**
+   * The revisions of a live note of the user, newest first: at most {@link MAX_REVISIONS}, and
+   * no more than {@link MAX_REVISION_CHARS} characters of text after the newest. Null when the
+   * user has no such note (also for a tombstone).
+   */
+  revisions(user: string, id: string): Promise<Revision[] | null>
   remove(user: string, input: DeleteInput): Promise<DeleteResult | StoreError>
 }
 
@@ -184,6 +223,43 @@ export function createNoteStore(deps: { sql: Sql; clock: () => number }): NoteSt
       return (await quickSave(user, input)) ?? slowSave(user, input)
     },
 
+    async changes(user, since) {
+      const rows = await sql<{ id: string; edited: number; gone: boolean; text: string | null }[]>`
+        select id, edited, gone, case when gone then null else text end as text from notes
+        where user_id = ${user} and edited > ${since}
+        order by edited
+        limit ${MAX_CHANGES + 1}`
+      const notes: Change[] = []
+      let chars = 0
+      for (const row of rows) {
+        if (notes.length === MAX_CHANGES || (notes.length > 0 && chars + (row.text?.length ?? 0) > MAX_CHANGE_CHARS)) break
+        chars += row.text?.length ?? 0
+        notes.push(row.gone ? { id: row.id, edited: row.edited, gone: true } : { id: row.id, edited: row.edited, gone: false, text: row.text! })
+      }
+      return { notes, more: notes.length < rows.length }
+    },
+
+    async revisions(user, id) {
+      const rows = await sql<(Revision & { live: boolean })[]>`
+        select r.edited, r.at, r.local, r.text, true as live
+        from notes n join note_revisions r on r.user_id = n.user_id and r.note_id = n.id
+        where n.user_id = ${user} and n.id = ${id} and not n.gone
+        order by r.edited desc
+        limit ${MAX_REVISIONS}`
+      if (rows.length === 0) {
+        const [note] = await sql`select 1 from notes where user_id = ${user} and id = ${id} and not gone`
+        return note ? [] : null
+      }
+      const out: Revision[] = []
+      let chars = 0
+      for (const row of rows) {
+        if (out.length > 0 && chars + row.text.length > MAX_REVISION_CHARS) break
+        chars += row.text.length
+        out.push({ edited: row.edited, at: row.at, local: row.local, text: row.text })
+      }
+      return out
+    },
+
     async remove(user, input) {
       const refused = checkString('id', input.id) ?? checkTime('base', input.base)
       if (refused) return refused
@@ -203,7 +279,7 @@ export function createNoteStore(deps: { sql: Sql; clock: () => number }): NoteSt
 }
 
 /**
- * What a save does to a note that exists (decisions.md section 5): a tombstone is brought back
+ * What a save does to a note that exists (docs/notes-api.md, "Saves"): a tombstone is brought back
  * with the sent text (an edit beats a deletion); an identical text changes nothing; a matching
  * `base` replaces; otherwise the three texts merge, and a collision or an unknown `base` keeps
  * the stored text and makes the sent text a copy.
@@ -235,7 +311,10 @@ function copyIdFor(id: string): string {
   return `${stem}-copy-${randomToken(9)}`
 }
 
-/** The store's checks of a save (decisions.md section 5), in the order of the fields. */
+/**
+ * The store's checks of a save (docs/notes-api.md, "Checks of /api/notes, in order", item 7), in
+ * the order of the fields.
+ */
 function checkSave(input: SaveInput): StoreError | null {
   return checkString('id', input.id) ??
     checkString('local', input.local) ??
@@ -255,13 +334,10 @@ function checkText(text: string): StoreError | null {
 }
 
 // PostgreSQL text cannot hold U+0000, and a lone surrogate would be stored as U+FFFD: both are
-// refused rather than failing in the database or changing the text silently.
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
-
+// refused (src/text.ts) rather than failing in the database or changing the text silently.
 function checkCharacters(field: string, value: string): StoreError | null {
-  if (value.includes('\u0000')) return { error: FIELD.nul(field), field }
-  if (LONE_SURROGATE.test(value)) return { error: FIELD.surrogate(field), field }
-  return null
+  const defect = textDefect(value)
+  return defect === null ? null : { error: FIELD[defect](field), field }
 }
 
 /** A time: a whole number from 0 that a double holds exactly (bigint columns). */

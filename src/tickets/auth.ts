@@ -1,8 +1,9 @@
 /**
- * Who is calling (tickets-interface.md section 5, decisions.md section 4): a user token sent as
- * `Authorization: Bearer tt_...`, the session cookie with the session's tag in `x-tag`, or, on
- * Group A routes (create ticket, comment, state change), a connected app's project key
- * `Bearer tk_...`. Group B routes refuse keys with `a user token is needed`.
+ * Who is calling (docs/tickets-api.md, "Conventions", Credentials; docs/core.md,
+ * "Sessions and credentials"): a user token sent as `Authorization: Bearer tt_...`, the session
+ * cookie with the session's tag in `x-tag`, or, on routes that take a user or a key (create
+ * ticket, comment, state change), a connected app's project key `Bearer tk_...`. Routes for users
+ * only refuse keys with `a user token is needed`.
  *
  * A key acts as the person who confirmed its connection, only in its project and only while
  * that person is a member of it ({@link Credentials.actingUser}); the events it makes carry the
@@ -10,18 +11,21 @@
  */
 import { createHash } from 'node:crypto'
 import type { Sql } from '../db.ts'
-import { jsonError, type Request, type Response } from '../http.ts'
+import { jsonError, type Response } from '../response.ts'
+import type { Request } from '../request.ts'
 import { refuseCrossSite, refuseTag } from '../guards.ts'
 import type { Session, Sessions } from '../session.ts'
 import { answerDenied, deny } from './denied.ts'
-import { BAD_TOKEN, KEY_OTHER_PROJECT, KEY_PERSON_GONE, TOKEN_NEEDED, USER_TOKEN_NEEDED } from './texts.ts'
-import { userById, type User } from './users.ts'
+import { BAD_TOKEN, KEY_OTHER_PROJECT, KEY_PERSON_GONE, TOKEN_NEEDED, USER_TOKEN_NEEDED } from './messages.ts'
+import { connectionByHash, markConnectionUsed } from './store/connections.ts'
+import { markTokenUsed, tokenByHash } from './store/tokens.ts'
+import { memberById, userById, type User } from './store/users.ts'
 
 export const TOKEN_PREFIX = 'tt_'
 export const KEY_PREFIX = 'tk_'
 
-/** Group A takes a user token or a project key; group B resolves the caller as a user. */
-export type Group = 'A' | 'B'
+/** Who a route takes: a user (token or session) or a connected app's key, or a user only. */
+export type Group = 'user-or-key' | 'user'
 
 /** A person, by token or by session cookie. */
 export type UserCaller = { kind: 'user'; user: User; via: 'token' | 'session' }
@@ -49,7 +53,7 @@ export type ActingResult = { ok: true; user: User; app: string | null } | { ok: 
 
 export interface Credentials {
   /** Resolves the credential of a write (or a read that needs one), before its body is read. */
-  resolve(req: Request, group: 'B'): Promise<CallerResult<UserCaller>>
+  resolve(req: Request, group: 'user'): Promise<CallerResult<UserCaller>>
   resolve(req: Request, group: Group): Promise<CallerResult>
   /**
    * The person the caller acts as inside `projectId`: a user as themselves; a key as its
@@ -59,6 +63,12 @@ export interface Credentials {
   actingUser(caller: Caller, projectId: string): Promise<ActingResult>
   /** The request's session and its logged-in user, if any (for `GET /api/me`). */
   session(req: Request): Promise<{ session: Session | null; user: User | null }>
+  /**
+   * Who reads, for a public read that can say "me" (a search's `assignee:me`): the user of a
+   * user token, else of the session; null for nobody, a key or a bad token. A read changes
+   * nothing, so the session needs no `x-tag`.
+   */
+  reader(req: Request): Promise<string | null>
 }
 
 /** The stored form of a token or key secret: its SHA-256, hex. */
@@ -74,27 +84,24 @@ const BEARER = /^Bearer +(\S+) *$/i
 export function createCredentials(deps: { sql: Sql; clock: () => number; sessions: Sessions; origin: string }): Credentials {
   const { sql, clock, sessions, origin } = deps
 
-  function due(lastUsed: unknown, now: number): boolean {
-    return lastUsed === null || (lastUsed as number) <= now - LAST_USED_STEP_MS
+  function due(lastUsed: number | null, now: number): boolean {
+    return lastUsed === null || lastUsed <= now - LAST_USED_STEP_MS
   }
 
   async function byToken(secret: string): Promise<User | null> {
-    const [row] = await sql`
-      select t.id as token_id, t.last_used, u.id, u.name
-      from tokens t join users u on u.id = t.user_id
-      where t.hash = ${hashSecret(secret)}`
-    if (!row) return null
+    const token = await tokenByHash(sql, hashSecret(secret))
+    if (!token) return null
     const now = clock()
-    if (due(row.last_used, now)) await sql`update tokens set last_used = ${now} where id = ${row.token_id as string}`
-    return { id: row.id as string, name: row.name as string }
+    if (due(token.lastUsed, now)) await markTokenUsed(sql, token.id, now)
+    return token.user
   }
 
   async function byKey(secret: string): Promise<KeyConnection | null> {
-    const [row] = await sql`select id, project_id, user_id, label, last_used from connections where hash = ${hashSecret(secret)}`
+    const row = await connectionByHash(sql, hashSecret(secret))
     if (!row) return null
     const now = clock()
-    if (due(row.last_used, now)) await sql`update connections set last_used = ${now} where id = ${row.id as string}`
-    return { id: row.id as string, projectId: row.project_id as string, userId: row.user_id as string, label: row.label as string }
+    if (due(row.lastUsed, now)) await markConnectionUsed(sql, row.id, now)
+    return { id: row.id, projectId: row.projectId, userId: row.userId, label: row.label }
   }
 
   async function resolve(req: Request, group: Group): Promise<CallerResult> {
@@ -102,7 +109,7 @@ export function createCredentials(deps: { sql: Sql; clock: () => number; session
     if (header !== undefined && header !== '') {
       const secret = BEARER.exec(header)?.[1]
       if (secret?.startsWith(KEY_PREFIX)) {
-        if (group === 'B') return refused(401, USER_TOKEN_NEEDED)
+        if (group === 'user') return refused(401, USER_TOKEN_NEEDED)
         const connection = await byKey(secret)
         return connection ? { ok: true, caller: { kind: 'key', via: 'key', connection } } : refused(401, BAD_TOKEN)
       }
@@ -124,16 +131,20 @@ export function createCredentials(deps: { sql: Sql; clock: () => number; session
       if (caller.kind === 'user') return { ok: true, user: caller.user, app: null }
       const { connection } = caller
       if (connection.projectId !== projectId) return { ok: false, response: answerDenied(deny(403, KEY_OTHER_PROJECT, 'project')) }
-      const [row] = await sql`
-        select u.id, u.name from members m join users u on u.id = m.user_id
-        where m.project_id = ${projectId} and m.user_id = ${connection.userId}`
-      if (!row) return { ok: false, response: answerDenied(deny(403, KEY_PERSON_GONE, 'project')) }
-      return { ok: true, user: { id: row.id as string, name: row.name as string }, app: connection.label }
+      const user = await memberById(sql, projectId, connection.userId)
+      if (!user) return { ok: false, response: answerDenied(deny(403, KEY_PERSON_GONE, 'project')) }
+      return { ok: true, user, app: connection.label }
     },
     async session(req) {
       const session = await sessions.load(req)
       const user = session?.userId ? await userById(sql, session.userId) : null
       return { session, user }
+    },
+    async reader(req) {
+      const secret = BEARER.exec(req.headers.authorization ?? '')?.[1]
+      if (secret !== undefined) return secret.startsWith(TOKEN_PREFIX) ? ((await byToken(secret))?.id ?? null) : null
+      const session = await sessions.load(req)
+      return session?.userId ?? null
     },
   }
 }

@@ -1,10 +1,11 @@
 /**
- * Request bodies of the ticket service (tickets-interface.md section 4, decisions.md section 6):
+ * Request bodies of the ticket service (docs/tickets-api.md, "Conventions", Bodies):
  * a JSON object whose fields are all strings, checked against the route's shape.
  */
 import { parseJsonBody } from '../json-validate.ts'
 import { deny, type Denied } from './denied.ts'
-import { AUTHOR_REFUSED, BODY_NOT_OBJECT, fieldHasNul, fieldNotString, fieldRequired, unknownField } from './texts.ts'
+import { textDefect } from '../text.ts'
+import { AUTHOR_REFUSED, BODY_NOT_OBJECT, fieldHasNul, fieldHasSurrogate, fieldNotString, fieldRequired, unknownField } from './messages.ts'
 
 /**
  * What a route does with a field: `required` must be present and non-empty, `present` must be
@@ -38,8 +39,8 @@ export function checkBody(bytes: Uint8Array, shape: Shape): { ok: true; body: Bo
       return name === 'author' ? deny(400, AUTHOR_REFUSED, 'author') : deny(400, unknownField(name), name)
     }
     if (typeof field !== 'string') return deny(400, fieldNotString(name), name)
-    // PostgreSQL text cannot hold U+0000; refused here rather than failing in the database.
-    if (field.includes('\0')) return deny(400, fieldHasNul(name), name)
+    const refused = refuseText(name, field)
+    if (refused) return refused
     body[name] = field
   }
   for (const [name, rule] of Object.entries(shape)) {
@@ -48,4 +49,15 @@ export function checkBody(bytes: Uint8Array, shape: Shape): { ok: true; body: Bo
     if (field === undefined || (rule === 'required' && field === '')) return deny(400, fieldRequired(name), name)
   }
   return { ok: true, body }
+}
+
+/**
+ * The ticket service's answer to text that cannot be stored as sent (src/text.ts): U+0000, which
+ * PostgreSQL cannot hold, or a lone surrogate, which would be stored as U+FFFD or make the live
+ * event's JSON fail in the database. A 400 naming `field`; null for good text.
+ */
+export function refuseText(field: string, value: string): Denied | null {
+  const defect = textDefect(value)
+  if (defect === null) return null
+  return deny(400, defect === 'nul' ? fieldHasNul(field) : fieldHasSurrogate(field), field)
 }

@@ -1,64 +1,43 @@
 /**
- * Changes to a ticket (tickets-interface.md 4.3 to 4.6): comment, state change, assign and
+ * Changes to a ticket (docs/tickets-api.md, 4.3 to 4.6): comment, state change, assign and
  * edit, each recorded as a history event and emitted as `ticketEvent` in the same transaction.
  *
- * State changes assign (decisions.md section 6): to `doing` on an unassigned ticket assigns the
+ * State changes assign (docs/tickets-api.md, 4.4): to `doing` on an unassigned ticket assigns the
  * acting user; to `review` assigns the author when someone else holds it.
  */
 import type { TransactionSql } from '../db.ts'
-import { json, type Handler, type Request, type Response } from '../http.ts'
+import { json, type Response } from '../response.ts'
+import type { Handler } from '../handler.ts'
+import type { Request } from '../request.ts'
 import type { Group } from './auth.ts'
 import type { Body, Shape } from './body.ts'
 import type { Context, Emit } from './context.ts'
 import { answerDenied, deny, type Denied } from './denied.ts'
-import { refuseRole, roleOf } from './roles.ts'
+import { refuseRole } from './roles.ts'
+import { roleOf } from './store/projects.ts'
 import { isState, type State } from './states.ts'
-import { NO_SUCH_TICKET, unknownState } from './texts.ts'
+import { NO_SUCH_TICKET, unknownState, fieldTooLong } from './messages.ts'
+import { ticketAnswer, ticketAnswers, type TicketAnswer } from './answers.ts'
+import { addEvent, type TicketEvent } from './store/history.ts'
+import { lockTicket, relatedTickets, ticketById, updateTicket } from './store/tickets.ts'
 import { lengthRefusal, ticketOfPath } from './tickets.ts'
-import { resolveUser, type User } from './users.ts'
-import { addEvent, relatedViews, ticketById, type Ticket, type TicketEvent } from './views.ts'
+import { resolveUser, userById, type User } from './store/users.ts'
 import { acceptWrite } from './write.ts'
 
 const COMMENT_MAX = 100_000
 
-/** The locked row of a ticket being changed. */
-interface Locked {
-  id: string
-  projectId: string
-  state: State
-  assigneeId: string | null
-  authorId: string | null
-  subject: string
-  summary: string
-}
-
-async function lockTicket(tx: TransactionSql, id: string): Promise<Locked> {
-  const [r] = await tx`select project_id, state, assignee_id, author_id, subject, summary from tickets where id = ${id} for update`
-  return {
-    id,
-    projectId: r!.project_id as string,
-    state: r!.state as State,
-    assigneeId: (r!.assignee_id as string | null) ?? null,
-    authorId: (r!.author_id as string | null) ?? null,
-    subject: r!.subject as string,
-    summary: r!.summary as string,
-  }
-}
-
 async function userRef(tx: TransactionSql, id: string | null): Promise<User | null> {
-  if (id === null) return null
-  const [row] = await tx`select id, name from users where id = ${id}`
-  return row ? { id: row.id as string, name: row.name as string } : null
+  return id === null ? null : userById(tx, id)
 }
 
-export type Changed = { ok: true; ticket: Ticket; event: TicketEvent; assignEvent?: TicketEvent } | Denied
+export type Changed = { ok: true; ticket: TicketAnswer; event: TicketEvent; assignEvent?: TicketEvent } | Denied
 
 /** Adds a comment. */
 export async function comment(tx: TransactionSql, emit: Emit, ctx: ChangeContext, ticketId: string, text: string): Promise<Changed> {
   const t = await lockTicket(tx, ticketId)
   const denied = refuseRole(await roleOf(tx, t.projectId, ctx.user.id), 'use', 'project')
   if (denied) return denied
-  if (text.length > COMMENT_MAX) return deny(400, `'text' is at most ${COMMENT_MAX} characters`, 'text')
+  if (text.length > COMMENT_MAX) return deny(400, fieldTooLong('text', COMMENT_MAX), 'text')
   const event = await addEvent(tx, t.id, 'comment', actor(ctx), { text }, ctx.now)
   const ticket = await touch(tx, ctx, t.id)
   await emit(t.projectId, 'ticketEvent', [t.id, event, ticket])
@@ -72,7 +51,7 @@ export async function changeState(tx: TransactionSql, emit: Emit, ctx: ChangeCon
   if (denied) return denied
   if (!isState(state)) return deny(400, unknownState(state), 'state')
   if (state === t.state) return deny(400, `the ticket is already ${state}`, 'state')
-  if (text.length > COMMENT_MAX) return deny(400, `'text' is at most ${COMMENT_MAX} characters`, 'text')
+  if (text.length > COMMENT_MAX) return deny(400, fieldTooLong('text', COMMENT_MAX), 'text')
 
   let assignTo: string | null | undefined
   if (state === 'doing' && t.assigneeId === null) assignTo = ctx.user.id
@@ -80,18 +59,18 @@ export async function changeState(tx: TransactionSql, emit: Emit, ctx: ChangeCon
 
   const data: Record<string, unknown> = { from: t.state, to: state }
   if (text !== '') data.text = text
-  await tx`update tickets set state = ${state} where id = ${t.id}`
+  await updateTicket(tx, t.id, { state })
   const event = await addEvent(tx, t.id, 'state', actor(ctx), data, ctx.now)
   let assignEvent: TicketEvent | undefined
   if (assignTo !== undefined) {
     const from = await userRef(tx, t.assigneeId)
-    await tx`update tickets set assignee_id = ${assignTo} where id = ${t.id}`
+    await updateTicket(tx, t.id, { assigneeId: assignTo })
     assignEvent = await addEvent(tx, t.id, 'assign', actor(ctx), { from, to: await userRef(tx, assignTo) }, ctx.now)
   }
   const ticket = await touch(tx, ctx, t.id)
   await emit(t.projectId, 'ticketEvent', [t.id, event, ticket])
   if (assignEvent) await emit(t.projectId, 'ticketEvent', [t.id, assignEvent, ticket])
-  await emit(t.projectId, 'ticketsRelated', [await relatedViews(tx, ctx.publicUrl, [t.id])])
+  await emit(t.projectId, 'ticketsRelated', [ticketAnswers(ctx.publicUrl, await relatedTickets(tx, [t.id]))])
   return assignEvent ? { ok: true, ticket, event, assignEvent } : { ok: true, ticket, event }
 }
 
@@ -110,7 +89,7 @@ export async function assign(tx: TransactionSql, emit: Emit, ctx: ChangeContext,
     return deny(400, to ? `the ticket is already assigned to ${to.name}` : 'the ticket is already unassigned', 'assignee')
   }
   const from = await userRef(tx, t.assigneeId)
-  await tx`update tickets set assignee_id = ${to?.id ?? null} where id = ${t.id}`
+  await updateTicket(tx, t.id, { assigneeId: to?.id ?? null })
   const event = await addEvent(tx, t.id, 'assign', actor(ctx), { from, to }, ctx.now)
   const ticket = await touch(tx, ctx, t.id)
   await emit(t.projectId, 'ticketEvent', [t.id, event, ticket])
@@ -131,13 +110,11 @@ export async function edit(tx: TransactionSql, emit: Emit, ctx: ChangeContext, t
   if (fields.subject !== undefined && fields.subject !== t.subject) data.subject = { from: t.subject, to: fields.subject }
   if (fields.summary !== undefined && fields.summary !== t.summary) data.summary = { from: t.summary, to: fields.summary }
   if (Object.keys(data).length === 0) return deny(400, 'nothing changed: the ticket already reads so', fields.subject !== undefined ? 'subject' : 'summary')
-  await tx`
-    update tickets set subject = ${fields.subject ?? t.subject}, summary = ${fields.summary ?? t.summary}
-    where id = ${t.id}`
+  await updateTicket(tx, t.id, { subject: fields.subject ?? t.subject, summary: fields.summary ?? t.summary })
   const event = await addEvent(tx, t.id, 'edit', actor(ctx), data, ctx.now)
   const ticket = await touch(tx, ctx, t.id)
   await emit(t.projectId, 'ticketEvent', [t.id, event, ticket])
-  await emit(t.projectId, 'ticketsRelated', [await relatedViews(tx, ctx.publicUrl, [t.id])])
+  await emit(t.projectId, 'ticketsRelated', [ticketAnswers(ctx.publicUrl, await relatedTickets(tx, [t.id]))])
   return { ok: true, ticket, event }
 }
 
@@ -156,9 +133,9 @@ function actor(ctx: ChangeContext): { id: string; name: string; app: string | nu
 }
 
 /** Marks the ticket changed now and answers its view. */
-async function touch(tx: TransactionSql, ctx: ChangeContext, id: string): Promise<Ticket> {
-  await tx`update tickets set updated = ${ctx.now} where id = ${id}`
-  return (await ticketById(tx, ctx.publicUrl, id))!
+async function touch(tx: TransactionSql, ctx: ChangeContext, id: string): Promise<TicketAnswer> {
+  await updateTicket(tx, id, { updated: ctx.now })
+  return ticketAnswer(ctx.publicUrl, (await ticketById(tx, id))!)
 }
 
 export interface ChangeHandlers {
@@ -176,7 +153,7 @@ export function changeHandlers(ctx: Context): ChangeHandlers {
     return async (req: Request): Promise<Response> => {
       const w = await acceptWrite(ctx, req, group, shape)
       if (!w.ok) return w.response
-      const ticket = await ticketOfPath(ctx.sql, ctx.publicUrl, req.params)
+      const ticket = await ticketOfPath(ctx.sql, req.params)
       if (!ticket) return answerDenied(deny(404, NO_SUCH_TICKET))
       const acting = await ctx.credentials.actingUser(w.caller, ticket.project)
       if (!acting.ok) return acting.response
@@ -189,10 +166,10 @@ export function changeHandlers(ctx: Context): ChangeHandlers {
   }
 
   return {
-    comment: route('A', { text: 'required' }, (tx, emit, c, id, body) => comment(tx, emit, c, id, body.text!)),
-    state: route('A', { state: 'required', text: 'optional' }, (tx, emit, c, id, body) => changeState(tx, emit, c, id, body.state!, body.text ?? '')),
-    assign: route('B', { assignee: 'present' }, (tx, emit, c, id, body) => assign(tx, emit, c, id, body.assignee!)),
-    edit: route('B', { subject: 'optional', summary: 'optional' }, (tx, emit, c, id, body) =>
+    comment: route('user-or-key', { text: 'required' }, (tx, emit, c, id, body) => comment(tx, emit, c, id, body.text!)),
+    state: route('user-or-key', { state: 'required', text: 'optional' }, (tx, emit, c, id, body) => changeState(tx, emit, c, id, body.state!, body.text ?? '')),
+    assign: route('user', { assignee: 'present' }, (tx, emit, c, id, body) => assign(tx, emit, c, id, body.assignee!)),
+    edit: route('user', { subject: 'optional', summary: 'optional' }, (tx, emit, c, id, body) =>
       edit(tx, emit, c, id, { subject: body.subject, summary: body.summary })),
   }
 }

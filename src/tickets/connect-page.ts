@@ -1,16 +1,14 @@
 /**
- * The connect page `/connect/<nonce>` (decisions.md section 6 "Connect:"): server-rendered, every
+ * The connect page `/connect/<nonce>` (docs/connect-apps.md): server-rendered, every
  * value escaped, no build step. It shows the app's label and name and the `return` address the
  * person will be sent to. A signed-out person gets a sign-in link that comes back here; a
- * signed-in one picks a project they administer or names a new one, and a small inline script
- * confirms through `POST /api/connect/<nonce>/confirm` (the session's tag, rendered into the
+ * signed-in one picks a project they administer or names a new one, and a small bundled script
+ * (src/tickets/app/connect.ts) confirms through `POST /api/connect/<nonce>/confirm` (the session's tag, rendered into the
  * page, goes in `x-tag`) and then sends the browser to the answered `location`.
  */
-import { createHash } from 'node:crypto'
-import { escapeHtml, type Response } from '../http.ts'
-import type { ConnectRequest } from './connect.ts'
-import { page } from './pages.ts'
-import { CONNECT } from './texts.ts'
+import { html, htmlResponse, joinHtml, type Html } from '../html.ts'
+import type { Response } from '../response.ts'
+import { CONNECT } from './messages.ts'
 
 /** A project the person administers, as the page offers it. */
 export interface PageProject {
@@ -19,81 +17,99 @@ export interface PageProject {
   title: string
 }
 
+/** What the page shows of a waiting connect request. */
+export interface PageRequest {
+  app: string
+  label: string
+  /** The normalised absolute `return` address. */
+  returnUrl: string
+  /** The app's `state`, handed back with a refusal too. */
+  state: string
+}
+
 export type PageInput =
-  | { request: ConnectRequest; signIn: string }
-  | { request: ConnectRequest; person: { name: string; tag: string; projects: PageProject[] }; confirmPath: string }
+  | { request: PageRequest; signIn: string; stylesheet: string }
+  | { request: PageRequest; person: { name: string; tag: string; projects: PageProject[] }; confirmPath: string; stylesheet: string; script: string }
 
-// The script reads everything it needs from the form's attributes, so no value is ever written
-// into script text (where HTML escaping would not be enough).
-const SCRIPT = `
-const form = document.getElementById('connect')
-const out = document.getElementById('connect-error')
-const fresh = document.getElementById('connect-new')
-form.elements.title.addEventListener('input', () => { fresh.checked = true })
-form.addEventListener('submit', async (event) => {
-  event.preventDefault()
-  const choice = form.querySelector('input[name=project]:checked')
-  const body = choice && choice.value !== '' ? { project: choice.value } : { title: form.elements.title.value }
-  out.textContent = ''
-  form.elements.go.disabled = true
-  try {
-    const res = await fetch(form.dataset.confirm, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-tag': form.dataset.tag },
-      body: JSON.stringify(body),
-    })
-    const answer = await res.json()
-    if (res.ok && typeof answer.location === 'string') return window.location.assign(answer.location)
-    out.textContent = answer.error || 'could not connect'
-  } catch {
-    out.textContent = 'could not reach the service: try again'
-  }
-  form.elements.go.disabled = false
-})
-`
+/**
+ * Where Cancel goes: back to the app with `error=access_denied` and its `state` (the answer of
+ * OAuth 2.0, RFC 6749 section 4.1.2.1, which apps already handle). Nothing is connected.
+ */
+export function cancelAddress(returnUrl: string, state: string): string {
+  const url = new URL(returnUrl)
+  url.searchParams.set('error', 'access_denied')
+  url.searchParams.set('state', state)
+  return url.toString()
+}
 
-const SCRIPT_HASH = createHash('sha256').update(SCRIPT).digest('base64')
 
 /**
  * The page's headers: never stored, never framed (a confirm button under someone else's page is
  * clickjacking), no address sent on as a referrer (it holds the nonce), and a script policy that
- * allows only the page's own inline script.
+ * allows only the service's own bundled files (src/tickets/app/connect.ts), no inline script.
  */
 export const PAGE_HEADERS = {
   'cache-control': 'no-store',
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
-  'content-security-policy': `default-src 'none'; script-src 'sha256-${SCRIPT_HASH}'; connect-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,
+  'content-security-policy': `default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,
+  'x-content-type-options': 'nosniff',
 } as const
+
+/** The page in the web app's look: its stylesheet, a card in the middle, the service's name. */
+function connectDocument(stylesheet: string, body: Html): Html {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${CONNECT}</title>
+${stylesheet ? html`<link rel="stylesheet" href="${stylesheet}">` : ''}
+</head>
+<body class="connect">
+<header class="top"><div class="top-inner"><span class="brand">Tickets</span></div></header>
+<main class="page narrow"><div class="card">
+<h1>${CONNECT}</h1>
+${body}
+</div></main>
+</body>
+</html>
+`
+}
 
 /** The connect page for a waiting request. */
 export function connectPage(input: PageInput): Response {
   const { app, label, returnUrl } = input.request
-  const asks = `<p>The app <strong>${escapeHtml(label)}</strong> (${escapeHtml(app)}) asks to connect to a project here.</p>`
-  const target = `<p>When you confirm, you are sent back to:<br><code>${escapeHtml(returnUrl)}</code></p>`
+  const asks = html`<p>The app <strong>${label}</strong> (${app}) asks to connect to a project here.</p>`
+  const target = html`<p>When you confirm, you are sent back to:<br><code>${returnUrl}</code></p>`
+  const cancel = html`<a class="button" href="${cancelAddress(returnUrl, input.request.state)}">Cancel</a>`
   if ('signIn' in input) {
-    const body = [asks, target, `<p><a href="${escapeHtml(input.signIn)}">Sign in</a> to choose the project.</p>`].join('\n')
-    return page(200, CONNECT, body, PAGE_HEADERS)
+    const body = html`${asks}
+${target}
+<p><a href="${input.signIn}">Sign in</a> to choose the project.</p>
+<p class="actions">${cancel}</p>`
+    return htmlResponse(200, connectDocument(input.stylesheet, body), PAGE_HEADERS)
   }
   const { person, confirmPath } = input
   const options = person.projects.map((p, i) =>
-    `<label><input type="radio" name="project" value="${escapeHtml(p.id)}"${i === 0 ? ' checked' : ''}> ${escapeHtml(p.title)} (${escapeHtml(p.slug)})</label><br>`,
+    html`<label class="choice"><input type="radio" name="project" value="${p.id}"${i === 0 ? html` checked` : ''}> ${p.title} <span class="muted">(${p.slug})</span></label>`,
   )
-  const body = [
+  const body = joinHtml([
     asks,
-    `<p>It will create tickets, comment and change states in that project as you, <strong>${escapeHtml(person.name)}</strong>, while you are a member of it. An admin of the project can disconnect it at any time.</p>`,
+    html`<p>It will create tickets, comment and change states in that project as you, <strong>${person.name}</strong>, while you are a member of it. An admin of the project can disconnect it at any time.</p>`,
     target,
-    `<form id="connect" data-confirm="${escapeHtml(confirmPath)}" data-tag="${escapeHtml(person.tag)}">`,
-    `<fieldset><legend>Project</legend>`,
+    html`<form id="connect" data-confirm="${confirmPath}" data-tag="${person.tag}">`,
+    html`<fieldset><legend>Project</legend>`,
     ...options,
-    `<label><input type="radio" name="project" value="" id="connect-new"${options.length === 0 ? ' checked' : ''}> A new project, titled <input name="title" maxlength="200"></label>`,
-    `</fieldset>`,
-    `<p><button type="submit" name="go">Connect ${escapeHtml(label)}</button></p>`,
-    `<p id="connect-error" role="alert"></p>`,
-    `</form>`,
-    `<noscript><p>This page needs JavaScript to confirm.</p></noscript>`,
-    `<p>If you did not start this, close this page: nothing is connected until you confirm.</p>`,
-    `<script>${SCRIPT}</script>`,
-  ].join('\n')
-  return page(200, CONNECT, body, PAGE_HEADERS)
+    html`<label class="choice"><input type="radio" name="project" value="" id="connect-new"${options.length === 0 ? html` checked` : ''}> A new project</label>`,
+    html`<div class="field"><label for="connect-title">Title</label><input id="connect-title" name="title" type="text" maxlength="200" autocomplete="off"></div>`,
+    html`</fieldset>`,
+    html`<p class="actions"><button type="submit" name="go" class="primary">Connect ${label}</button>${cancel}</p>`,
+    html`<p id="connect-error" class="form-error" role="alert"></p>`,
+    html`</form>`,
+    html`<noscript><p>This page needs JavaScript to confirm.</p></noscript>`,
+    html`<p>If you did not start this, close this page: nothing is connected until you confirm.</p>`,
+    html`<script type="module" src="${input.script}"></script>`,
+  ], '\n')
+  return htmlResponse(200, connectDocument(input.stylesheet, body), PAGE_HEADERS)
 }

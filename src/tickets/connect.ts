@@ -1,6 +1,6 @@
 /**
- * Connecting an app (tickets-interface.md 4.9, the connect-code states of section 3,
- * decisions.md section 6 "Connect:"; docs/connect-apps.md).
+ * Connecting an app (docs/tickets-api.md, 4.9; docs/connect-apps.md, "The three steps" and
+ * "Decisions this document records").
  *
  * 1. `GET /connect?app&label&return&state` stores a request (10 minutes) under a fresh nonce and
  *    sends the browser to `/connect/<nonce>`.
@@ -15,17 +15,21 @@
  * marks the code (`UPDATE ... WHERE used is null and expires > now RETURNING`).
  */
 import type { TransactionSql } from '../db.ts'
-import { json, text, type Handler } from '../http.ts'
+import { json, text } from '../response.ts'
+import type { Handler } from '../handler.ts'
 import { loginButtonUrl } from '../idp.ts'
-import { randomToken } from '../session.ts'
+import { randomToken, recordId } from '../random.ts'
 import { hashSecret, KEY_PREFIX } from './auth.ts'
 import { checkBody } from './body.ts'
-import { connectPage, type PageProject } from './connect-page.ts'
-import type { Context, Query } from './context.ts'
+import { connectPage } from './connect-page.ts'
+import type { Context } from './context.ts'
 import { answerDenied, deny, type Denied } from './denied.ts'
-import { recordId } from './ids.ts'
 import { messagePage } from './pages.ts'
-import { createProject, findProject, lockedRole, type Project } from './projects.ts'
+import { createProject, lockedRole } from './projects.ts'
+import { findProject, projectById, type Project } from './store/projects.ts'
+import {
+  adminProjects, connectionsOf, deleteConnection, insertCode, insertConnection, insertRequest, takeRequest, useCode, waitingRequest, type Connection,
+} from './store/connections.ts'
 import { refuseRole } from './roles.ts'
 import {
   atMost,
@@ -42,7 +46,7 @@ import {
   PROJECT_OR_TITLE,
   RETURN_HAS_EXTRA,
   RETURN_HAS_PARAMS,
-} from './texts.ts'
+} from './messages.ts'
 import { acceptWrite } from './write.ts'
 
 /** `app` and `label`: 1 to 80 characters. */
@@ -136,48 +140,6 @@ export function returnAddress(returnUrl: string, code: string, state: string): s
 }
 
 /** A connection as the API lists it; never its key. */
-export interface Connection {
-  id: string
-  app: string
-  label: string
-  /** The person who confirmed it, as whom its key acts. */
-  by: { id: string; name: string }
-  created: number
-  lastUsed: number | null
-}
-
-/** The connections of a project, oldest first (or the one with `id`). */
-export async function connectionsOf(q: Query, projectId: string, id?: string): Promise<Connection[]> {
-  const rows = await q`
-    select c.id, c.app, c.label, c.created, c.last_used, u.id as user_id, u.name
-    from connections c join users u on u.id = c.user_id
-    where c.project_id = ${projectId} ${id === undefined ? q`` : q`and c.id = ${id}`}
-    order by c.created, c.id`
-  return rows.map((r) => ({
-    id: r.id as string,
-    app: r.app as string,
-    label: r.label as string,
-    by: { id: r.user_id as string, name: r.name as string },
-    created: r.created as number,
-    lastUsed: (r.last_used as number | null) ?? null,
-  }))
-}
-
-/** The projects `userId` administers, for the connect page. */
-async function adminProjects(q: Query, userId: string): Promise<PageProject[]> {
-  const rows = await q`
-    select p.id, p.slug, p.title from members m join projects p on p.id = m.project_id
-    where m.user_id = ${userId} and m.role = 'admin'
-    order by lower(p.title), p.slug`
-  return rows.map((r) => ({ id: r.id as string, slug: r.slug as string, title: r.title as string }))
-}
-
-/** The waiting request of a nonce, or null when it is unknown, used or expired. */
-async function waitingRequest(q: Query, nonce: string, now: number): Promise<ConnectRequest | null> {
-  const [row] = await q`select app, label, return_url, state from connect_requests where hash = ${hashSecret(nonce)} and expires > ${now}`
-  return row ? { app: row.app as string, label: row.label as string, returnUrl: row.return_url as string, state: row.state as string } : null
-}
-
 type Confirmed = { ok: true; location: string } | Denied
 
 /**
@@ -190,13 +152,11 @@ async function confirm(
   input: { nonce: string; user: { id: string; name: string }; project?: string; title?: string; now: number; publicUrl: string },
 ): Promise<Confirmed> {
   const { now } = input
-  const [request] = await tx`
-    delete from connect_requests where hash = ${hashSecret(input.nonce)} and expires > ${now}
-    returning app, label, return_url, state`
+  const request = await takeRequest(tx, hashSecret(input.nonce), now)
   if (!request) return deny(404, NO_SUCH_REQUEST)
   let project: Project
   if (input.project !== undefined) {
-    const found = await findProject(tx, input.project, input.publicUrl)
+    const found = await findProject(tx, input.project)
     if (!found) return deny(404, NO_SUCH_PROJECT)
     const denied = refuseRole(await lockedRole(tx, found.id, input.user.id), 'admin', 'project')
     if (denied) return denied
@@ -207,10 +167,8 @@ async function confirm(
     project = made.project
   }
   const code = randomToken(32)
-  await tx`
-    insert into connect_codes (hash, project_id, user_id, app, label, created, expires)
-    values (${hashSecret(code)}, ${project.id}, ${input.user.id}, ${request.app as string}, ${request.label as string}, ${now}, ${now + CODE_MS})`
-  return { ok: true, location: returnAddress(request.return_url as string, code, request.state as string) }
+  await insertCode(tx, { hash: hashSecret(code), projectId: project.id, userId: input.user.id, app: request.app, label: request.label, now, expires: now + CODE_MS })
+  return { ok: true, location: returnAddress(request.returnUrl, code, request.state) }
 }
 
 /** The exchange's answer: the key, shown this once. */
@@ -238,7 +196,11 @@ export interface ConnectHandlers {
   remove: Handler
 }
 
-export function connectHandlers(ctx: Context): ConnectHandlers {
+/**
+ * `files` answers the addresses of the web app's stylesheet, which the connect page uses too,
+ * and of the connect page's script.
+ */
+export function connectHandlers(ctx: Context, files: () => Promise<{ style: string; script: string }> = async () => ({ style: '', script: '' })): ConnectHandlers {
   const { sql, publicUrl, clock } = ctx
 
   /** The login button (4.10 rule 9), coming back to this page. */
@@ -256,11 +218,7 @@ export function connectHandlers(ctx: Context): ConnectHandlers {
       const nonce = randomToken(NONCE_BYTES)
       const now = clock()
       // Requests and codes nobody can use any more go as new ones come.
-      await sql`delete from connect_requests where expires <= ${now}`
-      await sql`delete from connect_codes where expires <= ${now}`
-      await sql`
-        insert into connect_requests (hash, app, label, return_url, state, created, expires)
-        values (${hashSecret(nonce)}, ${app}, ${label}, ${returnUrl}, ${state}, ${now}, ${now + REQUEST_MS})`
+      await insertRequest(sql, { hash: hashSecret(nonce), app, label, returnUrl, state, now, expires: now + REQUEST_MS })
       const path = `/connect/${nonce}`
       return text(302, `continue at ${path}`, { location: path, ...NO_STORE })
     },
@@ -268,20 +226,23 @@ export function connectHandlers(ctx: Context): ConnectHandlers {
     async page(req) {
       if (req.method !== 'GET' && req.method !== 'HEAD') return messagePage(405, CONNECT, GET_ONLY, { allow: 'GET, HEAD' })
       const nonce = req.params.nonce!
-      const request = await waitingRequest(sql, nonce, clock())
+      const request = await waitingRequest(sql, hashSecret(nonce), clock())
       if (!request) return messagePage(404, CONNECT, NO_SUCH_REQUEST, NO_STORE)
       const { session, user } = await ctx.credentials.session(req)
       const tag = typeof session?.data.tag === 'string' ? session.data.tag : null
-      if (user === null || tag === null) return connectPage({ request, signIn: loginUrl(nonce) })
+      const { style: stylesheet, script } = await files()
+      if (user === null || tag === null) return connectPage({ request, signIn: loginUrl(nonce), stylesheet })
       return connectPage({
         request,
+        stylesheet,
+        script,
         person: { name: user.name, tag, projects: await adminProjects(sql, user.id) },
         confirmPath: `/api/connect/${encodeURIComponent(nonce)}/confirm`,
       })
     },
 
     async confirm(req) {
-      const w = await acceptWrite(ctx, req, 'B', { project: 'optional', title: 'optional' })
+      const w = await acceptWrite(ctx, req, 'user', { project: 'optional', title: 'optional' })
       if (!w.ok) return w.response
       const project = w.body.project || undefined
       const title = w.body.title || undefined
@@ -299,40 +260,35 @@ export function connectHandlers(ctx: Context): ConnectHandlers {
       const code = checked.body.code!
       const now = clock()
       const result = await ctx.transact(async (tx, emit): Promise<{ ok: true; answer: Exchanged } | Denied> => {
-        const [used] = await tx`
-          update connect_codes set used = ${now}
-          where hash = ${hashSecret(code)} and used is null and expires > ${now}
-          returning project_id, user_id, app, label`
+        const used = await useCode(tx, hashSecret(code), now)
         if (!used) return deny(400, BAD_CODE, 'code')
-        const projectId = used.project_id as string
+        const { projectId } = used
         const key = KEY_PREFIX + randomToken(32)
-        await tx`
-          insert into connections (id, project_id, user_id, app, label, hash, created)
-          values (${recordId()}, ${projectId}, ${used.user_id as string}, ${used.app as string}, ${used.label as string}, ${hashSecret(key)}, ${now})`
-        const [project] = await tx`select slug, title from projects where id = ${projectId}`
-        await emit(projectId, 'connectionsChanged', [project!.slug])
-        return { ok: true, answer: { key, project: project!.slug as string, title: project!.title as string, api: `${publicUrl}/api` } }
+        await insertConnection(tx, { id: recordId(), projectId, userId: used.userId, app: used.app, label: used.label, hash: hashSecret(key), now })
+        const project = (await projectById(tx, projectId))!
+        await emit(projectId, 'connectionsChanged', [project.slug])
+        return { ok: true, answer: { key, project: project.slug, title: project.title, api: `${publicUrl}/api` } }
       })
       return result.ok ? json(200, result.answer, NO_STORE) : answerDenied(result, NO_STORE)
     },
 
     async list(req) {
-      const project = await findProject(sql, req.params.slug!, publicUrl)
+      const project = await findProject(sql, req.params.slug!)
       if (!project) return answerDenied(deny(404, NO_SUCH_PROJECT))
       return json(200, { connections: await connectionsOf(sql, project.id) })
     },
 
     async remove(req) {
-      const w = await acceptWrite(ctx, req, 'B', { id: 'required' })
+      const w = await acceptWrite(ctx, req, 'user', { id: 'required' })
       if (!w.ok) return w.response
-      const project = await findProject(sql, req.params.slug!, publicUrl)
+      const project = await findProject(sql, req.params.slug!)
       if (!project) return answerDenied(deny(404, NO_SUCH_PROJECT))
       const result = await ctx.transact(async (tx, emit): Promise<{ ok: true; removed: Connection; connections: Connection[] } | Denied> => {
         const denied = refuseRole(await lockedRole(tx, project.id, w.caller.user.id), 'admin', 'project')
         if (denied) return denied
         const [removed] = await connectionsOf(tx, project.id, w.body.id!)
         if (!removed) return deny(400, NO_SUCH_CONNECTION, 'id')
-        await tx`delete from connections where id = ${removed.id}`
+        await deleteConnection(tx, removed.id)
         await emit(project.id, 'connectionsChanged', [project.slug])
         return { ok: true, removed, connections: await connectionsOf(tx, project.id) }
       })

@@ -33,6 +33,3 @@ export interface Context {
    */
   transact<T>(fn: (tx: TransactionSql, emit: Emit) => Promise<T>): Promise<T>
 }
-
-/** A query handle: the pool or an open transaction. */
-export type Query = Sql | TransactionSql

@@ -2,7 +2,7 @@
  * Refusals as values: the store functions answer `Denied` for a request they refuse, and
  * {@link answerDenied} is the one place that turns one into a response.
  */
-import { json, type Headers, type Response } from '../http.ts'
+import { json, type Headers, type Response } from '../response.ts'
 
 /** A refused request: its status, the error text and, usually, the field it concerns. */
 export interface Denied {

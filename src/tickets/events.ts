@@ -1,23 +1,12 @@
 /**
- * Writing live events to the outbox (decisions.md section 6): in the same transaction as the
- * write that causes them, so an event exists exactly when its write committed. Delivery to pages
- * (`GET /api/live`) reads the table; the NOTIFY is only a wake-up for pollers in other processes.
+ * Live events: their names, the channel that wakes pollers in other processes, and the
+ * process-local wake-up. They are written by `store/outbox.ts` and delivered by `live.ts`.
  */
-import type { TransactionSql } from '../db.ts'
 
 export type EventName = 'ticketCreated' | 'ticketEvent' | 'ticketsRelated' | 'connectionsChanged'
 
 /** The channel other processes LISTEN on. */
 export const EVENTS_CHANNEL = 'tickets_events'
-
-/** Stores one event for `projectId` (the project's id, not its slug) inside transaction `tx`. */
-export async function emit(tx: TransactionSql, projectId: string | null, name: EventName, args: unknown[], at: number): Promise<void> {
-  await tx`
-    insert into events (project_id, name, args, created)
-    values (${projectId}, ${name}, ${tx.json(args as never)}, ${at})`
-  // Delivered at commit, and only then; several in one transaction fold into one.
-  await tx`select pg_notify(${EVENTS_CHANNEL}, '')`
-}
 
 /**
  * A process-local wake-up for waiting long-polls: writers `ping()` after their transaction

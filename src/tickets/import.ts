@@ -1,18 +1,19 @@
 /**
- * Import of tickets from an older tracker (decisions.md section 6): a project's tickets from a
- * JSON file, each keeping its old global number, so `/api/tickets/<old number>` and
- * `/tickets/<old number>` keep working. The format is documented in docs/tickets-api.md.
+ * Import of tickets from an older tracker (docs/tickets-api.md, "Importing tickets"): a project's
+ * tickets from a JSON file, each keeping its old global number, so `/api/tickets/<old number>` and
+ * `/tickets/<old number>` keep working.
  *
  * The whole file goes in one transaction: it is imported completely or not at all. Tickets whose
  * old number is already in the project are skipped, so running the same file again is harmless.
  * Imported history emits no live events: nobody has a page open on tickets that did not exist.
  */
 import type { Sql, TransactionSql } from '../db.ts'
-import { recordId } from './ids.ts'
-import { claim, claimSlug } from './slugs.ts'
+import { recordId } from '../random.ts'
+import { claimSlug } from './slugs.ts'
+import { claimName } from './store/projects.ts'
 import { isState, type State } from './states.ts'
 import { SOURCE_MAX, SUBJECT_MAX, SUMMARY_MAX } from './tickets.ts'
-import { resolveUser } from './users.ts'
+import { resolveUser } from './store/users.ts'
 
 export interface ImportReport {
   project: string
@@ -137,7 +138,7 @@ async function projectFor(tx: TransactionSql, project: ImportFile['project'], no
   const admin = await resolveUser(tx, project.admin, 'admin')
   if (!admin.ok) throw new Refused(`project.admin: ${admin.error}`)
   const id = recordId()
-  if (!(await claim(tx, id, id))) throw new Refused('could not make a project id; run the import again')
+  if (!(await claimName(tx, id, id))) throw new Refused('could not make a project id; run the import again')
   const slug = await claimSlug(tx, id, project.slug, project.title)
   if (!slug.ok) throw new Refused(`project.slug: ${slug.error}`)
   await tx`

@@ -1,19 +1,22 @@
 /**
- * Invites (tickets-interface.md 4.8 rule 6, decisions.md section 6): an admin makes a link with
- * a role, a number of uses (1 to 1000, default 1) and a lifetime in days (1 to 90, default 7).
+ * Invites (docs/tickets-api.md, 4.8, "POST /api/projects/<slug>/invites"): an admin makes a link
+ * with a role, a number of uses (1 to 1000, default 1) and a lifetime in days (1 to 90, default 7).
  * The link is the identity provider's login address returning to the login callback with the
  * invite's id (128 random bits). Joining takes one use by one statement, so N uses hold under
  * concurrent joins; a member keeps the higher of the old and the invited role.
  */
 import type { TransactionSql } from '../db.ts'
-import { json, type Handler } from '../http.ts'
-import { randomToken } from '../session.ts'
+import { json } from '../response.ts'
+import type { Handler } from '../handler.ts'
+import { randomToken } from '../random.ts'
 import type { Context } from './context.ts'
 import { answerDenied, deny, type Denied } from './denied.ts'
 import { isLookupText } from './ids.ts'
-import { findProject, lockedRole } from './projects.ts'
+import { lockedRole } from './projects.ts'
+import { insertInvite, inviteState, joinWithRole, takeInviteUse } from './store/invites.ts'
+import { findProject, projectById } from './store/projects.ts'
 import { isRole, refuseRole, type Role } from './roles.ts'
-import { NO_SUCH_PROJECT, unknownRole } from './texts.ts'
+import { NO_SUCH_PROJECT, unknownRole } from './messages.ts'
 import { acceptWrite } from './write.ts'
 
 const DAY_MS = 24 * 60 * 60 * 1000
@@ -60,30 +63,22 @@ export function checkInvite(input: InviteInput, now: number): { ok: true; invite
  */
 export async function joinInvite(tx: TransactionSql, inviteId: string, userId: string, now: number): Promise<{ ok: true; slug: string } | { ok: false; error: string }> {
   if (!isLookupText(inviteId)) return { ok: false, error: 'no such invite' }
-  const [used] = await tx`
-    update invites set uses_left = uses_left - 1
-    where id = ${inviteId} and uses_left > 0 and expires > ${now}
-    returning project_id, role`
+  const used = await takeInviteUse(tx, inviteId, now)
   if (!used) {
-    const [invite] = await tx`select uses_left, expires from invites where id = ${inviteId}`
+    const invite = await inviteState(tx, inviteId)
     if (!invite) return { ok: false, error: 'no such invite' }
-    return { ok: false, error: (invite.uses_left as number) <= 0 ? 'this invite has been used up' : 'this invite has expired' }
+    return { ok: false, error: invite.usesLeft <= 0 ? 'this invite has been used up' : 'this invite has expired' }
   }
-  await tx`
-    insert into members (project_id, user_id, role) values (${used.project_id as string}, ${userId}, ${used.role as string})
-    on conflict (project_id, user_id) do update set role = case
-      when array_position(array['use', 'edit', 'admin'], excluded.role) > array_position(array['use', 'edit', 'admin'], members.role)
-      then excluded.role else members.role end`
-  const [project] = await tx`select slug from projects where id = ${used.project_id as string}`
-  return { ok: true, slug: project!.slug as string }
+  await joinWithRole(tx, used.projectId, userId, used.role)
+  return { ok: true, slug: (await projectById(tx, used.projectId))!.slug }
 }
 
 export function inviteHandler(ctx: Context): Handler {
   const { sql, publicUrl } = ctx
   return async (req) => {
-    const w = await acceptWrite(ctx, req, 'B', { role: 'required', uses: 'optional', days: 'optional', email: 'optional' })
+    const w = await acceptWrite(ctx, req, 'user', { role: 'required', uses: 'optional', days: 'optional', email: 'optional' })
     if (!w.ok) return w.response
-    const project = await findProject(sql, req.params.slug!, publicUrl)
+    const project = await findProject(sql, req.params.slug!)
     if (!project) return answerDenied(deny(404, NO_SUCH_PROJECT))
     const now = ctx.clock()
     const made = await ctx.transact(async (tx): Promise<{ ok: true; invite: Invite } | Denied> => {
@@ -92,9 +87,7 @@ export function inviteHandler(ctx: Context): Handler {
       const checked = checkInvite({ role: w.body.role!, uses: w.body.uses, days: w.body.days, email: w.body.email }, now)
       if (!checked.ok) return checked
       const { id, role, uses, expires } = checked.invite
-      await tx`
-        insert into invites (id, project_id, role, uses_left, expires, created_by, created)
-        values (${id}, ${project.id}, ${role}, ${uses}, ${expires}, ${w.caller.user.id}, ${now})`
+      await insertInvite(tx, { id, projectId: project.id, role, uses, expires, createdBy: w.caller.user.id, now })
       return checked
     })
     if (!made.ok) return answerDenied(made)

@@ -1,5 +1,5 @@
 /**
- * Live events for pages: `GET /api/live` (decisions.md section 6; docs/live-events.md).
+ * Live events for pages: `GET /api/live` (docs/live-events.md).
  *
  * The outbox table `events` is the truth. Each event gets its place in the delivery order,
  * `seq`, as its transaction commits (sql/0004_live.sql), so `seq` order is commit order and a
@@ -14,15 +14,19 @@
  *
  * ```ts
  * const live = createLive({ sql, clock: Date.now, wake, resolveProject, listen: kind === 'postgres' })
- * const route = { method: 'GET', path: '/api/live', longPoll: true, handler: live.handler }
+ * const route = { method: 'GET', path: '/api/live', handler: live.handler }
  * ```
  *
  * @module
  */
 import type { Sql } from '../db.ts'
-import { json, jsonError, type Handler, type Request, type Response } from '../http.ts'
+import { json, jsonError, type Response } from '../response.ts'
+import type { Handler } from '../handler.ts'
+import type { Request } from '../request.ts'
 import type { Logger } from '../log.ts'
 import { EVENTS_CHANNEL, type Wake } from './events.ts'
+import { refuseText } from './body.ts'
+import { answerDenied } from './denied.ts'
 
 /** How long a poll waits for an event before it is answered with none. */
 export const HOLD_MS = 25_000
@@ -71,7 +75,7 @@ export interface LiveDeps {
 }
 
 export interface Live {
-  /** The handler of `{ method: 'GET', path: '/api/live', longPoll: true }`. */
+  /** The handler of `{ method: 'GET', path: '/api/live' }`. */
   handler: Handler
   /** The current cursor: a page rendered now and polling from it misses no later event. */
   cursor(): Promise<number>
@@ -343,6 +347,8 @@ export function createLive(deps: LiveDeps): Live {
     }
     const projectText = req.query.get('project')
     if (projectText === null) return after === null ? now() : wait(req, after, null)
+    const refused = refuseText('project', projectText)
+    if (refused) return answerDenied(refused)
     return resolveProject(projectText).then((project) => {
       if (project === null) return jsonError(404, MESSAGES.noProject)
       return after === null ? now() : wait(req, after, project)

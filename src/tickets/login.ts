@@ -1,16 +1,17 @@
 /**
- * The login return (tickets-interface.md 4.10): exchanges the provider's code for an identity,
+ * The login return (docs/tickets-api.md, 4.10): exchanges the provider's code for an identity,
  * stores the user, joins an invite, and logs the session in with a fresh tag. Failures are HTML
  * pages `Login failed` or `Invite failed`. The provider is called outside any transaction.
  */
-import { text, type Handler } from '../http.ts'
+import { text } from '../response.ts'
+import type { Handler } from '../handler.ts'
 import { safeNext } from '../idp.ts'
-import { randomToken } from '../session.ts'
+import { randomToken } from '../random.ts'
 import type { Context } from './context.ts'
 import { joinInvite } from './invites.ts'
 import { messagePage } from './pages.ts'
-import { INVITE_FAILED, LOGIN_FAILED, NO_LOGIN_CODE, USER_NOT_STORED } from './texts.ts'
-import { storeUser, type User } from './users.ts'
+import { INVITE_FAILED, LOGIN_FAILED, NO_LOGIN_CODE, USER_NOT_STORED } from './messages.ts'
+import { storeUser, type User } from './store/users.ts'
 
 export function loginHandler(ctx: Context): Handler {
   return async (req) => {

@@ -1,6 +1,7 @@
 /**
- * Invite mail (decisions.md section 6): with `SMTP_URL` set, an invite's link is mailed through
- * nodemailer. Sending happens after the invite's transaction has committed, never inside one.
+ * Invite mail (docs/tickets-api.md, 4.8, "POST /api/projects/<slug>/invites"): with `SMTP_URL` set,
+ * an invite's link is mailed through nodemailer. Sending happens after the invite's transaction has
+ * committed, never inside one.
  */
 import nodemailer from 'nodemailer'
 import type { Logger } from '../log.ts'

@@ -1,11 +1,14 @@
 /**
- * Markdown answers (decisions.md section 6): with `Accept: text/markdown` the two ticket lists
- * and the single ticket answer a compact document for a terminal or a language model. A list
- * is one line per ticket (reference, state, subject, assignee, link); a ticket is a heading, a
- * short field list, the summary and its history.
+ * Markdown answers (docs/tickets-api.md, 4.1 and the end of 4.7): with `Accept: text/markdown` the
+ * two ticket lists and the single ticket answer a compact document for a terminal or a language
+ * model. A list is one line per ticket (reference, state, subject, assignee, link); a ticket is a
+ * heading, a short field list, the summary and its history.
  */
-import type { Headers, Request, Response } from '../http.ts'
-import type { Ticket, TicketEvent } from './views.ts'
+import { NOSNIFF, type Headers, type Response } from '../response.ts'
+import type { Request } from '../request.ts'
+import type { TicketAnswer as Ticket } from './answers.ts'
+import type { TicketEvent } from './store/history.ts'
+import { eventSentence, oneLine } from './history-words.ts'
 
 /** Every answer of a route that negotiates carries this, errors included. */
 export const VARY: Headers = { vary: 'Accept' }
@@ -34,7 +37,7 @@ export function wantsMarkdown(req: Request): boolean {
 
 /** A Markdown answer. */
 export function markdown(status: number, body: string): Response {
-  return { status, headers: { 'content-type': MARKDOWN_TYPE, ...VARY }, body }
+  return { status, headers: { 'content-type': MARKDOWN_TYPE, 'x-content-type-options': NOSNIFF, ...VARY }, body }
 }
 
 /** A list of tickets: a heading naming what was listed, then one line per ticket. */
@@ -72,42 +75,15 @@ export function ticketMarkdown(t: Ticket, events: readonly TicketEvent[]): strin
 
 function eventLines(e: TicketEvent): string[] {
   // A connected app acts as the person who confirmed it; its label says which app it was.
-  const head = `- ${time(e.created)} ${oneLine(e.by)}${e.app === null ? '' : ` (via ${oneLine(e.app)})`}`
-  const quoted = (text: unknown) => (typeof text === 'string' && text !== '' ? quote(text) : [])
-  switch (e.kind) {
-    case 'comment':
-      return [`${head} commented:`, ...quoted(e.text)]
-    case 'state':
-      return [`${head} changed the state from ${String(e.from)} to ${String(e.to)}${e.text ? ':' : ''}`, ...quoted(e.text)]
-    case 'assign':
-      return [`${head} ${assignText(e.from, e.to)}`]
-    case 'edit':
-      return [`${head} edited ${['subject', 'summary'].filter((f) => f in e).join(' and ')}`]
-    case 'link':
-      return [`${head} ${linkText(e)}`]
-  }
-}
-
-function assignText(from: unknown, to: unknown): string {
-  const name = (u: unknown) => oneLine((u as { name: string }).name)
-  if (to === null) return `unassigned ${from ? name(from) : 'nobody'}`
-  return from ? `reassigned from ${name(from)} to ${name(to)}` : `assigned ${name(to)}`
-}
-
-function linkText(e: TicketEvent): string {
-  const other = (e.ticket as { ref: string } | undefined)?.ref ?? '?'
-  if (e.relation === 'parent') return e.action === 'removed' ? `removed the parent ${other}` : `set the parent to ${other}`
-  return e.action === 'removed' ? `removed blocker ${other}` : `marked it blocked by ${other}`
+  const head = `- ${time(e.created)} ${oneLine(e.by)}${e.app === null ? '' : ` (via ${oneLine(e.app)})`} ${eventSentence(e)}`
+  const text = typeof e.text === 'string' && e.text !== '' && (e.kind === 'comment' || e.kind === 'state') ? e.text : ''
+  if (e.kind === 'comment') return [`${head}:`, ...(text ? quote(text) : [])]
+  return text ? [`${head}:`, ...quote(text)] : [head]
 }
 
 /** Quoted lines under a list item, indented so they stay inside it. */
 function quote(text: string): string[] {
   return text.trim().split(/\r?\n/).map((line) => `  > ${line}`.trimEnd())
-}
-
-/** Newlines and runs of white space folded, so one field stays on one line. */
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim()
 }
 
 /** `2026-11-22 01:29 UTC`: minutes are enough for a reader. */

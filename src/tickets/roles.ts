@@ -1,11 +1,10 @@
 /**
- * Project roles (tickets-interface.md section 5 rule 7, decisions.md section 6): `use` creates
+ * Project roles (docs/tickets-api.md, "Roles"): `use` creates
  * tickets, comments and changes state; `edit` also assigns, edits and relates; `admin` also
  * updates the project, its members, invites and connections. Non-members write nothing.
  */
 import { deny, type Denied } from './denied.ts'
-import type { Query } from './context.ts'
-import { NEEDS_ADMIN, NEEDS_EDIT, NOT_MEMBER } from './texts.ts'
+import { NEEDS_ADMIN, NEEDS_EDIT, NOT_MEMBER } from './messages.ts'
 
 export const ROLES = ['use', 'edit', 'admin'] as const
 export type Role = (typeof ROLES)[number]
@@ -17,12 +16,6 @@ export function isRole(text: string): text is Role {
 /** The higher of two roles. */
 export function higherRole(a: Role, b: Role): Role {
   return ROLES.indexOf(a) >= ROLES.indexOf(b) ? a : b
-}
-
-/** The user's role in the project, or null when not a member. */
-export async function roleOf(q: Query, projectId: string, userId: string): Promise<Role | null> {
-  const [row] = await q`select role from members where project_id = ${projectId} and user_id = ${userId}`
-  return row ? (row.role as Role) : null
 }
 
 /**

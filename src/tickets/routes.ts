@@ -1,9 +1,9 @@
 /**
- * The ticket service's route table, in the order of tickets-interface.md: someone holding the
- * document finds every row here. The connect page and its confirmation (decisions.md section 6
- * "Connect:") sit with 4.9.
+ * The ticket service's route table, in the order of the numbered sections of docs/tickets-api.md:
+ * someone holding the document finds every row here. The connect page and its confirmation
+ * (docs/connect-apps.md) sit with 4.9.
  */
-import type { HttpRoute } from '../http.ts'
+import type { HttpRoute, Handler } from '../handler.ts'
 import type { ChangeHandlers } from './changes.ts'
 import type { ConnectHandlers } from './connect.ts'
 import type { PageHandlers } from './pages.ts'
@@ -11,7 +11,7 @@ import type { ProjectHandlers } from './projects.ts'
 import type { RelationHandlers } from './relations.ts'
 import type { TicketHandlers } from './tickets.ts'
 import type { TokenHandlers } from './tokens.ts'
-import type { Handler } from '../http.ts'
+import type { WebHandlers } from './web.ts'
 
 export interface Handlers {
   tickets: TicketHandlers
@@ -22,6 +22,7 @@ export interface Handlers {
   inbox: Handler
   login: Handler
   pages: PageHandlers
+  web: WebHandlers
   tokens: TokenHandlers
   connect: ConnectHandlers
   live: Handler
@@ -73,15 +74,22 @@ export function ticketRoutes(h: Handlers): HttpRoute[] {
     { method: 'GET', path: '/projects/:slug', handler: h.pages.oldProject },
     { method: 'GET', path: '/projects/:slug/:number', handler: h.pages.oldProjectTicket },
     { method: 'GET', path: '/projects/:slug/tickets/:number', handler: h.pages.oldProjectTicket },
-    { method: 'GET', path: '/', handler: h.pages.home },
-    { method: '*', path: '/:slug', handler: h.pages.project },
-    { method: '*', path: '/:slug/:number', handler: h.pages.ticket },
-    // 5 Authentication (decisions.md section 4): tokens and the page's own view of its session
+    // The web app (docs/tickets-app.md): its pages, files and sign-out
+    { method: '*', path: '/', handler: h.web.home },
+    { method: '*', path: '/inbox', handler: h.web.inbox },
+    { method: '*', path: '/settings', handler: h.web.settings },
+    { method: '*', path: '/tickets', handler: h.web.search },
+    { method: 'GET', path: '/assets/:file', handler: h.web.asset },
+    { method: 'POST', path: '/logout', handler: h.web.logout },
+    { method: '*', path: '/:slug', handler: h.web.project },
+    { method: '*', path: '/:slug/settings', handler: h.web.admin },
+    { method: '*', path: '/:slug/:number', handler: h.web.ticket },
+    // Tokens and the session (docs/tickets-api.md): tokens and the page's own view of its session
     { method: 'GET', path: '/api/tokens', handler: h.tokens.list },
     { method: 'POST', path: '/api/tokens', handler: h.tokens.issue },
     { method: 'POST', path: '/api/tokens/revoke', handler: h.tokens.revoke },
     { method: 'GET', path: '/api/me', handler: h.tokens.me },
-    // Section 6, Events: delivered to pages by long-polling (decisions.md section 6)
-    { method: 'GET', path: '/api/live', handler: h.live, longPoll: true },
+    // Live events: delivered to pages by long-polling (docs/live-events.md)
+    { method: 'GET', path: '/api/live', handler: h.live },
   ]
 }

@@ -1,22 +1,25 @@
-/** The ticket tracking service (tickets-interface.md). */
+/** The ticket tracking service (docs/tickets-api.md). */
 import { originOf } from '../guards.ts'
 import type { Service, ServiceDeps } from '../service.ts'
 import { createCredentials } from './auth.ts'
 import { changeHandlers } from './changes.ts'
 import { connectHandlers } from './connect.ts'
 import type { Context } from './context.ts'
-import { createWake, emit, type Wake } from './events.ts'
+import { createWake, type Wake } from './events.ts'
+import { emit } from './store/outbox.ts'
 import { inboxHandler } from './inbox.ts'
 import { createLive } from './live.ts'
 import { inviteHandler } from './invites.ts'
 import { loginHandler } from './login.ts'
 import { createMailer } from './mail.ts'
 import { pageHandlers } from './pages.ts'
-import { findProject, projectHandlers } from './projects.ts'
+import { projectHandlers } from './projects.ts'
+import { findProject } from './store/projects.ts'
 import { relationHandlers } from './relations.ts'
 import { ticketRoutes } from './routes.ts'
 import { ticketHandlers } from './tickets.ts'
 import { tokenHandlers } from './tokens.ts'
+import { buildTicketAssets, webHandlers } from './web.ts'
 
 /** The ticket service; `wake` is pinged after every committed transaction that emitted events. */
 export interface TicketsService extends Service {
@@ -78,11 +81,15 @@ export function createTicketsService(deps: ServiceDeps): TicketsService {
     clock,
     wake,
     logger: deps.logger,
-    resolveProject: async (ref) => (await findProject(sql, ref, publicUrl))?.id ?? null,
+    resolveProject: async (ref) => (await findProject(sql, ref))?.id ?? null,
     // Other processes' writes arrive by NOTIFY on a shared server; the embedded database has
     // one process, whose own writes ping `wake`.
     listen: deps.config.databaseUrl !== null,
   })
+
+  // The web app's script and stylesheet, bundled once in the background; pages wait for them.
+  const assets = buildTicketAssets()
+  assets.catch(() => {})
 
   const routes = ticketRoutes({
     tickets: ticketHandlers(ctx),
@@ -92,9 +99,13 @@ export function createTicketsService(deps: ServiceDeps): TicketsService {
     invite: inviteHandler(ctx),
     inbox: inboxHandler(ctx),
     login: loginHandler(ctx),
-    pages: pageHandlers(ctx, live),
+    pages: pageHandlers(ctx),
+    web: webHandlers(ctx, live, () => assets),
     tokens: tokenHandlers(ctx),
-    connect: connectHandlers(ctx),
+    connect: connectHandlers(ctx, async () => {
+      const files = await assets
+      return { style: files.url('style'), script: files.url('connect') }
+    }),
     live: live.handler,
   })
   return {

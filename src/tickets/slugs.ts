@@ -1,10 +1,11 @@
 /**
- * Project slugs (decisions.md section 6): lower-case `a-z0-9` and single `-`, 1 to 40
- * characters, generated from the title with a `-2`, `-3`... suffix when taken. Every name a
+ * Project slugs (docs/tickets-api.md, "POST /api/projects"): lower-case `a-z0-9` and single `-`, 1
+ * to 40 characters, generated from the title with a `-2`, `-3`... suffix when taken. Every name a
  * project ever had stays its own in `project_names`, so old slugs keep resolving.
  */
 import type { TransactionSql } from '../db.ts'
 import { deny, type Denied } from './denied.ts'
+import { claimName } from './store/projects.ts'
 
 export const SLUG_MAX = 40
 
@@ -48,20 +49,11 @@ export async function claimSlug(tx: TransactionSql, projectId: string, wanted: s
   if (wanted !== null) {
     if (!isSlug(wanted)) return deny(400, SLUG_FORMAT, 'slug')
     if (RESERVED_SLUGS.has(wanted)) return deny(400, `'${wanted}' is reserved`, 'slug')
-    return (await claim(tx, projectId, wanted)) ? { ok: true, slug: wanted } : deny(400, `'${wanted}' is taken`, 'slug')
+    return (await claimName(tx, projectId, wanted)) ? { ok: true, slug: wanted } : deny(400, `'${wanted}' is taken`, 'slug')
   }
   const base = slugFromTitle(title)
   for (let n = 1; ; n++) {
     const slug = n === 1 ? base : withSuffix(base, n)
-    if (!RESERVED_SLUGS.has(slug) && (await claim(tx, projectId, slug))) return { ok: true, slug }
+    if (!RESERVED_SLUGS.has(slug) && (await claimName(tx, projectId, slug))) return { ok: true, slug }
   }
-}
-
-/** Records `name` for the project; false when it belongs to another project. */
-export async function claim(tx: TransactionSql, projectId: string, name: string): Promise<boolean> {
-  const [row] = await tx`
-    insert into project_names (name, project_id) values (${name}, ${projectId})
-    on conflict (name) do update set project_id = project_names.project_id
-    returning project_id`
-  return row!.project_id === projectId
 }

@@ -1,9 +1,9 @@
 /**
- * Ticket states (decisions.md section 6), in order, and the state filter of the lists:
+ * Ticket states (docs/tickets-api.md, "Records"), in order, and the state filter of the lists (4.1):
  * `?state=open,doing` or `?state=all`; without it `open,doing,review`.
  */
 import { deny, type Denied } from './denied.ts'
-import { unknownState } from './texts.ts'
+import { unknownState } from './messages.ts'
 
 export const STATES = ['open', 'doing', 'review', 'done', 'dropped'] as const
 export type State = (typeof STATES)[number]

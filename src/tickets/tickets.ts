@@ -1,59 +1,38 @@
 /**
- * Tickets: the two lists, creation on both paths and the single ticket (tickets-interface.md
+ * Tickets: the two lists, creation on both paths and the single ticket (docs/tickets-api.md,
  * 4.1 and 4.2). Numbers are per project, taken from the project's counter by one
  * `UPDATE ... RETURNING` under the project row's lock, so parallel creates never collide; a
  * repeated non-empty `source` answers the ticket that has it (`existed: true`).
  */
-import type { TransactionSql } from '../db.ts'
-import { json, type Handler, type Request, type Response } from '../http.ts'
+import type { TransactionSql, Query } from '../db.ts'
+import { json, type Response } from '../response.ts'
+import type { Handler } from '../handler.ts'
+import type { Request } from '../request.ts'
 import type { Caller } from './auth.ts'
-import type { Body } from './body.ts'
-import type { Context, Emit, Query } from './context.ts'
+import { refuseText, type Body } from './body.ts'
+import type { Context, Emit } from './context.ts'
 import { answerDenied, deny, type Denied } from './denied.ts'
-import { isLookupText, isUuid, parseNumber } from './ids.ts'
 import { listMarkdown, markdown, ticketMarkdown, VARY, wantsMarkdown } from './markdown.ts'
-import { findProject, type Project } from './projects.ts'
-import { refuseRole, roleOf } from './roles.ts'
-import { parseStateFilter, type State } from './states.ts'
-import { NO_SUCH_PROJECT, NO_SUCH_TICKET } from './texts.ts'
-import { resolveUser, type User } from './users.ts'
-import { eventsOf, selectTickets, ticketById, type Ticket } from './views.ts'
+import { findProject, type Project } from './store/projects.ts'
+import { refuseRole } from './roles.ts'
+import { roleOf } from './store/projects.ts'
+import { parseStateFilter } from './states.ts'
+import { NO_SUCH_PROJECT, NO_SUCH_TICKET, fieldTooLong } from './messages.ts'
+import { resolveUser, type User } from './store/users.ts'
+import { ticketAnswer, ticketAnswers, type TicketAnswer } from './answers.ts'
+import { eventsOf } from './store/history.ts'
+import { insertTicket, lockProjectTickets, searchTickets, ticketById, ticketByNumber, ticketByRef, ticketBySource, type Ticket } from './store/tickets.ts'
+import { ME_NEEDS_SIGN_IN, needsMe, parseQuery } from './query.ts'
+import { searchCondition, searchOrder } from './store/search.ts'
 import { acceptWrite } from './write.ts'
 
 export const SUBJECT_MAX = 500
 export const SUMMARY_MAX = 100_000
 export const SOURCE_MAX = 500
 
-/** The ticket a `:ref` names: its UUID or, for a migrated ticket, its old global number. */
-export async function ticketByRef(q: Query, publicUrl: string, ref: string): Promise<Ticket | null> {
-  if (isUuid(ref)) return ticketById(q, publicUrl, ref.toLowerCase())
-  const old = parseNumber(ref)
-  if (old === null) return null
-  const [ticket] = await selectTickets(q, publicUrl, q`t.old_number = ${old}`)
-  return ticket ?? null
-}
-
-/** The ticket with per-project `number` in the project a slug, old slug or id names. */
-export async function ticketByNumber(q: Query, publicUrl: string, projectRef: string, number: string): Promise<Ticket | null> {
-  const n = parseNumber(number)
-  if (n === null || !isLookupText(projectRef)) return null
-  const [ticket] = await selectTickets(q, publicUrl, q`
-    t.number = ${n} and t.project_id = (select project_id from project_names where name = ${projectRef})`)
-  return ticket ?? null
-}
-
 /** The ticket a write route's path names: `:ref`, or `:slug` and `:number`. */
-export function ticketOfPath(q: Query, publicUrl: string, params: Record<string, string>): Promise<Ticket | null> {
-  return params.ref !== undefined
-    ? ticketByRef(q, publicUrl, params.ref)
-    : ticketByNumber(q, publicUrl, params.slug!, params.number!)
-}
-
-/** Tickets in `states`, of one project or of all; newest first. */
-export function listTickets(q: Query, publicUrl: string, projectId: string | null, states: State[]): Promise<Ticket[]> {
-  return projectId === null
-    ? selectTickets(q, publicUrl, q`t.state in ${q(states)}`)
-    : selectTickets(q, publicUrl, q`t.project_id = ${projectId} and t.state in ${q(states)}`)
+export function ticketOfPath(q: Query, params: Record<string, string>): Promise<Ticket | null> {
+  return params.ref !== undefined ? ticketByRef(q, params.ref) : ticketByNumber(q, params.slug!, params.number!)
 }
 
 export interface NewTicket {
@@ -68,18 +47,18 @@ export interface NewTicket {
   publicUrl: string
 }
 
-export type Created = { ok: true; ticket: Ticket; existed: boolean } | Denied
+export type Created = { ok: true; ticket: TicketAnswer; existed: boolean } | Denied
 
 /** Creates a ticket (or finds the one with the same `source`); emits `ticketCreated` when new. */
 export async function createTicket(tx: TransactionSql, emit: Emit, input: NewTicket): Promise<Created> {
   const projectId = input.project.id
   // The lock makes the source check and the number one step for this project.
-  await tx`select id from projects where id = ${projectId} for update`
+  await lockProjectTickets(tx, projectId)
   const denied = refuseRole(await roleOf(tx, projectId, input.user.id), 'use', 'project')
   if (denied) return denied
   if (input.source !== '') {
-    const [existing] = await selectTickets(tx, input.publicUrl, tx`t.project_id = ${projectId} and t.source = ${input.source}`)
-    if (existing) return { ok: true, ticket: existing, existed: true }
+    const existing = await ticketBySource(tx, projectId, input.source)
+    if (existing) return { ok: true, ticket: ticketAnswer(input.publicUrl, existing), existed: true }
   }
   const tooLong = lengthRefusal(input)
   if (tooLong) return tooLong
@@ -89,22 +68,25 @@ export async function createTicket(tx: TransactionSql, emit: Emit, input: NewTic
     if (!found.ok) return found
     assigneeId = found.user.id
   }
-  const [counter] = await tx`update projects set next_number = next_number + 1 where id = ${projectId} returning next_number - 1 as number`
-  const [row] = await tx`
-    insert into tickets (project_id, number, subject, summary, source, assignee_id, author_id, created, updated)
-    values (${projectId}, ${counter!.number as number}, ${input.subject}, ${input.summary}, ${input.source},
-      ${assigneeId}, ${input.user.id}, ${input.now}, ${input.now})
-    returning id`
-  const ticket = (await ticketById(tx, input.publicUrl, row!.id as string))!
+  const id = await insertTicket(tx, {
+    projectId,
+    subject: input.subject,
+    summary: input.summary,
+    source: input.source,
+    assigneeId,
+    authorId: input.user.id,
+    now: input.now,
+  })
+  const ticket = ticketAnswer(input.publicUrl, (await ticketById(tx, id))!)
   await emit(projectId, 'ticketCreated', [ticket])
   return { ok: true, ticket, existed: false }
 }
 
 /** Refuses a subject, summary or source over its length limit. */
 export function lengthRefusal(input: { subject?: string; summary?: string; source?: string }): Denied | null {
-  if (input.subject !== undefined && input.subject.length > SUBJECT_MAX) return deny(400, `'subject' is at most ${SUBJECT_MAX} characters`, 'subject')
-  if (input.summary !== undefined && input.summary.length > SUMMARY_MAX) return deny(400, `'summary' is at most ${SUMMARY_MAX} characters`, 'summary')
-  if (input.source !== undefined && input.source.length > SOURCE_MAX) return deny(400, `'source' is at most ${SOURCE_MAX} characters`, 'source')
+  if (input.subject !== undefined && input.subject.length > SUBJECT_MAX) return deny(400, fieldTooLong('subject', SUBJECT_MAX), 'subject')
+  if (input.summary !== undefined && input.summary.length > SUMMARY_MAX) return deny(400, fieldTooLong('summary', SUMMARY_MAX), 'summary')
+  if (input.source !== undefined && input.source.length > SOURCE_MAX) return deny(400, fieldTooLong('source', SOURCE_MAX), 'source')
   return null
 }
 
@@ -125,10 +107,21 @@ export function ticketHandlers(ctx: Context): TicketHandlers {
   async function answerList(req: Request, project: Project | null): Promise<Response> {
     const filter = parseStateFilter(req.query.get('state'))
     if (!filter.ok) return answerDenied(filter, VARY)
-    const tickets = await listTickets(sql, publicUrl, project?.id ?? null, filter.states)
+    // `?q=`: the search language of the pages (docs/tickets-app.md, "Searching").
+    const parsed = parseQuery(req.query.get('q') ?? '')
+    if (!parsed.ok) return answerDenied(deny(400, parsed.error, 'q'), VARY)
+    let me: string | null = null
+    if (needsMe(parsed.query)) {
+      me = await ctx.credentials.reader(req)
+      if (me === null) return answerDenied(deny(400, ME_NEEDS_SIGN_IN, 'q'), VARY)
+    }
+    const states = parsed.query.states ?? filter.states
+    const where = searchCondition(sql, parsed.query, { states, me })
+    const order = searchOrder(sql, parsed.query.sort)
+    const tickets = ticketAnswers(publicUrl, await searchTickets(sql, project ? sql`t.project_id = ${project.id} and ${where}` : where, order))
     if (wantsMarkdown(req)) {
       const title = project ? `${project.slug} (${project.title})` : 'All projects'
-      return markdown(200, listMarkdown(title, filter.states, tickets))
+      return markdown(200, listMarkdown(title, states, tickets))
     }
     return json(200, { tickets }, VARY)
   }
@@ -152,8 +145,9 @@ export function ticketHandlers(ctx: Context): TicketHandlers {
     return json(result.existed ? 200 : 201, { ticket: result.ticket, existed: result.existed })
   }
 
-  async function show(req: Request, ticket: Ticket | null): Promise<Response> {
-    if (!ticket) return answerDenied(deny(404, NO_SUCH_TICKET), VARY)
+  async function show(req: Request, found: Ticket | null): Promise<Response> {
+    if (!found) return answerDenied(deny(404, NO_SUCH_TICKET), VARY)
+    const ticket = ticketAnswer(publicUrl, found)
     const events = await eventsOf(sql, ticket.id)
     if (wantsMarkdown(req)) return markdown(200, ticketMarkdown(ticket, events))
     return json(200, { ticket, events }, VARY)
@@ -163,32 +157,34 @@ export function ticketHandlers(ctx: Context): TicketHandlers {
     async list(req) {
       const ref = req.query.get('project')
       if (ref === null || ref === '') return answerList(req, null)
-      const project = await findProject(sql, ref, publicUrl)
+      const refused = refuseText('project', ref)
+      if (refused) return answerDenied(refused, VARY)
+      const project = await findProject(sql, ref)
       return project ? answerList(req, project) : answerDenied(deny(404, NO_SUCH_PROJECT), VARY)
     },
     async create(req) {
-      const w = await acceptWrite(ctx, req, 'A', { project: 'required', ...CREATE_FIELDS })
+      const w = await acceptWrite(ctx, req, 'user-or-key', { project: 'required', ...CREATE_FIELDS })
       if (!w.ok) return w.response
-      const project = await findProject(sql, w.body.project!, publicUrl)
+      const project = await findProject(sql, w.body.project!)
       if (!project) return answerDenied(deny(404, NO_SUCH_PROJECT))
       return create(project, w.caller, w.body)
     },
     async listInProject(req) {
-      const project = await findProject(sql, req.params.slug!, publicUrl)
+      const project = await findProject(sql, req.params.slug!)
       return project ? answerList(req, project) : answerDenied(deny(404, NO_SUCH_PROJECT), VARY)
     },
     async createInProject(req) {
-      const w = await acceptWrite(ctx, req, 'A', CREATE_FIELDS)
+      const w = await acceptWrite(ctx, req, 'user-or-key', CREATE_FIELDS)
       if (!w.ok) return w.response
-      const project = await findProject(sql, req.params.slug!, publicUrl)
+      const project = await findProject(sql, req.params.slug!)
       if (!project) return answerDenied(deny(404, NO_SUCH_PROJECT))
       return create(project, w.caller, w.body)
     },
     async show(req) {
-      return show(req, await ticketByRef(sql, publicUrl, req.params.ref!))
+      return show(req, await ticketByRef(sql, req.params.ref!))
     },
     async showByNumber(req) {
-      return show(req, await ticketByNumber(sql, publicUrl, req.params.slug!, req.params.number!))
+      return show(req, await ticketByNumber(sql, req.params.slug!, req.params.number!))
     },
   }
 }

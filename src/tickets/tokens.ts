@@ -1,15 +1,17 @@
 /**
- * User tokens (decisions.md section 4): `tt_` and 32 random bytes in base64url, shown once,
- * stored as a SHA-256 hash, revoked at once. Also `GET /api/me`, which a page's own scripts
- * read for the user and the session's tag.
+ * User tokens (docs/core.md, "Sessions and credentials"; docs/tickets-api.md,
+ * "Tokens and the session"): `tt_` and 32 random bytes in base64url, shown once, stored as a
+ * SHA-256 hash, revoked at once. Also `GET /api/me`, which a page's own scripts read for the user and the session's tag.
  */
-import { json, type Handler } from '../http.ts'
-import { randomToken } from '../session.ts'
+import { json } from '../response.ts'
+import type { Handler } from '../handler.ts'
+import { randomToken, recordId } from '../random.ts'
 import { hashSecret, TOKEN_PREFIX } from './auth.ts'
-import type { Context, Query } from './context.ts'
+import type { Context } from './context.ts'
+import type { Query } from '../db.ts'
+import { deleteToken, insertToken, tokensOf } from './store/tokens.ts'
 import { answerDenied, deny } from './denied.ts'
-import { recordId } from './ids.ts'
-import { NO_SUCH_TOKEN } from './texts.ts'
+import { NO_SUCH_TOKEN, fieldTooLong } from './messages.ts'
 import { acceptWrite } from './write.ts'
 
 const LABEL_MAX = 200
@@ -26,9 +28,7 @@ export interface IssuedToken {
 export async function issueToken(q: Query, userId: string, label: string, now: number): Promise<IssuedToken> {
   const id = recordId()
   const token = TOKEN_PREFIX + randomToken(32)
-  await q`
-    insert into tokens (id, user_id, hash, label, created)
-    values (${id}, ${userId}, ${hashSecret(token)}, ${label}, ${now})`
+  await insertToken(q, { id, userId, hash: hashSecret(token), label, now })
   return { id, token, label, created: now }
 }
 
@@ -43,26 +43,21 @@ export function tokenHandlers(ctx: Context): TokenHandlers {
   const { sql } = ctx
   return {
     async issue(req) {
-      const w = await acceptWrite(ctx, req, 'B', { label: 'required' })
+      const w = await acceptWrite(ctx, req, 'user', { label: 'required' })
       if (!w.ok) return w.response
       const label = w.body.label!
-      if (label.length > LABEL_MAX) return answerDenied(deny(400, `'label' is at most ${LABEL_MAX} characters`, 'label'))
+      if (label.length > LABEL_MAX) return answerDenied(deny(400, fieldTooLong('label', LABEL_MAX), 'label'))
       return json(201, await issueToken(sql, w.caller.user.id, label, ctx.clock()))
     },
     async list(req) {
-      const who = await ctx.credentials.resolve(req, 'B')
+      const who = await ctx.credentials.resolve(req, 'user')
       if (!who.ok) return who.response
-      const rows = await sql`
-        select id, label, created, last_used from tokens
-        where user_id = ${who.caller.user.id} order by created, id`
-      const tokens = rows.map((r) => ({ id: r.id, label: r.label, created: r.created, lastUsed: r.last_used }))
-      return json(200, { tokens })
+      return json(200, { tokens: await tokensOf(sql, who.caller.user.id) })
     },
     async revoke(req) {
-      const w = await acceptWrite(ctx, req, 'B', { id: 'required' })
+      const w = await acceptWrite(ctx, req, 'user', { id: 'required' })
       if (!w.ok) return w.response
-      const gone = await sql`delete from tokens where id = ${w.body.id!} and user_id = ${w.caller.user.id} returning id`
-      if (gone.length === 0) return answerDenied(deny(404, NO_SUCH_TOKEN, 'id'))
+      if (!(await deleteToken(sql, w.caller.user.id, w.body.id!))) return answerDenied(deny(404, NO_SUCH_TOKEN, 'id'))
       return json(200, { ok: true })
     },
     async me(req) {

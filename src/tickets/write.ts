@@ -3,7 +3,8 @@
  * credential (401, and 403 for a cookie without its `x-tag`), then the body (400). The method
  * (405) was checked by the router; existence (404) and rules come after, in the route.
  */
-import type { Request, Response } from '../http.ts'
+import type { Request } from '../request.ts'
+import type { Response } from '../response.ts'
 import { refuseContentType } from '../guards.ts'
 import type { Caller, Group, UserCaller } from './auth.ts'
 import { checkBody, type Body, type Shape } from './body.ts'
@@ -15,9 +16,10 @@ export type Accepted<C extends Caller = Caller> = { ok: true; caller: C; body: B
 /**
  * Resolves the caller before the body is read, then reads and checks the body against `shape`.
  * Writes made with the session cookie must send their body as `application/json` (415), the
- * cross-site guard of decisions.md section 4; token writes need not, for curl's sake.
+ * cross-site guard of docs/core.md, "Sessions and credentials"; token writes need not, for curl's
+ * sake.
  */
-export async function acceptWrite(ctx: Context, req: Request, group: 'B', shape: Shape): Promise<Accepted<UserCaller>>
+export async function acceptWrite(ctx: Context, req: Request, group: 'user', shape: Shape): Promise<Accepted<UserCaller>>
 export async function acceptWrite(ctx: Context, req: Request, group: Group, shape: Shape): Promise<Accepted>
 export async function acceptWrite(ctx: Context, req: Request, group: Group, shape: Shape): Promise<Accepted> {
   const who = await ctx.credentials.resolve(req, group)

@@ -191,7 +191,8 @@ test("4.4 rule 9: any other op answers 400 op must be 'save' or 'delete'", async
   }
 })
 
-// decisions.md section 4: right after the sign-in check, for POST.
+// The cross-site and content-type checks (docs/notes-api.md, "Checks of /api/notes, in order",
+// item 2): right after the sign-in check, for POST.
 
 test('a POST with the session cookie and Sec-Fetch-Site cross-site answers 403 cross-site request refused', async () => {
   const res = await raw('{}', { 'content-type': 'application/json', 'sec-fetch-site': 'cross-site' })

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
-import { createServer } from 'node:net'
 import { createDevIdentityProvider } from '../../src/dev-idp.ts'
 import { serve } from '../../src/http.ts'
 import { createIdentityProvider } from '../../src/idp.ts'
@@ -8,6 +7,7 @@ import { createLogger } from '../../src/log.ts'
 import { createNotesService } from '../../src/notes/service.ts'
 import { testDatabase } from '../support/db.ts'
 import { serviceDeps } from '../support/service.ts'
+import { freePort } from '../support/ports.ts'
 
 // The whole service on a socket, signed in through the development identity provider, spoken
 // to with fetch and a real cookie.
@@ -24,14 +24,6 @@ after(async () => {
   await notes.close()
   await devIdp.close()
 })
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  await new Promise((resolve) => server.close(resolve))
-  return typeof address === 'object' && address ? address.port : 0
-}
 
 /** Follows the login button through the provider and back; returns the session cookie. */
 async function signIn(name: string): Promise<{ cookie: string; landed: string }> {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { makeRequest } from '../../src/http.ts'
+import { makeRequest } from '../../src/request.ts'
 import { cookieOf, notesService, type Answer } from './support.ts'
 
 const app = await notesService()
@@ -139,14 +139,17 @@ test('section 5: /login sends the browser to the provider with the callback and 
   assert.equal((await app.call('GET', '/login')).headers.location, back(''))
 })
 
-test('the start page shows the signed-in user, escaped, or a sign-in link', async () => {
+test('the start page is a welcome with "Sign in" when signed out, and the app showing the name, escaped, when signed in', async () => {
   const anonymous = await app.call('GET', '/')
   assert.equal(anonymous.status, 200)
   assert.equal(anonymous.headers['content-type'], 'text/html; charset=utf-8')
-  assert.ok(anonymous.text.includes('<a href="/login">Sign in</a>'))
-  const cookie = await app.signIn('<b>bob</b>')
-  const signedIn = await app.call('GET', '/', { cookie })
-  assert.ok(signedIn.text.includes('Signed in as <strong>&lt;b&gt;bob&lt;/b&gt;</strong>'))
+  assert.ok(anonymous.text.includes('<a class="button primary" href="/login">Sign in</a>'))
+  assert.ok(!anonymous.text.includes('<script'))
+  const res = await app.call('GET', `/login/callback?idp_code=${app.idp.code({ id: 'u-1234', name: '<b>Bob</b>' })}`)
+  const signedIn = await app.call('GET', '/', { cookie: cookieOf(res.headers['set-cookie']!) })
+  assert.ok(signedIn.text.includes('<span class="person" title="Signed in as &lt;b&gt;Bob&lt;/b&gt;">&lt;b&gt;Bob&lt;/b&gt;</span>'))
+  assert.ok(!signedIn.text.includes('<b>Bob</b>'))
+  assert.match(signedIn.text, /<script type="module" src="\/assets\/app-[A-Za-z0-9]+\.js"><\/script>/)
 })
 
 test('4.3: /api/me answers the signed-in user or null, for any method', async () => {

@@ -1,13 +1,14 @@
 /**
  * The notes service on a test schema, called without a socket: requests go through the
- * service's own route table, as `serve` would route them.
+ * handler `serve` puts on a port.
  */
 import type { IncomingHttpHeaders } from 'node:http'
 import { createNotesService } from '../../src/notes/service.ts'
-import { HttpError, jsonError, makeRequest, type Response } from '../../src/http.ts'
-import { createRouter } from '../../src/router.ts'
+import { createHandler } from '../../src/handler.ts'
+import { makeRequest } from '../../src/request.ts'
+import type { Response } from '../../src/response.ts'
 import { testDatabase } from '../support/db.ts'
-import { serviceDeps, testClock } from '../support/service.ts'
+import { serviceDeps, testClock, testLogger } from '../support/service.ts'
 
 export interface Answer {
   status: number
@@ -23,25 +24,13 @@ export async function notesService(options: { max?: number } = {}) {
   const clock = testClock()
   const { deps, idp, sessions } = await serviceDeps(db.sql, 'notes', { clock: clock.now })
   const service = createNotesService(deps)
-  const router = createRouter(service.routes)
+  const handler = createHandler(service.routes, { name: 'notes', logger: testLogger() })
 
-  /** Sends one request through the route table. */
+  /** Sends one request through the service's handler. */
   async function call(method: string, url: string, init: { cookie?: string; headers?: IncomingHttpHeaders; body?: string | Uint8Array } = {}): Promise<Answer> {
     const headers: IncomingHttpHeaders = { ...init.headers }
     if (init.cookie) headers.cookie = init.cookie
-    const path = url.split('?')[0]!
-    const match = router.match(method, path)
-    let response: Response
-    if (match === null) response = jsonError(404, 'not found')
-    else if (!match.found) response = jsonError(405, match.text, { allow: match.allowed.join(', ') })
-    else {
-      try {
-        response = await match.route.handler(makeRequest({ method, url, headers, body: init.body, params: match.params }))
-      } catch (err) {
-        if (!(err instanceof HttpError)) throw err
-        response = err.response
-      }
-    }
+    const response = await handler(makeRequest({ method, url, headers, body: init.body }))
     return answerOf(response)
   }
 

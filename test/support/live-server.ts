@@ -15,9 +15,11 @@
  * PGlite is one session, shared with the test file that chose the schema.
  */
 import { connect } from '../../src/db.ts'
-import { json, serve } from '../../src/http.ts'
+import { serve } from '../../src/http.ts'
+import { json } from '../../src/response.ts'
 import { createLogger } from '../../src/log.ts'
-import { createWake, emit } from '../../src/tickets/events.ts'
+import { createWake } from '../../src/tickets/events.ts'
+import { emit } from '../../src/tickets/store/outbox.ts'
 import { createLive } from '../../src/tickets/live.ts'
 
 const env = process.env
@@ -47,7 +49,7 @@ const served = await serve({
   port: 0,
   logger: createLogger(null),
   routes: [
-    { method: 'GET', path: '/api/live', longPoll: true, handler: live.handler },
+    { method: 'GET', path: '/api/live', handler: live.handler },
     {
       method: 'POST',
       path: '/emit',

@@ -4,8 +4,8 @@
  */
 import { loadConfig, type ServiceName } from '../../src/config.ts'
 import type { Sql } from '../../src/db.ts'
-import type { ExchangeResult, Identity, IdentityProvider } from '../../src/idp.ts'
-import { createLogger } from '../../src/log.ts'
+import { exchangeResult, type ExchangeResult, type Identity, type IdentityProvider } from '../../src/idp.ts'
+import { createLogger, type Logger } from '../../src/log.ts'
 import type { ServiceDeps } from '../../src/service.ts'
 import { createSessions, loadSessionSecret } from '../../src/session.ts'
 
@@ -18,7 +18,8 @@ export function testClock(start = 1_700_000_000_000): { now: () => number; advan
 /**
  * An identity provider that knows the codes the test hands it: `fake.code(identity)` makes a
  * one-time code; any other code answers `unknown login code`; `fake.fail(reason)` makes the
- * next exchange fail with that reason.
+ * next exchange fail with that reason. Both are read through the real client's
+ * `exchangeResult`, so an identity or reason the client refuses is refused here too.
  */
 export function fakeIdentityProvider(authUrl = 'http://idp.test'): IdentityProvider & {
   code(identity: Identity): string
@@ -30,14 +31,15 @@ export function fakeIdentityProvider(authUrl = 'http://idp.test'): IdentityProvi
   return {
     loginUrl: (returnUrl) => `${authUrl}/login?key=dev-key&return=${encodeURIComponent(returnUrl)}`,
     async exchange(code): Promise<ExchangeResult> {
+      // Read as the real client reads the provider's answer (src/idp.ts).
       if (failure !== null) {
         const error = failure
         failure = null
-        return { ok: false, error }
+        return exchangeResult(400, { error })
       }
       const identity = codes.get(code)
       codes.delete(code)
-      return identity ? { ok: true, identity } : { ok: false, error: 'unknown login code' }
+      return identity ? exchangeResult(200, identity) : { ok: false, error: 'unknown login code' }
     },
     code(identity) {
       const code = `code-${++n}`
@@ -60,4 +62,17 @@ export async function serviceDeps(sql: Sql, service: ServiceName, options: { clo
   const sessions = createSessions({ sql, secret, service, secure: false, clock })
   const deps: ServiceDeps = { sql, config, clock, idp, sessions, logger: createLogger(null), publicUrl }
   return { deps, idp, sessions, config }
+}
+
+/**
+ * A logger for handlers called without a socket: request lines are dropped, and an unexpected
+ * exception's logged 500 is written to stderr, so a failing test shows its stack.
+ */
+export function testLogger(): Logger {
+  return {
+    line(text) {
+      if (text.includes(' error: ')) process.stderr.write(`${text}\n`)
+    },
+    flush() {},
+  }
 }

@@ -1,29 +1,17 @@
 /**
- * The connect page in a real browser (Chromium through playwright-core): its inline script runs
+ * The connect page in a real browser (Chromium through playwright-core): its bundled script runs
  * under the page's Content-Security-Policy, confirms with the session's tag, shows a refusal,
  * and sends the browser to the app's return address with `code` and `state`, where the app's
- * server exchanges the code for a key. The browser is `/usr/bin/chromium` unless
- * `CHROMIUM_PATH` names another.
+ * server exchanges the code for a key. The browser comes from test/support/browser.ts.
  */
 import assert from 'node:assert/strict'
-import { createServer } from 'node:net'
 import { after, test } from 'node:test'
-import { chromium } from 'playwright-core'
-import { serve, text } from '../../src/http.ts'
+import { serve } from '../../src/http.ts'
+import { text } from '../../src/response.ts'
 import { createLogger } from '../../src/log.ts'
 import { ticketsApp } from './support.ts'
-
-/** A port nobody listens on now: the service must know its public URL before it listens. */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
-}
+import { launchBrowser } from '../support/browser.ts'
+import { freePort } from '../support/ports.ts'
 
 const port = await freePort()
 const app = await ticketsApp({ env: { TICKETS_URL: `http://127.0.0.1:${port}` } })
@@ -40,7 +28,7 @@ const appServer = await serve({
   logger,
 })
 
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox'] })
+const browser = await launchBrowser()
 after(async () => {
   await browser.close()
   await appServer.close()

@@ -1,7 +1,6 @@
 /**
- * Connecting an app (tickets-interface.md 4.9, the connect-code state table of section 3,
- * decisions.md section 6 "Connect:"): the request, the page, the confirmation, the exchange, the
- * project keys and the connections list and removal.
+ * Connecting an app (docs/tickets-api.md, 4.9; docs/connect-apps.md): the request, the page, the
+ * confirmation, the exchange, the project keys and the connections list and removal.
  */
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
@@ -397,8 +396,8 @@ test("the ticket's page and its Markdown name the app beside the person for the 
   assert.deepEqual(history.map((line) => line.replace(/^- \S+ \S+ UTC /, '')), ['alice (via Build <bot>) commented:', 'alice commented:'])
   const page = await app.call('GET', `/${demo.slug}/${t.number}`)
   assert.equal(page.status, 200)
-  assert.match(page.text, /<li>\S+ alice \(via Build &lt;bot&gt;\) comment: built<\/li>/)
-  assert.match(page.text, /<li>\S+ alice comment: thanks<\/li>/)
+  assert.match(page.text, /<b>alice<\/b> <span class="pill">via Build &lt;bot&gt;<\/span> commented · <time[^>]*>[^<]*<\/time><\/div>\n<div class="bubble markdown"><p>built<\/p>/)
+  assert.match(page.text, /<b>alice<\/b> commented · <time[^>]*>[^<]*<\/time><\/div>\n<div class="bubble markdown"><p>thanks<\/p>/)
 })
 
 test('a key used outside its project answers 403', async () => {
@@ -539,4 +538,15 @@ test('the whole flow with a Unicode label: request, page, confirm, exchange, a t
   const t = await app.ticket({ ...alice, token: got.body.key }, demo.slug)
   const commented = await app.call('POST', `/api/tickets/${t.id}/comments`, { token: got.body.key, body: { text: 'hi' } })
   assert.equal(commented.body.event.app, label)
+})
+
+test('the connect page offers Cancel, back to the app with error=access_denied and its state', async () => {
+  const nonce = nonceOf(await start({ state: 'a b&c' }))
+  const signedOut = await app.call('GET', `/connect/${nonce}`)
+  const cancel = `${RETURN}?error=access_denied&amp;state=a+b%26c`
+  assert.ok(signedOut.text.includes(`<a class="button" href="${cancel}">Cancel</a>`), signedOut.text)
+  const signedIn = await app.call('GET', `/connect/${nonce}`, { headers: { cookie: alice.cookie } })
+  assert.ok(signedIn.text.includes(`<a class="button" href="${cancel}">Cancel</a>`), signedIn.text)
+  assert.ok(signedIn.text.includes('<label for="connect-title">Title</label>'))
+  assert.match(String(signedIn.headers['content-security-policy']), /style-src 'self'/)
 })

@@ -48,5 +48,5 @@ test('over HTTP: the login return sets the cookie and redirects; old addresses r
   assert.equal(old.headers.get('location'), '/over-http/1')
   const page = await fetch(`${server.url}/over-http/1`)
   assert.equal(page.status, 200)
-  assert.match(await page.text(), /<h1>over-http#1: Wire test<\/h1>/)
+  assert.match(await page.text(), /<h1 class="ticket-title"><span>Wire test<\/span> <span class="ref">over-http#1<\/span><\/h1>/)
 })

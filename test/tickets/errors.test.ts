@@ -1,6 +1,8 @@
 /**
- * The error table of tickets-interface.md section 7, one test per row, named after it. (The
- * connect-code row belongs to section 4.9, which comes with the next issue.)
+ * The error answers of docs/tickets-api.md ("Conventions": the Bodies table, the 401 answers and
+ * Other refusals; 4.10 for the login pages; 4.11 for old addresses), one test per kind, named
+ * after it. (The connect-code refusal belongs to 4.9 and is tested in
+ * test/tickets/connect.test.ts.)
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
@@ -103,7 +105,7 @@ test('never a 500 for bad input: U+0000 in a body, a path or a query answers 400
   expectJson(await app.call('POST', create, { token: alice.token, body: { subject: 'a\u0000b' } }), 400, { error: "'subject' cannot contain the character U+0000", field: 'subject' })
   expectJson(await app.call('GET', '/api/projects/a%00b'), 404, { error: 'no such project' })
   expectJson(await app.call('GET', '/api/projects/a%00b/tickets/1'), 404, { error: 'no such ticket' })
-  expectJson(await app.call('GET', '/api/tickets?project=a%00b'), 404, { error: 'no such project' })
+  expectJson(await app.call('GET', '/api/tickets?project=a%00b'), 400, { error: "'project' cannot contain the character U+0000", field: 'project' })
   const invite = await app.call('GET', `/login/callback?idp_code=${app.idp.code({ id: 'nul', name: 'nul' })}&invite=a%00b`)
   assert.equal(invite.status, 400)
   assert.equal((await app.call('GET', '/projects/a%00b')).status, 404)

@@ -1,21 +1,19 @@
 /**
  * Pages follow live events in a real browser (Chromium through playwright-core): an open ticket
  * page and an open project page redraw their live part after writes made through the API,
- * without a reload. The browser is `/usr/bin/chromium` unless `CHROMIUM_PATH` names another.
+ * without a reload. The browser comes from test/support/browser.ts.
  */
 import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
-import { chromium, type Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { serve } from '../../src/http.ts'
 import { createLogger } from '../../src/log.ts'
 import { ticketsApp } from './support.ts'
+import { launchBrowser } from '../support/browser.ts'
 
 const app = await ticketsApp()
 const tickets = await serve({ name: 'tickets', routes: app.service.routes, host: '127.0.0.1', port: 0, logger: createLogger(null) })
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-})
+const browser = await launchBrowser()
 after(async () => {
   await browser.close()
   await tickets.close()
@@ -41,7 +39,7 @@ test('an open ticket page shows a comment made through the API, without a reload
   page.on('load', () => (reloaded = true))
   const answer = await app.call('POST', `/api/tickets/${ticket.id}/comments`, { token: alice.token, body: { text: 'Seen live <b>here</b>' } })
   assert.equal(answer.status, 201, answer.text)
-  await page.locator('#live').getByText('Seen live <b>here</b>').waitFor({ timeout: 30_000 })
+  await page.locator('main').getByText('Seen live <b>here</b>').waitFor({ timeout: 30_000 })
   assert.equal(reloaded, false)
   await page.close()
 })
@@ -51,7 +49,7 @@ test('an open project page lists a ticket created through the API, and a changed
   const ticketPage = await open(`/${project.slug}/${ticket.number}`)
   const created = await app.call('POST', `/api/projects/${project.slug}/tickets`, { token: alice.token, body: { subject: 'Filed by the scheduler' } })
   assert.equal(created.status, 201, created.text)
-  await listPage.locator('#live').getByText('Filed by the scheduler').waitFor({ timeout: 30_000 })
+  await listPage.locator('main').getByText('Filed by the scheduler').waitFor({ timeout: 30_000 })
   const edited = await app.call('POST', `/api/tickets/${ticket.id}/edit`, { token: alice.token, body: { subject: 'Watch me closely' } })
   assert.equal(edited.status, 201, edited.text)
   await ticketPage.locator('h1').getByText('Watch me closely').waitFor({ timeout: 30_000 })

@@ -39,27 +39,31 @@ test('/projects/<slug>/<number> and /projects/<slug>/tickets/<number> answer 301
   assertMissing(await app.call('GET', '/projects/nope/tickets/1'), 'no such ticket')
 })
 
-test('the short project page answers HTML listing its tickets, escaped', async () => {
+test('the project page answers HTML listing its tickets, escaped, with the strict page headers', async () => {
   const got = await app.call('GET', '/new-name')
   assert.equal(got.status, 200)
   assert.equal(got.headers['content-type'], 'text/html; charset=utf-8')
-  assert.ok(got.text.includes('<title>Old Name (new-name)</title>'))
-  assert.ok(got.text.includes(`<a href="/new-name/${t.number}">new-name#${t.number}</a>`))
-  assert.ok(got.text.includes('A &lt;b&gt;bold&lt;/b&gt; ticket'))
+  assert.ok(got.text.includes('<title>Old Name · Tickets</title>'), got.text)
+  assert.ok(got.text.includes('<ul class="tickets" aria-label="Tickets">'))
+  assert.ok(got.text.includes(`<a class="subject" href="/new-name/${t.number}">A &lt;b&gt;bold&lt;/b&gt; ticket</a>`), got.text)
   assert.ok(!got.text.includes('<b>bold</b>'))
+  assert.match(String(got.headers['content-security-policy']), /script-src 'self';.*frame-ancestors 'none'/)
+  assert.equal(got.headers['x-content-type-options'], 'nosniff')
+  assert.equal(got.headers['referrer-policy'], 'same-origin')
+  assert.equal(got.headers['cache-control'], 'private, no-cache')
 })
 
-test('the short pages carry the login button, returning to the page after login', async () => {
-  const got = await app.call('GET', '/new-name')
-  const back = encodeURIComponent(`http://localhost:3002/login/callback?next=${encodeURIComponent('/new-name')}`)
-  assert.ok(got.text.includes(`<a href="http://idp.test/login?key=dev-key&amp;return=${back}">Log in</a>`), got.text)
+test('the pages carry the sign-in button, returning to the page after login', async () => {
+  const got = await app.call('GET', '/new-name?state=all')
+  const back = encodeURIComponent(`http://localhost:3002/login/callback?next=${encodeURIComponent('/new-name?state=all')}`)
+  assert.ok(got.text.includes(`<a class="button primary" href="http://idp.test/login?key=dev-key&amp;return=${back}">Sign in</a>`), got.text)
 })
 
-test('the short ticket page answers HTML with the ticket, escaped', async () => {
+test('the ticket page answers HTML with the ticket, escaped', async () => {
   const got = await app.call('GET', `/new-name/${t.number}`)
   assert.equal(got.status, 200)
-  assert.ok(got.text.includes(`<h1>new-name#${t.number}: A &lt;b&gt;bold&lt;/b&gt; ticket</h1>`))
-  assert.ok(got.text.includes('<pre>x &lt; y</pre>'))
+  assert.ok(got.text.includes(`<h1 class="ticket-title"><span>A &lt;b&gt;bold&lt;/b&gt; ticket</span> <span class="ref">new-name#${t.number}</span></h1>`), got.text)
+  assert.ok(got.text.includes('<p>x &lt; y</p>'))
 })
 
 test('a short page reached by an old slug or the id moves to the current slug', async () => {
@@ -80,14 +84,14 @@ test('pages answer 405 GET only to other methods, and an unknown API path stays 
   expectJson(await app.call('GET', '/api/nothing/here'), 404, { error: 'not found' })
 })
 
-test('the home page lists the projects with links to their pages, escaped, and the login link', async () => {
+test('the home page lists the projects with links to their pages, escaped, and the sign-in link', async () => {
   await app.project(alice, 'A <i>fancy</i> one')
   const got = await app.call('GET', '/')
   assert.equal(got.status, 200)
   assert.equal(got.headers['content-type'], 'text/html; charset=utf-8')
-  assert.ok(got.text.includes('<a href="/new-name">Old Name</a> (new-name)'), got.text)
+  assert.ok(got.text.includes('<li data-key="new-name"><a href="/new-name">Old Name</a>'), got.text)
   assert.ok(got.text.includes('A &lt;i&gt;fancy&lt;/i&gt; one'), got.text)
-  assert.ok(got.text.includes('>Log in</a>'))
+  assert.ok(got.text.includes('>Sign in</a>'))
 })
 
 test('GET /login sends the browser to the identity provider, coming back to a safe next path', async () => {

@@ -1,6 +1,6 @@
 /**
- * What each role may and may not do (tickets-interface.md section 5 rule 7, decisions.md
- * section 6): one test per role, each trying every kind of write.
+ * What each role may and may not do (docs/tickets-api.md, "Roles"): one test per role, each trying
+ * every kind of write.
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'

@@ -1,14 +1,14 @@
 /**
- * Shared set-up for the ticket service tests: a migrated schema, the service over a router,
- * `call()` to send a request without a socket (answering 404 and 405 as `serve` does), and
+ * Shared set-up for the ticket service tests: a migrated schema, the service,
+ * `call()` to send a request without a socket through the same handler `serve` uses, and
  * `login()` to sign a person in through the login return and give them a token.
  */
 import assert from 'node:assert/strict'
-import { HttpError, jsonError, makeRequest, type HttpRoute, type Response } from '../../src/http.ts'
-import { createRouter } from '../../src/router.ts'
+import { createHandler, type HttpRoute } from '../../src/handler.ts'
+import { makeRequest } from '../../src/request.ts'
 import { createTicketsService } from '../../src/tickets/service.ts'
 import { testDatabase } from '../support/db.ts'
-import { serviceDeps, testClock } from '../support/service.ts'
+import { serviceDeps, testClock, testLogger } from '../support/service.ts'
 
 export interface Answer {
   status: number
@@ -91,9 +91,9 @@ export async function ticketsApp(options: { env?: NodeJS.ProcessEnv } = {}) {
   return { db, sql: db.sql, clock, idp, sessions, config, service, call, another, login, project, member, ticket, events }
 }
 
-/** Sends requests to a service without a socket, answering 404 and 405 as `serve` does. */
+/** Sends requests to a service without a socket, through the handler `serve` puts on a port. */
 export function caller(service: { routes: HttpRoute[] }) {
-  const router = createRouter(service.routes)
+  const handler = createHandler(service.routes, { name: 'tickets', logger: testLogger() })
   return async function call(method: string, url: string, options: CallOptions = {}): Promise<Answer> {
     const headers: Record<string, string> = { ...options.headers }
     if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
@@ -102,19 +102,7 @@ export function caller(service: { routes: HttpRoute[] }) {
       body = JSON.stringify(options.body)
       headers['content-type'] ??= 'application/json'
     }
-    const q = url.indexOf('?')
-    const match = router.match(method, q === -1 ? url : url.slice(0, q))
-    let response: Response
-    if (match === null) response = jsonError(404, 'not found')
-    else if (!match.found) response = jsonError(405, match.text, { allow: match.allowed.join(', ') })
-    else {
-      try {
-        response = await match.route.handler(makeRequest({ method, url, headers, body, params: match.params }))
-      } catch (err) {
-        if (!(err instanceof HttpError)) throw err
-        response = err.response
-      }
-    }
+    const response = await handler(makeRequest({ method, url, headers, body }))
     const text = typeof response.body === 'string' ? response.body : new TextDecoder().decode(response.body ?? new Uint8Array())
     const type = String(response.headers?.['content-type'] ?? '')
     return { status: response.status, headers: response.headers ?? {}, text, body: type.startsWith('application/json') ? JSON.parse(text) : undefined }

@@ -1,0 +1,61 @@
+/**
+ * The real services started as `npm start` starts them: `node <the start script's options>
+ * src/main.ts`, configured by the environment, logging every request to its stdout (read here
+ * and dropped, as a log collector would take it). Used by the growth and http benchmarks.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { cpus } from 'node:os'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+import { startOptions } from '../../test/support/start-command.ts'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const PIN = cpus().length >= 2 && spawnSync('taskset', ['-c', '0', 'true']).status === 0
+
+export interface RunningService {
+  /** Base URLs by service name, e.g. `notes`, `tickets`. */
+  urls: Record<string, string>
+  child: ChildProcess
+  /** Bytes of log the process has written. */
+  logged(): number
+  stop(): Promise<void>
+}
+
+/**
+ * Starts `src/main.ts` with `env` added to this process's environment (ports 0, so that the
+ * system picks free ones, and the development identity provider on a free port too), on core 0
+ * when cores can be pinned. `nodeOptions` replaces the start script's options when given;
+ * `extraOptions` are added to them (for `--cpu-prof`).
+ */
+export async function startService(env: Record<string, string>, opts: { nodeOptions?: string[]; extraOptions?: string[] } = {}): Promise<RunningService> {
+  const nodeArgs = [...(opts.nodeOptions ?? startOptions()), ...(opts.extraOptions ?? []), 'src/main.ts']
+  const args = PIN ? ['-c', '0', process.execPath, ...nodeArgs] : nodeArgs
+  const child = spawn(PIN ? 'taskset' : process.execPath, args, {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, HOST: '127.0.0.1', NOTES_PORT: '0', TICKETS_PORT: '0', DEV_IDP_PORT: '0', ...env },
+  })
+  const wanted = (env.SERVICES ?? 'notes,tickets').split(',')
+  const urls: Record<string, string> = {}
+  let bytes = 0
+  child.stdout!.on('data', (chunk: Buffer) => (bytes += chunk.length))
+  await new Promise<void>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const m = /^(\w+): listening on (\S+)/.exec(line)
+      if (m) urls[m[1]!] = m[2]!
+      if (wanted.every((name) => urls[name])) resolve()
+    })
+    child.once('exit', (code) => reject(new Error(`src/main.ts exited with ${code}`)))
+  })
+  return {
+    urls,
+    child,
+    logged: () => bytes,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve()
+        child.once('exit', () => resolve())
+        child.kill('SIGTERM')
+      }),
+  }
+}

@@ -1,0 +1,167 @@
+// The web app's pages on a big project, against the same rows read by one bare select and
+// rendered with one template literal on the same server; and the search query's time.
+// Run: tsx bench/tickets-app.bench.ts   (DATABASE_URL set: that server; unset: an embedded database)
+//
+// Data: a project of 10,000 tickets in every state (words in subjects and summaries, some
+// blocked), ticket #1 with 200 history events.
+// Contenders, requests per second with the same concurrency, signed out (a page for anyone):
+//   project page      GET /big: the frame, tabs with counts, the first 50 active tickets
+//   project baseline  the same 50 rows by one select, one template literal
+//   ticket page       GET /big/1: the ticket, 200 events in words, relations, members
+//   ticket baseline   the ticket and its 200 events by two selects, one template literal
+// Goal: each page at least 0.5 of its baseline. Rounds interleave the contenders.
+// Search: the list query of a search (count and first page) on the 10,000 tickets, timed in
+// this process around the database call; goal under 20 ms (median of 30 runs each).
+
+import { loadConfig } from '../src/config.ts'
+import { escapeHtml } from '../src/html.ts'
+import type { HttpRoute } from '../src/handler.ts'
+import { serve } from '../src/http.ts'
+import { createLogger } from '../src/log.ts'
+import { createSessions, loadSessionSecret } from '../src/session.ts'
+import { createPageData } from '../src/tickets/pages/page-data.ts'
+import { findProject } from '../src/tickets/store/projects.ts'
+import { parseQuery } from '../src/tickets/query.ts'
+import { searchCondition, searchOrder } from '../src/tickets/store/search.ts'
+import { createTicketsService } from '../src/tickets/service.ts'
+import { DEFAULT_FILTER } from '../src/tickets/states.ts'
+import { issueToken } from '../src/tickets/tokens.ts'
+import { storeUser } from '../src/tickets/store/users.ts'
+import { benchDatabase, keepAliveClient, median } from './support.ts'
+
+const CONCURRENCY = 8
+const POOL = 10
+const TICKETS = 10_000
+const EVENTS = 200
+const ROUNDS = 5
+const PER_ROUND = 150
+
+const database = await benchDatabase(POOL)
+const { sql } = database
+const config = loadConfig({})
+const logger = createLogger(null)
+const secret = await loadSessionSecret(sql, null)
+const sessions = createSessions({ sql, secret, service: 'tickets', secure: false, clock: Date.now })
+const idp = { loginUrl: (r: string) => `http://idp.invalid/login?return=${encodeURIComponent(r)}`, exchange: async () => ({ ok: false as const, error: 'not in the bench' }) }
+const publicUrl = 'http://localhost:3002'
+const service = createTicketsService({ sql, config, clock: Date.now, idp, sessions, logger, publicUrl })
+
+const page = (title: string, body: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body>${body}</body></html>`
+const baselines: HttpRoute[] = [
+  {
+    method: 'GET',
+    path: '/bench/project',
+    handler: async () => {
+      const rows = await sql<{ number: number; subject: string; state: string; name: string | null; updated: number }[]>`
+        select t.number, t.subject, t.state, a.name, t.updated from tickets t left join users a on a.id = t.assignee_id
+        where t.project_id = ${projectId} and t.state in ('open', 'doing', 'review') order by t.created desc, t.number desc limit 50`
+      const body = `<ul>${rows.map((r) => `<li><a href="/big/${r.number}">${escapeHtml(r.subject)}</a> ${r.state} ${escapeHtml(r.name ?? '')} ${new Date(r.updated).toISOString()}</li>`).join('')}</ul>`
+      return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: page('big', body) }
+    },
+  },
+  {
+    method: 'GET',
+    path: '/bench/ticket',
+    handler: async () => {
+      const [t] = await sql<{ id: string; subject: string; summary: string; state: string }[]>`select id, subject, summary, state from tickets where project_id = ${projectId} and number = 1`
+      const events = await sql<{ by: string; kind: string; data: { text?: string }; created: number }[]>`select by, kind, data, created from ticket_events where ticket_id = ${t!.id} order by id`
+      const body = `<h1>${escapeHtml(t!.subject)}</h1><p>${t!.state}</p><div>${escapeHtml(t!.summary)}</div><ol>${events.map((e) => `<li>${escapeHtml(e.by)} ${e.kind} ${new Date(e.created).toISOString()} ${escapeHtml(e.data.text ?? '')}</li>`).join('')}</ol>`
+      return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: page(t!.subject, body) }
+    },
+  },
+]
+const server = await serve({ name: 'tickets', routes: [...baselines, ...service.routes], host: '127.0.0.1', port: 0, logger })
+const client = keepAliveClient(server.url, CONCURRENCY)
+
+// The data.
+const user = await storeUser(sql, { id: 'bench-user', name: 'bench' }, Date.now())
+const { token } = await issueToken(sql, user.id, 'bench', Date.now())
+const made = await client.call('POST', '/api/projects', { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, JSON.stringify({ title: 'Big', slug: 'big' }))
+if (made.status !== 201) throw new Error(`could not create the project: ${made.status}`)
+const projectId = (JSON.parse(made.text) as { project: { id: string } }).project.id
+const WORDS = ['login', 'export', 'safari', 'firefox', 'crash', 'slow', 'button', 'colour', 'import', 'search', 'backup', 'mail', 'invite', 'token', 'report']
+await sql`
+  insert into tickets (project_id, number, subject, summary, state, assignee_id, author_id, created, updated)
+  select ${projectId}, n,
+    'Ticket ' || n || ': ' || (${WORDS}::text[])[1 + n % 15] || ' ' || (${WORDS}::text[])[1 + (n * 7) % 15] || ' needs doing',
+    'Steps: open the ' || (${WORDS}::text[])[1 + (n * 3) % 15] || ' page and wait. Number ' || n || '.',
+    (array['open', 'doing', 'review', 'done', 'dropped'])[1 + n % 5],
+    case when n % 3 = 0 then ${user.id} end, ${user.id}, 1700000000000 + n * 1000, 1700000000000 + n * 1000
+  from generate_series(1, ${TICKETS}) as n`
+await sql`update projects set next_number = ${TICKETS + 1} where id = ${projectId}`
+await sql`insert into blockers (ticket_id, blocker_id)
+  select t.id, b.id from tickets t join tickets b on b.project_id = t.project_id and b.number = t.number + 1
+  where t.project_id = ${projectId} and t.number % 10 = 0`
+await sql`insert into ticket_events (ticket_id, kind, user_id, by, data, created)
+  select t.id, case when n % 4 = 0 then 'state' else 'comment' end, ${user.id}, 'bench',
+    case when n % 4 = 0 then jsonb_build_object('from', 'open', 'to', 'doing') else jsonb_build_object('text', 'Comment **' || n || '** with a [link](https://example.com/' || n || ')') end,
+    1700000000000 + n * 1000
+  from tickets t, generate_series(1, ${EVENTS}) as n where t.project_id = ${projectId} and t.number = 1`
+await sql`analyze tickets`
+
+const contenders: Record<string, string> = { 'project page': '/big', 'project baseline': '/bench/project', 'ticket page': '/big/1', 'ticket baseline': '/bench/ticket' }
+const sizes: Record<string, number> = {}
+for (const [name, path] of Object.entries(contenders)) {
+  const got = await client.call('GET', path, {})
+  if (got.status !== 200) throw new Error(`${name}: status ${got.status}`)
+  sizes[name] = Buffer.byteLength(got.text)
+}
+
+async function measure(path: string, count: number): Promise<number> {
+  let left = count
+  const started = performance.now()
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (left-- > 0) {
+      const got = await client.call('GET', path, {})
+      if (got.status !== 200) throw new Error(`${path}: status ${got.status}`)
+    }
+  }))
+  return count / ((performance.now() - started) / 1000)
+}
+
+console.log(`# tickets app bench on the ${database.kind} database: ${TICKETS} tickets, ticket #1 with ${EVENTS} events, concurrency ${CONCURRENCY}`)
+console.log(`# page sizes: ${Object.entries(sizes).map(([n, s]) => `${n} ${s} bytes`).join(', ')}`)
+const names = Object.keys(contenders)
+for (const name of names) await measure(contenders[name]!, 30)
+const results: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]))
+for (let round = 0; round < ROUNDS; round++) {
+  for (let i = 0; i < names.length; i++) {
+    const name = names[(i + round) % names.length]!
+    results[name]!.push(await measure(contenders[name]!, PER_ROUND))
+  }
+}
+for (const [pageName, base] of [['project page', 'project baseline'], ['ticket page', 'ticket baseline']] as const) {
+  const rps = median(results[pageName]!)
+  const baseRps = median(results[base]!)
+  console.log(`${pageName.padEnd(14)} ${rps.toFixed(0).padStart(6)} req/s   ${base} ${baseRps.toFixed(0).padStart(6)} req/s   ratio ${(rps / baseRps).toFixed(2)} (goal at least 0.5)`)
+}
+
+// The search: what the project page runs for `q` (count, then the first 50), timed here.
+const data = createPageData({ sql, credentials: { session: async () => ({ session: null, user: null }) } as never })
+const project = (await findProject(sql, 'big'))!
+for (const q of ['login', 'safari crash', '"needs doing" -export', 'state:all search', 'is:blocked', 'assignee:bench sort:updated', 'zzz-no-such-word']) {
+  const parsed = parseQuery(q)
+  if (!parsed.ok) throw new Error(parsed.error)
+  const times: number[] = []
+  let found = 0
+  for (let i = 0; i < 30; i++) {
+    const started = performance.now()
+    const where = sql`t.project_id = ${projectId} and ${searchCondition(sql, parsed.query, { states: DEFAULT_FILTER, me: null })}`
+    const [count] = await sql<{ n: number }[]>`select count(*)::int as n from tickets t where ${where}`
+    await sql`select t.id from tickets t where ${where} order by ${searchOrder(sql, parsed.query.sort)} limit 50`
+    times.push(performance.now() - started)
+    found = count!.n
+  }
+  const whole: number[] = []
+  for (let i = 0; i < 10; i++) {
+    const started = performance.now()
+    await data.tickets(project, parsed.query, DEFAULT_FILTER, null, 1)
+    whole.push(performance.now() - started)
+  }
+  console.log(`search ${JSON.stringify(q).padEnd(32)} ${String(found).padStart(5)} found   ${median(times).toFixed(2).padStart(6)} ms (goal under 20)   whole list page data ${median(whole).toFixed(2)} ms`)
+}
+
+client.close()
+await server.close()
+await service.close?.()
+await database.close()

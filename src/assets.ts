@@ -1,0 +1,186 @@
+/**
+ * A service's browser files: TypeScript and CSS entry points bundled by esbuild once at start,
+ * under content-hashed names, compressed once (gzip and brotli), and served with
+ * `Cache-Control: public, max-age=31536000, immutable`. Pages and files that must keep their
+ * address (a service worker, a manifest) are answered by {@link fresh}: `no-cache` with an
+ * `ETag`, so a browser asks again each time and gets a 304 when nothing changed.
+ *
+ * ```ts
+ * const assets = await bundleAssets({ entries: { app: 'src/notes/app/main.ts', style: 'src/notes/app/app.css' } })
+ * assets.url('app')        // '/assets/app-Q3ZK2M7A.js'
+ * { method: 'GET', path: '/assets/:file', handler: assets.handler }
+ * ```
+ *
+ * @module
+ */
+import { createHash } from 'node:crypto'
+import { basename } from 'node:path'
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
+import { build } from 'esbuild'
+import { jsonError, type Headers, type Response } from './response.ts'
+import type { Request } from './request.ts'
+
+/** Where the hashed files are served from. */
+export const ASSET_PREFIX = '/assets/'
+
+const IMMUTABLE = 'public, max-age=31536000, immutable'
+
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.json': 'application/json; charset=utf-8',
+  '.webmanifest': 'application/manifest+json; charset=utf-8',
+}
+
+/** One file, kept as it is and compressed both ways. */
+export interface CompressedFile {
+  type: string
+  etag: string
+  identity: Uint8Array
+  gzip: Uint8Array
+  br: Uint8Array
+}
+
+export interface Assets {
+  /** The served address of an entry (by its name in `entries`) or of an added file. */
+  url(name: string): string
+  /** Every hashed address, for a service worker to keep. */
+  readonly urls: readonly string[]
+  /** The compressed size in bytes (brotli) of every file, by address. */
+  readonly sizes: Readonly<Record<string, { identity: number; br: number; gzip: number }>>
+  /** `GET /assets/:file`. */
+  handler(req: Request): Response
+}
+
+export interface BundleOptions {
+  /** Entry name to file path (.ts or .css); the name becomes the start of the served name. */
+  entries: Record<string, string>
+  /** Extra files served under hashed names: name (with its extension) to content. */
+  files?: Record<string, string | Uint8Array>
+  /** Values esbuild puts in place of identifiers (`define`). */
+  define?: Record<string, string>
+}
+
+/** Bundles, hashes and compresses; throws (at start-up) when a bundle does not build. */
+export async function bundleAssets(options: BundleOptions): Promise<Assets> {
+  const result = await build({
+    entryPoints: Object.entries(options.entries).map(([out, input]) => ({ in: input, out })),
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    target: 'es2022',
+    write: false,
+    outdir: '/out',
+    entryNames: '[name]-[hash]',
+    legalComments: 'none',
+    define: options.define,
+    logLevel: 'silent',
+  })
+  const byName = new Map<string, string>()
+  const files = new Map<string, CompressedFile>()
+  for (const file of result.outputFiles) {
+    const served = basename(file.path)
+    if (served.endsWith('.map')) continue
+    files.set(served, compress(file.contents, typeOf(served)))
+    // '[name]-[hash]': the entry's name, then esbuild's hash.
+    const stem = served.replace(/-[A-Za-z0-9]+\.[a-z]+$/, '')
+    const input = options.entries[stem]
+    if (input !== undefined && extensionOf(served) === (input.endsWith('.css') ? '.css' : '.js')) byName.set(stem, served)
+  }
+  for (const [name, content] of Object.entries(options.files ?? {})) {
+    const bytes = typeof content === 'string' ? new TextEncoder().encode(content) : content
+    const ext = extensionOf(name)
+    const served = `${name.slice(0, name.length - ext.length)}-${hashOf(bytes).slice(0, 10)}${ext}`
+    files.set(served, compress(bytes, typeOf(served)))
+    byName.set(name, served)
+  }
+  for (const name of Object.keys(options.entries)) {
+    if (!byName.has(name)) throw new Error(`assets: entry ${name} gave no output file`)
+  }
+  const sizes: Record<string, { identity: number; br: number; gzip: number }> = {}
+  for (const [served, file] of files) sizes[ASSET_PREFIX + served] = { identity: file.identity.length, br: file.br.length, gzip: file.gzip.length }
+
+  return {
+    url(name) {
+      const served = byName.get(name)
+      if (served === undefined) throw new Error(`assets: no file named ${name}`)
+      return ASSET_PREFIX + served
+    },
+    urls: [...files.keys()].map((f) => ASSET_PREFIX + f),
+    sizes,
+    handler(req) {
+      const file = files.get(req.params.file ?? '')
+      if (!file) return jsonError(404, 'not found')
+      return encoded(req, file, { 'cache-control': IMMUTABLE })
+    },
+  }
+}
+
+/** Bundles one script under a fixed name (a service worker), compressed; `define` as esbuild's. */
+export async function bundleScript(entry: string, define: Record<string, string> = {}): Promise<CompressedFile> {
+  const result = await build({
+    entryPoints: [entry],
+    bundle: true,
+    minify: true,
+    format: 'iife',
+    target: 'es2022',
+    write: false,
+    define,
+    legalComments: 'none',
+    logLevel: 'silent',
+  })
+  return compress(result.outputFiles[0]!.contents, TYPES['.js']!)
+}
+
+/** Compresses `bytes` both ways, once. */
+export function compress(bytes: Uint8Array, type: string): CompressedFile {
+  return {
+    type,
+    etag: `"${hashOf(bytes).slice(0, 27)}"`,
+    identity: bytes,
+    gzip: gzipSync(bytes, { level: 9 }),
+    br: brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } }),
+  }
+}
+
+/** A file kept as it is: a page made per request is too small to be worth compressing each time. */
+export function uncompressed(bytes: Uint8Array, type: string): CompressedFile {
+  return { type, etag: `"${hashOf(bytes).slice(0, 27)}"`, identity: bytes, gzip: bytes, br: bytes }
+}
+
+/**
+ * A page or fixed-address file that the browser must check each time: `no-cache` with an
+ * `ETag`, 304 when `If-None-Match` names it. `headers` are added (a page's security headers).
+ */
+export function fresh(req: Request, file: CompressedFile, headers: Headers = {}): Response {
+  const match = req.headers['if-none-match']
+  const base = { 'cache-control': 'no-cache', etag: file.etag, ...headers }
+  if (typeof match === 'string' && match.split(',').some((tag) => tag.trim().replace(/^W\//, '') === file.etag)) {
+    return { status: 304, headers: base }
+  }
+  return encoded(req, file, base)
+}
+
+/** The file in the best encoding the request accepts. */
+function encoded(req: Request, file: CompressedFile, headers: Headers): Response {
+  const accepted = String(req.headers['accept-encoding'] ?? '')
+  const vary = { 'content-type': file.type, vary: 'Accept-Encoding', ...headers }
+  if (/\bbr\b/.test(accepted) && file.br.length < file.identity.length) return { status: 200, headers: { ...vary, 'content-encoding': 'br' }, body: file.br }
+  if (/\bgzip\b/.test(accepted) && file.gzip.length < file.identity.length) return { status: 200, headers: { ...vary, 'content-encoding': 'gzip' }, body: file.gzip }
+  return { status: 200, headers: vary, body: file.identity }
+}
+
+function hashOf(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('base64url')
+}
+
+function extensionOf(name: string): string {
+  const m = /\.[a-z]+$/.exec(name)
+  return m ? m[0] : ''
+}
+
+function typeOf(name: string): string {
+  return TYPES[extensionOf(name)] ?? 'application/octet-stream'
+}

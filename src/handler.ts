@@ -1,0 +1,89 @@
+/**
+ * A service's route table turned into one function from a {@link Request} to a
+ * {@link Response}: `GET /healthz`, 404 and 405, a 400 for a query that is not percent-encoded
+ * UTF-8 (src/text.ts), and the one place an unexpected exception
+ * becomes a logged 500 with a generic body. `serve` (`src/http.ts`) puts it on a socket; tests
+ * call the same function without one.
+ */
+import { isDatabaseUnavailable } from './db.ts'
+import type { Logger } from './log.ts'
+import type { Request } from './request.ts'
+import { HttpError, json, jsonError, type Response } from './response.ts'
+import { createRouter, type Route } from './router.ts'
+import { queryNotUtf8 } from './text.ts'
+
+/** The answer's text for a query parameter whose percent-encoding is not UTF-8 (docs/core.md, "Text"). */
+export const queryNotUtf8Text = (name: string) => `'${name}' must be percent-encoded UTF-8`
+
+export type Handler = (req: Request) => Response | Promise<Response>
+
+/** A route of a service: the router's route with our handler type. */
+export type HttpRoute = Route<Handler>
+
+export interface HandlerOptions {
+  /** Shown in log lines, e.g. `notes`. */
+  name: string
+  logger: Logger
+  /** Answers whether the service is ready and its database answers, for `GET /healthz`. */
+  ready?: () => Promise<boolean>
+  /** Answers a request that matches no route; JSON 404 by default. */
+  notFound?: Handler
+}
+
+/** Builds the function that answers every request of a route table; it never rejects. */
+export function createHandler(routes: readonly HttpRoute[], options: HandlerOptions): (req: Request) => Promise<Response> {
+  const answer = createAnswer(routes, options)
+  return async (req) => answer(req)
+}
+
+/**
+ * {@link createHandler}'s function as `serve` calls it: a route that answers at once is
+ * answered at once, without a promise hop on the hot path. Never throws or rejects.
+ */
+export function createAnswer(routes: readonly HttpRoute[], options: HandlerOptions): (req: Request) => Response | Promise<Response> {
+  const router = createRouter(routes)
+  const { logger, name } = options
+  const ready = options.ready ?? (async () => true)
+  const notFound: Handler = options.notFound ?? (() => jsonError(404, 'not found'))
+
+  function dispatch(req: Request): Response | Promise<Response> {
+    const method = req.method
+    const path = req.path
+    if (path === '/healthz' && (method === 'GET' || method === 'HEAD')) return health()
+    const match = router.match(method, path)
+    if (match === null) return notFound(req)
+    if (!match.found) return jsonError(405, match.text, { allow: match.allowed.join(', ') })
+    req.params = match.params
+    const notUtf8 = queryNotUtf8(req.search)
+    if (notUtf8 !== null) return json(400, { error: queryNotUtf8Text(notUtf8), field: notUtf8 })
+    return match.route.handler(req)
+  }
+
+  async function health(): Promise<Response> {
+    const ok = await ready().catch(() => false)
+    return json(ok ? 200 : 503, { ok })
+  }
+
+  /** The one place an exception becomes an answer: a 413 and the like as they are, else a logged 500. */
+  function recover(err: unknown): Response {
+    if (err instanceof HttpError) return err.response
+    // The database is unreachable (a restart, an outage): a quick 503 the client may retry.
+    if (isDatabaseUnavailable(err)) return jsonError(503, 'database unavailable', { 'retry-after': '5' })
+    logger.line(`${name} error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`)
+    return jsonError(500, 'internal error')
+  }
+
+  return (req) => {
+    let out: Response | Promise<Response>
+    try {
+      out = dispatch(req)
+    } catch (err) {
+      return recover(err)
+    }
+    return isPromise(out) ? out.then(undefined, recover) : out
+  }
+}
+
+export function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown }).then === 'function'
+}

@@ -1,0 +1,288 @@
+/**
+ * The sync of this browser's copy with the server: sends the queue (one request at a time, in
+ * the order of the edits) and applies each answer to the copy in the same transaction that
+ * removes the entry; pulls what other devices changed through `/api/notes/changes?since=`
+ * (the notes with their texts, a page at a time). Both run under one
+ * lock shared by the browser's tabs (Web Locks), so two tabs never send the same entry twice.
+ *
+ * Answers, as docs/notes-api.md describes them:
+ * - a save answered with the sent text: the note's `base` moves on;
+ * - a merged text: the note takes it, and what was typed since the save was sent is merged into
+ *   it here (the same line merge as the server's), so no keystroke is lost;
+ * - a `copy`: the note takes the stored text and the sent text becomes the copy, marked as a
+ *   conflicted copy of the note;
+ * - a delete answered `kept`: the note comes back with the server's text.
+ *
+ * @module
+ */
+import { mergeText } from '../merge.ts'
+import type { Local, LocalNote, Pending, Tx } from './local.ts'
+
+/** What an HTTP exchange gave: a status and the parsed body, or null when the network failed. */
+export type Sent = { status: number; body: any } | null
+
+/** Sends one request to the service (same origin, JSON). */
+/** A row of `/api/notes/changes` (docs/notes-api.md). */
+interface Change {
+  id: string
+  edited: number
+  gone: boolean
+  text?: string
+}
+
+export type Send = (method: 'GET' | 'POST', path: string, body?: unknown) => Promise<Sent>
+
+/** What the screen hears from the sync. */
+export type SyncEvent =
+  | { kind: 'changed'; ids: string[] }
+  | { kind: 'merged'; id: string; sent: string; text: string }
+  | { kind: 'copy'; id: string; copyId: string }
+  | { kind: 'kept'; id: string }
+  | { kind: 'refused'; id: string; error: string }
+  | { kind: 'signed-out' }
+
+/** Runs `fn` while holding the lock named `name` (one holder at a time, across tabs). */
+export type Lock = <T>(name: string, fn: () => Promise<T>) => Promise<T>
+
+export interface Sync {
+  /** Sends every entry that is due; resolves true when the queue is empty afterwards. */
+  flush(): Promise<boolean>
+  /** Fetches what changed since the last pull. */
+  pull(): Promise<boolean>
+  /** Pull, then flush. */
+  run(): Promise<boolean>
+  /** The delay before the next retry after a failure (ms); 0 when nothing failed. */
+  readonly backoff: number
+}
+
+const RETRY_FIRST_MS = 1_000
+const RETRY_MAX_MS = 30_000
+
+/** A conflicted copy's id: the note's id, `-copy-`, 12 characters (docs/notes-api.md). */
+const COPY_ID = /^(.+)-copy-[A-Za-z0-9_-]{12}$/
+
+export function createSync(deps: {
+  local: Local
+  send: Send
+  clock: () => number
+  lock: Lock
+  onEvent: (event: SyncEvent) => void
+  /** Schedules a retry; the browser passes setTimeout. */
+  retry?: (fn: () => void, ms: number) => void
+}): Sync {
+  const { local, send, clock, lock, onEvent } = deps
+  let failures = 0
+  let retryArmed = false
+
+  function failed(): false {
+    failures++
+    schedule(Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** (failures - 1)))
+    return false
+  }
+
+  function schedule(ms: number): void {
+    if (!deps.retry || retryArmed) return
+    retryArmed = true
+    deps.retry(() => {
+      retryArmed = false
+      void flush()
+    }, ms)
+  }
+
+  async function sendOne(entry: Pending, device: string): Promise<'sent' | 'failed' | 'stop'> {
+    const body = entry.op === 'save'
+      ? { op: 'save', id: entry.id, local: device, text: entry.text, base: entry.base, at: entry.at }
+      : { op: 'delete', id: entry.id, base: entry.base }
+    const answer = await send('POST', '/api/notes', body)
+    if (answer === null || answer.status >= 500 || answer.status === 408 || answer.status === 429) return 'failed'
+    if (answer.status === 401) {
+      onEvent({ kind: 'signed-out' })
+      return 'stop'
+    }
+    if (answer.status !== 200) {
+      const error = typeof answer.body?.error === 'string' ? answer.body.error : `refused (${answer.status})`
+      await local.write(async (tx) => {
+        const now = await tx.objectStore('queue').get(entry.id)
+        if (now?.seq === entry.seq) await tx.objectStore('queue').put({ ...now, refused: error })
+      })
+      onEvent({ kind: 'refused', id: entry.id, error })
+      return 'sent'
+    }
+    if (entry.op === 'save') await settleSave(entry, answer.body)
+    else await settleDelete(entry, answer.body)
+    return 'sent'
+  }
+
+  async function settleSave(sent: Pending, answer: { id: string; edited: number; text: string; copy?: { id: string; edited: number; text: string } }): Promise<void> {
+    const events: SyncEvent[] = []
+    await local.write(async (tx) => {
+      const notes = tx.objectStore('notes')
+      const queue = tx.objectStore('queue')
+      const entry = await queue.get(sent.id)
+      const note = await notes.get(sent.id)
+      const newer = entry !== undefined && entry.seq !== sent.seq ? entry : null
+      if (!newer) await queue.delete(sent.id)
+
+      if (answer.copy) {
+        // Ours became the copy; the note holds what the server kept.
+        const copyText = newer?.op === 'save' ? newer.text : answer.copy.text
+        await notes.put({ id: answer.copy.id, text: copyText, base: answer.copy.edited, edited: answer.copy.edited, conflictOf: sent.id })
+        if (newer?.op === 'save') {
+          await queue.delete(sent.id)
+          await queue.put({ ...newer, id: answer.copy.id, base: answer.copy.edited })
+        } else if (newer) await queue.put({ ...newer, base: answer.edited })
+        if (note) await notes.put({ ...note, text: answer.text, base: answer.edited, edited: answer.edited })
+        events.push({ kind: 'copy', id: sent.id, copyId: answer.copy.id })
+        return
+      }
+
+      if (!newer) {
+        if (note) await notes.put({ ...note, text: answer.text, base: answer.edited })
+        if (answer.text !== sent.text) events.push({ kind: 'merged', id: sent.id, sent: sent.text, text: answer.text })
+        return
+      }
+      if (newer.op === 'delete') {
+        await queue.put({ ...newer, base: answer.edited, ...(newer.replaced ? { replaced: { ...newer.replaced, base: answer.edited } } : {}) })
+        if (note) await notes.put({ ...note, base: answer.edited })
+        return
+      }
+      // Typed on since the save was sent: rebase that typing onto the answer.
+      const merged = answer.text === sent.text ? { ok: true as const, text: newer.text } : mergeText(sent.text, answer.text, newer.text)
+      if (merged.ok) {
+        await queue.put({ ...newer, text: merged.text, base: answer.edited })
+        if (note) await notes.put({ ...note, text: merged.text, base: answer.edited })
+        if (answer.text !== sent.text) events.push({ kind: 'merged', id: sent.id, sent: sent.text, text: answer.text })
+      }
+      // Otherwise the entry keeps its older base: the server merges it or keeps it as a copy.
+    })
+    onEvent({ kind: 'changed', ids: answer.copy ? [sent.id, answer.copy.id] : [sent.id] })
+    for (const event of events) onEvent(event)
+  }
+
+  async function settleDelete(sent: Pending, answer: { ok?: true; kept?: true; id: string; edited: number; text: string }): Promise<void> {
+    let kept = false
+    await local.write(async (tx) => {
+      const notes = tx.objectStore('notes')
+      const queue = tx.objectStore('queue')
+      const entry = await queue.get(sent.id)
+      const newer = entry !== undefined && entry.seq !== sent.seq ? entry : null
+      if (!newer) await queue.delete(sent.id)
+      if (answer.kept) {
+        kept = true
+        const note = await notes.get(sent.id)
+        const back: LocalNote = { ...note, id: sent.id, text: answer.text, base: answer.edited, edited: answer.edited }
+        delete back.deleted
+        if (!newer) await notes.put(back)
+        return
+      }
+      if (!newer) await notes.delete(sent.id)
+    })
+    onEvent({ kind: 'changed', ids: [sent.id] })
+    if (kept) onEvent({ kind: 'kept', id: sent.id })
+  }
+
+  async function flush(): Promise<boolean> {
+    return lock('notes-sync', async () => {
+      const device = await local.device()
+      for (;;) {
+        const now = clock()
+        const due = (await local.pending()).filter((e) => !e.refused)
+        const next = due.find((e) => (e.notBefore ?? 0) <= now)
+        if (!next) {
+          const later = due.map((e) => e.notBefore ?? 0).filter((t) => t > now)
+          if (later.length > 0) schedule(Math.min(...later) - now + 50)
+          return due.length === 0
+        }
+        const result = await sendOne(next, device).catch(() => 'failed' as const)
+        if (result === 'failed') return failed()
+        if (result === 'stop') return false
+        failures = 0
+      }
+    })
+  }
+
+  async function pull(): Promise<boolean> {
+    return lock('notes-sync', async () => {
+      let since = await local.getSince()
+      const changed: string[] = []
+      try {
+        for (;;) {
+          const answer = await send('GET', `/api/notes/changes?since=${since}`)
+          if (answer === null || answer.status >= 500) return failed()
+          if (answer.status === 401) {
+            onEvent({ kind: 'signed-out' })
+            return false
+          }
+          if (answer.status !== 200) return false
+          const page = answer.body as { notes: Change[]; more: boolean }
+          if (page.notes.length === 0) return true
+          since = page.notes[page.notes.length - 1]!.edited
+          await local.write(async (tx) => {
+            await applyChanges(tx, page.notes, changed)
+            await tx.objectStore('meta').put(since, 'since')
+          })
+          if (!page.more) return true
+        }
+      } finally {
+        if (changed.length > 0) onEvent({ kind: 'changed', ids: changed })
+      }
+    })
+  }
+
+  /**
+   * Puts what changed elsewhere into the copy, in one transaction. A note with an entry waiting
+   * in the queue is left alone: that entry was made from an older text, and its save merges
+   * with the newer one on the server.
+   */
+  async function applyChanges(tx: Tx, rows: readonly Change[], changed: string[]): Promise<void> {
+    const notes = tx.objectStore('notes')
+    const queue = tx.objectStore('queue')
+    const [olds, entries] = await Promise.all([Promise.all(rows.map((r) => notes.get(r.id))), Promise.all(rows.map((r) => queue.get(r.id)))])
+    const known = new Set(olds.filter((n) => n !== undefined).map((n) => n.id))
+    const writes: Promise<unknown>[] = []
+    rows.forEach((row, i) => {
+      const old = olds[i]
+      if (entries[i] !== undefined) return
+      if (row.gone) {
+        if (old) {
+          writes.push(notes.delete(row.id))
+          changed.push(row.id)
+        }
+        return
+      }
+      if (old && old.base >= row.edited) return
+      const note: LocalNote = { id: row.id, text: row.text ?? '', base: row.edited, edited: row.edited }
+      if (old?.conflictOf) note.conflictOf = old.conflictOf
+      const stem = COPY_ID.exec(row.id)?.[1]
+      if (!old && stem !== undefined && known.has(stem)) note.conflictOf = stem
+      else if (!old && stem !== undefined) writes.push(notes.get(stem).then((n) => (n ? notes.put({ ...note, conflictOf: stem }) : undefined)))
+      writes.push(notes.put(note))
+      changed.push(row.id)
+    })
+    await Promise.all(writes)
+  }
+
+  return {
+    flush,
+    pull,
+    async run() {
+      const pulled = await pull()
+      const flushed = await flush()
+      return pulled && flushed
+    },
+    get backoff() {
+      return failures === 0 ? 0 : Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** (failures - 1))
+    },
+  }
+}
+
+/** A lock within one page (Node tests, or a browser without Web Locks). */
+export function createLocalLock(): Lock {
+  const tails = new Map<string, Promise<unknown>>()
+  return (name, fn) => {
+    const before = tails.get(name) ?? Promise.resolve()
+    const run = before.then(fn, fn)
+    tails.set(name, run.catch(() => {}))
+    return run
+  }
+}

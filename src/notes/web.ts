@@ -1,0 +1,118 @@
+/**
+ * The notes web app's server side: the page at `/`, its bundled files (src/assets.ts), the
+ * service worker at `/sw.js` (its scope must be the whole site), the web app manifest, and
+ * `POST /logout`. The bundles are built once when the service starts; requests that come
+ * before the build is done wait for it.
+ *
+ * @module
+ */
+import { fileURLToPath } from 'node:url'
+import { bundleAssets, bundleScript, compress, fresh, uncompressed, type Assets, type CompressedFile } from '../assets.ts'
+import { originOf, refuseCrossSite } from '../guards.ts'
+import { json, type Response } from '../response.ts'
+import type { Request } from '../request.ts'
+import type { Sessions } from '../session.ts'
+import { homePage, type Person } from './pages.ts'
+
+const APP_DIR = fileURLToPath(new URL('./app/', import.meta.url))
+
+export interface WebHandlers {
+  /** `GET /`: the app, or the welcome page when signed out. */
+  home(req: Request): Promise<Response>
+  /** `GET /assets/:file`. */
+  asset(req: Request): Promise<Response>
+  /** `GET /sw.js`. */
+  serviceWorker(req: Request): Promise<Response>
+  /** `GET /manifest.webmanifest`. */
+  manifest(req: Request): Promise<Response>
+  /** `POST /logout`: ends the session on the server. */
+  logout(req: Request): Promise<Response>
+  /** The built files (for the bench's size figure). */
+  built(): Promise<Built>
+}
+
+export interface Built {
+  assets: Assets
+  worker: CompressedFile
+  manifest: CompressedFile
+}
+
+/** The app's files, bundled once. */
+export async function buildWebApp(): Promise<Built> {
+  const { readFile } = await import('node:fs/promises')
+  const assets = await bundleAssets({
+    entries: { app: `${APP_DIR}main.ts`, style: `${APP_DIR}app.css` },
+    files: { 'icon.svg': await readFile(`${APP_DIR}icon.svg`) },
+  })
+  // The worker keeps the page and every hashed file; its version changes with any of them, so a
+  // new build installs a new worker.
+  const keep = ['/', ...assets.urls]
+  const version = keep.join('|')
+  const worker = await bundleScript(`${APP_DIR}sw.ts`, {
+    __APP_FILES__: JSON.stringify(keep),
+    __APP_VERSION__: JSON.stringify(compress(new TextEncoder().encode(version), 'text/plain').etag.replaceAll('"', '')),
+  })
+  const manifest = compress(new TextEncoder().encode(JSON.stringify({
+    name: 'Notes',
+    short_name: 'Notes',
+    description: 'Your notes on every device, offline first.',
+    start_url: '/',
+    scope: '/',
+    display: 'standalone',
+    background_color: '#f7f6f3',
+    theme_color: '#e8a33d',
+    icons: [
+      { src: assets.url('icon.svg'), sizes: 'any', type: 'image/svg+xml', purpose: 'any' },
+      { src: assets.url('icon.svg'), sizes: '512x512', type: 'image/svg+xml', purpose: 'any' },
+    ],
+  })), 'application/manifest+json; charset=utf-8')
+  return { assets, worker, manifest }
+}
+
+export function createWebHandlers(deps: { sessions: Sessions; publicUrl: string; build?: () => Promise<Built> }): WebHandlers {
+  const { sessions } = deps
+  const ownOrigin = originOf(deps.publicUrl)
+  const building = (deps.build ?? buildWebApp)()
+  // Awaited by every handler; a failed build answers 500 (logged by the server) rather than
+  // crashing the process on an unhandled rejection.
+  building.catch(() => {})
+
+  return {
+    async home(req) {
+      const { assets } = await building
+      const session = await sessions.load(req)
+      const person: Person | null = session?.userId
+        ? { id: session.userId, name: typeof session.data.name === 'string' && session.data.name !== '' ? session.data.name : 'you' }
+        : null
+      const page = homePage(person, { script: assets.url('app'), style: assets.url('style'), icon: assets.url('icon.svg') })
+      // Private: the page names the person, so no shared cache keeps it.
+      return fresh(req, uncompressed(new TextEncoder().encode(page.text), 'text/html; charset=utf-8'), { 'cache-control': 'private, no-cache' })
+    },
+
+    async asset(req) {
+      return (await building).assets.handler(req)
+    },
+
+    async serviceWorker(req) {
+      return fresh(req, (await building).worker)
+    },
+
+    async manifest(req) {
+      return fresh(req, (await building).manifest)
+    },
+
+    async logout(req) {
+      const refused = refuseCrossSite(req, sessions.cookieName, ownOrigin)
+      if (refused) return refused
+      const session = await sessions.load(req)
+      if (session?.userId) {
+        session.userId = null
+        session.data = {}
+        await sessions.save(session)
+      }
+      return json(200, { ok: true }, { 'cache-control': 'no-store' })
+    },
+
+    built: () => building,
+  }
+}

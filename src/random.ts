@@ -1,0 +1,21 @@
+/** Random ids and secrets: every random value the services make comes from here. */
+import { randomBytes } from 'node:crypto'
+
+/** `bytes` random bytes as base64url text (session ids, login codes, tokens, nonces). */
+export function randomToken(bytes: number): string {
+  return randomBytes(bytes).toString('base64url')
+}
+
+const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789'
+
+/** A fresh 12-character id of a-z0-9 (about 62 bits): users, projects, tokens. */
+export function recordId(): string {
+  // 252 is the largest multiple of 36 below 256: bytes above it are skipped to keep it uniform.
+  let out = ''
+  while (out.length < 12) {
+    for (const byte of randomBytes(16)) {
+      if (byte < 252 && out.length < 12) out += ALPHABET[byte % 36]
+    }
+  }
+  return out
+}

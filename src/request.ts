@@ -1,0 +1,136 @@
+/**
+ * What a handler sees of a request: a small {@link Request} record. {@link makeRequest} builds
+ * one without a socket, for tests and in-process calls; the server builds its records on a
+ * socket's {@link RequestSource} (`src/http.ts`).
+ */
+import type { IncomingHttpHeaders } from 'node:http'
+import { parseCookies } from './cookie.ts'
+import { HttpError, jsonError, type Response } from './response.ts'
+import type { Params } from './router.ts'
+
+/** The largest request body read: 2 MiB. */
+export const BODY_LIMIT = 2 * 1024 * 1024
+
+/** What a handler sees of a request. */
+export interface Request {
+  method: string
+  /** The raw pathname, without the query. */
+  path: string
+  /** The raw query, without the `?` (empty when there is none). */
+  readonly search: string
+  /** The query's parameters, decoded. */
+  query: URLSearchParams
+  /** Lower-case header names, as node gives them. */
+  headers: IncomingHttpHeaders
+  /** Route parameters (null prototype); filled in by the dispatcher once a route matched. */
+  params: Params
+  /** Cookies of the request (null prototype); parsed on first use. */
+  readonly cookies: Record<string, string>
+  /** The body, read up to {@link BODY_LIMIT} on first call; rejects with a 413 {@link HttpError} past it. */
+  body(): Promise<Uint8Array>
+  /**
+   * Calls `listener` once when the client goes away or the server shuts down before the answer
+   * is sent (at once when that has happened already); answers a function that cancels it.
+   * Long-polls stop waiting on it.
+   */
+  onClose(listener: () => void): () => void
+}
+
+/** The answer to a body past {@link BODY_LIMIT}. */
+export const bodyTooLarge = (): Response => jsonError(413, 'body too large', { connection: 'close' })
+
+/** Where a request's headers, body and close come from: a live socket, or given values. */
+export interface RequestSource {
+  readonly headers: IncomingHttpHeaders
+  /** Called at most once per request. */
+  body(): Promise<Uint8Array>
+  onClose(listener: () => void): () => void
+}
+
+/** The params of a request no route matched (yet): shared, so frozen. */
+export const NO_PARAMS: Params = Object.freeze(Object.create(null) as Params)
+
+// A class rather than an object of closures: the request record is made for every request,
+// and lazy fields on a prototype cost nothing until a handler reads them.
+/** The one implementation of {@link Request}. */
+export class RequestRecord implements Request {
+  #cookies: Record<string, string> | undefined
+  #query: URLSearchParams | undefined
+  #body: Promise<Uint8Array> | undefined
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    readonly search: string,
+    public params: Params,
+    private readonly source: RequestSource,
+  ) {}
+
+  // Node builds a request's header object on first use: a route that reads no header never pays.
+  get headers(): IncomingHttpHeaders {
+    return this.source.headers
+  }
+
+  get query(): URLSearchParams {
+    return (this.#query ??= new URLSearchParams(this.search))
+  }
+
+  get cookies(): Record<string, string> {
+    return (this.#cookies ??= parseCookies(this.headers.cookie))
+  }
+
+  body(): Promise<Uint8Array> {
+    return (this.#body ??= this.source.body())
+  }
+
+  onClose(listener: () => void): () => void {
+    return this.source.onClose(listener)
+  }
+}
+
+/** Builds a request record without a socket, for tests and in-process calls. */
+export function makeRequest(init: {
+  method?: string
+  url?: string
+  headers?: IncomingHttpHeaders
+  body?: string | Uint8Array
+  params?: Params
+  /** Aborting it closes the request, as a client going away does ({@link Request.onClose}). */
+  signal?: AbortSignal
+}): Request {
+  const url = init.url ?? '/'
+  const q = url.indexOf('?')
+  const body = typeof init.body === 'string' ? new TextEncoder().encode(init.body) : (init.body ?? new Uint8Array(0))
+  return new RequestRecord(
+    init.method ?? 'GET',
+    q === -1 ? url : url.slice(0, q),
+    q === -1 ? '' : url.slice(q + 1),
+    init.params ?? Object.create(null),
+    new GivenSource(init.headers ?? {}, body, init.signal ?? null),
+  )
+}
+
+/** A request's parts given as values, with a signal standing for the client going away. */
+class GivenSource implements RequestSource {
+  constructor(
+    readonly headers: IncomingHttpHeaders,
+    private readonly bytes: Uint8Array,
+    private readonly signal: AbortSignal | null,
+  ) {}
+
+  body(): Promise<Uint8Array> {
+    return this.bytes.length > BODY_LIMIT ? Promise.reject(new HttpError(bodyTooLarge())) : Promise.resolve(this.bytes)
+  }
+
+  onClose(listener: () => void): () => void {
+    const signal = this.signal
+    if (signal === null) return noop
+    if (signal.aborted) {
+      listener()
+      return noop
+    }
+    signal.addEventListener('abort', listener, { once: true })
+    return () => signal.removeEventListener('abort', listener)
+  }
+}
+
+export function noop(): void {}

@@ -1,0 +1,59 @@
+/**
+ * Redrawing a page in place from a fresh copy of itself: each element marked `data-live="<name>"`
+ * takes the content of its namesake in the fresh page, except one holding a form the person is
+ * using (focus inside, or a field changed from what the page drew), which stays as it is until
+ * the next redraw. Items marked `data-key` that are new or changed get the class `changed` for a
+ * few seconds, which the stylesheet shows as a brief highlight.
+ */
+import { changedKeys } from './live.ts'
+
+/** How long a changed item stays marked. */
+export const MARK_MS = 4000
+
+/** True when a person is using a form inside `region`: focus in one of its fields, or a field they changed. */
+export function inUse(region: Element, active: Element | null): boolean {
+  if (active && region.contains(active) && active.matches('input, textarea, select')) return true
+  for (const field of Array.from(region.querySelectorAll('input, textarea, select'))) {
+    if (field instanceof HTMLInputElement && !['checkbox', 'radio', 'hidden', 'submit', 'button'].includes(field.type)) {
+      if (field.value !== field.defaultValue) return true
+    } else if (field instanceof HTMLTextAreaElement) {
+      if (field.value !== field.defaultValue) return true
+    } else if (field instanceof HTMLSelectElement) {
+      if (Array.from(field.options).some((o) => o.selected !== o.defaultSelected)) return true
+    }
+  }
+  return false
+}
+
+function keyed(root: Element): Map<string, string> {
+  const map = new Map<string, string>()
+  for (const el of Array.from(root.querySelectorAll<HTMLElement>('[data-key]'))) map.set(el.dataset.key!, el.outerHTML)
+  return map
+}
+
+/**
+ * Swaps the live regions of `doc` for those of `fresh`; answers the names of the regions it left
+ * alone because a form in them is in use.
+ */
+export function redraw(doc: Document, fresh: Document, setTimer: (fn: () => void, ms: number) => void = setTimeout): string[] {
+  const kept: string[] = []
+  for (const region of Array.from(doc.querySelectorAll<HTMLElement>('[data-live]'))) {
+    const name = region.dataset.live!
+    const next = fresh.querySelector<HTMLElement>(`[data-live="${CSS.escape(name)}"]`)
+    if (!next || next.innerHTML === region.innerHTML) continue
+    if (inUse(region, doc.activeElement)) {
+      kept.push(name)
+      continue
+    }
+    const changed = changedKeys(keyed(region), keyed(next))
+    region.innerHTML = next.innerHTML
+    for (const key of changed) {
+      const item = region.querySelector<HTMLElement>(`[data-key="${CSS.escape(key)}"]`)
+      if (!item) continue
+      item.classList.add('changed')
+      setTimer(() => item.classList.remove('changed'), MARK_MS)
+    }
+  }
+  if (fresh.title) doc.title = fresh.title
+  return kept
+}

@@ -1,0 +1,168 @@
+/**
+ * The frame of every ticket page: the bar on top (service name, project switcher, search, Inbox
+ * with its count, the person with Settings and Sign out, or Sign in), the shortcuts dialog, the
+ * polite live region that announces changes, and the parts several pages share (ticket rows,
+ * state badges, times, form fields). Pure functions of their input, written with the
+ * auto-escaping template (src/html.ts).
+ */
+import { escapeHtml, html, rawHtml, type Html, type HtmlValue } from '../../html.ts'
+import { markdownSubject } from '../app/markdown-html.ts'
+import { exactTime, relativeTime } from '../app/relative-time.ts'
+import { SHORTCUTS } from '../app/shortcuts.ts'
+import type { Row, Viewer } from './page-data.ts'
+
+/** The bundled files a page loads. */
+export interface PageAssets {
+  script: string
+  style: string
+}
+
+/** What the live script follows (docs/live-events.md). */
+export interface LiveTarget {
+  /** A project's slug, or null for every project. */
+  project: string | null
+  ticket: string | null
+  cursor: number
+}
+
+export interface FrameInput {
+  title: string
+  viewer: Viewer | null
+  /** The projects of the switcher. */
+  projects: readonly { slug: string; title: string }[]
+  /** The project the page is about: the switcher names it and search stays inside it. */
+  project?: { slug: string; title: string } | null
+  /** The search box's text. */
+  q?: string
+  /** Where "Sign in" comes back to. */
+  loginUrl: string
+  assets: PageAssets
+  live?: LiveTarget | null
+  body: Html
+  now: number
+}
+
+/** A whole page. */
+export function framePage(input: FrameInput): Html {
+  const { viewer, project, live } = input
+  const searchAction = project ? `/${project.slug}` : '/tickets'
+  const others = input.projects.map(
+    (p) => html`<li><a href="/${p.slug}"${p.slug === project?.slug ? rawHtml(' aria-current="page"') : ''}>${p.title}</a></li>`,
+  )
+  const inbox = viewer
+    ? html`<a href="/inbox" aria-describedby="inbox-count-text">Inbox<span class="count"${viewer.inboxCount === 0 ? rawHtml(' data-zero') : ''} aria-hidden="true" data-live="inbox-count">${viewer.inboxCount}</span></a>
+<span id="inbox-count-text" hidden>${viewer.inboxCount === 1 ? '1 ticket waits for you' : `${viewer.inboxCount} tickets wait for you`}</span>`
+    : ''
+  const account = viewer
+    ? html`${inbox}
+<a href="/settings">Settings</a>
+<span class="who" title="Signed in as ${viewer.name}">${viewer.name}</span>
+<form data-api="/logout" data-done="go"><button type="submit" class="quiet">Sign out</button></form>`
+    : html`<a class="button primary" href="${input.loginUrl}">Sign in</a>`
+  const liveAttrs = live
+    ? html` data-cursor="${String(live.cursor)}"${live.project ? html` data-project="${live.project}"` : ''}${live.ticket ? html` data-ticket="${live.ticket}"` : ''}`
+    : ''
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${input.title} · Tickets</title>
+<link rel="stylesheet" href="${input.assets.style}">
+${scriptTag(input.assets.script)}
+${viewer ? html`<meta name="x-tag" content="${viewer.tag}">` : ''}
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="top">
+<div class="top-inner">
+<a class="brand" href="/">Tickets</a>
+<nav aria-label="Projects">
+<details class="switcher"><summary>${project ? project.title : 'Projects'}</summary>
+<ul class="menu">${others.length ? others : html`<li class="muted small menu-note">No projects yet</li>`}<li><a href="/">All projects</a></li></ul>
+</details>
+</nav>
+<form class="search" role="search" method="get" action="${searchAction}">
+<label for="search" class="visually-hidden">Search tickets</label>
+<input id="search" name="q" type="search" value="${input.q ?? ''}" placeholder="${project ? `Search ${project.title}` : 'Search tickets'}" data-shortcut="search" autocomplete="off">
+</form>
+<nav class="account" aria-label="Account">
+${account}
+</nav>
+</div>
+</header>
+<div id="announce" class="visually-hidden" aria-live="polite"></div>
+<main id="main" class="page"${liveAttrs}>
+${input.body}
+</main>
+<footer class="foot">Press <kbd>?</kbd> for keyboard shortcuts. The same data is in the <a href="/api/projects">JSON API</a>.</footer>
+<dialog id="shortcuts" aria-labelledby="shortcuts-title">
+<h2 id="shortcuts-title">Keyboard shortcuts</h2>
+<dl>${SHORTCUTS.map((s) => html`<dt>${s.keys.split(' ').map((k, i) => html`${i ? ' then ' : ''}<kbd>${k}</kbd>`)}</dt><dd>${s.does}</dd>`)}
+<dt><kbd>Ctrl</kbd> + <kbd>Enter</kbd></dt><dd>Send a comment or form</dd></dl>
+<form method="dialog"><button type="submit">Close</button></form>
+</dialog>
+</body>
+</html>
+`
+}
+
+/** A state as a coloured badge. */
+export function stateBadge(state: string): Html {
+  return html`<span class="state state-${state}">${state}</span>`
+}
+
+/** A time in words ("5 minutes ago") with the exact time on hover; the script keeps it fresh. */
+export function timeAgo(ms: number, now: number): Html {
+  return html`<time datetime="${new Date(ms).toISOString()}" title="${exactTime(ms)}" data-relative>${relativeTime(ms, now)}</time>`
+}
+
+/** A subject as inline Markdown without links (it sits inside a link or a heading). */
+export function subjectHtml(subject: string): Html {
+  return rawHtml(markdownSubject(subject))
+}
+
+/** The list of tickets, labelled "Tickets" unless told otherwise, or `empty` when there are none. */
+export function ticketList(rows: readonly Row[], now: number, empty: HtmlValue, options: { showProject?: boolean; live?: string; label?: string } = {}): Html {
+  const live = options.live ?? 'tickets'
+  if (rows.length === 0) return html`<div data-live="${live}"><div class="card empty">${empty}</div></div>`
+  return html`<div data-live="${live}"><ul class="tickets" aria-label="${options.label ?? 'Tickets'}">
+${rows.map(({ ticket: t, blocked }) => html`<li data-key="${t.id}">
+<a class="ref" href="/${t.slug}/${t.number}" tabindex="-1" aria-hidden="true">${options.showProject ? t.ref : `#${t.number}`}</a>
+<a class="subject" href="/${t.slug}/${t.number}">${subjectHtml(t.subject)}</a>
+<span class="side">${stateBadge(t.state)}</span>
+<span class="meta"><span>${t.ref}</span>${blocked ? html`<span class="blocked">blocked</span>` : ''}<span>${t.assignee ? html`assigned to ${t.assignee.name}` : 'unassigned'}</span><span>updated ${timeAgo(t.updated, now)}</span></span>
+</li>`)}
+</ul></div>`
+}
+
+/** A labelled field with a place for its error. */
+export function field(input: { id: string; label: string; hint?: string; control: Html; name: string }): Html {
+  return html`<div class="field">
+<label for="${input.id}">${input.label}</label>${input.hint ? html`<span class="hint" id="${input.id}-hint">${input.hint}</span>` : ''}
+${input.control}
+<p class="field-error" data-error-for="${input.name}" id="${input.id}-error" hidden></p>
+</div>`
+}
+
+/** The error line of a whole form. */
+export const formError = html`<p class="form-error" data-error role="alert" hidden></p>`
+
+/** A text box for Markdown with a Preview toggle. */
+export function markdownField(input: { id: string; name: string; label: string; value?: string; placeholder?: string; required?: boolean; rows?: number }): Html {
+  return html`<div class="field compose">
+<div class="tabbar"><label for="${input.id}">${input.label}</label><button type="button" class="quiet" data-preview-for="${input.id}" aria-pressed="false" aria-controls="${input.id}-preview">Preview</button></div>
+<textarea id="${input.id}" name="${input.name}" rows="${String(input.rows ?? 6)}" placeholder="${input.placeholder ?? ''}"${input.required ? rawHtml(' required') : ''}>${input.value ?? ''}</textarea>
+<div class="preview markdown" id="${input.id}-preview" data-preview="${input.id}" hidden></div>
+<p class="hint">Markdown: <code>**bold**</code>, <code>\`code\`</code>, <code>- lists</code>, links.</p>
+<p class="field-error" data-error-for="${input.name}" hidden></p>
+</div>`
+}
+
+/**
+ * The module script element. The template takes nothing inside `<script`, not even an attribute;
+ * the address is the program's own (a hashed asset name), escaped all the same.
+ */
+function scriptTag(src: string): Html {
+  return rawHtml(`<script type="module" src="${escapeHtml(src)}"></script>`)
+}

@@ -1,0 +1,123 @@
+/**
+ * The project page `/<slug>`: state tabs with counts, the search (in the bar on top, scoped to
+ * the project), sorting, pages of 50, "New ticket" for members, and the list of tickets.
+ */
+import { html, type Html } from '../../html.ts'
+import type { Project } from '../store/projects.ts'
+import { withSort, type Sort } from '../query.ts'
+import type { Role } from '../roles.ts'
+import { formError, field, markdownField, ticketList } from './frame.ts'
+import { PAGE_SIZE, type TicketList, type Viewer } from './page-data.ts'
+import type { Member } from '../store/projects.ts'
+
+/** The state tabs: the default (open, doing, review), each state, and all. */
+export const TABS = [
+  { state: '', label: 'Active', states: ['open', 'doing', 'review'] },
+  { state: 'open', label: 'Open', states: ['open'] },
+  { state: 'doing', label: 'Doing', states: ['doing'] },
+  { state: 'review', label: 'Review', states: ['review'] },
+  { state: 'done', label: 'Done', states: ['done'] },
+  { state: 'dropped', label: 'Dropped', states: ['dropped'] },
+  { state: 'all', label: 'All', states: ['open', 'doing', 'review', 'done', 'dropped'] },
+] as const
+
+const SORT_LABELS: [Sort, string][] = [
+  ['created-desc', 'Newest'],
+  ['created-asc', 'Oldest'],
+  ['updated-desc', 'Recently updated'],
+  ['updated-asc', 'Least recently updated'],
+]
+
+export interface ProjectPageInput {
+  project: Project
+  viewer: Viewer | null
+  role: Role | null
+  list: TicketList | null
+  /** The search as typed, and its refusal when it did not parse. */
+  q: string
+  queryError: string | null
+  /** The tab's state parameter ('' for the default). */
+  state: string
+  sort: Sort | null
+  page: number
+  members: readonly Member[]
+  loginUrl: string
+  now: number
+}
+
+/** The address of this list with some parameters changed. */
+function listUrl(slug: string, params: { q?: string; state?: string; page?: number }): string {
+  const query = new URLSearchParams()
+  if (params.state) query.set('state', params.state)
+  if (params.q) query.set('q', params.q)
+  if (params.page && params.page > 1) query.set('page', String(params.page))
+  const text = query.toString()
+  return text ? `/${slug}?${text}` : `/${slug}`
+}
+
+export function projectBody(input: ProjectPageInput): Html {
+  const { project: p, list, q, state, page } = input
+  const counts = list?.counts
+  const tabs = TABS.map((tab) => {
+    const n = counts ? tab.states.reduce((sum, s) => sum + counts[s], 0) : null
+    return html`<a href="${listUrl(p.slug, { q, state: tab.state })}"${tab.state === state ? html` aria-current="page"` : ''}>${tab.label}${n === null ? '' : html`<span class="n">${n}</span>`}</a>`
+  })
+  const sorts = SORT_LABELS.map(([sort, label]) => {
+    const current = (input.sort ?? 'created-desc') === sort
+    return html`<a href="${listUrl(p.slug, { q: withSort(q, sort === 'created-desc' ? null : sort), state })}"${current ? html` aria-current="true"` : ''}>${label}</a>`
+  })
+  const total = list?.total ?? 0
+  const pages = Math.max(1, Math.ceil(total / PAGE_SIZE))
+  const first = total === 0 ? 0 : (page - 1) * PAGE_SIZE + 1
+  const last = Math.min(total, page * PAGE_SIZE)
+  const empty = q
+    ? html`<h2>No tickets match</h2><p>Nothing in ${p.title} matches <code>${q}</code> here. Try another tab, fewer words, or <a href="${listUrl(p.slug, { state })}">clear the search</a>.</p>`
+    : state === '' && total === 0 && counts && Object.values(counts).every((n) => n === 0)
+      ? html`<h2>No tickets yet</h2><p>${input.role ? 'Write the first one with “New ticket”.' : 'When members write tickets, they appear here.'}</p>`
+      : html`<h2>Nothing here</h2><p>No ticket is in this state. <a href="${listUrl(p.slug, { state: 'all' })}">See all tickets</a>.</p>`
+  return html`<div class="page-head">
+<div><h1>${p.title}</h1>${p.description ? html`<p class="muted">${p.description}</p>` : ''}</div>
+<div class="actions">${input.role === 'admin' ? html`<a class="button" href="/${p.slug}/settings">Project settings</a>` : ''}</div>
+</div>
+${newTicket(input)}
+<nav class="tabs" aria-label="States">${tabs}</nav>
+${input.queryError ? html`<p class="notice" role="alert">${input.queryError}</p>` : ''}
+<div class="tools">
+<span>${total === 0 ? 'No tickets' : `${first}–${last} of ${total}`}${q ? html` matching <code>${q}</code>` : ''}</span>
+<span class="sorts"><span>Sort:</span> ${sorts}</span>
+</div>
+${list ? ticketList(list.rows, input.now, empty) : ''}
+${pages > 1
+    ? html`<nav class="pager" aria-label="Pages">
+${page > 1 ? html`<a href="${listUrl(p.slug, { q, state, page: page - 1 })}" rel="prev">← Previous</a>` : html`<span></span>`}
+<span>Page ${page} of ${pages}</span>
+${page < pages ? html`<a href="${listUrl(p.slug, { q, state, page: page + 1 })}" rel="next">Next →</a>` : html`<span></span>`}
+</nav>`
+    : ''}`
+}
+
+function newTicket(input: ProjectPageInput): Html {
+  const { project: p } = input
+  if (!input.viewer) return html`<p class="notice"><a href="${input.loginUrl}">Sign in</a> to write a ticket.</p>`
+  if (!input.role) return html`<p class="notice">You are not a member of ${p.title}, so you can read its tickets but not write them. An admin of the project can invite you.</p>`
+  return html`<details class="panel" id="new-ticket-panel">
+<summary class="button primary">New ticket</summary>
+<div class="card">
+<form data-api="/api/projects/${p.slug}/tickets" data-done="go">
+${field({ id: 'ticket-subject', name: 'subject', label: 'Subject', control: html`<input id="ticket-subject" name="subject" type="text" maxlength="500" required autocomplete="off" data-shortcut="new-ticket">` })}
+${markdownField({ id: 'ticket-summary', name: 'summary', label: 'Summary', placeholder: 'What happens, what should happen, how to see it' })}
+${field({ id: 'ticket-assignee', name: 'assignee', label: 'Assignee', control: assigneeSelect('ticket-assignee', input.members, null) })}
+${formError}
+<div class="actions"><button type="submit" class="primary">New ticket</button><span class="muted small"><kbd>Ctrl</kbd> + <kbd>Enter</kbd> in the summary sends</span></div>
+</form>
+</div>
+</details>`
+}
+
+/** The members to pick from, and "Nobody". */
+export function assigneeSelect(id: string, members: readonly Member[], current: string | null): Html {
+  return html`<select id="${id}" name="assignee">
+<option value=""${current === null ? html` selected` : ''}>Nobody</option>
+${members.map((m) => html`<option value="${m.user.id}"${m.user.id === current ? html` selected` : ''}>${m.user.name}</option>`)}
+</select>`
+}

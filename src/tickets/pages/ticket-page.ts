@@ -1,0 +1,151 @@
+/**
+ * The ticket page `/<slug>/<number>`: subject and summary as Markdown, the state control, the
+ * assignee picker, editing, parent and blocked-by with add and remove, children and the tickets
+ * it blocks, the history in words with relative times, and the comment box with its preview.
+ * Controls follow the viewer's role: `use` members may comment and change the state, `edit` and
+ * `admin` also assign, edit and relate; others see no control at all.
+ */
+import { html, rawHtml, type Html } from '../../html.ts'
+import { markdownToHtml } from '../app/markdown-html.ts'
+import { eventWords } from '../history-words.ts'
+import type { Role } from '../roles.ts'
+import { STATES } from '../states.ts'
+import type { TicketEvent } from '../store/history.ts'
+import type { Ticket } from '../store/tickets.ts'
+import { field, formError, markdownField, stateBadge, subjectHtml, timeAgo } from './frame.ts'
+import type { Row, TicketDetail, Viewer } from './page-data.ts'
+import { assigneeSelect } from './project-page.ts'
+
+export interface TicketPageInput {
+  ticket: Ticket
+  projectTitle: string
+  detail: TicketDetail
+  viewer: Viewer | null
+  role: Role | null
+  loginUrl: string
+  now: number
+}
+
+const mayEdit = (role: Role | null) => role === 'edit' || role === 'admin'
+
+export function ticketBody(input: TicketPageInput): Html {
+  const { ticket: t, detail, role, now } = input
+  const api = `/api/projects/${t.slug}/tickets/${t.number}`
+  return html`<p class="crumbs"><a href="/${t.slug}">${input.projectTitle}</a> / #${t.number}</p>
+<div data-live="head">
+<h1 class="ticket-title"><span>${subjectHtml(t.subject)}</span> <span class="ref">${t.ref}</span></h1>
+<p class="byline">${stateBadge(t.state)}<span>opened by ${t.author?.name ?? 'someone'} ${timeAgo(t.created, now)}</span><span>·</span><span>${t.assignee ? html`assigned to <b>${t.assignee.name}</b>` : 'unassigned'}</span>${detail.blockers.some((b) => !['done', 'dropped'].includes(b.ticket.state)) ? html`<span class="blocked">blocked</span>` : ''}</p>
+</div>
+<div class="columns">
+<div>
+<div class="card summary markdown" data-live="summary">${t.summary.trim() ? rawHtml(markdownToHtml(t.summary)) : html`<p class="muted">No summary.</p>`}</div>
+${mayEdit(role) ? editForm(t, api) : ''}
+<h2 id="history-title">History</h2>
+<ol class="history" aria-labelledby="history-title" aria-label="History" data-live="history">
+<li data-key="opened"><span class="avatar" aria-hidden="true">${initial(t.author?.name ?? '?')}</span><div class="what"><b>${t.author?.name ?? 'someone'}</b> opened this ticket · ${timeAgo(t.created, now)}</div></li>
+${detail.events.map((e) => historyItem(e, now))}
+</ol>
+${commentBox(input, api)}
+</div>
+<aside aria-label="Ticket details">
+${stateBox(t, role, api)}
+${assigneeBox(t, detail, role, api)}
+${parentBox(t, role, api)}
+${blockersBox(detail.blockers, role, api)}
+${relatedBox('Children', 'children', detail.children)}
+${relatedBox('Blocks', 'blocks', detail.blocks)}
+</aside>
+</div>`
+}
+
+function initial(name: string): string {
+  return [...name.trim()][0] ?? '?'
+}
+
+function historyItem(e: TicketEvent, now: number): Html {
+  const { words, ref } = eventWords(e)
+  const text = typeof e.text === 'string' && e.text.trim() !== '' && (e.kind === 'comment' || e.kind === 'state') ? e.text : null
+  const refLink = ref === null ? '' : html` ${refLinkHtml(ref)}`
+  return html`<li data-key="e${String(e.id)}"><span class="avatar" aria-hidden="true">${initial(e.by)}</span>
+<div class="what"><b>${e.by}</b>${e.app ? html` <span class="pill">via ${e.app}</span>` : ''} ${words}${refLink} · ${timeAgo(e.created, now)}</div>
+${text === null ? '' : html`<div class="bubble markdown">${rawHtml(markdownToHtml(text))}</div>`}
+</li>`
+}
+
+/** `web#12` as a link to its page. */
+function refLinkHtml(ref: string): Html {
+  const m = /^([a-z0-9-]+)#(\d+)$/.exec(ref)
+  return m ? html`<a href="/${m[1]!}/${m[2]!}">${ref}</a>` : html`${ref}`
+}
+
+function commentBox(input: TicketPageInput, api: string): Html {
+  if (!input.viewer) return html`<p class="notice"><a href="${input.loginUrl}">Sign in</a> to comment.</p>`
+  if (!input.role) return html`<p class="notice">Only members of this project can comment. An admin of the project can invite you.</p>`
+  return html`<form class="card" data-api="${api}/comments" data-done="reset">
+${markdownField({ id: 'comment-text', name: 'text', label: 'Comment', placeholder: 'Write a comment', rows: 4 })}
+${formError}
+<div class="actions"><button type="submit" class="primary">Comment</button><span class="muted small"><kbd>Ctrl</kbd> + <kbd>Enter</kbd> sends</span></div>
+</form>`
+}
+
+function editForm(t: Ticket, api: string): Html {
+  return html`<details class="panel" data-live="edit"><summary class="button">Edit</summary>
+<form class="card" data-api="${api}/edit" data-done="reload" aria-label="Edit ticket">
+${field({ id: 'edit-subject', name: 'subject', label: 'Subject', control: html`<input id="edit-subject" name="subject" type="text" maxlength="500" value="${t.subject}" required>` })}
+${markdownField({ id: 'edit-summary', name: 'summary', label: 'Summary', value: t.summary, rows: 8 })}
+${formError}
+<button type="submit" class="primary">Save</button>
+</form></details>`
+}
+
+function stateBox(t: Ticket, role: Role | null, api: string): Html {
+  const control = role
+    ? html`<form data-api="${api}/state" data-done="reload">
+<label for="state-select" class="visually-hidden">State</label>
+<div class="inline"><select id="state-select" name="state">${STATES.map((s) => html`<option value="${s}"${s === t.state ? html` selected` : ''}>${s}</option>`)}</select><button type="submit">Save</button></div>
+<p class="field-error" data-error-for="state" hidden></p>${formError}
+</form>`
+    : stateBadge(t.state)
+  return html`<section class="side-box" data-live="state-box"><h2 id="state-title">State</h2>${control}</section>`
+}
+
+function assigneeBox(t: Ticket, detail: TicketDetail, role: Role | null, api: string): Html {
+  const control = mayEdit(role)
+    ? html`<form data-api="${api}/assign" data-done="reload">
+<label for="assignee-select" class="visually-hidden">Assignee</label>
+<div class="inline">${assigneeSelect('assignee-select', detail.members, t.assignee?.id ?? null)}<button type="submit">Save</button></div>
+<p class="field-error" data-error-for="assignee" hidden></p>${formError}
+</form>`
+    : html`<p>${t.assignee ? t.assignee.name : html`<span class="muted">Nobody</span>`}</p>`
+  return html`<section class="side-box" data-live="assignee-box"><h2 id="assignee-title">Assignee</h2>${control}</section>`
+}
+
+function parentBox(t: Ticket, role: Role | null, api: string): Html {
+  const current = t.parent ? html`<ul><li>${refLinkHtml(t.parent.ref)}${mayEdit(role) ? html`<form data-api="${api}/parent" data-done="reload"><button type="submit" class="link" name="parent" value="" aria-label="Remove parent ${t.parent.ref}">Remove</button></form>` : ''}</li></ul>` : html`<p class="muted">None</p>`
+  const form = mayEdit(role)
+    ? html`<form data-api="${api}/parent" data-done="reload">
+<label for="parent-input" class="visually-hidden">Parent</label>
+<div class="inline"><input id="parent-input" name="parent" type="text" placeholder="${t.slug}#1" autocomplete="off" required><button type="submit">Save</button></div>
+<p class="field-error" data-error-for="parent" hidden></p>${formError}
+</form>`
+    : ''
+  return html`<section class="side-box" data-live="parent-box"><h2 id="parent-title">Parent</h2>${current}${form}</section>`
+}
+
+function blockersBox(blockers: readonly Row[], role: Role | null, api: string): Html {
+  const items = blockers.map(({ ticket: b }) => html`<li>${refLinkHtml(b.ref)} ${stateBadge(b.state)}${mayEdit(role) ? html`<form data-api="${api}/blocked-by" data-done="reload"><button type="submit" class="link" name="remove" value="${b.ref}" aria-label="Remove blocker ${b.ref}">Remove</button></form>` : ''}</li>`)
+  const form = mayEdit(role)
+    ? html`<form data-api="${api}/blocked-by" data-done="reload">
+<label for="blocker-input" class="visually-hidden">Blocked by</label>
+<div class="inline"><input id="blocker-input" name="add" type="text" placeholder="project#12" autocomplete="off" required><button type="submit">Add</button></div>
+<p class="field-error" data-error-for="add" hidden></p><p class="field-error" data-error-for="remove" hidden></p>${formError}
+</form>`
+    : ''
+  return html`<section class="side-box" data-live="blockers-box"><h2 id="blockers-title">Blocked by</h2>${items.length ? html`<ul>${items}</ul>` : html`<p class="muted">Nothing</p>`}${form}</section>`
+}
+
+function relatedBox(title: string, id: string, rows: readonly Row[]): Html {
+  if (rows.length === 0) return html``
+  return html`<section class="side-box" data-live="${id}-box"><h2 id="${id}-title">${title}</h2>
+<ul>${rows.map(({ ticket: r }) => html`<li><span>${refLinkHtml(r.ref)} ${subjectHtml(r.subject)}</span>${stateBadge(r.state)}</li>`)}</ul></section>`
+}

@@ -1,0 +1,250 @@
+/**
+ * The search language of the ticket lists (docs/tickets-app.md, "Searching"): what a person types
+ * in the search box of a project page and what the list API takes as `?q=`.
+ *
+ *     state:review assignee:alice is:blocked login loop
+ *
+ * Terms are separated by spaces. `key:value` filters, anything else is text to find in the
+ * subject or summary. A `-` before a term excludes it; double quotes keep spaces inside a phrase
+ * or a value (`"login loop"`, `assignee:"Mary Ann"`). Parsing is pure and total: any string
+ * answers a query or one refusal naming what to change, never an exception.
+ */
+import { STATES, isState, type State } from './states.ts'
+
+/** Longest search accepted, in characters. */
+export const QUERY_MAX = 500
+/** Most terms in one search. */
+export const TERMS_MAX = 30
+
+export const SORTS = ['created-desc', 'created-asc', 'updated-desc', 'updated-asc'] as const
+export type Sort = (typeof SORTS)[number]
+
+/** `created` and `updated` alone mean newest first. */
+const SORT_ALIASES: Record<string, Sort> = { created: 'created-desc', updated: 'updated-desc', newest: 'created-desc', oldest: 'created-asc' }
+
+export const KEYS = ['state', 'assignee', 'author', 'is', 'sort'] as const
+const IS_VALUES = ['blocked', 'unblocked', 'assigned', 'unassigned'] as const
+
+/** A person a filter names: by name or id, nobody (`none`), or the signed-in person (`me`). */
+export type Person = { kind: 'name'; name: string } | { kind: 'none' } | { kind: 'me' }
+
+/** Alternatives that any may match, and exclusions that none may. */
+export interface PersonFilter {
+  any: Person[]
+  not: Person[]
+}
+
+/** A parsed search. Different keys must all hold; positive values of one key are alternatives. */
+export interface TicketQuery {
+  /** The states to list; null when the search names none (the list's default applies). */
+  states: State[] | null
+  assignee: PersonFilter
+  author: PersonFilter
+  /** `is:blocked` true, `is:unblocked` (or `-is:blocked`) false, else null. */
+  blocked: boolean | null
+  /** `#12`: ticket numbers, any of. */
+  numbers: number[]
+  /** Words each subject-or-summary must contain (as a word or the start of one). */
+  words: string[]
+  notWords: string[]
+  /** Phrases each subject-or-summary must contain, words in this order. */
+  phrases: string[]
+  notPhrases: string[]
+  sort: Sort | null
+}
+
+export type ParsedQuery = { ok: true; query: TicketQuery } | { ok: false; error: string }
+
+/** The message texts of refused searches. */
+export const queryTooLong = `the search must be at most ${QUERY_MAX} characters`
+export const tooManyTerms = `the search may have at most ${TERMS_MAX} terms`
+export const unknownKey = (key: string) =>
+  `unknown search key '${key}:' (use ${KEYS.map((k) => `${k}:`).join(', ')}); put text with a colon in double quotes`
+export const emptyValue = (key: string) => `'${key}:' needs a value, for example ${EXAMPLES[key as (typeof KEYS)[number]]}`
+export const unknownSearchState = (value: string) => `unknown state '${value}' (use ${STATES.join(', ')} or all)`
+export const unknownIs = (value: string) => `unknown 'is:${value}' (use ${IS_VALUES.map((v) => `is:${v}`).join(', ')})`
+export const unknownSort = (value: string) => `unknown 'sort:${value}' (use ${SORTS.map((s) => `sort:${s}`).join(', ')})`
+export const sortTwice = "'sort:' may be given once"
+export const cannotExclude = (key: string) => `'${key}:' cannot be excluded with '-'`
+export const NUMBER_NOT_EXCLUDED = "a ticket number ('#12') cannot be excluded with '-'"
+export const ME_NEEDS_SIGN_IN = "'me' in a search needs a signed-in person"
+
+const EXAMPLES: Record<(typeof KEYS)[number], string> = {
+  state: 'state:review',
+  assignee: 'assignee:alice',
+  author: 'author:alice',
+  is: 'is:blocked',
+  sort: 'sort:updated-desc',
+}
+
+/** An empty search: every filter off. */
+export function emptyQuery(): TicketQuery {
+  return {
+    states: null,
+    assignee: { any: [], not: [] },
+    author: { any: [], not: [] },
+    blocked: null,
+    numbers: [],
+    words: [],
+    notWords: [],
+    phrases: [],
+    notPhrases: [],
+    sort: null,
+  }
+}
+
+interface Term {
+  negated: boolean
+  /** Lower-case key, or null for text. */
+  key: string | null
+  value: string
+  /** The text was in double quotes (a phrase). */
+  quoted: boolean
+}
+
+const isSpace = (c: string | undefined) => c !== undefined && /\s/.test(c)
+const KEY = /^([A-Za-z]+):/
+
+/** Splits a search into terms; a missing closing quote ends the phrase at the end of the text. */
+function terms(text: string): Term[] {
+  const out: Term[] = []
+  let i = 0
+  const quoted = () => {
+    const end = text.indexOf('"', i + 1)
+    const value = text.slice(i + 1, end === -1 ? text.length : end)
+    i = end === -1 ? text.length : end + 1
+    return value
+  }
+  const bare = () => {
+    const start = i
+    while (i < text.length && !isSpace(text[i])) i++
+    return text.slice(start, i)
+  }
+  while (i < text.length) {
+    if (isSpace(text[i])) {
+      i++
+      continue
+    }
+    let negated = false
+    if (text[i] === '-' && i + 1 < text.length && !isSpace(text[i + 1])) {
+      negated = true
+      i++
+    }
+    if (text[i] === '"') {
+      out.push({ negated, key: null, value: quoted(), quoted: true })
+      continue
+    }
+    const key = KEY.exec(text.slice(i))
+    // `https://…` and other addresses are text, not an unknown key.
+    if (key && !text.startsWith('//', i + key[0].length)) {
+      i += key[0].length
+      const value = text[i] === '"' ? quoted() : bare()
+      out.push({ negated, key: key[1]!.toLowerCase(), value, quoted: false })
+      continue
+    }
+    out.push({ negated, key: null, value: bare(), quoted: false })
+  }
+  return out
+}
+
+function person(value: string): Person {
+  const lower = value.toLowerCase()
+  if (lower === 'none') return { kind: 'none' }
+  if (lower === 'me') return { kind: 'me' }
+  return { kind: 'name', name: value }
+}
+
+/** Parses a search, or refuses it with a message for the person who typed it. */
+export function parseQuery(text: string): ParsedQuery {
+  if (text.length > QUERY_MAX) return { ok: false, error: queryTooLong }
+  const list = terms(text)
+  if (list.length > TERMS_MAX) return { ok: false, error: tooManyTerms }
+  const query = emptyQuery()
+  let states: Set<State> | null = null
+  const notStates = new Set<State>()
+  for (const term of list) {
+    const { key, negated } = term
+    const value = term.value.trim()
+    if (key === null) {
+      const number = /^#(\d{1,9})$/.exec(value)
+      if (number && !term.quoted) {
+        if (negated) return { ok: false, error: NUMBER_NOT_EXCLUDED }
+        query.numbers.push(Number(number[1]))
+      } else if (term.quoted || /\s/.test(value)) {
+        if (value !== '') (negated ? query.notPhrases : query.phrases).push(value)
+      } else if (value !== '') {
+        (negated ? query.notWords : query.words).push(value)
+      }
+      continue
+    }
+    if (!(KEYS as readonly string[]).includes(key)) return { ok: false, error: unknownKey(key) }
+    if (value === '') return { ok: false, error: emptyValue(key) }
+    switch (key) {
+      case 'state':
+        for (const part of value.toLowerCase().split(',')) {
+          const name = part.trim()
+          if (name === '') continue
+          const named: State[] = name === 'all' ? [...STATES] : isState(name) ? [name] : []
+          if (named.length === 0) return { ok: false, error: unknownSearchState(name) }
+          for (const s of named) (negated ? notStates : (states ??= new Set())).add(s)
+        }
+        break
+      case 'assignee':
+      case 'author':
+        (negated ? query[key].not : query[key].any).push(person(value))
+        break
+      case 'is': {
+        const what = value.toLowerCase()
+        if (what === 'blocked' || what === 'unblocked') query.blocked = (what === 'blocked') !== negated
+        else if (what === 'assigned' || what === 'unassigned') {
+          // `is:unassigned` is `assignee:none`; `is:assigned` is `-assignee:none`.
+          const nobody = (what === 'unassigned') !== negated
+          ;(nobody ? query.assignee.any : query.assignee.not).push({ kind: 'none' })
+        } else return { ok: false, error: unknownIs(value) }
+        break
+      }
+      case 'sort': {
+        if (negated) return { ok: false, error: cannotExclude('sort') }
+        if (query.sort !== null) return { ok: false, error: sortTwice }
+        const lower = value.toLowerCase()
+        const sort = SORT_ALIASES[lower] ?? (SORTS as readonly string[]).find((s) => s === lower)
+        if (sort === undefined) return { ok: false, error: unknownSort(value) }
+        query.sort = sort as Sort
+        break
+      }
+    }
+  }
+  if (states !== null || notStates.size > 0) {
+    const base: readonly State[] = states === null ? STATES : STATES.filter((s) => states!.has(s))
+    query.states = base.filter((s) => !notStates.has(s))
+  }
+  return { ok: true, query }
+}
+
+/** True when the search needs to know who is signed in (`assignee:me`, `author:me`). */
+export function needsMe(query: TicketQuery): boolean {
+  const me = (f: PersonFilter) => [...f.any, ...f.not].some((p) => p.kind === 'me')
+  return me(query.assignee) || me(query.author)
+}
+
+/** The search with its `sort:` term replaced (or removed, for null): for the sort links of a page. */
+export function withSort(text: string, sort: Sort | null): string {
+  const kept = terms(text).filter((t) => t.key !== 'sort')
+  const parts = kept.map(termText)
+  if (sort !== null) parts.push(`sort:${sort}`)
+  return parts.join(' ')
+}
+
+/** The search with its `state:` terms replaced by one (or removed): for the state tabs. */
+export function withState(text: string, state: string | null): string {
+  const kept = terms(text).filter((t) => t.key !== 'state')
+  const parts = kept.map(termText)
+  if (state !== null) parts.unshift(`state:${state}`)
+  return parts.join(' ')
+}
+
+function termText(t: Term): string {
+  const needsQuotes = t.quoted || /\s/.test(t.value)
+  const value = needsQuotes ? `"${t.value}"` : t.value
+  return `${t.negated ? '-' : ''}${t.key === null ? '' : `${t.key}:`}${value}`
+}

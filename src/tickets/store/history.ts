@@ -1,0 +1,57 @@
+/**
+ * A ticket's history: the `ticket_events` table, its row type and the {@link TicketEvent} the API
+ * shows (the kind's fields beside who made it and when).
+ */
+import type { Query } from '../../db.ts'
+
+/** A history event: the kind's fields beside who made it and when. */
+export interface TicketEvent {
+  id: number
+  kind: 'comment' | 'state' | 'assign' | 'edit' | 'link'
+  /** The acting person's name at the time. */
+  by: string
+  /** The acting person's user id (null for imported history). */
+  user: string | null
+  /** The label of the connected app the event was made through; null when a person made it. */
+  app: string | null
+  created: number
+  [field: string]: unknown
+}
+
+interface EventRow {
+  id: number
+  kind: TicketEvent['kind']
+  user_id: string | null
+  by: string
+  app: string | null
+  /** JSON text on the embedded database, parsed JSON on a server. */
+  data: string | Record<string, unknown>
+  created: number
+}
+
+/** The history of a ticket, oldest first. */
+export async function eventsOf(q: Query, ticketId: string): Promise<TicketEvent[]> {
+  const rows = await q<EventRow[]>`select id, kind, user_id, by, app, data, created from ticket_events where ticket_id = ${ticketId} order by id`
+  return rows.map(eventOf)
+}
+
+function eventOf(r: EventRow): TicketEvent {
+  const data = typeof r.data === 'string' ? (JSON.parse(r.data) as Record<string, unknown>) : r.data
+  return { id: r.id, kind: r.kind, by: r.by, user: r.user_id ?? null, app: r.app ?? null, created: r.created, ...data }
+}
+
+/** Who made an event: a person (null id for imported history), with the connected app's label when one acted. */
+export interface EventAuthor {
+  id: string | null
+  name: string
+  app?: string | null
+}
+
+/** Adds a history event to a ticket and answers it as the API shows it. */
+export async function addEvent(q: Query, ticketId: string, kind: TicketEvent['kind'], author: EventAuthor, data: Record<string, unknown>, now: number): Promise<TicketEvent> {
+  const [row] = await q<EventRow[]>`
+    insert into ticket_events (ticket_id, kind, user_id, by, app, data, created)
+    values (${ticketId}, ${kind}, ${author.id}, ${author.name}, ${author.app ?? null}, ${q.json(data as never)}, ${now})
+    returning id, kind, user_id, by, app, data, created`
+  return eventOf(row!)
+}

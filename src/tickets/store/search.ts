@@ -1,0 +1,93 @@
+/**
+ * The SQL a parsed search (src/tickets/query.ts) compiles to: a condition on the ticket row `t`
+ * of the ticket queries and an order. Every value is a parameter; the text terms become one
+ * `tsquery` matched against the `search` column (sql/0007_ticket_search.sql) through its GIN
+ * index, so searching 10,000 tickets reads only the matching ones.
+ */
+import type postgres from 'postgres'
+import type { Query } from '../../db.ts'
+import type { Person, PersonFilter, Sort, TicketQuery } from '../query.ts'
+import type { State } from '../states.ts'
+
+type Fragment = postgres.PendingQuery<postgres.Row[]>
+
+/** What the condition needs besides the search: the states when it names none, and who asks. */
+export interface SearchContext {
+  /** The states listed when the search has no `state:` term (the list's own filter). */
+  states: readonly State[]
+  /** The signed-in person's user id, for `me`; null when nobody is signed in. */
+  me: string | null
+}
+
+/** A word counts only if it has a letter or a digit; `-` or `…` alone would match nothing useful. */
+const HAS_WORD = /[\p{L}\p{N}]/u
+
+/**
+ * A `tsquery` in PostgreSQL's input syntax: each word quoted (so no character of it is an
+ * operator) and matched as a word start (`:*`), excluded words negated with `!`.
+ */
+export function wordsQuery(words: readonly string[], notWords: readonly string[]): string {
+  const quote = (w: string) => `'${w.replace(/\\/g, '\\\\').replace(/'/g, "''")}':*`
+  return [...words.filter((w) => HAS_WORD.test(w)).map(quote), ...notWords.filter((w) => HAS_WORD.test(w)).map((w) => `!${quote(w)}`)].join(' & ')
+}
+
+/** The condition on `t` (a `tickets` row) a search stands for. */
+export function searchCondition(q: Query, query: TicketQuery, context: SearchContext): Fragment {
+  const parts: Fragment[] = []
+  const states = query.states ?? context.states
+  parts.push(states.length === 0 ? q`false` : q`t.state in ${q(states as State[])}`)
+  parts.push(...personParts(q, query.assignee, (p) => assigneeIs(q, p, context.me)))
+  parts.push(...personParts(q, query.author, (p) => authorIs(q, p, context.me)))
+  if (query.blocked !== null) {
+    const blocked = q`exists (
+      select 1 from blockers x join tickets b on b.id = x.blocker_id
+      where x.ticket_id = t.id and b.state in ('open', 'doing', 'review'))`
+    parts.push(query.blocked ? blocked : q`not ${blocked}`)
+  }
+  if (query.numbers.length > 0) parts.push(q`t.number in ${q(query.numbers)}`)
+  const words = wordsQuery(query.words, query.notWords)
+  if (words !== '') parts.push(q`t.search @@ to_tsquery('simple', ${words})`)
+  for (const phrase of query.phrases.filter((p) => HAS_WORD.test(p))) parts.push(q`t.search @@ phraseto_tsquery('simple', ${phrase})`)
+  for (const phrase of query.notPhrases.filter((p) => HAS_WORD.test(p))) parts.push(q`not (t.search @@ phraseto_tsquery('simple', ${phrase}))`)
+  return parts.reduce((all, part) => q`${all} and ${part}`)
+}
+
+/** Positive alternatives joined by `or`, each exclusion as `not`; a null comparison counts as false. */
+function personParts(q: Query, filter: PersonFilter, is: (p: Person) => Fragment): Fragment[] {
+  const parts: Fragment[] = []
+  if (filter.any.length > 0) parts.push(q`(${filter.any.map(is).reduce((all, one) => q`${all} or ${one}`)})`)
+  for (const p of filter.not) parts.push(q`not ${is(p)}`)
+  return parts
+}
+
+/** A user reference: an id, the identity provider's id, or a display name (any case). */
+function userIds(q: Query, ref: string): Fragment {
+  return q`(select id from users where id = ${ref} or idp_id = ${ref} or lower(name) = lower(${ref}))`
+}
+
+function assigneeIs(q: Query, p: Person, me: string | null): Fragment {
+  if (p.kind === 'none') return q`t.assignee_id is null`
+  if (p.kind === 'me') return me === null ? q`false` : q`coalesce(t.assignee_id = ${me}, false)`
+  return q`coalesce(t.assignee_id in ${userIds(q, p.name)}, false)`
+}
+
+function authorIs(q: Query, p: Person, me: string | null): Fragment {
+  if (p.kind === 'none') return q`(t.author_id is null and t.author_name is null)`
+  if (p.kind === 'me') return me === null ? q`false` : q`coalesce(t.author_id = ${me}, false)`
+  // An imported ticket's author may be a name only.
+  return q`coalesce(t.author_id in ${userIds(q, p.name)} or (t.author_id is null and lower(t.author_name) = lower(${p.name})), false)`
+}
+
+/** The order of a list: newest first unless the search says otherwise; the number breaks ties. */
+export function searchOrder(q: Query, sort: Sort | null): Fragment {
+  switch (sort ?? 'created-desc') {
+    case 'created-desc':
+      return q`t.created desc, t.number desc`
+    case 'created-asc':
+      return q`t.created asc, t.number asc`
+    case 'updated-desc':
+      return q`t.updated desc, t.number desc`
+    case 'updated-asc':
+      return q`t.updated asc, t.number asc`
+  }
+}

@@ -1,0 +1,227 @@
+/**
+ * The ticket tracker in the browser: the pages (home, project, ticket, inbox, settings, project
+ * settings, search everywhere), their bundled script and stylesheet, and `POST /logout`. Pages
+ * are server-rendered (src/tickets/pages/); the script adds behaviour and writes only through
+ * the JSON API with the session and `x-tag`. Every page carries the strict security headers
+ * (src/page-headers.ts); it names the signed-in person and holds their tag, so no shared cache
+ * keeps it.
+ */
+import { fileURLToPath } from 'node:url'
+import { bundleAssets, type Assets } from '../assets.ts'
+import { refuseCrossSite, refuseTag } from '../guards.ts'
+import { htmlResponse, type Html } from '../html.ts'
+import type { Handler } from '../handler.ts'
+import type { Request } from '../request.ts'
+import { json, jsonError, redirect, type Response } from '../response.ts'
+import { loginButtonUrl } from '../idp.ts'
+import { PAGE_HEADERS } from '../page-headers.ts'
+import type { Context } from './context.ts'
+import { adminBody } from './pages/admin-page.ts'
+import { framePage, ticketList, type LiveTarget, type PageAssets } from './pages/frame.ts'
+import { homeBody } from './pages/home-page.ts'
+import { inboxBody, signInBody } from './pages/inbox-page.ts'
+import { createPageData, type PageData, type Viewer } from './pages/page-data.ts'
+import { projectBody } from './pages/project-page.ts'
+import { settingsBody } from './pages/settings-page.ts'
+import { ticketBody } from './pages/ticket-page.ts'
+import { findProject, type Project } from './store/projects.ts'
+import { emptyQuery, ME_NEEDS_SIGN_IN, needsMe, parseQuery, type TicketQuery } from './query.ts'
+import { parseStateFilter, STATES } from './states.ts'
+import { NO_SUCH_PROJECT, NO_SUCH_TICKET } from './messages.ts'
+import { ticketByNumber } from './store/tickets.ts'
+import { html } from '../html.ts'
+
+const APP_DIR = fileURLToPath(new URL('./app/', import.meta.url))
+
+/** The script and stylesheet, bundled once (esbuild, hashed names, compressed, immutable). */
+export function buildTicketAssets(): Promise<Assets> {
+  return bundleAssets({ entries: { tickets: `${APP_DIR}main.ts`, connect: `${APP_DIR}connect.ts`, style: `${APP_DIR}style.css` } })
+}
+
+export interface WebHandlers {
+  home: Handler
+  project: Handler
+  ticket: Handler
+  admin: Handler
+  inbox: Handler
+  settings: Handler
+  search: Handler
+  asset: Handler
+  logout: Handler
+}
+
+const PRIVATE = { 'cache-control': 'private, no-cache' }
+
+export function webHandlers(ctx: Context, live: { cursor(): Promise<number> }, build: () => Promise<Assets> = buildTicketAssets): WebHandlers {
+  const data: PageData = createPageData({ sql: ctx.sql, credentials: ctx.credentials })
+  const building = build()
+  // Awaited by every page; a failed build answers 500 rather than an unhandled rejection.
+  building.catch(() => {})
+
+  /** The login button (4.10 rule 9): to the identity provider, back to this page. */
+  const loginUrl = (req: Request) => {
+    const search = req.query.toString()
+    return loginButtonUrl(ctx.idp, ctx.publicUrl, req.path + (search ? `?${search}` : ''))
+  }
+
+  /** The short pages take every method so a mistyped API path is not answered as a page. */
+  function guard(req: Request): Response | null {
+    if (req.path === '/api' || req.path.startsWith('/api/')) return jsonError(404, 'not found')
+    if (req.method !== 'GET' && req.method !== 'HEAD') return jsonError(405, 'GET only', { allow: 'GET, HEAD' })
+    return null
+  }
+
+  async function page(
+    req: Request,
+    status: number,
+    input: { title: string; viewer: Viewer | null; body: Html; project?: { slug: string; title: string } | null; q?: string; live?: LiveTarget | null },
+  ): Promise<Response> {
+    const assets = await building
+    const pageAssets: PageAssets = { script: assets.url('tickets'), style: assets.url('style') }
+    const projects = await data.switcher()
+    const body = framePage({ ...input, projects, loginUrl: loginUrl(req), assets: pageAssets, now: ctx.clock() })
+    return htmlResponse(status, body, { ...PAGE_HEADERS, ...PRIVATE })
+  }
+
+  async function message(req: Request, status: number, title: string, text: string): Promise<Response> {
+    const viewer = await data.viewer(req)
+    return page(req, status, { title, viewer, body: html`<div class="card empty"><h1>${title}</h1><p>${text}</p><p><a href="/">All projects</a></p></div>` })
+  }
+
+  /** The search of a list page: parsed, with the refusal to show when it does not parse. */
+  function search(req: Request, viewer: Viewer | null): { q: string; query: TicketQuery; error: string | null } {
+    const q = (req.query.get('q') ?? '').trim()
+    const parsed = parseQuery(q)
+    if (!parsed.ok) return { q, query: emptyQuery(), error: parsed.error }
+    if (needsMe(parsed.query) && viewer === null) return { q, query: emptyQuery(), error: ME_NEEDS_SIGN_IN }
+    return { q, query: parsed.query, error: null }
+  }
+
+  function pageNumber(req: Request): number {
+    const n = Number(req.query.get('page') ?? '1')
+    return Number.isSafeInteger(n) && n >= 1 && n <= 100_000 ? n : 1
+  }
+
+  async function adminPage(req: Request, p: Project): Promise<Response> {
+    const viewer = await data.viewer(req)
+    if (!viewer) return page(req, 200, { title: 'Project settings', viewer, body: signInBody('Project settings', loginUrl(req), `Sign in to manage ${p.title}.`), project: p })
+    const role = await data.role(p.id, viewer.id)
+    if (role !== 'admin') return message(req, 403, 'Project settings', `Only admins of ${p.title} can change its settings.`)
+    const [members, connections] = await Promise.all([data.members(p.id), data.connections(p.id)])
+    const body = adminBody({ project: p, members, connections, viewerId: viewer.id, now: ctx.clock() })
+    return page(req, 200, { title: `Settings · ${p.title}`, viewer, body, project: p, live: { project: p.slug, ticket: null, cursor: await live.cursor() } })
+  }
+
+  return {
+    async home(req) {
+      const refused = guard(req)
+      if (refused) return refused
+      const cursor = await live.cursor()
+      const viewer = await data.viewer(req)
+      const projects = await data.projects(viewer?.id ?? null)
+      const body = homeBody({ projects, viewer, loginUrl: loginUrl(req) })
+      return page(req, 200, { title: 'Projects', viewer, body, live: { project: null, ticket: null, cursor } })
+    },
+
+    async project(req) {
+      const refused = guard(req)
+      if (refused) return refused
+      const cursor = await live.cursor()
+      const p = await findProject(ctx.sql, req.params.slug!)
+      if (!p) return message(req, 404, 'Not found', NO_SUCH_PROJECT)
+      if (p.slug !== req.params.slug) {
+        const search = req.query.toString()
+        return redirect(301, `/${p.slug}${search ? `?${search}` : ''}`)
+      }
+      const viewer = await data.viewer(req)
+      const { q, query, error } = search(req, viewer)
+      const stateParam = req.query.get('state') ?? ''
+      const filter = parseStateFilter(stateParam)
+      const states = filter.ok ? filter.states : [...STATES]
+      const tab = filter.ok && ['', 'all', ...STATES].includes(stateParam) ? stateParam : ''
+      const [role, list, members] = await Promise.all([
+        data.role(p.id, viewer?.id ?? null),
+        data.tickets(p, query, states, viewer?.id ?? null, pageNumber(req)),
+        data.members(p.id),
+      ])
+      const queryError = error ?? (filter.ok ? null : filter.error)
+      const body = projectBody({ project: p, viewer, role, list, q, queryError, state: tab, sort: query.sort, page: pageNumber(req), members, loginUrl: loginUrl(req), now: ctx.clock() })
+      return page(req, queryError ? 400 : 200, { title: p.title, viewer, body, project: p, q, live: { project: p.slug, ticket: null, cursor } })
+    },
+
+    async ticket(req) {
+      const refused = guard(req)
+      if (refused) return refused
+      const cursor = await live.cursor()
+      const t = await ticketByNumber(ctx.sql, req.params.slug!, req.params.number!)
+      if (!t) return message(req, 404, 'Not found', NO_SUCH_TICKET)
+      if (t.slug !== req.params.slug) return redirect(301, `/${t.slug}/${t.number}`)
+      const viewer = await data.viewer(req)
+      const p = (await findProject(ctx.sql, t.project))!
+      const [role, detail] = await Promise.all([data.role(t.project, viewer?.id ?? null), data.detail(t)])
+      const body = ticketBody({ ticket: t, projectTitle: p.title, detail, viewer, role, loginUrl: loginUrl(req), now: ctx.clock() })
+      return page(req, 200, { title: `${t.subject} · ${t.ref}`, viewer, body, project: p, live: { project: t.slug, ticket: t.id, cursor } })
+    },
+
+    async admin(req) {
+      const refused = guard(req)
+      if (refused) return refused
+      const p = await findProject(ctx.sql, req.params.slug!)
+      if (!p) return message(req, 404, 'Not found', NO_SUCH_PROJECT)
+      if (p.slug !== req.params.slug) return redirect(301, `/${p.slug}/settings`)
+      return adminPage(req, p)
+    },
+
+    async inbox(req) {
+      const refused = guard(req)
+      if (refused) return refused
+      const cursor = await live.cursor()
+      const viewer = await data.viewer(req)
+      if (!viewer) return page(req, 200, { title: 'Inbox', viewer, body: signInBody('Inbox', loginUrl(req), 'Your inbox lists the tickets assigned to you. Sign in to see it.') })
+      const { pending, review } = await data.inbox(viewer.id)
+      return page(req, 200, { title: 'Inbox', viewer, body: inboxBody({ pending, review, now: ctx.clock() }), live: { project: null, ticket: null, cursor } })
+    },
+
+    async settings(req) {
+      const refused = guard(req)
+      if (refused) return refused
+      const viewer = await data.viewer(req)
+      if (!viewer) return page(req, 200, { title: 'Settings', viewer, body: signInBody('Settings', loginUrl(req), 'Sign in to manage your tokens and see your projects.') })
+      const [tokens, memberships] = await Promise.all([data.tokens(viewer.id), data.memberships(viewer.id)])
+      return page(req, 200, { title: 'Settings', viewer, body: settingsBody({ name: viewer.name, tokens, memberships, now: ctx.clock() }) })
+    },
+
+    async search(req) {
+      const refused = guard(req)
+      if (refused) return refused
+      const viewer = await data.viewer(req)
+      const { q, query, error } = search(req, viewer)
+      const found = await data.everywhere(query, viewer?.id ?? null, pageNumber(req))
+      const now = ctx.clock()
+      const body = html`<div class="page-head"><div><h1>Search</h1><p class="muted">${q ? html`${found.total === 1 ? '1 ticket' : `${found.total} tickets`} in every project matching <code>${q}</code>` : 'Active tickets in every project, newest first.'}</p></div></div>
+${error ? html`<p class="notice" role="alert">${error}</p>` : ''}
+${ticketList(found.rows, now, html`<h2>No tickets match</h2><p>Try fewer words, or <code>state:all</code> to include done and dropped tickets.</p>`, { showProject: true })}`
+      return page(req, error ? 400 : 200, { title: 'Search', viewer, body, q })
+    },
+
+    async asset(req) {
+      return (await building).handler(req)
+    },
+
+    /** `POST /logout`: signs the session out; a cookie write like any other (same site, `x-tag`). */
+    async logout(req) {
+      if (req.method !== 'POST') return jsonError(405, 'POST only', { allow: 'POST' })
+      const refusedSite = refuseCrossSite(req, ctx.sessions.cookieName, ctx.origin)
+      if (refusedSite) return refusedSite
+      const session = await ctx.sessions.load(req)
+      if (session?.userId) {
+        const refusedTag = refuseTag(req, session.data.tag)
+        if (refusedTag) return refusedTag
+        session.userId = null
+        session.data = {}
+        await ctx.sessions.save(session)
+      }
+      return json(200, { ok: true }, { 'cache-control': 'no-store' })
+    },
+  }
+}

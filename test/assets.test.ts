@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict'
+import { mkdtemp, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { brotliDecompressSync, gunzipSync } from 'node:zlib'
+import { test } from 'node:test'
+import { bundleAssets, compress, fresh } from '../src/assets.ts'
+import { makeRequest } from '../src/request.ts'
+
+const dir = await mkdtemp(join(tmpdir(), 'assets-test-'))
+await writeFile(join(dir, 'helper.ts'), 'export const greet = (name: string): string => `hello ${name}`\n')
+await writeFile(join(dir, 'main.ts'), `import { greet } from './helper.ts'\n${Array.from({ length: 40 }, (_, i) => `document.title = greet('world number ${i}')\n`).join('')}`)
+await writeFile(join(dir, 'a.css'), ':root { --x: 1px }\nbody { margin: var(--x) }\n')
+const assets = await bundleAssets({ entries: { main: join(dir, 'main.ts'), look: join(dir, 'a.css') }, files: { 'logo.svg': '<svg xmlns="http://www.w3.org/2000/svg"/>' } })
+
+function get(url: string, headers: Record<string, string> = {}) {
+  const file = url.slice('/assets/'.length)
+  return assets.handler(makeRequest({ url, headers, params: Object.assign(Object.create(null), { file }) }))
+}
+
+test('entries are bundled into one file each under a content-hashed name', () => {
+  assert.match(assets.url('main'), /^\/assets\/main-[A-Za-z0-9]+\.js$/)
+  assert.match(assets.url('look'), /^\/assets\/look-[A-Za-z0-9]+\.css$/)
+  assert.match(assets.url('logo.svg'), /^\/assets\/logo-[A-Za-z0-9_-]+\.svg$/)
+  const body = new TextDecoder().decode(get(assets.url('main')).body as Uint8Array)
+  assert.ok(body.includes('hello '), body)
+  assert.ok(!body.includes('import'), 'the helper is bundled in')
+  assert.deepEqual([...assets.urls].sort(), [assets.url('main'), assets.url('look'), assets.url('logo.svg')].sort())
+})
+
+test('a file is answered immutable, brotli or gzip as the request accepts, and both decompress to the file', () => {
+  const plain = get(assets.url('main'))
+  assert.equal(plain.headers!['cache-control'], 'public, max-age=31536000, immutable')
+  assert.equal(plain.headers!['content-type'], 'text/javascript; charset=utf-8')
+  const br = get(assets.url('main'), { 'accept-encoding': 'gzip, br' })
+  assert.equal(br.headers!['content-encoding'], 'br')
+  assert.deepEqual(new Uint8Array(brotliDecompressSync(br.body as Uint8Array)), plain.body)
+  const gz = get(assets.url('look'), { 'accept-encoding': 'gzip' })
+  if (gz.headers!['content-encoding'] === 'gzip') assert.deepEqual(new Uint8Array(gunzipSync(gz.body as Uint8Array)), get(assets.url('look')).body)
+  assert.equal(get('/assets/main-UNKNOWN.js').status, 404)
+})
+
+test('an unknown entry name is a programmer mistake and throws', () => {
+  assert.throws(() => assets.url('nothing'), /no file named nothing/)
+})
+
+test('fresh() answers no-cache with an ETag and 304 for a matching If-None-Match (weak or listed)', () => {
+  const file = compress(new TextEncoder().encode('<p>hello</p>'), 'text/html; charset=utf-8')
+  const first = fresh(makeRequest({ url: '/' }), file, { 'x-extra': '1' })
+  assert.equal(first.status, 200)
+  assert.equal(first.headers!['cache-control'], 'no-cache')
+  assert.equal(first.headers!['x-extra'], '1')
+  assert.equal(fresh(makeRequest({ url: '/', headers: { 'if-none-match': file.etag } }), file).status, 304)
+  assert.equal(fresh(makeRequest({ url: '/', headers: { 'if-none-match': `"other", W/${file.etag}` } }), file).status, 304)
+  assert.equal(fresh(makeRequest({ url: '/', headers: { 'if-none-match': '"other"' } }), file).status, 200)
+})
+
+test('a bundle that does not build throws at start-up', async () => {
+  await writeFile(join(dir, 'broken.ts'), 'import { nothing } from "./missing.ts"\nconsole.log(nothing)\n')
+  await assert.rejects(bundleAssets({ entries: { broken: join(dir, 'broken.ts') } }))
+})

@@ -1,0 +1,81 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { createHandler, type HandlerOptions, type HttpRoute } from '../src/handler.ts'
+import { makeRequest } from '../src/request.ts'
+import { HttpError, json, jsonError, text } from '../src/response.ts'
+
+function handlerOf(routes: HttpRoute[], extra: Partial<HandlerOptions> = {}) {
+  const lines: string[] = []
+  const handler = createHandler(routes, { name: 'demo', logger: { line: (l) => void lines.push(l), flush() {} }, ...extra })
+  return { handler, lines }
+}
+
+const bodyOf = (body: string | Uint8Array | undefined) => (typeof body === 'string' ? body : new TextDecoder().decode(body))
+
+test('createHandler routes a request to its handler with its params', async () => {
+  const { handler } = handlerOf([{ method: 'GET', path: '/hello/:name', handler: (req) => json(200, { hi: req.params.name }) }])
+  const res = await handler(makeRequest({ url: '/hello/ada%20l?x=1' }))
+  assert.equal(res.status, 200)
+  assert.deepEqual(JSON.parse(bodyOf(res.body)), { hi: 'ada l' })
+})
+
+test('createHandler answers 404 for an unknown path and 405 with the allowed methods for another method', async () => {
+  const { handler } = handlerOf([{ method: 'GET', path: '/only-get', handler: () => json(200, {}) }])
+  const missing = await handler(makeRequest({ url: '/nothing' }))
+  assert.equal(missing.status, 404)
+  assert.deepEqual(JSON.parse(bodyOf(missing.body)), { error: 'not found' })
+  const wrong = await handler(makeRequest({ method: 'POST', url: '/only-get' }))
+  assert.equal(wrong.status, 405)
+  assert.deepEqual(JSON.parse(bodyOf(wrong.body)), { error: 'GET only' })
+  assert.equal(wrong.headers?.allow, 'GET, HEAD')
+})
+
+test('createHandler answers unknown paths with the given notFound handler', async () => {
+  const { handler } = handlerOf([], { notFound: (req) => text(404, `no ${req.path}`) })
+  const res = await handler(makeRequest({ url: '/gone?q=1' }))
+  assert.equal(res.status, 404)
+  assert.equal(res.body, 'no /gone')
+})
+
+test('GET /healthz answers 200 when ready, 503 when not or when the check fails', async () => {
+  let state: 'up' | 'down' | 'broken' = 'up'
+  const ready = async () => (state === 'broken' ? Promise.reject(new Error('no database')) : state === 'up')
+  const { handler } = handlerOf([], { ready })
+  const ok = await handler(makeRequest({ url: '/healthz' }))
+  assert.equal(ok.status, 200)
+  assert.deepEqual(JSON.parse(bodyOf(ok.body)), { ok: true })
+  state = 'down'
+  assert.equal((await handler(makeRequest({ method: 'HEAD', url: '/healthz' }))).status, 503)
+  state = 'broken'
+  const broken = await handler(makeRequest({ url: '/healthz' }))
+  assert.equal(broken.status, 503)
+  assert.deepEqual(JSON.parse(bodyOf(broken.body)), { ok: false })
+})
+
+test('an unexpected exception, thrown or rejected, becomes a logged 500 with a generic body', async () => {
+  const { handler, lines } = handlerOf([
+    { method: 'GET', path: '/throws', handler: () => { throw new Error('secret detail') } },
+    { method: 'GET', path: '/rejects', handler: async () => Promise.reject(new Error('other detail')) },
+  ])
+  for (const url of ['/throws', '/rejects']) {
+    const res = await handler(makeRequest({ url }))
+    assert.equal(res.status, 500)
+    assert.deepEqual(JSON.parse(bodyOf(res.body)), { error: 'internal error' })
+    assert.doesNotMatch(bodyOf(res.body), /detail/)
+  }
+  assert.equal(lines.length, 2)
+  assert.match(lines[0]!, /^demo error: Error: secret detail/)
+  assert.match(lines[1]!, /^demo error: Error: other detail/)
+})
+
+test('an HttpError is answered as it is, without a log line', async () => {
+  const { handler, lines } = handlerOf([
+    { method: 'POST', path: '/big', handler: async (req) => json(200, { bytes: (await req.body()).length }) },
+    { method: 'GET', path: '/teapot', handler: () => { throw new HttpError(jsonError(418, 'short and stout')) } },
+  ])
+  const big = await handler(makeRequest({ method: 'POST', url: '/big', body: new Uint8Array(2 * 1024 * 1024 + 1) }))
+  assert.equal(big.status, 413)
+  assert.deepEqual(JSON.parse(bodyOf(big.body)), { error: 'body too large' })
+  assert.equal((await handler(makeRequest({ url: '/teapot' }))).status, 418)
+  assert.deepEqual(lines, [])
+})

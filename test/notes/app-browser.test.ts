@@ -1,0 +1,413 @@
+/**
+ * The notes web app in real Chromium (playwright-core): writing, offline, two devices, two tabs,
+ * conflicts, history, export, a full disk, and note text that looks like HTML. One server and
+ * one browser for the file; each test signs in its own user, so their notes never meet.
+ */
+import assert from 'node:assert/strict'
+import { after, test } from 'node:test'
+import { unzipSync, strFromU8 } from 'fflate'
+import type { Page } from 'playwright-core'
+import { notesBrowserApp, PHONE, ready, saved } from './browser-support.ts'
+
+const app = await notesBrowserApp()
+after(() => app.close())
+
+const T = { timeout: 90_000 }
+
+/** The user's live notes on the server, oldest first. */
+async function serverNotes(user: string): Promise<{ id: string; text: string; edited: number }[]> {
+  return [...(await app.sql<{ id: string; text: string; edited: number }[]>`
+    select id, text, edited from notes where user_id = ${user} and not gone order by edited`)]
+}
+
+/** Waits until the server holds a live note with exactly this text. */
+async function onServer(user: string, text: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if ((await serverNotes(user)).some((n) => n.text === text)) return
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  assert.fail(`the server never got ${JSON.stringify(text)}; it has ${JSON.stringify(await serverNotes(user))}`)
+}
+
+function editor(page: Page) {
+  return page.getByRole('textbox', { name: 'Note' })
+}
+
+/** Waits until the list shows `n` notes. */
+async function listed(page: Page, n: number): Promise<void> {
+  await page.waitForFunction((count) => document.querySelectorAll('#list > li').length === count, n, { timeout: 20_000 })
+}
+
+function notesList(page: Page) {
+  return page.getByRole('list', { name: 'Notes' })
+}
+
+/** Makes a note through the app and waits until the server has it. */
+async function write(page: Page, user: string, text: string): Promise<void> {
+  await page.getByRole('button', { name: 'New note' }).click()
+  await editor(page).fill(text)
+  await onServer(user, text)
+  await saved(page)
+}
+
+/** Opens the note whose list item starts with `title`. */
+async function open(page: Page, title: string): Promise<void> {
+  await notesList(page).getByRole('button', { name: title }).first().click()
+}
+
+/** Asks the page to sync now (as the window getting focus does). */
+async function syncNow(page: Page): Promise<void> {
+  await page.evaluate(() => window.dispatchEvent(new Event('focus')))
+}
+
+/** Waits until the page's service worker controls it (so it opens offline). */
+async function controlled(page: Page): Promise<void> {
+  await page.evaluate(() => navigator.serviceWorker.ready)
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, undefined, { timeout: 15_000 })
+}
+
+test('writing: "New note" makes a note at once, it saves by itself after typing stops, and the list shows its first line', T, async () => {
+  const { page, context } = await app.device('writer', { name: 'Wendy Writer' })
+  await assert.doesNotReject(page.getByText('Wendy Writer').waitFor())
+  assert.equal(await page.getByText('writer', { exact: true }).count(), 0, 'the id is never shown')
+  await page.getByRole('button', { name: 'New note' }).click()
+  assert.equal(await editor(page).evaluate((e) => e === document.activeElement), true)
+  await editor(page).pressSequentially('Shopping list\nmilk\n', { delay: 5 })
+  await page.getByRole('status').filter({ hasText: 'Waiting to sync (1)' }).or(page.getByRole('status').filter({ hasText: 'Saved' })).waitFor()
+  await onServer('writer', 'Shopping list\nmilk\n')
+  await saved(page)
+  const items = notesList(page).getByRole('listitem')
+  assert.match(await items.first().innerText(), /^Shopping list/)
+
+  // Leaving the note saves it at once, without waiting for the pause.
+  await editor(page).fill('Shopping list\nmilk\neggs\n')
+  await page.getByRole('button', { name: 'New note' }).click()
+  await onServer('writer', 'Shopping list\nmilk\neggs\n')
+  await editor(page).fill('Second note')
+  await onServer('writer', 'Second note')
+  assert.match(await items.first().innerText(), /^Second note/, 'newest first')
+  assert.match(await items.nth(1).innerText(), /^Shopping list/)
+
+  // Search filters by any text, instantly.
+  await page.getByRole('searchbox', { name: 'Search notes' }).fill('eggs')
+  assert.equal(await items.count(), 1)
+  assert.match(await items.first().innerText(), /^Shopping list/)
+  await page.getByRole('searchbox', { name: 'Search notes' }).fill('')
+
+  // Reload keeps everything.
+  await page.reload()
+  await ready(page)
+  assert.equal(await items.count(), 2)
+  await open(page, 'Shopping list')
+  assert.equal(await editor(page).inputValue(), 'Shopping list\nmilk\neggs\n')
+
+  // Delete asks nothing and offers Undo.
+  await page.getByRole('button', { name: 'Delete' }).click()
+  await listed(page, 1)
+  await page.getByRole('button', { name: 'Undo' }).click()
+  await notesList(page).getByRole('button', { name: 'Shopping list' }).waitFor()
+  assert.equal(await items.count(), 2)
+  await context.close()
+})
+
+test('keyboard: Alt+N makes a new note, / goes to the search box, Escape goes back to the list; at 390 px one pane with a back button', T, async () => {
+  const { page, context } = await app.device('keys', { viewport: PHONE })
+  await write(page, 'keys', 'Phone note')
+  assert.equal(await notesList(page).isVisible(), false, 'the editor fills the phone screen')
+  await page.getByRole('button', { name: 'Back' }).click()
+  assert.equal(await notesList(page).isVisible(), true)
+  assert.equal(await editor(page).isVisible(), false)
+  await page.keyboard.press('Alt+KeyN')
+  await editor(page).waitFor()
+  assert.equal(await editor(page).evaluate((e) => e === document.activeElement), true)
+  await page.keyboard.type('By keyboard')
+  await page.keyboard.press('Escape')
+  await notesList(page).waitFor()
+  await onServer('keys', 'By keyboard')
+  await page.keyboard.press('/')
+  assert.equal(await page.getByRole('searchbox', { name: 'Search notes' }).evaluate((e) => e === document.activeElement), true)
+  const width = await page.evaluate(() => document.documentElement.scrollWidth)
+  assert.ok(width <= 390, `no sideways scrolling at 390 px (${width})`)
+  await page.setViewportSize({ width: 320, height: 640 })
+  assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 320)
+  await context.close()
+})
+
+test('offline: edits are kept, the app opens again with no network, and everything reaches the server when it returns', T, async () => {
+  const { page, context } = await app.device('traveller')
+  await write(page, 'traveller', 'Packing\nsocks\n')
+  await controlled(page)
+  await context.setOffline(true)
+  await page.getByRole('status').filter({ hasText: 'Offline' }).waitFor()
+  await open(page, 'Packing')
+  await editor(page).fill('Packing\nsocks\nmap\n')
+  await page.getByRole('button', { name: 'New note' }).click()
+  await editor(page).fill('Written on the train')
+  await page.getByRole('status').filter({ hasText: 'Waiting to sync (2)' }).waitFor()
+
+  const reloaded = await page.reload()
+  assert.equal(reloaded?.fromServiceWorker(), true, 'the page came from the service worker')
+  await ready(page)
+  assert.match(await page.getByRole('status').innerText(), /Offline.*Waiting to sync \(2\)/)
+  await open(page, 'Packing')
+  assert.equal(await editor(page).inputValue(), 'Packing\nsocks\nmap\n')
+  await notesList(page).getByRole('button', { name: 'Written on the train' }).waitFor()
+  assert.deepEqual((await serverNotes('traveller')).map((n) => n.text), ['Packing\nsocks\n'])
+
+  await context.setOffline(false)
+  await saved(page)
+  assert.deepEqual((await serverNotes('traveller')).map((n) => n.text).sort(), ['Packing\nsocks\nmap\n', 'Written on the train'])
+  await context.close()
+})
+
+/** Two devices of one user with one shared note, both showing it. */
+async function twoDevices(user: string, text: string) {
+  const a = await app.device(user)
+  const b = await app.device(user)
+  await write(a.page, user, text)
+  await syncNow(b.page)
+  const title = text.split('\n')[0]!
+  await notesList(b.page).getByRole('button', { name: title }).waitFor()
+  await open(a.page, title)
+  await open(b.page, title)
+  return { a, b, title }
+}
+
+test('two devices: edits to different lines merge on both', T, async () => {
+  const { a, b } = await twoDevices('merger', 'Plan\nmonday\ntuesday\nwednesday\n')
+  await a.context.setOffline(true)
+  await b.context.setOffline(true)
+  await editor(a.page).fill('Plan\nMONDAY\ntuesday\nwednesday\n')
+  await editor(b.page).fill('Plan\nmonday\ntuesday\nWEDNESDAY\n')
+  await a.page.getByRole('status').filter({ hasText: 'Waiting to sync (1)' }).waitFor()
+  await b.page.getByRole('status').filter({ hasText: 'Waiting to sync (1)' }).waitFor()
+  await a.context.setOffline(false)
+  await onServer('merger', 'Plan\nMONDAY\ntuesday\nwednesday\n')
+  await b.context.setOffline(false)
+  const merged = 'Plan\nMONDAY\ntuesday\nWEDNESDAY\n'
+  await onServer('merger', merged)
+  await b.page.waitForFunction((t) => (document.getElementById('editor') as HTMLTextAreaElement).value === t, merged)
+  await a.page.waitForTimeout(1600)
+  await syncNow(a.page)
+  await a.page.waitForFunction((t) => (document.getElementById('editor') as HTMLTextAreaElement).value === t, merged)
+  assert.equal(await notesList(a.page).getByRole('listitem').count(), 1, 'no copy')
+  await a.context.close()
+  await b.context.close()
+})
+
+/** Both devices edit the same line offline; b sends second and gets the conflicted copy. */
+async function conflict(user: string) {
+  const { a, b, title } = await twoDevices(user, 'Colour\nblue\n')
+  await a.context.setOffline(true)
+  await b.context.setOffline(true)
+  await editor(a.page).fill('Colour\ngreen\n')
+  await editor(b.page).fill('Colour\nred\n')
+  await b.page.getByRole('status').filter({ hasText: 'Waiting to sync (1)' }).waitFor()
+  await a.context.setOffline(false)
+  await onServer(user, 'Colour\ngreen\n')
+  await b.context.setOffline(false)
+  await onServer(user, 'Colour\nred\n')
+  const copyItem = notesList(b.page).getByRole('listitem').filter({ hasText: 'Conflicted copy' })
+  await copyItem.waitFor()
+  assert.match(await copyItem.innerText(), /^Colour/)
+  // The copy opens beside the note it came from, differences marked.
+  await b.page.getByRole('button', { name: 'Keep both' }).waitFor()
+  assert.equal(await b.page.locator('#compare-original del').innerText(), 'green\n')
+  assert.equal(await b.page.locator('#compare-copy ins').innerText(), 'red\n')
+  await a.context.close()
+  return { page: b.page, context: b.context, title }
+}
+
+test('two devices: edits to the same line give a conflicted copy; "Keep both" keeps the two notes', T, async () => {
+  const { page, context } = await conflict('both')
+  await page.getByRole('button', { name: 'Keep both' }).click()
+  await editor(page).waitFor()
+  assert.equal(await editor(page).inputValue(), 'Colour\nred\n')
+  await listed(page, 2)
+  assert.equal(await notesList(page).getByRole('listitem').filter({ hasText: 'Conflicted copy' }).count(), 0)
+  assert.deepEqual((await serverNotes('both')).map((n) => n.text).sort(), ['Colour\ngreen\n', 'Colour\nred\n'])
+  await context.close()
+})
+
+test('conflicted copy: "Keep this one" deletes the other note', T, async () => {
+  const { page, context } = await conflict('this')
+  await page.getByRole('button', { name: 'Keep this one' }).click()
+  await editor(page).waitFor()
+  await listed(page, 1)
+  for (let i = 0; i < 100 && (await serverNotes('this')).length !== 1; i++) await page.waitForTimeout(100)
+  assert.deepEqual((await serverNotes('this')).map((n) => n.text), ['Colour\nred\n'])
+  await saved(page)
+  await context.close()
+})
+
+test('conflicted copy: "Edit by hand" puts both texts in one note to tidy, and deletes the copy', T, async () => {
+  const { page, context } = await conflict('hand')
+  await page.getByRole('button', { name: 'Edit by hand' }).click()
+  await editor(page).waitFor()
+  assert.equal(await editor(page).inputValue(), 'Colour\ngreen\nred\n')
+  await editor(page).fill('Colour\ngreen and red\n')
+  await onServer('hand', 'Colour\ngreen and red\n')
+  for (let i = 0; i < 100 && (await serverNotes('hand')).length !== 1; i++) await page.waitForTimeout(100)
+  assert.deepEqual((await serverNotes('hand')).map((n) => n.text), ['Colour\ngreen and red\n'])
+  await context.close()
+})
+
+test('a delete on one device while the other edited the note gives the note back, with a notice', T, async () => {
+  const { a, b, title } = await twoDevices('deleter', 'Recipe\nflour\n')
+  await a.context.setOffline(true)
+  await a.page.getByRole('button', { name: 'Delete' }).click()
+  await listed(a.page, 0)
+  await editor(b.page).fill('Recipe\nflour\nsugar\n')
+  await onServer('deleter', 'Recipe\nflour\nsugar\n')
+  await a.context.setOffline(false)
+  await a.page.getByText('was edited on another device').first().waitFor({ timeout: 20_000 })
+  await notesList(a.page).getByRole('button', { name: title }).waitFor()
+  assert.equal(await editor(a.page).inputValue(), 'Recipe\nflour\nsugar\n')
+  assert.deepEqual((await serverNotes('deleter')).map((n) => n.text), ['Recipe\nflour\nsugar\n'])
+  await a.context.close()
+  await b.context.close()
+})
+
+test('two tabs of one browser send each edit once', T, async () => {
+  const { page, context } = await app.device('tabs')
+  const second = await context.newPage()
+  await second.goto(app.url)
+  await ready(second)
+  const sent: string[] = []
+  context.on('request', (r) => {
+    if (r.method() === 'POST' && r.url().endsWith('/api/notes')) sent.push(JSON.parse(r.postData() ?? '{}').text)
+  })
+  await context.setOffline(true)
+  for (const text of ['one', 'two', 'three']) {
+    await page.getByRole('button', { name: 'New note' }).click()
+    await editor(page).fill(text)
+  }
+  await page.getByRole('status').filter({ hasText: 'Waiting to sync (3)' }).waitFor()
+  await context.setOffline(false)
+  await Promise.all([syncNow(page), syncNow(second)])
+  for (const text of ['one', 'two', 'three']) await onServer('tabs', text)
+  await saved(page)
+  await saved(second)
+  await page.waitForTimeout(500)
+  assert.deepEqual(sent.sort(), ['one', 'three', 'two'])
+  // The other tab shows the notes too.
+  await listed(second, 3)
+  await context.close()
+})
+
+test('a full disk (QuotaExceededError) is shown plainly and the text stays in the editor', T, async () => {
+  const { page, context } = await app.device('full')
+  await write(page, 'full', 'Before the disk filled')
+  await page.evaluate(() => {
+    const put = IDBObjectStore.prototype.put
+    IDBObjectStore.prototype.put = function (this: IDBObjectStore, ...args: Parameters<typeof put>) {
+      if (this.name === 'notes') throw new DOMException('The quota has been exceeded.', 'QuotaExceededError')
+      return put.apply(this, args)
+    }
+  })
+  await editor(page).fill('Before the disk filled\nand this line')
+  await page.getByRole('status').filter({ hasText: 'Storage full' }).waitFor()
+  await page.getByText('out of storage space').waitFor()
+  assert.equal(await editor(page).inputValue(), 'Before the disk filled\nand this line')
+  await context.close()
+})
+
+test('history lists each saved version with its changes marked, and Restore saves the old text like any edit', T, async () => {
+  const { page, context } = await app.device('historian')
+  await write(page, 'historian', 'Draft\none\n')
+  await editor(page).fill('Draft\none\ntwo\n')
+  await onServer('historian', 'Draft\none\ntwo\n')
+  await editor(page).fill('Draft\nthree\n')
+  await onServer('historian', 'Draft\nthree\n')
+  await saved(page)
+  await page.getByRole('button', { name: 'History' }).click()
+  const versions = page.locator('#revisions > li')
+  await versions.nth(2).waitFor()
+  assert.equal(await versions.count(), 3)
+  assert.equal(await versions.nth(0).locator('ins').innerText(), 'three\n')
+  assert.equal(await versions.nth(0).locator('del').innerText(), 'one\ntwo\n')
+  assert.equal(await versions.nth(1).locator('ins').innerText(), 'two\n')
+  await versions.nth(2).getByRole('button', { name: /Restore/ }).click()
+  assert.equal(await editor(page).inputValue(), 'Draft\none\n')
+  await onServer('historian', 'Draft\none\n')
+  await saved(page)
+  await page.getByRole('button', { name: 'History' }).click()
+  await versions.nth(3).waitFor()
+  assert.equal(await versions.count(), 4, 'the restore is a new version')
+  await context.close()
+})
+
+test('"Export all notes" downloads a zip with every note as a text file and a JSON index, also offline', T, async () => {
+  const { page, context } = await app.device('exporter')
+  const texts = ['Report: Q3/Q4 *draft*\nbody', 'Report: Q3/Q4 *draft*\nanother', '   \n\nno title line', 'con']
+  for (const text of texts) await write(page, 'exporter', text)
+  await context.setOffline(true)
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export all notes' }).click()])
+  assert.match(download.suggestedFilename(), /^notes-\d{4}-\d{2}-\d{2}\.zip$/)
+  const files = unzipSync(new Uint8Array(await (await download.createReadStream()).toArray().then((c) => Buffer.concat(c))))
+  const names = Object.keys(files).sort()
+  assert.deepEqual(names, ['notes.json', 'notes/Report Q3 Q4 draft (2).txt', 'notes/Report Q3 Q4 draft.txt', 'notes/Untitled.txt', 'notes/con note.txt'].sort())
+  const index = JSON.parse(strFromU8(files['notes.json']!)) as { notes: { id: string; file: string; edited: string }[] }
+  const server = await serverNotes('exporter')
+  assert.deepEqual(index.notes.map((n) => n.id).sort(), server.map((n) => n.id).sort())
+  for (const entry of index.notes) {
+    assert.equal(strFromU8(files[entry.file]!), server.find((n) => n.id === entry.id)!.text)
+  }
+  await context.close()
+})
+
+test('note text that looks like HTML is only ever shown as text', T, async () => {
+  const { page, context } = await app.device('xss')
+  let dialogs = 0
+  page.on('dialog', (d) => {
+    dialogs++
+    void d.dismiss()
+  })
+  const nasty = ['<img src=x onerror=alert(1)>', '<script>alert(2)</script>', '"><svg onload=alert(3)>', "<a href='javascript:alert(4)'>x</a>"]
+  await write(page, 'xss', `${nasty[0]}\n${nasty.join('\n')}`)
+  await editor(page).fill(`${nasty[0]}\n${nasty.slice(1).join('\n')}\nmore`)
+  await onServer('xss', `${nasty[0]}\n${nasty.slice(1).join('\n')}\nmore`)
+  await page.getByRole('button', { name: 'History' }).click()
+  await page.locator('#revisions > li').nth(1).waitFor()
+  await page.reload()
+  await ready(page)
+  await open(page, nasty[0]!)
+  assert.match(await notesList(page).getByRole('listitem').first().innerText(), /^<img src=x onerror=alert\(1\)>/)
+  assert.equal(await page.locator('img[src="x"], script:not([src]), svg[onload], a[href^="javascript"]').count(), 0)
+  assert.equal(await page.locator('body img').count(), 1, 'only the logo')
+  assert.equal(dialogs, 0)
+  await context.close()
+})
+
+test('"Sign out" ends the session on the server and clears this browser\'s copy', T, async () => {
+  const { page, context } = await app.device('leaver')
+  await write(page, 'leaver', 'Private thought')
+  await page.getByRole('button', { name: 'Sign out' }).click()
+  await page.getByRole('link', { name: 'Sign in' }).waitFor()
+  const me = await page.evaluate(() => fetch('/api/me').then((r) => r.json()))
+  assert.deepEqual(me, { user: null })
+  const databases = await page.evaluate(() => indexedDB.databases().then((d) => d.map((x) => x.name)))
+  assert.deepEqual(databases.filter((n) => n === 'notes-leaver'), [])
+  await context.close()
+})
+
+test('a new version of the app is offered with "Reload", and edits waiting in the queue survive the update', T, async () => {
+  const { page, context } = await app.device('updater')
+  await write(page, 'updater', 'Before the update')
+  await controlled(page)
+  // The server cannot be reached for saves: the edit waits in the queue.
+  await context.route('**/api/notes', (route) => (route.request().method() === 'POST' ? route.abort() : route.continue()))
+  await editor(page).fill('Before the update\nwritten while saves failed')
+  await page.getByRole('status').filter({ hasText: 'Waiting to sync (1)' }).waitFor()
+  // A new build: the service worker's bytes change.
+  app.newBuild()
+  await page.evaluate(() => navigator.serviceWorker.getRegistration().then((r) => r?.update()))
+  await page.getByRole('button', { name: 'Reload' }).waitFor({ timeout: 20_000 })
+  await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Reload' }).click()])
+  await ready(page)
+  assert.match(await page.getByRole('status').innerText(), /Waiting to sync \(1\)/)
+  await context.unroute('**/api/notes')
+  await syncNow(page)
+  await onServer('updater', 'Before the update\nwritten while saves failed')
+  await context.close()
+})

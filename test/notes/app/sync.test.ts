@@ -1,0 +1,224 @@
+/**
+ * The app's copy (local.ts) and sync (sync.ts) in Node, against the real notes API handlers.
+ * IndexedDB comes from fake-indexeddb (a dev dependency): the copy's code runs unchanged, so its
+ * transactions and the queue's rules are tested here without a browser.
+ */
+import 'fake-indexeddb/auto'
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { openLocal, type Local } from '../../../src/notes/app/local.ts'
+import { createLocalLock, createSync, type Send, type SyncEvent } from '../../../src/notes/app/sync.ts'
+import { notesService } from '../support.ts'
+
+const app = await notesService()
+let n = 0
+
+/** A device of `user`: its own copy, a sync on it, the requests it sent and the events it heard. */
+async function device(cookie: string, options: { before?: (body: any) => Promise<void> | void; lock?: ReturnType<typeof createLocalLock>; local?: Local } = {}) {
+  const local = options.local ?? (await openLocal(`test-${process.pid}-${++n}`))
+  const posts: any[] = []
+  const events: SyncEvent[] = []
+  let offline = false
+  const send: Send = async (method, path, body) => {
+    if (offline) return null
+    if (method === 'POST') {
+      posts.push(body)
+      await options.before?.(body)
+    }
+    const res = method === 'POST' ? await app.post(cookie, body) : await app.call('GET', path, { cookie })
+    return { status: res.status, body: res.json }
+  }
+  const sync = createSync({ local, send, clock: Date.now, lock: options.lock ?? createLocalLock(), onEvent: (e) => events.push(e) })
+  return { local, sync, posts, events, setOffline: (v: boolean) => (offline = v) }
+}
+
+async function serverText(cookie: string, id: string): Promise<string | null> {
+  const res = await app.call('GET', `/api/notes?id=${encodeURIComponent(id)}`, { cookie })
+  return res.status === 200 ? res.json.text : null
+}
+
+test('an edit is in the copy and the queue before anything is sent; typing on replaces the queued text', async () => {
+  const user = await app.signIn('u-queue')
+  const d = await device(user)
+  await d.local.edit('a', 'h', 1)
+  await d.local.edit('a', 'he', 2)
+  await d.local.edit('a', 'hello', 3)
+  assert.equal(d.posts.length, 0)
+  assert.deepEqual((await d.local.pending()).map((e) => [e.id, e.op, e.text, e.base]), [['a', 'save', 'hello', 0]])
+  assert.equal((await d.local.get('a'))?.text, 'hello')
+  assert.equal(await d.sync.flush(), true)
+  assert.equal(d.posts.length, 1)
+  assert.equal(await serverText(user, 'a'), 'hello')
+  assert.equal(await d.local.waiting(), 0)
+  const note = await d.local.get('a')
+  assert.ok(note!.base > 0, 'the base moves on to the answer')
+  await d.local.edit('a', 'hello world', 4)
+  assert.equal((await d.local.pending())[0]!.base, note!.base)
+})
+
+test('text typed while a save is on its way stays queued with the new base and is sent next', async () => {
+  const user = await app.signIn('u-typing')
+  let typed = false
+  const d = await device(user, {
+    before: async () => {
+      if (!typed) {
+        typed = true
+        await d.local.edit('t', 'one two', 2)
+      }
+    },
+  })
+  await d.local.edit('t', 'one', 1)
+  assert.equal(await d.sync.flush(), true)
+  assert.deepEqual(d.posts.map((p) => p.text), ['one', 'one two'])
+  assert.equal(d.posts[1].base, (await app.call('GET', '/api/notes/revisions?id=t', { cookie: user })).json.revisions[1].edited)
+  assert.equal(await serverText(user, 't'), 'one two')
+})
+
+test('a merged answer replaces the copy, and typing since the save was sent is merged into it', async () => {
+  const user = await app.signIn('u-merge')
+  const phone = await device(user)
+  await phone.local.edit('m', 'a\nb\nc\n', 1)
+  await phone.sync.flush()
+  let typed = false
+  const laptop = await device(user, {
+    before: async (body) => {
+      if (!typed && body.text === 'a\nb\nC\n') {
+        typed = true
+        await laptop.local.edit('m', 'a\nb\nC\nd\n', 3)
+      }
+    },
+  })
+  await laptop.sync.pull()
+  assert.equal((await laptop.local.get('m'))?.text, 'a\nb\nc\n')
+  await phone.local.edit('m', 'A\nb\nc\n', 2)
+  await phone.sync.flush()
+  await laptop.local.edit('m', 'a\nb\nC\n', 2)
+  await laptop.sync.flush()
+  assert.equal(await serverText(user, 'm'), 'A\nb\nC\nd\n')
+  assert.equal((await laptop.local.get('m'))?.text, 'A\nb\nC\nd\n')
+  assert.ok(laptop.events.some((e) => e.kind === 'merged' && e.text === 'A\nb\nC\n'))
+  await phone.sync.pull()
+  assert.equal((await phone.local.get('m'))?.text, 'A\nb\nC\nd\n')
+})
+
+test('a copy answer keeps the stored text in the note and makes ours a conflicted copy', async () => {
+  const user = await app.signIn('u-copy')
+  const phone = await device(user)
+  const laptop = await device(user)
+  await phone.local.edit('c', 'blue\n', 1)
+  await phone.sync.flush()
+  await laptop.sync.pull()
+  await phone.local.edit('c', 'green\n', 2)
+  await phone.sync.flush()
+  await laptop.local.edit('c', 'red\n', 3)
+  await laptop.sync.flush()
+  const copy = laptop.events.find((e) => e.kind === 'copy') as Extract<SyncEvent, { kind: 'copy' }>
+  assert.ok(copy)
+  assert.equal((await laptop.local.get('c'))?.text, 'green\n')
+  const kept = await laptop.local.get(copy.copyId)
+  assert.equal(kept?.text, 'red\n')
+  assert.equal(kept?.conflictOf, 'c')
+  // The other device sees the copy as a conflicted copy of the note too.
+  await phone.sync.pull()
+  assert.equal((await phone.local.get(copy.copyId))?.conflictOf, 'c')
+})
+
+test('a delete waits out its Undo; Undo puts back the save it replaced', async () => {
+  const user = await app.signIn('u-undo')
+  const d = await device(user)
+  await d.local.edit('x', 'keep me', 1)
+  await d.local.remove('x', Date.now(), 60_000)
+  assert.deepEqual((await d.local.all()).map((n) => n.id), [])
+  assert.equal(await d.sync.flush(), false, 'the delete is not due yet')
+  assert.equal(d.posts.length, 0)
+  assert.equal(await d.local.undoRemove('x'), true)
+  assert.deepEqual((await d.local.pending()).map((e) => [e.op, e.text]), [['save', 'keep me']])
+  assert.equal(await d.sync.flush(), true)
+  assert.equal(await serverText(user, 'x'), 'keep me')
+  await d.local.remove('x', Date.now(), 0)
+  assert.equal(await d.sync.flush(), true)
+  assert.equal(await serverText(user, 'x'), null)
+  assert.equal(await d.local.get('x'), undefined)
+  assert.equal(await d.local.undoRemove('x'), false, 'a sent delete cannot be undone')
+})
+
+test('a delete of a note edited elsewhere is answered kept: the note comes back with the other text', async () => {
+  const user = await app.signIn('u-kept')
+  const phone = await device(user)
+  const laptop = await device(user)
+  await phone.local.edit('k', 'v1', 1)
+  await phone.sync.flush()
+  await laptop.sync.pull()
+  await phone.local.edit('k', 'v2', 2)
+  await phone.sync.flush()
+  await laptop.local.remove('k', 0, 0)
+  await laptop.sync.flush()
+  assert.ok(laptop.events.some((e) => e.kind === 'kept' && e.id === 'k'))
+  const back = await laptop.local.get('k')
+  assert.equal(back?.text, 'v2')
+  assert.equal(back?.deleted, undefined)
+})
+
+test('a pull brings new notes, drops deleted ones, and never overwrites an edit waiting to be sent', async () => {
+  const user = await app.signIn('u-pull')
+  const other = await device(user)
+  for (const id of ['p1', 'p2', 'p3']) await other.local.edit(id, `text of ${id}`, 1)
+  await other.sync.flush()
+  const d = await device(user)
+  assert.equal(await d.sync.pull(), true)
+  assert.deepEqual((await d.local.all()).map((n) => n.text).sort(), ['text of p1', 'text of p2', 'text of p3'])
+  await d.local.edit('p2', 'mine', 2)
+  await other.local.edit('p2', 'theirs', 2)
+  await other.local.remove('p3', 0, 0)
+  await other.sync.flush()
+  await d.sync.pull()
+  assert.equal((await d.local.get('p2'))?.text, 'mine')
+  assert.equal(await d.local.get('p3'), undefined)
+  const since = await d.local.getSince()
+  await d.sync.pull()
+  assert.equal(await d.local.getSince(), since)
+})
+
+test('a network failure keeps the queue and backs off, doubling up to 30 s; a 401 says signed out', async () => {
+  const user = await app.signIn('u-net')
+  const d = await device(user)
+  await d.local.edit('n', 'x', 1)
+  d.setOffline(true)
+  assert.equal(await d.sync.flush(), false)
+  assert.equal(d.sync.backoff, 1000)
+  await d.sync.flush()
+  await d.sync.flush()
+  assert.equal(d.sync.backoff, 4000)
+  for (let i = 0; i < 10; i++) await d.sync.flush()
+  assert.equal(d.sync.backoff, 30_000)
+  assert.equal(await d.local.waiting(), 1)
+  d.setOffline(false)
+  assert.equal(await d.sync.flush(), true)
+  assert.equal(d.sync.backoff, 0)
+  const gone = await device('notes_session=nobody', {})
+  await gone.local.edit('z', 'y', 1)
+  assert.equal(await gone.sync.flush(), false)
+  assert.ok(gone.events.some((e) => e.kind === 'signed-out'))
+  assert.equal(await gone.local.waiting(), 1)
+})
+
+test('two syncs on one copy (two tabs) sharing the lock send each entry once', async () => {
+  const user = await app.signIn('u-tabs')
+  const lock = createLocalLock()
+  const first = await device(user, { lock })
+  const second = await device(user, { lock, local: first.local })
+  for (let i = 0; i < 5; i++) await first.local.edit(`t${i}`, `note ${i}`, i)
+  await Promise.all([first.sync.flush(), second.sync.flush(), first.sync.run(), second.sync.run()])
+  assert.deepEqual([...first.posts, ...second.posts].map((p) => p.text).sort(), ['note 0', 'note 1', 'note 2', 'note 3', 'note 4'])
+})
+
+test('a refused save is kept, reported and not sent again by itself', async () => {
+  const user = await app.signIn('u-refused')
+  const d = await device(user)
+  await d.local.edit('bad', 'nul \u0000 inside', 1)
+  await d.sync.flush()
+  assert.ok(d.events.some((e) => e.kind === 'refused' && /U\+0000/.test(e.error)))
+  assert.equal(await d.local.waiting(), 1)
+  await d.sync.flush()
+  assert.equal(d.posts.length, 1)
+})

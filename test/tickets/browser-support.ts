@@ -1,0 +1,58 @@
+/**
+ * The ticket service on a real port with its web app, and Chromium (test/support/browser.ts) to
+ * drive it: one server and one browser per test file. Each person is a browser context of their
+ * own, signed in through the login return. Screenshots go to `SCREENSHOTS` when it is set.
+ */
+import { mkdir } from 'node:fs/promises'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { serve } from '../../src/http.ts'
+import { createLogger } from '../../src/log.ts'
+import { launchBrowser } from '../support/browser.ts'
+import { ticketsApp } from './support.ts'
+import { freePort } from '../support/ports.ts'
+
+export const WIDE = { width: 1280, height: 800 }
+export const PHONE = { width: 390, height: 844 }
+
+export async function ticketsBrowserApp() {
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  const app = await ticketsApp({ env: { TICKETS_URL: url } })
+  // The pages' relative times are computed again in the browser with its own clock.
+  app.clock.advance(Date.now() - app.clock.now())
+  const served = await serve({ name: 'tickets', routes: app.service.routes, host: '127.0.0.1', port, logger: createLogger(null) })
+  const browser: Browser = await launchBrowser()
+  let people = 0
+
+  /** A browser of `name`, signed in (or signed out with `null`), at `viewport`. */
+  async function person(name: string | null, options: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark'; idpId?: string } = {}): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await browser.newContext({ viewport: options.viewport ?? WIDE, colorScheme: options.colorScheme ?? 'light' })
+    const page = await context.newPage()
+    if (name !== null) {
+      const code = app.idp.code({ id: options.idpId ?? `idp-${name}-${++people}`, name })
+      await page.goto(`${url}/login/callback?idp_code=${code}`)
+    }
+    return { context, page }
+  }
+
+  async function close(): Promise<void> {
+    await browser.close()
+    await served.close()
+    await app.service.close?.()
+  }
+
+  return { url, app, browser, person, close }
+}
+
+/** Saves a full-page screenshot as `<SCREENSHOTS>/<name>.png` when `SCREENSHOTS` names a folder. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  const dir = process.env.SCREENSHOTS
+  if (!dir) return
+  await mkdir(dir, { recursive: true })
+  await page.screenshot({ path: `${dir}/${name}.png`, fullPage: true })
+}
+
+/** True when the page scrolls sideways (wider than its viewport). */
+export function scrollsSideways(page: Page): Promise<boolean> {
+  return page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth)
+}
