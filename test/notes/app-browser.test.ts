@@ -110,6 +110,36 @@ test('writing: "New note" makes a note at once, it saves by itself after typing 
   await context.close()
 })
 
+test('typing straight after "New note" or after opening another note goes into the note now shown; the note left keeps its text', T, async () => {
+  const { page, context } = await app.device('quick')
+  await write(page, 'quick', 'First')
+  // Type, click "New note" and type again within one turn of the page's event loop: faster
+  // than any person, so no save of the first text can have finished in between.
+  await page.evaluate(() => {
+    const box = document.querySelector<HTMLTextAreaElement>('textarea')!
+    box.value = 'First, edited'
+    box.dispatchEvent(new Event('input', { bubbles: true }))
+    document.querySelector<HTMLButtonElement>('#new-note')!.click()
+    box.value = 'Second'
+    box.dispatchEvent(new Event('input', { bubbles: true }))
+  })
+  await onServer('quick', 'First, edited')
+  await onServer('quick', 'Second')
+  await listed(page, 2)
+  await page.evaluate(() => {
+    const box = document.querySelector<HTMLTextAreaElement>('textarea')!
+    box.value = 'Second, edited'
+    box.dispatchEvent(new Event('input', { bubbles: true }))
+    document.querySelector<HTMLButtonElement>('#list button.item:not([aria-current="true"])')!.click()
+    box.value = 'First, edited again'
+    box.dispatchEvent(new Event('input', { bubbles: true }))
+  })
+  await onServer('quick', 'Second, edited')
+  await onServer('quick', 'First, edited again')
+  assert.deepEqual((await serverNotes('quick')).map((n) => n.text).sort(), ['First, edited again', 'Second, edited'])
+  await context.close()
+})
+
 test('keyboard: Alt+N makes a new note, / goes to the search box, Escape goes back to the list; at 390 px one pane with a back button', T, async () => {
   const { page, context } = await app.device('keys', { viewport: PHONE })
   await write(page, 'keys', 'Phone note')

@@ -361,8 +361,11 @@ function listItem(note: Shown, now: number): HTMLLIElement {
 // ---- the editor ---------------------------------------------------------------------------
 
 async function openNote(id: string, options: { save?: boolean; focus?: boolean } = {}): Promise<void> {
-  if (options.save !== false) await saveNow()
-  if (state.openId !== id) dropEmptyDraft()
+  // Another note opens at once, with the text of the one left taken for saving first, so
+  // that what is typed next lands in the note now shown.
+  const saved = options.save !== false ? saveNow() : Promise.resolve()
+  if (state.openId === id) await saved
+  else dropEmptyDraft()
   const note = state.notes.get(id)
   if (!note) return
   state.openId = id
@@ -385,6 +388,7 @@ async function openNote(id: string, options: { save?: boolean; focus?: boolean }
     if (options.focus) ui.editor.focus()
   }
   drawList()
+  await saved
 }
 
 function drawMeta(note: Shown): void {
@@ -417,13 +421,14 @@ function dropEmptyDraft(): void {
 }
 
 async function newNote(): Promise<void> {
-  await saveNow()
+  const saved = saveNow()
   const now = Date.now()
   const id = newNoteId(now)
   state.notes.set(id, { id, text: '', base: 0, edited: now, lower: '', draft: true })
   if (ui.search.value !== '') ui.search.value = ''
   sortAndDraw()
   await openNote(id, { save: false, focus: true })
+  await saved
 }
 
 function onInput(): void {
@@ -436,17 +441,23 @@ function onInput(): void {
 
 let saving: Promise<void> = Promise.resolve()
 
-/** Writes the editor's text to the copy (and queues its save); at once, then sends. */
+/**
+ * Writes the editor's text to the copy (and queues its save), then sends. The note and its
+ * text are taken at the call, not when the write before it is done: a person who clicks
+ * another note or "New note" and types at once must not have the old note's text read
+ * from an editor that already shows the new one.
+ */
 function saveNow(): Promise<void> {
   clearTimeout(state.saveTimer)
+  const id = state.openId
+  if (!state.dirty || id === null) return saving
+  const text = ui.editor.value
+  const base = state.editorBase
+  state.dirty = false
   saving = saving.then(async () => {
-    const id = state.openId
-    if (!state.dirty || id === null) return
-    const text = ui.editor.value
-    state.dirty = false
     try {
       const started = performance.now()
-      const note = await local.edit(id, text, Date.now(), state.editorBase)
+      const note = await local.edit(id, text, Date.now(), base)
       if (state.openId === id) state.editorText = text
       // Read by the bench (bench/notes-app.bench.ts): how long a keystroke takes to be kept.
       performance.measure('notes:keep-edit', { start: started })
