@@ -1,11 +1,9 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { mkdtemp } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { createServer, type AddressInfo } from 'node:net'
 import { createInterface } from 'node:readline'
+import { emptyDataDir, startedDataDir } from './support/data-dir.ts'
 import { startOptions } from './support/start-command.ts'
 
 /**
@@ -41,7 +39,7 @@ async function startMain(env: NodeJS.ProcessEnv, through: 'node' | 'npm' = 'node
 }
 
 test('npm start serves both services and the development provider on a fresh embedded database, and SIGTERM exits 0', async () => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'app-data-'))
+  const dataDir = await emptyDataDir('app-data-')
   const app = await startMain({ DATA_DIR: dataDir })
   try {
     for (const name of ['notes', 'tickets']) {
@@ -60,7 +58,7 @@ test('npm start serves both services and the development provider on a fresh emb
 })
 
 test('a SIGTERM sent to npm start reaches the server, which stops and frees its ports', async () => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'app-data-'))
+  const dataDir = await startedDataDir('app-data-')
   const app = await startMain({ DATA_DIR: dataDir }, 'npm')
   assert.equal((await fetch(`${app.urls.tickets}/healthz`)).status, 200)
   assert.equal(await app.stop(), 0)
@@ -69,10 +67,13 @@ test('a SIGTERM sent to npm start reaches the server, which stops and frees its 
 })
 
 test('the embedded database keeps its data across restarts', async () => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'app-data-'))
+  const dataDir = await emptyDataDir('app-data-')
   const first = await startMain({ DATA_DIR: dataDir, SERVICES: 'notes' })
-  assert.ok(first.lines.some((l) => l.startsWith('database: applied 0001_core.sql')))
-  assert.equal(await first.stop(), 0)
+  try {
+    assert.ok(first.lines.some((l) => l.startsWith('database: applied 0001_core.sql')))
+  } finally {
+    assert.equal(await first.stop(), 0)
+  }
   const second = await startMain({ DATA_DIR: dataDir, SERVICES: 'notes' })
   try {
     // Nothing left to apply: the schema (and the session secret with it) survived the restart.
@@ -93,7 +94,7 @@ test('a wrong setting stops the start with exit code 1 and a message', async () 
 })
 
 test('the start-up log ends with one line per service naming the one address to open, and signing in returns to it', async () => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'app-data-'))
+  const dataDir = await startedDataDir('app-data-')
   const app = await startMain({ DATA_DIR: dataDir })
   try {
     const last = app.lines.slice(-2)
@@ -115,7 +116,7 @@ test('a port in use stops the start with a message naming the variable to set', 
   const taken = createServer()
   await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
   const port = (taken.address() as AddressInfo).port
-  const dataDir = await mkdtemp(join(tmpdir(), 'app-data-'))
+  const dataDir = await startedDataDir('app-data-')
   try {
     const child = spawn(process.execPath, [...startOptions(), 'src/main.ts'], {
       env: { PATH: process.env.PATH, DATA_DIR: dataDir, NOTES_PORT: '0', TICKETS_PORT: String(port), DEV_IDP_PORT: '0' },

@@ -8,6 +8,7 @@ import { promisify } from 'node:util'
 import { openDatabase } from '../src/db.ts'
 import { lockDataDir } from '../src/dir-lock.ts'
 import { migrate } from '../src/migrate.ts'
+import { startedDataDir } from './support/data-dir.ts'
 
 // `npm run backup` and `npm run restore` for the embedded database (docs/operations.md). These
 // use data directories of their own, whatever database the suite runs on.
@@ -27,9 +28,8 @@ async function script(command: 'backup' | 'restore', dataDir: string, file: stri
 }
 
 test('a backup restored into a fresh data directory holds every row, the schema and its migrations', async () => {
-  const source = await mkdtemp(join(tmpdir(), 'backup-src-'))
+  const source = await startedDataDir('backup-src-')
   const db = await openDatabase({ databaseUrl: null, dataDir: source })
-  await migrate(db.sql)
   await db.sql`create table kept (n int primary key, text text)`
   await db.sql`insert into kept select n, 'row ' || n from generate_series(1, 500) n`
   const migrations = (await db.sql`select name from schema_migrations order by name`).map((r) => r.name)
@@ -54,7 +54,7 @@ test('a backup restored into a fresh data directory holds every row, the schema 
 })
 
 test('backup refuses while a process holds the data directory, and restore refuses a directory that holds a database', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'backup-busy-'))
+  const dir = await startedDataDir('backup-busy-')
   const db = await openDatabase({ databaseUrl: null, dataDir: dir })
   await db.sql`select 1`
   const file = join(dir, 'never.tar.gz')

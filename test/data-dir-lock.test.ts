@@ -1,10 +1,9 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { mkdtemp } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { createInterface } from 'node:readline'
+import { startedDataDir } from './support/data-dir.ts'
 import { startOptions } from './support/start-command.ts'
 
 // One process per embedded data directory (docs/operations.md, "The data-directory lock").
@@ -30,7 +29,7 @@ function start(dataDir: string, script = 'src/main.ts', args: string[] = []) {
 }
 
 test('a second process on the same data directory refuses to start, naming the directory and DATABASE_URL', async () => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'lock-'))
+  const dataDir = await startedDataDir('lock-')
   const first = start(dataDir)
   await first.listening
   try {
@@ -47,7 +46,7 @@ test('a second process on the same data directory refuses to start, naming the d
 })
 
 test('npm run import-tickets obeys the same lock', async () => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'lock-'))
+  const dataDir = await startedDataDir('lock-')
   const first = start(dataDir)
   await first.listening
   try {
@@ -61,7 +60,7 @@ test('npm run import-tickets obeys the same lock', async () => {
 })
 
 test('the lock dies with its process: after kill -9 a new process starts on the directory at once', async () => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'lock-'))
+  const dataDir = await startedDataDir('lock-')
   const first = start(dataDir)
   await first.listening
   first.child.kill('SIGKILL')

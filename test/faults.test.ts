@@ -1,10 +1,8 @@
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtemp } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { createInterface } from 'node:readline'
+import { startedDataDir } from './support/data-dir.ts'
 import { testDatabase } from './support/db.ts'
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.ts'
 
@@ -173,7 +171,7 @@ test('SIGTERM under 8 writers answers every request in flight, loses no acknowle
 })
 
 test('kill -9 under 8 writers on the embedded database: a restart on the same directory finds every acknowledged write', async () => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'kill9-'))
+  const dataDir = await startedDataDir('kill9-')
   const start = async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/fault-server.ts'], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, FAULT_DATA_DIR: dataDir },

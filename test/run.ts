@@ -8,7 +8,9 @@
  * `npm test -- test/router.test.ts`.
  */
 import { spawn } from 'node:child_process'
-import { readdir } from 'node:fs/promises'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { startEmbedded } from '../src/embedded-db.ts'
 
 const args = process.argv.slice(2)
@@ -20,6 +22,10 @@ if (files.length === 0) {
 }
 
 const env = { ...process.env }
+// Where the first test file that needs an embedded data directory of its own makes one, for the
+// others to copy (test/support/data-dir.ts).
+const scratch = await mkdtemp(join(tmpdir(), 'test-run-'))
+env.TEST_DATA_TEMPLATE = join(scratch, 'data')
 let embedded: Awaited<ReturnType<typeof startEmbedded>> | null = null
 if (!env.DATABASE_URL) {
   embedded = await startEmbedded('memory://', { tcp: true })
@@ -34,4 +40,5 @@ if (!env.DATABASE_URL) {
 const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...flags, ...files], { stdio: 'inherit', env })
 const code: number = await new Promise((resolve) => child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))))
 await embedded?.stop()
+await rm(scratch, { recursive: true, force: true })
 process.exit(code)
