@@ -89,7 +89,7 @@ export function exchangeResult(status: number, body: unknown): ExchangeResult {
 const NO_USABLE_IDENTITY = 'idp sent no usable identity'
 
 /**
- * The login button's address (tickets interface 4.10 rule 9, notes interface section 5): the
+ * The login button's address (docs/core.md, "Identity provider"): the
  * provider's login, returning to `<publicUrl>/login/callback`, with `?next=<path>` when a path
  * is given. The caller passes a path it has made safe (or built itself).
  */
@@ -98,7 +98,7 @@ export function loginButtonUrl(idp: IdentityProvider, publicUrl: string, next?: 
 }
 
 /**
- * The safe form of a `next` path (tickets interface 4.10 rule 8, used by both services): `next`
+ * The safe form of a `next` path (docs/core.md, "Identity provider"; used by both services): `next`
  * when it is a non-empty string of at most 500 characters starting with exactly one `/`, not
  * under `/login/`, made only of letters, digits and `-._~/?&=%+,;@!$()*:`; otherwise `/`.
  */

@@ -26,9 +26,9 @@ const SAVE_FIELDS = { op: 'string', id: 'string', local: 'string', text: 'string
 const DELETE_FIELDS = { op: 'string', id: 'string', base: 'number' } as const
 
 export interface ApiHandlers {
-  /** `GET /api/me` (section 4.3): any method, no login needed. */
+  /** `GET /api/me` (docs/notes-api.md, "Signing in"): any method, no login needed. */
   me(req: Request): Promise<Response>
-  /** `/api/notes` (section 4.4): every method. */
+  /** `/api/notes` (docs/notes-api.md, "Checks of `/api/notes`, in order"): every method. */
   notes(req: Request): Promise<Response>
   /** `/api/notes/changes?since=` (docs/notes-api.md): every method, so the 401 comes first. */
   changes(req: Request): Promise<Response>

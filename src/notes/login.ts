@@ -16,9 +16,9 @@ const NO_STORE = { 'cache-control': 'no-store' }
 export interface LoginHandlers {
   /** `GET /login?next=<path>`: to the provider's login address, returning to the callback. */
   login(req: Request): Response
-  /** `GET /login/callback` (section 4.1). */
+  /** `GET /login/callback` (docs/notes-api.md, "Signing in"). */
   callback(req: Request): Promise<Response>
-  /** `GET /login/failed` (section 4.2). */
+  /** `GET /login/failed` (docs/notes-api.md, "Signing in"). */
   failed(req: Request): Promise<Response>
 }
 

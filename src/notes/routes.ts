@@ -10,13 +10,15 @@ import type { WebHandlers } from './web.ts'
 
 export function notesRoutes(login: LoginHandlers, api: ApiHandlers, web: WebHandlers): HttpRoute[] {
   return [
-    // 4.1: '*' because the callback answers other methods with its own failure (rule 1).
+    // The login return (docs/notes-api.md, "Signing in"): '*' because it answers other methods
+    // with its own failure (step 1).
     { method: '*', path: '/login/callback', handler: login.callback },
-    // 4.2
+    // Where a failed login lands.
     { method: 'GET', path: '/login/failed', handler: login.failed },
-    // 4.3: no method check.
+    // Who is signed in: no method check.
     { method: '*', path: '/api/me', handler: api.me },
-    // 4.4: '*' because the 401 of rule 1 comes before the 405 of rule 3.
+    // The notes (docs/notes-api.md, "Checks of `/api/notes`, in order"): '*' because the 401 of
+    // check 1 comes before the 405 of check 4.
     { method: '*', path: '/api/notes', handler: api.notes },
     // What changed, with the texts, and the history of a note (docs/notes-api.md); '*' for the
     // same reason.
