@@ -254,7 +254,7 @@ async function firstScreen(): Promise<void> {
   for (const n of notes) if (!state.notes.has(n.id)) state.notes.set(n.id, shown(n))
   state.stored = count
   sortAndDraw()
-  // Read by the bench (bench/notes-app.bench.ts).
+  // With notes:read-all, shows in the browser's performance panel where opening spends its time.
   performance.measure('notes:first-screen', { start: started })
 }
 
