@@ -16,6 +16,18 @@ import { homePage, type Person } from './pages.ts'
 
 const APP_DIR = fileURLToPath(new URL('./app/', import.meta.url))
 
+/**
+ * The manifest's icons. Some browsers install a web app only with PNG icons of 192 and 512
+ * pixels, and Android's launchers want a maskable one; scripts/notes-icons.ts renders the PNGs
+ * from the SVG.
+ */
+const ICONS = [
+  { file: 'icon.svg', sizes: 'any', type: 'image/svg+xml', purpose: 'any' },
+  { file: 'icon-192.png', sizes: '192x192', type: 'image/png', purpose: 'any' },
+  { file: 'icon-512.png', sizes: '512x512', type: 'image/png', purpose: 'any' },
+  { file: 'icon-maskable-512.png', sizes: '512x512', type: 'image/png', purpose: 'maskable' },
+] as const
+
 export interface WebHandlers {
   /** `GET /`: the app, or the welcome page when signed out. */
   home(req: Request): Promise<Response>
@@ -42,7 +54,7 @@ export async function buildWebApp(): Promise<Built> {
   const { readFile } = await import('node:fs/promises')
   const assets = await bundleAssets({
     entries: { app: `${APP_DIR}main.ts`, style: `${APP_DIR}app.css` },
-    files: { 'icon.svg': await readFile(`${APP_DIR}icon.svg`) },
+    files: Object.fromEntries(await Promise.all(ICONS.map(async (i) => [i.file, await readFile(`${APP_DIR}${i.file}`)] as const))),
   })
   // The worker keeps the page and every hashed file; its version changes with any of them, so a
   // new build installs a new worker.
@@ -61,10 +73,7 @@ export async function buildWebApp(): Promise<Built> {
     display: 'standalone',
     background_color: '#f7f6f3',
     theme_color: '#e8a33d',
-    icons: [
-      { src: assets.url('icon.svg'), sizes: 'any', type: 'image/svg+xml', purpose: 'any' },
-      { src: assets.url('icon.svg'), sizes: '512x512', type: 'image/svg+xml', purpose: 'any' },
-    ],
+    icons: ICONS.map((i) => ({ src: assets.url(i.file), sizes: i.sizes, type: i.type, purpose: i.purpose })),
   })), 'application/manifest+json; charset=utf-8')
   return { assets, worker, manifest }
 }

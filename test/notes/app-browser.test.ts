@@ -190,6 +190,28 @@ test('offline: edits are kept, the app opens again with no network, and everythi
   await context.close()
 })
 
+test('with more notes than the list draws, the app opens newest first and the search still finds the oldest, also offline', T, async () => {
+  const { page, context } = await app.device('hoarder')
+  await app.sql`
+    insert into notes (user_id, id, text, created, edited, gone)
+    select 'hoarder', 'many-' || n, 'Note ' || n || E'\n' || case when n = 1 then 'the oldest zebra' else 'filler' end, n, n, false
+    from generate_series(1, 260) as n`
+  await app.sql`insert into note_clocks (user_id, last_edited) values ('hoarder', 260) on conflict (user_id) do update set last_edited = 260`
+  await syncNow(page)
+  await notesList(page).getByText('60 more').waitFor()
+  await controlled(page)
+  await context.setOffline(true)
+  await page.reload()
+  await ready(page)
+  assert.match(await notesList(page).getByRole('listitem').first().innerText(), /^Note 260\b/)
+  await notesList(page).getByText('60 more').waitFor()
+  await page.getByRole('searchbox', { name: 'Search notes' }).fill('zebra')
+  await notesList(page).getByRole('button', { name: 'Note 1 ' }).waitFor()
+  assert.equal(await notesList(page).getByRole('listitem').count(), 1)
+  assert.match(await notesList(page).getByRole('listitem').first().innerText(), /^Note 1\b/)
+  await context.close()
+})
+
 /** Two devices of one user with one shared note, both showing it. */
 async function twoDevices(user: string, text: string) {
   const a = await app.device(user)

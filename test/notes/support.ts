@@ -14,6 +14,8 @@ export interface Answer {
   status: number
   headers: Record<string, string>
   text: string
+  /** The body as sent (a PNG, say). */
+  bytes: Buffer
   /** The body parsed as JSON. */
   json: any
 }
@@ -65,5 +67,5 @@ function answerOf(response: Response): Answer {
   } catch {
     json = undefined
   }
-  return { status: response.status, headers, text, json }
+  return { status: response.status, headers, text, bytes: Buffer.from(body), json }
 }

@@ -60,6 +60,28 @@ test('the manifest names the app, its start address and an icon', async () => {
   assert.equal(icon.headers['content-type'], 'image/svg+xml')
 })
 
+/** A PNG's width and height, from its IHDR chunk (bytes 16 to 23). */
+function pngSize(bytes: Buffer): string {
+  assert.equal(bytes.subarray(1, 4).toString('latin1'), 'PNG', 'a PNG file')
+  return `${bytes.readUInt32BE(16)}x${bytes.readUInt32BE(20)}`
+}
+
+test('the manifest offers PNG icons of 192 and 512 pixels and a maskable one, each served as the type and size it says', async () => {
+  const { icons } = (await app.call('GET', '/manifest.webmanifest')).json as { icons: { src: string; sizes: string; type: string; purpose: string }[] }
+  const pngs = icons.filter((i) => i.type === 'image/png')
+  assert.deepEqual(pngs.map((i) => `${i.sizes} ${i.purpose}`).sort(), ['192x192 any', '512x512 any', '512x512 maskable'])
+  for (const icon of icons) {
+    const res = await app.call('GET', icon.src)
+    assert.equal(res.status, 200, icon.src)
+    assert.equal(res.headers['content-type'], icon.type, icon.src)
+    assert.equal(res.headers['cache-control'], 'public, max-age=31536000, immutable', icon.src)
+    if (icon.type === 'image/png') assert.equal(pngSize(res.bytes), icon.sizes, icon.src)
+  }
+  // The service worker keeps them, so an installed app shows its icon offline.
+  const worker = (await app.call('GET', '/sw.js')).text
+  for (const icon of icons) assert.ok(worker.includes(icon.src), `the service worker keeps ${icon.src}`)
+})
+
 test('the service worker is served at /sw.js with no-cache, and lists the hashed files it keeps', async () => {
   const res = await app.call('GET', '/sw.js')
   assert.equal(res.headers['cache-control'], 'no-cache')

@@ -42,7 +42,7 @@ export interface Pending {
 }
 
 interface Schema extends DBSchema {
-  notes: { key: string; value: LocalNote }
+  notes: { key: string; value: LocalNote; indexes: { edited: number } }
   queue: { key: string; value: Pending }
   meta: { key: string; value: string | number }
 }
@@ -54,7 +54,17 @@ export interface Local {
   device(): Promise<string>
   /** Every note that is not deleted. */
   all(): Promise<LocalNote[]>
+  /**
+   * The `limit` most recently edited notes that are not deleted, and how many notes there are:
+   * enough to draw the list's first screen without reading every note (a read that grows with
+   * the number of notes, 1-2 s for 10,000 in Chromium).
+   */
+  newest(limit: number): Promise<{ notes: LocalNote[]; count: number }>
   get(id: string): Promise<LocalNote | undefined>
+  /** The notes of `ids` that are stored (deleted ones included), in one transaction. */
+  getMany(ids: readonly string[]): Promise<LocalNote[]>
+  /** How many notes are stored, deleted ones included. */
+  count(): Promise<number>
   /**
    * Stores an edit and queues its save, in one transaction. `base` is the server's `edited` of
    * the text the edit started from (the note's own when not given); a save already waiting
@@ -84,11 +94,15 @@ export type { Tx }
 
 /** Opens (or makes) the copy named `name`; `factory` is the IndexedDB to use (tests pass a fake). */
 export async function openLocal(name: string, options: { random?: () => string } = {}): Promise<Local> {
-  const db: IDBPDatabase<Schema> = await openDB<Schema>(name, 1, {
-    upgrade(db) {
-      db.createObjectStore('notes', { keyPath: 'id' })
-      db.createObjectStore('queue', { keyPath: 'id' })
-      db.createObjectStore('meta')
+  const db: IDBPDatabase<Schema> = await openDB<Schema>(name, 2, {
+    upgrade(db, oldVersion, _newVersion, tx) {
+      if (oldVersion < 1) {
+        db.createObjectStore('notes', { keyPath: 'id' })
+        db.createObjectStore('queue', { keyPath: 'id' })
+        db.createObjectStore('meta')
+      }
+      // Version 2: the list's first screen is read newest first from this index.
+      if (oldVersion < 2) tx.objectStore('notes').createIndex('edited', 'edited')
     },
     blocking() {
       // Another tab wants a newer version of the copy: let it have it.
@@ -124,8 +138,34 @@ export async function openLocal(name: string, options: { random?: () => string }
       return (await db.getAll('notes')).filter((n) => !n.deleted)
     },
 
+    async newest(limit) {
+      const tx = db.transaction(['notes', 'queue'])
+      const notes: LocalNote[] = []
+      const [count, deletes] = await Promise.all([
+        tx.objectStore('notes').count(),
+        tx.objectStore('queue').getAll().then((q) => q.filter((e) => e.op === 'delete').length),
+        (async () => {
+          for (let c = await tx.objectStore('notes').index('edited').openCursor(null, 'prev'); c && notes.length < limit; c = await c.continue()) {
+            if (!c.value.deleted) notes.push(c.value)
+          }
+        })(),
+      ])
+      // A deleted note waits in the queue until its delete is sent.
+      return { notes, count: Math.max(notes.length, count - deletes) }
+    },
+
     get(id) {
       return db.get('notes', id)
+    },
+
+    async getMany(ids) {
+      const tx = db.transaction('notes')
+      const found = await Promise.all(ids.map((id) => tx.store.get(id)))
+      return found.filter((n) => n !== undefined)
+    },
+
+    count() {
+      return db.count('notes')
     },
 
     edit(id, text, at, startedFrom) {

@@ -179,6 +179,58 @@ test('a pull brings new notes, drops deleted ones, and never overwrites an edit 
   assert.equal(await d.local.getSince(), since)
 })
 
+/** Puts `count` notes of about 1 KB straight into the server's store for `cookie`'s user. */
+async function fillServer(cookie: string, count: number): Promise<void> {
+  const user = (await app.call('GET', '/api/me', { cookie })).json.user as string
+  await app.sql`
+    insert into notes (user_id, id, text, created, edited, gone)
+    select ${user}, 'bulk-' || n, 'Bulk note ' || n || E'\n' || repeat('words ', 170), n, n, false
+    from generate_series(1, ${count}) as n`
+  await app.sql`insert into note_clocks (user_id, last_edited) values (${user}, ${count})`
+}
+
+test('a first sync of several pages keeps every note and hands the screen the notes of each page as written', async () => {
+  const user = await app.signIn('u-first')
+  await fillServer(user, 1_200)
+  const d = await device(user)
+  assert.equal(await d.sync.pull(), true)
+  assert.equal((await d.local.all()).length, 1_200)
+  const pages = d.events.filter((e) => e.kind === 'changed') as Extract<SyncEvent, { kind: 'changed' }>[]
+  assert.ok(pages.length >= 3, `one event a page of at most 500 notes (${pages.length})`)
+  const told = pages.flatMap((e) => e.notes ?? [])
+  assert.equal(told.length, 1_200)
+  assert.deepEqual(told.find((n) => n.id === 'bulk-777'), await d.local.get('bulk-777'))
+  assert.deepEqual(pages.map((e) => e.ids.length), pages.map((e) => e.notes?.length))
+})
+
+test('a first sync marks a conflicted copy whose note arrives in the same page', async () => {
+  const user = await app.signIn('u-first-copy')
+  const phone = await device(user)
+  const laptop = await device(user)
+  await phone.local.edit('c', 'blue\n', 1)
+  await phone.sync.flush()
+  await laptop.sync.pull()
+  await phone.local.edit('c', 'green\n', 2)
+  await phone.sync.flush()
+  await laptop.local.edit('c', 'red\n', 3)
+  await laptop.sync.flush()
+  const copy = laptop.events.find((e) => e.kind === 'copy') as Extract<SyncEvent, { kind: 'copy' }>
+  const fresh = await device(user)
+  assert.equal(await fresh.sync.pull(), true)
+  assert.equal((await fresh.local.get(copy.copyId))?.conflictOf, 'c')
+  assert.equal((await fresh.local.get('c'))?.text, 'green\n')
+})
+
+test('the first screen reads the newest notes that are not deleted, and counts out the deleted ones', async () => {
+  const user = await app.signIn('u-newest')
+  const d = await device(user)
+  for (let i = 1; i <= 30; i++) await d.local.edit(`n${i}`, `note ${i}`, 1_000 + i)
+  await d.local.remove('n30', 2_000, 5_000)
+  const { notes, count } = await d.local.newest(10)
+  assert.deepEqual(notes.map((n) => n.text), [29, 28, 27, 26, 25, 24, 23, 22, 21, 20].map((i) => `note ${i}`))
+  assert.equal(count, 29)
+})
+
 test('a network failure keeps the queue and backs off, doubling up to 30 s; a 401 says signed out', async () => {
   const user = await app.signIn('u-net')
   const d = await device(user)
