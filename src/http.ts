@@ -50,6 +50,7 @@ export async function serve(options: ServeOptions): Promise<Served> {
     name,
     logger,
     notFound: options.notFound,
+    limiter: options.limiter,
     // A server shutting down is not ready, whatever its database says.
     ready: () => (shutdown.signal.aborted ? Promise.resolve(false) : ready ? ready() : Promise.resolve(true)),
   })
@@ -202,6 +203,10 @@ class SocketSource implements RequestSource {
 
   get headers(): IncomingHttpHeaders {
     return this.raw.headers
+  }
+
+  get address(): string {
+    return this.raw.socket.remoteAddress ?? ''
   }
 
   body(): Promise<Uint8Array> {

@@ -11,7 +11,7 @@ import type { WebHandlers } from './web.ts'
 export function notesRoutes(login: LoginHandlers, api: ApiHandlers, web: WebHandlers): HttpRoute[] {
   return [
     // 4.1: '*' because the callback answers other methods with its own failure (rule 1).
-    { method: '*', path: '/login/callback', handler: login.callback },
+    { method: '*', path: '/login/callback', handler: login.callback, rateLimit: 'signin' },
     // 4.2
     { method: 'GET', path: '/login/failed', handler: login.failed },
     // 4.3: no method check.
@@ -23,7 +23,7 @@ export function notesRoutes(login: LoginHandlers, api: ApiHandlers, web: WebHand
     { method: '*', path: '/api/notes/changes', handler: api.changes },
     { method: '*', path: '/api/notes/revisions', handler: api.revisions },
     // Section 5: the login button's target.
-    { method: 'GET', path: '/login', handler: login.login },
+    { method: 'GET', path: '/login', handler: login.login, rateLimit: 'signin' },
     { method: 'POST', path: '/logout', handler: web.logout },
     // The web app.
     { method: 'GET', path: '/', handler: web.home },
