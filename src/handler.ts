@@ -1,10 +1,12 @@
 /**
  * A service's route table turned into one function from a {@link Request} to a
  * {@link Response}: `GET /healthz`, 404 and 405, the rate limits (src/rate-limit.ts), a 400 for
- * a query that is not percent-encoded UTF-8 (src/text.ts), and the one place an unexpected exception
+ * a query that is not percent-encoded UTF-8 (src/text.ts), `ETag` and `304` for GETs of JSON and
+ * Markdown (src/conditional.ts), and the one place an unexpected exception
  * becomes a logged 500 with a generic body. `serve` (`src/http.ts`) puts it on a socket; tests
  * call the same function without one.
  */
+import { conditional } from './conditional.ts'
 import { isDatabaseUnavailable } from './db.ts'
 import type { Logger } from './log.ts'
 import type { LimitClass, RateLimiter } from './rate-limit.ts'
@@ -92,7 +94,7 @@ export function createAnswer(routes: readonly HttpRoute[], options: HandlerOptio
     } catch (err) {
       return recover(err)
     }
-    return isPromise(out) ? out.then(undefined, recover) : out
+    return isPromise(out) ? out.then((response) => conditional(req, response), recover) : conditional(req, out)
   }
 }
 

@@ -4,6 +4,7 @@
  * cross-site and content-type checks (docs/core.md, "Sessions and credentials") right after the
  * sign-in check for POST.
  */
+import { etagOf, matches, notModified } from '../conditional.ts'
 import { originOf, refuseContentType, refuseCrossSite } from '../guards.ts'
 import { json, jsonError, type Response } from '../response.ts'
 import type { Request } from '../request.ts'
@@ -40,7 +41,8 @@ export function createApiHandlers(deps: { store: NoteStore; sessions: Sessions; 
   const { store, sessions } = deps
   const ownOrigin = originOf(deps.publicUrl)
 
-  async function read(user: string, query: URLSearchParams): Promise<Response> {
+  async function read(user: string, req: Request): Promise<Response> {
+    const query = req.query
     const id = query.get('id')
     if (id !== null) {
       const defect = textDefect(id)
@@ -55,7 +57,15 @@ export function createApiHandlers(deps: { store: NoteStore; sessions: Sessions; 
       if (parsed === null) return answer(400, { error: FIELD.wholeNumber('since'), field: 'since' })
       since = parsed
     }
-    return answer(200, { notes: await store.list(user, since) })
+    // The list is the same as long as the user's version is, so a client that has it is
+    // answered 304 after one indexed lookup. The version is read before the rows: a write
+    // committed in between makes the tag older than the rows, never newer, so the next request
+    // gets the new rows.
+    const version = await store.version(user)
+    const etag = etagOf(`${user}\n${version}\n${req.search}`)
+    const headers = { ...NO_STORE, etag }
+    if (matches(req.headers['if-none-match'], etag)) return notModified(headers)
+    return json(200, { notes: await store.list(user, since) }, headers)
   }
 
   /** Rule 7. */
@@ -96,7 +106,7 @@ export function createApiHandlers(deps: { store: NoteStore; sessions: Sessions; 
         const wrongType = refuseContentType(req, bytes)
         if (wrongType) return noStore(wrongType)
       }
-      if (req.method === 'GET') return read(user, req.query)
+      if (req.method === 'GET') return read(user, req)
       if (req.method !== 'POST') return error(405, API.methods, { allow: 'GET, POST' })
       if (bytes.length === 0) return error(400, API.bodyNeeded)
       const parsed = parseJsonBody(bytes)

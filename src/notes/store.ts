@@ -95,6 +95,12 @@ export interface StoreError {
 export interface NoteStore {
   /** The user's notes, tombstones included, oldest edit first; only those edited after `since` when given. */
   list(user: string, since?: number): Promise<NoteRow[]>
+  /**
+   * The version of the user's list: the last `edited` given out to the user (0 before the
+   * first write). Every write that changes a row of the list takes a new one, so the list is
+   * the same as long as this is: one indexed lookup of `note_clocks`.
+   */
+  version(user: string): Promise<number>
   /** A live note of the user, or null (also for a tombstone). */
   get(user: string, id: string): Promise<NoteView | null>
   save(user: string, input: SaveInput): Promise<SaveResult | StoreError>
@@ -208,6 +214,11 @@ export function createNoteStore(deps: { sql: Sql; clock: () => number }): NoteSt
         where user_id = ${user} and edited > ${since ?? -1}
         order by edited`
       return [...rows]
+    },
+
+    async version(user) {
+      const [row] = await sql<{ last_edited: number }[]>`select last_edited from note_clocks where user_id = ${user}`
+      return row?.last_edited ?? 0
     },
 
     async get(user, id) {
