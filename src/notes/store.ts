@@ -93,8 +93,11 @@ export interface StoreError {
 }
 
 export interface NoteStore {
-  /** The user's notes, tombstones included, oldest edit first; only those edited after `since` when given. */
-  list(user: string, since?: number): Promise<NoteRow[]>
+  /**
+   * The user's notes, tombstones included, oldest edit first; only those edited after `since`
+   * when given, and the first `limit` of them when given.
+   */
+  list(user: string, since?: number, limit?: number): Promise<NoteRow[]>
   /**
    * The version of the user's list: the last `edited` given out to the user (0 before the
    * first write). Every write that changes a row of the list takes a new one, so the list is
@@ -208,11 +211,12 @@ export function createNoteStore(deps: { sql: Sql; clock: () => number }): NoteSt
   }
 
   return {
-    async list(user, since) {
+    async list(user, since, limit) {
       const rows = await sql<NoteRow[]>`
         select id, edited, gone from notes
         where user_id = ${user} and edited > ${since ?? -1}
-        order by edited`
+        order by edited
+        limit ${limit ?? null}`
       return [...rows]
     },
 
