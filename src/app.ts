@@ -11,6 +11,7 @@ import { createIdentityProvider } from './idp.ts'
 import type { Logger } from './log.ts'
 import { migrate } from './migrate.ts'
 import { createRateLimiter, type RateLimiter } from './rate-limit.ts'
+import { createSharedBuckets } from './rate-limit-store.ts'
 import { createNotesService } from './notes/service.ts'
 import type { Service, ServiceDeps } from './service.ts'
 import { createSessions, loadSessionSecret } from './session.ts'
@@ -107,7 +108,7 @@ export async function startApp(config: Config, options: { logger: Logger; clock?
             cookieName: sessions.cookieName,
             trustProxy: config.trustProxy,
             // Processes share a PostgreSQL server; the embedded database has one process.
-            shared: config.databaseUrl !== null ? { sql: db.sql, scope: name } : null,
+            shared: config.databaseUrl !== null ? createSharedBuckets(db.sql, name) : null,
           })
         : null
       if (limiter) {

@@ -2,7 +2,7 @@
  * Rate limits (docs/operations.md, "Rate limits"): a token bucket per client and class of
  * route, kept in this process's memory so that a request costs no database round trip, and,
  * on a shared PostgreSQL server, reconciled with the other processes' buckets about once a
- * second through the table `rate_limits` (sql/0008_rate_limits.sql).
+ * second through the table `rate_limits` ({@link SharedBuckets}, src/rate-limit-store.ts).
  *
  * Who a client is: the credential it presents (the `Authorization` header, else the service's
  * session cookie), not validated here, so the limiter knows nothing of either service; without
@@ -18,7 +18,6 @@
  * @module
  */
 import { createHash } from 'node:crypto'
-import type { Sql } from './db.ts'
 import type { Request } from './request.ts'
 import { jsonError, type Response } from './response.ts'
 
@@ -101,6 +100,31 @@ export class TokenBucket {
   }
 }
 
+/** What one bucket's row is sent: the requests this process took since the last exchange. */
+export interface BucketCount {
+  /** The row's key: a hash, never a credential or an address. */
+  key: string
+  spent: number
+  rate: number
+  burst: number
+}
+
+/**
+ * The buckets' table shared by the processes of one PostgreSQL server (src/rate-limit-store.ts
+ * makes one on `sql`).
+ */
+export interface SharedBuckets {
+  /** Names this service's buckets apart from the other's. */
+  scope: string
+  /**
+   * Refills each row to `now`, takes its `spent` off, and answers the rows' levels by key (a
+   * new row starts full); one statement.
+   */
+  exchange(counts: readonly BucketCount[], now: number): Promise<Map<string, number>>
+  /** Deletes the rows whose bucket has refilled (a full bucket is as good as no row). */
+  sweep(now: number): Promise<void>
+}
+
 export interface RateLimiterOptions {
   limits: Limits
   /** Milliseconds since the epoch. */
@@ -113,7 +137,7 @@ export interface RateLimiterOptions {
    * The database the processes share, and a name for this service's buckets in it; null or
    * absent: the buckets are this process's alone (the embedded database has one process).
    */
-  shared?: { sql: Sql; scope: string } | null
+  shared?: SharedBuckets | null
 }
 
 export interface RateLimiter {
@@ -213,34 +237,20 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       }
     }
     if (shared === null) return
-    if (++syncs % 60 === 0) {
-      // A full bucket is as good as no row: forget them, about once a minute.
-      await shared.sql`delete from rate_limits where tokens + rate * (${now} - updated) / 1000.0 >= burst`
-    }
-    if (batch.length === 0) return
-    let rows: readonly { key: string; tokens: number }[]
+    let level = new Map<string, number>()
     try {
-      rows = await shared.sql<{ key: string; tokens: number }[]>`
-        insert into rate_limits as r (key, tokens, rate, burst, updated)
-        select t.key, t.burst - t.spent, t.rate, t.burst, ${now}
-        from jsonb_to_recordset(${JSON.stringify(batch.map(({ bucket, sent }) => ({ key: bucket.id, spent: sent, rate: bucket.limit.rate, burst: bucket.limit.burst })))}::text::jsonb)
-          as t(key text, spent float8, rate float8, burst float8)
-        on conflict (key) do update set
-          -- excluded.tokens is burst - spent (the new row's value), so burst - excluded.tokens is
-          -- what this process spent. A level below zero is a debt that all processes wait out.
-          tokens = greatest(-excluded.burst,
-            least(excluded.burst, r.tokens + excluded.rate * greatest(0, excluded.updated - r.updated) / 1000.0)
-            - (excluded.burst - excluded.tokens)),
-          rate = excluded.rate,
-          burst = excluded.burst,
-          updated = greatest(r.updated, excluded.updated)
-        returning key, tokens`
+      // A full bucket is as good as no row: the rows of full buckets go, about once a minute.
+      if (++syncs % 60 === 0) await shared.sweep(now)
+      if (batch.length === 0) return
+      level = await shared.exchange(
+        batch.map(({ bucket, sent }) => ({ key: bucket.id!, spent: sent, rate: bucket.limit.rate, burst: bucket.limit.burst })),
+        now,
+      )
     } catch (err) {
       // The counts are sent again next time; the local buckets hold meanwhile.
       for (const { bucket, sent } of batch) bucket.spent += sent
       throw err
     }
-    const level = new Map(rows.map((row) => [row.key, Number(row.tokens)]))
     for (const { bucket } of batch) {
       const tokens = level.get(bucket.id!)
       if (tokens === undefined) continue

@@ -8,9 +8,11 @@ import { test } from 'node:test'
 import type { IncomingHttpHeaders } from 'node:http'
 import { makeRequest } from '../src/request.ts'
 import { addressKey, clientAddress, createRateLimiter, TokenBucket, type Limits, type RateLimiter } from '../src/rate-limit.ts'
+import { createSharedBuckets } from '../src/rate-limit-store.ts'
 import { testDatabase } from './support/db.ts'
 import { testClock } from './support/service.ts'
 
+const db = await testDatabase()
 const TIGHT: Limits = { api: { rate: 2, burst: 5 }, signin: { rate: 0.5, burst: 2 } }
 
 function get(headers: IncomingHttpHeaders = {}, address = '192.0.2.1') {
@@ -150,11 +152,10 @@ test('a sync in a process of its own changes no client\'s count', async () => {
 })
 
 test('two limiters sharing one database converge to one limit', async () => {
-  const db = await testDatabase()
   const limits: Limits = { api: { rate: 2, burst: 10 }, signin: TIGHT.signin }
   const clock = testClock()
-  const one = createRateLimiter({ limits, clock: clock.now, shared: { sql: db.sql, scope: 'notes' } })
-  const two = createRateLimiter({ limits, clock: clock.now, shared: { sql: db.connect(2), scope: 'notes' } })
+  const one = createRateLimiter({ limits, clock: clock.now, shared: createSharedBuckets(db.sql, 'notes') })
+  const two = createRateLimiter({ limits, clock: clock.now, shared: createSharedBuckets(db.connect(2), 'notes') })
   const apart = [createRateLimiter({ limits, clock: clock.now }), createRateLimiter({ limits, clock: clock.now })]
   const token = { authorization: 'Bearer tt_shared' }
   let together = 0
@@ -179,14 +180,25 @@ test('two limiters sharing one database converge to one limit', async () => {
 })
 
 test('a limiter goes on counting on its own while the shared database is unreachable', async () => {
-  const db = await testDatabase()
   const clock = testClock()
   const broken = db.connect(1)
   await broken.end()
-  const limiter = createRateLimiter({ limits: TIGHT, clock: clock.now, shared: { sql: broken, scope: 'notes' } })
+  const limiter = createRateLimiter({ limits: TIGHT, clock: clock.now, shared: createSharedBuckets(broken, 'notes') })
   assert.equal(allowed(limiter, 10), 5)
   await assert.rejects(limiter.sync())
   assert.equal(allowed(limiter, 10), 0, 'the counts were kept')
   clock.advance(1000)
   assert.equal(allowed(limiter, 10), 2)
+})
+
+test('the shared table refills a row to the present, takes the count off, and forgets it once full', async () => {
+  const shared = createSharedBuckets(db.sql, 'tickets')
+  const count = { key: 'sweep-test', rate: 1, burst: 5 }
+  assert.equal((await shared.exchange([{ ...count, spent: 3 }], 10_000)).get('sweep-test'), 2)
+  assert.equal((await shared.exchange([{ ...count, spent: 1 }], 11_500)).get('sweep-test'), 2.5)
+  const rows = () => db.sql`select key from rate_limits where key = 'sweep-test'`
+  await shared.sweep(13_000)
+  assert.equal((await rows()).length, 1, 'not full yet at 4 of 5')
+  await shared.sweep(14_000)
+  assert.equal((await rows()).length, 0)
 })
