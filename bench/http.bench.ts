@@ -10,7 +10,11 @@
  * database), and a ticket read `GET /api/projects/project-1/tickets/1` (by user token; a
  * database with 1,000 tickets filled by bench/scale/fill.ts). Contenders: the service with
  * `npm start`'s node options, the same service with node's default options (to show what the
- * options cost), and the bare server (node's default options).
+ * options cost), the same service with rate limits off (`RATE_LIMIT=off`, to show what counting
+ * every request costs), and the bare server (node's default options). The first two count every
+ * request in their rate limits, set so high that nothing is refused (one address sends all the
+ * load; the default limits would answer it 429): the cost of the common, allowed request, with
+ * the once-a-second exchange with the shared table when the database is PostgreSQL.
  *
  * Two figures per route and contender, as medians of ROUNDS rounds whose order rotates, and
  * each as a ratio to the bare server measured in the same round:
@@ -28,6 +32,10 @@ import { readFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { connect } from '../src/db.ts'
 import { migrate } from '../src/migrate.ts'
+import { conditional } from '../src/conditional.ts'
+import { createRateLimiter, DEFAULT_LIMITS } from '../src/rate-limit.ts'
+import { makeRequest } from '../src/request.ts'
+import { json } from '../src/response.ts'
 import { issueToken } from '../src/tickets/tokens.ts'
 import { fillBase, fillTickets, userId } from './scale/fill.ts'
 import { startService } from './scale/service.ts'
@@ -36,6 +44,35 @@ import { fmt, median, PINNED, requestsPerSecond, startChild } from './support.ts
 const ROUNDS = Number(process.env.HTTP_BENCH_ROUNDS ?? 5)
 const SECONDS = 3
 const GOAL = 0.9
+
+/**
+ * What the rate limit's count and the ETag of a small answer cost alone, in this process (no
+ * HTTP, no other process): nanoseconds a call, the median of 5 runs of 200,000 calls. Less noisy
+ * than the ratios above, which this machine's other load moves by ±15%.
+ */
+function inProcess(): void {
+  const time = (f: (i: number) => unknown) => {
+    const runs: number[] = []
+    for (let r = 0; r < 6; r++) {
+      const start = process.hrtime.bigint()
+      for (let i = 0; i < 200_000; i++) f(i)
+      if (r > 0) runs.push(Number(process.hrtime.bigint() - start) / 200_000)
+    }
+    return median(runs)
+  }
+  const limiter = createRateLimiter({ limits: { api: { rate: 1e9, burst: 1e9 }, signin: DEFAULT_LIMITS.signin }, clock: Date.now, cookieName: 'notes_session' })
+  // A fresh request record a call, as the server makes one a request (its cookie is parsed on
+  // first use); the cost of making the record alone is taken off.
+  const token = { authorization: 'Bearer tt_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG' }
+  const cookie = { cookie: 'notes_session=0123456789abcdefghijklmnopqrstuvwxyzABCDEFG0123456789abcdefghij' }
+  const make = (headers: Record<string, string>) => makeRequest({ url: '/api/me', address: '127.0.0.1', headers })
+  const cost = (headers: Record<string, string>) => time(() => limiter.check(make(headers), 'api')) - time(() => make(headers))
+  console.log('\nin this process, a call (median of 5 runs of 200,000):')
+  console.log(`  rate limit check, by address ${fmt(cost({}))} ns, by token ${fmt(cost(token))} ns, by session cookie ${fmt(cost(cookie))} ns`)
+  const small = json(200, { user: null })
+  const get = makeRequest({ url: '/api/me' })
+  console.log(`  ETag of a ${String(small.body).length}-byte answer ${fmt(time(() => conditional(get, small)))} ns`)
+}
 
 /** CPU time the process has used, in milliseconds (from /proc, 100 ticks a second). */
 function cpuMs(pid: number): number {
@@ -77,11 +114,13 @@ try {
   await fillBase(sql)
   await fillTickets(sql, 0, 1_000)
   const token = (await issueToken(sql, userId(1), 'bench', Date.now())).token
-  const env = { DATABASE_URL: serviceUrl.toString(), SESSION_SECRET: randomBytes(32).toString('base64'), SERVICES: 'notes,tickets' }
+  const env = { DATABASE_URL: serviceUrl.toString(), SESSION_SECRET: randomBytes(32).toString('base64'), SERVICES: 'notes,tickets', RATE_LIMIT: '1000000000,1000000000' }
   const service = await startService(env)
   stops.push(service.stop)
   const defaults = await startService(env, { nodeOptions: ['--import', 'tsx'] })
   stops.push(defaults.stop)
+  const unlimited = await startService({ ...env, RATE_LIMIT: 'off' })
+  stops.push(unlimited.stop)
 
   const routes = [
     { name: 'notes GET /api/me, no cookie', service: 'notes', path: '/api/me', headers: {} as Record<string, string>, cheap: true },
@@ -100,6 +139,7 @@ try {
   const contenders = {
     service: { label: "the service, npm start's options", base: (s: string) => service.urls[s]!, pid: service.child.pid! },
     defaults: { label: "the service, node's default options", base: (s: string) => defaults.urls[s]!, pid: defaults.child.pid! },
+    unlimited: { label: 'the service, rate limits off', base: (s: string) => unlimited.urls[s]!, pid: unlimited.child.pid! },
     bare: { label: 'bare node:http, same bytes', base: () => bare.url, pid: bare.child.pid! },
   }
   type Name = keyof typeof contenders
@@ -113,7 +153,7 @@ try {
       return { perSecond, cpuUs: ((cpuMs(contenders[n].pid) - before) * 1000) / (perSecond * SECONDS) }
     }
     for (const n of names) await requestsPerSecond(`${contenders[n].base(r.service)}${r.path}`, { seconds: 1, headers: r.headers })
-    const got: Record<Name, { perSecond: number; cpuUs: number }[]> = { service: [], defaults: [], bare: [] }
+    const got: Record<Name, { perSecond: number; cpuUs: number }[]> = { service: [], defaults: [], unlimited: [], bare: [] }
     for (let round = 0; round < ROUNDS; round++) {
       for (let i = 0; i < names.length; i++) {
         const n = names[(i + round) % names.length]!
@@ -129,8 +169,13 @@ try {
       const verdict = n === 'bare' ? '' : r.cheap && n === 'service' ? ` (goal >= ${GOAL}) ${median(speed) >= GOAL ? 'MET' : 'NOT MET'}` : ' (no goal)'
       console.log(`  ${contenders[n].label.padEnd(38)} ${fmt(median(got[n].map((g) => g.perSecond))).padStart(7)}/s, CPU ${fmt(median(got[n].map((g) => g.cpuUs)), 1).padStart(6)} µs a request${n === 'bare' ? '' : `; ratio to bare ${fmt(median(speed), 2)} (${fmt(sorted[0]!, 2)}–${fmt(sorted.at(-1)!, 2)}), capacity ${fmt(median(capacity), 2)}${verdict}`}`)
     }
+    // Rate limits on vs off, the same service and options, measured in the same rounds.
+    const limited = got.service.map((g, i) => g.perSecond / got.unlimited[i]!.perSecond)
+    const limitedCpu = got.service.map((g, i) => got.unlimited[i]!.cpuUs / g.cpuUs)
+    console.log(`  rate limits on / off: requests/s ${fmt(median(limited), 2)} (${fmt(Math.min(...limited), 2)}–${fmt(Math.max(...limited), 2)}), capacity ${fmt(median(limitedCpu), 2)}; CPU ${fmt(median(got.service.map((g) => g.cpuUs)) - median(got.unlimited.map((g) => g.cpuUs)), 1)} µs a request more`)
   }
   console.log(`\nlog written by the npm start service: ${fmt(service.logged() / 1024 / 1024, 1)} MB`)
+  inProcess()
 } finally {
   for (const stop of stops.reverse()) await stop()
   await sql.end({ timeout: 5 })

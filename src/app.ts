@@ -10,6 +10,8 @@ import { serve, type Served } from './http.ts'
 import { createIdentityProvider } from './idp.ts'
 import type { Logger } from './log.ts'
 import { migrate } from './migrate.ts'
+import { createRateLimiter, type RateLimiter } from './rate-limit.ts'
+import { createSharedBuckets } from './rate-limit-store.ts'
 import { createNotesService } from './notes/service.ts'
 import type { Service, ServiceDeps } from './service.ts'
 import { createSessions, loadSessionSecret } from './session.ts'
@@ -67,8 +69,10 @@ export async function startApp(config: Config, options: { logger: Logger; clock?
   const db = options.db ?? (await openDatabase(config))
   const servers: App['servers'] = {}
   const services: Service[] = []
+  const limiters: RateLimiter[] = []
   const close = async () => {
     await Promise.all(Object.values(servers).map((s) => s.close()))
+    for (const limiter of limiters) await limiter.close()
     for (const service of services) await service.close?.()
     await db.close()
   }
@@ -97,8 +101,22 @@ export async function startApp(config: Config, options: { logger: Logger; clock?
       const sessions = createSessions({ sql: db.sql, secret, service: name, secure: publicUrl.startsWith('https:'), clock })
       const service = FACTORIES[name]({ sql: db.sql, config, clock, idp, sessions, logger, publicUrl })
       services.push(service)
+      const limiter = config.rateLimits
+        ? createRateLimiter({
+            limits: config.rateLimits,
+            clock,
+            cookieName: sessions.cookieName,
+            trustProxy: config.trustProxy,
+            // Processes share a PostgreSQL server; the embedded database has one process.
+            shared: config.databaseUrl !== null ? createSharedBuckets(db.sql, name) : null,
+          })
+        : null
+      if (limiter) {
+        limiters.push(limiter)
+        limiter.start()
+      }
       servers[name] = await portNamed(name === 'notes' ? 'NOTES_PORT' : 'TICKETS_PORT', port, () =>
-        serve({ name, routes: service.routes, notFound: service.notFound, host: config.host, port, logger, ready }),
+        serve({ name, routes: service.routes, notFound: service.notFound, host: config.host, port, logger, ready, limiter }),
       )
       lines.push(`${name}: ${WHAT[name]} on the ${db.kind} database, open ${publicUrl}`)
     }

@@ -3,6 +3,7 @@
  * The table in README.md, "Configuration", lists every variable.
  */
 import { existsSync } from 'node:fs'
+import { DEFAULT_LIMITS, type Limit, type Limits } from './rate-limit.ts'
 
 export type ServiceName = 'notes' | 'tickets'
 
@@ -24,6 +25,10 @@ export interface Config {
   sessionSecret: Uint8Array | null
   smtpUrl: string | null
   services: ServiceName[]
+  /** The rate limits of each class of route, or null when `RATE_LIMIT=off`. */
+  rateLimits: Limits | null
+  /** How many reverse proxies in front to trust for `X-Forwarded-For`; 0 reads the socket's address. */
+  trustProxy: number
 }
 
 /** Reads `.env` from the working directory into `process.env` when the file exists. */
@@ -53,6 +58,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sessionSecret: env.SESSION_SECRET ? secret(env.SESSION_SECRET) : null,
     smtpUrl: env.SMTP_URL || null,
     services: services(env.SERVICES),
+    rateLimits: rateLimits(env),
+    trustProxy: trustProxy(env.TRUST_PROXY),
   }
 }
 
@@ -89,4 +96,35 @@ function services(raw: string | undefined): ServiceName[] {
     if (name !== 'notes' && name !== 'tickets') throw new Error(`SERVICES takes 'notes' and/or 'tickets', not '${name}'`)
   }
   return [...new Set(names)] as ServiceName[]
+}
+
+function rateLimits(env: NodeJS.ProcessEnv): Limits | null {
+  if (env.RATE_LIMIT === 'off') return null
+  return {
+    api: limit(env, 'RATE_LIMIT', DEFAULT_LIMITS.api),
+    signin: limit(env, 'RATE_LIMIT_SIGNIN', DEFAULT_LIMITS.signin),
+  }
+}
+
+/** `<requests a second>,<burst>`, e.g. `100,1000`; the burst at least 1. */
+function limit(env: NodeJS.ProcessEnv, name: string, fallback: Limit): Limit {
+  const raw = env[name]
+  if (!raw) return fallback
+  const match = /^\s*([0-9]+(?:\.[0-9]+)?)\s*,\s*([0-9]+)\s*$/.exec(raw)
+  const rate = Number(match?.[1])
+  const burst = Number(match?.[2])
+  if (match === null || !(rate > 0) || !(burst >= 1) || !Number.isSafeInteger(burst)) {
+    const off = name === 'RATE_LIMIT' ? "'off' or " : ''
+    throw new Error(`${name} must be ${off}'<requests a second>,<burst>' such as '${fallback.rate},${fallback.burst}', not '${raw}'`)
+  }
+  return { rate, burst }
+}
+
+function trustProxy(raw: string | undefined): number {
+  if (!raw) return 0
+  const n = Number(raw)
+  if (!/^[0-9]{1,2}$/.test(raw) || !Number.isInteger(n)) {
+    throw new Error(`TRUST_PROXY must be the number of reverse proxies in front (0 to 99), not '${raw}'`)
+  }
+  return n
 }

@@ -1,12 +1,15 @@
 /**
  * A service's route table turned into one function from a {@link Request} to a
- * {@link Response}: `GET /healthz`, 404 and 405, a 400 for a query that is not percent-encoded
- * UTF-8 (src/text.ts), and the one place an unexpected exception
+ * {@link Response}: `GET /healthz`, 404 and 405, the rate limits (src/rate-limit.ts), a 400 for
+ * a query that is not percent-encoded UTF-8 (src/text.ts), `ETag` and `304` for GETs of JSON and
+ * Markdown (src/conditional.ts), and the one place an unexpected exception
  * becomes a logged 500 with a generic body. `serve` (`src/http.ts`) puts it on a socket; tests
  * call the same function without one.
  */
+import { conditional } from './conditional.ts'
 import { isDatabaseUnavailable } from './db.ts'
 import type { Logger } from './log.ts'
+import type { LimitClass, RateLimiter } from './rate-limit.ts'
 import type { Request } from './request.ts'
 import { HttpError, json, jsonError, type Response } from './response.ts'
 import { createRouter, type Route } from './router.ts'
@@ -18,7 +21,10 @@ export const queryNotUtf8Text = (name: string) => `'${name}' must be percent-enc
 export type Handler = (req: Request) => Response | Promise<Response>
 
 /** A route of a service: the router's route with our handler type. */
-export type HttpRoute = Route<Handler>
+export interface HttpRoute extends Route<Handler> {
+  /** The route's class of rate limit: `signin` for sign-in and code exchanges; `api` when absent. */
+  rateLimit?: LimitClass
+}
 
 export interface HandlerOptions {
   /** Shown in log lines, e.g. `notes`. */
@@ -28,6 +34,8 @@ export interface HandlerOptions {
   ready?: () => Promise<boolean>
   /** Answers a request that matches no route; JSON 404 by default. */
   notFound?: Handler
+  /** Counts every request but `/healthz` and answers 429 past the limits; none when absent. */
+  limiter?: RateLimiter | null
 }
 
 /** Builds the function that answers every request of a route table; it never rejects. */
@@ -45,12 +53,18 @@ export function createAnswer(routes: readonly HttpRoute[], options: HandlerOptio
   const { logger, name } = options
   const ready = options.ready ?? (async () => true)
   const notFound: Handler = options.notFound ?? (() => jsonError(404, 'not found'))
+  const limiter = options.limiter ?? null
 
   function dispatch(req: Request): Response | Promise<Response> {
     const method = req.method
     const path = req.path
     if (path === '/healthz' && (method === 'GET' || method === 'HEAD')) return health()
     const match = router.match(method, path)
+    if (limiter !== null) {
+      // The router hands back the row it was given, so the row's own field is there.
+      const refused = limiter.check(req, (match?.found && (match.route as HttpRoute).rateLimit) || 'api')
+      if (refused !== null) return refused
+    }
     if (match === null) return notFound(req)
     if (!match.found) return jsonError(405, match.text, { allow: match.allowed.join(', ') })
     req.params = match.params
@@ -80,7 +94,7 @@ export function createAnswer(routes: readonly HttpRoute[], options: HandlerOptio
     } catch (err) {
       return recover(err)
     }
-    return isPromise(out) ? out.then(undefined, recover) : out
+    return isPromise(out) ? out.then((response) => conditional(req, response), recover) : conditional(req, out)
   }
 }
 

@@ -50,6 +50,7 @@ export async function serve(options: ServeOptions): Promise<Served> {
     name,
     logger,
     notFound: options.notFound,
+    limiter: options.limiter,
     // A server shutting down is not ready, whatever its database says.
     ready: () => (shutdown.signal.aborted ? Promise.resolve(false) : ready ? ready() : Promise.resolve(true)),
   })
@@ -147,7 +148,8 @@ function send(req: IncomingMessage, res: ServerResponse, response: Response): vo
   // length already; anything else is counted here, on a copy, since a handler may answer a
   // shared headers object.
   let headers = response.headers
-  if (headers?.['content-length'] === undefined) {
+  // A 304 has no body, and a length would claim the 200's (RFC 9110 section 8.6).
+  if (headers?.['content-length'] === undefined && response.status !== 304) {
     headers = { ...headers, 'content-length': String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength) }
   }
   if (!req.complete && unreadRest(req) > DRAIN_TO_KEEP) {
@@ -202,6 +204,10 @@ class SocketSource implements RequestSource {
 
   get headers(): IncomingHttpHeaders {
     return this.raw.headers
+  }
+
+  get address(): string {
+    return this.raw.socket.remoteAddress ?? ''
   }
 
   body(): Promise<Uint8Array> {

@@ -22,6 +22,12 @@ export interface Request {
   query: URLSearchParams
   /** Lower-case header names, as node gives them. */
   headers: IncomingHttpHeaders
+  /**
+   * The address of the peer on the socket (the client, or the reverse proxy in front): what
+   * node reports, e.g. `127.0.0.1` or `::1`; empty without a socket. src/rate-limit.ts says
+   * when `X-Forwarded-For` is read instead.
+   */
+  readonly address: string
   /** Route parameters (null prototype); filled in by the dispatcher once a route matched. */
   params: Params
   /** Cookies of the request (null prototype); parsed on first use. */
@@ -42,6 +48,7 @@ export const bodyTooLarge = (): Response => jsonError(413, 'body too large', { c
 /** Where a request's headers, body and close come from: a live socket, or given values. */
 export interface RequestSource {
   readonly headers: IncomingHttpHeaders
+  readonly address: string
   /** Called at most once per request. */
   body(): Promise<Uint8Array>
   onClose(listener: () => void): () => void
@@ -70,6 +77,10 @@ export class RequestRecord implements Request {
     return this.source.headers
   }
 
+  get address(): string {
+    return this.source.address
+  }
+
   get query(): URLSearchParams {
     return (this.#query ??= new URLSearchParams(this.search))
   }
@@ -92,6 +103,8 @@ export function makeRequest(init: {
   method?: string
   url?: string
   headers?: IncomingHttpHeaders
+  /** The peer's address; empty by default. */
+  address?: string
   body?: string | Uint8Array
   params?: Params
   /** Aborting it closes the request, as a client going away does ({@link Request.onClose}). */
@@ -105,7 +118,7 @@ export function makeRequest(init: {
     q === -1 ? url : url.slice(0, q),
     q === -1 ? '' : url.slice(q + 1),
     init.params ?? Object.create(null),
-    new GivenSource(init.headers ?? {}, body, init.signal ?? null),
+    new GivenSource(init.headers ?? {}, init.address ?? '', body, init.signal ?? null),
   )
 }
 
@@ -113,6 +126,7 @@ export function makeRequest(init: {
 class GivenSource implements RequestSource {
   constructor(
     readonly headers: IncomingHttpHeaders,
+    readonly address: string,
     private readonly bytes: Uint8Array,
     private readonly signal: AbortSignal | null,
   ) {}

@@ -18,6 +18,24 @@ test('with no settings, the defaults of the configuration table apply', () => {
   assert.equal(c.sessionSecret, null)
   assert.equal(c.smtpUrl, null)
   assert.deepEqual(c.services, ['notes', 'tickets'])
+  assert.deepEqual(c.rateLimits, { api: { rate: 100, burst: 1000 }, signin: { rate: 5, burst: 100 } })
+  assert.equal(c.trustProxy, 0)
+})
+
+test('RATE_LIMIT and RATE_LIMIT_SIGNIN take a rate a second and a burst; RATE_LIMIT=off turns limits off', () => {
+  assert.deepEqual(loadConfig({ RATE_LIMIT: '20,200', RATE_LIMIT_SIGNIN: '0.5, 10' }).rateLimits, {
+    api: { rate: 20, burst: 200 },
+    signin: { rate: 0.5, burst: 10 },
+  })
+  assert.equal(loadConfig({ RATE_LIMIT: 'off' }).rateLimits, null)
+  assert.throws(() => loadConfig({ RATE_LIMIT: '100' }), /RATE_LIMIT must be 'off' or '<requests a second>,<burst>' such as '100,1000', not '100'/)
+  assert.throws(() => loadConfig({ RATE_LIMIT_SIGNIN: '0,10' }), /RATE_LIMIT_SIGNIN must be '<requests a second>,<burst>'/)
+  assert.throws(() => loadConfig({ RATE_LIMIT: '10,0' }), /RATE_LIMIT must be/)
+})
+
+test('TRUST_PROXY is a number of proxies', () => {
+  assert.equal(loadConfig({ TRUST_PROXY: '1' }).trustProxy, 1)
+  assert.throws(() => loadConfig({ TRUST_PROXY: 'yes' }), /TRUST_PROXY must be the number of reverse proxies in front/)
 })
 
 test('ports set the default public URLs, and a trailing slash is dropped from a given one', () => {

@@ -1,6 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createHandler, type HandlerOptions, type HttpRoute } from '../src/handler.ts'
+import { createRateLimiter } from '../src/rate-limit.ts'
 import { makeRequest } from '../src/request.ts'
 import { HttpError, json, jsonError, text } from '../src/response.ts'
 
@@ -78,4 +79,20 @@ test('an HttpError is answered as it is, without a log line', async () => {
   assert.deepEqual(JSON.parse(bodyOf(big.body)), { error: 'body too large' })
   assert.equal((await handler(makeRequest({ url: '/teapot' }))).status, 418)
   assert.deepEqual(lines, [])
+})
+
+test("createHandler counts each request in its route's rate-limit class, unknown paths too, and never /healthz", async () => {
+  const limiter = createRateLimiter({ limits: { api: { rate: 0.001, burst: 3 }, signin: { rate: 0.001, burst: 1 } }, clock: () => 0 })
+  const { handler } = handlerOf(
+    [
+      { method: 'GET', path: '/read', handler: () => json(200, {}) },
+      { method: 'GET', path: '/login', handler: () => json(200, {}), rateLimit: 'signin' },
+    ],
+    { limiter },
+  )
+  const status = async (url: string) => (await handler(makeRequest({ url, address: '192.0.2.7' }))).status
+  assert.deepEqual([await status('/login'), await status('/login')], [200, 429])
+  assert.deepEqual([await status('/read'), await status('/nothing'), await status('/read'), await status('/read')], [200, 404, 200, 429])
+  assert.equal(await status('/nothing'), 429)
+  assert.equal(await status('/healthz'), 200)
 })

@@ -41,7 +41,8 @@ export async function startService(env: Record<string, string>, opts: { nodeOpti
   child.stdout!.on('data', (chunk: Buffer) => (bytes += chunk.length))
   await new Promise<void>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {
-      const m = /^(\w+): listening on (\S+)/.exec(line)
+      // The start-up log ends with `notes: the notes sync service on …, open <url>` (src/app.ts).
+      const m = /^(\w+): .*, open (\S+)$/.exec(line)
       if (m) urls[m[1]!] = m[2]!
       if (wanted.every((name) => urls[name])) resolve()
     })

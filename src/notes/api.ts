@@ -4,6 +4,7 @@
  * cross-site and content-type checks (docs/core.md, "Sessions and credentials") right after the
  * sign-in check for POST.
  */
+import { etagOf, matches, notModified } from '../conditional.ts'
 import { originOf, refuseContentType, refuseCrossSite } from '../guards.ts'
 import { json, jsonError, type Response } from '../response.ts'
 import type { Request } from '../request.ts'
@@ -15,6 +16,9 @@ import type { DeleteInput, NoteStore, SaveInput } from './store.ts'
 
 /** The longest `id` and `local` of a save (docs/notes-api.md, "Checks of /api/notes, in order", item 5). */
 export const MAX_ID = 64
+
+/** The largest page of the list (docs/notes-api.md, "Pages"). */
+export const MAX_LIMIT = 1000
 
 // The API answers private data: no cache keeps it.
 const NO_STORE = { 'cache-control': 'no-store' }
@@ -40,7 +44,8 @@ export function createApiHandlers(deps: { store: NoteStore; sessions: Sessions; 
   const { store, sessions } = deps
   const ownOrigin = originOf(deps.publicUrl)
 
-  async function read(user: string, query: URLSearchParams): Promise<Response> {
+  async function read(user: string, req: Request): Promise<Response> {
+    const query = req.query
     const id = query.get('id')
     if (id !== null) {
       const defect = textDefect(id)
@@ -55,7 +60,33 @@ export function createApiHandlers(deps: { store: NoteStore; sessions: Sessions; 
       if (parsed === null) return answer(400, { error: FIELD.wholeNumber('since'), field: 'since' })
       since = parsed
     }
-    return answer(200, { notes: await store.list(user, since) })
+    const limitText = query.get('limit')
+    const limit = limitText === null ? undefined : parseLimit(limitText)
+    if (limit === null) return answer(400, { error: FIELD.limit, field: 'limit' })
+    const afterText = query.get('after')
+    const after = afterText === null ? undefined : parseCursor(afterText)
+    if (after === null) return answer(400, { error: FIELD.cursor, field: 'after' })
+    // The list is the same as long as the user's version is, so a client that has it is
+    // answered 304 after one indexed lookup. The version is read before the rows: a write
+    // committed in between makes the tag older than the rows, never newer, so the next request
+    // gets the new rows.
+    const version = await store.version(user)
+    const etag = etagOf(`${user}\n${version}\n${req.search}`)
+    const headers = { ...NO_STORE, etag }
+    if (matches(req.headers['if-none-match'], etag)) return notModified(headers)
+    const from = Math.max(since ?? -1, after ?? -1)
+    if (limit === undefined) return json(200, { notes: await store.list(user, from < 0 ? undefined : from) }, headers)
+    // One row past the page says whether another page follows. `edited` is unique per user and
+    // rows are listed by it, so the last row's `edited` is where the next page starts.
+    const rows = await store.list(user, from < 0 ? undefined : from, limit + 1)
+    if (rows.length <= limit) return json(200, { notes: rows, next: null }, headers)
+    const notes = rows.slice(0, limit)
+    const params = new URLSearchParams()
+    if (sinceText !== null) params.set('since', String(since))
+    params.set('limit', String(limit))
+    params.set('after', cursorOf(notes.at(-1)!.edited))
+    const next = `${deps.publicUrl}/api/notes?${params}`
+    return json(200, { notes, next }, { ...headers, link: `<${next}>; rel="next"` })
   }
 
   /** Rule 7. */
@@ -96,7 +127,7 @@ export function createApiHandlers(deps: { store: NoteStore; sessions: Sessions; 
         const wrongType = refuseContentType(req, bytes)
         if (wrongType) return noStore(wrongType)
       }
-      if (req.method === 'GET') return read(user, req.query)
+      if (req.method === 'GET') return read(user, req)
       if (req.method !== 'POST') return error(405, API.methods, { allow: 'GET, POST' })
       if (bytes.length === 0) return error(400, API.bodyNeeded)
       const parsed = parseJsonBody(bytes)
@@ -128,6 +159,28 @@ export function createApiHandlers(deps: { store: NoteStore; sessions: Sessions; 
       return revisions === null ? error(404, API.noSuchNote) : answer(200, { revisions })
     },
   }
+}
+
+/** A `limit`: a whole number from 1 to {@link MAX_LIMIT}, or null. */
+function parseLimit(text: string): number | null {
+  const limit = /^[0-9]{1,4}$/.test(text) ? Number(text) : NaN
+  return limit >= 1 && limit <= MAX_LIMIT ? limit : null
+}
+
+/**
+ * The cursor of a page that ends at the row edited at `edited`. Opaque to clients (the interface
+ * promises nothing about its form), so it may change; today the `edited` in base64url.
+ */
+function cursorOf(edited: number): string {
+  return Buffer.from(`e${edited}`).toString('base64url')
+}
+
+/** The `edited` a cursor of {@link cursorOf} stands for, or null for anything it did not make. */
+function parseCursor(text: string): number | null {
+  if (!/^[A-Za-z0-9_-]{2,24}$/.test(text)) return null
+  const match = /^e([0-9]{1,16})$/.exec(Buffer.from(text, 'base64url').toString('latin1'))
+  const edited = match === null ? NaN : Number(match[1])
+  return Number.isSafeInteger(edited) && cursorOf(edited) === text ? edited : null
 }
 
 /** A `since`: a whole number from 0 that a double holds exactly, or null. */

@@ -31,6 +31,8 @@ export const FIELD = {
   empty: (name: string) => `'${name}' must not be empty`,
   textTooLong: "'text' is longer than 1,000,000 characters",
   wholeNumber: (name: string) => `'${name}' must be a whole number from 0`,
+  limit: "'limit' must be a whole number from 1 to 1000",
+  cursor: "'after' must be a cursor from a 'next' address of this list",
   nul: (name: string) => `'${name}' must not contain the character U+0000`,
   surrogate: (name: string) => `'${name}' must be valid Unicode (it has a lone surrogate)`,
 } as const

@@ -12,7 +12,7 @@ export function notesRoutes(login: LoginHandlers, api: ApiHandlers, web: WebHand
   return [
     // The login return (docs/notes-api.md, "Signing in"): '*' because it answers other methods
     // with its own failure (step 1).
-    { method: '*', path: '/login/callback', handler: login.callback },
+    { method: '*', path: '/login/callback', handler: login.callback, rateLimit: 'signin' },
     // Where a failed login lands.
     { method: 'GET', path: '/login/failed', handler: login.failed },
     // Who is signed in: no method check.
@@ -25,7 +25,7 @@ export function notesRoutes(login: LoginHandlers, api: ApiHandlers, web: WebHand
     { method: '*', path: '/api/notes/changes', handler: api.changes },
     { method: '*', path: '/api/notes/revisions', handler: api.revisions },
     // Section 5: the login button's target.
-    { method: 'GET', path: '/login', handler: login.login },
+    { method: 'GET', path: '/login', handler: login.login, rateLimit: 'signin' },
     { method: 'POST', path: '/logout', handler: web.logout },
     // The web app.
     { method: 'GET', path: '/', handler: web.home },

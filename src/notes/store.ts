@@ -93,8 +93,17 @@ export interface StoreError {
 }
 
 export interface NoteStore {
-  /** The user's notes, tombstones included, oldest edit first; only those edited after `since` when given. */
-  list(user: string, since?: number): Promise<NoteRow[]>
+  /**
+   * The user's notes, tombstones included, oldest edit first; only those edited after `since`
+   * when given, and the first `limit` of them when given.
+   */
+  list(user: string, since?: number, limit?: number): Promise<NoteRow[]>
+  /**
+   * The version of the user's list: the last `edited` given out to the user (0 before the
+   * first write). Every write that changes a row of the list takes a new one, so the list is
+   * the same as long as this is: one indexed lookup of `note_clocks`.
+   */
+  version(user: string): Promise<number>
   /** A live note of the user, or null (also for a tombstone). */
   get(user: string, id: string): Promise<NoteView | null>
   save(user: string, input: SaveInput): Promise<SaveResult | StoreError>
@@ -202,12 +211,18 @@ export function createNoteStore(deps: { sql: Sql; clock: () => number }): NoteSt
   }
 
   return {
-    async list(user, since) {
+    async list(user, since, limit) {
       const rows = await sql<NoteRow[]>`
         select id, edited, gone from notes
         where user_id = ${user} and edited > ${since ?? -1}
-        order by edited`
+        order by edited
+        limit ${limit ?? null}`
       return [...rows]
+    },
+
+    async version(user) {
+      const [row] = await sql<{ last_edited: number }[]>`select last_edited from note_clocks where user_id = ${user}`
+      return row?.last_edited ?? 0
     },
 
     async get(user, id) {

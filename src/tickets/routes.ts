@@ -61,14 +61,14 @@ export function ticketRoutes(h: Handlers): HttpRoute[] {
     { method: 'GET', path: '/api/inbox', handler: h.inbox },
     // 4.9 Connecting an app: GET /connect takes every method, since its 405 is an HTML page
     { method: '*', path: '/connect', handler: h.connect.start },
-    { method: 'POST', path: '/api/connect/exchange', handler: h.connect.exchange },
+    { method: 'POST', path: '/api/connect/exchange', handler: h.connect.exchange, rateLimit: 'signin' },
     { method: 'GET', path: '/api/projects/:slug/connections', handler: h.connect.list },
     { method: 'POST', path: '/api/projects/:slug/connections/remove', handler: h.connect.remove },
     { method: '*', path: '/connect/:nonce', handler: h.connect.page },
     { method: 'POST', path: '/api/connect/:nonce/confirm', handler: h.connect.confirm },
     // 4.10 Login return: every method, since its 405 is an HTML page
-    { method: '*', path: '/login/callback', handler: h.login },
-    { method: 'GET', path: '/login', handler: h.pages.login },
+    { method: '*', path: '/login/callback', handler: h.login, rateLimit: 'signin' },
+    { method: 'GET', path: '/login', handler: h.pages.login, rateLimit: 'signin' },
     // 4.11 Old and short page addresses
     { method: 'GET', path: '/tickets/:ref', handler: h.pages.oldTicket },
     { method: 'GET', path: '/projects/:slug', handler: h.pages.oldProject },

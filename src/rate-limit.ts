@@ -1,0 +1,327 @@
+/**
+ * Rate limits (docs/operations.md, "Rate limits"): a token bucket per client and class of
+ * route, kept in this process's memory so that a request costs no database round trip, and,
+ * on a shared PostgreSQL server, reconciled with the other processes' buckets about once a
+ * second through the table `rate_limits` ({@link SharedBuckets}, src/rate-limit-store.ts).
+ *
+ * Who a client is: the credential it presents (the `Authorization` header, else the service's
+ * session cookie), not validated here, so the limiter knows nothing of either service; without
+ * one, its address ({@link clientAddress}). Sign-in routes count by address only. A refused
+ * request is answered 429 with `Retry-After` and the `RateLimit-Policy` and `RateLimit` fields
+ * of draft-ietf-httpapi-ratelimit-headers-11.
+ *
+ * ```ts
+ * const limiter = createRateLimiter({ limits: DEFAULT_LIMITS, clock: Date.now, cookieName: 'notes_session' })
+ * limiter.check(req, 'api') // null: go on; else the 429 to answer
+ * ```
+ *
+ * @module
+ */
+import { createHash } from 'node:crypto'
+import type { Request } from './request.ts'
+import { jsonError, type Response } from './response.ts'
+
+/** A token bucket's shape: `rate` requests a second on average, `burst` at once. */
+export interface Limit {
+  rate: number
+  burst: number
+}
+
+/** The classes of route: everything (`api`), and sign-in and code exchanges (`signin`), which get less. */
+export type LimitClass = 'api' | 'signin'
+
+export type Limits = Readonly<Record<LimitClass, Limit>>
+
+/** The defaults of `RATE_LIMIT` and `RATE_LIMIT_SIGNIN` (README, "Configuration"). */
+export const DEFAULT_LIMITS: Limits = Object.freeze({
+  api: Object.freeze({ rate: 100, burst: 1000 }),
+  signin: Object.freeze({ rate: 5, burst: 100 }),
+})
+
+/** The policy names the header fields give each class. */
+export const POLICY_NAMES: Readonly<Record<LimitClass, string>> = { api: 'api', signin: 'sign-in' }
+
+/** The 429's `error` text. */
+export const TOO_MANY_REQUESTS = 'too many requests'
+
+/** How often a process exchanges its counts with the shared table, and sweeps full buckets. */
+export const SYNC_MS = 1000
+
+/** On a shared server, a bucket is forgotten once full and unused this long. */
+const IDLE_MS = 60_000
+
+/** A credential longer than this is kept by its hash, so a huge header costs no more memory. */
+const LONGEST_KEY = 200
+
+/**
+ * One token bucket: `tokens` as of `at` (ms), refilled at `limit.rate` a second up to
+ * `limit.burst`. `spent` counts the requests taken since the last exchange with the shared table.
+ */
+export class TokenBucket {
+  tokens: number
+  at: number
+  spent = 0
+  used: number
+  /** The row's key in `rate_limits`: a hash, so no credential or address is stored. */
+  id: string | null = null
+
+  constructor(
+    readonly limit: Limit,
+    now: number,
+  ) {
+    this.tokens = limit.burst
+    this.at = now
+    this.used = now
+  }
+
+  /** Refills the bucket up to `now` (a clock that went back refills nothing). */
+  refill(now: number): void {
+    if (now <= this.at) return
+    this.tokens = Math.min(this.limit.burst, this.tokens + ((now - this.at) * this.limit.rate) / 1000)
+    this.at = now
+  }
+
+  /** Takes one request: 0 when it may go on, else the milliseconds until it could. */
+  take(now: number): number {
+    this.refill(now)
+    this.used = now
+    if (this.tokens >= 1) {
+      this.tokens -= 1
+      this.spent += 1
+      return 0
+    }
+    return Math.ceil(((1 - this.tokens) * 1000) / this.limit.rate)
+  }
+
+  /** True when the bucket is full at `now`: forgetting it changes nothing. */
+  full(now: number): boolean {
+    this.refill(now)
+    return this.tokens >= this.limit.burst
+  }
+}
+
+/** What one bucket's row is sent: the requests this process took since the last exchange. */
+export interface BucketCount {
+  /** The row's key: a hash, never a credential or an address. */
+  key: string
+  spent: number
+  rate: number
+  burst: number
+}
+
+/**
+ * The buckets' table shared by the processes of one PostgreSQL server (src/rate-limit-store.ts
+ * makes one on `sql`).
+ */
+export interface SharedBuckets {
+  /** Names this service's buckets apart from the other's. */
+  scope: string
+  /**
+   * Refills each row to `now`, takes its `spent` off, and answers the rows' levels by key (a
+   * new row starts full); one statement.
+   */
+  exchange(counts: readonly BucketCount[], now: number): Promise<Map<string, number>>
+  /** Deletes the rows whose bucket has refilled (a full bucket is as good as no row). */
+  sweep(now: number): Promise<void>
+}
+
+export interface RateLimiterOptions {
+  limits: Limits
+  /** Milliseconds since the epoch. */
+  clock: () => number
+  /** The service's session cookie: a request carrying it is counted by it. */
+  cookieName?: string
+  /** How many reverse proxies to trust for `X-Forwarded-For` (`TRUST_PROXY`); 0 by default. */
+  trustProxy?: number
+  /**
+   * The database the processes share, and a name for this service's buckets in it; null or
+   * absent: the buckets are this process's alone (the embedded database has one process).
+   */
+  shared?: SharedBuckets | null
+}
+
+export interface RateLimiter {
+  /** Counts the request in class `cls`: null when it may go on, else the 429 to answer. */
+  check(req: Request, cls: LimitClass): Response | null
+  /**
+   * Forgets full buckets and, when shared, sends the requests counted since the last call to
+   * `rate_limits` and takes back each bucket's level there, which the other processes' counts
+   * have lowered. The timer of {@link RateLimiter.start} calls it every {@link SYNC_MS}.
+   */
+  sync(): Promise<void>
+  /** Starts calling {@link RateLimiter.sync} every {@link SYNC_MS} (an unref'd timer). */
+  start(): void
+  /** Stops the timer and waits for a sync under way. */
+  close(): Promise<void>
+}
+
+/** Builds a rate limiter; nothing runs in the background until `start()`. */
+export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
+  const { limits, clock, cookieName } = options
+  const trustProxy = options.trustProxy ?? 0
+  const shared = options.shared ?? null
+  const buckets = {
+    api: { byCredential: new Map<string, TokenBucket>(), byAddress: new Map<string, TokenBucket>() },
+    signin: { byCredential: new Map<string, TokenBucket>(), byAddress: new Map<string, TokenBucket>() },
+  }
+  const policies = { api: policyField('api', limits.api), signin: policyField('signin', limits.signin) }
+  let timer: NodeJS.Timeout | null = null
+  let running: Promise<void> | null = null
+  let syncs = 0
+
+  function refuse(cls: LimitClass, waitMs: number): Response {
+    const seconds = Math.max(1, Math.ceil(waitMs / 1000))
+    return jsonError(429, TOO_MANY_REQUESTS, {
+      'retry-after': String(seconds),
+      'ratelimit-policy': policies[cls],
+      ratelimit: `"${POLICY_NAMES[cls]}";r=0;t=${seconds}`,
+      'cache-control': 'no-store',
+    })
+  }
+
+  /** Takes from the bucket of `key` in `map`, making it (full) when there is none. */
+  function takeFrom(map: Map<string, TokenBucket>, key: string, cls: LimitClass, now: number): Response | null {
+    let bucket = map.get(key)
+    if (bucket === undefined) map.set(key, (bucket = new TokenBucket(limits[cls], now)))
+    const wait = bucket.take(now)
+    return wait === 0 ? null : refuse(cls, wait)
+  }
+
+  function credentialOf(req: Request): string | null {
+    const authorization = req.headers.authorization
+    let credential = authorization !== undefined && authorization !== '' ? authorization : null
+    if (credential === null && cookieName !== undefined && req.headers.cookie !== undefined) {
+      credential = req.cookies[cookieName] ?? null
+    }
+    if (credential === null || credential.length <= LONGEST_KEY) return credential
+    return createHash('sha256').update(credential).digest('base64url')
+  }
+
+  function check(req: Request, cls: LimitClass): Response | null {
+    const now = clock()
+    const mine = buckets[cls]
+    const credential = cls === 'signin' ? null : credentialOf(req)
+    if (credential === null) return takeFrom(mine.byAddress, addressKey(clientAddress(req, trustProxy)), cls, now)
+    let bucket = mine.byCredential.get(credential)
+    if (bucket === undefined) {
+      // A credential not seen lately first costs its address one request: otherwise a client
+      // sending a made-up token with every request would get a fresh bucket every time.
+      const refused = takeFrom(mine.byAddress, addressKey(clientAddress(req, trustProxy)), cls, now)
+      if (refused !== null) return refused
+      mine.byCredential.set(credential, (bucket = new TokenBucket(limits[cls], now)))
+    }
+    const wait = bucket.take(now)
+    return wait === 0 ? null : refuse(cls, wait)
+  }
+
+  async function exchange(): Promise<void> {
+    const now = clock()
+    const batch: { bucket: TokenBucket; sent: number }[] = []
+    for (const cls of ['api', 'signin'] as const) {
+      for (const [kind, map] of [['c', buckets[cls].byCredential], ['a', buckets[cls].byAddress]] as const) {
+        for (const [key, bucket] of map) {
+          const full = bucket.full(now)
+          if (shared === null) {
+            bucket.spent = 0
+            if (full) map.delete(key)
+            continue
+          }
+          if (full && bucket.spent === 0) {
+            if (now - bucket.used >= IDLE_MS) map.delete(key)
+            continue
+          }
+          bucket.id ??= createHash('sha256').update(`${shared.scope}\n${cls}\n${kind}\n${key}`).digest('base64url')
+          batch.push({ bucket, sent: bucket.spent })
+          bucket.spent = 0
+        }
+      }
+    }
+    if (shared === null) return
+    let level = new Map<string, number>()
+    try {
+      // A full bucket is as good as no row: the rows of full buckets go, about once a minute.
+      if (++syncs % 60 === 0) await shared.sweep(now)
+      if (batch.length === 0) return
+      level = await shared.exchange(
+        batch.map(({ bucket, sent }) => ({ key: bucket.id!, spent: sent, rate: bucket.limit.rate, burst: bucket.limit.burst })),
+        now,
+      )
+    } catch (err) {
+      // The counts are sent again next time; the local buckets hold meanwhile.
+      for (const { bucket, sent } of batch) bucket.spent += sent
+      throw err
+    }
+    for (const { bucket } of batch) {
+      const tokens = level.get(bucket.id!)
+      if (tokens === undefined) continue
+      // The shared level is as of `now`; what was taken here since then is taken from it.
+      bucket.tokens = Math.min(bucket.limit.burst, tokens - bucket.spent)
+      bucket.at = now
+    }
+  }
+
+  function sync(): Promise<void> {
+    running ??= exchange().finally(() => (running = null))
+    return running
+  }
+
+  return {
+    check,
+    sync,
+    start() {
+      if (timer !== null) return
+      // A database outage must not stop the limits: the local buckets go on alone meanwhile.
+      timer = setInterval(() => sync().catch(() => {}), SYNC_MS)
+      timer.unref()
+    },
+    async close() {
+      if (timer !== null) clearInterval(timer)
+      timer = null
+      await running?.catch(() => {})
+    },
+  }
+}
+
+/**
+ * The `RateLimit-Policy` field of a class: its quota `q` is the burst and its window `w` the
+ * seconds the bucket takes to refill from empty, so a client that keeps to it is never refused
+ * (a bucket allows a burst and then `rate` a second; the field has no way to say both).
+ */
+export function policyField(cls: LimitClass, limit: Limit): string {
+  const window = Math.max(1, Math.round(limit.burst / limit.rate))
+  return `"${POLICY_NAMES[cls]}";q=${Math.floor(limit.burst)};w=${window}`
+}
+
+/**
+ * The client's address: the socket's peer, or with `trustProxy` = n > 0 the address the
+ * outermost of n trusted reverse proxies saw, the n-th of `X-Forwarded-For` from the right
+ * (each proxy appends the address it received from; entries further left were sent by the
+ * client and prove nothing). Fewer entries than that: the leftmost.
+ */
+export function clientAddress(req: Request, trustProxy: number): string {
+  const peer = req.address
+  if (trustProxy <= 0) return peer
+  const header = req.headers['x-forwarded-for']
+  if (typeof header !== 'string' || header === '') return peer
+  const hops = header.split(',')
+  return hops[Math.max(0, hops.length - trustProxy)]!.trim() || peer
+}
+
+/**
+ * The key of an address: an IPv4 address as it is (also one mapped into IPv6), an IPv6
+ * address by its /64 network, since one subscriber usually holds a whole /64 and could
+ * otherwise take a new address for every request.
+ */
+export function addressKey(address: string): string {
+  if (!address.includes(':')) return address
+  if (address.startsWith('::ffff:') && address.includes('.')) return address.slice(7)
+  const bare = address.split('%')[0]!
+  const [head, tail] = bare.split('::') as [string, string | undefined]
+  const left = head === '' ? [] : head.split(':')
+  const right = tail === undefined || tail === '' ? [] : tail.split(':')
+  const groups = tail === undefined ? left : [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right]
+  return `${groups
+    .slice(0, 4)
+    .map((g) => (parseInt(g, 16) || 0).toString(16))
+    .join(':')}::/64`
+}

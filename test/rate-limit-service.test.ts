@@ -1,0 +1,71 @@
+/**
+ * Rate limits on the whole application as `npm start` runs it, with tight limits set through
+ * `RATE_LIMIT` and `RATE_LIMIT_SIGNIN`: the request past a token's burst is answered 429 with
+ * the header fields, another token goes on, and sign-in runs out before reads do.
+ */
+import assert from 'node:assert/strict'
+import { createHash, randomBytes } from 'node:crypto'
+import { after, test } from 'node:test'
+import { startApp } from '../src/app.ts'
+import { loadConfig } from '../src/config.ts'
+import { createLogger } from '../src/log.ts'
+import { testDatabase } from './support/db.ts'
+
+const db = await testDatabase()
+const config = loadConfig({
+  HOST: '127.0.0.1',
+  NOTES_PORT: '0',
+  TICKETS_PORT: '0',
+  DEV_IDP_PORT: '0',
+  // Refills are negligible within the test: 4 requests per token, 3 sign-in requests per address.
+  RATE_LIMIT: '0.001,4',
+  RATE_LIMIT_SIGNIN: '0.001,3',
+})
+const app = await startApp(config, { logger: createLogger(null), db: { sql: db.sql, kind: process.env.TEST_DATABASE_KIND === 'embedded' ? 'embedded' : 'postgres', close: async () => {} } })
+after(() => app.close())
+const tickets = app.servers.tickets!.url
+const notes = app.servers.notes!.url
+
+/** A user of the ticket service with a token, made in the database as the service stores them (docs/core.md). */
+async function tokenOf(name: string): Promise<string> {
+  const id = `u-${name}`
+  await db.sql`insert into users (id, idp_id, name, created) values (${id}, ${`idp-${name}`}, ${name}, ${Date.now()})`
+  const token = `tt_${randomBytes(32).toString('base64url')}`
+  const hash = createHash('sha256').update(token).digest('hex')
+  await db.sql`insert into tokens (id, user_id, hash, label, created) values (${`t-${name}`}, ${id}, ${hash}, 'test', ${Date.now()})`
+  return token
+}
+
+test("the request past a token's burst answers 429 with the header fields; another token goes on", async () => {
+  const alice = await tokenOf('alice')
+  const bob = await tokenOf('bob')
+  const read = (token: string) => fetch(`${tickets}/api/tickets`, { headers: { authorization: `Bearer ${token}` } })
+  for (let i = 0; i < 4; i++) assert.equal((await read(alice)).status, 200, `alice's request ${i + 1}`)
+  const refused = await read(alice)
+  assert.equal(refused.status, 429)
+  assert.deepEqual(await refused.json(), { error: 'too many requests' })
+  assert.match(refused.headers.get('retry-after') ?? '', /^[1-9][0-9]*$/)
+  assert.equal(refused.headers.get('ratelimit-policy'), '"api";q=4;w=4000')
+  assert.equal(refused.headers.get('ratelimit'), `"api";r=0;t=${refused.headers.get('retry-after')}`)
+  const other = await read(bob)
+  assert.equal(other.status, 200, "bob's token is not touched by alice's")
+  assert.ok(Array.isArray(((await other.json()) as { tickets: unknown }).tickets))
+})
+
+test('sign-in runs out before reads, by address, with its own policy', async () => {
+  const login = () => fetch(`${notes}/login?next=/`, { redirect: 'manual' })
+  for (let i = 0; i < 3; i++) assert.equal((await login()).status, 302)
+  const refused = await login()
+  assert.equal(refused.status, 429)
+  assert.equal(refused.headers.get('ratelimit-policy'), '"sign-in";q=3;w=3000')
+  // The address's bucket for reads is another one.
+  assert.equal((await fetch(`${notes}/api/me`)).status, 200)
+  // The code exchange of connected apps is a sign-in route too, on the ticket service.
+  const exchange = () => fetch(`${tickets}/api/connect/exchange`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+  for (let i = 0; i < 3; i++) assert.notEqual((await exchange()).status, 429)
+  assert.equal((await exchange()).status, 429)
+})
+
+test('/healthz is never limited', async () => {
+  for (let i = 0; i < 10; i++) assert.equal((await fetch(`${notes}/healthz`)).status, 200)
+})

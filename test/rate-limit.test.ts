@@ -1,0 +1,204 @@
+/**
+ * The token buckets of src/rate-limit.ts on a clock the test moves by hand: bursts, refill,
+ * the 429 and its header fields, who counts as one client, and two limiters sharing one
+ * database (on either database, as `npm test` runs this file).
+ */
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import type { IncomingHttpHeaders } from 'node:http'
+import { makeRequest } from '../src/request.ts'
+import { addressKey, clientAddress, createRateLimiter, TokenBucket, type Limits, type RateLimiter } from '../src/rate-limit.ts'
+import { createSharedBuckets } from '../src/rate-limit-store.ts'
+import { testDatabase } from './support/db.ts'
+import { testClock } from './support/service.ts'
+
+const db = await testDatabase()
+const TIGHT: Limits = { api: { rate: 2, burst: 5 }, signin: { rate: 0.5, burst: 2 } }
+
+function get(headers: IncomingHttpHeaders = {}, address = '192.0.2.1') {
+  return makeRequest({ url: '/api/notes', headers, address })
+}
+
+/** How many of `n` requests the limiter lets through in class `cls`. */
+function allowed(limiter: RateLimiter, n: number, headers: IncomingHttpHeaders = {}, address?: string, cls: 'api' | 'signin' = 'api'): number {
+  let ok = 0
+  for (let i = 0; i < n; i++) if (limiter.check(get(headers, address), cls) === null) ok++
+  return ok
+}
+
+test('a bucket gives its burst at once, then one request per 1/rate seconds', () => {
+  const bucket = new TokenBucket({ rate: 2, burst: 3 }, 0)
+  assert.deepEqual([bucket.take(0), bucket.take(0), bucket.take(0)], [0, 0, 0])
+  assert.equal(bucket.take(0), 500, 'the fourth waits half a second')
+  assert.equal(bucket.take(250), 250)
+  assert.equal(bucket.take(500), 0)
+  assert.equal(bucket.take(500), 500)
+})
+
+test('a bucket never refills past its burst, and a clock that goes back refills nothing', () => {
+  const bucket = new TokenBucket({ rate: 10, burst: 2 }, 1000)
+  bucket.take(1000)
+  bucket.take(1000)
+  bucket.refill(900)
+  assert.equal(bucket.tokens, 0)
+  bucket.refill(60_000)
+  assert.equal(bucket.tokens, 2)
+  assert.equal(bucket.full(60_000), true)
+})
+
+test('past its burst a client is answered 429 with Retry-After, RateLimit-Policy and RateLimit', () => {
+  const clock = testClock()
+  const limiter = createRateLimiter({ limits: TIGHT, clock: clock.now })
+  assert.equal(allowed(limiter, 5), 5)
+  const refused = limiter.check(get(), 'api')
+  assert.ok(refused)
+  assert.equal(refused.status, 429)
+  assert.deepEqual(JSON.parse(String(refused.body)), { error: 'too many requests' })
+  assert.equal(refused.headers?.['retry-after'], '1')
+  assert.equal(refused.headers?.['ratelimit-policy'], '"api";q=5;w=3')
+  assert.equal(refused.headers?.ratelimit, '"api";r=0;t=1')
+  assert.equal(refused.headers?.['content-type'], 'application/json; charset=utf-8')
+  clock.advance(500)
+  assert.equal(allowed(limiter, 2), 1, 'half a second at 2 a second refills one')
+})
+
+test('Retry-After and t are whole seconds, rounded up, and the same', () => {
+  const clock = testClock()
+  const limiter = createRateLimiter({ limits: { api: { rate: 0.1, burst: 1 }, signin: TIGHT.signin }, clock: clock.now })
+  assert.equal(allowed(limiter, 1), 1)
+  clock.advance(2_500)
+  const refused = limiter.check(get(), 'api')
+  assert.equal(refused?.headers?.['retry-after'], '8')
+  assert.equal(refused?.headers?.ratelimit, '"api";r=0;t=8')
+  assert.equal(refused?.headers?.['ratelimit-policy'], '"api";q=1;w=10')
+})
+
+test("one token's limit does not touch another token's, nor the address's", () => {
+  const limiter = createRateLimiter({ limits: TIGHT, clock: testClock().now })
+  assert.equal(allowed(limiter, 10, { authorization: 'Bearer tt_one' }), 5)
+  assert.equal(allowed(limiter, 10, { authorization: 'Bearer tt_two' }), 5)
+  // Each new token cost the address one request: 3 of its 5 are left.
+  assert.equal(allowed(limiter, 10), 3)
+})
+
+test('a session cookie counts as a credential, another cookie does not', () => {
+  const limiter = createRateLimiter({ limits: TIGHT, clock: testClock().now, cookieName: 'notes_session' })
+  assert.equal(allowed(limiter, 10, { cookie: 'notes_session=abc' }), 5)
+  assert.equal(allowed(limiter, 10, { cookie: 'notes_session=def; theme=dark' }), 5)
+  assert.equal(allowed(limiter, 10, { cookie: 'theme=dark' }), 3, 'no session cookie: by address')
+})
+
+test('a new made-up credential with every request runs out when its address does', () => {
+  const limiter = createRateLimiter({ limits: TIGHT, clock: testClock().now })
+  let ok = 0
+  for (let i = 0; i < 20; i++) if (limiter.check(get({ authorization: `Bearer made-up-${i}` }), 'api') === null) ok++
+  assert.equal(ok, 5)
+  assert.equal(allowed(limiter, 1, {}, '192.0.2.2'), 1, 'another address is not touched')
+})
+
+test('sign-in counts by address even with a credential, in a bucket of its own', () => {
+  const limiter = createRateLimiter({ limits: TIGHT, clock: testClock().now })
+  assert.equal(allowed(limiter, 5, { authorization: 'Bearer a' }, undefined, 'signin'), 2)
+  assert.equal(allowed(limiter, 5, { authorization: 'Bearer b' }, undefined, 'signin'), 0)
+  const refused = limiter.check(get(), 'signin')
+  assert.equal(refused?.headers?.['ratelimit-policy'], '"sign-in";q=2;w=4')
+  assert.equal(refused?.headers?.ratelimit, '"sign-in";r=0;t=2')
+  assert.equal(allowed(limiter, 5), 5, 'the api bucket of the address is whole')
+})
+
+test('different addresses count apart; X-Forwarded-For is read only with TRUST_PROXY', () => {
+  const spoofed = { 'x-forwarded-for': '203.0.113.9' }
+  const direct = createRateLimiter({ limits: TIGHT, clock: testClock().now })
+  assert.equal(allowed(direct, 3, spoofed, '192.0.2.1') + allowed(direct, 3, { 'x-forwarded-for': '203.0.113.10' }, '192.0.2.1'), 5)
+  assert.equal(allowed(direct, 5, {}, '192.0.2.3'), 5)
+
+  const proxied = createRateLimiter({ limits: TIGHT, clock: testClock().now, trustProxy: 1 })
+  assert.equal(allowed(proxied, 5, spoofed, '10.0.0.1'), 5)
+  assert.equal(allowed(proxied, 5, { 'x-forwarded-for': '203.0.113.10' }, '10.0.0.1'), 5)
+})
+
+test('clientAddress takes the address the outermost trusted proxy saw', () => {
+  const req = makeRequest({ headers: { 'x-forwarded-for': '1.1.1.1, 2.2.2.2 ,3.3.3.3' }, address: '10.0.0.1' })
+  assert.equal(clientAddress(req, 0), '10.0.0.1')
+  assert.equal(clientAddress(req, 1), '3.3.3.3')
+  assert.equal(clientAddress(req, 2), '2.2.2.2')
+  assert.equal(clientAddress(req, 3), '1.1.1.1')
+  assert.equal(clientAddress(req, 9), '1.1.1.1', 'fewer entries than proxies: the leftmost')
+  assert.equal(clientAddress(makeRequest({ address: '10.0.0.1' }), 1), '10.0.0.1', 'no header: the socket')
+})
+
+test('an IPv6 address counts by its /64, an IPv4 one mapped into IPv6 as itself', () => {
+  assert.equal(addressKey('2001:db8:1:2:3:4:5:6'), '2001:db8:1:2::/64')
+  assert.equal(addressKey('2001:db8:1:2::9'), '2001:db8:1:2::/64')
+  assert.equal(addressKey('2001:db8::1'), '2001:db8:0:0::/64')
+  assert.equal(addressKey('::1'), '0:0:0:0::/64')
+  assert.equal(addressKey('fe80::1%eth0'), 'fe80:0:0:0::/64')
+  assert.equal(addressKey('::ffff:192.0.2.1'), '192.0.2.1')
+  assert.equal(addressKey('192.0.2.1'), '192.0.2.1')
+  const limiter = createRateLimiter({ limits: TIGHT, clock: testClock().now })
+  assert.equal(allowed(limiter, 3, {}, '2001:db8:1:2::a') + allowed(limiter, 3, {}, '2001:db8:1:2::b'), 5)
+})
+
+test('a sync in a process of its own changes no client\'s count', async () => {
+  const clock = testClock()
+  const limiter = createRateLimiter({ limits: TIGHT, clock: clock.now })
+  allowed(limiter, 5)
+  clock.advance(1000)
+  await limiter.sync()
+  assert.equal(allowed(limiter, 5), 2, 'the half-empty bucket was kept')
+  clock.advance(10_000)
+  await limiter.sync()
+  assert.equal(allowed(limiter, 9), 5)
+})
+
+test('two limiters sharing one database converge to one limit', async () => {
+  const limits: Limits = { api: { rate: 2, burst: 10 }, signin: TIGHT.signin }
+  const clock = testClock()
+  const one = createRateLimiter({ limits, clock: clock.now, shared: createSharedBuckets(db.sql, 'notes') })
+  const two = createRateLimiter({ limits, clock: clock.now, shared: createSharedBuckets(db.connect(2), 'notes') })
+  const apart = [createRateLimiter({ limits, clock: clock.now }), createRateLimiter({ limits, clock: clock.now })]
+  const token = { authorization: 'Bearer tt_shared' }
+  let together = 0
+  let separately = 0
+  // 100 seconds of a client asking 5 times a second of each process; each syncs every second.
+  for (let second = 0; second < 100; second++) {
+    together += allowed(one, 5, token) + allowed(two, 5, token)
+    separately += allowed(apart[0]!, 5, token) + allowed(apart[1]!, 5, token)
+    clock.advance(1000)
+    await one.sync()
+    await two.sync()
+  }
+  // One bucket gives at most 10 + 2 × 100 = 210; each process's first second may add one burst.
+  assert.ok(together >= 200 && together <= 220, `shared: ${together} requests in 100 s`)
+  assert.ok(separately >= 400, `not shared: ${separately}`)
+  const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from rate_limits`
+  assert.ok(row!.n >= 1, 'the shared bucket has its row')
+  const stored = await db.sql<{ key: string }[]>`select key from rate_limits`
+  assert.ok(stored.every((r) => !r.key.includes('tt_shared')), 'no credential is stored')
+  await one.close()
+  await two.close()
+})
+
+test('a limiter goes on counting on its own while the shared database is unreachable', async () => {
+  const clock = testClock()
+  const broken = db.connect(1)
+  await broken.end()
+  const limiter = createRateLimiter({ limits: TIGHT, clock: clock.now, shared: createSharedBuckets(broken, 'notes') })
+  assert.equal(allowed(limiter, 10), 5)
+  await assert.rejects(limiter.sync())
+  assert.equal(allowed(limiter, 10), 0, 'the counts were kept')
+  clock.advance(1000)
+  assert.equal(allowed(limiter, 10), 2)
+})
+
+test('the shared table refills a row to the present, takes the count off, and forgets it once full', async () => {
+  const shared = createSharedBuckets(db.sql, 'tickets')
+  const count = { key: 'sweep-test', rate: 1, burst: 5 }
+  assert.equal((await shared.exchange([{ ...count, spent: 3 }], 10_000)).get('sweep-test'), 2)
+  assert.equal((await shared.exchange([{ ...count, spent: 1 }], 11_500)).get('sweep-test'), 2.5)
+  const rows = () => db.sql`select key from rate_limits where key = 'sweep-test'`
+  await shared.sweep(13_000)
+  assert.equal((await rows()).length, 1, 'not full yet at 4 of 5')
+  await shared.sweep(14_000)
+  assert.equal((await rows()).length, 0)
+})
