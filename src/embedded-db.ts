@@ -13,11 +13,12 @@
  * statements wait meanwhile, which is why no code holds a transaction open across anything slow.
  */
 import { spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { existsSync, readFileSync } from 'node:fs'
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { PGlite } from '@electric-sql/pglite'
 import { PGLiteSocketHandler } from '@electric-sql/pglite-socket'
 
@@ -123,11 +124,16 @@ export const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers
  * serves it on a private unix socket, or on 127.0.0.1 with `{ tcp: true }`.
  */
 export async function startEmbedded(dataDir: string, options: { tcp?: boolean } = {}): Promise<EmbeddedServer> {
+  let loadDataDir: Blob | undefined
   if (dataDir !== 'memory://') {
     await mkdir(dataDir, { recursive: true })
-    if (!existsSync(join(dataDir, 'PG_VERSION'))) await createInChild(dataDir)
+    if (!existsSync(join(dataDir, 'PG_VERSION'))) {
+      const template = await readFile(TEMPLATE).catch(() => null)
+      if (template) loadDataDir = new Blob([template])
+      else await createInChild(dataDir)
+    }
   }
-  const db = await PGlite.create(dataDir === 'memory://' ? undefined : dataDir, { startParams: START_PARAMS })
+  const db = await PGlite.create(dataDir === 'memory://' ? undefined : dataDir, { startParams: START_PARAMS, loadDataDir })
   const queue = new BatchQueue(db)
   const handlers = new Set<PGLiteSocketHandler>()
   const server: Server = createServer((socket) => {
@@ -161,6 +167,18 @@ export async function startEmbedded(dataDir: string, options: { tcp?: boolean } 
     },
   }
 }
+
+/** The installed PGlite's version: a data directory made by one version may not open in another. */
+export const PGLITE_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.resolve('@electric-sql/pglite')), 'utf8')) as { version: string }).version
+
+/**
+ * A new, empty database as PGlite's initdb makes it, dumped by `npm run pglite-template`
+ * (scripts/pglite-template.ts) for this PGlite version. A first start unpacks it (about 270 MB
+ * resident, 3 s) instead of running initdb, which grows PGlite's WebAssembly memory, which never
+ * shrinks, to about 0.8 GB (docs/operations.md, "Memory"). Without one for the installed
+ * version, the database is made by initdb in a child process.
+ */
+export const TEMPLATE = fileURLToPath(new URL(`../pglite-template/pglite-${PGLITE_VERSION}.tar.gz`, import.meta.url))
 
 /**
  * Creates a new database in `dataDir` in a child process. PGlite's first start runs initdb in a

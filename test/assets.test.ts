@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { mkdtemp, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
@@ -58,4 +58,28 @@ test('fresh() answers no-cache with an ETag and 304 for a matching If-None-Match
 test('a bundle that does not build throws at start-up', async () => {
   await writeFile(join(dir, 'broken.ts'), 'import { nothing } from "./missing.ts"\nconsole.log(nothing)\n')
   await assert.rejects(bundleAssets({ entries: { broken: join(dir, 'broken.ts') } }))
+})
+
+/** esbuild child processes of this process (tsx, which loads the tests, may have one of its own). */
+async function esbuildChildren(): Promise<number> {
+  let n = 0
+  for (const task of await readdir('/proc/self/task')) {
+    const children = await readFile(`/proc/self/task/${task}/children`, 'utf8').catch(() => '')
+    for (const pid of children.split(' ').filter(Boolean)) {
+      const command = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')
+      if (command.includes('esbuild') && command.includes('--service')) n++
+    }
+  }
+  return n
+}
+
+test('esbuild\'s child process is stopped a second after the last bundle, and a later bundle starts one again', async () => {
+  const during = bundleAssets({ entries: { main: join(dir, 'main.ts') } })
+  await during
+  const right = await esbuildChildren()
+  assert.ok(right >= 1)
+  await new Promise((resolve) => setTimeout(resolve, 1_500))
+  assert.equal(await esbuildChildren(), right - 1, 'ours is gone; only tsx\'s may stay')
+  const again = await bundleAssets({ entries: { main: join(dir, 'main.ts') } })
+  assert.match(again.url('main'), /^\/assets\/main-[A-Za-z0-9]+\.js$/)
 })
