@@ -15,7 +15,7 @@ import { jsonError, type Response } from '../response.ts'
 import type { Request } from '../request.ts'
 import { refuseCrossSite, refuseTag } from '../guards.ts'
 import type { Session, Sessions } from '../session.ts'
-import { answerDenied, deny } from './denied.ts'
+import { refuse, type Refusal } from './refusal.ts'
 import { BAD_TOKEN, KEY_OTHER_PROJECT, KEY_PERSON_GONE, TOKEN_NEEDED, USER_TOKEN_NEEDED } from './messages.ts'
 import { connectionByHash, markConnectionUsed } from './store/connections.ts'
 import { markTokenUsed, tokenByHash } from './store/tokens.ts'
@@ -49,7 +49,7 @@ export type Caller = UserCaller | KeyCaller
 export type CallerResult<C extends Caller = Caller> = { ok: true; caller: C } | { ok: false; response: Response }
 
 /** The person a write acts as in a project; `app` is a connected app's label, else null. */
-export type ActingResult = { ok: true; user: User; app: string | null } | { ok: false; response: Response }
+export type ActingResult = { ok: true; user: User; app: string | null } | Refusal
 
 export interface Credentials {
   /** Resolves the credential of a write (or a read that needs one), before its body is read. */
@@ -130,9 +130,9 @@ export function createCredentials(deps: { sql: Sql; clock: () => number; session
     async actingUser(caller, projectId) {
       if (caller.kind === 'user') return { ok: true, user: caller.user, app: null }
       const { connection } = caller
-      if (connection.projectId !== projectId) return { ok: false, response: answerDenied(deny(403, KEY_OTHER_PROJECT, 'project')) }
+      if (connection.projectId !== projectId) return refuse(403, KEY_OTHER_PROJECT, 'project')
       const user = await memberById(sql, projectId, connection.userId)
-      if (!user) return { ok: false, response: answerDenied(deny(403, KEY_PERSON_GONE, 'project')) }
+      if (!user) return refuse(403, KEY_PERSON_GONE, 'project')
       return { ok: true, user, app: connection.label }
     },
     async session(req) {

@@ -12,11 +12,11 @@ import type { Request } from '../request.ts'
 import type { Group } from './auth.ts'
 import type { Body, Shape } from './body.ts'
 import type { Context, Emit } from './context.ts'
-import { answerDenied, deny, type Denied } from './denied.ts'
+import { answerRefusal, refuse, type Refusal } from './refusal.ts'
 import { refuseRole } from './roles.ts'
 import { roleOf } from './store/projects.ts'
 import { isState, type State } from './states.ts'
-import { NO_SUCH_TICKET, unknownState, fieldTooLong } from './messages.ts'
+import { NO_SUCH_TICKET, unknownState, fieldTooLong, alreadyInState, alreadyAssignedTo, ALREADY_UNASSIGNED, SUBJECT_OR_SUMMARY, SUBJECT_EMPTY, NOTHING_CHANGED } from './messages.ts'
 import { ticketAnswer, ticketAnswers, type TicketAnswer } from './answers.ts'
 import { addEvent, type TicketEvent } from './store/history.ts'
 import { lockTicket, relatedTickets, ticketById, updateTicket } from './store/tickets.ts'
@@ -30,14 +30,14 @@ async function userRef(tx: TransactionSql, id: string | null): Promise<User | nu
   return id === null ? null : userById(tx, id)
 }
 
-export type Changed = { ok: true; ticket: TicketAnswer; event: TicketEvent; assignEvent?: TicketEvent } | Denied
+export type Changed = { ok: true; ticket: TicketAnswer; event: TicketEvent; assignEvent?: TicketEvent } | Refusal
 
 /** Adds a comment. */
 export async function comment(tx: TransactionSql, emit: Emit, ctx: ChangeContext, ticketId: string, text: string): Promise<Changed> {
   const t = await lockTicket(tx, ticketId)
-  const denied = refuseRole(await roleOf(tx, t.projectId, ctx.user.id), 'use', 'project')
-  if (denied) return denied
-  if (text.length > COMMENT_MAX) return deny(400, fieldTooLong('text', COMMENT_MAX), 'text')
+  const refused = refuseRole(await roleOf(tx, t.projectId, ctx.user.id), 'use', 'project')
+  if (refused) return refused
+  if (text.length > COMMENT_MAX) return refuse(400, fieldTooLong('text', COMMENT_MAX), 'text')
   const event = await addEvent(tx, t.id, 'comment', actor(ctx), { text }, ctx.now)
   const ticket = await touch(tx, ctx, t.id)
   await emit(t.projectId, 'ticketEvent', [t.id, event, ticket])
@@ -47,11 +47,11 @@ export async function comment(tx: TransactionSql, emit: Emit, ctx: ChangeContext
 /** Changes the state, assigning as decided; emits both events and the related views. */
 export async function changeState(tx: TransactionSql, emit: Emit, ctx: ChangeContext, ticketId: string, state: string, text: string): Promise<Changed> {
   const t = await lockTicket(tx, ticketId)
-  const denied = refuseRole(await roleOf(tx, t.projectId, ctx.user.id), 'use', 'project')
-  if (denied) return denied
-  if (!isState(state)) return deny(400, unknownState(state), 'state')
-  if (state === t.state) return deny(400, `the ticket is already ${state}`, 'state')
-  if (text.length > COMMENT_MAX) return deny(400, fieldTooLong('text', COMMENT_MAX), 'text')
+  const refused = refuseRole(await roleOf(tx, t.projectId, ctx.user.id), 'use', 'project')
+  if (refused) return refused
+  if (!isState(state)) return refuse(400, unknownState(state), 'state')
+  if (state === t.state) return refuse(400, alreadyInState(state), 'state')
+  if (text.length > COMMENT_MAX) return refuse(400, fieldTooLong('text', COMMENT_MAX), 'text')
 
   let assignTo: string | null | undefined
   if (state === 'doing' && t.assigneeId === null) assignTo = ctx.user.id
@@ -77,8 +77,8 @@ export async function changeState(tx: TransactionSql, emit: Emit, ctx: ChangeCon
 /** Assigns the ticket to a member (a user reference), or to nobody for an empty `assignee`. */
 export async function assign(tx: TransactionSql, emit: Emit, ctx: ChangeContext, ticketId: string, assignee: string): Promise<Changed> {
   const t = await lockTicket(tx, ticketId)
-  const denied = refuseRole(await roleOf(tx, t.projectId, ctx.user.id), 'edit', 'project')
-  if (denied) return denied
+  const refused = refuseRole(await roleOf(tx, t.projectId, ctx.user.id), 'edit', 'project')
+  if (refused) return refused
   let to: User | null = null
   if (assignee !== '') {
     const found = await resolveUser(tx, assignee, 'assignee', t.projectId)
@@ -86,7 +86,7 @@ export async function assign(tx: TransactionSql, emit: Emit, ctx: ChangeContext,
     to = found.user
   }
   if ((to?.id ?? null) === t.assigneeId) {
-    return deny(400, to ? `the ticket is already assigned to ${to.name}` : 'the ticket is already unassigned', 'assignee')
+    return refuse(400, to ? alreadyAssignedTo(to.name) : ALREADY_UNASSIGNED, 'assignee')
   }
   const from = await userRef(tx, t.assigneeId)
   await updateTicket(tx, t.id, { assigneeId: to?.id ?? null })
@@ -100,16 +100,16 @@ export async function assign(tx: TransactionSql, emit: Emit, ctx: ChangeContext,
 export async function edit(tx: TransactionSql, emit: Emit, ctx: ChangeContext, ticketId: string, fields: { subject?: string; summary?: string }): Promise<Changed> {
   const t = await lockTicket(tx, ticketId)
   // The interface answers `{ error }` without a field for a missing role here.
-  const denied = refuseRole(await roleOf(tx, t.projectId, ctx.user.id), 'edit')
-  if (denied) return denied
-  if (fields.subject === undefined && fields.summary === undefined) return deny(400, "give 'subject' or 'summary' to change", 'subject')
-  if (fields.subject !== undefined && fields.subject.trim() === '') return deny(400, "'subject' cannot be empty", 'subject')
+  const refused = refuseRole(await roleOf(tx, t.projectId, ctx.user.id), 'edit')
+  if (refused) return refused
+  if (fields.subject === undefined && fields.summary === undefined) return refuse(400, SUBJECT_OR_SUMMARY, 'subject')
+  if (fields.subject !== undefined && fields.subject.trim() === '') return refuse(400, SUBJECT_EMPTY, 'subject')
   const tooLong = lengthRefusal(fields)
   if (tooLong) return tooLong
   const data: Record<string, { from: string; to: string }> = {}
   if (fields.subject !== undefined && fields.subject !== t.subject) data.subject = { from: t.subject, to: fields.subject }
   if (fields.summary !== undefined && fields.summary !== t.summary) data.summary = { from: t.summary, to: fields.summary }
-  if (Object.keys(data).length === 0) return deny(400, 'nothing changed: the ticket already reads so', fields.subject !== undefined ? 'subject' : 'summary')
+  if (Object.keys(data).length === 0) return refuse(400, NOTHING_CHANGED, fields.subject !== undefined ? 'subject' : 'summary')
   await updateTicket(tx, t.id, { subject: fields.subject ?? t.subject, summary: fields.summary ?? t.summary })
   const event = await addEvent(tx, t.id, 'edit', actor(ctx), data, ctx.now)
   const ticket = await touch(tx, ctx, t.id)
@@ -154,12 +154,12 @@ export function changeHandlers(ctx: Context): ChangeHandlers {
       const w = await acceptWrite(ctx, req, group, shape)
       if (!w.ok) return w.response
       const ticket = await ticketOfPath(ctx.sql, req.params)
-      if (!ticket) return answerDenied(deny(404, NO_SUCH_TICKET))
+      if (!ticket) return answerRefusal(refuse(404, NO_SUCH_TICKET))
       const acting = await ctx.credentials.actingUser(w.caller, ticket.project)
-      if (!acting.ok) return acting.response
+      if (!acting.ok) return answerRefusal(acting)
       const change = { user: acting.user, app: acting.app, now: ctx.clock(), publicUrl: ctx.publicUrl }
       const result = await ctx.transact((tx, emit) => run(tx, emit, change, ticket.id, w.body))
-      if (!result.ok) return answerDenied(result)
+      if (!result.ok) return answerRefusal(result)
       const { ok: _, ...answer } = result
       return json(201, answer)
     }

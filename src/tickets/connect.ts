@@ -23,7 +23,7 @@ import { hashSecret, KEY_PREFIX } from './auth.ts'
 import { checkBody } from './body.ts'
 import { connectPage } from './connect-page.ts'
 import type { Context } from './context.ts'
-import { answerDenied, deny, type Denied } from './denied.ts'
+import { answerRefusal, refuse, type Refusal } from './refusal.ts'
 import { messagePage } from './pages.ts'
 import { createProject, lockedRole } from './projects.ts'
 import { findProject, projectById, type Project } from './store/projects.ts'
@@ -32,7 +32,7 @@ import {
 } from './store/connections.ts'
 import { refuseRole } from './roles.ts'
 import {
-  atMost,
+  mustBeAtMost,
   BAD_CODE,
   BAD_RETURN,
   CONNECT,
@@ -89,24 +89,24 @@ function characters(value: string): number {
  * Checks the query of `GET /connect`, field by field in the order `app`, `label`, `return`,
  * `state`; answers the request or the first error text.
  */
-export function checkConnectQuery(query: URLSearchParams): { ok: true; request: ConnectRequest } | { ok: false; error: string } {
+export function checkConnectQuery(query: URLSearchParams): { ok: true; request: ConnectRequest } | Refusal {
   const fields: Record<string, string> = Object.create(null)
   for (const name of ['app', 'label', 'return', 'state']) {
     const values = query.getAll(name)
-    if (values.length > 1) return { ok: false, error: givenTwice(name) }
+    if (values.length > 1) return refuse(400, givenTwice(name))
     fields[name] = values[0] ?? ''
   }
   for (const name of ['app', 'label']) {
     const value = fields[name]!
     const n = characters(value)
-    if (n < 1 || n > NAME_MAX) return { ok: false, error: lengthBetween(name, 1, NAME_MAX) }
-    if (CONTROL.test(value)) return { ok: false, error: hasControl(name) }
+    if (n < 1 || n > NAME_MAX) return refuse(400, lengthBetween(name, 1, NAME_MAX))
+    if (CONTROL.test(value)) return refuse(400, hasControl(name))
   }
   const returned = checkReturn(fields.return!)
   if (!returned.ok) return returned
   const state = fields.state!
-  if (characters(state) > STATE_MAX) return { ok: false, error: atMost('state', STATE_MAX) }
-  if (CONTROL.test(state)) return { ok: false, error: hasControl('state') }
+  if (characters(state) > STATE_MAX) return refuse(400, mustBeAtMost('state', STATE_MAX))
+  if (CONTROL.test(state)) return refuse(400, hasControl('state'))
   return { ok: true, request: { app: fields.app!, label: fields.label!, returnUrl: returned.url, state } }
 }
 
@@ -115,19 +115,19 @@ export function checkConnectQuery(query: URLSearchParams): { ok: true; request: 
  * user name, password or fragment, and no `code` or `state` of its own in the query (they are
  * added). Answers the normalised address, which is also what the person is shown.
  */
-export function checkReturn(value: string): { ok: true; url: string } | { ok: false; error: string } {
-  if (value.length > RETURN_MAX) return { ok: false, error: atMost('return', RETURN_MAX) }
+export function checkReturn(value: string): { ok: true; url: string } | Refusal {
+  if (value.length > RETURN_MAX) return refuse(400, mustBeAtMost('return', RETURN_MAX))
   // The text itself must be absolute: the URL parser would also take `https:host` or ` https://`.
-  if (!/^https?:\/\/[^\s\u0000-\u001f\u007f-\u009f]+$/i.test(value)) return { ok: false, error: BAD_RETURN }
+  if (!/^https?:\/\/[^\s\u0000-\u001f\u007f-\u009f]+$/i.test(value)) return refuse(400, BAD_RETURN)
   let url: URL
   try {
     url = new URL(value)
   } catch {
-    return { ok: false, error: BAD_RETURN }
+    return refuse(400, BAD_RETURN)
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK.has(url.hostname))) return { ok: false, error: BAD_RETURN }
-  if (url.username !== '' || url.password !== '' || value.includes('#')) return { ok: false, error: RETURN_HAS_EXTRA }
-  if (url.searchParams.has('code') || url.searchParams.has('state')) return { ok: false, error: RETURN_HAS_PARAMS }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK.has(url.hostname))) return refuse(400, BAD_RETURN)
+  if (url.username !== '' || url.password !== '' || value.includes('#')) return refuse(400, RETURN_HAS_EXTRA)
+  if (url.searchParams.has('code') || url.searchParams.has('state')) return refuse(400, RETURN_HAS_PARAMS)
   return { ok: true, url: url.href }
 }
 
@@ -140,7 +140,7 @@ export function returnAddress(returnUrl: string, code: string, state: string): s
 }
 
 /** A connection as the API lists it; never its key. */
-type Confirmed = { ok: true; location: string } | Denied
+type Confirmed = { ok: true; location: string } | Refusal
 
 /**
  * Confirms a request for `user`: uses it up, picks the project (`project`, which they must
@@ -153,13 +153,13 @@ async function confirm(
 ): Promise<Confirmed> {
   const { now } = input
   const request = await takeRequest(tx, hashSecret(input.nonce), now)
-  if (!request) return deny(404, NO_SUCH_REQUEST)
+  if (!request) return refuse(404, NO_SUCH_REQUEST)
   let project: Project
   if (input.project !== undefined) {
     const found = await findProject(tx, input.project)
-    if (!found) return deny(404, NO_SUCH_PROJECT)
-    const denied = refuseRole(await lockedRole(tx, found.id, input.user.id), 'admin', 'project')
-    if (denied) return denied
+    if (!found) return refuse(404, NO_SUCH_PROJECT)
+    const refused = refuseRole(await lockedRole(tx, found.id, input.user.id), 'admin', 'project')
+    if (refused) return refused
     project = found
   } else {
     const made = await createProject(tx, { title: input.title!, slug: null, description: '', user: input.user, now, publicUrl: input.publicUrl })
@@ -246,22 +246,22 @@ export function connectHandlers(ctx: Context, files: () => Promise<{ style: stri
       if (!w.ok) return w.response
       const project = w.body.project || undefined
       const title = w.body.title || undefined
-      if ((project === undefined) === (title === undefined)) return answerDenied(deny(400, PROJECT_OR_TITLE, project ? 'title' : 'project'))
+      if ((project === undefined) === (title === undefined)) return answerRefusal(refuse(400, PROJECT_OR_TITLE, project ? 'title' : 'project'))
       const result = await ctx.transact((tx) =>
         confirm(tx, { nonce: req.params.nonce!, user: w.caller.user, project, title, now: clock(), publicUrl }),
       )
-      return result.ok ? json(200, { location: result.location }, NO_STORE) : answerDenied(result, NO_STORE)
+      return result.ok ? json(200, { location: result.location }, NO_STORE) : answerRefusal(result, NO_STORE)
     },
 
     async exchange(req) {
       // No credential: the code is the credential.
       const checked = checkBody(await req.body(), { code: 'required' })
-      if (!checked.ok) return answerDenied(checked, NO_STORE)
+      if (!checked.ok) return answerRefusal(checked, NO_STORE)
       const code = checked.body.code!
       const now = clock()
-      const result = await ctx.transact(async (tx, emit): Promise<{ ok: true; answer: Exchanged } | Denied> => {
+      const result = await ctx.transact(async (tx, emit): Promise<{ ok: true; answer: Exchanged } | Refusal> => {
         const used = await useCode(tx, hashSecret(code), now)
-        if (!used) return deny(400, BAD_CODE, 'code')
+        if (!used) return refuse(400, BAD_CODE, 'code')
         const { projectId } = used
         const key = KEY_PREFIX + randomToken(32)
         await insertConnection(tx, { id: recordId(), projectId, userId: used.userId, app: used.app, label: used.label, hash: hashSecret(key), now })
@@ -269,12 +269,12 @@ export function connectHandlers(ctx: Context, files: () => Promise<{ style: stri
         await emit(projectId, 'connectionsChanged', [project.slug])
         return { ok: true, answer: { key, project: project.slug, title: project.title, api: `${publicUrl}/api` } }
       })
-      return result.ok ? json(200, result.answer, NO_STORE) : answerDenied(result, NO_STORE)
+      return result.ok ? json(200, result.answer, NO_STORE) : answerRefusal(result, NO_STORE)
     },
 
     async list(req) {
       const project = await findProject(sql, req.params.slug!)
-      if (!project) return answerDenied(deny(404, NO_SUCH_PROJECT))
+      if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
       return json(200, { connections: await connectionsOf(sql, project.id) })
     },
 
@@ -282,17 +282,17 @@ export function connectHandlers(ctx: Context, files: () => Promise<{ style: stri
       const w = await acceptWrite(ctx, req, 'user', { id: 'required' })
       if (!w.ok) return w.response
       const project = await findProject(sql, req.params.slug!)
-      if (!project) return answerDenied(deny(404, NO_SUCH_PROJECT))
-      const result = await ctx.transact(async (tx, emit): Promise<{ ok: true; removed: Connection; connections: Connection[] } | Denied> => {
-        const denied = refuseRole(await lockedRole(tx, project.id, w.caller.user.id), 'admin', 'project')
-        if (denied) return denied
+      if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
+      const result = await ctx.transact(async (tx, emit): Promise<{ ok: true; removed: Connection; connections: Connection[] } | Refusal> => {
+        const refused = refuseRole(await lockedRole(tx, project.id, w.caller.user.id), 'admin', 'project')
+        if (refused) return refused
         const [removed] = await connectionsOf(tx, project.id, w.body.id!)
-        if (!removed) return deny(400, NO_SUCH_CONNECTION, 'id')
+        if (!removed) return refuse(400, NO_SUCH_CONNECTION, 'id')
         await deleteConnection(tx, removed.id)
         await emit(project.id, 'connectionsChanged', [project.slug])
         return { ok: true, removed, connections: await connectionsOf(tx, project.id) }
       })
-      return result.ok ? json(200, { removed: result.removed, connections: result.connections }) : answerDenied(result)
+      return result.ok ? json(200, { removed: result.removed, connections: result.connections }) : answerRefusal(result)
     },
   }
 }

@@ -10,13 +10,13 @@ import { json } from '../response.ts'
 import type { Handler } from '../handler.ts'
 import { randomToken } from '../random.ts'
 import type { Context } from './context.ts'
-import { answerDenied, deny, type Denied } from './denied.ts'
+import { answerRefusal, refuse, type Refusal } from './refusal.ts'
 import { isLookupText } from './ids.ts'
 import { lockedRole } from './projects.ts'
 import { insertInvite, inviteState, joinWithRole, takeInviteUse } from './store/invites.ts'
 import { findProject, projectById } from './store/projects.ts'
 import { isRole, refuseRole, type Role } from './roles.ts'
-import { NO_SUCH_PROJECT, unknownRole } from './messages.ts'
+import { NO_SUCH_PROJECT, unknownRole, BAD_USES, BAD_DAYS, BAD_EMAIL, NO_SUCH_INVITE, INVITE_USED_UP, INVITE_EXPIRED } from './messages.ts'
 import { acceptWrite } from './write.ts'
 
 const DAY_MS = 24 * 60 * 60 * 1000
@@ -46,14 +46,14 @@ export interface Invite {
 }
 
 /** Checks an invite's fields; the role check is the caller's. */
-export function checkInvite(input: InviteInput, now: number): { ok: true; invite: Invite } | Denied {
-  if (!isRole(input.role)) return deny(400, unknownRole(input.role), 'role')
+export function checkInvite(input: InviteInput, now: number): { ok: true; invite: Invite } | Refusal {
+  if (!isRole(input.role)) return refuse(400, unknownRole(input.role), 'role')
   const uses = wholeNumber(input.uses, 1, 1, 1000)
-  if (uses === null) return deny(400, "'uses' must be a whole number from 1 to 1000", 'uses')
+  if (uses === null) return refuse(400, BAD_USES, 'uses')
   const days = wholeNumber(input.days, 7, 1, 90)
-  if (days === null) return deny(400, "'days' must be a whole number from 1 to 90", 'days')
+  if (days === null) return refuse(400, BAD_DAYS, 'days')
   const email = input.email?.trim() || null
-  if (email !== null && (email.length > 254 || !EMAIL.test(email))) return deny(400, "'email' is not a mail address", 'email')
+  if (email !== null && (email.length > 254 || !EMAIL.test(email))) return refuse(400, BAD_EMAIL, 'email')
   return { ok: true, invite: { id: randomToken(16), role: input.role, uses, expires: now + days * DAY_MS, email } }
 }
 
@@ -61,13 +61,13 @@ export function checkInvite(input: InviteInput, now: number): { ok: true; invite
  * Joins an invite: takes one use and makes the user a member with the higher of the two roles.
  * Answers the project's slug, or the reason the invite cannot be used.
  */
-export async function joinInvite(tx: TransactionSql, inviteId: string, userId: string, now: number): Promise<{ ok: true; slug: string } | { ok: false; error: string }> {
-  if (!isLookupText(inviteId)) return { ok: false, error: 'no such invite' }
+export async function joinInvite(tx: TransactionSql, inviteId: string, userId: string, now: number): Promise<{ ok: true; slug: string } | Refusal> {
+  if (!isLookupText(inviteId)) return refuse(400, NO_SUCH_INVITE)
   const used = await takeInviteUse(tx, inviteId, now)
   if (!used) {
     const invite = await inviteState(tx, inviteId)
-    if (!invite) return { ok: false, error: 'no such invite' }
-    return { ok: false, error: invite.usesLeft <= 0 ? 'this invite has been used up' : 'this invite has expired' }
+    if (!invite) return refuse(400, NO_SUCH_INVITE)
+    return refuse(400, invite.usesLeft <= 0 ? INVITE_USED_UP : INVITE_EXPIRED)
   }
   await joinWithRole(tx, used.projectId, userId, used.role)
   return { ok: true, slug: (await projectById(tx, used.projectId))!.slug }
@@ -79,18 +79,18 @@ export function inviteHandler(ctx: Context): Handler {
     const w = await acceptWrite(ctx, req, 'user', { role: 'required', uses: 'optional', days: 'optional', email: 'optional' })
     if (!w.ok) return w.response
     const project = await findProject(sql, req.params.slug!)
-    if (!project) return answerDenied(deny(404, NO_SUCH_PROJECT))
+    if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
     const now = ctx.clock()
-    const made = await ctx.transact(async (tx): Promise<{ ok: true; invite: Invite } | Denied> => {
-      const denied = refuseRole(await lockedRole(tx, project.id, w.caller.user.id), 'admin', 'project')
-      if (denied) return denied
+    const made = await ctx.transact(async (tx): Promise<{ ok: true; invite: Invite } | Refusal> => {
+      const refused = refuseRole(await lockedRole(tx, project.id, w.caller.user.id), 'admin', 'project')
+      if (refused) return refused
       const checked = checkInvite({ role: w.body.role!, uses: w.body.uses, days: w.body.days, email: w.body.email }, now)
       if (!checked.ok) return checked
       const { id, role, uses, expires } = checked.invite
       await insertInvite(tx, { id, projectId: project.id, role, uses, expires, createdBy: w.caller.user.id, now })
       return checked
     })
-    if (!made.ok) return answerDenied(made)
+    if (!made.ok) return answerRefusal(made)
     const { id, email, role, uses, expires } = made.invite
     const url = ctx.idp.loginUrl(`${publicUrl}/login/callback?invite=${id}`)
     let mailed = false

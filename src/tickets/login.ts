@@ -10,12 +10,12 @@ import { randomToken } from '../random.ts'
 import type { Context } from './context.ts'
 import { joinInvite } from './invites.ts'
 import { messagePage } from './pages.ts'
-import { INVITE_FAILED, LOGIN_FAILED, NO_LOGIN_CODE, USER_NOT_STORED } from './messages.ts'
+import { INVITE_FAILED, LOGIN_FAILED, NO_LOGIN_CODE, USER_NOT_STORED, GET_ONLY } from './messages.ts'
 import { storeUser, type User } from './store/users.ts'
 
 export function loginHandler(ctx: Context): Handler {
   return async (req) => {
-    if (req.method !== 'GET') return messagePage(405, LOGIN_FAILED, 'GET only', { allow: 'GET' })
+    if (req.method !== 'GET') return messagePage(405, LOGIN_FAILED, GET_ONLY, { allow: 'GET' })
     const code = req.query.get('idp_code')
     if (!code) return messagePage(400, LOGIN_FAILED, NO_LOGIN_CODE)
     const exchanged = await ctx.idp.exchange(code)

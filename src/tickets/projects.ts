@@ -8,7 +8,7 @@ import { json } from '../response.ts'
 import type { Handler } from '../handler.ts'
 import type { Request } from '../request.ts'
 import type { Context } from './context.ts'
-import { answerDenied, deny, type Denied } from './denied.ts'
+import { answerRefusal, refuse, type Refusal } from './refusal.ts'
 import { recordId } from '../random.ts'
 import { projectAnswer, type ProjectAnswer } from './answers.ts'
 import { isRole, refuseRole, ROLES, type Role } from './roles.ts'
@@ -17,7 +17,7 @@ import {
 } from './store/projects.ts'
 import { claimSlug } from './slugs.ts'
 import { STATES } from './states.ts'
-import { NO_SUCH_PROJECT, unknownRole, fieldTooLong } from './messages.ts'
+import { NO_SUCH_PROJECT, unknownRole, fieldTooLong, fieldRequired, LAST_ADMIN_DEMOTED, LAST_ADMIN_REMOVED } from './messages.ts'
 import { resolveUser, type User } from './store/users.ts'
 import { acceptWrite } from './write.ts'
 
@@ -28,7 +28,7 @@ const DESCRIPTION_MAX = 10_000
 export async function createProject(
   tx: TransactionSql,
   input: { title: string; slug: string | null; description: string; user: User; now: number; publicUrl: string },
-): Promise<{ ok: true; project: ProjectAnswer } | Denied> {
+): Promise<{ ok: true; project: ProjectAnswer } | Refusal> {
   const checked = checkTexts(input)
   if (checked) return checked
   let id = recordId()
@@ -40,11 +40,11 @@ export async function createProject(
   return { ok: true, project: projectAnswer(input.publicUrl, project) }
 }
 
-function checkTexts(input: { title?: string; description?: string }): Denied | null {
-  if (input.title !== undefined && input.title.trim() === '') return deny(400, "'title' is required", 'title')
-  if (input.title !== undefined && input.title.length > TITLE_MAX) return deny(400, fieldTooLong('title', TITLE_MAX), 'title')
+function checkTexts(input: { title?: string; description?: string }): Refusal | null {
+  if (input.title !== undefined && input.title.trim() === '') return refuse(400, fieldRequired('title'), 'title')
+  if (input.title !== undefined && input.title.length > TITLE_MAX) return refuse(400, fieldTooLong('title', TITLE_MAX), 'title')
   if (input.description !== undefined && input.description.length > DESCRIPTION_MAX) {
-    return deny(400, fieldTooLong('description', DESCRIPTION_MAX), 'description')
+    return refuse(400, fieldTooLong('description', DESCRIPTION_MAX), 'description')
   }
   return null
 }
@@ -66,7 +66,7 @@ export function projectHandlers(ctx: Context): ProjectHandlers {
     const w = await acceptWrite(ctx, req, 'user', shape)
     if (!w.ok) return w
     const project = await findProject(sql, req.params.slug!)
-    if (!project) return { ok: false as const, response: answerDenied(deny(404, NO_SUCH_PROJECT)) }
+    if (!project) return { ok: false as const, response: answerRefusal(refuse(404, NO_SUCH_PROJECT)) }
     return { ...w, project }
   }
 
@@ -91,13 +91,13 @@ export function projectHandlers(ctx: Context): ProjectHandlers {
         })
         return made.ok ? { ok: true as const, project: made.project, members: await membersOf(tx, made.project.id) } : made
       })
-      if (!result.ok) return answerDenied(result)
+      if (!result.ok) return answerRefusal(result)
       return json(201, { project: result.project, members: result.members })
     },
 
     async show(req) {
       const project = await findProject(sql, req.params.slug!)
-      if (!project) return answerDenied(deny(404, NO_SUCH_PROJECT))
+      if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
       return json(200, { project: projectAnswer(publicUrl, project), members: await membersOf(sql, project.id) })
     },
 
@@ -105,9 +105,9 @@ export function projectHandlers(ctx: Context): ProjectHandlers {
       const w = await projectWrite(req, { title: 'optional', slug: 'optional', description: 'optional' })
       if (!w.ok) return w.response
       const { title, slug, description } = w.body
-      const result = await ctx.transact(async (tx): Promise<{ ok: true; project: ProjectAnswer } | Denied> => {
-        const denied = refuseRole(await lockedRole(tx, w.project.id, w.caller.user.id), 'admin', 'project') ?? checkTexts({ title, description })
-        if (denied) return denied
+      const result = await ctx.transact(async (tx): Promise<{ ok: true; project: ProjectAnswer } | Refusal> => {
+        const refused = refuseRole(await lockedRole(tx, w.project.id, w.caller.user.id), 'admin', 'project') ?? checkTexts({ title, description })
+        if (refused) return refused
         if (slug !== undefined && slug !== w.project.slug) {
           const claimed = await claimSlug(tx, w.project.id, slug, '')
           if (!claimed.ok) return claimed
@@ -115,44 +115,44 @@ export function projectHandlers(ctx: Context): ProjectHandlers {
         const project = await updateProject(tx, w.project.id, { title, slug, description })
         return { ok: true, project: projectAnswer(publicUrl, project) }
       })
-      return result.ok ? json(200, { project: result.project }) : answerDenied(result)
+      return result.ok ? json(200, { project: result.project }) : answerRefusal(result)
     },
 
     async setMember(req) {
       const w = await projectWrite(req, { user: 'required', role: 'required' })
       if (!w.ok) return w.response
       const { user: ref, role } = w.body as { user: string; role: string }
-      const result = await ctx.transact(async (tx): Promise<{ ok: true; member: Member; members: Member[] } | Denied> => {
-        const denied = refuseRole(await lockedRole(tx, w.project.id, w.caller.user.id), 'admin', 'project')
-        if (denied) return denied
-        if (!isRole(role)) return deny(400, unknownRole(role), 'role')
+      const result = await ctx.transact(async (tx): Promise<{ ok: true; member: Member; members: Member[] } | Refusal> => {
+        const refused = refuseRole(await lockedRole(tx, w.project.id, w.caller.user.id), 'admin', 'project')
+        if (refused) return refused
+        if (!isRole(role)) return refuse(400, unknownRole(role), 'role')
         const found = await resolveUser(tx, ref, 'user')
         if (!found.ok) return found
         const current = await roleOf(tx, w.project.id, found.user.id)
         if (current === 'admin' && role !== 'admin' && (await adminCount(tx, w.project.id)) === 1) {
-          return deny(400, 'the last admin cannot be demoted', 'role')
+          return refuse(400, LAST_ADMIN_DEMOTED, 'role')
         }
         await setMember(tx, w.project.id, found.user.id, role)
         return { ok: true, member: { user: found.user, role }, members: await membersOf(tx, w.project.id) }
       })
-      return result.ok ? json(200, { member: result.member, members: result.members }) : answerDenied(result)
+      return result.ok ? json(200, { member: result.member, members: result.members }) : answerRefusal(result)
     },
 
     async removeMember(req) {
       const w = await projectWrite(req, { user: 'required' })
       if (!w.ok) return w.response
-      const result = await ctx.transact(async (tx): Promise<{ ok: true; removed: User; members: Member[] } | Denied> => {
-        const denied = refuseRole(await lockedRole(tx, w.project.id, w.caller.user.id), 'admin', 'project')
-        if (denied) return denied
+      const result = await ctx.transact(async (tx): Promise<{ ok: true; removed: User; members: Member[] } | Refusal> => {
+        const refused = refuseRole(await lockedRole(tx, w.project.id, w.caller.user.id), 'admin', 'project')
+        if (refused) return refused
         const found = await resolveUser(tx, w.body.user!, 'user', w.project.id)
         if (!found.ok) return found
         if ((await roleOf(tx, w.project.id, found.user.id)) === 'admin' && (await adminCount(tx, w.project.id)) === 1) {
-          return deny(400, 'the last admin cannot be removed', 'user')
+          return refuse(400, LAST_ADMIN_REMOVED, 'user')
         }
         await removeMember(tx, w.project.id, found.user.id)
         return { ok: true, removed: found.user, members: await membersOf(tx, w.project.id) }
       })
-      return result.ok ? json(200, { removed: result.removed, members: result.members }) : answerDenied(result)
+      return result.ok ? json(200, { removed: result.removed, members: result.members }) : answerRefusal(result)
     },
   }
 }

@@ -9,10 +9,10 @@ import type { TransactionSql } from '../db.ts'
 import { json } from '../response.ts'
 import type { Handler } from '../handler.ts'
 import type { Context, Emit } from './context.ts'
-import { answerDenied, deny, type Denied } from './denied.ts'
+import { answerRefusal, refuse, type Refusal } from './refusal.ts'
 import { refuseRole } from './roles.ts'
 import { roleOf } from './store/projects.ts'
-import { NO_SUCH_TICKET } from './messages.ts'
+import { NO_SUCH_TICKET, hasNoParent, OWN_PARENT, alreadyParent, ownAncestor, notBlockedBy, BLOCKS_ITSELF, alreadyBlockedBy, blockedByCycle, ADD_OR_REMOVE } from './messages.ts'
 import { ticketAnswer, ticketAnswers, type TicketAnswer } from './answers.ts'
 import { addEvent, type TicketEvent } from './store/history.ts'
 import { addBlocker, blocks, isAncestorOrSelf, isBlockedBy, lockRelations, removeBlocker } from './store/relations.ts'
@@ -21,7 +21,7 @@ import { ticketOfPath } from './tickets.ts'
 import type { User } from './store/users.ts'
 import { acceptWrite } from './write.ts'
 
-export type Linked = { ok: true; ticket: TicketAnswer; event: TicketEvent } | Denied
+export type Linked = { ok: true; ticket: TicketAnswer; event: TicketEvent } | Refusal
 
 interface LinkContext {
   user: User
@@ -30,10 +30,10 @@ interface LinkContext {
 }
 
 /** Refuses a caller without `edit` in either ticket's project; `{ error }` without a field. */
-async function refuseEither(tx: TransactionSql, userId: string, a: Ticket, b: Ticket | null): Promise<Denied | null> {
+async function refuseEither(tx: TransactionSql, userId: string, a: Ticket, b: Ticket | null): Promise<Refusal | null> {
   for (const projectId of new Set([a.project, b?.project ?? a.project])) {
-    const denied = refuseRole(await roleOf(tx, projectId, userId), 'edit')
-    if (denied) return denied
+    const refused = refuseRole(await roleOf(tx, projectId, userId), 'edit')
+    if (refused) return refused
   }
   return null
 }
@@ -41,15 +41,15 @@ async function refuseEither(tx: TransactionSql, userId: string, a: Ticket, b: Ti
 /** Sets (`parent` not null) or removes the parent of `ticket`. */
 export async function setParent(tx: TransactionSql, emit: Emit, ctx: LinkContext, ticket: Ticket, parent: Ticket | null): Promise<Linked> {
   await lockRelations(tx)
-  const denied = await refuseEither(tx, ctx.user.id, ticket, parent)
-  if (denied) return denied
+  const refused = await refuseEither(tx, ctx.user.id, ticket, parent)
+  if (refused) return refused
   const current = await parentOf(tx, ticket.id)
   if (parent === null) {
-    if (current === null) return deny(400, `${ticket.ref} has no parent`, 'parent')
+    if (current === null) return refuse(400, hasNoParent(ticket.ref), 'parent')
   } else {
-    if (parent.id === ticket.id) return deny(400, 'a ticket cannot be its own parent', 'parent')
-    if (parent.id === current) return deny(400, `${parent.ref} is already the parent of ${ticket.ref}`, 'parent')
-    if (await isAncestorOrSelf(tx, ticket.id, parent.id)) return deny(400, `${parent.ref} is under ${ticket.ref}: a ticket cannot be its own ancestor`, 'parent')
+    if (parent.id === ticket.id) return refuse(400, OWN_PARENT, 'parent')
+    if (parent.id === current) return refuse(400, alreadyParent(parent.ref, ticket.ref), 'parent')
+    if (await isAncestorOrSelf(tx, ticket.id, parent.id)) return refuse(400, ownAncestor(parent.ref, ticket.ref), 'parent')
   }
   await updateTicket(tx, ticket.id, { parentId: parent?.id ?? null, updated: ctx.now })
   const other = parent ?? (await ticketById(tx, current!))!
@@ -60,17 +60,17 @@ export async function setParent(tx: TransactionSql, emit: Emit, ctx: LinkContext
 /** Adds or removes `blocker` as a blocker of `ticket`. */
 export async function changeBlocker(tx: TransactionSql, emit: Emit, ctx: LinkContext, ticket: Ticket, blocker: Ticket, action: 'add' | 'remove'): Promise<Linked> {
   await lockRelations(tx)
-  const denied = await refuseEither(tx, ctx.user.id, ticket, blocker)
-  if (denied) return denied
+  const refused = await refuseEither(tx, ctx.user.id, ticket, blocker)
+  if (refused) return refused
   const existing = await isBlockedBy(tx, ticket.id, blocker.id)
   if (action === 'remove') {
-    if (!existing) return deny(400, `${ticket.ref} is not blocked by ${blocker.ref}`, 'remove')
+    if (!existing) return refuse(400, notBlockedBy(ticket.ref, blocker.ref), 'remove')
     await removeBlocker(tx, ticket.id, blocker.id)
   } else {
-    if (blocker.id === ticket.id) return deny(400, 'a ticket cannot block itself', 'add')
-    if (existing) return deny(400, `${ticket.ref} is already blocked by ${blocker.ref}`, 'add')
+    if (blocker.id === ticket.id) return refuse(400, BLOCKS_ITSELF, 'add')
+    if (existing) return refuse(400, alreadyBlockedBy(ticket.ref, blocker.ref), 'add')
     // A cycle closes when `ticket` already blocks `blocker`, directly or through others.
-    if (await blocks(tx, ticket.id, blocker.id)) return deny(400, `${blocker.ref} already waits for ${ticket.ref}: that would make a blocked-by cycle`, 'add')
+    if (await blocks(tx, ticket.id, blocker.id)) return refuse(400, blockedByCycle(blocker.ref, ticket.ref), 'add')
     await addBlocker(tx, ticket.id, blocker.id)
   }
   await updateTicket(tx, ticket.id, { updated: ctx.now })
@@ -94,15 +94,15 @@ export interface RelationHandlers {
 
 export function relationHandlers(ctx: Context): RelationHandlers {
   const { sql, publicUrl } = ctx
-  const missing = (field: string) => answerDenied(deny(404, NO_SUCH_TICKET, field))
-  const answer = (result: Linked) => (result.ok ? json(201, { ticket: result.ticket, event: result.event }) : answerDenied(result))
+  const missing = (field: string) => answerRefusal(refuse(404, NO_SUCH_TICKET, field))
+  const answer = (result: Linked) => (result.ok ? json(201, { ticket: result.ticket, event: result.event }) : answerRefusal(result))
 
   return {
     async parent(req) {
       const w = await acceptWrite(ctx, req, 'user', { parent: 'present' })
       if (!w.ok) return w.response
       const ticket = await ticketOfPath(sql, req.params)
-      if (!ticket) return answerDenied(deny(404, NO_SUCH_TICKET))
+      if (!ticket) return answerRefusal(refuse(404, NO_SUCH_TICKET))
       const name = w.body.parent!
       const parent = name === '' ? null : await ticketByName(sql, name)
       if (name !== '' && parent === null) return missing('parent')
@@ -115,10 +115,10 @@ export function relationHandlers(ctx: Context): RelationHandlers {
       const { add, remove } = w.body
       if (!add === !remove) {
         const field = add ? 'remove' : 'add'
-        return answerDenied(deny(400, "give exactly one of 'add' or 'remove'", field))
+        return answerRefusal(refuse(400, ADD_OR_REMOVE, field))
       }
       const ticket = await ticketOfPath(sql, req.params)
-      if (!ticket) return answerDenied(deny(404, NO_SUCH_TICKET))
+      if (!ticket) return answerRefusal(refuse(404, NO_SUCH_TICKET))
       const field = add ? 'add' : 'remove'
       const blocker = await ticketByName(sql, (add || remove)!)
       if (!blocker) return missing(field)

@@ -16,6 +16,7 @@ import { pageHandlers } from './pages.ts'
 import { projectHandlers } from './projects.ts'
 import { findProject } from './store/projects.ts'
 import { relationHandlers } from './relations.ts'
+import { Refusal } from './refusal.ts'
 import { ticketRoutes } from './routes.ts'
 import { ticketHandlers } from './tickets.ts'
 import { tokenHandlers } from './tokens.ts'
@@ -24,19 +25,6 @@ import { buildTicketAssets, webHandlers } from './web.ts'
 /** The ticket service; `wake` is pinged after every committed transaction that emitted events. */
 export interface TicketsService extends Service {
   wake: Wake
-}
-
-/**
- * Carries a refusal out of `sql.begin`, so the transaction rolls back: a refused write leaves
- * nothing behind (a slug claimed before the refusal, say).
- */
-class Rollback {
-  constructor(readonly value: unknown) {}
-}
-
-/** A result with `ok: false`: a refusal of the store functions. */
-function isRefusal(value: unknown): boolean {
-  return value !== null && typeof value === 'object' && (value as { ok?: unknown }).ok === false
 }
 
 /** Builds the ticket service. */
@@ -64,13 +52,15 @@ export function createTicketsService(deps: ServiceDeps): TicketsService {
             emitted++
             await emit(tx, projectId, name, args, clock())
           })
-          if (isRefusal(value)) throw new Rollback(value)
+          // Thrown out of `sql.begin` so the transaction rolls back: a refused write leaves
+          // nothing behind (a slug claimed before the refusal, say).
+          if (value instanceof Refusal) throw value
           return value
         })
         if (emitted > 0) wake.ping()
         return result as Awaited<ReturnType<typeof fn>>
       } catch (err) {
-        if (err instanceof Rollback) return err.value as Awaited<ReturnType<typeof fn>>
+        if (err instanceof Refusal) return err as Awaited<ReturnType<typeof fn>>
         throw err
       }
     },

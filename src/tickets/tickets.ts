@@ -11,7 +11,7 @@ import type { Request } from '../request.ts'
 import type { Caller } from './auth.ts'
 import { refuseText, type Body } from './body.ts'
 import type { Context, Emit } from './context.ts'
-import { answerDenied, deny, type Denied } from './denied.ts'
+import { answerRefusal, refuse, type Refusal } from './refusal.ts'
 import { listMarkdown, markdown, ticketMarkdown, VARY, wantsMarkdown } from './markdown.ts'
 import { findProject, type Project } from './store/projects.ts'
 import { refuseRole } from './roles.ts'
@@ -47,15 +47,15 @@ export interface NewTicket {
   publicUrl: string
 }
 
-export type Created = { ok: true; ticket: TicketAnswer; existed: boolean } | Denied
+export type Created = { ok: true; ticket: TicketAnswer; existed: boolean } | Refusal
 
 /** Creates a ticket (or finds the one with the same `source`); emits `ticketCreated` when new. */
 export async function createTicket(tx: TransactionSql, emit: Emit, input: NewTicket): Promise<Created> {
   const projectId = input.project.id
   // The lock makes the source check and the number one step for this project.
   await lockProjectTickets(tx, projectId)
-  const denied = refuseRole(await roleOf(tx, projectId, input.user.id), 'use', 'project')
-  if (denied) return denied
+  const refused = refuseRole(await roleOf(tx, projectId, input.user.id), 'use', 'project')
+  if (refused) return refused
   if (input.source !== '') {
     const existing = await ticketBySource(tx, projectId, input.source)
     if (existing) return { ok: true, ticket: ticketAnswer(input.publicUrl, existing), existed: true }
@@ -83,10 +83,10 @@ export async function createTicket(tx: TransactionSql, emit: Emit, input: NewTic
 }
 
 /** Refuses a subject, summary or source over its length limit. */
-export function lengthRefusal(input: { subject?: string; summary?: string; source?: string }): Denied | null {
-  if (input.subject !== undefined && input.subject.length > SUBJECT_MAX) return deny(400, fieldTooLong('subject', SUBJECT_MAX), 'subject')
-  if (input.summary !== undefined && input.summary.length > SUMMARY_MAX) return deny(400, fieldTooLong('summary', SUMMARY_MAX), 'summary')
-  if (input.source !== undefined && input.source.length > SOURCE_MAX) return deny(400, fieldTooLong('source', SOURCE_MAX), 'source')
+export function lengthRefusal(input: { subject?: string; summary?: string; source?: string }): Refusal | null {
+  if (input.subject !== undefined && input.subject.length > SUBJECT_MAX) return refuse(400, fieldTooLong('subject', SUBJECT_MAX), 'subject')
+  if (input.summary !== undefined && input.summary.length > SUMMARY_MAX) return refuse(400, fieldTooLong('summary', SUMMARY_MAX), 'summary')
+  if (input.source !== undefined && input.source.length > SOURCE_MAX) return refuse(400, fieldTooLong('source', SOURCE_MAX), 'source')
   return null
 }
 
@@ -106,14 +106,14 @@ export function ticketHandlers(ctx: Context): TicketHandlers {
 
   async function answerList(req: Request, project: Project | null): Promise<Response> {
     const filter = parseStateFilter(req.query.get('state'))
-    if (!filter.ok) return answerDenied(filter, VARY)
+    if (!filter.ok) return answerRefusal(filter, VARY)
     // `?q=`: the search language of the pages (docs/tickets-app.md, "Searching").
     const parsed = parseQuery(req.query.get('q') ?? '')
-    if (!parsed.ok) return answerDenied(deny(400, parsed.error, 'q'), VARY)
+    if (!parsed.ok) return answerRefusal(refuse(400, parsed.error, 'q'), VARY)
     let me: string | null = null
     if (needsMe(parsed.query)) {
       me = await ctx.credentials.reader(req)
-      if (me === null) return answerDenied(deny(400, ME_NEEDS_SIGN_IN, 'q'), VARY)
+      if (me === null) return answerRefusal(refuse(400, ME_NEEDS_SIGN_IN, 'q'), VARY)
     }
     const states = parsed.query.states ?? filter.states
     const where = searchCondition(sql, parsed.query, { states, me })
@@ -128,7 +128,7 @@ export function ticketHandlers(ctx: Context): TicketHandlers {
 
   async function create(project: Project, caller: Caller, body: Body): Promise<Response> {
     const acting = await ctx.credentials.actingUser(caller, project.id)
-    if (!acting.ok) return acting.response
+    if (!acting.ok) return answerRefusal(acting)
     const result = await ctx.transact((tx, emit) =>
       createTicket(tx, emit, {
         project,
@@ -141,12 +141,12 @@ export function ticketHandlers(ctx: Context): TicketHandlers {
         publicUrl,
       }),
     )
-    if (!result.ok) return answerDenied(result)
+    if (!result.ok) return answerRefusal(result)
     return json(result.existed ? 200 : 201, { ticket: result.ticket, existed: result.existed })
   }
 
   async function show(req: Request, found: Ticket | null): Promise<Response> {
-    if (!found) return answerDenied(deny(404, NO_SUCH_TICKET), VARY)
+    if (!found) return answerRefusal(refuse(404, NO_SUCH_TICKET), VARY)
     const ticket = ticketAnswer(publicUrl, found)
     const events = await eventsOf(sql, ticket.id)
     if (wantsMarkdown(req)) return markdown(200, ticketMarkdown(ticket, events))
@@ -158,26 +158,26 @@ export function ticketHandlers(ctx: Context): TicketHandlers {
       const ref = req.query.get('project')
       if (ref === null || ref === '') return answerList(req, null)
       const refused = refuseText('project', ref)
-      if (refused) return answerDenied(refused, VARY)
+      if (refused) return answerRefusal(refused, VARY)
       const project = await findProject(sql, ref)
-      return project ? answerList(req, project) : answerDenied(deny(404, NO_SUCH_PROJECT), VARY)
+      return project ? answerList(req, project) : answerRefusal(refuse(404, NO_SUCH_PROJECT), VARY)
     },
     async create(req) {
       const w = await acceptWrite(ctx, req, 'user-or-key', { project: 'required', ...CREATE_FIELDS })
       if (!w.ok) return w.response
       const project = await findProject(sql, w.body.project!)
-      if (!project) return answerDenied(deny(404, NO_SUCH_PROJECT))
+      if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
       return create(project, w.caller, w.body)
     },
     async listInProject(req) {
       const project = await findProject(sql, req.params.slug!)
-      return project ? answerList(req, project) : answerDenied(deny(404, NO_SUCH_PROJECT), VARY)
+      return project ? answerList(req, project) : answerRefusal(refuse(404, NO_SUCH_PROJECT), VARY)
     },
     async createInProject(req) {
       const w = await acceptWrite(ctx, req, 'user-or-key', CREATE_FIELDS)
       if (!w.ok) return w.response
       const project = await findProject(sql, req.params.slug!)
-      if (!project) return answerDenied(deny(404, NO_SUCH_PROJECT))
+      if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
       return create(project, w.caller, w.body)
     },
     async show(req) {

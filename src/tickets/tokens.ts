@@ -10,7 +10,7 @@ import { hashSecret, TOKEN_PREFIX } from './auth.ts'
 import type { Context } from './context.ts'
 import type { Query } from '../db.ts'
 import { deleteToken, insertToken, tokensOf } from './store/tokens.ts'
-import { answerDenied, deny } from './denied.ts'
+import { answerRefusal, refuse } from './refusal.ts'
 import { NO_SUCH_TOKEN, fieldTooLong } from './messages.ts'
 import { acceptWrite } from './write.ts'
 
@@ -46,7 +46,7 @@ export function tokenHandlers(ctx: Context): TokenHandlers {
       const w = await acceptWrite(ctx, req, 'user', { label: 'required' })
       if (!w.ok) return w.response
       const label = w.body.label!
-      if (label.length > LABEL_MAX) return answerDenied(deny(400, fieldTooLong('label', LABEL_MAX), 'label'))
+      if (label.length > LABEL_MAX) return answerRefusal(refuse(400, fieldTooLong('label', LABEL_MAX), 'label'))
       return json(201, await issueToken(sql, w.caller.user.id, label, ctx.clock()))
     },
     async list(req) {
@@ -57,7 +57,7 @@ export function tokenHandlers(ctx: Context): TokenHandlers {
     async revoke(req) {
       const w = await acceptWrite(ctx, req, 'user', { id: 'required' })
       if (!w.ok) return w.response
-      if (!(await deleteToken(sql, w.caller.user.id, w.body.id!))) return answerDenied(deny(404, NO_SUCH_TOKEN, 'id'))
+      if (!(await deleteToken(sql, w.caller.user.id, w.body.id!))) return answerRefusal(refuse(404, NO_SUCH_TOKEN, 'id'))
       return json(200, { ok: true })
     },
     async me(req) {

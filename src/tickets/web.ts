@@ -27,7 +27,7 @@ import { ticketBody } from './pages/ticket-page.ts'
 import { findProject, type Project } from './store/projects.ts'
 import { emptyQuery, ME_NEEDS_SIGN_IN, needsMe, parseQuery, type TicketQuery } from './query.ts'
 import { parseStateFilter, STATES } from './states.ts'
-import { NO_SUCH_PROJECT, NO_SUCH_TICKET } from './messages.ts'
+import { NO_SUCH_PROJECT, NO_SUCH_TICKET, NOT_FOUND, GET_OR_HEAD_ONLY, POST_ONLY } from './messages.ts'
 import { ticketByNumber } from './store/tickets.ts'
 import { html } from '../html.ts'
 
@@ -66,8 +66,8 @@ export function webHandlers(ctx: Context, live: { cursor(): Promise<number> }, b
 
   /** The short pages take every method so a mistyped API path is not answered as a page. */
   function guard(req: Request): Response | null {
-    if (req.path === '/api' || req.path.startsWith('/api/')) return jsonError(404, 'not found')
-    if (req.method !== 'GET' && req.method !== 'HEAD') return jsonError(405, 'GET only', { allow: 'GET, HEAD' })
+    if (req.path === '/api' || req.path.startsWith('/api/')) return jsonError(404, NOT_FOUND)
+    if (req.method !== 'GET' && req.method !== 'HEAD') return jsonError(405, GET_OR_HEAD_ONLY, { allow: 'GET, HEAD' })
     return null
   }
 
@@ -210,7 +210,7 @@ ${ticketList(found.rows, now, html`<h2>No tickets match</h2><p>Try fewer words, 
 
     /** `POST /logout`: signs the session out; a cookie write like any other (same site, `x-tag`). */
     async logout(req) {
-      if (req.method !== 'POST') return jsonError(405, 'POST only', { allow: 'POST' })
+      if (req.method !== 'POST') return jsonError(405, POST_ONLY, { allow: 'POST' })
       const refusedSite = refuseCrossSite(req, ctx.sessions.cookieName, ctx.origin)
       if (refusedSite) return refusedSite
       const session = await ctx.sessions.load(req)

@@ -9,7 +9,7 @@ import { refuseContentType } from '../guards.ts'
 import type { Caller, Group, UserCaller } from './auth.ts'
 import { checkBody, type Body, type Shape } from './body.ts'
 import type { Context } from './context.ts'
-import { answerDenied } from './denied.ts'
+import { answerRefusal } from './refusal.ts'
 
 export type Accepted<C extends Caller = Caller> = { ok: true; caller: C; body: Body } | { ok: false; response: Response }
 
@@ -30,6 +30,6 @@ export async function acceptWrite(ctx: Context, req: Request, group: Group, shap
     if (refusal) return { ok: false, response: refusal }
   }
   const checked = checkBody(bytes, shape)
-  if (!checked.ok) return { ok: false, response: answerDenied(checked) }
+  if (!checked.ok) return { ok: false, response: answerRefusal(checked) }
   return { ok: true, caller: who.caller, body: checked.body }
 }
