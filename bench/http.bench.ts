@@ -28,6 +28,7 @@ import { readFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { connect } from '../src/db.ts'
 import { migrate } from '../src/migrate.ts'
+import { createTicketStore } from '../src/tickets/store/ticket-store.ts'
 import { issueToken } from '../src/tickets/tokens.ts'
 import { fillBase, fillTickets, userId } from './scale/fill.ts'
 import { startService } from './scale/service.ts'
@@ -76,7 +77,7 @@ try {
   await migrate(sql)
   await fillBase(sql)
   await fillTickets(sql, 0, 1_000)
-  const token = (await issueToken(sql, userId(1), 'bench', Date.now())).token
+  const token = (await issueToken(createTicketStore({ sql, clock: Date.now }), userId(1), 'bench')).token
   const env = { DATABASE_URL: serviceUrl.toString(), SESSION_SECRET: randomBytes(32).toString('base64'), SERVICES: 'notes,tickets' }
   const service = await startService(env)
   stops.push(service.stop)

@@ -10,16 +10,14 @@
  * connection's label as `app`.
  */
 import { createHash } from 'node:crypto'
-import type { Sql } from '../db.ts'
 import { jsonError, type Response } from '../response.ts'
 import type { Request } from '../request.ts'
 import { refuseCrossSite, refuseTag } from '../guards.ts'
 import type { Session, Sessions } from '../session.ts'
 import { refuse, type Refusal } from './refusal.ts'
 import { BAD_TOKEN, KEY_OTHER_PROJECT, KEY_PERSON_GONE, TOKEN_NEEDED, USER_TOKEN_NEEDED } from './messages.ts'
-import { connectionByHash, markConnectionUsed } from './store/connections.ts'
-import { markTokenUsed, tokenByHash } from './store/tokens.ts'
-import { memberById, userById, type User } from './store/users.ts'
+import type { TicketStore } from './store/ticket-store.ts'
+import type { User } from './store/users.ts'
 
 export const TOKEN_PREFIX = 'tt_'
 export const KEY_PREFIX = 'tk_'
@@ -81,26 +79,24 @@ const LAST_USED_STEP_MS = 60_000
 
 const BEARER = /^Bearer +(\S+) *$/i
 
-export function createCredentials(deps: { sql: Sql; clock: () => number; sessions: Sessions; origin: string }): Credentials {
-  const { sql, clock, sessions, origin } = deps
+export function createCredentials(deps: { store: TicketStore; clock: () => number; sessions: Sessions; origin: string }): Credentials {
+  const { store, clock, sessions, origin } = deps
 
   function due(lastUsed: number | null, now: number): boolean {
     return lastUsed === null || lastUsed <= now - LAST_USED_STEP_MS
   }
 
   async function byToken(secret: string): Promise<User | null> {
-    const token = await tokenByHash(sql, hashSecret(secret))
+    const token = await store.tokens.byHash(hashSecret(secret))
     if (!token) return null
-    const now = clock()
-    if (due(token.lastUsed, now)) await markTokenUsed(sql, token.id, now)
+    if (due(token.lastUsed, clock())) await store.tokens.markUsed(token.id)
     return token.user
   }
 
   async function byKey(secret: string): Promise<KeyConnection | null> {
-    const row = await connectionByHash(sql, hashSecret(secret))
+    const row = await store.connections.byHash(hashSecret(secret))
     if (!row) return null
-    const now = clock()
-    if (due(row.lastUsed, now)) await markConnectionUsed(sql, row.id, now)
+    if (due(row.lastUsed, clock())) await store.connections.markUsed(row.id)
     return { id: row.id, projectId: row.projectId, userId: row.userId, label: row.label }
   }
 
@@ -118,7 +114,7 @@ export function createCredentials(deps: { sql: Sql; clock: () => number; session
       return user ? { ok: true, caller: { kind: 'user', user, via: 'token' } } : refused(401, BAD_TOKEN)
     }
     const session = await sessions.load(req)
-    const user = session?.userId ? await userById(sql, session.userId) : null
+    const user = session?.userId ? await store.users.byId(session.userId) : null
     if (session === null || user === null) return refused(401, TOKEN_NEEDED)
     const refusal = refuseCrossSite(req, sessions.cookieName, origin) ?? refuseTag(req, session.data.tag)
     if (refusal) return { ok: false, response: refusal }
@@ -131,13 +127,13 @@ export function createCredentials(deps: { sql: Sql; clock: () => number; session
       if (caller.kind === 'user') return { ok: true, user: caller.user, app: null }
       const { connection } = caller
       if (connection.projectId !== projectId) return refuse(403, KEY_OTHER_PROJECT, 'project')
-      const user = await memberById(sql, projectId, connection.userId)
+      const user = await store.users.memberById(projectId, connection.userId)
       if (!user) return refuse(403, KEY_PERSON_GONE, 'project')
       return { ok: true, user, app: connection.label }
     },
     async session(req) {
       const session = await sessions.load(req)
-      const user = session?.userId ? await userById(sql, session.userId) : null
+      const user = session?.userId ? await store.users.byId(session.userId) : null
       return { session, user }
     },
     async reader(req) {

@@ -14,7 +14,6 @@
  * by one statement each: the confirm deletes the request (`DELETE ... RETURNING`), the exchange
  * marks the code (`UPDATE ... WHERE used is null and expires > now RETURNING`).
  */
-import type { TransactionSql } from '../db.ts'
 import { json, text } from '../response.ts'
 import type { Handler } from '../handler.ts'
 import { loginButtonUrl } from '../idp.ts'
@@ -25,11 +24,11 @@ import { connectPage } from './connect-page.ts'
 import type { Context } from './context.ts'
 import { answerRefusal, refuse, type Refusal } from './refusal.ts'
 import { messagePage } from './pages.ts'
-import { createProject, lockedRole } from './projects.ts'
-import { findProject, projectById, type Project } from './store/projects.ts'
-import {
-  adminProjects, connectionsOf, deleteConnection, insertCode, insertConnection, insertRequest, takeRequest, useCode, waitingRequest, type Connection,
-} from './store/connections.ts'
+import type { Actor } from './actor.ts'
+import { createProject } from './projects.ts'
+import type { Project } from './store/projects.ts'
+import type { TicketTx } from './store/ticket-store.ts'
+import type { Connection } from './store/connections.ts'
 import { refuseRole } from './roles.ts'
 import {
   mustBeAtMost,
@@ -147,27 +146,23 @@ type Confirmed = { ok: true; location: string } | Refusal
  * administer) or makes one (`title`), and issues a code. A refusal rolls everything back, so
  * the person can choose again.
  */
-async function confirm(
-  tx: TransactionSql,
-  input: { nonce: string; user: { id: string; name: string }; project?: string; title?: string; now: number; publicUrl: string },
-): Promise<Confirmed> {
-  const { now } = input
-  const request = await takeRequest(tx, hashSecret(input.nonce), now)
+async function confirm(tx: TicketTx, actor: Actor, input: { nonce: string; project?: string; title?: string }): Promise<Confirmed> {
+  const request = await tx.connections.takeRequest(hashSecret(input.nonce))
   if (!request) return refuse(404, NO_SUCH_REQUEST)
   let project: Project
   if (input.project !== undefined) {
-    const found = await findProject(tx, input.project)
+    const found = await tx.projects.find(input.project)
     if (!found) return refuse(404, NO_SUCH_PROJECT)
-    const refused = refuseRole(await lockedRole(tx, found.id, input.user.id), 'admin', 'project')
+    const refused = refuseRole(await tx.projects.lockedRole(found.id, actor.user.id), 'admin', 'project')
     if (refused) return refused
     project = found
   } else {
-    const made = await createProject(tx, { title: input.title!, slug: null, description: '', user: input.user, now, publicUrl: input.publicUrl })
+    const made = await createProject(tx, actor, { title: input.title!, slug: null, description: '' })
     if (!made.ok) return made
     project = made.project
   }
   const code = randomToken(32)
-  await insertCode(tx, { hash: hashSecret(code), projectId: project.id, userId: input.user.id, app: request.app, label: request.label, now, expires: now + CODE_MS })
+  await tx.connections.insertCode({ hash: hashSecret(code), projectId: project.id, userId: actor.user.id, app: request.app, label: request.label }, CODE_MS)
   return { ok: true, location: returnAddress(request.returnUrl, code, request.state) }
 }
 
@@ -201,7 +196,7 @@ export interface ConnectHandlers {
  * and of the connect page's script.
  */
 export function connectHandlers(ctx: Context, files: () => Promise<{ style: string; script: string }> = async () => ({ style: '', script: '' })): ConnectHandlers {
-  const { sql, publicUrl, clock } = ctx
+  const { store, publicUrl, clock } = ctx
 
   /** The login button (4.10 rule 9), coming back to this page. */
   function loginUrl(nonce: string): string {
@@ -216,9 +211,8 @@ export function connectHandlers(ctx: Context, files: () => Promise<{ style: stri
       if (!checked.ok) return messagePage(400, CONNECT, checked.error, NO_STORE)
       const { app, label, returnUrl, state } = checked.request
       const nonce = randomToken(NONCE_BYTES)
-      const now = clock()
       // Requests and codes nobody can use any more go as new ones come.
-      await insertRequest(sql, { hash: hashSecret(nonce), app, label, returnUrl, state, now, expires: now + REQUEST_MS })
+      await store.connections.insertRequest({ hash: hashSecret(nonce), app, label, returnUrl, state }, REQUEST_MS)
       const path = `/connect/${nonce}`
       return text(302, `continue at ${path}`, { location: path, ...NO_STORE })
     },
@@ -226,7 +220,7 @@ export function connectHandlers(ctx: Context, files: () => Promise<{ style: stri
     async page(req) {
       if (req.method !== 'GET' && req.method !== 'HEAD') return messagePage(405, CONNECT, GET_ONLY, { allow: 'GET, HEAD' })
       const nonce = req.params.nonce!
-      const request = await waitingRequest(sql, hashSecret(nonce), clock())
+      const request = await store.connections.waitingRequest(hashSecret(nonce))
       if (!request) return messagePage(404, CONNECT, NO_SUCH_REQUEST, NO_STORE)
       const { session, user } = await ctx.credentials.session(req)
       const tag = typeof session?.data.tag === 'string' ? session.data.tag : null
@@ -236,7 +230,7 @@ export function connectHandlers(ctx: Context, files: () => Promise<{ style: stri
         request,
         stylesheet,
         script,
-        person: { name: user.name, tag, projects: await adminProjects(sql, user.id) },
+        person: { name: user.name, tag, projects: await store.connections.adminProjects(user.id) },
         confirmPath: `/api/connect/${encodeURIComponent(nonce)}/confirm`,
       })
     },
@@ -247,9 +241,8 @@ export function connectHandlers(ctx: Context, files: () => Promise<{ style: stri
       const project = w.body.project || undefined
       const title = w.body.title || undefined
       if ((project === undefined) === (title === undefined)) return answerRefusal(refuse(400, PROJECT_OR_TITLE, project ? 'title' : 'project'))
-      const result = await ctx.transact((tx) =>
-        confirm(tx, { nonce: req.params.nonce!, user: w.caller.user, project, title, now: clock(), publicUrl }),
-      )
+      const actor: Actor = { user: w.caller.user, app: null, now: clock() }
+      const result = await store.transact((tx) => confirm(tx, actor, { nonce: req.params.nonce!, project, title }))
       return result.ok ? json(200, { location: result.location }, NO_STORE) : answerRefusal(result, NO_STORE)
     },
 
@@ -258,39 +251,38 @@ export function connectHandlers(ctx: Context, files: () => Promise<{ style: stri
       const checked = checkBody(await req.body(), { code: 'required' })
       if (!checked.ok) return answerRefusal(checked, NO_STORE)
       const code = checked.body.code!
-      const now = clock()
-      const result = await ctx.transact(async (tx, emit): Promise<{ ok: true; answer: Exchanged } | Refusal> => {
-        const used = await useCode(tx, hashSecret(code), now)
+      const result = await store.transact(async (tx): Promise<{ ok: true; answer: Exchanged } | Refusal> => {
+        const used = await tx.connections.useCode(hashSecret(code))
         if (!used) return refuse(400, BAD_CODE, 'code')
         const { projectId } = used
         const key = KEY_PREFIX + randomToken(32)
-        await insertConnection(tx, { id: recordId(), projectId, userId: used.userId, app: used.app, label: used.label, hash: hashSecret(key), now })
-        const project = (await projectById(tx, projectId))!
-        await emit(projectId, 'connectionsChanged', [project.slug])
+        await tx.connections.insert({ id: recordId(), projectId, userId: used.userId, app: used.app, label: used.label, hash: hashSecret(key) })
+        const project = (await tx.projects.byId(projectId))!
+        await tx.emit(projectId, 'connectionsChanged', [project.slug])
         return { ok: true, answer: { key, project: project.slug, title: project.title, api: `${publicUrl}/api` } }
       })
       return result.ok ? json(200, result.answer, NO_STORE) : answerRefusal(result, NO_STORE)
     },
 
     async list(req) {
-      const project = await findProject(sql, req.params.slug!)
+      const project = await store.projects.find(req.params.slug!)
       if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
-      return json(200, { connections: await connectionsOf(sql, project.id) })
+      return json(200, { connections: await store.connections.of(project.id) })
     },
 
     async remove(req) {
       const w = await acceptWrite(ctx, req, 'user', { id: 'required' })
       if (!w.ok) return w.response
-      const project = await findProject(sql, req.params.slug!)
+      const project = await store.projects.find(req.params.slug!)
       if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
-      const result = await ctx.transact(async (tx, emit): Promise<{ ok: true; removed: Connection; connections: Connection[] } | Refusal> => {
-        const refused = refuseRole(await lockedRole(tx, project.id, w.caller.user.id), 'admin', 'project')
+      const result = await store.transact(async (tx): Promise<{ ok: true; removed: Connection; connections: Connection[] } | Refusal> => {
+        const refused = refuseRole(await tx.projects.lockedRole(project.id, w.caller.user.id), 'admin', 'project')
         if (refused) return refused
-        const [removed] = await connectionsOf(tx, project.id, w.body.id!)
+        const [removed] = await tx.connections.of(project.id, w.body.id!)
         if (!removed) return refuse(400, NO_SUCH_CONNECTION, 'id')
-        await deleteConnection(tx, removed.id)
-        await emit(project.id, 'connectionsChanged', [project.slug])
-        return { ok: true, removed, connections: await connectionsOf(tx, project.id) }
+        await tx.connections.delete(removed.id)
+        await tx.emit(project.id, 'connectionsChanged', [project.slug])
+        return { ok: true, removed, connections: await tx.connections.of(project.id) }
       })
       return result.ok ? json(200, { removed: result.removed, connections: result.connections }) : answerRefusal(result)
     },

@@ -143,7 +143,7 @@ async function projectFor(tx: TransactionSql, project: ImportFile['project'], no
   if (!admin.ok) throw refuse(400, `project.admin: ${admin.error}`)
   const id = recordId()
   if (!(await claimName(tx, id, id))) throw refuse(400, IMPORT_NO_PROJECT_ID)
-  const slug = await claimSlug(tx, id, project.slug, project.title)
+  const slug = await claimSlug((name) => claimName(tx, id, name), project.slug, project.title)
   if (!slug.ok) throw refuse(400, `project.slug: ${slug.error}`)
   await tx`
     insert into projects (id, slug, title, description, created)

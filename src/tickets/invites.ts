@@ -5,16 +5,14 @@
  * invite's id (128 random bits). Joining takes one use by one statement, so N uses hold under
  * concurrent joins; a member keeps the higher of the old and the invited role.
  */
-import type { TransactionSql } from '../db.ts'
 import { json } from '../response.ts'
 import type { Handler } from '../handler.ts'
 import { randomToken } from '../random.ts'
 import type { Context } from './context.ts'
 import { answerRefusal, refuse, type Refusal } from './refusal.ts'
 import { isLookupText } from './ids.ts'
-import { lockedRole } from './projects.ts'
-import { insertInvite, inviteState, joinWithRole, takeInviteUse } from './store/invites.ts'
-import { findProject, projectById } from './store/projects.ts'
+import type { Actor } from './actor.ts'
+import type { TicketTx } from './store/ticket-store.ts'
 import { isRole, refuseRole, type Role } from './roles.ts'
 import { NO_SUCH_PROJECT, unknownRole, BAD_USES, BAD_DAYS, BAD_EMAIL, NO_SUCH_INVITE, INVITE_USED_UP, INVITE_EXPIRED } from './messages.ts'
 import { acceptWrite } from './write.ts'
@@ -61,33 +59,33 @@ export function checkInvite(input: InviteInput, now: number): { ok: true; invite
  * Joins an invite: takes one use and makes the user a member with the higher of the two roles.
  * Answers the project's slug, or the reason the invite cannot be used.
  */
-export async function joinInvite(tx: TransactionSql, inviteId: string, userId: string, now: number): Promise<{ ok: true; slug: string } | Refusal> {
+export async function joinInvite(tx: TicketTx, inviteId: string, userId: string): Promise<{ ok: true; slug: string } | Refusal> {
   if (!isLookupText(inviteId)) return refuse(400, NO_SUCH_INVITE)
-  const used = await takeInviteUse(tx, inviteId, now)
+  const used = await tx.invites.takeUse(inviteId)
   if (!used) {
-    const invite = await inviteState(tx, inviteId)
+    const invite = await tx.invites.state(inviteId)
     if (!invite) return refuse(400, NO_SUCH_INVITE)
     return refuse(400, invite.usesLeft <= 0 ? INVITE_USED_UP : INVITE_EXPIRED)
   }
-  await joinWithRole(tx, used.projectId, userId, used.role)
-  return { ok: true, slug: (await projectById(tx, used.projectId))!.slug }
+  await tx.invites.joinWithRole(used.projectId, userId, used.role)
+  return { ok: true, slug: (await tx.projects.byId(used.projectId))!.slug }
 }
 
 export function inviteHandler(ctx: Context): Handler {
-  const { sql, publicUrl } = ctx
+  const { store, publicUrl } = ctx
   return async (req) => {
     const w = await acceptWrite(ctx, req, 'user', { role: 'required', uses: 'optional', days: 'optional', email: 'optional' })
     if (!w.ok) return w.response
-    const project = await findProject(sql, req.params.slug!)
+    const project = await store.projects.find(req.params.slug!)
     if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
-    const now = ctx.clock()
-    const made = await ctx.transact(async (tx): Promise<{ ok: true; invite: Invite } | Refusal> => {
-      const refused = refuseRole(await lockedRole(tx, project.id, w.caller.user.id), 'admin', 'project')
+    const actor: Actor = { user: w.caller.user, app: null, now: ctx.clock() }
+    const made = await store.transact(async (tx): Promise<{ ok: true; invite: Invite } | Refusal> => {
+      const refused = refuseRole(await tx.projects.lockedRole(project.id, actor.user.id), 'admin', 'project')
       if (refused) return refused
-      const checked = checkInvite({ role: w.body.role!, uses: w.body.uses, days: w.body.days, email: w.body.email }, now)
+      const checked = checkInvite({ role: w.body.role!, uses: w.body.uses, days: w.body.days, email: w.body.email }, actor.now)
       if (!checked.ok) return checked
       const { id, role, uses, expires } = checked.invite
-      await insertInvite(tx, { id, projectId: project.id, role, uses, expires, createdBy: w.caller.user.id, now })
+      await tx.invites.insert(actor, { id, projectId: project.id, role, uses, expires })
       return checked
     })
     if (!made.ok) return answerRefusal(made)

@@ -8,9 +8,7 @@ import { redirect, type Response } from '../response.ts'
 import type { Handler } from '../handler.ts'
 import { loginButtonUrl, safeNext } from '../idp.ts'
 import type { Context } from './context.ts'
-import { findProject } from './store/projects.ts'
 import { NO_SUCH_PROJECT, NO_SUCH_TICKET } from './messages.ts'
-import { ticketByNumber, ticketByRef } from './store/tickets.ts'
 
 /** A small HTML document: `title` as title and heading, then `body`. */
 export function page(status: number, title: string, body: Html, headers?: Record<string, string>): Response {
@@ -32,7 +30,7 @@ export interface PageHandlers {
 }
 
 export function pageHandlers(ctx: Context): PageHandlers {
-  const { sql, publicUrl } = ctx
+  const { store, publicUrl } = ctx
   const moved = (to: string) => redirect(301, to)
 
   return {
@@ -42,15 +40,15 @@ export function pageHandlers(ctx: Context): PageHandlers {
       return redirect(302, loginButtonUrl(ctx.idp, publicUrl, next === '/' ? undefined : next), 'continue at the identity provider', { 'cache-control': 'no-store' })
     },
     async oldTicket(req) {
-      const t = await ticketByRef(sql, req.params.ref!)
+      const t = await store.tickets.byRef(req.params.ref!)
       return t ? moved(`/${t.slug}/${t.number}`) : notFound(NO_SUCH_TICKET)
     },
     async oldProject(req) {
-      const p = await findProject(sql, req.params.slug!)
+      const p = await store.projects.find(req.params.slug!)
       return p ? moved(`/${p.slug}`) : notFound(NO_SUCH_PROJECT)
     },
     async oldProjectTicket(req) {
-      const t = await ticketByNumber(sql, req.params.slug!, req.params.number!)
+      const t = await store.tickets.byNumber(req.params.slug!, req.params.number!)
       return t ? moved(`/${t.slug}/${t.number}`) : notFound(NO_SUCH_TICKET)
     },
   }

@@ -6,7 +6,6 @@ import { changeHandlers } from './changes.ts'
 import { connectHandlers } from './connect.ts'
 import type { Context } from './context.ts'
 import { createWake, type Wake } from './events.ts'
-import { emit } from './store/outbox.ts'
 import { inboxHandler } from './inbox.ts'
 import { createLive } from './live.ts'
 import { inviteHandler } from './invites.ts'
@@ -14,9 +13,8 @@ import { loginHandler } from './login.ts'
 import { createMailer } from './mail.ts'
 import { pageHandlers } from './pages.ts'
 import { projectHandlers } from './projects.ts'
-import { findProject } from './store/projects.ts'
+import { createTicketStore } from './store/ticket-store.ts'
 import { relationHandlers } from './relations.ts'
-import { Refusal } from './refusal.ts'
 import { ticketRoutes } from './routes.ts'
 import { ticketHandlers } from './tickets.ts'
 import { tokenHandlers } from './tokens.ts'
@@ -34,8 +32,9 @@ export function createTicketsService(deps: ServiceDeps): TicketsService {
   const wake = createWake()
   const mailer = deps.config.smtpUrl ? createMailer(deps.config.smtpUrl, `tickets@${new URL(publicUrl).hostname}`, deps.logger) : null
 
+  const store = createTicketStore({ sql, clock, wake })
   const ctx: Context = {
-    sql,
+    store,
     clock,
     publicUrl,
     origin,
@@ -43,27 +42,7 @@ export function createTicketsService(deps: ServiceDeps): TicketsService {
     idp: deps.idp,
     logger: deps.logger,
     mailer,
-    credentials: createCredentials({ sql, clock, sessions, origin }),
-    async transact(fn) {
-      let emitted = 0
-      try {
-        const result = await sql.begin(async (tx) => {
-          const value = await fn(tx, async (projectId, name, args) => {
-            emitted++
-            await emit(tx, projectId, name, args, clock())
-          })
-          // Thrown out of `sql.begin` so the transaction rolls back: a refused write leaves
-          // nothing behind (a slug claimed before the refusal, say).
-          if (value instanceof Refusal) throw value
-          return value
-        })
-        if (emitted > 0) wake.ping()
-        return result as Awaited<ReturnType<typeof fn>>
-      } catch (err) {
-        if (err instanceof Refusal) return err as Awaited<ReturnType<typeof fn>>
-        throw err
-      }
-    },
+    credentials: createCredentials({ store, clock, sessions, origin }),
   }
 
   const live = createLive({
@@ -71,7 +50,7 @@ export function createTicketsService(deps: ServiceDeps): TicketsService {
     clock,
     wake,
     logger: deps.logger,
-    resolveProject: async (ref) => (await findProject(sql, ref))?.id ?? null,
+    resolveProject: async (ref) => (await store.projects.find(ref))?.id ?? null,
     // Other processes' writes arrive by NOTIFY on a shared server; the embedded database has
     // one process, whose own writes ping `wake`.
     listen: deps.config.databaseUrl !== null,

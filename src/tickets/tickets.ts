@@ -4,81 +4,64 @@
  * `UPDATE ... RETURNING` under the project row's lock, so parallel creates never collide; a
  * repeated non-empty `source` answers the ticket that has it (`existed: true`).
  */
-import type { TransactionSql, Query } from '../db.ts'
 import { json, type Response } from '../response.ts'
 import type { Handler } from '../handler.ts'
 import type { Request } from '../request.ts'
+import type { Actor } from './actor.ts'
 import type { Caller } from './auth.ts'
 import { refuseText, type Body } from './body.ts'
-import type { Context, Emit } from './context.ts'
+import type { Context } from './context.ts'
 import { answerRefusal, refuse, type Refusal } from './refusal.ts'
 import { listMarkdown, markdown, ticketMarkdown, VARY, wantsMarkdown } from './markdown.ts'
-import { findProject, type Project } from './store/projects.ts'
+import type { Project } from './store/projects.ts'
 import { refuseRole } from './roles.ts'
-import { roleOf } from './store/projects.ts'
 import { parseStateFilter } from './states.ts'
 import { NO_SUCH_PROJECT, NO_SUCH_TICKET, fieldTooLong } from './messages.ts'
-import { resolveUser, type User } from './store/users.ts'
 import { ticketAnswer, ticketAnswers, type TicketAnswer } from './answers.ts'
-import { eventsOf } from './store/history.ts'
-import { insertTicket, lockProjectTickets, searchTickets, ticketById, ticketByNumber, ticketByRef, ticketBySource, type Ticket } from './store/tickets.ts'
+import type { TicketTx } from './store/ticket-store.ts'
+import type { Ticket } from './store/tickets.ts'
 import { ME_NEEDS_SIGN_IN, needsMe, parseQuery } from './query.ts'
-import { searchCondition, searchOrder } from './store/search.ts'
 import { acceptWrite } from './write.ts'
 
 export const SUBJECT_MAX = 500
 export const SUMMARY_MAX = 100_000
 export const SOURCE_MAX = 500
 
-/** The ticket a write route's path names: `:ref`, or `:slug` and `:number`. */
-export function ticketOfPath(q: Query, params: Record<string, string>): Promise<Ticket | null> {
-  return params.ref !== undefined ? ticketByRef(q, params.ref) : ticketByNumber(q, params.slug!, params.number!)
-}
-
 export interface NewTicket {
-  project: Project
-  user: User
   subject: string
   summary: string
   source: string
   /** A user reference among the project's members; empty for nobody. */
   assignee: string
-  now: number
-  publicUrl: string
 }
 
-export type Created = { ok: true; ticket: TicketAnswer; existed: boolean } | Refusal
+export type Created = { ok: true; ticket: Ticket; existed: boolean } | Refusal
 
-/** Creates a ticket (or finds the one with the same `source`); emits `ticketCreated` when new. */
-export async function createTicket(tx: TransactionSql, emit: Emit, input: NewTicket): Promise<Created> {
-  const projectId = input.project.id
+/**
+ * Creates a ticket in `project` by `actor` (or finds the one with the same `source`); emits
+ * `ticketCreated` with `answer(ticket)` when new.
+ */
+export async function createTicket(tx: TicketTx, actor: Actor, project: Project, input: NewTicket, answer: (t: Ticket) => TicketAnswer): Promise<Created> {
+  const projectId = project.id
   // The lock makes the source check and the number one step for this project.
-  await lockProjectTickets(tx, projectId)
-  const refused = refuseRole(await roleOf(tx, projectId, input.user.id), 'use', 'project')
+  await tx.tickets.lockNumbering(projectId)
+  const refused = refuseRole(await tx.projects.roleOf(projectId, actor.user.id), 'use', 'project')
   if (refused) return refused
   if (input.source !== '') {
-    const existing = await ticketBySource(tx, projectId, input.source)
-    if (existing) return { ok: true, ticket: ticketAnswer(input.publicUrl, existing), existed: true }
+    const existing = await tx.tickets.bySource(projectId, input.source)
+    if (existing) return { ok: true, ticket: existing, existed: true }
   }
   const tooLong = lengthRefusal(input)
   if (tooLong) return tooLong
   let assigneeId: string | null = null
   if (input.assignee !== '') {
-    const found = await resolveUser(tx, input.assignee, 'assignee', projectId)
+    const found = await tx.users.resolve(input.assignee, 'assignee', projectId)
     if (!found.ok) return found
     assigneeId = found.user.id
   }
-  const id = await insertTicket(tx, {
-    projectId,
-    subject: input.subject,
-    summary: input.summary,
-    source: input.source,
-    assigneeId,
-    authorId: input.user.id,
-    now: input.now,
-  })
-  const ticket = ticketAnswer(input.publicUrl, (await ticketById(tx, id))!)
-  await emit(projectId, 'ticketCreated', [ticket])
+  const id = await tx.tickets.insert(actor, { projectId, subject: input.subject, summary: input.summary, source: input.source, assigneeId })
+  const ticket = (await tx.tickets.byId(id))!
+  await tx.emit(projectId, 'ticketCreated', [answer(ticket)])
   return { ok: true, ticket, existed: false }
 }
 
@@ -102,7 +85,8 @@ export interface TicketHandlers {
 const CREATE_FIELDS = { subject: 'required', summary: 'optional', source: 'optional', assignee: 'optional' } as const
 
 export function ticketHandlers(ctx: Context): TicketHandlers {
-  const { sql, publicUrl } = ctx
+  const { store, publicUrl } = ctx
+  const answer = (t: Ticket) => ticketAnswer(publicUrl, t)
 
   async function answerList(req: Request, project: Project | null): Promise<Response> {
     const filter = parseStateFilter(req.query.get('state'))
@@ -116,9 +100,8 @@ export function ticketHandlers(ctx: Context): TicketHandlers {
       if (me === null) return answerRefusal(refuse(400, ME_NEEDS_SIGN_IN, 'q'), VARY)
     }
     const states = parsed.query.states ?? filter.states
-    const where = searchCondition(sql, parsed.query, { states, me })
-    const order = searchOrder(sql, parsed.query.sort)
-    const tickets = ticketAnswers(publicUrl, await searchTickets(sql, project ? sql`t.project_id = ${project.id} and ${where}` : where, order))
+    const search = project ? { states, me, projectId: project.id } : { states, me }
+    const tickets = ticketAnswers(publicUrl, await store.tickets.search(parsed.query, search))
     if (wantsMarkdown(req)) {
       const title = project ? `${project.slug} (${project.title})` : 'All projects'
       return markdown(200, listMarkdown(title, states, tickets))
@@ -129,26 +112,17 @@ export function ticketHandlers(ctx: Context): TicketHandlers {
   async function create(project: Project, caller: Caller, body: Body): Promise<Response> {
     const acting = await ctx.credentials.actingUser(caller, project.id)
     if (!acting.ok) return answerRefusal(acting)
-    const result = await ctx.transact((tx, emit) =>
-      createTicket(tx, emit, {
-        project,
-        user: acting.user,
-        subject: body.subject!,
-        summary: body.summary ?? '',
-        source: body.source ?? '',
-        assignee: body.assignee ?? '',
-        now: ctx.clock(),
-        publicUrl,
-      }),
-    )
+    const actor: Actor = { user: acting.user, app: acting.app, now: ctx.clock() }
+    const input = { subject: body.subject!, summary: body.summary ?? '', source: body.source ?? '', assignee: body.assignee ?? '' }
+    const result = await store.transact((tx) => createTicket(tx, actor, project, input, answer))
     if (!result.ok) return answerRefusal(result)
-    return json(result.existed ? 200 : 201, { ticket: result.ticket, existed: result.existed })
+    return json(result.existed ? 200 : 201, { ticket: answer(result.ticket), existed: result.existed })
   }
 
   async function show(req: Request, found: Ticket | null): Promise<Response> {
     if (!found) return answerRefusal(refuse(404, NO_SUCH_TICKET), VARY)
     const ticket = ticketAnswer(publicUrl, found)
-    const events = await eventsOf(sql, ticket.id)
+    const events = await store.history.of(ticket.id)
     if (wantsMarkdown(req)) return markdown(200, ticketMarkdown(ticket, events))
     return json(200, { ticket, events }, VARY)
   }
@@ -159,32 +133,32 @@ export function ticketHandlers(ctx: Context): TicketHandlers {
       if (ref === null || ref === '') return answerList(req, null)
       const refused = refuseText('project', ref)
       if (refused) return answerRefusal(refused, VARY)
-      const project = await findProject(sql, ref)
+      const project = await store.projects.find(ref)
       return project ? answerList(req, project) : answerRefusal(refuse(404, NO_SUCH_PROJECT), VARY)
     },
     async create(req) {
       const w = await acceptWrite(ctx, req, 'user-or-key', { project: 'required', ...CREATE_FIELDS })
       if (!w.ok) return w.response
-      const project = await findProject(sql, w.body.project!)
+      const project = await store.projects.find(w.body.project!)
       if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
       return create(project, w.caller, w.body)
     },
     async listInProject(req) {
-      const project = await findProject(sql, req.params.slug!)
+      const project = await store.projects.find(req.params.slug!)
       return project ? answerList(req, project) : answerRefusal(refuse(404, NO_SUCH_PROJECT), VARY)
     },
     async createInProject(req) {
       const w = await acceptWrite(ctx, req, 'user-or-key', CREATE_FIELDS)
       if (!w.ok) return w.response
-      const project = await findProject(sql, req.params.slug!)
+      const project = await store.projects.find(req.params.slug!)
       if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
       return create(project, w.caller, w.body)
     },
     async show(req) {
-      return show(req, await ticketByRef(sql, req.params.ref!))
+      return show(req, await store.tickets.byRef(req.params.ref!))
     },
     async showByNumber(req) {
-      return show(req, await ticketByNumber(sql, req.params.slug!, req.params.number!))
+      return show(req, await store.tickets.byNumber(req.params.slug!, req.params.number!))
     },
   }
 }

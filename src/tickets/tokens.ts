@@ -8,8 +8,7 @@ import type { Handler } from '../handler.ts'
 import { randomToken, recordId } from '../random.ts'
 import { hashSecret, TOKEN_PREFIX } from './auth.ts'
 import type { Context } from './context.ts'
-import type { Query } from '../db.ts'
-import { deleteToken, insertToken, tokensOf } from './store/tokens.ts'
+import type { TicketStore } from './store/ticket-store.ts'
 import { answerRefusal, refuse } from './refusal.ts'
 import { NO_SUCH_TOKEN, fieldTooLong } from './messages.ts'
 import { acceptWrite } from './write.ts'
@@ -25,11 +24,11 @@ export interface IssuedToken {
 }
 
 /** Makes a token for a user. */
-export async function issueToken(q: Query, userId: string, label: string, now: number): Promise<IssuedToken> {
+export async function issueToken(store: TicketStore, userId: string, label: string): Promise<IssuedToken> {
   const id = recordId()
   const token = TOKEN_PREFIX + randomToken(32)
-  await insertToken(q, { id, userId, hash: hashSecret(token), label, now })
-  return { id, token, label, created: now }
+  const created = await store.tokens.insert({ id, userId, hash: hashSecret(token), label })
+  return { id, token, label, created }
 }
 
 export interface TokenHandlers {
@@ -40,24 +39,24 @@ export interface TokenHandlers {
 }
 
 export function tokenHandlers(ctx: Context): TokenHandlers {
-  const { sql } = ctx
+  const { store } = ctx
   return {
     async issue(req) {
       const w = await acceptWrite(ctx, req, 'user', { label: 'required' })
       if (!w.ok) return w.response
       const label = w.body.label!
       if (label.length > LABEL_MAX) return answerRefusal(refuse(400, fieldTooLong('label', LABEL_MAX), 'label'))
-      return json(201, await issueToken(sql, w.caller.user.id, label, ctx.clock()))
+      return json(201, await issueToken(store, w.caller.user.id, label))
     },
     async list(req) {
       const who = await ctx.credentials.resolve(req, 'user')
       if (!who.ok) return who.response
-      return json(200, { tokens: await tokensOf(sql, who.caller.user.id) })
+      return json(200, { tokens: await store.tokens.of(who.caller.user.id) })
     },
     async revoke(req) {
       const w = await acceptWrite(ctx, req, 'user', { id: 'required' })
       if (!w.ok) return w.response
-      if (!(await deleteToken(sql, w.caller.user.id, w.body.id!))) return answerRefusal(refuse(404, NO_SUCH_TOKEN, 'id'))
+      if (!(await store.tokens.delete(w.caller.user.id, w.body.id!))) return answerRefusal(refuse(404, NO_SUCH_TOKEN, 'id'))
       return json(200, { ok: true })
     },
     async me(req) {

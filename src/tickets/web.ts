@@ -24,11 +24,10 @@ import { createPageData, type PageData, type Viewer } from './pages/page-data.ts
 import { projectBody } from './pages/project-page.ts'
 import { settingsBody } from './pages/settings-page.ts'
 import { ticketBody } from './pages/ticket-page.ts'
-import { findProject, type Project } from './store/projects.ts'
+import type { Project } from './store/projects.ts'
 import { emptyQuery, ME_NEEDS_SIGN_IN, needsMe, parseQuery, type TicketQuery } from './query.ts'
 import { parseStateFilter, STATES } from './states.ts'
 import { NO_SUCH_PROJECT, NO_SUCH_TICKET, NOT_FOUND, GET_OR_HEAD_ONLY, POST_ONLY } from './messages.ts'
-import { ticketByNumber } from './store/tickets.ts'
 import { html } from '../html.ts'
 
 const APP_DIR = fileURLToPath(new URL('./app/', import.meta.url))
@@ -53,7 +52,7 @@ export interface WebHandlers {
 const PRIVATE = { 'cache-control': 'private, no-cache' }
 
 export function webHandlers(ctx: Context, live: { cursor(): Promise<number> }, build: () => Promise<Assets> = buildTicketAssets): WebHandlers {
-  const data: PageData = createPageData({ sql: ctx.sql, credentials: ctx.credentials })
+  const data: PageData = createPageData({ store: ctx.store, credentials: ctx.credentials })
   const building = build()
   // Awaited by every page; a failed build answers 500 rather than an unhandled rejection.
   building.catch(() => {})
@@ -127,7 +126,7 @@ export function webHandlers(ctx: Context, live: { cursor(): Promise<number> }, b
       const refused = guard(req)
       if (refused) return refused
       const cursor = await live.cursor()
-      const p = await findProject(ctx.sql, req.params.slug!)
+      const p = await ctx.store.projects.find(req.params.slug!)
       if (!p) return message(req, 404, 'Not found', NO_SUCH_PROJECT)
       if (p.slug !== req.params.slug) {
         const search = req.query.toString()
@@ -153,11 +152,11 @@ export function webHandlers(ctx: Context, live: { cursor(): Promise<number> }, b
       const refused = guard(req)
       if (refused) return refused
       const cursor = await live.cursor()
-      const t = await ticketByNumber(ctx.sql, req.params.slug!, req.params.number!)
+      const t = await ctx.store.tickets.byNumber(req.params.slug!, req.params.number!)
       if (!t) return message(req, 404, 'Not found', NO_SUCH_TICKET)
       if (t.slug !== req.params.slug) return redirect(301, `/${t.slug}/${t.number}`)
       const viewer = await data.viewer(req)
-      const p = (await findProject(ctx.sql, t.project))!
+      const p = (await ctx.store.projects.find(t.project))!
       const [role, detail] = await Promise.all([data.role(t.project, viewer?.id ?? null), data.detail(t)])
       const body = ticketBody({ ticket: t, projectTitle: p.title, detail, viewer, role, loginUrl: loginUrl(req), now: ctx.clock() })
       return page(req, 200, { title: `${t.subject} · ${t.ref}`, viewer, body, project: p, live: { project: t.slug, ticket: t.id, cursor } })
@@ -166,7 +165,7 @@ export function webHandlers(ctx: Context, live: { cursor(): Promise<number> }, b
     async admin(req) {
       const refused = guard(req)
       if (refused) return refused
-      const p = await findProject(ctx.sql, req.params.slug!)
+      const p = await ctx.store.projects.find(req.params.slug!)
       if (!p) return message(req, 404, 'Not found', NO_SUCH_PROJECT)
       if (p.slug !== req.params.slug) return redirect(301, `/${p.slug}/settings`)
       return adminPage(req, p)

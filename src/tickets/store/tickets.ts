@@ -8,9 +8,12 @@
  * Answers carry no URL: the API adds the page address where it answers (`api/answers.ts`).
  */
 import type postgres from 'postgres'
-import type { Query, TransactionSql } from '../../db.ts'
+import type { Query } from '../../db.ts'
 import { isLookupText, isUuid, parseNumber } from '../ids.ts'
 import type { State } from '../states.ts'
+import type { Actor } from '../actor.ts'
+import type { TicketQuery } from '../query.ts'
+import { searchCondition, searchOrder, type SearchContext } from './search.ts'
 import type { User } from './users.ts'
 
 /** Another ticket, as a relation names it: `<project slug>#<number>` and its id. */
@@ -178,7 +181,7 @@ export function relatedTickets(q: Query, ids: string[]): Promise<Ticket[]> {
 }
 
 /** Takes the project's row lock: its source check and next number are then one step. */
-export async function lockProjectTickets(tx: TransactionSql, projectId: string): Promise<void> {
+export async function lockProjectTickets(tx: Query, projectId: string): Promise<void> {
   await tx`select id from projects where id = ${projectId} for update`
 }
 
@@ -193,7 +196,7 @@ export interface NewTicketRow {
 }
 
 /** Inserts a ticket with the project's next number (under {@link lockProjectTickets}); answers its id. */
-export async function insertTicket(tx: TransactionSql, t: NewTicketRow): Promise<string> {
+export async function insertTicket(tx: Query, t: NewTicketRow): Promise<string> {
   const [counter] = await tx<{ number: number }[]>`update projects set next_number = next_number + 1 where id = ${t.projectId} returning next_number - 1 as number`
   const [row] = await tx<{ id: string }[]>`
     insert into tickets (project_id, number, subject, summary, source, assignee_id, author_id, created, updated)
@@ -215,7 +218,7 @@ export interface LockedTicket {
   summary: string
 }
 
-export async function lockTicket(tx: TransactionSql, id: string): Promise<LockedTicket> {
+export async function lockTicket(tx: Query, id: string): Promise<LockedTicket> {
   const [r] = await tx<{ project_id: string; state: State; assignee_id: string | null; author_id: string | null; parent_id: string | null; subject: string; summary: string }[]>`
     select project_id, state, assignee_id, author_id, parent_id, subject, summary from tickets where id = ${id} for update`
   return {
@@ -231,7 +234,7 @@ export async function lockTicket(tx: TransactionSql, id: string): Promise<Locked
 }
 
 /** The parent of a ticket, read without a lock. */
-export async function parentOf(tx: TransactionSql, id: string): Promise<string | null> {
+export async function parentOf(tx: Query, id: string): Promise<string | null> {
   const [row] = await tx<{ parent_id: string | null }[]>`select parent_id from tickets where id = ${id}`
   return row?.parent_id ?? null
 }
@@ -248,7 +251,7 @@ export interface TicketChange {
 }
 
 /** Sets the given fields of a ticket. */
-export async function updateTicket(tx: TransactionSql, id: string, change: TicketChange): Promise<void> {
+export async function updateTicket(tx: Query, id: string, change: TicketChange): Promise<void> {
   const set: Record<string, unknown> = {}
   if (change.state !== undefined) set.state = change.state
   if (change.assigneeId !== undefined) set.assignee_id = change.assigneeId
@@ -303,3 +306,49 @@ export async function inboxCount(q: Query, userId: string): Promise<number> {
   const [row] = await q<{ n: number }[]>`select count(*)::int as n from tickets where assignee_id = ${userId} and state in ('open', 'doing', 'review')`
   return row?.n ?? 0
 }
+
+/** A search as the lists and pages make it: its condition's context and, for one project, its id. */
+export interface TicketSearch extends SearchContext {
+  /** Only this project's tickets; every project's when absent. */
+  projectId?: string
+}
+
+function searchWhere(q: Query, query: TicketQuery, search: TicketSearch): Fragment {
+  const where = searchCondition(q, query, search)
+  return search.projectId === undefined ? where : q`t.project_id = ${search.projectId} and ${where}`
+}
+
+/**
+ * The tickets aggregate on `q`: the pool, or a transaction for the locks and writes (which
+ * belong inside the store's `transact`).
+ */
+export function ticketTable(q: Query) {
+  return {
+    byId: (id: string) => ticketById(q, id),
+    byRef: (ref: string) => ticketByRef(q, ref),
+    byNumber: (projectRef: string, number: string) => ticketByNumber(q, projectRef, number),
+    byName: (name: string) => ticketByName(q, name),
+    bySource: (projectId: string, source: string) => ticketBySource(q, projectId, source),
+    /** The ticket a route's path names: `:ref`, or `:slug` and `:number`. */
+    byPath: (params: Record<string, string>) => (params.ref !== undefined ? ticketByRef(q, params.ref) : ticketByNumber(q, params.slug!, params.number!)),
+    assignedTo: (userId: string, states: State[]) => assignedTickets(q, userId, states),
+    related: (ids: string[]) => relatedTickets(q, ids),
+    /** The tickets a search finds, in its order; with `page`, one page of them. */
+    search: (query: TicketQuery, search: TicketSearch, page?: { limit: number; offset: number }) =>
+      searchTickets(q, searchWhere(q, query, search), searchOrder(q, query.sort), page),
+    /** How many tickets a search finds. */
+    count: (query: TicketQuery, search: TicketSearch) => countTickets(q, searchWhere(q, query, search)),
+    stateCounts: (projectId: string) => stateCounts(q, projectId),
+    stillBlocked: (ids: string[]) => stillBlocked(q, ids),
+    neighboursOf: (id: string) => neighboursOf(q, id),
+    inboxCount: (userId: string) => inboxCount(q, userId),
+    lockNumbering: (projectId: string) => lockProjectTickets(q, projectId),
+    /** Inserts a ticket by `actor` (under {@link lockProjectTickets}); answers its id. */
+    insert: (actor: Actor, t: Omit<NewTicketRow, 'authorId' | 'now'>) => insertTicket(q, { ...t, authorId: actor.user.id, now: actor.now }),
+    lock: (id: string) => lockTicket(q, id),
+    parentOf: (id: string) => parentOf(q, id),
+    update: (id: string, change: TicketChange) => updateTicket(q, id, change),
+  }
+}
+
+export type TicketTable = ReturnType<typeof ticketTable>

@@ -44,3 +44,19 @@ export async function tokenByHash(q: Query, hash: string): Promise<{ id: string;
 export async function markTokenUsed(q: Query, id: string, now: number): Promise<void> {
   await q`update tokens set last_used = ${now} where id = ${id}`
 }
+
+/** User tokens on `q`; `clock` stamps creation and use. */
+export function tokenTable(q: Query, clock: () => number) {
+  return {
+    /** Stores a token's hash; answers its creation time. */
+    async insert(t: { id: string; userId: string; hash: string; label: string }): Promise<number> {
+      const now = clock()
+      await insertToken(q, { ...t, now })
+      return now
+    },
+    of: (userId: string) => tokensOf(q, userId),
+    delete: (userId: string, id: string) => deleteToken(q, userId, id),
+    byHash: (hash: string) => tokenByHash(q, hash),
+    markUsed: (id: string) => markTokenUsed(q, id, clock()),
+  }
+}

@@ -66,3 +66,15 @@ export async function resolveUser(q: Query, ref: string, field: string, projectI
   if (first.rank === 2 && second) return refuse(400, ambiguousUser(ref), field)
   return { ok: true, user: { id: first.id, name: first.name } }
 }
+
+/** Users on `q`; `clock` stamps a first login. */
+export function userTable(q: Query, clock: () => number) {
+  return {
+    /** Stores the identity's user, created on first login. */
+    store: (identity: Identity) => storeUser(q, identity, clock()),
+    byId: (id: string) => userById(q, id),
+    memberById: (projectId: string, id: string) => memberById(q, projectId, id),
+    /** Resolves a user reference (among a project's members with `projectId`); refusals name `field`. */
+    resolve: (ref: string, field: string, projectId?: string) => resolveUser(q, ref, field, projectId),
+  }
+}
