@@ -26,7 +26,7 @@ import { searchCondition, searchOrder } from '../src/tickets/store/search.ts'
 import { createTicketsService } from '../src/tickets/service.ts'
 import { DEFAULT_FILTER } from '../src/tickets/states.ts'
 import { createTicketStore } from '../src/tickets/store/ticket-store.ts'
-import { issueToken } from '../src/tickets/tokens.ts'
+import { issueToken } from '../src/tickets/api/tokens.ts'
 import { storeUser } from '../src/tickets/store/users.ts'
 import { benchDatabase, keepAliveClient, median } from './support.ts'
 

@@ -19,7 +19,7 @@ import { benchDatabase, keepAliveClient } from './support.ts'
 import { createSessions, loadSessionSecret } from '../src/session.ts'
 import { createTicketsService } from '../src/tickets/service.ts'
 import { createTicketStore } from '../src/tickets/store/ticket-store.ts'
-import { issueToken } from '../src/tickets/tokens.ts'
+import { issueToken } from '../src/tickets/api/tokens.ts'
 import { storeUser } from '../src/tickets/store/users.ts'
 
 const CONCURRENCY = 8

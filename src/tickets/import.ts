@@ -12,7 +12,7 @@ import { recordId } from '../random.ts'
 import { claimSlug } from './slugs.ts'
 import { claimName } from './store/projects.ts'
 import { isState, type State } from './states.ts'
-import { SOURCE_MAX, SUBJECT_MAX, SUMMARY_MAX } from './tickets.ts'
+import { SOURCE_MAX, SUBJECT_MAX, SUMMARY_MAX } from './api/tickets.ts'
 import { resolveUser } from './store/users.ts'
 import { refuse, Refusal } from './refusal.ts'
 import {

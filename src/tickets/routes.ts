@@ -4,14 +4,14 @@
  * (docs/connect-apps.md) sit with 4.9.
  */
 import type { HttpRoute, Handler } from '../handler.ts'
-import type { ChangeHandlers } from './changes.ts'
-import type { ConnectHandlers } from './connect.ts'
-import type { PageHandlers } from './pages.ts'
-import type { ProjectHandlers } from './projects.ts'
-import type { RelationHandlers } from './relations.ts'
-import type { TicketHandlers } from './tickets.ts'
-import type { TokenHandlers } from './tokens.ts'
-import type { WebHandlers } from './web.ts'
+import type { ChangeHandlers } from './api/changes.ts'
+import type { ConnectHandlers } from './api/connect.ts'
+import type { PageHandlers } from './pages/addresses.ts'
+import type { ProjectHandlers } from './api/projects.ts'
+import type { RelationHandlers } from './api/relations.ts'
+import type { TicketHandlers } from './api/tickets.ts'
+import type { TokenHandlers } from './api/tokens.ts'
+import type { WebHandlers } from './pages/web.ts'
 
 export interface Handlers {
   tickets: TicketHandlers

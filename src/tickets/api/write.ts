@@ -3,13 +3,13 @@
  * credential (401, and 403 for a cookie without its `x-tag`), then the body (400). The method
  * (405) was checked by the router; existence (404) and rules come after, in the route.
  */
-import type { Request } from '../request.ts'
-import type { Response } from '../response.ts'
-import { refuseContentType } from '../guards.ts'
-import type { Caller, Group, UserCaller } from './auth.ts'
-import { checkBody, type Body, type Shape } from './body.ts'
-import type { Context } from './context.ts'
-import { answerRefusal } from './refusal.ts'
+import type { Request } from '../../request.ts'
+import type { Response } from '../../response.ts'
+import { refuseContentType } from '../../guards.ts'
+import type { Caller, Group, UserCaller } from '../auth.ts'
+import { checkBody, type Body, type Shape } from '../body.ts'
+import type { Context } from '../context.ts'
+import { answerRefusal } from '../refusal.ts'
 
 export type Accepted<C extends Caller = Caller> = { ok: true; caller: C; body: Body } | { ok: false; response: Response }
 

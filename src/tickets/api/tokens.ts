@@ -3,14 +3,14 @@
  * "Tokens and the session"): `tt_` and 32 random bytes in base64url, shown once, stored as a
  * SHA-256 hash, revoked at once. Also `GET /api/me`, which a page's own scripts read for the user and the session's tag.
  */
-import { json } from '../response.ts'
-import type { Handler } from '../handler.ts'
-import { randomToken, recordId } from '../random.ts'
-import { hashSecret, TOKEN_PREFIX } from './auth.ts'
-import type { Context } from './context.ts'
-import type { TicketStore } from './store/ticket-store.ts'
-import { answerRefusal, refuse } from './refusal.ts'
-import { NO_SUCH_TOKEN, fieldTooLong } from './messages.ts'
+import { json } from '../../response.ts'
+import type { Handler } from '../../handler.ts'
+import { randomToken, recordId } from '../../random.ts'
+import { hashSecret, TOKEN_PREFIX } from '../auth.ts'
+import type { Context } from '../context.ts'
+import type { TicketStore } from '../store/ticket-store.ts'
+import { answerRefusal, refuse } from '../refusal.ts'
+import { NO_SUCH_TOKEN, fieldTooLong } from '../messages.ts'
 import { acceptWrite } from './write.ts'
 
 const LABEL_MAX = 200

@@ -19,15 +19,15 @@
  *
  * @module
  */
-import type { Sql } from '../db.ts'
-import { json, jsonError, type Response } from '../response.ts'
-import type { Handler } from '../handler.ts'
-import type { Request } from '../request.ts'
-import type { Logger } from '../log.ts'
-import { EVENTS_CHANNEL, type Wake } from './events.ts'
-import { refuseText } from './body.ts'
-import { BAD_CURSOR, NO_SUCH_PROJECT, TOO_MANY_WAITING } from './messages.ts'
-import { answerRefusal, refuse } from './refusal.ts'
+import type { Sql } from '../../db.ts'
+import { json, jsonError, type Response } from '../../response.ts'
+import type { Handler } from '../../handler.ts'
+import type { Request } from '../../request.ts'
+import type { Logger } from '../../log.ts'
+import { EVENTS_CHANNEL, type Wake } from '../events.ts'
+import { refuseText } from '../body.ts'
+import { BAD_CURSOR, NO_SUCH_PROJECT, TOO_MANY_WAITING } from '../messages.ts'
+import { answerRefusal, refuse } from '../refusal.ts'
 
 /** How long a poll waits for an event before it is answered with none. */
 export const HOLD_MS = 25_000

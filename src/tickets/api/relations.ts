@@ -5,19 +5,19 @@
  * changes take one transaction-scoped advisory lock, so two concurrent changes cannot close a
  * cycle between them.
  */
-import { json } from '../response.ts'
-import type { Handler } from '../handler.ts'
-import type { Actor } from './actor.ts'
-import type { Context } from './context.ts'
-import { answerRefusal, refuse, type Refusal } from './refusal.ts'
-import { refuseRole } from './roles.ts'
+import { json } from '../../response.ts'
+import type { Handler } from '../../handler.ts'
+import type { Actor } from '../actor.ts'
+import type { Context } from '../context.ts'
+import { answerRefusal, refuse, type Refusal } from '../refusal.ts'
+import { refuseRole } from '../roles.ts'
 import {
   ADD_OR_REMOVE, alreadyBlockedBy, alreadyParent, blockedByCycle, BLOCKS_ITSELF, hasNoParent, NO_SUCH_TICKET, notBlockedBy, OWN_PARENT, ownAncestor,
-} from './messages.ts'
+} from '../messages.ts'
 import { ticketAnswer, ticketAnswers, type TicketAnswer } from './answers.ts'
-import type { TicketEvent } from './store/history.ts'
-import type { TicketTx } from './store/ticket-store.ts'
-import type { Ticket } from './store/tickets.ts'
+import type { TicketEvent } from '../store/history.ts'
+import type { TicketTx } from '../store/ticket-store.ts'
+import type { Ticket } from '../store/tickets.ts'
 import { acceptWrite } from './write.ts'
 
 export type Linked = { ok: true; ticket: TicketAnswer; event: TicketEvent } | Refusal

@@ -5,16 +5,16 @@
  * invite's id (128 random bits). Joining takes one use by one statement, so N uses hold under
  * concurrent joins; a member keeps the higher of the old and the invited role.
  */
-import { json } from '../response.ts'
-import type { Handler } from '../handler.ts'
-import { randomToken } from '../random.ts'
-import type { Context } from './context.ts'
-import { answerRefusal, refuse, type Refusal } from './refusal.ts'
-import { isLookupText } from './ids.ts'
-import type { Actor } from './actor.ts'
-import type { TicketTx } from './store/ticket-store.ts'
-import { isRole, refuseRole, type Role } from './roles.ts'
-import { NO_SUCH_PROJECT, unknownRole, BAD_USES, BAD_DAYS, BAD_EMAIL, NO_SUCH_INVITE, INVITE_USED_UP, INVITE_EXPIRED } from './messages.ts'
+import { json } from '../../response.ts'
+import type { Handler } from '../../handler.ts'
+import { randomToken } from '../../random.ts'
+import type { Context } from '../context.ts'
+import { answerRefusal, refuse, type Refusal } from '../refusal.ts'
+import { isLookupText } from '../ids.ts'
+import type { Actor } from '../actor.ts'
+import type { TicketTx } from '../store/ticket-store.ts'
+import { isRole, refuseRole, type Role } from '../roles.ts'
+import { NO_SUCH_PROJECT, unknownRole, BAD_USES, BAD_DAYS, BAD_EMAIL, NO_SUCH_INVITE, INVITE_USED_UP, INVITE_EXPIRED } from '../messages.ts'
 import { acceptWrite } from './write.ts'
 
 const DAY_MS = 24 * 60 * 60 * 1000

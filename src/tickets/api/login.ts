@@ -3,15 +3,15 @@
  * stores the user, joins an invite, and logs the session in with a fresh tag. Failures are HTML
  * pages `Login failed` or `Invite failed`. The provider is called outside any transaction.
  */
-import { text } from '../response.ts'
-import type { Handler } from '../handler.ts'
-import { safeNext } from '../idp.ts'
-import { randomToken } from '../random.ts'
-import type { Context } from './context.ts'
+import { text } from '../../response.ts'
+import type { Handler } from '../../handler.ts'
+import { safeNext } from '../../idp.ts'
+import { randomToken } from '../../random.ts'
+import type { Context } from '../context.ts'
 import { joinInvite } from './invites.ts'
-import { messagePage } from './pages.ts'
-import { INVITE_FAILED, LOGIN_FAILED, NO_LOGIN_CODE, USER_NOT_STORED, GET_ONLY } from './messages.ts'
-import type { User } from './store/users.ts'
+import { messagePage } from '../pages/message-page.ts'
+import { INVITE_FAILED, LOGIN_FAILED, NO_LOGIN_CODE, USER_NOT_STORED, GET_ONLY } from '../messages.ts'
+import type { User } from '../store/users.ts'
 
 export function loginHandler(ctx: Context): Handler {
   return async (req) => {

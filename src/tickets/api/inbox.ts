@@ -2,10 +2,10 @@
  * The inbox (docs/tickets-api.md, 4.8, "GET /api/inbox"): tickets assigned to the caller,
  * `pending` in `open` or `doing`, `review` in `review`, most recently changed first.
  */
-import { json } from '../response.ts'
-import type { Handler } from '../handler.ts'
+import { json } from '../../response.ts'
+import type { Handler } from '../../handler.ts'
 import { ticketAnswers } from './answers.ts'
-import type { Context } from './context.ts'
+import type { Context } from '../context.ts'
 
 export function inboxHandler(ctx: Context): Handler {
   const { store, publicUrl } = ctx

@@ -1,24 +1,14 @@
 /**
  * Page addresses (docs/tickets-api.md, 4.11): old addresses answer 301 to the short ones
- * `/<slug>` and `/<slug>/<number>`, which the web app answers (src/tickets/web.ts); and the
- * login button's target `/login`. Also the small message pages of login and invite failures.
+ * `/<slug>` and `/<slug>/<number>`, which the web app answers (src/tickets/pages/web.ts); and the
+ * login button's target `/login`.
  */
-import { html, htmlDocument, htmlResponse, type Html } from '../html.ts'
-import { redirect, type Response } from '../response.ts'
-import type { Handler } from '../handler.ts'
-import { loginButtonUrl, safeNext } from '../idp.ts'
-import type { Context } from './context.ts'
-import { NO_SUCH_PROJECT, NO_SUCH_TICKET } from './messages.ts'
-
-/** A small HTML document: `title` as title and heading, then `body`. */
-export function page(status: number, title: string, body: Html, headers?: Record<string, string>): Response {
-  return htmlResponse(status, htmlDocument(title, body), headers)
-}
-
-/** A page with a heading and one line of text. */
-export function messagePage(status: number, title: string, text: string, headers?: Record<string, string>): Response {
-  return page(status, title, html`<p>${text}</p>\n<p><a href="/">Home</a></p>`, headers)
-}
+import { redirect } from '../../response.ts'
+import { messagePage } from './message-page.ts'
+import type { Handler } from '../../handler.ts'
+import { loginButtonUrl, safeNext } from '../../idp.ts'
+import type { Context } from '../context.ts'
+import { NO_SUCH_PROJECT, NO_SUCH_TICKET } from '../messages.ts'
 
 const notFound = (text: string) => messagePage(404, 'Not found', text)
 

@@ -5,23 +5,23 @@
  * State changes assign (docs/tickets-api.md, 4.4): to `doing` on an unassigned ticket assigns the
  * acting user; to `review` assigns the author when someone else holds it.
  */
-import { json, type Response } from '../response.ts'
-import type { Handler } from '../handler.ts'
-import type { Request } from '../request.ts'
-import type { Actor } from './actor.ts'
-import type { Group } from './auth.ts'
-import type { Body, Shape } from './body.ts'
-import type { Context } from './context.ts'
-import { answerRefusal, refuse, type Refusal } from './refusal.ts'
-import { refuseRole } from './roles.ts'
-import { isState, type State } from './states.ts'
+import { json, type Response } from '../../response.ts'
+import type { Handler } from '../../handler.ts'
+import type { Request } from '../../request.ts'
+import type { Actor } from '../actor.ts'
+import type { Group } from '../auth.ts'
+import type { Body, Shape } from '../body.ts'
+import type { Context } from '../context.ts'
+import { answerRefusal, refuse, type Refusal } from '../refusal.ts'
+import { refuseRole } from '../roles.ts'
+import { isState, type State } from '../states.ts'
 import {
   ALREADY_UNASSIGNED, alreadyAssignedTo, alreadyInState, fieldTooLong, NO_SUCH_TICKET, NOTHING_CHANGED, SUBJECT_EMPTY, SUBJECT_OR_SUMMARY, unknownState,
-} from './messages.ts'
+} from '../messages.ts'
 import { ticketAnswer, ticketAnswers, type TicketAnswer } from './answers.ts'
-import type { TicketEvent } from './store/history.ts'
-import type { TicketTx } from './store/ticket-store.ts'
-import type { User } from './store/users.ts'
+import type { TicketEvent } from '../store/history.ts'
+import type { TicketTx } from '../store/ticket-store.ts'
+import type { User } from '../store/users.ts'
 import { lengthRefusal } from './tickets.ts'
 import { acceptWrite } from './write.ts'
 

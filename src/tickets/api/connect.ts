@@ -14,22 +14,22 @@
  * by one statement each: the confirm deletes the request (`DELETE ... RETURNING`), the exchange
  * marks the code (`UPDATE ... WHERE used is null and expires > now RETURNING`).
  */
-import { json, text } from '../response.ts'
-import type { Handler } from '../handler.ts'
-import { loginButtonUrl } from '../idp.ts'
-import { randomToken, recordId } from '../random.ts'
-import { hashSecret, KEY_PREFIX } from './auth.ts'
-import { checkBody } from './body.ts'
-import { connectPage } from './connect-page.ts'
-import type { Context } from './context.ts'
-import { answerRefusal, refuse, type Refusal } from './refusal.ts'
-import { messagePage } from './pages.ts'
-import type { Actor } from './actor.ts'
+import { json, text } from '../../response.ts'
+import type { Handler } from '../../handler.ts'
+import { loginButtonUrl } from '../../idp.ts'
+import { randomToken, recordId } from '../../random.ts'
+import { hashSecret, KEY_PREFIX } from '../auth.ts'
+import { checkBody } from '../body.ts'
+import { connectPage } from '../pages/connect-page.ts'
+import type { Context } from '../context.ts'
+import { answerRefusal, refuse, type Refusal } from '../refusal.ts'
+import { messagePage } from '../pages/message-page.ts'
+import type { Actor } from '../actor.ts'
 import { createProject } from './projects.ts'
-import type { Project } from './store/projects.ts'
-import type { TicketTx } from './store/ticket-store.ts'
-import type { Connection } from './store/connections.ts'
-import { refuseRole } from './roles.ts'
+import type { Project } from '../store/projects.ts'
+import type { TicketTx } from '../store/ticket-store.ts'
+import type { Connection } from '../store/connections.ts'
+import { refuseRole } from '../roles.ts'
 import {
   mustBeAtMost,
   BAD_CODE,
@@ -45,7 +45,7 @@ import {
   PROJECT_OR_TITLE,
   RETURN_HAS_EXTRA,
   RETURN_HAS_PARAMS,
-} from './messages.ts'
+} from '../messages.ts'
 import { acceptWrite } from './write.ts'
 
 /** `app` and `label`: 1 to 80 characters. */
