@@ -22,8 +22,8 @@ import type { User } from './store/users.ts'
 export const TOKEN_PREFIX = 'tt_'
 export const KEY_PREFIX = 'tk_'
 
-/** Who a route takes: a user (token or session) or a connected app's key, or a user only. */
-export type Group = 'user-or-key' | 'user'
+/** Who a route takes: a user (token or session) or a connected app's project key, or a user only. */
+export type Callers = 'user-or-key' | 'user'
 
 /** A person, by token or by session cookie. */
 export type UserCaller = { kind: 'user'; user: User; via: 'token' | 'session' }
@@ -51,8 +51,8 @@ export type ActingResult = { ok: true; user: User; app: string | null } | Refusa
 
 export interface Credentials {
   /** Resolves the credential of a write (or a read that needs one), before its body is read. */
-  resolve(req: Request, group: 'user'): Promise<CallerResult<UserCaller>>
-  resolve(req: Request, group: Group): Promise<CallerResult>
+  resolve(req: Request, callers: 'user'): Promise<CallerResult<UserCaller>>
+  resolve(req: Request, callers: Callers): Promise<CallerResult>
   /**
    * The person the caller acts as inside `projectId`: a user as themselves; a key as its
    * confirming person, when `projectId` is the key's project and that person is still a member
@@ -100,12 +100,12 @@ export function createCredentials(deps: { store: TicketStore; clock: () => numbe
     return { id: row.id, projectId: row.projectId, userId: row.userId, label: row.label }
   }
 
-  async function resolve(req: Request, group: Group): Promise<CallerResult> {
+  async function resolve(req: Request, callers: Callers): Promise<CallerResult> {
     const header = req.headers.authorization
     if (header !== undefined && header !== '') {
       const secret = BEARER.exec(header)?.[1]
       if (secret?.startsWith(KEY_PREFIX)) {
-        if (group === 'user') return refused(401, USER_TOKEN_NEEDED)
+        if (callers === 'user') return refused(401, USER_TOKEN_NEEDED)
         const connection = await byKey(secret)
         return connection ? { ok: true, caller: { kind: 'key', via: 'key', connection } } : refused(401, BAD_TOKEN)
       }

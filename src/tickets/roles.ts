@@ -13,11 +13,6 @@ export function isRole(text: string): text is Role {
   return (ROLES as readonly string[]).includes(text)
 }
 
-/** The higher of two roles. */
-export function higherRole(a: Role, b: Role): Role {
-  return ROLES.indexOf(a) >= ROLES.indexOf(b) ? a : b
-}
-
 /**
  * Refuses a `role` below `needed` with 403. `field` names the field of the answer: the interface
  * gives `{ error, field }` on most routes and `{ error }` on edit and relations (field omitted).

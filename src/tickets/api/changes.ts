@@ -9,7 +9,7 @@ import { json, type Response } from '../../response.ts'
 import type { Handler } from '../../handler.ts'
 import type { Request } from '../../request.ts'
 import type { Actor } from '../actor.ts'
-import type { Group } from '../auth.ts'
+import type { Callers } from '../auth.ts'
 import type { Body, Shape } from '../body.ts'
 import type { Context } from '../context.ts'
 import { answerRefusal, refuse, type Refusal } from '../refusal.ts'
@@ -23,7 +23,7 @@ import type { TicketEvent } from '../store/history.ts'
 import type { TicketTx } from '../store/ticket-store.ts'
 import type { User } from '../store/users.ts'
 import { lengthRefusal } from './tickets.ts'
-import { acceptWrite } from './write.ts'
+import { acceptWrite } from './accept-write.ts'
 
 const COMMENT_MAX = 100_000
 
@@ -136,9 +136,9 @@ export function changeHandlers(ctx: Context): ChangeHandlers {
   }
 
   /** 405 was the router's; then credential, body, ticket (404), acting user, and the change. */
-  function route(group: Group, shape: Shape, run: Change): Handler {
+  function route(callers: Callers, shape: Shape, run: Change): Handler {
     return async (req: Request): Promise<Response> => {
-      const w = await acceptWrite(ctx, req, group, shape)
+      const w = await acceptWrite(ctx, req, callers, shape)
       if (!w.ok) return w.response
       const ticket = await store.tickets.byPath(req.params)
       if (!ticket) return answerRefusal(refuse(404, NO_SUCH_TICKET))

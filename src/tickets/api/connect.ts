@@ -46,7 +46,7 @@ import {
   RETURN_HAS_EXTRA,
   RETURN_HAS_PARAMS,
 } from '../messages.ts'
-import { acceptWrite } from './write.ts'
+import { acceptWrite } from './accept-write.ts'
 
 /** `app` and `label`: 1 to 80 characters. */
 export const NAME_MAX = 80

@@ -15,7 +15,7 @@ import type { Actor } from '../actor.ts'
 import type { TicketTx } from '../store/ticket-store.ts'
 import { isRole, refuseRole, type Role } from '../roles.ts'
 import { NO_SUCH_PROJECT, unknownRole, BAD_USES, BAD_DAYS, BAD_EMAIL, NO_SUCH_INVITE, INVITE_USED_UP, INVITE_EXPIRED } from '../messages.ts'
-import { acceptWrite } from './write.ts'
+import { acceptWrite } from './accept-write.ts'
 
 const DAY_MS = 24 * 60 * 60 * 1000
 const EMAIL = /^[^\s@<>,;"]+@[^\s@<>,;"]+$/

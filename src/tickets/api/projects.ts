@@ -18,7 +18,7 @@ import type { User } from '../store/users.ts'
 import { claimSlug } from '../slugs.ts'
 import { STATES } from '../states.ts'
 import { NO_SUCH_PROJECT, unknownRole, fieldTooLong, fieldRequired, LAST_ADMIN_DEMOTED, LAST_ADMIN_REMOVED } from '../messages.ts'
-import { acceptWrite } from './write.ts'
+import { acceptWrite } from './accept-write.ts'
 
 const TITLE_MAX = 200
 const DESCRIPTION_MAX = 10_000

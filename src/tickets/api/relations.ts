@@ -18,7 +18,7 @@ import { ticketAnswer, ticketAnswers, type TicketAnswer } from './answers.ts'
 import type { TicketEvent } from '../store/history.ts'
 import type { TicketTx } from '../store/ticket-store.ts'
 import type { Ticket } from '../store/tickets.ts'
-import { acceptWrite } from './write.ts'
+import { acceptWrite } from './accept-write.ts'
 
 export type Linked = { ok: true; ticket: TicketAnswer; event: TicketEvent } | Refusal
 

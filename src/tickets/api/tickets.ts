@@ -21,11 +21,13 @@ import { ticketAnswer, ticketAnswers, type TicketAnswer } from './answers.ts'
 import type { TicketTx } from '../store/ticket-store.ts'
 import type { Ticket } from '../store/tickets.ts'
 import { ME_NEEDS_SIGN_IN, needsMe, parseQuery } from '../query.ts'
-import { acceptWrite } from './write.ts'
+import { acceptWrite } from './accept-write.ts'
 
 export const SUBJECT_MAX = 500
 export const SUMMARY_MAX = 100_000
 export const SOURCE_MAX = 500
+
+type Created = { ok: true; ticket: Ticket; existed: boolean } | Refusal
 
 export interface NewTicket {
   subject: string
@@ -33,36 +35,6 @@ export interface NewTicket {
   source: string
   /** A user reference among the project's members; empty for nobody. */
   assignee: string
-}
-
-export type Created = { ok: true; ticket: Ticket; existed: boolean } | Refusal
-
-/**
- * Creates a ticket in `project` by `actor` (or finds the one with the same `source`); emits
- * `ticketCreated` with `answer(ticket)` when new.
- */
-export async function createTicket(tx: TicketTx, actor: Actor, project: Project, input: NewTicket, answer: (t: Ticket) => TicketAnswer): Promise<Created> {
-  const projectId = project.id
-  // The lock makes the source check and the number one step for this project.
-  await tx.tickets.lockNumbering(projectId)
-  const refused = refuseRole(await tx.projects.roleOf(projectId, actor.user.id), 'use', 'project')
-  if (refused) return refused
-  if (input.source !== '') {
-    const existing = await tx.tickets.bySource(projectId, input.source)
-    if (existing) return { ok: true, ticket: existing, existed: true }
-  }
-  const tooLong = lengthRefusal(input)
-  if (tooLong) return tooLong
-  let assigneeId: string | null = null
-  if (input.assignee !== '') {
-    const found = await tx.users.resolve(input.assignee, 'assignee', projectId)
-    if (!found.ok) return found
-    assigneeId = found.user.id
-  }
-  const id = await tx.tickets.insert(actor, { projectId, subject: input.subject, summary: input.summary, source: input.source, assigneeId })
-  const ticket = (await tx.tickets.byId(id))!
-  await tx.emit(projectId, 'ticketCreated', [answer(ticket)])
-  return { ok: true, ticket, existed: false }
 }
 
 /** Refuses a subject, summary or source over its length limit. */
@@ -87,6 +59,31 @@ const CREATE_FIELDS = { subject: 'required', summary: 'optional', source: 'optio
 export function ticketHandlers(ctx: Context): TicketHandlers {
   const { store, publicUrl } = ctx
   const answer = (t: Ticket) => ticketAnswer(publicUrl, t)
+
+  /** Creates a ticket in `project` by `actor` (or finds the one with the same `source`); emits `ticketCreated` when new. */
+  async function createTicket(tx: TicketTx, actor: Actor, project: Project, input: NewTicket): Promise<Created> {
+    const projectId = project.id
+    // The lock makes the source check and the number one step for this project.
+    await tx.tickets.lockNumbering(projectId)
+    const refused = refuseRole(await tx.projects.roleOf(projectId, actor.user.id), 'use', 'project')
+    if (refused) return refused
+    if (input.source !== '') {
+      const existing = await tx.tickets.bySource(projectId, input.source)
+      if (existing) return { ok: true, ticket: existing, existed: true }
+    }
+    const tooLong = lengthRefusal(input)
+    if (tooLong) return tooLong
+    let assigneeId: string | null = null
+    if (input.assignee !== '') {
+      const found = await tx.users.resolve(input.assignee, 'assignee', projectId)
+      if (!found.ok) return found
+      assigneeId = found.user.id
+    }
+    const id = await tx.tickets.insert(actor, { projectId, subject: input.subject, summary: input.summary, source: input.source, assigneeId })
+    const ticket = (await tx.tickets.byId(id))!
+    await tx.emit(projectId, 'ticketCreated', [answer(ticket)])
+    return { ok: true, ticket, existed: false }
+  }
 
   async function answerList(req: Request, project: Project | null): Promise<Response> {
     const filter = parseStateFilter(req.query.get('state'))
@@ -114,7 +111,7 @@ export function ticketHandlers(ctx: Context): TicketHandlers {
     if (!acting.ok) return answerRefusal(acting)
     const actor: Actor = { user: acting.user, app: acting.app, now: ctx.clock() }
     const input = { subject: body.subject!, summary: body.summary ?? '', source: body.source ?? '', assignee: body.assignee ?? '' }
-    const result = await store.transact((tx) => createTicket(tx, actor, project, input, answer))
+    const result = await store.transact((tx) => createTicket(tx, actor, project, input))
     if (!result.ok) return answerRefusal(result)
     return json(result.existed ? 200 : 201, { ticket: answer(result.ticket), existed: result.existed })
   }

@@ -11,7 +11,7 @@ import type { Context } from '../context.ts'
 import type { TicketStore } from '../store/ticket-store.ts'
 import { answerRefusal, refuse } from '../refusal.ts'
 import { NO_SUCH_TOKEN, fieldTooLong } from '../messages.ts'
-import { acceptWrite } from './write.ts'
+import { acceptWrite } from './accept-write.ts'
 
 const LABEL_MAX = 200
 

@@ -35,7 +35,7 @@ export interface KeyRow {
 }
 
 /** The connections of a project, oldest first (or the one with `id`). */
-export async function connectionsOf(q: Query, projectId: string, id?: string): Promise<Connection[]> {
+async function connectionsOf(q: Query, projectId: string, id?: string): Promise<Connection[]> {
   const rows = await q<{ id: string; app: string; label: string; created: number; last_used: number | null; user_id: string; name: string }[]>`
     select c.id, c.app, c.label, c.created, c.last_used, u.id as user_id, u.name
     from connections c join users u on u.id = c.user_id
@@ -106,24 +106,24 @@ export async function useCode(tx: Query, hash: string, now: number): Promise<{ p
   return row ? { projectId: row.project_id, userId: row.user_id, app: row.app, label: row.label } : null
 }
 
-export async function insertConnection(tx: Query, c: { id: string; projectId: string; userId: string; app: string; label: string; hash: string; now: number }): Promise<void> {
+async function insertConnection(tx: Query, c: { id: string; projectId: string; userId: string; app: string; label: string; hash: string; now: number }): Promise<void> {
   await tx`
     insert into connections (id, project_id, user_id, app, label, hash, created)
     values (${c.id}, ${c.projectId}, ${c.userId}, ${c.app}, ${c.label}, ${c.hash}, ${c.now})`
 }
 
-export async function deleteConnection(tx: Query, id: string): Promise<void> {
+async function deleteConnection(tx: Query, id: string): Promise<void> {
   await tx`delete from connections where id = ${id}`
 }
 
 /** The connection of a project key's hash, or null. */
-export async function connectionByHash(q: Query, hash: string): Promise<KeyRow | null> {
+async function connectionByHash(q: Query, hash: string): Promise<KeyRow | null> {
   const [row] = await q<{ id: string; project_id: string; user_id: string; label: string; last_used: number | null }[]>`
     select id, project_id, user_id, label, last_used from connections where hash = ${hash}`
   return row ? { id: row.id, projectId: row.project_id, userId: row.user_id, label: row.label, lastUsed: row.last_used } : null
 }
 
-export async function markConnectionUsed(q: Query, id: string, now: number): Promise<void> {
+async function markConnectionUsed(q: Query, id: string, now: number): Promise<void> {
   await q`update connections set last_used = ${now} where id = ${id}`
 }
 

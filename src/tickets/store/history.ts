@@ -31,7 +31,7 @@ interface EventRow {
 }
 
 /** The history of a ticket, oldest first. */
-export async function eventsOf(q: Query, ticketId: string): Promise<TicketEvent[]> {
+async function eventsOf(q: Query, ticketId: string): Promise<TicketEvent[]> {
   const rows = await q<EventRow[]>`select id, kind, user_id, by, app, data, created from ticket_events where ticket_id = ${ticketId} order by id`
   return rows.map(eventOf)
 }

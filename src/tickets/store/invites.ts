@@ -6,14 +6,14 @@ import type { Query } from '../../db.ts'
 import type { Actor } from '../actor.ts'
 import type { Role } from '../roles.ts'
 
-export async function insertInvite(tx: Query, i: { id: string; projectId: string; role: Role; uses: number; expires: number; createdBy: string; now: number }): Promise<void> {
+async function insertInvite(tx: Query, i: { id: string; projectId: string; role: Role; uses: number; expires: number; createdBy: string; now: number }): Promise<void> {
   await tx`
     insert into invites (id, project_id, role, uses_left, expires, created_by, created)
     values (${i.id}, ${i.projectId}, ${i.role}, ${i.uses}, ${i.expires}, ${i.createdBy}, ${i.now})`
 }
 
 /** Takes one use of a live invite; null when it is unknown, used up or expired. */
-export async function takeInviteUse(tx: Query, id: string, now: number): Promise<{ projectId: string; role: Role } | null> {
+async function takeInviteUse(tx: Query, id: string, now: number): Promise<{ projectId: string; role: Role } | null> {
   const [row] = await tx<{ project_id: string; role: Role }[]>`
     update invites set uses_left = uses_left - 1
     where id = ${id} and uses_left > 0 and expires > ${now}
@@ -22,7 +22,7 @@ export async function takeInviteUse(tx: Query, id: string, now: number): Promise
 }
 
 /** What is left of an invite, to say why it cannot be used; null when there is none. */
-export async function inviteState(tx: Query, id: string): Promise<{ usesLeft: number; expires: number } | null> {
+async function inviteState(tx: Query, id: string): Promise<{ usesLeft: number; expires: number } | null> {
   const [row] = await tx<{ uses_left: number; expires: number }[]>`select uses_left, expires from invites where id = ${id}`
   return row ? { usesLeft: row.uses_left, expires: row.expires } : null
 }

@@ -47,19 +47,19 @@ export async function findProject(q: Query, ref: string): Promise<Project | null
 }
 
 /** The project with `id`, or null. */
-export async function projectById(q: Query, id: string): Promise<Project | null> {
+async function projectById(q: Query, id: string): Promise<Project | null> {
   const [row] = await q<ProjectRow[]>`select id, slug, title, description, created from projects where id = ${id}`
   return row ? projectOf(row) : null
 }
 
 /** Every project, by slug. */
-export async function allProjects(q: Query): Promise<Project[]> {
+async function allProjects(q: Query): Promise<Project[]> {
   const rows = await q<ProjectRow[]>`select id, slug, title, description, created from projects order by slug`
   return rows.map(projectOf)
 }
 
 /** Every project's slug and title, by title (the home page's list). */
-export function projectTitles(q: Query): Promise<{ slug: string; title: string }[]> {
+function projectTitles(q: Query): Promise<{ slug: string; title: string }[]> {
   return q<{ slug: string; title: string }[]>`select slug, title from projects order by lower(title), slug`
 }
 
@@ -79,7 +79,7 @@ export async function claimFreshId(tx: Query, id: string): Promise<boolean> {
 }
 
 /** Inserts a project (its id and slug already claimed) with `adminId` as its first admin. */
-export async function insertProject(tx: Query, p: Project, adminId: string): Promise<Project> {
+async function insertProject(tx: Query, p: Project, adminId: string): Promise<Project> {
   const [row] = await tx<ProjectRow[]>`
     insert into projects (id, slug, title, description, created)
     values (${p.id}, ${p.slug}, ${p.title}, ${p.description}, ${p.created})
@@ -101,7 +101,7 @@ export async function updateProject(tx: Query, id: string, change: { title?: str
 }
 
 /** Takes the project row's lock until the transaction ends. */
-export async function lockProject(tx: Query, projectId: string): Promise<void> {
+async function lockProject(tx: Query, projectId: string): Promise<void> {
   await tx`select id from projects where id = ${projectId} for update`
 }
 
@@ -112,7 +112,7 @@ export async function roleOf(q: Query, projectId: string, userId: string): Promi
 }
 
 /** The members of a project, admins first, then by name. */
-export async function membersOf(q: Query, projectId: string): Promise<Member[]> {
+async function membersOf(q: Query, projectId: string): Promise<Member[]> {
   const rows = await q<{ id: string; name: string; role: Role }[]>`
     select u.id, u.name, m.role from members m join users u on u.id = m.user_id
     where m.project_id = ${projectId}
@@ -147,7 +147,7 @@ export interface ProjectSummary {
 }
 
 /** Every project, by title, with its open count and `userId`'s role (none for null). */
-export async function projectSummaries(q: Query, userId: string | null): Promise<ProjectSummary[]> {
+async function projectSummaries(q: Query, userId: string | null): Promise<ProjectSummary[]> {
   const rows = await q<{ slug: string; title: string; description: string; open: number; role: Role | null }[]>`
     select p.slug, p.title, p.description,
       (select count(*)::int from tickets t where t.project_id = p.id and t.state in ('open', 'doing', 'review')) as open,

@@ -9,7 +9,7 @@ import type { Query } from '../../db.ts'
 const RELATIONS_LOCK = 4_711_043
 
 /** Serialises relation changes until the transaction ends. */
-export async function lockRelations(tx: Query): Promise<void> {
+async function lockRelations(tx: Query): Promise<void> {
   await tx`select pg_advisory_xact_lock(${RELATIONS_LOCK})`
 }
 

@@ -2,7 +2,7 @@
  * The tickets aggregate: every statement on the `tickets` table outside the importer, the row
  * type they read, and the mapping to the {@link Ticket} the API shows. One query shape for every
  * read (single ticket, lists, inbox, related tickets), so a ticket looks the same wherever it
- * appears. Adding a field: the migration, {@link TicketRow}, {@link SELECT_TICKET} (or the
+ * appears. Adding a field: the migration, {@link TicketRow}, the select in {@link selectTickets} (or the
  * statement that writes it) and {@link ticketOf}, then the places that show it.
  *
  * Answers carry no URL: the API adds the page address where it answers (`api/answers.ts`).
@@ -122,7 +122,7 @@ export async function ticketById(q: Query, id: string): Promise<Ticket | null> {
 }
 
 /** The ticket a `:ref` names: its UUID or, for a migrated ticket, its old global number. */
-export async function ticketByRef(q: Query, ref: string): Promise<Ticket | null> {
+async function ticketByRef(q: Query, ref: string): Promise<Ticket | null> {
   if (isUuid(ref)) return ticketById(q, ref.toLowerCase())
   const old = parseNumber(ref)
   if (old === null) return null
@@ -140,7 +140,7 @@ export async function ticketByNumber(q: Query, projectRef: string, number: strin
 }
 
 /** The ticket a relation names: `<project>#<number>` (slug, old slug or id) or a UUID. */
-export async function ticketByName(q: Query, name: string): Promise<Ticket | null> {
+async function ticketByName(q: Query, name: string): Promise<Ticket | null> {
   if (isUuid(name)) return ticketById(q, name.toLowerCase())
   const hash = name.lastIndexOf('#')
   if (hash <= 0) return null
@@ -152,13 +152,13 @@ export async function ticketByName(q: Query, name: string): Promise<Ticket | nul
 }
 
 /** The ticket of a project with a non-empty `source`, or null. */
-export async function ticketBySource(q: Query, projectId: string, source: string): Promise<Ticket | null> {
+async function ticketBySource(q: Query, projectId: string, source: string): Promise<Ticket | null> {
   const [ticket] = await selectTickets(q, q`t.project_id = ${projectId} and t.source = ${source}`)
   return ticket ?? null
 }
 
 /** Tickets assigned to `userId` in `states`, most recently updated first. */
-export function assignedTickets(q: Query, userId: string, states: State[]): Promise<Ticket[]> {
+function assignedTickets(q: Query, userId: string, states: State[]): Promise<Ticket[]> {
   return selectTickets(q, q`t.assignee_id = ${userId} and t.state in ${q(states)}`, q`t.updated desc, t.created desc`)
 }
 
@@ -166,7 +166,7 @@ export function assignedTickets(q: Query, userId: string, states: State[]): Prom
  * The tickets whose pages show `ids` among their relations, and `ids` themselves: parents,
  * children, blockers and the tickets they block. Live pages redraw these (`ticketsRelated`).
  */
-export function relatedTickets(q: Query, ids: string[]): Promise<Ticket[]> {
+function relatedTickets(q: Query, ids: string[]): Promise<Ticket[]> {
   const seeds = q(ids)
   // One `in` of a `union`: each branch uses the primary key or the parent and blocker indexes.
   // An `or` of five `in (subquery)` conditions is evaluated row by row over every ticket
@@ -181,7 +181,7 @@ export function relatedTickets(q: Query, ids: string[]): Promise<Ticket[]> {
 }
 
 /** Takes the project's row lock: its source check and next number are then one step. */
-export async function lockProjectTickets(tx: Query, projectId: string): Promise<void> {
+async function lockProjectTickets(tx: Query, projectId: string): Promise<void> {
   await tx`select id from projects where id = ${projectId} for update`
 }
 
@@ -196,7 +196,7 @@ export interface NewTicketRow {
 }
 
 /** Inserts a ticket with the project's next number (under {@link lockProjectTickets}); answers its id. */
-export async function insertTicket(tx: Query, t: NewTicketRow): Promise<string> {
+async function insertTicket(tx: Query, t: NewTicketRow): Promise<string> {
   const [counter] = await tx<{ number: number }[]>`update projects set next_number = next_number + 1 where id = ${t.projectId} returning next_number - 1 as number`
   const [row] = await tx<{ id: string }[]>`
     insert into tickets (project_id, number, subject, summary, source, assignee_id, author_id, created, updated)
@@ -251,7 +251,7 @@ export interface TicketChange {
 }
 
 /** Sets the given fields of a ticket. */
-export async function updateTicket(tx: Query, id: string, change: TicketChange): Promise<void> {
+async function updateTicket(tx: Query, id: string, change: TicketChange): Promise<void> {
   const set: Record<string, unknown> = {}
   if (change.state !== undefined) set.state = change.state
   if (change.assigneeId !== undefined) set.assignee_id = change.assigneeId
@@ -271,7 +271,7 @@ export function searchTickets(q: Query, where: Fragment, order: Fragment, page?:
 }
 
 /** How many tickets match `where`. */
-export async function countTickets(q: Query, where: Fragment): Promise<number> {
+async function countTickets(q: Query, where: Fragment): Promise<number> {
   const [row] = await q<{ n: number }[]>`select count(*)::int as n from tickets t where ${where}`
   return row?.n ?? 0
 }
@@ -350,5 +350,3 @@ export function ticketTable(q: Query) {
     update: (id: string, change: TicketChange) => updateTicket(q, id, change),
   }
 }
-
-export type TicketTable = ReturnType<typeof ticketTable>

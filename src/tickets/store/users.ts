@@ -25,7 +25,7 @@ export async function storeUser(q: Query, identity: Identity, now: number): Prom
 }
 
 /** The user of an id, or null. */
-export async function userById(q: Query, id: string): Promise<User | null> {
+async function userById(q: Query, id: string): Promise<User | null> {
   const [row] = await q<User[]>`select id, name from users where id = ${id}`
   return row ? { id: row.id, name: row.name } : null
 }
