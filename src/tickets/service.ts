@@ -2,23 +2,23 @@
 import { originOf } from '../guards.ts'
 import type { Service, ServiceDeps } from '../service.ts'
 import { createCredentials } from './auth.ts'
-import { changeHandlers } from './api/changes.ts'
-import { connectHandlers } from './api/connect.ts'
+import { createChangeHandlers } from './api/changes.ts'
+import { createConnectHandlers } from './api/connect.ts'
 import type { Context } from './context.ts'
 import { createWake, type Wake } from './events.ts'
-import { inboxHandler } from './api/inbox.ts'
+import { createInboxHandler } from './api/inbox.ts'
 import { createLive } from './api/live.ts'
-import { inviteHandler } from './api/invites.ts'
-import { loginHandler } from './api/login.ts'
+import { createInviteHandler } from './api/invites.ts'
+import { createLoginHandler } from './api/login.ts'
 import { createMailer } from './mail.ts'
-import { pageHandlers } from './pages/addresses.ts'
-import { projectHandlers } from './api/projects.ts'
+import { createAddressHandlers } from './pages/addresses.ts'
+import { createProjectHandlers } from './api/projects.ts'
 import { createTicketStore } from './store/ticket-store.ts'
-import { relationHandlers } from './api/relations.ts'
+import { createRelationHandlers } from './api/relations.ts'
 import { ticketRoutes } from './routes.ts'
-import { ticketHandlers } from './api/tickets.ts'
-import { tokenHandlers } from './api/tokens.ts'
-import { buildTicketAssets, webHandlers } from './pages/web.ts'
+import { createTicketHandlers } from './api/tickets.ts'
+import { createTokenHandlers } from './api/tokens.ts'
+import { buildTicketAssets, createWebHandlers } from './pages/web.ts'
 
 /** The ticket service; `wake` is pinged after every committed transaction that emitted events. */
 export interface TicketsService extends Service {
@@ -61,17 +61,17 @@ export function createTicketsService(deps: ServiceDeps): TicketsService {
   assets.catch(() => {})
 
   const routes = ticketRoutes({
-    tickets: ticketHandlers(ctx),
-    changes: changeHandlers(ctx),
-    relations: relationHandlers(ctx),
-    projects: projectHandlers(ctx),
-    invite: inviteHandler(ctx),
-    inbox: inboxHandler(ctx),
-    login: loginHandler(ctx),
-    pages: pageHandlers(ctx),
-    web: webHandlers(ctx, live, () => assets),
-    tokens: tokenHandlers(ctx),
-    connect: connectHandlers(ctx, async () => {
+    tickets: createTicketHandlers(ctx),
+    changes: createChangeHandlers(ctx),
+    relations: createRelationHandlers(ctx),
+    projects: createProjectHandlers(ctx),
+    invite: createInviteHandler(ctx),
+    inbox: createInboxHandler(ctx),
+    login: createLoginHandler(ctx),
+    addresses: createAddressHandlers(ctx),
+    web: createWebHandlers(ctx, live, () => assets),
+    tokens: createTokenHandlers(ctx),
+    connect: createConnectHandlers(ctx, async () => {
       const files = await assets
       return { style: files.url('style'), script: files.url('connect') }
     }),

@@ -27,7 +27,7 @@ import { acceptWrite } from './accept-write.ts'
 
 const COMMENT_MAX = 100_000
 
-export type Changed = { ok: true; ticket: TicketAnswer; event: TicketEvent; assignEvent?: TicketEvent } | Refusal
+type Changed = { ok: true; ticket: TicketAnswer; event: TicketEvent; assignEvent?: TicketEvent } | Refusal
 
 export interface ChangeHandlers {
   comment: Handler
@@ -38,7 +38,7 @@ export interface ChangeHandlers {
 
 type Change = (tx: TicketTx, actor: Actor, ticketId: string, body: Body) => Promise<Changed>
 
-export function changeHandlers(ctx: Context): ChangeHandlers {
+export function createChangeHandlers(ctx: Context): ChangeHandlers {
   const { store, publicUrl } = ctx
 
   async function userRef(tx: TicketTx, id: string | null): Promise<User | null> {

@@ -69,7 +69,7 @@ const LOOPBACK: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]'
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/
 
 /** A connect request as `GET /connect` accepted it. */
-export interface ConnectRequest {
+interface ConnectRequest {
   app: string
   label: string
   /** The normalised absolute `return` address. */
@@ -88,7 +88,7 @@ function characters(value: string): number {
  * Checks the query of `GET /connect`, field by field in the order `app`, `label`, `return`,
  * `state`; answers the request or the first error text.
  */
-export function checkConnectQuery(query: URLSearchParams): { ok: true; request: ConnectRequest } | Refusal {
+function checkConnectQuery(query: URLSearchParams): { ok: true; request: ConnectRequest } | Refusal {
   const fields: Record<string, string> = Object.create(null)
   for (const name of ['app', 'label', 'return', 'state']) {
     const values = query.getAll(name)
@@ -114,7 +114,7 @@ export function checkConnectQuery(query: URLSearchParams): { ok: true; request: 
  * user name, password or fragment, and no `code` or `state` of its own in the query (they are
  * added). Answers the normalised address, which is also what the person is shown.
  */
-export function checkReturn(value: string): { ok: true; url: string } | Refusal {
+function checkReturn(value: string): { ok: true; url: string } | Refusal {
   if (value.length > RETURN_MAX) return refuse(400, mustBeAtMost('return', RETURN_MAX))
   // The text itself must be absolute: the URL parser would also take `https:host` or ` https://`.
   if (!/^https?:\/\/[^\s\u0000-\u001f\u007f-\u009f]+$/i.test(value)) return refuse(400, BAD_RETURN)
@@ -131,7 +131,7 @@ export function checkReturn(value: string): { ok: true; url: string } | Refusal 
 }
 
 /** The `return` address with `code` and `state` added to its query, the app's own query kept as sent. */
-export function returnAddress(returnUrl: string, code: string, state: string): string {
+function returnAddress(returnUrl: string, code: string, state: string): string {
   const url = new URL(returnUrl)
   const added = `code=${encodeURIComponent(code)}&state=${encodeURIComponent(state)}`
   url.search = url.search === '' || url.search === '?' ? `?${added}` : `${url.search}&${added}`
@@ -167,7 +167,7 @@ async function confirm(tx: TicketTx, actor: Actor, input: { nonce: string; proje
 }
 
 /** The exchange's answer: the key, shown this once. */
-export interface Exchanged {
+interface Exchanged {
   key: string
   /** The project's slug. */
   project: string
@@ -195,7 +195,7 @@ export interface ConnectHandlers {
  * `files` answers the addresses of the web app's stylesheet, which the connect page uses too,
  * and of the connect page's script.
  */
-export function connectHandlers(ctx: Context, files: () => Promise<{ style: string; script: string }> = async () => ({ style: '', script: '' })): ConnectHandlers {
+export function createConnectHandlers(ctx: Context, files: () => Promise<{ style: string; script: string }> = async () => ({ style: '', script: '' })): ConnectHandlers {
   const { store, publicUrl, clock } = ctx
 
   /** The login button (4.10 rule 9), coming back to this page. */

@@ -7,7 +7,7 @@ import type { Handler } from '../../handler.ts'
 import { ticketAnswers } from './answers.ts'
 import type { Context } from '../context.ts'
 
-export function inboxHandler(ctx: Context): Handler {
+export function createInboxHandler(ctx: Context): Handler {
   const { store, publicUrl } = ctx
   return async (req) => {
     const who = await ctx.credentials.resolve(req, 'user')

@@ -28,14 +28,14 @@ function wholeNumber(text: string | undefined, fallback: number, min: number, ma
   return n >= min && n <= max ? n : null
 }
 
-export interface InviteInput {
+interface InviteInput {
   role: string
   uses?: string
   days?: string
   email?: string
 }
 
-export interface Invite {
+interface Invite {
   id: string
   role: Role
   uses: number
@@ -44,7 +44,7 @@ export interface Invite {
 }
 
 /** Checks an invite's fields; the role check is the caller's. */
-export function checkInvite(input: InviteInput, now: number): { ok: true; invite: Invite } | Refusal {
+function checkInvite(input: InviteInput, now: number): { ok: true; invite: Invite } | Refusal {
   if (!isRole(input.role)) return refuse(400, unknownRole(input.role), 'role')
   const uses = wholeNumber(input.uses, 1, 1, 1000)
   if (uses === null) return refuse(400, BAD_USES, 'uses')
@@ -71,7 +71,7 @@ export async function joinInvite(tx: TicketTx, inviteId: string, userId: string)
   return { ok: true, slug: (await tx.projects.byId(used.projectId))!.slug }
 }
 
-export function inviteHandler(ctx: Context): Handler {
+export function createInviteHandler(ctx: Context): Handler {
   const { store, publicUrl } = ctx
   return async (req) => {
     const w = await acceptWrite(ctx, req, 'user', { role: 'required', uses: 'optional', days: 'optional', email: 'optional' })

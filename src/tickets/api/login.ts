@@ -13,7 +13,7 @@ import { messagePage } from '../pages/message-page.ts'
 import { INVITE_FAILED, LOGIN_FAILED, NO_LOGIN_CODE, USER_NOT_STORED, GET_ONLY } from '../messages.ts'
 import type { User } from '../store/users.ts'
 
-export function loginHandler(ctx: Context): Handler {
+export function createLoginHandler(ctx: Context): Handler {
   return async (req) => {
     if (req.method !== 'GET') return messagePage(405, LOGIN_FAILED, GET_ONLY, { allow: 'GET' })
     const code = req.query.get('idp_code')

@@ -58,7 +58,7 @@ export interface ProjectHandlers {
   removeMember: Handler
 }
 
-export function projectHandlers(ctx: Context): ProjectHandlers {
+export function createProjectHandlers(ctx: Context): ProjectHandlers {
   const { store, publicUrl, clock } = ctx
 
   /** The front checks of a write on the path's project, then the project (404). */

@@ -20,7 +20,7 @@ import type { TicketTx } from '../store/ticket-store.ts'
 import type { Ticket } from '../store/tickets.ts'
 import { acceptWrite } from './accept-write.ts'
 
-export type Linked = { ok: true; ticket: TicketAnswer; event: TicketEvent } | Refusal
+type Linked = { ok: true; ticket: TicketAnswer; event: TicketEvent } | Refusal
 
 /** Refuses a caller without `edit` in either ticket's project; `{ error }` without a field. */
 async function refuseEither(tx: TicketTx, userId: string, a: Ticket, b: Ticket | null): Promise<Refusal | null> {
@@ -36,7 +36,7 @@ export interface RelationHandlers {
   blockedBy: Handler
 }
 
-export function relationHandlers(ctx: Context): RelationHandlers {
+export function createRelationHandlers(ctx: Context): RelationHandlers {
   const { store, publicUrl } = ctx
   const missing = (field: string) => answerRefusal(refuse(404, NO_SUCH_TICKET, field))
   const answer = (result: Linked) => (result.ok ? json(201, { ticket: result.ticket, event: result.event }) : answerRefusal(result))

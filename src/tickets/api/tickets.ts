@@ -29,7 +29,7 @@ export const SOURCE_MAX = 500
 
 type Created = { ok: true; ticket: Ticket; existed: boolean } | Refusal
 
-export interface NewTicket {
+interface NewTicket {
   subject: string
   summary: string
   source: string
@@ -56,7 +56,7 @@ export interface TicketHandlers {
 
 const CREATE_FIELDS = { subject: 'required', summary: 'optional', source: 'optional', assignee: 'optional' } as const
 
-export function ticketHandlers(ctx: Context): TicketHandlers {
+export function createTicketHandlers(ctx: Context): TicketHandlers {
   const { store, publicUrl } = ctx
   const answer = (t: Ticket) => ticketAnswer(publicUrl, t)
 

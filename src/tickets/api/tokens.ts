@@ -38,7 +38,7 @@ export interface TokenHandlers {
   me: Handler
 }
 
-export function tokenHandlers(ctx: Context): TokenHandlers {
+export function createTokenHandlers(ctx: Context): TokenHandlers {
   const { store } = ctx
   return {
     async issue(req) {

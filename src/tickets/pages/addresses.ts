@@ -12,14 +12,14 @@ import { NO_SUCH_PROJECT, NO_SUCH_TICKET } from '../messages.ts'
 
 const notFound = (text: string) => messagePage(404, 'Not found', text)
 
-export interface PageHandlers {
+export interface AddressHandlers {
   login: Handler
   oldTicket: Handler
   oldProject: Handler
   oldProjectTicket: Handler
 }
 
-export function pageHandlers(ctx: Context): PageHandlers {
+export function createAddressHandlers(ctx: Context): AddressHandlers {
   const { store, publicUrl } = ctx
   const moved = (to: string) => redirect(301, to)
 

@@ -51,7 +51,7 @@ export interface WebHandlers {
 
 const PRIVATE = { 'cache-control': 'private, no-cache' }
 
-export function webHandlers(ctx: Context, live: { cursor(): Promise<number> }, build: () => Promise<Assets> = buildTicketAssets): WebHandlers {
+export function createWebHandlers(ctx: Context, live: { cursor(): Promise<number> }, build: () => Promise<Assets> = buildTicketAssets): WebHandlers {
   const data: PageData = createPageData({ store: ctx.store, credentials: ctx.credentials })
   const building = build()
   // Awaited by every page; a failed build answers 500 rather than an unhandled rejection.
