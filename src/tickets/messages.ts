@@ -7,7 +7,7 @@
 
 /** A limit on length, in the API's and the importer's wording: `'subject' is at most 500 characters`. */
 export const isAtMost = (what: string, max: number) => `${what} is at most ${max} characters`
-/** A limit on length, in the connect flow's wording: `state must be at most 500 characters`. */
+/** A limit on length, in the connect flow's and the search's wording: `state must be at most 500 characters`. */
 export const mustBeAtMost = (what: string, max: number) => `${what} must be at most ${max} characters`
 
 export const NO_SUCH_TICKET = 'no such ticket'
