@@ -16,7 +16,7 @@ import { SOURCE_MAX, SUBJECT_MAX, SUMMARY_MAX } from './api/tickets.ts'
 import { resolveUser } from './store/users.ts'
 import { refuse, Refusal } from './refusal.ts'
 import {
-  badBlockedBy, badImportState, badOldNumber, badParent, badTime, IMPORT_NO_PROJECT_ID, IMPORT_NO_SLUG, IMPORT_NOT_OBJECT, IMPORT_PARENT_CYCLE,
+  atPlace, badBlockedBy, badImportState, badOldNumber, badParent, badTime, IMPORT_NO_PROJECT_ID, IMPORT_NO_SLUG, IMPORT_NOT_OBJECT, IMPORT_PARENT_CYCLE,
   IMPORT_TICKETS_NOT_LIST, importNeedsAdmin, isAtMost, isRequired, mustBeList, mustBeObject, mustBeString, notLoggedInHere, numberTwice,
   otherProjectsNumber, relatedToItself, unknownOldNumber,
 } from './messages.ts'
@@ -140,11 +140,11 @@ async function projectFor(tx: TransactionSql, project: ImportFile['project'], no
   if (found) return found.project_id as string
   if (project.admin === '') throw refuse(400, importNeedsAdmin(project.slug))
   const admin = await resolveUser(tx, project.admin, 'admin')
-  if (!admin.ok) throw refuse(400, `project.admin: ${admin.error}`)
+  if (!admin.ok) throw refuse(400, atPlace('project.admin', admin.error))
   const id = recordId()
   if (!(await claimName(tx, id, id))) throw refuse(400, IMPORT_NO_PROJECT_ID)
   const slug = await claimSlug((name) => claimName(tx, id, name), project.slug, project.title)
-  if (!slug.ok) throw refuse(400, `project.slug: ${slug.error}`)
+  if (!slug.ok) throw refuse(400, atPlace('project.slug', slug.error))
   await tx`
     insert into projects (id, slug, title, description, created)
     values (${id}, ${slug.slug}, ${project.title || project.slug}, ${project.description}, ${now})`

@@ -119,4 +119,6 @@ export const relatedToItself = (at: string) => `${at} cannot be related to itsel
 export const otherProjectsNumber = (n: number) => `old number ${n} already belongs to a ticket of another project`
 export const unknownOldNumber = (at: number, n: number) => `ticket ${at} names old number ${n}, which is neither in the file nor imported`
 export const importNeedsAdmin = (slug: string) => `project '${slug}' does not exist: give project.admin, a person who has logged in, to create it`
+/** Another check's refusal, said of a place in the file. */
+export const atPlace = (at: string, error: string) => `${at}: ${error}`
 export const notLoggedInHere = (name: string) => `'${name}' has not logged in here: kept as a name`
