@@ -36,7 +36,8 @@ import { conditional } from '../src/conditional.ts'
 import { createRateLimiter, DEFAULT_LIMITS } from '../src/rate-limit.ts'
 import { makeRequest } from '../src/request.ts'
 import { json } from '../src/response.ts'
-import { issueToken } from '../src/tickets/tokens.ts'
+import { createTicketStore } from '../src/tickets/store/ticket-store.ts'
+import { issueToken } from '../src/tickets/api/tokens.ts'
 import { fillBase, fillTickets, userId } from './scale/fill.ts'
 import { startService } from './scale/service.ts'
 import { fmt, median, PINNED, requestsPerSecond, startChild } from './support.ts'
@@ -113,7 +114,7 @@ try {
   await migrate(sql)
   await fillBase(sql)
   await fillTickets(sql, 0, 1_000)
-  const token = (await issueToken(sql, userId(1), 'bench', Date.now())).token
+  const token = (await issueToken(createTicketStore({ sql, clock: Date.now }), userId(1), 'bench')).token
   const env = { DATABASE_URL: serviceUrl.toString(), SESSION_SECRET: randomBytes(32).toString('base64'), SERVICES: 'notes,tickets', RATE_LIMIT: '1000000000,1000000000' }
   const service = await startService(env)
   stops.push(service.stop)

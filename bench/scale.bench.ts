@@ -30,7 +30,8 @@ import { fileURLToPath } from 'node:url'
 import { connect } from '../src/db.ts'
 import { migrate } from '../src/migrate.ts'
 import { createSessions } from '../src/session.ts'
-import { issueToken } from '../src/tickets/tokens.ts'
+import { createTicketStore } from '../src/tickets/store/ticket-store.ts'
+import { issueToken } from '../src/tickets/api/tokens.ts'
 import { HttpConnection } from './clients/http-connection.ts'
 import type { ScaleResults } from './scale/chart.ts'
 import { redraw } from './scale/draw.ts'
@@ -79,8 +80,8 @@ try {
   await fillBase(sql)
   // The callers: a token of the first user (an admin everywhere) for the writes and reads, one
   // of the second for the inbox, and a session for each note-saving worker and for the lister.
-  const token = (await issueToken(sql, userId(1), 'bench', Date.now())).token
-  const inboxToken = (await issueToken(sql, userId(2), 'bench', Date.now())).token
+  const token = (await issueToken(createTicketStore({ sql, clock: Date.now }), userId(1), 'bench')).token
+  const inboxToken = (await issueToken(createTicketStore({ sql, clock: Date.now }), userId(2), 'bench')).token
   const sessions = createSessions({ sql, secret: new Uint8Array(secret), service: 'notes', secure: false, clock: Date.now })
   const cookieOf = async (user: string) => {
     const session = sessions.create()

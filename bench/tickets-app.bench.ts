@@ -25,7 +25,8 @@ import { parseQuery } from '../src/tickets/query.ts'
 import { searchCondition, searchOrder } from '../src/tickets/store/search.ts'
 import { createTicketsService } from '../src/tickets/service.ts'
 import { DEFAULT_FILTER } from '../src/tickets/states.ts'
-import { issueToken } from '../src/tickets/tokens.ts'
+import { createTicketStore } from '../src/tickets/store/ticket-store.ts'
+import { issueToken } from '../src/tickets/api/tokens.ts'
 import { storeUser } from '../src/tickets/store/users.ts'
 import { benchDatabase, keepAliveClient, median } from './support.ts'
 
@@ -75,7 +76,7 @@ const client = keepAliveClient(server.url, CONCURRENCY)
 
 // The data.
 const user = await storeUser(sql, { id: 'bench-user', name: 'bench' }, Date.now())
-const { token } = await issueToken(sql, user.id, 'bench', Date.now())
+const { token } = await issueToken(createTicketStore({ sql, clock: Date.now }), user.id, 'bench')
 const made = await client.call('POST', '/api/projects', { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, JSON.stringify({ title: 'Big', slug: 'big' }))
 if (made.status !== 201) throw new Error(`could not create the project: ${made.status}`)
 const projectId = (JSON.parse(made.text) as { project: { id: string } }).project.id
@@ -137,7 +138,7 @@ for (const [pageName, base] of [['project page', 'project baseline'], ['ticket p
 }
 
 // The search: what the project page runs for `q` (count, then the first 50), timed here.
-const data = createPageData({ sql, credentials: { session: async () => ({ session: null, user: null }) } as never })
+const data = createPageData({ store: createTicketStore({ sql, clock: Date.now }), credentials: { session: async () => ({ session: null, user: null }) } as never })
 const project = (await findProject(sql, 'big'))!
 for (const q of ['login', 'safari crash', '"needs doing" -export', 'state:all search', 'is:blocked', 'assignee:bench sort:updated', 'zzz-no-such-word']) {
   const parsed = parseQuery(q)

@@ -18,7 +18,8 @@ import { createLogger } from '../src/log.ts'
 import { benchDatabase, keepAliveClient } from './support.ts'
 import { createSessions, loadSessionSecret } from '../src/session.ts'
 import { createTicketsService } from '../src/tickets/service.ts'
-import { issueToken } from '../src/tickets/tokens.ts'
+import { createTicketStore } from '../src/tickets/store/ticket-store.ts'
+import { issueToken } from '../src/tickets/api/tokens.ts'
 import { storeUser } from '../src/tickets/store/users.ts'
 
 const CONCURRENCY = 8
@@ -49,7 +50,7 @@ const call = async (method: string, path: string, headers: Record<string, string
 
 // The data: a user with a token, a project with 1,000 tickets in every state, another to create in.
 const user = await storeUser(sql, { id: 'bench-user', name: 'bench' }, Date.now())
-const { token } = await issueToken(sql, user.id, 'bench', Date.now())
+const { token } = await issueToken(createTicketStore({ sql, clock: Date.now }), user.id, 'bench')
 const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
 for (const title of ['Listed', 'Created']) {
   const made = await call('POST', '/api/projects', auth, JSON.stringify({ title }))

@@ -22,7 +22,8 @@ import { fileURLToPath } from 'node:url'
 import { connect } from '../src/db.ts'
 import { migrate } from '../src/migrate.ts'
 import { createSessions } from '../src/session.ts'
-import { issueToken } from '../src/tickets/tokens.ts'
+import { createTicketStore } from '../src/tickets/store/ticket-store.ts'
+import { issueToken } from '../src/tickets/api/tokens.ts'
 import { startOptions } from '../test/support/start-command.ts'
 import { fillBase, fillNotes, fillTickets, noteUser, PROJECTS, userId } from './scale/fill.ts'
 import { startService } from './scale/service.ts'
@@ -75,7 +76,7 @@ try {
   await fillBase(sql)
   await fillTickets(sql, 0, 1_000)
   await fillNotes(sql, 0, 10_000)
-  const token = (await issueToken(sql, userId(1), 'bench', Date.now())).token
+  const token = (await issueToken(createTicketStore({ sql, clock: Date.now }), userId(1), 'bench')).token
   const sessions = createSessions({ sql, secret: new Uint8Array(secret), service: 'notes', secure: false, clock: Date.now })
   const cookies: string[] = []
   for (let w = 0; w < CONCURRENCY; w++) {

@@ -1,8 +1,8 @@
 /**
  * The write-route baseline: a bare node:http server that parses the body with JSON.parse and
  * runs the same SQL statements, in the same order and transactions, as the ticket service does
- * for a ticket create, a comment and a state change (src/tickets/tickets.ts, changes.ts,
- * views.ts, auth.ts, events.ts) and the notes service for a note save (src/notes/store.ts,
+ * for a ticket create, a comment and a state change (src/tickets/api/tickets.ts, api/changes.ts,
+ * store/tickets.ts, auth.ts, store/outbox.ts) and the notes service for a note save (src/notes/store.ts,
  * whose session the service holds in memory: here a map of the cookies the bench made), and
  * answers the same JSON. It checks nothing the statements do not: no router, no validator, no
  * log, no refusals beyond a 500 on a surprise.

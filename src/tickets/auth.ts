@@ -10,22 +10,20 @@
  * connection's label as `app`.
  */
 import { createHash } from 'node:crypto'
-import type { Sql } from '../db.ts'
 import { jsonError, type Response } from '../response.ts'
 import type { Request } from '../request.ts'
 import { refuseCrossSite, refuseTag } from '../guards.ts'
 import type { Session, Sessions } from '../session.ts'
-import { answerDenied, deny } from './denied.ts'
+import { refuse, type Refusal } from './refusal.ts'
 import { BAD_TOKEN, KEY_OTHER_PROJECT, KEY_PERSON_GONE, TOKEN_NEEDED, USER_TOKEN_NEEDED } from './messages.ts'
-import { connectionByHash, markConnectionUsed } from './store/connections.ts'
-import { markTokenUsed, tokenByHash } from './store/tokens.ts'
-import { memberById, userById, type User } from './store/users.ts'
+import type { TicketStore } from './store/ticket-store.ts'
+import type { User } from './store/users.ts'
 
 export const TOKEN_PREFIX = 'tt_'
 export const KEY_PREFIX = 'tk_'
 
-/** Who a route takes: a user (token or session) or a connected app's key, or a user only. */
-export type Group = 'user-or-key' | 'user'
+/** Who a route takes: a user (token or session) or a connected app's project key, or a user only. */
+export type Callers = 'user-or-key' | 'user'
 
 /** A person, by token or by session cookie. */
 export type UserCaller = { kind: 'user'; user: User; via: 'token' | 'session' }
@@ -49,12 +47,12 @@ export type Caller = UserCaller | KeyCaller
 export type CallerResult<C extends Caller = Caller> = { ok: true; caller: C } | { ok: false; response: Response }
 
 /** The person a write acts as in a project; `app` is a connected app's label, else null. */
-export type ActingResult = { ok: true; user: User; app: string | null } | { ok: false; response: Response }
+export type ActingResult = { ok: true; user: User; app: string | null } | Refusal
 
 export interface Credentials {
   /** Resolves the credential of a write (or a read that needs one), before its body is read. */
-  resolve(req: Request, group: 'user'): Promise<CallerResult<UserCaller>>
-  resolve(req: Request, group: Group): Promise<CallerResult>
+  resolve(req: Request, callers: 'user'): Promise<CallerResult<UserCaller>>
+  resolve(req: Request, callers: Callers): Promise<CallerResult>
   /**
    * The person the caller acts as inside `projectId`: a user as themselves; a key as its
    * confirming person, when `projectId` is the key's project and that person is still a member
@@ -81,35 +79,33 @@ const LAST_USED_STEP_MS = 60_000
 
 const BEARER = /^Bearer +(\S+) *$/i
 
-export function createCredentials(deps: { sql: Sql; clock: () => number; sessions: Sessions; origin: string }): Credentials {
-  const { sql, clock, sessions, origin } = deps
+export function createCredentials(deps: { store: TicketStore; clock: () => number; sessions: Sessions; origin: string }): Credentials {
+  const { store, clock, sessions, origin } = deps
 
   function due(lastUsed: number | null, now: number): boolean {
     return lastUsed === null || lastUsed <= now - LAST_USED_STEP_MS
   }
 
   async function byToken(secret: string): Promise<User | null> {
-    const token = await tokenByHash(sql, hashSecret(secret))
+    const token = await store.tokens.byHash(hashSecret(secret))
     if (!token) return null
-    const now = clock()
-    if (due(token.lastUsed, now)) await markTokenUsed(sql, token.id, now)
+    if (due(token.lastUsed, clock())) await store.tokens.markUsed(token.id)
     return token.user
   }
 
   async function byKey(secret: string): Promise<KeyConnection | null> {
-    const row = await connectionByHash(sql, hashSecret(secret))
+    const row = await store.connections.byHash(hashSecret(secret))
     if (!row) return null
-    const now = clock()
-    if (due(row.lastUsed, now)) await markConnectionUsed(sql, row.id, now)
+    if (due(row.lastUsed, clock())) await store.connections.markUsed(row.id)
     return { id: row.id, projectId: row.projectId, userId: row.userId, label: row.label }
   }
 
-  async function resolve(req: Request, group: Group): Promise<CallerResult> {
+  async function resolve(req: Request, callers: Callers): Promise<CallerResult> {
     const header = req.headers.authorization
     if (header !== undefined && header !== '') {
       const secret = BEARER.exec(header)?.[1]
       if (secret?.startsWith(KEY_PREFIX)) {
-        if (group === 'user') return refused(401, USER_TOKEN_NEEDED)
+        if (callers === 'user') return refused(401, USER_TOKEN_NEEDED)
         const connection = await byKey(secret)
         return connection ? { ok: true, caller: { kind: 'key', via: 'key', connection } } : refused(401, BAD_TOKEN)
       }
@@ -118,7 +114,7 @@ export function createCredentials(deps: { sql: Sql; clock: () => number; session
       return user ? { ok: true, caller: { kind: 'user', user, via: 'token' } } : refused(401, BAD_TOKEN)
     }
     const session = await sessions.load(req)
-    const user = session?.userId ? await userById(sql, session.userId) : null
+    const user = session?.userId ? await store.users.byId(session.userId) : null
     if (session === null || user === null) return refused(401, TOKEN_NEEDED)
     const refusal = refuseCrossSite(req, sessions.cookieName, origin) ?? refuseTag(req, session.data.tag)
     if (refusal) return { ok: false, response: refusal }
@@ -130,14 +126,14 @@ export function createCredentials(deps: { sql: Sql; clock: () => number; session
     async actingUser(caller, projectId) {
       if (caller.kind === 'user') return { ok: true, user: caller.user, app: null }
       const { connection } = caller
-      if (connection.projectId !== projectId) return { ok: false, response: answerDenied(deny(403, KEY_OTHER_PROJECT, 'project')) }
-      const user = await memberById(sql, projectId, connection.userId)
-      if (!user) return { ok: false, response: answerDenied(deny(403, KEY_PERSON_GONE, 'project')) }
+      if (connection.projectId !== projectId) return refuse(403, KEY_OTHER_PROJECT, 'project')
+      const user = await store.users.memberById(projectId, connection.userId)
+      if (!user) return refuse(403, KEY_PERSON_GONE, 'project')
       return { ok: true, user, app: connection.label }
     },
     async session(req) {
       const session = await sessions.load(req)
-      const user = session?.userId ? await userById(sql, session.userId) : null
+      const user = session?.userId ? await store.users.byId(session.userId) : null
       return { session, user }
     },
     async reader(req) {

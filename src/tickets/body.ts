@@ -3,7 +3,7 @@
  * a JSON object whose fields are all strings, checked against the route's shape.
  */
 import { parseJsonBody } from '../json-validate.ts'
-import { deny, type Denied } from './denied.ts'
+import { refuse, type Refusal } from './refusal.ts'
 import { textDefect } from '../text.ts'
 import { AUTHOR_REFUSED, BODY_NOT_OBJECT, fieldHasNul, fieldHasSurrogate, fieldNotString, fieldRequired, unknownField } from './messages.ts'
 
@@ -25,20 +25,20 @@ export type Body = Record<string, string>
  * required field answers that the field is required. Fields are checked in the order the client
  * sent them (`author`, unknown, non-string), then required fields in the shape's order.
  */
-export function checkBody(bytes: Uint8Array, shape: Shape): { ok: true; body: Body } | Denied {
+export function checkBody(bytes: Uint8Array, shape: Shape): { ok: true; body: Body } | Refusal {
   let value: unknown = {}
   if (bytes.length > 0) {
     const parsed = parseJsonBody(bytes)
-    if (!parsed.ok) return deny(400, parsed.error, 'body')
+    if (!parsed.ok) return refuse(400, parsed.error, 'body')
     value = parsed.value
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return deny(400, BODY_NOT_OBJECT, 'body')
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return refuse(400, BODY_NOT_OBJECT, 'body')
   const body: Body = Object.create(null)
   for (const [name, field] of Object.entries(value)) {
     if (!Object.hasOwn(shape, name)) {
-      return name === 'author' ? deny(400, AUTHOR_REFUSED, 'author') : deny(400, unknownField(name), name)
+      return name === 'author' ? refuse(400, AUTHOR_REFUSED, 'author') : refuse(400, unknownField(name), name)
     }
-    if (typeof field !== 'string') return deny(400, fieldNotString(name), name)
+    if (typeof field !== 'string') return refuse(400, fieldNotString(name), name)
     const refused = refuseText(name, field)
     if (refused) return refused
     body[name] = field
@@ -46,7 +46,7 @@ export function checkBody(bytes: Uint8Array, shape: Shape): { ok: true; body: Bo
   for (const [name, rule] of Object.entries(shape)) {
     if (rule === 'optional') continue
     const field = body[name]
-    if (field === undefined || (rule === 'required' && field === '')) return deny(400, fieldRequired(name), name)
+    if (field === undefined || (rule === 'required' && field === '')) return refuse(400, fieldRequired(name), name)
   }
   return { ok: true, body }
 }
@@ -56,8 +56,8 @@ export function checkBody(bytes: Uint8Array, shape: Shape): { ok: true; body: Bo
  * PostgreSQL cannot hold, or a lone surrogate, which would be stored as U+FFFD or make the live
  * event's JSON fail in the database. A 400 naming `field`; null for good text.
  */
-export function refuseText(field: string, value: string): Denied | null {
+export function refuseText(field: string, value: string): Refusal | null {
   const defect = textDefect(value)
   if (defect === null) return null
-  return deny(400, defect === 'nul' ? fieldHasNul(field) : fieldHasSurrogate(field), field)
+  return refuse(400, defect === 'nul' ? fieldHasNul(field) : fieldHasSurrogate(field), field)
 }

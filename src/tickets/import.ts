@@ -12,8 +12,14 @@ import { recordId } from '../random.ts'
 import { claimSlug } from './slugs.ts'
 import { claimName } from './store/projects.ts'
 import { isState, type State } from './states.ts'
-import { SOURCE_MAX, SUBJECT_MAX, SUMMARY_MAX } from './tickets.ts'
+import { SOURCE_MAX, SUBJECT_MAX, SUMMARY_MAX } from './api/tickets.ts'
 import { resolveUser } from './store/users.ts'
+import { refuse, Refusal } from './refusal.ts'
+import {
+  atPlace, badBlockedBy, badImportState, badOldNumber, badParent, badTime, IMPORT_NO_PROJECT_ID, IMPORT_NO_SLUG, IMPORT_NOT_OBJECT, IMPORT_PARENT_CYCLE,
+  IMPORT_TICKETS_NOT_LIST, importNeedsAdmin, isAtMost, isRequired, mustBeList, mustBeObject, mustBeString, notLoggedInHere, numberTwice,
+  otherProjectsNumber, relatedToItself, unknownOldNumber,
+} from './messages.ts'
 
 export interface ImportReport {
   project: string
@@ -48,23 +54,21 @@ interface ImportFile {
   tickets: ImportedTicket[]
 }
 
-type Checked<T> = { ok: true; value: T } | { ok: false; error: string }
+type Checked<T> = { ok: true; value: T } | Refusal
 
 /** Imports a parsed file; refusals name the place in the file. */
-export async function importTickets(sql: Sql, data: unknown, now: number): Promise<{ ok: true; report: ImportReport } | { ok: false; error: string }> {
+export async function importTickets(sql: Sql, data: unknown, now: number): Promise<{ ok: true; report: ImportReport } | Refusal> {
   const checked = checkFile(data, now)
   if (!checked.ok) return checked
   const file = checked.value
   try {
     return await sql.begin((tx) => load(tx, file, now))
   } catch (err) {
-    if (err instanceof Refused) return { ok: false, error: err.message }
+    // A refusal found inside the transaction is thrown so that it rolls back.
+    if (err instanceof Refusal) return err
     throw err
   }
 }
-
-/** A refusal found inside the transaction: thrown so it rolls back. */
-class Refused extends Error {}
 
 async function load(tx: TransactionSql, file: ImportFile, now: number): Promise<{ ok: true; report: ImportReport }> {
   const warnings = new Set<string>()
@@ -72,7 +76,7 @@ async function load(tx: TransactionSql, file: ImportFile, now: number): Promise<
     if (name === '') return { id: null, name: 'unknown' }
     const found = await resolveUser(tx, name, 'user')
     if (found.ok) return found.user
-    warnings.add(`'${name}' has not logged in here: kept as a name`)
+    warnings.add(notLoggedInHere(name))
     return { id: null, name }
   }
 
@@ -84,7 +88,7 @@ async function load(tx: TransactionSql, file: ImportFile, now: number): Promise<
   for (const t of [...file.tickets].sort((a, b) => a.number - b.number)) {
     const [existing] = await tx`select id, project_id from tickets where old_number = ${t.number}`
     if (existing) {
-      if (existing.project_id !== projectId) throw new Refused(`old number ${t.number} already belongs to a ticket of another project`)
+      if (existing.project_id !== projectId) throw refuse(400, otherProjectsNumber(t.number))
       ids.set(t.number, existing.id as string)
       skipped++
       continue
@@ -108,7 +112,7 @@ async function load(tx: TransactionSql, file: ImportFile, now: number): Promise<
   }
   const oldId = async (n: number, at: number) => {
     const known = ids.get(n) ?? ((await tx`select id from tickets where old_number = ${n}`)[0]?.id as string | undefined)
-    if (known === undefined) throw new Refused(`ticket ${at} names old number ${n}, which is neither in the file nor imported`)
+    if (known === undefined) throw refuse(400, unknownOldNumber(at, n))
     return known
   }
   for (const t of file.tickets) {
@@ -125,7 +129,7 @@ async function load(tx: TransactionSql, file: ImportFile, now: number): Promise<
       select t.parent_id, up.start from tickets t join up on t.id = up.id where t.parent_id is not null
     )
     select 1 from up where id = start limit 1`
-  if (cycle) throw new Refused('the parents in the file make a cycle')
+  if (cycle) throw refuse(400, IMPORT_PARENT_CYCLE)
   const [slug] = await tx`select slug from projects where id = ${projectId}`
   return { ok: true, report: { project: slug!.slug as string, imported, skipped, warnings: [...warnings] } }
 }
@@ -134,13 +138,13 @@ async function load(tx: TransactionSql, file: ImportFile, now: number): Promise<
 async function projectFor(tx: TransactionSql, project: ImportFile['project'], now: number): Promise<string> {
   const [found] = await tx`select project_id from project_names where name = ${project.slug}`
   if (found) return found.project_id as string
-  if (project.admin === '') throw new Refused(`project '${project.slug}' does not exist: give project.admin, a person who has logged in, to create it`)
+  if (project.admin === '') throw refuse(400, importNeedsAdmin(project.slug))
   const admin = await resolveUser(tx, project.admin, 'admin')
-  if (!admin.ok) throw new Refused(`project.admin: ${admin.error}`)
+  if (!admin.ok) throw refuse(400, atPlace('project.admin', admin.error))
   const id = recordId()
-  if (!(await claimName(tx, id, id))) throw new Refused('could not make a project id; run the import again')
-  const slug = await claimSlug(tx, id, project.slug, project.title)
-  if (!slug.ok) throw new Refused(`project.slug: ${slug.error}`)
+  if (!(await claimName(tx, id, id))) throw refuse(400, IMPORT_NO_PROJECT_ID)
+  const slug = await claimSlug((name) => claimName(tx, id, name), project.slug, project.title)
+  if (!slug.ok) throw refuse(400, atPlace('project.slug', slug.error))
   await tx`
     insert into projects (id, slug, title, description, created)
     values (${id}, ${slug.slug}, ${project.title || project.slug}, ${project.description}, ${now})`
@@ -151,19 +155,19 @@ async function projectFor(tx: TransactionSql, project: ImportFile['project'], no
 // Checking the file's shape before anything is written.
 
 function checkFile(data: unknown, now: number): Checked<ImportFile> {
-  if (!isRecord(data)) return fail('the file must hold a JSON object with project and tickets')
+  if (!isRecord(data)) return fail(IMPORT_NOT_OBJECT)
   const p = data.project
-  if (!isRecord(p) || typeof p.slug !== 'string' || p.slug === '') return fail('project.slug is required')
+  if (!isRecord(p) || typeof p.slug !== 'string' || p.slug === '') return fail(IMPORT_NO_SLUG)
   for (const key of ['title', 'description', 'admin'] as const) {
-    if (p[key] !== undefined && typeof p[key] !== 'string') return fail(`project.${key} must be a string`)
+    if (p[key] !== undefined && typeof p[key] !== 'string') return fail(mustBeString(`project.${key}`))
   }
-  if (!Array.isArray(data.tickets)) return fail('tickets must be a list')
+  if (!Array.isArray(data.tickets)) return fail(IMPORT_TICKETS_NOT_LIST)
   const tickets: ImportedTicket[] = []
   const seen = new Set<number>()
   for (const [i, raw] of data.tickets.entries()) {
     const t = checkTicket(raw, `tickets[${i}]`, now)
     if (!t.ok) return t
-    if (seen.has(t.value.number)) return fail(`tickets[${i}].number ${t.value.number} appears twice`)
+    if (seen.has(t.value.number)) return fail(numberTwice(`tickets[${i}]`, t.value.number))
     seen.add(t.value.number)
     tickets.push(t.value)
   }
@@ -177,32 +181,32 @@ function checkFile(data: unknown, now: number): Checked<ImportFile> {
 }
 
 function checkTicket(raw: unknown, at: string, now: number): Checked<ImportedTicket> {
-  if (!isRecord(raw)) return fail(`${at} must be an object`)
-  if (!isOldNumber(raw.number)) return fail(`${at}.number must be a whole number from 1`)
-  if (typeof raw.subject !== 'string' || raw.subject.trim() === '') return fail(`${at}.subject is required`)
+  if (!isRecord(raw)) return fail(mustBeObject(at))
+  if (!isOldNumber(raw.number)) return fail(badOldNumber(at))
+  if (typeof raw.subject !== 'string' || raw.subject.trim() === '') return fail(isRequired(`${at}.subject`))
   for (const [key, max] of [['subject', SUBJECT_MAX], ['summary', SUMMARY_MAX], ['source', SOURCE_MAX], ['author', 200], ['assignee', 200]] as const) {
     const value = raw[key]
-    if (value !== undefined && typeof value !== 'string') return fail(`${at}.${key} must be a string`)
-    if (typeof value === 'string' && value.length > max) return fail(`${at}.${key} is at most ${max} characters`)
+    if (value !== undefined && typeof value !== 'string') return fail(mustBeString(`${at}.${key}`))
+    if (typeof value === 'string' && value.length > max) return fail(isAtMost(`${at}.${key}`, max))
   }
   const state = raw.state ?? 'open'
-  if (typeof state !== 'string' || !isState(state)) return fail(`${at}.state must be one of open, doing, review, done, dropped`)
+  if (typeof state !== 'string' || !isState(state)) return fail(badImportState(at))
   const created = time(raw.created, now)
-  if (created === null) return fail(`${at}.created must be milliseconds since 1970 or an ISO 8601 time`)
-  if (raw.parent !== undefined && raw.parent !== null && !isOldNumber(raw.parent)) return fail(`${at}.parent must be an old ticket number`)
+  if (created === null) return fail(badTime(at))
+  if (raw.parent !== undefined && raw.parent !== null && !isOldNumber(raw.parent)) return fail(badParent(at))
   const blockedBy = raw.blockedBy ?? []
-  if (!Array.isArray(blockedBy) || !blockedBy.every(isOldNumber)) return fail(`${at}.blockedBy must be a list of old ticket numbers`)
-  if (blockedBy.includes(raw.number) || raw.parent === raw.number) return fail(`${at} cannot be related to itself`)
+  if (!Array.isArray(blockedBy) || !blockedBy.every(isOldNumber)) return fail(badBlockedBy(at))
+  if (blockedBy.includes(raw.number) || raw.parent === raw.number) return fail(relatedToItself(at))
   const comments: ImportedComment[] = []
   for (const [j, c] of ((raw.comments ?? []) as unknown[]).entries()) {
     const cat = `${at}.comments[${j}]`
-    if (!isRecord(c) || typeof c.text !== 'string') return fail(`${cat}.text is required`)
-    if (c.author !== undefined && typeof c.author !== 'string') return fail(`${cat}.author must be a string`)
+    if (!isRecord(c) || typeof c.text !== 'string') return fail(isRequired(`${cat}.text`))
+    if (c.author !== undefined && typeof c.author !== 'string') return fail(mustBeString(`${cat}.author`))
     const when = time(c.created, created)
-    if (when === null) return fail(`${cat}.created must be milliseconds since 1970 or an ISO 8601 time`)
+    if (when === null) return fail(badTime(cat))
     comments.push({ author: str(c.author), text: c.text, created: when })
   }
-  if (raw.comments !== undefined && !Array.isArray(raw.comments)) return fail(`${at}.comments must be a list`)
+  if (raw.comments !== undefined && !Array.isArray(raw.comments)) return fail(mustBeList(`${at}.comments`))
   return {
     ok: true,
     value: {
@@ -243,6 +247,6 @@ function time(v: unknown, fallback: number): number | null {
   return null
 }
 
-function fail(error: string): { ok: false; error: string } {
-  return { ok: false, error }
+function fail(error: string): Refusal {
+  return refuse(400, error)
 }

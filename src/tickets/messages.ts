@@ -1,7 +1,14 @@
 /**
  * The message texts of the ticket service, kept in one place (the same name as the notes
- * service's): docs/tickets-api.md quotes most of them word for word.
+ * service's): docs/tickets-api.md, docs/connect-apps.md and docs/live-events.md quote them word
+ * for word. The search language's texts live with its parser (`query.ts`), which the browser
+ * script shares.
  */
+
+/** A limit on length, in the API's and the importer's wording: `'subject' is at most 500 characters`. */
+export const isAtMost = (what: string, max: number) => `${what} is at most ${max} characters`
+/** A limit on length, in the connect flow's and the search's wording: `state must be at most 500 characters`. */
+export const mustBeAtMost = (what: string, max: number) => `${what} must be at most ${max} characters`
 
 export const NO_SUCH_TICKET = 'no such ticket'
 export const NO_SUCH_PROJECT = 'no such project'
@@ -39,10 +46,8 @@ export const USER_NOT_STORED = 'could not store the user'
 export const CONNECT = 'Connect'
 export const GET_ONLY = 'GET only'
 export const lengthBetween = (name: string, min: number, max: number) => `${name} must be ${min} to ${max} characters`
-/** A JSON field over its length limit (the API's wording). */
-export const fieldTooLong = (name: string, max: number) => `'${name}' is at most ${max} characters`
-/** A connect query parameter over its length limit (the connect flow's wording). */
-export const atMost = (name: string, max: number) => `${name} must be at most ${max} characters`
+/** A JSON field over its length limit. */
+export const fieldTooLong = (name: string, max: number) => isAtMost(`'${name}'`, max)
 export const givenTwice = (name: string) => `${name} is given more than once`
 export const hasControl = (name: string) => `${name} must not contain control characters`
 export const BAD_RETURN = 'return must be an absolute https URL (http only for localhost, 127.0.0.1 or [::1])'
@@ -52,3 +57,68 @@ export const NO_SUCH_REQUEST = 'this connect request is unknown, used or expired
 export const PROJECT_OR_TITLE = "give exactly one of 'project' or 'title'"
 export const BAD_CODE = 'unknown, used or expired code'
 export const NO_SUCH_CONNECTION = 'no such connection in this project'
+export const GET_OR_HEAD_ONLY = 'GET only'
+export const POST_ONLY = 'POST only'
+export const NOT_FOUND = 'not found'
+
+// Projects and members
+export const LAST_ADMIN_DEMOTED = 'the last admin cannot be demoted'
+export const LAST_ADMIN_REMOVED = 'the last admin cannot be removed'
+export const SLUG_FORMAT = "a slug is 1 to 40 characters of a-z, 0-9 and single '-'"
+export const slugReserved = (slug: string) => `'${slug}' is reserved`
+export const slugTaken = (slug: string) => `'${slug}' is taken`
+
+// Invites
+export const BAD_USES = "'uses' must be a whole number from 1 to 1000"
+export const BAD_DAYS = "'days' must be a whole number from 1 to 90"
+export const BAD_EMAIL = "'email' is not a mail address"
+export const NO_SUCH_INVITE = 'no such invite'
+export const INVITE_USED_UP = 'this invite has been used up'
+export const INVITE_EXPIRED = 'this invite has expired'
+
+// Changes
+export const alreadyInState = (state: string) => `the ticket is already ${state}`
+export const alreadyAssignedTo = (name: string) => `the ticket is already assigned to ${name}`
+export const ALREADY_UNASSIGNED = 'the ticket is already unassigned'
+export const SUBJECT_OR_SUMMARY = "give 'subject' or 'summary' to change"
+export const SUBJECT_EMPTY = "'subject' cannot be empty"
+export const NOTHING_CHANGED = 'nothing changed: the ticket already reads so'
+
+// Relations
+export const hasNoParent = (ticket: string) => `${ticket} has no parent`
+export const OWN_PARENT = 'a ticket cannot be its own parent'
+export const alreadyParent = (parent: string, ticket: string) => `${parent} is already the parent of ${ticket}`
+export const ownAncestor = (parent: string, ticket: string) => `${parent} is under ${ticket}: a ticket cannot be its own ancestor`
+export const notBlockedBy = (ticket: string, blocker: string) => `${ticket} is not blocked by ${blocker}`
+export const BLOCKS_ITSELF = 'a ticket cannot block itself'
+export const alreadyBlockedBy = (ticket: string, blocker: string) => `${ticket} is already blocked by ${blocker}`
+export const blockedByCycle = (blocker: string, ticket: string) => `${blocker} already waits for ${ticket}: that would make a blocked-by cycle`
+export const ADD_OR_REMOVE = "give exactly one of 'add' or 'remove'"
+
+// Live events
+export const BAD_CURSOR = "'after' must be a cursor from an earlier answer"
+export const TOO_MANY_WAITING = 'too many waiting requests'
+
+// The importer (docs/tickets-api.md, "Importing tickets"); `at` is the place in the file.
+export const IMPORT_NOT_OBJECT = 'the file must hold a JSON object with project and tickets'
+export const IMPORT_NO_SLUG = 'project.slug is required'
+export const IMPORT_TICKETS_NOT_LIST = 'tickets must be a list'
+export const IMPORT_PARENT_CYCLE = 'the parents in the file make a cycle'
+export const IMPORT_NO_PROJECT_ID = 'could not make a project id; run the import again'
+export const mustBeString = (at: string) => `${at} must be a string`
+export const isRequired = (at: string) => `${at} is required`
+export const mustBeObject = (at: string) => `${at} must be an object`
+export const mustBeList = (at: string) => `${at} must be a list`
+export const badOldNumber = (at: string) => `${at}.number must be a whole number from 1`
+export const numberTwice = (at: string, n: number) => `${at}.number ${n} appears twice`
+export const badImportState = (at: string) => `${at}.state must be one of open, doing, review, done, dropped`
+export const badTime = (at: string) => `${at}.created must be milliseconds since 1970 or an ISO 8601 time`
+export const badParent = (at: string) => `${at}.parent must be an old ticket number`
+export const badBlockedBy = (at: string) => `${at}.blockedBy must be a list of old ticket numbers`
+export const relatedToItself = (at: string) => `${at} cannot be related to itself`
+export const otherProjectsNumber = (n: number) => `old number ${n} already belongs to a ticket of another project`
+export const unknownOldNumber = (at: number, n: number) => `ticket ${at} names old number ${n}, which is neither in the file nor imported`
+export const importNeedsAdmin = (slug: string) => `project '${slug}' does not exist: give project.admin, a person who has logged in, to create it`
+/** Another check's refusal, said of a place in the file. */
+export const atPlace = (at: string, error: string) => `${at}: ${error}`
+export const notLoggedInHere = (name: string) => `'${name}' has not logged in here: kept as a name`

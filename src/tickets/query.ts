@@ -10,6 +10,7 @@
  * answers a query or one refusal naming what to change, never an exception.
  */
 import { STATES, isState, type State } from './states.ts'
+import { mustBeAtMost } from './messages.ts'
 
 /** Longest search accepted, in characters. */
 export const QUERY_MAX = 500
@@ -56,7 +57,7 @@ export interface TicketQuery {
 export type ParsedQuery = { ok: true; query: TicketQuery } | { ok: false; error: string }
 
 /** The message texts of refused searches. */
-export const queryTooLong = `the search must be at most ${QUERY_MAX} characters`
+export const queryTooLong = mustBeAtMost('the search', QUERY_MAX)
 export const tooManyTerms = `the search may have at most ${TERMS_MAX} terms`
 export const unknownKey = (key: string) =>
   `unknown search key '${key}:' (use ${KEYS.map((k) => `${k}:`).join(', ')}); put text with a colon in double quotes`

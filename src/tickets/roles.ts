@@ -3,7 +3,7 @@
  * tickets, comments and changes state; `edit` also assigns, edits and relates; `admin` also
  * updates the project, its members, invites and connections. Non-members write nothing.
  */
-import { deny, type Denied } from './denied.ts'
+import { refuse, type Refusal } from './refusal.ts'
 import { NEEDS_ADMIN, NEEDS_EDIT, NOT_MEMBER } from './messages.ts'
 
 export const ROLES = ['use', 'edit', 'admin'] as const
@@ -13,17 +13,12 @@ export function isRole(text: string): text is Role {
   return (ROLES as readonly string[]).includes(text)
 }
 
-/** The higher of two roles. */
-export function higherRole(a: Role, b: Role): Role {
-  return ROLES.indexOf(a) >= ROLES.indexOf(b) ? a : b
-}
-
 /**
  * Refuses a `role` below `needed` with 403. `field` names the field of the answer: the interface
  * gives `{ error, field }` on most routes and `{ error }` on edit and relations (field omitted).
  */
-export function refuseRole(role: Role | null, needed: Role, field?: string): Denied | null {
-  if (role === null) return deny(403, NOT_MEMBER, field)
+export function refuseRole(role: Role | null, needed: Role, field?: string): Refusal | null {
+  if (role === null) return refuse(403, NOT_MEMBER, field)
   if (ROLES.indexOf(role) >= ROLES.indexOf(needed)) return null
-  return deny(403, needed === 'admin' ? NEEDS_ADMIN : NEEDS_EDIT, field)
+  return refuse(403, needed === 'admin' ? NEEDS_ADMIN : NEEDS_EDIT, field)
 }

@@ -4,14 +4,14 @@
  * (docs/connect-apps.md) sit with 4.9.
  */
 import type { HttpRoute, Handler } from '../handler.ts'
-import type { ChangeHandlers } from './changes.ts'
-import type { ConnectHandlers } from './connect.ts'
-import type { PageHandlers } from './pages.ts'
-import type { ProjectHandlers } from './projects.ts'
-import type { RelationHandlers } from './relations.ts'
-import type { TicketHandlers } from './tickets.ts'
-import type { TokenHandlers } from './tokens.ts'
-import type { WebHandlers } from './web.ts'
+import type { ChangeHandlers } from './api/changes.ts'
+import type { ConnectHandlers } from './api/connect.ts'
+import type { AddressHandlers } from './pages/addresses.ts'
+import type { ProjectHandlers } from './api/projects.ts'
+import type { RelationHandlers } from './api/relations.ts'
+import type { TicketHandlers } from './api/tickets.ts'
+import type { TokenHandlers } from './api/tokens.ts'
+import type { WebHandlers } from './pages/web.ts'
 
 export interface Handlers {
   tickets: TicketHandlers
@@ -21,7 +21,7 @@ export interface Handlers {
   invite: Handler
   inbox: Handler
   login: Handler
-  pages: PageHandlers
+  addresses: AddressHandlers
   web: WebHandlers
   tokens: TokenHandlers
   connect: ConnectHandlers
@@ -68,12 +68,12 @@ export function ticketRoutes(h: Handlers): HttpRoute[] {
     { method: 'POST', path: '/api/connect/:nonce/confirm', handler: h.connect.confirm },
     // 4.10 Login return: every method, since its 405 is an HTML page
     { method: '*', path: '/login/callback', handler: h.login, rateLimit: 'signin' },
-    { method: 'GET', path: '/login', handler: h.pages.login, rateLimit: 'signin' },
+    { method: 'GET', path: '/login', handler: h.addresses.login, rateLimit: 'signin' },
     // 4.11 Old and short page addresses
-    { method: 'GET', path: '/tickets/:ref', handler: h.pages.oldTicket },
-    { method: 'GET', path: '/projects/:slug', handler: h.pages.oldProject },
-    { method: 'GET', path: '/projects/:slug/:number', handler: h.pages.oldProjectTicket },
-    { method: 'GET', path: '/projects/:slug/tickets/:number', handler: h.pages.oldProjectTicket },
+    { method: 'GET', path: '/tickets/:ref', handler: h.addresses.oldTicket },
+    { method: 'GET', path: '/projects/:slug', handler: h.addresses.oldProject },
+    { method: 'GET', path: '/projects/:slug/:number', handler: h.addresses.oldProjectTicket },
+    { method: 'GET', path: '/projects/:slug/tickets/:number', handler: h.addresses.oldProjectTicket },
     // The web app (docs/tickets-app.md): its pages, files and sign-out
     { method: '*', path: '/', handler: h.web.home },
     { method: '*', path: '/inbox', handler: h.web.inbox },

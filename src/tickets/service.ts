@@ -2,41 +2,27 @@
 import { originOf } from '../guards.ts'
 import type { Service, ServiceDeps } from '../service.ts'
 import { createCredentials } from './auth.ts'
-import { changeHandlers } from './changes.ts'
-import { connectHandlers } from './connect.ts'
+import { createChangeHandlers } from './api/changes.ts'
+import { createConnectHandlers } from './api/connect.ts'
 import type { Context } from './context.ts'
 import { createWake, type Wake } from './events.ts'
-import { emit } from './store/outbox.ts'
-import { inboxHandler } from './inbox.ts'
-import { createLive } from './live.ts'
-import { inviteHandler } from './invites.ts'
-import { loginHandler } from './login.ts'
+import { createInboxHandler } from './api/inbox.ts'
+import { createLive } from './api/live.ts'
+import { createInviteHandler } from './api/invites.ts'
+import { createLoginHandler } from './api/login.ts'
 import { createMailer } from './mail.ts'
-import { pageHandlers } from './pages.ts'
-import { projectHandlers } from './projects.ts'
-import { findProject } from './store/projects.ts'
-import { relationHandlers } from './relations.ts'
+import { createAddressHandlers } from './pages/addresses.ts'
+import { createProjectHandlers } from './api/projects.ts'
+import { createTicketStore } from './store/ticket-store.ts'
+import { createRelationHandlers } from './api/relations.ts'
 import { ticketRoutes } from './routes.ts'
-import { ticketHandlers } from './tickets.ts'
-import { tokenHandlers } from './tokens.ts'
-import { buildTicketAssets, webHandlers } from './web.ts'
+import { createTicketHandlers } from './api/tickets.ts'
+import { createTokenHandlers } from './api/tokens.ts'
+import { buildTicketAssets, createWebHandlers } from './pages/web.ts'
 
 /** The ticket service; `wake` is pinged after every committed transaction that emitted events. */
 export interface TicketsService extends Service {
   wake: Wake
-}
-
-/**
- * Carries a refusal out of `sql.begin`, so the transaction rolls back: a refused write leaves
- * nothing behind (a slug claimed before the refusal, say).
- */
-class Rollback {
-  constructor(readonly value: unknown) {}
-}
-
-/** A result with `ok: false`: a refusal of the store functions. */
-function isRefusal(value: unknown): boolean {
-  return value !== null && typeof value === 'object' && (value as { ok?: unknown }).ok === false
 }
 
 /** Builds the ticket service. */
@@ -46,8 +32,9 @@ export function createTicketsService(deps: ServiceDeps): TicketsService {
   const wake = createWake()
   const mailer = deps.config.smtpUrl ? createMailer(deps.config.smtpUrl, `tickets@${new URL(publicUrl).hostname}`, deps.logger) : null
 
+  const store = createTicketStore({ sql, clock, wake })
   const ctx: Context = {
-    sql,
+    store,
     clock,
     publicUrl,
     origin,
@@ -55,25 +42,7 @@ export function createTicketsService(deps: ServiceDeps): TicketsService {
     idp: deps.idp,
     logger: deps.logger,
     mailer,
-    credentials: createCredentials({ sql, clock, sessions, origin }),
-    async transact(fn) {
-      let emitted = 0
-      try {
-        const result = await sql.begin(async (tx) => {
-          const value = await fn(tx, async (projectId, name, args) => {
-            emitted++
-            await emit(tx, projectId, name, args, clock())
-          })
-          if (isRefusal(value)) throw new Rollback(value)
-          return value
-        })
-        if (emitted > 0) wake.ping()
-        return result as Awaited<ReturnType<typeof fn>>
-      } catch (err) {
-        if (err instanceof Rollback) return err.value as Awaited<ReturnType<typeof fn>>
-        throw err
-      }
-    },
+    credentials: createCredentials({ store, clock, sessions, origin }),
   }
 
   const live = createLive({
@@ -81,7 +50,7 @@ export function createTicketsService(deps: ServiceDeps): TicketsService {
     clock,
     wake,
     logger: deps.logger,
-    resolveProject: async (ref) => (await findProject(sql, ref))?.id ?? null,
+    resolveProject: async (ref) => (await store.projects.find(ref))?.id ?? null,
     // Other processes' writes arrive by NOTIFY on a shared server; the embedded database has
     // one process, whose own writes ping `wake`.
     listen: deps.config.databaseUrl !== null,
@@ -92,17 +61,17 @@ export function createTicketsService(deps: ServiceDeps): TicketsService {
   assets.catch(() => {})
 
   const routes = ticketRoutes({
-    tickets: ticketHandlers(ctx),
-    changes: changeHandlers(ctx),
-    relations: relationHandlers(ctx),
-    projects: projectHandlers(ctx),
-    invite: inviteHandler(ctx),
-    inbox: inboxHandler(ctx),
-    login: loginHandler(ctx),
-    pages: pageHandlers(ctx),
-    web: webHandlers(ctx, live, () => assets),
-    tokens: tokenHandlers(ctx),
-    connect: connectHandlers(ctx, async () => {
+    tickets: createTicketHandlers(ctx),
+    changes: createChangeHandlers(ctx),
+    relations: createRelationHandlers(ctx),
+    projects: createProjectHandlers(ctx),
+    invite: createInviteHandler(ctx),
+    inbox: createInboxHandler(ctx),
+    login: createLoginHandler(ctx),
+    addresses: createAddressHandlers(ctx),
+    web: createWebHandlers(ctx, live, () => assets),
+    tokens: createTokenHandlers(ctx),
+    connect: createConnectHandlers(ctx, async () => {
       const files = await assets
       return { style: files.url('style'), script: files.url('connect') }
     }),

@@ -3,9 +3,8 @@
  * to 40 characters, generated from the title with a `-2`, `-3`... suffix when taken. Every name a
  * project ever had stays its own in `project_names`, so old slugs keep resolving.
  */
-import type { TransactionSql } from '../db.ts'
-import { deny, type Denied } from './denied.ts'
-import { claimName } from './store/projects.ts'
+import { refuse, type Refusal } from './refusal.ts'
+import { SLUG_FORMAT, slugReserved, slugTaken } from './messages.ts'
 
 export const SLUG_MAX = 40
 
@@ -16,8 +15,6 @@ export const RESERVED_SLUGS: ReadonlySet<string> = new Set([
 ])
 
 const SLUG = /^[a-z0-9]+(-[a-z0-9]+)*$/
-
-export const SLUG_FORMAT = "a slug is 1 to 40 characters of a-z, 0-9 and single '-'"
 
 export function isSlug(text: string): boolean {
   return text.length <= SLUG_MAX && SLUG.test(text)
@@ -41,19 +38,20 @@ export function withSuffix(base: string, n: number): string {
 }
 
 /**
- * Takes a slug for `projectId` inside `tx`: `wanted` when given (refused when malformed,
- * reserved or another project's, old slugs included), else one made from `title`. A slug the
- * project had before is its own to take again.
+ * Takes a slug through `claim` (which records a name for the project, false when another project
+ * has it: the store's `projects.claimName` inside the write's transaction): `wanted` when given
+ * (refused when malformed, reserved or another project's, old slugs included), else one made
+ * from `title`. A slug the project had before is its own to take again.
  */
-export async function claimSlug(tx: TransactionSql, projectId: string, wanted: string | null, title: string): Promise<{ ok: true; slug: string } | Denied> {
+export async function claimSlug(claim: (name: string) => Promise<boolean>, wanted: string | null, title: string): Promise<{ ok: true; slug: string } | Refusal> {
   if (wanted !== null) {
-    if (!isSlug(wanted)) return deny(400, SLUG_FORMAT, 'slug')
-    if (RESERVED_SLUGS.has(wanted)) return deny(400, `'${wanted}' is reserved`, 'slug')
-    return (await claimName(tx, projectId, wanted)) ? { ok: true, slug: wanted } : deny(400, `'${wanted}' is taken`, 'slug')
+    if (!isSlug(wanted)) return refuse(400, SLUG_FORMAT, 'slug')
+    if (RESERVED_SLUGS.has(wanted)) return refuse(400, slugReserved(wanted), 'slug')
+    return (await claim(wanted)) ? { ok: true, slug: wanted } : refuse(400, slugTaken(wanted), 'slug')
   }
   const base = slugFromTitle(title)
   for (let n = 1; ; n++) {
     const slug = n === 1 ? base : withSuffix(base, n)
-    if (!RESERVED_SLUGS.has(slug) && (await claimName(tx, projectId, slug))) return { ok: true, slug }
+    if (!RESERVED_SLUGS.has(slug) && (await claim(slug))) return { ok: true, slug }
   }
 }

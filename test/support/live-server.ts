@@ -20,7 +20,7 @@ import { json } from '../../src/response.ts'
 import { createLogger } from '../../src/log.ts'
 import { createWake } from '../../src/tickets/events.ts'
 import { emit } from '../../src/tickets/store/outbox.ts'
-import { createLive } from '../../src/tickets/live.ts'
+import { createLive } from '../../src/tickets/api/live.ts'
 
 const env = process.env
 const url = env.DATABASE_URL

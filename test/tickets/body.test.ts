@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { checkBody, type Shape } from '../../src/tickets/body.ts'
+import { refuse } from '../../src/tickets/refusal.ts'
 import { expectJson, ticketsApp } from './support.ts'
 
 const shape: Shape = { subject: 'required', assignee: 'present', summary: 'optional' }
@@ -8,7 +9,7 @@ const shape: Shape = { subject: 'required', assignee: 'present', summary: 'optio
 /** Checks that `body` (raw text) is refused with exactly `error` and `field`. */
 function assertRefused(raw: string, error: string, field: string): void {
   const got = checkBody(new TextEncoder().encode(raw), shape)
-  assert.deepEqual(got, { ok: false, status: 400, error, field }, raw)
+  assert.deepEqual(got, refuse(400, error, field), raw)
 }
 
 test('checkBody refuses each defect with { error, field } as decided', () => {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { test } from 'node:test'
-import { CODE_MS, REQUEST_MS } from '../../src/tickets/connect.ts'
+import { CODE_MS, REQUEST_MS } from '../../src/tickets/api/connect.ts'
 import { expectJson, ticketsApp, type Answer, type Person } from './support.ts'
 
 const app = await ticketsApp()

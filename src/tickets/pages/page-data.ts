@@ -4,18 +4,16 @@
  * its history and relations, the inbox, tokens, memberships, members and connected apps.
  * Reads only: every write of the pages goes through the JSON API.
  */
-import type { Query } from '../../db.ts'
 import type { Request } from '../../request.ts'
 import type { Credentials } from '../auth.ts'
 import type { TicketQuery } from '../query.ts'
 import type { Role } from '../roles.ts'
 import { DEFAULT_FILTER, STATES, type State } from '../states.ts'
-import { connectionsOf, type Connection } from '../store/connections.ts'
-import { eventsOf, type TicketEvent } from '../store/history.ts'
-import { membersOf, membershipsOf, projectSummaries, projectTitles, roleOf, type Member, type Project, type ProjectSummary } from '../store/projects.ts'
-import { searchCondition, searchOrder } from '../store/search.ts'
-import { assignedTickets, countTickets, inboxCount, neighboursOf, searchTickets, stateCounts, stillBlocked, type Ticket } from '../store/tickets.ts'
-import { tokensOf } from '../store/tokens.ts'
+import type { Connection } from '../store/connections.ts'
+import type { TicketEvent } from '../store/history.ts'
+import type { Member, Project, ProjectSummary } from '../store/projects.ts'
+import type { TicketStore } from '../store/ticket-store.ts'
+import type { Ticket } from '../store/tickets.ts'
 
 /** Tickets a list page shows at once. */
 export const PAGE_SIZE = 50
@@ -56,11 +54,11 @@ export interface TicketDetail {
   members: Member[]
 }
 
-export function createPageData(deps: { sql: Query; credentials: Credentials }) {
-  const { sql, credentials } = deps
+export function createPageData(deps: { store: TicketStore; credentials: Credentials }) {
+  const { store, credentials } = deps
 
   async function withBlocked(tickets: Ticket[]): Promise<Row[]> {
-    const blocked = await stillBlocked(sql, tickets.map((t) => t.id))
+    const blocked = await store.tickets.stillBlocked(tickets.map((t) => t.id))
     return tickets.map((ticket) => ({ ticket, blocked: blocked.has(ticket.id) }))
   }
 
@@ -69,37 +67,36 @@ export function createPageData(deps: { sql: Query; credentials: Credentials }) {
       const { session, user } = await credentials.session(req)
       const tag = session?.data.tag
       if (!user || typeof tag !== 'string') return null
-      return { id: user.id, name: user.name, tag, inboxCount: await inboxCount(sql, user.id) }
+      return { id: user.id, name: user.name, tag, inboxCount: await store.tickets.inboxCount(user.id) }
     },
 
     /** Every project, by title, with open counts and the viewer's role. */
     async projects(viewerId: string | null): Promise<ProjectSummary[]> {
-      return projectSummaries(sql, viewerId)
+      return store.projects.summaries(viewerId)
     },
 
     /** Every project's slug and title, by title: the switcher in the bar. */
     switcher(): Promise<{ slug: string; title: string }[]> {
-      return projectTitles(sql)
+      return store.projects.titles()
     },
 
     role(projectId: string, viewerId: string | null): Promise<Role | null> {
-      return viewerId === null ? Promise.resolve(null) : roleOf(sql, projectId, viewerId)
+      return viewerId === null ? Promise.resolve(null) : store.projects.roleOf(projectId, viewerId)
     },
 
-    members: (projectId: string) => membersOf(sql, projectId),
-    connections: (projectId: string): Promise<Connection[]> => connectionsOf(sql, projectId),
+    members: (projectId: string) => store.projects.members(projectId),
+    connections: (projectId: string): Promise<Connection[]> => store.connections.of(projectId),
 
     /** One page of a project's tickets for a search; `states` apply when the search names none. */
     async tickets(project: Project, query: TicketQuery, states: readonly State[], me: string | null, page: number): Promise<TicketList> {
-      const where = sql`t.project_id = ${project.id} and ${searchCondition(sql, query, { states, me })}`
-      const order = searchOrder(sql, query.sort)
+      const search = { states, me, projectId: project.id }
       const filtered = query.states !== null || query.assignee.any.length + query.assignee.not.length + query.author.any.length + query.author.not.length > 0
         || query.blocked !== null || query.numbers.length + query.words.length + query.notWords.length + query.phrases.length + query.notPhrases.length > 0
       const [tickets, byState, count] = await Promise.all([
-        searchTickets(sql, where, order, { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }),
-        stateCounts(sql, project.id),
+        store.tickets.search(query, search, { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }),
+        store.tickets.stateCounts(project.id),
         // Without a search the tab counts give the total; a search counts its matches.
-        filtered ? countTickets(sql, where) : Promise.resolve(null),
+        filtered ? store.tickets.count(query, search) : Promise.resolve(null),
       ])
       const counts = Object.fromEntries(STATES.map((s) => [s, 0])) as Record<State, number>
       for (const r of byState) counts[r.state] = r.n
@@ -109,33 +106,33 @@ export function createPageData(deps: { sql: Query; credentials: Credentials }) {
 
     /** Tickets of every project for a search (the search page without a project). */
     async everywhere(query: TicketQuery, me: string | null, page: number): Promise<{ rows: Row[]; total: number }> {
-      const where = searchCondition(sql, query, { states: DEFAULT_FILTER, me })
+      const search = { states: DEFAULT_FILTER, me }
       const [tickets, total] = await Promise.all([
-        searchTickets(sql, where, searchOrder(sql, query.sort), { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }),
-        countTickets(sql, where),
+        store.tickets.search(query, search, { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }),
+        store.tickets.count(query, search),
       ])
       return { rows: await withBlocked(tickets), total }
     },
 
     async detail(ticket: Ticket): Promise<TicketDetail> {
       const [events, { children, blocks, blockers }, members] = await Promise.all([
-        eventsOf(sql, ticket.id),
-        neighboursOf(sql, ticket.id),
-        membersOf(sql, ticket.project),
+        store.history.of(ticket.id),
+        store.tickets.neighboursOf(ticket.id),
+        store.projects.members(ticket.project),
       ])
       return { events, children: await withBlocked(children), blocks: await withBlocked(blocks), blockers: await withBlocked(blockers), members }
     },
 
     /** The inbox: assigned to the viewer, pending (open, doing) and review, latest change first. */
     async inbox(viewerId: string): Promise<{ pending: Row[]; review: Row[] }> {
-      const [pending, review] = await Promise.all([assignedTickets(sql, viewerId, ['open', 'doing']), assignedTickets(sql, viewerId, ['review'])])
+      const [pending, review] = await Promise.all([store.tickets.assignedTo(viewerId, ['open', 'doing']), store.tickets.assignedTo(viewerId, ['review'])])
       return { pending: await withBlocked(pending), review: await withBlocked(review) }
     },
 
-    tokens: (viewerId: string) => tokensOf(sql, viewerId),
+    tokens: (viewerId: string) => store.tokens.of(viewerId),
 
     async memberships(viewerId: string): Promise<{ slug: string; title: string; role: Role }[]> {
-      return membershipsOf(sql, viewerId)
+      return store.projects.membershipsOf(viewerId)
     },
   }
 }

@@ -3,7 +3,7 @@
  * (`connect_codes`) and the connections with their project keys (`connections`). Secrets are
  * stored as hashes only; the callers hash.
  */
-import type { Query, TransactionSql } from '../../db.ts'
+import type { Query } from '../../db.ts'
 
 /** A connection as the API shows it. */
 export interface Connection {
@@ -35,7 +35,7 @@ export interface KeyRow {
 }
 
 /** The connections of a project, oldest first (or the one with `id`). */
-export async function connectionsOf(q: Query, projectId: string, id?: string): Promise<Connection[]> {
+async function connectionsOf(q: Query, projectId: string, id?: string): Promise<Connection[]> {
   const rows = await q<{ id: string; app: string; label: string; created: number; last_used: number | null; user_id: string; name: string }[]>`
     select c.id, c.app, c.label, c.created, c.last_used, u.id as user_id, u.name
     from connections c join users u on u.id = c.user_id
@@ -84,21 +84,21 @@ export async function waitingRequest(q: Query, hash: string, now: number): Promi
 }
 
 /** Uses up the waiting request with `hash`; null when it is unknown, used or expired. */
-export async function takeRequest(tx: TransactionSql, hash: string, now: number): Promise<WaitingRequest | null> {
+export async function takeRequest(tx: Query, hash: string, now: number): Promise<WaitingRequest | null> {
   const [row] = await tx<RequestRow[]>`
     delete from connect_requests where hash = ${hash} and expires > ${now}
     returning app, label, return_url, state`
   return row ? requestOf(row) : null
 }
 
-export async function insertCode(tx: TransactionSql, c: { hash: string; projectId: string; userId: string; app: string; label: string; now: number; expires: number }): Promise<void> {
+export async function insertCode(tx: Query, c: { hash: string; projectId: string; userId: string; app: string; label: string; now: number; expires: number }): Promise<void> {
   await tx`
     insert into connect_codes (hash, project_id, user_id, app, label, created, expires)
     values (${c.hash}, ${c.projectId}, ${c.userId}, ${c.app}, ${c.label}, ${c.now}, ${c.expires})`
 }
 
 /** Uses the code with `hash` once, by one statement; null when unknown, used or expired. */
-export async function useCode(tx: TransactionSql, hash: string, now: number): Promise<{ projectId: string; userId: string; app: string; label: string } | null> {
+export async function useCode(tx: Query, hash: string, now: number): Promise<{ projectId: string; userId: string; app: string; label: string } | null> {
   const [row] = await tx<{ project_id: string; user_id: string; app: string; label: string }[]>`
     update connect_codes set used = ${now}
     where hash = ${hash} and used is null and expires > ${now}
@@ -106,23 +106,48 @@ export async function useCode(tx: TransactionSql, hash: string, now: number): Pr
   return row ? { projectId: row.project_id, userId: row.user_id, app: row.app, label: row.label } : null
 }
 
-export async function insertConnection(tx: TransactionSql, c: { id: string; projectId: string; userId: string; app: string; label: string; hash: string; now: number }): Promise<void> {
+async function insertConnection(tx: Query, c: { id: string; projectId: string; userId: string; app: string; label: string; hash: string; now: number }): Promise<void> {
   await tx`
     insert into connections (id, project_id, user_id, app, label, hash, created)
     values (${c.id}, ${c.projectId}, ${c.userId}, ${c.app}, ${c.label}, ${c.hash}, ${c.now})`
 }
 
-export async function deleteConnection(tx: TransactionSql, id: string): Promise<void> {
+async function deleteConnection(tx: Query, id: string): Promise<void> {
   await tx`delete from connections where id = ${id}`
 }
 
 /** The connection of a project key's hash, or null. */
-export async function connectionByHash(q: Query, hash: string): Promise<KeyRow | null> {
+async function connectionByHash(q: Query, hash: string): Promise<KeyRow | null> {
   const [row] = await q<{ id: string; project_id: string; user_id: string; label: string; last_used: number | null }[]>`
     select id, project_id, user_id, label, last_used from connections where hash = ${hash}`
   return row ? { id: row.id, projectId: row.project_id, userId: row.user_id, label: row.label, lastUsed: row.last_used } : null
 }
 
-export async function markConnectionUsed(q: Query, id: string, now: number): Promise<void> {
+async function markConnectionUsed(q: Query, id: string, now: number): Promise<void> {
   await q`update connections set last_used = ${now} where id = ${id}`
+}
+
+/** Connect requests, codes and connections on `q`; `clock` stamps them and decides what has expired. */
+export function connectionTable(q: Query, clock: () => number) {
+  return {
+    of: (projectId: string, id?: string) => connectionsOf(q, projectId, id),
+    adminProjects: (userId: string) => adminProjects(q, userId),
+    /** Stores a request waiting `lifetime` ms (dropping those nobody can use any more). */
+    insertRequest(r: WaitingRequest & { hash: string }, lifetime: number) {
+      const now = clock()
+      return insertRequest(q, { ...r, now, expires: now + lifetime })
+    },
+    waitingRequest: (hash: string) => waitingRequest(q, hash, clock()),
+    takeRequest: (hash: string) => takeRequest(q, hash, clock()),
+    /** Stores a code to be exchanged within `lifetime` ms. */
+    insertCode(c: { hash: string; projectId: string; userId: string; app: string; label: string }, lifetime: number) {
+      const now = clock()
+      return insertCode(q, { ...c, now, expires: now + lifetime })
+    },
+    useCode: (hash: string) => useCode(q, hash, clock()),
+    insert: (c: { id: string; projectId: string; userId: string; app: string; label: string; hash: string }) => insertConnection(q, { ...c, now: clock() }),
+    delete: (id: string) => deleteConnection(q, id),
+    byHash: (hash: string) => connectionByHash(q, hash),
+    markUsed: (id: string) => markConnectionUsed(q, id, clock()),
+  }
 }

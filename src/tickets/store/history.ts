@@ -3,6 +3,7 @@
  * shows (the kind's fields beside who made it and when).
  */
 import type { Query } from '../../db.ts'
+import type { Actor } from '../actor.ts'
 
 /** A history event: the kind's fields beside who made it and when. */
 export interface TicketEvent {
@@ -30,7 +31,7 @@ interface EventRow {
 }
 
 /** The history of a ticket, oldest first. */
-export async function eventsOf(q: Query, ticketId: string): Promise<TicketEvent[]> {
+async function eventsOf(q: Query, ticketId: string): Promise<TicketEvent[]> {
   const rows = await q<EventRow[]>`select id, kind, user_id, by, app, data, created from ticket_events where ticket_id = ${ticketId} order by id`
   return rows.map(eventOf)
 }
@@ -54,4 +55,15 @@ export async function addEvent(q: Query, ticketId: string, kind: TicketEvent['ki
     values (${ticketId}, ${kind}, ${author.id}, ${author.name}, ${author.app ?? null}, ${q.json(data as never)}, ${now})
     returning id, kind, user_id, by, app, data, created`
   return eventOf(row!)
+}
+
+/** A ticket's history on `q`. */
+export function historyTable(q: Query) {
+  return {
+    /** The history of a ticket, oldest first. */
+    of: (ticketId: string) => eventsOf(q, ticketId),
+    /** Adds an event made by `actor` (with the connected app's label when one acts) at `actor.now`. */
+    add: (ticketId: string, kind: TicketEvent['kind'], actor: Actor, data: Record<string, unknown>) =>
+      addEvent(q, ticketId, kind, { id: actor.user.id, name: actor.user.name, app: actor.app }, data, actor.now),
+  }
 }

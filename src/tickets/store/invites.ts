@@ -2,17 +2,18 @@
  * Invites: the `invites` table. A use is taken by one statement
  * (`UPDATE ... WHERE uses_left > 0 ... RETURNING`), so "N uses" holds under concurrency.
  */
-import type { TransactionSql } from '../../db.ts'
+import type { Query } from '../../db.ts'
+import type { Actor } from '../actor.ts'
 import type { Role } from '../roles.ts'
 
-export async function insertInvite(tx: TransactionSql, i: { id: string; projectId: string; role: Role; uses: number; expires: number; createdBy: string; now: number }): Promise<void> {
+async function insertInvite(tx: Query, i: { id: string; projectId: string; role: Role; uses: number; expires: number; createdBy: string; now: number }): Promise<void> {
   await tx`
     insert into invites (id, project_id, role, uses_left, expires, created_by, created)
     values (${i.id}, ${i.projectId}, ${i.role}, ${i.uses}, ${i.expires}, ${i.createdBy}, ${i.now})`
 }
 
 /** Takes one use of a live invite; null when it is unknown, used up or expired. */
-export async function takeInviteUse(tx: TransactionSql, id: string, now: number): Promise<{ projectId: string; role: Role } | null> {
+async function takeInviteUse(tx: Query, id: string, now: number): Promise<{ projectId: string; role: Role } | null> {
   const [row] = await tx<{ project_id: string; role: Role }[]>`
     update invites set uses_left = uses_left - 1
     where id = ${id} and uses_left > 0 and expires > ${now}
@@ -21,16 +22,28 @@ export async function takeInviteUse(tx: TransactionSql, id: string, now: number)
 }
 
 /** What is left of an invite, to say why it cannot be used; null when there is none. */
-export async function inviteState(tx: TransactionSql, id: string): Promise<{ usesLeft: number; expires: number } | null> {
+async function inviteState(tx: Query, id: string): Promise<{ usesLeft: number; expires: number } | null> {
   const [row] = await tx<{ uses_left: number; expires: number }[]>`select uses_left, expires from invites where id = ${id}`
   return row ? { usesLeft: row.uses_left, expires: row.expires } : null
 }
 
 /** Makes the user a member with the higher of `role` and the role they have. */
-export async function joinWithRole(tx: TransactionSql, projectId: string, userId: string, role: Role): Promise<void> {
+export async function joinWithRole(tx: Query, projectId: string, userId: string, role: Role): Promise<void> {
   await tx`
     insert into members (project_id, user_id, role) values (${projectId}, ${userId}, ${role})
     on conflict (project_id, user_id) do update set role = case
       when array_position(array['use', 'edit', 'admin'], excluded.role) > array_position(array['use', 'edit', 'admin'], members.role)
       then excluded.role else members.role end`
+}
+
+/** Invites on `q` (a transaction); `clock` decides which invites have expired. */
+export function inviteTable(q: Query, clock: () => number) {
+  return {
+    /** Stores an invite made by `actor`. */
+    insert: (actor: Actor, i: { id: string; projectId: string; role: Role; uses: number; expires: number }) =>
+      insertInvite(q, { ...i, createdBy: actor.user.id, now: actor.now }),
+    takeUse: (id: string) => takeInviteUse(q, id, clock()),
+    state: (id: string) => inviteState(q, id),
+    joinWithRole: (projectId: string, userId: string, role: Role) => joinWithRole(q, projectId, userId, role),
+  }
 }

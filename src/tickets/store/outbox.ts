@@ -4,11 +4,11 @@
  * (`GET /api/live`, `live.ts`) reads the table; the NOTIFY is only a wake-up for pollers in
  * other processes.
  */
-import type { TransactionSql } from '../../db.ts'
+import type { Query } from '../../db.ts'
 import { EVENTS_CHANNEL, type EventName } from '../events.ts'
 
 /** Stores one event for `projectId` (the project's id, not its slug) inside transaction `tx`. */
-export async function emit(tx: TransactionSql, projectId: string | null, name: EventName, args: unknown[], at: number): Promise<void> {
+export async function emit(tx: Query, projectId: string | null, name: EventName, args: unknown[], at: number): Promise<void> {
   await tx`
     insert into events (project_id, name, args, created)
     values (${projectId}, ${name}, ${tx.json(args as never)}, ${at})`

@@ -5,7 +5,7 @@
  *
  * Answers carry no URL: the API adds the page address where it answers (`api/answers.ts`).
  */
-import type { Query, TransactionSql } from '../../db.ts'
+import type { Query } from '../../db.ts'
 import { isLookupText } from '../ids.ts'
 import type { Role } from '../roles.ts'
 import type { User } from './users.ts'
@@ -47,24 +47,24 @@ export async function findProject(q: Query, ref: string): Promise<Project | null
 }
 
 /** The project with `id`, or null. */
-export async function projectById(q: Query, id: string): Promise<Project | null> {
+async function projectById(q: Query, id: string): Promise<Project | null> {
   const [row] = await q<ProjectRow[]>`select id, slug, title, description, created from projects where id = ${id}`
   return row ? projectOf(row) : null
 }
 
 /** Every project, by slug. */
-export async function allProjects(q: Query): Promise<Project[]> {
+async function allProjects(q: Query): Promise<Project[]> {
   const rows = await q<ProjectRow[]>`select id, slug, title, description, created from projects order by slug`
   return rows.map(projectOf)
 }
 
 /** Every project's slug and title, by title (the home page's list). */
-export function projectTitles(q: Query): Promise<{ slug: string; title: string }[]> {
+function projectTitles(q: Query): Promise<{ slug: string; title: string }[]> {
   return q<{ slug: string; title: string }[]>`select slug, title from projects order by lower(title), slug`
 }
 
 /** Records `name` for the project; false when it belongs to another project. */
-export async function claimName(tx: TransactionSql, projectId: string, name: string): Promise<boolean> {
+export async function claimName(tx: Query, projectId: string, name: string): Promise<boolean> {
   const [row] = await tx<{ project_id: string }[]>`
     insert into project_names (name, project_id) values (${name}, ${projectId})
     on conflict (name) do update set project_id = project_names.project_id
@@ -73,13 +73,13 @@ export async function claimName(tx: TransactionSql, projectId: string, name: str
 }
 
 /** Records `id` as a fresh project's own name; false when something already answers to it. */
-export async function claimFreshId(tx: TransactionSql, id: string): Promise<boolean> {
+export async function claimFreshId(tx: Query, id: string): Promise<boolean> {
   const rows = await tx`insert into project_names (name, project_id) values (${id}, ${id}) on conflict (name) do nothing returning name`
   return rows.length === 1
 }
 
 /** Inserts a project (its id and slug already claimed) with `adminId` as its first admin. */
-export async function insertProject(tx: TransactionSql, p: Project, adminId: string): Promise<Project> {
+async function insertProject(tx: Query, p: Project, adminId: string): Promise<Project> {
   const [row] = await tx<ProjectRow[]>`
     insert into projects (id, slug, title, description, created)
     values (${p.id}, ${p.slug}, ${p.title}, ${p.description}, ${p.created})
@@ -89,7 +89,7 @@ export async function insertProject(tx: TransactionSql, p: Project, adminId: str
 }
 
 /** Changes the given fields of a project; answers it as it now is. */
-export async function updateProject(tx: TransactionSql, id: string, change: { title?: string; slug?: string; description?: string }): Promise<Project> {
+export async function updateProject(tx: Query, id: string, change: { title?: string; slug?: string; description?: string }): Promise<Project> {
   const [row] = await tx<ProjectRow[]>`
     update projects set
       title = coalesce(${change.title ?? null}, title),
@@ -101,7 +101,7 @@ export async function updateProject(tx: TransactionSql, id: string, change: { ti
 }
 
 /** Takes the project row's lock until the transaction ends. */
-export async function lockProject(tx: TransactionSql, projectId: string): Promise<void> {
+async function lockProject(tx: Query, projectId: string): Promise<void> {
   await tx`select id from projects where id = ${projectId} for update`
 }
 
@@ -112,7 +112,7 @@ export async function roleOf(q: Query, projectId: string, userId: string): Promi
 }
 
 /** The members of a project, admins first, then by name. */
-export async function membersOf(q: Query, projectId: string): Promise<Member[]> {
+async function membersOf(q: Query, projectId: string): Promise<Member[]> {
   const rows = await q<{ id: string; name: string; role: Role }[]>`
     select u.id, u.name, m.role from members m join users u on u.id = m.user_id
     where m.project_id = ${projectId}
@@ -121,17 +121,17 @@ export async function membersOf(q: Query, projectId: string): Promise<Member[]> 
 }
 
 /** Makes `userId` a member with `role`, or changes their role. */
-export async function setMember(tx: TransactionSql, projectId: string, userId: string, role: Role): Promise<void> {
+export async function setMember(tx: Query, projectId: string, userId: string, role: Role): Promise<void> {
   await tx`
     insert into members (project_id, user_id, role) values (${projectId}, ${userId}, ${role})
     on conflict (project_id, user_id) do update set role = excluded.role`
 }
 
-export async function removeMember(tx: TransactionSql, projectId: string, userId: string): Promise<void> {
+export async function removeMember(tx: Query, projectId: string, userId: string): Promise<void> {
   await tx`delete from members where project_id = ${projectId} and user_id = ${userId}`
 }
 
-export async function adminCount(tx: TransactionSql, projectId: string): Promise<number> {
+export async function adminCount(tx: Query, projectId: string): Promise<number> {
   const [row] = await tx<{ n: number }[]>`select count(*)::int as n from members where project_id = ${projectId} and role = 'admin'`
   return row!.n
 }
@@ -147,7 +147,7 @@ export interface ProjectSummary {
 }
 
 /** Every project, by title, with its open count and `userId`'s role (none for null). */
-export async function projectSummaries(q: Query, userId: string | null): Promise<ProjectSummary[]> {
+async function projectSummaries(q: Query, userId: string | null): Promise<ProjectSummary[]> {
   const rows = await q<{ slug: string; title: string; description: string; open: number; role: Role | null }[]>`
     select p.slug, p.title, p.description,
       (select count(*)::int from tickets t where t.project_id = p.id and t.state in ('open', 'doing', 'review')) as open,
@@ -161,4 +161,35 @@ export function membershipsOf(q: Query, userId: string): Promise<{ slug: string;
   return q<{ slug: string; title: string; role: Role }[]>`
     select p.slug, p.title, m.role from members m join projects p on p.id = m.project_id
     where m.user_id = ${userId} order by lower(p.title), p.slug`
+}
+
+/**
+ * The caller's role, taken with the project row locked: member changes of one project then run
+ * one after another, so two admins demoting each other cannot leave the project without one.
+ */
+async function lockedRole(q: Query, projectId: string, userId: string): Promise<Role | null> {
+  await lockProject(q, projectId)
+  return roleOf(q, projectId, userId)
+}
+
+/** Projects, their names and members on `q` (the locks and writes inside a transaction). */
+export function projectTable(q: Query) {
+  return {
+    find: (ref: string) => findProject(q, ref),
+    byId: (id: string) => projectById(q, id),
+    all: () => allProjects(q),
+    titles: () => projectTitles(q),
+    summaries: (userId: string | null) => projectSummaries(q, userId),
+    membershipsOf: (userId: string) => membershipsOf(q, userId),
+    claimName: (projectId: string, name: string) => claimName(q, projectId, name),
+    claimFreshId: (id: string) => claimFreshId(q, id),
+    insert: (p: Project, adminId: string) => insertProject(q, p, adminId),
+    update: (id: string, change: { title?: string; slug?: string; description?: string }) => updateProject(q, id, change),
+    roleOf: (projectId: string, userId: string) => roleOf(q, projectId, userId),
+    lockedRole: (projectId: string, userId: string) => lockedRole(q, projectId, userId),
+    members: (projectId: string) => membersOf(q, projectId),
+    setMember: (projectId: string, userId: string, role: Role) => setMember(q, projectId, userId, role),
+    removeMember: (projectId: string, userId: string) => removeMember(q, projectId, userId),
+    adminCount: (projectId: string) => adminCount(q, projectId),
+  }
 }

@@ -3,18 +3,18 @@
  * Relation changes take one transaction-scoped advisory lock ({@link lockRelations}), so two
  * concurrent changes cannot close a cycle between them.
  */
-import type { TransactionSql } from '../../db.ts'
+import type { Query } from '../../db.ts'
 
 // Any constant will do, as long as it differs from the migrations' lock.
 const RELATIONS_LOCK = 4_711_043
 
 /** Serialises relation changes until the transaction ends. */
-export async function lockRelations(tx: TransactionSql): Promise<void> {
+async function lockRelations(tx: Query): Promise<void> {
   await tx`select pg_advisory_xact_lock(${RELATIONS_LOCK})`
 }
 
 /** True when `ticketId` is `parentId` or one of its ancestors: setting the parent would close a cycle. */
-export async function isAncestorOrSelf(tx: TransactionSql, ticketId: string, parentId: string): Promise<boolean> {
+export async function isAncestorOrSelf(tx: Query, ticketId: string, parentId: string): Promise<boolean> {
   const [cycle] = await tx`
     with recursive up(id) as (
       select parent_id from tickets where id = ${parentId}
@@ -25,13 +25,13 @@ export async function isAncestorOrSelf(tx: TransactionSql, ticketId: string, par
   return cycle !== undefined
 }
 
-export async function isBlockedBy(tx: TransactionSql, ticketId: string, blockerId: string): Promise<boolean> {
+export async function isBlockedBy(tx: Query, ticketId: string, blockerId: string): Promise<boolean> {
   const [existing] = await tx`select 1 from blockers where ticket_id = ${ticketId} and blocker_id = ${blockerId}`
   return existing !== undefined
 }
 
 /** True when `ticketId` already blocks `blockerId`, directly or through others. */
-export async function blocks(tx: TransactionSql, ticketId: string, blockerId: string): Promise<boolean> {
+export async function blocks(tx: Query, ticketId: string, blockerId: string): Promise<boolean> {
   const [cycle] = await tx`
     with recursive chain(id) as (
       select blocker_id from blockers where ticket_id = ${blockerId}
@@ -42,10 +42,22 @@ export async function blocks(tx: TransactionSql, ticketId: string, blockerId: st
   return cycle !== undefined
 }
 
-export async function addBlocker(tx: TransactionSql, ticketId: string, blockerId: string): Promise<void> {
+export async function addBlocker(tx: Query, ticketId: string, blockerId: string): Promise<void> {
   await tx`insert into blockers (ticket_id, blocker_id) values (${ticketId}, ${blockerId})`
 }
 
-export async function removeBlocker(tx: TransactionSql, ticketId: string, blockerId: string): Promise<void> {
+export async function removeBlocker(tx: Query, ticketId: string, blockerId: string): Promise<void> {
   await tx`delete from blockers where ticket_id = ${ticketId} and blocker_id = ${blockerId}`
+}
+
+/** Relations between tickets on `q` (a transaction: {@link lockRelations} holds until it ends). */
+export function relationTable(q: Query) {
+  return {
+    lock: () => lockRelations(q),
+    isAncestorOrSelf: (ticketId: string, parentId: string) => isAncestorOrSelf(q, ticketId, parentId),
+    isBlockedBy: (ticketId: string, blockerId: string) => isBlockedBy(q, ticketId, blockerId),
+    blocks: (ticketId: string, blockerId: string) => blocks(q, ticketId, blockerId),
+    addBlocker: (ticketId: string, blockerId: string) => addBlocker(q, ticketId, blockerId),
+    removeBlocker: (ticketId: string, blockerId: string) => removeBlocker(q, ticketId, blockerId),
+  }
 }

@@ -2,15 +2,18 @@
  * The tickets aggregate: every statement on the `tickets` table outside the importer, the row
  * type they read, and the mapping to the {@link Ticket} the API shows. One query shape for every
  * read (single ticket, lists, inbox, related tickets), so a ticket looks the same wherever it
- * appears. Adding a field: the migration, {@link TicketRow}, {@link SELECT_TICKET} (or the
+ * appears. Adding a field: the migration, {@link TicketRow}, the select in {@link selectTickets} (or the
  * statement that writes it) and {@link ticketOf}, then the places that show it.
  *
  * Answers carry no URL: the API adds the page address where it answers (`api/answers.ts`).
  */
 import type postgres from 'postgres'
-import type { Query, TransactionSql } from '../../db.ts'
+import type { Query } from '../../db.ts'
 import { isLookupText, isUuid, parseNumber } from '../ids.ts'
 import type { State } from '../states.ts'
+import type { Actor } from '../actor.ts'
+import type { TicketQuery } from '../query.ts'
+import { searchCondition, searchOrder, type SearchContext } from './search.ts'
 import type { User } from './users.ts'
 
 /** Another ticket, as a relation names it: `<project slug>#<number>` and its id. */
@@ -119,7 +122,7 @@ export async function ticketById(q: Query, id: string): Promise<Ticket | null> {
 }
 
 /** The ticket a `:ref` names: its UUID or, for a migrated ticket, its old global number. */
-export async function ticketByRef(q: Query, ref: string): Promise<Ticket | null> {
+async function ticketByRef(q: Query, ref: string): Promise<Ticket | null> {
   if (isUuid(ref)) return ticketById(q, ref.toLowerCase())
   const old = parseNumber(ref)
   if (old === null) return null
@@ -137,7 +140,7 @@ export async function ticketByNumber(q: Query, projectRef: string, number: strin
 }
 
 /** The ticket a relation names: `<project>#<number>` (slug, old slug or id) or a UUID. */
-export async function ticketByName(q: Query, name: string): Promise<Ticket | null> {
+async function ticketByName(q: Query, name: string): Promise<Ticket | null> {
   if (isUuid(name)) return ticketById(q, name.toLowerCase())
   const hash = name.lastIndexOf('#')
   if (hash <= 0) return null
@@ -149,13 +152,13 @@ export async function ticketByName(q: Query, name: string): Promise<Ticket | nul
 }
 
 /** The ticket of a project with a non-empty `source`, or null. */
-export async function ticketBySource(q: Query, projectId: string, source: string): Promise<Ticket | null> {
+async function ticketBySource(q: Query, projectId: string, source: string): Promise<Ticket | null> {
   const [ticket] = await selectTickets(q, q`t.project_id = ${projectId} and t.source = ${source}`)
   return ticket ?? null
 }
 
 /** Tickets assigned to `userId` in `states`, most recently updated first. */
-export function assignedTickets(q: Query, userId: string, states: State[]): Promise<Ticket[]> {
+function assignedTickets(q: Query, userId: string, states: State[]): Promise<Ticket[]> {
   return selectTickets(q, q`t.assignee_id = ${userId} and t.state in ${q(states)}`, q`t.updated desc, t.created desc`)
 }
 
@@ -163,7 +166,7 @@ export function assignedTickets(q: Query, userId: string, states: State[]): Prom
  * The tickets whose pages show `ids` among their relations, and `ids` themselves: parents,
  * children, blockers and the tickets they block. Live pages redraw these (`ticketsRelated`).
  */
-export function relatedTickets(q: Query, ids: string[]): Promise<Ticket[]> {
+function relatedTickets(q: Query, ids: string[]): Promise<Ticket[]> {
   const seeds = q(ids)
   // One `in` of a `union`: each branch uses the primary key or the parent and blocker indexes.
   // An `or` of five `in (subquery)` conditions is evaluated row by row over every ticket
@@ -178,7 +181,7 @@ export function relatedTickets(q: Query, ids: string[]): Promise<Ticket[]> {
 }
 
 /** Takes the project's row lock: its source check and next number are then one step. */
-export async function lockProjectTickets(tx: TransactionSql, projectId: string): Promise<void> {
+async function lockProjectTickets(tx: Query, projectId: string): Promise<void> {
   await tx`select id from projects where id = ${projectId} for update`
 }
 
@@ -193,7 +196,7 @@ export interface NewTicketRow {
 }
 
 /** Inserts a ticket with the project's next number (under {@link lockProjectTickets}); answers its id. */
-export async function insertTicket(tx: TransactionSql, t: NewTicketRow): Promise<string> {
+async function insertTicket(tx: Query, t: NewTicketRow): Promise<string> {
   const [counter] = await tx<{ number: number }[]>`update projects set next_number = next_number + 1 where id = ${t.projectId} returning next_number - 1 as number`
   const [row] = await tx<{ id: string }[]>`
     insert into tickets (project_id, number, subject, summary, source, assignee_id, author_id, created, updated)
@@ -215,7 +218,7 @@ export interface LockedTicket {
   summary: string
 }
 
-export async function lockTicket(tx: TransactionSql, id: string): Promise<LockedTicket> {
+export async function lockTicket(tx: Query, id: string): Promise<LockedTicket> {
   const [r] = await tx<{ project_id: string; state: State; assignee_id: string | null; author_id: string | null; parent_id: string | null; subject: string; summary: string }[]>`
     select project_id, state, assignee_id, author_id, parent_id, subject, summary from tickets where id = ${id} for update`
   return {
@@ -231,7 +234,7 @@ export async function lockTicket(tx: TransactionSql, id: string): Promise<Locked
 }
 
 /** The parent of a ticket, read without a lock. */
-export async function parentOf(tx: TransactionSql, id: string): Promise<string | null> {
+export async function parentOf(tx: Query, id: string): Promise<string | null> {
   const [row] = await tx<{ parent_id: string | null }[]>`select parent_id from tickets where id = ${id}`
   return row?.parent_id ?? null
 }
@@ -248,7 +251,7 @@ export interface TicketChange {
 }
 
 /** Sets the given fields of a ticket. */
-export async function updateTicket(tx: TransactionSql, id: string, change: TicketChange): Promise<void> {
+async function updateTicket(tx: Query, id: string, change: TicketChange): Promise<void> {
   const set: Record<string, unknown> = {}
   if (change.state !== undefined) set.state = change.state
   if (change.assigneeId !== undefined) set.assignee_id = change.assigneeId
@@ -268,7 +271,7 @@ export function searchTickets(q: Query, where: Fragment, order: Fragment, page?:
 }
 
 /** How many tickets match `where`. */
-export async function countTickets(q: Query, where: Fragment): Promise<number> {
+async function countTickets(q: Query, where: Fragment): Promise<number> {
   const [row] = await q<{ n: number }[]>`select count(*)::int as n from tickets t where ${where}`
   return row?.n ?? 0
 }
@@ -302,4 +305,48 @@ export async function neighboursOf(q: Query, id: string): Promise<{ children: Ti
 export async function inboxCount(q: Query, userId: string): Promise<number> {
   const [row] = await q<{ n: number }[]>`select count(*)::int as n from tickets where assignee_id = ${userId} and state in ('open', 'doing', 'review')`
   return row?.n ?? 0
+}
+
+/** A search as the lists and pages make it: its condition's context and, for one project, its id. */
+export interface TicketSearch extends SearchContext {
+  /** Only this project's tickets; every project's when absent. */
+  projectId?: string
+}
+
+function searchWhere(q: Query, query: TicketQuery, search: TicketSearch): Fragment {
+  const where = searchCondition(q, query, search)
+  return search.projectId === undefined ? where : q`t.project_id = ${search.projectId} and ${where}`
+}
+
+/**
+ * The tickets aggregate on `q`: the pool, or a transaction for the locks and writes (which
+ * belong inside the store's `transact`).
+ */
+export function ticketTable(q: Query) {
+  return {
+    byId: (id: string) => ticketById(q, id),
+    byRef: (ref: string) => ticketByRef(q, ref),
+    byNumber: (projectRef: string, number: string) => ticketByNumber(q, projectRef, number),
+    byName: (name: string) => ticketByName(q, name),
+    bySource: (projectId: string, source: string) => ticketBySource(q, projectId, source),
+    /** The ticket a route's path names: `:ref`, or `:slug` and `:number`. */
+    byPath: (params: Record<string, string>) => (params.ref !== undefined ? ticketByRef(q, params.ref) : ticketByNumber(q, params.slug!, params.number!)),
+    assignedTo: (userId: string, states: State[]) => assignedTickets(q, userId, states),
+    related: (ids: string[]) => relatedTickets(q, ids),
+    /** The tickets a search finds, in its order; with `page`, one page of them. */
+    search: (query: TicketQuery, search: TicketSearch, page?: { limit: number; offset: number }) =>
+      searchTickets(q, searchWhere(q, query, search), searchOrder(q, query.sort), page),
+    /** How many tickets a search finds. */
+    count: (query: TicketQuery, search: TicketSearch) => countTickets(q, searchWhere(q, query, search)),
+    stateCounts: (projectId: string) => stateCounts(q, projectId),
+    stillBlocked: (ids: string[]) => stillBlocked(q, ids),
+    neighboursOf: (id: string) => neighboursOf(q, id),
+    inboxCount: (userId: string) => inboxCount(q, userId),
+    lockNumbering: (projectId: string) => lockProjectTickets(q, projectId),
+    /** Inserts a ticket by `actor` (under {@link lockProjectTickets}); answers its id. */
+    insert: (actor: Actor, t: Omit<NewTicketRow, 'authorId' | 'now'>) => insertTicket(q, { ...t, authorId: actor.user.id, now: actor.now }),
+    lock: (id: string) => lockTicket(q, id),
+    parentOf: (id: string) => parentOf(q, id),
+    update: (id: string, change: TicketChange) => updateTicket(q, id, change),
+  }
 }

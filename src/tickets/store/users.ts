@@ -6,7 +6,7 @@
 import type { Query } from '../../db.ts'
 import type { Identity } from '../../idp.ts'
 import { recordId } from '../../random.ts'
-import { deny, type Denied } from '../denied.ts'
+import { refuse, type Refusal } from '../refusal.ts'
 import { ambiguousUser, noSuchMember, noSuchUser } from '../messages.ts'
 
 export interface User {
@@ -25,7 +25,7 @@ export async function storeUser(q: Query, identity: Identity, now: number): Prom
 }
 
 /** The user of an id, or null. */
-export async function userById(q: Query, id: string): Promise<User | null> {
+async function userById(q: Query, id: string): Promise<User | null> {
   const [row] = await q<User[]>`select id, name from users where id = ${id}`
   return row ? { id: row.id, name: row.name } : null
 }
@@ -50,7 +50,7 @@ interface RefRow {
  * project's members. An id wins over a provider id, which wins over a display name; a display
  * name two people share is refused. Refusals are 400 naming `field`.
  */
-export async function resolveUser(q: Query, ref: string, field: string, projectId?: string): Promise<{ ok: true; user: User } | Denied> {
+export async function resolveUser(q: Query, ref: string, field: string, projectId?: string): Promise<{ ok: true; user: User } | Refusal> {
   const rows = projectId === undefined
     ? await q<RefRow[]>`
         select id, name, case when id = ${ref} then 0 when idp_id = ${ref} then 1 else 2 end as rank
@@ -62,7 +62,19 @@ export async function resolveUser(q: Query, ref: string, field: string, projectI
         where u.id = ${ref} or u.idp_id = ${ref} or u.name = ${ref}
         order by rank limit 2`
   const [first, second] = rows
-  if (!first) return deny(400, projectId === undefined ? noSuchUser(ref) : noSuchMember(ref), field)
-  if (first.rank === 2 && second) return deny(400, ambiguousUser(ref), field)
+  if (!first) return refuse(400, projectId === undefined ? noSuchUser(ref) : noSuchMember(ref), field)
+  if (first.rank === 2 && second) return refuse(400, ambiguousUser(ref), field)
   return { ok: true, user: { id: first.id, name: first.name } }
+}
+
+/** Users on `q`; `clock` stamps a first login. */
+export function userTable(q: Query, clock: () => number) {
+  return {
+    /** Stores the identity's user, created on first login. */
+    store: (identity: Identity) => storeUser(q, identity, clock()),
+    byId: (id: string) => userById(q, id),
+    memberById: (projectId: string, id: string) => memberById(q, projectId, id),
+    /** Resolves a user reference (among a project's members with `projectId`); refusals name `field`. */
+    resolve: (ref: string, field: string, projectId?: string) => resolveUser(q, ref, field, projectId),
+  }
 }

@@ -19,14 +19,15 @@
  *
  * @module
  */
-import type { Sql } from '../db.ts'
-import { json, jsonError, type Response } from '../response.ts'
-import type { Handler } from '../handler.ts'
-import type { Request } from '../request.ts'
-import type { Logger } from '../log.ts'
-import { EVENTS_CHANNEL, type Wake } from './events.ts'
-import { refuseText } from './body.ts'
-import { answerDenied } from './denied.ts'
+import type { Sql } from '../../db.ts'
+import { json, jsonError, type Response } from '../../response.ts'
+import type { Handler } from '../../handler.ts'
+import type { Request } from '../../request.ts'
+import type { Logger } from '../../log.ts'
+import { EVENTS_CHANNEL, type Wake } from '../events.ts'
+import { refuseText } from '../body.ts'
+import { BAD_CURSOR, NO_SUCH_PROJECT, TOO_MANY_WAITING } from '../messages.ts'
+import { answerRefusal, refuse } from '../refusal.ts'
 
 /** How long a poll waits for an event before it is answered with none. */
 export const HOLD_MS = 25_000
@@ -44,12 +45,6 @@ const PRUNE_MS = 10 * 60 * 1000
 // The most events one read takes, and so one answer carries; a page further behind gets the
 // rest on its next poll.
 const PAGE = 500
-
-const MESSAGES = {
-  badCursor: "'after' must be a cursor from an earlier answer",
-  noProject: 'no such project',
-  busy: 'too many waiting requests',
-} as const
 
 export interface LiveDeps {
   sql: Sql
@@ -341,16 +336,16 @@ export function createLive(deps: LiveDeps): Live {
   const handler: Handler = (req) => {
     const afterText = req.query.get('after')
     const after = afterText === null ? null : parseCursor(afterText)
-    if (after === null && afterText !== null) return json(400, { error: MESSAGES.badCursor, field: 'after' })
+    if (after === null && afterText !== null) return answerRefusal(refuse(400, BAD_CURSOR, 'after'))
     if (after !== null && waiting + arrivals.size >= maxWaiting) {
-      return jsonError(503, MESSAGES.busy, { 'retry-after': String(RETRY_AFTER_S) })
+      return jsonError(503, TOO_MANY_WAITING, { 'retry-after': String(RETRY_AFTER_S) })
     }
     const projectText = req.query.get('project')
     if (projectText === null) return after === null ? now() : wait(req, after, null)
     const refused = refuseText('project', projectText)
-    if (refused) return answerDenied(refused)
+    if (refused) return answerRefusal(refused)
     return resolveProject(projectText).then((project) => {
-      if (project === null) return jsonError(404, MESSAGES.noProject)
+      if (project === null) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
       return after === null ? now() : wait(req, after, project)
     })
   }

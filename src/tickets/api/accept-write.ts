@@ -3,13 +3,13 @@
  * credential (401, and 403 for a cookie without its `x-tag`), then the body (400). The method
  * (405) was checked by the router; existence (404) and rules come after, in the route.
  */
-import type { Request } from '../request.ts'
-import type { Response } from '../response.ts'
-import { refuseContentType } from '../guards.ts'
-import type { Caller, Group, UserCaller } from './auth.ts'
-import { checkBody, type Body, type Shape } from './body.ts'
-import type { Context } from './context.ts'
-import { answerDenied } from './denied.ts'
+import type { Request } from '../../request.ts'
+import type { Response } from '../../response.ts'
+import { refuseContentType } from '../../guards.ts'
+import type { Caller, Callers, UserCaller } from '../auth.ts'
+import { checkBody, type Body, type Shape } from '../body.ts'
+import type { Context } from '../context.ts'
+import { answerRefusal } from '../refusal.ts'
 
 export type Accepted<C extends Caller = Caller> = { ok: true; caller: C; body: Body } | { ok: false; response: Response }
 
@@ -19,10 +19,10 @@ export type Accepted<C extends Caller = Caller> = { ok: true; caller: C; body: B
  * cross-site guard of docs/core.md, "Sessions and credentials"; token writes need not, for curl's
  * sake.
  */
-export async function acceptWrite(ctx: Context, req: Request, group: 'user', shape: Shape): Promise<Accepted<UserCaller>>
-export async function acceptWrite(ctx: Context, req: Request, group: Group, shape: Shape): Promise<Accepted>
-export async function acceptWrite(ctx: Context, req: Request, group: Group, shape: Shape): Promise<Accepted> {
-  const who = await ctx.credentials.resolve(req, group)
+export async function acceptWrite(ctx: Context, req: Request, callers: 'user', shape: Shape): Promise<Accepted<UserCaller>>
+export async function acceptWrite(ctx: Context, req: Request, callers: Callers, shape: Shape): Promise<Accepted>
+export async function acceptWrite(ctx: Context, req: Request, callers: Callers, shape: Shape): Promise<Accepted> {
+  const who = await ctx.credentials.resolve(req, callers)
   if (!who.ok) return who
   const bytes = await req.body()
   if (who.caller.via === 'session') {
@@ -30,6 +30,6 @@ export async function acceptWrite(ctx: Context, req: Request, group: Group, shap
     if (refusal) return { ok: false, response: refusal }
   }
   const checked = checkBody(bytes, shape)
-  if (!checked.ok) return { ok: false, response: answerDenied(checked) }
+  if (!checked.ok) return { ok: false, response: answerRefusal(checked) }
   return { ok: true, caller: who.caller, body: checked.body }
 }

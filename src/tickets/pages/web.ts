@@ -7,31 +7,30 @@
  * keeps it.
  */
 import { fileURLToPath } from 'node:url'
-import { bundleAssets, type Assets } from '../assets.ts'
-import { refuseCrossSite, refuseTag } from '../guards.ts'
-import { htmlResponse, type Html } from '../html.ts'
-import type { Handler } from '../handler.ts'
-import type { Request } from '../request.ts'
-import { json, jsonError, redirect, type Response } from '../response.ts'
-import { loginButtonUrl } from '../idp.ts'
-import { PAGE_HEADERS } from '../page-headers.ts'
-import type { Context } from './context.ts'
-import { adminBody } from './pages/admin-page.ts'
-import { framePage, ticketList, type LiveTarget, type PageAssets } from './pages/frame.ts'
-import { homeBody } from './pages/home-page.ts'
-import { inboxBody, signInBody } from './pages/inbox-page.ts'
-import { createPageData, type PageData, type Viewer } from './pages/page-data.ts'
-import { projectBody } from './pages/project-page.ts'
-import { settingsBody } from './pages/settings-page.ts'
-import { ticketBody } from './pages/ticket-page.ts'
-import { findProject, type Project } from './store/projects.ts'
-import { emptyQuery, ME_NEEDS_SIGN_IN, needsMe, parseQuery, type TicketQuery } from './query.ts'
-import { parseStateFilter, STATES } from './states.ts'
-import { NO_SUCH_PROJECT, NO_SUCH_TICKET } from './messages.ts'
-import { ticketByNumber } from './store/tickets.ts'
-import { html } from '../html.ts'
+import { bundleAssets, type Assets } from '../../assets.ts'
+import { refuseCrossSite, refuseTag } from '../../guards.ts'
+import { htmlResponse, type Html } from '../../html.ts'
+import type { Handler } from '../../handler.ts'
+import type { Request } from '../../request.ts'
+import { json, jsonError, redirect, type Response } from '../../response.ts'
+import { loginButtonUrl } from '../../idp.ts'
+import { PAGE_HEADERS } from '../../page-headers.ts'
+import type { Context } from '../context.ts'
+import { adminBody } from './admin-page.ts'
+import { framePage, ticketList, type LiveTarget, type PageAssets } from './frame.ts'
+import { homeBody } from './home-page.ts'
+import { inboxBody, signInBody } from './inbox-page.ts'
+import { createPageData, type PageData, type Viewer } from './page-data.ts'
+import { projectBody } from './project-page.ts'
+import { settingsBody } from './settings-page.ts'
+import { ticketBody } from './ticket-page.ts'
+import type { Project } from '../store/projects.ts'
+import { emptyQuery, ME_NEEDS_SIGN_IN, needsMe, parseQuery, type TicketQuery } from '../query.ts'
+import { parseStateFilter, STATES } from '../states.ts'
+import { NO_SUCH_PROJECT, NO_SUCH_TICKET, NOT_FOUND, GET_OR_HEAD_ONLY, POST_ONLY } from '../messages.ts'
+import { html } from '../../html.ts'
 
-const APP_DIR = fileURLToPath(new URL('./app/', import.meta.url))
+const APP_DIR = fileURLToPath(new URL('../app/', import.meta.url))
 
 /** The script and stylesheet, bundled once (esbuild, hashed names, compressed, immutable). */
 export function buildTicketAssets(): Promise<Assets> {
@@ -52,8 +51,8 @@ export interface WebHandlers {
 
 const PRIVATE = { 'cache-control': 'private, no-cache' }
 
-export function webHandlers(ctx: Context, live: { cursor(): Promise<number> }, build: () => Promise<Assets> = buildTicketAssets): WebHandlers {
-  const data: PageData = createPageData({ sql: ctx.sql, credentials: ctx.credentials })
+export function createWebHandlers(ctx: Context, live: { cursor(): Promise<number> }, build: () => Promise<Assets> = buildTicketAssets): WebHandlers {
+  const data: PageData = createPageData({ store: ctx.store, credentials: ctx.credentials })
   const building = build()
   // Awaited by every page; a failed build answers 500 rather than an unhandled rejection.
   building.catch(() => {})
@@ -66,8 +65,8 @@ export function webHandlers(ctx: Context, live: { cursor(): Promise<number> }, b
 
   /** The short pages take every method so a mistyped API path is not answered as a page. */
   function guard(req: Request): Response | null {
-    if (req.path === '/api' || req.path.startsWith('/api/')) return jsonError(404, 'not found')
-    if (req.method !== 'GET' && req.method !== 'HEAD') return jsonError(405, 'GET only', { allow: 'GET, HEAD' })
+    if (req.path === '/api' || req.path.startsWith('/api/')) return jsonError(404, NOT_FOUND)
+    if (req.method !== 'GET' && req.method !== 'HEAD') return jsonError(405, GET_OR_HEAD_ONLY, { allow: 'GET, HEAD' })
     return null
   }
 
@@ -127,7 +126,7 @@ export function webHandlers(ctx: Context, live: { cursor(): Promise<number> }, b
       const refused = guard(req)
       if (refused) return refused
       const cursor = await live.cursor()
-      const p = await findProject(ctx.sql, req.params.slug!)
+      const p = await ctx.store.projects.find(req.params.slug!)
       if (!p) return message(req, 404, 'Not found', NO_SUCH_PROJECT)
       if (p.slug !== req.params.slug) {
         const search = req.query.toString()
@@ -153,11 +152,11 @@ export function webHandlers(ctx: Context, live: { cursor(): Promise<number> }, b
       const refused = guard(req)
       if (refused) return refused
       const cursor = await live.cursor()
-      const t = await ticketByNumber(ctx.sql, req.params.slug!, req.params.number!)
+      const t = await ctx.store.tickets.byNumber(req.params.slug!, req.params.number!)
       if (!t) return message(req, 404, 'Not found', NO_SUCH_TICKET)
       if (t.slug !== req.params.slug) return redirect(301, `/${t.slug}/${t.number}`)
       const viewer = await data.viewer(req)
-      const p = (await findProject(ctx.sql, t.project))!
+      const p = (await ctx.store.projects.find(t.project))!
       const [role, detail] = await Promise.all([data.role(t.project, viewer?.id ?? null), data.detail(t)])
       const body = ticketBody({ ticket: t, projectTitle: p.title, detail, viewer, role, loginUrl: loginUrl(req), now: ctx.clock() })
       return page(req, 200, { title: `${t.subject} · ${t.ref}`, viewer, body, project: p, live: { project: t.slug, ticket: t.id, cursor } })
@@ -166,7 +165,7 @@ export function webHandlers(ctx: Context, live: { cursor(): Promise<number> }, b
     async admin(req) {
       const refused = guard(req)
       if (refused) return refused
-      const p = await findProject(ctx.sql, req.params.slug!)
+      const p = await ctx.store.projects.find(req.params.slug!)
       if (!p) return message(req, 404, 'Not found', NO_SUCH_PROJECT)
       if (p.slug !== req.params.slug) return redirect(301, `/${p.slug}/settings`)
       return adminPage(req, p)
@@ -210,7 +209,7 @@ ${ticketList(found.rows, now, html`<h2>No tickets match</h2><p>Try fewer words, 
 
     /** `POST /logout`: signs the session out; a cookie write like any other (same site, `x-tag`). */
     async logout(req) {
-      if (req.method !== 'POST') return jsonError(405, 'POST only', { allow: 'POST' })
+      if (req.method !== 'POST') return jsonError(405, POST_ONLY, { allow: 'POST' })
       const refusedSite = refuseCrossSite(req, ctx.sessions.cookieName, ctx.origin)
       if (refusedSite) return refusedSite
       const session = await ctx.sessions.load(req)

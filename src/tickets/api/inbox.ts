@@ -2,20 +2,19 @@
  * The inbox (docs/tickets-api.md, 4.8, "GET /api/inbox"): tickets assigned to the caller,
  * `pending` in `open` or `doing`, `review` in `review`, most recently changed first.
  */
-import { json } from '../response.ts'
-import type { Handler } from '../handler.ts'
+import { json } from '../../response.ts'
+import type { Handler } from '../../handler.ts'
 import { ticketAnswers } from './answers.ts'
-import type { Context } from './context.ts'
-import { assignedTickets } from './store/tickets.ts'
+import type { Context } from '../context.ts'
 
-export function inboxHandler(ctx: Context): Handler {
-  const { sql, publicUrl } = ctx
+export function createInboxHandler(ctx: Context): Handler {
+  const { store, publicUrl } = ctx
   return async (req) => {
     const who = await ctx.credentials.resolve(req, 'user')
     if (!who.ok) return who.response
     const me = who.caller.user.id
-    const pending = await assignedTickets(sql, me, ['open', 'doing'])
-    const review = await assignedTickets(sql, me, ['review'])
+    const pending = await store.tickets.assignedTo(me, ['open', 'doing'])
+    const review = await store.tickets.assignedTo(me, ['review'])
     return json(200, { pending: ticketAnswers(publicUrl, pending), review: ticketAnswers(publicUrl, review) })
   }
 }

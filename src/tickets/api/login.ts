@@ -3,19 +3,19 @@
  * stores the user, joins an invite, and logs the session in with a fresh tag. Failures are HTML
  * pages `Login failed` or `Invite failed`. The provider is called outside any transaction.
  */
-import { text } from '../response.ts'
-import type { Handler } from '../handler.ts'
-import { safeNext } from '../idp.ts'
-import { randomToken } from '../random.ts'
-import type { Context } from './context.ts'
+import { text } from '../../response.ts'
+import type { Handler } from '../../handler.ts'
+import { safeNext } from '../../idp.ts'
+import { randomToken } from '../../random.ts'
+import type { Context } from '../context.ts'
 import { joinInvite } from './invites.ts'
-import { messagePage } from './pages.ts'
-import { INVITE_FAILED, LOGIN_FAILED, NO_LOGIN_CODE, USER_NOT_STORED } from './messages.ts'
-import { storeUser, type User } from './store/users.ts'
+import { messagePage } from '../pages/message-page.ts'
+import { INVITE_FAILED, LOGIN_FAILED, NO_LOGIN_CODE, USER_NOT_STORED, GET_ONLY } from '../messages.ts'
+import type { User } from '../store/users.ts'
 
-export function loginHandler(ctx: Context): Handler {
+export function createLoginHandler(ctx: Context): Handler {
   return async (req) => {
-    if (req.method !== 'GET') return messagePage(405, LOGIN_FAILED, 'GET only', { allow: 'GET' })
+    if (req.method !== 'GET') return messagePage(405, LOGIN_FAILED, GET_ONLY, { allow: 'GET' })
     const code = req.query.get('idp_code')
     if (!code) return messagePage(400, LOGIN_FAILED, NO_LOGIN_CODE)
     const exchanged = await ctx.idp.exchange(code)
@@ -23,7 +23,7 @@ export function loginHandler(ctx: Context): Handler {
 
     let user: User
     try {
-      user = await storeUser(ctx.sql, exchanged.identity, ctx.clock())
+      user = await ctx.store.users.store(exchanged.identity)
     } catch (err) {
       ctx.logger.line(`tickets login: storing the user failed: ${err instanceof Error ? err.message : String(err)}`)
       return messagePage(500, LOGIN_FAILED, USER_NOT_STORED)
@@ -32,7 +32,7 @@ export function loginHandler(ctx: Context): Handler {
     let target = safeNext(req.query.get('next'))
     const invite = req.query.get('invite')
     if (invite) {
-      const joined = await ctx.transact((tx) => joinInvite(tx, invite, user.id, ctx.clock()))
+      const joined = await ctx.store.transact((tx) => joinInvite(tx, invite, user.id))
       if (!joined.ok) return messagePage(400, INVITE_FAILED, joined.error)
       target = `/${joined.slug}`
     }

@@ -3,16 +3,15 @@
  * "Tokens and the session"): `tt_` and 32 random bytes in base64url, shown once, stored as a
  * SHA-256 hash, revoked at once. Also `GET /api/me`, which a page's own scripts read for the user and the session's tag.
  */
-import { json } from '../response.ts'
-import type { Handler } from '../handler.ts'
-import { randomToken, recordId } from '../random.ts'
-import { hashSecret, TOKEN_PREFIX } from './auth.ts'
-import type { Context } from './context.ts'
-import type { Query } from '../db.ts'
-import { deleteToken, insertToken, tokensOf } from './store/tokens.ts'
-import { answerDenied, deny } from './denied.ts'
-import { NO_SUCH_TOKEN, fieldTooLong } from './messages.ts'
-import { acceptWrite } from './write.ts'
+import { json } from '../../response.ts'
+import type { Handler } from '../../handler.ts'
+import { randomToken, recordId } from '../../random.ts'
+import { hashSecret, TOKEN_PREFIX } from '../auth.ts'
+import type { Context } from '../context.ts'
+import type { TicketStore } from '../store/ticket-store.ts'
+import { answerRefusal, refuse } from '../refusal.ts'
+import { NO_SUCH_TOKEN, fieldTooLong } from '../messages.ts'
+import { acceptWrite } from './accept-write.ts'
 
 const LABEL_MAX = 200
 
@@ -25,11 +24,11 @@ export interface IssuedToken {
 }
 
 /** Makes a token for a user. */
-export async function issueToken(q: Query, userId: string, label: string, now: number): Promise<IssuedToken> {
+export async function issueToken(store: TicketStore, userId: string, label: string): Promise<IssuedToken> {
   const id = recordId()
   const token = TOKEN_PREFIX + randomToken(32)
-  await insertToken(q, { id, userId, hash: hashSecret(token), label, now })
-  return { id, token, label, created: now }
+  const created = await store.tokens.insert({ id, userId, hash: hashSecret(token), label })
+  return { id, token, label, created }
 }
 
 export interface TokenHandlers {
@@ -39,25 +38,25 @@ export interface TokenHandlers {
   me: Handler
 }
 
-export function tokenHandlers(ctx: Context): TokenHandlers {
-  const { sql } = ctx
+export function createTokenHandlers(ctx: Context): TokenHandlers {
+  const { store } = ctx
   return {
     async issue(req) {
       const w = await acceptWrite(ctx, req, 'user', { label: 'required' })
       if (!w.ok) return w.response
       const label = w.body.label!
-      if (label.length > LABEL_MAX) return answerDenied(deny(400, fieldTooLong('label', LABEL_MAX), 'label'))
-      return json(201, await issueToken(sql, w.caller.user.id, label, ctx.clock()))
+      if (label.length > LABEL_MAX) return answerRefusal(refuse(400, fieldTooLong('label', LABEL_MAX), 'label'))
+      return json(201, await issueToken(store, w.caller.user.id, label))
     },
     async list(req) {
       const who = await ctx.credentials.resolve(req, 'user')
       if (!who.ok) return who.response
-      return json(200, { tokens: await tokensOf(sql, who.caller.user.id) })
+      return json(200, { tokens: await store.tokens.of(who.caller.user.id) })
     },
     async revoke(req) {
       const w = await acceptWrite(ctx, req, 'user', { id: 'required' })
       if (!w.ok) return w.response
-      if (!(await deleteToken(sql, w.caller.user.id, w.body.id!))) return answerDenied(deny(404, NO_SUCH_TOKEN, 'id'))
+      if (!(await store.tokens.delete(w.caller.user.id, w.body.id!))) return answerRefusal(refuse(404, NO_SUCH_TOKEN, 'id'))
       return json(200, { ok: true })
     },
     async me(req) {

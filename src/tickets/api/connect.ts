@@ -14,25 +14,24 @@
  * by one statement each: the confirm deletes the request (`DELETE ... RETURNING`), the exchange
  * marks the code (`UPDATE ... WHERE used is null and expires > now RETURNING`).
  */
-import type { TransactionSql } from '../db.ts'
-import { json, text } from '../response.ts'
-import type { Handler } from '../handler.ts'
-import { loginButtonUrl } from '../idp.ts'
-import { randomToken, recordId } from '../random.ts'
-import { hashSecret, KEY_PREFIX } from './auth.ts'
-import { checkBody } from './body.ts'
-import { connectPage } from './connect-page.ts'
-import type { Context } from './context.ts'
-import { answerDenied, deny, type Denied } from './denied.ts'
-import { messagePage } from './pages.ts'
-import { createProject, lockedRole } from './projects.ts'
-import { findProject, projectById, type Project } from './store/projects.ts'
+import { json, text } from '../../response.ts'
+import type { Handler } from '../../handler.ts'
+import { loginButtonUrl } from '../../idp.ts'
+import { randomToken, recordId } from '../../random.ts'
+import { hashSecret, KEY_PREFIX } from '../auth.ts'
+import { checkBody } from '../body.ts'
+import { connectPage } from '../pages/connect-page.ts'
+import type { Context } from '../context.ts'
+import { answerRefusal, refuse, type Refusal } from '../refusal.ts'
+import { messagePage } from '../pages/message-page.ts'
+import type { Actor } from '../actor.ts'
+import { createProject } from './projects.ts'
+import type { Project } from '../store/projects.ts'
+import type { TicketTx } from '../store/ticket-store.ts'
+import type { Connection } from '../store/connections.ts'
+import { refuseRole } from '../roles.ts'
 import {
-  adminProjects, connectionsOf, deleteConnection, insertCode, insertConnection, insertRequest, takeRequest, useCode, waitingRequest, type Connection,
-} from './store/connections.ts'
-import { refuseRole } from './roles.ts'
-import {
-  atMost,
+  mustBeAtMost,
   BAD_CODE,
   BAD_RETURN,
   CONNECT,
@@ -46,8 +45,8 @@ import {
   PROJECT_OR_TITLE,
   RETURN_HAS_EXTRA,
   RETURN_HAS_PARAMS,
-} from './messages.ts'
-import { acceptWrite } from './write.ts'
+} from '../messages.ts'
+import { acceptWrite } from './accept-write.ts'
 
 /** `app` and `label`: 1 to 80 characters. */
 export const NAME_MAX = 80
@@ -70,7 +69,7 @@ const LOOPBACK: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]'
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/
 
 /** A connect request as `GET /connect` accepted it. */
-export interface ConnectRequest {
+interface ConnectRequest {
   app: string
   label: string
   /** The normalised absolute `return` address. */
@@ -89,24 +88,24 @@ function characters(value: string): number {
  * Checks the query of `GET /connect`, field by field in the order `app`, `label`, `return`,
  * `state`; answers the request or the first error text.
  */
-export function checkConnectQuery(query: URLSearchParams): { ok: true; request: ConnectRequest } | { ok: false; error: string } {
+function checkConnectQuery(query: URLSearchParams): { ok: true; request: ConnectRequest } | Refusal {
   const fields: Record<string, string> = Object.create(null)
   for (const name of ['app', 'label', 'return', 'state']) {
     const values = query.getAll(name)
-    if (values.length > 1) return { ok: false, error: givenTwice(name) }
+    if (values.length > 1) return refuse(400, givenTwice(name))
     fields[name] = values[0] ?? ''
   }
   for (const name of ['app', 'label']) {
     const value = fields[name]!
     const n = characters(value)
-    if (n < 1 || n > NAME_MAX) return { ok: false, error: lengthBetween(name, 1, NAME_MAX) }
-    if (CONTROL.test(value)) return { ok: false, error: hasControl(name) }
+    if (n < 1 || n > NAME_MAX) return refuse(400, lengthBetween(name, 1, NAME_MAX))
+    if (CONTROL.test(value)) return refuse(400, hasControl(name))
   }
   const returned = checkReturn(fields.return!)
   if (!returned.ok) return returned
   const state = fields.state!
-  if (characters(state) > STATE_MAX) return { ok: false, error: atMost('state', STATE_MAX) }
-  if (CONTROL.test(state)) return { ok: false, error: hasControl('state') }
+  if (characters(state) > STATE_MAX) return refuse(400, mustBeAtMost('state', STATE_MAX))
+  if (CONTROL.test(state)) return refuse(400, hasControl('state'))
   return { ok: true, request: { app: fields.app!, label: fields.label!, returnUrl: returned.url, state } }
 }
 
@@ -115,24 +114,24 @@ export function checkConnectQuery(query: URLSearchParams): { ok: true; request: 
  * user name, password or fragment, and no `code` or `state` of its own in the query (they are
  * added). Answers the normalised address, which is also what the person is shown.
  */
-export function checkReturn(value: string): { ok: true; url: string } | { ok: false; error: string } {
-  if (value.length > RETURN_MAX) return { ok: false, error: atMost('return', RETURN_MAX) }
+function checkReturn(value: string): { ok: true; url: string } | Refusal {
+  if (value.length > RETURN_MAX) return refuse(400, mustBeAtMost('return', RETURN_MAX))
   // The text itself must be absolute: the URL parser would also take `https:host` or ` https://`.
-  if (!/^https?:\/\/[^\s\u0000-\u001f\u007f-\u009f]+$/i.test(value)) return { ok: false, error: BAD_RETURN }
+  if (!/^https?:\/\/[^\s\u0000-\u001f\u007f-\u009f]+$/i.test(value)) return refuse(400, BAD_RETURN)
   let url: URL
   try {
     url = new URL(value)
   } catch {
-    return { ok: false, error: BAD_RETURN }
+    return refuse(400, BAD_RETURN)
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK.has(url.hostname))) return { ok: false, error: BAD_RETURN }
-  if (url.username !== '' || url.password !== '' || value.includes('#')) return { ok: false, error: RETURN_HAS_EXTRA }
-  if (url.searchParams.has('code') || url.searchParams.has('state')) return { ok: false, error: RETURN_HAS_PARAMS }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK.has(url.hostname))) return refuse(400, BAD_RETURN)
+  if (url.username !== '' || url.password !== '' || value.includes('#')) return refuse(400, RETURN_HAS_EXTRA)
+  if (url.searchParams.has('code') || url.searchParams.has('state')) return refuse(400, RETURN_HAS_PARAMS)
   return { ok: true, url: url.href }
 }
 
 /** The `return` address with `code` and `state` added to its query, the app's own query kept as sent. */
-export function returnAddress(returnUrl: string, code: string, state: string): string {
+function returnAddress(returnUrl: string, code: string, state: string): string {
   const url = new URL(returnUrl)
   const added = `code=${encodeURIComponent(code)}&state=${encodeURIComponent(state)}`
   url.search = url.search === '' || url.search === '?' ? `?${added}` : `${url.search}&${added}`
@@ -140,39 +139,35 @@ export function returnAddress(returnUrl: string, code: string, state: string): s
 }
 
 /** A connection as the API lists it; never its key. */
-type Confirmed = { ok: true; location: string } | Denied
+type Confirmed = { ok: true; location: string } | Refusal
 
 /**
  * Confirms a request for `user`: uses it up, picks the project (`project`, which they must
  * administer) or makes one (`title`), and issues a code. A refusal rolls everything back, so
  * the person can choose again.
  */
-async function confirm(
-  tx: TransactionSql,
-  input: { nonce: string; user: { id: string; name: string }; project?: string; title?: string; now: number; publicUrl: string },
-): Promise<Confirmed> {
-  const { now } = input
-  const request = await takeRequest(tx, hashSecret(input.nonce), now)
-  if (!request) return deny(404, NO_SUCH_REQUEST)
+async function confirm(tx: TicketTx, actor: Actor, input: { nonce: string; project?: string; title?: string }): Promise<Confirmed> {
+  const request = await tx.connections.takeRequest(hashSecret(input.nonce))
+  if (!request) return refuse(404, NO_SUCH_REQUEST)
   let project: Project
   if (input.project !== undefined) {
-    const found = await findProject(tx, input.project)
-    if (!found) return deny(404, NO_SUCH_PROJECT)
-    const denied = refuseRole(await lockedRole(tx, found.id, input.user.id), 'admin', 'project')
-    if (denied) return denied
+    const found = await tx.projects.find(input.project)
+    if (!found) return refuse(404, NO_SUCH_PROJECT)
+    const refused = refuseRole(await tx.projects.lockedRole(found.id, actor.user.id), 'admin', 'project')
+    if (refused) return refused
     project = found
   } else {
-    const made = await createProject(tx, { title: input.title!, slug: null, description: '', user: input.user, now, publicUrl: input.publicUrl })
+    const made = await createProject(tx, actor, { title: input.title!, slug: null, description: '' })
     if (!made.ok) return made
     project = made.project
   }
   const code = randomToken(32)
-  await insertCode(tx, { hash: hashSecret(code), projectId: project.id, userId: input.user.id, app: request.app, label: request.label, now, expires: now + CODE_MS })
+  await tx.connections.insertCode({ hash: hashSecret(code), projectId: project.id, userId: actor.user.id, app: request.app, label: request.label }, CODE_MS)
   return { ok: true, location: returnAddress(request.returnUrl, code, request.state) }
 }
 
 /** The exchange's answer: the key, shown this once. */
-export interface Exchanged {
+interface Exchanged {
   key: string
   /** The project's slug. */
   project: string
@@ -200,8 +195,8 @@ export interface ConnectHandlers {
  * `files` answers the addresses of the web app's stylesheet, which the connect page uses too,
  * and of the connect page's script.
  */
-export function connectHandlers(ctx: Context, files: () => Promise<{ style: string; script: string }> = async () => ({ style: '', script: '' })): ConnectHandlers {
-  const { sql, publicUrl, clock } = ctx
+export function createConnectHandlers(ctx: Context, files: () => Promise<{ style: string; script: string }> = async () => ({ style: '', script: '' })): ConnectHandlers {
+  const { store, publicUrl, clock } = ctx
 
   /** The login button (4.10 rule 9), coming back to this page. */
   function loginUrl(nonce: string): string {
@@ -216,9 +211,8 @@ export function connectHandlers(ctx: Context, files: () => Promise<{ style: stri
       if (!checked.ok) return messagePage(400, CONNECT, checked.error, NO_STORE)
       const { app, label, returnUrl, state } = checked.request
       const nonce = randomToken(NONCE_BYTES)
-      const now = clock()
       // Requests and codes nobody can use any more go as new ones come.
-      await insertRequest(sql, { hash: hashSecret(nonce), app, label, returnUrl, state, now, expires: now + REQUEST_MS })
+      await store.connections.insertRequest({ hash: hashSecret(nonce), app, label, returnUrl, state }, REQUEST_MS)
       const path = `/connect/${nonce}`
       return text(302, `continue at ${path}`, { location: path, ...NO_STORE })
     },
@@ -226,7 +220,7 @@ export function connectHandlers(ctx: Context, files: () => Promise<{ style: stri
     async page(req) {
       if (req.method !== 'GET' && req.method !== 'HEAD') return messagePage(405, CONNECT, GET_ONLY, { allow: 'GET, HEAD' })
       const nonce = req.params.nonce!
-      const request = await waitingRequest(sql, hashSecret(nonce), clock())
+      const request = await store.connections.waitingRequest(hashSecret(nonce))
       if (!request) return messagePage(404, CONNECT, NO_SUCH_REQUEST, NO_STORE)
       const { session, user } = await ctx.credentials.session(req)
       const tag = typeof session?.data.tag === 'string' ? session.data.tag : null
@@ -236,7 +230,7 @@ export function connectHandlers(ctx: Context, files: () => Promise<{ style: stri
         request,
         stylesheet,
         script,
-        person: { name: user.name, tag, projects: await adminProjects(sql, user.id) },
+        person: { name: user.name, tag, projects: await store.connections.adminProjects(user.id) },
         confirmPath: `/api/connect/${encodeURIComponent(nonce)}/confirm`,
       })
     },
@@ -246,53 +240,51 @@ export function connectHandlers(ctx: Context, files: () => Promise<{ style: stri
       if (!w.ok) return w.response
       const project = w.body.project || undefined
       const title = w.body.title || undefined
-      if ((project === undefined) === (title === undefined)) return answerDenied(deny(400, PROJECT_OR_TITLE, project ? 'title' : 'project'))
-      const result = await ctx.transact((tx) =>
-        confirm(tx, { nonce: req.params.nonce!, user: w.caller.user, project, title, now: clock(), publicUrl }),
-      )
-      return result.ok ? json(200, { location: result.location }, NO_STORE) : answerDenied(result, NO_STORE)
+      if ((project === undefined) === (title === undefined)) return answerRefusal(refuse(400, PROJECT_OR_TITLE, project ? 'title' : 'project'))
+      const actor: Actor = { user: w.caller.user, app: null, now: clock() }
+      const result = await store.transact((tx) => confirm(tx, actor, { nonce: req.params.nonce!, project, title }))
+      return result.ok ? json(200, { location: result.location }, NO_STORE) : answerRefusal(result, NO_STORE)
     },
 
     async exchange(req) {
       // No credential: the code is the credential.
       const checked = checkBody(await req.body(), { code: 'required' })
-      if (!checked.ok) return answerDenied(checked, NO_STORE)
+      if (!checked.ok) return answerRefusal(checked, NO_STORE)
       const code = checked.body.code!
-      const now = clock()
-      const result = await ctx.transact(async (tx, emit): Promise<{ ok: true; answer: Exchanged } | Denied> => {
-        const used = await useCode(tx, hashSecret(code), now)
-        if (!used) return deny(400, BAD_CODE, 'code')
+      const result = await store.transact(async (tx): Promise<{ ok: true; answer: Exchanged } | Refusal> => {
+        const used = await tx.connections.useCode(hashSecret(code))
+        if (!used) return refuse(400, BAD_CODE, 'code')
         const { projectId } = used
         const key = KEY_PREFIX + randomToken(32)
-        await insertConnection(tx, { id: recordId(), projectId, userId: used.userId, app: used.app, label: used.label, hash: hashSecret(key), now })
-        const project = (await projectById(tx, projectId))!
-        await emit(projectId, 'connectionsChanged', [project.slug])
+        await tx.connections.insert({ id: recordId(), projectId, userId: used.userId, app: used.app, label: used.label, hash: hashSecret(key) })
+        const project = (await tx.projects.byId(projectId))!
+        await tx.emit(projectId, 'connectionsChanged', [project.slug])
         return { ok: true, answer: { key, project: project.slug, title: project.title, api: `${publicUrl}/api` } }
       })
-      return result.ok ? json(200, result.answer, NO_STORE) : answerDenied(result, NO_STORE)
+      return result.ok ? json(200, result.answer, NO_STORE) : answerRefusal(result, NO_STORE)
     },
 
     async list(req) {
-      const project = await findProject(sql, req.params.slug!)
-      if (!project) return answerDenied(deny(404, NO_SUCH_PROJECT))
-      return json(200, { connections: await connectionsOf(sql, project.id) })
+      const project = await store.projects.find(req.params.slug!)
+      if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
+      return json(200, { connections: await store.connections.of(project.id) })
     },
 
     async remove(req) {
       const w = await acceptWrite(ctx, req, 'user', { id: 'required' })
       if (!w.ok) return w.response
-      const project = await findProject(sql, req.params.slug!)
-      if (!project) return answerDenied(deny(404, NO_SUCH_PROJECT))
-      const result = await ctx.transact(async (tx, emit): Promise<{ ok: true; removed: Connection; connections: Connection[] } | Denied> => {
-        const denied = refuseRole(await lockedRole(tx, project.id, w.caller.user.id), 'admin', 'project')
-        if (denied) return denied
-        const [removed] = await connectionsOf(tx, project.id, w.body.id!)
-        if (!removed) return deny(400, NO_SUCH_CONNECTION, 'id')
-        await deleteConnection(tx, removed.id)
-        await emit(project.id, 'connectionsChanged', [project.slug])
-        return { ok: true, removed, connections: await connectionsOf(tx, project.id) }
+      const project = await store.projects.find(req.params.slug!)
+      if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
+      const result = await store.transact(async (tx): Promise<{ ok: true; removed: Connection; connections: Connection[] } | Refusal> => {
+        const refused = refuseRole(await tx.projects.lockedRole(project.id, w.caller.user.id), 'admin', 'project')
+        if (refused) return refused
+        const [removed] = await tx.connections.of(project.id, w.body.id!)
+        if (!removed) return refuse(400, NO_SUCH_CONNECTION, 'id')
+        await tx.connections.delete(removed.id)
+        await tx.emit(project.id, 'connectionsChanged', [project.slug])
+        return { ok: true, removed, connections: await tx.connections.of(project.id) }
       })
-      return result.ok ? json(200, { removed: result.removed, connections: result.connections }) : answerDenied(result)
+      return result.ok ? json(200, { removed: result.removed, connections: result.connections }) : answerRefusal(result)
     },
   }
 }

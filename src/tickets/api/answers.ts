@@ -2,8 +2,8 @@
  * Where answers are made: the store's tickets get their page address here, in API answers and
  * live events alike.
  */
-import type { Project } from './store/projects.ts'
-import type { Ticket } from './store/tickets.ts'
+import type { Project } from '../store/projects.ts'
+import type { Ticket } from '../store/tickets.ts'
 
 /** A ticket as answers show it: the store's ticket and its page. */
 export type TicketAnswer = Ticket & {

@@ -4,11 +4,11 @@
  * model. A list is one line per ticket (reference, state, subject, assignee, link); a ticket is a
  * heading, a short field list, the summary and its history.
  */
-import { NOSNIFF, type Headers, type Response } from '../response.ts'
-import type { Request } from '../request.ts'
-import type { TicketAnswer as Ticket } from './answers.ts'
-import type { TicketEvent } from './store/history.ts'
-import { eventSentence, oneLine } from './history-words.ts'
+import { NOSNIFF, type Headers, type Response } from '../../response.ts'
+import type { Request } from '../../request.ts'
+import type { TicketAnswer as Ticket } from '../api/answers.ts'
+import type { TicketEvent } from '../store/history.ts'
+import { eventSentence, oneLine } from '../history-words.ts'
 
 /** Every answer of a route that negotiates carries this, errors included. */
 export const VARY: Headers = { vary: 'Accept' }

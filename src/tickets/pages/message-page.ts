@@ -1,0 +1,13 @@
+/** The small HTML pages of the ticket service outside the web app: login and invite failures, the connect flow's errors, and pages that moved. */
+import { html, htmlDocument, htmlResponse, type Html } from '../../html.ts'
+import type { Response } from '../../response.ts'
+
+/** A small HTML document: `title` as title and heading, then `body`. */
+export function page(status: number, title: string, body: Html, headers?: Record<string, string>): Response {
+  return htmlResponse(status, htmlDocument(title, body), headers)
+}
+
+/** A page with a heading and one line of text. */
+export function messagePage(status: number, title: string, text: string, headers?: Record<string, string>): Response {
+  return page(status, title, html`<p>${text}</p>\n<p><a href="/">Home</a></p>`, headers)
+}

@@ -1,0 +1,97 @@
+/**
+ * The ticket store: every aggregate's table (`store/*.ts`) bound to the database, built once by
+ * {@link createTicketStore} as the notes store is, and {@link TicketStore.transact} for writes
+ * that must hold together. Inside a transaction the same tables are bound to it, beside `emit`,
+ * which stores a live event in that transaction.
+ *
+ * ```ts
+ * const store = createTicketStore({ sql, clock, wake })
+ * const ticket = await store.tickets.byId(id)
+ * const result = await store.transact(async (tx) => { ... })
+ * ```
+ *
+ * @module
+ */
+import type { Query, Sql } from '../../db.ts'
+import type { EventName, Wake } from '../events.ts'
+import { Refusal } from '../refusal.ts'
+import { connectionTable } from './connections.ts'
+import { historyTable } from './history.ts'
+import { inviteTable } from './invites.ts'
+import { emit } from './outbox.ts'
+import { projectTable } from './projects.ts'
+import { relationTable } from './relations.ts'
+import { ticketTable } from './tickets.ts'
+import { tokenTable } from './tokens.ts'
+import { userTable } from './users.ts'
+
+function tablesOn(q: Query, clock: () => number) {
+  return {
+    tickets: ticketTable(q),
+    history: historyTable(q),
+    relations: relationTable(q),
+    projects: projectTable(q),
+    users: userTable(q, clock),
+    tokens: tokenTable(q, clock),
+    connections: connectionTable(q, clock),
+    invites: inviteTable(q, clock),
+  }
+}
+
+/** Every aggregate's table on one query handle. */
+export type Tables = ReturnType<typeof tablesOn>
+
+/** The store inside one transaction. */
+export interface TicketTx extends Tables {
+  /** Stores a live event for a project (its id, not its slug) in this transaction. */
+  emit(projectId: string, name: EventName, args: unknown[]): Promise<void>
+}
+
+export interface TicketStore extends Tables {
+  /**
+   * Runs `fn` in one transaction. A {@link Refusal} it answers rolls the transaction back and
+   * is answered as it is; events it emits are stored in the transaction, and `wake` is pinged
+   * once it has committed. Inside `fn` only `tx` may be used.
+   */
+  transact<T>(fn: (tx: TicketTx) => Promise<T>): Promise<T>
+}
+
+export interface TicketStoreDeps {
+  sql: Sql
+  /** Milliseconds since the epoch. */
+  clock: () => number
+  /** Pinged after each commit that emitted events, for waiting long-polls. */
+  wake?: Wake
+}
+
+/** Builds the ticket store. */
+export function createTicketStore(deps: TicketStoreDeps): TicketStore {
+  const { sql, clock, wake } = deps
+  return {
+    ...tablesOn(sql, clock),
+    async transact<T>(fn: (tx: TicketTx) => Promise<T>): Promise<T> {
+      let emitted = 0
+      try {
+        const result = await sql.begin(async (q) => {
+          const tx: TicketTx = {
+            ...tablesOn(q, clock),
+            async emit(projectId, name, args) {
+              emitted++
+              await emit(q, projectId, name, args, clock())
+            },
+          }
+          const value = await fn(tx)
+          // Thrown out of `sql.begin` so the transaction rolls back: a refused write leaves
+          // nothing behind (a slug claimed before the refusal, say).
+          if (value instanceof Refusal) throw value
+          return value
+        })
+        if (emitted > 0) wake?.ping()
+        return result as T
+      } catch (err) {
+        if (err instanceof Refusal) return err as T
+        throw err
+      }
+    },
+  }
+}
