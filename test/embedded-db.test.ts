@@ -1,5 +1,8 @@
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
+import { mkdtemp, stat } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import postgres from 'postgres'
 import { startEmbedded } from '../src/embedded-db.ts'
 
@@ -68,5 +71,30 @@ test('an error inside a batch leaves the connection usable', async () => {
     assert.equal(row!.ok, 'still here')
   } finally {
     await sql.end()
+  }
+})
+
+test('the empty database a first start unpacks is there for the installed PGlite version (npm run pglite-template makes it)', async () => {
+  const { PGLITE_VERSION, TEMPLATE } = await import('../src/embedded-db.ts')
+  assert.match(TEMPLATE, new RegExp(`pglite-${PGLITE_VERSION.replace(/\./g, '\\.')}\\.tar\\.gz$`))
+  assert.ok((await stat(TEMPLATE)).size > 1_000_000, `${TEMPLATE} is missing: run npm run pglite-template after upgrading PGlite`)
+})
+
+test('a first start on an empty directory unpacks that database: it answers, takes writes and keeps them across a restart', async () => {
+  const dir = join(await mkdtemp(join(tmpdir(), 'embedded-first-')), 'pglite')
+  const first = await startEmbedded(dir, { tcp: true })
+  const sql = postgres({ host: '127.0.0.1', port: first.port!, username: 'postgres', database: 'postgres', max: 1, onnotice: () => {} })
+  await sql`create table kept (n int)`
+  await sql`insert into kept values (7)`
+  assert.equal((await sql`select current_setting('shared_buffers') as b`)[0]!.b, '16MB')
+  await sql.end()
+  await first.stop()
+  const second = await startEmbedded(dir, { tcp: true })
+  const again = postgres({ host: '127.0.0.1', port: second.port!, username: 'postgres', database: 'postgres', max: 1, onnotice: () => {} })
+  try {
+    assert.deepEqual((await again`select n from kept`).map((r) => r.n), [7])
+  } finally {
+    await again.end()
+    await second.stop()
   }
 })
