@@ -1,5 +1,5 @@
 /**
- * The front half of every write route, in the interface's order (section 4 conventions):
+ * The front half of every write route, in the order of docs/tickets-api.md, "Conventions":
  * credential (401, and 403 for a cookie without its `x-tag`), then the body (400). The method
  * (405) was checked by the router; existence (404) and rules come after, in the route.
  */

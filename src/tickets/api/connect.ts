@@ -198,7 +198,7 @@ export interface ConnectHandlers {
 export function createConnectHandlers(ctx: Context, files: () => Promise<{ style: string; script: string }> = async () => ({ style: '', script: '' })): ConnectHandlers {
   const { store, publicUrl, clock } = ctx
 
-  /** The login button (4.10 rule 9), coming back to this page. */
+  /** The login button (docs/core.md, "Identity provider"), coming back to this page. */
   function loginUrl(nonce: string): string {
     return loginButtonUrl(ctx.idp, publicUrl, `/connect/${encodeURIComponent(nonce)}`)
   }

@@ -24,7 +24,7 @@ export function createAddressHandlers(ctx: Context): AddressHandlers {
   const moved = (to: string) => redirect(301, to)
 
   return {
-    /** `/login?next=<path>`: the login button's target (4.10 rule 9), for links and people typing it. */
+    /** `/login?next=<path>`: the login button's target (docs/core.md, "Identity provider"), for links and people typing it. */
     login(req) {
       const next = safeNext(req.query.get('next'))
       return redirect(302, loginButtonUrl(ctx.idp, publicUrl, next === '/' ? undefined : next), 'continue at the identity provider', { 'cache-control': 'no-store' })

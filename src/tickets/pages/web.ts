@@ -57,7 +57,7 @@ export function createWebHandlers(ctx: Context, live: { cursor(): Promise<number
   // Awaited by every page; a failed build answers 500 rather than an unhandled rejection.
   building.catch(() => {})
 
-  /** The login button (4.10 rule 9): to the identity provider, back to this page. */
+  /** The login button (docs/core.md, "Identity provider"): to the identity provider, back to this page. */
   const loginUrl = (req: Request) => {
     const search = req.query.toString()
     return loginButtonUrl(ctx.idp, ctx.publicUrl, req.path + (search ? `?${search}` : ''))
