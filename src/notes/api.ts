@@ -5,7 +5,7 @@
  * sign-in check for POST.
  */
 import { etagOf, matches, notModified } from '../conditional.ts'
-import { originOf, refuseContentType, refuseCrossSite } from '../guards.ts'
+import { answerRefused, originOf, refuseContentType, refuseCrossSite } from '../guards.ts'
 import { json, jsonError, type Response } from '../response.ts'
 import type { Request } from '../request.ts'
 import { parseJsonBody } from '../json-validate.ts'
@@ -122,10 +122,10 @@ export function createApiHandlers(deps: { store: NoteStore; sessions: Sessions; 
       let bytes: Uint8Array = new Uint8Array(0)
       if (req.method === 'POST') {
         const refused = refuseCrossSite(req, sessions.cookieName, ownOrigin)
-        if (refused) return noStore(refused)
+        if (refused) return noStore(answerRefused(refused))
         bytes = await req.body()
         const wrongType = refuseContentType(req, bytes)
-        if (wrongType) return noStore(wrongType)
+        if (wrongType) return noStore(answerRefused(wrongType))
       }
       if (req.method === 'GET') return read(user, req)
       if (req.method !== 'POST') return error(405, API.methods, { allow: 'GET, POST' })

@@ -8,7 +8,7 @@
  */
 import { fileURLToPath } from 'node:url'
 import { bundleAssets, bundleScript, compress, fresh, uncompressed, type Assets, type CompressedFile } from '../assets.ts'
-import { originOf, refuseCrossSite } from '../guards.ts'
+import { answerRefused, originOf, refuseCrossSite } from '../guards.ts'
 import { json, type Response } from '../response.ts'
 import type { Request } from '../request.ts'
 import type { Sessions } from '../session.ts'
@@ -112,7 +112,7 @@ export function createWebHandlers(deps: { sessions: Sessions; publicUrl: string;
 
     async logout(req) {
       const refused = refuseCrossSite(req, sessions.cookieName, ownOrigin)
-      if (refused) return refused
+      if (refused) return answerRefused(refused)
       const session = await sessions.load(req)
       if (session?.userId) {
         session.userId = null

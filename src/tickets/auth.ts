@@ -10,7 +10,6 @@
  * connection's label as `app`.
  */
 import { createHash } from 'node:crypto'
-import { jsonError, type Response } from '../response.ts'
 import type { Request } from '../request.ts'
 import { refuseCrossSite, refuseTag } from '../guards.ts'
 import type { Session, Sessions } from '../session.ts'
@@ -44,7 +43,7 @@ export interface KeyConnection {
 /** An authenticated caller. */
 export type Caller = UserCaller | KeyCaller
 
-export type CallerResult<C extends Caller = Caller> = { ok: true; caller: C } | { ok: false; response: Response }
+export type CallerResult<C extends Caller = Caller> = { ok: true; caller: C } | Refusal
 
 /** The person a write acts as in a project; `app` is a connected app's label, else null. */
 export type ActingResult = { ok: true; user: User; app: string | null } | Refusal
@@ -117,7 +116,7 @@ export function createCredentials(deps: { store: TicketStore; clock: () => numbe
     const user = session?.userId ? await store.users.byId(session.userId) : null
     if (session === null || user === null) return refused(401, TOKEN_NEEDED)
     const refusal = refuseCrossSite(req, sessions.cookieName, origin) ?? refuseTag(req, session.data.tag)
-    if (refusal) return { ok: false, response: refusal }
+    if (refusal) return refuse(refusal.status, refusal.error)
     return { ok: true, caller: { kind: 'user', user, via: 'session' } }
   }
 
@@ -145,6 +144,6 @@ export function createCredentials(deps: { store: TicketStore; clock: () => numbe
   }
 }
 
-function refused(status: 401, error: string): { ok: false; response: Response } {
-  return { ok: false, response: jsonError(status, error) }
+function refused(status: 401, error: string): Refusal {
+  return refuse(status, error)
 }

@@ -4,14 +4,13 @@
  * (405) was checked by the router; existence (404) and rules come after, in the route.
  */
 import type { Request } from '../../request.ts'
-import type { Response } from '../../response.ts'
 import { refuseContentType } from '../../guards.ts'
 import type { Caller, Callers, UserCaller } from '../auth.ts'
 import { checkBody, type Body, type Shape } from '../body.ts'
 import type { Context } from '../context.ts'
-import { answerRefusal } from '../refusal.ts'
+import { refuse, type Refusal } from '../refusal.ts'
 
-export type Accepted<C extends Caller = Caller> = { ok: true; caller: C; body: Body } | { ok: false; response: Response }
+export type Accepted<C extends Caller = Caller> = { ok: true; caller: C; body: Body } | Refusal
 
 /**
  * Resolves the caller before the body is read, then reads and checks the body against `shape`.
@@ -27,9 +26,9 @@ export async function acceptWrite(ctx: Context, req: Request, callers: Callers, 
   const bytes = await req.body()
   if (who.caller.via === 'session') {
     const refusal = refuseContentType(req, bytes)
-    if (refusal) return { ok: false, response: refusal }
+    if (refusal) return refuse(refusal.status, refusal.error)
   }
   const checked = checkBody(bytes, shape)
-  if (!checked.ok) return { ok: false, response: answerRefusal(checked) }
+  if (!checked.ok) return checked
   return { ok: true, caller: who.caller, body: checked.body }
 }

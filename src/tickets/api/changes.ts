@@ -139,7 +139,7 @@ export function createChangeHandlers(ctx: Context): ChangeHandlers {
   function route(callers: Callers, shape: Shape, run: Change): Handler {
     return async (req: Request): Promise<Response> => {
       const w = await acceptWrite(ctx, req, callers, shape)
-      if (!w.ok) return w.response
+      if (!w.ok) return answerRefusal(w)
       const ticket = await store.tickets.byPath(req.params)
       if (!ticket) return answerRefusal(refuse(404, NO_SUCH_TICKET))
       const acting = await ctx.credentials.actingUser(w.caller, ticket.project)

@@ -237,7 +237,7 @@ export function createConnectHandlers(ctx: Context, files: () => Promise<{ style
 
     async confirm(req) {
       const w = await acceptWrite(ctx, req, 'user', { project: 'optional', title: 'optional' })
-      if (!w.ok) return w.response
+      if (!w.ok) return answerRefusal(w)
       const project = w.body.project || undefined
       const title = w.body.title || undefined
       if ((project === undefined) === (title === undefined)) return answerRefusal(refuse(400, PROJECT_OR_TITLE, project ? 'title' : 'project'))
@@ -272,7 +272,7 @@ export function createConnectHandlers(ctx: Context, files: () => Promise<{ style
 
     async remove(req) {
       const w = await acceptWrite(ctx, req, 'user', { id: 'required' })
-      if (!w.ok) return w.response
+      if (!w.ok) return answerRefusal(w)
       const project = await store.projects.find(req.params.slug!)
       if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
       const result = await store.transact(async (tx): Promise<{ ok: true; removed: Connection; connections: Connection[] } | Refusal> => {

@@ -5,13 +5,14 @@
 import { json } from '../../response.ts'
 import type { Handler } from '../../handler.ts'
 import { ticketAnswers } from './answers.ts'
+import { answerRefusal } from '../refusal.ts'
 import type { Context } from '../context.ts'
 
 export function createInboxHandler(ctx: Context): Handler {
   const { store, publicUrl } = ctx
   return async (req) => {
     const who = await ctx.credentials.resolve(req, 'user')
-    if (!who.ok) return who.response
+    if (!who.ok) return answerRefusal(who)
     const me = who.caller.user.id
     const pending = await store.tickets.assignedTo(me, ['open', 'doing'])
     const review = await store.tickets.assignedTo(me, ['review'])

@@ -75,7 +75,7 @@ export function createInviteHandler(ctx: Context): Handler {
   const { store, publicUrl } = ctx
   return async (req) => {
     const w = await acceptWrite(ctx, req, 'user', { role: 'required', uses: 'optional', days: 'optional', email: 'optional' })
-    if (!w.ok) return w.response
+    if (!w.ok) return answerRefusal(w)
     const project = await store.projects.find(req.params.slug!)
     if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
     const actor: Actor = { user: w.caller.user, app: null, now: ctx.clock() }

@@ -66,7 +66,7 @@ export function createProjectHandlers(ctx: Context): ProjectHandlers {
     const w = await acceptWrite(ctx, req, 'user', shape)
     if (!w.ok) return w
     const project = await store.projects.find(req.params.slug!)
-    if (!project) return { ok: false as const, response: answerRefusal(refuse(404, NO_SUCH_PROJECT)) }
+    if (!project) return refuse(404, NO_SUCH_PROJECT)
     return { ...w, project }
   }
 
@@ -78,7 +78,7 @@ export function createProjectHandlers(ctx: Context): ProjectHandlers {
 
     async create(req) {
       const w = await acceptWrite(ctx, req, 'user', { title: 'required', slug: 'optional', description: 'optional' })
-      if (!w.ok) return w.response
+      if (!w.ok) return answerRefusal(w)
       const { title, slug, description } = w.body
       const actor: Actor = { user: w.caller.user, app: null, now: clock() }
       const result = await store.transact(async (tx) => {
@@ -97,7 +97,7 @@ export function createProjectHandlers(ctx: Context): ProjectHandlers {
 
     async update(req) {
       const w = await projectWrite(req, { title: 'optional', slug: 'optional', description: 'optional' })
-      if (!w.ok) return w.response
+      if (!w.ok) return answerRefusal(w)
       const { title, slug, description } = w.body
       const result = await store.transact(async (tx): Promise<{ ok: true; project: ProjectAnswer } | Refusal> => {
         const refused = refuseRole(await tx.projects.lockedRole(w.project.id, w.caller.user.id), 'admin', 'project') ?? checkTexts({ title, description })
@@ -114,7 +114,7 @@ export function createProjectHandlers(ctx: Context): ProjectHandlers {
 
     async setMember(req) {
       const w = await projectWrite(req, { user: 'required', role: 'required' })
-      if (!w.ok) return w.response
+      if (!w.ok) return answerRefusal(w)
       const { user: ref, role } = w.body as { user: string; role: string }
       const result = await store.transact(async (tx): Promise<{ ok: true; member: Member; members: Member[] } | Refusal> => {
         const refused = refuseRole(await tx.projects.lockedRole(w.project.id, w.caller.user.id), 'admin', 'project')
@@ -134,7 +134,7 @@ export function createProjectHandlers(ctx: Context): ProjectHandlers {
 
     async removeMember(req) {
       const w = await projectWrite(req, { user: 'required' })
-      if (!w.ok) return w.response
+      if (!w.ok) return answerRefusal(w)
       const result = await store.transact(async (tx): Promise<{ ok: true; removed: User; members: Member[] } | Refusal> => {
         const refused = refuseRole(await tx.projects.lockedRole(w.project.id, w.caller.user.id), 'admin', 'project')
         if (refused) return refused

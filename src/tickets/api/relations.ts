@@ -93,7 +93,7 @@ export function createRelationHandlers(ctx: Context): RelationHandlers {
   return {
     async parent(req) {
       const w = await acceptWrite(ctx, req, 'user', { parent: 'present' })
-      if (!w.ok) return w.response
+      if (!w.ok) return answerRefusal(w)
       const ticket = await store.tickets.byPath(req.params)
       if (!ticket) return answerRefusal(refuse(404, NO_SUCH_TICKET))
       const name = w.body.parent!
@@ -104,7 +104,7 @@ export function createRelationHandlers(ctx: Context): RelationHandlers {
     },
     async blockedBy(req) {
       const w = await acceptWrite(ctx, req, 'user', { add: 'optional', remove: 'optional' })
-      if (!w.ok) return w.response
+      if (!w.ok) return answerRefusal(w)
       const { add, remove } = w.body
       if (!add === !remove) {
         const field = add ? 'remove' : 'add'

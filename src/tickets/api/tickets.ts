@@ -135,7 +135,7 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
     },
     async create(req) {
       const w = await acceptWrite(ctx, req, 'user-or-key', { project: 'required', ...CREATE_FIELDS })
-      if (!w.ok) return w.response
+      if (!w.ok) return answerRefusal(w)
       const project = await store.projects.find(w.body.project!)
       if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
       return create(project, w.caller, w.body)
@@ -146,7 +146,7 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
     },
     async createInProject(req) {
       const w = await acceptWrite(ctx, req, 'user-or-key', CREATE_FIELDS)
-      if (!w.ok) return w.response
+      if (!w.ok) return answerRefusal(w)
       const project = await store.projects.find(req.params.slug!)
       if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
       return create(project, w.caller, w.body)

@@ -43,19 +43,19 @@ export function createTokenHandlers(ctx: Context): TokenHandlers {
   return {
     async issue(req) {
       const w = await acceptWrite(ctx, req, 'user', { label: 'required' })
-      if (!w.ok) return w.response
+      if (!w.ok) return answerRefusal(w)
       const label = w.body.label!
       if (label.length > LABEL_MAX) return answerRefusal(refuse(400, fieldTooLong('label', LABEL_MAX), 'label'))
       return json(201, await issueToken(store, w.caller.user.id, label))
     },
     async list(req) {
       const who = await ctx.credentials.resolve(req, 'user')
-      if (!who.ok) return who.response
+      if (!who.ok) return answerRefusal(who)
       return json(200, { tokens: await store.tokens.of(who.caller.user.id) })
     },
     async revoke(req) {
       const w = await acceptWrite(ctx, req, 'user', { id: 'required' })
-      if (!w.ok) return w.response
+      if (!w.ok) return answerRefusal(w)
       if (!(await store.tokens.delete(w.caller.user.id, w.body.id!))) return answerRefusal(refuse(404, NO_SUCH_TOKEN, 'id'))
       return json(200, { ok: true })
     },

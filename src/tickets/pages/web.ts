@@ -8,7 +8,7 @@
  */
 import { fileURLToPath } from 'node:url'
 import { bundleAssets, type Assets } from '../../assets.ts'
-import { refuseCrossSite, refuseTag } from '../../guards.ts'
+import { answerRefused, refuseCrossSite, refuseTag } from '../../guards.ts'
 import { htmlResponse, type Html } from '../../html.ts'
 import type { Handler } from '../../handler.ts'
 import type { Request } from '../../request.ts'
@@ -211,11 +211,11 @@ ${ticketList(found.rows, now, html`<h2>No tickets match</h2><p>Try fewer words, 
     async logout(req) {
       if (req.method !== 'POST') return jsonError(405, POST_ONLY, { allow: 'POST' })
       const refusedSite = refuseCrossSite(req, ctx.sessions.cookieName, ctx.origin)
-      if (refusedSite) return refusedSite
+      if (refusedSite) return answerRefused(refusedSite)
       const session = await ctx.sessions.load(req)
       if (session?.userId) {
         const refusedTag = refuseTag(req, session.data.tag)
-        if (refusedTag) return refusedTag
+        if (refusedTag) return answerRefused(refusedTag)
         session.userId = null
         session.data = {}
         await ctx.sessions.save(session)
