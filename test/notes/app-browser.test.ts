@@ -178,7 +178,9 @@ test('offline: edits are kept, the app opens again with no network, and everythi
   const reloaded = await page.reload()
   assert.equal(reloaded?.fromServiceWorker(), true, 'the page came from the service worker')
   await ready(page)
-  assert.match(await page.getByRole('status').innerText(), /Offline.*Waiting to sync \(2\)/)
+  // The status may first be drawn before the page has learnt that it is offline (it then finds
+  // out from navigator.onLine or from the failed sync it starts), so wait for both words.
+  await page.getByRole('status').filter({ hasText: /Offline.*Waiting to sync \(2\)/ }).waitFor({ timeout: 10_000 })
   await open(page, 'Packing')
   assert.equal(await editor(page).inputValue(), 'Packing\nsocks\nmap\n')
   await notesList(page).getByRole('button', { name: 'Written on the train' }).waitFor()
