@@ -12,6 +12,7 @@ import { createHandler } from '../../src/handler.ts'
 import { makeRequest } from '../../src/request.ts'
 import { ticketAnswers } from '../../src/tickets/api/answers.ts'
 import { parseQuery } from '../../src/tickets/query.ts'
+import { importTickets } from '../../src/tickets/import.ts'
 import { createTicketsService } from '../../src/tickets/service.ts'
 import { createTicketStore } from '../../src/tickets/store/ticket-store.ts'
 import { serviceDeps, testLogger } from '../support/service.ts'
@@ -226,4 +227,23 @@ test('the 304 comes after the 400s, and a project that does not exist still answ
   const good = (await app.call('GET', `/api/projects/${one.slug}/tickets`)).headers.etag as string
   expectJson(await app.call('GET', `/api/projects/${one.slug}/tickets?limit=0`, { headers: { 'if-none-match': good } }), 400)
   expectJson(await app.call('GET', '/api/projects/nope/tickets', { headers: { 'if-none-match': good } }), 404, { error: 'no such project' })
+})
+
+test('writes that emit no event change the tag too: an import, and a new display name at login', async () => {
+  const url = '/api/tickets?state=all'
+  const tag = (await app.call('GET', url)).headers.etag as string
+  const imported = await importTickets(app.sql, { project: { slug: 'pages-import', title: 'Imported', admin: 'alice' }, tickets: [{ number: 9001, subject: 'old' }] }, app.clock.now())
+  assert.ok(imported.ok)
+  const afterImport = await app.call('GET', url, { headers: { 'if-none-match': tag } })
+  assert.equal(afterImport.status, 200, 'an import changes the tag')
+  const carol = await app.login('carol', 'idp-carol-pages')
+  const p = await app.project(carol, 'Pages Carol')
+  await app.ticket(carol, p.slug)
+  const before = (await app.call('GET', url)).headers.etag as string
+  await app.login('carol', 'idp-carol-pages')
+  assert.equal((await app.call('GET', url, { headers: { 'if-none-match': before } })).status, 304, 'a login with the same name changes nothing')
+  await app.login('Caroline', 'idp-carol-pages')
+  const renamed = await app.call('GET', url, { headers: { 'if-none-match': before } })
+  assert.equal(renamed.status, 200, 'a new name changes the tag')
+  assert.ok(renamed.text.includes('"name":"Caroline"'))
 })
