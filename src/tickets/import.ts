@@ -64,7 +64,7 @@ export async function importTickets(sql: Sql, data: unknown, now: number): Promi
   try {
     return await sql.begin(async (tx) => {
       const loaded = await load(tx, file, now)
-      // Imports emit no events, so they change the lists' version here (sql/0009_list_version.sql).
+      // Imports emit no events, so they change the lists' version here (sql/0009_ticket_lists.sql).
       await tx`update live_state set quiet_writes = quiet_writes + 1`
       return loaded
     })

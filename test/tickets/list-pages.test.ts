@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Sql } from '../../src/db.ts'
-import { isStream } from '../../src/response.ts'
+import { bodyText, isStream } from '../../src/response.ts'
 import { createHandler } from '../../src/handler.ts'
 import { makeRequest } from '../../src/request.ts'
 import { ticketAnswers } from '../../src/tickets/api/answers.ts'
@@ -169,6 +169,17 @@ test('the whole list is streamed in batches, with exactly the bytes of the list 
     assert.deepEqual(ordered.map((t) => t.ref).filter((_, i) => ordered[i]!.project === big.id), before.map((t) => t.ref).filter((_, i) => before[i]!.project === big.id), 'one project: the same order as before')
     assert.equal(pieces.join(''), JSON.stringify({ tickets: ticketAnswers(app.config.ticketsUrl, ordered) }), url)
   }
+})
+
+test('after without limit streams every ticket after the cursor, past any page size', async () => {
+  const big = (await app.call('GET', '/api/projects/pages-big/tickets?state=all&limit=1')).body
+  const cursor = new URL(big.next).searchParams.get('after')
+  const handler = createHandler(app.service.routes, { name: 'tickets', logger: testLogger() })
+  const rest = await handler(makeRequest({ method: 'GET', url: `/api/projects/pages-big/tickets?state=all&after=${cursor}` }))
+  assert.ok(isStream(rest.body))
+  const tickets = JSON.parse(await bodyText(rest.body)).tickets as { ref: string }[]
+  assert.equal(tickets.length, 1233)
+  assert.equal(new Set([big.tickets[0].ref, ...tickets.map((t) => t.ref)]).size, 1234)
 })
 
 /** A client on `sql` that counts the statements it runs. */

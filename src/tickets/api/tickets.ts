@@ -126,30 +126,33 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
     const states = query.states ?? filter.states
     const search = found ? { states, me, projectId: found.id } : { states, me }
     const title = found ? `${found.slug} (${found.title})` : 'All projects'
-    if (limit === undefined && after === undefined) {
-      // The Markdown list's heading counts the tickets, so it is made whole (pages/markdown.ts).
-      if (asMarkdown) return withEtag(markdown(200, listMarkdown(title, states, ticketAnswers(publicUrl, await store.tickets.search(query, search)))), etag)
+    if (limit === undefined) {
+      // Every ticket (after the cursor, if any), read in batches.
+      const batches = store.tickets.listBatches(query, search, STREAM_BATCH, after ?? null)
+      if (asMarkdown) {
+        // The Markdown list's heading counts the tickets, so it is made whole (pages/markdown.ts).
+        const all: Ticket[] = []
+        for await (const batch of batches) all.push(...batch)
+        return withEtag(markdown(200, listMarkdown(title, states, ticketAnswers(publicUrl, all))), etag)
+      }
       // Streamed: at 100,000 tickets the array alone would hold every ticket in memory.
-      return jsonStream(200, 'tickets', mapBatches(store.tickets.listBatches(query, search, STREAM_BATCH), (t) => answer(t)), headers)
+      return jsonStream(200, 'tickets', mapBatches(batches, answer), headers)
     }
     // One row past the page says whether another page follows.
-    const size = limit ?? MAX_LIMIT
-    const rows = await store.tickets.listPage(query, search, limit === undefined ? size : size + 1, after ?? null)
-    const more = limit !== undefined && rows.length > size
-    const tickets = ticketAnswers(publicUrl, more ? rows.slice(0, size) : rows)
+    const rows = await store.tickets.listPage(query, search, limit + 1, after ?? null)
+    const tickets = ticketAnswers(publicUrl, rows.slice(0, limit))
     let next: string | null = null
-    if (more) {
+    if (rows.length > limit) {
       const params = new URLSearchParams(req.search)
       params.delete('limit')
       params.delete('after')
       params.set('limit', String(limit))
-      params.set('after', cursorOf(store.tickets.positionOf(query.sort, rows[size - 1]!)))
+      params.set('after', cursorOf(store.tickets.positionOf(query.sort, rows[limit - 1]!)))
       next = `${publicUrl}${req.path}?${params}`
     }
     const link: Headers = next === null ? {} : { link: `<${next}>; rel="next"` }
     if (asMarkdown) return withEtag(markdown(200, listMarkdown(title, states, tickets)), etag, link)
-    // Without `limit` (an `after` alone) every row after the cursor, without `next`.
-    return json(200, limit === undefined ? { tickets } : { tickets, next }, { ...headers, ...link })
+    return json(200, { tickets, next }, { ...headers, ...link })
   }
 
   async function create(project: Project, caller: Caller, body: Body): Promise<Response> {

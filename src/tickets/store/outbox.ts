@@ -19,7 +19,7 @@ export async function emit(tx: Query, projectId: string | null, name: EventName,
 /**
  * The version of everything the ticket lists show, read through the `seq` index and the one row
  * of `live_state`: the last `seq` given out (or pruned) and the count of writes that change the
- * lists without an event (sql/0009_list_version.sql). Every other write that changes a listed
+ * lists without an event (sql/0009_ticket_lists.sql). Every other write that changes a listed
  * ticket emits an event in its transaction, and `seq` is drawn at commit in commit order
  * (sql/0004_live.sql), so a reader that sees the same version sees the same lists.
  */

@@ -319,9 +319,9 @@ async function listPage(q: Query, where: Fragment, sort: Sort | null, limit: num
  * statement that starts after the previous batch's last ticket, so no more than a batch is held
  * and no connection (on the embedded database: the one session) is kept between batches.
  */
-async function* listBatches(q: Query, where: Fragment, sort: Sort | null, size: number): AsyncGenerator<Ticket[]> {
+async function* listBatches(q: Query, where: Fragment, sort: Sort | null, size: number, start: ListPosition | null): AsyncGenerator<Ticket[]> {
   const { positionOf } = listOrder(q, sort)
-  let from: ListPosition | null = null
+  let from = start
   while (true) {
     const batch = await listPage(q, where, sort, size, from)
     if (batch.length > 0) yield batch
@@ -399,8 +399,9 @@ export function ticketTable(q: Query) {
     /** One page of a list: up to `limit` tickets a search finds after `from`, in {@link listOrder}. */
     listPage: (query: TicketQuery, search: TicketSearch, limit: number, from: ListPosition | null) =>
       listPage(q, searchWhere(q, query, search), query.sort, limit, from),
-    /** Every ticket a search finds in {@link listOrder}, read `size` at a time. */
-    listBatches: (query: TicketQuery, search: TicketSearch, size: number) => listBatches(q, searchWhere(q, query, search), query.sort, size),
+    /** Every ticket a search finds in {@link listOrder} (after `from` when given), read `size` at a time. */
+    listBatches: (query: TicketQuery, search: TicketSearch, size: number, from: ListPosition | null = null) =>
+      listBatches(q, searchWhere(q, query, search), query.sort, size, from),
     /** Where a page of a list sorted by `sort` that ends at `ticket` stops. */
     positionOf: (sort: Sort | null, ticket: Ticket) => listOrder(q, sort).positionOf(ticket),
     /** How many tickets a search finds. */

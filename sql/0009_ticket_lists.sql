@@ -19,3 +19,10 @@ create trigger users_renamed
 after update of name on users
 for each row when (old.name is distinct from new.name)
 execute function lists_changed();
+
+-- The lists' order (src/tickets/store/tickets.ts, listOrder): newest first, then the number,
+-- then the id. A page, and each batch of a streamed list, starts after a position with a row
+-- comparison these indexes answer by a range scan, so the 200th batch of 100,000 tickets costs
+-- what the first does instead of sorting every ticket again.
+create index tickets_list on tickets (created, number, id);
+create index tickets_project_list on tickets (project_id, created, number, id);
