@@ -1,7 +1,8 @@
 -- The version of the ticket lists (docs/tickets-api.md, "Conditional requests"): the last event
 -- `seq` and `quiet_writes`, both in the one row of `live_state`'s reach. Writes that change what
--- the lists show without emitting an event count here: an import (src/tickets/import.ts) and a
--- person's new display name, which a login takes from the identity provider.
+-- the lists show without emitting an event count here: an import (src/tickets/import.ts), a
+-- project's new slug or title, and a person's new display name, which a login takes from the
+-- identity provider.
 alter table live_state add column quiet_writes bigint not null default 0;
 
 create function lists_changed() returns trigger
@@ -18,6 +19,12 @@ $$;
 create trigger users_renamed
 after update of name on users
 for each row when (old.name is distinct from new.name)
+execute function lists_changed();
+
+-- A project's slug is in every ticket's `ref` and `url`, its title in the Markdown list's heading.
+create trigger projects_renamed
+after update of slug, title on projects
+for each row when (old.slug is distinct from new.slug or old.title is distinct from new.title)
 execute function lists_changed();
 
 -- The lists' order (src/tickets/store/tickets.ts, listOrder): newest first, then the number,

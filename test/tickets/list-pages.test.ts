@@ -240,7 +240,7 @@ test('the 304 comes after the 400s, and a project that does not exist still answ
   expectJson(await app.call('GET', '/api/projects/nope/tickets', { headers: { 'if-none-match': good } }), 404, { error: 'no such project' })
 })
 
-test('writes that emit no event change the tag too: an import, and a new display name at login', async () => {
+test('writes that emit no event change the tag too: an import, a project renamed, and a new display name at login', async () => {
   const url = '/api/tickets?state=all'
   const tag = (await app.call('GET', url)).headers.etag as string
   const imported = await importTickets(app.sql, { project: { slug: 'pages-import', title: 'Imported', admin: 'alice' }, tickets: [{ number: 9001, subject: 'old' }] }, app.clock.now())
@@ -257,4 +257,9 @@ test('writes that emit no event change the tag too: an import, and a new display
   const renamed = await app.call('GET', url, { headers: { 'if-none-match': before } })
   assert.equal(renamed.status, 200, 'a new name changes the tag')
   assert.ok(renamed.text.includes('"name":"Caroline"'))
+  const projectTag = (await app.call('GET', `/api/projects/${p.slug}/tickets`)).headers.etag as string
+  expectJson(await app.call('POST', `/api/projects/${p.slug}`, { token: carol.token, body: { slug: 'pages-carol-2' } }), 200)
+  const moved = await app.call('GET', `/api/projects/${p.slug}/tickets`, { headers: { 'if-none-match': projectTag } })
+  assert.equal(moved.status, 200, 'a new slug changes the tag')
+  assert.ok(moved.text.includes('"ref":"pages-carol-2#1"'))
 })

@@ -109,8 +109,9 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
       if (me === null) return answerRefusal(refuse(400, ME_NEEDS_SIGN_IN, 'q'), VARY)
     }
     const asMarkdown = wantsMarkdown(req)
-    // Every write that changes what a list shows emits an event, so the lists are the same as
-    // long as the events' version is: a client that has the tag is answered 304 after one
+    // Every write that changes what a list shows emits an event or counts as a quiet write
+    // (sql/0009_ticket_lists.sql), so the lists are the same as long as that version is: a
+    // client that has the tag is answered 304 after one
     // indexed lookup, before the project is even looked up. The version is read before the rows:
     // a write committed in between makes the tag older than the rows, never newer.
     const version = await store.outbox.version()
