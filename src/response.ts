@@ -5,11 +5,32 @@
 
 export type Headers = Record<string, string | string[]>
 
+/**
+ * A body written piece by piece as it is made (a long list read from the database in batches),
+ * so it is never held whole. `serve` sends it chunked; nothing reads it for a 304 or a HEAD.
+ */
+export type BodyStream = AsyncIterable<string>
+
 /** What a handler answers. */
 export interface Response {
   status: number
   headers?: Headers
-  body?: string | Uint8Array
+  body?: string | Uint8Array | BodyStream
+}
+
+/** True for a {@link BodyStream} body. */
+export function isStream(body: Response['body']): body is BodyStream {
+  return typeof body === 'object' && Symbol.asyncIterator in body
+}
+
+/** A body's whole text, a stream read to its end (tests and tools; `serve` never holds one whole). */
+export async function bodyText(body: Response['body']): Promise<string> {
+  if (body === undefined) return ''
+  if (typeof body === 'string') return body
+  if (!isStream(body)) return new TextDecoder().decode(body)
+  let text = ''
+  for await (const piece of body) text += piece
+  return text
 }
 
 /**
@@ -34,6 +55,28 @@ export function json(status: number, value: unknown, headers?: Headers): Respons
   const length = String(Buffer.byteLength(body))
   const base = { 'content-type': JSON_TYPE, 'content-length': length, 'x-content-type-options': NOSNIFF }
   return { status, headers: headers ? { ...base, ...headers } : base, body }
+}
+
+/**
+ * A JSON answer `{"<name>":[...]}` whose array is written batch by batch as `batches` yields,
+ * with the same bytes as {@link json} of the whole array. Nothing is read before the body is.
+ */
+export function jsonStream<T>(status: number, name: string, batches: AsyncIterable<readonly T[]>, headers?: Headers): Response {
+  async function* body(): AsyncGenerator<string> {
+    let first = true
+    yield `{${JSON.stringify(name)}:[`
+    for await (const batch of batches) {
+      let piece = ''
+      for (const item of batch) {
+        piece += first ? JSON.stringify(item) : `,${JSON.stringify(item)}`
+        first = false
+      }
+      yield piece
+    }
+    yield ']}'
+  }
+  const base = { 'content-type': JSON_TYPE, 'x-content-type-options': NOSNIFF }
+  return { status, headers: headers ? { ...base, ...headers } : base, body: body() }
 }
 
 /** A plain-text answer. */

@@ -10,7 +10,7 @@ import { createHandler, type HttpRoute } from '../src/handler.ts'
 import { serve } from '../src/http.ts'
 import { createLogger } from '../src/log.ts'
 import { makeRequest } from '../src/request.ts'
-import { json, text, type Response } from '../src/response.ts'
+import { bodyText, json, jsonStream, text, type Response } from '../src/response.ts'
 
 const TAG = '"abc"'
 
@@ -124,4 +124,26 @@ test('over a socket the 304 has no body and no Content-Length', async () => {
   } finally {
     await served.close()
   }
+})
+
+test('a streamed body is never read for a tag: without its own ETag it has none, with one a match answers 304 unread', async () => {
+  let reads = 0
+  async function* rows() {
+    reads++
+    yield [{ n: 1 }]
+  }
+  const streamed = createHandler([
+    { method: 'GET', path: '/plain', handler: () => jsonStream(200, 'items', rows()) },
+    { method: 'GET', path: '/tagged', handler: () => jsonStream(200, 'items', rows(), { etag: '"v7"' }) },
+  ], { name: 'test', logger: createLogger(null) })
+  const plain = await streamed(makeRequest({ method: 'GET', url: '/plain' }))
+  assert.equal(plain.headers?.etag, undefined)
+  assert.equal(reads, 0)
+  const matched = await streamed(makeRequest({ method: 'GET', url: '/tagged', headers: { 'if-none-match': '"v7"' } }))
+  assert.equal(matched.status, 304)
+  assert.equal(matched.body, undefined)
+  assert.equal(reads, 0)
+  const full = await streamed(makeRequest({ method: 'GET', url: '/tagged' }))
+  assert.equal(full.headers?.etag, '"v7"')
+  assert.equal(await bodyText(full.body), '{"items":[{"n":1}]}')
 })

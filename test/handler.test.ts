@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { createHandler, type HandlerOptions, type HttpRoute } from '../src/handler.ts'
 import { createRateLimiter } from '../src/rate-limit.ts'
 import { makeRequest } from '../src/request.ts'
-import { HttpError, json, jsonError, text } from '../src/response.ts'
+import { HttpError, json, jsonError, text, type Response } from '../src/response.ts'
 
 function handlerOf(routes: HttpRoute[], extra: Partial<HandlerOptions> = {}) {
   const lines: string[] = []
@@ -11,7 +11,8 @@ function handlerOf(routes: HttpRoute[], extra: Partial<HandlerOptions> = {}) {
   return { handler, lines }
 }
 
-const bodyOf = (body: string | Uint8Array | undefined) => (typeof body === 'string' ? body : new TextDecoder().decode(body))
+// These routes answer whole bodies, never streams.
+const bodyOf = (body: Response['body']) => (typeof body === 'string' ? body : new TextDecoder().decode(body as Uint8Array | undefined))
 
 test('createHandler routes a request to its handler with its params', async () => {
   const { handler } = handlerOf([{ method: 'GET', path: '/hello/:name', handler: (req) => json(200, { hi: req.params.name }) }])

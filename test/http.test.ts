@@ -4,7 +4,7 @@ import { request as rawRequest } from 'node:http'
 import { connect as netConnect } from 'node:net'
 import { serve, type Served } from '../src/http.ts'
 import { BODY_LIMIT, makeRequest } from '../src/request.ts'
-import { json } from '../src/response.ts'
+import { json, jsonStream } from '../src/response.ts'
 import type { HttpRoute } from '../src/handler.ts'
 import { createLogger } from '../src/log.ts'
 import { deferred, until } from './support/wait.ts'
@@ -390,4 +390,79 @@ test('makeRequest builds a request record that handlers can read without a socke
   assert.equal(req.cookies['__proto__'], '2')
   assert.equal(Object.getPrototypeOf(req.cookies), null)
   assert.equal(new TextDecoder().decode(await req.body()), '{"k":1}')
+})
+
+test('a streamed JSON body is sent chunked, piece by piece, with the same bytes as json() of the whole', async (t) => {
+  const batches = [[{ n: 1 }, { n: 2 }], [], [{ n: 3, s: 'é"' }]]
+  async function* slowly() {
+    for (const batch of batches) {
+      await new Promise((r) => setTimeout(r, 5))
+      yield batch
+    }
+  }
+  const { served } = await start([{ method: 'GET', path: '/list', handler: () => jsonStream(200, 'items', slowly(), { etag: '"v1"' }) }])
+  t.after(() => served.close())
+  const res = await fetch(`${served.url}/list`)
+  assert.equal(res.status, 200)
+  assert.equal(res.headers.get('transfer-encoding'), 'chunked')
+  assert.equal(res.headers.get('content-length'), null)
+  assert.equal(res.headers.get('etag'), '"v1"')
+  assert.equal(res.headers.get('content-type'), 'application/json; charset=utf-8')
+  assert.equal(await res.text(), json(200, { items: batches.flat() }).body)
+})
+
+test('HEAD of a streamed route reads nothing of the stream', async (t) => {
+  let read = false
+  async function* never() {
+    read = true
+    yield [1]
+  }
+  const { served } = await start([{ method: 'GET', path: '/list', handler: () => jsonStream(200, 'items', never()) }])
+  t.after(() => served.close())
+  const res = await fetch(`${served.url}/list`, { method: 'HEAD' })
+  assert.equal(res.status, 200)
+  assert.equal(await res.text(), '')
+  assert.equal(read, false)
+})
+
+test('a stream that fails after its first piece cuts the connection and logs the error, so no short list looks whole', async (t) => {
+  async function* failing() {
+    yield [{ n: 1 }]
+    throw new Error('database went away')
+  }
+  const { served, lines, logger } = await start([{ method: 'GET', path: '/list', handler: () => jsonStream(200, 'items', failing()) }])
+  t.after(() => served.close())
+  // The headers may or may not have left before the cut; either way the client sees a failure.
+  await assert.rejects(async () => (await fetch(`${served.url}/list`)).text())
+  await until(() => {
+    logger.flush()
+    return lines.some((l) => l.startsWith('demo error: Error: database went away'))
+  })
+  assert.ok(lines.some((l) => /^demo GET \/list 200 /.test(l)), 'the request is logged once it ends')
+})
+
+test('a client that goes away mid-stream stops the reading', async (t) => {
+  let pieces = 0
+  let finished = false
+  async function* endless() {
+    try {
+      while (true) {
+        pieces++
+        yield [{ filler: 'x'.repeat(64 * 1024) }]
+      }
+    } finally {
+      finished = true
+    }
+  }
+  const { served } = await start([{ method: 'GET', path: '/list', handler: () => jsonStream(200, 'items', endless()) }])
+  t.after(() => served.close())
+  const controller = new AbortController()
+  const res = await fetch(`${served.url}/list`, { signal: controller.signal })
+  const reader = res.body!.getReader()
+  await reader.read()
+  controller.abort()
+  await until(() => finished)
+  const after = pieces
+  await new Promise((r) => setTimeout(r, 50))
+  assert.equal(pieces, after, 'nothing is read once the client is gone')
 })

@@ -14,6 +14,10 @@ export const NO_SUCH_TICKET = 'no such ticket'
 export const NO_SUCH_PROJECT = 'no such project'
 export const NO_SUCH_TOKEN = 'no such token'
 
+/** The pages of the ticket lists (docs/tickets-api.md, "Pages: `limit` and `after`"): the notes list's words. */
+export const BAD_LIMIT = "'limit' must be a whole number from 1 to 1000"
+export const BAD_AFTER = "'after' must be a cursor from a 'next' address of this list"
+
 export const TOKEN_NEEDED = 'a token is needed'
 export const BAD_TOKEN = 'bad or revoked token'
 export const USER_TOKEN_NEEDED = 'a user token is needed'

@@ -59,7 +59,8 @@ export function cookieOf(setCookie: string): string {
 function answerOf(response: Response): Answer {
   const headers: Record<string, string> = {}
   for (const [name, value] of Object.entries(response.headers ?? {})) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value
-  const body = response.body ?? ''
+  // The notes service answers whole bodies, never streams.
+  const body = (response.body ?? '') as string | Uint8Array
   const text = typeof body === 'string' ? body : new TextDecoder().decode(body)
   let json: unknown
   try {

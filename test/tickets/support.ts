@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict'
 import { createHandler, type HttpRoute } from '../../src/handler.ts'
 import { makeRequest } from '../../src/request.ts'
+import { bodyText } from '../../src/response.ts'
 import { createTicketsService } from '../../src/tickets/service.ts'
 import { testDatabase } from '../support/db.ts'
 import { serviceDeps, testClock, testLogger } from '../support/service.ts'
@@ -103,7 +104,7 @@ export function caller(service: { routes: HttpRoute[] }) {
       headers['content-type'] ??= 'application/json'
     }
     const response = await handler(makeRequest({ method, url, headers, body }))
-    const text = typeof response.body === 'string' ? response.body : new TextDecoder().decode(response.body ?? new Uint8Array())
+    const text = await bodyText(response.body)
     const type = String(response.headers?.['content-type'] ?? '')
     return { status: response.status, headers: response.headers ?? {}, text, body: type.startsWith('application/json') ? JSON.parse(text) : undefined }
   }

@@ -4,7 +4,8 @@
  * `UPDATE ... RETURNING` under the project row's lock, so parallel creates never collide; a
  * repeated non-empty `source` answers the ticket that has it (`existed: true`).
  */
-import { json, type Response } from '../../response.ts'
+import { etagOf, matches, notModified } from '../../conditional.ts'
+import { json, jsonStream, type Headers, type Response } from '../../response.ts'
 import type { Handler } from '../../handler.ts'
 import type { Request } from '../../request.ts'
 import type { Actor } from '../actor.ts'
@@ -16,10 +17,10 @@ import { listMarkdown, markdown, ticketMarkdown, VARY, wantsMarkdown } from '../
 import type { Project } from '../store/projects.ts'
 import { refuseRole } from '../roles.ts'
 import { parseStateFilter } from '../states.ts'
-import { NO_SUCH_PROJECT, NO_SUCH_TICKET, fieldTooLong } from '../messages.ts'
+import { BAD_AFTER, BAD_LIMIT, NO_SUCH_PROJECT, NO_SUCH_TICKET, fieldTooLong } from '../messages.ts'
 import { ticketAnswer, ticketAnswers, type TicketAnswer } from './answers.ts'
 import type { TicketTx } from '../store/ticket-store.ts'
-import type { Ticket } from '../store/tickets.ts'
+import type { ListPosition, Ticket } from '../store/tickets.ts'
 import { ME_NEEDS_SIGN_IN, needsMe, parseQuery } from '../query.ts'
 import { acceptWrite } from './accept-write.ts'
 
@@ -85,25 +86,74 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
     return { ok: true, ticket, existed: false }
   }
 
-  async function answerList(req: Request, project: Project | null): Promise<Response> {
+  /**
+   * A list (docs/tickets-api.md, 4.1): its 400s, then the cheap 304, then the project's 404, then
+   * the whole list streamed in batches or one page of it. `project` is the reference the request
+   * names (null for every project); it is looked up only when the list is read.
+   */
+  async function answerList(req: Request, project: string | null): Promise<Response> {
     const filter = parseStateFilter(req.query.get('state'))
     if (!filter.ok) return answerRefusal(filter, VARY)
     // `?q=`: the search language of the pages (docs/tickets-app.md, "Searching").
     const parsed = parseQuery(req.query.get('q') ?? '')
     if (!parsed.ok) return answerRefusal(refuse(400, parsed.error, 'q'), VARY)
+    const limitText = req.query.get('limit')
+    const limit = limitText === null ? undefined : parseLimit(limitText)
+    if (limit === null) return answerRefusal(refuse(400, BAD_LIMIT, 'limit'), VARY)
+    const afterText = req.query.get('after')
+    const after = afterText === null ? undefined : parseCursor(afterText)
+    if (after === null) return answerRefusal(refuse(400, BAD_AFTER, 'after'), VARY)
     let me: string | null = null
     if (needsMe(parsed.query)) {
       me = await ctx.credentials.reader(req)
       if (me === null) return answerRefusal(refuse(400, ME_NEEDS_SIGN_IN, 'q'), VARY)
     }
-    const states = parsed.query.states ?? filter.states
-    const search = project ? { states, me, projectId: project.id } : { states, me }
-    const tickets = ticketAnswers(publicUrl, await store.tickets.search(parsed.query, search))
-    if (wantsMarkdown(req)) {
-      const title = project ? `${project.slug} (${project.title})` : 'All projects'
-      return markdown(200, listMarkdown(title, states, tickets))
+    const asMarkdown = wantsMarkdown(req)
+    // Every write that changes what a list shows emits an event or counts as a quiet write
+    // (sql/0009_ticket_lists.sql), so the lists are the same as long as that version is: a
+    // client that has the tag is answered 304 after one
+    // indexed lookup, before the project is even looked up. The version is read before the rows:
+    // a write committed in between makes the tag older than the rows, never newer.
+    const version = await store.outbox.version()
+    const etag = etagOf(`${version}\n${req.path}\n${req.search}\n${me ?? ''}\n${asMarkdown ? 'md' : 'json'}`)
+    const headers = { ...VARY, etag }
+    if (matches(req.headers['if-none-match'], etag)) return notModified(headers)
+    let found: Project | null = null
+    if (project !== null) {
+      found = await store.projects.find(project)
+      if (!found) return answerRefusal(refuse(404, NO_SUCH_PROJECT), VARY)
     }
-    return json(200, { tickets }, VARY)
+    const query = parsed.query
+    const states = query.states ?? filter.states
+    const search = found ? { states, me, projectId: found.id } : { states, me }
+    const title = found ? `${found.slug} (${found.title})` : 'All projects'
+    if (limit === undefined) {
+      // Every ticket (after the cursor, if any), read in batches.
+      const batches = store.tickets.listBatches(query, search, STREAM_BATCH, after ?? null)
+      if (asMarkdown) {
+        // The Markdown list's heading counts the tickets, so it is made whole (pages/markdown.ts).
+        const all: Ticket[] = []
+        for await (const batch of batches) all.push(...batch)
+        return withEtag(markdown(200, listMarkdown(title, states, ticketAnswers(publicUrl, all))), etag)
+      }
+      // Streamed: at 100,000 tickets the array alone would hold every ticket in memory.
+      return jsonStream(200, 'tickets', mapBatches(batches, answer), headers)
+    }
+    // One row past the page says whether another page follows.
+    const rows = await store.tickets.listPage(query, search, limit + 1, after ?? null)
+    const tickets = ticketAnswers(publicUrl, rows.slice(0, limit))
+    let next: string | null = null
+    if (rows.length > limit) {
+      const params = new URLSearchParams(req.search)
+      params.delete('limit')
+      params.delete('after')
+      params.set('limit', String(limit))
+      params.set('after', cursorOf(store.tickets.positionOf(query.sort, rows[limit - 1]!)))
+      next = `${publicUrl}${req.path}?${params}`
+    }
+    const link: Headers = next === null ? {} : { link: `<${next}>; rel="next"` }
+    if (asMarkdown) return withEtag(markdown(200, listMarkdown(title, states, tickets)), etag, link)
+    return json(200, { tickets, next }, { ...headers, ...link })
   }
 
   async function create(project: Project, caller: Caller, body: Body): Promise<Response> {
@@ -130,8 +180,7 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
       if (ref === null || ref === '') return answerList(req, null)
       const refused = refuseText('project', ref)
       if (refused) return answerRefusal(refused, VARY)
-      const project = await store.projects.find(ref)
-      return project ? answerList(req, project) : answerRefusal(refuse(404, NO_SUCH_PROJECT), VARY)
+      return answerList(req, ref)
     },
     async create(req) {
       const w = await acceptWrite(ctx, req, 'user-or-key', { project: 'required', ...CREATE_FIELDS })
@@ -141,8 +190,7 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
       return create(project, w.caller, w.body)
     },
     async listInProject(req) {
-      const project = await store.projects.find(req.params.slug!)
-      return project ? answerList(req, project) : answerRefusal(refuse(404, NO_SUCH_PROJECT), VARY)
+      return answerList(req, req.params.slug!)
     },
     async createInProject(req) {
       const w = await acceptWrite(ctx, req, 'user-or-key', CREATE_FIELDS)
@@ -158,4 +206,43 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
       return show(req, await store.tickets.byNumber(req.params.slug!, req.params.number!))
     },
   }
+}
+
+/** The largest page of the lists (docs/tickets-api.md, "Pages: `limit` and `after`"). */
+export const MAX_LIMIT = 1000
+
+/** Tickets read per statement while a whole list is streamed. */
+const STREAM_BATCH = 500
+
+/** A `limit`: a whole number from 1 to {@link MAX_LIMIT}, or null. */
+function parseLimit(text: string): number | null {
+  const limit = /^[0-9]{1,4}$/.test(text) ? Number(text) : NaN
+  return limit >= 1 && limit <= MAX_LIMIT ? limit : null
+}
+
+/**
+ * The cursor of a page that ends at `p`. Opaque to clients (the interface promises nothing about
+ * its form), so it may change; today the position's sort key, number and id in base64url.
+ */
+function cursorOf(p: ListPosition): string {
+  return Buffer.from(`${p.key}.${p.number}.${p.id}`).toString('base64url')
+}
+
+/** The position a cursor of {@link cursorOf} stands for, or null for anything it did not make. */
+function parseCursor(text: string): ListPosition | null {
+  if (!/^[A-Za-z0-9_-]{1,100}$/.test(text)) return null
+  const match = /^([0-9]{1,16})\.([0-9]{1,9})\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/.exec(Buffer.from(text, 'base64url').toString('latin1'))
+  if (match === null) return null
+  const p = { key: Number(match[1]), number: Number(match[2]), id: match[3]! }
+  return Number.isSafeInteger(p.key) && cursorOf(p) === text ? p : null
+}
+
+/** `batches` with `f` applied to each item. */
+async function* mapBatches<T, U>(batches: AsyncIterable<readonly T[]>, f: (item: T) => U): AsyncGenerator<U[]> {
+  for await (const batch of batches) yield batch.map(f)
+}
+
+/** `response` with the list's `etag` (and a `link`), so the core does not hash it again. */
+function withEtag(response: Response, etag: string, more?: Headers): Response {
+  return { ...response, headers: { ...response.headers, etag, ...more } }
 }

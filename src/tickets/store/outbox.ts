@@ -15,3 +15,23 @@ export async function emit(tx: Query, projectId: string | null, name: EventName,
   // Delivered at commit, and only then; several in one transaction fold into one.
   await tx`select pg_notify(${EVENTS_CHANNEL}, '')`
 }
+
+/**
+ * The version of everything the ticket lists show, read through the `seq` index and the one row
+ * of `live_state`: the last `seq` given out (or pruned) and the count of writes that change the
+ * lists without an event (sql/0009_ticket_lists.sql). Every other write that changes a listed
+ * ticket emits an event in its transaction, and `seq` is drawn at commit in commit order
+ * (sql/0004_live.sql), so a reader that sees the same version sees the same lists.
+ */
+async function listsVersion(q: Query): Promise<string> {
+  const [row] = await q<{ top: number; quiet: number }[]>`
+    select greatest(pruned_through, (select max(seq) from events)) as top, quiet_writes as quiet from live_state`
+  return `${row?.top ?? 0}.${row?.quiet ?? 0}`
+}
+
+/** The outbox on `q`, for reads; events are written through the store's `transact`. */
+export function outboxTable(q: Query) {
+  return {
+    version: () => listsVersion(q),
+  }
+}

@@ -18,7 +18,7 @@ import { Refusal } from '../refusal.ts'
 import { connectionTable } from './connections.ts'
 import { historyTable } from './history.ts'
 import { inviteTable } from './invites.ts'
-import { emit } from './outbox.ts'
+import { emit, outboxTable } from './outbox.ts'
 import { projectTable } from './projects.ts'
 import { relationTable } from './relations.ts'
 import { ticketTable } from './tickets.ts'
@@ -35,6 +35,7 @@ function tablesOn(q: Query, clock: () => number) {
     tokens: tokenTable(q, clock),
     connections: connectionTable(q, clock),
     invites: inviteTable(q, clock),
+    outbox: outboxTable(q),
   }
 }
 

@@ -12,7 +12,7 @@ import type { Query } from '../../db.ts'
 import { isLookupText, isUuid, parseNumber } from '../ids.ts'
 import type { State } from '../states.ts'
 import type { Actor } from '../actor.ts'
-import type { TicketQuery } from '../query.ts'
+import type { Sort, TicketQuery } from '../query.ts'
 import { searchCondition, searchOrder, type SearchContext } from './search.ts'
 import type { User } from './users.ts'
 
@@ -73,7 +73,13 @@ type Fragment = postgres.PendingQuery<postgres.Row[]>
 
 /** Tickets matching `where` (a fragment made with `q`), in `order` (newest first by default). */
 async function selectTickets(q: Query, where: Fragment, order?: Fragment): Promise<Ticket[]> {
-  const rows = await q<TicketRow[]>`
+  const rows = await ticketRows(q, where, order)
+  return rows.map(ticketOf)
+}
+
+/** The statement of {@link selectTickets}; `order` may end in a `limit`. */
+function ticketRows(q: Query, where: Fragment, order?: Fragment) {
+  return q<TicketRow[]>`
     select t.id, t.number, t.old_number, t.project_id, p.slug, t.subject, t.summary, t.source, t.state,
       t.assignee_id, a.name as assignee_name, t.author_id, coalesce(u.name, t.author_name) as author_name,
       t.parent_id, pt.number as parent_number, pp.slug as parent_slug,
@@ -89,7 +95,6 @@ async function selectTickets(q: Query, where: Fragment, order?: Fragment): Promi
     left join projects pp on pp.id = pt.project_id
     where ${where}
     order by ${order ?? q`t.created desc, t.number desc`}`
-  return rows.map(ticketOf)
 }
 
 /** What the API shows of a ticket row. */
@@ -270,6 +275,61 @@ export function searchTickets(q: Query, where: Fragment, order: Fragment, page?:
   return selectTickets(q, where, page ? q`${order} limit ${page.limit} offset ${page.offset}` : order)
 }
 
+/**
+ * Where a page of a list ends: the last ticket's sort key (`created` or `updated`), number and
+ * id. The lists are ordered by the key, then the number, then the id, so a position is unique
+ * and the next page starts right after it whatever was written meanwhile.
+ */
+export interface ListPosition {
+  key: number
+  number: number
+  id: string
+}
+
+/**
+ * The order of the API's lists: the search's (newest first unless `sort:` says otherwise), with
+ * the id as the last tie-breaker (two projects' tickets can share a time and a number), and the
+ * condition "after `p`" in that order, a row comparison an index on the same columns serves.
+ */
+function listOrder(q: Query, sort: Sort | null) {
+  const s = sort ?? 'created-desc'
+  const byCreated = s === 'created-desc' || s === 'created-asc'
+  const desc = s === 'created-desc' || s === 'updated-desc'
+  const key = (t: Ticket) => (byCreated ? t.created : t.updated)
+  const order = byCreated
+    ? desc ? q`t.created desc, t.number desc, t.id desc` : q`t.created asc, t.number asc, t.id asc`
+    : desc ? q`t.updated desc, t.number desc, t.id desc` : q`t.updated asc, t.number asc, t.id asc`
+  const after = (p: ListPosition) => {
+    const row = byCreated ? q`(t.created, t.number, t.id)` : q`(t.updated, t.number, t.id)`
+    const at = q`(${p.key}::bigint, ${p.number}::int, ${p.id}::uuid)`
+    return desc ? q`${row} < ${at}` : q`${row} > ${at}`
+  }
+  return { order, after, positionOf: (t: Ticket): ListPosition => ({ key: key(t), number: t.number, id: t.id }) }
+}
+
+/** Up to `limit` tickets matching `where` after `from` (from the start when null), in the list's order. */
+async function listPage(q: Query, where: Fragment, sort: Sort | null, limit: number, from: ListPosition | null): Promise<Ticket[]> {
+  const { order, after } = listOrder(q, sort)
+  const rows = await ticketRows(q, from === null ? where : q`${where} and ${after(from)}`, q`${order} limit ${limit}`)
+  return rows.map(ticketOf)
+}
+
+/**
+ * Every ticket matching `where` in the list's order, `size` at a time: each batch is one
+ * statement that starts after the previous batch's last ticket, so no more than a batch is held
+ * and no connection (on the embedded database: the one session) is kept between batches.
+ */
+async function* listBatches(q: Query, where: Fragment, sort: Sort | null, size: number, start: ListPosition | null): AsyncGenerator<Ticket[]> {
+  const { positionOf } = listOrder(q, sort)
+  let from = start
+  while (true) {
+    const batch = await listPage(q, where, sort, size, from)
+    if (batch.length > 0) yield batch
+    if (batch.length < size) return
+    from = positionOf(batch.at(-1)!)
+  }
+}
+
 /** How many tickets match `where`. */
 async function countTickets(q: Query, where: Fragment): Promise<number> {
   const [row] = await q<{ n: number }[]>`select count(*)::int as n from tickets t where ${where}`
@@ -336,6 +396,14 @@ export function ticketTable(q: Query) {
     /** The tickets a search finds, in its order; with `page`, one page of them. */
     search: (query: TicketQuery, search: TicketSearch, page?: { limit: number; offset: number }) =>
       searchTickets(q, searchWhere(q, query, search), searchOrder(q, query.sort), page),
+    /** One page of a list: up to `limit` tickets a search finds after `from`, in {@link listOrder}. */
+    listPage: (query: TicketQuery, search: TicketSearch, limit: number, from: ListPosition | null) =>
+      listPage(q, searchWhere(q, query, search), query.sort, limit, from),
+    /** Every ticket a search finds in {@link listOrder} (after `from` when given), read `size` at a time. */
+    listBatches: (query: TicketQuery, search: TicketSearch, size: number, from: ListPosition | null = null) =>
+      listBatches(q, searchWhere(q, query, search), query.sort, size, from),
+    /** Where a page of a list sorted by `sort` that ends at `ticket` stops. */
+    positionOf: (sort: Sort | null, ticket: Ticket) => listOrder(q, sort).positionOf(ticket),
     /** How many tickets a search finds. */
     count: (query: TicketQuery, search: TicketSearch) => countTickets(q, searchWhere(q, query, search)),
     stateCounts: (projectId: string) => stateCounts(q, projectId),
