@@ -18,6 +18,7 @@ import { Refusal } from '../refusal.ts'
 import { connectionTable } from './connections.ts'
 import { historyTable } from './history.ts'
 import { inviteTable } from './invites.ts'
+import { pageReadTable } from './page-reads.ts'
 import { emit } from './outbox.ts'
 import { projectTable } from './projects.ts'
 import { relationTable } from './relations.ts'
@@ -35,6 +36,7 @@ function tablesOn(q: Query, clock: () => number) {
     tokens: tokenTable(q, clock),
     connections: connectionTable(q, clock),
     invites: inviteTable(q, clock),
+    pages: pageReadTable(q),
   }
 }
 
