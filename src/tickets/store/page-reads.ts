@@ -2,7 +2,7 @@
  * The reads every web page makes besides its own, in one statement: the project switcher, the
  * signed-in person's inbox count and, on a project's pages, the project a name gives with the
  * person's role, its members and its tickets per state (the `ticket_counts` rows a trigger
- * keeps, sql/0009_ticket_counts.sql). A page that made these as separate statements waited for
+ * keeps, sql/0009_ticket_counts_and_blockers.sql). A page that made these as separate statements waited for
  * six round trips before its own (docs/performance.md, "The web app's pages").
  */
 import type { Query } from '../../db.ts'

@@ -281,13 +281,20 @@ export function stateCounts(q: Query, projectId: string): Promise<{ state: State
   return q<{ state: State; n: number }[]>`select state, count(*)::int as n from tickets where project_id = ${projectId} group by state`
 }
 
-/** Which of `ids` a ticket that is not done or dropped blocks. */
+/**
+ * Which of `ids` a ticket that is not done or dropped blocks. Driven from the ids (one array
+ * parameter), so each is looked up by the blockers' key: a join of `in (...)` with the states
+ * hashed every active ticket of the database first (14 ms against 1.3 ms for a page of 50 on
+ * the embedded database, docs/performance.md).
+ */
 export async function stillBlocked(q: Query, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set()
-  const rows = await q<{ ticket_id: string }[]>`
-    select distinct x.ticket_id from blockers x join tickets b on b.id = x.blocker_id
-    where x.ticket_id in ${q(ids)} and b.state in ('open', 'doing', 'review')`
-  return new Set(rows.map((r) => r.ticket_id))
+  const rows = await q<{ id: string }[]>`
+    select s.id from unnest(${q.array(ids)}::uuid[]) as s(id)
+    where exists (
+      select 1 from blockers x join tickets b on b.id = x.blocker_id
+      where x.ticket_id = s.id and b.state in ('open', 'doing', 'review'))`
+  return new Set(rows.map((r) => r.id))
 }
 
 /** A ticket's neighbours for its page: its children, the tickets it blocks, its blockers. */
