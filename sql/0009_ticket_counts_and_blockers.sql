@@ -14,10 +14,18 @@ create table ticket_counts (
 insert into ticket_counts (project_id, state, n)
   select project_id, state, count(*)::int from tickets group by project_id, state;
 
+-- A ticket leaving a count only lowers it: when a whole project is deleted its counts may be
+-- gone before its tickets, and nothing is inserted for a project that no longer exists.
 create function ticket_counts_add(project text, ticket_state text, delta integer) returns void
-language sql as $$
-  insert into ticket_counts (project_id, state, n) values (project, ticket_state, delta)
-  on conflict (project_id, state) do update set n = ticket_counts.n + excluded.n
+language plpgsql as $$
+begin
+  if delta < 0 then
+    update ticket_counts set n = n + delta where project_id = project and state = ticket_state;
+  else
+    insert into ticket_counts (project_id, state, n) values (project, ticket_state, delta)
+    on conflict (project_id, state) do update set n = ticket_counts.n + excluded.n;
+  end if;
+end
 $$;
 
 create function ticket_counts_keep() returns trigger language plpgsql as $$
