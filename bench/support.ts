@@ -107,13 +107,13 @@ export function fmt(n: number, digits = 0): string {
  * A migrated schema of the bench's own on the server of `DATABASE_URL`, or on an embedded
  * database it starts (PGlite in memory, served on a local port); `close()` drops it all.
  */
-export async function benchDatabase(pool: number): Promise<{ sql: Sql; kind: 'embedded' | 'postgres'; close(): Promise<void> }> {
+export async function benchDatabase(pool: number, onQuery?: (statement: string) => void): Promise<{ sql: Sql; kind: 'embedded' | 'postgres'; close(): Promise<void> }> {
   const embedded = process.env.DATABASE_URL ? null : await startEmbedded('memory://', { tcp: true })
   const url = process.env.DATABASE_URL ?? `postgres://postgres@127.0.0.1:${embedded!.port}/postgres`
   const schema = `bench_${randomBytes(4).toString('hex')}`
   const admin = connect(url, { max: 1 })
   await admin.unsafe(`create schema ${schema}`)
-  const sql = connect(url, { max: pool, schema })
+  const sql = connect(url, { max: pool, schema, onQuery })
   // The embedded database is one session shared by all connections (see test/support/db.ts).
   await sql.unsafe(`set search_path to ${schema}`)
   await migrate(sql)

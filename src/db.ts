@@ -24,6 +24,8 @@ export interface ConnectOptions {
   max?: number
   /** A schema to put first on the search path (the tests give each file its own). */
   schema?: string
+  /** Called with each statement sent (the benches count a page's statements with it). */
+  onQuery?: (statement: string) => void
 }
 
 /** Client options shared by every connection we make. */
@@ -39,6 +41,7 @@ function clientOptions(options: ConnectOptions): postgres.Options<Types> {
     // Times are milliseconds since the epoch in bigint columns: well inside a double's exact range.
     types: { bigint: { to: 20, from: [20], serialize: (n: number) => String(n), parse: (s: string) => Number(s) } },
     connection: options.schema ? { search_path: options.schema } : {},
+    ...(options.onQuery ? { debug: (_connection: number, statement: string) => options.onQuery!(statement) } : {}),
   }
 }
 

@@ -133,3 +133,17 @@ test('me in a search is the token or session user, and refused with 400 for nobo
   const bySession = await app.call('GET', `/api/projects/${web.slug}/tickets?q=author:me`, { headers: { cookie: bob.cookie } })
   assert.deepEqual(bySession.body.tickets.map((t: { id: string }) => names[t.id]), ['export'])
 })
+
+// Last: it changes states, and with them the order by last change the tests above read.
+test('is:blocked follows the blocker: done unblocks, reopened blocks again, removed unblocks', async () => {
+  const state = (key: string, to: string) => app.call('POST', `/api/tickets/${made[key]!.id}/state`, { token: alice.token, body: { state: to } })
+  assert.equal((await state('login', 'done')).status, 201)
+  assert.deepEqual(await search('is:blocked state:all'), [])
+  assert.equal((await state('login', 'review')).status, 201)
+  assert.deepEqual(await search('is:blocked'), ['safari'])
+  assert.equal((await state('done', 'doing')).status, 201)
+  assert.deepEqual(await search('is:blocked'), ['export', 'safari'])
+  const removed = await app.call('POST', `/api/tickets/${made.export!.id}/blocked-by`, { token: alice.token, body: { remove: `${web.slug}#${made.done!.number}` } })
+  assert.equal(removed.status, 201, removed.text)
+  assert.deepEqual(await search('is:blocked'), ['safari'])
+})

@@ -36,9 +36,33 @@ const block = createRenderer(false)
 const inline = createRenderer(true)
 const plainInline = createRenderer(true, false)
 
+// Rendered summaries and comments by their text, the least recently used dropped past a total
+// size: a ticket page renders every comment of its history on each request, and the parser
+// was most of the page's own time (docs/performance.md). The output depends on the text alone.
+const CACHE_CHARS = 4_000_000
+const rendered = new Map<string, string>()
+let cachedChars = 0
+
 /** A summary or comment as HTML blocks (paragraphs, lists, code, quotes, tables). */
 export function markdownToHtml(text: string): string {
-  return block.render(text)
+  const known = rendered.get(text)
+  if (known !== undefined) {
+    // Moved to the end: the newest in the map's order.
+    rendered.delete(text)
+    rendered.set(text, known)
+    return known
+  }
+  const out = block.render(text)
+  const size = text.length + out.length
+  if (size > CACHE_CHARS / 100) return out
+  rendered.set(text, out)
+  cachedChars += size
+  for (const [oldest, html] of rendered) {
+    if (cachedChars <= CACHE_CHARS) break
+    rendered.delete(oldest)
+    cachedChars -= oldest.length + html.length
+  }
+  return out
 }
 
 /**
@@ -51,7 +75,8 @@ export function markdownInline(text: string): string {
 
 // Text without any character inline Markdown acts on renders as itself, escaped: most subjects,
 // so a list of 50 skips the parser (measured: the parser was the larger part of a row's cost).
-const INLINE_SYNTAX = /[*_`\[\]\\~!<&:]|^\s|\s$|\s{2}/
+// A colon is plain text here: this renderer links nothing, so `Ticket 12: crash` needs no parse.
+const INLINE_SYNTAX = /[*_`\[\]\\~!<&]|^\s|\s$|\s{2}/
 
 /** A subject inside a link (a list row, a heading): inline marks without links of its own. */
 export function markdownSubject(text: string): string {

@@ -8,10 +8,11 @@ import type { Request } from '../../request.ts'
 import type { Credentials } from '../auth.ts'
 import type { TicketQuery } from '../query.ts'
 import type { Role } from '../roles.ts'
-import { DEFAULT_FILTER, STATES, type State } from '../states.ts'
+import { DEFAULT_FILTER, type State } from '../states.ts'
 import type { Connection } from '../store/connections.ts'
 import type { TicketEvent } from '../store/history.ts'
 import type { Member, Project, ProjectSummary } from '../store/projects.ts'
+import type { PageContext } from '../store/page-reads.ts'
 import type { TicketStore } from '../store/ticket-store.ts'
 import type { Ticket } from '../store/tickets.ts'
 
@@ -63,11 +64,18 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
   }
 
   return {
-    async viewer(req: Request): Promise<Viewer | null> {
+    /**
+     * The frame's reads and, with `projectRef`, the project's: the signed-in person (the session)
+     * and then one statement for the switcher, the inbox count, the project, the person's role,
+     * its members and its tickets per state.
+     */
+    async context(req: Request, projectRef: string | null = null): Promise<{ viewer: Viewer | null; switcher: PageContext['switcher']; project: PageContext['project'] }> {
       const { session, user } = await credentials.session(req)
       const tag = session?.data.tag
-      if (!user || typeof tag !== 'string') return null
-      return { id: user.id, name: user.name, tag, inboxCount: await store.tickets.inboxCount(user.id) }
+      const signedIn = user && typeof tag === 'string' ? { id: user.id, name: user.name, tag } : null
+      const context = await store.pages.context(signedIn?.id ?? null, projectRef)
+      const viewer = signedIn ? { ...signedIn, inboxCount: context.inboxCount ?? 0 } : null
+      return { viewer, switcher: context.switcher, project: context.project }
     },
 
     /** Every project, by title, with open counts and the viewer's role. */
@@ -75,31 +83,21 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
       return store.projects.summaries(viewerId)
     },
 
-    /** Every project's slug and title, by title: the switcher in the bar. */
-    switcher(): Promise<{ slug: string; title: string }[]> {
-      return store.projects.titles()
-    },
-
-    role(projectId: string, viewerId: string | null): Promise<Role | null> {
-      return viewerId === null ? Promise.resolve(null) : store.projects.roleOf(projectId, viewerId)
-    },
-
-    members: (projectId: string) => store.projects.members(projectId),
     connections: (projectId: string): Promise<Connection[]> => store.connections.of(projectId),
 
-    /** One page of a project's tickets for a search; `states` apply when the search names none. */
-    async tickets(project: Project, query: TicketQuery, states: readonly State[], me: string | null, page: number): Promise<TicketList> {
+    /**
+     * One page of a project's tickets for a search; `states` apply when the search names none.
+     * `counts` are the project's tickets per state (from {@link context}).
+     */
+    async tickets(project: Project, query: TicketQuery, states: readonly State[], me: string | null, page: number, counts: Record<State, number>): Promise<TicketList> {
       const search = { states, me, projectId: project.id }
       const filtered = query.states !== null || query.assignee.any.length + query.assignee.not.length + query.author.any.length + query.author.not.length > 0
         || query.blocked !== null || query.numbers.length + query.words.length + query.notWords.length + query.phrases.length + query.notPhrases.length > 0
-      const [tickets, byState, count] = await Promise.all([
+      const [tickets, count] = await Promise.all([
         store.tickets.search(query, search, { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }),
-        store.tickets.stateCounts(project.id),
         // Without a search the tab counts give the total; a search counts its matches.
         filtered ? store.tickets.count(query, search) : Promise.resolve(null),
       ])
-      const counts = Object.fromEntries(STATES.map((s) => [s, 0])) as Record<State, number>
-      for (const r of byState) counts[r.state] = r.n
       const total = count ?? states.reduce((sum, s) => sum + counts[s], 0)
       return { rows: await withBlocked(tickets), total, counts }
     },
@@ -114,13 +112,20 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
       return { rows: await withBlocked(tickets), total }
     },
 
-    async detail(ticket: Ticket): Promise<TicketDetail> {
-      const [events, { children, blocks, blockers }, members] = await Promise.all([
-        store.history.of(ticket.id),
-        store.tickets.neighboursOf(ticket.id),
-        store.projects.members(ticket.project),
-      ])
-      return { events, children: await withBlocked(children), blocks: await withBlocked(blocks), blockers: await withBlocked(blockers), members }
+    /**
+     * A ticket's history and neighbours: its children, the tickets it blocks and its blockers,
+     * read as one list of related tickets (one statement) and told apart by their relations.
+     */
+    async history(ticket: Ticket): Promise<Omit<TicketDetail, 'members'>> {
+      const [events, related] = await Promise.all([store.history.of(ticket.id), store.tickets.related([ticket.id])])
+      const rows = await withBlocked(related.filter((t) => t.id !== ticket.id))
+      const blockerIds = new Set(ticket.blockedBy.map((b) => b.id))
+      return {
+        events,
+        children: rows.filter((r) => r.ticket.parent?.id === ticket.id),
+        blocks: rows.filter((r) => r.ticket.blockedBy.some((b) => b.id === ticket.id)),
+        blockers: rows.filter((r) => blockerIds.has(r.ticket.id)),
+      }
     },
 
     /** The inbox: assigned to the viewer, pending (open, doing) and review, latest change first. */

@@ -24,7 +24,6 @@ import { createPageData, type PageData, type Viewer } from './page-data.ts'
 import { projectBody } from './project-page.ts'
 import { settingsBody } from './settings-page.ts'
 import { ticketBody } from './ticket-page.ts'
-import type { Project } from '../store/projects.ts'
 import { emptyQuery, ME_NEEDS_SIGN_IN, needsMe, parseQuery, type TicketQuery } from '../query.ts'
 import { parseStateFilter, STATES } from '../states.ts'
 import { NO_SUCH_PROJECT, NO_SUCH_TICKET, NOT_FOUND, GET_OR_HEAD_ONLY, POST_ONLY } from '../messages.ts'
@@ -73,18 +72,17 @@ export function createWebHandlers(ctx: Context, live: { cursor(): Promise<number
   async function page(
     req: Request,
     status: number,
-    input: { title: string; viewer: Viewer | null; body: Html; project?: { slug: string; title: string } | null; q?: string; live?: LiveTarget | null },
+    input: { title: string; viewer: Viewer | null; switcher: readonly { slug: string; title: string }[]; body: Html; project?: { slug: string; title: string } | null; q?: string; live?: LiveTarget | null },
   ): Promise<Response> {
     const assets = await building
     const pageAssets: PageAssets = { script: assets.url('tickets'), style: assets.url('style') }
-    const projects = await data.switcher()
-    const body = framePage({ ...input, projects, loginUrl: loginUrl(req), assets: pageAssets, now: ctx.clock() })
+    const body = framePage({ ...input, projects: input.switcher, loginUrl: loginUrl(req), assets: pageAssets, now: ctx.clock() })
     return htmlResponse(status, body, { ...PAGE_HEADERS, ...PRIVATE })
   }
 
   async function message(req: Request, status: number, title: string, text: string): Promise<Response> {
-    const viewer = await data.viewer(req)
-    return page(req, status, { title, viewer, body: html`<div class="card empty"><h1>${title}</h1><p>${text}</p><p><a href="/">All projects</a></p></div>` })
+    const { viewer, switcher } = await data.context(req)
+    return page(req, status, { title, viewer, switcher, body: html`<div class="card empty"><h1>${title}</h1><p>${text}</p><p><a href="/">All projects</a></p></div>` })
   }
 
   /** The search of a list page: parsed, with the refusal to show when it does not parse. */
@@ -101,14 +99,17 @@ export function createWebHandlers(ctx: Context, live: { cursor(): Promise<number
     return Number.isSafeInteger(n) && n >= 1 && n <= 100_000 ? n : 1
   }
 
-  async function adminPage(req: Request, p: Project): Promise<Response> {
-    const viewer = await data.viewer(req)
-    if (!viewer) return page(req, 200, { title: 'Project settings', viewer, body: signInBody('Project settings', loginUrl(req), `Sign in to manage ${p.title}.`), project: p })
-    const role = await data.role(p.id, viewer.id)
+  async function adminPage(req: Request, slug: string): Promise<Response> {
+    const cursor = await live.cursor()
+    const { viewer, switcher, project } = await data.context(req, slug)
+    if (!project) return message(req, 404, 'Not found', NO_SUCH_PROJECT)
+    const { project: p, role, members } = project
+    if (p.slug !== slug) return redirect(301, `/${p.slug}/settings`)
+    if (!viewer) return page(req, 200, { title: 'Project settings', viewer, switcher, body: signInBody('Project settings', loginUrl(req), `Sign in to manage ${p.title}.`), project: p })
     if (role !== 'admin') return message(req, 403, 'Project settings', `Only admins of ${p.title} can change its settings.`)
-    const [members, connections] = await Promise.all([data.members(p.id), data.connections(p.id)])
+    const connections = await data.connections(p.id)
     const body = adminBody({ project: p, members, connections, viewerId: viewer.id, now: ctx.clock() })
-    return page(req, 200, { title: `Settings · ${p.title}`, viewer, body, project: p, live: { project: p.slug, ticket: null, cursor: await live.cursor() } })
+    return page(req, 200, { title: `Settings · ${p.title}`, viewer, switcher, body, project: p, live: { project: p.slug, ticket: null, cursor } })
   }
 
   return {
@@ -116,36 +117,32 @@ export function createWebHandlers(ctx: Context, live: { cursor(): Promise<number
       const refused = guard(req)
       if (refused) return refused
       const cursor = await live.cursor()
-      const viewer = await data.viewer(req)
+      const { viewer, switcher } = await data.context(req)
       const projects = await data.projects(viewer?.id ?? null)
       const body = homeBody({ projects, viewer, loginUrl: loginUrl(req) })
-      return page(req, 200, { title: 'Projects', viewer, body, live: { project: null, ticket: null, cursor } })
+      return page(req, 200, { title: 'Projects', viewer, switcher, body, live: { project: null, ticket: null, cursor } })
     },
 
     async project(req) {
       const refused = guard(req)
       if (refused) return refused
       const cursor = await live.cursor()
-      const p = await ctx.store.projects.find(req.params.slug!)
-      if (!p) return message(req, 404, 'Not found', NO_SUCH_PROJECT)
+      const { viewer, switcher, project } = await data.context(req, req.params.slug!)
+      if (!project) return message(req, 404, 'Not found', NO_SUCH_PROJECT)
+      const { project: p, role, members, counts } = project
       if (p.slug !== req.params.slug) {
         const search = req.query.toString()
         return redirect(301, `/${p.slug}${search ? `?${search}` : ''}`)
       }
-      const viewer = await data.viewer(req)
       const { q, query, error } = search(req, viewer)
       const stateParam = req.query.get('state') ?? ''
       const filter = parseStateFilter(stateParam)
       const states = filter.ok ? filter.states : [...STATES]
       const tab = filter.ok && ['', 'all', ...STATES].includes(stateParam) ? stateParam : ''
-      const [role, list, members] = await Promise.all([
-        data.role(p.id, viewer?.id ?? null),
-        data.tickets(p, query, states, viewer?.id ?? null, pageNumber(req)),
-        data.members(p.id),
-      ])
+      const list = await data.tickets(p, query, states, viewer?.id ?? null, pageNumber(req), counts)
       const queryError = error ?? (filter.ok ? null : filter.error)
       const body = projectBody({ project: p, viewer, role, list, q, queryError, state: tab, sort: query.sort, page: pageNumber(req), members, loginUrl: loginUrl(req), now: ctx.clock() })
-      return page(req, queryError ? 400 : 200, { title: p.title, viewer, body, project: p, q, live: { project: p.slug, ticket: null, cursor } })
+      return page(req, queryError ? 400 : 200, { title: p.title, viewer, switcher, body, project: p, q, live: { project: p.slug, ticket: null, cursor } })
     },
 
     async ticket(req) {
@@ -155,52 +152,49 @@ export function createWebHandlers(ctx: Context, live: { cursor(): Promise<number
       const t = await ctx.store.tickets.byNumber(req.params.slug!, req.params.number!)
       if (!t) return message(req, 404, 'Not found', NO_SUCH_TICKET)
       if (t.slug !== req.params.slug) return redirect(301, `/${t.slug}/${t.number}`)
-      const viewer = await data.viewer(req)
-      const p = (await ctx.store.projects.find(t.project))!
-      const [role, detail] = await Promise.all([data.role(t.project, viewer?.id ?? null), data.detail(t)])
+      const [{ viewer, switcher, project }, history] = await Promise.all([data.context(req, t.project), data.history(t)])
+      const { project: p, role, members } = project!
+      const detail = { ...history, members }
       const body = ticketBody({ ticket: t, projectTitle: p.title, detail, viewer, role, loginUrl: loginUrl(req), now: ctx.clock() })
-      return page(req, 200, { title: `${t.subject} · ${t.ref}`, viewer, body, project: p, live: { project: t.slug, ticket: t.id, cursor } })
+      return page(req, 200, { title: `${t.subject} · ${t.ref}`, viewer, switcher, body, project: p, live: { project: t.slug, ticket: t.id, cursor } })
     },
 
     async admin(req) {
       const refused = guard(req)
       if (refused) return refused
-      const p = await ctx.store.projects.find(req.params.slug!)
-      if (!p) return message(req, 404, 'Not found', NO_SUCH_PROJECT)
-      if (p.slug !== req.params.slug) return redirect(301, `/${p.slug}/settings`)
-      return adminPage(req, p)
+      return adminPage(req, req.params.slug!)
     },
 
     async inbox(req) {
       const refused = guard(req)
       if (refused) return refused
       const cursor = await live.cursor()
-      const viewer = await data.viewer(req)
-      if (!viewer) return page(req, 200, { title: 'Inbox', viewer, body: signInBody('Inbox', loginUrl(req), 'Your inbox lists the tickets assigned to you. Sign in to see it.') })
+      const { viewer, switcher } = await data.context(req)
+      if (!viewer) return page(req, 200, { title: 'Inbox', viewer, switcher, body: signInBody('Inbox', loginUrl(req), 'Your inbox lists the tickets assigned to you. Sign in to see it.') })
       const { pending, review } = await data.inbox(viewer.id)
-      return page(req, 200, { title: 'Inbox', viewer, body: inboxBody({ pending, review, now: ctx.clock() }), live: { project: null, ticket: null, cursor } })
+      return page(req, 200, { title: 'Inbox', viewer, switcher, body: inboxBody({ pending, review, now: ctx.clock() }), live: { project: null, ticket: null, cursor } })
     },
 
     async settings(req) {
       const refused = guard(req)
       if (refused) return refused
-      const viewer = await data.viewer(req)
-      if (!viewer) return page(req, 200, { title: 'Settings', viewer, body: signInBody('Settings', loginUrl(req), 'Sign in to manage your tokens and see your projects.') })
+      const { viewer, switcher } = await data.context(req)
+      if (!viewer) return page(req, 200, { title: 'Settings', viewer, switcher, body: signInBody('Settings', loginUrl(req), 'Sign in to manage your tokens and see your projects.') })
       const [tokens, memberships] = await Promise.all([data.tokens(viewer.id), data.memberships(viewer.id)])
-      return page(req, 200, { title: 'Settings', viewer, body: settingsBody({ name: viewer.name, tokens, memberships, now: ctx.clock() }) })
+      return page(req, 200, { title: 'Settings', viewer, switcher, body: settingsBody({ name: viewer.name, tokens, memberships, now: ctx.clock() }) })
     },
 
     async search(req) {
       const refused = guard(req)
       if (refused) return refused
-      const viewer = await data.viewer(req)
+      const { viewer, switcher } = await data.context(req)
       const { q, query, error } = search(req, viewer)
       const found = await data.everywhere(query, viewer?.id ?? null, pageNumber(req))
       const now = ctx.clock()
       const body = html`<div class="page-head"><div><h1>Search</h1><p class="muted">${q ? html`${found.total === 1 ? '1 ticket' : `${found.total} tickets`} in every project matching <code>${q}</code>` : 'Active tickets in every project, newest first.'}</p></div></div>
 ${error ? html`<p class="notice" role="alert">${error}</p>` : ''}
 ${ticketList(found.rows, now, html`<h2>No tickets match</h2><p>Try fewer words, or <code>state:all</code> to include done and dropped tickets.</p>`, { showProject: true })}`
-      return page(req, error ? 400 : 200, { title: 'Search', viewer, body, q })
+      return page(req, error ? 400 : 200, { title: 'Search', viewer, switcher, body, q })
     },
 
     async asset(req) {

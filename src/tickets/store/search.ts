@@ -38,12 +38,9 @@ export function searchCondition(q: Query, query: TicketQuery, context: SearchCon
   parts.push(states.length === 0 ? q`false` : q`t.state in ${q(states as State[])}`)
   parts.push(...personParts(q, query.assignee, (p) => assigneeIs(q, p, context.me)))
   parts.push(...personParts(q, query.author, (p) => authorIs(q, p, context.me)))
-  if (query.blocked !== null) {
-    const blocked = q`exists (
-      select 1 from blockers x join tickets b on b.id = x.blocker_id
-      where x.ticket_id = t.id and b.state in ('open', 'doing', 'review'))`
-    parts.push(query.blocked ? blocked : q`not ${blocked}`)
-  }
+  // `open_blockers` counts the ticket's blockers that are not done or dropped, kept by triggers
+  // (sql/0010_ticket_counts_and_blockers.sql); the blocked ones have an index of their own.
+  if (query.blocked !== null) parts.push(query.blocked ? q`t.open_blockers > 0` : q`t.open_blockers = 0`)
   if (query.numbers.length > 0) parts.push(q`t.number in ${q(query.numbers)}`)
   const words = wordsQuery(query.words, query.notWords)
   if (words !== '') parts.push(q`t.search @@ to_tsquery('simple', ${words})`)

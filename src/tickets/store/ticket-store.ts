@@ -19,6 +19,7 @@ import { connectionTable } from './connections.ts'
 import { historyTable } from './history.ts'
 import { inviteTable } from './invites.ts'
 import { emit, outboxTable } from './outbox.ts'
+import { pageReadTable } from './page-reads.ts'
 import { projectTable } from './projects.ts'
 import { relationTable } from './relations.ts'
 import { ticketTable } from './tickets.ts'
@@ -36,6 +37,7 @@ function tablesOn(q: Query, clock: () => number) {
     connections: connectionTable(q, clock),
     invites: inviteTable(q, clock),
     outbox: outboxTable(q),
+    pages: pageReadTable(q),
   }
 }
 
