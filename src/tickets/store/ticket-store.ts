@@ -54,7 +54,9 @@ export interface TicketStore extends Tables {
   /**
    * Runs `fn` in one transaction. A {@link Refusal} it answers rolls the transaction back and
    * is answered as it is; events it emits are stored in the transaction, and `wake` is pinged
-   * once it has committed. Inside `fn` only `tx` may be used.
+   * once it has committed. Inside `fn` only `tx` may be used. A run the database breaks off to
+   * resolve a deadlock (or a serialization conflict) is rolled back and `fn` runs again, up to
+   * {@link TRANSACT_ATTEMPTS} times in all, so `fn` must keep nothing outside the transaction.
    */
   transact<T>(fn: (tx: TicketTx) => Promise<T>): Promise<T>
 }
@@ -67,33 +69,50 @@ export interface TicketStoreDeps {
   wake?: Wake
 }
 
+/** How many times {@link TicketStore.transact} runs a transaction the server broke off to retry. */
+export const TRANSACT_ATTEMPTS = 4
+
+/** A deadlock (40P01) or serialization failure (40001): the server rolled back; retry. */
+function isRetryable(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code
+  return code === '40P01' || code === '40001'
+}
+
 /** Builds the ticket store. */
 export function createTicketStore(deps: TicketStoreDeps): TicketStore {
   const { sql, clock, wake } = deps
   return {
     ...tablesOn(sql, clock),
     async transact<T>(fn: (tx: TicketTx) => Promise<T>): Promise<T> {
-      let emitted = 0
-      try {
-        const result = await sql.begin(async (q) => {
-          const tx: TicketTx = {
-            ...tablesOn(q, clock),
-            async emit(projectId, name, args) {
-              emitted++
-              await emit(q, projectId, name, args, clock())
-            },
+      for (let attempt = 1; ; attempt++) {
+        let emitted = 0
+        try {
+          const result = await sql.begin(async (q) => {
+            const tx: TicketTx = {
+              ...tablesOn(q, clock),
+              async emit(projectId, name, args) {
+                emitted++
+                await emit(q, projectId, name, args, clock())
+              },
+            }
+            const value = await fn(tx)
+            // Thrown out of `sql.begin` so the transaction rolls back: a refused write leaves
+            // nothing behind (a slug claimed before the refusal, say).
+            if (value instanceof Refusal) throw value
+            return value
+          })
+          if (emitted > 0) wake?.ping()
+          return result as T
+        } catch (err) {
+          if (err instanceof Refusal) return err as T
+          // PostgreSQL chose this transaction to break a deadlock (or a serialization conflict):
+          // nothing of it was kept, and running it again is what the server asks for.
+          if (attempt < TRANSACT_ATTEMPTS && isRetryable(err)) {
+            await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt))
+            continue
           }
-          const value = await fn(tx)
-          // Thrown out of `sql.begin` so the transaction rolls back: a refused write leaves
-          // nothing behind (a slug claimed before the refusal, say).
-          if (value instanceof Refusal) throw value
-          return value
-        })
-        if (emitted > 0) wake?.ping()
-        return result as T
-      } catch (err) {
-        if (err instanceof Refusal) return err as T
-        throw err
+          throw err
+        }
       }
     },
   }
