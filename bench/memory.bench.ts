@@ -12,14 +12,14 @@
 // Goal (docs/operations.md, "Memory"): the embedded default fits a 1 GB machine with room to
 // spare, that is at most 600 MB at every moment, first start included.
 
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createInterface } from 'node:readline'
 import { connect } from '../src/db.ts'
 import { startOptions } from '../test/support/start-command.ts'
+import { startService, type RunningService } from './scale/service.ts'
 import { fmt, keepAliveClient } from './support.ts'
 
 const GOAL_MB = 600
@@ -58,41 +58,6 @@ function sampler(pid: number) {
       await done
       return peak
     },
-  }
-}
-
-interface Started {
-  child: ChildProcess
-  urls: Record<string, string>
-  /** Resolves once both services have printed their start lines. */
-  ready: Promise<void>
-  stop(): Promise<void>
-}
-
-function startService(env: NodeJS.ProcessEnv): Started {
-  const child = spawn(process.execPath, [...startOptions(), 'src/main.ts'], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NOTES_PORT: '0', TICKETS_PORT: '0', DEV_IDP_PORT: '0', RATE_LIMIT: 'off', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-  const urls: Record<string, string> = {}
-  const ready = new Promise<void>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      const m = /^(notes|tickets): .*, open (\S+)$/.exec(line) ?? /^dev-idp: .* at (\S+):/.exec(line)
-      if (m) urls[m.length === 3 ? m[1]! : 'devIdp'] = m.length === 3 ? m[2]! : m[1]!
-      if (urls.notes && urls.tickets) resolve()
-    })
-    child.on('exit', (code) => reject(new Error(`the service exited with ${code}`)))
-  })
-  return {
-    child,
-    urls,
-    ready,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve()
-        child.on('exit', () => resolve())
-        child.kill('SIGTERM')
-      }),
   }
 }
 
@@ -147,7 +112,8 @@ const note = (what: string, bytes: number) => {
   console.log(`${what}: ${mb(bytes)} MB (${fmt(bytes / bareRss, 1)}x the bare process)`)
 }
 
-let env: NodeJS.ProcessEnv
+// The service's settings; rate limits off, or the bench's own load (one address) would get 429s.
+let serviceEnv: Record<string, string>
 let cleanup: () => Promise<void>
 if (process.env.DATABASE_URL) {
   // A schema of the bench's own on the server, named in the URL's search_path.
@@ -156,7 +122,7 @@ if (process.env.DATABASE_URL) {
   await admin.unsafe(`create schema ${schema}`)
   const url = new URL(process.env.DATABASE_URL)
   url.searchParams.set('search_path', schema)
-  env = { DATABASE_URL: url.href }
+  serviceEnv = { DATABASE_URL: url.href, RATE_LIMIT: 'off' }
   cleanup = async () => {
     await admin.unsafe(`drop schema ${schema} cascade`)
     await admin.end({ timeout: 5 })
@@ -164,25 +130,23 @@ if (process.env.DATABASE_URL) {
   console.log('database: the PostgreSQL server of DATABASE_URL')
 } else {
   const dataDir = join(await mkdtemp(join(tmpdir(), 'bench-memory-')), 'data')
-  env = { DATA_DIR: dataDir }
+  serviceEnv = { DATA_DIR: dataDir, RATE_LIMIT: 'off' }
   cleanup = () => rm(dataDir, { recursive: true, force: true })
   console.log('database: embedded, in a fresh data directory')
   // 1. The first start, with the child that creates the database.
   const started = Date.now()
-  const service = startService(env)
-  const peakOfStart = sampler(service.child.pid!)
-  await service.ready
-  const startPeak = await peakOfStart.stop()
+  let peakOfStart: ReturnType<typeof sampler> | undefined
+  const service = await startService(serviceEnv, { onSpawn: (child) => (peakOfStart = sampler(child.pid!)) })
+  const startPeak = await peakOfStart!.stop()
   note(`first start on an empty directory, highest total while starting (${fmt((Date.now() - started) / 1000)} s)`, startPeak)
   note('first start, the process once it listens', await treeRss(service.child.pid!))
   await service.stop()
 }
 
-let service: Started | null = null
+let service: RunningService | null = null
 try {
   // 2. Idle on a later start (on PostgreSQL, the first start: nothing is created in the process).
-  service = startService(env)
-  await service.ready
+  service = await startService(serviceEnv)
   await pause(IDLE_SETTLE_MS)
   note('idle, a few seconds after the start lines', await treeRss(service.child.pid!))
 

@@ -13,7 +13,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const PIN = cpus().length >= 2 && spawnSync('taskset', ['-c', '0', 'true']).status === 0
 
 export interface RunningService {
-  /** Base URLs by service name, e.g. `notes`, `tickets`. */
+  /** Base URLs by service name, e.g. `notes`, `tickets`, and `devIdp` when it runs. */
   urls: Record<string, string>
   child: ChildProcess
   /** Bytes of log the process has written. */
@@ -25,9 +25,13 @@ export interface RunningService {
  * Starts `src/main.ts` with `env` added to this process's environment (ports 0, so that the
  * system picks free ones, and the development identity provider on a free port too), on core 0
  * when cores can be pinned. `nodeOptions` replaces the start script's options when given;
- * `extraOptions` are added to them (for `--cpu-prof`).
+ * `extraOptions` are added to them (for `--cpu-prof`). `onSpawn` is handed the process as soon as
+ * it exists (the memory bench samples its first start).
  */
-export async function startService(env: Record<string, string>, opts: { nodeOptions?: string[]; extraOptions?: string[] } = {}): Promise<RunningService> {
+export async function startService(
+  env: Record<string, string>,
+  opts: { nodeOptions?: string[]; extraOptions?: string[]; onSpawn?: (child: ChildProcess) => void } = {},
+): Promise<RunningService> {
   const nodeArgs = [...(opts.nodeOptions ?? startOptions()), ...(opts.extraOptions ?? []), 'src/main.ts']
   const args = PIN ? ['-c', '0', process.execPath, ...nodeArgs] : nodeArgs
   const child = spawn(PIN ? 'taskset' : process.execPath, args, {
@@ -35,6 +39,7 @@ export async function startService(env: Record<string, string>, opts: { nodeOpti
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, HOST: '127.0.0.1', NOTES_PORT: '0', TICKETS_PORT: '0', DEV_IDP_PORT: '0', ...env },
   })
+  opts.onSpawn?.(child)
   const wanted = (env.SERVICES ?? 'notes,tickets').split(',')
   const urls: Record<string, string> = {}
   let bytes = 0
@@ -44,6 +49,8 @@ export async function startService(env: Record<string, string>, opts: { nodeOpti
       // The start-up log ends with `notes: the notes sync service on …, open <url>` (src/app.ts).
       const m = /^(\w+): .*, open (\S+)$/.exec(line)
       if (m) urls[m[1]!] = m[2]!
+      const idp = /^dev-idp: .* at (\S+):/.exec(line)
+      if (idp) urls.devIdp = idp[1]!
       if (wanted.every((name) => urls[name])) resolve()
     })
     child.once('exit', (code) => reject(new Error(`src/main.ts exited with ${code}`)))
