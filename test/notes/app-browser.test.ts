@@ -506,3 +506,41 @@ test('a browser holding the copy of the app\'s previous version (notes one a rec
   assert.equal(version, 3)
   await context.close()
 })
+
+test('a tab of the app left open when another tab opens a newer version lets go of the copy at once, keeps what was typed, and asks for a reload', T, async () => {
+  const { page, context } = await app.device('oldtab')
+  await write(page, 'oldtab', 'Typed in the old tab')
+  // Typed, and the pause that saves it not over yet.
+  await page.evaluate(() => {
+    const box = document.querySelector<HTMLTextAreaElement>('textarea')!
+    box.value = 'Typed in the old tab\nand more, not saved yet'
+    box.dispatchEvent(new Event('input'))
+  })
+  // Another tab opens the copy with a newer layout (version 4, as a later app would).
+  const newer = await context.newPage()
+  await newer.goto(`${app.url}/manifest.webmanifest`)
+  const kept = await newer.evaluate(async () => {
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const req = indexedDB.open('notes-oldtab', 4)
+      req.onsuccess = () => resolve(req.result)
+      req.onerror = () => reject(req.error)
+      setTimeout(() => reject(new Error('the upgrade waited for the old tab')), 5_000)
+    })
+    const [notes, queue] = await Promise.all(['notes', 'queue'].map((store) => new Promise<any[]>((resolve) => {
+      const req = db.transaction(store).objectStore(store).getAll()
+      req.onsuccess = () => resolve(req.result)
+    })))
+    db.close()
+    return { notes: notes!.map((n) => n.text), queue: queue!.map((e) => e.text) }
+  })
+  assert.deepEqual(kept, { notes: ['Typed in the old tab\nand more, not saved yet'], queue: ['Typed in the old tab\nand more, not saved yet'] })
+  await page.getByRole('status').filter({ hasText: 'updated in another tab: reload this tab' }).waitFor()
+  assert.equal(await editor(page).inputValue(), 'Typed in the old tab\nand more, not saved yet')
+  assert.equal(await editor(page).evaluate((e) => (e as HTMLTextAreaElement).readOnly), true, 'nothing typed now could be kept')
+  assert.equal(await page.getByText('cannot keep notes').count(), 0)
+  await page.getByRole('button', { name: 'Reload' }).waitFor()
+  // This version of the app, opened again on the newer copy, says the same rather than failing.
+  await page.reload()
+  await page.getByRole('status').filter({ hasText: 'updated in another tab: reload this tab' }).waitFor()
+  await context.close()
+})
