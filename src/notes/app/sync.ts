@@ -214,7 +214,10 @@ export function createSync(deps: {
       const fetchPage = (from: number) => send('GET', `/api/notes/changes?since=${from}`).catch(() => null)
       let next = fetchPage(since)
       for (;;) {
+        const waited = performance.now()
         const answer = await next
+        // Read by the bench: how long the pull waited for a page (beyond writing the one before).
+        performance.measure('notes:pull-wait', { start: waited })
         if (answer === null || answer.status >= 500) return failed()
         if (answer.status === 401) {
           onEvent({ kind: 'signed-out' })
