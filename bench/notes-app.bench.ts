@@ -119,6 +119,7 @@ for (let round = 0; round < 3; round++) {
 const app = page!
 
 const opens: number[] = []
+const drawnAt: number[] = []
 const loads: number[] = []
 const getAlls: number[] = []
 for (let round = 0; round < ROUNDS; round++) {
@@ -128,6 +129,12 @@ for (let round = 0; round < ROUNDS; round++) {
   opens.push(performance.now() - started)
   await listDrawn(app, true)
   loads.push(performance.now() - started)
+  // The page's own measure: Playwright's polling sees the first screen only when the page's
+  // thread is free, and reading every note keeps it busy right after the first screen is drawn.
+  drawnAt.push(await app.evaluate(() => {
+    const screen = performance.getEntriesByName('notes:first-screen')[0]!
+    return screen.startTime + screen.duration
+  }))
   getAlls.push(await app.evaluate(async () => {
     const name = `notes-${document.querySelector<HTMLMetaElement>('meta[name="notes-user"]')!.content}`
     const db = await new Promise<IDBDatabase>((resolve, reject) => {
@@ -256,7 +263,7 @@ const keep = median(keeps)
 console.log(`notes app, ${fmt(NOTES)} notes of about 1 KB, ${database.kind} database, Chromium`)
 console.log(`first full sync into an empty browser: ${ms(sync)} (goal < 5,000 ms); the page fetching the same changes alone: ${ms(median(fetchOnly))}, ratio ${fmt(median(fetchOnly) / sync, 2)}`)
 console.log(`  of which: the page loaded and its first screen ${ms(median(parts.startup))}; waiting for pages (server, network, JSON) ${ms(median(parts.wait))}; writing them to IndexedDB ${ms(median(parts.write))}; the rest (taking the last notes into the list, Playwright's navigation and polling) ${ms(median(parts.rest))}. Sorting and drawing the list, between pages: ${ms(median(parts.draw))}`)
-console.log(`opening the app with them stored:      ${ms(open)} to the first screen (goal < 1,000 ms), ${ms(median(loads))} to every note read for the search; the same notes read bare from IndexedDB: ${ms(median(getAlls))}, ratio ${fmt(median(getAlls) / median(loads), 2)}`)
+console.log(`opening the app with them stored:      ${ms(open)} to the first screen (goal < 1,000 ms; drawn ${ms(median(drawnAt))} after the navigation began, by the page's own measure), ${ms(median(loads))} to every note read for the search; the same notes read bare from IndexedDB: ${ms(median(getAlls))}, ratio ${fmt(median(getAlls) / median(loads), 2)}`)
 console.log(`search filtering all and drawing:      ${ms(search)} (goal < 50 ms, slowest ${ms(Math.max(...searches))}); a bare includes loop: ${ms(median(loops))}`)
 console.log(`keeping a keystroke in IndexedDB:      ${ms(keep)} (median of ${keeps.length}); a bare put: ${ms(median(puts))}, ratio ${fmt(median(puts) / keep, 2)}`)
 console.log(`typing 40 characters:                  ${ms(typeFast)} with the API answering at once, ${ms(typeSlow)} and ${ms(typeSlow2)} with it answering 2 s late`)
