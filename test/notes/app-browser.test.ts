@@ -465,3 +465,82 @@ test('a new version of the app is offered with "Reload", and edits waiting in th
   await onServer('updater', 'Before the update\nwritten while saves failed')
   await context.close()
 })
+
+test('a browser holding the copy of the app\'s previous version (notes one a record) opens the new app with every note and queued edit, and sends the edit', T, async () => {
+  // Kept by the previous version: a note the server has, and one written offline whose save waits.
+  await app.sql`insert into notes (user_id, id, text, created, edited, gone) values ('upgrader', 'kept-1', ${'Synced before the update\nfrom the server'}, 100, 100, false)`
+  await app.sql`insert into note_clocks (user_id, last_edited) values ('upgrader', 100)`
+  const { page, context } = await app.device('upgrader', {
+    before: (page) => page.evaluate(async () => {
+      const db = await new Promise<IDBDatabase>((resolve, reject) => {
+        const req = indexedDB.open('notes-upgrader', 2)
+        req.onupgradeneeded = () => {
+          req.result.createObjectStore('notes', { keyPath: 'id' }).createIndex('edited', 'edited')
+          req.result.createObjectStore('queue', { keyPath: 'id' })
+          req.result.createObjectStore('meta')
+        }
+        req.onsuccess = () => resolve(req.result)
+        req.onerror = () => reject(req.error)
+      })
+      await new Promise((resolve, reject) => {
+        const tx = db.transaction(['notes', 'queue', 'meta'], 'readwrite')
+        tx.objectStore('notes').put({ id: 'kept-1', text: 'Synced before the update\nfrom the server', base: 100, edited: 100 })
+        tx.objectStore('notes').put({ id: 'kept-2', text: 'Written offline before the update', base: 0, edited: 200 })
+        tx.objectStore('queue').put({ id: 'kept-2', op: 'save', text: 'Written offline before the update', base: 0, at: 200, seq: 1 })
+        tx.objectStore('meta').put('web-before-update', 'device')
+        tx.objectStore('meta').put(100, 'since')
+        tx.objectStore('meta').put(1, 'seq')
+        tx.oncomplete = resolve
+        tx.onerror = () => reject(tx.error)
+      })
+      db.close()
+    }),
+  })
+  await listed(page, 2)
+  assert.match(await notesList(page).getByRole('listitem').first().innerText(), /^Written offline before the update/)
+  await onServer('upgrader', 'Written offline before the update')
+  await saved(page)
+  await open(page, 'Synced before the update')
+  assert.equal(await editor(page).inputValue(), 'Synced before the update\nfrom the server')
+  const version = await page.evaluate(() => indexedDB.databases().then((d) => d.find((x) => x.name === 'notes-upgrader')?.version))
+  assert.equal(version, 3)
+  await context.close()
+})
+
+test('a tab of the app left open when another tab opens a newer version lets go of the copy at once, keeps what was typed, and asks for a reload', T, async () => {
+  const { page, context } = await app.device('oldtab')
+  await write(page, 'oldtab', 'Typed in the old tab')
+  // Typed, and the pause that saves it not over yet.
+  await page.evaluate(() => {
+    const box = document.querySelector<HTMLTextAreaElement>('textarea')!
+    box.value = 'Typed in the old tab\nand more, not saved yet'
+    box.dispatchEvent(new Event('input'))
+  })
+  // Another tab opens the copy with a newer layout (version 4, as a later app would).
+  const newer = await context.newPage()
+  await newer.goto(`${app.url}/manifest.webmanifest`)
+  const kept = await newer.evaluate(async () => {
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const req = indexedDB.open('notes-oldtab', 4)
+      req.onsuccess = () => resolve(req.result)
+      req.onerror = () => reject(req.error)
+      setTimeout(() => reject(new Error('the upgrade waited for the old tab')), 5_000)
+    })
+    const [notes, queue] = await Promise.all(['notes', 'queue'].map((store) => new Promise<any[]>((resolve) => {
+      const req = db.transaction(store).objectStore(store).getAll()
+      req.onsuccess = () => resolve(req.result)
+    })))
+    db.close()
+    return { notes: notes!.map((n) => n.text), queue: queue!.map((e) => e.text) }
+  })
+  assert.deepEqual(kept, { notes: ['Typed in the old tab\nand more, not saved yet'], queue: ['Typed in the old tab\nand more, not saved yet'] })
+  await page.getByRole('status').filter({ hasText: 'updated in another tab: reload this tab' }).waitFor()
+  assert.equal(await editor(page).inputValue(), 'Typed in the old tab\nand more, not saved yet')
+  assert.equal(await editor(page).evaluate((e) => (e as HTMLTextAreaElement).readOnly), true, 'nothing typed now could be kept')
+  assert.equal(await page.getByText('cannot keep notes').count(), 0)
+  await page.getByRole('button', { name: 'Reload' }).waitFor()
+  // This version of the app, opened again on the newer copy, says the same rather than failing.
+  await page.reload()
+  await page.getByRole('status').filter({ hasText: 'updated in another tab: reload this tab' }).waitFor()
+  await context.close()
+})

@@ -39,10 +39,18 @@ export async function notesBrowserApp() {
   const served = await serve({ name: 'notes', routes, host: '127.0.0.1', port, logger: createLogger(null) })
   const browser: Browser = await launchBrowser()
 
-  /** A new device of `user`: a context signed in, with the app open and ready. */
-  async function device(user: string, options: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark'; name?: string } = {}): Promise<{ context: BrowserContext; page: Page }> {
+  /**
+   * A new device of `user`: a context signed in, with the app open and ready. `before` runs
+   * first in a page of the service's origin that is not the app (the manifest), to put
+   * things into the browser before the app ever opens.
+   */
+  async function device(user: string, options: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark'; name?: string; before?: (page: Page) => Promise<void> } = {}): Promise<{ context: BrowserContext; page: Page }> {
     const context = await browser.newContext({ viewport: options.viewport ?? WIDE, colorScheme: options.colorScheme ?? 'light', acceptDownloads: true })
     const page = await context.newPage()
+    if (options.before) {
+      await page.goto(`${url}/manifest.webmanifest`)
+      await options.before(page)
+    }
     await page.goto(`${url}/login/callback?idp_code=${idp.code({ id: user, name: options.name ?? user })}`)
     await ready(page)
     return { context, page }

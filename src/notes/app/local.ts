@@ -5,6 +5,14 @@
  * before anything is sent; the queue holds one entry a note, so typing replaces the entry's
  * text and never piles up requests.
  *
+ * A note lives in one of two places. The first sync keeps each page of notes it receives in one
+ * record of `packs` (up to 500 notes): IndexedDB costs about the same a record whether it holds
+ * a few bytes or 500 KB, so 10,000 notes written one a record take several seconds where 20
+ * packs take a fraction of one (docs/notes-app.md, "Speed with 10,000 notes"). Every other
+ * note, and a packed note as soon as anything changes it, is a record of `notes`: a write first
+ * {@link unpack}s the notes it touches, so a pack only ever loses notes and a note is never in
+ * both places.
+ *
  * @module
  */
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction } from 'idb'
@@ -41,13 +49,26 @@ export interface Pending {
   refused?: string
 }
 
+/** Notes kept together by the first sync: one page of changes, oldest first. */
+interface Pack {
+  /** The ids of `notes`, indexed (multiEntry) to find a note's pack. */
+  ids: string[]
+  notes: LocalNote[]
+}
+
 interface Schema extends DBSchema {
   notes: { key: string; value: LocalNote; indexes: { edited: number } }
+  packs: { key: number; value: Pack; indexes: { ids: string } }
   queue: { key: string; value: Pending }
   meta: { key: string; value: string | number }
 }
 
-type Tx = IDBPTransaction<Schema, ('notes' | 'queue' | 'meta')[], 'readwrite'>
+type Stores = ('notes' | 'packs' | 'queue' | 'meta')[]
+type Tx = IDBPTransaction<Schema, Stores, 'readwrite'>
+
+/** The version of the copy's layout: 2 added the `edited` index, 3 the packs. */
+export const VERSION = 3
+const STORES: Stores = ['notes', 'packs', 'queue', 'meta']
 
 export interface Local {
   /** The device's own `local` id, made once. */
@@ -81,7 +102,10 @@ export interface Local {
   pending(): Promise<Pending[]>
   /** How many entries wait to be sent (refused ones included). */
   waiting(): Promise<number>
-  /** Runs `fn` in one read-write transaction over the whole copy. */
+  /**
+   * Runs `fn` in one read-write transaction over the whole copy. Notes it reads or changes
+   * through `tx.objectStore('notes')` must be {@link unpack}ed first.
+   */
   write<T>(fn: (tx: Tx) => Promise<T>): Promise<T>
   getSince(): Promise<number>
   setSince(since: number): Promise<void>
@@ -92,9 +116,48 @@ export interface Local {
 
 export type { Tx }
 
-/** Opens (or makes) the copy named `name`; `factory` is the IndexedDB to use (tests pass a fake). */
-export async function openLocal(name: string, options: { random?: () => string } = {}): Promise<Local> {
-  const db: IDBPDatabase<Schema> = await openDB<Schema>(name, 2, {
+/** Keeps `notes`, new to the copy, together in one record (the first sync's pages). */
+export async function pack(tx: Tx, notes: LocalNote[]): Promise<void> {
+  if (notes.length > 0) await tx.objectStore('packs').add({ ids: notes.map((n) => n.id), notes })
+}
+
+/**
+ * Moves the packed notes among `ids` into the `notes` store, reading and rewriting each pack
+ * that holds some of them once; afterwards the notes of `ids` that the copy has are records of
+ * `notes`, to be read, changed or deleted there.
+ */
+export async function unpack(tx: Tx, ids: Iterable<string>): Promise<void> {
+  const packs = tx.objectStore('packs')
+  const wanted = [...new Set(ids)]
+  const keys = await Promise.all(wanted.map((id) => packs.index('ids').getKey(id)))
+  const taken = new Map<number, Set<string>>()
+  wanted.forEach((id, i) => {
+    const key = keys[i]
+    if (key === undefined) return
+    const set = taken.get(key) ?? new Set()
+    taken.set(key, set.add(id))
+  })
+  await Promise.all([...taken].map(async ([key, out]) => {
+    const pack = await packs.get(key)
+    if (!pack) return
+    const stay = pack.notes.filter((n) => !out.has(n.id))
+    await Promise.all([
+      ...pack.notes.filter((n) => out.has(n.id)).map((n) => tx.objectStore('notes').put(n)),
+      stay.length === 0 ? packs.delete(key) : packs.put({ ids: stay.map((n) => n.id), notes: stay }, key),
+    ])
+  }))
+}
+
+/**
+ * Opens (or makes) the copy named `name`. `onBlocking` is called when another tab asks for a
+ * newer version of the copy (`next`; null: it deletes the copy, as signing out does), just
+ * before this connection closes to let it have it: a write started in `onBlocking` still
+ * finishes, and nothing can be read or written here afterwards. `onBlocked` is called while
+ * this open waits for an older tab to let go. A copy newer than this code rejects with a
+ * `VersionError`.
+ */
+export async function openLocal(name: string, options: { random?: () => string; onBlocking?: (next: number | null) => void; onBlocked?: () => void } = {}): Promise<Local> {
+  const db: IDBPDatabase<Schema> = await openDB<Schema>(name, VERSION, {
     upgrade(db, oldVersion, _newVersion, tx) {
       if (oldVersion < 1) {
         db.createObjectStore('notes', { keyPath: 'id' })
@@ -103,13 +166,46 @@ export async function openLocal(name: string, options: { random?: () => string }
       }
       // Version 2: the list's first screen is read newest first from this index.
       if (oldVersion < 2) tx.objectStore('notes').createIndex('edited', 'edited')
+      // Version 3: the first sync's packs. The notes and queue of an older copy stay as they
+      // are: a note in `notes` is where the new layout keeps every note not packed.
+      if (oldVersion < 3) db.createObjectStore('packs', { autoIncrement: true }).createIndex('ids', 'ids', { multiEntry: true })
     },
-    blocking() {
+    blocked() {
+      // An older tab keeps the copy open and has not let go yet.
+      options.onBlocked?.()
+    },
+    blocking(_current, next) {
       // Another tab wants a newer version of the copy: let it have it.
-      db.close()
+      try {
+        options.onBlocking?.(next)
+      } finally {
+        db.close()
+      }
     },
   })
   const random = options.random ?? (() => crypto.randomUUID())
+
+  /**
+   * The notes of `ids` wherever they are kept, in the order of `ids` (undefined: not stored),
+   * reading each pack that holds some of them once.
+   */
+  async function find(ids: readonly string[]): Promise<(LocalNote | undefined)[]> {
+    const tx = db.transaction(['notes', 'packs'])
+    const kept = await Promise.all(ids.map((id) => tx.objectStore('notes').get(id)))
+    const missing = ids.filter((_, i) => kept[i] === undefined)
+    const keys = new Set((await Promise.all(missing.map((id) => tx.objectStore('packs').index('ids').getKey(id)))).filter((k) => k !== undefined))
+    const packed = new Map<string, LocalNote>()
+    for (const pack of await Promise.all([...keys].map((key) => tx.objectStore('packs').get(key)))) {
+      for (const note of pack?.notes ?? []) packed.set(note.id, note)
+    }
+    return ids.map((id, i) => kept[i] ?? packed.get(id))
+  }
+
+  /** How many notes are stored, deleted ones included. */
+  async function count(tx: IDBPTransaction<Schema, Stores, IDBTransactionMode>): Promise<number> {
+    const [kept, packed] = await Promise.all([tx.objectStore('notes').count(), tx.objectStore('packs').index('ids').count()])
+    return kept + packed
+  }
 
   async function nextSeq(tx: Tx): Promise<number> {
     const seq = Number((await tx.objectStore('meta').get('seq')) ?? 0) + 1
@@ -118,7 +214,7 @@ export async function openLocal(name: string, options: { random?: () => string }
   }
 
   function write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    const tx = db.transaction(['notes', 'queue', 'meta'], 'readwrite')
+    const tx = db.transaction(STORES, 'readwrite')
     // The transaction's own end decides: a quota error surfaces here as QuotaExceededError.
     return Promise.all([fn(tx), tx.done]).then(([value]) => value)
   }
@@ -135,41 +231,51 @@ export async function openLocal(name: string, options: { random?: () => string }
     },
 
     async all() {
-      return (await db.getAll('notes')).filter((n) => !n.deleted)
+      const tx = db.transaction(['notes', 'packs'])
+      const [kept, packs] = await Promise.all([tx.objectStore('notes').getAll(), tx.objectStore('packs').getAll()])
+      return [...kept, ...packs.flatMap((p) => p.notes)].filter((n) => !n.deleted)
     },
 
     async newest(limit) {
-      const tx = db.transaction(['notes', 'queue'])
-      const notes: LocalNote[] = []
-      const [count, deletes] = await Promise.all([
-        tx.objectStore('notes').count(),
+      const tx = db.transaction(['notes', 'packs', 'queue'])
+      const kept: LocalNote[] = []
+      const packed: LocalNote[] = []
+      const [stored, deletes] = await Promise.all([
+        count(tx),
         tx.objectStore('queue').getAll().then((q) => q.filter((e) => e.op === 'delete').length),
         (async () => {
-          for (let c = await tx.objectStore('notes').index('edited').openCursor(null, 'prev'); c && notes.length < limit; c = await c.continue()) {
-            if (!c.value.deleted) notes.push(c.value)
+          for (let c = await tx.objectStore('notes').index('edited').openCursor(null, 'prev'); c && kept.length < limit; c = await c.continue()) {
+            if (!c.value.deleted) kept.push(c.value)
+          }
+        })(),
+        (async () => {
+          // The pages came oldest first, so the last packs hold the newest packed notes; a
+          // packed note is never deleted (a delete unpacks it first).
+          for (let c = await tx.objectStore('packs').openCursor(null, 'prev'); c && packed.length < limit; c = await c.continue()) {
+            packed.push(...c.value.notes)
           }
         })(),
       ])
+      const notes = [...kept, ...packed].sort((a, b) => b.edited - a.edited).slice(0, limit)
       // A deleted note waits in the queue until its delete is sent.
-      return { notes, count: Math.max(notes.length, count - deletes) }
+      return { notes, count: Math.max(notes.length, stored - deletes) }
     },
 
-    get(id) {
-      return db.get('notes', id)
+    async get(id) {
+      return (await find([id]))[0]
     },
 
     async getMany(ids) {
-      const tx = db.transaction('notes')
-      const found = await Promise.all(ids.map((id) => tx.store.get(id)))
-      return found.filter((n) => n !== undefined)
+      return (await find(ids)).filter((n) => n !== undefined)
     },
 
     count() {
-      return db.count('notes')
+      return count(db.transaction(['notes', 'packs']))
     },
 
     edit(id, text, at, startedFrom) {
       return write(async (tx) => {
+        await unpack(tx, [id])
         const notes = tx.objectStore('notes')
         const queue = tx.objectStore('queue')
         const old = await notes.get(id)
@@ -185,6 +291,7 @@ export async function openLocal(name: string, options: { random?: () => string }
 
     remove(id, at, undoMs) {
       return write(async (tx) => {
+        await unpack(tx, [id])
         const notes = tx.objectStore('notes')
         const queue = tx.objectStore('queue')
         const note = await notes.get(id)
@@ -204,6 +311,7 @@ export async function openLocal(name: string, options: { random?: () => string }
         const queue = tx.objectStore('queue')
         const entry = await queue.get(id)
         if (entry?.op !== 'delete') return false
+        await unpack(tx, [id])
         const note = await tx.objectStore('notes').get(id)
         if (note) {
           const back = { ...note }
@@ -218,6 +326,7 @@ export async function openLocal(name: string, options: { random?: () => string }
 
     mark(id, fields) {
       return write(async (tx) => {
+        await unpack(tx, [id])
         const note = await tx.objectStore('notes').get(id)
         if (!note) return
         const next: LocalNote = { ...note, ...fields }

@@ -274,3 +274,99 @@ test('a refused save is kept, reported and not sent again by itself', async () =
   await d.sync.flush()
   assert.equal(d.posts.length, 1)
 })
+
+/** How many records each store of the copy `name` holds. */
+async function records(name: string): Promise<Record<string, number>> {
+  const db = await new Promise<IDBDatabase>((resolve, reject) => {
+    const req = indexedDB.open(name)
+    req.onsuccess = () => resolve(req.result)
+    req.onerror = () => reject(req.error)
+  })
+  const counts: Record<string, number> = {}
+  const tx = db.transaction(['notes', 'packs'])
+  for (const store of ['notes', 'packs']) {
+    counts[store] = await new Promise<number>((resolve) => {
+      const req = tx.objectStore(store).count()
+      req.onsuccess = () => resolve(req.result)
+    })
+  }
+  db.close()
+  return counts
+}
+
+test('a first sync keeps each page of new notes in one record; a packed note edited here or elsewhere, or deleted, is then kept once', async () => {
+  const user = await app.signIn('u-packs')
+  await fillServer(user, 1_200)
+  const name = `test-${process.pid}-packs`
+  const d = await device(user, { local: await openLocal(name) })
+  const other = await device(user)
+  assert.equal(await d.sync.pull(), true)
+  assert.equal(await other.sync.pull(), true)
+  assert.deepEqual(await records(name), { notes: 0, packs: 3 }, 'three pages of at most 500 notes')
+  assert.deepEqual((await d.local.newest(2)).notes.map((n) => n.id), ['bulk-1200', 'bulk-1199'])
+
+  await d.local.edit('bulk-10', 'edited here', 5_000)
+  await d.local.remove('bulk-20', 5_001, 0)
+  await other.local.edit('bulk-30', 'edited there', 5_002)
+  await other.local.remove('bulk-40', 5_003, 0)
+  assert.equal(await other.sync.flush(), true)
+  assert.equal(await d.sync.run(), true)
+
+  const all = await d.local.all()
+  assert.equal(all.length, 1_198)
+  assert.equal(new Set(all.map((n) => n.id)).size, 1_198, 'no note kept twice')
+  assert.equal(await d.local.count(), 1_198)
+  assert.equal((await d.local.get('bulk-10'))?.text, 'edited here')
+  assert.equal((await d.local.get('bulk-30'))?.text, 'edited there')
+  assert.equal(await d.local.get('bulk-20'), undefined)
+  assert.equal(await d.local.get('bulk-40'), undefined)
+  assert.equal(await serverText(user, 'bulk-20'), null)
+  assert.deepEqual((await d.local.newest(3)).notes.map((n) => n.id).sort(), ['bulk-10', 'bulk-1200', 'bulk-30'])
+  assert.deepEqual(await records(name), { notes: 2, packs: 3 })
+})
+
+/** Makes the copy `name` as the app's version 2 kept it: notes one a record, no packs. */
+async function versionTwoCopy(name: string, notes: object[], queue: object[], meta: Record<string, string | number>): Promise<void> {
+  const db = await new Promise<IDBDatabase>((resolve, reject) => {
+    const req = indexedDB.open(name, 2)
+    req.onupgradeneeded = () => {
+      req.result.createObjectStore('notes', { keyPath: 'id' }).createIndex('edited', 'edited')
+      req.result.createObjectStore('queue', { keyPath: 'id' })
+      req.result.createObjectStore('meta')
+    }
+    req.onsuccess = () => resolve(req.result)
+    req.onerror = () => reject(req.error)
+  })
+  await new Promise<void>((resolve, reject) => {
+    const tx = db.transaction(['notes', 'queue', 'meta'], 'readwrite')
+    for (const n of notes) tx.objectStore('notes').put(n)
+    for (const e of queue) tx.objectStore('queue').put(e)
+    for (const [key, value] of Object.entries(meta)) tx.objectStore('meta').put(value, key)
+    tx.oncomplete = () => resolve()
+    tx.onerror = () => reject(tx.error)
+  })
+  db.close()
+}
+
+test('a copy kept by the version before the packs opens with every note, queued edit and setting, and syncs on', async () => {
+  const user = await app.signIn('u-upgrade')
+  const name = `test-${process.pid}-v2`
+  await versionTwoCopy(name, [
+    { id: 'old-1', text: 'written offline before the update', base: 0, edited: 10 },
+    { id: 'old-2', text: 'a second one', base: 0, edited: 11 },
+  ], [
+    { id: 'old-1', op: 'save', text: 'written offline before the update', base: 0, at: 10, seq: 1 },
+    { id: 'old-2', op: 'save', text: 'a second one', base: 0, at: 11, seq: 2 },
+  ], { device: 'web-kept-device', since: 0, seq: 2 })
+  const local = await openLocal(name)
+  assert.equal(await local.device(), 'web-kept-device')
+  assert.deepEqual((await local.all()).map((n) => n.text), ['written offline before the update', 'a second one'])
+  assert.deepEqual((await local.pending()).map((e) => [e.id, e.op, e.text]), [['old-1', 'save', 'written offline before the update'], ['old-2', 'save', 'a second one']])
+  assert.deepEqual((await local.newest(5)).notes.map((n) => n.id), ['old-2', 'old-1'])
+  const d = await device(user, { local })
+  assert.equal(await d.sync.run(), true)
+  assert.equal(await serverText(user, 'old-1'), 'written offline before the update')
+  assert.equal(await serverText(user, 'old-2'), 'a second one')
+  assert.equal(await local.waiting(), 0)
+  assert.deepEqual(await records(name), { notes: 2, packs: 0 })
+})
