@@ -109,7 +109,7 @@ function appPage(person: Person, files: AppFiles): Html {
 <div class="placeholder" id="placeholder"><p>Select a note, or press <kbd>Alt</kbd>+<kbd>N</kbd> for a new one.</p></div>
 </main>
 </div>
-<div class="toast" id="toast" hidden><span id="toast-text"></span> <button type="button" class="quiet" id="toast-action">Undo</button></div>
+<div class="toast" id="toast" aria-live="polite" hidden><span id="toast-text"></span> <button type="button" class="quiet" id="toast-action">Undo</button></div>
 <div class="toast update" id="update" hidden><span>A new version of Notes is ready.</span> <button type="button" class="primary" id="update-reload">Reload</button></div>
 </body>
 </html>

@@ -507,18 +507,19 @@ test('a browser holding the copy of the app\'s previous version (notes one a rec
   await context.close()
 })
 
-test('a tab of the app left open when another tab opens a newer version lets go of the copy at once, keeps what was typed, and asks for a reload', T, async () => {
+test('a tab of the app left open when another tab opens a newer version lets go of the copy at once, keeps what was typed, and asks for a reload; its actions say so rather than failing unseen', T, async () => {
   const { page, context } = await app.device('oldtab')
   await write(page, 'oldtab', 'Typed in the old tab')
+  // Another tab, ready to open the copy at once after the typing.
+  const newer = await context.newPage()
+  await newer.goto(`${app.url}/manifest.webmanifest`)
   // Typed, and the pause that saves it not over yet.
   await page.evaluate(() => {
     const box = document.querySelector<HTMLTextAreaElement>('textarea')!
     box.value = 'Typed in the old tab\nand more, not saved yet'
     box.dispatchEvent(new Event('input'))
   })
-  // Another tab opens the copy with a newer layout (version 4, as a later app would).
-  const newer = await context.newPage()
-  await newer.goto(`${app.url}/manifest.webmanifest`)
+  // The other tab opens the copy with a newer layout (version 4, as a later app would).
   const kept = await newer.evaluate(async () => {
     const db = await new Promise<IDBDatabase>((resolve, reject) => {
       const req = indexedDB.open('notes-oldtab', 4)
@@ -539,8 +540,44 @@ test('a tab of the app left open when another tab opens a newer version lets go 
   assert.equal(await editor(page).evaluate((e) => (e as HTMLTextAreaElement).readOnly), true, 'nothing typed now could be kept')
   assert.equal(await page.getByText('cannot keep notes').count(), 0)
   await page.getByRole('button', { name: 'Reload' }).waitFor()
-  // This version of the app, opened again on the newer copy, says the same rather than failing.
+  const downloads: string[] = []
+  page.on('download', (d) => downloads.push(d.suggestedFilename()))
+  const errors: string[] = []
+  page.on('pageerror', (e) => errors.push(e.message))
+  // Export and sign out: each says, where it was pressed, that the tab must reload first.
+  await page.getByRole('button', { name: 'Export all notes' }).click()
+  await page.getByText('Notes was updated in another tab: reload this tab to export your notes.').waitFor()
+  await page.getByRole('button', { name: 'Sign out' }).click()
+  await page.getByText('Notes was updated in another tab: reload this tab to sign out.').waitFor()
+  // Nothing half-done: no file, still signed in, and the copy with the waiting edit still here.
+  assert.deepEqual(downloads, [])
+  assert.equal(new URL(page.url()).pathname, '/')
+  assert.equal(await page.evaluate(() => fetch('/api/notes/changes?since=0').then((r) => r.status)), 200, 'the session was not ended')
+  assert.equal(await newer.evaluate(() => indexedDB.databases().then((d) => d.find((x) => x.name === 'notes-oldtab')?.version)), 4)
+  // Writing is off: "New note" and "Delete" are disabled, also with the note opened again, and
+  // the shortcut for a new note says why.
+  await open(page, 'Typed in the old tab')
+  assert.equal(await page.getByRole('button', { name: 'New note' }).isDisabled(), true)
+  assert.equal(await page.getByRole('button', { name: 'Delete' }).isDisabled(), true)
+  await page.keyboard.press('Alt+KeyN')
+  await page.getByText('Notes was updated in another tab: reload this tab to write a new note.').waitFor()
+  await listed(page, 1)
+  // The notes in memory can still be searched.
+  await page.getByRole('searchbox', { name: 'Search notes' }).fill('more')
+  await listed(page, 1)
+  await page.getByRole('searchbox', { name: 'Search notes' }).fill('nowhere')
+  await listed(page, 0)
+  assert.deepEqual(errors, [])
+  // This version of the app, opened again on the newer copy, says the same rather than failing,
+  // and its buttons say it too.
   await page.reload()
   await page.getByRole('status').filter({ hasText: 'updated in another tab: reload this tab' }).waitFor()
+  await page.getByRole('button', { name: 'Sign out' }).click()
+  await page.getByText('Notes was updated in another tab: reload this tab to sign out.').waitFor()
+  await page.getByRole('button', { name: 'Export all notes' }).click()
+  await page.getByText('Notes was updated in another tab: reload this tab to export your notes.').waitFor()
+  assert.equal(await page.getByRole('searchbox', { name: 'Search notes' }).isDisabled(), true)
+  assert.deepEqual(downloads, [])
+  assert.equal(await page.evaluate(() => fetch('/api/notes/changes?since=0').then((r) => r.status)), 200)
   await context.close()
 })

@@ -20,6 +20,8 @@ const UNDO_MS = 5_000
 const POLL_MS = 5_000
 /** The list draws this many notes at most; a search narrows the rest. */
 const LIST_LIMIT = 200
+/** The status line of a tab whose copy was taken over by a newer version of the app. */
+const OUTDATED = 'Notes was updated in another tab: reload this tab to go on'
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T
 
@@ -99,9 +101,16 @@ async function start(): Promise<void> {
       },
     })
   } catch (error) {
+    ui.list.removeAttribute('aria-busy')
     // This page is older than the copy (an old page kept by the browser, another tab updated).
-    if ((error as { name?: string } | null)?.name === 'VersionError') outdated()
-    else showProblem(`This browser cannot keep notes (${describe(error)})`)
+    if ((error as { name?: string } | null)?.name === 'VersionError') {
+      outdated()
+      // Nothing was read, so there is nothing to search; the account's buttons say why they
+      // cannot act rather than doing nothing.
+      ui.search.disabled = true
+      ui.historyButton.disabled = true
+      wireAccount()
+    } else showProblem(`This browser cannot keep notes (${describe(error)})`)
     return
   }
   const lock: Lock = navigator.locks
@@ -145,20 +154,45 @@ function letGo(): void {
       // A full disk: the write below is the only chance left.
     }
     state.dirty = false
-    void local.edit(id, text, Date.now(), state.editorBase).then(forgetRescue, () => {})
+    const at = Date.now()
+    void local.edit(id, text, at, state.editorBase).then(forgetRescue, () => {})
+    // The list and its search, which this tab still shows, show the text kept.
+    const note = state.notes.get(id)
+    if (note) {
+      const kept = shown({ ...note, text, edited: at })
+      delete kept.draft
+      state.notes.set(id, kept)
+      sortAndDraw()
+    }
   }
   outdated()
 }
 
-/** Stops this tab from editing and asks for a reload, which opens the copy with the new app. */
+/**
+ * Stops this tab from editing and asks for a reload, which opens the copy with the new app.
+ * The notes in memory can still be read and searched; whatever would write the copy (or clear
+ * it, as signing out does) is disabled or, when pressed, says that the tab must reload
+ * ({@link refusedOutdated}), never failing out of sight.
+ */
 function outdated(): void {
+  if (state.outdated) return
   state.outdated = true
   ui.editor.readOnly = true
   ui.newNote.disabled = true
   ui.del.disabled = true
-  showProblem('Notes was updated in another tab: reload this tab to go on')
+  showProblem(OUTDATED)
   ui.update.hidden = false
   $('update-reload').addEventListener('click', () => location.reload())
+}
+
+/**
+ * In a tab that must reload (see {@link outdated}), says so where the person acted, naming
+ * what they tried (`to export your notes`), and returns true: the action is not taken.
+ */
+function refusedOutdated(what: string): boolean {
+  if (!state.outdated) return false
+  toast(`Notes was updated in another tab: reload this tab ${what}.`, null)
+  return true
 }
 
 // ---- the text of a closing page ----------------------------------------------------------
@@ -474,7 +508,7 @@ async function openNote(id: string, options: { save?: boolean; focus?: boolean }
   ui.placeholder.hidden = true
   ui.history.hidden = true
   ui.notice.hidden = true
-  ui.del.disabled = false
+  ui.del.disabled = state.outdated
   ui.historyButton.disabled = false
   drawMeta(note)
   if (note.conflictOf) {
@@ -521,6 +555,8 @@ function dropEmptyDraft(): void {
 }
 
 async function newNote(): Promise<void> {
+  // The button is disabled then; Alt+N still comes here.
+  if (refusedOutdated('to write a new note')) return
   const saved = saveNow()
   const now = Date.now()
   const id = newNoteId(now)
@@ -581,7 +617,7 @@ function saveNow(): Promise<void> {
 
 async function deleteOpen(): Promise<void> {
   const id = state.openId
-  if (id === null) return
+  if (id === null || refusedOutdated('to delete a note')) return
   const note = state.notes.get(id)
   if (!note) return
   clearTimeout(state.saveTimer)
@@ -605,6 +641,7 @@ async function deleteOpen(): Promise<void> {
   channel?.postMessage({ ids: [id] })
   await refreshStatus()
   toast(`Deleted “${titleOf(note.text)}”.`, async () => {
+    if (refusedOutdated('to undo the delete')) return
     if (await local.undoRemove(id)) {
       await reloadIds([id])
       channel?.postMessage({ ids: [id] })
@@ -622,7 +659,7 @@ function showCompare(copy: Shown): void {
   ui.editor.hidden = !original ? false : true
   if (!original) {
     // The note it came from is gone here: it is an ordinary note now.
-    void local.mark(copy.id, {}).then(() => reloadIds([copy.id]))
+    if (!state.outdated) void local.mark(copy.id, {}).then(() => reloadIds([copy.id]), noteError)
     ui.compare.hidden = true
     ui.editor.value = copy.text
     state.editorText = copy.text
@@ -637,7 +674,7 @@ function showCompare(copy: Shown): void {
 
 async function resolveConflict(how: 'both' | 'this' | 'hand'): Promise<void> {
   const copy = state.openId === null ? undefined : state.notes.get(state.openId)
-  if (!copy?.conflictOf) return
+  if (!copy?.conflictOf || refusedOutdated('to sort out this conflicted copy')) return
   const original = state.notes.get(copy.conflictOf)
   try {
     if (how === 'both' || !original) {
@@ -725,6 +762,7 @@ async function showHistory(): Promise<void> {
 }
 
 async function restoreRevision(id: string, text: string): Promise<void> {
+  if (refusedOutdated('to restore this version')) return
   try {
     await local.edit(id, text, Date.now())
   } catch (error) {
@@ -749,6 +787,8 @@ function closeHistory(): void {
 // ---- export, sign-out ---------------------------------------------------------------------
 
 async function exportAll(): Promise<void> {
+  // The copy belongs to the newer version now, and the notes in memory may be behind it.
+  if (refusedOutdated('to export your notes')) return
   await saveNow()
   const notes = (await local.all()).sort((a, b) => b.edited - a.edited)
   const zip = exportZip(notes, Date.now())
@@ -763,6 +803,8 @@ async function exportAll(): Promise<void> {
 }
 
 async function signOut(): Promise<void> {
+  // This tab can no longer see whether edits are waiting, so it never clears the copy.
+  if (refusedOutdated('to sign out')) return
   await saveNow()
   if (navigator.onLine) await sync.flush().catch(() => false)
   const waiting = await local.waiting()
@@ -883,8 +925,7 @@ function wire(): void {
   $('keep-both').addEventListener('click', () => void resolveConflict('both'))
   $('keep-this').addEventListener('click', () => void resolveConflict('this'))
   $('edit-by-hand').addEventListener('click', () => void resolveConflict('hand'))
-  $('export').addEventListener('click', () => void exportAll())
-  $('sign-out').addEventListener('click', () => void signOut())
+  wireAccount()
   ui.del.disabled = true
   ui.historyButton.disabled = true
 
@@ -903,6 +944,12 @@ function wire(): void {
     else if (data.ids && !state.outdated) void reloadIds(data.ids).then(refreshStatus)
   })
   document.addEventListener('keydown', onKey)
+}
+
+/** "Export all notes" and "Sign out", also wired in a tab that could not open the copy. */
+function wireAccount(): void {
+  $('export').addEventListener('click', () => void exportAll())
+  $('sign-out').addEventListener('click', () => void signOut())
 }
 
 async function backToList(): Promise<void> {
