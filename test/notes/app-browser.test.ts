@@ -513,6 +513,9 @@ test('a tab of the app left open when another tab opens a newer version lets go 
   // Another tab, ready to open the copy at once after the typing.
   const newer = await context.newPage()
   await newer.goto(`${app.url}/manifest.webmanifest`)
+  // Offline, so the edit stays queued whether the pause that saves it ends first or the other
+  // tab's upgrade comes first.
+  await context.setOffline(true)
   // Typed, and the pause that saves it not over yet.
   await page.evaluate(() => {
     const box = document.querySelector<HTMLTextAreaElement>('textarea')!
@@ -535,6 +538,7 @@ test('a tab of the app left open when another tab opens a newer version lets go 
     return { notes: notes!.map((n) => n.text), queue: queue!.map((e) => e.text) }
   })
   assert.deepEqual(kept, { notes: ['Typed in the old tab\nand more, not saved yet'], queue: ['Typed in the old tab\nand more, not saved yet'] })
+  await context.setOffline(false)
   await page.getByRole('status').filter({ hasText: 'updated in another tab: reload this tab' }).waitFor()
   assert.equal(await editor(page).inputValue(), 'Typed in the old tab\nand more, not saved yet')
   assert.equal(await editor(page).evaluate((e) => (e as HTMLTextAreaElement).readOnly), true, 'nothing typed now could be kept')
