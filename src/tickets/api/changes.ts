@@ -140,7 +140,7 @@ export function createChangeHandlers(ctx: Context): ChangeHandlers {
     return async (req: Request): Promise<Response> => {
       const w = await acceptWrite(ctx, req, callers, shape)
       if (!w.ok) return answerRefusal(w)
-      const ticket = await store.tickets.byPath(req.params)
+      const ticket = await store.tickets.locate(req.params)
       if (!ticket) return answerRefusal(refuse(404, NO_SUCH_TICKET))
       const acting = await ctx.credentials.actingUser(w.caller, ticket.project)
       if (!acting.ok) return answerRefusal(acting)

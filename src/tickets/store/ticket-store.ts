@@ -15,6 +15,7 @@
 import type { Query, Sql } from '../../db.ts'
 import type { EventName, Wake } from '../events.ts'
 import { Refusal } from '../refusal.ts'
+import { transaction } from '../../transaction.ts'
 import { connectionTable } from './connections.ts'
 import { historyTable } from './history.ts'
 import { inviteTable } from './invites.ts'
@@ -91,20 +92,24 @@ export function createTicketStore(deps: TicketStoreDeps): TicketStore {
       for (let attempt = 1; ; attempt++) {
         const emitted: NewEvent[] = []
         try {
-          const result = await sql.begin(async (q) => {
-            const tx: TicketTx = {
-              ...tablesOn(q, clock),
-              async emit(projectId, name, args) {
-                emitted.push({ project: projectId, name, args, created: clock() })
-              },
-            }
-            const value = await fn(tx)
-            // Thrown out of `sql.begin` so the transaction rolls back: a refused write leaves
-            // nothing behind (a slug claimed before the refusal, say).
-            if (value instanceof Refusal) throw value
-            if (emitted.length > 0) await emitAll(q, emitted)
-            return value
-          })
+          const result = await transaction(
+            sql,
+            async (q) => {
+              const tx: TicketTx = {
+                ...tablesOn(q, clock),
+                async emit(projectId, name, args) {
+                  emitted.push({ project: projectId, name, args, created: clock() })
+                },
+              }
+              const value = await fn(tx)
+              // Thrown out of the transaction so it rolls back: a refused write leaves nothing
+              // behind (a slug claimed before the refusal, say).
+              if (value instanceof Refusal) throw value
+              return value
+            },
+            // The events, in one statement that travels with the `commit`.
+            (q) => (emitted.length > 0 ? emitAll(q, emitted) : null),
+          )
           if (emitted.length > 0) wake?.ping()
           return result as T
         } catch (err) {

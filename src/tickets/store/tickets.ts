@@ -158,6 +158,25 @@ export async function ticketByNumber(q: Query, projectRef: string, number: strin
   return ticket ?? null
 }
 
+/**
+ * The id and project of the ticket a route's path names (`:ref`, or `:slug` and `:number`), or
+ * null: what a change checks before its transaction, which reads the ticket whole.
+ */
+async function locateTicket(q: Query, params: Record<string, string>): Promise<{ id: string; project: string } | null> {
+  let where: Fragment | null = null
+  if (params.ref !== undefined) {
+    const old = parseNumber(params.ref)
+    if (isUuid(params.ref)) where = q`id = ${params.ref.toLowerCase()}`
+    else if (old !== null) where = q`old_number = ${old}`
+  } else {
+    const n = parseNumber(params.number!)
+    if (n !== null && isLookupText(params.slug!)) where = q`number = ${n} and project_id = (select project_id from project_names where name = ${params.slug!})`
+  }
+  if (where === null) return null
+  const [row] = await q<{ id: string; project_id: string }[]>`select id, project_id from tickets where ${where}`
+  return row ? { id: row.id, project: row.project_id } : null
+}
+
 /** The ticket a relation names: `<project>#<number>` (slug, old slug or id) or a UUID. */
 async function ticketByName(q: Query, name: string): Promise<Ticket | null> {
   if (isUuid(name)) return ticketById(q, name.toLowerCase())
@@ -474,6 +493,8 @@ export function ticketTable(q: Query) {
     bySource: (projectId: string, source: string) => ticketBySource(q, projectId, source),
     /** The ticket a route's path names: `:ref`, or `:slug` and `:number`. */
     byPath: (params: Record<string, string>) => (params.ref !== undefined ? ticketByRef(q, params.ref) : ticketByNumber(q, params.slug!, params.number!)),
+    /** The id and project of the ticket a route's path names. */
+    locate: (params: Record<string, string>) => locateTicket(q, params),
     assignedTo: (userId: string, states: State[]) => assignedTickets(q, userId, states),
     related: (ids: string[]) => relatedTickets(q, ids),
     /** The tickets a search finds, in its order; with `page`, one page of them. */
