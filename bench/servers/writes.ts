@@ -1,6 +1,6 @@
 /**
  * The write-route baseline: a bare node:http server that parses the body with JSON.parse and
- * runs the same SQL statements, in the same order and transactions, as the ticket service does
+ * runs the same SQL statements, in the same order and transactions (src/transaction.ts), as the ticket service does
  * for a ticket create, a comment and a state change (src/tickets/api/tickets.ts, api/changes.ts,
  * store/tickets.ts, auth.ts, store/outbox.ts) and the notes service for a note save (src/notes/store.ts,
  * whose session the service holds in memory: here a map of the cookies the bench made), and
@@ -15,8 +15,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import type postgres from 'postgres'
 import { connect, type Sql, type TransactionSql } from '../../src/db.ts'
+import { transaction, type TransactionQuery } from '../../src/transaction.ts'
 
-type Q = Sql | TransactionSql
+type Q = Sql | TransactionSql | TransactionQuery
+type LiveEvent = { project: string; name: string; args: unknown[]; created: number }
 type Fragment = postgres.PendingQuery<postgres.Row[]>
 
 const sql = connect(process.env.DATABASE_URL!)
@@ -82,7 +84,7 @@ async function change(q: Q, id: string, set: Record<string, unknown>, events: { 
 }
 
 /** Live events and their NOTIFY in one statement (store/outbox.ts, emitAll). */
-async function emitAll(tx: TransactionSql, events: { project: string; name: string; args: unknown[]; created: number }[]) {
+async function emitAll(tx: Q, events: LiveEvent[]) {
   await tx`
     with stored as (
       insert into events (project_id, name, args, created)
@@ -114,7 +116,7 @@ async function create(req: IncomingMessage, slug: string, body: { subject: strin
     where n.name = ${slug}`
   const projectId = p!.id as string
   const now = Date.now()
-  const ticket = await sql.begin(async (tx) => {
+  const { ticket } = await transaction(sql, async (tx) => {
     const member = tx`exists (select 1 from members m where m.project_id = ${projectId} and m.user_id = ${user.id})`
     const view = viewOf(tx)
     const [row] = await tx`
@@ -129,9 +131,8 @@ async function create(req: IncomingMessage, slug: string, body: { subject: strin
     )
     select ${view.columns} from t ${view.joins}`
     const made = ticketView(row!)
-    await emitAll(tx, [{ project: projectId, name: 'ticketCreated', args: [made], created: Date.now() }])
-    return made
-  })
+    return { ticket: made, events: [{ project: projectId, name: 'ticketCreated', args: [made], created: Date.now() }] }
+  }, (tx, done) => emitAll(tx, done.events))
   return [201, { ticket, existed: false }] as const
 }
 
@@ -139,11 +140,11 @@ async function comment(req: IncomingMessage, slug: string, number: number, body:
   const user = await caller(req)
   const found = await locate(slug, number)
   const now = Date.now()
-  const answer = await sql.begin(async (tx) => {
+  const { answer } = await transaction(sql, async (tx) => {
     const { ticket, events: [event] } = await change(tx, found.id as string, { updated: now }, [{ kind: 'comment', data: { text: body.text } }], user, now, user.id)
-    await emitAll(tx, [{ project: found.project_id as string, name: 'ticketEvent', args: [found.id, event, ticket], created: Date.now() }])
-    return { ticket, event }
-  })
+    const events: LiveEvent[] = [{ project: found.project_id as string, name: 'ticketEvent', args: [found.id, event, ticket], created: Date.now() }]
+    return { answer: { ticket, event }, events }
+  }, (tx, done) => emitAll(tx, done.events))
   return [201, answer] as const
 }
 
@@ -151,7 +152,7 @@ async function changeState(req: IncomingMessage, slug: string, number: number, b
   const user = await caller(req)
   const found = await locate(slug, number)
   const now = Date.now()
-  const answer = await sql.begin(async (tx) => {
+  const { answer } = await transaction(sql, async (tx) => {
     const [t] = await tx`
     select t.project_id, t.state, t.assignee_id, t.author_id, t.parent_id, t.subject, t.summary,
       m.role, a.name as assignee_name, au.name as author_user_name
@@ -184,13 +185,13 @@ async function changeState(req: IncomingMessage, slug: string, number: number, b
       union select ticket_id from blockers where blocker_id in ${seeds})
     order by t.project_id, t.number`).map(ticketView)
     const at = Date.now()
-    await emitAll(tx, [
+    const live: LiveEvent[] = [
       { project: projectId, name: 'ticketEvent', args: [found.id, event, ticket], created: at },
       ...(assignEvent ? [{ project: projectId, name: 'ticketEvent', args: [found.id, assignEvent, ticket], created: at }] : []),
       { project: projectId, name: 'ticketsRelated', args: [related], created: at },
-    ])
-    return assignEvent ? { ticket, event, assignEvent } : { ticket, event }
-  })
+    ]
+    return { answer: assignEvent ? { ticket, event, assignEvent } : { ticket, event }, events: live }
+  }, (tx, done) => emitAll(tx, done.events))
   return [201, answer] as const
 }
 
