@@ -13,19 +13,23 @@
  *
  * @module
  */
-import type { ReservedSql } from 'postgres'
+import type { PendingQuery, ReservedSql, Row } from 'postgres'
 import type { Sql } from './db.ts'
 
 /** A connection of one transaction's own. */
 export type TransactionQuery = ReservedSql<{ bigint: number }>
 
 /**
- * Runs `fn` in one transaction, then `last` (when given and it answers a statement: the one
- * statement it sends, at once, travels with `commit`), and commits. An error anywhere (thrown by
- * `fn`, or a statement's) rolls everything back and is thrown: when `last`'s statement fails,
- * the server answers the `commit` behind it by rolling back.
+ * Runs `fn` in one transaction, then the statement `last` makes (when given and it makes one),
+ * which travels with `commit`, and commits. An error anywhere (thrown by `fn`, or a statement's)
+ * rolls everything back and is thrown: when `last`'s statement fails, the server answers the
+ * `commit` behind it by rolling back.
+ *
+ * `last` answers the statement unsent (a query not awaited): postgres.js sends a query a
+ * microtask after it is first awaited or executed, so this function executes it just before the
+ * `commit`, and the two leave in that order.
  */
-export async function transaction<T>(sql: Sql, fn: (tx: TransactionQuery) => Promise<T>, last?: (tx: TransactionQuery, value: T) => Promise<unknown> | null): Promise<T> {
+export async function transaction<T>(sql: Sql, fn: (tx: TransactionQuery) => Promise<T>, last?: (tx: TransactionQuery, value: T) => PendingQuery<Row[]> | null): Promise<T> {
   const tx = (await sql.reserve()) as TransactionQuery
   // Whether the transaction may still be open, and needs a `rollback` after an error.
   let open = true
@@ -33,7 +37,7 @@ export async function transaction<T>(sql: Sql, fn: (tx: TransactionQuery) => Pro
     // Queries go out as they are made; `fn`'s first follows `begin` on the wire.
     const begun = tx`begin`.execute()
     const [, value] = await Promise.all([begun, fn(tx)])
-    const ending = last?.(tx, value) ?? null
+    const ending = last?.(tx, value)?.execute() ?? null
     open = false
     // Both answered before the connection goes back to the pool.
     const [ended, committed] = await Promise.allSettled([ending, tx`commit`.execute()])

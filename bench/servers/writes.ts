@@ -83,9 +83,9 @@ async function change(q: Q, id: string, set: Record<string, unknown>, events: { 
   return { ticket: ticketView(rows[0]!), events: rows.map(eventView) }
 }
 
-/** Live events and their NOTIFY in one statement (store/outbox.ts, emitAll). */
-async function emitAll(tx: Q, events: LiveEvent[]) {
-  await tx`
+/** Live events and their NOTIFY in one statement, unsent (store/outbox.ts, emitAll). */
+function emitAll(tx: Q, events: LiveEvent[]) {
+  return tx`
     with stored as (
       insert into events (project_id, name, args, created)
       select e->>'project', e->>'name', e->'args', (e->>'created')::bigint

@@ -21,12 +21,13 @@ export async function emit(tx: Query, projectId: string | null, name: EventName,
 }
 
 /**
- * Stores events inside transaction `tx`, in their order, and asks for the wake-up NOTIFY, in one
- * statement: a state change's three events cost one round trip, not six.
+ * The statement that stores events inside transaction `tx`, in their order, and asks for the
+ * wake-up NOTIFY: a state change's three events cost one round trip, not six. Answered unsent,
+ * for the store's transaction to send just ahead of its `commit` (src/transaction.ts).
  */
-export async function emitAll(tx: Query, events: readonly NewEvent[]): Promise<void> {
+export function emitAll(tx: Query, events: readonly NewEvent[]) {
   // The NOTIFY is delivered at commit, and only then; several in one transaction fold into one.
-  await tx`
+  return tx`
     with stored as (
       insert into events (project_id, name, args, created)
       select e->>'project', e->>'name', e->'args', (e->>'created')::bigint
