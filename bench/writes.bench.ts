@@ -34,6 +34,12 @@ const CONCURRENCY = 8
 const ROUNDS = Number(process.env.WRITES_BENCH_ROUNDS ?? 5)
 const PER_ROUND = 200
 const GOAL = 0.8
+/**
+ * Writes of each kind before the one counted: each of the service's pooled connections (10)
+ * prepares a statement the first time it runs it, one round trip more, and a transaction takes
+ * the connection that has waited longest, so each connection has run each statement by then.
+ */
+const WARM_UPS = 12
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 
 const kind = process.env.DATABASE_URL ? 'postgres' : 'embedded'
@@ -91,7 +97,7 @@ try {
   const cycle = ['doing', 'review', 'done', 'open']
   const stateStep = Array.from({ length: CONCURRENCY }, () => 0)
   const noteBases = Array.from({ length: CONCURRENCY }, () => 0)
-  await sql`update tickets set state = 'open', assignee_id = null where project_id = ${`p${String(PROJECTS).padStart(11, '0')}`} and number <= ${CONCURRENCY + 2}`
+  await sql`update tickets set state = 'open', assignee_id = null where project_id = ${`p${String(PROJECTS).padStart(11, '0')}`} and number <= ${CONCURRENCY + 1 + WARM_UPS}`
 
   type Call = (base: string, w: number) => Promise<void>
   const clients = new Map<string, ReturnType<typeof keepAliveClient>>()
@@ -129,13 +135,14 @@ try {
   const counted = await startService({ ...serviceEnv, DATABASE_URL: withSchema(wire.url(db.pathname.slice(1))) })
   children.push(counted)
   console.log(`# writes bench: ${kind} database; service and baseline on ${PINNED ? 'core 0' : 'any core'}, node ${startOptions().join(' ')}`)
-  console.log('\nstatements and round trips a write makes (one write after two of warm-up; begin and commit count as statements):')
+  console.log(`\nstatements and round trips a write makes (one write after ${WARM_UPS} of warm-up; begin and commit count as statements):`)
   const counts: Record<string, { statements: number; roundTrips: number }> = {}
   // A state change to `doing` of an unassigned ticket also assigns it: counted on tickets of
-  // project-<PROJECTS> past the workers' own, the first for warm-up.
+  // project-<PROJECTS> past the workers' own, the first ones for warm-up.
   const assigning = (number: number): Call => async (b) => void (await expect(b, 201, 'POST', `/api/projects/project-${PROJECTS}/tickets/${number}/state`, auth, JSON.stringify({ state: 'doing' })))
-  const toCount: [string, Call[], Call][] = Object.entries(writes).map(([name, write]) => [name, [write.call, write.call], write.call])
-  toCount.splice(3, 0, ['state change (assigning)', [assigning(CONCURRENCY + 1)], assigning(CONCURRENCY + 2)])
+  const warmUps = (call: (i: number) => Call) => Array.from({ length: WARM_UPS }, (_, i) => call(i))
+  const toCount: [string, Call[], Call][] = Object.entries(writes).map(([name, write]) => [name, warmUps(() => write.call), write.call])
+  toCount.splice(3, 0, ['state change (assigning)', warmUps((i) => assigning(CONCURRENCY + 1 + i)), assigning(CONCURRENCY + 1 + WARM_UPS)])
   for (const [name, warmUps, write] of toCount) {
     const base = counted.urls[writes[name]?.service ?? 'tickets']!
     for (const warmUp of warmUps) await warmUp(base, 0)
