@@ -36,10 +36,10 @@ const PER_ROUND = 200
 const GOAL = 0.8
 /**
  * Writes of each kind before the one counted: each of the service's pooled connections (10)
- * prepares a statement the first time it runs it, one round trip more, and a transaction takes
- * the connection that has waited longest, so each connection has run each statement by then.
+ * prepares a statement the first time it runs it (one round trip more), and the pool hands its
+ * connections out in turn, so that by then each has run each statement.
  */
-const WARM_UPS = 12
+const WARM_UPS = 30
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 
 const kind = process.env.DATABASE_URL ? 'postgres' : 'embedded'
@@ -153,6 +153,7 @@ try {
     const statements = wire.entries.filter((e) => e.kind === 'statement')
     counts[name] = { statements: statements.length, roundTrips: wire.entries.filter((e) => e.kind === 'round trip').length }
     console.log(`  ${name}: ${statements.length} statements, ${counts[name].roundTrips} round trips`)
+    console.log(`    wire: ${wire.entries.map((e) => (e.kind === "statement" ? "S" : e.kind === "sync" ? "s" : "R")).join("")}`)
     for (const s of statements) console.log(`    ${s.text.replace(/\s+/g, ' ').trim().slice(0, 110)}`)
   }
   await counted.stop()
