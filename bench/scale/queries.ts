@@ -93,7 +93,7 @@ for no key update of t`, params: [ticket, userId(1)], write: true },
 select ${VIEW_COLUMNS}, e.id as event_id, e.kind as event_kind, e.user_id as event_user_id, e.by as event_by,
   e.app as event_app, e.data as event_data, e.created as event_created
 from t ${VIEW_JOINS} cross join e
-order by e.id`, params: [now, ticket, userId(1), 'User 1', null, JSON.stringify([{ kind: 'comment', data: { text: 'hello' } }])], write: true },
+order by e.id`, params: [now, ticket, userId(1), 'User 1', null, [{ kind: 'comment', data: { text: 'hello' } }]], write: true },
     { name: 'related views', routes: 'state change', query: selectTickets(`t.id in (
   select id from tickets where id in ($1)
   union select parent_id from tickets where id in ($1)
@@ -105,7 +105,7 @@ order by e.id`, params: [now, ticket, userId(1), 'User 1', null, JSON.stringify(
   select e->>'project', e->>'name', e->'args', (e->>'created')::bigint
   from jsonb_array_elements($1::jsonb) with ordinality as n(e, i)
   order by n.i)
-select pg_notify('tickets_events', '')`, params: [JSON.stringify([{ project: p3, name: 'ticketEvent', args: [ticket, { kind: 'comment' }], created: now }])], write: true },
+select pg_notify('tickets_events', '')`, params: [[{ project: p3, name: 'ticketEvent', args: [ticket, { kind: 'comment' }], created: now }]], write: true },
     { name: 'project list', routes: "the project's list (whole)", query: selectTickets("t.project_id = $1 and t.state in ('open', 'doing', 'review')"), params: [projectId(2)] },
     { name: 'inbox pending', routes: 'inbox (whole)', query: selectTickets("t.assignee_id = $1 and t.state in ('open', 'doing')", 't.updated desc, t.created desc'), params: [v.inboxUser] },
     { name: 'inbox review', routes: 'inbox (whole)', query: selectTickets("t.assignee_id = $1 and t.state = 'review'", 't.updated desc, t.created desc'), params: [v.inboxUser] },
