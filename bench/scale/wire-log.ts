@@ -2,9 +2,11 @@
  * A TCP proxy in front of a PostgreSQL server (or the embedded database's port) that reads the
  * client's side of the wire protocol and records what each connection asks: every statement
  * executed (a simple `Query`, or an extended-protocol `Execute` of a statement prepared by
- * `Parse`, named or not) and every `Sync` or simple `Query`, each of which is a round trip: the
- * client waits for the server's ReadyForQuery before its next request on that connection
- * (postgres.js sends one Parse/Bind/Execute/Sync batch a query and waits for its answer).
+ * `Parse`, named or not), every `Sync` or simple `Query` (each answered by one ReadyForQuery),
+ * and every round trip: a `Sync` or `Query` sent while the connection has no request waiting for
+ * its ReadyForQuery. postgres.js sends one Parse/Bind/Execute/Sync batch a query; a client that
+ * sends the next before the answer to the last (pipelining, src/transaction.ts) makes several
+ * syncs in one round trip.
  *
  * Used to count the statements and round trips a write route makes, without touching the
  * service's code: the service is started with DATABASE_URL pointing at the proxy.
@@ -13,8 +15,11 @@ import { connect, createServer, type Server } from 'node:net'
 
 export interface WireEntry {
   connection: number
-  /** `statement` for an executed statement; `sync` for a round trip's end. */
-  kind: 'statement' | 'sync'
+  /**
+   * `statement` for an executed statement; `sync` for a request's end (a Sync or a simple
+   * Query); `round trip` for a request sent while none was waiting for its answer.
+   */
+  kind: 'statement' | 'sync' | 'round trip'
   text: string
 }
 
@@ -39,6 +44,30 @@ export async function startWireLog(host: string, port: number): Promise<WireLog>
     upstream.on('close', () => client.destroy())
     let buffer = Buffer.alloc(0)
     let started = false
+    // Requests (Syncs and simple Queries) sent and not yet answered by a ReadyForQuery.
+    let waiting = 0
+    const request = () => {
+      if (waiting === 0) entries.push({ connection: id, kind: 'round trip', text: '' })
+      waiting++
+      entries.push({ connection: id, kind: 'sync', text: '' })
+    }
+    // The server's side: only its ReadyForQuery messages ('Z') are counted. An SSLRequest is
+    // answered with one byte before any message.
+    let answers = Buffer.alloc(0)
+    let sslAnswer = false
+    upstream.on('data', (chunk: Buffer) => {
+      answers = Buffer.concat([answers, chunk])
+      if (sslAnswer && answers.length > 0) {
+        answers = answers.subarray(1)
+        sslAnswer = false
+      }
+      while (answers.length >= 5) {
+        const length = answers.readInt32BE(1)
+        if (answers.length < 1 + length) return
+        if (answers[0] === 0x5a) waiting = Math.max(0, waiting - 1)
+        answers = answers.subarray(1 + length)
+      }
+    })
     const prepared = new Map<string, string>()
     let bound = ''
     client.on('data', (chunk: Buffer) => {
@@ -52,6 +81,7 @@ export async function startWireLog(host: string, port: number): Promise<WireLog>
           const code = buffer.readInt32BE(4)
           buffer = buffer.subarray(length)
           if (code !== 80877103) started = true
+          else sslAnswer = true
           continue
         }
         if (buffer.length < 5) return
@@ -66,7 +96,7 @@ export async function startWireLog(host: string, port: number): Promise<WireLog>
         }
         if (type === 'Q') {
           entries.push({ connection: id, kind: 'statement', text: cstring(0)[0] })
-          entries.push({ connection: id, kind: 'sync', text: '' })
+          request()
         } else if (type === 'P') {
           const [name, next] = cstring(0)
           prepared.set(name, cstring(next)[0])
@@ -76,7 +106,7 @@ export async function startWireLog(host: string, port: number): Promise<WireLog>
         } else if (type === 'E') {
           entries.push({ connection: id, kind: 'statement', text: bound })
         } else if (type === 'S') {
-          entries.push({ connection: id, kind: 'sync', text: '' })
+          request()
         }
       }
     })

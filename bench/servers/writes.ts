@@ -1,6 +1,6 @@
 /**
  * The write-route baseline: a bare node:http server that parses the body with JSON.parse and
- * runs the same SQL statements, in the same order and transactions, as the ticket service does
+ * runs the same SQL statements, in the same order and transactions (src/transaction.ts), as the ticket service does
  * for a ticket create, a comment and a state change (src/tickets/api/tickets.ts, api/changes.ts,
  * store/tickets.ts, auth.ts, store/outbox.ts) and the notes service for a note save (src/notes/store.ts,
  * whose session the service holds in memory: here a map of the cookies the bench made), and
@@ -15,63 +15,83 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import type postgres from 'postgres'
 import { connect, type Sql, type TransactionSql } from '../../src/db.ts'
+import { transaction, type TransactionQuery } from '../../src/transaction.ts'
 
-type Q = Sql | TransactionSql
+type Q = Sql | TransactionSql | TransactionQuery
+type LiveEvent = { project: string; name: string; args: unknown[]; created: number }
 type Fragment = postgres.PendingQuery<postgres.Row[]>
 
 const sql = connect(process.env.DATABASE_URL!)
 const cookies = new Map(Object.entries(JSON.parse(process.env.BASELINE_COOKIES ?? '{}') as Record<string, string>))
 const PUBLIC_URL = process.env.TICKETS_URL ?? 'http://localhost:0'
 
-async function selectTickets(q: Q, where: Fragment, order?: Fragment) {
-  const rows = await q`
-    select t.id, t.number, t.old_number, t.project_id, p.slug, t.subject, t.summary, t.source, t.state,
+/** The columns of a ticket's view read from `t` and their joins (src/tickets/store/tickets.ts, viewOf). */
+function viewOf(q: Q) {
+  return {
+    columns: q`t.id, t.number, t.old_number, t.project_id, p.slug, t.subject, t.summary, t.source, t.state,
       t.assignee_id, a.name as assignee_name, t.author_id, coalesce(u.name, t.author_name) as author_name,
       t.parent_id, pt.number as parent_number, pp.slug as parent_slug,
       (select coalesce(json_agg(json_build_object('id', b.id, 'slug', bp.slug, 'number', b.number) order by bp.slug, b.number), '[]')
         from blockers x join tickets b on b.id = x.blocker_id join projects bp on bp.id = b.project_id
         where x.ticket_id = t.id) as blocked_by,
-      t.created, t.updated
-    from tickets t
-    join projects p on p.id = t.project_id
+      t.created, t.updated`,
+    joins: q`join projects p on p.id = t.project_id
     left join users a on a.id = t.assignee_id
     left join users u on u.id = t.author_id
     left join tickets pt on pt.id = t.parent_id
-    left join projects pp on pp.id = pt.project_id
-    where ${where}
-    order by ${order ?? q`t.created desc, t.number desc`}`
-  return rows.map((r) => {
-    const blockedBy = (typeof r.blocked_by === 'string' ? JSON.parse(r.blocked_by) : r.blocked_by) as { id: string; slug: string; number: number }[]
-    return {
-      id: r.id, ref: `${r.slug}#${r.number}`, number: r.number, oldNumber: r.old_number ?? null, project: r.project_id, slug: r.slug,
-      subject: r.subject, summary: r.summary, source: r.source, state: r.state,
-      assignee: r.assignee_id ? { id: r.assignee_id, name: r.assignee_name } : null,
-      author: r.author_name ? { id: r.author_id ?? null, name: r.author_name } : null,
-      parent: r.parent_id ? { id: r.parent_id, ref: `${r.parent_slug}#${r.parent_number}` } : null,
-      blockedBy: blockedBy.map((b) => ({ id: b.id, ref: `${b.slug}#${b.number}` })),
-      created: r.created, updated: r.updated, url: `${PUBLIC_URL}/${r.slug}/${r.number}`,
-    }
-  })
+    left join projects pp on pp.id = pt.project_id`,
+  }
+}
+
+function ticketView(r: postgres.Row) {
+  const blockedBy = (typeof r.blocked_by === 'string' ? JSON.parse(r.blocked_by) : r.blocked_by) as { id: string; slug: string; number: number }[]
+  return {
+    id: r.id, ref: `${r.slug}#${r.number}`, number: r.number, oldNumber: r.old_number ?? null, project: r.project_id, slug: r.slug,
+    subject: r.subject, summary: r.summary, source: r.source, state: r.state,
+    assignee: r.assignee_id ? { id: r.assignee_id, name: r.assignee_name } : null,
+    author: r.author_name ? { id: r.author_id ?? null, name: r.author_name } : null,
+    parent: r.parent_id ? { id: r.parent_id, ref: `${r.parent_slug}#${r.parent_number}` } : null,
+    blockedBy: blockedBy.map((b) => ({ id: b.id, ref: `${b.slug}#${b.number}` })),
+    created: r.created, updated: r.updated, url: `${PUBLIC_URL}/${r.slug}/${r.number}`,
+  }
 }
 
 function eventView(r: postgres.Row) {
-  const data = (typeof r.data === 'string' ? JSON.parse(r.data) : r.data) as Record<string, unknown>
-  return { id: r.id, kind: r.kind, by: r.by, user: r.user_id ?? null, app: r.app ?? null, created: r.created, ...data }
+  const data = (typeof r.event_data === 'string' ? JSON.parse(r.event_data) : r.event_data) as Record<string, unknown>
+  return { id: r.event_id, kind: r.event_kind, by: r.event_by, user: r.event_user_id ?? null, app: r.event_app ?? null, created: r.event_created, ...data }
 }
 
-async function addEvent(q: Q, ticketId: string, kind: string, user: { id: string; name: string }, data: Record<string, unknown>, now: number) {
-  const [row] = await q`
-    insert into ticket_events (ticket_id, kind, user_id, by, app, data, created)
-    values (${ticketId}, ${kind}, ${user.id}, ${user.name}, ${null}, ${q.json(data as never)}, ${now})
-    returning id, kind, user_id, by, app, data, created`
-  return eventView(row!)
+/** A ticket's change and its history events in one statement, the ticket read back (store/tickets.ts, changeTicket). */
+async function change(q: Q, id: string, set: Record<string, unknown>, events: { kind: string; data: unknown }[], user: { id: string; name: string }, now: number, ifMember?: string) {
+  const member = ifMember === undefined ? q`true` : q`exists (select 1 from members m where m.project_id = tickets.project_id and m.user_id = ${ifMember})`
+  const view = viewOf(q)
+  const rows = await q`
+    with t as (
+      update tickets set ${q(set as never)} where id = ${id} and ${member}
+      returning *
+    ), e as (
+      insert into ticket_events (ticket_id, kind, user_id, by, app, data, created)
+      select t.id, n.e->>'kind', ${user.id}, ${user.name}, ${null}, n.e->'data', ${now}
+      from t, jsonb_array_elements(${q.json(events as never)}::jsonb) with ordinality as n(e, i)
+      order by n.i
+      returning id, kind, user_id, by, app, data, created
+    )
+    select ${view.columns}, e.id as event_id, e.kind as event_kind, e.user_id as event_user_id, e.by as event_by,
+      e.app as event_app, e.data as event_data, e.created as event_created
+    from t ${view.joins} cross join e
+    order by e.id`
+  return { ticket: ticketView(rows[0]!), events: rows.map(eventView) }
 }
 
-async function emit(tx: TransactionSql, projectId: string, name: string, args: unknown[], at: number) {
-  await tx`
-    insert into events (project_id, name, args, created)
-    values (${projectId}, ${name}, ${tx.json(args as never)}, ${at})`
-  await tx`select pg_notify(${'tickets_events'}, '')`
+/** Live events and their NOTIFY in one statement, unsent (store/outbox.ts, emitAll). */
+function emitAll(tx: Q, events: LiveEvent[]) {
+  return tx`
+    with stored as (
+      insert into events (project_id, name, args, created)
+      select e->>'project', e->>'name', e->'args', (e->>'created')::bigint
+      from jsonb_array_elements(${tx.json(events as never)}::jsonb) with ordinality as n(e, i)
+      order by n.i)
+    select pg_notify(${'tickets_events'}, '')`
 }
 
 /** The token's user (src/tickets/auth.ts byToken; its once-a-minute `last_used` write is left out). */
@@ -84,21 +104,9 @@ async function caller(req: IncomingMessage) {
   return { id: row!.id as string, name: row!.name as string }
 }
 
-const ticketByNumber = async (slug: string, number: number) => (await selectTickets(sql, sql`
-    t.number = ${number} and t.project_id = (select project_id from project_names where name = ${slug})`))[0]!
-const ticketById = async (q: Q, id: string) => (await selectTickets(q, q`t.id = ${id}`))[0]!
-const roleOf = (q: Q, projectId: string, userId: string) => q`select role from members where project_id = ${projectId} and user_id = ${userId}`
-const lockTicket = async (tx: TransactionSql, id: string) =>
-  (await tx`select project_id, state, assignee_id, author_id, subject, summary from tickets where id = ${id} for update`)[0]!
-async function userRef(tx: TransactionSql, id: string | null) {
-  if (id === null) return null
-  const [row] = await tx`select id, name from users where id = ${id}`
-  return row ? { id: row.id as string, name: row.name as string } : null
-}
-async function touch(tx: TransactionSql, id: string, now: number) {
-  await tx`update tickets set updated = ${now} where id = ${id}`
-  return ticketById(tx, id)
-}
+/** The id and project of a ticket by project and number (store/tickets.ts, locateTicket). */
+const locate = async (slug: string, number: number) =>
+  (await sql`select id, project_id from tickets where number = ${number} and project_id = (select project_id from project_names where name = ${slug})`)[0]!
 
 async function create(req: IncomingMessage, slug: string, body: { subject: string; summary?: string }) {
   const user = await caller(req)
@@ -108,71 +116,82 @@ async function create(req: IncomingMessage, slug: string, body: { subject: strin
     where n.name = ${slug}`
   const projectId = p!.id as string
   const now = Date.now()
-  const ticket = await sql.begin(async (tx) => {
-    await tx`select id from projects where id = ${projectId} for update`
-    await roleOf(tx, projectId, user.id)
-    const [counter] = await tx`update projects set next_number = next_number + 1 where id = ${projectId} returning next_number - 1 as number`
+  const { ticket } = await transaction(sql, async (tx) => {
+    const member = tx`exists (select 1 from members m where m.project_id = ${projectId} and m.user_id = ${user.id})`
+    const view = viewOf(tx)
     const [row] = await tx`
+    with counter as (
+      update projects set next_number = next_number + 1 where id = ${projectId} and ${member}
+      returning next_number - 1 as number
+    ), t as (
       insert into tickets (project_id, number, subject, summary, source, assignee_id, author_id, created, updated)
-      values (${projectId}, ${counter!.number as number}, ${body.subject}, ${body.summary ?? ''}, ${''},
-        ${null}, ${user.id}, ${now}, ${now})
-      returning id`
-    const made = await ticketById(tx, row!.id as string)
-    await emit(tx, projectId, 'ticketCreated', [made], Date.now())
-    return made
-  })
+      select ${projectId}, counter.number, ${body.subject}, ${body.summary ?? ''}, ${''}, ${null}, ${user.id}, ${now}, ${now}
+      from counter
+      returning *
+    )
+    select ${view.columns} from t ${view.joins}`
+    const made = ticketView(row!)
+    return { ticket: made, events: [{ project: projectId, name: 'ticketCreated', args: [made], created: Date.now() }] }
+  }, (tx, done) => emitAll(tx, done.events))
   return [201, { ticket, existed: false }] as const
 }
 
 async function comment(req: IncomingMessage, slug: string, number: number, body: { text: string }) {
   const user = await caller(req)
-  const found = await ticketByNumber(slug, number)
+  const found = await locate(slug, number)
   const now = Date.now()
-  const answer = await sql.begin(async (tx) => {
-    const t = await lockTicket(tx, found.id)
-    await roleOf(tx, t.project_id as string, user.id)
-    const event = await addEvent(tx, found.id, 'comment', user, { text: body.text }, now)
-    const ticket = await touch(tx, found.id, now)
-    await emit(tx, t.project_id as string, 'ticketEvent', [found.id, event, ticket], Date.now())
-    return { ticket, event }
-  })
+  const { answer } = await transaction(sql, async (tx) => {
+    const { ticket, events: [event] } = await change(tx, found.id as string, { updated: now }, [{ kind: 'comment', data: { text: body.text } }], user, now, user.id)
+    const events: LiveEvent[] = [{ project: found.project_id as string, name: 'ticketEvent', args: [found.id, event, ticket], created: Date.now() }]
+    return { answer: { ticket, event }, events }
+  }, (tx, done) => emitAll(tx, done.events))
   return [201, answer] as const
 }
 
 async function changeState(req: IncomingMessage, slug: string, number: number, body: { state: string; text?: string }) {
   const user = await caller(req)
-  const found = await ticketByNumber(slug, number)
+  const found = await locate(slug, number)
   const now = Date.now()
-  const answer = await sql.begin(async (tx) => {
-    const t = await lockTicket(tx, found.id)
-    const projectId = t.project_id as string
-    await roleOf(tx, projectId, user.id)
-    let assignTo: string | null | undefined
-    if (body.state === 'doing' && t.assignee_id === null) assignTo = user.id
-    if (body.state === 'review' && t.assignee_id !== null && t.author_id !== null && t.assignee_id !== t.author_id) assignTo = t.author_id as string
-    const data: Record<string, unknown> = { from: t.state, to: body.state }
+  const { answer } = await transaction(sql, async (tx) => {
+    const [t] = await tx`
+    select t.project_id, t.state, t.assignee_id, t.author_id, t.parent_id, t.subject, t.summary,
+      m.role, a.name as assignee_name, au.name as author_user_name
+    from tickets t
+    left join members m on m.project_id = t.project_id and m.user_id = ${user.id}
+    left join users a on a.id = t.assignee_id
+    left join users au on au.id = t.author_id
+    where t.id = ${found.id as string}
+    for no key update of t`
+    const projectId = t!.project_id as string
+    let assignTo: { id: string; name: string } | undefined
+    if (body.state === 'doing' && t!.assignee_id === null) assignTo = user
+    if (body.state === 'review' && t!.assignee_id !== null && t!.author_id !== null && t!.assignee_id !== t!.author_id) assignTo = { id: t!.author_id as string, name: t!.author_user_name as string }
+    const data: Record<string, unknown> = { from: t!.state, to: body.state }
     if (body.text) data.text = body.text
-    await tx`update tickets set state = ${body.state} where id = ${found.id}`
-    const event = await addEvent(tx, found.id, 'state', user, data, now)
-    let assignEvent
-    if (assignTo !== undefined) {
-      const from = await userRef(tx, t.assignee_id as string | null)
-      await tx`update tickets set assignee_id = ${assignTo} where id = ${found.id}`
-      assignEvent = await addEvent(tx, found.id, 'assign', user, { from, to: await userRef(tx, assignTo) }, now)
-    }
-    const ticket = await touch(tx, found.id, now)
-    await emit(tx, projectId, 'ticketEvent', [found.id, event, ticket], Date.now())
-    if (assignEvent) await emit(tx, projectId, 'ticketEvent', [found.id, assignEvent, ticket], Date.now())
-    const seeds = tx([found.id])
-    const related = await selectTickets(tx, tx`
-      t.id in ${seeds}
-      or t.id in (select parent_id from tickets where id in ${seeds})
-      or t.parent_id in ${seeds}
-      or t.id in (select blocker_id from blockers where ticket_id in ${seeds})
-      or t.id in (select ticket_id from blockers where blocker_id in ${seeds})`, tx`t.project_id, t.number`)
-    await emit(tx, projectId, 'ticketsRelated', [related], Date.now())
-    return assignEvent ? { ticket, event, assignEvent } : { ticket, event }
-  })
+    const set: Record<string, unknown> = { state: body.state, updated: now, ...(assignTo ? { assignee_id: assignTo.id } : {}) }
+    const from = t!.assignee_id ? { id: t!.assignee_id as string, name: t!.assignee_name as string } : null
+    const events = [{ kind: 'state', data }, ...(assignTo ? [{ kind: 'assign', data: { from, to: assignTo } }] : [])]
+    const { ticket, events: [event, assignEvent] } = await change(tx, found.id as string, set, events, user, now)
+    const seeds = tx([found.id as string])
+    const view = viewOf(tx)
+    const related = (await tx`
+    select ${view.columns}
+    from tickets t ${view.joins}
+    where t.id in (
+      select id from tickets where id in ${seeds}
+      union select parent_id from tickets where id in ${seeds}
+      union select id from tickets where parent_id in ${seeds}
+      union select blocker_id from blockers where ticket_id in ${seeds}
+      union select ticket_id from blockers where blocker_id in ${seeds})
+    order by t.project_id, t.number`).map(ticketView)
+    const at = Date.now()
+    const live: LiveEvent[] = [
+      { project: projectId, name: 'ticketEvent', args: [found.id, event, ticket], created: at },
+      ...(assignEvent ? [{ project: projectId, name: 'ticketEvent', args: [found.id, assignEvent, ticket], created: at }] : []),
+      { project: projectId, name: 'ticketsRelated', args: [related], created: at },
+    ]
+    return { answer: assignEvent ? { ticket, event, assignEvent } : { ticket, event }, events: live }
+  }, (tx, done) => emitAll(tx, done.events))
   return [201, answer] as const
 }
 

@@ -22,10 +22,17 @@ import { ticketAnswer, ticketAnswers, type TicketAnswer } from './answers.ts'
 import type { TicketEvent } from '../store/history.ts'
 import type { TicketTx } from '../store/ticket-store.ts'
 import type { User } from '../store/users.ts'
+import type { LockedTicket, Ticket } from '../store/tickets.ts'
 import { lengthRefusal } from './tickets.ts'
 import { acceptWrite } from './accept-write.ts'
 
 const COMMENT_MAX = 100_000
+
+/** The ticket a change names, locked, with the actor's role in its project. */
+async function lockFor(tx: TicketTx, ticketId: string, actor: Actor): Promise<LockedTicket> {
+  // The route found the ticket before the transaction; tickets are not deleted.
+  return (await tx.tickets.lock(ticketId, actor.user.id))!
+}
 
 type Changed = { ok: true; ticket: TicketAnswer; event: TicketEvent; assignEvent?: TicketEvent } | Refusal
 
@@ -41,62 +48,60 @@ type Change = (tx: TicketTx, actor: Actor, ticketId: string, body: Body) => Prom
 export function createChangeHandlers(ctx: Context): ChangeHandlers {
   const { store, publicUrl } = ctx
 
-  async function userRef(tx: TicketTx, id: string | null): Promise<User | null> {
-    return id === null ? null : tx.users.byId(id)
-  }
-
-  /** Marks the ticket changed now and answers it. */
-  async function touch(tx: TicketTx, actor: Actor, id: string): Promise<TicketAnswer> {
-    await tx.tickets.update(id, { updated: actor.now })
-    return ticketAnswer(publicUrl, (await tx.tickets.byId(id))!)
+  /** Emits `ticketEvent` for each of `events` with the ticket as changed; answers the change. */
+  async function changed(tx: TicketTx, projectId: string, done: { ticket: Ticket; events: TicketEvent[] }): Promise<{ ticket: TicketAnswer; events: TicketEvent[] }> {
+    const ticket = ticketAnswer(publicUrl, done.ticket)
+    for (const event of done.events) await tx.emit(projectId, 'ticketEvent', [ticket.id, event, ticket])
+    return { ticket, events: done.events }
   }
 
   /** Adds a comment. */
   async function comment(tx: TicketTx, actor: Actor, ticketId: string, text: string): Promise<Changed> {
-    const t = await tx.tickets.lock(ticketId)
-    const refused = refuseRole(await tx.projects.roleOf(t.projectId, actor.user.id), 'use', 'project')
+    const events = [{ kind: 'comment' as const, data: { text } }]
+    if (text.length <= COMMENT_MAX) {
+      // The common comment in one statement, written only when the actor is a member. When
+      // nothing was written, the checks below answer why, in their order.
+      const done = await tx.tickets.change(ticketId, { updated: actor.now }, events, actor, actor.user.id)
+      if (done) {
+        const { ticket, events: [event] } = await changed(tx, done.ticket.project, done)
+        return { ok: true, ticket, event: event! }
+      }
+    }
+    const t = await lockFor(tx, ticketId, actor)
+    const refused = refuseRole(t.role, 'use', 'project')
     if (refused) return refused
     if (text.length > COMMENT_MAX) return refuse(400, fieldTooLong('text', COMMENT_MAX), 'text')
-    const event = await tx.history.add(t.id, 'comment', actor, { text })
-    const ticket = await touch(tx, actor, t.id)
-    await tx.emit(t.projectId, 'ticketEvent', [t.id, event, ticket])
-    return { ok: true, ticket, event }
+    const { ticket, events: [event] } = await changed(tx, t.projectId, (await tx.tickets.change(t.id, { updated: actor.now }, events, actor))!)
+    return { ok: true, ticket, event: event! }
   }
 
   /** Changes the state, assigning as decided; emits both events and the related views. */
   async function changeState(tx: TicketTx, actor: Actor, ticketId: string, state: string, text: string): Promise<Changed> {
-    const t = await tx.tickets.lock(ticketId)
-    const refused = refuseRole(await tx.projects.roleOf(t.projectId, actor.user.id), 'use', 'project')
+    const t = await lockFor(tx, ticketId, actor)
+    const refused = refuseRole(t.role, 'use', 'project')
     if (refused) return refused
     if (!isState(state)) return refuse(400, unknownState(state), 'state')
     if (state === t.state) return refuse(400, alreadyInState(state), 'state')
     if (text.length > COMMENT_MAX) return refuse(400, fieldTooLong('text', COMMENT_MAX), 'text')
 
-    let assignTo: string | null | undefined
-    if (state === 'doing' && t.assigneeId === null) assignTo = actor.user.id
-    if (state === 'review' && t.assigneeId !== null && t.authorId !== null && t.assigneeId !== t.authorId) assignTo = t.authorId
+    let assignTo: User | undefined
+    const me = { id: actor.user.id, name: actor.user.name }
+    if (state === 'doing' && t.assigneeId === null) assignTo = me
+    if (state === 'review' && t.assigneeId !== null && t.authorId !== null && t.assigneeId !== t.authorId) assignTo = t.author ?? undefined
 
     const data: Record<string, unknown> = { from: t.state, to: state }
     if (text !== '') data.text = text
-    await tx.tickets.update(t.id, { state: state as State })
-    const event = await tx.history.add(t.id, 'state', actor, data)
-    let assignEvent: TicketEvent | undefined
-    if (assignTo !== undefined) {
-      const from = await userRef(tx, t.assigneeId)
-      await tx.tickets.update(t.id, { assigneeId: assignTo })
-      assignEvent = await tx.history.add(t.id, 'assign', actor, { from, to: await userRef(tx, assignTo) })
-    }
-    const ticket = await touch(tx, actor, t.id)
-    await tx.emit(t.projectId, 'ticketEvent', [t.id, event, ticket])
-    if (assignEvent) await tx.emit(t.projectId, 'ticketEvent', [t.id, assignEvent, ticket])
+    const change = { state: state as State, updated: actor.now, ...(assignTo !== undefined ? { assigneeId: assignTo.id } : {}) }
+    const events = [{ kind: 'state' as const, data }, ...(assignTo !== undefined ? [{ kind: 'assign' as const, data: { from: t.assignee, to: assignTo } }] : [])]
+    const { ticket, events: [event, assignEvent] } = await changed(tx, t.projectId, (await tx.tickets.change(t.id, change, events, actor))!)
     await tx.emit(t.projectId, 'ticketsRelated', [ticketAnswers(publicUrl, await tx.tickets.related([t.id]))])
-    return assignEvent ? { ok: true, ticket, event, assignEvent } : { ok: true, ticket, event }
+    return assignEvent ? { ok: true, ticket, event: event!, assignEvent } : { ok: true, ticket, event: event! }
   }
 
   /** Assigns the ticket to a member (a user reference), or to nobody for an empty `assignee`. */
   async function assign(tx: TicketTx, actor: Actor, ticketId: string, assignee: string): Promise<Changed> {
-    const t = await tx.tickets.lock(ticketId)
-    const refused = refuseRole(await tx.projects.roleOf(t.projectId, actor.user.id), 'edit', 'project')
+    const t = await lockFor(tx, ticketId, actor)
+    const refused = refuseRole(t.role, 'edit', 'project')
     if (refused) return refused
     let to: User | null = null
     if (assignee !== '') {
@@ -105,19 +110,16 @@ export function createChangeHandlers(ctx: Context): ChangeHandlers {
       to = found.user
     }
     if ((to?.id ?? null) === t.assigneeId) return refuse(400, to ? alreadyAssignedTo(to.name) : ALREADY_UNASSIGNED, 'assignee')
-    const from = await userRef(tx, t.assigneeId)
-    await tx.tickets.update(t.id, { assigneeId: to?.id ?? null })
-    const event = await tx.history.add(t.id, 'assign', actor, { from, to })
-    const ticket = await touch(tx, actor, t.id)
-    await tx.emit(t.projectId, 'ticketEvent', [t.id, event, ticket])
-    return { ok: true, ticket, event }
+    const events = [{ kind: 'assign' as const, data: { from: t.assignee, to } }]
+    const { ticket, events: [event] } = await changed(tx, t.projectId, (await tx.tickets.change(t.id, { assigneeId: to?.id ?? null, updated: actor.now }, events, actor))!)
+    return { ok: true, ticket, event: event! }
   }
 
   /** Edits subject and summary; the event keeps each changed field's previous value. */
   async function edit(tx: TicketTx, actor: Actor, ticketId: string, fields: { subject?: string; summary?: string }): Promise<Changed> {
-    const t = await tx.tickets.lock(ticketId)
+    const t = await lockFor(tx, ticketId, actor)
     // The interface answers `{ error }` without a field for a missing role here.
-    const refused = refuseRole(await tx.projects.roleOf(t.projectId, actor.user.id), 'edit')
+    const refused = refuseRole(t.role, 'edit')
     if (refused) return refused
     if (fields.subject === undefined && fields.summary === undefined) return refuse(400, SUBJECT_OR_SUMMARY, 'subject')
     if (fields.subject !== undefined && fields.subject.trim() === '') return refuse(400, SUBJECT_EMPTY, 'subject')
@@ -127,12 +129,10 @@ export function createChangeHandlers(ctx: Context): ChangeHandlers {
     if (fields.subject !== undefined && fields.subject !== t.subject) data.subject = { from: t.subject, to: fields.subject }
     if (fields.summary !== undefined && fields.summary !== t.summary) data.summary = { from: t.summary, to: fields.summary }
     if (Object.keys(data).length === 0) return refuse(400, NOTHING_CHANGED, fields.subject !== undefined ? 'subject' : 'summary')
-    await tx.tickets.update(t.id, { subject: fields.subject ?? t.subject, summary: fields.summary ?? t.summary })
-    const event = await tx.history.add(t.id, 'edit', actor, data)
-    const ticket = await touch(tx, actor, t.id)
-    await tx.emit(t.projectId, 'ticketEvent', [t.id, event, ticket])
+    const change = { subject: fields.subject ?? t.subject, summary: fields.summary ?? t.summary, updated: actor.now }
+    const { ticket, events: [event] } = await changed(tx, t.projectId, (await tx.tickets.change(t.id, change, [{ kind: 'edit', data }], actor))!)
     await tx.emit(t.projectId, 'ticketsRelated', [ticketAnswers(publicUrl, await tx.tickets.related([t.id]))])
-    return { ok: true, ticket, event }
+    return { ok: true, ticket, event: event! }
   }
 
   /** 405 was the router's; then credential, body, ticket (404), acting user, and the change. */
@@ -140,7 +140,7 @@ export function createChangeHandlers(ctx: Context): ChangeHandlers {
     return async (req: Request): Promise<Response> => {
       const w = await acceptWrite(ctx, req, callers, shape)
       if (!w.ok) return answerRefusal(w)
-      const ticket = await store.tickets.byPath(req.params)
+      const ticket = await store.tickets.locate(req.params)
       if (!ticket) return answerRefusal(refuse(404, NO_SUCH_TICKET))
       const acting = await ctx.credentials.actingUser(w.caller, ticket.project)
       if (!acting.ok) return answerRefusal(acting)

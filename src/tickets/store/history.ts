@@ -19,7 +19,7 @@ export interface TicketEvent {
   [field: string]: unknown
 }
 
-interface EventRow {
+export interface EventRow {
   id: number
   kind: TicketEvent['kind']
   user_id: string | null
@@ -36,7 +36,8 @@ async function eventsOf(q: Query, ticketId: string): Promise<TicketEvent[]> {
   return rows.map(eventOf)
 }
 
-function eventOf(r: EventRow): TicketEvent {
+/** What the API shows of an event row. */
+export function eventOf(r: EventRow): TicketEvent {
   const data = typeof r.data === 'string' ? (JSON.parse(r.data) as Record<string, unknown>) : r.data
   return { id: r.id, kind: r.kind, by: r.by, user: r.user_id ?? null, app: r.app ?? null, created: r.created, ...data }
 }

@@ -1,8 +1,8 @@
 /**
  * The reads every web page makes besides its own, in one statement: the project switcher, the
  * signed-in person's inbox count and, on a project's pages, the project a name gives with the
- * person's role, its members and its tickets per state (the `ticket_counts` rows a trigger
- * keeps, sql/0010_ticket_counts_and_blockers.sql). A page that made these as separate statements waited for
+ * person's role, its members and its tickets per state (the sums of the `ticket_counts` rows
+ * triggers add, sql/0010_ticket_counts_and_blockers.sql and sql/0011_ticket_counts_deltas.sql). A page that made these as separate statements waited for
  * six round trips before its own (docs/performance.md, "The web app's pages").
  */
 import type { Query } from '../../db.ts'
@@ -61,7 +61,7 @@ async function pageContext(q: Query, viewerId: string | null, projectRef: string
           order by array_position(array['admin', 'edit', 'use'], m.role), u.name, u.id), '[]')
         from members m join users u on u.id = m.user_id where m.project_id = p.id) as members,
       (select coalesce(json_agg(json_build_object('state', c.state, 'n', c.n)), '[]')
-        from ticket_counts c where c.project_id = p.id) as counts
+        from (select state, sum(count)::int as n from ticket_counts where project_id = p.id group by state) c) as counts
     from (select 1) as one
     left join (project_names n join projects p on p.id = n.project_id) on n.name = ${ref}`
   const r = row!

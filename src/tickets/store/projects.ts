@@ -100,11 +100,6 @@ export async function updateProject(tx: Query, id: string, change: { title?: str
   return projectOf(row!)
 }
 
-/** Takes the project row's lock until the transaction ends. */
-async function lockProject(tx: Query, projectId: string): Promise<void> {
-  await tx`select id from projects where id = ${projectId} for update`
-}
-
 /** The user's role in the project, or null when not a member. */
 export async function roleOf(q: Query, projectId: string, userId: string): Promise<Role | null> {
   const [row] = await q<{ role: Role }[]>`select role from members where project_id = ${projectId} and user_id = ${userId}`
@@ -164,12 +159,18 @@ export function membershipsOf(q: Query, userId: string): Promise<{ slug: string;
 }
 
 /**
- * The caller's role, taken with the project row locked: member changes of one project then run
- * one after another, so two admins demoting each other cannot leave the project without one.
+ * The caller's role, read with the project row locked in the same statement: member changes of
+ * one project then run one after another, so two admins demoting each other cannot leave the
+ * project without one, and a create's source check and next number are one step. The lock is
+ * `for no key update`, the one `update projects set next_number` takes: the foreign-key checks
+ * of other writes in the project (their events, their counts) do not wait for it.
  */
 async function lockedRole(q: Query, projectId: string, userId: string): Promise<Role | null> {
-  await lockProject(q, projectId)
-  return roleOf(q, projectId, userId)
+  const [row] = await q<{ role: Role | null }[]>`
+    select m.role from projects p left join members m on m.project_id = p.id and m.user_id = ${userId}
+    where p.id = ${projectId}
+    for no key update of p`
+  return row?.role ?? null
 }
 
 /** Projects, their names and members on `q` (the locks and writes inside a transaction). */

@@ -15,10 +15,11 @@
 import type { Query, Sql } from '../../db.ts'
 import type { EventName, Wake } from '../events.ts'
 import { Refusal } from '../refusal.ts'
+import { transaction } from '../../transaction.ts'
 import { connectionTable } from './connections.ts'
 import { historyTable } from './history.ts'
 import { inviteTable } from './invites.ts'
-import { emit, outboxTable } from './outbox.ts'
+import { emitAll, outboxTable, type NewEvent } from './outbox.ts'
 import { pageReadTable } from './page-reads.ts'
 import { projectTable } from './projects.ts'
 import { relationTable } from './relations.ts'
@@ -46,7 +47,11 @@ export type Tables = ReturnType<typeof tablesOn>
 
 /** The store inside one transaction. */
 export interface TicketTx extends Tables {
-  /** Stores a live event for a project (its id, not its slug) in this transaction. */
+  /**
+   * Stores a live event for a project (its id, not its slug) in this transaction: the events are
+   * kept in order and written together, in one statement, when the transaction's function has
+   * answered (and not with a refusal).
+   */
   emit(projectId: string, name: EventName, args: unknown[]): Promise<void>
 }
 
@@ -85,23 +90,27 @@ export function createTicketStore(deps: TicketStoreDeps): TicketStore {
     ...tablesOn(sql, clock),
     async transact<T>(fn: (tx: TicketTx) => Promise<T>): Promise<T> {
       for (let attempt = 1; ; attempt++) {
-        let emitted = 0
+        const emitted: NewEvent[] = []
         try {
-          const result = await sql.begin(async (q) => {
-            const tx: TicketTx = {
-              ...tablesOn(q, clock),
-              async emit(projectId, name, args) {
-                emitted++
-                await emit(q, projectId, name, args, clock())
-              },
-            }
-            const value = await fn(tx)
-            // Thrown out of `sql.begin` so the transaction rolls back: a refused write leaves
-            // nothing behind (a slug claimed before the refusal, say).
-            if (value instanceof Refusal) throw value
-            return value
-          })
-          if (emitted > 0) wake?.ping()
+          const result = await transaction(
+            sql,
+            async (q) => {
+              const tx: TicketTx = {
+                ...tablesOn(q, clock),
+                async emit(projectId, name, args) {
+                  emitted.push({ project: projectId, name, args, created: clock() })
+                },
+              }
+              const value = await fn(tx)
+              // Thrown out of the transaction so it rolls back: a refused write leaves nothing
+              // behind (a slug claimed before the refusal, say).
+              if (value instanceof Refusal) throw value
+              return value
+            },
+            // The events, in one statement that travels with the `commit`.
+            (q) => (emitted.length > 0 ? emitAll(q, emitted) : null),
+          )
+          if (emitted.length > 0) wake?.ping()
           return result as T
         } catch (err) {
           if (err instanceof Refusal) return err as T

@@ -15,6 +15,8 @@ import type { Actor } from '../actor.ts'
 import type { Sort, TicketQuery } from '../query.ts'
 import { searchCondition, searchOrder, type SearchContext } from './search.ts'
 import type { User } from './users.ts'
+import { eventOf, type EventAuthor, type TicketEvent } from './history.ts'
+import type { Role } from '../roles.ts'
 
 /** Another ticket, as a relation names it: `<project slug>#<number>` and its id. */
 export interface TicketLink {
@@ -79,22 +81,34 @@ async function selectTickets(q: Query, where: Fragment, order?: Fragment): Promi
 
 /** The statement of {@link selectTickets}; `order` may end in a `limit`. */
 function ticketRows(q: Query, where: Fragment, order?: Fragment) {
+  const view = viewOf(q)
   return q<TicketRow[]>`
-    select t.id, t.number, t.old_number, t.project_id, p.slug, t.subject, t.summary, t.source, t.state,
+    select ${view.columns}
+    from tickets t ${view.joins}
+    where ${where}
+    order by ${order ?? q`t.created desc, t.number desc`}`
+}
+
+/**
+ * The columns of a {@link TicketRow} read from `t` and the joins they need: `t` is the tickets
+ * table or, in a statement that writes a ticket, the rows its `returning *` answers, so the
+ * written ticket is read in the same statement as it is written.
+ */
+function viewOf(q: Query) {
+  return {
+    columns: q`t.id, t.number, t.old_number, t.project_id, p.slug, t.subject, t.summary, t.source, t.state,
       t.assignee_id, a.name as assignee_name, t.author_id, coalesce(u.name, t.author_name) as author_name,
       t.parent_id, pt.number as parent_number, pp.slug as parent_slug,
       (select coalesce(json_agg(json_build_object('id', b.id, 'slug', bp.slug, 'number', b.number) order by bp.slug, b.number), '[]')
         from blockers x join tickets b on b.id = x.blocker_id join projects bp on bp.id = b.project_id
         where x.ticket_id = t.id) as blocked_by,
-      t.created, t.updated
-    from tickets t
-    join projects p on p.id = t.project_id
+      t.created, t.updated`,
+    joins: q`join projects p on p.id = t.project_id
     left join users a on a.id = t.assignee_id
     left join users u on u.id = t.author_id
     left join tickets pt on pt.id = t.parent_id
-    left join projects pp on pp.id = pt.project_id
-    where ${where}
-    order by ${order ?? q`t.created desc, t.number desc`}`
+    left join projects pp on pp.id = pt.project_id`,
+  }
 }
 
 /** What the API shows of a ticket row. */
@@ -144,6 +158,25 @@ export async function ticketByNumber(q: Query, projectRef: string, number: strin
   return ticket ?? null
 }
 
+/**
+ * The id and project of the ticket a route's path names (`:ref`, or `:slug` and `:number`), or
+ * null: what a change checks before its transaction, which reads the ticket whole.
+ */
+async function locateTicket(q: Query, params: Record<string, string>): Promise<{ id: string; project: string } | null> {
+  let where: Fragment | null = null
+  if (params.ref !== undefined) {
+    const old = parseNumber(params.ref)
+    if (isUuid(params.ref)) where = q`id = ${params.ref.toLowerCase()}`
+    else if (old !== null) where = q`old_number = ${old}`
+  } else {
+    const n = parseNumber(params.number!)
+    if (n !== null && isLookupText(params.slug!)) where = q`number = ${n} and project_id = (select project_id from project_names where name = ${params.slug!})`
+  }
+  if (where === null) return null
+  const [row] = await q<{ id: string; project_id: string }[]>`select id, project_id from tickets where ${where}`
+  return row ? { id: row.id, project: row.project_id } : null
+}
+
 /** The ticket a relation names: `<project>#<number>` (slug, old slug or id) or a UUID. */
 async function ticketByName(q: Query, name: string): Promise<Ticket | null> {
   if (isUuid(name)) return ticketById(q, name.toLowerCase())
@@ -185,11 +218,6 @@ function relatedTickets(q: Query, ids: string[]): Promise<Ticket[]> {
       union select ticket_id from blockers where blocker_id in ${seeds})`, q`t.project_id, t.number`)
 }
 
-/** Takes the project's row lock: its source check and next number are then one step. */
-async function lockProjectTickets(tx: Query, projectId: string): Promise<void> {
-  await tx`select id from projects where id = ${projectId} for update`
-}
-
 export interface NewTicketRow {
   projectId: string
   subject: string
@@ -200,15 +228,27 @@ export interface NewTicketRow {
   now: number
 }
 
-/** Inserts a ticket with the project's next number (under {@link lockProjectTickets}); answers its id. */
-async function insertTicket(tx: Query, t: NewTicketRow): Promise<string> {
-  const [counter] = await tx<{ number: number }[]>`update projects set next_number = next_number + 1 where id = ${t.projectId} returning next_number - 1 as number`
-  const [row] = await tx<{ id: string }[]>`
-    insert into tickets (project_id, number, subject, summary, source, assignee_id, author_id, created, updated)
-    values (${t.projectId}, ${counter!.number}, ${t.subject}, ${t.summary}, ${t.source},
-      ${t.assigneeId}, ${t.authorId}, ${t.now}, ${t.now})
-    returning id`
-  return row!.id
+/**
+ * Inserts a ticket with the project's next number and answers it, read in the same statement.
+ * `update projects ... returning` takes the project row's lock, so parallel creates never share
+ * a number. With `ifMember`, only when that user is a member of the project: otherwise nothing
+ * is written and the answer is null.
+ */
+async function insertTicket(tx: Query, t: NewTicketRow, ifMember?: string): Promise<Ticket | null> {
+  const member = ifMember === undefined ? tx`true` : tx`exists (select 1 from members m where m.project_id = ${t.projectId} and m.user_id = ${ifMember})`
+  const view = viewOf(tx)
+  const [row] = await tx<TicketRow[]>`
+    with counter as (
+      update projects set next_number = next_number + 1 where id = ${t.projectId} and ${member}
+      returning next_number - 1 as number
+    ), t as (
+      insert into tickets (project_id, number, subject, summary, source, assignee_id, author_id, created, updated)
+      select ${t.projectId}, counter.number, ${t.subject}, ${t.summary}, ${t.source}, ${t.assigneeId}, ${t.authorId}, ${t.now}, ${t.now}
+      from counter
+      returning *
+    )
+    select ${view.columns} from t ${view.joins}`
+  return row ? ticketOf(row) : null
 }
 
 /** The row of a ticket being changed, locked until the transaction ends. */
@@ -221,20 +261,47 @@ export interface LockedTicket {
   parentId: string | null
   subject: string
   summary: string
+  /** The role in the ticket's project of the user the lock was taken for. */
+  role: Role | null
+  /** The assignee as a user; null for nobody. */
+  assignee: User | null
+  /** The author as a user; null for an imported author who never logged in here. */
+  author: User | null
 }
 
-export async function lockTicket(tx: Query, id: string): Promise<LockedTicket> {
-  const [r] = await tx<{ project_id: string; state: State; assignee_id: string | null; author_id: string | null; parent_id: string | null; subject: string; summary: string }[]>`
-    select project_id, state, assignee_id, author_id, parent_id, subject, summary from tickets where id = ${id} for update`
+/**
+ * Locks a ticket's row for a change and reads, in the same statement, what the change decides
+ * by: its fields, `userId`'s role in its project, and its assignee's and author's names. The
+ * lock is `for no key update`, the one an update takes: it keeps other changes of the ticket
+ * waiting, not the foreign-key checks of rows that name it. Null when there is no such ticket.
+ */
+async function lockTicket(tx: Query, id: string, userId: string): Promise<LockedTicket | null> {
+  const [r] = await tx<{
+    project_id: string; state: State; assignee_id: string | null; author_id: string | null; parent_id: string | null; subject: string; summary: string
+    role: Role | null; assignee_name: string | null; author_user_name: string | null
+  }[]>`
+    select t.project_id, t.state, t.assignee_id, t.author_id, t.parent_id, t.subject, t.summary,
+      m.role, a.name as assignee_name, au.name as author_user_name
+    from tickets t
+    left join members m on m.project_id = t.project_id and m.user_id = ${userId}
+    left join users a on a.id = t.assignee_id
+    left join users au on au.id = t.author_id
+    where t.id = ${id}
+    for no key update of t`
+  if (!r) return null
+  const user = (id: string | null, name: string | null): User | null => (id !== null && name !== null ? { id, name } : null)
   return {
     id,
-    projectId: r!.project_id,
-    state: r!.state,
-    assigneeId: r!.assignee_id ?? null,
-    authorId: r!.author_id ?? null,
-    parentId: r!.parent_id ?? null,
-    subject: r!.subject,
-    summary: r!.summary,
+    projectId: r.project_id,
+    state: r.state,
+    assigneeId: r.assignee_id ?? null,
+    authorId: r.author_id ?? null,
+    parentId: r.parent_id ?? null,
+    subject: r.subject,
+    summary: r.summary,
+    role: r.role ?? null,
+    assignee: user(r.assignee_id ?? null, r.assignee_name ?? null),
+    author: user(r.author_id ?? null, r.author_user_name ?? null),
   }
 }
 
@@ -255,8 +322,8 @@ export interface TicketChange {
   updated?: number
 }
 
-/** Sets the given fields of a ticket. */
-async function updateTicket(tx: Query, id: string, change: TicketChange): Promise<void> {
+/** The columns a change sets. */
+function columnsOf(change: TicketChange): Record<string, unknown> {
   const set: Record<string, unknown> = {}
   if (change.state !== undefined) set.state = change.state
   if (change.assigneeId !== undefined) set.assignee_id = change.assigneeId
@@ -264,7 +331,51 @@ async function updateTicket(tx: Query, id: string, change: TicketChange): Promis
   if (change.subject !== undefined) set.subject = change.subject
   if (change.summary !== undefined) set.summary = change.summary
   if (change.updated !== undefined) set.updated = change.updated
-  await tx`update tickets set ${tx(set as never)} where id = ${id}`
+  return set
+}
+
+/** Sets the given fields of a ticket. */
+async function updateTicket(tx: Query, id: string, change: TicketChange): Promise<void> {
+  await tx`update tickets set ${tx(columnsOf(change) as never)} where id = ${id}`
+}
+
+/** A history event a change adds: its kind and its fields. */
+export interface NewEvent {
+  kind: TicketEvent['kind']
+  data: Record<string, unknown>
+}
+
+/**
+ * Sets `change` on a ticket and adds `events` (made by `author` at `now`, in their order) to its
+ * history, and answers the ticket as changed and the events, in one statement. With `ifMember`,
+ * only when that user is a member of the ticket's project: otherwise nothing is written and the
+ * answer is null (as it is when there is no such ticket).
+ */
+async function changeTicket(
+  tx: Query, id: string, change: TicketChange, events: readonly NewEvent[], author: EventAuthor, now: number, ifMember?: string,
+): Promise<{ ticket: Ticket; events: TicketEvent[] } | null> {
+  const member = ifMember === undefined ? tx`true` : tx`exists (select 1 from members m where m.project_id = tickets.project_id and m.user_id = ${ifMember})`
+  const view = viewOf(tx)
+  const rows = await tx<(TicketRow & { event_id: number; event_kind: TicketEvent['kind']; event_user_id: string | null; event_by: string; event_app: string | null; event_data: string | Record<string, unknown>; event_created: number })[]>`
+    with t as (
+      update tickets set ${tx(columnsOf(change) as never)} where id = ${id} and ${member}
+      returning *
+    ), e as (
+      insert into ticket_events (ticket_id, kind, user_id, by, app, data, created)
+      select t.id, n.e->>'kind', ${author.id}, ${author.name}, ${author.app ?? null}, n.e->'data', ${now}
+      from t, jsonb_array_elements(${tx.json(events as never)}::jsonb) with ordinality as n(e, i)
+      order by n.i
+      returning id, kind, user_id, by, app, data, created
+    )
+    select ${view.columns}, e.id as event_id, e.kind as event_kind, e.user_id as event_user_id, e.by as event_by,
+      e.app as event_app, e.data as event_data, e.created as event_created
+    from t ${view.joins} cross join e
+    order by e.id`
+  if (rows.length === 0) return null
+  return {
+    ticket: ticketOf(rows[0]!),
+    events: rows.map((r) => eventOf({ id: r.event_id, kind: r.event_kind, user_id: r.event_user_id, by: r.event_by, app: r.event_app, data: r.event_data, created: r.event_created })),
+  }
 }
 
 /**
@@ -382,6 +493,8 @@ export function ticketTable(q: Query) {
     bySource: (projectId: string, source: string) => ticketBySource(q, projectId, source),
     /** The ticket a route's path names: `:ref`, or `:slug` and `:number`. */
     byPath: (params: Record<string, string>) => (params.ref !== undefined ? ticketByRef(q, params.ref) : ticketByNumber(q, params.slug!, params.number!)),
+    /** The id and project of the ticket a route's path names. */
+    locate: (params: Record<string, string>) => locateTicket(q, params),
     assignedTo: (userId: string, states: State[]) => assignedTickets(q, userId, states),
     related: (ids: string[]) => relatedTickets(q, ids),
     /** The tickets a search finds, in its order; with `page`, one page of them. */
@@ -399,10 +512,17 @@ export function ticketTable(q: Query) {
     count: (query: TicketQuery, search: TicketSearch) => countTickets(q, searchWhere(q, query, search)),
     stillBlocked: (ids: string[]) => stillBlocked(q, ids),
     inboxCount: (userId: string) => inboxCount(q, userId),
-    lockNumbering: (projectId: string) => lockProjectTickets(q, projectId),
-    /** Inserts a ticket by `actor` (under {@link lockProjectTickets}); answers its id. */
-    insert: (actor: Actor, t: Omit<NewTicketRow, 'authorId' | 'now'>) => insertTicket(q, { ...t, authorId: actor.user.id, now: actor.now }),
-    lock: (id: string) => lockTicket(q, id),
+    /** Inserts a ticket by `actor`; with `ifMember`, only when that user is a member of the project. */
+    insert: (actor: Actor, t: Omit<NewTicketRow, 'authorId' | 'now'>, ifMember?: string) =>
+      insertTicket(q, { ...t, authorId: actor.user.id, now: actor.now }, ifMember),
+    /** Locks a ticket for a change by `userId`, with that user's role in its project. */
+    lock: (id: string, userId: string) => lockTicket(q, id, userId),
+    /**
+     * Sets `change` and adds `events` made by `actor` (with the connected app's label when one
+     * acts) at `actor.now`; with `ifMember`, only when that user is a member of the project.
+     */
+    change: (id: string, change: TicketChange, events: readonly NewEvent[], actor: Actor, ifMember?: string) =>
+      changeTicket(q, id, change, events, { id: actor.user.id, name: actor.user.name, app: actor.app }, actor.now, ifMember),
     parentOf: (id: string) => parentOf(q, id),
     update: (id: string, change: TicketChange) => updateTicket(q, id, change),
   }
