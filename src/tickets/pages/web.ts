@@ -50,7 +50,7 @@ export interface WebHandlers {
 
 const PRIVATE = { 'cache-control': 'private, no-cache' }
 
-export function createWebHandlers(ctx: Context, live: { cursor(): Promise<number> }, build: () => Promise<Assets> = buildTicketAssets): WebHandlers {
+export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = buildTicketAssets): WebHandlers {
   const data: PageData = createPageData({ store: ctx.store, credentials: ctx.credentials })
   const building = build()
   // Awaited by every page; a failed build answers 500 rather than an unhandled rejection.
@@ -100,8 +100,7 @@ export function createWebHandlers(ctx: Context, live: { cursor(): Promise<number
   }
 
   async function adminPage(req: Request, slug: string): Promise<Response> {
-    const cursor = await live.cursor()
-    const { viewer, switcher, project } = await data.context(req, slug)
+    const { viewer, cursor, switcher, project } = await data.context(req, slug)
     if (!project) return message(req, 404, 'Not found', NO_SUCH_PROJECT)
     const { project: p, role, members } = project
     if (p.slug !== slug) return redirect(301, `/${p.slug}/settings`)
@@ -116,8 +115,7 @@ export function createWebHandlers(ctx: Context, live: { cursor(): Promise<number
     async home(req) {
       const refused = guard(req)
       if (refused) return refused
-      const cursor = await live.cursor()
-      const { viewer, switcher } = await data.context(req)
+      const { viewer, cursor, switcher } = await data.context(req)
       const projects = await data.projects(viewer?.id ?? null)
       const body = homeBody({ projects, viewer, loginUrl: loginUrl(req) })
       return page(req, 200, { title: 'Projects', viewer, switcher, body, live: { project: null, ticket: null, cursor } })
@@ -126,8 +124,7 @@ export function createWebHandlers(ctx: Context, live: { cursor(): Promise<number
     async project(req) {
       const refused = guard(req)
       if (refused) return refused
-      const cursor = await live.cursor()
-      const { viewer, switcher, project } = await data.context(req, req.params.slug!)
+      const { viewer, cursor, switcher, project } = await data.context(req, req.params.slug!)
       if (!project) return message(req, 404, 'Not found', NO_SUCH_PROJECT)
       const { project: p, role, members, counts } = project
       if (p.slug !== req.params.slug) {
@@ -148,13 +145,13 @@ export function createWebHandlers(ctx: Context, live: { cursor(): Promise<number
     async ticket(req) {
       const refused = guard(req)
       if (refused) return refused
-      const cursor = await live.cursor()
-      const t = await ctx.store.tickets.byNumber(req.params.slug!, req.params.number!)
-      if (!t) return message(req, 404, 'Not found', NO_SUCH_TICKET)
+      // The context first: the cursor it carries must be older than the ticket shown.
+      const { viewer, cursor, switcher, project } = await data.context(req, req.params.slug!)
+      const t = project ? await ctx.store.tickets.byNumber(project.project.id, req.params.number!) : null
+      if (!project || !t) return message(req, 404, 'Not found', NO_SUCH_TICKET)
       if (t.slug !== req.params.slug) return redirect(301, `/${t.slug}/${t.number}`)
-      const [{ viewer, switcher, project }, history] = await Promise.all([data.context(req, t.project), data.history(t)])
-      const { project: p, role, members } = project!
-      const detail = { ...history, members }
+      const { project: p, role, members } = project
+      const detail = { ...(await data.history(t.id)), members }
       const body = ticketBody({ ticket: t, projectTitle: p.title, detail, viewer, role, loginUrl: loginUrl(req), now: ctx.clock() })
       return page(req, 200, { title: `${t.subject} · ${t.ref}`, viewer, switcher, body, project: p, live: { project: t.slug, ticket: t.id, cursor } })
     },
@@ -168,8 +165,7 @@ export function createWebHandlers(ctx: Context, live: { cursor(): Promise<number
     async inbox(req) {
       const refused = guard(req)
       if (refused) return refused
-      const cursor = await live.cursor()
-      const { viewer, switcher } = await data.context(req)
+      const { viewer, cursor, switcher } = await data.context(req)
       if (!viewer) return page(req, 200, { title: 'Inbox', viewer, switcher, body: signInBody('Inbox', loginUrl(req), 'Your inbox lists the tickets assigned to you. Sign in to see it.') })
       const { pending, review } = await data.inbox(viewer.id)
       return page(req, 200, { title: 'Inbox', viewer, switcher, body: inboxBody({ pending, review, now: ctx.clock() }), live: { project: null, ticket: null, cursor } })
