@@ -201,6 +201,8 @@ test('an announcement says who did what on which ticket, three at most', () => {
   assert.equal(announcement([{ name: 'ticketCreated', args: [{ ref: 'web#3', subject: 'Fix it' }] }]), 'New ticket web#3: Fix it.')
   assert.equal(announcement([comment('a#1'), comment('a#2'), comment('a#3'), comment('a#4'), comment('a#5')]), 'bob commented on a#1. bob commented on a#2. bob commented on a#3. And 2 more changes.')
   assert.equal(announcement([{ name: 'ticketsRelated', args: [[]] }]), 'Related tickets changed.')
+  assert.equal(announcement([{ name: 'membersChanged', args: ['web'] }, { name: 'connectionsChanged', args: ['web'] }]), 'The members changed. The connected apps changed.')
+  assert.equal(announcement([{ name: 'projectChanged', args: ['www'] }]), 'The project’s title, slug or description changed.')
   assert.equal(announcement([]), '')
 })
 

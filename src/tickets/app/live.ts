@@ -95,6 +95,8 @@ export function announcement(events: readonly LiveEvent[]): string {
       const t = e.args[2] as { ref?: string } | undefined
       if (event && typeof event.by === 'string') sentences.push(`${event.by} ${eventSentence(event)} on ${t?.ref ?? 'a ticket'}`)
     } else if (e.name === 'connectionsChanged') sentences.push('The connected apps changed')
+    else if (e.name === 'membersChanged') sentences.push('The members changed')
+    else if (e.name === 'projectChanged') sentences.push('The project’s title, slug or description changed')
   }
   if (sentences.length === 0) return events.length > 0 ? 'Related tickets changed.' : ''
   const shown = sentences.slice(0, ANNOUNCE_MAX).map((s) => `${s}.`)
