@@ -152,6 +152,14 @@ test('a ticket page follows its ticket and related views that name it; a list fo
   assert.equal(touches(other, null), true)
 })
 
+test('the project settings follow their own events only, so a comment is not read out there', () => {
+  const settings = ['projectChanged', 'membersChanged', 'connectionsChanged']
+  assert.equal(touches({ name: 'membersChanged', args: ['web'] }, null, settings), true)
+  assert.equal(touches({ name: 'connectionsChanged', args: ['web'] }, null, settings), true)
+  assert.equal(touches({ name: 'ticketEvent', args: ['t1', {}, {}] }, null, settings), false)
+  assert.equal(touches({ name: 'ticketCreated', args: [{ id: 't3' }] }, null, settings), false)
+})
+
 test('the follower polls with its cursor, hands on touching events, waits on 503 and on failures, and never loses the cursor', async () => {
   const urls: string[] = []
   const sleeps: number[] = []

@@ -22,12 +22,19 @@ export interface LiveDeps {
   ticket: string | null
   /** The cursor the page was rendered at. */
   cursor: string | null
+  /** The only event names the page follows (the project settings' own); every name when absent. */
+  events?: readonly string[] | null
   /** Called with the events that touch the page (after a reset: none, `reset` true). */
   onChange(events: LiveEvent[], reset: boolean): Promise<void>
 }
 
-/** True when `event` changes what a page showing `ticket` (null: a list) shows. */
-export function touches(event: LiveEvent, ticket: string | null): boolean {
+/**
+ * True when `event` changes what a page showing `ticket` (null: a list) shows; a page that
+ * names its `events` (the project settings) follows those only, so a ticket's news is not read
+ * out there.
+ */
+export function touches(event: LiveEvent, ticket: string | null, events: readonly string[] | null = null): boolean {
+  if (events !== null && !events.includes(event.name)) return false
   if (ticket === null) return true
   if (event.name === 'ticketEvent') return event.args[0] === ticket
   if (event.name === 'ticketsRelated') return JSON.stringify(event.args).includes(ticket)
@@ -69,7 +76,7 @@ export function createLiveFollower(deps: LiveDeps): LiveFollower {
           cursor = String(answer.cursor)
           if (answer.reset) await deps.onChange([], true)
           else {
-            const touching = (answer.events ?? []).filter((e) => touches(e, deps.ticket))
+            const touching = (answer.events ?? []).filter((e) => touches(e, deps.ticket, deps.events ?? null))
             if (touching.length > 0) await deps.onChange(touching, false)
           }
         } catch {

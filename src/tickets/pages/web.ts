@@ -16,6 +16,7 @@ import { json, jsonError, redirect, type Response } from '../../response.ts'
 import { loginButtonUrl } from '../../idp.ts'
 import { PAGE_HEADERS } from '../../page-headers.ts'
 import type { Context } from '../context.ts'
+import type { EventName } from '../events.ts'
 import { adminBody } from './admin-page.ts'
 import { framePage, ticketList, type LiveTarget, type PageAssets } from './frame.ts'
 import { homeBody } from './home-page.ts'
@@ -49,6 +50,9 @@ export interface WebHandlers {
 }
 
 const PRIVATE = { 'cache-control': 'private, no-cache' }
+
+/** What the project settings show changes with these events only (docs/live-events.md). */
+const SETTINGS_EVENTS: readonly EventName[] = ['projectChanged', 'membersChanged', 'connectionsChanged']
 
 export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = buildTicketAssets): WebHandlers {
   const data: PageData = createPageData({ store: ctx.store, credentials: ctx.credentials })
@@ -108,7 +112,7 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
     if (role !== 'admin') return message(req, 403, 'Project settings', `Only admins of ${p.title} can change its settings.`)
     const connections = await data.connections(p.id)
     const body = adminBody({ project: p, members, connections, viewerId: viewer.id, now: ctx.clock() })
-    return page(req, 200, { title: `Settings · ${p.title}`, viewer, switcher, body, project: p, live: { project: p.slug, ticket: null, cursor } })
+    return page(req, 200, { title: `Settings · ${p.title}`, viewer, switcher, body, project: p, live: { project: p.slug, ticket: null, cursor, events: SETTINGS_EVENTS } })
   }
 
   return {
