@@ -12,7 +12,7 @@ import { DEFAULT_FILTER, type State } from '../states.ts'
 import type { Connection } from '../store/connections.ts'
 import type { TicketEvent } from '../store/history.ts'
 import type { Member, Project, ProjectSummary } from '../store/projects.ts'
-import type { ListRow, PageContext } from '../store/page-reads.ts'
+import type { ListRow, PageContext, Relation } from '../store/page-reads.ts'
 import type { TicketStore } from '../store/ticket-store.ts'
 
 /** Tickets a list page shows at once. */
@@ -109,7 +109,7 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
      */
     async history(ticketId: string): Promise<Omit<TicketDetail, 'members'>> {
       const [events, related] = await Promise.all([store.history.of(ticketId), store.pages.related(ticketId)])
-      const which = (relation: string) => related.filter((r) => r.relation === relation).map(({ ticket, blocked }) => ({ ticket, blocked }))
+      const which = (relation: Relation) => related.filter((r) => r.relation === relation).map(({ ticket, blocked }) => ({ ticket, blocked }))
       return { events, children: which('child'), blocks: which('blocks'), blockers: which('blocker') }
     },
 
