@@ -12,7 +12,7 @@ import { DEFAULT_FILTER, type State } from '../states.ts'
 import type { Connection } from '../store/connections.ts'
 import type { TicketEvent } from '../store/history.ts'
 import type { Member, Project, ProjectSummary } from '../store/projects.ts'
-import type { ListRow, PageContext, Relation } from '../store/page-reads.ts'
+import type { ListRequest, ListRow, PageContext, Relation } from '../store/page-reads.ts'
 import type { TicketStore } from '../store/ticket-store.ts'
 
 /** Tickets a list page shows at once. */
@@ -51,6 +51,21 @@ export interface TicketDetail {
   members: Member[]
 }
 
+/**
+ * The page of a project's list a project page asks for: 50 tickets of a search (the states
+ * when it names none), counted when it searches (without a search the tab counts give the total).
+ */
+export function listRequest(query: TicketQuery, states: readonly State[], me: string | null, page: number): ListRequest {
+  const filtered = query.states !== null || query.assignee.any.length + query.assignee.not.length + query.author.any.length + query.author.not.length > 0
+    || query.blocked !== null || query.numbers.length + query.words.length + query.notWords.length + query.phrases.length + query.notPhrases.length > 0
+  return { query, search: { states, me }, limit: PAGE_SIZE, skip: (page - 1) * PAGE_SIZE, count: filtered }
+}
+
+/** The project page's list: its rows, the total over all pages and the tab counts. */
+export function projectList(read: { rows: ListRow[]; total: number | null }, states: readonly State[], counts: Record<State, number>): TicketList {
+  return { rows: read.rows, total: read.total ?? states.reduce((sum, s) => sum + counts[s], 0), counts }
+}
+
 export function createPageData(deps: { store: TicketStore; credentials: Credentials }) {
   const { store, credentials } = deps
 
@@ -60,11 +75,16 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
      * and then one statement for the live cursor, the switcher, the inbox count, the project, the
      * person's role, its members and its tickets per state.
      */
-    async context(req: Request, projectRef: string | null = null): Promise<{ viewer: Viewer | null; cursor: number; switcher: PageContext['switcher']; project: PageContext['project'] }> {
+    async context(
+      req: Request,
+      projectRef: string | null = null,
+      /** The page of the project's list to read with the context, for who is signed in. */
+      list: ((signedIn: { id: string } | null) => ListRequest) | null = null,
+    ): Promise<{ viewer: Viewer | null; cursor: number; switcher: PageContext['switcher']; project: PageContext['project'] }> {
       const { session, user } = await credentials.session(req)
       const tag = session?.data.tag
       const signedIn = user && typeof tag === 'string' ? { id: user.id, name: user.name, tag } : null
-      const context = await store.pages.context(signedIn?.id ?? null, projectRef)
+      const context = await store.pages.context(signedIn?.id ?? null, projectRef, list ? list(signedIn) : null)
       const viewer = signedIn ? { ...signedIn, inboxCount: context.inboxCount ?? 0 } : null
       return { viewer, cursor: context.cursor, switcher: context.switcher, project: context.project }
     },
@@ -75,23 +95,6 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
     },
 
     connections: (projectId: string): Promise<Connection[]> => store.connections.of(projectId),
-
-    /**
-     * One page of a project's tickets for a search; `states` apply when the search names none.
-     * `counts` are the project's tickets per state (from {@link context}).
-     */
-    async tickets(project: Project, query: TicketQuery, states: readonly State[], me: string | null, page: number, counts: Record<State, number>): Promise<TicketList> {
-      const search = { states, me, projectId: project.id }
-      const filtered = query.states !== null || query.assignee.any.length + query.assignee.not.length + query.author.any.length + query.author.not.length > 0
-        || query.blocked !== null || query.numbers.length + query.words.length + query.notWords.length + query.phrases.length + query.notPhrases.length > 0
-      const [rows, count] = await Promise.all([
-        store.pages.list(query, search, PAGE_SIZE, (page - 1) * PAGE_SIZE),
-        // Without a search the tab counts give the total; a search counts its matches.
-        filtered ? store.tickets.count(query, search) : Promise.resolve(null),
-      ])
-      const total = count ?? states.reduce((sum, s) => sum + counts[s], 0)
-      return { rows, total, counts }
-    },
 
     /** Tickets of every project for a search (the search page without a project). */
     async everywhere(query: TicketQuery, me: string | null, page: number): Promise<{ rows: Row[]; total: number }> {

@@ -21,7 +21,7 @@ import { adminBody } from './admin-page.ts'
 import { framePage, ticketList, type LiveTarget, type PageAssets } from './frame.ts'
 import { homeBody } from './home-page.ts'
 import { inboxBody, signInBody } from './inbox-page.ts'
-import { createPageData, type PageData, type Viewer } from './page-data.ts'
+import { createPageData, listRequest, projectList, type PageData, type Viewer } from './page-data.ts'
 import { projectBody } from './project-page.ts'
 import { settingsBody } from './settings-page.ts'
 import { ticketBody } from './ticket-page.ts'
@@ -90,7 +90,7 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
   }
 
   /** The search of a list page: parsed, with the refusal to show when it does not parse. */
-  function search(req: Request, viewer: Viewer | null): { q: string; query: TicketQuery; error: string | null } {
+  function search(req: Request, viewer: { id: string } | null): { q: string; query: TicketQuery; error: string | null } {
     const q = (req.query.get('q') ?? '').trim()
     const parsed = parseQuery(q)
     if (!parsed.ok) return { q, query: emptyQuery(), error: parsed.error }
@@ -128,19 +128,24 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
     async project(req) {
       const refused = guard(req)
       if (refused) return refused
-      const { viewer, cursor, switcher, project } = await data.context(req, req.params.slug!)
+      const stateParam = req.query.get('state') ?? ''
+      const filter = parseStateFilter(stateParam)
+      const states = filter.ok ? filter.states : [...STATES]
+      const tab = filter.ok && ['', 'all', ...STATES].includes(stateParam) ? stateParam : ''
+      // The list is read in the context's statement; its search needs to know who is signed in.
+      let asked!: ReturnType<typeof search>
+      const { viewer, cursor, switcher, project } = await data.context(req, req.params.slug!, (signedIn) => {
+        asked = search(req, signedIn)
+        return listRequest(asked.query, states, signedIn?.id ?? null, pageNumber(req))
+      })
       if (!project) return message(req, 404, 'Not found', NO_SUCH_PROJECT)
       const { project: p, role, members, counts } = project
       if (p.slug !== req.params.slug) {
         const search = req.query.toString()
         return redirect(301, `/${p.slug}${search ? `?${search}` : ''}`)
       }
-      const { q, query, error } = search(req, viewer)
-      const stateParam = req.query.get('state') ?? ''
-      const filter = parseStateFilter(stateParam)
-      const states = filter.ok ? filter.states : [...STATES]
-      const tab = filter.ok && ['', 'all', ...STATES].includes(stateParam) ? stateParam : ''
-      const list = await data.tickets(p, query, states, viewer?.id ?? null, pageNumber(req), counts)
+      const { q, query, error } = asked
+      const list = projectList(project.list!, states, counts)
       const queryError = error ?? (filter.ok ? null : filter.error)
       const body = projectBody({ project: p, viewer, role, list, q, queryError, state: tab, sort: query.sort, page: pageNumber(req), members, loginUrl: loginUrl(req), now: ctx.clock() })
       return page(req, queryError ? 400 : 200, { title: p.title, viewer, switcher, body, project: p, q, live: { project: p.slug, ticket: null, cursor } })
