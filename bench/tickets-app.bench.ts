@@ -19,8 +19,7 @@ import type { HttpRoute } from '../src/handler.ts'
 import { serve } from '../src/http.ts'
 import { createLogger } from '../src/log.ts'
 import { createSessions, loadSessionSecret } from '../src/session.ts'
-import { createPageData } from '../src/tickets/pages/page-data.ts'
-import { findProject } from '../src/tickets/store/projects.ts'
+import { listRequest } from '../src/tickets/pages/page-data.ts'
 import { parseQuery } from '../src/tickets/query.ts'
 import { searchCondition, searchOrder } from '../src/tickets/store/search.ts'
 import { createTicketsService } from '../src/tickets/service.ts'
@@ -100,7 +99,10 @@ await sql`insert into ticket_events (ticket_id, kind, user_id, by, data, created
     case when n % 4 = 0 then jsonb_build_object('from', 'open', 'to', 'doing') else jsonb_build_object('text', 'Comment **' || n || '** with a [link](https://example.com/' || n || ')') end,
     1700000000000 + n * 1000
   from tickets t, generate_series(1, ${EVENTS}) as n where t.project_id = ${projectId} and t.number = 1`
-await sql`analyze tickets`
+// Loaded in one statement each, the tables hold every row version of the load (the counts'
+// rows were updated 10,000 times in one transaction); a running service, one ticket a
+// transaction, prunes them as it goes. Vacuumed, they are as a service keeps them.
+await sql`vacuum analyze tickets, ticket_counts, blockers, ticket_events`
 
 const contenders: Record<string, string> = { 'project page': '/big', 'project baseline': '/bench/project', 'ticket page': '/big/1', 'ticket baseline': '/bench/ticket' }
 const sizes: Record<string, number> = {}
@@ -146,10 +148,9 @@ for (const [pageName, base] of [['project page', 'project baseline'], ['ticket p
   console.log(`${pageName.padEnd(14)} ${rps.toFixed(0).padStart(6)} req/s   ${base} ${baseRps.toFixed(0).padStart(6)} req/s   ratio ${(rps / baseRps).toFixed(2)} (goal at least 0.5)`)
 }
 
-// The search: what the project page runs for `q` (count, then the first 50), timed here.
-const data = createPageData({ store: createTicketStore({ sql, clock: Date.now }), credentials: { session: async () => ({ session: null, user: null }) } as never })
-const project = (await findProject(sql, 'big'))!
-const { counts } = (await createTicketStore({ sql, clock: Date.now }).pages.context(null, 'big')).project!
+// The search: what the project page runs for `q` (count, then the first 50), timed here; and
+// the page's whole statement (the context with that list read in it).
+const store = createTicketStore({ sql, clock: Date.now })
 for (const q of ['login', 'safari crash', '"needs doing" -export', 'state:all search', 'is:blocked', 'assignee:bench sort:updated', 'zzz-no-such-word']) {
   const parsed = parseQuery(q)
   if (!parsed.ok) throw new Error(parsed.error)
@@ -166,7 +167,7 @@ for (const q of ['login', 'safari crash', '"needs doing" -export', 'state:all se
   const whole: number[] = []
   for (let i = 0; i < 10; i++) {
     const started = performance.now()
-    await data.tickets(project, parsed.query, DEFAULT_FILTER, null, 1, counts)
+    await store.pages.context(null, 'big', listRequest(parsed.query, DEFAULT_FILTER, null, 1))
     whole.push(performance.now() - started)
   }
   console.log(`search ${JSON.stringify(q).padEnd(32)} ${String(found).padStart(5)} found   ${median(times).toFixed(2).padStart(6)} ms (goal under 20)   whole list page data ${median(whole).toFixed(2)} ms`)

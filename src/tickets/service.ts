@@ -69,7 +69,7 @@ export function createTicketsService(deps: ServiceDeps): TicketsService {
     inbox: createInboxHandler(ctx),
     login: createLoginHandler(ctx),
     addresses: createAddressHandlers(ctx),
-    web: createWebHandlers(ctx, live, () => assets),
+    web: createWebHandlers(ctx, () => assets),
     tokens: createTokenHandlers(ctx),
     connect: createConnectHandlers(ctx, async () => {
       const files = await assets

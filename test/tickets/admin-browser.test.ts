@@ -2,11 +2,14 @@
  * The project settings page `/<slug>/settings` in a real browser (Chromium through
  * playwright-core): an admin renames the project's title and slug (the old slug keeps
  * working), and changes a member's role, after which the member sees the controls of the new
- * role and no longer those of the old.
+ * role and no longer those of the old; an open settings page follows what a second admin
+ * changes in another browser (a role, a connected app, the description) without a reload,
+ * marks and announces it, and keeps what its person is typing.
  */
 import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
-import { ticketsBrowserApp } from './browser-support.ts'
+import type { Page } from 'playwright-core'
+import { PHONE, screenshot, scrollsSideways, ticketsBrowserApp } from './browser-support.ts'
 
 const b = await ticketsBrowserApp()
 after(() => b.close())
@@ -66,6 +69,88 @@ async function saveRole(): Promise<void> {
   const answered = page.waitForResponse((r) => r.url().endsWith('/api/projects/www/members') && r.request().method() === 'POST')
   await page.getByLabel('Role of carol').locator('xpath=..').getByRole('button', { name: 'Save' }).click()
   assert.equal((await answered).status(), 200)
+}
+
+/** Connects an app to `slug` as `person` (the connect flow through the API); answers its key. */
+async function connectApp(person: { cookie: string; tag: string }, slug: string, label: string): Promise<string> {
+  const started = await app.call('GET', `/connect?${new URLSearchParams({ app: 'ci', label, return: 'https://ci.example/back', state: 's' })}`)
+  const nonce = String(started.headers.location).slice('/connect/'.length)
+  const confirmed = await app.call('POST', `/api/connect/${nonce}/confirm`, { headers: { cookie: person.cookie, 'x-tag': person.tag }, body: { project: slug } })
+  const code = new URL(confirmed.body.location).searchParams.get('code')
+  const exchanged = await app.call('POST', '/api/connect/exchange', { body: { code } })
+  assert.equal(exchanged.status, 200, exchanged.text)
+  return exchanged.body.key as string
+}
+
+/** Opens the settings of `slug` and waits until its script has made its first poll (so it is following). */
+async function openFollowing(p: Page, slug: string): Promise<void> {
+  const firstPoll = p.waitForRequest((r) => r.url().includes('/api/live'))
+  await p.goto(`${url}/${slug}/settings`)
+  await firstPoll
+}
+
+test('an open settings page shows a role changed and an app removed in another browser, marked and announced, without a reload', { timeout: 90_000 }, async () => {
+  const daveApi = await app.login('dave', 'idp-dave')
+  await app.member(aliceApi, 'www', daveApi, 'admin')
+  await connectApp(aliceApi, 'www', 'Deploy bot')
+  const dave = await b.person('dave', { idpId: 'idp-dave' })
+  await openFollowing(page, 'www')
+  let reloaded = false
+  page.on('load', () => (reloaded = true))
+  assert.equal(await page.getByLabel('Role of carol').inputValue(), 'admin')
+
+  // Dave changes carol's role on his own settings page.
+  await dave.page.goto(`${url}/www/settings`)
+  await dave.page.getByLabel('Role of carol').selectOption('edit')
+  await dave.page.getByLabel('Role of carol').locator('xpath=..').getByRole('button', { name: 'Save' }).click()
+  await waitForValue(page, 'Role of carol', 'edit')
+  assert.equal(await page.getByRole('table', { name: 'Members' }).locator('tr.changed').count(), 1)
+  await page.locator('#announce').getByText('The members changed.').waitFor()
+
+  // Dave removes the connected app.
+  await dave.page.goto(`${url}/www/settings`)
+  dave.page.once('dialog', (d) => void d.accept())
+  await dave.page.getByRole('button', { name: 'Remove Deploy bot' }).click()
+  await page.getByText('No app is connected.').waitFor({ timeout: 30_000 })
+  await page.locator('#announce').getByText('The connected apps changed.').waitFor()
+  await screenshot(page, 'project-settings-live')
+  assert.equal(reloaded, false)
+  await dave.context.close()
+})
+
+test('an open settings page keeps the title its person is typing while another admin changes the description, and shows it once they leave the field', { timeout: 90_000 }, async () => {
+  const erinApi = await app.login('erin', 'idp-erin')
+  await app.member(aliceApi, 'www', erinApi, 'admin')
+  await openFollowing(page, 'www')
+  await page.getByLabel('Title').fill('Public website, half typed')
+  const changed = await app.call('POST', '/api/projects/www', { headers: { cookie: erinApi.cookie, 'x-tag': erinApi.tag }, body: { description: 'The site everyone sees' } })
+  assert.equal(changed.status, 200, changed.text)
+  await page.locator('#announce').getByText('The project’s title, slug or description changed.').waitFor({ timeout: 30_000 })
+  assert.equal(await page.getByLabel('Title').inputValue(), 'Public website, half typed')
+  assert.equal(await page.getByLabel('Description').inputValue(), '')
+  // Once the person puts the title back and leaves the form, the new description shows.
+  await page.getByLabel('Title').fill('Public website')
+  await page.getByLabel('Title').blur()
+  await waitForValue(page, 'Description', 'The site everyone sees')
+})
+
+test('the settings page reads at 390 px without sideways scrolling', { timeout: 60_000 }, async () => {
+  const phone = await b.person('alice', { idpId: 'idp-alice', viewport: PHONE })
+  await phone.page.goto(`${url}/www/settings`)
+  await phone.page.getByLabel('Role of carol').waitFor()
+  assert.equal(await scrollsSideways(phone.page), false)
+  await screenshot(phone.page, 'project-settings-phone')
+  await phone.context.close()
+})
+
+/** Waits until the field labelled `label` holds `value`. */
+async function waitForValue(p: Page, label: string, value: string): Promise<void> {
+  const field = p.getByLabel(label, { exact: true })
+  const deadline = Date.now() + 30_000
+  while ((await field.inputValue()) !== value) {
+    if (Date.now() > deadline) throw new Error(`${label} is ${JSON.stringify(await field.inputValue())}, not ${JSON.stringify(value)}`)
+    await p.waitForTimeout(100)
+  }
 }
 
 test('no page logged a script error', () => {

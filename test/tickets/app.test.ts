@@ -152,6 +152,14 @@ test('a ticket page follows its ticket and related views that name it; a list fo
   assert.equal(touches(other, null), true)
 })
 
+test('the project settings follow their own events only, so a comment is not read out there', () => {
+  const settings = ['projectChanged', 'membersChanged', 'connectionsChanged']
+  assert.equal(touches({ name: 'membersChanged', args: ['web'] }, null, settings), true)
+  assert.equal(touches({ name: 'connectionsChanged', args: ['web'] }, null, settings), true)
+  assert.equal(touches({ name: 'ticketEvent', args: ['t1', {}, {}] }, null, settings), false)
+  assert.equal(touches({ name: 'ticketCreated', args: [{ id: 't3' }] }, null, settings), false)
+})
+
 test('the follower polls with its cursor, hands on touching events, waits on 503 and on failures, and never loses the cursor', async () => {
   const urls: string[] = []
   const sleeps: number[] = []
@@ -201,6 +209,8 @@ test('an announcement says who did what on which ticket, three at most', () => {
   assert.equal(announcement([{ name: 'ticketCreated', args: [{ ref: 'web#3', subject: 'Fix it' }] }]), 'New ticket web#3: Fix it.')
   assert.equal(announcement([comment('a#1'), comment('a#2'), comment('a#3'), comment('a#4'), comment('a#5')]), 'bob commented on a#1. bob commented on a#2. bob commented on a#3. And 2 more changes.')
   assert.equal(announcement([{ name: 'ticketsRelated', args: [[]] }]), 'Related tickets changed.')
+  assert.equal(announcement([{ name: 'membersChanged', args: ['web'] }, { name: 'connectionsChanged', args: ['web'] }]), 'The members changed. The connected apps changed.')
+  assert.equal(announcement([{ name: 'projectChanged', args: ['www'] }]), 'The project’s title, slug or description changed.')
   assert.equal(announcement([]), '')
 })
 

@@ -69,9 +69,11 @@ test('an invite needs a known role, role admin, and a mail address that looks li
   expectJson(await invite({ role: 'use' }, bob), 403, { error: 'this needs role admin', field: 'project' })
 })
 
-test('joining an invite makes a member and sends the browser to the project page', async () => {
+test('joining an invite makes a member, emits membersChanged and sends the browser to the project page', async () => {
   const made = await invite({ role: 'edit' })
+  const before = (await app.events()).length
   const got = await join(made.body.id, 'newcomer')
+  assert.deepEqual((await app.events()).slice(before), [{ name: 'membersChanged', args: [demo.slug], project_id: demo.id }])
   assert.equal(got.status, 302)
   assert.equal(got.headers.location, `/${demo.slug}`)
   const members = (await app.call('GET', `/api/projects/${demo.slug}`)).body.members

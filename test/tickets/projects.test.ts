@@ -184,3 +184,19 @@ test('a project title is required when creating', async () => {
   expectJson(await app.call('POST', '/api/projects', { token: alice.token, body: { slug: 'x' } }), 400, { error: "'title' is required", field: 'title' })
   expectJson(await app.call('POST', '/api/projects', { token: alice.token, body: { title: '' } }), 400, { error: "'title' is required", field: 'title' })
 })
+
+test('member changes emit membersChanged and a project update emits projectChanged with the new slug, for open settings pages', async () => {
+  const p = await app.project(alice, 'Evented')
+  const names = async (from: number) => (await app.events()).slice(from).map((e) => [e.name, e.args, e.project_id === p.id])
+  let before = (await app.events()).length
+  await app.member(alice, p.slug, bob, 'use')
+  await app.member(alice, p.slug, bob, 'edit')
+  expectJson(await app.call('POST', `/api/projects/${p.slug}/members/remove`, { token: alice.token, body: { user: bob.id } }), 200)
+  assert.deepEqual(await names(before), [['membersChanged', [p.slug], true], ['membersChanged', [p.slug], true], ['membersChanged', [p.slug], true]])
+  before = (await app.events()).length
+  expectJson(await app.call('POST', `/api/projects/${p.slug}`, { token: alice.token, body: { title: 'Evented 2', slug: 'evented-two' } }), 200)
+  assert.deepEqual(await names(before), [['projectChanged', ['evented-two'], true]])
+  before = (await app.events()).length
+  expectJson(await app.call('POST', `/api/projects/evented-two/members`, { token: bob.token, body: { user: carol.id, role: 'use' } }), 403)
+  assert.deepEqual(await names(before), [])
+})

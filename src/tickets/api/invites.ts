@@ -68,7 +68,9 @@ export async function joinInvite(tx: TicketTx, inviteId: string, userId: string)
     return refuse(400, invite.usesLeft <= 0 ? INVITE_USED_UP : INVITE_EXPIRED)
   }
   await tx.invites.joinWithRole(used.projectId, userId, used.role)
-  return { ok: true, slug: (await tx.projects.byId(used.projectId))!.slug }
+  const { slug } = (await tx.projects.byId(used.projectId))!
+  await tx.emit(used.projectId, 'membersChanged', [slug])
+  return { ok: true, slug }
 }
 
 export function createInviteHandler(ctx: Context): Handler {

@@ -25,6 +25,7 @@ import type { Handler } from '../../handler.ts'
 import type { Request } from '../../request.ts'
 import type { Logger } from '../../log.ts'
 import { EVENTS_CHANNEL, type Wake } from '../events.ts'
+import { liveCursor } from '../store/outbox.ts'
 import { refuseText } from '../body.ts'
 import { BAD_CURSOR, NO_SUCH_PROJECT, TOO_MANY_WAITING } from '../messages.ts'
 import { answerRefusal, refuse } from '../refusal.ts'
@@ -327,9 +328,8 @@ export function createLive(deps: LiveDeps): Live {
   }
 
   async function currentCursor(): Promise<number> {
-    const [row] = await sql<{ top: number }[]>`
-      select greatest(pruned_through, (select max(seq) from events)) as top from live_state`
-    if (!row) throw new Error('live_state has no row')
+    const [row] = await sql<{ top: number | null }[]>`select ${liveCursor(sql)} as top`
+    if (row?.top == null) throw new Error('live_state has no row')
     return row.top
   }
 

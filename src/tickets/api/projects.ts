@@ -107,6 +107,7 @@ export function createProjectHandlers(ctx: Context): ProjectHandlers {
           if (!claimed.ok) return claimed
         }
         const project = await tx.projects.update(w.project.id, { title, slug, description })
+        await tx.emit(project.id, 'projectChanged', [project.slug])
         return { ok: true, project: projectAnswer(publicUrl, project) }
       })
       return result.ok ? json(200, { project: result.project }) : answerRefusal(result)
@@ -127,6 +128,7 @@ export function createProjectHandlers(ctx: Context): ProjectHandlers {
           return refuse(400, LAST_ADMIN_DEMOTED, 'role')
         }
         await tx.projects.setMember(w.project.id, found.user.id, role)
+        await tx.emit(w.project.id, 'membersChanged', [w.project.slug])
         return { ok: true, member: { user: found.user, role }, members: await tx.projects.members(w.project.id) }
       })
       return result.ok ? json(200, { member: result.member, members: result.members }) : answerRefusal(result)
@@ -144,6 +146,7 @@ export function createProjectHandlers(ctx: Context): ProjectHandlers {
           return refuse(400, LAST_ADMIN_REMOVED, 'user')
         }
         await tx.projects.removeMember(w.project.id, found.user.id)
+        await tx.emit(w.project.id, 'membersChanged', [w.project.slug])
         return { ok: true, removed: found.user, members: await tx.projects.members(w.project.id) }
       })
       return result.ok ? json(200, { removed: result.removed, members: result.members }) : answerRefusal(result)

@@ -22,12 +22,19 @@ export interface LiveDeps {
   ticket: string | null
   /** The cursor the page was rendered at. */
   cursor: string | null
+  /** The only event names the page follows (the project settings' own); every name when absent. */
+  events?: readonly string[] | null
   /** Called with the events that touch the page (after a reset: none, `reset` true). */
   onChange(events: LiveEvent[], reset: boolean): Promise<void>
 }
 
-/** True when `event` changes what a page showing `ticket` (null: a list) shows. */
-export function touches(event: LiveEvent, ticket: string | null): boolean {
+/**
+ * True when `event` changes what a page showing `ticket` (null: a list) shows; a page that
+ * names its `events` (the project settings) follows those only, so a ticket's news is not read
+ * out there.
+ */
+export function touches(event: LiveEvent, ticket: string | null, events: readonly string[] | null = null): boolean {
+  if (events !== null && !events.includes(event.name)) return false
   if (ticket === null) return true
   if (event.name === 'ticketEvent') return event.args[0] === ticket
   if (event.name === 'ticketsRelated') return JSON.stringify(event.args).includes(ticket)
@@ -69,7 +76,7 @@ export function createLiveFollower(deps: LiveDeps): LiveFollower {
           cursor = String(answer.cursor)
           if (answer.reset) await deps.onChange([], true)
           else {
-            const touching = (answer.events ?? []).filter((e) => touches(e, deps.ticket))
+            const touching = (answer.events ?? []).filter((e) => touches(e, deps.ticket, deps.events ?? null))
             if (touching.length > 0) await deps.onChange(touching, false)
           }
         } catch {
@@ -95,6 +102,8 @@ export function announcement(events: readonly LiveEvent[]): string {
       const t = e.args[2] as { ref?: string } | undefined
       if (event && typeof event.by === 'string') sentences.push(`${event.by} ${eventSentence(event)} on ${t?.ref ?? 'a ticket'}`)
     } else if (e.name === 'connectionsChanged') sentences.push('The connected apps changed')
+    else if (e.name === 'membersChanged') sentences.push('The members changed')
+    else if (e.name === 'projectChanged') sentences.push('The project’s title, slug or description changed')
   }
   if (sentences.length === 0) return events.length > 0 ? 'Related tickets changed.' : ''
   const shown = sentences.slice(0, ANNOUNCE_MAX).map((s) => `${s}.`)

@@ -189,6 +189,7 @@ if (live) {
     project: live.dataset.project ?? null,
     ticket: live.dataset.ticket ?? null,
     cursor: live.dataset.cursor ?? null,
+    events: live.dataset.events?.split(' ') ?? null,
     onChange: (events) => refresh(announcement(events)),
   })
   void follower.run()

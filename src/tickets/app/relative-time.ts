@@ -10,6 +10,7 @@ const HOUR = 60 * MINUTE
 const DAY = 24 * HOUR
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
 
+const two = (n: number) => (n < 10 ? `0${n}` : String(n))
 const plural = (n: number, unit: string) => (n === 1 ? `1 ${unit}` : `${n} ${unit}s`)
 
 /** `then` said relative to `now` (both milliseconds since 1970), in UTC days. */
@@ -36,6 +37,5 @@ function future(ms: number): string {
 /** The exact time for a tooltip: `24 Nov 2026, 09:05 UTC`. */
 export function exactTime(ms: number): string {
   const d = new Date(ms)
-  const two = (n: number) => String(n).padStart(2, '0')
   return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}, ${two(d.getUTCHours())}:${two(d.getUTCMinutes())} UTC`
 }

@@ -2,6 +2,8 @@
  * A project's settings `/<slug>/settings`, for its admins: title, slug (the old one keeps
  * working) and description; members with their roles (add by name, change, remove); invite
  * links (role, uses, days, optional email; the link shown to copy); connected apps (remove).
+ * The page follows its project's events (`projectChanged`, `membersChanged`,
+ * `connectionsChanged`): the parts marked `data-live` redraw, sparing a form in use.
  */
 import { html, type Html } from '../../html.ts'
 import type { Connection } from '../store/connections.ts'
@@ -24,12 +26,13 @@ function roleSelect(id: string, current: Role | null): Html {
 export function adminBody(input: AdminInput): Html {
   const { project: p, now } = input
   const api = `/api/projects/${p.slug}`
-  return html`<p class="crumbs"><a href="/${p.slug}">${p.title}</a> / settings</p>
-<div class="page-head"><div><h1>Project settings</h1><p class="muted">Only admins of ${p.title} see this page.</p></div></div>
+  return html`<div data-live="settings-head"><p class="crumbs"><a href="/${p.slug}">${p.title}</a> / settings</p>
+<div class="page-head"><div><h1>Project settings</h1><p class="muted">Only admins of ${p.title} see this page.</p></div></div></div>
 <div class="stack">
 <section class="card" aria-labelledby="about-title">
 <h2 id="about-title">About the project</h2>
-<form data-api="${api}" data-done="go" data-then="/settings">
+<div data-live="about">
+<form data-api="${api}" data-done="go" data-then="/settings" data-key="about">
 <div class="grid-2">
 ${field({ id: 'admin-title', name: 'title', label: 'Title', control: html`<input id="admin-title" name="title" type="text" value="${p.title}" maxlength="200" required>` })}
 ${field({ id: 'admin-slug', name: 'slug', label: 'Slug', hint: 'old addresses keep working', control: html`<input id="admin-slug" name="slug" type="text" value="${p.slug}" maxlength="40" required>` })}
@@ -38,6 +41,7 @@ ${field({ id: 'admin-description', name: 'description', label: 'Description', co
 ${formError}
 <button type="submit" class="primary">Save</button>
 </form>
+</div>
 </section>
 
 <section class="card" aria-labelledby="members-title">

@@ -23,6 +23,8 @@ export interface LiveTarget {
   project: string | null
   ticket: string | null
   cursor: number
+  /** The only event names the page follows; every name when absent. */
+  events?: readonly string[]
 }
 
 export interface FrameInput {
@@ -60,7 +62,7 @@ export function framePage(input: FrameInput): Html {
 <form data-api="/logout" data-done="go"><button type="submit" class="quiet">Sign out</button></form>`
     : html`<a class="button primary" href="${input.loginUrl}">Sign in</a>`
   const liveAttrs = live
-    ? html` data-cursor="${String(live.cursor)}"${live.project ? html` data-project="${live.project}"` : ''}${live.ticket ? html` data-ticket="${live.ticket}"` : ''}`
+    ? html` data-cursor="${String(live.cursor)}"${live.project ? html` data-project="${live.project}"` : ''}${live.ticket ? html` data-ticket="${live.ticket}"` : ''}${live.events ? html` data-events="${live.events.join(' ')}"` : ''}`
     : ''
   return html`<!doctype html>
 <html lang="en">

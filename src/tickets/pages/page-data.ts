@@ -12,9 +12,8 @@ import { DEFAULT_FILTER, type State } from '../states.ts'
 import type { Connection } from '../store/connections.ts'
 import type { TicketEvent } from '../store/history.ts'
 import type { Member, Project, ProjectSummary } from '../store/projects.ts'
-import type { PageContext } from '../store/page-reads.ts'
+import type { ListRequest, ListRow, PageContext, Relation } from '../store/page-reads.ts'
 import type { TicketStore } from '../store/ticket-store.ts'
-import type { Ticket } from '../store/tickets.ts'
 
 /** Tickets a list page shows at once. */
 export const PAGE_SIZE = 50
@@ -31,11 +30,8 @@ export interface Viewer {
 
 export type { ProjectSummary }
 
-/** A list row: the ticket and whether a ticket that is not done or dropped blocks it. */
-export interface Row {
-  ticket: Ticket
-  blocked: boolean
-}
+/** A list row: the ticket (the fields a row shows) and whether a ticket that is not done or dropped blocks it. */
+export type Row = ListRow
 
 export interface TicketList {
   rows: Row[]
@@ -55,27 +51,42 @@ export interface TicketDetail {
   members: Member[]
 }
 
+/**
+ * The page of a project's list a project page asks for: 50 tickets of a search (the states
+ * when it names none), counted when it searches (without a search the tab counts give the total).
+ */
+export function listRequest(query: TicketQuery, states: readonly State[], me: string | null, page: number): ListRequest {
+  const filtered = query.states !== null || query.assignee.any.length + query.assignee.not.length + query.author.any.length + query.author.not.length > 0
+    || query.blocked !== null || query.numbers.length + query.words.length + query.notWords.length + query.phrases.length + query.notPhrases.length > 0
+  return { query, search: { states, me }, limit: PAGE_SIZE, skip: (page - 1) * PAGE_SIZE, count: filtered }
+}
+
+/** The project page's list: its rows, the total over all pages and the tab counts. */
+export function projectList(read: { rows: ListRow[]; total: number | null }, states: readonly State[], counts: Record<State, number>): TicketList {
+  return { rows: read.rows, total: read.total ?? states.reduce((sum, s) => sum + counts[s], 0), counts }
+}
+
 export function createPageData(deps: { store: TicketStore; credentials: Credentials }) {
   const { store, credentials } = deps
-
-  async function withBlocked(tickets: Ticket[]): Promise<Row[]> {
-    const blocked = await store.tickets.stillBlocked(tickets.map((t) => t.id))
-    return tickets.map((ticket) => ({ ticket, blocked: blocked.has(ticket.id) }))
-  }
 
   return {
     /**
      * The frame's reads and, with `projectRef`, the project's: the signed-in person (the session)
-     * and then one statement for the switcher, the inbox count, the project, the person's role,
-     * its members and its tickets per state.
+     * and then one statement for the live cursor, the switcher, the inbox count, the project, the
+     * person's role, its members and its tickets per state.
      */
-    async context(req: Request, projectRef: string | null = null): Promise<{ viewer: Viewer | null; switcher: PageContext['switcher']; project: PageContext['project'] }> {
+    async context(
+      req: Request,
+      projectRef: string | null = null,
+      /** The page of the project's list to read with the context, for who is signed in. */
+      list: ((signedIn: { id: string } | null) => ListRequest) | null = null,
+    ): Promise<{ viewer: Viewer | null; cursor: number; switcher: PageContext['switcher']; project: PageContext['project'] }> {
       const { session, user } = await credentials.session(req)
       const tag = session?.data.tag
       const signedIn = user && typeof tag === 'string' ? { id: user.id, name: user.name, tag } : null
-      const context = await store.pages.context(signedIn?.id ?? null, projectRef)
+      const context = await store.pages.context(signedIn?.id ?? null, projectRef, list ? list(signedIn) : null)
       const viewer = signedIn ? { ...signedIn, inboxCount: context.inboxCount ?? 0 } : null
-      return { viewer, switcher: context.switcher, project: context.project }
+      return { viewer, cursor: context.cursor, switcher: context.switcher, project: context.project }
     },
 
     /** Every project, by title, with open counts and the viewer's role. */
@@ -85,53 +96,30 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
 
     connections: (projectId: string): Promise<Connection[]> => store.connections.of(projectId),
 
-    /**
-     * One page of a project's tickets for a search; `states` apply when the search names none.
-     * `counts` are the project's tickets per state (from {@link context}).
-     */
-    async tickets(project: Project, query: TicketQuery, states: readonly State[], me: string | null, page: number, counts: Record<State, number>): Promise<TicketList> {
-      const search = { states, me, projectId: project.id }
-      const filtered = query.states !== null || query.assignee.any.length + query.assignee.not.length + query.author.any.length + query.author.not.length > 0
-        || query.blocked !== null || query.numbers.length + query.words.length + query.notWords.length + query.phrases.length + query.notPhrases.length > 0
-      const [tickets, count] = await Promise.all([
-        store.tickets.search(query, search, { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }),
-        // Without a search the tab counts give the total; a search counts its matches.
-        filtered ? store.tickets.count(query, search) : Promise.resolve(null),
-      ])
-      const total = count ?? states.reduce((sum, s) => sum + counts[s], 0)
-      return { rows: await withBlocked(tickets), total, counts }
-    },
-
     /** Tickets of every project for a search (the search page without a project). */
     async everywhere(query: TicketQuery, me: string | null, page: number): Promise<{ rows: Row[]; total: number }> {
       const search = { states: DEFAULT_FILTER, me }
-      const [tickets, total] = await Promise.all([
-        store.tickets.search(query, search, { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }),
+      const [rows, total] = await Promise.all([
+        store.pages.list(query, search, PAGE_SIZE, (page - 1) * PAGE_SIZE),
         store.tickets.count(query, search),
       ])
-      return { rows: await withBlocked(tickets), total }
+      return { rows, total }
     },
 
     /**
      * A ticket's history and neighbours: its children, the tickets it blocks and its blockers,
      * read as one list of related tickets (one statement) and told apart by their relations.
      */
-    async history(ticket: Ticket): Promise<Omit<TicketDetail, 'members'>> {
-      const [events, related] = await Promise.all([store.history.of(ticket.id), store.tickets.related([ticket.id])])
-      const rows = await withBlocked(related.filter((t) => t.id !== ticket.id))
-      const blockerIds = new Set(ticket.blockedBy.map((b) => b.id))
-      return {
-        events,
-        children: rows.filter((r) => r.ticket.parent?.id === ticket.id),
-        blocks: rows.filter((r) => r.ticket.blockedBy.some((b) => b.id === ticket.id)),
-        blockers: rows.filter((r) => blockerIds.has(r.ticket.id)),
-      }
+    async history(ticketId: string): Promise<Omit<TicketDetail, 'members'>> {
+      const [events, related] = await Promise.all([store.history.of(ticketId), store.pages.related(ticketId)])
+      const which = (relation: Relation) => related.filter((r) => r.relation === relation).map(({ ticket, blocked }) => ({ ticket, blocked }))
+      return { events, children: which('child'), blocks: which('blocks'), blockers: which('blocker') }
     },
 
     /** The inbox: assigned to the viewer, pending (open, doing) and review, latest change first. */
     async inbox(viewerId: string): Promise<{ pending: Row[]; review: Row[] }> {
-      const [pending, review] = await Promise.all([store.tickets.assignedTo(viewerId, ['open', 'doing']), store.tickets.assignedTo(viewerId, ['review'])])
-      return { pending: await withBlocked(pending), review: await withBlocked(review) }
+      const rows = await store.pages.assigned(viewerId, ['open', 'doing', 'review'])
+      return { pending: rows.filter((r) => r.ticket.state !== 'review'), review: rows.filter((r) => r.ticket.state === 'review') }
     },
 
     tokens: (viewerId: string) => store.tokens.of(viewerId),

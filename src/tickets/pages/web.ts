@@ -16,11 +16,12 @@ import { json, jsonError, redirect, type Response } from '../../response.ts'
 import { loginButtonUrl } from '../../idp.ts'
 import { PAGE_HEADERS } from '../../page-headers.ts'
 import type { Context } from '../context.ts'
+import type { EventName } from '../events.ts'
 import { adminBody } from './admin-page.ts'
 import { framePage, ticketList, type LiveTarget, type PageAssets } from './frame.ts'
 import { homeBody } from './home-page.ts'
 import { inboxBody, signInBody } from './inbox-page.ts'
-import { createPageData, type PageData, type Viewer } from './page-data.ts'
+import { createPageData, listRequest, projectList, type PageData, type Viewer } from './page-data.ts'
 import { projectBody } from './project-page.ts'
 import { settingsBody } from './settings-page.ts'
 import { ticketBody } from './ticket-page.ts'
@@ -50,7 +51,10 @@ export interface WebHandlers {
 
 const PRIVATE = { 'cache-control': 'private, no-cache' }
 
-export function createWebHandlers(ctx: Context, live: { cursor(): Promise<number> }, build: () => Promise<Assets> = buildTicketAssets): WebHandlers {
+/** What the project settings show changes with these events only (docs/live-events.md). */
+const SETTINGS_EVENTS: readonly EventName[] = ['projectChanged', 'membersChanged', 'connectionsChanged']
+
+export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = buildTicketAssets): WebHandlers {
   const data: PageData = createPageData({ store: ctx.store, credentials: ctx.credentials })
   const building = build()
   // Awaited by every page; a failed build answers 500 rather than an unhandled rejection.
@@ -86,7 +90,7 @@ export function createWebHandlers(ctx: Context, live: { cursor(): Promise<number
   }
 
   /** The search of a list page: parsed, with the refusal to show when it does not parse. */
-  function search(req: Request, viewer: Viewer | null): { q: string; query: TicketQuery; error: string | null } {
+  function search(req: Request, viewer: { id: string } | null): { q: string; query: TicketQuery; error: string | null } {
     const q = (req.query.get('q') ?? '').trim()
     const parsed = parseQuery(q)
     if (!parsed.ok) return { q, query: emptyQuery(), error: parsed.error }
@@ -100,8 +104,7 @@ export function createWebHandlers(ctx: Context, live: { cursor(): Promise<number
   }
 
   async function adminPage(req: Request, slug: string): Promise<Response> {
-    const cursor = await live.cursor()
-    const { viewer, switcher, project } = await data.context(req, slug)
+    const { viewer, cursor, switcher, project } = await data.context(req, slug)
     if (!project) return message(req, 404, 'Not found', NO_SUCH_PROJECT)
     const { project: p, role, members } = project
     if (p.slug !== slug) return redirect(301, `/${p.slug}/settings`)
@@ -109,15 +112,14 @@ export function createWebHandlers(ctx: Context, live: { cursor(): Promise<number
     if (role !== 'admin') return message(req, 403, 'Project settings', `Only admins of ${p.title} can change its settings.`)
     const connections = await data.connections(p.id)
     const body = adminBody({ project: p, members, connections, viewerId: viewer.id, now: ctx.clock() })
-    return page(req, 200, { title: `Settings · ${p.title}`, viewer, switcher, body, project: p, live: { project: p.slug, ticket: null, cursor } })
+    return page(req, 200, { title: `Settings · ${p.title}`, viewer, switcher, body, project: p, live: { project: p.slug, ticket: null, cursor, events: SETTINGS_EVENTS } })
   }
 
   return {
     async home(req) {
       const refused = guard(req)
       if (refused) return refused
-      const cursor = await live.cursor()
-      const { viewer, switcher } = await data.context(req)
+      const { viewer, cursor, switcher } = await data.context(req)
       const projects = await data.projects(viewer?.id ?? null)
       const body = homeBody({ projects, viewer, loginUrl: loginUrl(req) })
       return page(req, 200, { title: 'Projects', viewer, switcher, body, live: { project: null, ticket: null, cursor } })
@@ -126,20 +128,24 @@ export function createWebHandlers(ctx: Context, live: { cursor(): Promise<number
     async project(req) {
       const refused = guard(req)
       if (refused) return refused
-      const cursor = await live.cursor()
-      const { viewer, switcher, project } = await data.context(req, req.params.slug!)
+      const stateParam = req.query.get('state') ?? ''
+      const filter = parseStateFilter(stateParam)
+      const states = filter.ok ? filter.states : [...STATES]
+      const tab = filter.ok && ['', 'all', ...STATES].includes(stateParam) ? stateParam : ''
+      // The list is read in the context's statement; its search needs to know who is signed in.
+      let asked!: ReturnType<typeof search>
+      const { viewer, cursor, switcher, project } = await data.context(req, req.params.slug!, (signedIn) => {
+        asked = search(req, signedIn)
+        return listRequest(asked.query, states, signedIn?.id ?? null, pageNumber(req))
+      })
       if (!project) return message(req, 404, 'Not found', NO_SUCH_PROJECT)
       const { project: p, role, members, counts } = project
       if (p.slug !== req.params.slug) {
         const search = req.query.toString()
         return redirect(301, `/${p.slug}${search ? `?${search}` : ''}`)
       }
-      const { q, query, error } = search(req, viewer)
-      const stateParam = req.query.get('state') ?? ''
-      const filter = parseStateFilter(stateParam)
-      const states = filter.ok ? filter.states : [...STATES]
-      const tab = filter.ok && ['', 'all', ...STATES].includes(stateParam) ? stateParam : ''
-      const list = await data.tickets(p, query, states, viewer?.id ?? null, pageNumber(req), counts)
+      const { q, query, error } = asked
+      const list = projectList(project.list!, states, counts)
       const queryError = error ?? (filter.ok ? null : filter.error)
       const body = projectBody({ project: p, viewer, role, list, q, queryError, state: tab, sort: query.sort, page: pageNumber(req), members, loginUrl: loginUrl(req), now: ctx.clock() })
       return page(req, queryError ? 400 : 200, { title: p.title, viewer, switcher, body, project: p, q, live: { project: p.slug, ticket: null, cursor } })
@@ -148,13 +154,13 @@ export function createWebHandlers(ctx: Context, live: { cursor(): Promise<number
     async ticket(req) {
       const refused = guard(req)
       if (refused) return refused
-      const cursor = await live.cursor()
-      const t = await ctx.store.tickets.byNumber(req.params.slug!, req.params.number!)
-      if (!t) return message(req, 404, 'Not found', NO_SUCH_TICKET)
+      // The context first: the cursor it carries must be older than the ticket shown.
+      const { viewer, cursor, switcher, project } = await data.context(req, req.params.slug!)
+      const t = project ? await ctx.store.tickets.byNumber(project.project.id, req.params.number!) : null
+      if (!project || !t) return message(req, 404, 'Not found', NO_SUCH_TICKET)
       if (t.slug !== req.params.slug) return redirect(301, `/${t.slug}/${t.number}`)
-      const [{ viewer, switcher, project }, history] = await Promise.all([data.context(req, t.project), data.history(t)])
-      const { project: p, role, members } = project!
-      const detail = { ...history, members }
+      const { project: p, role, members } = project
+      const detail = { ...(await data.history(t.id)), members }
       const body = ticketBody({ ticket: t, projectTitle: p.title, detail, viewer, role, loginUrl: loginUrl(req), now: ctx.clock() })
       return page(req, 200, { title: `${t.subject} · ${t.ref}`, viewer, switcher, body, project: p, live: { project: t.slug, ticket: t.id, cursor } })
     },
@@ -168,8 +174,7 @@ export function createWebHandlers(ctx: Context, live: { cursor(): Promise<number
     async inbox(req) {
       const refused = guard(req)
       if (refused) return refused
-      const cursor = await live.cursor()
-      const { viewer, switcher } = await data.context(req)
+      const { viewer, cursor, switcher } = await data.context(req)
       if (!viewer) return page(req, 200, { title: 'Inbox', viewer, switcher, body: signInBody('Inbox', loginUrl(req), 'Your inbox lists the tickets assigned to you. Sign in to see it.') })
       const { pending, review } = await data.inbox(viewer.id)
       return page(req, 200, { title: 'Inbox', viewer, switcher, body: inboxBody({ pending, review, now: ctx.clock() }), live: { project: null, ticket: null, cursor } })

@@ -4,6 +4,7 @@
  * (`GET /api/live`, `live.ts`) reads the table; the NOTIFY is only a wake-up for pollers in
  * other processes.
  */
+import type postgres from 'postgres'
 import type { Query } from '../../db.ts'
 import { EVENTS_CHANNEL, type EventName } from '../events.ts'
 
@@ -34,6 +35,14 @@ export function emitAll(tx: Query, events: readonly NewEvent[]) {
       from jsonb_array_elements(${tx.json(events as never)}::jsonb) with ordinality as n(e, i)
       order by n.i)
     select pg_notify(${EVENTS_CHANNEL}, '')`
+}
+
+/**
+ * The live cursor as a scalar subquery, for a statement that reads it with what a page shows:
+ * the last `seq` given out, or pruned (docs/live-events.md).
+ */
+export function liveCursor(q: Query): postgres.PendingQuery<postgres.Row[]> {
+  return q`(select greatest(pruned_through, (select max(seq) from events)) from live_state)`
 }
 
 /**

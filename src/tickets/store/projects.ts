@@ -141,14 +141,22 @@ export interface ProjectSummary {
   role: Role | null
 }
 
-/** Every project, by title, with its open count and `userId`'s role (none for null). */
+/**
+ * Every project, by title, with its open count and `userId`'s role (none for null). The counts
+ * are the `ticket_counts` rows a trigger keeps (sql/0010_ticket_counts_and_blockers.sql, as changes since sql/0011_ticket_counts_deltas.sql), summed
+ * since a project and state may have several, rather than a count of every project's tickets.
+ */
 async function projectSummaries(q: Query, userId: string | null): Promise<ProjectSummary[]> {
-  const rows = await q<{ slug: string; title: string; description: string; open: number; role: Role | null }[]>`
-    select p.slug, p.title, p.description,
-      (select count(*)::int from tickets t where t.project_id = p.id and t.state in ('open', 'doing', 'review')) as open,
+  const rows = await q<{ slug: string; title: string; description: string; open: number | null; role: Role | null }[]>`
+    select p.slug, p.title, p.description, c.open,
       (select m.role from members m where m.project_id = p.id and m.user_id = ${userId ?? ''}) as role
-    from projects p order by lower(p.title), p.slug`
-  return rows.map((r) => ({ slug: r.slug, title: r.title, description: r.description, open: r.open, role: r.role ?? null }))
+    from projects p
+    left join (
+      select project_id, sum(count)::int as open from ticket_counts
+      where state in ('open', 'doing', 'review') group by project_id
+    ) c on c.project_id = p.id
+    order by lower(p.title), p.slug`
+  return rows.map((r) => ({ slug: r.slug, title: r.title, description: r.description, open: r.open ?? 0, role: r.role ?? null }))
 }
 
 /** The projects `userId` is a member of, by title, with the role. */

@@ -447,22 +447,6 @@ async function countTickets(q: Query, where: Fragment): Promise<number> {
   return row?.n ?? 0
 }
 
-/**
- * Which of `ids` a ticket that is not done or dropped blocks. Driven from the ids (one array
- * parameter), so each is looked up by the blockers' key: a join of `in (...)` with the states
- * hashed every active ticket of the database first (14 ms against 1.3 ms for a page of 50 on
- * the embedded database, docs/performance.md).
- */
-export async function stillBlocked(q: Query, ids: string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set()
-  const rows = await q<{ id: string }[]>`
-    select s.id from unnest(${q.array(ids)}::uuid[]) as s(id)
-    where exists (
-      select 1 from blockers x join tickets b on b.id = x.blocker_id
-      where x.ticket_id = s.id and b.state in ('open', 'doing', 'review'))`
-  return new Set(rows.map((r) => r.id))
-}
-
 /** Tickets assigned to `userId` in open, doing or review: the count by the inbox link. */
 export async function inboxCount(q: Query, userId: string): Promise<number> {
   const [row] = await q<{ n: number }[]>`select count(*)::int as n from tickets where assignee_id = ${userId} and state in ('open', 'doing', 'review')`
@@ -475,7 +459,8 @@ export interface TicketSearch extends SearchContext {
   projectId?: string
 }
 
-function searchWhere(q: Query, query: TicketQuery, search: TicketSearch): Fragment {
+/** A search's condition, inside its project when it names one. */
+export function searchWhere(q: Query, query: TicketQuery, search: TicketSearch): Fragment {
   const where = searchCondition(q, query, search)
   return search.projectId === undefined ? where : q`t.project_id = ${search.projectId} and ${where}`
 }
@@ -510,7 +495,6 @@ export function ticketTable(q: Query) {
     positionOf: (sort: Sort | null, ticket: Ticket) => listOrder(q, sort).positionOf(ticket),
     /** How many tickets a search finds. */
     count: (query: TicketQuery, search: TicketSearch) => countTickets(q, searchWhere(q, query, search)),
-    stillBlocked: (ids: string[]) => stillBlocked(q, ids),
     inboxCount: (userId: string) => inboxCount(q, userId),
     /** Inserts a ticket by `actor`; with `ifMember`, only when that user is a member of the project. */
     insert: (actor: Actor, t: Omit<NewTicketRow, 'authorId' | 'now'>, ifMember?: string) =>
