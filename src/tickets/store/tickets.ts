@@ -395,8 +395,11 @@ export function ticketTable(q: Query) {
       listBatches(q, searchWhere(q, query, search), query.sort, size, from),
     /** Where a page of a list sorted by `sort` that ends at `ticket` stops. */
     positionOf: (sort: Sort | null, ticket: Ticket) => listOrder(q, sort).positionOf(ticket),
-    /** How many tickets a search finds. */
-    count: (query: TicketQuery, search: TicketSearch) => countTickets(q, searchWhere(q, query, search)),
+    /** How many tickets a search finds (after `from` in {@link listOrder} when given). */
+    count: (query: TicketQuery, search: TicketSearch, from: ListPosition | null = null) => {
+      const where = searchWhere(q, query, search)
+      return countTickets(q, from === null ? where : q`${where} and ${listOrder(q, query.sort).after(from)}`)
+    },
     stillBlocked: (ids: string[]) => stillBlocked(q, ids),
     inboxCount: (userId: string) => inboxCount(q, userId),
     lockNumbering: (projectId: string) => lockProjectTickets(q, projectId),
