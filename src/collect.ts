@@ -23,6 +23,7 @@ export const MASS_ANSWER = 1_000
 const SPACING_MS = 5_000
 
 let gc: (() => void) | null = null
+let runs = 0
 let last = -Infinity
 let pending: NodeJS.Immediate | NodeJS.Timeout | null = null
 
@@ -36,8 +37,14 @@ export function answeredMany(count: number): void {
   pending.unref()
 }
 
+/** How many collections this module has run (for tests and diagnostics). */
+export function collections(): number {
+  return runs
+}
+
 function collect(): void {
   pending = null
+  runs++
   last = performance.now()
   if (gc === null) {
     setFlagsFromString('--expose-gc')
