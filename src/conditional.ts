@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { createHash } from 'node:crypto'
+import * as crypto from 'node:crypto'
 import type { Request } from './request.ts'
 import { isStream, type Headers, type Response } from './response.ts'
 
@@ -18,8 +18,26 @@ import { isStream, type Headers, type Response } from './response.ts'
  * quickest digest node has built in.
  */
 export function etagOf(body: string | Uint8Array): string {
-  return `"${createHash('sha1').update(body).digest('base64url').slice(0, 20)}"`
+  if (typeof body !== 'string' || body.length > MEMO_CHARS) return `"${sha1(body).slice(0, 20)}"`
+  // The last short text's tag is kept: a route answering the same bytes again and again
+  // (`/api/me` without a session, `/healthz`) compares its text instead of hashing it.
+  if (body !== lastText) {
+    lastTag = `"${sha1(body).slice(0, 20)}"`
+    lastText = body
+  }
+  return lastTag
 }
+
+const MEMO_CHARS = 1024
+let lastText: string | null = null
+let lastTag = ''
+
+// crypto.hash (node 20.12 and later) digests in one call: 0.45 µs for a small answer against
+// 1.45 µs through a Hash object, which the tag of every small GET paid.
+const sha1: (body: string | Uint8Array) => string =
+  typeof crypto.hash === 'function'
+    ? (body) => crypto.hash('sha1', body, 'base64url')
+    : (body) => crypto.createHash('sha1').update(body).digest('base64url')
 
 /**
  * True when an `If-None-Match` field value names `etag` (RFC 9110 section 13.1.2): `*`, or a

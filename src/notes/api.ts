@@ -31,7 +31,7 @@ const DELETE_FIELDS = { op: 'string', id: 'string', base: 'number' } as const
 
 export interface ApiHandlers {
   /** `GET /api/me` (docs/notes-api.md, "Signing in"): any method, no login needed. */
-  me(req: Request): Promise<Response>
+  me(req: Request): Response | Promise<Response>
   /** `/api/notes` (docs/notes-api.md, "Checks of `/api/notes`, in order"): every method. */
   notes(req: Request): Promise<Response>
   /** `/api/notes/changes?since=` (docs/notes-api.md): every method, so the 401 comes first. */
@@ -111,9 +111,10 @@ export function createApiHandlers(deps: { store: NoteStore; sessions: Sessions; 
   }
 
   return {
-    async me(req) {
-      const session = await sessions.load(req)
-      return answer(200, { user: session?.userId ?? null })
+    me(req) {
+      // Without a session cookie there is nothing to look up: answered at once, no promise.
+      if (!req.cookies[sessions.cookieName]) return answer(200, { user: null })
+      return sessions.load(req).then((session) => answer(200, { user: session?.userId ?? null }))
     },
 
     async notes(req) {
@@ -194,11 +195,11 @@ function answer(status: number, value: unknown): Response {
 }
 
 function error(status: number, message: string, headers?: Record<string, string>): Response {
-  return json(status, { error: message }, { ...NO_STORE, ...headers })
+  return json(status, { error: message }, headers ? Object.assign({}, NO_STORE, headers) : NO_STORE)
 }
 
 function noStore(response: Response): Response {
-  return { ...response, headers: { ...response.headers, ...NO_STORE } }
+  return { ...response, headers: Object.assign({}, response.headers, NO_STORE) }
 }
 
 /** Every field of `shape` is an own property of `body` with its JSON type. */

@@ -11,6 +11,7 @@ import { bodyText, isStream } from '../../src/response.ts'
 import { createHandler } from '../../src/handler.ts'
 import { makeRequest } from '../../src/request.ts'
 import { ticketAnswers } from '../../src/tickets/api/answers.ts'
+import { listMarkdown } from '../../src/tickets/pages/markdown.ts'
 import { parseQuery } from '../../src/tickets/query.ts'
 import { importTickets } from '../../src/tickets/import.ts'
 import { createTicketsService } from '../../src/tickets/service.ts'
@@ -180,6 +181,31 @@ test('after without limit streams every ticket after the cursor, past any page s
   const tickets = JSON.parse(await bodyText(rest.body)).tickets as { ref: string }[]
   assert.equal(tickets.length, 1233)
   assert.equal(new Set([big.tickets[0].ref, ...tickets.map((t) => t.ref)]).size, 1234)
+})
+
+test('the whole Markdown list is streamed too: its heading counts the tickets (after the cursor), then the lines of the list made in one piece', async () => {
+  const handler = createHandler(app.service.routes, { name: 'tickets', logger: testLogger() })
+  const accept = { accept: 'text/markdown' }
+  const title = 'pages-big (Pages Big)'
+  const states = ['open', 'doing', 'review', 'done', 'dropped']
+  const whole = await handler(makeRequest({ method: 'GET', url: '/api/projects/pages-big/tickets?state=all', headers: accept }))
+  assert.ok(isStream(whole.body))
+  assert.equal(whole.headers?.['content-type'], 'text/markdown; charset=utf-8')
+  const pieces: string[] = []
+  for await (const piece of whole.body) pieces.push(piece)
+  assert.ok(pieces.length >= 4, `read in batches (${pieces.length} pieces)`)
+  const all = JSON.parse(await bodyText((await handler(makeRequest({ method: 'GET', url: '/api/projects/pages-big/tickets?state=all' }))).body)).tickets
+  assert.equal(all.length, 1234)
+  assert.equal(pieces.join(''), listMarkdown(title, states, all))
+  assert.match(pieces[0]!, /^# pages-big \(Pages Big\): 1234 tickets \(open, doing, review, done, dropped\)\n\n$/)
+
+  const first = await app.call('GET', '/api/projects/pages-big/tickets?state=all&limit=1000')
+  const cursor = new URL(first.body.next).searchParams.get('after')
+  const rest = await handler(makeRequest({ method: 'GET', url: `/api/projects/pages-big/tickets?state=all&after=${cursor}`, headers: accept }))
+  assert.equal(await bodyText(rest.body), listMarkdown(title, states, all.slice(1000)))
+
+  const none = await app.call('GET', '/api/projects/pages-big/tickets?q=nothing-matches-this', { headers: accept })
+  assert.equal(none.text, '# pages-big (Pages Big): 0 tickets (open, doing, review)\n\nNo tickets.\n')
 })
 
 /** A client on `sql` that counts the statements it runs. */

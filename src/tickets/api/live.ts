@@ -29,6 +29,7 @@ import { liveCursor } from '../store/outbox.ts'
 import { refuseText } from '../body.ts'
 import { BAD_CURSOR, NO_SUCH_PROJECT, TOO_MANY_WAITING } from '../messages.ts'
 import { answerRefusal, refuse } from '../refusal.ts'
+import { answeredMany } from '../../collect.ts'
 
 /** How long a poll waits for an event before it is answered with none. */
 export const HOLD_MS = 25_000
@@ -243,6 +244,7 @@ export function createLive(deps: LiveDeps): Live {
       return response
     }
 
+    let answered = 0
     for (const group of [...groups.values()]) {
       if (group.after >= head && group.after <= top && group.after >= pruned) continue
       groups.delete(group.key)
@@ -250,16 +252,22 @@ export function createLive(deps: LiveDeps): Live {
       for (const poll of group.polls) {
         poll.group = null
         waiting--
-        if (response) settle(poll).resolve(response)
-        else join(poll, head)
+        if (response) {
+          settle(poll).resolve(response)
+          answered++
+        } else join(poll, head)
       }
     }
     for (const poll of batch) {
       if (poll.done) continue
       const response = answerFor(keyOf(poll.after, poll.project), poll.after, poll.project)
-      if (response) settle(poll).resolve(response)
-      else join(poll, Math.max(poll.after, head))
+      if (response) {
+        settle(poll).resolve(response)
+        answered++
+      } else join(poll, Math.max(poll.after, head))
     }
+    // What thousands of answered polls leave is collected at once (src/collect.ts).
+    answeredMany(answered)
   }
 
   function keyOf(after: number, project: string | null): string {
@@ -320,10 +328,13 @@ export function createLive(deps: LiveDeps): Live {
 
   function expire(): void {
     const now = performance.now()
+    let answered = 0
     while (oldest !== null && oldest.deadline <= now) {
       const poll = oldest
       settle(poll).resolve(empty(poll))
+      answered++
     }
+    answeredMany(answered)
     armHold()
   }
 

@@ -13,7 +13,7 @@ import type { Caller } from '../auth.ts'
 import { refuseText, type Body } from '../body.ts'
 import type { Context } from '../context.ts'
 import { answerRefusal, refuse, type Refusal } from '../refusal.ts'
-import { listMarkdown, markdown, ticketMarkdown, VARY, wantsMarkdown } from '../pages/markdown.ts'
+import { listMarkdown, listMarkdownStream, markdown, ticketMarkdown, VARY, wantsMarkdown } from '../pages/markdown.ts'
 import type { Project } from '../store/projects.ts'
 import { refuseRole } from '../roles.ts'
 import { parseStateFilter } from '../states.ts'
@@ -140,10 +140,11 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
       // Every ticket (after the cursor, if any), read in batches.
       const batches = store.tickets.listBatches(query, search, STREAM_BATCH, after ?? null)
       if (asMarkdown) {
-        // The Markdown list's heading counts the tickets, so it is made whole (pages/markdown.ts).
-        const all: Ticket[] = []
-        for await (const batch of batches) all.push(...batch)
-        return withEtag(markdown(200, listMarkdown(title, states, ticketAnswers(publicUrl, all))), etag)
+        // The heading counts the tickets: one count statement, then the lines as the batches
+        // come. A write between the count and the batches can make them differ by what it
+        // changed, as it can between two batches.
+        const count = await store.tickets.count(query, search, after ?? null)
+        return withEtag(markdown(200, listMarkdownStream(title, states, count, mapBatches(batches, answer))), etag)
       }
       // Streamed: at 100,000 tickets the array alone would hold every ticket in memory.
       return jsonStream(200, 'tickets', mapBatches(batches, answer), headers)

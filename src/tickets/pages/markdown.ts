@@ -4,7 +4,7 @@
  * model. A list is one line per ticket (reference, state, subject, assignee, link); a ticket is a
  * heading, a short field list, the summary and its history.
  */
-import { NOSNIFF, type Headers, type Response } from '../../response.ts'
+import { NOSNIFF, type BodyStream, type Headers, type Response } from '../../response.ts'
 import type { Request } from '../../request.ts'
 import type { TicketAnswer as Ticket } from '../api/answers.ts'
 import type { TicketEvent } from '../store/history.ts'
@@ -35,18 +35,40 @@ export function wantsMarkdown(req: Request): boolean {
   return markdown.q > 0 && (markdown.q > json.q || (markdown.q === json.q && markdown.at < json.at))
 }
 
-/** A Markdown answer. */
-export function markdown(status: number, body: string): Response {
+/** A Markdown answer, whole or written as it is made. */
+export function markdown(status: number, body: string | BodyStream): Response {
   return { status, headers: { 'content-type': MARKDOWN_TYPE, 'x-content-type-options': NOSNIFF, ...VARY }, body }
 }
 
 /** A list of tickets: a heading naming what was listed, then one line per ticket. */
 export function listMarkdown(title: string, states: readonly string[], tickets: readonly Ticket[]): string {
-  const count = tickets.length === 1 ? '1 ticket' : `${tickets.length} tickets`
-  const lines = [`# ${oneLine(title)}: ${count} (${states.join(', ')})`, '']
+  const lines = [listHeading(title, states, tickets.length), '']
   if (tickets.length === 0) lines.push('No tickets.')
   for (const t of tickets) lines.push(listLine(t))
   return lines.join('\n') + '\n'
+}
+
+/**
+ * {@link listMarkdown}'s text written batch by batch as `batches` yields, with the heading's
+ * `count` known beforehand (one count statement), so a list of 100,000 tickets is never held
+ * whole. The same bytes as {@link listMarkdown} when `count` is how many tickets the batches
+ * hold.
+ */
+export async function* listMarkdownStream(title: string, states: readonly string[], count: number, batches: AsyncIterable<readonly Ticket[]>): AsyncGenerator<string> {
+  yield `${listHeading(title, states, count)}\n\n`
+  let none = true
+  for await (const batch of batches) {
+    let piece = ''
+    for (const t of batch) piece += `${listLine(t)}\n`
+    if (piece === '') continue
+    none = false
+    yield piece
+  }
+  if (none) yield 'No tickets.\n'
+}
+
+function listHeading(title: string, states: readonly string[], count: number): string {
+  return `# ${oneLine(title)}: ${count === 1 ? '1 ticket' : `${count} tickets`} (${states.join(', ')})`
 }
 
 function listLine(t: Ticket): string {

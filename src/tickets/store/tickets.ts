@@ -447,12 +447,6 @@ async function countTickets(q: Query, where: Fragment): Promise<number> {
   return row?.n ?? 0
 }
 
-/** Tickets assigned to `userId` in open, doing or review: the count by the inbox link. */
-export async function inboxCount(q: Query, userId: string): Promise<number> {
-  const [row] = await q<{ n: number }[]>`select count(*)::int as n from tickets where assignee_id = ${userId} and state in ('open', 'doing', 'review')`
-  return row?.n ?? 0
-}
-
 /** A search as the lists and pages make it: its condition's context and, for one project, its id. */
 export interface TicketSearch extends SearchContext {
   /** Only this project's tickets; every project's when absent. */
@@ -493,9 +487,11 @@ export function ticketTable(q: Query) {
       listBatches(q, searchWhere(q, query, search), query.sort, size, from),
     /** Where a page of a list sorted by `sort` that ends at `ticket` stops. */
     positionOf: (sort: Sort | null, ticket: Ticket) => listOrder(q, sort).positionOf(ticket),
-    /** How many tickets a search finds. */
-    count: (query: TicketQuery, search: TicketSearch) => countTickets(q, searchWhere(q, query, search)),
-    inboxCount: (userId: string) => inboxCount(q, userId),
+    /** How many tickets a search finds (after `from` in {@link listOrder} when given). */
+    count: (query: TicketQuery, search: TicketSearch, from: ListPosition | null = null) => {
+      const where = searchWhere(q, query, search)
+      return countTickets(q, from === null ? where : q`${where} and ${listOrder(q, query.sort).after(from)}`)
+    },
     /** Inserts a ticket by `actor`; with `ifMember`, only when that user is a member of the project. */
     insert: (actor: Actor, t: Omit<NewTicketRow, 'authorId' | 'now'>, ifMember?: string) =>
       insertTicket(q, { ...t, authorId: actor.user.id, now: actor.now }, ifMember),
