@@ -130,6 +130,7 @@ async function pageContext(q: Query, viewerId: string | null, projectRef: string
         from members m join users u on u.id = m.user_id where m.project_id = p.id) as members,
       (select coalesce(json_agg(json_build_object('state', c.state, 'n', c.n)), '[]')
         from (select state, sum(count)::int as n from ticket_counts where project_id = p.id group by state) c) as counts
+      ${list === null ? q`` : listColumns(q, list)}
     from (select 1) as one
     left join (project_names n join projects p on p.id = n.project_id) on n.name = ${ref}`
   const r = row!
