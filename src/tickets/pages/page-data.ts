@@ -80,11 +80,13 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
       projectRef: string | null = null,
       /** The page of the project's list to read with the context, for who is signed in. */
       list: ((signedIn: { id: string } | null) => ListRequest) | null = null,
+      /** The number of the ticket to read with the context, and its related tickets (the ticket page). */
+      ticketNumber: number | null = null,
     ): Promise<{ viewer: Viewer | null; cursor: number; switcher: PageContext['switcher']; project: PageContext['project'] }> {
       const { session, user } = await credentials.session(req)
       const tag = session?.data.tag
       const signedIn = user && typeof tag === 'string' ? { id: user.id, name: user.name, tag } : null
-      const context = await store.pages.context(signedIn?.id ?? null, projectRef, list ? list(signedIn) : null)
+      const context = await store.pages.context(signedIn?.id ?? null, projectRef, list ? list(signedIn) : null, ticketNumber)
       const viewer = signedIn ? { ...signedIn, inboxCount: context.inboxCount ?? 0 } : null
       return { viewer, cursor: context.cursor, switcher: context.switcher, project: context.project }
     },
@@ -108,10 +110,10 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
 
     /**
      * A ticket's history and neighbours: its children, the tickets it blocks and its blockers,
-     * read as one list of related tickets (one statement) and told apart by their relations.
+     * read with the context as one list of related tickets and told apart by their relations.
      */
-    async history(ticketId: string): Promise<Omit<TicketDetail, 'members'>> {
-      const [events, related] = await Promise.all([store.history.of(ticketId), store.pages.related(ticketId)])
+    async history(ticketId: string, related: readonly (Row & { relation: Relation })[]): Promise<Omit<TicketDetail, 'members'>> {
+      const events = await store.history.of(ticketId)
       const which = (relation: Relation) => related.filter((r) => r.relation === relation).map(({ ticket, blocked }) => ({ ticket, blocked }))
       return { events, children: which('child'), blocks: which('blocks'), blockers: which('blocker') }
     },

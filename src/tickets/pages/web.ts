@@ -26,6 +26,7 @@ import { projectBody } from './project-page.ts'
 import { settingsBody } from './settings-page.ts'
 import { ticketBody } from './ticket-page.ts'
 import { emptyQuery, ME_NEEDS_SIGN_IN, needsMe, parseQuery, type TicketQuery } from '../query.ts'
+import { parseNumber } from '../ids.ts'
 import { parseStateFilter, STATES } from '../states.ts'
 import { NO_SUCH_PROJECT, NO_SUCH_TICKET, NOT_FOUND, GET_OR_HEAD_ONLY, POST_ONLY } from '../messages.ts'
 import { html } from '../../html.ts'
@@ -155,12 +156,16 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
       const refused = guard(req)
       if (refused) return refused
       // The context first: the cursor it carries must be older than the ticket shown.
-      const { viewer, cursor, switcher, project } = await data.context(req, req.params.slug!)
-      const t = project ? await ctx.store.tickets.byNumber(project.project.id, req.params.number!) : null
-      if (!project || !t) return message(req, 404, 'Not found', NO_SUCH_TICKET)
+      // The context, the ticket and its related tickets in one statement; the cursor it carries
+      // is as old as the ticket shown.
+      const number = parseNumber(req.params.number!)
+      const { viewer, cursor, switcher, project } = await data.context(req, req.params.slug!, null, number)
+      const read = project?.ticket
+      if (!project || !read) return message(req, 404, 'Not found', NO_SUCH_TICKET)
+      const t = read.ticket
       if (t.slug !== req.params.slug) return redirect(301, `/${t.slug}/${t.number}`)
       const { project: p, role, members } = project
-      const detail = { ...(await data.history(t.id)), members }
+      const detail = { ...(await data.history(t.id, read.related)), members }
       const body = ticketBody({ ticket: t, projectTitle: p.title, detail, viewer, role, loginUrl: loginUrl(req), now: ctx.clock() })
       return page(req, 200, { title: `${t.subject} · ${t.ref}`, viewer, switcher, body, project: p, live: { project: t.slug, ticket: t.id, cursor } })
     },

@@ -20,7 +20,7 @@ import { STATES, type State } from '../states.ts'
 import { liveCursor } from './outbox.ts'
 import type { Member, Project } from './projects.ts'
 import { searchCondition, searchOrder, type SearchContext } from './search.ts'
-import { searchWhere, type Ticket, type TicketSearch } from './tickets.ts'
+import { searchWhere, ticketOf, viewOf, type Ticket, type TicketRow, type TicketSearch } from './tickets.ts'
 
 type Fragment = postgres.PendingQuery<postgres.Row[]>
 
@@ -42,6 +42,8 @@ export interface PageContext {
     counts: Record<State, number>
     /** The page of the project's list asked for, or null when none was. */
     list: { rows: ListRow[]; total: number | null } | null
+    /** The ticket of the number asked for (the ticket page) with its related tickets; null when none was asked for or found. */
+    ticket: { ticket: Ticket; related: (ListRow & { relation: Relation })[] } | null
   } | null
 }
 
@@ -85,6 +87,8 @@ interface ContextRow {
   counts: Json<{ state: State; n: number }[]> | null
   list?: Json<ListCells[]> | null
   total?: number | null
+  ticket?: Json<TicketRow> | null
+  related?: Json<(ListRowRow & { relation: Relation })[]> | null
 }
 
 /** A list row as the context's statement builds it: id, number, subject, state, assignee id and name, updated, blocked. */
@@ -110,7 +114,7 @@ const parsed = <T>(value: Json<T>): T => (typeof value === 'string' ? (JSON.pars
  * viewer: a null makes each run's custom plan look cheaper than the kept one, so it was planned
  * again every time.
  */
-async function pageContext(q: Query, viewerId: string | null, projectRef: string | null, list: ListRequest | null = null): Promise<PageContext> {
+async function pageContext(q: Query, viewerId: string | null, projectRef: string | null, list: ListRequest | null = null, ticketNumber: number | null = null): Promise<PageContext> {
   const ref = projectRef !== null && isLookupText(projectRef) ? projectRef : null
   const inbox = viewerId === null
     ? q`null::int`
@@ -131,6 +135,7 @@ async function pageContext(q: Query, viewerId: string | null, projectRef: string
       (select coalesce(json_agg(json_build_object('state', c.state, 'n', c.n)), '[]')
         from (select state, sum(count)::int as n from ticket_counts where project_id = p.id group by state) c) as counts
       ${list === null ? q`` : listColumns(q, list)}
+      ${ticketNumber === null ? q`` : ticketColumns(q, ticketNumber)}
     from (select 1) as one
     left join (project_names n join projects p on p.id = n.project_id) on n.name = ${ref}`
   const r = row!
@@ -149,6 +154,10 @@ async function pageContext(q: Query, viewerId: string | null, projectRef: string
           blocked,
         })),
         total: r.total ?? null,
+      },
+      ticket: r.ticket == null ? null : {
+        ticket: ticketOf(parsed(r.ticket)),
+        related: parsed(r.related ?? []).map((t) => ({ ...listRowOf(t), relation: t.relation })),
       },
     }
   }
@@ -173,6 +182,31 @@ function listColumns(q: Query, list: ListRequest): Fragment {
           order by ${order} ${pageClause(q, list.limit, list.skip)}
         ) as t) as list
       ${list.count ? q`, (select count(*)::int from tickets t where ${where}) as total` : q``}`
+}
+
+/**
+ * The context's columns for the ticket page: the ticket of `number` in the project (`ticket`, the
+ * columns every read of a ticket has) and its children, blockers and the tickets it blocks as
+ * list rows by project and number (`related`). One statement with the context, where they were
+ * two more (the ticket, then its related tickets beside its history).
+ */
+function ticketColumns(q: Query, number: number): Fragment {
+  const view = viewOf(q)
+  return q`,
+      (select row_to_json(t) from (select ${view.columns} from tickets t ${view.joins} where t.project_id = p.id and t.number = ${number}) as t) as ticket,
+      (select coalesce(json_agg(r order by r.slug, r.number), '[]') from (
+        select r.relation, t.id, t.number, rp.slug, t.subject, t.state, t.assignee_id, a.name as assignee_name, t.updated,
+          t.open_blockers > 0 as blocked
+        from tickets k
+        cross join lateral (
+          select id, 'child' as relation from tickets where parent_id = k.id
+          union all select blocker_id, 'blocker' from blockers where ticket_id = k.id
+          union all select ticket_id, 'blocks' from blockers where blocker_id = k.id
+        ) as r
+        join tickets t on t.id = r.id
+        join projects rp on rp.id = t.project_id
+        left join users a on a.id = t.assignee_id
+        where k.project_id = p.id and k.number = ${number}) as r) as related`
 }
 
 /**
@@ -216,34 +250,17 @@ function listRowOf(r: ListRowRow): ListRow {
   }
 }
 
-/** A ticket's children, its blockers and the tickets it blocks, as list rows, by project and number. */
-async function relatedRows(q: Query, ticketId: string): Promise<(ListRow & { relation: Relation })[]> {
-  const rows = await q<(ListRowRow & { relation: Relation })[]>`
-    select r.relation, t.id, t.number, p.slug, t.subject, t.state, t.assignee_id, a.name as assignee_name, t.updated,
-      t.open_blockers > 0 as blocked
-    from (
-      select id, 'child' as relation from tickets where parent_id = ${ticketId}
-      union all select blocker_id, 'blocker' from blockers where ticket_id = ${ticketId}
-      union all select ticket_id, 'blocks' from blockers where blocker_id = ${ticketId}
-    ) as r
-    join tickets t on t.id = r.id
-    join projects p on p.id = t.project_id
-    left join users a on a.id = t.assignee_id
-    order by p.slug, t.number`
-  return rows.map((r) => ({ ...listRowOf(r), relation: r.relation }))
-}
-
 /** The pages' reads on `q`. */
 export function pageReadTable(q: Query) {
   return {
     /** The page context; with `list`, a page of the project's list read with it. */
-    context: (viewerId: string | null, projectRef: string | null, list: ListRequest | null = null) => pageContext(q, viewerId, projectRef, list),
+    context: (viewerId: string | null, projectRef: string | null, list: ListRequest | null = null, ticketNumber: number | null = null) =>
+      pageContext(q, viewerId, projectRef, list, ticketNumber),
     /** Up to `limit` rows a search finds, in its order, after `skip` of them. */
     list: (query: TicketQuery, search: TicketSearch, limit: number, skip: number) =>
       listRows(q, searchWhere(q, query, search), searchOrder(q, query.sort), limit, skip),
     /** The person's tickets in `states`, latest change first. */
     assigned: (userId: string, states: readonly State[]) =>
       listRows(q, q`t.assignee_id = ${userId} and t.state in ${q(states as State[])}`, q`t.updated desc, t.created desc`, null),
-    related: (ticketId: string) => relatedRows(q, ticketId),
   }
 }

@@ -48,7 +48,7 @@ export interface Ticket {
 }
 
 /** A ticket row as {@link selectTickets} reads it. */
-interface TicketRow {
+export interface TicketRow {
   id: string
   number: number
   old_number: number | null
@@ -94,7 +94,7 @@ function ticketRows(q: Query, where: Fragment, order?: Fragment) {
  * table or, in a statement that writes a ticket, the rows its `returning *` answers, so the
  * written ticket is read in the same statement as it is written.
  */
-function viewOf(q: Query) {
+export function viewOf(q: Query) {
   return {
     columns: q`t.id, t.number, t.old_number, t.project_id, p.slug, t.subject, t.summary, t.source, t.state,
       t.assignee_id, a.name as assignee_name, t.author_id, coalesce(u.name, t.author_name) as author_name,
@@ -112,7 +112,7 @@ function viewOf(q: Query) {
 }
 
 /** What the API shows of a ticket row. */
-function ticketOf(r: TicketRow): Ticket {
+export function ticketOf(r: TicketRow): Ticket {
   const blockedBy = typeof r.blocked_by === 'string' ? (JSON.parse(r.blocked_by) as Exclude<TicketRow['blocked_by'], string>) : r.blocked_by
   return {
     id: r.id,
