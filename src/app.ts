@@ -15,6 +15,7 @@ import { createSharedBuckets } from './rate-limit-store.ts'
 import { createNotesService } from './notes/service.ts'
 import type { Service, ServiceDeps } from './service.ts'
 import { createSessions, loadSessionSecret } from './session.ts'
+import { keepStatistics } from './statistics.ts'
 import { createTicketsService } from './tickets/service.ts'
 
 export interface App {
@@ -70,8 +71,11 @@ export async function startApp(config: Config, options: { logger: Logger; clock?
   const servers: App['servers'] = {}
   const services: Service[] = []
   const limiters: RateLimiter[] = []
+  // A server's autovacuum keeps the planner's statistics; the embedded database needs us to.
+  const statistics = db.kind === 'embedded' ? keepStatistics(db.sql, logger) : null
   const close = async () => {
     await Promise.all(Object.values(servers).map((s) => s.close()))
+    await statistics?.stop()
     for (const limiter of limiters) await limiter.close()
     for (const service of services) await service.close?.()
     await db.close()

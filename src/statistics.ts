@@ -1,0 +1,47 @@
+/**
+ * The planner's statistics on the embedded database. A PostgreSQL server's autovacuum analyses
+ * a table once enough of it has changed; PGlite runs no autovacuum, so without this its
+ * planner would plan every statement from default guesses for as long as it runs (seen: a
+ * search for a word in every subject read every matching ticket of every project, through the
+ * text index, where the statistics lead it to the project's own index and fifty rows;
+ * docs/performance.md, "Growth").
+ *
+ * {@link keepStatistics} runs `analyze` a minute after the start and then every hour, through
+ * the service's own client, so it queues like any other statement. `analyze` samples each table
+ * (at most 30,000 rows of it), so its cost stays bounded as the data grows.
+ *
+ * @module
+ */
+import type { Sql } from './db.ts'
+import type { Logger } from './log.ts'
+
+/** When the first `analyze` runs after the start. */
+export const FIRST_ANALYZE_MS = 60_000
+/** How often it runs after that. */
+export const ANALYZE_EVERY_MS = 60 * 60_000
+
+/** Analyses the database now and then until stopped; a failure is logged, and tried again next time. */
+export function keepStatistics(sql: Sql, logger: Logger, timing = { first: FIRST_ANALYZE_MS, every: ANALYZE_EVERY_MS }): { stop(): Promise<void> } {
+  let running: Promise<void> | null = null
+  let timer: NodeJS.Timeout | null = null
+  const run = () => {
+    running = sql`analyze`.then(
+      () => {},
+      (err: unknown) => logger.line(`database: analyze failed: ${err instanceof Error ? err.message : String(err)}`),
+    )
+    void running.finally(() => {
+      running = null
+    })
+    timer = setTimeout(run, timing.every)
+    timer.unref()
+  }
+  timer = setTimeout(run, timing.first)
+  timer.unref()
+  return {
+    async stop() {
+      if (timer) clearTimeout(timer)
+      timer = null
+      await running
+    },
+  }
+}

@@ -1,0 +1,40 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { testDatabase } from './support/db.ts'
+import { keepStatistics } from '../src/statistics.ts'
+
+const db = await testDatabase()
+
+/** What the planner believes a table holds: -1 until it is first analysed. */
+async function plannerRows(table: string): Promise<number> {
+  const [row] = await db.sql`select reltuples::int as n from pg_class where oid = ${`${db.schema}.${table}`}::regclass`
+  return row!.n as number
+}
+
+test('the planner learns what a table holds once the first analyze has run, and again at each later one', async () => {
+  const lines: string[] = []
+  await db.sql`create table kept (id int, text text)`
+  await db.sql`insert into kept select i, 'row ' || i from generate_series(1, 1000) i`
+  assert.equal(await plannerRows('kept'), -1, 'nothing told the planner yet')
+  const statistics = keepStatistics(db.sql, { line: (t) => lines.push(t), flush() {} }, { first: 20, every: 200 })
+  try {
+    for (let i = 0; i < 200 && (await plannerRows('kept')) !== 1000; i++) await sleep(25)
+    assert.equal(await plannerRows('kept'), 1000)
+    await db.sql`insert into kept select i, 'row ' || i from generate_series(1001, 3000) i`
+    for (let i = 0; i < 200 && (await plannerRows('kept')) !== 3000; i++) await sleep(25)
+    assert.equal(await plannerRows('kept'), 3000)
+  } finally {
+    await statistics.stop()
+  }
+  assert.deepEqual(lines, [])
+})
+
+test('a failed analyze is logged, and the timer stops when asked', async () => {
+  const lines: string[] = []
+  const failing = Object.assign(() => Promise.reject(new Error('the database went away')), {}) as unknown as typeof db.sql
+  const statistics = keepStatistics(failing, { line: (t) => lines.push(t), flush() {} }, { first: 1, every: 10_000 })
+  for (let i = 0; i < 100 && lines.length === 0; i++) await sleep(10)
+  await statistics.stop()
+  assert.deepEqual(lines, ['database: analyze failed: the database went away'])
+})
