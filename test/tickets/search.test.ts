@@ -3,7 +3,8 @@ import { test } from 'node:test'
 import { DEFAULT_FILTER } from '../../src/tickets/states.ts'
 import { parseQuery } from '../../src/tickets/query.ts'
 import { searchCondition, searchOrder, wordsQuery } from '../../src/tickets/store/search.ts'
-import { searchTickets } from '../../src/tickets/store/tickets.ts'
+import { searchTickets, ticketTable } from '../../src/tickets/store/tickets.ts'
+import { pageReadTable } from '../../src/tickets/store/page-reads.ts'
 import { ticketsApp } from './support.ts'
 
 const app = await ticketsApp()
@@ -146,4 +147,31 @@ test('is:blocked follows the blocker: done unblocks, reopened blocks again, remo
   const removed = await app.call('POST', `/api/tickets/${made.export!.id}/blocked-by`, { token: alice.token, body: { remove: `${web.slug}#${made.done!.number}` } })
   assert.equal(removed.status, 201, removed.text)
   assert.deepEqual(await search('is:blocked'), ['safari'])
+})
+
+test('a search for words is sent unprepared, so each is planned for its words (a kept plan read every ticket holding a common word)', async () => {
+  const conn = await app.sql.reserve()
+  try {
+    const prepared = async () => (await conn`select count(*)::int as n from pg_prepared_statements where statement like '%to_tsquery%'`)[0]!.n as number
+    const before = await prepared()
+    const tickets = ticketTable(conn)
+    const pages = pageReadTable(conn)
+    for (const text of ['login', 'login -safari', '"loops forever"']) {
+      const parsed = parseQuery(text)
+      assert.ok(parsed.ok)
+      const search = { states: DEFAULT_FILTER, me: alice.id, projectId: web.id }
+      await tickets.listPage(parsed.query, search, 50, null)
+      await tickets.count(parsed.query, search)
+      await tickets.search(parsed.query, search, { limit: 50, offset: 0 })
+      await pages.list(parsed.query, search, 50, 0)
+      const page = await pages.context(alice.id, web.slug, { query: parsed.query, search: { states: DEFAULT_FILTER, me: alice.id }, limit: 50, skip: 0, count: true })
+      assert.ok(page.project?.list?.rows.length, `"${text}" finds tickets`)
+    }
+    assert.equal(await prepared(), before)
+    // The same check sees a search sent prepared.
+    await searchTickets(conn, conn`t.search @@ to_tsquery('simple', ${"'login'"})`, searchOrder(conn, null))
+    assert.equal(await prepared(), before + 1)
+  } finally {
+    conn.release()
+  }
 })

@@ -12,14 +12,14 @@
  * plan cache keeps the generic plan.
  */
 import type postgres from 'postgres'
-import type { Query } from '../../db.ts'
+import { plannedEachTime, type Query } from '../../db.ts'
 import { isLookupText } from '../ids.ts'
 import type { TicketQuery } from '../query.ts'
 import type { Role } from '../roles.ts'
 import { STATES, type State } from '../states.ts'
 import { liveCursor } from './outbox.ts'
 import type { Member, Project } from './projects.ts'
-import { searchCondition, searchOrder, type SearchContext } from './search.ts'
+import { searchCondition, searchOrder, textSearched, type SearchContext } from './search.ts'
 import { searchWhere, ticketOf, viewOf, type Ticket, type TicketRow, type TicketSearch } from './tickets.ts'
 
 type Fragment = postgres.PendingQuery<postgres.Row[]>
@@ -121,7 +121,7 @@ async function pageContext(q: Query, viewerId: string | null, projectRef: string
     : q`(select count(*)::int from tickets i where i.assignee_id = ${viewerId} and i.state in ('open', 'doing', 'review'))`
   const role = viewerId === null ? q`null::text` : q`(select m.role from members m where m.project_id = p.id and m.user_id = ${viewerId})`
   // `ticket_counts` may hold several rows of one state (they add up), hence the sum.
-  const [row] = await q<ContextRow[]>`
+  const statement = q<ContextRow[]>`
     select
       ${liveCursor(q)} as cursor,
       (select coalesce(json_agg(json_build_object('slug', s.slug, 'title', s.title) order by lower(s.title), s.slug), '[]')
@@ -138,6 +138,8 @@ async function pageContext(q: Query, viewerId: string | null, projectRef: string
       ${ticketNumber === null ? q`` : ticketColumns(q, ticketNumber)}
     from (select 1) as one
     left join (project_names n join projects p on p.id = n.project_id) on n.name = ${ref}`
+  // A text search's plan depends on its words: planned for them each time (src/db.ts).
+  const [row] = await (list !== null && textSearched(list.query) ? plannedEachTime(statement) : statement)
   const r = row!
   let project: PageContext['project'] = null
   if (r.id !== null) {
@@ -221,9 +223,9 @@ function pageClause(q: Query, limit: number | null, skip: number): Fragment {
 }
 
 /** List rows of the tickets matching `where`, in `order`, `limit` of them after `skip`. */
-async function listRows(q: Query, where: Fragment, order: Fragment, limit: number | null, skip = 0): Promise<ListRow[]> {
+async function listRows(q: Query, where: Fragment, order: Fragment, limit: number | null, skip = 0, each = false): Promise<ListRow[]> {
   const page = pageClause(q, limit, skip)
-  const rows = await q<ListRowRow[]>`
+  const statement = q<ListRowRow[]>`
     select t.id, t.number, p.slug, t.subject, t.state, t.assignee_id, a.name as assignee_name, t.updated,
       t.open_blockers > 0 as blocked
     from tickets t
@@ -231,6 +233,7 @@ async function listRows(q: Query, where: Fragment, order: Fragment, limit: numbe
     left join users a on a.id = t.assignee_id
     where ${where}
     order by ${order} ${page}`
+  const rows = await (each ? plannedEachTime(statement) : statement)
   return rows.map(listRowOf)
 }
 
@@ -258,7 +261,7 @@ export function pageReadTable(q: Query) {
       pageContext(q, viewerId, projectRef, list, ticketNumber),
     /** Up to `limit` rows a search finds, in its order, after `skip` of them. */
     list: (query: TicketQuery, search: TicketSearch, limit: number, skip: number) =>
-      listRows(q, searchWhere(q, query, search), searchOrder(q, query.sort), limit, skip),
+      listRows(q, searchWhere(q, query, search), searchOrder(q, query.sort), limit, skip, textSearched(query)),
     /** The person's tickets in `states`, latest change first. */
     assigned: (userId: string, states: readonly State[]) =>
       listRows(q, q`t.assignee_id = ${userId} and t.state in ${q(states as State[])}`, q`t.updated desc, t.created desc`, null),

@@ -49,6 +49,16 @@ export function searchCondition(q: Query, query: TicketQuery, context: SearchCon
   return parts.reduce((all, part) => q`${all} and ${part}`)
 }
 
+/**
+ * Whether {@link searchCondition} of `query` matches text: then the best plan depends on the
+ * words (a rare one through the text index, one in every ticket through the list's order), so
+ * the statement is planned for them each time (`plannedEachTime`, src/db.ts).
+ */
+export function textSearched(query: TicketQuery): boolean {
+  return wordsQuery(query.words, query.notWords) !== '' ||
+    query.phrases.some((p) => HAS_WORD.test(p)) || query.notPhrases.some((p) => HAS_WORD.test(p))
+}
+
 /** Positive alternatives joined by `or`, each exclusion as `not`; a null comparison counts as false. */
 function personParts(q: Query, filter: PersonFilter, is: (p: Person) => Fragment): Fragment[] {
   const parts: Fragment[] = []

@@ -8,12 +8,12 @@
  * Answers carry no URL: the API adds the page address where it answers (`api/answers.ts`).
  */
 import type postgres from 'postgres'
-import type { Query } from '../../db.ts'
+import { plannedEachTime, type Query } from '../../db.ts'
 import { isLookupText, isUuid, parseNumber } from '../ids.ts'
 import type { State } from '../states.ts'
 import type { Actor } from '../actor.ts'
 import type { Sort, TicketQuery } from '../query.ts'
-import { searchCondition, searchOrder, type SearchContext } from './search.ts'
+import { searchCondition, searchOrder, textSearched, type SearchContext } from './search.ts'
 import type { User } from './users.ts'
 import { eventOf, type EventAuthor, type TicketEvent } from './history.ts'
 import type { Role } from '../roles.ts'
@@ -74,19 +74,23 @@ export interface TicketRow {
 type Fragment = postgres.PendingQuery<postgres.Row[]>
 
 /** Tickets matching `where` (a fragment made with `q`), in `order` (newest first by default). */
-async function selectTickets(q: Query, where: Fragment, order?: Fragment): Promise<Ticket[]> {
-  const rows = await ticketRows(q, where, order)
+async function selectTickets(q: Query, where: Fragment, order?: Fragment, each = false): Promise<Ticket[]> {
+  const rows = await ticketRows(q, where, order, each)
   return rows.map(ticketOf)
 }
 
-/** The statement of {@link selectTickets}; `order` may end in a `limit`. */
-function ticketRows(q: Query, where: Fragment, order?: Fragment) {
+/**
+ * The statement of {@link selectTickets}; `order` may end in a `limit`. With `each`, planned for
+ * its values each time ({@link plannedEachTime}: a text search).
+ */
+function ticketRows(q: Query, where: Fragment, order?: Fragment, each = false) {
   const view = viewOf(q)
-  return q<TicketRow[]>`
+  const statement = q<TicketRow[]>`
     select ${view.columns}
     from tickets t ${view.joins}
     where ${where}
     order by ${order ?? q`t.created desc, t.number desc`}`
+  return each ? plannedEachTime(statement) : statement
 }
 
 /**
@@ -382,8 +386,8 @@ async function changeTicket(
  * Tickets matching a search's condition (`where`, from src/tickets/store/search.ts) in `order`;
  * with `page`, one page of them.
  */
-export function searchTickets(q: Query, where: Fragment, order: Fragment, page?: { limit: number; offset: number }): Promise<Ticket[]> {
-  return selectTickets(q, where, page ? q`${order} limit ${page.limit} offset ${page.offset}` : order)
+export function searchTickets(q: Query, where: Fragment, order: Fragment, page?: { limit: number; offset: number }, each = false): Promise<Ticket[]> {
+  return selectTickets(q, where, page ? q`${order} limit ${page.limit} offset ${page.offset}` : order, each)
 }
 
 /**
@@ -419,9 +423,9 @@ function listOrder(q: Query, sort: Sort | null) {
 }
 
 /** Up to `limit` tickets matching `where` after `from` (from the start when null), in the list's order. */
-async function listPage(q: Query, where: Fragment, sort: Sort | null, limit: number, from: ListPosition | null): Promise<Ticket[]> {
+async function listPage(q: Query, where: Fragment, sort: Sort | null, limit: number, from: ListPosition | null, each = false): Promise<Ticket[]> {
   const { order, after } = listOrder(q, sort)
-  const rows = await ticketRows(q, from === null ? where : q`${where} and ${after(from)}`, q`${order} limit ${limit}`)
+  const rows = await ticketRows(q, from === null ? where : q`${where} and ${after(from)}`, q`${order} limit ${limit}`, each)
   return rows.map(ticketOf)
 }
 
@@ -430,11 +434,11 @@ async function listPage(q: Query, where: Fragment, sort: Sort | null, limit: num
  * statement that starts after the previous batch's last ticket, so no more than a batch is held
  * and no connection (on the embedded database: the one session) is kept between batches.
  */
-async function* listBatches(q: Query, where: Fragment, sort: Sort | null, size: number, start: ListPosition | null): AsyncGenerator<Ticket[]> {
+async function* listBatches(q: Query, where: Fragment, sort: Sort | null, size: number, start: ListPosition | null, each = false): AsyncGenerator<Ticket[]> {
   const { positionOf } = listOrder(q, sort)
   let from = start
   while (true) {
-    const batch = await listPage(q, where, sort, size, from)
+    const batch = await listPage(q, where, sort, size, from, each)
     if (batch.length > 0) yield batch
     if (batch.length < size) return
     from = positionOf(batch.at(-1)!)
@@ -442,8 +446,9 @@ async function* listBatches(q: Query, where: Fragment, sort: Sort | null, size: 
 }
 
 /** How many tickets match `where`. */
-async function countTickets(q: Query, where: Fragment): Promise<number> {
-  const [row] = await q<{ n: number }[]>`select count(*)::int as n from tickets t where ${where}`
+async function countTickets(q: Query, where: Fragment, each = false): Promise<number> {
+  const statement = q<{ n: number }[]>`select count(*)::int as n from tickets t where ${where}`
+  const [row] = await (each ? plannedEachTime(statement) : statement)
   return row?.n ?? 0
 }
 
@@ -478,19 +483,19 @@ export function ticketTable(q: Query) {
     related: (ids: string[]) => relatedTickets(q, ids),
     /** The tickets a search finds, in its order; with `page`, one page of them. */
     search: (query: TicketQuery, search: TicketSearch, page?: { limit: number; offset: number }) =>
-      searchTickets(q, searchWhere(q, query, search), searchOrder(q, query.sort), page),
+      searchTickets(q, searchWhere(q, query, search), searchOrder(q, query.sort), page, textSearched(query)),
     /** One page of a list: up to `limit` tickets a search finds after `from`, in {@link listOrder}. */
     listPage: (query: TicketQuery, search: TicketSearch, limit: number, from: ListPosition | null) =>
-      listPage(q, searchWhere(q, query, search), query.sort, limit, from),
+      listPage(q, searchWhere(q, query, search), query.sort, limit, from, textSearched(query)),
     /** Every ticket a search finds in {@link listOrder} (after `from` when given), read `size` at a time. */
     listBatches: (query: TicketQuery, search: TicketSearch, size: number, from: ListPosition | null = null) =>
-      listBatches(q, searchWhere(q, query, search), query.sort, size, from),
+      listBatches(q, searchWhere(q, query, search), query.sort, size, from, textSearched(query)),
     /** Where a page of a list sorted by `sort` that ends at `ticket` stops. */
     positionOf: (sort: Sort | null, ticket: Ticket) => listOrder(q, sort).positionOf(ticket),
     /** How many tickets a search finds (after `from` in {@link listOrder} when given). */
     count: (query: TicketQuery, search: TicketSearch, from: ListPosition | null = null) => {
       const where = searchWhere(q, query, search)
-      return countTickets(q, from === null ? where : q`${where} and ${listOrder(q, query.sort).after(from)}`)
+      return countTickets(q, from === null ? where : q`${where} and ${listOrder(q, query.sort).after(from)}`, textSearched(query))
     },
     /** Inserts a ticket by `actor`; with `ifMember`, only when that user is a member of the project. */
     insert: (actor: Actor, t: Omit<NewTicketRow, 'authorId' | 'now'>, ifMember?: string) =>
