@@ -20,7 +20,7 @@ import { STATES, type State } from '../states.ts'
 import { liveCursor } from './outbox.ts'
 import type { Member, Project } from './projects.ts'
 import { searchCondition, searchOrder, textSearched, type SearchContext } from './search.ts'
-import { searchWhere, ticketOf, viewOf, type Ticket, type TicketRow, type TicketSearch } from './tickets.ts'
+import { limitClause, searchWhere, ticketOf, viewOf, type Ticket, type TicketRow, type TicketSearch } from './tickets.ts'
 
 type Fragment = postgres.PendingQuery<postgres.Row[]>
 
@@ -211,15 +211,10 @@ function ticketColumns(q: Query, number: number): Fragment {
         where k.project_id = p.id and k.number = ${number}) as r) as related`
 }
 
-/**
- * `limit` and `offset` for a page. The limit goes into the statement as a constant: as a
- * parameter PostgreSQL cannot tell a generic plan fetches only 50 rows, so every run planned
- * again (0.72 ms against 0.38 ms on the embedded database).
- */
+/** `limit` (a constant: {@link limitClause}) and `offset` for a page; nothing for every row. */
 function pageClause(q: Query, limit: number | null, skip: number): Fragment {
   if (limit === null) return q``
-  if (!Number.isSafeInteger(limit)) throw new Error(`not a whole number: ${limit}`)
-  return skip > 0 ? q`limit ${q.unsafe(String(limit))} offset ${skip}` : q`limit ${q.unsafe(String(limit))}`
+  return skip > 0 ? q`${limitClause(q, limit)} offset ${skip}` : limitClause(q, limit)
 }
 
 /** List rows of the tickets matching `where`, in `order`, `limit` of them after `skip`. */

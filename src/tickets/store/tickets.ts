@@ -422,11 +422,40 @@ function listOrder(q: Query, sort: Sort | null) {
   return { order, after, positionOf: (t: Ticket): ListPosition => ({ key: key(t), number: t.number, id: t.id }) }
 }
 
+/**
+ * `limit <n>` with `n` written into the statement as a constant. As a parameter, PostgreSQL
+ * cannot tell that a kept (generic) plan reads only a page: it costs that plan as if it read a
+ * tenth of the rows, finds a plan made for each run's values cheaper, and so plans the
+ * statement again on every request (the API's page: about 1 ms of 1.4 ms at 100,000 tickets,
+ * against 0.4 ms with a constant; the web app's project page: 0.72 against 0.38 ms on the
+ * embedded database). Each constant is a prepared statement of its own on every connection, so
+ * only a few may be used: fixed page sizes, or {@link pageLimit}'s.
+ */
+export function limitClause(q: Query, n: number): Fragment {
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`not a limit: ${n}`)
+  return q`limit ${q.unsafe(String(n))}`
+}
+
+/**
+ * The limits the API's pages are read with ({@link limitClause}): a page asks for the first that
+ * holds it, so the usual page sizes (10, 25, 50, 100, 250, 500, 1,000) and the one row past
+ * them that tells whether a next page exists are read exactly, and any other size costs a few
+ * rows more rather than a statement of its own.
+ */
+const PAGE_LIMITS = [2, 11, 26, 51, 101, 251, 501, 1001] as const
+
+/** The constant of {@link PAGE_LIMITS} a page of `limit` rows is read with. */
+export function pageLimit(limit: number): number {
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`not a page size: ${limit}`)
+  return PAGE_LIMITS.find((n) => n >= limit) ?? limit
+}
+
 /** Up to `limit` tickets matching `where` after `from` (from the start when null), in the list's order. */
 async function listPage(q: Query, where: Fragment, sort: Sort | null, limit: number, from: ListPosition | null, each = false): Promise<Ticket[]> {
   const { order, after } = listOrder(q, sort)
-  const rows = await ticketRows(q, from === null ? where : q`${where} and ${after(from)}`, q`${order} limit ${limit}`, each)
-  return rows.map(ticketOf)
+  const read = pageLimit(limit)
+  const rows = await ticketRows(q, from === null ? where : q`${where} and ${after(from)}`, q`${order} ${limitClause(q, read)}`, each)
+  return (rows.length > limit ? rows.slice(0, limit) : rows).map(ticketOf)
 }
 
 /**
