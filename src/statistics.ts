@@ -20,25 +20,34 @@ export const FIRST_ANALYZE_MS = 60_000
 /** How often it runs after that. */
 export const ANALYZE_EVERY_MS = 60 * 60_000
 
-/** Analyses the database now and then until stopped; a failure is logged, and tried again next time. */
+/**
+ * Analyses the database now and then until stopped; a failure is logged, and tried again next
+ * time. The next run is timed from the end of the last, so a slow `analyze` is never overlapped
+ * by the next (with a short interval, a database of many large tables once had every pooled
+ * connection running one and more queued behind them).
+ */
 export function keepStatistics(sql: Sql, logger: Logger, timing = { first: FIRST_ANALYZE_MS, every: ANALYZE_EVERY_MS }): { stop(): Promise<void> } {
   let running: Promise<void> | null = null
   let timer: NodeJS.Timeout | null = null
+  let stopped = false
+  const arm = (ms: number) => {
+    timer = setTimeout(run, ms)
+    timer.unref()
+  }
   const run = () => {
+    timer = null
     running = sql`analyze`.then(
       () => {},
       (err: unknown) => logger.line(`database: analyze failed: ${err instanceof Error ? err.message : String(err)}`),
-    )
-    void running.finally(() => {
+    ).finally(() => {
       running = null
+      if (!stopped) arm(timing.every)
     })
-    timer = setTimeout(run, timing.every)
-    timer.unref()
   }
-  timer = setTimeout(run, timing.first)
-  timer.unref()
+  arm(timing.first)
   return {
     async stop() {
+      stopped = true
       if (timer) clearTimeout(timer)
       timer = null
       await running

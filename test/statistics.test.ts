@@ -38,3 +38,32 @@ test('a failed analyze is logged, and the timer stops when asked', async () => {
   await statistics.stop()
   assert.deepEqual(lines, ['database: analyze failed: the database went away'])
 })
+
+test('an analyze slower than the interval is not overlapped by the next, and none starts after stop', async () => {
+  let now = 0
+  let most = 0
+  let calls = 0
+  const finish: (() => void)[] = []
+  const slow = Object.assign(() => {
+    calls++
+    most = Math.max(most, ++now)
+    return new Promise<void>((resolve) => finish.push(() => {
+      now--
+      resolve()
+    }))
+  }, {}) as unknown as typeof db.sql
+  const statistics = keepStatistics(slow, { line() {}, flush() {} }, { first: 1, every: 5 })
+  for (let i = 0; i < 100 && calls === 0; i++) await sleep(5)
+  // The first analyze takes ten intervals and more: no second one starts meanwhile.
+  await sleep(60)
+  assert.equal(calls, 1)
+  finish.shift()!()
+  for (let i = 0; i < 100 && calls < 2; i++) await sleep(5)
+  assert.equal(calls, 2, 'the next runs an interval after the first ended')
+  const stopping = statistics.stop()
+  finish.shift()!()
+  await stopping
+  await sleep(30)
+  assert.equal(calls, 2)
+  assert.equal(most, 1)
+})
