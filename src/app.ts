@@ -4,7 +4,7 @@
  */
 import { createServer, type AddressInfo } from 'node:net'
 import type { Config, ServiceName } from './config.ts'
-import { databaseReady, openDatabase, type Database } from './db.ts'
+import { createReadiness, openDatabase, type Database } from './db.ts'
 import { createDevIdentityProvider } from './dev-idp.ts'
 import { serve, type Served } from './http.ts'
 import { createIdentityProvider } from './idp.ts'
@@ -95,7 +95,7 @@ export async function startApp(config: Config, options: { logger: Logger; clock?
       logger.line(`dev-idp: DEVELOPMENT ONLY identity provider at ${authUrl}: it signs anyone in as anyone (set AUTH_URL to use a real one)`)
     }
     const idp = createIdentityProvider({ authUrl, apiKey: config.apiKey, apiSecret: config.apiSecret })
-    const ready = () => databaseReady(db.sql)
+    const ready = createReadiness(db.sql)
 
     const lines: string[] = []
     for (const name of config.services) {

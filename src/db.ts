@@ -113,8 +113,35 @@ const UNAVAILABLE_CODES = new Set([
   'CONNECTION_DESTROYED',
 ])
 
-/** `GET /healthz`: whether the database answers `select 1` within `deadlineMs`. */
-export async function databaseReady(sql: Sql, deadlineMs = 2000): Promise<boolean> {
+/**
+ * `GET /healthz`'s check, shared by the requests that ask for it: one `select 1` at a time
+ * answers every request that asked while it ran, and a success is taken as the answer for
+ * `freshMs` more, so a monitor (or fifty) asking thousands of times a second costs the database
+ * a statement every quarter second instead of one a request. A failure is not kept: the next
+ * request asks again. What a request hears is the database as it was at most `freshMs` ago,
+ * or as the check under way finds it.
+ */
+export function createReadiness(sql: Sql, options: { freshMs?: number; deadlineMs?: number; now?: () => number } = {}): () => Promise<boolean> {
+  const freshMs = options.freshMs ?? 250
+  const now = options.now ?? (() => performance.now())
+  let checking: Promise<boolean> | null = null
+  let okUntil = -Infinity
+  return () => {
+    if (now() < okUntil) return Promise.resolve(true)
+    if (checking === null) {
+      // A refusal (the database gone) is a "no" like a late answer.
+      checking = databaseReady(sql, options.deadlineMs).catch(() => false).then((ok) => {
+        checking = null
+        okUntil = ok ? now() + freshMs : -Infinity
+        return ok
+      })
+    }
+    return checking
+  }
+}
+
+/** Whether the database answers `select 1` within `deadlineMs`. */
+async function databaseReady(sql: Sql, deadlineMs = 2000): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined
   const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), deadlineMs)))
   try {
