@@ -21,8 +21,8 @@ async function serverNotes(user: string): Promise<{ id: string; text: string; ed
 }
 
 /** Waits until the server holds a live note with exactly this text. */
-async function onServer(user: string, text: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
+async function onServer(user: string, text: string, seconds = 20): Promise<void> {
+  for (let i = 0; i < seconds * 10; i++) {
     if ((await serverNotes(user)).some((n) => n.text === text)) return
     await new Promise((r) => setTimeout(r, 100))
   }
@@ -462,11 +462,14 @@ test('a new version of the app is offered with "Reload", and edits waiting in th
   assert.match(await page.getByRole('status').innerText(), /Waiting to sync \(1\)/)
   await context.unroute('**/api/notes')
   // The person comes back to the tab now and then, as they would: each focus sends the queue at
-  // once instead of at the next retry of its back-off, whatever attempt was under way.
+  // once instead of at the next retry of its back-off, whatever attempt was under way. (Once in
+  // a full run the edit had not arrived 20 s after one focus; should a save the route above
+  // intercepted be left hanging when it is removed, the app gives it up after its 30 s limit
+  // and sends it again, hence the longer wait.)
   const focusing = setInterval(() => void syncNow(page).catch(() => {}), 1_000)
   try {
     await syncNow(page)
-    await onServer('updater', 'Before the update\nwritten while saves failed')
+    await onServer('updater', 'Before the update\nwritten while saves failed', 45)
   } finally {
     clearInterval(focusing)
   }

@@ -9,7 +9,7 @@ import { mergeText } from '../merge.ts'
 import { combined, drawParts, lineParts } from './diff-view.ts'
 import { exportZip } from './export.ts'
 import { openLocal, type Local, type LocalNote } from './local.ts'
-import { createLocalLock, createSync, type Lock, type Send, type Sync, type SyncEvent } from './sync.ts'
+import { createLocalLock, createSync, type Lock, type RequestWatch, type Send, type Sync, type SyncEvent } from './sync.ts'
 import { movedCaret, newNoteId, previewOf, shortTime, statusText, titleOf } from './text.ts'
 
 /** A pause in typing this long saves the note. */
@@ -235,7 +235,7 @@ async function applyRescue(): Promise<void> {
 
 // ---- sending -------------------------------------------------------------------------------
 
-const send: Send = async (method, path, body) => {
+const send: Send = async (method, path, body, watch) => {
   try {
     const res = await fetch(path, {
       method,
@@ -243,9 +243,11 @@ const send: Send = async (method, path, body) => {
       body: body === undefined ? undefined : JSON.stringify(body),
       credentials: 'same-origin',
       cache: 'no-store',
+      ...(watch ? { signal: watch.signal } : {}),
     })
     state.unreachable = false
-    const text = await res.text()
+    watch?.alive()
+    const text = watch && res.body ? await readWatched(res.body, watch) : await res.text()
     let parsed: unknown = null
     try {
       parsed = JSON.parse(text)
@@ -256,6 +258,19 @@ const send: Send = async (method, path, body) => {
   } catch {
     state.unreachable = true
     return null
+  }
+}
+
+/** A body as text, telling `watch` of each piece as it arrives (the sync's time limit is for silence). */
+async function readWatched(body: ReadableStream<Uint8Array>, watch: RequestWatch): Promise<string> {
+  const reader = body.getReader()
+  const decoder = new TextDecoder()
+  let text = ''
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) return text + decoder.decode()
+    watch.alive()
+    text += decoder.decode(value, { stream: true })
   }
 }
 

@@ -30,7 +30,18 @@ interface Change {
   text?: string
 }
 
-export type Send = (method: 'GET' | 'POST', path: string, body?: unknown) => Promise<Sent>
+/**
+ * A request to the server; null when it did not reach it. `watch`, when given, is the sync's
+ * time limit: `signal` aborts the request once it has been silent too long, and `alive()` says
+ * it is not (called when the answer's headers and each piece of its body arrive).
+ */
+export type Send = (method: 'GET' | 'POST', path: string, body?: unknown, watch?: RequestWatch) => Promise<Sent>
+
+/** See {@link Send}. */
+export interface RequestWatch {
+  signal: AbortSignal
+  alive(): void
+}
 
 /** What the screen hears from the sync. */
 export type SyncEvent =
@@ -57,6 +68,16 @@ export interface Sync {
 }
 
 const RETRY_FIRST_MS = 1_000
+/**
+ * How long a request may stay silent: no answer, or no piece of its body, for this long. A
+ * request that never ends (a connection that went quiet after a laptop slept, a proxy that
+ * holds it) would otherwise hold the sync, and its lock across tabs, for good: nothing would be
+ * sent again until the page was reloaded. Past this it counts as not reaching the server and is
+ * tried again, as after any failure; a save the server took meanwhile is answered the same when
+ * sent again (docs/notes-api.md). Silence, not the whole time: a page of changes (up to about
+ * 4 MB) on a slow link takes longer than this and is still arriving.
+ */
+const REQUEST_TIMEOUT_MS = 30_000
 const RETRY_MAX_MS = 30_000
 
 /** A conflicted copy's id: the note's id, `-copy-`, 12 characters (docs/notes-api.md). */
@@ -70,10 +91,33 @@ export function createSync(deps: {
   onEvent: (event: SyncEvent) => void
   /** Schedules a retry; the browser passes setTimeout. */
   retry?: (fn: () => void, ms: number) => void
+  /** How long a request may stay silent (ms); {@link REQUEST_TIMEOUT_MS} unless a test says less. */
+  timeout?: number
 }): Sync {
-  const { local, send, clock, lock, onEvent } = deps
+  const { local, clock, lock, onEvent } = deps
+  const timeout = deps.timeout ?? REQUEST_TIMEOUT_MS
   let failures = 0
   let retryArmed = false
+
+  /** `deps.send`, given up (answered null) once it has been silent for `timeout`, even if it never ends. */
+  function send(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Sent> {
+    const controller = new AbortController()
+    return new Promise<Sent>((resolve) => {
+      let timer = setTimeout(silent, timeout)
+      function silent() {
+        controller.abort()
+        resolve(null)
+      }
+      const alive = () => {
+        clearTimeout(timer)
+        timer = setTimeout(silent, timeout)
+      }
+      deps.send(method, path, body, { signal: controller.signal, alive }).then(
+        (answer) => resolve(answer),
+        () => resolve(null),
+      ).finally(() => clearTimeout(timer))
+    })
+  }
 
   function failed(): false {
     failures++
@@ -211,7 +255,7 @@ export function createSync(deps: {
       // wrote, so its pages are written without first reading each note of them back, and
       // the notes new to it are packed a page to a record (local.ts).
       const seen = since === 0 && (await local.count()) === 0 ? new Set<string>() : null
-      const fetchPage = (from: number) => send('GET', `/api/notes/changes?since=${from}`).catch(() => null)
+      const fetchPage = (from: number) => send('GET', `/api/notes/changes?since=${from}`)
       let next = fetchPage(since)
       for (;;) {
         const waited = performance.now()

@@ -14,7 +14,7 @@ const app = await notesService()
 let n = 0
 
 /** A device of `user`: its own copy, a sync on it, the requests it sent and the events it heard. */
-async function device(cookie: string, options: { before?: (body: any) => Promise<void> | void; lock?: ReturnType<typeof createLocalLock>; local?: Local } = {}) {
+async function device(cookie: string, options: { before?: (body: any) => Promise<void> | void; lock?: ReturnType<typeof createLocalLock>; local?: Local; timeout?: number } = {}) {
   const local = options.local ?? (await openLocal(`test-${process.pid}-${++n}`))
   const posts: any[] = []
   const events: SyncEvent[] = []
@@ -28,7 +28,7 @@ async function device(cookie: string, options: { before?: (body: any) => Promise
     const res = method === 'POST' ? await app.post(cookie, body) : await app.call('GET', path, { cookie })
     return { status: res.status, body: res.json }
   }
-  const sync = createSync({ local, send, clock: Date.now, lock: options.lock ?? createLocalLock(), onEvent: (e) => events.push(e) })
+  const sync = createSync({ local, send, clock: Date.now, lock: options.lock ?? createLocalLock(), onEvent: (e) => events.push(e), ...(options.timeout ? { timeout: options.timeout } : {}) })
   return { local, sync, posts, events, setOffline: (v: boolean) => (offline = v) }
 }
 
@@ -36,6 +36,56 @@ async function serverText(cookie: string, id: string): Promise<string | null> {
   const res = await app.call('GET', `/api/notes?id=${encodeURIComponent(id)}`, { cookie })
   return res.status === 200 ? res.json.text : null
 }
+
+test('a save that never gets an answer is given up after the time limit, the sync is free again, and the next try sends the edit', { timeout: 10_000 }, async () => {
+  const user = await app.signIn('u-hung')
+  let hung = true
+  const d = await device(user, { timeout: 100, before: () => (hung ? new Promise<void>(() => {}) : undefined) })
+  await d.local.edit('a', 'typed while the connection hung', 1)
+  const started = Date.now()
+  assert.equal(await d.sync.flush(), false, 'the hung save counts as failed')
+  assert.ok(Date.now() - started < 5_000)
+  assert.equal((await d.local.pending()).length, 1, 'the edit still waits in the queue')
+  hung = false
+  assert.equal(await d.sync.flush(), true)
+  assert.equal(await serverText(user, 'a'), 'typed while the connection hung')
+  assert.equal((await d.local.pending()).length, 0)
+})
+
+test('a request that keeps sending pieces is not given up, however long it takes in all; one silent for the limit is', { timeout: 10_000 }, async () => {
+  const user = await app.signIn('u-slow')
+  const local = await openLocal(`test-${process.pid}-slow`)
+  await local.edit('slow', 'a save on a slow link', 1)
+  // A send that reports a piece every 30 ms for 300 ms, then answers; the limit is 100 ms.
+  const slow: Send = async (method, path, body, watch) => {
+    for (let i = 0; i < 10; i++) {
+      await new Promise((r) => setTimeout(r, 30))
+      if (watch?.signal.aborted) return null
+      watch?.alive()
+    }
+    const res = await app.post(user, body)
+    return { status: res.status, body: res.json }
+  }
+  const sync = createSync({ local, send: slow, clock: Date.now, lock: createLocalLock(), onEvent: () => {}, timeout: 100 })
+  assert.equal(await sync.flush(), true, 'the slow save went through')
+  assert.equal(await serverText(user, 'slow'), 'a save on a slow link')
+  // The same, silent after its third piece: given up, and its signal aborted.
+  await local.edit('slow', 'a save on a link that stops', 2)
+  let aborted = false
+  const stalls: Send = async (method, path, body, watch) => {
+    for (let i = 0; i < 3; i++) {
+      await new Promise((r) => setTimeout(r, 30))
+      watch?.alive()
+    }
+    await new Promise<void>((r) => watch?.signal.addEventListener('abort', () => r()))
+    aborted = true
+    return null
+  }
+  const stalled = createSync({ local, send: stalls, clock: Date.now, lock: createLocalLock(), onEvent: () => {}, timeout: 100 })
+  assert.equal(await stalled.flush(), false)
+  assert.ok(aborted, 'the request was aborted')
+  assert.equal((await local.pending()).length, 1, 'the edit still waits in the queue')
+})
 
 test('an edit is in the copy and the queue before anything is sent; typing on replaces the queued text', async () => {
   const user = await app.signIn('u-queue')
