@@ -100,6 +100,9 @@ try {
   const cycle = ['doing', 'review', 'done', 'open']
   const stateStep = Array.from({ length: CONCURRENCY }, () => 0)
   const noteBases = Array.from({ length: CONCURRENCY }, () => 0)
+  // Each save's text differs from the last (two saves in one millisecond had the same text, which
+  // the service answers unchanged and the baseline's one statement does not).
+  let saves = 0
   await sql`update tickets set state = 'open', assignee_id = null where project_id = ${`p${String(PROJECTS).padStart(11, '0')}`} and number <= ${CONCURRENCY + 1 + WARM_UPS + COUNT_ATTEMPTS}`
 
   type Call = (base: string, w: number) => Promise<void>
@@ -124,7 +127,7 @@ try {
     'note save': {
       service: 'notes',
       call: async (b, w) => {
-        const body = JSON.stringify({ op: 'save', id: 'bench-save', local: 'bench', text: `Saved ${Date.now()} by the writes bench.`, base: noteBases[w], at: Date.now() })
+        const body = JSON.stringify({ op: 'save', id: 'bench-save', local: 'bench', text: `Save ${++saves} at ${Date.now()} by the writes bench.`, base: noteBases[w], at: Date.now() })
         const answer = await expect(b, 200, 'POST', '/api/notes', { cookie: cookies[w]!, 'content-type': 'application/json' }, body)
         if (answer.copy) throw new Error('a note save made a copy')
         noteBases[w] = answer.edited as number

@@ -106,8 +106,8 @@ order by e.id`, params: [now, ticket, userId(1), 'User 1', null, [{ kind: 'comme
   from jsonb_array_elements($1::jsonb) with ordinality as n(e, i)
   order by n.i)
 select pg_notify('tickets_events', '')`, params: [[{ project: p3, name: 'ticketEvent', args: [ticket, { kind: 'comment' }], created: now }]], write: true },
-    { name: 'project first page', routes: "the project's first page (?limit=50)", query: selectTickets("t.project_id = $1 and t.state in ('open', 'doing', 'review')", 't.created desc, t.number desc, t.id desc limit 50'), params: [projectId(2)] },
-    { name: 'search', routes: 'search ?q=needs state:review (its first page)', query: selectTickets("t.project_id = $1 and t.state = 'review' and t.search @@ to_tsquery('simple', $2)", 't.created desc, t.number desc, t.id desc limit 50'), params: [projectId(2), "'needs'"] },
+    { name: 'project first page', routes: "the project's first page (?limit=25)", query: selectTickets("t.project_id = $1 and t.state in ('open', 'doing', 'review')", 't.created desc, t.number desc, t.id desc limit 26'), params: [projectId(2)] },
+    { name: 'search', routes: 'search ?q=needs state:review (its first page of 10)', query: selectTickets("t.project_id = $1 and t.state = 'review' and t.search @@ to_tsquery('simple', $2)", 't.created desc, t.number desc, t.id desc limit 11'), params: [projectId(2), "('needs' | 'needs':*)"] },
     { name: 'project list', routes: "the project's list (whole)", query: selectTickets("t.project_id = $1 and t.state in ('open', 'doing', 'review')"), params: [projectId(2)] },
     { name: 'inbox pending', routes: 'inbox (whole)', query: selectTickets("t.assignee_id = $1 and t.state in ('open', 'doing')", 't.updated desc, t.created desc'), params: [v.inboxUser] },
     { name: 'inbox review', routes: 'inbox (whole)', query: selectTickets("t.assignee_id = $1 and t.state = 'review'", 't.updated desc, t.created desc'), params: [v.inboxUser] },
