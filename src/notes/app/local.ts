@@ -31,6 +31,12 @@ export interface LocalNote {
   deleted?: boolean
 }
 
+/** What an edit started from: the server's `edited` of the text, and the text when known. */
+export interface EditStart {
+  base: number
+  text?: string
+}
+
 /** A save or delete waiting to be accepted by the server. */
 export interface Pending {
   id: string
@@ -87,11 +93,14 @@ export interface Local {
   /** How many notes are stored, deleted ones included. */
   count(): Promise<number>
   /**
-   * Stores an edit and queues its save, in one transaction. `base` is the server's `edited` of
-   * the text the edit started from (the note's own when not given); a save already waiting
-   * keeps its base.
+   * Stores an edit and queues its save, in one transaction. `from` is what the edit started
+   * from: the text and the server's `edited` of it (the note's own base when not given). A save
+   * already waiting keeps its base. When the note's base has moved on from `from.base` and its
+   * text is still `from.text`, the server took that very text meanwhile (this device's own save
+   * answered before the editor heard of it), and the edit starts from the newer base: sent with
+   * the older one it would be kept as a copy of itself.
    */
-  edit(id: string, text: string, at: number, base?: number): Promise<LocalNote>
+  edit(id: string, text: string, at: number, from?: EditStart): Promise<LocalNote>
   /** Marks a note deleted and queues its delete, sent after `undoMs`. */
   remove(id: string, at: number, undoMs: number): Promise<void>
   /** Takes back a delete that was not sent yet; false when it was. */
@@ -156,6 +165,13 @@ export async function unpack(tx: Tx, ids: Iterable<string>): Promise<void> {
  * this open waits for an older tab to let go. A copy newer than this code rejects with a
  * `VersionError`.
  */
+/** The base of an edit that started from `from`, the stored note being `old` (see `Local.edit`). */
+function startingBase(old: LocalNote | undefined, from: EditStart | undefined): number {
+  const stored = old?.base ?? 0
+  if (from === undefined) return stored
+  return from.base < stored && from.text !== undefined && old?.text === from.text ? stored : from.base
+}
+
 export async function openLocal(name: string, options: { random?: () => string; onBlocking?: (next: number | null) => void; onBlocked?: () => void } = {}): Promise<Local> {
   const db: IDBPDatabase<Schema> = await openDB<Schema>(name, VERSION, {
     upgrade(db, oldVersion, _newVersion, tx) {
@@ -273,7 +289,7 @@ export async function openLocal(name: string, options: { random?: () => string; 
       return count(db.transaction(['notes', 'packs']))
     },
 
-    edit(id, text, at, startedFrom) {
+    edit(id, text, at, from) {
       return write(async (tx) => {
         await unpack(tx, [id])
         const notes = tx.objectStore('notes')
@@ -283,7 +299,7 @@ export async function openLocal(name: string, options: { random?: () => string; 
         delete note.deleted
         await notes.put(note)
         const entry = await queue.get(id)
-        const base = entry?.op === 'save' ? entry.base : (startedFrom ?? note.base)
+        const base = entry?.op === 'save' ? entry.base : startingBase(old, from)
         await queue.put({ id, op: 'save', text, base, at, seq: await nextSeq(tx) })
         return note
       })

@@ -8,7 +8,7 @@
 import { mergeText } from '../merge.ts'
 import { combined, drawParts, lineParts } from './diff-view.ts'
 import { exportZip } from './export.ts'
-import { openLocal, type Local, type LocalNote } from './local.ts'
+import { openLocal, type EditStart, type Local, type LocalNote } from './local.ts'
 import { createLocalLock, createSync, type Lock, type RequestWatch, type Send, type Sync, type SyncEvent } from './sync.ts'
 import { movedCaret, newNoteId, previewOf, shortTime, statusText, titleOf } from './text.ts'
 
@@ -149,13 +149,13 @@ function letGo(): void {
   if (state.dirty && id !== null) {
     const text = ui.editor.value
     try {
-      localStorage.setItem(RESCUE_KEY, JSON.stringify({ id, text, at: Date.now(), base: state.editorBase }))
+      localStorage.setItem(RESCUE_KEY, JSON.stringify({ id, text, at: Date.now(), base: state.editorBase, from: state.editorText }))
     } catch {
       // A full disk: the write below is the only chance left.
     }
     state.dirty = false
     const at = Date.now()
-    void local.edit(id, text, at, state.editorBase).then(forgetRescue, () => {})
+    void local.edit(id, text, at, editStart()).then(forgetRescue, () => {})
     // The list and its search, which this tab still shows, show the text kept.
     const note = state.notes.get(id)
     if (note) {
@@ -205,7 +205,7 @@ const RESCUE_KEY = `notes-rescue-${userId}`
 function rescue(): void {
   if (!state.dirty || state.openId === null) return
   try {
-    localStorage.setItem(RESCUE_KEY, JSON.stringify({ id: state.openId, text: ui.editor.value, at: Date.now(), base: state.editorBase }))
+    localStorage.setItem(RESCUE_KEY, JSON.stringify({ id: state.openId, text: ui.editor.value, at: Date.now(), base: state.editorBase, from: state.editorText }))
   } catch {
     // A full disk: the IndexedDB write below is the only chance left.
   }
@@ -221,7 +221,8 @@ function forgetRescue(): void {
 }
 
 async function applyRescue(): Promise<void> {
-  let kept: { id: string; text: string; at: number; base: number } | null = null
+  // `from` is missing from what an older version of the app kept.
+  let kept: { id: string; text: string; at: number; base: number; from?: string } | null = null
   try {
     kept = JSON.parse(localStorage.getItem(RESCUE_KEY) ?? 'null')
   } catch {
@@ -229,7 +230,7 @@ async function applyRescue(): Promise<void> {
   }
   if (kept === null || typeof kept.id !== 'string' || typeof kept.text !== 'string') return
   const note = await local.get(kept.id)
-  if (note?.text !== kept.text) await local.edit(kept.id, kept.text, kept.at, kept.base)
+  if (note?.text !== kept.text) await local.edit(kept.id, kept.text, kept.at, { base: kept.base, ...(typeof kept.from === 'string' ? { text: kept.from } : {}) })
   forgetRescue()
 }
 
@@ -593,6 +594,11 @@ function onInput(): void {
 
 let saving: Promise<void> = Promise.resolve()
 
+/** What the editor's text started from, for `local.edit`. */
+function editStart(): EditStart {
+  return { base: state.editorBase, text: state.editorText }
+}
+
 /**
  * Writes the editor's text to the copy (and queues its save), then sends. The note and its
  * text are taken at the call, not when the write before it is done: a person who clicks
@@ -604,12 +610,12 @@ function saveNow(): Promise<void> {
   const id = state.openId
   if (!state.dirty || id === null) return saving
   const text = ui.editor.value
-  const base = state.editorBase
+  const from = editStart()
   state.dirty = false
   saving = saving.then(async () => {
     try {
       const started = performance.now()
-      const note = await local.edit(id, text, Date.now(), base)
+      const note = await local.edit(id, text, Date.now(), from)
       if (state.openId === id) state.editorText = text
       // Read by the bench (bench/notes-app.bench.ts): how long a keystroke takes to be kept.
       performance.measure('notes:keep-edit', { start: started })

@@ -124,6 +124,38 @@ test('text typed while a save is on its way stays queued with the new base and i
   assert.equal(await serverText(user, 't'), 'one two')
 })
 
+test('an edit made before the editor heard that its last save was taken goes on from that save, not into a copy of itself', async () => {
+  const user = await app.signIn('u-quick')
+  const d = await device(user)
+  // The editor opened a new note (nothing on the server: base 0, no text) and typed "Second".
+  await d.local.edit('q', 'Second', 1, { base: 0, text: '' })
+  assert.equal(await d.sync.flush(), true)
+  // The save's answer is in the copy, but the editor still thinks it edits from base 0.
+  await d.local.edit('q', 'Second, edited', 2, { base: 0, text: 'Second' })
+  assert.equal(await d.sync.flush(), true)
+  assert.equal(await serverText(user, 'q'), 'Second, edited')
+  assert.equal(d.events.filter((e) => e.kind === 'copy').length, 0, 'no conflicted copy')
+  const listed = (await app.call('GET', '/api/notes/changes?since=0', { cookie: user })).json
+  assert.deepEqual(listed.notes.map((n: { text: string }) => n.text), ['Second, edited'])
+})
+
+test('an edit started from text another device has since changed keeps its older base, so the server merges it', async () => {
+  const user = await app.signIn('u-older')
+  const phone = await device(user)
+  const laptop = await device(user)
+  await phone.local.edit('o', 'a\nb\nc\n', 1)
+  await phone.sync.flush()
+  await laptop.sync.pull()
+  const started = (await laptop.local.get('o'))!
+  await phone.local.edit('o', 'A\nb\nc\n', 2)
+  await phone.sync.flush()
+  await laptop.sync.pull()
+  // The laptop's editor still shows the text it started from when the person types.
+  await laptop.local.edit('o', 'a\nb\nC\n', 3, { base: started.base, text: started.text })
+  await laptop.sync.flush()
+  assert.equal(await serverText(user, 'o'), 'A\nb\nC\n')
+})
+
 test('a merged answer replaces the copy, and typing since the save was sent is merged into it', async () => {
   const user = await app.signIn('u-merge')
   const phone = await device(user)
