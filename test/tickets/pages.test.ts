@@ -66,6 +66,20 @@ test('the ticket page answers HTML with the ticket, escaped', async () => {
   assert.ok(got.text.includes('<p>x &lt; y</p>'))
 })
 
+test('the ticket page of each project shows its own ticket of that number, though other projects have one too', async () => {
+  for (const title of ['Second', 'Third']) {
+    const other = await app.project(alice, title)
+    const own = await app.ticket(alice, other.slug, { subject: `The first of ${title}` })
+    assert.equal(own.number, 1)
+    const got = await app.call('GET', `/${other.slug}/1`)
+    assert.equal(got.status, 200, got.text)
+    assert.ok(got.text.includes(`<span>The first of ${title}</span> <span class="ref">${other.slug}#1</span>`), got.text)
+  }
+  const first = await app.call('GET', `/new-name/${t.number}`)
+  assert.equal(first.status, 200)
+  assert.ok(first.text.includes('<span>A &lt;b&gt;bold&lt;/b&gt; ticket</span>'))
+})
+
 test('a short page reached by an old slug or the id moves to the current slug', async () => {
   assertMoved(await app.call('GET', '/old-name'), '/new-name')
   assertMoved(await app.call('GET', `/${p.id}/${t.number}`), `/new-name/${t.number}`)

@@ -119,7 +119,10 @@ async function pageContext(q: Query, viewerId: string | null, projectRef: string
   const inbox = viewerId === null
     ? q`null::int`
     : q`(select count(*)::int from tickets i where i.assignee_id = ${viewerId} and i.state in ('open', 'doing', 'review'))`
-  const role = viewerId === null ? q`null::text` : q`(select m.role from members m where m.project_id = p.id and m.user_id = ${viewerId})`
+  const role = viewerId === null ? q`null::text` : q`(select m.role from members m where m.project_id = here.id and m.user_id = ${viewerId})`
+  // The page's project is `here`, a name no joined fragment uses: the ticket's columns join
+  // `projects p` (viewOf), and a `p.id` meant for the page's project then named the ticket's own,
+  // which matched the ticket of that number in every project.
   // `ticket_counts` may hold several rows of one state (they add up), hence the sum.
   const statement = q<ContextRow[]>`
     select
@@ -127,17 +130,17 @@ async function pageContext(q: Query, viewerId: string | null, projectRef: string
       (select coalesce(json_agg(json_build_object('slug', s.slug, 'title', s.title) order by lower(s.title), s.slug), '[]')
         from projects s) as switcher,
       ${inbox} as inbox,
-      p.id, p.slug, p.title, p.description, p.created,
+      here.id, here.slug, here.title, here.description, here.created,
       ${role} as role,
       (select coalesce(json_agg(json_build_object('id', u.id, 'name', u.name, 'role', m.role)
           order by array_position(array['admin', 'edit', 'use'], m.role), u.name, u.id), '[]')
-        from members m join users u on u.id = m.user_id where m.project_id = p.id) as members,
+        from members m join users u on u.id = m.user_id where m.project_id = here.id) as members,
       (select coalesce(json_agg(json_build_object('state', c.state, 'n', c.n)), '[]')
-        from (select state, sum(count)::int as n from ticket_counts where project_id = p.id group by state) c) as counts
+        from (select state, sum(count)::int as n from ticket_counts where project_id = here.id group by state) c) as counts
       ${list === null ? q`` : listColumns(q, list)}
       ${ticketNumber === null ? q`` : ticketColumns(q, ticketNumber)}
     from (select 1) as one
-    left join (project_names n join projects p on p.id = n.project_id) on n.name = ${ref}`
+    left join (project_names n join projects here on here.id = n.project_id) on n.name = ${ref}`
   // A text search's plan depends on its words: planned for them each time (src/db.ts).
   const [row] = await (list !== null && textSearched(list.query) ? plannedEachTime(statement) : statement)
   const r = row!
@@ -172,7 +175,7 @@ async function pageContext(q: Query, viewerId: string | null, projectRef: string
  * it was a second: 1.0 ms against 1.8 ms for the two on the embedded database.
  */
 function listColumns(q: Query, list: ListRequest): Fragment {
-  const where = q`t.project_id = p.id and ${searchCondition(q, list.query, list.search)}`
+  const where = q`t.project_id = here.id and ${searchCondition(q, list.query, list.search)}`
   const order = searchOrder(q, list.query.sort)
   // The outer `t` is the page of rows, so the same order sorts it into the array.
   return q`,
@@ -195,7 +198,7 @@ function listColumns(q: Query, list: ListRequest): Fragment {
 function ticketColumns(q: Query, number: number): Fragment {
   const view = viewOf(q)
   return q`,
-      (select row_to_json(t) from (select ${view.columns} from tickets t ${view.joins} where t.project_id = p.id and t.number = ${number}) as t) as ticket,
+      (select row_to_json(t) from (select ${view.columns} from tickets t ${view.joins} where t.project_id = here.id and t.number = ${number}) as t) as ticket,
       (select coalesce(json_agg(r order by r.slug, r.number), '[]') from (
         select r.relation, t.id, t.number, rp.slug, t.subject, t.state, t.assignee_id, a.name as assignee_name, t.updated,
           t.open_blockers > 0 as blocked
@@ -208,7 +211,7 @@ function ticketColumns(q: Query, number: number): Fragment {
         join tickets t on t.id = r.id
         join projects rp on rp.id = t.project_id
         left join users a on a.id = t.assignee_id
-        where k.project_id = p.id and k.number = ${number}) as r) as related`
+        where k.project_id = here.id and k.number = ${number}) as r) as related`
 }
 
 /** `limit` (a constant: {@link limitClause}) and `offset` for a page; nothing for every row. */
