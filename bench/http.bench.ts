@@ -118,7 +118,7 @@ try {
   const env = { DATABASE_URL: serviceUrl.toString(), SESSION_SECRET: randomBytes(32).toString('base64'), SERVICES: 'notes,tickets', RATE_LIMIT: '1000000000,1000000000' }
   const service = await startService(env)
   stops.push(service.stop)
-  const defaults = await startService(env, { nodeOptions: ['--import', 'tsx'] })
+  const defaults = await startService(env, { nodeOptions: [] })
   stops.push(defaults.stop)
   const unlimited = await startService({ ...env, RATE_LIMIT: 'off' })
   stops.push(unlimited.stop)

@@ -20,7 +20,7 @@ import { readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { connect } from '../src/db.ts'
-import { startOptions } from '../test/support/start-command.ts'
+import { startCommand } from '../test/support/start-command.ts'
 import { fillBase, fillTickets } from './scale/fill.ts'
 import { fmt, startChild } from './support.ts'
 
@@ -41,7 +41,7 @@ const secret = randomBytes(32).toString('base64')
 
 /** The service of {@link ROOT} on the bench's database; its tickets URL once it listens. */
 async function start(): Promise<{ child: ChildProcess; url: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [...startOptions(), 'src/main.ts'], {
+  const child = spawn(process.execPath, startCommand(), {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, HOST: '127.0.0.1', NOTES_PORT: '0', TICKETS_PORT: '0', DEV_IDP_PORT: '0', DATABASE_URL: serviceUrl.toString(), SESSION_SECRET: secret, SERVICES: 'tickets' },

@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url'
 import { connect, type Sql } from '../src/db.ts'
 import { migrate } from '../src/migrate.ts'
 import { emit } from '../src/tickets/store/outbox.ts'
-import { startOptions } from '../test/support/start-command.ts'
+import { startCommand, startOptions } from '../test/support/start-command.ts'
 import { HttpConnection } from './clients/http-connection.ts'
 import { PINNED } from './support.ts'
 
@@ -83,9 +83,9 @@ async function main(): Promise<void> {
       await migrate(sql)
       const options = startOptions()
       console.log(`live events bench: ${kind} database, ${POLLS} polls, open-file limit ${openFiles}${PINNED ? ', server on core 0, polls on core 1' : ''}`)
-      console.log(`server process: node ${options.join(' ')} (the options of npm start)`)
+      console.log(`server process: node ${options.join(' ')} scripts/run.mjs (as npm start runs a service)`)
 
-      const server = await startChild(PINNED ? 'taskset' : process.execPath, [...(PINNED ? ['-c', '0', process.execPath] : []), ...options, ...(process.env.LIVE_BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), 'test/support/live-server.ts'], {
+      const server = await startChild(PINNED ? 'taskset' : process.execPath, [...(PINNED ? ['-c', '0', process.execPath] : []), ...startCommand('test/support/live-server.ts', [], [...options, ...(process.env.LIVE_BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : [])])], {
         DATABASE_URL: url,
         LIVE_SCHEMA: schema,
         LIVE_LISTEN: kind === 'postgres' ? '1' : '0',

@@ -24,7 +24,7 @@ import { migrate } from '../src/migrate.ts'
 import { createSessions } from '../src/session.ts'
 import { createTicketStore } from '../src/tickets/store/ticket-store.ts'
 import { issueToken } from '../src/tickets/api/tokens.ts'
-import { startOptions } from '../test/support/start-command.ts'
+import { startCommand, startOptions } from '../test/support/start-command.ts'
 import { fillBase, fillNotes, fillTickets, noteUser, PROJECTS, userId } from './scale/fill.ts'
 import { startService } from './scale/service.ts'
 import { startWireLog } from './scale/wire-log.ts'
@@ -66,7 +66,7 @@ function cpuMs(pid: number): number {
 
 /** `node <npm start's options> <script>` on core 0, resolving once it prints `listening <url>`. */
 async function startBaseline(env: Record<string, string>): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
-  const args = [...startOptions(), 'bench/servers/writes.ts']
+  const args = startCommand('bench/servers/writes.ts')
   const child = spawn(PINNED ? 'taskset' : process.execPath, PINNED ? ['-c', '0', process.execPath, ...args] : args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } })
   const url = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {
@@ -140,7 +140,7 @@ try {
   const wire = await startWireLog(db.hostname, Number(db.port || 5432))
   const counted = await startService({ ...serviceEnv, DATABASE_URL: withSchema(wire.url(db.pathname.slice(1))) })
   children.push(counted)
-  console.log(`# writes bench: ${kind} database; service and baseline on ${PINNED ? 'core 0' : 'any core'}, node ${startOptions().join(' ')}`)
+  console.log(`# writes bench: ${kind} database; service and baseline on ${PINNED ? 'core 0' : 'any core'}, node ${startOptions().join(' ')} (scripts/run.mjs)`)
   console.log(`\nstatements and round trips a write makes (one write after ${WARM_UPS} of warm-up; begin and commit count as statements):`)
   const counts: Record<string, { statements: number; roundTrips: number }> = {}
   // A state change to `doing` of an unassigned ticket also assigns it: counted on tickets of

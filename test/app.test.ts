@@ -4,14 +4,14 @@ import { spawn } from 'node:child_process'
 import { createServer, type AddressInfo } from 'node:net'
 import { createInterface } from 'node:readline'
 import { emptyDataDir, startedDataDir } from './support/data-dir.ts'
-import { startOptions } from './support/start-command.ts'
+import { startCommand } from './support/start-command.ts'
 
 /**
  * Runs `src/main.ts` as `npm start` does, with the given environment, until it has listened;
  * `through: 'npm'` runs `npm start` itself.
  */
 async function startMain(env: NodeJS.ProcessEnv, through: 'node' | 'npm' = 'node') {
-  const [command, args] = through === 'npm' ? ['npm', ['start']] : [process.execPath, [...startOptions(), 'src/main.ts']]
+  const [command, args] = through === 'npm' ? ['npm', ['start']] : [process.execPath, startCommand()]
   const child = spawn(command, args, {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, NOTES_PORT: '0', TICKETS_PORT: '0', DEV_IDP_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -85,7 +85,7 @@ test('the embedded database keeps its data across restarts', async () => {
 })
 
 test('a wrong setting stops the start with exit code 1 and a message', async () => {
-  const child = spawn(process.execPath, [...startOptions(), 'src/main.ts'], { env: { PATH: process.env.PATH, NOTES_PORT: 'x' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, startCommand(), { env: { PATH: process.env.PATH, NOTES_PORT: 'x' }, stdio: ['ignore', 'pipe', 'pipe'] })
   let stderr = ''
   child.stderr.on('data', (c) => (stderr += c))
   const code = await new Promise((resolve) => child.on('exit', resolve))
@@ -118,7 +118,7 @@ test('a port in use stops the start with a message naming the variable to set', 
   const port = (taken.address() as AddressInfo).port
   const dataDir = await startedDataDir('app-data-')
   try {
-    const child = spawn(process.execPath, [...startOptions(), 'src/main.ts'], {
+    const child = spawn(process.execPath, startCommand(), {
       env: { PATH: process.env.PATH, DATA_DIR: dataDir, NOTES_PORT: '0', TICKETS_PORT: String(port), DEV_IDP_PORT: '0' },
       stdio: ['ignore', 'ignore', 'pipe'],
     })

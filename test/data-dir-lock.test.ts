@@ -4,13 +4,13 @@ import { spawn } from 'node:child_process'
 import { resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { startedDataDir } from './support/data-dir.ts'
-import { startOptions } from './support/start-command.ts'
+import { startCommand } from './support/start-command.ts'
 
 // One process per embedded data directory (docs/operations.md, "The data-directory lock").
 // These start `src/main.ts` on a data directory of their own, whatever database the suite uses.
 
 function start(dataDir: string, script = 'src/main.ts', args: string[] = []) {
-  const child = spawn(process.execPath, [...startOptions(), script, ...args], {
+  const child = spawn(process.execPath, startCommand(script, args), {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, NOTES_PORT: '0', TICKETS_PORT: '0', DEV_IDP_PORT: '0', SERVICES: 'notes' },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

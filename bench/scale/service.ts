@@ -7,7 +7,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { cpus } from 'node:os'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
-import { startOptions } from '../../test/support/start-command.ts'
+import { startCommand, startOptions } from '../../test/support/start-command.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const PIN = cpus().length >= 2 && spawnSync('taskset', ['-c', '0', 'true']).status === 0
@@ -32,7 +32,7 @@ export async function startService(
   env: Record<string, string>,
   opts: { nodeOptions?: string[]; extraOptions?: string[]; onSpawn?: (child: ChildProcess) => void } = {},
 ): Promise<RunningService> {
-  const nodeArgs = [...(opts.nodeOptions ?? startOptions()), ...(opts.extraOptions ?? []), 'src/main.ts']
+  const nodeArgs = startCommand('src/main.ts', [], [...(opts.nodeOptions ?? startOptions()), ...(opts.extraOptions ?? [])])
   const args = PIN ? ['-c', '0', process.execPath, ...nodeArgs] : nodeArgs
   const child = spawn(PIN ? 'taskset' : process.execPath, args, {
     cwd: ROOT,
