@@ -106,21 +106,28 @@ export function fmt(n: number, digits = 0): string {
 /**
  * A migrated schema of the bench's own on the server of `DATABASE_URL`, or on an embedded
  * database it starts (PGlite in memory, served on a local port); `close()` drops it all.
+ * With `onQuery`, `counting` is a second connection to it that calls `onQuery` with every
+ * statement it sends. Only that one: the driver then records where each query was made
+ * (`new Error()` for every query and fragment), which cost a page built of twenty fragments
+ * a tenth of its time, and timed rounds must not pay it.
  */
-export async function benchDatabase(pool: number, onQuery?: (statement: string) => void): Promise<{ sql: Sql; kind: 'embedded' | 'postgres'; close(): Promise<void> }> {
+export async function benchDatabase(pool: number, onQuery?: (statement: string) => void): Promise<{ sql: Sql; counting: Sql | null; kind: 'embedded' | 'postgres'; close(): Promise<void> }> {
   const embedded = process.env.DATABASE_URL ? null : await startEmbedded('memory://', { tcp: true })
   const url = process.env.DATABASE_URL ?? `postgres://postgres@127.0.0.1:${embedded!.port}/postgres`
   const schema = `bench_${randomBytes(4).toString('hex')}`
   const admin = connect(url, { max: 1 })
   await admin.unsafe(`create schema ${schema}`)
-  const sql = connect(url, { max: pool, schema, onQuery })
+  const sql = connect(url, { max: pool, schema })
+  const counting = onQuery ? connect(url, { max: 2, schema, onQuery }) : null
   // The embedded database is one session shared by all connections (see test/support/db.ts).
   await sql.unsafe(`set search_path to ${schema}`)
   await migrate(sql)
   return {
     sql,
+    counting,
     kind: embedded ? 'embedded' : 'postgres',
     async close() {
+      await counting?.end({ timeout: 5 })
       await sql.end({ timeout: 5 })
       await admin.unsafe(`drop schema ${schema} cascade`)
       await admin.end({ timeout: 5 })
@@ -148,6 +155,21 @@ export function keepAliveClient(baseUrl: string, sockets: number) {
         })
         req.on('error', reject)
         req.end(body)
+      })
+    },
+    /**
+     * One request whose body is read but not decoded; answers the status and the body's size.
+     * For timed rounds: decoding a page's text cost this process more for the larger answer.
+     */
+    fetchBytes(method: string, path: string, headers: Record<string, string>): Promise<{ status: number; bytes: number }> {
+      return new Promise((resolve, reject) => {
+        const req = request({ host: hostname, port, path, method, headers, agent }, (res) => {
+          let bytes = 0
+          res.on('data', (chunk: Buffer) => (bytes += chunk.length))
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes }))
+        })
+        req.on('error', reject)
+        req.end()
       })
     },
     close: () => agent.destroy(),

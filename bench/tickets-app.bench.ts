@@ -27,6 +27,7 @@ import { DEFAULT_FILTER } from '../src/tickets/states.ts'
 import { createTicketStore } from '../src/tickets/store/ticket-store.ts'
 import { issueToken } from '../src/tickets/api/tokens.ts'
 import { storeUser } from '../src/tickets/store/users.ts'
+import type { Sql } from '../src/db.ts'
 import { benchDatabase, keepAliveClient, median } from './support.ts'
 
 const CONCURRENCY = 8
@@ -36,20 +37,26 @@ const EVENTS = 200
 const ROUNDS = 5
 const PER_ROUND = 150
 
-// Every statement sent, counted per page (exact, unlike the timings).
+// Every statement sent, counted per page (exact, unlike the timings) on a second server whose
+// connection counts them; the timed server's connection does not (bench/support.ts says why).
 let statements = 0
 const database = await benchDatabase(POOL, () => statements++)
 const { sql } = database
 const config = loadConfig({})
 const logger = createLogger(null)
 const secret = await loadSessionSecret(sql, null)
-const sessions = createSessions({ sql, secret, service: 'tickets', secure: false, clock: Date.now })
 const idp = { loginUrl: (r: string) => `http://idp.invalid/login?return=${encodeURIComponent(r)}`, exchange: async () => ({ ok: false as const, error: 'not in the bench' }) }
 const publicUrl = 'http://localhost:3002'
-const service = createTicketsService({ sql, config, clock: Date.now, idp, sessions, logger, publicUrl })
+
+/** The tickets service and the two baselines on the connection `sql`. */
+function routesOn(sql: Sql) {
+  const sessions = createSessions({ sql, secret, service: 'tickets', secure: false, clock: Date.now })
+  const service = createTicketsService({ sql, config, clock: Date.now, idp, sessions, logger, publicUrl })
+  return { service, routes: [...baselines(sql), ...service.routes] }
+}
 
 const page = (title: string, body: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body>${body}</body></html>`
-const baselines: HttpRoute[] = [
+const baselines = (sql: Sql): HttpRoute[] => [
   {
     method: 'GET',
     path: '/bench/project',
@@ -72,8 +79,12 @@ const baselines: HttpRoute[] = [
     },
   },
 ]
-const server = await serve({ name: 'tickets', routes: [...baselines, ...service.routes], host: '127.0.0.1', port: 0, logger })
+const timed = routesOn(sql)
+const counted = routesOn(database.counting!)
+const server = await serve({ name: 'tickets', routes: timed.routes, host: '127.0.0.1', port: 0, logger })
+const countingServer = await serve({ name: 'tickets', routes: counted.routes, host: '127.0.0.1', port: 0, logger })
 const client = keepAliveClient(server.url, CONCURRENCY)
+const countingClient = keepAliveClient(countingServer.url, 1)
 
 // The data.
 const user = await storeUser(sql, { id: 'bench-user', name: 'bench' }, Date.now())
@@ -111,11 +122,12 @@ for (const [name, path] of Object.entries(contenders)) {
   if (got.status !== 200) throw new Error(`${name}: status ${got.status}`)
   sizes[name] = Buffer.byteLength(got.text)
 }
-const counted: Record<string, number> = {}
+const perRequest: Record<string, number> = {}
 for (const [name, path] of Object.entries(contenders)) {
+  await countingClient.call('GET', path, {})
   const before = statements
-  await client.call('GET', path, {})
-  counted[name] = statements - before
+  await countingClient.call('GET', path, {})
+  perRequest[name] = statements - before
 }
 
 async function measure(path: string, count: number): Promise<number> {
@@ -123,7 +135,7 @@ async function measure(path: string, count: number): Promise<number> {
   const started = performance.now()
   await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
     while (left-- > 0) {
-      const got = await client.call('GET', path, {})
+      const got = await client.fetchBytes('GET', path, {})
       if (got.status !== 200) throw new Error(`${path}: status ${got.status}`)
     }
   }))
@@ -132,7 +144,7 @@ async function measure(path: string, count: number): Promise<number> {
 
 console.log(`# tickets app bench on the ${database.kind} database: ${TICKETS} tickets, ticket #1 with ${EVENTS} events, concurrency ${CONCURRENCY}`)
 console.log(`# page sizes: ${Object.entries(sizes).map(([n, s]) => `${n} ${s} bytes`).join(', ')}`)
-console.log(`# statements per request: ${Object.entries(counted).map(([n, c]) => `${n} ${c}`).join(', ')}`)
+console.log(`# statements per request: ${Object.entries(perRequest).map(([n, c]) => `${n} ${c}`).join(', ')}`)
 const names = Object.keys(contenders)
 for (const name of names) await measure(contenders[name]!, 30)
 const results: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]))
@@ -174,6 +186,9 @@ for (const q of ['login', 'safari crash', '"needs doing" -export', 'state:all se
 }
 
 client.close()
+countingClient.close()
 await server.close()
-await service.close?.()
+await countingServer.close()
+await timed.service.close?.()
+await counted.service.close?.()
 await database.close()
