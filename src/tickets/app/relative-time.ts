@@ -11,6 +11,7 @@ const DAY = 24 * HOUR
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
 
 const two = (n: number) => (n < 10 ? `0${n}` : String(n))
+const three = (n: number) => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : String(n))
 const plural = (n: number, unit: string) => (n === 1 ? `1 ${unit}` : `${n} ${unit}s`)
 
 /** `then` said relative to `now` (both milliseconds since 1970), in UTC days. */
@@ -23,9 +24,9 @@ export function relativeTime(then: number, now: number): string {
   const days = Math.floor(ago / DAY)
   if (days === 1) return 'yesterday'
   if (days < 30) return `${days} days ago`
-  const date = new Date(then)
-  const day = `${date.getUTCDate()} ${MONTHS[date.getUTCMonth()]}`
-  return date.getUTCFullYear() === new Date(now).getUTCFullYear() ? `on ${day}` : `on ${day} ${date.getUTCFullYear()}`
+  const date = utcParts(then)
+  const day = `${date.day} ${MONTHS[date.month]}`
+  return date.year === utcParts(now).year ? `on ${day}` : `on ${day} ${date.year}`
 }
 
 function future(ms: number): string {
@@ -36,6 +37,41 @@ function future(ms: number): string {
 
 /** The exact time for a tooltip: `24 Nov 2026, 09:05 UTC`. */
 export function exactTime(ms: number): string {
-  const d = new Date(ms)
-  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}, ${two(d.getUTCHours())}:${two(d.getUTCMinutes())} UTC`
+  const d = utcParts(ms)
+  return `${d.day} ${MONTHS[d.month]} ${d.year}, ${two(d.hours)}:${two(d.minutes)} UTC`
+}
+
+/** The same text as `new Date(ms).toISOString()`, for a `<time datetime>`. */
+export function isoTime(ms: number): string {
+  const d = utcParts(ms)
+  if (d.year < 0 || d.year > 9999) return new Date(ms).toISOString()
+  return `${String(d.year).padStart(4, '0')}-${two(d.month + 1)}-${two(d.day)}T${two(d.hours)}:${two(d.minutes)}:${two(d.seconds)}.${three(d.millis)}Z`
+}
+
+/**
+ * The UTC calendar fields of `ms` (milliseconds since 1970; `month` from 0), by arithmetic
+ * (H. Hinnant's days-to-civil): a page writes three times for each of its fifty rows, and a
+ * `Date` for each took a twentieth of the project page's time (`toISOString` alone 1.3 µs
+ * against 0.4 µs).
+ */
+export function utcParts(ms: number): { year: number; month: number; day: number; hours: number; minutes: number; seconds: number; millis: number } {
+  const days = Math.floor(ms / DAY)
+  const inDay = ms - days * DAY
+  const z = days + 719_468
+  const era = Math.floor(z / 146_097)
+  const dayOfEra = z - era * 146_097
+  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365)
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100))
+  // Months counted from March, so that February's leap day comes last.
+  const fromMarch = Math.floor((5 * dayOfYear + 2) / 153)
+  const month = fromMarch < 10 ? fromMarch + 2 : fromMarch - 10
+  return {
+    year: yearOfEra + era * 400 + (month <= 1 ? 1 : 0),
+    month,
+    day: dayOfYear - Math.floor((153 * fromMarch + 2) / 5) + 1,
+    hours: Math.floor(inDay / HOUR),
+    minutes: Math.floor(inDay / MINUTE) % 60,
+    seconds: Math.floor(inDay / 1000) % 60,
+    millis: inDay % 1000,
+  }
 }

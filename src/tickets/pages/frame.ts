@@ -7,7 +7,7 @@
  */
 import { escapeHtml, html, rawHtml, type Html, type HtmlValue } from '../../html.ts'
 import { markdownSubject } from '../app/markdown-html.ts'
-import { exactTime, relativeTime } from '../app/relative-time.ts'
+import { exactTime, isoTime, relativeTime } from '../app/relative-time.ts'
 import { SHORTCUTS } from '../app/shortcuts.ts'
 import type { Row, Viewer } from './page-data.ts'
 
@@ -116,7 +116,7 @@ export function stateBadge(state: string): Html {
 
 /** A time in words ("5 minutes ago") with the exact time on hover; the script keeps it fresh. */
 export function timeAgo(ms: number, now: number): Html {
-  return html`<time datetime="${new Date(ms).toISOString()}" title="${exactTime(ms)}" data-relative>${relativeTime(ms, now)}</time>`
+  return html`<time datetime="${isoTime(ms)}" title="${exactTime(ms)}" data-relative>${relativeTime(ms, now)}</time>`
 }
 
 /** A subject as inline Markdown without links (it sits inside a link or a heading). */
