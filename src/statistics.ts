@@ -1,28 +1,33 @@
 /**
- * The planner's statistics on the embedded database. A PostgreSQL server's autovacuum analyses
- * a table once enough of it has changed; PGlite runs no autovacuum, so without this its
- * planner would plan every statement from default guesses for as long as it runs (seen: a
- * search for a word in every subject read every matching ticket of every project, through the
- * text index, where the statistics lead it to the project's own index and fifty rows;
- * docs/performance.md, "Growth").
+ * Upkeep of the embedded database: what a PostgreSQL server's autovacuum does. It vacuums a
+ * table once enough of it has changed and analyses it; PGlite runs no autovacuum, so without
+ * this its planner would plan every statement from default guesses for as long as it runs
+ * (seen: a search for a word in every subject read every matching ticket of every project,
+ * through the text index, where the statistics lead it to the project's own index and fifty
+ * rows; docs/performance.md, "Growth"), and the space of deleted and updated rows would never be
+ * used again: every ticket write adds a row to `ticket_counts` and deletes some, live events
+ * are pruned, sessions expire, and the files would only grow.
  *
- * {@link keepStatistics} runs `analyze` a minute after the start and then every hour, through
- * the service's own client, so it queues like any other statement. `analyze` samples each table
- * (at most 30,000 rows of it), so its cost stays bounded as the data grows.
+ * {@link keepStatistics} runs `vacuum (analyze)` a minute after the start and then every hour,
+ * through the service's own client, so it queues like any other statement (and, PGlite being
+ * one session, everything queues behind it). `analyze` samples each table (at most 30,000 rows
+ * of it), and a vacuum reads only the pages changed since the last one, so its cost stays
+ * bounded as the data grows: on 100,000 tickets and a million notes, 3.6 s the first time, then
+ * 2.0 to 2.3 s an hour, of which `analyze` alone takes 1.9 to 2.1 s (measured 2026-11-24).
  *
  * @module
  */
 import type { Sql } from './db.ts'
 import type { Logger } from './log.ts'
 
-/** When the first `analyze` runs after the start. */
+/** When the first `vacuum (analyze)` runs after the start. */
 export const FIRST_ANALYZE_MS = 60_000
 /** How often it runs after that. */
 export const ANALYZE_EVERY_MS = 60 * 60_000
 
 /**
- * Analyses the database now and then until stopped; a failure is logged, and tried again next
- * time. The next run is timed from the end of the last, so a slow `analyze` is never overlapped
+ * Vacuums and analyses the database now and then until stopped; a failure is logged, and tried
+ * again next time. The next run is timed from the end of the last, so a slow one is never overlapped
  * by the next (with a short interval, a database of many large tables once had every pooled
  * connection running one and more queued behind them).
  */
@@ -36,9 +41,9 @@ export function keepStatistics(sql: Sql, logger: Logger, timing = { first: FIRST
   }
   const run = () => {
     timer = null
-    running = sql`analyze`.then(
+    running = sql`vacuum (analyze)`.then(
       () => {},
-      (err: unknown) => logger.line(`database: analyze failed: ${err instanceof Error ? err.message : String(err)}`),
+      (err: unknown) => logger.line(`database: vacuum failed: ${err instanceof Error ? err.message : String(err)}`),
     ).finally(() => {
       running = null
       if (!stopped) arm(timing.every)

@@ -30,16 +30,33 @@ test('the planner learns what a table holds once the first analyze has run, and 
   assert.deepEqual(lines, [])
 })
 
-test('a failed analyze is logged, and the timer stops when asked', async () => {
+test('the space of deleted rows is used again once the upkeep has run, so a table written and emptied over and over stops growing', async () => {
+  const size = async () => Number((await db.sql`select pg_relation_size(${`${db.schema}.churn`}::regclass)::int8 as n`)[0]!.n)
+  await db.sql`create table churn (id int, text text)`
+  await db.sql`insert into churn select i, repeat('x', 200) from generate_series(1, 2000) i`
+  const full = await size()
+  await db.sql`delete from churn`
+  const statistics = keepStatistics(db.sql, { line() {}, flush() {} }, { first: 1, every: 60_000 })
+  try {
+    for (let i = 0; i < 200 && (await plannerRows('churn')) !== 0; i++) await sleep(25)
+    assert.equal(await plannerRows('churn'), 0)
+  } finally {
+    await statistics.stop()
+  }
+  await db.sql`insert into churn select i, repeat('y', 200) from generate_series(1, 2000) i`
+  assert.equal(await size(), full, 'the new rows went where the deleted ones were')
+})
+
+test('a failed vacuum is logged, and the timer stops when asked', async () => {
   const lines: string[] = []
   const failing = Object.assign(() => Promise.reject(new Error('the database went away')), {}) as unknown as typeof db.sql
   const statistics = keepStatistics(failing, { line: (t) => lines.push(t), flush() {} }, { first: 1, every: 10_000 })
   for (let i = 0; i < 100 && lines.length === 0; i++) await sleep(10)
   await statistics.stop()
-  assert.deepEqual(lines, ['database: analyze failed: the database went away'])
+  assert.deepEqual(lines, ['database: vacuum failed: the database went away'])
 })
 
-test('an analyze slower than the interval is not overlapped by the next, and none starts after stop', async () => {
+test('a vacuum slower than the interval is not overlapped by the next, and none starts after stop', async () => {
   let now = 0
   let most = 0
   let calls = 0
@@ -54,7 +71,7 @@ test('an analyze slower than the interval is not overlapped by the next, and non
   }, {}) as unknown as typeof db.sql
   const statistics = keepStatistics(slow, { line() {}, flush() {} }, { first: 1, every: 5 })
   for (let i = 0; i < 100 && calls === 0; i++) await sleep(5)
-  // The first analyze takes ten intervals and more: no second one starts meanwhile.
+  // The first run takes ten intervals and more: no second one starts meanwhile.
   await sleep(60)
   assert.equal(calls, 1)
   finish.shift()!()
