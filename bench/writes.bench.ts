@@ -13,6 +13,9 @@
  * The baseline runs with the same node options as the service (those of `npm start`), so the
  * ratio compares code, not V8 settings. Both servers run on core 0 when cores can be pinned;
  * the clients (node:http, keep-alive, CONCURRENCY at a time) run in this process.
+ *
+ * `WRITES_BENCH_ROUNDS=<n>` changes the rounds (5); `WRITES_BENCH_PROF=<dir>` has the timed
+ * service write a CPU profile (`node --cpu-prof`) into `dir` when it stops.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -172,7 +175,9 @@ try {
   await wire.close()
 
   // 2. The service against the baseline, alternately.
-  const service = await startService({ ...serviceEnv, DATABASE_URL: withSchema(baseUrl) })
+  // WRITES_BENCH_PROF=<dir>: the timed service writes a CPU profile there when it stops.
+  const prof = process.env.WRITES_BENCH_PROF
+  const service = await startService({ ...serviceEnv, DATABASE_URL: withSchema(baseUrl) }, prof ? { extraOptions: ['--cpu-prof', `--cpu-prof-dir=${prof}`] } : {})
   children.push(service)
   const [cookieUser] = [Object.fromEntries(cookies.map((c, w) => [c, noteUser(w + 1)]))]
   const baseline = await startBaseline({ DATABASE_URL: withSchema(baseUrl), BASELINE_COOKIES: JSON.stringify(cookieUser), TICKETS_URL: 'http://localhost:0' })
