@@ -32,6 +32,17 @@ async function device(cookie: string, options: { before?: (body: any) => Promise
   return { local, sync, posts, events, setOffline: (v: boolean) => (offline = v) }
 }
 
+/** A phone and a laptop of one new user, both holding note `id` with `text` as the phone saved it. */
+async function twoDevicesWith(name: string, id: string, text: string) {
+  const user = await app.signIn(name)
+  const phone = await device(user)
+  const laptop = await device(user)
+  await phone.local.edit(id, text, 1)
+  await phone.sync.flush()
+  await laptop.sync.pull()
+  return { user, phone, laptop }
+}
+
 async function serverText(cookie: string, id: string): Promise<string | null> {
   const res = await app.call('GET', `/api/notes?id=${encodeURIComponent(id)}`, { cookie })
   return res.status === 200 ? res.json.text : null
@@ -140,12 +151,7 @@ test('an edit made before the editor heard that its last save was taken goes on 
 })
 
 test('an edit started from text another device has since changed keeps its older base, so the server merges it', async () => {
-  const user = await app.signIn('u-older')
-  const phone = await device(user)
-  const laptop = await device(user)
-  await phone.local.edit('o', 'a\nb\nc\n', 1)
-  await phone.sync.flush()
-  await laptop.sync.pull()
+  const { user, phone, laptop } = await twoDevicesWith('u-older', 'o', 'a\nb\nc\n')
   const started = (await laptop.local.get('o'))!
   await phone.local.edit('o', 'A\nb\nc\n', 2)
   await phone.sync.flush()
@@ -184,12 +190,7 @@ test('a merged answer replaces the copy, and typing since the save was sent is m
 })
 
 test('a copy answer keeps the stored text in the note and makes ours a conflicted copy', async () => {
-  const user = await app.signIn('u-copy')
-  const phone = await device(user)
-  const laptop = await device(user)
-  await phone.local.edit('c', 'blue\n', 1)
-  await phone.sync.flush()
-  await laptop.sync.pull()
+  const { phone, laptop } = await twoDevicesWith('u-copy', 'c', 'blue\n')
   await phone.local.edit('c', 'green\n', 2)
   await phone.sync.flush()
   await laptop.local.edit('c', 'red\n', 3)
