@@ -157,6 +157,13 @@ export async function unpack(tx: Tx, ids: Iterable<string>): Promise<void> {
   }))
 }
 
+/** The base of an edit that started from `from`, the stored note being `old` (see `Local.edit`). */
+function startingBase(old: LocalNote | undefined, from: EditStart | undefined): number {
+  const stored = old?.base ?? 0
+  if (from === undefined) return stored
+  return from.base < stored && from.text !== undefined && old?.text === from.text ? stored : from.base
+}
+
 /**
  * Opens (or makes) the copy named `name`. `onBlocking` is called when another tab asks for a
  * newer version of the copy (`next`; null: it deletes the copy, as signing out does), just
@@ -165,13 +172,6 @@ export async function unpack(tx: Tx, ids: Iterable<string>): Promise<void> {
  * this open waits for an older tab to let go. A copy newer than this code rejects with a
  * `VersionError`.
  */
-/** The base of an edit that started from `from`, the stored note being `old` (see `Local.edit`). */
-function startingBase(old: LocalNote | undefined, from: EditStart | undefined): number {
-  const stored = old?.base ?? 0
-  if (from === undefined) return stored
-  return from.base < stored && from.text !== undefined && old?.text === from.text ? stored : from.base
-}
-
 export async function openLocal(name: string, options: { random?: () => string; onBlocking?: (next: number | null) => void; onBlocked?: () => void } = {}): Promise<Local> {
   const db: IDBPDatabase<Schema> = await openDB<Schema>(name, VERSION, {
     upgrade(db, oldVersion, _newVersion, tx) {
