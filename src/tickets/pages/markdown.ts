@@ -9,6 +9,7 @@ import type { Request } from '../../request.ts'
 import type { TicketAnswer as Ticket } from '../api/answers.ts'
 import type { TicketEvent } from '../store/history.ts'
 import { eventSentence, oneLine } from '../history-words.ts'
+import { isoTime } from '../app/relative-time.ts'
 
 /** Every answer of a route that negotiates carries this, errors included. */
 export const VARY: Headers = { vary: 'Accept' }
@@ -110,5 +111,5 @@ function quote(text: string): string[] {
 
 /** `2026-11-22 01:29 UTC`: minutes are enough for a reader. */
 function time(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 16).replace('T', ' ') + ' UTC'
+  return isoTime(ms).slice(0, 16).replace('T', ' ') + ' UTC'
 }
