@@ -5,7 +5,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { Agent, request } from 'node:http'
+import { Agent, request, type IncomingMessage } from 'node:http'
 import { cpus } from 'node:os'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
@@ -143,18 +143,21 @@ export async function benchDatabase(pool: number, onQuery?: (statement: string) 
 export function keepAliveClient(baseUrl: string, sockets: number) {
   const agent = new Agent({ keepAlive: true, maxSockets: sockets, timeout: 2_000 })
   const { hostname, port } = new URL(baseUrl)
+  /** One request; `read` takes the answer and settles with what the caller keeps of it. */
+  const exchange = <T>(method: string, path: string, headers: Record<string, string>, body: string | undefined, read: (res: IncomingMessage, done: (value: T) => void) => void) =>
+    new Promise<T>((resolve, reject) => {
+      const req = request({ host: hostname, port, path, method, headers, agent }, (res) => read(res, resolve))
+      req.on('error', reject)
+      req.end(body)
+    })
   return {
     /** One request; answers the status and the body's text. */
     call(method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; text: string }> {
-      return new Promise((resolve, reject) => {
-        const req = request({ host: hostname, port, path, method, headers, agent }, (res) => {
-          let text = ''
-          res.setEncoding('utf8')
-          res.on('data', (chunk: string) => (text += chunk))
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }))
-        })
-        req.on('error', reject)
-        req.end(body)
+      return exchange(method, path, headers, body, (res, done) => {
+        let text = ''
+        res.setEncoding('utf8')
+        res.on('data', (chunk: string) => (text += chunk))
+        res.on('end', () => done({ status: res.statusCode ?? 0, text }))
       })
     },
     /**
@@ -162,14 +165,10 @@ export function keepAliveClient(baseUrl: string, sockets: number) {
      * For timed rounds: decoding a page's text cost this process more for the larger answer.
      */
     fetchBytes(method: string, path: string, headers: Record<string, string>): Promise<{ status: number; bytes: number }> {
-      return new Promise((resolve, reject) => {
-        const req = request({ host: hostname, port, path, method, headers, agent }, (res) => {
-          let bytes = 0
-          res.on('data', (chunk: Buffer) => (bytes += chunk.length))
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes }))
-        })
-        req.on('error', reject)
-        req.end()
+      return exchange(method, path, headers, undefined, (res, done) => {
+        let bytes = 0
+        res.on('data', (chunk: Buffer) => (bytes += chunk.length))
+        res.on('end', () => done({ status: res.statusCode ?? 0, bytes }))
       })
     },
     close: () => agent.destroy(),
