@@ -5,9 +5,15 @@
  * and V8's own heuristics let the old generation grow to several times what is live before
  * collecting it. {@link answeredMany} collects once, right after such an answer, so a process
  * holding 10,000 waiting polls stays near what they need (docs/live-events.md, "Memory per
- * waiting poll"). With the start script's options, the highest resident figure of 10,000
- * waiting polls after each event was 179 to 196 MB with it and 198 to 203 MB without it, three
- * runs each (docs/performance.md, "A waiting poll without a global V8 option").
+ * waiting poll"): with node's default young generation, the highest resident figure of 10,000
+ * waiting polls after each event was 187 to 191 MB with a collection after every event, and 217
+ * to 238 MB when they were spaced 5 s apart, so that most events of the bench's rounds (one
+ * every second or two) went without (docs/performance.md, "A waiting poll without a global V8
+ * option").
+ *
+ * Collections take at most a tenth of the process's time: the next one may begin ten pauses
+ * after the last began, and never sooner than half a second (a pause of the 34 MB heap left by
+ * 10,000 answered polls measured 55 to 62 ms).
  *
  * The collector is reached through `--expose-gc`, set at run time for a new context only when
  * first needed: it exposes `gc()` and changes nothing else.
@@ -19,20 +25,24 @@ import { runInNewContext } from 'node:vm'
 
 /** Polls answered by one read (or one expiry) from which a collection follows. */
 export const MASS_ANSWER = 1_000
-/** At most one collection this often: one of a 90 MB heap paused the process 0.1 to 0.8 s on a loaded machine. */
-const SPACING_MS = 5_000
+/** The shortest time from the start of one collection to the start of the next. */
+export const MIN_SPACING_MS = 500
+/** The next collection waits this many times the last one's pause after it began. */
+const PAUSES_APART = 10
 
 let gc: (() => void) | null = null
 let runs = 0
-let last = -Infinity
+let lastStart = -Infinity
+let lastPause = 0
 let pending: NodeJS.Immediate | NodeJS.Timeout | null = null
 
 /** Called with how many requests were just answered; collects once they are sent, when they are many. */
 export function answeredMany(count: number): void {
   if (count < MASS_ANSWER || pending !== null) return
   // setImmediate: the answers are written in this turn's promise jobs, and their objects are let
-  // go once written; spaced, so that a storm of events costs one collection every few seconds.
-  const wait = Math.max(0, last + SPACING_MS - performance.now())
+  // go once written; spaced, so that a storm of events spends at most a tenth of the time in
+  // collections.
+  const wait = Math.max(0, lastStart + Math.max(MIN_SPACING_MS, PAUSES_APART * lastPause) - performance.now())
   pending = wait === 0 ? setImmediate(collect) : setTimeout(collect, wait)
   pending.unref()
 }
@@ -45,10 +55,11 @@ export function collections(): number {
 function collect(): void {
   pending = null
   runs++
-  last = performance.now()
   if (gc === null) {
     setFlagsFromString('--expose-gc')
     gc = runInNewContext('gc') as () => void
   }
+  lastStart = performance.now()
   gc()
+  lastPause = performance.now() - lastStart
 }

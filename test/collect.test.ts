@@ -1,14 +1,16 @@
 /**
  * The full collection after a mass answer (src/collect.ts): it runs once thousands of requests
- * were answered together, not for fewer, and at most once every few seconds.
+ * were answered together, not for fewer, and a storm of mass answers is collected at most every
+ * half second (or ten pauses, when a pause is longer).
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { answeredMany, collections, MASS_ANSWER } from '../src/collect.ts'
+import { answeredMany, collections, MASS_ANSWER, MIN_SPACING_MS } from '../src/collect.ts'
+import { until } from './support/wait.ts'
 
 const turn = () => new Promise((resolve) => setTimeout(resolve, 50))
 
-test('fewer answers than a mass answer collect nothing; a mass answer collects once, right after, and the next not at once', async () => {
+test('fewer answers than a mass answer collect nothing; a mass answer collects once, right after; the next one waits its turn', async () => {
   const before = collections()
   answeredMany(MASS_ANSWER - 1)
   await turn()
@@ -18,9 +20,15 @@ test('fewer answers than a mass answer collect nothing; a mass answer collects o
   await turn()
   assert.equal(collections(), before + 1)
   assert.ok(process.memoryUsage().heapUsed <= heap + 1024 * 1024, 'the heap was collected')
-  // A second mass answer right after waits for the spacing (5 s), so a storm of events costs
-  // one collection every few seconds.
+  // A second mass answer right after is collected once the spacing has passed, and a third
+  // meanwhile adds nothing: a storm of events costs one collection a spacing.
+  const second = performance.now()
+  answeredMany(MASS_ANSWER)
   answeredMany(MASS_ANSWER)
   await turn()
   assert.equal(collections(), before + 1)
+  await until(() => collections() === before + 2)
+  assert.ok(performance.now() - second >= MIN_SPACING_MS - 100, 'the second waited for the spacing')
+  await turn()
+  assert.equal(collections(), before + 2)
 })
