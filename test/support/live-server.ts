@@ -1,7 +1,7 @@
 /**
  * A small server process around `GET /api/live`, for the two-process test and the bench:
- * `node --import tsx test/support/live-server.ts` (or `node scripts/run.mjs test/support/live-server.ts`,
-as the bench starts it), configured by the environment:
+ * `node --import tsx test/support/live-server.ts` (or `node scripts/run.mjs
+ * test/support/live-server.ts`, as the bench starts it), configured by the environment:
  *
  * - `DATABASE_URL`, `LIVE_SCHEMA`: the database and the (migrated) schema to use;
  * - `LIVE_LISTEN`: `1` to LISTEN for other processes' writes (real PostgreSQL);
