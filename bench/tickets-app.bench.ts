@@ -35,7 +35,13 @@ const POOL = 10
 const TICKETS = 10_000
 const EVENTS = 200
 const ROUNDS = 5
-const PER_ROUND = 150
+/**
+ * Each round of a contender lasts this long, and each is warmed up as long first: 150 requests
+ * a round (0.03 to 0.1 s) and 30 of warm-up measured the pages half planned (each of the pool's
+ * connections plans a prepared statement on its first five runs) and moved a ratio by a fifth
+ * from run to run.
+ */
+const ROUND_SECONDS = 0.5
 
 // Every statement sent, counted per page (exact, unlike the timings) on a second server whose
 // connection counts them; the timed server's connection does not (bench/support.ts says why).
@@ -130,13 +136,16 @@ for (const [name, path] of Object.entries(contenders)) {
   perRequest[name] = statements - before
 }
 
-async function measure(path: string, count: number): Promise<number> {
-  let left = count
+/** Requests a second over `seconds`, CONCURRENCY at a time. */
+async function measure(path: string, seconds: number): Promise<number> {
+  let count = 0
   const started = performance.now()
+  const end = started + seconds * 1000
   await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (left-- > 0) {
+    while (performance.now() < end) {
       const got = await client.fetchBytes('GET', path, {})
       if (got.status !== 200) throw new Error(`${path}: status ${got.status}`)
+      count++
     }
   }))
   return count / ((performance.now() - started) / 1000)
@@ -146,12 +155,12 @@ console.log(`# tickets app bench on the ${database.kind} database: ${TICKETS} ti
 console.log(`# page sizes: ${Object.entries(sizes).map(([n, s]) => `${n} ${s} bytes`).join(', ')}`)
 console.log(`# statements per request: ${Object.entries(perRequest).map(([n, c]) => `${n} ${c}`).join(', ')}`)
 const names = Object.keys(contenders)
-for (const name of names) await measure(contenders[name]!, 30)
+for (const name of names) await measure(contenders[name]!, ROUND_SECONDS)
 const results: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]))
 for (let round = 0; round < ROUNDS; round++) {
   for (let i = 0; i < names.length; i++) {
     const name = names[(i + round) % names.length]!
-    results[name]!.push(await measure(contenders[name]!, PER_ROUND))
+    results[name]!.push(await measure(contenders[name]!, ROUND_SECONDS))
   }
 }
 for (const [pageName, base] of [['project page', 'project baseline'], ['ticket page', 'ticket baseline']] as const) {
