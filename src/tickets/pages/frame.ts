@@ -116,7 +116,12 @@ export function stateBadge(state: string): Html {
 
 /** A time in words ("5 minutes ago") with the exact time on hover; the script keeps it fresh. */
 export function timeAgo(ms: number, now: number): Html {
-  return html`<time datetime="${isoTime(ms)}" title="${exactTime(ms)}" data-relative>${relativeTime(ms, now)}</time>`
+  return html`${timeOpening(ms)}${relativeTime(ms, now)}</time>`
+}
+
+/** The opening tag of {@link timeAgo}'s element: the exact times, without the words. */
+function timeOpening(ms: number): Html {
+  return html`<time datetime="${isoTime(ms)}" title="${exactTime(ms)}" data-relative>`
 }
 
 /** A subject as inline Markdown without links (it sits inside a link or a heading). */
@@ -155,7 +160,7 @@ function ticketRow({ ticket: t, blocked }: Row, now: number, showProject: boolea
 <a class="ref" href="/${t.slug}/${t.number}" tabindex="-1" aria-hidden="true">${showProject ? t.ref : `#${t.number}`}</a>
 <a class="subject" href="/${t.slug}/${t.number}">${subjectHtml(t.subject)}</a>
 <span class="side">${stateBadge(t.state)}</span>
-<span class="meta"><span>${t.ref}</span>${blocked ? html`<span class="blocked">blocked</span>` : ''}<span>${assignee !== null ? html`assigned to ${assignee}` : 'unassigned'}</span><span>updated <time datetime="${isoTime(t.updated)}" title="${exactTime(t.updated)}" data-relative>`.text
+<span class="meta"><span>${t.ref}</span>${blocked ? html`<span class="blocked">blocked</span>` : ''}<span>${assignee !== null ? html`assigned to ${assignee}` : 'unassigned'}</span><span>updated ${timeOpening(t.updated)}`.text
     kept = { updated: t.updated, subject: t.subject, state: t.state, assignee, blocked, slug: t.slug, number: t.number, showProject, before }
     keptRows.delete(t.id)
     keptRows.set(t.id, kept)
