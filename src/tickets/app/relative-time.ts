@@ -24,10 +24,29 @@ export function relativeTime(then: number, now: number): string {
   const days = Math.floor(ago / DAY)
   if (days === 1) return 'yesterday'
   if (days < 30) return `${days} days ago`
-  const date = utcParts(then)
-  const day = `${date.day} ${MONTHS[date.month]}`
-  return date.year === utcParts(now).year ? `on ${day}` : `on ${day} ${date.year}`
+  const date = dateOf(then)
+  return date.year === dateOf(now).year ? date.thisYear : date.otherYear
 }
+
+/**
+ * The words of a day, by day: a list of old tickets says "on 15 Nov 2023" fifty times a page.
+ * At most {@link DATES_KEPT} days are kept, the whole map dropped when full.
+ */
+function dateOf(ms: number): { year: number; thisYear: string; otherYear: string } {
+  const dayNumber = Math.floor(ms / DAY)
+  let date = dates.get(dayNumber)
+  if (date === undefined) {
+    const d = utcParts(ms)
+    const day = `${d.day} ${MONTHS[d.month]}`
+    date = { year: d.year, thisYear: `on ${day}`, otherYear: `on ${day} ${d.year}` }
+    if (dates.size >= DATES_KEPT) dates.clear()
+    dates.set(dayNumber, date)
+  }
+  return date
+}
+
+const DATES_KEPT = 4_000
+const dates = new Map<number, { year: number; thisYear: string; otherYear: string }>()
 
 function future(ms: number): string {
   if (ms < HOUR) return plural(Math.ceil(ms / MINUTE), 'minute')
