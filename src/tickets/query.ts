@@ -224,9 +224,11 @@ export function parseQuery(text: string): ParsedQuery {
 
 /** True when the search needs to know who is signed in (`assignee:me`, `author:me`). */
 export function needsMe(query: TicketQuery): boolean {
-  const me = (f: PersonFilter) => [...f.any, ...f.not].some((p) => p.kind === 'me')
-  return me(query.assignee) || me(query.author)
+  return namesMe(query.assignee) || namesMe(query.author)
 }
+
+const isMe = (p: PersonFilter['any'][number]) => p.kind === 'me'
+const namesMe = (f: PersonFilter) => f.any.some(isMe) || f.not.some(isMe)
 
 /** The search with its `sort:` term replaced (or removed, for null): for the sort links of a page. */
 export function withSort(text: string, sort: Sort | null): string {

@@ -26,13 +26,13 @@ export interface TicketsService extends Service {
 }
 
 /** Builds the ticket service. */
-export function createTicketsService(deps: ServiceDeps): TicketsService {
+export function createTicketsService(deps: ServiceDeps & { /** What the pages keep between requests (src/tickets/store/page-reads.ts); 0 reads everything every time. */ readsKept?: number }): TicketsService {
   const { sql, clock, publicUrl, sessions } = deps
   const origin = originOf(publicUrl)
   const wake = createWake()
   const mailer = deps.config.smtpUrl ? createMailer(deps.config.smtpUrl, `tickets@${new URL(publicUrl).hostname}`, deps.logger) : null
 
-  const store = createTicketStore({ sql, clock, wake })
+  const store = createTicketStore({ sql, clock, wake, ...(deps.readsKept === undefined ? {} : { readsKept: deps.readsKept }) })
   const ctx: Context = {
     store,
     clock,

@@ -205,7 +205,7 @@ test('a search for words is sent unprepared, so each is planned for its words (a
     const prepared = async () => (await conn`select count(*)::int as n from pg_prepared_statements where statement like '%to_tsquery%'`)[0]!.n as number
     const before = await prepared()
     const tickets = ticketTable(conn)
-    const pages = pageReadTable(conn)
+    const pages = pageReadTable(conn, 0)
     for (const text of ['login', 'login -safari', '"loops forever"']) {
       const parsed = parseQuery(text)
       assert.ok(parsed.ok)

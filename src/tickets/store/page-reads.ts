@@ -3,7 +3,8 @@
  * live cursor, the project switcher, the signed-in person's inbox count and, on a project's
  * pages, the project a name gives with the person's role, its members and its tickets per
  * state) in one statement, which on the project page also reads the page of its list; and the
- * rows of the other ticket lists with only the columns a row shows.
+ * rows of the other ticket lists with only the columns a row shows. What of the context is the
+ * same for everyone is kept between requests while the lists' version is unchanged ({@link Keep}).
  *
  * Each statement is written so that PostgreSQL keeps one plan for it (a prepared statement's
  * generic plan) instead of planning it again on every request, which on the embedded database
@@ -14,10 +15,9 @@
 import type postgres from 'postgres'
 import { plannedEachTime, type Query } from '../../db.ts'
 import { isLookupText } from '../ids.ts'
-import type { TicketQuery } from '../query.ts'
+import { needsMe, type TicketQuery } from '../query.ts'
 import type { Role } from '../roles.ts'
 import { STATES, type State } from '../states.ts'
-import { liveCursor } from './outbox.ts'
 import type { Member, Project } from './projects.ts'
 import { searchCondition, searchOrder, textSearched, type SearchContext } from './search.ts'
 import { limitClause, searchWhere, ticketOf, viewOf, type Ticket, type TicketRow, type TicketSearch } from './tickets.ts'
@@ -75,7 +75,8 @@ type Json<T> = string | T
 
 interface ContextRow {
   cursor: number
-  switcher: Json<{ slug: string; title: string }[]>
+  quiet: number
+  switcher: Json<{ slug: string; title: string }[]> | null
   inbox: number | null
   id: string | null
   slug: string | null
@@ -112,10 +113,21 @@ const parsed = <T>(value: Json<T>): T => (typeof value === 'string' ? (JSON.pars
  * The page context for `viewerId` (null: signed out) and a project slug, old slug or id (null:
  * none). Signed out, the statement has no inbox count and no role in it rather than a null
  * viewer: a null makes each run's custom plan look cheaper than the kept one, so it was planned
- * again every time.
+ * again every time. What is the same for everyone (the switcher, the project's members and
+ * counts, a page of its list) is read only when the lists' version moved since it was kept.
  */
-async function pageContext(q: Query, viewerId: string | null, projectRef: string | null, list: ListRequest | null = null, ticketNumber: number | null = null): Promise<PageContext> {
+async function pageContext(q: Query, keep: Keep, viewerId: string | null, projectRef: string | null, list: ListRequest | null = null, ticketNumber: number | null = null): Promise<PageContext> {
   const ref = projectRef !== null && isLookupText(projectRef) ? projectRef : null
+  // What was kept when the statement was sent: an answer "unchanged" refers to it, though
+  // another answer may have replaced it by the time this one comes.
+  const have = keep.limit === 0 ? null : keep.current
+  const keptProject = ref === null ? undefined : have?.projects.get(ref)
+  const listKey = list === null || ref === null || keep.limit === 0 ? null : keyOf(ref, list)
+  const keptList = listKey === null ? undefined : have?.lists.get(listKey)
+  // Without anything kept the values match no version and no project, so the statement is the
+  // same either way (one plan).
+  const same = q`v.cursor = ${have?.cursor ?? -1} and v.quiet = ${have?.quiet ?? -1}`
+  const sameProject = q`${same} and here.id = ${keptProject?.projectId ?? ''}`
   const inbox = viewerId === null
     ? q`null::int`
     : q`(select count(*)::int from tickets i where i.assignee_id = ${viewerId} and i.state in ('open', 'doing', 'review'))`
@@ -124,49 +136,53 @@ async function pageContext(q: Query, viewerId: string | null, projectRef: string
   // `projects p` (viewOf), and a `p.id` meant for the page's project then named the ticket's own,
   // which matched the ticket of that number in every project.
   // `ticket_counts` may hold several rows of one state (they add up), hence the sum.
+  // A kept part reads as null; a part read is never null (`coalesce`).
   const statement = q<ContextRow[]>`
     select
-      ${liveCursor(q)} as cursor,
-      (select coalesce(json_agg(json_build_object('slug', s.slug, 'title', s.title) order by lower(s.title), s.slug), '[]')
-        from projects s) as switcher,
+      v.cursor, v.quiet,
+      case when ${same} then null else (select coalesce(json_agg(json_build_object('slug', s.slug, 'title', s.title) order by lower(s.title), s.slug), '[]')
+        from projects s) end as switcher,
       ${inbox} as inbox,
       here.id, here.slug, here.title, here.description, here.created,
       ${role} as role,
-      (select coalesce(json_agg(json_build_object('id', u.id, 'name', u.name, 'role', m.role)
+      case when ${sameProject} then null else (select coalesce(json_agg(json_build_object('id', u.id, 'name', u.name, 'role', m.role)
           order by array_position(array['admin', 'edit', 'use'], m.role), u.name, u.id), '[]')
-        from members m join users u on u.id = m.user_id where m.project_id = here.id) as members,
-      (select coalesce(json_agg(json_build_object('state', c.state, 'n', c.n)), '[]')
-        from (select state, sum(count)::int as n from ticket_counts where project_id = here.id group by state) c) as counts
-      ${list === null ? q`` : listColumns(q, list)}
+        from members m join users u on u.id = m.user_id where m.project_id = here.id) end as members,
+      case when ${sameProject} then null else (select coalesce(json_agg(json_build_object('state', c.state, 'n', c.n)), '[]')
+        from (select state, sum(count)::int as n from ticket_counts where project_id = here.id group by state) c) end as counts
+      ${list === null ? q`` : listColumns(q, list, q`${same} and here.id = ${keptList?.projectId ?? ''}`)}
       ${ticketNumber === null ? q`` : ticketColumns(q, ticketNumber)}
     from (select 1) as one
+    left join lateral (${listsVersionRow(q)}) as v on true
     left join (project_names n join projects here on here.id = n.project_id) on n.name = ${ref}`
   // A text search's plan depends on its words: planned for them each time (src/db.ts).
   const [row] = await (list !== null && textSearched(list.query) ? plannedEachTime(statement) : statement)
   const r = row!
+  // The kept reads of the version the statement read at, where this answer's reads are kept.
+  const at = r.switcher === null ? have! : keptAt(keep, r)
+  const switcher = r.switcher === null ? at.switcher : (at.switcher = parsed(r.switcher))
   let project: PageContext['project'] = null
   if (r.id !== null) {
-    const counts = Object.fromEntries(STATES.map((s) => [s, 0])) as Record<State, number>
-    for (const c of parsed(r.counts ?? [])) counts[c.state] = c.n
+    let shared = r.members === null ? keptProject! : undefined
+    if (shared === undefined) {
+      const counts = Object.fromEntries(STATES.map((s) => [s, 0])) as Record<State, number>
+      for (const c of parsed(r.counts ?? [])) counts[c.state] = c.n
+      shared = { projectId: r.id, members: parsed(r.members ?? []).map((m) => ({ user: { id: m.id, name: m.name }, role: m.role })), counts }
+      if (ref !== null && keep.limit > 0) remember(at.projects, ref, shared, keep.limit)
+    }
     project = {
       project: { id: r.id, slug: r.slug!, title: r.title!, description: r.description!, created: r.created! },
       role: r.role ?? null,
-      members: parsed(r.members ?? []).map((m) => ({ user: { id: m.id, name: m.name }, role: m.role })),
-      counts,
-      list: list === null ? null : {
-        rows: parsed(r.list ?? []).map(([id, number, subject, state, assigneeId, assigneeName, updated, blocked]) => ({
-          ticket: { id, ref: `${r.slug}#${number}`, slug: r.slug!, number, subject, state, assignee: assigneeId !== null ? { id: assigneeId, name: assigneeName! } : null, updated },
-          blocked,
-        })),
-        total: r.total ?? null,
-      },
+      members: shared.members,
+      counts: shared.counts,
+      list: list === null ? null : readList(r, at, keep.limit, listKey, keptList),
       ticket: r.ticket == null ? null : {
         ticket: ticketOf(parsed(r.ticket)),
         related: parsed(r.related ?? []).map((t) => ({ ...listRowOf(t), relation: t.relation })),
       },
     }
   }
-  return { cursor: r.cursor, switcher: parsed(r.switcher), inboxCount: viewerId === null ? null : r.inbox, project }
+  return { cursor: r.cursor, switcher, inboxCount: viewerId === null ? null : r.inbox, project }
 }
 
 /**
@@ -174,19 +190,113 @@ async function pageContext(q: Query, viewerId: string | null, projectRef: string
  * list's order) and, for a search, its count (`total`). One statement with the context, where
  * it was a second: 1.0 ms against 1.8 ms for the two on the embedded database.
  */
-function listColumns(q: Query, list: ListRequest): Fragment {
+function listColumns(q: Query, list: ListRequest, kept: Fragment): Fragment {
   const where = q`t.project_id = here.id and ${searchCondition(q, list.query, list.search)}`
   const order = searchOrder(q, list.query.sort)
+  // A kept page is still the page while the project and the lists' version are the ones it was
+  // read at (`kept`); then the list reads as null and nothing of it is read again.
   // The outer `t` is the page of rows, so the same order sorts it into the array.
   return q`,
-      (select coalesce(json_agg(json_build_array(t.id, t.number, t.subject, t.state, t.assignee_id, t.assignee_name, t.updated, t.blocked) order by ${order}), '[]')
+      case when ${kept} then null else (select coalesce(json_agg(json_build_array(t.id, t.number, t.subject, t.state, t.assignee_id, t.assignee_name, t.updated, t.blocked) order by ${order}), '[]')
         from (
           select t.id, t.number, t.subject, t.state, t.assignee_id, a.name as assignee_name, t.created, t.updated, t.open_blockers > 0 as blocked
           from tickets t left join users a on a.id = t.assignee_id
           where ${where}
           order by ${order} ${pageClause(q, list.limit, list.skip)}
-        ) as t) as list
-      ${list.count ? q`, (select count(*)::int from tickets t where ${where}) as total` : q``}`
+        ) as t) end as list
+      ${list.count ? q`, case when ${kept} then null else (select count(*)::int from tickets t where ${where}) end as total` : q``}`
+}
+
+/**
+ * The version of the ticket lists as a one-row select: the live cursor (the last event `seq`
+ * given out, or pruned) and the count of writes that change the lists without an event
+ * (src/tickets/store/outbox.ts, sql/0009_ticket_lists.sql). Read in the same statement as the
+ * list, it is the version of the rows the statement reads.
+ */
+function listsVersionRow(q: Query): Fragment {
+  // `limit 1` tells the planner what the table's one row cannot: without it, the table's size
+  // guessed at a thousand rows or more made every column a thousand runs, and the statement's
+  // cost high enough for PostgreSQL to compile it (JIT, 50 ms a run).
+  return q`select greatest(pruned_through, (select max(seq) from events)) as cursor, quiet_writes as quiet from live_state limit 1`
+}
+
+/**
+ * What the pages read that is the same for everyone, kept between requests with the lists'
+ * version it was read at: the switcher, each project's members and tab counts, and pages of the
+ * project lists. Every write that changes one of them moves the version (an event, or a quiet
+ * write: sql/0009_ticket_lists.sql, sql/0014_pages_version.sql), so while the version is the
+ * same, so are they. The project page's list was half of what its statement cost the database
+ * (the rows built as JSON) and a tenth of the process's time (that JSON parsed and shaped).
+ * When the version moves everything kept is dropped at once; within one version at most
+ * {@link READS_KEPT} projects and as many lists are kept, the least recently used dropped first.
+ */
+interface Keep {
+  /** 0 keeps nothing: everything is read every time. */
+  limit: number
+  current: Kept | null
+}
+
+interface Kept {
+  cursor: number
+  quiet: number
+  switcher: PageContext['switcher']
+  /** By the name the page asked for (slug, old slug or id). */
+  projects: Map<string, KeptProject>
+  /** By {@link keyOf}. */
+  lists: Map<string, KeptList>
+}
+
+interface KeptProject {
+  projectId: string
+  members: Member[]
+  counts: Record<State, number>
+}
+
+interface KeptList {
+  projectId: string
+  rows: ListRow[]
+  total: number | null
+}
+
+/** Projects and lists kept: a first page and a few searches for each of a hundred busy projects, a few KB each. */
+export const READS_KEPT = 500
+
+/** The kept reads of the version `r` was read at: the current ones if they are of it, else new ones that replace them. */
+function keptAt(keep: Keep, r: ContextRow): Kept {
+  const current = keep.current
+  if (current !== null && current.cursor === r.cursor && current.quiet === r.quiet) return current
+  const fresh: Kept = { cursor: r.cursor, quiet: r.quiet, switcher: [], projects: new Map(), lists: new Map() }
+  if (keep.limit > 0) keep.current = fresh
+  return fresh
+}
+
+/** Keeps `value` as the most recently used of `map`, dropping the least recently used past `limit`. */
+function remember<T>(map: Map<string, T>, key: string, value: T, limit: number): void {
+  map.delete(key)
+  map.set(key, value)
+  if (map.size > limit) map.delete(map.keys().next().value!)
+}
+
+/** A list request's key: the project as named, the page, and the search (with who is `me` only when it says `me`). */
+function keyOf(ref: string, list: ListRequest): string {
+  const me = needsMe(list.query) ? list.search.me : null
+  return `${ref}\n${list.limit}\n${list.skip}\n${list.count}\n${list.search.states.join(' ')}\n${me ?? ''}\n${JSON.stringify(list.query)}`
+}
+
+/** The page of the list from the context's row, or the kept page when the row has none; kept for next time when read. */
+function readList(r: ContextRow, at: Kept, limit: number, key: string | null, keptList: KeptList | undefined): { rows: ListRow[]; total: number | null } {
+  if (r.list === null) {
+    // Used again: the newest in the map's order.
+    remember(at.lists, key!, keptList!, limit)
+    return keptList!
+  }
+  const rows = parsed(r.list ?? []).map(([id, number, subject, state, assigneeId, assigneeName, updated, blocked]): ListRow => ({
+    ticket: { id, ref: `${r.slug}#${number}`, slug: r.slug!, number, subject, state, assignee: assigneeId !== null ? { id: assigneeId, name: assigneeName! } : null, updated },
+    blocked,
+  }))
+  const read = { rows, total: r.total ?? null }
+  if (key !== null) remember(at.lists, key, { projectId: r.id!, ...read }, limit)
+  return read
 }
 
 /**
@@ -252,11 +362,12 @@ function listRowOf(r: ListRowRow): ListRow {
 }
 
 /** The pages' reads on `q`. */
-export function pageReadTable(q: Query) {
+export function pageReadTable(q: Query, readsKept: number) {
+  const keep: Keep = { limit: readsKept, current: null }
   return {
-    /** The page context; with `list`, a page of the project's list read with it. */
+    /** The page context; with `list`, a page of the project's list read with it (what is the same for everyone kept while the lists' version is). */
     context: (viewerId: string | null, projectRef: string | null, list: ListRequest | null = null, ticketNumber: number | null = null) =>
-      pageContext(q, viewerId, projectRef, list, ticketNumber),
+      pageContext(q, keep, viewerId, projectRef, list, ticketNumber),
     /** Up to `limit` rows a search finds, in its order, after `skip` of them. */
     list: (query: TicketQuery, search: TicketSearch, limit: number, skip: number) =>
       listRows(q, searchWhere(q, query, search), searchOrder(q, query.sort), limit, skip, textSearched(query)),

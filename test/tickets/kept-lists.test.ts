@@ -1,0 +1,131 @@
+/**
+ * The pages keep what they read that is the same for everyone (the switcher, a project's members
+ * and tab counts, pages of its list) between requests while the lists' version is the same
+ * (src/tickets/store/page-reads.ts): every change of what they show must show on the next read,
+ * however recently the page was read before it; nothing changed, nothing is read again.
+ */
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { parseQuery } from '../../src/tickets/query.ts'
+import { DEFAULT_FILTER } from '../../src/tickets/states.ts'
+import { pageReadTable, type ListRequest } from '../../src/tickets/store/page-reads.ts'
+import { ticketsApp } from './support.ts'
+
+const app = await ticketsApp()
+const alice = await app.login('alice', 'idp-alice')
+const bob = await app.login('Bob', 'idp-bob')
+const web = await app.project(alice, 'Web')
+await app.member(alice, web.slug, bob, 'edit')
+const login = await app.ticket(alice, web.slug, { subject: 'Login loops forever' })
+const fonts = await app.ticket(alice, web.slug, { subject: 'Fonts render badly' })
+
+/** The project page's list as a person reads it: the text of each row. */
+async function rows(slug = web.slug, query = ''): Promise<string[]> {
+  const page = await app.call('GET', `/${slug}${query}`, { headers: { cookie: alice.cookie } })
+  assert.equal(page.status, 200, page.text)
+  return [...page.text.matchAll(/<li data-key="[^"]+">([\s\S]*?)<\/li>/g)].map((m) => m[1]!.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim())
+}
+
+const row = (all: string[], subject: string) => all.find((r) => r.includes(subject)) ?? assert.fail(`no row for ${subject} in ${JSON.stringify(all)}`)
+
+test('each change a row shows appears on the next read of a page read just before', async () => {
+  await rows()
+  const change = async (path: string, body: unknown, by = alice) => {
+    const answer = await app.call('POST', path, { token: by.token, body })
+    assert.ok(answer.status < 300, answer.text)
+  }
+  await change(`/api/tickets/${login.id}/state`, { state: 'doing' })
+  assert.match(row(await rows(), 'Login loops'), /\bdoing\b/)
+  await change(`/api/tickets/${login.id}/edit`, { subject: 'Login loops on Safari' })
+  assert.match(row(await rows(), 'Login loops on Safari'), /doing/)
+  await change(`/api/tickets/${login.id}/assign`, { assignee: 'Bob' })
+  assert.match(row(await rows(), 'Login loops on Safari'), /assigned to Bob/)
+  await change(`/api/tickets/${fonts.id}/blocked-by`, { add: `${web.slug}#${login.number}` })
+  assert.match(row(await rows(), 'Fonts render'), /\bblocked\b/)
+  await change(`/api/tickets/${login.id}/state`, { state: 'done' })
+  const after = await rows()
+  assert.doesNotMatch(row(after, 'Fonts render'), /\bblocked\b/, 'the blocker is done')
+  assert.equal(after.some((r) => r.includes('Login loops')), false, 'a done ticket leaves the active tab')
+  await app.ticket(bob, web.slug, { subject: 'Export to CSV' })
+  assert.match(row(await rows(), 'Export to CSV'), /unassigned/)
+})
+
+test('changes without a ticket event show too: a person renamed at sign-in, a project renamed', async () => {
+  await app.call('POST', `/api/tickets/${fonts.id}/assign`, { token: alice.token, body: { assignee: 'Bob' } })
+  assert.match(row(await rows(), 'Fonts render'), /assigned to Bob/)
+  await app.login('Robert', 'idp-bob')
+  assert.match(row(await rows(), 'Fonts render'), /assigned to Robert/)
+  const renamed = await app.call('POST', `/api/projects/${web.slug}`, { token: alice.token, body: { slug: 'site' } })
+  assert.equal(renamed.status, 200, renamed.text)
+  const moved = await app.call('GET', `/${web.slug}`, { headers: { cookie: alice.cookie } })
+  assert.equal(moved.status, 301)
+  assert.match(row(await rows('site'), 'Fonts render'), /site#\d+/)
+  await app.call('POST', '/api/projects/site', { token: alice.token, body: { slug: web.slug } })
+})
+
+test('the switcher, the members to assign, the tab counts and the description follow changes too', async () => {
+  const page = async () => (await app.call('GET', `/${web.slug}`, { headers: { cookie: alice.cookie } })).text
+  const before = await page()
+  const open = Number(/Open<span class="n">(\d+)<\/span>/.exec(before)![1])
+  await app.project(bob, 'Mobile apps')
+  assert.match(await page(), /<li><a href="\/mobile-apps">Mobile apps<\/a><\/li>/, 'a new project joins the switcher')
+  const carol = await app.login('Carol')
+  await app.member(alice, web.slug, carol, 'use')
+  assert.match(await page(), /<option value="[^"]+">Carol<\/option>/, 'a new member can be assigned')
+  const removed = await app.call('POST', `/api/projects/${web.slug}/members/remove`, { token: alice.token, body: { user: 'Carol' } })
+  assert.equal(removed.status, 200, removed.text)
+  assert.doesNotMatch(await page(), />Carol<\/option>/, 'a removed member cannot')
+  await app.ticket(alice, web.slug, { subject: 'Counted' })
+  assert.match(await page(), new RegExp(`Open<span class="n">${open + 1}</span>`), 'the Open tab counts the new ticket')
+  const described = await app.call('POST', `/api/projects/${web.slug}`, { token: alice.token, body: { description: 'The public site' } })
+  assert.equal(described.status, 200, described.text)
+  assert.match(await page(), /<p class="muted">The public site<\/p>/)
+})
+
+test('a search keeps its own page: its count and rows follow changes like the first page', async () => {
+  const before = await rows(web.slug, '?q=csv')
+  assert.equal(before.length, 1)
+  const made = await app.ticket(alice, web.slug, { subject: 'Import from CSV' })
+  const after = await rows(web.slug, '?q=csv')
+  assert.equal(after.length, 2)
+  const page = await app.call('GET', `/${web.slug}?q=csv`, { headers: { cookie: alice.cookie } })
+  assert.match(page.text, /1&ndash;2 of 2/)
+  await app.call('POST', `/api/tickets/${made.id}/state`, { token: alice.token, body: { state: 'dropped' } })
+  assert.equal((await rows(web.slug, '?q=csv')).length, 1)
+})
+
+test('nothing changed since a page was read: the same page is answered without reading its rows again', async () => {
+  const pages = pageReadTable(app.sql, 10)
+  const parsed = parseQuery('')
+  assert.ok(parsed.ok)
+  const ask: ListRequest = { query: parsed.query, search: { states: DEFAULT_FILTER, me: null }, limit: 50, skip: 0, count: false }
+  const first = await pages.context(null, web.slug, ask)
+  const second = await pages.context(null, web.slug, ask)
+  assert.ok(first.project?.list && second.project?.list)
+  assert.equal(second.project.list.rows, first.project.list.rows, 'the kept rows, not a fresh read')
+  assert.equal(second.switcher, first.switcher, 'the kept switcher')
+  assert.equal(second.project.members, first.project.members, 'the kept members')
+  await app.call('POST', `/api/tickets/${fonts.id}/edit`, { token: alice.token, body: { summary: 'Only on Windows' } })
+  const third = await pages.context(null, web.slug, ask)
+  assert.notEqual(third.project!.list!.rows, first.project.list.rows, 'read again after a change')
+  assert.notEqual(third.switcher, first.switcher)
+  assert.deepEqual(third.project!.list!.rows.map((r) => r.ticket.id), first.project.list.rows.map((r) => r.ticket.id))
+})
+
+test('at most the given number of pages are kept, the least recently used dropped first', async () => {
+  const pages = pageReadTable(app.sql, 2)
+  const ask = (text: string): ListRequest => {
+    const parsed = parseQuery(text)
+    assert.ok(parsed.ok)
+    return { query: parsed.query, search: { states: DEFAULT_FILTER, me: null }, limit: 50, skip: 0, count: true }
+  }
+  const read = async (text: string) => (await pages.context(null, web.slug, ask(text))).project!.list!.rows
+  const a = await read('fonts')
+  const b = await read('csv')
+  assert.equal(await read('fonts'), a)
+  await read('export')
+  assert.notEqual(await read('csv'), b, 'csv was the least recently used, so it was dropped')
+  const none = pageReadTable(app.sql, 0)
+  const once = (await none.context(null, web.slug, ask('fonts'))).project!.list!.rows
+  assert.notEqual((await none.context(null, web.slug, ask('fonts'))).project!.list!.rows, once, 'with none kept, every read reads')
+})
