@@ -7,7 +7,7 @@
 // Contenders, requests per second with the same concurrency, signed out (a page for anyone):
 //   project page      GET /big: the frame, tabs with counts, the first 50 active tickets; the
 //                     page of the list is kept from the previous request (nothing changed since)
-//   project page, list read   the same page on a service that keeps no list, as after a write
+//   project page, list read   the same page on a service that keeps nothing between requests, as after a write
 //   project baseline  the same 50 rows by one select, one template literal
 //   ticket page       GET /big/1: the ticket, 200 events in words, relations, members
 //   ticket baseline   the ticket and its 200 events by two selects, one template literal

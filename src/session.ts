@@ -8,6 +8,7 @@
  */
 import nacl from 'tweetnacl'
 import type { Sql } from './db.ts'
+import { keepNewest } from './kept.ts'
 import { randomToken } from './random.ts'
 import type { Request } from './request.ts'
 import { serializeCookie } from './cookie.ts'
@@ -48,12 +49,6 @@ export function unseal(cookie: string, key: Uint8Array): string | null {
   } catch {
     return null
   }
-}
-
-/** Sets `key` in a map of at most {@link SESSION_CACHE_SIZE} entries, the oldest going first out (a Map iterates in insertion order). */
-function keep<V>(map: Map<string, V>, key: string, value: V): void {
-  if (map.size >= SESSION_CACHE_SIZE) map.delete(map.keys().next().value as string)
-  map.set(key, value)
 }
 
 /** A copy a handler may change without changing the cached session; most sessions hold no data. */
@@ -122,14 +117,14 @@ export function createSessions(deps: { sql: Sql; secret: Uint8Array; service: Se
     if (known !== undefined) return known
     const id = unseal(sealed, secret)
     if (id === null) return null
-    keep(opened, sealed, id)
+    keepNewest(opened, sealed, id, SESSION_CACHE_SIZE)
     return id
   }
 
   function remember(id: string, userId: string | null, data: Record<string, unknown>, expires: number): void {
     cache.delete(id)
     if (userId === null || cacheMs <= 0) return
-    keep(cache, id, { userId, data: copy(data), expires, fresh: clock() + cacheMs })
+    keepNewest(cache, id, { userId, data: copy(data), expires, fresh: clock() + cacheMs }, SESSION_CACHE_SIZE)
   }
 
   return {

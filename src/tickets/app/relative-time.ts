@@ -5,6 +5,8 @@
  * used, so both say the same thing.
  */
 
+import { keepNewest } from '../../kept.ts'
+
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE
 const DAY = 24 * HOUR
@@ -30,7 +32,7 @@ export function relativeTime(then: number, now: number): string {
 
 /**
  * The words of a day, by day: a list of old tickets says "on 15 Nov 2023" fifty times a page.
- * At most {@link DATES_KEPT} days are kept, the whole map dropped when full.
+ * At most {@link DATES_KEPT} days are kept, the oldest dropped first.
  */
 function dateOf(ms: number): { year: number; thisYear: string; otherYear: string } {
   const dayNumber = Math.floor(ms / DAY)
@@ -39,8 +41,7 @@ function dateOf(ms: number): { year: number; thisYear: string; otherYear: string
     const d = utcParts(ms)
     const day = `${d.day} ${MONTHS[d.month]}`
     date = { year: d.year, thisYear: `on ${day}`, otherYear: `on ${day} ${d.year}` }
-    if (dates.size >= DATES_KEPT) dates.clear()
-    dates.set(dayNumber, date)
+    keepNewest(dates, dayNumber, date, DATES_KEPT)
   }
   return date
 }

@@ -6,6 +6,7 @@
  * auto-escaping template (src/html.ts).
  */
 import { escapeHtml, html, rawHtml, type Html, type HtmlValue } from '../../html.ts'
+import { keepNewest } from '../../kept.ts'
 import { markdownSubject } from '../app/markdown-html.ts'
 import { exactTime, isoTime, relativeTime } from '../app/relative-time.ts'
 import { SHORTCUTS } from '../app/shortcuts.ts'
@@ -129,8 +130,7 @@ function timeOpening(ms: number): Html {
   let opening = keptOpenings.get(ms)
   if (opening === undefined) {
     opening = html`<time datetime="${isoTime(ms)}" title="${exactTime(ms)}" data-relative>`
-    if (keptOpenings.size >= OPENINGS_KEPT) keptOpenings.delete(keptOpenings.keys().next().value!)
-    keptOpenings.set(ms, opening)
+    keepNewest(keptOpenings, ms, opening, OPENINGS_KEPT)
   }
   return opening
 }
@@ -177,9 +177,7 @@ function ticketRow({ ticket: t, blocked }: Row, now: number, showProject: boolea
 <span class="side">${stateBadge(t.state)}</span>
 <span class="meta"><span>${t.ref}</span>${blocked ? html`<span class="blocked">blocked</span>` : ''}<span>${assignee !== null ? html`assigned to ${assignee}` : 'unassigned'}</span><span>updated ${timeOpening(t.updated)}`.text
     kept = { updated: t.updated, subject: t.subject, state: t.state, assignee, blocked, slug: t.slug, number: t.number, showProject, before }
-    keptRows.delete(t.id)
-    keptRows.set(t.id, kept)
-    if (keptRows.size > ROWS_KEPT) keptRows.delete(keptRows.keys().next().value!)
+    keepNewest(keptRows, t.id, kept, ROWS_KEPT)
   }
   return kept.before + escapeHtml(relativeTime(t.updated, now)) + ROW_END
 }

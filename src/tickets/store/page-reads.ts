@@ -14,6 +14,7 @@
  */
 import type postgres from 'postgres'
 import { plannedEachTime, type Query } from '../../db.ts'
+import { keepNewest } from '../../kept.ts'
 import { isLookupText } from '../ids.ts'
 import { needsMe, type TicketQuery } from '../query.ts'
 import type { Role } from '../roles.ts'
@@ -168,7 +169,7 @@ async function pageContext(q: Query, keep: Keep, viewerId: string | null, projec
       const counts = Object.fromEntries(STATES.map((s) => [s, 0])) as Record<State, number>
       for (const c of parsed(r.counts ?? [])) counts[c.state] = c.n
       shared = { projectId: r.id, members: parsed(r.members ?? []).map((m) => ({ user: { id: m.id, name: m.name }, role: m.role })), counts }
-      if (ref !== null && keep.limit > 0) remember(at.projects, ref, shared, keep.limit)
+      if (ref !== null && keep.limit > 0) keepNewest(at.projects, ref, shared, keep.limit)
     }
     project = {
       project: { id: r.id, slug: r.slug!, title: r.title!, description: r.description!, created: r.created! },
@@ -270,13 +271,6 @@ function keptAt(keep: Keep, r: ContextRow): Kept {
   return fresh
 }
 
-/** Keeps `value` as the most recently used of `map`, dropping the least recently used past `limit`. */
-function remember<T>(map: Map<string, T>, key: string, value: T, limit: number): void {
-  map.delete(key)
-  map.set(key, value)
-  if (map.size > limit) map.delete(map.keys().next().value!)
-}
-
 /** A list request's key: the project as named, the page, and the search (with who is `me` only when it says `me`). */
 function keyOf(ref: string, list: ListRequest): string {
   const me = needsMe(list.query) ? list.search.me : null
@@ -287,7 +281,7 @@ function keyOf(ref: string, list: ListRequest): string {
 function readList(r: ContextRow, at: Kept, limit: number, key: string | null, keptList: KeptList | undefined): { rows: ListRow[]; total: number | null } {
   if (r.list === null) {
     // Used again: the newest in the map's order.
-    remember(at.lists, key!, keptList!, limit)
+    keepNewest(at.lists, key!, keptList!, limit)
     return keptList!
   }
   const rows = parsed(r.list ?? []).map(([id, number, subject, state, assigneeId, assigneeName, updated, blocked]): ListRow => ({
@@ -295,7 +289,7 @@ function readList(r: ContextRow, at: Kept, limit: number, key: string | null, ke
     blocked,
   }))
   const read = { rows, total: r.total ?? null }
-  if (key !== null) remember(at.lists, key, { projectId: r.id!, ...read }, limit)
+  if (key !== null) keepNewest(at.lists, key, { projectId: r.id!, ...read }, limit)
   return read
 }
 
