@@ -129,3 +129,26 @@ test('at most the given number of pages are kept, the least recently used droppe
   const once = (await none.context(null, web.slug, ask('fonts'))).project!.list!.rows
   assert.notEqual((await none.context(null, web.slug, ask('fonts'))).project!.list!.rows, once, 'with none kept, every read reads')
 })
+
+test('two people reading the same pages in turn each see their own inbox count and their own "me"', async () => {
+  // Bob signs in as Robert since an earlier test.
+  await app.ticket(alice, web.slug, { subject: 'Bob reviews the login', assignee: 'Robert' })
+  const waiting = async (who: typeof alice) => {
+    const inbox = (await app.call('GET', '/api/inbox', { token: who.token })).body as { pending: unknown[]; review: unknown[] }
+    const n = inbox.pending.length + inbox.review.length
+    return n === 1 ? '1 ticket waits for you' : `${n} tickets wait for you`
+  }
+  const expected = { bob: await waiting(bob), alice: await waiting(alice) }
+  assert.notEqual(expected.bob, expected.alice)
+  const read = async (who: typeof alice, query = '') => {
+    const page = await app.call('GET', `/${web.slug}${query}`, { headers: { cookie: who.cookie } })
+    assert.equal(page.status, 200, page.text)
+    return { waits: /<span id="inbox-count-text" hidden>([^<]*)<\/span>/.exec(page.text)?.[1], subjects: [...page.text.matchAll(/<a class="subject"[^>]*>([^<]*)</g)].map((m) => m[1]) }
+  }
+  for (let turn = 0; turn < 2; turn++) {
+    assert.equal((await read(bob)).waits, expected.bob)
+    assert.equal((await read(alice)).waits, expected.alice)
+    assert.ok((await read(bob, '?q=assignee%3Ame')).subjects.includes('Bob reviews the login'))
+    assert.ok(!(await read(alice, '?q=assignee%3Ame')).subjects.includes('Bob reviews the login'))
+  }
+})

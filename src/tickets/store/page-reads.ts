@@ -14,6 +14,7 @@
  */
 import type postgres from 'postgres'
 import { plannedEachTime, type Query } from '../../db.ts'
+import { shapedStatements, type ShapedStatements, type Slots, type SlotValue } from '../../shaped.ts'
 import { keepNewest } from '../../kept.ts'
 import { isLookupText } from '../ids.ts'
 import { needsMe, type TicketQuery } from '../query.ts'
@@ -117,7 +118,7 @@ const parsed = <T>(value: Json<T>): T => (typeof value === 'string' ? (JSON.pars
  * again every time. What is the same for everyone (the switcher, the project's members and
  * counts, a page of its list) is read only when the lists' version moved since it was kept.
  */
-async function pageContext(q: Query, keep: Keep, viewerId: string | null, projectRef: string | null, list: ListRequest | null = null, ticketNumber: number | null = null): Promise<PageContext> {
+async function pageContext(q: Query, keep: Keep, shapes: ShapedStatements, viewerId: string | null, projectRef: string | null, list: ListRequest | null = null, ticketNumber: number | null = null): Promise<PageContext> {
   const ref = projectRef !== null && isLookupText(projectRef) ? projectRef : null
   // What was kept when the statement was sent: an answer "unchanged" refers to it, though
   // another answer may have replaced it by the time this one comes.
@@ -127,37 +128,21 @@ async function pageContext(q: Query, keep: Keep, viewerId: string | null, projec
   const keptList = listKey === null ? undefined : have?.lists.get(listKey)
   // Without anything kept the values match no version and no project, so the statement is the
   // same either way (one plan).
-  const same = q`v.cursor = ${have?.cursor ?? -1} and v.quiet = ${have?.quiet ?? -1}`
-  const sameProject = q`${same} and here.id = ${keptProject?.projectId ?? ''}`
-  const inbox = viewerId === null
-    ? q`null::int`
-    : q`(select count(*)::int from tickets i where i.assignee_id = ${viewerId} and i.state in ('open', 'doing', 'review'))`
-  const role = viewerId === null ? q`null::text` : q`(select m.role from members m where m.project_id = here.id and m.user_id = ${viewerId})`
-  // The page's project is `here`, a name no joined fragment uses: the ticket's columns join
-  // `projects p` (viewOf), and a `p.id` meant for the page's project then named the ticket's own,
-  // which matched the ticket of that number in every project.
-  // `ticket_counts` may hold several rows of one state (they add up), hence the sum.
-  // A kept part reads as null; a part read is never null (`coalesce`).
-  const statement = q<ContextRow[]>`
-    select
-      v.cursor, v.quiet,
-      case when ${same} then null else (select coalesce(json_agg(json_build_object('slug', s.slug, 'title', s.title) order by lower(s.title), s.slug), '[]')
-        from projects s) end as switcher,
-      ${inbox} as inbox,
-      here.id, here.slug, here.title, here.description, here.created,
-      ${role} as role,
-      case when ${sameProject} then null else (select coalesce(json_agg(json_build_object('id', u.id, 'name', u.name, 'role', m.role)
-          order by array_position(array['admin', 'edit', 'use'], m.role), u.name, u.id), '[]')
-        from members m join users u on u.id = m.user_id where m.project_id = here.id) end as members,
-      case when ${sameProject} then null else (select coalesce(json_agg(json_build_object('state', c.state, 'n', c.n)), '[]')
-        from (select state, sum(count)::int as n from ticket_counts where project_id = here.id group by state) c) end as counts
-      ${list === null ? q`` : listColumns(q, list, q`${same} and here.id = ${keptList?.projectId ?? ''}`)}
-      ${ticketNumber === null ? q`` : ticketColumns(q, ticketNumber)}
-    from (select 1) as one
-    left join lateral (${listsVersionRow(q)}) as v on true
-    left join (project_names n join projects here on here.id = n.project_id) on n.name = ${ref}`
+  const values: ContextValues = {
+    cursor: have?.cursor ?? -1,
+    quiet: have?.quiet ?? -1,
+    keptProject: keptProject?.projectId ?? '',
+    keptListProject: keptList?.projectId ?? '',
+    viewer: viewerId,
+    ref,
+    number: ticketNumber,
+  }
+  // The statement's shape: all it depends on but the values above.
+  const shape = `${viewerId === null ? 'signed out' : 'signed in'}\n${ticketNumber === null ? '' : 'ticket'}\n${list === null ? '' : JSON.stringify(list)}`
   // A text search's plan depends on its words: planned for them each time (src/db.ts).
-  const [row] = await (list !== null && textSearched(list.query) ? plannedEachTime(statement) : statement)
+  const [row] = await shapes.run<ContextRow[], ContextValues>(shape, values, (v) => contextStatement(q, v, viewerId !== null, list, ticketNumber !== null), {
+    prepare: !(list !== null && textSearched(list.query)),
+  })
   const r = row!
   // The kept reads of the version the statement read at, where this answer's reads are kept.
   const at = r.switcher === null ? have! : keptAt(keep, r)
@@ -184,6 +169,58 @@ async function pageContext(q: Query, keep: Keep, viewerId: string | null, projec
     }
   }
   return { cursor: r.cursor, switcher, inboxCount: viewerId === null ? null : r.inbox, project }
+}
+
+/** The values a page's statement is given each time ({@link pageContext}). */
+interface ContextValues {
+  /** The lists' version of what is kept, or -1 for nothing. */
+  cursor: number
+  quiet: number
+  /** The project whose members and counts are kept, and the project of the kept page of its list; '' for none. */
+  keptProject: string
+  keptListProject: string
+  viewer: string | null
+  /** The project's slug, old slug or id. */
+  ref: string | null
+  number: number | null
+}
+
+/**
+ * The page's statement for its shape: the viewer's parts when `signedIn`, a page of the list
+ * when `list`, the ticket of the number given when `ticket`. Each kept part reads as null while
+ * the version (and the project) is the one it was kept at. Built once per shape (src/shaped.ts):
+ * every value that differs between requests comes through `v`.
+ */
+function contextStatement(q: Query, v: Slots<ContextValues>, signedIn: boolean, list: ListRequest | null, ticket: boolean): Fragment {
+  const same = q`v.cursor = ${v.cursor} and v.quiet = ${v.quiet}`
+  const sameProject = q`${same} and here.id = ${v.keptProject}`
+  const inbox = signedIn
+    ? q`(select count(*)::int from tickets i where i.assignee_id = ${v.viewer} and i.state in ('open', 'doing', 'review'))`
+    : q`null::int`
+  const role = signedIn ? q`(select m.role from members m where m.project_id = here.id and m.user_id = ${v.viewer})` : q`null::text`
+  // The page's project is `here`, a name no joined fragment uses: the ticket's columns join
+  // `projects p` (viewOf), and a `p.id` meant for the page's project then named the ticket's own,
+  // which matched the ticket of that number in every project.
+  // `ticket_counts` may hold several rows of one state (they add up), hence the sum.
+  // A kept part reads as null; a part read is never null (`coalesce`).
+  return q`
+    select
+      v.cursor, v.quiet,
+      case when ${same} then null else (select coalesce(json_agg(json_build_object('slug', s.slug, 'title', s.title) order by lower(s.title), s.slug), '[]')
+        from projects s) end as switcher,
+      ${inbox} as inbox,
+      here.id, here.slug, here.title, here.description, here.created,
+      ${role} as role,
+      case when ${sameProject} then null else (select coalesce(json_agg(json_build_object('id', u.id, 'name', u.name, 'role', m.role)
+          order by array_position(array['admin', 'edit', 'use'], m.role), u.name, u.id), '[]')
+        from members m join users u on u.id = m.user_id where m.project_id = here.id) end as members,
+      case when ${sameProject} then null else (select coalesce(json_agg(json_build_object('state', c.state, 'n', c.n)), '[]')
+        from (select state, sum(count)::int as n from ticket_counts where project_id = here.id group by state) c) end as counts
+      ${list === null ? q`` : listColumns(q, list, q`${same} and here.id = ${v.keptListProject}`)}
+      ${ticket ? ticketColumns(q, v.number) : q``}
+    from (select 1) as one
+    left join lateral (${listsVersionRow(q)}) as v on true
+    left join (project_names n join projects here on here.id = n.project_id) on n.name = ${v.ref}`
 }
 
 /**
@@ -299,7 +336,7 @@ function readList(r: ContextRow, at: Kept, limit: number, key: string | null, ke
  * list rows by project and number (`related`). One statement with the context, where they were
  * two more (the ticket, then its related tickets beside its history).
  */
-function ticketColumns(q: Query, number: number): Fragment {
+function ticketColumns(q: Query, number: SlotValue): Fragment {
   const view = viewOf(q)
   return q`,
       (select row_to_json(t) from (select ${view.columns} from tickets t ${view.joins} where t.project_id = here.id and t.number = ${number}) as t) as ticket,
@@ -358,10 +395,11 @@ function listRowOf(r: ListRowRow): ListRow {
 /** The pages' reads on `q`. */
 export function pageReadTable(q: Query, readsKept: number) {
   const keep: Keep = { limit: readsKept, current: null }
+  const shapes = shapedStatements(q)
   return {
     /** The page context; with `list`, a page of the project's list read with it (what is the same for everyone kept while the lists' version is). */
     context: (viewerId: string | null, projectRef: string | null, list: ListRequest | null = null, ticketNumber: number | null = null) =>
-      pageContext(q, keep, viewerId, projectRef, list, ticketNumber),
+      pageContext(q, keep, shapes, viewerId, projectRef, list, ticketNumber),
     /** Up to `limit` rows a search finds, in its order, after `skip` of them. */
     list: (query: TicketQuery, search: TicketSearch, limit: number, skip: number) =>
       listRows(q, searchWhere(q, query, search), searchOrder(q, query.sort), limit, skip, textSearched(query)),
