@@ -40,6 +40,16 @@ const sha1: (body: string | Uint8Array) => string =
     : (body) => crypto.createHash('sha1').update(body).digest('base64url')
 
 /**
+ * A constant answer (the same bytes on every request) with its `ETag` given once, as
+ * {@link conditional} would give it on each request; frozen, since every request shares it.
+ * {@link conditional} keeps a tag already there, so the answer is neither hashed nor copied.
+ */
+export function tagged(response: Response): Response {
+  if (typeof response.body !== 'string' && !(response.body instanceof Uint8Array)) throw new Error('a constant answer has its body whole')
+  return Object.freeze({ ...response, headers: Object.freeze({ ...response.headers, etag: etagOf(response.body) }) })
+}
+
+/**
  * True when an `If-None-Match` field value names `etag` (RFC 9110 section 13.1.2): `*`, or a
  * list of entity-tags one of which matches by the weak comparison (`W/"x"` matches `"x"`;
  * section 8.8.3.2). A field that is not a list of entity-tags matches nothing, so the full

@@ -6,7 +6,7 @@
  * becomes a logged 500 with a generic body. `serve` (`src/http.ts`) puts it on a socket; tests
  * call the same function without one.
  */
-import { conditional } from './conditional.ts'
+import { conditional, tagged } from './conditional.ts'
 import { isDatabaseUnavailable } from './db.ts'
 import type { Logger } from './log.ts'
 import type { LimitClass, RateLimiter } from './rate-limit.ts'
@@ -30,8 +30,8 @@ export interface HandlerOptions {
   /** Shown in log lines, e.g. `notes`. */
   name: string
   logger: Logger
-  /** Answers whether the service is ready and its database answers, for `GET /healthz`. */
-  ready?: () => Promise<boolean>
+  /** Answers whether the service is ready and its database answers, for `GET /healthz`: at once when it knows, or later. */
+  ready?: () => boolean | Promise<boolean>
   /** Answers a request that matches no route; JSON 404 by default. */
   notFound?: Handler
   /** Counts every request but `/healthz` and answers 429 past the limits; none when absent. */
@@ -51,7 +51,7 @@ export function createHandler(routes: readonly HttpRoute[], options: HandlerOpti
 export function createAnswer(routes: readonly HttpRoute[], options: HandlerOptions): (req: Request) => Response | Promise<Response> {
   const router = createRouter(routes)
   const { logger, name } = options
-  const ready = options.ready ?? (async () => true)
+  const ready = options.ready ?? (() => true)
   const notFound: Handler = options.notFound ?? (() => jsonError(404, 'not found'))
   const limiter = options.limiter ?? null
 
@@ -73,9 +73,15 @@ export function createAnswer(routes: readonly HttpRoute[], options: HandlerOptio
     return match.route.handler(req)
   }
 
-  async function health(): Promise<Response> {
-    const ok = await ready().catch(() => false)
-    return json(ok ? 200 : 503, { ok })
+  /** `/healthz`: at once when readiness is known, as most requests find it. */
+  function health(): Response | Promise<Response> {
+    let ok: boolean | Promise<boolean>
+    try {
+      ok = ready()
+    } catch {
+      ok = false
+    }
+    return isPromise(ok) ? ok.then(healthAnswer, () => healthAnswer(false)) : healthAnswer(ok)
   }
 
   /** The one place an exception becomes an answer: a 413 and the like as they are, else a logged 500. */
@@ -97,6 +103,10 @@ export function createAnswer(routes: readonly HttpRoute[], options: HandlerOptio
     return isPromise(out) ? out.then((response) => conditional(req, response), recover) : conditional(req, out)
   }
 }
+
+/** `/healthz`'s answer when ready, the same bytes every time: built once with its tag (src/conditional.ts). */
+const HEALTHY = tagged(json(200, { ok: true }))
+const healthAnswer = (ok: boolean) => (ok ? HEALTHY : json(503, { ok: false }))
 
 export function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown }).then === 'function'

@@ -52,7 +52,7 @@ export async function serve(options: ServeOptions): Promise<Served> {
     notFound: options.notFound,
     limiter: options.limiter,
     // A server shutting down is not ready, whatever its database says.
-    ready: () => (shutdown.signal.aborted ? Promise.resolve(false) : ready ? ready() : Promise.resolve(true)),
+    ready: () => (shutdown.signal.aborted ? false : ready ? ready() : true),
   })
   const waiting = createWaiting(shutdown.signal)
   let inFlight = 0

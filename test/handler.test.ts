@@ -1,6 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { createHandler, type HandlerOptions, type HttpRoute } from '../src/handler.ts'
+import { etagOf } from '../src/conditional.ts'
+import { createAnswer, createHandler, type HandlerOptions, type HttpRoute } from '../src/handler.ts'
 import { createRateLimiter } from '../src/rate-limit.ts'
 import { makeRequest } from '../src/request.ts'
 import { HttpError, json, jsonError, text, type Response } from '../src/response.ts'
@@ -9,6 +10,11 @@ function handlerOf(routes: HttpRoute[], extra: Partial<HandlerOptions> = {}) {
   const lines: string[] = []
   const handler = createHandler(routes, { name: 'demo', logger: { line: (l) => void lines.push(l), flush() {} }, ...extra })
   return { handler, lines }
+}
+
+/** The dispatcher as the server calls it: an answer at once where it has one. */
+function answerOf(extra: Partial<HandlerOptions> = {}) {
+  return { answer: createAnswer([], { name: 'demo', logger: { line() {}, flush() {} }, ...extra }) }
 }
 
 // These routes answer whole bodies, never streams.
@@ -52,6 +58,24 @@ test('GET /healthz answers 200 when ready, 503 when not or when the check fails'
   const broken = await handler(makeRequest({ url: '/healthz' }))
   assert.equal(broken.status, 503)
   assert.deepEqual(JSON.parse(bodyOf(broken.body)), { ok: false })
+})
+
+test('GET /healthz known ready is answered at once with its tag; a readiness that throws answers 503', () => {
+  let throws = false
+  const { answer } = answerOf({ ready: () => {
+    if (throws) throw new Error('no database')
+    return true
+  } })
+  const ok = answer(makeRequest({ url: '/healthz' }))
+  assert.ok(!(ok instanceof Promise), 'no promise when readiness is known')
+  assert.equal((ok as Response).status, 200)
+  assert.equal((ok as Response).headers?.etag, etagOf('{"ok":true}'))
+  const notModified = answer(makeRequest({ url: '/healthz', headers: { 'if-none-match': etagOf('{"ok":true}') } })) as Response
+  assert.equal(notModified.status, 304)
+  throws = true
+  const down = answer(makeRequest({ url: '/healthz' })) as Response
+  assert.equal(down.status, 503)
+  assert.deepEqual(JSON.parse(bodyOf(down.body)), { ok: false })
 })
 
 test('an unexpected exception, thrown or rejected, becomes a logged 500 with a generic body', async () => {

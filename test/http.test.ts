@@ -15,7 +15,7 @@ function collectingLogger() {
   return { logger, lines }
 }
 
-async function start(routes: HttpRoute[], extra: { ready?: () => Promise<boolean>; drainMs?: number; headersTimeoutMs?: number; requestTimeoutMs?: number } = {}) {
+async function start(routes: HttpRoute[], extra: { ready?: () => boolean | Promise<boolean>; drainMs?: number; headersTimeoutMs?: number; requestTimeoutMs?: number } = {}) {
   const { logger, lines } = collectingLogger()
   const served = await serve({ name: 'demo', routes, host: '127.0.0.1', port: 0, logger, ...extra })
   return { served, lines, logger }

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { etagOf } from '../../src/conditional.ts'
 import { createHandler } from '../../src/handler.ts'
 import { createApiHandlers } from '../../src/notes/api.ts'
 import { createNoteStore, type NoteStore } from '../../src/notes/store.ts'
@@ -96,4 +97,20 @@ test('a note, the changes and the history get a tag of their bytes, and 304 with
     assert.ok(tag, url)
     assert.equal((await app.call('GET', url, { cookie, headers: { 'if-none-match': tag } })).status, 304, url)
   }
+})
+
+test('/api/me without a session is tagged like any answer: the tag of its bytes, not stored, 304 with the tag; a POST gets no tag', async () => {
+  const first = await app.call('GET', '/api/me')
+  assert.equal(first.text, '{"user":null}')
+  assert.equal(first.headers.etag, etagOf('{"user":null}'))
+  assert.equal(first.headers['cache-control'], 'no-store')
+  assert.equal(first.headers['content-length'], '13')
+  const again = await app.call('GET', '/api/me', { headers: { 'if-none-match': first.headers.etag! } })
+  assert.equal(again.status, 304)
+  assert.equal(again.text, '')
+  const head = await app.call('HEAD', '/api/me')
+  assert.equal(head.headers.etag, first.headers.etag)
+  const post = await app.call('POST', '/api/me')
+  assert.deepEqual(post.json, { user: null })
+  assert.equal(post.headers.etag, undefined)
 })
