@@ -45,6 +45,23 @@ export function pageHeadersOn(routes: HttpRoute[]): HttpRoute[] {
 export function wrap(handler: Handler): Handler {
   return (req) => {
     const out = handler(req)
-    return out instanceof Promise ? out.then(withPageHeaders) : withPageHeaders(out)
+    return out instanceof Promise ? out.then(headed) : headed(out)
   }
+}
+
+/**
+ * Constant answers (frozen, shared by every request: src/conditional.ts, `tagged`) with the page
+ * headers, made once each rather than copied on every request.
+ */
+const headedConstants = new WeakMap<Response, Response>()
+
+function headed(response: Response): Response {
+  if (!Object.isFrozen(response)) return withPageHeaders(response)
+  let kept = headedConstants.get(response)
+  if (kept === undefined) {
+    const made = withPageHeaders(response)
+    kept = Object.freeze({ ...made, headers: Object.freeze(made.headers) })
+    headedConstants.set(response, kept)
+  }
+  return kept
 }
