@@ -59,9 +59,10 @@ function headed(response: Response): Response {
   if (!Object.isFrozen(response)) return withPageHeaders(response)
   let kept = headedConstants.get(response)
   if (kept === undefined) {
-    const made = withPageHeaders(response)
-    kept = Object.freeze({ ...made, headers: Object.freeze(made.headers) })
-    headedConstants.set(response, kept)
+    // withPageHeaders made it afresh: frozen in place, not copied again.
+    kept = withPageHeaders(response)
+    Object.freeze(kept.headers)
+    headedConstants.set(response, Object.freeze(kept))
   }
   return kept
 }
