@@ -26,10 +26,22 @@
  *
  * The ticket read runs SQL; the bare server only sends its bytes, so its ratio shows what the
  * reads cost rather than the HTTP core (no goal).
+ *
+ * A third figure does not move with the machine's other load, which on a shared machine moves
+ * the rounds' ratios by more than the distance to the goal: the instructions the service and
+ * the bare server run per request of `GET /api/me` in their steady state, counted by valgrind's
+ * callgrind when it is installed (user space only: the kernel's share, the same two system calls
+ * a request for both, is not counted, so this ratio shows the gap larger than it is in time).
+ * Under callgrind node runs some 50 times slower; each server gets a fresh process, 30,000
+ * requests to reach its steady state, then the count of 20,000 (docs/performance.md, "Node's
+ * tick records", for what this figure found).
  */
+import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { request } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { connect } from '../src/db.ts'
 import { migrate } from '../src/migrate.ts'
 import { conditional } from '../src/conditional.ts'
@@ -40,7 +52,7 @@ import { createTicketStore } from '../src/tickets/store/ticket-store.ts'
 import { issueToken } from '../src/tickets/api/tokens.ts'
 import { fillBase, fillTickets, userId } from './scale/fill.ts'
 import { startService } from './scale/service.ts'
-import { fmt, median, PINNED, requestsPerSecond, startChild } from './support.ts'
+import { fmt, median, PINNED, requestsPerSecond, sendRequests, startChild } from './support.ts'
 
 const ROUNDS = Number(process.env.HTTP_BENCH_ROUNDS ?? 5)
 const SECONDS = 3
@@ -73,6 +85,38 @@ function inProcess(): void {
   const small = json(200, { user: null })
   const get = makeRequest({ url: '/api/me' })
   console.log(`  ETag of a ${String(small.body).length}-byte answer ${fmt(time(() => conditional(get, small)))} ns`)
+}
+
+const CALLGRIND = spawnSync('valgrind', ['--version']).status === 0 && spawnSync('callgrind_control', ['--version']).status === 0
+const WARM_REQUESTS = 30_000
+const COUNTED_REQUESTS = 20_000
+
+/**
+ * Instructions a request of `path` costs the server that `start` runs under `wrapper`
+ * (callgrind), in its steady state; user space, all of the process's threads.
+ */
+async function instructionsPerRequest(path: string, start: (wrapper: string[]) => Promise<{ base: string; pid: number; host: string | undefined; stop(): Promise<void> }>): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-callgrind-'))
+  const server = await start(['valgrind', '-q', '--tool=callgrind', `--callgrind-out-file=${join(dir, 'out.%p')}`])
+  // valgrind names its control pipe after the HOST of the process's environment, which for the
+  // service is its bind address: callgrind_control must see the same.
+  const env = { ...process.env }
+  if (server.host === undefined) delete env.HOST
+  else env.HOST = server.host
+  const control = (...args: string[]) => spawnSync('callgrind_control', [...args, String(server.pid)], { encoding: 'utf8', env }).stdout
+  try {
+    // The first answers under callgrind, while everything is compiled, take seconds.
+    await sendRequests(`${server.base}${path}`, WARM_REQUESTS, { timeout: 60 })
+    control('--zero')
+    await sendRequests(`${server.base}${path}`, COUNTED_REQUESTS, { timeout: 60 })
+    // One line per thread: "   Th 1  310,710,853".
+    const counted = [...control('-e', 'Ir').matchAll(/^\s*Th\s*\d+\s+([\d,]+)\s*$/gm)]
+    if (counted.length === 0) throw new Error('callgrind_control printed no counts')
+    return counted.reduce((sum, m) => sum + Number(m[1]!.replaceAll(',', '')), 0) / COUNTED_REQUESTS
+  } finally {
+    await server.stop()
+    rmSync(dir, { recursive: true, force: true })
+  }
 }
 
 /** CPU time the process has used, in milliseconds (from /proc, 100 ticks a second). */
@@ -176,6 +220,18 @@ try {
     console.log(`  rate limits on / off: requests/s ${fmt(median(limited), 2)} (${fmt(Math.min(...limited), 2)}–${fmt(Math.max(...limited), 2)}), capacity ${fmt(median(limitedCpu), 2)}; CPU ${fmt(median(got.service.map((g) => g.cpuUs)) - median(got.unlimited.map((g) => g.cpuUs)), 1)} µs a request more`)
   }
   console.log(`\nlog written by the npm start service: ${fmt(service.logged() / 1024 / 1024, 1)} MB`)
+
+  if (CALLGRIND) {
+    const ours = await instructionsPerRequest('/api/me', async (wrapper) => {
+      const s = await startService(env, { wrapper })
+      return { base: s.urls.notes!, pid: s.child.pid!, host: '127.0.0.1', stop: s.stop }
+    })
+    const theirs = await instructionsPerRequest('/api/me', async (wrapper) => {
+      const s = await startChild('./servers/replay.ts', [], { REPLAY: JSON.stringify(replay) }, wrapper)
+      return { base: s.url, pid: s.child.pid!, host: process.env.HOST, stop: s.stop }
+    })
+    console.log(`\nnotes GET /api/me, instructions a request (callgrind, user space, after ${fmt(WARM_REQUESTS)} requests, counted over ${fmt(COUNTED_REQUESTS)}): the service with npm start's options ${fmt(ours)}, bare ${fmt(theirs)}; ratio ${fmt(theirs / ours, 2)}`)
+  } else console.log('\ninstructions a request: not counted (valgrind is not installed)')
   inProcess()
 } finally {
   for (const stop of stops.reverse()) await stop()

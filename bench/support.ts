@@ -34,6 +34,8 @@ export interface Load {
   method?: string
   headers?: Record<string, string>
   body?: string
+  /** Seconds autocannon waits for an answer before counting an error (its default: 10). */
+  timeout?: number
 }
 
 /** Requests per second that autocannon, in its own process, gets from `url`; throws on any non-2xx answer. */
@@ -52,6 +54,7 @@ async function autocannon(url: string, load: Load, length: string[]): Promise<nu
   if (load.method) args.push('-m', load.method)
   for (const [k, v] of Object.entries(load.headers ?? {})) args.push('-H', `${k}=${v}`)
   if (load.body !== undefined) args.push('-b', load.body)
+  if (load.timeout !== undefined) args.push('-t', String(load.timeout))
   args.push(url)
   const [command, commandArgs] = pinned(1, [process.execPath, ...args])
   const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'pipe'] })

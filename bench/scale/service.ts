@@ -25,16 +25,17 @@ export interface RunningService {
  * Starts `src/main.ts` with `env` added to this process's environment (ports 0, so that the
  * system picks free ones, and the development identity provider on a free port too), on core 0
  * when cores can be pinned. `nodeOptions` replaces the start script's options when given;
- * `extraOptions` are added to them (for `--cpu-prof`). `onSpawn` is handed the process as soon as
- * it exists (the memory bench samples its first start).
+ * `extraOptions` are added to them (for `--cpu-prof`). `wrapper` is a command that runs node in
+ * the same process (valgrind); `child` is then the wrapper's process. `onSpawn` is handed the
+ * process as soon as it exists (the memory bench samples its first start).
  */
 export async function startService(
   env: Record<string, string>,
-  opts: { nodeOptions?: string[]; extraOptions?: string[]; onSpawn?: (child: ChildProcess) => void } = {},
+  opts: { nodeOptions?: string[]; extraOptions?: string[]; wrapper?: string[]; onSpawn?: (child: ChildProcess) => void } = {},
 ): Promise<RunningService> {
-  const nodeArgs = startCommand('src/main.ts', [], [...(opts.nodeOptions ?? startOptions()), ...(opts.extraOptions ?? [])])
-  const args = PIN ? ['-c', '0', process.execPath, ...nodeArgs] : nodeArgs
-  const child = spawn(PIN ? 'taskset' : process.execPath, args, {
+  const command = [...(opts.wrapper ?? []), process.execPath, ...startCommand('src/main.ts', [], [...(opts.nodeOptions ?? startOptions()), ...(opts.extraOptions ?? [])])]
+  const args = PIN ? ['-c', '0', ...command] : command.slice(1)
+  const child = spawn(PIN ? 'taskset' : command[0]!, args, {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, HOST: '127.0.0.1', NOTES_PORT: '0', TICKETS_PORT: '0', DEV_IDP_PORT: '0', ...env },
