@@ -27,7 +27,7 @@
  * The ticket read runs SQL; the bare server only sends its bytes, so its ratio shows what the
  * reads cost rather than the HTTP core (no goal).
  *
- * A third figure does not move with the machine's other load, which on a shared machine moves
+ * A third figure hardly moves with the machine's other load, which on a shared machine moves
  * the rounds' ratios by more than the distance to the goal: the instructions the service and
  * the bare server run per request of `GET /api/me` in their steady state, counted by valgrind's
  * callgrind when it is installed (user space only: the kernel's share, the same two system calls
