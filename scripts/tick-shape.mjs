@@ -14,8 +14,8 @@
  * `nextTick`) defines those keys through a runtime call instead of three stores.
  *
  * An HTTP answer makes several records. In the service's process this slow path took a third
- * of the instructions of a `GET /api/me` (under valgrind: 118,000 a request against 80,000
- * with a record kept), and it came in most processes started by `npm start`
+ * of the instructions of a `GET /api/me` (under valgrind: 118,000 instructions a request against
+ * 81,000 with a record kept), and it came in most processes started by `npm start`
  * (docs/performance.md, "Node's tick records"). A record kept alive holds its hidden class, and
  * through it the chain of classes before it, so nothing is dropped and the keys stay on the fast
  * path.
@@ -36,11 +36,6 @@ export function keepTickShape() {
   }).enable()
   process.nextTick(noop)
   hook.disable()
-}
-
-/** The record kept, or null before {@link keepTickShape} (for tests). */
-export function keptTick() {
-  return kept
 }
 
 function noop() {}

@@ -32,7 +32,7 @@ test('the start script refuses anything but a TypeScript file, saying how to cal
 /**
  * The state V8 keeps for each key of node's tick record literal, from the `%DebugPrint` of
  * `process.nextTick` that test/fixtures/run-ticks.ts prints when run with `args`. V8 prints with
- * C's stdio, which drops what a full non-blocking pipe refuses: the output goes to a file.
+ * C's stdio, and through a pipe to this process part of it was lost: it goes to a file.
  */
 async function tickKeys(args: string[]): Promise<string[]> {
   const dir = await mkdtemp(join(tmpdir(), 'run-ticks-'))
