@@ -21,7 +21,7 @@ const AUTOCANNON = fileURLToPath(new URL('../node_modules/autocannon/autocannon.
 const PIN = cpus().length >= 2 && spawnSync('taskset', ['-c', '0', 'true']).status === 0
 
 /** The command line for `args`, pinned to `core` when pinning is available. */
-function pinned(core: number, args: string[]): [string, string[]] {
+export function pinned(core: number, args: string[]): [string, string[]] {
   return PIN ? ['taskset', ['-c', String(core), ...args]] : [args[0]!, args.slice(1)]
 }
 

@@ -3,14 +3,13 @@
  * src/main.ts`, configured by the environment, logging every request to its stdout (read here
  * and dropped, as a log collector would take it). Used by the growth and http benchmarks.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { cpus } from 'node:os'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { startCommand, startOptions } from '../../test/support/start-command.ts'
+import { pinned } from '../support.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-const PIN = cpus().length >= 2 && spawnSync('taskset', ['-c', '0', 'true']).status === 0
 
 export interface RunningService {
   /** Base URLs by service name, e.g. `notes`, `tickets`, and `devIdp` when it runs. */
@@ -34,8 +33,8 @@ export async function startService(
   opts: { nodeOptions?: string[]; extraOptions?: string[]; wrapper?: string[]; onSpawn?: (child: ChildProcess) => void } = {},
 ): Promise<RunningService> {
   const command = [...(opts.wrapper ?? []), process.execPath, ...startCommand('src/main.ts', [], [...(opts.nodeOptions ?? startOptions()), ...(opts.extraOptions ?? [])])]
-  const args = PIN ? ['-c', '0', ...command] : command.slice(1)
-  const child = spawn(PIN ? 'taskset' : command[0]!, args, {
+  const [program, args] = pinned(0, command)
+  const child = spawn(program, args, {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, HOST: '127.0.0.1', NOTES_PORT: '0', TICKETS_PORT: '0', DEV_IDP_PORT: '0', ...env },
