@@ -56,13 +56,13 @@ export function wrap(handler: Handler): Handler {
 const headedConstants = new WeakMap<Response, Response>()
 
 function headed(response: Response): Response {
-  if (!Object.isFrozen(response)) return withPageHeaders(response)
+  // The map first: it is a lookup in the engine's code, Object.isFrozen a call into the runtime.
   let kept = headedConstants.get(response)
-  if (kept === undefined) {
-    // withPageHeaders made it afresh: frozen in place, not copied again.
-    kept = withPageHeaders(response)
-    Object.freeze(kept.headers)
-    headedConstants.set(response, Object.freeze(kept))
-  }
+  if (kept !== undefined) return kept
+  if (!Object.isFrozen(response)) return withPageHeaders(response)
+  // withPageHeaders made it afresh: frozen in place, not copied again.
+  kept = withPageHeaders(response)
+  Object.freeze(kept.headers)
+  headedConstants.set(response, Object.freeze(kept))
   return kept
 }
