@@ -68,7 +68,8 @@ export function createAnswer(routes: readonly HttpRoute[], options: HandlerOptio
     if (match === null) return notFound(req)
     if (!match.found) return jsonError(405, match.text, { allow: match.allowed.join(', ') })
     req.params = match.params
-    const notUtf8 = queryNotUtf8(req.search)
+    // Most requests have no query: no call at all for them.
+    const notUtf8 = req.search === '' ? null : queryNotUtf8(req.search)
     if (notUtf8 !== null) return json(400, { error: queryNotUtf8Text(notUtf8), field: notUtf8 })
     return match.route.handler(req)
   }
