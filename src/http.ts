@@ -251,7 +251,6 @@ function lingerOnClose(socket: Socket): void {
   }
 }
 
-/** A request's headers, body and close, read from its socket. */
 /**
  * Each connection's peer address, read once: node's `remoteAddress` getter makes several
  * property lookups every time, megamorphic in a process whose sockets come in many shapes
@@ -259,6 +258,7 @@ function lingerOnClose(socket: Socket): void {
  */
 const peerAddresses = new WeakMap<Socket, string>()
 
+/** A request's headers, body and close, read from its socket. */
 class SocketSource implements RequestSource {
   constructor(
     private readonly raw: IncomingMessage,
