@@ -5,9 +5,9 @@
 //   notes /api/me        GET /api/me on the notes service: the session read is all it does
 //   tickets /api/me      GET /api/me on the tickets service: the session and its user
 //   ticket page          GET /p/1 on the tickets service: a ticket with 20 comments, signed in
-// each on a service whose sessions are kept in memory for 5 s (`cached`) and on one that reads
-// every session from the database (`read`). Rounds interleave the contenders; each figure is
-// the median.
+// each signed in (the session read from the database on every request) and signed out (no
+// cookie): the difference is what the session read costs. Rounds interleave the contenders;
+// each figure is the median.
 
 import { loadConfig } from '../src/config.ts'
 import { serve } from '../src/http.ts'
@@ -34,10 +34,10 @@ const idp = { loginUrl: () => '', exchange: async () => ({ ok: false as const, e
 
 const user = await storeUser(sql, { id: 'bench-user', name: 'bench' }, Date.now())
 
-/** Both services on one server each, with sessions kept `cacheMs` in memory; a signed-in cookie for each. */
-async function servicesWith(cacheMs: number) {
-  const notesSessions = createSessions({ sql, secret, service: 'notes', secure: false, clock: Date.now, cacheMs })
-  const ticketsSessions = createSessions({ sql, secret, service: 'tickets', secure: false, clock: Date.now, cacheMs })
+/** Both services on one server each; a signed-in cookie for each. */
+async function services() {
+  const notesSessions = createSessions({ sql, secret, service: 'notes', secure: false, clock: Date.now })
+  const ticketsSessions = createSessions({ sql, secret, service: 'tickets', secure: false, clock: Date.now })
   const notes = createNotesService({ sql, config, clock: Date.now, idp, sessions: notesSessions, logger, publicUrl: 'http://localhost:3001' })
   const tickets = createTicketsService({ sql, config, clock: Date.now, idp, sessions: ticketsSessions, logger, publicUrl: 'http://localhost:3002' })
   const notesServer = await serve({ name: 'notes', routes: notes.routes, host: '127.0.0.1', port: 0, logger })
@@ -60,39 +60,38 @@ async function servicesWith(cacheMs: number) {
   }
 }
 
-const cached = await servicesWith(5_000)
-const read = await servicesWith(0)
+const side = await services()
 
 const { token } = await issueToken(createTicketStore({ sql, clock: Date.now }), user.id, 'bench')
-const made = await cached.tickets.client.call('POST', '/api/projects', { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, JSON.stringify({ title: 'P', slug: 'p' }))
+const made = await side.tickets.client.call('POST', '/api/projects', { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, JSON.stringify({ title: 'P', slug: 'p' }))
 if (made.status !== 201) throw new Error(`could not create the project: ${made.status}`)
-const ticket = await cached.tickets.client.call('POST', '/api/projects/p/tickets', { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, JSON.stringify({ subject: 'A ticket', summary: 'Its summary.' }))
+const ticket = await side.tickets.client.call('POST', '/api/projects/p/tickets', { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, JSON.stringify({ subject: 'A ticket', summary: 'Its summary.' }))
 if (ticket.status !== 201) throw new Error(`could not create the ticket: ${ticket.status} ${ticket.text}`)
 const ticketId = (JSON.parse(ticket.text) as { ticket: { id: string } }).ticket.id
 for (let i = 0; i < 20; i++) {
-  const got = await cached.tickets.client.call('POST', `/api/tickets/${ticketId}/comments`, { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, JSON.stringify({ text: `Comment ${i} with **Markdown**.` }))
+  const got = await side.tickets.client.call('POST', `/api/tickets/${ticketId}/comments`, { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, JSON.stringify({ text: `Comment ${i} with **Markdown**.` }))
   if (got.status !== 201) throw new Error(`could not comment: ${got.status} ${got.text}`)
 }
 
-type Side = Awaited<ReturnType<typeof servicesWith>>
-type Contender = { side: Side; service: 'notes' | 'tickets'; path: string }
+type Contender = { service: 'notes' | 'tickets'; path: string; signedIn: boolean }
 const contenders: Record<string, Contender> = {}
-for (const [label, side] of [['cached', cached], ['read', read]] as const) {
-  contenders[`notes /api/me, ${label}`] = { side, service: 'notes', path: '/api/me' }
-  contenders[`tickets /api/me, ${label}`] = { side, service: 'tickets', path: '/api/me' }
-  contenders[`ticket page, ${label}`] = { side, service: 'tickets', path: '/p/1' }
+for (const [label, signedIn] of [['signed in', true], ['signed out', false]] as const) {
+  contenders[`notes /api/me, ${label}`] = { service: 'notes', path: '/api/me', signedIn }
+  contenders[`tickets /api/me, ${label}`] = { service: 'tickets', path: '/api/me', signedIn }
+  contenders[`ticket page, ${label}`] = { service: 'tickets', path: '/p/1', signedIn }
 }
 
 /** Requests a second over `seconds`, CONCURRENCY at a time. */
-async function measure({ side, service, path }: Contender, seconds: number): Promise<number> {
+async function measure({ service, path, signedIn }: Contender, seconds: number): Promise<number> {
   const { client, cookie } = side[service]
+  const headers: Record<string, string> = signedIn ? { cookie } : {}
   let count = 0
   const started = performance.now()
   const end = started + seconds * 1000
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (performance.now() < end) {
-        const got = await client.fetchBytes('GET', path, { cookie })
+        const got = await client.fetchBytes('GET', path, headers)
         if (got.status !== 200) throw new Error(`${path}: status ${got.status}`)
         count++
       }
@@ -112,14 +111,12 @@ for (let round = 0; round < ROUNDS; round++) {
   }
 }
 for (const what of ['notes /api/me', 'tickets /api/me', 'ticket page']) {
-  const withCache = median(results[`${what}, cached`]!)
-  const without = median(results[`${what}, read`]!)
-  console.log(`${what.padEnd(16)} cached ${withCache.toFixed(0).padStart(6)} req/s   read ${without.toFixed(0).padStart(6)} req/s   read/cached ${(without / withCache).toFixed(2)}`)
+  const signedIn = median(results[`${what}, signed in`]!)
+  const signedOut = median(results[`${what}, signed out`]!)
+  console.log(`${what.padEnd(16)} signed in ${signedIn.toFixed(0).padStart(6)} req/s   signed out ${signedOut.toFixed(0).padStart(6)} req/s   ratio ${(signedIn / signedOut).toFixed(2)}`)
 }
 
-for (const side of [cached, read]) {
-  side.notes.client.close()
-  side.tickets.client.close()
-  await side.close()
-}
+side.notes.client.close()
+side.tickets.client.close()
+await side.close()
 await database.close()

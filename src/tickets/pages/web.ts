@@ -220,11 +220,10 @@ ${ticketList(found.rows, now, html`<h2>No tickets match</h2><p>Try fewer words, 
       if (session?.userId) {
         const refusedTag = refuseTag(req, session.data.tag)
         if (refusedTag) return answerRefused(refusedTag)
-        session.userId = null
-        session.data = {}
-        await ctx.sessions.save(session)
       }
-      return json(200, { ok: true }, { 'cache-control': 'no-store' })
+      // The row goes: the cookie names nothing from now on, in every process.
+      if (session) await ctx.sessions.remove(session)
+      return json(200, { ok: true }, { 'cache-control': 'no-store', 'set-cookie': ctx.sessions.clearCookie() })
     },
   }
 }
