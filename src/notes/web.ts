@@ -94,8 +94,9 @@ export function createWebHandlers(deps: { sessions: Sessions; publicUrl: string;
         ? { id: session.userId, name: typeof session.data.name === 'string' && session.data.name !== '' ? session.data.name : 'you' }
         : null
       const page = homePage(person, { script: assets.url('app'), style: assets.url('style'), icon: assets.url('icon.svg') })
-      // Private: the page names the person, so no shared cache keeps it.
-      return fresh(req, uncompressed(new TextEncoder().encode(page.text), 'text/html; charset=utf-8'), { 'cache-control': 'private, no-cache' })
+      // Private: the page names the person, so no shared cache keeps it, and the browser's
+      // revalidates it for the cookie it was answered to.
+      return fresh(req, uncompressed(new TextEncoder().encode(page.text), 'text/html; charset=utf-8'), { 'cache-control': 'private, no-cache', vary: 'Cookie' })
     },
 
     async asset(req) {

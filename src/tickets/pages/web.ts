@@ -50,7 +50,9 @@ export interface WebHandlers {
   logout: Handler
 }
 
-const PRIVATE = { 'cache-control': 'private, no-cache' }
+// Every page names the signed-in person: no shared cache keeps it, and the browser's revalidates
+// it for the cookie it was answered to.
+const PRIVATE = { 'cache-control': 'private, no-cache', vary: 'Cookie' }
 
 /** What the project settings show changes with these events only (docs/live-events.md). */
 const SETTINGS_EVENTS: readonly EventName[] = ['projectChanged', 'membersChanged', 'connectionsChanged']
