@@ -102,8 +102,7 @@ export function hashSessionId(id: string): string {
  *
  * Every load reads the session's row, so a row deleted by any code path in any process (a
  * sign-out, an account disabled at the identity provider) ends the session on the next request
- * everywhere. `verified` is called with each request whose cookie names a signed-in session
- * (the rate limiter then counts the cookie on a bucket of its own).
+ * everywhere.
  */
 export function createSessions(deps: {
   sql: Sql
@@ -111,7 +110,6 @@ export function createSessions(deps: {
   service: ServiceName
   secure: boolean
   clock: () => number
-  verified?: (req: Request) => void
 }): Sessions {
   const { sql, secret, service, clock } = deps
   const cookieName = `${service}_session`
@@ -147,7 +145,6 @@ export function createSessions(deps: {
         where id = ${hashSessionId(id)} and service = ${service} and expires > ${clock()}`
       if (!row) return null
       const userId = row.user_id as string | null
-      if (userId !== null) deps.verified?.(req)
       return { id, userId, data: (row.data ?? {}) as Record<string, unknown>, isNew: false }
     },
     create() {
