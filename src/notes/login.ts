@@ -3,7 +3,7 @@
  * button's target, the identity provider's return point, and the failure page.
  */
 import { htmlResponse } from '../html.ts'
-import { redirect, type Response } from '../response.ts'
+import { PRIVATE_NO_STORE, redirect, type Response } from '../response.ts'
 import type { Request } from '../request.ts'
 import { loginButtonUrl, safeNext, type IdentityProvider } from '../idp.ts'
 import type { Session, Sessions } from '../session.ts'
@@ -69,7 +69,8 @@ export function createLoginHandlers(deps: { idp: IdentityProvider; sessions: Ses
     async failed(req) {
       const session = await sessions.load(req)
       const reason = session?.data.loginError
-      return htmlResponse(200, loginFailedPage(typeof reason === 'string' ? reason : null), NO_STORE)
+      // The reason is the session's: no cache keeps it.
+      return htmlResponse(200, loginFailedPage(typeof reason === 'string' ? reason : null), PRIVATE_NO_STORE)
     },
   }
 }

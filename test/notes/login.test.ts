@@ -123,7 +123,7 @@ test('4.2: /login/failed shows the stored reason escaped and a link to sign in a
   const res = await app.call('GET', '/login/failed', { cookie: cookieOf(failed.headers['set-cookie']!) })
   assert.equal(res.status, 200)
   assert.equal(res.headers['content-type'], 'text/html; charset=utf-8')
-  assert.equal(res.headers['cache-control'], 'no-store')
+  assert.equal(res.headers['cache-control'], 'private, no-store')
   assert.ok(res.text.includes('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; more'))
   assert.ok(!res.text.includes('<script>'))
   assert.ok(res.text.includes('<a href="/login">Sign in again</a>'))
