@@ -212,7 +212,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     const now = clock()
     const mine = buckets[cls]
     const credential = cls === 'signin' ? null : credentialOf(req)
-    // Only a credential the service vouched for has a bucket; any other request, a made-up
+    // Only a credential the service verified has a bucket; any other request, a made-up
     // credential's included, counts against its address.
     const bucket = credential === null ? undefined : mine.byCredential.get(credential)
     if (bucket !== undefined) {

@@ -104,13 +104,7 @@ export function hashSessionId(id: string): string {
  * sign-out, an account disabled at the identity provider) ends the session on the next request
  * everywhere.
  */
-export function createSessions(deps: {
-  sql: Sql
-  secret: Uint8Array
-  service: ServiceName
-  secure: boolean
-  clock: () => number
-}): Sessions {
+export function createSessions(deps: { sql: Sql; secret: Uint8Array; service: ServiceName; secure: boolean; clock: () => number }): Sessions {
   const { sql, secret, service, clock } = deps
   const cookieName = `${service}_session`
   // Cookies that opened, and the id inside: opening one (tweetnacl in JavaScript) was half of a
@@ -144,8 +138,7 @@ export function createSessions(deps: {
         select user_id, data from sessions
         where id = ${hashSessionId(id)} and service = ${service} and expires > ${clock()}`
       if (!row) return null
-      const userId = row.user_id as string | null
-      return { id, userId, data: (row.data ?? {}) as Record<string, unknown>, isNew: false }
+      return { id, userId: row.user_id as string | null, data: (row.data ?? {}) as Record<string, unknown>, isNew: false }
     },
     create() {
       return { id: randomToken(24), userId: null, data: {}, isNew: true }
