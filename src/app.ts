@@ -113,6 +113,7 @@ export async function startApp(config: Config, options: { logger: RequestLogger;
             trustProxy: config.trustProxy,
             // Processes share a PostgreSQL server; the embedded database has one process.
             shared: config.databaseUrl !== null ? createSharedBuckets(db.sql, name) : null,
+            verify: service.verifyCredential,
           })
         : null
       if (limiter) {

@@ -63,8 +63,12 @@ export function createAnswer(routes: readonly HttpRoute[], options: HandlerOptio
     if (limiter !== null) {
       // The router hands back the row it was given, so the row's own field is there.
       const refused = limiter.check(req, (match?.found && (match.route as HttpRoute).rateLimit) || 'api')
-      if (refused !== null) return refused
+      if (refused !== null) return isPromise(refused) ? refused.then((r) => r ?? route(req, match)) : refused
     }
+    return route(req, match)
+  }
+
+  function route(req: Request, match: ReturnType<typeof router.match>): Response | Promise<Response> {
     if (match === null) return notFound(req)
     if (!match.found) return jsonError(405, match.text, { allow: match.allowed.join(', ') })
     req.params = match.params

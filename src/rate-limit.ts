@@ -5,14 +5,17 @@
  * second through the table `rate_limits` ({@link SharedBuckets}, src/rate-limit-store.ts).
  *
  * Who a client is: the credential it presents (the `Authorization` header, else the service's
- * session cookie), not validated here, so the limiter knows nothing of either service; without
- * one, its address ({@link clientAddress}). Sign-in routes count by address only. A refused
+ * session cookie) once the service has verified it (`verify`: a token it knows, the cookie of a
+ * signed-in session); else, and for a credential it could not verify, its address
+ * ({@link clientAddress}), so a made-up token or cookie buys no bucket of its own. The first
+ * request of a credential without a bucket counts on its address and, verified, on the new
+ * bucket too. Sign-in routes count by address only. A refused
  * request is answered 429 with `Retry-After` and the `RateLimit-Policy` and `RateLimit` fields
  * of draft-ietf-httpapi-ratelimit-headers-11.
  *
  * ```ts
- * const limiter = createRateLimiter({ limits: DEFAULT_LIMITS, clock: Date.now, cookieName: 'notes_session' })
- * limiter.check(req, 'api') // null: go on; else the 429 to answer
+ * const limiter = createRateLimiter({ limits: DEFAULT_LIMITS, clock: Date.now, cookieName: 'notes_session', verify: service.verifyCredential })
+ * await limiter.check(req, 'api') // null: go on; else the 429 to answer
  * ```
  *
  * @module
@@ -138,11 +141,19 @@ export interface RateLimiterOptions {
    * absent: the buckets are this process's alone (the embedded database has one process).
    */
   shared?: SharedBuckets | null
+  /**
+   * Whether the credential a request is counted by (its `Authorization` header, else the session
+   * cookie) is one the service knows; absent: none is, and every request counts by address.
+   */
+  verify?: (req: Request) => Promise<boolean>
 }
 
 export interface RateLimiter {
-  /** Counts the request in class `cls`: null when it may go on, else the 429 to answer. */
-  check(req: Request, cls: LimitClass): Response | null
+  /**
+   * Counts the request in class `cls`: null when it may go on, else the 429 to answer. A
+   * promise only for the first request of a credential without a bucket, while it is verified.
+   */
+  check(req: Request, cls: LimitClass): Response | null | Promise<Response | null>
   /**
    * Forgets full buckets and, when shared, sends the requests counted since the last call to
    * `rate_limits` and takes back each bucket's level there, which the other processes' counts
@@ -157,7 +168,7 @@ export interface RateLimiter {
 
 /** Builds a rate limiter; nothing runs in the background until `start()`. */
 export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
-  const { limits, clock, cookieName } = options
+  const { limits, clock, cookieName, verify } = options
   const trustProxy = options.trustProxy ?? 0
   const shared = options.shared ?? null
   const buckets = {
@@ -197,21 +208,33 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     return createHash('sha256').update(credential).digest('base64url')
   }
 
-  function check(req: Request, cls: LimitClass): Response | null {
+  function check(req: Request, cls: LimitClass): Response | null | Promise<Response | null> {
     const now = clock()
     const mine = buckets[cls]
     const credential = cls === 'signin' ? null : credentialOf(req)
-    if (credential === null) return takeFrom(mine.byAddress, addressKey(clientAddress(req, trustProxy)), cls, now)
-    let bucket = mine.byCredential.get(credential)
-    if (bucket === undefined) {
-      // A credential not seen lately first costs its address one request: otherwise a client
-      // sending a made-up token with every request would get a fresh bucket every time.
-      const refused = takeFrom(mine.byAddress, addressKey(clientAddress(req, trustProxy)), cls, now)
-      if (refused !== null) return refused
-      mine.byCredential.set(credential, (bucket = new TokenBucket(limits[cls], now)))
+    // Only a credential the service verified has a bucket; any other request, a made-up
+    // credential's included, counts against its address.
+    const bucket = credential === null ? undefined : mine.byCredential.get(credential)
+    if (bucket !== undefined) {
+      const wait = bucket.take(now)
+      return wait === 0 ? null : refuse(cls, wait)
     }
-    const wait = bucket.take(now)
-    return wait === 0 ? null : refuse(cls, wait)
+    const refused = takeFrom(mine.byAddress, addressKey(clientAddress(req, trustProxy)), cls, now)
+    if (refused !== null || credential === null || verify === undefined) return refused
+    return verify(req).then(
+      (known) => {
+        if (known && !mine.byCredential.has(credential)) {
+          // The request verified is the credential's first: it counts on the new bucket as
+          // well as on its address, so a credential gets its burst, no more.
+          const made = new TokenBucket(limits[cls], now)
+          made.take(now)
+          mine.byCredential.set(credential, made)
+        }
+        return null
+      },
+      // A lookup that failed (the database away) leaves the request counted by its address.
+      () => null,
+    )
   }
 
   async function exchange(): Promise<void> {
@@ -223,7 +246,8 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
           const full = bucket.full(now)
           if (shared === null) {
             bucket.spent = 0
-            if (full) map.delete(key)
+            // A credential's bucket also stands for its verification: it stays while in use.
+            if (full && (kind === 'a' || now - bucket.used >= IDLE_MS)) map.delete(key)
             continue
           }
           if (full && bucket.spent === 0) {

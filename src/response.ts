@@ -52,6 +52,12 @@ const JSON_TYPE = 'application/json; charset=utf-8'
 /** Every answer's type is the one it names: no browser guesses HTML out of a JSON or text body. */
 export const NOSNIFF = 'nosniff'
 
+/**
+ * The `Cache-Control` of an answer that depends on who is signed in (docs/core.md, "Sessions
+ * and credentials"): no cache, shared or the browser's, keeps it.
+ */
+export const PRIVATE_NO_STORE: Readonly<Headers> = Object.freeze({ 'cache-control': 'private, no-store' })
+
 /** A JSON answer. */
 export function json(status: number, value: unknown, headers?: Headers): Response {
   const body = JSON.stringify(value)

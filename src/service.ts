@@ -7,6 +7,7 @@ import type { Sql } from './db.ts'
 import type { Handler, HttpRoute } from './handler.ts'
 import type { IdentityProvider } from './idp.ts'
 import type { Logger } from './log.ts'
+import type { Request } from './request.ts'
 import type { Sessions } from './session.ts'
 
 export interface ServiceDeps {
@@ -25,6 +26,12 @@ export interface Service {
   routes: HttpRoute[]
   /** Answers paths no route matches (JSON 404 when absent). */
   notFound?: Handler
+  /**
+   * Whether the credential the rate limiter counts a request by (its `Authorization` header,
+   * else the session cookie) is one this service knows: a token, a key, a signed-in session.
+   * Only such a credential gets a bucket of its own (src/rate-limit.ts).
+   */
+  verifyCredential?(req: Request): Promise<boolean>
   /** Called at shutdown, after the server stopped accepting. */
   close?(): Promise<void> | void
 }

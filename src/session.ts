@@ -6,6 +6,7 @@
  * a 2-core machine against about 158,000 `secretbox` opens, so a signature check per request
  * would be a denial of service.
  */
+import { createHash } from 'node:crypto'
 import nacl from 'tweetnacl'
 import type { Sql } from './db.ts'
 import { keepNewest } from './kept.ts'
@@ -19,10 +20,11 @@ export const SESSION_DAYS = 30
 const SESSION_MS = SESSION_DAYS * 24 * 60 * 60 * 1000
 
 export interface Session {
+  /** The id the cookie carries; the row is stored under its hash ({@link hashSessionId}). */
   id: string
   userId: string | null
   data: Record<string, unknown>
-  /** True for a session made by `create()` (not loaded from a cookie): its cookie must be sent. */
+  /** True for a session made by `create()` or `renew()` (not loaded from a cookie): its cookie must be sent. */
   isNew: boolean
 }
 
@@ -51,12 +53,6 @@ export function unseal(cookie: string, key: Uint8Array): string | null {
   }
 }
 
-/** A copy a handler may change without changing the cached session; most sessions hold no data. */
-function copy(data: Record<string, unknown>): Record<string, unknown> {
-  for (const _ in data) return structuredClone(data)
-  return {}
-}
-
 /**
  * The session secret: `configured` when given, else the one kept in `settings`, made once
  * (the first process to start wins; the others read its secret).
@@ -75,56 +71,60 @@ export interface Sessions {
   load(req: Request): Promise<Session | null>
   /** A new, unsaved session. */
   create(): Session
+  /**
+   * The session under a fresh id, its user and data carried over, unsaved: saving it removes
+   * the old row, so the old cookie names nothing. Every sign-in takes one (docs/core.md).
+   */
+  renew(session: Session): Session
   /** Stores the session (and starts its 30 days when new). */
   save(session: Session): Promise<void>
+  /** Removes the session's row: its cookie names nothing from then on, in every process. */
+  remove(session: Session): Promise<void>
   /** The `Set-Cookie` value for a session. */
   cookie(session: Session): string
+  /** The `Set-Cookie` value that makes the browser forget its session cookie. */
+  clearCookie(): string
 }
 
-/** How long a signed-in session read from the database is reused without asking it again. */
-export const SESSION_CACHE_MS = 5_000
-const SESSION_CACHE_SIZE = 10_000
+/** How many opened cookies are remembered. */
+const OPENED_SIZE = 10_000
 
-interface Cached {
-  userId: string
-  data: Record<string, unknown>
-  expires: number
-  /** Until when the entry may be used. */
-  fresh: number
+/**
+ * The stored form of a session id: its SHA-256, hex, as tokens are stored, so a copy of the
+ * database holds no id a cookie could be sealed around.
+ */
+export function hashSessionId(id: string): string {
+  return createHash('sha256').update(id).digest('hex')
 }
 
 /**
  * Sessions of one service; `secure` adds `Secure` to the cookie (an https public URL).
  *
- * Signed-in sessions are kept in memory for {@link SESSION_CACHE_MS} after they are read or
- * saved: the lookup is a database round trip on every API request, and it measured as costly as
- * the notes store's whole save. What this process saves it sees at once; a change another process
- * makes to the same session (a new sign-in with the same cookie) is seen within that time.
- * Sessions without a user are never cached, so a sign-in is seen everywhere at once.
+ * Every load reads the session's row, so a row deleted by any code path in any process (a
+ * sign-out, an account disabled at the identity provider) ends the session on the next request
+ * everywhere.
  */
-export function createSessions(deps: { sql: Sql; secret: Uint8Array; service: ServiceName; secure: boolean; clock: () => number; cacheMs?: number }): Sessions {
+export function createSessions(deps: { sql: Sql; secret: Uint8Array; service: ServiceName; secure: boolean; clock: () => number }): Sessions {
   const { sql, secret, service, clock } = deps
-  const cacheMs = deps.cacheMs ?? SESSION_CACHE_MS
   const cookieName = `${service}_session`
-  const cache = new Map<string, Cached>()
   // Cookies that opened, and the id inside: opening one (tweetnacl in JavaScript) was half of a
   // note save's time in the handler. A cookie always opens to the same id, so an entry never
   // goes stale; a cookie that did not open is never kept.
   const opened = new Map<string, string>()
+  // A renewed session, and the id of the row its save replaces.
+  const replaces = new WeakMap<Session, string>()
 
   function open(sealed: string): string | null {
     const known = opened.get(sealed)
     if (known !== undefined) return known
     const id = unseal(sealed, secret)
     if (id === null) return null
-    keepNewest(opened, sealed, id, SESSION_CACHE_SIZE)
+    keepNewest(opened, sealed, id, OPENED_SIZE)
     return id
   }
 
-  function remember(id: string, userId: string | null, data: Record<string, unknown>, expires: number): void {
-    cache.delete(id)
-    if (userId === null || cacheMs <= 0) return
-    keepNewest(cache, id, { userId, data: copy(data), expires, fresh: clock() + cacheMs }, SESSION_CACHE_SIZE)
+  function cookieWith(value: string, maxAgeSeconds: number): string {
+    return serializeCookie(cookieName, value, { httpOnly: true, sameSite: 'Lax', path: '/', secure: deps.secure, maxAgeSeconds })
   }
 
   return {
@@ -134,40 +134,39 @@ export function createSessions(deps: { sql: Sql; secret: Uint8Array; service: Se
       if (!sealed) return null
       const id = open(sealed)
       if (id === null) return null
-      const now = clock()
-      const hit = cache.get(id)
-      if (hit && hit.fresh > now && hit.expires > now) return { id, userId: hit.userId, data: copy(hit.data), isNew: false }
       const [row] = await sql`
-        select user_id, data, expires from sessions
-        where id = ${id} and service = ${service} and expires > ${now}`
-      if (!row) {
-        cache.delete(id)
-        return null
-      }
-      const data = (row.data ?? {}) as Record<string, unknown>
-      remember(id, row.user_id as string | null, data, row.expires as number)
-      return { id, userId: row.user_id as string | null, data, isNew: false }
+        select user_id, data from sessions
+        where id = ${hashSessionId(id)} and service = ${service} and expires > ${clock()}`
+      if (!row) return null
+      return { id, userId: row.user_id as string | null, data: (row.data ?? {}) as Record<string, unknown>, isNew: false }
     },
     create() {
       return { id: randomToken(24), userId: null, data: {}, isNew: true }
     },
+    renew(session) {
+      const renewed: Session = { id: randomToken(24), userId: session.userId, data: session.data, isNew: true }
+      if (!session.isNew) replaces.set(renewed, session.id)
+      return renewed
+    },
     async save(session) {
       const now = clock()
-      const [row] = await sql`
+      const insert = sql`
         insert into sessions (id, service, user_id, data, created, expires)
-        values (${session.id}, ${service}, ${session.userId}, ${sql.json(session.data as never)}, ${now}, ${now + SESSION_MS})
-        on conflict (id) do update set user_id = excluded.user_id, data = excluded.data
-        returning expires`
-      remember(session.id, session.userId, session.data, row!.expires as number)
+        values (${hashSessionId(session.id)}, ${service}, ${session.userId}, ${sql.json(session.data as never)}, ${now}, ${now + SESSION_MS})
+        on conflict (id) do update set user_id = excluded.user_id, data = excluded.data`
+      const old = replaces.get(session)
+      if (old === undefined) await insert
+      else await sql`with gone as (delete from sessions where id = ${hashSessionId(old)} and service = ${service}) ${insert}`
+      replaces.delete(session)
+    },
+    async remove(session) {
+      await sql`delete from sessions where id = ${hashSessionId(session.id)} and service = ${service}`
     },
     cookie(session) {
-      return serializeCookie(cookieName, seal(session.id, secret), {
-        httpOnly: true,
-        sameSite: 'Lax',
-        path: '/',
-        secure: deps.secure,
-        maxAgeSeconds: SESSION_MS / 1000,
-      })
+      return cookieWith(seal(session.id, secret), SESSION_MS / 1000)
+    },
+    clearCookie() {
+      return cookieWith('', 0)
     },
   }
 }

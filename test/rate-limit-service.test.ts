@@ -69,3 +69,50 @@ test('sign-in runs out before reads, by address, with its own policy', async () 
 test('/healthz is never limited', async () => {
   for (let i = 0; i < 10; i++) assert.equal((await fetch(`${notes}/healthz`)).status, 200)
 })
+
+// A second application behind a trusted proxy, so each test below counts for an address of its own.
+const proxied = await startApp(loadConfig({ HOST: '127.0.0.1', NOTES_PORT: '0', TICKETS_PORT: '0', DEV_IDP_PORT: '0', RATE_LIMIT: '0.001,4', RATE_LIMIT_SIGNIN: '0.001,3', TRUST_PROXY: '1' }), {
+  logger: createLogger(null),
+  db: { sql: db.sql, kind: process.env.TEST_DATABASE_KIND === 'embedded' ? 'embedded' : 'postgres', close: async () => {} },
+})
+after(() => proxied.close())
+
+/** The statuses of `n` requests from `address`, the i-th with `headers(i)`. */
+async function statuses(url: string, address: string, n: number, headers: (i: number) => Record<string, string>): Promise<number[]> {
+  const out: number[] = []
+  for (let i = 0; i < n; i++) out.push((await fetch(url, { headers: { 'x-forwarded-for': address, ...headers(i) } })).status)
+  return out
+}
+
+test('a made-up token changed every few requests buys no fresh bucket: its address meets 429 after its burst', async () => {
+  // The issue's probe, scaled down: a junk token changed every 4 requests (the burst).
+  const got = await statuses(`${proxied.servers.tickets!.url}/api/tickets`, '198.51.100.1', 20, (i) => ({ authorization: `Bearer tt_junk${Math.floor(i / 4)}` }))
+  assert.deepEqual(got, [200, 200, 200, 200, ...Array<number>(16).fill(429)])
+})
+
+test('a made-up session cookie changed every few requests buys no fresh bucket either', async () => {
+  const got = await statuses(`${proxied.servers.notes!.url}/api/me`, '198.51.100.2', 12, (i) => ({ cookie: `notes_session=junk${Math.floor(i / 4)}` }))
+  assert.deepEqual(got, [200, 200, 200, 200, ...Array<number>(8).fill(429)])
+})
+
+test("a real token counts on its own bucket once verified, the address paying only for its first request", async () => {
+  const token = await tokenOf('carol')
+  const url = `${proxied.servers.tickets!.url}/api/tickets`
+  const real = await statuses(url, '198.51.100.3', 5, () => ({ authorization: `Bearer ${token}` }))
+  assert.deepEqual(real, [200, 200, 200, 200, 429])
+  // The address gave the token's first request: 3 of its 4 are left.
+  assert.deepEqual(await statuses(url, '198.51.100.3', 4, () => ({})), [200, 200, 200, 429])
+})
+
+test('a signed-in session cookie counts on its own bucket once verified', async () => {
+  const notesUrl = proxied.servers.notes!.url
+  const address = '198.51.100.4'
+  const start = await fetch(`${notesUrl}/login?next=/`, { redirect: 'manual', headers: { 'x-forwarded-for': address } })
+  const atProvider = new URL(start.headers.get('location')!)
+  atProvider.searchParams.set('name', 'dora')
+  const back = new URL((await fetch(atProvider, { redirect: 'manual' })).headers.get('location')!)
+  const signedIn = await fetch(new URL(`${back.pathname}${back.search}`, notesUrl), { redirect: 'manual', headers: { 'x-forwarded-for': address } })
+  const cookie = signedIn.headers.getSetCookie().find((c) => c.startsWith('notes_session='))!.split(';')[0]!
+  assert.deepEqual(await statuses(`${notesUrl}/api/me`, address, 5, () => ({ cookie })), [200, 200, 200, 200, 429])
+  assert.deepEqual(await statuses(`${notesUrl}/api/me`, address, 4, () => ({})), [200, 200, 200, 429])
+})

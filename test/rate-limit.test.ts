@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { IncomingHttpHeaders } from 'node:http'
+import type { Response } from '../src/response.ts'
 import { makeRequest } from '../src/request.ts'
 import { addressKey, clientAddress, createRateLimiter, TokenBucket, type Limits, type RateLimiter } from '../src/rate-limit.ts'
 import { createSharedBuckets } from '../src/rate-limit-store.ts'
@@ -19,11 +20,30 @@ function get(headers: IncomingHttpHeaders = {}, address = '192.0.2.1') {
   return makeRequest({ url: '/api/notes', headers, address })
 }
 
+/** The limiter's answer to a request, from a limiter that verifies nothing (so answers at once). */
+function checkNow(limiter: RateLimiter, req: ReturnType<typeof get>, cls: 'api' | 'signin'): Response | null {
+  const answer = limiter.check(req, cls)
+  assert.ok(!(answer instanceof Promise), 'a limiter without verify answers at once')
+  return answer
+}
+
 /** How many of `n` requests the limiter lets through in class `cls`. */
 function allowed(limiter: RateLimiter, n: number, headers: IncomingHttpHeaders = {}, address?: string, cls: 'api' | 'signin' = 'api'): number {
   let ok = 0
-  for (let i = 0; i < n; i++) if (limiter.check(get(headers, address), cls) === null) ok++
+  for (let i = 0; i < n; i++) if (checkNow(limiter, get(headers, address), cls) === null) ok++
   return ok
+}
+
+/** How many of `n` requests a limiter that verifies credentials lets through, one after another. */
+async function allowedVerified(limiter: RateLimiter, n: number, headers: IncomingHttpHeaders = {}, address?: string): Promise<number> {
+  let ok = 0
+  for (let i = 0; i < n; i++) if ((await limiter.check(get(headers, address), 'api')) === null) ok++
+  return ok
+}
+
+/** A `verify` that knows the credentials given. */
+function knowing(...credentials: string[]): (req: ReturnType<typeof get>) => Promise<boolean> {
+  return async (req) => credentials.includes(req.headers.authorization ?? req.cookies.notes_session ?? '')
 }
 
 test('a bucket gives its burst at once, then one request per 1/rate seconds', () => {
@@ -50,7 +70,7 @@ test('past its burst a client is answered 429 with Retry-After, RateLimit-Policy
   const clock = testClock()
   const limiter = createRateLimiter({ limits: TIGHT, clock: clock.now })
   assert.equal(allowed(limiter, 5), 5)
-  const refused = limiter.check(get(), 'api')
+  const refused = checkNow(limiter, get(), 'api')
   assert.ok(refused)
   assert.equal(refused.status, 429)
   assert.deepEqual(JSON.parse(String(refused.body)), { error: 'too many requests' })
@@ -67,40 +87,64 @@ test('Retry-After and t are whole seconds, rounded up, and the same', () => {
   const limiter = createRateLimiter({ limits: { api: { rate: 0.1, burst: 1 }, signin: TIGHT.signin }, clock: clock.now })
   assert.equal(allowed(limiter, 1), 1)
   clock.advance(2_500)
-  const refused = limiter.check(get(), 'api')
+  const refused = checkNow(limiter, get(), 'api')
   assert.equal(refused?.headers?.['retry-after'], '8')
   assert.equal(refused?.headers?.ratelimit, '"api";r=0;t=8')
   assert.equal(refused?.headers?.['ratelimit-policy'], '"api";q=1;w=10')
 })
 
-test("one token's limit does not touch another token's, nor the address's", () => {
-  const limiter = createRateLimiter({ limits: TIGHT, clock: testClock().now })
-  assert.equal(allowed(limiter, 10, { authorization: 'Bearer tt_one' }), 5)
-  assert.equal(allowed(limiter, 10, { authorization: 'Bearer tt_two' }), 5)
-  // Each new token cost the address one request: 3 of its 5 are left.
+test("one token's limit does not touch another token's, nor the address's", async () => {
+  const limiter = createRateLimiter({ limits: TIGHT, clock: testClock().now, verify: knowing('Bearer tt_one', 'Bearer tt_two') })
+  assert.equal(await allowedVerified(limiter, 10, { authorization: 'Bearer tt_one' }), 5)
+  assert.equal(await allowedVerified(limiter, 10, { authorization: 'Bearer tt_two' }), 5)
+  // Each token's first request, before it was verified, counted on the address too: 3 of its 5 are left.
   assert.equal(allowed(limiter, 10), 3)
 })
 
-test('a session cookie counts as a credential, another cookie does not', () => {
-  const limiter = createRateLimiter({ limits: TIGHT, clock: testClock().now, cookieName: 'notes_session' })
-  assert.equal(allowed(limiter, 10, { cookie: 'notes_session=abc' }), 5)
-  assert.equal(allowed(limiter, 10, { cookie: 'notes_session=def; theme=dark' }), 5)
+test('a session cookie the service knows counts as a credential, another cookie does not', async () => {
+  const limiter = createRateLimiter({ limits: TIGHT, clock: testClock().now, cookieName: 'notes_session', verify: knowing('abc', 'def') })
+  assert.equal(await allowedVerified(limiter, 10, { cookie: 'notes_session=abc' }), 5)
+  assert.equal(await allowedVerified(limiter, 10, { cookie: 'notes_session=def; theme=dark' }), 5)
   assert.equal(allowed(limiter, 10, { cookie: 'theme=dark' }), 3, 'no session cookie: by address')
 })
 
 test('a new made-up credential with every request runs out when its address does', () => {
   const limiter = createRateLimiter({ limits: TIGHT, clock: testClock().now })
   let ok = 0
-  for (let i = 0; i < 20; i++) if (limiter.check(get({ authorization: `Bearer made-up-${i}` }), 'api') === null) ok++
+  for (let i = 0; i < 20; i++) if (checkNow(limiter, get({ authorization: `Bearer made-up-${i}` }), 'api') === null) ok++
   assert.equal(ok, 5)
   assert.equal(allowed(limiter, 1, {}, '192.0.2.2'), 1, 'another address is not touched')
+})
+
+test('a made-up credential changed every few requests buys no bucket of its own: the address is all it gets', () => {
+  const limiter = createRateLimiter({ limits: TIGHT, clock: testClock().now, cookieName: 'notes_session' })
+  let ok = 0
+  // The issue's probe, scaled down: a junk token (or cookie) changed every 5 requests.
+  for (let i = 0; i < 40; i++) if (limiter.check(get({ authorization: `Bearer tt_junk-${Math.floor(i / 5)}` }), 'api') === null) ok++
+  assert.equal(ok, 5)
+  let cookies = 0
+  for (let i = 0; i < 40; i++) if (limiter.check(get({ cookie: `notes_session=junk-${Math.floor(i / 5)}` }, '192.0.2.9'), 'api') === null) cookies++
+  assert.equal(cookies, 5)
+})
+
+test('a credential the service does not know counts by address, even beside a known cookie', async () => {
+  const limiter = createRateLimiter({ limits: TIGHT, clock: testClock().now, cookieName: 'notes_session', verify: knowing('valid') })
+  // A valid cookie and a junk header changed with every request: the header is what counts.
+  let ok = 0
+  for (let i = 0; i < 20; i++) if ((await limiter.check(get({ cookie: 'notes_session=valid', authorization: `Bearer junk-${i}` }), 'api')) === null) ok++
+  assert.equal(ok, 5)
+})
+
+test('a credential whose check fails (the database away) counts by address', async () => {
+  const limiter = createRateLimiter({ limits: TIGHT, clock: testClock().now, verify: async () => Promise.reject(new Error('down')) })
+  assert.equal(await allowedVerified(limiter, 10, { authorization: 'Bearer tt_real' }), 5)
 })
 
 test('sign-in counts by address even with a credential, in a bucket of its own', () => {
   const limiter = createRateLimiter({ limits: TIGHT, clock: testClock().now })
   assert.equal(allowed(limiter, 5, { authorization: 'Bearer a' }, undefined, 'signin'), 2)
   assert.equal(allowed(limiter, 5, { authorization: 'Bearer b' }, undefined, 'signin'), 0)
-  const refused = limiter.check(get(), 'signin')
+  const refused = checkNow(limiter, get(), 'signin')
   assert.equal(refused?.headers?.['ratelimit-policy'], '"sign-in";q=2;w=4')
   assert.equal(refused?.headers?.ratelimit, '"sign-in";r=0;t=2')
   assert.equal(allowed(limiter, 5), 5, 'the api bucket of the address is whole')
@@ -154,16 +198,17 @@ test('a sync in a process of its own changes no client\'s count', async () => {
 test('two limiters sharing one database converge to one limit', async () => {
   const limits: Limits = { api: { rate: 2, burst: 10 }, signin: TIGHT.signin }
   const clock = testClock()
-  const one = createRateLimiter({ limits, clock: clock.now, shared: createSharedBuckets(db.sql, 'notes') })
-  const two = createRateLimiter({ limits, clock: clock.now, shared: createSharedBuckets(db.connect(2), 'notes') })
-  const apart = [createRateLimiter({ limits, clock: clock.now }), createRateLimiter({ limits, clock: clock.now })]
+  const verify = knowing('Bearer tt_shared')
+  const one = createRateLimiter({ limits, clock: clock.now, verify, shared: createSharedBuckets(db.sql, 'notes') })
+  const two = createRateLimiter({ limits, clock: clock.now, verify, shared: createSharedBuckets(db.connect(2), 'notes') })
+  const apart = [createRateLimiter({ limits, clock: clock.now, verify }), createRateLimiter({ limits, clock: clock.now, verify })]
   const token = { authorization: 'Bearer tt_shared' }
   let together = 0
   let separately = 0
   // 100 seconds of a client asking 5 times a second of each process; each syncs every second.
   for (let second = 0; second < 100; second++) {
-    together += allowed(one, 5, token) + allowed(two, 5, token)
-    separately += allowed(apart[0]!, 5, token) + allowed(apart[1]!, 5, token)
+    together += (await allowedVerified(one, 5, token)) + (await allowedVerified(two, 5, token))
+    separately += (await allowedVerified(apart[0]!, 5, token)) + (await allowedVerified(apart[1]!, 5, token))
     clock.advance(1000)
     await one.sync()
     await two.sync()

@@ -1,8 +1,9 @@
+import { createHash } from 'node:crypto'
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import nacl from 'tweetnacl'
 import { makeRequest } from '../src/request.ts'
-import { createSessions, loadSessionSecret, seal, unseal } from '../src/session.ts'
+import { createSessions, hashSessionId, loadSessionSecret, seal, unseal } from '../src/session.ts'
 import { parseCookies } from '../src/cookie.ts'
 import { testDatabase } from './support/db.ts'
 
@@ -99,28 +100,72 @@ test('parseCookies keeps a cookie named __proto__ as data, in a null-prototype r
   assert.equal(Object.keys(c).length, 3)
 })
 
-test('a signed-in session is reused from memory for a few seconds, then read again', async () => {
-  let now = 5_000_000
-  const sessions = createSessions({ sql: db.sql, secret: key, service: 'notes', secure: false, clock: () => now, cacheMs: 5_000 })
-  const s = sessions.create()
-  s.userId = 'cached-user'
-  await sessions.save(s)
-  const req = requestWith(sessions.cookie(s))
-  // Another process signs the same session in as someone else.
-  await db.sql`update sessions set user_id = 'other-user' where id = ${s.id}`
-  assert.equal((await sessions.load(req))?.userId, 'cached-user')
-  now += 5_001
-  assert.equal((await sessions.load(req))?.userId, 'other-user')
+test('a change or a removal made through another Sessions on the same database is seen on the next load', async () => {
+  // Two processes on one database: each has its own Sessions.
+  const here = createSessions({ sql: db.sql, secret: key, service: 'notes', secure: false, clock: Date.now })
+  const there = createSessions({ sql: db.sql, secret: key, service: 'notes', secure: false, clock: Date.now })
+  const s = here.create()
+  s.userId = 'first-user'
+  await here.save(s)
+  const req = requestWith(here.cookie(s))
+  assert.equal((await here.load(req))?.userId, 'first-user')
+  const theirs = (await there.load(req))!
+  theirs.userId = 'second-user'
+  await there.save(theirs)
+  assert.equal((await here.load(req))?.userId, 'second-user')
+  await there.remove(theirs)
+  assert.equal(await here.load(req), null)
 })
 
-test('a session without a user is never served from memory, so a sign-in elsewhere is seen at once', async () => {
+test('deleting the rows of a person ends their sessions on the next load, whoever deletes them', async () => {
+  const sessions = createSessions({ sql: db.sql, secret: key, service: 'tickets', secure: false, clock: Date.now })
+  const s = sessions.create()
+  s.userId = 'disabled-person'
+  await sessions.save(s)
+  const req = makeRequest({ headers: { cookie: sessions.cookie(s).split(';')[0]! } })
+  assert.equal((await sessions.load(req))?.userId, 'disabled-person')
+  await db.sql`delete from sessions where user_id = 'disabled-person'`
+  assert.equal(await sessions.load(req), null)
+})
+
+test('renew() gives a fresh id with the user and data carried over; once saved, the old cookie names nothing', async () => {
+  const sessions = createSessions({ sql: db.sql, secret: key, service: 'notes', secure: false, clock: Date.now })
+  const planted = sessions.create()
+  planted.data = { loginError: 'earlier' }
+  await sessions.save(planted)
+  const oldReq = requestWith(sessions.cookie(planted))
+  const loaded = (await sessions.load(oldReq))!
+  const renewed = sessions.renew(loaded)
+  assert.notEqual(renewed.id, loaded.id)
+  assert.equal(renewed.isNew, true)
+  assert.deepEqual(renewed.data, { loginError: 'earlier' })
+  renewed.userId = 'signed-in'
+  await sessions.save(renewed)
+  assert.equal(await sessions.load(oldReq), null)
+  assert.equal((await sessions.load(requestWith(sessions.cookie(renewed))))?.userId, 'signed-in')
+  assert.equal((await db.sql`select 1 from sessions where id = ${hashSessionId(loaded.id)}`).length, 0)
+})
+
+test('the sessions table holds the hash of a session id, never the id the cookie carries', async () => {
   const sessions = createSessions({ sql: db.sql, secret: key, service: 'notes', secure: false, clock: Date.now })
   const s = sessions.create()
+  s.userId = 'u-hash'
+  await sessions.save(s)
+  const rows = await db.sql`select id from sessions where user_id = 'u-hash'`
+  assert.deepEqual(rows.map((r) => r.id), [createHash('sha256').update(s.id).digest('hex')])
+  // A cookie sealed around what a database copy holds opens no session.
+  assert.equal(await sessions.load(makeRequest({ headers: { cookie: `notes_session=${seal(rows[0]!.id as string, key)}` } })), null)
+})
+
+test('remove() ends a session and clearCookie() tells the browser to forget it', async () => {
+  const sessions = createSessions({ sql: db.sql, secret: key, service: 'notes', secure: false, clock: Date.now })
+  const s = sessions.create()
+  s.userId = 'leaving'
   await sessions.save(s)
   const req = requestWith(sessions.cookie(s))
-  assert.equal((await sessions.load(req))?.userId, null)
-  await db.sql`update sessions set user_id = 'signed-in-elsewhere' where id = ${s.id}`
-  assert.equal((await sessions.load(req))?.userId, 'signed-in-elsewhere')
+  await sessions.remove((await sessions.load(req))!)
+  assert.equal(await sessions.load(req), null)
+  assert.equal(sessions.clearCookie(), 'notes_session=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax')
 })
 
 test('changing a loaded session object does not change what the next load answers until it is saved', async () => {

@@ -121,7 +121,7 @@ left join lateral (
 ) e on true
 order by e.seq`, params: [(top!.seq as number) - 3] },
     { name: 'live cursor', routes: '/api/live without a cursor', query: 'select greatest(pruned_through, (select max(seq) from events)) as top from live_state', params: [] },
-    { name: 'session load', routes: 'notes routes (on a cache miss)', query: 'select user_id, data, expires from sessions where id = $1 and service = $2 and expires > $3', params: [s?.id ?? 'none', 'notes', now] },
+    { name: 'session load', routes: 'every request with a session cookie', query: 'select user_id, data from sessions where id = $1 and service = $2 and expires > $3', params: [s?.id ?? 'none', 'notes', now] },
     { name: 'note save (one statement)', routes: 'note save', query: `with clock as (
   insert into note_clocks (user_id, last_edited) values ($1, $2)
   on conflict (user_id) do update set last_edited = greatest(excluded.last_edited, note_clocks.last_edited + 1)

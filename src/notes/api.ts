@@ -6,7 +6,7 @@
  */
 import { etagOf, matches, notModified, tagged } from '../conditional.ts'
 import { answerRefused, originOf, refuseContentType, refuseCrossSite } from '../guards.ts'
-import { json, jsonError, type Response } from '../response.ts'
+import { json, jsonError, PRIVATE_NO_STORE, type Response } from '../response.ts'
 import type { Request } from '../request.ts'
 import { parseJsonBody } from '../json-validate.ts'
 import type { Sessions } from '../session.ts'
@@ -20,8 +20,8 @@ export const MAX_ID = 64
 /** The largest page of the list (docs/notes-api.md, "Pages"). */
 export const MAX_LIMIT = 1000
 
-// The API answers private data: no cache keeps it.
-const NO_STORE = { 'cache-control': 'no-store' }
+// The API answers the signed-in person's data: no cache keeps it.
+const NO_STORE = PRIVATE_NO_STORE
 
 type Body = Record<string, unknown>
 

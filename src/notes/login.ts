@@ -3,7 +3,7 @@
  * button's target, the identity provider's return point, and the failure page.
  */
 import { htmlResponse } from '../html.ts'
-import { redirect, type Response } from '../response.ts'
+import { PRIVATE_NO_STORE, redirect, type Response } from '../response.ts'
 import type { Request } from '../request.ts'
 import { loginButtonUrl, safeNext, type IdentityProvider } from '../idp.ts'
 import type { Session, Sessions } from '../session.ts'
@@ -54,7 +54,10 @@ export function createLoginHandlers(deps: { idp: IdentityProvider; sessions: Ses
       // No transaction is open here: the exchange waits on the network (docs/core.md, "Database").
       const result = await idp.exchange(code)
       if (!result.ok) return failure(req, result.error)
-      const session = (await sessions.load(req)) ?? sessions.create()
+      // Rule 4's session, under a fresh id: a cookie planted before the sign-in names nothing
+      // after it, and the answer carries the new cookie as rule 7 says of a new session
+      // (docs/core.md, "Sessions and credentials").
+      const session = sessions.renew((await sessions.load(req)) ?? sessions.create())
       session.userId = result.identity.id
       session.data.tag = randomToken(16)
       // Shown in the app instead of the id.
@@ -66,7 +69,8 @@ export function createLoginHandlers(deps: { idp: IdentityProvider; sessions: Ses
     async failed(req) {
       const session = await sessions.load(req)
       const reason = session?.data.loginError
-      return htmlResponse(200, loginFailedPage(typeof reason === 'string' ? reason : null), NO_STORE)
+      // The reason is the session's: no cache keeps it.
+      return htmlResponse(200, loginFailedPage(typeof reason === 'string' ? reason : null), PRIVATE_NO_STORE)
     },
   }
 }

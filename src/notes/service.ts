@@ -14,6 +14,14 @@ export function createNotesService(deps: ServiceDeps): Service {
   const login = createLoginHandlers({ idp, sessions, publicUrl })
   const api = createApiHandlers({ store, sessions, publicUrl })
   const web = createWebHandlers({ sessions, publicUrl })
-  // Every answer carries the strict Content-Security-Policy and its companions.
-  return { routes: pageHeadersOn(notesRoutes(login, api, web)) }
+  return {
+    // Every answer carries the strict Content-Security-Policy and its companions.
+    routes: pageHeadersOn(notesRoutes(login, api, web)),
+    // The service takes no `Authorization` header: only a signed-in session's cookie is known.
+    async verifyCredential(req) {
+      const authorization = req.headers.authorization
+      if (authorization !== undefined && authorization !== '') return false
+      return ((await sessions.load(req))?.userId ?? null) !== null
+    },
+  }
 }

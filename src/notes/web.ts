@@ -94,8 +94,9 @@ export function createWebHandlers(deps: { sessions: Sessions; publicUrl: string;
         ? { id: session.userId, name: typeof session.data.name === 'string' && session.data.name !== '' ? session.data.name : 'you' }
         : null
       const page = homePage(person, { script: assets.url('app'), style: assets.url('style'), icon: assets.url('icon.svg') })
-      // Private: the page names the person, so no shared cache keeps it.
-      return fresh(req, uncompressed(new TextEncoder().encode(page.text), 'text/html; charset=utf-8'), { 'cache-control': 'private, no-cache' })
+      // Private: the page names the person, so no shared cache keeps it, and the browser's
+      // revalidates it for the cookie it was answered to.
+      return fresh(req, uncompressed(new TextEncoder().encode(page.text), 'text/html; charset=utf-8'), { 'cache-control': 'private, no-cache', vary: 'Cookie' })
     },
 
     async asset(req) {
@@ -114,12 +115,9 @@ export function createWebHandlers(deps: { sessions: Sessions; publicUrl: string;
       const refused = refuseCrossSite(req, sessions.cookieName, ownOrigin)
       if (refused) return answerRefused(refused)
       const session = await sessions.load(req)
-      if (session?.userId) {
-        session.userId = null
-        session.data = {}
-        await sessions.save(session)
-      }
-      return json(200, { ok: true }, { 'cache-control': 'no-store' })
+      // The row goes: the cookie names nothing from now on, in every process.
+      if (session) await sessions.remove(session)
+      return json(200, { ok: true }, { 'cache-control': 'no-store', 'set-cookie': sessions.clearCookie() })
     },
 
     built: () => building,

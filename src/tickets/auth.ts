@@ -58,6 +58,12 @@ export interface Credentials {
    * of it (else 403 `{ error, field: 'project' }`).
    */
   actingUser(caller: Caller, projectId: string): Promise<ActingResult>
+  /**
+   * Whether the credential the rate limiter counts the request by is a known one: the
+   * `Authorization` header when sent (`Bearer ` and a live token or key, written exactly so, so
+   * that one secret is one credential), else the cookie of a signed-in session.
+   */
+  known(req: Request): Promise<boolean>
   /** The request's session and its logged-in user, if any (for `GET /api/me`). */
   session(req: Request): Promise<{ session: Session | null; user: User | null }>
   /**
@@ -129,6 +135,15 @@ export function createCredentials(deps: { store: TicketStore; clock: () => numbe
       const user = await store.users.memberById(projectId, connection.userId)
       if (!user) return refuse(403, KEY_PERSON_GONE, 'project')
       return { ok: true, user, app: connection.label }
+    },
+    async known(req) {
+      const header = req.headers.authorization
+      if (header === undefined || header === '') return ((await sessions.load(req))?.userId ?? null) !== null
+      const secret = BEARER.exec(header)?.[1]
+      if (secret === undefined || header !== `Bearer ${secret}`) return false
+      if (secret.startsWith(TOKEN_PREFIX)) return (await store.tokens.byHash(hashSecret(secret))) !== null
+      if (secret.startsWith(KEY_PREFIX)) return (await store.connections.byHash(hashSecret(secret))) !== null
+      return false
     },
     async session(req) {
       const session = await sessions.load(req)

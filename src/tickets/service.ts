@@ -80,6 +80,7 @@ export function createTicketsService(deps: ServiceDeps & { /** What the pages ke
   return {
     routes,
     wake,
+    verifyCredential: (req) => ctx.credentials.known(req),
     async close() {
       mailer?.close()
       await live.close()

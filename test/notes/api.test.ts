@@ -23,7 +23,7 @@ function save(fields: Record<string, unknown>): Promise<Answer> {
 function assertJson(res: Answer, status: number, body: unknown): void {
   assert.deepEqual({ status: res.status, body: res.json }, { status, body })
   assert.equal(res.headers['content-type'], 'application/json; charset=utf-8')
-  assert.equal(res.headers['cache-control'], 'no-store')
+  assert.equal(res.headers['cache-control'], 'private, no-store')
 }
 
 // Section 4.4, rules 1 to 9, in order.

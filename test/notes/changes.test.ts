@@ -15,7 +15,7 @@ test('changes answers the notes edited after since, oldest first, with texts, an
   await app.post(alice, { op: 'delete', id: 'a', base: a.json.edited })
   const all = await app.call('GET', '/api/notes/changes', { cookie: alice })
   assert.equal(all.status, 200)
-  assert.equal(all.headers['cache-control'], 'no-store')
+  assert.equal(all.headers['cache-control'], 'private, no-store')
   const gone = all.json.notes[1]
   assert.deepEqual(all.json, { notes: [{ id: 'b', edited: b.json.edited, gone: false, text: 'second' }, { id: 'a', edited: gone.edited, gone: true }], more: false })
   assert.deepEqual((await app.call('GET', `/api/notes/changes?since=${b.json.edited}`, { cookie: alice })).json, { notes: [gone], more: false })

@@ -34,7 +34,7 @@ test('a client that has the list gets 304 with the ETag and no body; after a sav
     assert.equal(unchanged.status, 304)
     assert.equal(unchanged.text, '')
     assert.equal(unchanged.headers.etag, tag)
-    assert.equal(unchanged.headers['cache-control'], 'no-store')
+    assert.equal(unchanged.headers['cache-control'], 'private, no-store')
 
     // Each write changes the list: a new note, a conflict's copy, a deletion.
     const extra = `w-${url.length}`
@@ -103,7 +103,7 @@ test('/api/me without a session is tagged like any answer: the tag of its bytes,
   const first = await app.call('GET', '/api/me')
   assert.equal(first.text, '{"user":null}')
   assert.equal(first.headers.etag, etagOf('{"user":null}'))
-  assert.equal(first.headers['cache-control'], 'no-store')
+  assert.equal(first.headers['cache-control'], 'private, no-store')
   assert.equal(first.headers['content-length'], '13')
   const again = await app.call('GET', '/api/me', { headers: { 'if-none-match': first.headers.etag! } })
   assert.equal(again.status, 304)

@@ -47,25 +47,32 @@ test('4.1 rule 4: a login sets the user, 16 fresh random bytes as tag, and clear
 
   const res = await app.call('GET', `/login/callback?idp_code=${app.idp.code({ id: 'alice-id', name: 'Alice' })}`, { cookie })
   assert.equal(res.status, 302)
-  const session = await sessionOf(cookie)
+  const signedIn = cookieOf(res.headers['set-cookie']!)
+  const session = await sessionOf(signedIn)
   assert.equal(session.userId, 'alice-id')
   assert.equal(session.data.loginError, null)
   const tag = session.data.tag
   assert.ok(typeof tag === 'string' && Buffer.from(tag, 'base64url').length === 16)
 
-  await app.call('GET', `/login/callback?idp_code=${app.idp.code({ id: 'alice-id', name: 'Alice' })}`, { cookie })
-  const again = await sessionOf(cookie)
-  assert.notEqual(again.data.tag, tag, 'every login gives a fresh tag')
+  const again = await app.call('GET', `/login/callback?idp_code=${app.idp.code({ id: 'alice-id', name: 'Alice' })}`, { cookie: signedIn })
+  assert.notEqual((await sessionOf(cookieOf(again.headers['set-cookie']!))).data.tag, tag, 'every login gives a fresh tag')
 })
 
-test('4.1 rule 4: a login keeps the session of the request cookie and adds no Set-Cookie', async () => {
+test('4.1 rule 4: a login takes the session of the request cookie under a fresh id, sends its cookie, and the old one names nothing', async () => {
   const cookie = await app.signIn('first-user')
   const before = await sessionOf(cookie)
+  before.data.kept = 'yes'
+  await app.sessions.save(before)
   const res = await app.call('GET', `/login/callback?idp_code=${app.idp.code({ id: 'second-user', name: 'B' })}`, { cookie })
-  assert.equal(res.headers['set-cookie'], undefined)
-  const after = await sessionOf(cookie)
-  assert.equal(after.id, before.id)
+  assert.equal(res.status, 302)
+  const renewed = cookieOf(res.headers['set-cookie']!)
+  assert.notEqual(renewed, cookie)
+  const after = await sessionOf(renewed)
+  assert.notEqual(after.id, before.id)
   assert.equal(after.userId, 'second-user')
+  assert.equal(after.data.kept, 'yes', "the session's data is carried over")
+  assert.equal(await app.sessions.load(makeRequest({ headers: { cookie } })), null)
+  assert.deepEqual((await app.call('GET', '/api/me', { cookie })).json, { user: null })
 })
 
 test('4.1 rule 5: the success answer is a 302 to the safe form of next with body logged in', async () => {
@@ -116,7 +123,7 @@ test('4.2: /login/failed shows the stored reason escaped and a link to sign in a
   const res = await app.call('GET', '/login/failed', { cookie: cookieOf(failed.headers['set-cookie']!) })
   assert.equal(res.status, 200)
   assert.equal(res.headers['content-type'], 'text/html; charset=utf-8')
-  assert.equal(res.headers['cache-control'], 'no-store')
+  assert.equal(res.headers['cache-control'], 'private, no-store')
   assert.ok(res.text.includes('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; more'))
   assert.ok(!res.text.includes('<script>'))
   assert.ok(res.text.includes('<a href="/login">Sign in again</a>'))

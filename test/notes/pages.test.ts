@@ -38,7 +38,7 @@ async function walk(cookie: string, first: string, between?: (page: number) => P
 
 function assert400(res: Answer, error: string, field: string): void {
   assert.deepEqual({ status: res.status, body: res.json }, { status: 400, body: { error, field } })
-  assert.equal(res.headers['cache-control'], 'no-store')
+  assert.equal(res.headers['cache-control'], 'private, no-store')
 }
 
 test('with limit the list comes in pages, oldest edit first, each giving the next page in next and Link', async () => {

@@ -13,7 +13,7 @@ const second = await app.post(alice, { op: 'save', id: 'diary', local: 'laptop',
 test('the revisions of a note come newest first with edited, at, local and text', async () => {
   const res = await app.call('GET', '/api/notes/revisions?id=diary', { cookie: alice })
   assert.equal(res.status, 200)
-  assert.equal(res.headers['cache-control'], 'no-store')
+  assert.equal(res.headers['cache-control'], 'private, no-store')
   assert.deepEqual(res.json, {
     revisions: [
       { edited: second.json.edited, at: 22, local: 'laptop', text: 'one\ntwo\n' },

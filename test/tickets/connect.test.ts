@@ -176,7 +176,7 @@ test('the connect page asks a signed-out person to sign in and the login brings 
   const page = await app.call('GET', `/connect/${nonce}`)
   assert.equal(page.status, 200)
   assert.equal(page.headers['content-type'], 'text/html; charset=utf-8')
-  assert.equal(page.headers['cache-control'], 'no-store')
+  assert.equal(page.headers['cache-control'], 'private, no-store')
   assert.equal(page.headers['x-frame-options'], 'DENY')
   assert.match(String(page.headers['content-security-policy']), /frame-ancestors 'none'/)
   assert.ok(page.text.includes(RETURN), 'the person sees where they will be sent')

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import type { AddressInfo } from 'node:net'
 import { after, test } from 'node:test'
 import { SMTPServer } from 'smtp-server'
+import { hashSecret } from '../../src/tickets/auth.ts'
 import { expectJson, ticketsApp } from './support.ts'
 
 // A local SMTP server the invite mails go to.
@@ -45,8 +46,21 @@ test('an invite answers 201 { url, id, expires, mailed } with the provider-made 
   assert.equal(got.body.url, `http://idp.test/login?key=dev-key&return=${encodeURIComponent(back)}`)
   assert.equal(got.body.expires, app.clock.now() + 7 * DAY)
   assert.equal(got.body.mailed, false)
-  const [row] = await app.sql`select role, uses_left from invites where id = ${got.body.id}`
+  const [row] = await app.sql`select role, uses_left from invites where id = ${hashSecret(got.body.id)}`
   assert.deepEqual({ ...row }, { role: 'edit', uses_left: 1 })
+})
+
+test('an invite is stored under the hash of its id, so a copy of the database holds no link that works', async () => {
+  const made = await invite({ role: 'use' })
+  expectJson(made, 201)
+  assert.equal((await app.sql`select 1 from invites where id = ${made.body.id}`).length, 0)
+  // The ids a database copy holds, tried as links: none joins.
+  const [stored] = await app.sql`select id from invites where id = ${hashSecret(made.body.id)}`
+  const tried = await join(stored!.id as string, 'copier')
+  assert.equal(tried.status, 400)
+  assert.ok(tried.text.includes('<p>no such invite</p>'), tried.text)
+  const real = await join(made.body.id, 'invited')
+  assert.equal(real.status, 302)
 })
 
 test('uses must be a whole number from 1 to 1000 and days from 1 to 90', async () => {
@@ -95,7 +109,7 @@ test('parallel joins never take more uses than the invite has', async () => {
   const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => join(made.body.id, `racer${i}`)))
   assert.equal(answers.filter((a) => a.status === 302).length, 3)
   assert.equal(answers.filter((a) => a.status === 400).length, 5)
-  const [row] = await app.sql`select uses_left from invites where id = ${made.body.id}`
+  const [row] = await app.sql`select uses_left from invites where id = ${hashSecret(made.body.id)}`
   assert.equal(row!.uses_left, 0)
 })
 

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { makeRequest } from '../../src/request.ts'
+import { hashSessionId } from '../../src/session.ts'
 import { ticketsApp, type Answer } from './support.ts'
 
 const app = await ticketsApp()
@@ -66,15 +68,20 @@ test('login return: an unsafe next goes to /', async () => {
   }
 })
 
-test('login return: the session of the cookie is reused, its user set and its tag renewed', async () => {
+test('login return: the session of the cookie is taken under a fresh id, its user set, its data kept and its tag renewed', async () => {
   const session = app.sessions.create()
   session.data = { tag: 'old-tag', kept: 'yes' }
   await app.sessions.save(session)
   const cookie = app.sessions.cookie(session).split(';')[0]!
   const got = await app.call('GET', `/login/callback?idp_code=${app.idp.code({ id: 's-1', name: 'Sol' })}`, { headers: { cookie } })
   assert.equal(got.status, 302)
-  assert.equal(got.headers['set-cookie'], undefined, 'no new cookie for a session the browser brought')
-  const [row] = await app.sql`select user_id, data from sessions where id = ${session.id}`
+  const renewed = String(got.headers['set-cookie']).split(';')[0]!
+  assert.match(renewed, /^tickets_session=/)
+  assert.notEqual(renewed, cookie, 'the answer carries the cookie of the fresh id')
+  const fresh = (await app.sessions.load(makeRequest({ headers: { cookie: renewed } })))!
+  assert.notEqual(fresh.id, session.id)
+  assert.equal(await app.sessions.load(makeRequest({ headers: { cookie } })), null, 'the cookie brought names nothing')
+  const [row] = await app.sql`select user_id, data from sessions where id = ${hashSessionId(fresh.id)}`
   const [user] = await app.sql`select id from users where idp_id = 's-1'`
   assert.equal(row!.user_id, user!.id)
   const data = row!.data as { tag: string; kept: string; user: { id: string } }

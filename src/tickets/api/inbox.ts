@@ -2,7 +2,7 @@
  * The inbox (docs/tickets-api.md, 4.8, "GET /api/inbox"): tickets assigned to the caller,
  * `pending` in `open` or `doing`, `review` in `review`, most recently changed first.
  */
-import { json } from '../../response.ts'
+import { json, PRIVATE_NO_STORE } from '../../response.ts'
 import type { Handler } from '../../handler.ts'
 import { ticketAnswers } from './answers.ts'
 import { answerRefusal } from '../refusal.ts'
@@ -16,6 +16,6 @@ export function createInboxHandler(ctx: Context): Handler {
     const me = who.caller.user.id
     const pending = await store.tickets.assignedTo(me, ['open', 'doing'])
     const review = await store.tickets.assignedTo(me, ['review'])
-    return json(200, { pending: ticketAnswers(publicUrl, pending), review: ticketAnswers(publicUrl, review) })
+    return json(200, { pending: ticketAnswers(publicUrl, pending), review: ticketAnswers(publicUrl, review) }, PRIVATE_NO_STORE)
   }
 }

@@ -37,7 +37,9 @@ export function createLoginHandler(ctx: Context): Handler {
       target = `/${joined.slug}`
     }
 
-    const session = (await ctx.sessions.load(req)) ?? ctx.sessions.create()
+    // Rule 6's session, under a fresh id: a cookie planted before the sign-in names nothing
+    // after it, and the new session's cookie is sent as rule 7 says (docs/core.md).
+    const session = ctx.sessions.renew((await ctx.sessions.load(req)) ?? ctx.sessions.create())
     session.userId = user.id
     session.data = { ...session.data, user: { id: user.id }, tag: randomToken(16) }
     await ctx.sessions.save(session)

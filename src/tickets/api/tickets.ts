@@ -115,8 +115,11 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
     let me: string | null = null
     if (needsMe(parsed.query)) {
       me = await ctx.credentials.reader(req)
-      if (me === null) return answerRefusal(refuse(400, ME_NEEDS_SIGN_IN, 'q'), VARY)
+      if (me === null) return answerRefusal(refuse(400, ME_NEEDS_SIGN_IN, 'q'), READER_VARY)
     }
+    // A list that says "me" is the reader's own: kept by no shared cache, and by the browser
+    // only for the credential it was answered to.
+    const personal: Headers = me === null ? {} : READER_VARY
     const asMarkdown = wantsMarkdown(req)
     // Every write that changes what a list shows emits an event or counts as a quiet write
     // (sql/0009_ticket_lists.sql), so the lists are the same as long as that version is: a
@@ -125,7 +128,7 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
     // a write committed in between makes the tag older than the rows, never newer.
     const version = await store.outbox.version()
     const etag = etagOf(`${version}\n${req.path}\n${req.search}\n${me ?? ''}\n${asMarkdown ? 'md' : 'json'}`)
-    const headers = { ...VARY, etag }
+    const headers = { ...VARY, etag, ...personal }
     if (matches(req.headers['if-none-match'], etag)) return notModified(headers)
     let found: Project | null = null
     if (project !== null) {
@@ -144,7 +147,7 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
         // come. A write between the count and the batches can make them differ by what it
         // changed, as it can between two batches.
         const count = await store.tickets.count(query, search, after ?? null)
-        return withEtag(markdown(200, listMarkdownStream(title, states, count, mapBatches(batches, answer))), etag)
+        return withEtag(markdown(200, listMarkdownStream(title, states, count, mapBatches(batches, answer))), etag, personal)
       }
       // Streamed: at 100,000 tickets the array alone would hold every ticket in memory.
       return jsonStream(200, 'tickets', mapBatches(batches, answer), headers)
@@ -162,7 +165,7 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
       next = `${publicUrl}${req.path}?${params}`
     }
     const link: Headers = next === null ? {} : { link: `<${next}>; rel="next"` }
-    if (asMarkdown) return withEtag(markdown(200, listMarkdown(title, states, tickets)), etag, link)
+    if (asMarkdown) return withEtag(markdown(200, listMarkdown(title, states, tickets)), etag, { ...link, ...personal })
     return json(200, { tickets, next }, { ...headers, ...link })
   }
 
@@ -253,6 +256,9 @@ async function* mapBatches<T, U>(batches: AsyncIterable<readonly T[]>, f: (item:
 }
 
 /** `response` with the list's `etag` (and a `link`), so the core does not hash it again. */
+/** The headers of a list answered to its reader (`assignee:me`): it varies with the credential too. */
+const READER_VARY: Headers = { vary: 'Accept, Authorization, Cookie', 'cache-control': 'private, no-cache' }
+
 function withEtag(response: Response, etag: string, more?: Headers): Response {
   return { ...response, headers: { ...response.headers, etag, ...more } }
 }

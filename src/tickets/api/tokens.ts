@@ -3,7 +3,7 @@
  * "Tokens and the session"): `tt_` and 32 random bytes in base64url, shown once, stored as a
  * SHA-256 hash, revoked at once. Also `GET /api/me`, which a page's own scripts read for the user and the session's tag.
  */
-import { json } from '../../response.ts'
+import { json, PRIVATE_NO_STORE } from '../../response.ts'
 import type { Handler } from '../../handler.ts'
 import { randomToken, recordId } from '../../random.ts'
 import { hashSecret, TOKEN_PREFIX } from '../auth.ts'
@@ -46,12 +46,12 @@ export function createTokenHandlers(ctx: Context): TokenHandlers {
       if (!w.ok) return answerRefusal(w)
       const label = w.body.label!
       if (label.length > LABEL_MAX) return answerRefusal(refuse(400, fieldTooLong('label', LABEL_MAX), 'label'))
-      return json(201, await issueToken(store, w.caller.user.id, label))
+      return json(201, await issueToken(store, w.caller.user.id, label), PRIVATE_NO_STORE)
     },
     async list(req) {
       const who = await ctx.credentials.resolve(req, 'user')
       if (!who.ok) return answerRefusal(who)
-      return json(200, { tokens: await store.tokens.of(who.caller.user.id) })
+      return json(200, { tokens: await store.tokens.of(who.caller.user.id) }, PRIVATE_NO_STORE)
     },
     async revoke(req) {
       const w = await acceptWrite(ctx, req, 'user', { id: 'required' })
@@ -62,7 +62,7 @@ export function createTokenHandlers(ctx: Context): TokenHandlers {
     async me(req) {
       const { session, user } = await ctx.credentials.session(req)
       const tag = typeof session?.data.tag === 'string' ? session.data.tag : null
-      return json(200, { user, tag }, { 'cache-control': 'no-store' })
+      return json(200, { user, tag }, PRIVATE_NO_STORE)
     },
   }
 }

@@ -49,7 +49,7 @@ export function cancelAddress(returnUrl: string, state: string): string {
  * allows only the service's own bundled files (src/tickets/app/connect.ts), no inline script.
  */
 export const PAGE_HEADERS = {
-  'cache-control': 'no-store',
+  'cache-control': 'private, no-store',
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
   'content-security-policy': `default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,

@@ -50,7 +50,9 @@ export interface WebHandlers {
   logout: Handler
 }
 
-const PRIVATE = { 'cache-control': 'private, no-cache' }
+// Every page names the signed-in person: no shared cache keeps it, and the browser's revalidates
+// it for the cookie it was answered to.
+const PRIVATE = { 'cache-control': 'private, no-cache', vary: 'Cookie' }
 
 /** What the project settings show changes with these events only (docs/live-events.md). */
 const SETTINGS_EVENTS: readonly EventName[] = ['projectChanged', 'membersChanged', 'connectionsChanged']
@@ -220,11 +222,10 @@ ${ticketList(found.rows, now, html`<h2>No tickets match</h2><p>Try fewer words, 
       if (session?.userId) {
         const refusedTag = refuseTag(req, session.data.tag)
         if (refusedTag) return answerRefused(refusedTag)
-        session.userId = null
-        session.data = {}
-        await ctx.sessions.save(session)
       }
-      return json(200, { ok: true }, { 'cache-control': 'no-store' })
+      // The row goes: the cookie names nothing from now on, in every process.
+      if (session) await ctx.sessions.remove(session)
+      return json(200, { ok: true }, { 'cache-control': 'no-store', 'set-cookie': ctx.sessions.clearCookie() })
     },
   }
 }

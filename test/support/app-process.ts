@@ -1,0 +1,28 @@
+/**
+ * The whole application (src/app.ts) in a process of its own on a test file's schema, for tests
+ * with several processes on one database: `node --import tsx test/support/app-process.ts` with
+ * `DATABASE_URL` and `APP_SCHEMA` (migrated) in the environment. It prints
+ * `{ "notes": url, "tickets": url }` on one line once it listens, and exits 0 on SIGTERM.
+ *
+ * On the embedded database the schema is the test file's session-wide search path (see
+ * test/support/db.ts); a second process shares that one session.
+ */
+import { startApp } from '../../src/app.ts'
+import { loadConfig } from '../../src/config.ts'
+import { connect } from '../../src/db.ts'
+import { createLogger } from '../../src/log.ts'
+
+const url = process.env.DATABASE_URL
+const schema = process.env.APP_SCHEMA
+if (!url || !schema) throw new Error('app-process: DATABASE_URL and APP_SCHEMA are needed')
+const sql = connect(url, { schema, max: 4 })
+const config = loadConfig({ HOST: '127.0.0.1', NOTES_PORT: '0', TICKETS_PORT: '0', DEV_IDP_PORT: '0', IDP_PORT: '0', DEV_SIGNIN: '1', DATABASE_URL: url })
+const kind = process.env.TEST_DATABASE_KIND === 'embedded' ? 'embedded' : 'postgres'
+const app = await startApp(config, { logger: createLogger(null), db: { sql, kind, close: () => sql.end({ timeout: 5 }) } })
+console.log(JSON.stringify({ notes: app.servers.notes!.url, tickets: app.servers.tickets!.url }))
+process.once('SIGTERM', () => {
+  app.close().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  )
+})
