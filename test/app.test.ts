@@ -40,7 +40,7 @@ async function startMain(env: NodeJS.ProcessEnv, through: 'node' | 'npm' = 'node
 
 test('npm start serves both services and the development provider on a fresh embedded database, and SIGTERM exits 0', async () => {
   const dataDir = await emptyDataDir('app-data-')
-  const app = await startMain({ DATA_DIR: dataDir })
+  const app = await startMain({ DATA_DIR: dataDir, DEV_SIGNIN: '1' })
   try {
     for (const name of ['notes', 'tickets']) {
       const res = await fetch(`${app.urls[name]}/healthz`)

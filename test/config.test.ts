@@ -6,7 +6,7 @@ test('with no settings, the defaults of the configuration table apply', () => {
   const c = loadConfig({})
   assert.equal(c.notesPort, 3001)
   assert.equal(c.ticketsPort, 3002)
-  assert.equal(c.devIdpPort, 3003)
+  assert.equal(c.idpPort, 3003)
   assert.equal(c.host, '127.0.0.1')
   assert.equal(c.notesUrl, 'http://localhost:3001')
   assert.equal(c.ticketsUrl, 'http://localhost:3002')
