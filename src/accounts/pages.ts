@@ -160,7 +160,7 @@ ${view.error ? html`<div class="notice warn" role="alert"><p>${view.error}</p></
 <section class="card" aria-labelledby="people-h"><h2 id="people-h">People</h2>
 <table class="people"><thead><tr><th scope="col">Name</th><th scope="col">Created</th><th scope="col">Last sign-in</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${view.people.map((p) => html`<tr><td><strong>${p.displayName}</strong>${p.displayName !== p.name ? html` <span class="muted">(${p.name})</span>` : ''} ${p.isOwner ? html`<span class="tag">owner</span>` : ''}${p.disabled ? html`<span class="tag">disabled</span>` : ''}</td>
-<td>${day(p.created)}</td><td>${p.lastSignIn ? day(p.lastSignIn) : 'never'}</td>
+<td><span class="phone-label">Created </span>${day(p.created)}</td><td><span class="phone-label">Last sign-in </span>${p.lastSignIn ? day(p.lastSignIn) : 'never'}</td>
 <td>${p.isOwner ? '' : html`<span class="actions"><form method="post" action="/admin/people/${p.id}/reset">${token}<button type="submit" aria-label="Reset link for ${p.name}">Reset link</button></form>
 <form method="post" action="/admin/people/${p.id}/${p.disabled ? 'enable' : 'disable'}">${token}<button type="submit" class="${p.disabled ? '' : 'danger'}" aria-label="${p.disabled ? 'Enable' : 'Disable'} ${p.name}">${p.disabled ? 'Enable' : 'Disable'}</button></form></span>`}</td></tr>`)}</tbody></table></section>
 <section class="card" aria-labelledby="links-h"><h2 id="links-h">Sign-up links</h2>
