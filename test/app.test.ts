@@ -57,6 +57,25 @@ test('npm start serves both services and the development provider on a fresh emb
   }
 })
 
+test('npm start runs the built-in accounts by default, and its log says where to go and that the first person creates the owner account', async () => {
+  const dataDir = await emptyDataDir('app-data-')
+  const app = await startMain({ DATA_DIR: dataDir })
+  try {
+    const line = app.lines.find((l) => l.startsWith('idp: sign-in with built-in accounts at '))
+    assert.ok(line, app.lines.join('\n'))
+    assert.ok(!app.lines.some((l) => l.includes('DEVELOPMENT ONLY')))
+    assert.ok(app.lines.some((l) => l === 'idp: no account yet: the first person to press Sign in in either app creates the owner account'))
+    const idp = line.slice('idp: sign-in with built-in accounts at '.length)
+    const page = await fetch(`${idp}/login?key=dev-key&return=${encodeURIComponent(`${app.urls.notes}/login/callback`)}`)
+    assert.equal(page.status, 200)
+    assert.match(await page.text(), /<h1>Create the owner account<\/h1>/)
+    // The lines naming the addresses to open come last.
+    assert.match(app.lines.at(-1)!, /^tickets: .*, open /)
+  } finally {
+    assert.equal(await app.stop(), 0)
+  }
+})
+
 test('a SIGTERM sent to npm start reaches the server, which stops and frees its ports', async () => {
   const dataDir = await startedDataDir('app-data-')
   const app = await startMain({ DATA_DIR: dataDir }, 'npm')
