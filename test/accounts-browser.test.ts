@@ -49,6 +49,11 @@ test('the first person creates the owner account from the notes app, writes a no
   await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
   assert.equal(new URL(page.url()).origin, full.tickets)
   assert.match(await page.locator('header').innerText(), /Olivia/)
+  await page.getByRole('button', { name: 'Sign out' }).click()
+  await page.getByRole('link', { name: 'Sign in' }).first().waitFor()
+  // Signed out of the tracker, still signed in at the provider: Sign in is one click again.
+  await page.getByRole('link', { name: 'Sign in' }).first().click()
+  await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
   assert.deepEqual(refused, [])
 })
 
@@ -111,6 +116,32 @@ test('a second person signs up through the owner\'s link, adds a passkey, and la
   const row = page.getByRole('row').filter({ hasText: 'Pat' })
   assert.doesNotMatch(await row.innerText(), /never/)
   await second.context.close()
+})
+
+test('a person following a project invite sees the project, the inviter and the role, and signs up through it', async () => {
+  const { page } = owner
+  await page.goto(full.tickets)
+  const made = await page.evaluate(async () => {
+    const me = (await (await fetch('/api/me')).json()) as { tag: string }
+    const headers = { 'content-type': 'application/json', 'x-tag': me.tag }
+    const project = (await (await fetch('/api/projects', { method: 'POST', headers, body: JSON.stringify({ title: 'Web site' }) })).json()) as { project: { slug: string } }
+    const invite = await fetch(`/api/projects/${project.project.slug}/invites`, { method: 'POST', headers, body: JSON.stringify({ role: 'edit' }) })
+    return (await invite.json()) as { url: string }
+  })
+  const invited = await full.person({ viewport: PHONE })
+  const p = invited.page
+  await p.goto(made.url)
+  await p.getByRole('heading', { name: 'Sign in to join Web site' }).waitFor()
+  assert.match(await p.locator('main').innerText(), /Olivia invites you to the project Web site with the role edit\./)
+  await screenshot(p, 'idp-invite-390-light')
+  await p.getByRole('link', { name: 'Create an account' }).click()
+  await p.getByLabel('Name').fill('Sam')
+  await p.getByLabel('Password').fill('sams password')
+  await p.getByRole('button', { name: 'Create account' }).click()
+  await p.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
+  assert.equal(new URL(p.url()).origin, full.tickets)
+  assert.match(new URL(p.url()).pathname, /^\/web-site/)
+  await invited.context.close()
 })
 
 test('the provider pages look right at 1280 and 390 px, light and dark', async () => {

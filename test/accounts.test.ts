@@ -329,3 +329,44 @@ test('a password hash verifies only its own password, and a malformed hash match
   assert.equal(await verifyPassword('pässword 1', 'scrypt$1$1$1$$'), false)
   assert.notEqual(await hashPassword('pässword 1'), hash)
 })
+
+test('signing in again gives the browser a new provider session, and the old cookie names nothing', async () => {
+  const rita = browser('10.9.0.1')
+  await rita.get(login)
+  codeOf(await rita.post('/login', { ...request, name: 'Rita', password: 'rita password' }))
+  const first = rita.jar.get('idp_session')!
+  // The same browser signs in again (its form token comes with any page it is shown).
+  assert.equal((await rita.get('/account')).status, 200)
+  codeOf(await rita.post('/login', { ...request, name: 'Rita', password: 'rita password' }))
+  const second = rita.jar.get('idp_session')!
+  assert.notEqual(second, first)
+  assert.equal((await sql`select count(*)::int as n from idp_sessions where id_hash = ${hashSecret(first)}`)[0]!.n, 0)
+})
+
+test('a new display name is what the apps get from the next sign-in', async () => {
+  await owner.get('/account')
+  const saved = await owner.post('/account/name', { display_name: '  Olivia O.  ' })
+  assert.equal(saved.status, 303)
+  const { body } = await exchange(codeOf(await owner.get(login)))
+  assert.equal(body.name, 'Olivia O.')
+  const empty = await owner.post('/account/name', { display_name: '   ' })
+  assert.equal(empty.status, 400)
+  assert.match(empty.text, /Enter a name\./)
+})
+
+test('a passkey can be renamed and removed on /account, only by its own person', async () => {
+  const ownerId = (await sql`select id from idp_accounts where is_owner`)[0]!.id as string
+  await sql`insert into idp_passkeys (id, account_id, public_key, counter, name, created) values ('cred-1', ${ownerId}, ${Buffer.from([1])}, 0, 'Passkey 1', 0)`
+  const page = await owner.get('/account')
+  assert.match(page.text, /<strong>Passkey 1<\/strong>/)
+  assert.equal((await owner.post('/account/passkeys/rename', { id: 'cred-1', name: 'Laptop' })).status, 303)
+  assert.match((await owner.get('/account?done=renamed')).text, /<strong>Laptop<\/strong>[\s\S]*The passkey is renamed\.|The passkey is renamed\.[\s\S]*<strong>Laptop<\/strong>/)
+  const rita = browser('10.9.0.2')
+  await rita.get(login)
+  codeOf(await rita.post('/login', { ...request, name: 'Rita', password: 'rita password' }))
+  await rita.get('/account')
+  await rita.post('/account/passkeys/remove', { id: 'cred-1' })
+  assert.equal((await sql`select count(*)::int as n from idp_passkeys where id = 'cred-1'`)[0]!.n, 1)
+  assert.equal((await owner.post('/account/passkeys/remove', { id: 'cred-1' })).status, 303)
+  assert.equal((await sql`select count(*)::int as n from idp_passkeys where id = 'cred-1'`)[0]!.n, 0)
+})

@@ -133,7 +133,7 @@ ${passwordField('New password', 'password', 'new-password', errors.password ?? n
 <section class="card" aria-labelledby="passkeys-h"><h2 id="passkeys-h">Passkeys</h2>
 <p class="muted">A passkey signs you in with this device's screen lock or a security key, without a password.</p>
 ${view.passkeys.length > 0 ? html`<ul class="plain">${view.passkeys.map((key) => html`<li><span><strong>${key.name}</strong> <span class="muted small">added ${day(key.created)}${key.lastUsed ? `, last used ${day(key.lastUsed)}` : ''}</span></span>
-<span class="actions"><form method="post" action="/account/passkeys/rename">${token}<input type="hidden" name="id" value="${key.id}"><label class="visually-hidden" for="rename-${key.id}">New name for ${key.name}</label><input id="rename-${key.id}" name="name" maxlength="60" value="${key.name}" aria-label="Passkey name"> <button type="submit">Rename</button></form>
+<span class="actions"><form method="post" action="/account/passkeys/rename">${token}<input type="hidden" name="id" value="${key.id}"><label class="visually-hidden" for="rename-${key.id}">New name for ${key.name}</label><input id="rename-${key.id}" name="name" maxlength="60" value="${key.name}"> <button type="submit">Rename</button></form>
 <form method="post" action="/account/passkeys/remove">${token}<input type="hidden" name="id" value="${key.id}"><button type="submit" class="danger" aria-label="Remove ${key.name}">Remove</button></form></span></li>`)}</ul>` : html`<p>No passkey yet.</p>`}
 <div class="actions"><button type="button" id="passkey-add" data-csrf="${csrf}">Add a passkey</button></div>
 <p class="error" id="passkey-error" role="alert"${errors.passkey ? '' : html` hidden`}>${errors.passkey ?? ''}</p></section>

@@ -146,7 +146,7 @@ export function createPasskeys(deps: {
           await sql`update idp_passkeys set counter = ${verified.authenticationInfo.newCounter}, last_used = ${clock()} where id = ${row.id}`
           const account = await store.byId(row.account_id)
           if (account === null || account.disabled) return jsonError(403, 'This account is disabled.')
-          return asJson(await core.finish(account, request.request), challengeCookie('', 0))
+          return asJson(await core.finish(req, account, request.request), challengeCookie('', 0))
         },
       },
       {

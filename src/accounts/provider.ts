@@ -80,8 +80,11 @@ export interface AccountsProvider {
 
 /** What a sign-in method needs of the provider. */
 export interface ProviderCore {
-  /** Signs `account` in at the provider (a new session) and answers the redirect back to the app, or to `/account`. */
-  finish(account: Account, request: LoginRequest, headers?: Headers): Promise<Response>
+  /**
+   * Signs `account` in at the provider, in the browser of `req`: a new session (the one its
+   * cookie named before, if any, ends), and the redirect back to the app, or to `/account`.
+   */
+  finish(req: Request, account: Account, request: LoginRequest): Promise<Response>
   /** The login request a form or query carries, or the page refusing it. */
   loginRequest(key: string | null, returnTo: string | null): { ok: true; request: LoginRequest } | { ok: false; response: Response }
 }
@@ -133,11 +136,12 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     return { ok: true, request: { key: k, returnTo: r } }
   }
 
-  async function finish(account: Account, request: LoginRequest, headers: Headers = {}): Promise<Response> {
+  async function finish(req: Request, account: Account, request: LoginRequest): Promise<Response> {
+    await store.endSession(req.cookies[SESSION_COOKIE])
     const session = await store.startSession(account.id)
     await store.recordSignIn(account.id)
     const cookie = serializeCookie(SESSION_COOKIE, session, { httpOnly: true, secure, sameSite: 'Lax', path: '/', maxAgeSeconds: PROVIDER_SESSION_MS / 1000 })
-    return backToApp(account, request, { ...headers, 'set-cookie': [...cookiesOf(headers), cookie] })
+    return backToApp(account, request, { 'set-cookie': cookie })
   }
 
   async function backToApp(account: Account, request: LoginRequest, headers: Headers = {}): Promise<Response> {
@@ -202,7 +206,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
       attempts.failed(name)
       return signInPage(req, request, 400, name, TEXT.wrongNameOrPassword)
     }
-    return finish(account, request)
+    return finish(req, account, request)
   }
 
   /** A new account's name and password, or the errors to show next to the fields. */
@@ -226,7 +230,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     if (!fields.ok) return page(req, 400, 'Create the owner account', (csrf) => setupContent(got.request, csrf, { name: fields.name }, fields.errors))
     const made = await store.create({ name: fields.name, passwordHash: fields.passwordHash, owner: true })
     if (!made.ok) return signInPage(req, got.request, 409, '', TEXT.ownerExists)
-    return finish(made.account, got.request)
+    return finish(req, made.account, got.request)
   }
 
   /** How a sign-up is allowed: a live link, a live invite, or open sign-up; null when it is not. */
@@ -265,7 +269,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     if (link !== '' && !(await store.useSignupLink(link))) return message(req, 403, 'Sign-up', TEXT.linkUsed)
     const made = await store.create({ name: fields.name, passwordHash: fields.passwordHash, owner: false })
     if (!made.ok) return again(fields.name, { name: TEXT.nameTaken })
-    return finish(made.account, got.request)
+    return finish(req, made.account, got.request)
   }
 
   // POST /signout
@@ -449,7 +453,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
         if (weak !== null) return page(req, 400, 'Reset your password', (csrf) => resetContent(link, csrf, account, weak))
         const reset = await store.resetPassword(link, await hashPassword(password))
         if (reset === null) return message(req, 404, 'Reset your password', TEXT.resetUnknown)
-        return finish(reset, { key: '', returnTo: '' })
+        return finish(req, reset, { key: '', returnTo: '' })
       },
     },
     { method: 'POST', path: '/api/exchange', handler: exchange, rateLimit: 'signin' },
