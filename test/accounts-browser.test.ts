@@ -34,6 +34,7 @@ test('the first person creates the owner account from the notes app, writes a no
   await page.getByRole('link', { name: 'Sign in' }).click()
   await page.getByRole('heading', { name: 'Create the owner account' }).waitFor()
   assert.equal(new URL(page.url()).origin, full.idp)
+  await screenshot(page, 'idp-setup-1280-light')
   await page.getByLabel('Name').fill(OWNER.name)
   await page.getByLabel('Password').fill(OWNER.password)
   await page.getByRole('button', { name: 'Create account' }).click()

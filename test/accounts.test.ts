@@ -370,3 +370,26 @@ test('a passkey can be renamed and removed on /account, only by its own person',
   assert.equal((await owner.post('/account/passkeys/remove', { id: 'cred-1' })).status, 303)
   assert.equal((await sql`select count(*)::int as n from idp_passkeys where id = 'cred-1'`)[0]!.n, 0)
 })
+
+test('open sign-up, off by default, lets anyone create an account while the owner has it on', async () => {
+  const visitor = browser('10.10.0.1')
+  assert.equal((await visitor.get('/signup')).status, 403)
+  await owner.get('/admin')
+  assert.equal((await owner.post('/admin/open-signup', { on: '1' })).status, 303)
+  assert.equal((await visitor.get('/signup')).status, 200)
+  assert.equal((await visitor.post('/signup', { name: 'Uma', password: 'uma password' })).status, 303)
+  await owner.post('/admin/open-signup', { on: '0' })
+  assert.equal((await browser('10.10.0.2').get('/signup')).status, 403)
+})
+
+test('a sign-up link stops working when its days are over', async () => {
+  await owner.get('/admin')
+  const made = await owner.post('/admin/signup-links', { uses: '5', days: '1' })
+  const link = new URL(/id="made-link">([^<]+)</.exec(made.text)![1]!).searchParams.get('link')!
+  assert.equal((await browser('10.11.0.1').get(`/signup?link=${link}`)).status, 200)
+  clock.advance(24 * 60 * 60 * 1000 + 1)
+  assert.equal((await browser('10.11.0.2').get(`/signup?link=${link}`)).status, 403)
+  const refused = await owner.post('/admin/signup-links', { uses: '0', days: '7' })
+  assert.equal(refused.status, 400)
+  assert.match(refused.text, /Uses is a whole number from 1 to 1000/)
+})

@@ -6,7 +6,7 @@
  */
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { cspViolations, fullApp } from './support/full-app.ts'
+import { cspViolations, fullApp, screenshot } from './support/full-app.ts'
 
 const full = await fullApp({ DEV_SIGNIN: '1' })
 after(() => full.close())
@@ -30,6 +30,7 @@ test('a person signs in to the notes app through the development provider page a
   const refused = cspViolations(page)
   await page.goto(full.notes)
   await page.getByRole('link', { name: 'Sign in' }).click()
+  await screenshot(page, 'dev-idp-1280-light')
   await page.getByLabel('Name').fill('Alice')
   await page.getByRole('button', { name: 'Sign in' }).click()
   await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })

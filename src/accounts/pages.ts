@@ -118,7 +118,7 @@ export function accountContent(view: AccountView): Html {
 ${view.apps.length > 0 ? html`<section class="card" aria-labelledby="apps-h"><h2 id="apps-h">Your apps</h2>
 <p>Press <strong>Sign in</strong> in an app: you are signed in there at once.</p>
 <div class="actions">${view.apps.map((app) => html`<a class="button" href="${app.url}">${app.name}</a>`)}</div></section>` : ''}
-<section class="card" aria-labelledby="name-h"><h2 id="name-h">Display name</h2>
+<section class="card" aria-labelledby="name-h"><h2 id="name-h">Profile</h2>
 <form method="post" action="/account/name">${token}
 <div class="field"><label for="display-name">Display name <span class="hint">What the apps show. You sign in as <strong>${account.name}</strong>.</span></label>
 <input id="display-name" name="display_name" required maxlength="100" value="${account.displayName}"${errors.displayName ? html` aria-invalid="true"` : ''}>
