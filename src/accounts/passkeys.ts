@@ -25,7 +25,7 @@ import { json, jsonError, redirect, type Response } from '../response.ts'
 import type { SignInAttempts } from './attempts.ts'
 import type { BrowserBinding } from './browser-binding.ts'
 import type { ProviderCore } from './provider.ts'
-import type { Account, AccountStore } from './store.ts'
+import { SESSION_COOKIE, type Account, type AccountStore } from './store.ts'
 
 const CHALLENGE_COOKIE = 'idp_challenge'
 const CHALLENGE_SECONDS = 300
@@ -153,7 +153,7 @@ export function createPasskeys(deps: {
         method: 'POST',
         path: '/passkeys/register/options',
         handler: async (req) => {
-          const account = await store.sessionAccount(req.cookies.idp_session)
+          const account = await store.sessionAccount(req.cookies[SESSION_COOKIE])
           if (account === null) return jsonError(401, 'Sign in first.')
           const got = await jsonBody(req)
           if (!got.ok) return got.response
@@ -176,7 +176,7 @@ export function createPasskeys(deps: {
         method: 'POST',
         path: '/passkeys/register',
         handler: async (req) => {
-          const account = await store.sessionAccount(req.cookies.idp_session)
+          const account = await store.sessionAccount(req.cookies[SESSION_COOKIE])
           if (account === null) return jsonError(401, 'Sign in first.')
           const got = await jsonBody(req)
           if (!got.ok) return got.response

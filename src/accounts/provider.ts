@@ -18,7 +18,7 @@ import { serializeCookie } from '../cookie.ts'
 import type { Sql } from '../db.ts'
 import type { Assets } from '../assets.ts'
 import type { HttpRoute } from '../handler.ts'
-import { html, type Html } from '../html.ts'
+import type { Html } from '../html.ts'
 import { parseJsonBody } from '../json-validate.ts'
 import type { Request } from '../request.ts'
 import { json, jsonError, redirect, type Headers, type Response } from '../response.ts'
@@ -29,10 +29,8 @@ import { inviteContext, type InviteContext } from './invite-context.ts'
 import { providerPage, providerPolicy, type PageFrame } from './page.ts'
 import { hashPassword, passwordDefect, UNKNOWN_ACCOUNT_HASH, verifyPassword } from './password.ts'
 import { accountContent, adminContent, messageContent, resetContent, setupContent, signInContent, signUpContent, type LoginRequest } from './pages.ts'
-import { createAccountStore, PROVIDER_SESSION_MS, type Account, type AccountStore } from './store.ts'
+import { createAccountStore, PROVIDER_SESSION_MS, SESSION_COOKIE, type Account, type AccountStore } from './store.ts'
 import { createPasskeys } from './passkeys.ts'
-
-export const SESSION_COOKIE = 'idp_session'
 
 /** The words people read, each in one place. */
 export const TEXT = {
@@ -49,7 +47,6 @@ export const TEXT = {
   linkUsed: 'This sign-up link has been used up or has expired. Ask the owner for a new one.',
   resetUnknown: 'This reset link has been used or has expired. Ask the owner for a new one.',
   wrongCurrent: 'The current password is wrong.',
-  disabled: 'This account is disabled.',
 } as const
 
 export interface ServiceAddresses {

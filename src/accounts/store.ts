@@ -5,7 +5,7 @@
  * concurrency by one statement each.
  */
 import { createHash } from 'node:crypto'
-import type { Sql } from '../db.ts'
+import type { Query, Sql } from '../db.ts'
 import { randomToken, recordId } from '../random.ts'
 
 export interface Account {
@@ -19,6 +19,8 @@ export interface Account {
   lastSignIn: number | null
 }
 
+/** The provider session's cookie, on the provider's origin. */
+export const SESSION_COOKIE = 'idp_session'
 /** How long a provider session lives. */
 export const PROVIDER_SESSION_MS = 30 * 24 * 60 * 60 * 1000
 /** How long a login code lives (docs/core.md, "Identity provider"). */
@@ -65,9 +67,8 @@ export type AccountStore = ReturnType<typeof createAccountStore>
 export function createAccountStore(deps: { sql: Sql; clock: () => number }) {
   const { sql, clock } = deps
 
-  async function one(rows: AccountRow[]): Promise<Account | null> {
-    return rows[0] ? account(rows[0]) : null
-  }
+  const one = (rows: AccountRow[]): Account | null => (rows[0] ? account(rows[0]) : null)
+  const byId = async (id: string): Promise<Account | null> => one(await sql<AccountRow[]>`select * from idp_accounts where id = ${id}`)
 
   return {
     /** True once any account exists (the first run is over). */
@@ -107,9 +108,7 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number }) {
       return one(await sql<AccountRow[]>`select * from idp_accounts where lower(name) = lower(${name})`)
     },
 
-    async byId(id: string): Promise<Account | null> {
-      return one(await sql<AccountRow[]>`select * from idp_accounts where id = ${id}`)
-    },
+    byId,
 
     /** Every account, oldest first (the owner's people list). */
     async list(): Promise<Account[]> {
@@ -136,7 +135,7 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number }) {
       await sql.begin(async (tx) => {
         await tx`update idp_accounts set disabled = ${disabled} where id = ${id} and not is_owner`
         if (disabled) {
-          await endEverySession(tx as unknown as Sql, id)
+          await endEverySession(tx, id)
           await tx`delete from tokens where user_id in (select id from users where idp_id = ${id})`
         }
       })
@@ -144,7 +143,7 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number }) {
 
     /** "Sign out everywhere": the provider's sessions and both services' sessions of the account. */
     async signOutEverywhere(id: string): Promise<void> {
-      await sql.begin((tx) => endEverySession(tx as unknown as Sql, id))
+      await sql.begin((tx) => endEverySession(tx, id))
     },
 
     /** A new provider session for the account: the cookie's value (only its hash is kept). */
@@ -182,7 +181,7 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number }) {
       if (code === '' || code.length > 100) return null
       const [taken] = await sql<{ account_id: string; expires: number }[]>`delete from idp_codes where code_hash = ${hashSecret(code)} returning account_id, expires`
       if (!taken || Number(taken.expires) <= clock()) return null
-      const found = await this.byId(taken.account_id)
+      const found = await byId(taken.account_id)
       return found && !found.disabled ? found : null
     },
 
@@ -264,7 +263,7 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number }) {
  * the provider's id) and at the ticket tracker (whose sessions name its own user of that id).
  * A deleted `sessions` row is a signed-out session in every process.
  */
-async function endEverySession(tx: Sql, accountId: string): Promise<void> {
+async function endEverySession(tx: Query, accountId: string): Promise<void> {
   await tx`delete from idp_sessions where account_id = ${accountId}`
   await tx`delete from sessions where service = 'notes' and user_id = ${accountId}`
   await tx`delete from sessions where service = 'tickets' and user_id in (select id from users where idp_id = ${accountId})`
