@@ -46,7 +46,6 @@ export interface PasskeyItem {
 }
 
 interface PageTools {
-  readForm(req: Request): Promise<URLSearchParams | null>
   memberForm(req: Request, owner: boolean): Promise<{ ok: true; account: Account; form: URLSearchParams } | { ok: false; response: Response }>
   accountPage(req: Request, account: Account, status?: number, notice?: string | null, errors?: { passkey?: string }): Promise<Response>
 }

@@ -22,32 +22,18 @@ import type { Html } from '../html.ts'
 import { parseJsonBody } from '../json-validate.ts'
 import type { Request } from '../request.ts'
 import { json, jsonError, redirect, type Headers, type Response } from '../response.ts'
-import { textDefect } from '../text.ts'
 import { createSignInAttempts, type SignInAttempts } from './attempts.ts'
+import { cookiesOf, expired, readForm } from './forms.ts'
+import { TEXT } from './messages.ts'
 import { createBrowserBinding } from './browser-binding.ts'
 import { inviteContext, type InviteContext } from './invite-context.ts'
 import { providerPage, providerPolicy, type PageFrame } from './page.ts'
 import { hashPassword, passwordDefect, UNKNOWN_ACCOUNT_HASH, verifyPassword } from './password.ts'
-import { accountContent, adminContent, messageContent, resetContent, setupContent, signInContent, signUpContent, type LoginRequest } from './pages.ts'
+import { messageContent, resetContent, setupContent, signInContent, signUpContent, type LoginRequest } from './pages.ts'
+import { settingsRoutes } from './settings.ts'
 import { createAccountStore, PROVIDER_SESSION_MS, SESSION_COOKIE, type Account, type AccountStore } from './store.ts'
 import { createPasskeys } from './passkeys.ts'
 
-/** The words people read, each in one place. */
-export const TEXT = {
-  wrongNameOrPassword: 'Wrong name or password.',
-  tooManyAttempts: (seconds: number) => `Too many sign-in attempts. Try again in ${seconds} seconds.`,
-  unknownKey: 'This app key is not known here, so the sign-in is refused.',
-  badReturn: "The sign-in must return to one of this site's apps.",
-  formExpired: 'This form has expired. Go back, reload the page and try again.',
-  nameRequired: 'Enter a name.',
-  nameTooLong: 'A name has at most 100 characters.',
-  nameTaken: 'That name is taken. Choose another.',
-  ownerExists: 'The owner account exists already. Sign in instead.',
-  signUpClosed: 'Sign-up here needs a link from the owner of this site, or an invite to a project.',
-  linkUsed: 'This sign-up link has been used up or has expired. Ask the owner for a new one.',
-  resetUnknown: 'This reset link has been used or has expired. Ask the owner for a new one.',
-  wrongCurrent: 'The current password is wrong.',
-} as const
 
 export interface ServiceAddresses {
   notes: string | null
@@ -294,24 +280,6 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     return { ok: true, account: who.account, form }
   }
 
-  async function accountPage(req: Request, account: Account, status = 200, notice: string | null = null, errors: Parameters<typeof accountContent>[0]['errors'] = {}): Promise<Response> {
-    const keys = await passkeys.list(account.id)
-    return page(req, status, 'Your account', (csrf) => accountContent({ account, csrf, apps, passkeys: keys, notice, errors }), { account, wide: true })
-  }
-
-  const NOTICES: Record<string, string> = Object.assign(Object.create(null), {
-    name: 'Your display name is saved. The apps show it from your next sign-in.',
-    password: 'Your password is changed.',
-    passkey: 'Your passkey is added.',
-    renamed: 'The passkey is renamed.',
-    removed: 'The passkey is removed.',
-  })
-
-  async function adminPage(req: Request, account: Account, status = 200, made: { what: string; url: string } | null = null, error: string | null = null): Promise<Response> {
-    const [people, openSignup, links] = await Promise.all([store.list(), store.openSignup(), store.signupLinks()])
-    return page(req, status, 'Admin', (csrf) => adminContent({ csrf, people, openSignup, links, made, error }), { account, wide: true })
-  }
-
   const routes: HttpRoute[] = [
     {
       method: 'GET',
@@ -324,107 +292,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     { method: 'GET', path: '/signup', handler: signUpForm, rateLimit: 'signin' },
     { method: 'POST', path: '/signup', handler: signUp, rateLimit: 'signin' },
     { method: 'POST', path: '/signout', handler: signOut },
-    {
-      method: 'GET',
-      path: '/account',
-      handler: async (req) => {
-        const who = await member(req, false)
-        if (!who.ok) return who.response
-        return accountPage(req, who.account, 200, NOTICES[req.query.get('done') ?? ''] ?? null)
-      },
-    },
-    {
-      method: 'POST',
-      path: '/account/name',
-      handler: async (req) => {
-        const got = await memberForm(req, false)
-        if (!got.ok) return got.response
-        const name = (got.form.get('display_name') ?? '').trim()
-        if (name === '' || name.length > 100) return accountPage(req, got.account, 400, null, { displayName: name === '' ? TEXT.nameRequired : TEXT.nameTooLong })
-        await store.setDisplayName(got.account.id, name)
-        return redirect(303, '/account?done=name')
-      },
-    },
-    {
-      method: 'POST',
-      path: '/account/password',
-      handler: async (req) => {
-        const got = await memberForm(req, false)
-        if (!got.ok) return got.response
-        const { account, form } = got
-        if (attempts.accountWait(account.name) > 0) return accountPage(req, account, 429, null, { current: TEXT.tooManyAttempts(Math.ceil(attempts.accountWait(account.name) / 1000)) })
-        if (!(await verifyPassword((form.get('current') ?? '').slice(0, 1000), account.passwordHash))) {
-          attempts.failed(account.name)
-          return accountPage(req, account, 400, null, { current: TEXT.wrongCurrent })
-        }
-        const password = form.get('password') ?? ''
-        const weak = passwordDefect(password)
-        if (weak !== null) return accountPage(req, account, 400, null, { password: weak })
-        await store.setPassword(account.id, await hashPassword(password))
-        return redirect(303, '/account?done=password')
-      },
-    },
-    {
-      method: 'POST',
-      path: '/account/signout-everywhere',
-      handler: async (req) => {
-        const got = await memberForm(req, false)
-        if (!got.ok) return got.response
-        await store.signOutEverywhere(got.account.id)
-        return redirect(303, '/login', 'signed out everywhere', { 'set-cookie': expired(SESSION_COOKIE, secure), 'cache-control': 'no-store' })
-      },
-    },
-    ...passkeys.routes({ readForm, memberForm, accountPage }),
-    {
-      method: 'GET',
-      path: '/admin',
-      handler: async (req) => {
-        const who = await member(req, true)
-        return who.ok ? adminPage(req, who.account) : who.response
-      },
-    },
-    {
-      method: 'POST',
-      path: '/admin/signup-links',
-      handler: async (req) => {
-        const got = await memberForm(req, true)
-        if (!got.ok) return got.response
-        const uses = wholeNumber(got.form.get('uses'), 1, 1000)
-        const days = wholeNumber(got.form.get('days'), 1, 90)
-        if (uses === null || days === null) return adminPage(req, got.account, 400, null, 'Uses is a whole number from 1 to 1000, and days from 1 to 90.')
-        const link = await store.createSignupLink(uses, days)
-        const what = `A sign-up link for ${uses === 1 ? 'one person' : `${uses} people`}, valid for ${days} ${days === 1 ? 'day' : 'days'}.`
-        return adminPage(req, got.account, 200, { what, url: `${deps.publicUrl}/signup?link=${link}` })
-      },
-    },
-    {
-      method: 'POST',
-      path: '/admin/open-signup',
-      handler: async (req) => {
-        const got = await memberForm(req, true)
-        if (!got.ok) return got.response
-        await store.setOpenSignup(got.form.get('on') === '1')
-        return redirect(303, '/admin')
-      },
-    },
-    {
-      method: 'POST',
-      path: '/admin/people/:id/:action',
-      handler: async (req) => {
-        const got = await memberForm(req, true)
-        if (!got.ok) return got.response
-        const person = await store.byId(req.params.id ?? '')
-        if (person === null || person.isOwner) return adminPage(req, got.account, 404, null, 'There is no such person, or the owner cannot be changed here.')
-        const action = req.params.action
-        if (action === 'reset') {
-          const link = await store.createResetLink(person.id)
-          return adminPage(req, got.account, 200, { what: `A password reset link for ${person.name}, valid for 24 hours and once.`, url: `${deps.publicUrl}/reset?link=${link}` })
-        }
-        if (action !== 'disable' && action !== 'enable') return adminPage(req, got.account, 404, null, 'There is no such action.')
-        await store.setDisabled(person.id, action === 'disable')
-        return redirect(303, '/admin')
-      },
-    },
+    ...settingsRoutes({ store, attempts, publicUrl: deps.publicUrl, apps, secure, page, message, member, memberForm, passkeys }),
     {
       method: 'GET',
       path: '/reset',
@@ -470,34 +338,4 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   }
 
   return { routes, store }
-}
-
-/** A form body (`application/x-www-form-urlencoded`, UTF-8, at most 64 KiB, no U+0000 or lone surrogate), or null. */
-export async function readForm(req: Request): Promise<URLSearchParams | null> {
-  const bytes = await req.body()
-  if (bytes.length > 65_536) return null
-  let text: string
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
-  } catch {
-    return null
-  }
-  const form = new URLSearchParams(text)
-  for (const [name, value] of form) if (textDefect(name) !== null || textDefect(value) !== null) return null
-  return form
-}
-
-function wholeNumber(text: string | null, min: number, max: number): number | null {
-  if (text === null || !/^[0-9]{1,4}$/.test(text.trim())) return null
-  const n = Number(text.trim())
-  return n >= min && n <= max ? n : null
-}
-
-function cookiesOf(headers: Headers): string[] {
-  const value = headers['set-cookie']
-  return value === undefined ? [] : Array.isArray(value) ? value : [value]
-}
-
-function expired(name: string, secure: boolean): string {
-  return serializeCookie(name, '', { httpOnly: true, secure, sameSite: 'Lax', path: '/', maxAgeSeconds: 0 })
 }
