@@ -101,6 +101,7 @@ export async function startApp(config: Config, options: { logger: RequestLogger;
     }
     const addressOf = (name: ServiceName) => planned.find((p) => p.name === name)?.publicUrl ?? null
 
+    const ready = createReadiness(db.sql)
     let authUrl = config.authUrl
     const providerLines: string[] = []
     if (authUrl === null) {
@@ -120,7 +121,7 @@ export async function startApp(config: Config, options: { logger: RequestLogger;
         limiter.start()
       }
       servers.idp = await portNamed('IDP_PORT', port, () =>
-        serve({ name: config.devSignin ? 'dev-idp' : 'idp', routes, host: config.host, port, logger, ready: createReadiness(db.sql), limiter }),
+        serve({ name: config.devSignin ? 'dev-idp' : 'idp', routes, host: config.host, port, logger, ready, limiter }),
       )
       if (config.devSignin) {
         logger.line(`dev-idp: DEVELOPMENT ONLY identity provider at ${authUrl}: it signs anyone in as anyone (DEV_SIGNIN=1; unset it for real accounts)`)
@@ -132,7 +133,6 @@ export async function startApp(config: Config, options: { logger: RequestLogger;
       }
     }
     const idp = createIdentityProvider({ authUrl, apiKey: config.apiKey, apiSecret: config.apiSecret })
-    const ready = createReadiness(db.sql)
 
     const lines: string[] = []
     for (const { name, port, publicUrl } of planned) {

@@ -34,7 +34,6 @@ import { settingsRoutes } from './settings.ts'
 import { createAccountStore, PROVIDER_SESSION_MS, SESSION_COOKIE, type Account, type AccountStore } from './store.ts'
 import { createPasskeys } from './passkeys.ts'
 
-
 export interface ServiceAddresses {
   notes: string | null
   tickets: string | null
