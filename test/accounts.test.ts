@@ -393,3 +393,28 @@ test('a sign-up link stops working when its days are over', async () => {
   assert.equal(refused.status, 400)
   assert.match(refused.text, /Uses is a whole number from 1 to 1000/)
 })
+
+test('a passkey ceremony needs the page token of its browser and the challenge that browser was given', async () => {
+  const someone = browser('10.12.0.1')
+  const page = await someone.get(login)
+  const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)![1]!
+  const cookie = [...someone.jar].map(([k, v]) => `${k}=${v}`).join('; ')
+  const post = async (url: string, body: unknown, extraCookie = '') => {
+    const response = await handler(makeRequest({ method: 'POST', url, headers: { cookie: cookie + extraCookie, 'content-type': 'application/json' }, body: JSON.stringify(body), address: '10.12.0.1' }))
+    return { status: response.status, headers: response.headers ?? {}, body: JSON.parse(await bodyText(response.body)) }
+  }
+  assert.equal((await post('/passkeys/signin/options', { csrf: 'not the token' })).status, 403)
+  const options = await post('/passkeys/signin/options', { csrf })
+  assert.equal(options.status, 200)
+  assert.equal(options.body.rpId, 'localhost')
+  assert.match(String(options.headers['set-cookie']), new RegExp(`^idp_challenge=${options.body.challenge}; Max-Age=300; Path=/passkeys/; HttpOnly; SameSite=Strict`))
+  const response = { id: 'no-such-credential', rawId: 'no-such-credential', type: 'public-key', response: {}, clientExtensionResults: {} }
+  // Without the challenge cookie, nothing verifies.
+  const noChallenge = await post('/passkeys/signin', { csrf, ...request, response })
+  assert.deepEqual([noChallenge.status, noChallenge.body.error], [400, 'The passkey could not be verified. Try again.'])
+  const unknown = await post('/passkeys/signin', { csrf, ...request, response }, `; idp_challenge=${options.body.challenge}`)
+  assert.equal(unknown.status, 400)
+  assert.match(unknown.body.error, /This passkey is not known here/)
+  // Adding a passkey needs a provider session.
+  assert.equal((await post('/passkeys/register/options', { csrf })).status, 401)
+})
