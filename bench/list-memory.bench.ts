@@ -44,7 +44,7 @@ async function start(): Promise<{ child: ChildProcess; url: string; stop(): Prom
   const child = spawn(process.execPath, startCommand(), {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, HOST: '127.0.0.1', NOTES_PORT: '0', TICKETS_PORT: '0', DEV_IDP_PORT: '0', DATABASE_URL: serviceUrl.toString(), SESSION_SECRET: secret, SERVICES: 'tickets' },
+    env: { ...process.env, HOST: '127.0.0.1', NOTES_PORT: '0', TICKETS_PORT: '0', DEV_IDP_PORT: '0', DEV_SIGNIN: '1', DATABASE_URL: serviceUrl.toString(), SESSION_SECRET: secret, SERVICES: 'tickets' },
   })
   const url = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {

@@ -1,11 +1,17 @@
 /**
  * Starts the whole application as `npm start` runs it: the database (with migrations), the
- * development identity provider when `AUTH_URL` is unset, and the services `SERVICES` names.
+ * identity provider when `AUTH_URL` is unset (built-in accounts, or with `DEV_SIGNIN=1` the
+ * development provider), and the services `SERVICES` names.
  */
 import { createServer, type AddressInfo } from 'node:net'
 import type { Config, ServiceName } from './config.ts'
 import { createReadiness, openDatabase, type Database } from './db.ts'
 import { createDevIdentityProvider } from './dev-idp.ts'
+import { bundleProviderAssets } from './accounts/assets.ts'
+import { providerPolicy } from './accounts/page.ts'
+import { createAccountsProvider } from './accounts/provider.ts'
+import { createAccountStore } from './accounts/store.ts'
+import type { HttpRoute } from './handler.ts'
 import { serve, type Served } from './http.ts'
 import { createIdentityProvider } from './idp.ts'
 import type { RequestLogger } from './log.ts'
@@ -20,7 +26,8 @@ import { createTicketsService } from './tickets/service.ts'
 
 export interface App {
   db: Database
-  servers: Partial<Record<ServiceName | 'devIdp', Served>>
+  /** The services' servers, and the identity provider's (`idp`) when `AUTH_URL` is unset. */
+  servers: Partial<Record<ServiceName | 'idp', Served>>
   /** Graceful stop: servers first (waiting requests answered), then the database. */
   close(): Promise<void>
 }
@@ -85,23 +92,50 @@ export async function startApp(config: Config, options: { logger: RequestLogger;
     if (applied.length > 0) logger.line(`database: applied ${applied.join(', ')}`)
     const secret = await loadSessionSecret(db.sql, config.sessionSecret)
 
-    let authUrl = config.authUrl
-    if (authUrl === null) {
-      const dev = createDevIdentityProvider({ apiKey: config.apiKey, apiSecret: config.apiSecret })
-      servers.devIdp = await portNamed('DEV_IDP_PORT', config.devIdpPort, () =>
-        serve({ name: 'dev-idp', routes: dev.routes, host: config.host, port: config.devIdpPort, logger }),
-      )
-      authUrl = `http://localhost:${servers.devIdp.port}`
-      logger.line(`dev-idp: DEVELOPMENT ONLY identity provider at ${authUrl}: it signs anyone in as anyone (set AUTH_URL to use a real one)`)
-    }
-    const idp = createIdentityProvider({ authUrl, apiKey: config.apiKey, apiSecret: config.apiSecret })
-    const ready = createReadiness(db.sql)
-
-    const lines: string[] = []
+    // The services' addresses first: the provider lets sign-ins return only there.
+    const planned: { name: ServiceName; port: number; publicUrl: string }[] = []
     for (const name of config.services) {
       const configured = name === 'notes' ? config.notesPort : config.ticketsPort
       const port = configured === 0 ? await freePort(config.host) : configured
-      const publicUrl = publicUrlOf(name === 'notes' ? config.notesUrl : config.ticketsUrl, config.host, configured, port)
+      planned.push({ name, port, publicUrl: publicUrlOf(name === 'notes' ? config.notesUrl : config.ticketsUrl, config.host, configured, port) })
+    }
+    const addressOf = (name: ServiceName) => planned.find((p) => p.name === name)?.publicUrl ?? null
+
+    const ready = createReadiness(db.sql)
+    let authUrl = config.authUrl
+    const providerLines: string[] = []
+    if (authUrl === null) {
+      const port = config.idpPort === 0 ? await freePort(config.host) : config.idpPort
+      authUrl = config.idpUrl ?? publicUrlOf(`http://localhost:${config.idpPort}`, config.host, config.idpPort, port)
+      const services = { notes: addressOf('notes'), tickets: addressOf('tickets') }
+      const assets = await bundleProviderAssets()
+      const frame = { stylesheet: assets.url('style'), policy: providerPolicy([services.notes, services.tickets].filter((u): u is string => u !== null)) }
+      const routes: HttpRoute[] = config.devSignin
+        ? [...createDevIdentityProvider({ apiKey: config.apiKey, apiSecret: config.apiSecret, frame }).routes, { method: 'GET', path: '/assets/:file', handler: assets.handler }]
+        : createAccountsProvider({ sql: db.sql, clock, apiKey: config.apiKey, apiSecret: config.apiSecret, publicUrl: authUrl, services, secret, trustProxy: config.trustProxy, assets }).routes
+      const limiter = config.rateLimits
+        ? createRateLimiter({ limits: config.rateLimits, clock, trustProxy: config.trustProxy, shared: config.databaseUrl !== null ? createSharedBuckets(db.sql, 'idp') : null })
+        : null
+      if (limiter) {
+        limiters.push(limiter)
+        limiter.start()
+      }
+      servers.idp = await portNamed('IDP_PORT', port, () =>
+        serve({ name: config.devSignin ? 'dev-idp' : 'idp', routes, host: config.host, port, logger, ready, limiter }),
+      )
+      if (config.devSignin) {
+        logger.line(`dev-idp: DEVELOPMENT ONLY identity provider at ${authUrl}: it signs anyone in as anyone (DEV_SIGNIN=1; unset it for real accounts)`)
+      } else {
+        providerLines.push(`idp: sign-in with built-in accounts at ${authUrl}`)
+        if (!(await createAccountStore({ sql: db.sql, clock }).hasAccounts())) {
+          providerLines.push(`idp: no account yet: the first person to press Sign in in either app creates the owner account`)
+        }
+      }
+    }
+    const idp = createIdentityProvider({ authUrl, apiKey: config.apiKey, apiSecret: config.apiSecret })
+
+    const lines: string[] = []
+    for (const { name, port, publicUrl } of planned) {
       const sessions = createSessions({ sql: db.sql, secret, service: name, secure: publicUrl.startsWith('https:'), clock })
       const service = FACTORIES[name]({ sql: db.sql, config, clock, idp, sessions, logger, publicUrl })
       services.push(service)
@@ -126,7 +160,7 @@ export async function startApp(config: Config, options: { logger: RequestLogger;
       lines.push(`${name}: ${WHAT[name]} on the ${db.kind} database, open ${publicUrl}`)
     }
     // The log ends with one line per service: what it is and the one address to open.
-    for (const line of lines) logger.line(line)
+    for (const line of [...providerLines, ...lines]) logger.line(line)
   } catch (err) {
     await close().catch(() => {})
     throw err

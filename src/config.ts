@@ -11,7 +11,12 @@ export interface Config {
   host: string
   notesPort: number
   ticketsPort: number
-  devIdpPort: number
+  /** The identity provider's port: `IDP_PORT`, else the older name `DEV_IDP_PORT`. */
+  idpPort: number
+  /** The identity provider's public address (`IDP_URL`), or null for `http://localhost:<port>`. */
+  idpUrl: string | null
+  /** `DEV_SIGNIN=1`: the development provider (anyone as anyone) instead of the built-in accounts. */
+  devSignin: boolean
   notesUrl: string
   ticketsUrl: string
   /** A PostgreSQL connection string, or null for the embedded database in `dataDir`. */
@@ -41,13 +46,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const host = env.HOST || '127.0.0.1'
   const notesPort = port(env, 'NOTES_PORT', 3001)
   const ticketsPort = port(env, 'TICKETS_PORT', 3002)
-  const devIdpPort = port(env, 'DEV_IDP_PORT', 3003)
+  const idpPort = env.IDP_PORT ? port(env, 'IDP_PORT', 3003) : port(env, 'DEV_IDP_PORT', 3003)
   const authUrl = env.AUTH_URL ? baseUrl(env, 'AUTH_URL') : null
   return {
     host,
     notesPort,
     ticketsPort,
-    devIdpPort,
+    idpPort,
+    idpUrl: env.IDP_URL ? baseUrl(env, 'IDP_URL') : null,
+    devSignin: devSignin(env.DEV_SIGNIN),
     notesUrl: env.NOTES_URL ? baseUrl(env, 'NOTES_URL') : `http://localhost:${notesPort}`,
     ticketsUrl: env.TICKETS_URL ? baseUrl(env, 'TICKETS_URL') : `http://localhost:${ticketsPort}`,
     databaseUrl: env.DATABASE_URL || null,
@@ -81,6 +88,12 @@ function baseUrl(env: NodeJS.ProcessEnv, name: string): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`${name} must be an http(s) URL, not '${raw}'`)
   return raw.replace(/\/+$/, '')
+}
+
+function devSignin(raw: string | undefined): boolean {
+  if (!raw || raw === '0') return false
+  if (raw === '1') return true
+  throw new Error(`DEV_SIGNIN must be 1 (the development provider) or 0, not '${raw}'`)
 }
 
 function secret(raw: string): Uint8Array {

@@ -9,7 +9,8 @@
  * Codes live 60 seconds and work once.
  */
 import { createHash } from 'node:crypto'
-import { html, htmlResponse, type Html } from './html.ts'
+import { html, type Html } from './html.ts'
+import { providerPage, providerPolicy, type PageFrame } from './accounts/page.ts'
 import { json, jsonError, redirect, type Response } from './response.ts'
 import type { HttpRoute } from './handler.ts'
 import type { Request } from './request.ts'
@@ -22,9 +23,15 @@ export interface DevIdentityProvider {
   routes: HttpRoute[]
 }
 
-/** The provider's routes; `clock` is injectable for tests of the code lifetime. */
-export function createDevIdentityProvider(deps: { apiKey: string; apiSecret: string; clock?: () => number }): DevIdentityProvider {
+/**
+ * The provider's routes; `clock` is injectable for tests of the code lifetime. `frame` gives the
+ * page its stylesheet and its policy (whose `form-action` names the services' origins, where
+ * the form's answer redirects); without it the page has no stylesheet and allows only itself.
+ */
+export function createDevIdentityProvider(deps: { apiKey: string; apiSecret: string; clock?: () => number; frame?: PageFrame }): DevIdentityProvider {
   const clock = deps.clock ?? Date.now
+  const frame = deps.frame ?? { stylesheet: null, policy: providerPolicy([]) }
+  const page = (status: number, content: Html) => devPage(frame, status, content)
   const codes = new Map<string, { name: string; expires: number }>()
 
   function issue(name: string): string {
@@ -49,11 +56,11 @@ export function createDevIdentityProvider(deps: { apiKey: string; apiSecret: str
     }
     return page(
       200,
-      html`<form method="get" action="/login">
+      html`<form method="get" action="/login" class="stack">
   <input type="hidden" name="key" value="${key}">
   <input type="hidden" name="return" value="${returnTo}">
-  <label>Sign in as <input name="name" required maxlength="100" autofocus placeholder="alice"></label>
-  <button type="submit">Sign in</button>
+  <div class="field"><label for="name">Name</label><input id="name" name="name" required maxlength="100" autofocus placeholder="alice" autocomplete="username"></div>
+  <button type="submit" class="primary">Sign in</button>
 </form>`,
     )
   }
@@ -94,17 +101,12 @@ function isHttpUrl(value: string): boolean {
   }
 }
 
-function page(status: number, content: Html): Response {
-  return htmlResponse(
+function devPage(frame: PageFrame, status: number, content: Html): Response {
+  return providerPage(
+    frame,
     status,
-    html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Development sign-in</title>
-<style>body{font:16px system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem}.warn{background:#fff3cd;border:1px solid #e0c060;padding:.75rem}.error{color:#a00}</style>
-</head><body>
-<h1>Development sign-in</h1>
-<p class="warn"><strong>Development only.</strong> This provider signs anyone in as anyone. It runs because <code>AUTH_URL</code> is not set; never expose it.</p>
-${content}
-</body></html>`,
-    { 'cache-control': 'no-store' },
+    'Development sign-in',
+    html`<div class="notice warn"><p><strong>Development only.</strong> This provider signs anyone in as anyone. It runs because <code>DEV_SIGNIN=1</code> is set; never expose it.</p></div>
+<div class="card">${content}</div>`,
   )
 }

@@ -40,7 +40,7 @@ async function startMain(env: NodeJS.ProcessEnv, through: 'node' | 'npm' = 'node
 
 test('npm start serves both services and the development provider on a fresh embedded database, and SIGTERM exits 0', async () => {
   const dataDir = await emptyDataDir('app-data-')
-  const app = await startMain({ DATA_DIR: dataDir })
+  const app = await startMain({ DATA_DIR: dataDir, DEV_SIGNIN: '1' })
   try {
     for (const name of ['notes', 'tickets']) {
       const res = await fetch(`${app.urls[name]}/healthz`)
@@ -52,6 +52,25 @@ test('npm start serves both services and the development provider on a fresh emb
     const page = await fetch(`http://127.0.0.1:${idpPort}/login?key=dev-key&return=http://localhost/`)
     assert.equal(page.status, 200)
     assert.match(await page.text(), /Development only/)
+  } finally {
+    assert.equal(await app.stop(), 0)
+  }
+})
+
+test('npm start runs the built-in accounts by default, and its log says where to go and that the first person creates the owner account', async () => {
+  const dataDir = await emptyDataDir('app-data-')
+  const app = await startMain({ DATA_DIR: dataDir })
+  try {
+    const line = app.lines.find((l) => l.startsWith('idp: sign-in with built-in accounts at '))
+    assert.ok(line, app.lines.join('\n'))
+    assert.ok(!app.lines.some((l) => l.includes('DEVELOPMENT ONLY')))
+    assert.ok(app.lines.some((l) => l === 'idp: no account yet: the first person to press Sign in in either app creates the owner account'))
+    const idp = line.slice('idp: sign-in with built-in accounts at '.length)
+    const page = await fetch(`${idp}/login?key=dev-key&return=${encodeURIComponent(`${app.urls.notes}/login/callback`)}`)
+    assert.equal(page.status, 200)
+    assert.match(await page.text(), /<h1>Create the owner account<\/h1>/)
+    // The lines naming the addresses to open come last.
+    assert.match(app.lines.at(-1)!, /^tickets: .*, open /)
   } finally {
     assert.equal(await app.stop(), 0)
   }

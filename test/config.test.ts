@@ -6,7 +6,7 @@ test('with no settings, the defaults of the configuration table apply', () => {
   const c = loadConfig({})
   assert.equal(c.notesPort, 3001)
   assert.equal(c.ticketsPort, 3002)
-  assert.equal(c.devIdpPort, 3003)
+  assert.equal(c.idpPort, 3003)
   assert.equal(c.host, '127.0.0.1')
   assert.equal(c.notesUrl, 'http://localhost:3001')
   assert.equal(c.ticketsUrl, 'http://localhost:3002')
@@ -58,4 +58,16 @@ test('a wrong setting stops the start with a message naming the variable', () =>
 test('a 32-byte base64 SESSION_SECRET is taken as it is', () => {
   const secret = Buffer.alloc(32, 7).toString('base64')
   assert.deepEqual(loadConfig({ SESSION_SECRET: secret }).sessionSecret, new Uint8Array(32).fill(7))
+})
+
+test('IDP_PORT names the provider port, DEV_IDP_PORT is still read, IDP_URL is its public address, DEV_SIGNIN=1 picks the development provider', () => {
+  assert.equal(loadConfig({ IDP_PORT: '4003' }).idpPort, 4003)
+  assert.equal(loadConfig({ DEV_IDP_PORT: '4004' }).idpPort, 4004)
+  assert.equal(loadConfig({ IDP_PORT: '4003', DEV_IDP_PORT: '4004' }).idpPort, 4003)
+  assert.equal(loadConfig({}).idpUrl, null)
+  assert.equal(loadConfig({ IDP_URL: 'https://login.example.org/' }).idpUrl, 'https://login.example.org')
+  assert.equal(loadConfig({}).devSignin, false)
+  assert.equal(loadConfig({ DEV_SIGNIN: '1' }).devSignin, true)
+  assert.throws(() => loadConfig({ DEV_SIGNIN: 'yes' }), /DEV_SIGNIN must be 1 \(the development provider\) or 0, not 'yes'/)
+  assert.throws(() => loadConfig({ IDP_URL: 'login' }), /IDP_URL must be an absolute http\(s\) URL/)
 })

@@ -187,7 +187,7 @@ for (const file of DOCS) {
 
     const db = await testDatabase()
     const ports = { notes: await freePort(), tickets: await freePort(), devIdp: await freePort() }
-    const config = loadConfig({ HOST: '127.0.0.1', NOTES_PORT: String(ports.notes), TICKETS_PORT: String(ports.tickets), DEV_IDP_PORT: String(ports.devIdp) })
+    const config = loadConfig({ HOST: '127.0.0.1', NOTES_PORT: String(ports.notes), TICKETS_PORT: String(ports.tickets), DEV_IDP_PORT: String(ports.devIdp), DEV_SIGNIN: '1' })
     const app = await startApp(config, { logger: createLogger(null), db: { sql: db.sql, kind: process.env.TEST_DATABASE_KIND === 'embedded' ? 'embedded' : 'postgres', close: async () => {} } })
     const dir = await mkdtemp(join(tmpdir(), 'docs-'))
     const shell = new Shell(dir)

@@ -69,7 +69,7 @@ test('the development provider page asks for a name and says it is for developme
   assert.equal(res.status, 200)
   const page = await res.text()
   assert.match(page, /Development only/)
-  assert.match(page, /<input name="name"/)
+  assert.match(page, /<input id="name" name="name"/)
   assert.match(page, /value="http:\/\/localhost:3001\/cb\?a=&quot;b&quot;"/)
 })
 

@@ -16,12 +16,12 @@ import { json, type Response as Answer } from '../src/response.ts'
 import { testDatabase } from './support/db.ts'
 
 const db = await testDatabase()
-const config = loadConfig({ HOST: '127.0.0.1', NOTES_PORT: '0', TICKETS_PORT: '0', DEV_IDP_PORT: '0' })
+const config = loadConfig({ HOST: '127.0.0.1', NOTES_PORT: '0', TICKETS_PORT: '0', DEV_IDP_PORT: '0', DEV_SIGNIN: '1' })
 const app = await startApp(config, { logger: createLogger(null), db: { sql: db.sql, kind: process.env.TEST_DATABASE_KIND === 'embedded' ? 'embedded' : 'postgres', close: async () => {} } })
 after(() => app.close())
 const notes = app.servers.notes!.url
 const tickets = app.servers.tickets!.url
-const devIdp = app.servers.devIdp!.url
+const devIdp = app.servers.idp!.url
 
 /** Signs `name` in to a service through the development provider; answers the cookie header. */
 async function signIn(service: string, name: string): Promise<string> {

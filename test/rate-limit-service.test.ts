@@ -17,6 +17,7 @@ const config = loadConfig({
   NOTES_PORT: '0',
   TICKETS_PORT: '0',
   DEV_IDP_PORT: '0',
+  DEV_SIGNIN: '1',
   // Refills are negligible within the test: 4 requests per token, 3 sign-in requests per address.
   RATE_LIMIT: '0.001,4',
   RATE_LIMIT_SIGNIN: '0.001,3',

@@ -37,7 +37,7 @@ export async function startService(
   const child = spawn(program, args, {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, HOST: '127.0.0.1', NOTES_PORT: '0', TICKETS_PORT: '0', DEV_IDP_PORT: '0', ...env },
+    env: { ...process.env, HOST: '127.0.0.1', NOTES_PORT: '0', TICKETS_PORT: '0', DEV_IDP_PORT: '0', DEV_SIGNIN: '1', ...env },
   })
   opts.onSpawn?.(child)
   const wanted = (env.SERVICES ?? 'notes,tickets').split(',')

@@ -1,0 +1,16 @@
+/** The texts the built-in provider's pages show, each in one place. */
+export const TEXT = {
+  wrongNameOrPassword: 'Wrong name or password.',
+  tooManyAttempts: (seconds: number) => `Too many sign-in attempts. Try again in ${seconds} seconds.`,
+  unknownKey: 'This app key is not known here, so the sign-in is refused.',
+  badReturn: "The sign-in must return to one of this site's apps.",
+  formExpired: 'This form has expired. Go back, reload the page and try again.',
+  nameRequired: 'Enter a name.',
+  nameTooLong: 'A name has at most 100 characters.',
+  nameTaken: 'That name is taken. Choose another.',
+  ownerExists: 'The owner account exists already. Sign in instead.',
+  signUpClosed: 'Sign-up here needs a link from the owner of this site, or an invite to a project.',
+  linkUsed: 'This sign-up link has been used up or has expired. Ask the owner for a new one.',
+  resetUnknown: 'This reset link has been used or has expired. Ask the owner for a new one.',
+  wrongCurrent: 'The current password is wrong.',
+} as const

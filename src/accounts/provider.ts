@@ -1,0 +1,340 @@
+/**
+ * The built-in identity provider: real accounts in the services' database (docs/core.md,
+ * "Identity provider"). It speaks the protocol the services already use (decisions, section 3):
+ * `GET /login?key&return` signs a person in and sends the browser back to `return` with
+ * `idp_code=<code>`; `POST /api/exchange { key, secret, code }` answers `{ id, name }`.
+ *
+ * A person signs in with a name and password (scrypt, src/accounts/password.ts) or a passkey;
+ * the provider then keeps a session of its own (`idp_session` on its origin, stored hashed, a
+ * new id at every sign-in), so the second app signs them in with one click on **Sign in**.
+ * Every form carries a token bound to the browser (src/accounts/browser-binding.ts). The first
+ * person makes the owner account; later people sign up through a link the owner makes, a
+ * project invite, or open sign-up when the owner turns it on.
+ *
+ * A sign-in method is a way to reach {@link ProviderCore.finish} with an account: passwords and
+ * passkeys here, another (an organisation's OpenID Connect provider) beside them.
+ */
+import { serializeCookie } from '../cookie.ts'
+import type { Sql } from '../db.ts'
+import type { Assets } from '../assets.ts'
+import type { HttpRoute } from '../handler.ts'
+import type { Html } from '../html.ts'
+import { parseJsonBody } from '../json-validate.ts'
+import type { Request } from '../request.ts'
+import { json, jsonError, redirect, type Headers, type Response } from '../response.ts'
+import { createSignInAttempts, type SignInAttempts } from './attempts.ts'
+import { cookiesOf, expired, readForm } from './forms.ts'
+import { TEXT } from './messages.ts'
+import { createBrowserBinding } from './browser-binding.ts'
+import { inviteContext, type InviteContext } from './invite-context.ts'
+import { providerPage, providerPolicy, type PageFrame } from './page.ts'
+import { hashPassword, passwordDefect, UNKNOWN_ACCOUNT_HASH, verifyPassword } from './password.ts'
+import { messageContent, resetContent, setupContent, signInContent, signUpContent, type LoginRequest } from './pages.ts'
+import { settingsRoutes } from './settings.ts'
+import { createAccountStore, PROVIDER_SESSION_MS, SESSION_COOKIE, type Account, type AccountStore } from './store.ts'
+import { createPasskeys } from './passkeys.ts'
+
+export interface ServiceAddresses {
+  notes: string | null
+  tickets: string | null
+}
+
+export interface AccountsProviderDeps {
+  sql: Sql
+  clock: () => number
+  apiKey: string
+  apiSecret: string
+  /** The provider's public address (`IDP_URL`). */
+  publicUrl: string
+  /** The services' public addresses: where sign-ins may return, and `form-action`'s origins. */
+  services: ServiceAddresses
+  /** Signs the forms' browser tokens (the session secret). */
+  secret: Uint8Array
+  trustProxy: number
+  assets: Assets | null
+  attempts?: SignInAttempts
+}
+
+export interface AccountsProvider {
+  routes: HttpRoute[]
+  store: AccountStore
+}
+
+/** What a sign-in method needs of the provider. */
+export interface ProviderCore {
+  /**
+   * Signs `account` in at the provider, in the browser of `req`: a new session (the one its
+   * cookie named before, if any, ends), and the redirect back to the app, or to `/account`.
+   */
+  finish(req: Request, account: Account, request: LoginRequest): Promise<Response>
+  /** The login request a form or query carries, or the page refusing it. */
+  loginRequest(key: string | null, returnTo: string | null): { ok: true; request: LoginRequest } | { ok: false; response: Response }
+}
+
+/** Builds the provider's routes. */
+export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProvider {
+  const { sql, clock } = deps
+  const store = createAccountStore({ sql, clock })
+  const secure = deps.publicUrl.startsWith('https:')
+  const binding = createBrowserBinding({ secret: deps.secret, secure })
+  const attempts = deps.attempts ?? createSignInAttempts({ clock, trustProxy: deps.trustProxy })
+  const serviceUrls = [deps.services.notes, deps.services.tickets].filter((u): u is string => u !== null)
+  const origins = new Set(serviceUrls.map((u) => new URL(u).origin))
+  const frame: PageFrame = {
+    stylesheet: deps.assets?.url('style') ?? null,
+    scripts: deps.assets ? [deps.assets.url('passkeys')] : [],
+    policy: providerPolicy(serviceUrls),
+  }
+  const apps = [
+    ...(deps.services.notes ? [{ name: 'Notes', url: deps.services.notes }] : []),
+    ...(deps.services.tickets ? [{ name: 'Tickets', url: deps.services.tickets }] : []),
+  ]
+
+  function page(req: Request, status: number, title: string, content: (csrf: string) => Html, options: { account?: Account | null; wide?: boolean; headers?: Headers } = {}): Response {
+    const { csrf, setCookie } = binding.of(req)
+    const headers: Headers = { ...options.headers }
+    if (setCookie !== null) headers['set-cookie'] = [...cookiesOf(headers), setCookie]
+    const signedIn = options.account ? { name: options.account.displayName, isOwner: options.account.isOwner, csrf } : null
+    return providerPage(frame, status, title, content(csrf), { signedIn, wide: options.wide, headers })
+  }
+
+  function message(req: Request, status: number, title: string, text: string, next?: { href: string; text: string }): Response {
+    return page(req, status, title, () => messageContent(text, next))
+  }
+
+  function loginRequest(key: string | null, returnTo: string | null): { ok: true; request: LoginRequest } | { ok: false; response: Response } {
+    const k = key ?? ''
+    const r = returnTo ?? ''
+    if (k === '' && r === '') return { ok: true, request: { key: '', returnTo: '' } }
+    const refuse = (text: string) => ({ ok: false as const, response: providerPage(frame, 400, 'Sign-in refused', messageContent(text)) })
+    if (k !== deps.apiKey) return refuse(TEXT.unknownKey)
+    let url: URL
+    try {
+      url = new URL(r)
+    } catch {
+      return refuse(TEXT.badReturn)
+    }
+    if (!origins.has(url.origin) || r.length > 2000) return refuse(TEXT.badReturn)
+    return { ok: true, request: { key: k, returnTo: r } }
+  }
+
+  async function finish(req: Request, account: Account, request: LoginRequest): Promise<Response> {
+    await store.endSession(req.cookies[SESSION_COOKIE])
+    const session = await store.startSession(account.id)
+    await store.recordSignIn(account.id)
+    const cookie = serializeCookie(SESSION_COOKIE, session, { httpOnly: true, secure, sameSite: 'Lax', path: '/', maxAgeSeconds: PROVIDER_SESSION_MS / 1000 })
+    return backToApp(account, request, { 'set-cookie': cookie })
+  }
+
+  async function backToApp(account: Account, request: LoginRequest, headers: Headers = {}): Promise<Response> {
+    if (request.returnTo === '') return redirect(303, '/account', 'signed in', { ...headers, 'cache-control': 'no-store' })
+    const target = new URL(request.returnTo)
+    target.searchParams.set('idp_code', await store.issueCode(account.id))
+    return redirect(303, target.href, 'signed in', { ...headers, 'cache-control': 'no-store' })
+  }
+
+  const core: ProviderCore = { finish, loginRequest }
+  const passkeys = createPasskeys({ sql, clock, store, core, binding, publicUrl: deps.publicUrl, attempts })
+
+  /** The signed-in account of the request, or null. */
+  const signedIn = (req: Request) => store.sessionAccount(req.cookies[SESSION_COOKIE])
+
+  async function signInPage(req: Request, request: LoginRequest, status: number, name: string, error: string | null): Promise<Response> {
+    const invite = await inviteContext(sql, deps.services.tickets, request.returnTo, clock())
+    const canSignUp = invite !== null || (await store.openSignup())
+    return page(req, status, invite ? `Sign in to join ${invite.project}` : 'Sign in', (csrf) =>
+      signInContent(request, csrf, { name, error, invite, canSignUp, passkeys: deps.assets !== null }),
+    )
+  }
+
+  // GET /login
+  async function loginForm(req: Request): Promise<Response> {
+    const checked = loginRequest(req.query.get('key'), req.query.get('return'))
+    if (!checked.ok) return checked.response
+    const account = await signedIn(req)
+    if (account !== null) {
+      if (checked.request.returnTo === '') return redirect(303, '/account', undefined, { 'cache-control': 'no-store' })
+      // Signed in here already: back to the app at once, the one click on its Sign in.
+      await store.recordSignIn(account.id)
+      return backToApp(account, checked.request)
+    }
+    if (!(await store.hasAccounts())) return page(req, 200, 'Create the owner account', (csrf) => setupContent(checked.request, csrf, { name: '' }))
+    return signInPage(req, checked.request, 200, '', null)
+  }
+
+  /** The form of a POST, with its login request and browser token checked; else the page refusing it. */
+  async function formOf(req: Request): Promise<{ ok: true; form: URLSearchParams; request: LoginRequest } | { ok: false; response: Response }> {
+    const form = await readForm(req)
+    if (form === null) return { ok: false, response: message(req, 400, 'Form refused', 'The form could not be read. Go back and try again.') }
+    if (!binding.check(req, form.get('csrf'))) return { ok: false, response: message(req, 403, 'Form expired', TEXT.formExpired) }
+    const checked = loginRequest(form.get('key'), form.get('return'))
+    if (!checked.ok) return checked
+    return { ok: true, form, request: checked.request }
+  }
+
+  // POST /login
+  async function passwordSignIn(req: Request): Promise<Response> {
+    const got = await formOf(req)
+    if (!got.ok) return got.response
+    const { form, request } = got
+    const name = (form.get('name') ?? '').trim()
+    const password = form.get('password') ?? ''
+    const wait = Math.max(attempts.fromAddress(req), attempts.accountWait(name))
+    if (wait > 0) return signInPage(req, request, 429, name, TEXT.tooManyAttempts(Math.ceil(wait / 1000)))
+    const account = name === '' ? null : await store.byName(name)
+    // The same scrypt work whether or not the name exists, so the time tells nothing either.
+    const matches = await verifyPassword(password.slice(0, 1000), account?.passwordHash ?? UNKNOWN_ACCOUNT_HASH)
+    if (account === null || !matches || account.disabled) {
+      attempts.failed(name)
+      return signInPage(req, request, 400, name, TEXT.wrongNameOrPassword)
+    }
+    return finish(req, account, request)
+  }
+
+  /** A new account's name and password, or the errors to show next to the fields. */
+  async function newAccountFields(form: URLSearchParams): Promise<{ ok: true; name: string; passwordHash: string } | { ok: false; name: string; errors: { name?: string; password?: string } }> {
+    const name = (form.get('name') ?? '').trim()
+    const password = form.get('password') ?? ''
+    const errors: { name?: string; password?: string } = {}
+    if (name === '') errors.name = TEXT.nameRequired
+    else if (name.length > 100) errors.name = TEXT.nameTooLong
+    const weak = passwordDefect(password)
+    if (weak !== null) errors.password = weak
+    if (errors.name || errors.password) return { ok: false, name, errors }
+    return { ok: true, name, passwordHash: await hashPassword(password) }
+  }
+
+  // POST /setup
+  async function setup(req: Request): Promise<Response> {
+    const got = await formOf(req)
+    if (!got.ok) return got.response
+    const fields = await newAccountFields(got.form)
+    if (!fields.ok) return page(req, 400, 'Create the owner account', (csrf) => setupContent(got.request, csrf, { name: fields.name }, fields.errors))
+    const made = await store.create({ name: fields.name, passwordHash: fields.passwordHash, owner: true })
+    if (!made.ok) return signInPage(req, got.request, 409, '', TEXT.ownerExists)
+    return finish(req, made.account, got.request)
+  }
+
+  /** How a sign-up is allowed: a live link, a live invite, or open sign-up; null when it is not. */
+  async function signUpAllowed(link: string, request: LoginRequest): Promise<{ link: string; invite: InviteContext | null } | null> {
+    const invite = await inviteContext(sql, deps.services.tickets, request.returnTo, clock())
+    if (link !== '') return (await store.signupLinkValid(link)) ? { link, invite } : null
+    if (invite !== null || (await store.openSignup())) return { link: '', invite }
+    return null
+  }
+
+  // GET /signup
+  async function signUpForm(req: Request): Promise<Response> {
+    const checked = loginRequest(req.query.get('key'), req.query.get('return'))
+    if (!checked.ok) return checked.response
+    const link = req.query.get('link') ?? ''
+    const allowed = await signUpAllowed(link, checked.request)
+    if (allowed === null) return message(req, 403, 'Sign-up', link === '' ? TEXT.signUpClosed : TEXT.linkUsed, { href: '/login', text: 'Sign in' })
+    const title = allowed.invite ? `Join ${allowed.invite.project}` : 'Create an account'
+    return page(req, 200, title, (csrf) => signUpContent(checked.request, csrf, allowed.link, allowed.invite, { name: '' }))
+  }
+
+  // POST /signup
+  async function signUp(req: Request): Promise<Response> {
+    const got = await formOf(req)
+    if (!got.ok) return got.response
+    const link = got.form.get('link') ?? ''
+    const allowed = await signUpAllowed(link, got.request)
+    if (allowed === null) return message(req, 403, 'Sign-up', link === '' ? TEXT.signUpClosed : TEXT.linkUsed)
+    if (attempts.fromAddress(req) > 0) return message(req, 429, 'Sign-up', TEXT.tooManyAttempts(60))
+    const title = allowed.invite ? `Join ${allowed.invite.project}` : 'Create an account'
+    const again = (name: string, errors: { name?: string; password?: string }) =>
+      page(req, 400, title, (csrf) => signUpContent(got.request, csrf, allowed.link, allowed.invite, { name }, errors))
+    const fields = await newAccountFields(got.form)
+    if (!fields.ok) return again(fields.name, fields.errors)
+    if ((await store.byName(fields.name)) !== null) return again(fields.name, { name: TEXT.nameTaken })
+    if (link !== '' && !(await store.useSignupLink(link))) return message(req, 403, 'Sign-up', TEXT.linkUsed)
+    const made = await store.create({ name: fields.name, passwordHash: fields.passwordHash, owner: false })
+    if (!made.ok) return again(fields.name, { name: TEXT.nameTaken })
+    return finish(req, made.account, got.request)
+  }
+
+  // POST /signout
+  async function signOut(req: Request): Promise<Response> {
+    const form = await readForm(req)
+    if (form === null || !binding.check(req, form.get('csrf'))) return message(req, 403, 'Form expired', TEXT.formExpired)
+    await store.endSession(req.cookies[SESSION_COOKIE])
+    return redirect(303, '/login', 'signed out', { 'set-cookie': expired(SESSION_COOKIE, secure), 'cache-control': 'no-store' })
+  }
+
+  /** The signed-in account for a page or form of `/account` or `/admin`; else the answer to give. */
+  async function member(req: Request, owner: boolean): Promise<{ ok: true; account: Account } | { ok: false; response: Response }> {
+    const account = await signedIn(req)
+    if (account === null) return { ok: false, response: redirect(303, '/login', undefined, { 'cache-control': 'no-store' }) }
+    if (owner && !account.isOwner) return { ok: false, response: message(req, 403, 'Admin', 'Only the owner of this site sees this page.', { href: '/account', text: 'Your account' }) }
+    return { ok: true, account }
+  }
+
+  /** A POST of `/account` or `/admin`: the account and the form, its token checked. */
+  async function memberForm(req: Request, owner: boolean): Promise<{ ok: true; account: Account; form: URLSearchParams } | { ok: false; response: Response }> {
+    const who = await member(req, owner)
+    if (!who.ok) return who
+    const form = await readForm(req)
+    if (form === null || !binding.check(req, form.get('csrf'))) return { ok: false, response: message(req, 403, 'Form expired', TEXT.formExpired) }
+    return { ok: true, account: who.account, form }
+  }
+
+  const routes: HttpRoute[] = [
+    {
+      method: 'GET',
+      path: '/',
+      handler: async (req) => redirect(303, (await signedIn(req)) ? '/account' : '/login', undefined, { 'cache-control': 'no-store' }),
+    },
+    { method: 'GET', path: '/login', handler: loginForm, rateLimit: 'signin' },
+    { method: 'POST', path: '/login', handler: passwordSignIn, rateLimit: 'signin' },
+    { method: 'POST', path: '/setup', handler: setup, rateLimit: 'signin' },
+    { method: 'GET', path: '/signup', handler: signUpForm, rateLimit: 'signin' },
+    { method: 'POST', path: '/signup', handler: signUp, rateLimit: 'signin' },
+    { method: 'POST', path: '/signout', handler: signOut },
+    ...settingsRoutes({ store, attempts, publicUrl: deps.publicUrl, apps, secure, page, message, member, memberForm, passkeys }),
+    {
+      method: 'GET',
+      path: '/reset',
+      handler: async (req) => {
+        const link = req.query.get('link') ?? ''
+        const account = await store.resetLinkAccount(link)
+        if (account === null) return message(req, 404, 'Reset your password', TEXT.resetUnknown, { href: '/login', text: 'Sign in' })
+        return page(req, 200, 'Reset your password', (csrf) => resetContent(link, csrf, account, null))
+      },
+    },
+    {
+      method: 'POST',
+      path: '/reset',
+      rateLimit: 'signin',
+      handler: async (req) => {
+        const form = await readForm(req)
+        if (form === null || !binding.check(req, form.get('csrf'))) return message(req, 403, 'Form expired', TEXT.formExpired)
+        const link = form.get('link') ?? ''
+        const account = await store.resetLinkAccount(link)
+        if (account === null) return message(req, 404, 'Reset your password', TEXT.resetUnknown)
+        const password = form.get('password') ?? ''
+        const weak = passwordDefect(password)
+        if (weak !== null) return page(req, 400, 'Reset your password', (csrf) => resetContent(link, csrf, account, weak))
+        const reset = await store.resetPassword(link, await hashPassword(password))
+        if (reset === null) return message(req, 404, 'Reset your password', TEXT.resetUnknown)
+        return finish(req, reset, { key: '', returnTo: '' })
+      },
+    },
+    { method: 'POST', path: '/api/exchange', handler: exchange, rateLimit: 'signin' },
+  ]
+  if (deps.assets) routes.push({ method: 'GET', path: '/assets/:file', handler: deps.assets.handler })
+
+  // POST /api/exchange (decisions, section 3)
+  async function exchange(req: Request): Promise<Response> {
+    const parsed = parseJsonBody(await req.body())
+    if (!parsed.ok) return jsonError(400, parsed.error)
+    const body = parsed.value as Record<string, unknown> | null
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) return jsonError(400, 'the body must be a JSON object')
+    if (body.key !== deps.apiKey || body.secret !== deps.apiSecret) return jsonError(401, 'unknown app key or wrong secret')
+    const account = await store.takeCode(typeof body.code === 'string' ? body.code : '')
+    if (account === null) return jsonError(400, 'login code unknown, used or expired')
+    return json(200, { id: account.id, name: account.displayName }, { 'cache-control': 'no-store' })
+  }
+
+  return { routes, store }
+}

@@ -1,0 +1,159 @@
+/**
+ * The built-in provider's pages for a signed-in person (docs/core.md, "Built-in accounts"):
+ * `/account` (display name, password change, passkeys, sign out everywhere) and, for the owner,
+ * `/admin` (people, reset links, disabling, sign-up links, open sign-up). Every form's token is
+ * checked by `memberForm` before any change.
+ */
+import type { HttpRoute } from '../handler.ts'
+import type { Html } from '../html.ts'
+import type { Request } from '../request.ts'
+import { redirect, type Headers, type Response } from '../response.ts'
+import type { SignInAttempts } from './attempts.ts'
+import { accountContent, adminContent } from './pages.ts'
+import { hashPassword, passwordDefect, verifyPassword } from './password.ts'
+import type { createPasskeys } from './passkeys.ts'
+import { expired, wholeNumber } from './forms.ts'
+import { TEXT } from './messages.ts'
+import { SESSION_COOKIE, type Account, type AccountStore } from './store.ts'
+
+type Answer<T> = ({ ok: true } & T) | { ok: false; response: Response }
+
+/** What the provider hands these pages. */
+export interface SettingsTools {
+  store: AccountStore
+  attempts: SignInAttempts
+  publicUrl: string
+  apps: { name: string; url: string }[]
+  secure: boolean
+  page(req: Request, status: number, title: string, content: (csrf: string) => Html, options?: { account?: Account | null; wide?: boolean; headers?: Headers }): Response
+  message(req: Request, status: number, title: string, text: string, next?: { href: string; text: string }): Response
+  member(req: Request, owner: boolean): Promise<Answer<{ account: Account }>>
+  memberForm(req: Request, owner: boolean): Promise<Answer<{ account: Account; form: URLSearchParams }>>
+  passkeys: ReturnType<typeof createPasskeys>
+}
+
+export function settingsRoutes(tools: SettingsTools): HttpRoute[] {
+  const { store, attempts, apps, secure, page, member, memberForm, passkeys } = tools
+  const { publicUrl } = tools
+  async function accountPage(req: Request, account: Account, status = 200, notice: string | null = null, errors: Parameters<typeof accountContent>[0]['errors'] = {}): Promise<Response> {
+    const keys = await passkeys.list(account.id)
+    return page(req, status, 'Your account', (csrf) => accountContent({ account, csrf, apps, passkeys: keys, notice, errors }), { account, wide: true })
+  }
+
+  const NOTICES: Record<string, string> = Object.assign(Object.create(null), {
+    name: 'Your display name is saved. The apps show it from your next sign-in.',
+    password: 'Your password is changed.',
+    passkey: 'Your passkey is added.',
+    renamed: 'The passkey is renamed.',
+    removed: 'The passkey is removed.',
+  })
+
+  async function adminPage(req: Request, account: Account, status = 200, made: { what: string; url: string } | null = null, error: string | null = null): Promise<Response> {
+    const [people, openSignup, links] = await Promise.all([store.list(), store.openSignup(), store.signupLinks()])
+    return page(req, status, 'Admin', (csrf) => adminContent({ csrf, people, openSignup, links, made, error }), { account, wide: true })
+  }
+
+  return [
+    {
+      method: 'GET',
+      path: '/account',
+      handler: async (req) => {
+        const who = await member(req, false)
+        if (!who.ok) return who.response
+        return accountPage(req, who.account, 200, NOTICES[req.query.get('done') ?? ''] ?? null)
+      },
+    },
+    {
+      method: 'POST',
+      path: '/account/name',
+      handler: async (req) => {
+        const got = await memberForm(req, false)
+        if (!got.ok) return got.response
+        const name = (got.form.get('display_name') ?? '').trim()
+        if (name === '' || name.length > 100) return accountPage(req, got.account, 400, null, { displayName: name === '' ? TEXT.nameRequired : TEXT.nameTooLong })
+        await store.setDisplayName(got.account.id, name)
+        return redirect(303, '/account?done=name')
+      },
+    },
+    {
+      method: 'POST',
+      path: '/account/password',
+      handler: async (req) => {
+        const got = await memberForm(req, false)
+        if (!got.ok) return got.response
+        const { account, form } = got
+        if (attempts.accountWait(account.name) > 0) return accountPage(req, account, 429, null, { current: TEXT.tooManyAttempts(Math.ceil(attempts.accountWait(account.name) / 1000)) })
+        if (!(await verifyPassword((form.get('current') ?? '').slice(0, 1000), account.passwordHash))) {
+          attempts.failed(account.name)
+          return accountPage(req, account, 400, null, { current: TEXT.wrongCurrent })
+        }
+        const password = form.get('password') ?? ''
+        const weak = passwordDefect(password)
+        if (weak !== null) return accountPage(req, account, 400, null, { password: weak })
+        await store.setPassword(account.id, await hashPassword(password))
+        return redirect(303, '/account?done=password')
+      },
+    },
+    {
+      method: 'POST',
+      path: '/account/signout-everywhere',
+      handler: async (req) => {
+        const got = await memberForm(req, false)
+        if (!got.ok) return got.response
+        await store.signOutEverywhere(got.account.id)
+        return redirect(303, '/login', 'signed out everywhere', { 'set-cookie': expired(SESSION_COOKIE, secure), 'cache-control': 'no-store' })
+      },
+    },
+    {
+      method: 'GET',
+      path: '/admin',
+      handler: async (req) => {
+        const who = await member(req, true)
+        return who.ok ? adminPage(req, who.account) : who.response
+      },
+    },
+    {
+      method: 'POST',
+      path: '/admin/signup-links',
+      handler: async (req) => {
+        const got = await memberForm(req, true)
+        if (!got.ok) return got.response
+        const uses = wholeNumber(got.form.get('uses'), 1, 1000)
+        const days = wholeNumber(got.form.get('days'), 1, 90)
+        if (uses === null || days === null) return adminPage(req, got.account, 400, null, 'Uses is a whole number from 1 to 1000, and days from 1 to 90.')
+        const link = await store.createSignupLink(uses, days)
+        const what = `A sign-up link for ${uses === 1 ? 'one person' : `${uses} people`}, valid for ${days} ${days === 1 ? 'day' : 'days'}.`
+        return adminPage(req, got.account, 200, { what, url: `${publicUrl}/signup?link=${link}` })
+      },
+    },
+    {
+      method: 'POST',
+      path: '/admin/open-signup',
+      handler: async (req) => {
+        const got = await memberForm(req, true)
+        if (!got.ok) return got.response
+        await store.setOpenSignup(got.form.get('on') === '1')
+        return redirect(303, '/admin')
+      },
+    },
+    {
+      method: 'POST',
+      path: '/admin/people/:id/:action',
+      handler: async (req) => {
+        const got = await memberForm(req, true)
+        if (!got.ok) return got.response
+        const person = await store.byId(req.params.id ?? '')
+        if (person === null || person.isOwner) return adminPage(req, got.account, 404, null, 'There is no such person, or the owner cannot be changed here.')
+        const action = req.params.action
+        if (action === 'reset') {
+          const link = await store.createResetLink(person.id)
+          return adminPage(req, got.account, 200, { what: `A password reset link for ${person.name}, valid for 24 hours and once.`, url: `${publicUrl}/reset?link=${link}` })
+        }
+        if (action !== 'disable' && action !== 'enable') return adminPage(req, got.account, 404, null, 'There is no such action.')
+        await store.setDisabled(person.id, action === 'disable')
+        return redirect(303, '/admin')
+      },
+    },
+    ...passkeys.routes({ memberForm, accountPage }),
+  ]
+}

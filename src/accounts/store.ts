@@ -1,0 +1,270 @@
+/**
+ * The built-in provider's accounts in the services' database (sql/0015_accounts.sql): accounts,
+ * the provider's own browser sessions, one-time login codes, sign-up and reset links. Every
+ * secret is stored as its hex SHA-256 ({@link hashSecret}); single use and "N uses" hold under
+ * concurrency by one statement each.
+ */
+import { createHash } from 'node:crypto'
+import type { Query, Sql } from '../db.ts'
+import { randomToken, recordId } from '../random.ts'
+
+export interface Account {
+  id: string
+  name: string
+  displayName: string
+  passwordHash: string
+  isOwner: boolean
+  disabled: boolean
+  created: number
+  lastSignIn: number | null
+}
+
+/** The provider session's cookie, on the provider's origin. */
+export const SESSION_COOKIE = 'idp_session'
+/** How long a provider session lives. */
+export const PROVIDER_SESSION_MS = 30 * 24 * 60 * 60 * 1000
+/** How long a login code lives (docs/core.md, "Identity provider"). */
+export const CODE_MS = 60_000
+/** How long a password reset link lives. */
+export const RESET_MS = 24 * 60 * 60 * 1000
+
+const OPEN_SIGNUP_KEY = 'idp_open_signup'
+
+/** The stored form of a secret: its SHA-256, hex. */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex')
+}
+
+interface AccountRow {
+  id: string
+  name: string
+  display_name: string
+  password_hash: string
+  is_owner: boolean
+  disabled: boolean
+  created: number
+  last_sign_in: number | null
+}
+
+function account(row: AccountRow): Account {
+  return {
+    id: row.id,
+    name: row.name,
+    displayName: row.display_name,
+    passwordHash: row.password_hash,
+    isOwner: row.is_owner,
+    disabled: row.disabled,
+    created: Number(row.created),
+    lastSignIn: row.last_sign_in === null ? null : Number(row.last_sign_in),
+  }
+}
+
+export type CreateResult = { ok: true; account: Account } | { ok: false; reason: 'name taken' | 'owner exists' }
+
+export type AccountStore = ReturnType<typeof createAccountStore>
+
+/** The store on `sql`; `clock` gives milliseconds since the epoch. */
+export function createAccountStore(deps: { sql: Sql; clock: () => number }) {
+  const { sql, clock } = deps
+
+  const one = (rows: AccountRow[]): Account | null => (rows[0] ? account(rows[0]) : null)
+  const byId = async (id: string): Promise<Account | null> => one(await sql<AccountRow[]>`select * from idp_accounts where id = ${id}`)
+
+  return {
+    /** True once any account exists (the first run is over). */
+    async hasAccounts(): Promise<boolean> {
+      const [row] = await sql<{ any: boolean }[]>`select exists (select 1 from idp_accounts) as any`
+      return row!.any
+    },
+
+    /**
+     * Makes an account. `owner: true` makes the owner, refused once there is any account; the
+     * unique indexes decide a race between two first runs or two sign-ups with one name.
+     */
+    async create(input: { name: string; passwordHash: string; owner: boolean }): Promise<CreateResult> {
+      const now = clock()
+      try {
+        const rows = input.owner
+          ? await sql<AccountRow[]>`
+              insert into idp_accounts (id, name, display_name, password_hash, is_owner, created)
+              select ${recordId()}, ${input.name}, ${input.name}, ${input.passwordHash}, true, ${now}
+              where not exists (select 1 from idp_accounts)
+              returning *`
+          : await sql<AccountRow[]>`
+              insert into idp_accounts (id, name, display_name, password_hash, created)
+              values (${recordId()}, ${input.name}, ${input.name}, ${input.passwordHash}, ${now})
+              returning *`
+        if (rows.length === 0) return { ok: false, reason: 'owner exists' }
+        return { ok: true, account: account(rows[0]!) }
+      } catch (err) {
+        const constraint = (err as { constraint_name?: string }).constraint_name
+        if (constraint === 'idp_accounts_name') return { ok: false, reason: 'name taken' }
+        if (constraint === 'idp_accounts_one_owner') return { ok: false, reason: 'owner exists' }
+        throw err
+      }
+    },
+
+    async byName(name: string): Promise<Account | null> {
+      return one(await sql<AccountRow[]>`select * from idp_accounts where lower(name) = lower(${name})`)
+    },
+
+    byId,
+
+    /** Every account, oldest first (the owner's people list). */
+    async list(): Promise<Account[]> {
+      return (await sql<AccountRow[]>`select * from idp_accounts order by created, id`).map(account)
+    },
+
+    async recordSignIn(id: string): Promise<void> {
+      await sql`update idp_accounts set last_sign_in = ${clock()} where id = ${id}`
+    },
+
+    async setDisplayName(id: string, displayName: string): Promise<void> {
+      await sql`update idp_accounts set display_name = ${displayName} where id = ${id}`
+    },
+
+    async setPassword(id: string, passwordHash: string): Promise<void> {
+      await sql`update idp_accounts set password_hash = ${passwordHash} where id = ${id}`
+    },
+
+    /**
+     * Disables or enables an account. Disabling ends, in one transaction, its provider sessions,
+     * its sessions at both services and its ticket tokens (see {@link endEverySession}).
+     */
+    async setDisabled(id: string, disabled: boolean): Promise<void> {
+      await sql.begin(async (tx) => {
+        await tx`update idp_accounts set disabled = ${disabled} where id = ${id} and not is_owner`
+        if (disabled) {
+          await endEverySession(tx, id)
+          await tx`delete from tokens where user_id in (select id from users where idp_id = ${id})`
+        }
+      })
+    },
+
+    /** "Sign out everywhere": the provider's sessions and both services' sessions of the account. */
+    async signOutEverywhere(id: string): Promise<void> {
+      await sql.begin((tx) => endEverySession(tx, id))
+    },
+
+    /** A new provider session for the account: the cookie's value (only its hash is kept). */
+    async startSession(accountId: string): Promise<string> {
+      const id = randomToken(32)
+      const now = clock()
+      await sql`delete from idp_sessions where expires <= ${now}`
+      await sql`insert into idp_sessions (id_hash, account_id, created, expires) values (${hashSecret(id)}, ${accountId}, ${now}, ${now + PROVIDER_SESSION_MS})`
+      return id
+    },
+
+    /** The enabled account a provider session cookie names, or null. */
+    async sessionAccount(cookie: string | undefined): Promise<Account | null> {
+      if (!cookie || cookie.length > 100) return null
+      return one(await sql<AccountRow[]>`
+        select a.* from idp_sessions s join idp_accounts a on a.id = s.account_id
+        where s.id_hash = ${hashSecret(cookie)} and s.expires > ${clock()} and not a.disabled`)
+    },
+
+    async endSession(cookie: string | undefined): Promise<void> {
+      if (cookie && cookie.length <= 100) await sql`delete from idp_sessions where id_hash = ${hashSecret(cookie)}`
+    },
+
+    /** A one-time login code for the account. */
+    async issueCode(accountId: string): Promise<string> {
+      const code = randomToken(24)
+      const now = clock()
+      await sql`delete from idp_codes where expires <= ${now}`
+      await sql`insert into idp_codes (code_hash, account_id, expires) values (${hashSecret(code)}, ${accountId}, ${now + CODE_MS})`
+      return code
+    },
+
+    /** The enabled account of a login code, taking the code (it works once); null when unknown, used or expired. */
+    async takeCode(code: string): Promise<Account | null> {
+      if (code === '' || code.length > 100) return null
+      const [taken] = await sql<{ account_id: string; expires: number }[]>`delete from idp_codes where code_hash = ${hashSecret(code)} returning account_id, expires`
+      if (!taken || Number(taken.expires) <= clock()) return null
+      const found = await byId(taken.account_id)
+      return found && !found.disabled ? found : null
+    },
+
+    /** A sign-up link's secret, good for `uses` sign-ups within `days`. */
+    async createSignupLink(uses: number, days: number): Promise<string> {
+      const id = randomToken(24)
+      const now = clock()
+      await sql`insert into idp_signup_links (id_hash, uses_left, expires, created) values (${hashSecret(id)}, ${uses}, ${now + days * 86_400_000}, ${now})`
+      return id
+    },
+
+    /** True when the sign-up link has a use left and has not expired. */
+    async signupLinkValid(id: string): Promise<boolean> {
+      if (id === '' || id.length > 100) return false
+      const [row] = await sql`select 1 from idp_signup_links where id_hash = ${hashSecret(id)} and uses_left > 0 and expires > ${clock()}`
+      return row !== undefined
+    },
+
+    /** Takes one use of a sign-up link; false when none is left or it expired. */
+    async useSignupLink(id: string): Promise<boolean> {
+      if (id === '' || id.length > 100) return false
+      const rows = await sql`update idp_signup_links set uses_left = uses_left - 1 where id_hash = ${hashSecret(id)} and uses_left > 0 and expires > ${clock()} returning 1`
+      return rows.length === 1
+    },
+
+    /** The live sign-up links, newest first, without their secrets. */
+    async signupLinks(): Promise<{ created: number; usesLeft: number; expires: number }[]> {
+      const rows = await sql<{ created: number; uses_left: number; expires: number }[]>`
+        select created, uses_left, expires from idp_signup_links where uses_left > 0 and expires > ${clock()} order by created desc limit 50`
+      return rows.map((r) => ({ created: Number(r.created), usesLeft: r.uses_left, expires: Number(r.expires) }))
+    },
+
+    /** A one-time reset link's secret for the account (an older one stops working). */
+    async createResetLink(accountId: string): Promise<string> {
+      const id = randomToken(24)
+      await sql.begin(async (tx) => {
+        await tx`delete from idp_reset_links where account_id = ${accountId} or expires <= ${clock()}`
+        await tx`insert into idp_reset_links (id_hash, account_id, expires) values (${hashSecret(id)}, ${accountId}, ${clock() + RESET_MS})`
+      })
+      return id
+    },
+
+    /** The enabled account a reset link is for, without taking it; null when unknown or expired. */
+    async resetLinkAccount(id: string): Promise<Account | null> {
+      if (id === '' || id.length > 100) return null
+      return one(await sql<AccountRow[]>`
+        select a.* from idp_reset_links r join idp_accounts a on a.id = r.account_id
+        where r.id_hash = ${hashSecret(id)} and r.expires > ${clock()} and not a.disabled`)
+    },
+
+    /** Sets the password through a reset link, taking the link and ending the account's sessions; false when the link no longer works. */
+    async resetPassword(id: string, passwordHash: string): Promise<Account | null> {
+      if (id === '' || id.length > 100) return null
+      return sql.begin(async (tx) => {
+        const [taken] = await tx<{ account_id: string }[]>`
+          delete from idp_reset_links where id_hash = ${hashSecret(id)} and expires > ${clock()} returning account_id`
+        if (!taken) return null
+        const rows = await tx<AccountRow[]>`update idp_accounts set password_hash = ${passwordHash} where id = ${taken.account_id} and not disabled returning *`
+        if (rows.length === 0) return null
+        await tx`delete from idp_sessions where account_id = ${taken.account_id}`
+        return account(rows[0]!)
+      })
+    },
+
+    async openSignup(): Promise<boolean> {
+      const [row] = await sql<{ value: string }[]>`select value from settings where key = ${OPEN_SIGNUP_KEY}`
+      return row?.value === 'on'
+    },
+
+    async setOpenSignup(on: boolean): Promise<void> {
+      await sql`insert into settings (key, value) values (${OPEN_SIGNUP_KEY}, ${on ? 'on' : 'off'})
+        on conflict (key) do update set value = excluded.value`
+    },
+  }
+}
+
+/**
+ * Ends every session of the account: at the provider, at the notes service (whose sessions name
+ * the provider's id) and at the ticket tracker (whose sessions name its own user of that id).
+ * A deleted `sessions` row is a signed-out session in every process.
+ */
+async function endEverySession(tx: Query, accountId: string): Promise<void> {
+  await tx`delete from idp_sessions where account_id = ${accountId}`
+  await tx`delete from sessions where service = 'notes' and user_id = ${accountId}`
+  await tx`delete from sessions where service = 'tickets' and user_id in (select id from users where idp_id = ${accountId})`
+}

@@ -1,0 +1,170 @@
+/**
+ * The built-in accounts in Chromium, as issue 26's "Done when" walks them: the first person
+ * presses **Sign in** in the notes app and creates the owner account, writes a note, opens the
+ * tracker and is signed in with one click; the owner makes a sign-up link on `/admin`; a second
+ * person signs up through it, adds a passkey (the DevTools protocol's virtual authenticator)
+ * and later signs in with it. Also: a wrong password, and an invite's context on the page.
+ */
+import { after, test } from 'node:test'
+import assert from 'node:assert/strict'
+import type { BrowserContext, Page } from 'playwright-core'
+import { cspViolations, fullApp, PHONE, screenshot, WIDE } from './support/full-app.ts'
+
+const full = await fullApp()
+after(() => full.close())
+
+const OWNER = { name: 'Olivia', password: 'correct horse battery' }
+
+/** A virtual authenticator in the context's page, as a phone's screen lock or a security key would be. */
+async function virtualAuthenticator(context: BrowserContext, page: Page): Promise<void> {
+  const cdp = await context.newCDPSession(page)
+  await cdp.send('WebAuthn.enable')
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+  })
+}
+
+let owner: { context: BrowserContext; page: Page }
+
+test('the first person creates the owner account from the notes app, writes a note, and is signed in to the tracker with one click', async () => {
+  owner = await full.person()
+  const { page } = owner
+  const refused = cspViolations(page)
+  await page.goto(full.notes)
+  await page.getByRole('link', { name: 'Sign in' }).click()
+  await page.getByRole('heading', { name: 'Create the owner account' }).waitFor()
+  assert.equal(new URL(page.url()).origin, full.idp)
+  await screenshot(page, 'idp-setup-1280-light')
+  await page.getByLabel('Name').fill(OWNER.name)
+  await page.getByLabel('Password').fill(OWNER.password)
+  await page.getByRole('button', { name: 'Create account' }).click()
+  await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
+  assert.equal(new URL(page.url()).origin, full.notes)
+
+  await page.getByRole('button', { name: 'New note' }).click()
+  await page.getByRole('textbox', { name: 'Note' }).fill('Groceries\nmilk\n')
+  await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor({ timeout: 20_000 })
+
+  await page.goto(full.tickets)
+  await page.getByRole('link', { name: 'Sign in' }).first().click()
+  await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
+  assert.equal(new URL(page.url()).origin, full.tickets)
+  assert.match(await page.locator('header').innerText(), /Olivia/)
+  await page.getByRole('button', { name: 'Sign out' }).click()
+  await page.getByRole('link', { name: 'Sign in' }).first().waitFor()
+  // Signed out of the tracker, still signed in at the provider: Sign in is one click again.
+  await page.getByRole('link', { name: 'Sign in' }).first().click()
+  await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
+  assert.deepEqual(refused, [])
+})
+
+test('a wrong password is refused with "wrong name or password", and so is an unknown name', async () => {
+  const { context, page } = await full.person()
+  await page.goto(full.notes)
+  await page.getByRole('link', { name: 'Sign in' }).click()
+  for (const [name, password] of [[OWNER.name, 'not the password'], ['Nobody', OWNER.password]] as const) {
+    await page.getByLabel('Name').fill(name)
+    await page.getByLabel('Password').fill(password)
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+    await page.getByRole('alert').filter({ hasText: /wrong name or password/i }).waitFor()
+    assert.equal(new URL(page.url()).origin, full.idp)
+  }
+  await page.getByLabel('Password').fill(OWNER.password)
+  await page.getByLabel('Name').fill(OWNER.name)
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+  await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
+  assert.equal(new URL(page.url()).origin, full.notes)
+  await context.close()
+})
+
+test('a second person signs up through the owner\'s link, adds a passkey, and later signs in with it', async () => {
+  const { page } = owner
+  await page.goto(`${full.idp}/admin`)
+  await page.getByRole('heading', { name: 'People' }).waitFor()
+  await page.getByLabel('Uses').fill('1')
+  await page.getByRole('button', { name: 'Make a sign-up link' }).click()
+  const link = (await page.locator('#made-link').innerText()).trim()
+  assert.match(link, new RegExp(`^${full.idp}/signup\\?link=`))
+
+  const second = await full.person()
+  await virtualAuthenticator(second.context, second.page)
+  const p = second.page
+  await p.goto(link)
+  await p.getByLabel('Name').fill('Pat')
+  await p.getByLabel('Password').fill('pats own password')
+  await p.getByRole('button', { name: 'Create account' }).click()
+  await p.getByRole('heading', { name: 'Your account' }).waitFor()
+  await p.getByRole('button', { name: 'Add a passkey' }).click()
+  await p.getByRole('status').filter({ hasText: 'Your passkey is added.' }).waitFor({ timeout: 20_000 })
+  assert.match(await p.locator('main').innerText(), /Passkey 1/)
+
+  // Signed out at the provider: the next sign-in needs the passkey.
+  await p.getByRole('button', { name: 'Sign out', exact: true }).click()
+  await p.goto(full.notes)
+  await p.getByRole('link', { name: 'Sign in' }).click()
+  await p.getByRole('button', { name: 'Sign in with a passkey' }).click()
+  await p.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
+  assert.equal(new URL(p.url()).origin, full.notes)
+
+  // The link was for one person: it does not open a second sign-up.
+  const again = await full.person()
+  await again.page.goto(link)
+  assert.match(await again.page.locator('main').innerText(), /used up or has expired/)
+  await again.context.close()
+
+  // The owner sees Pat among the people, with a last sign-in.
+  await page.goto(`${full.idp}/admin`)
+  const row = page.getByRole('row').filter({ hasText: 'Pat' })
+  assert.doesNotMatch(await row.innerText(), /never/)
+  await second.context.close()
+})
+
+test('a person following a project invite sees the project, the inviter and the role, and signs up through it', async () => {
+  const { page } = owner
+  await page.goto(full.tickets)
+  const made = await page.evaluate(async () => {
+    const me = (await (await fetch('/api/me')).json()) as { tag: string }
+    const headers = { 'content-type': 'application/json', 'x-tag': me.tag }
+    const project = (await (await fetch('/api/projects', { method: 'POST', headers, body: JSON.stringify({ title: 'Web site' }) })).json()) as { project: { slug: string } }
+    const invite = await fetch(`/api/projects/${project.project.slug}/invites`, { method: 'POST', headers, body: JSON.stringify({ role: 'edit' }) })
+    return (await invite.json()) as { url: string }
+  })
+  const invited = await full.person({ viewport: PHONE })
+  const p = invited.page
+  await p.goto(made.url)
+  await p.getByRole('heading', { name: 'Sign in to join Web site' }).waitFor()
+  assert.match(await p.locator('main').innerText(), /Olivia invites you to the project Web site with the role edit\./)
+  await screenshot(p, 'idp-invite-390-light')
+  await p.getByRole('link', { name: 'Create an account' }).click()
+  await p.getByLabel('Name').fill('Sam')
+  await p.getByLabel('Password').fill('sams password')
+  await p.getByRole('button', { name: 'Create account' }).click()
+  await p.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
+  assert.equal(new URL(p.url()).origin, full.tickets)
+  assert.match(new URL(p.url()).pathname, /^\/web-site/)
+  await invited.context.close()
+})
+
+test('the provider pages look right at 1280 and 390 px, light and dark', async () => {
+  for (const viewport of [WIDE, PHONE]) {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const { context, page } = await full.person({ viewport, colorScheme })
+      const tag = `${viewport.width}-${colorScheme}`
+      await page.goto(full.notes)
+      await page.getByRole('link', { name: 'Sign in' }).click()
+      await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor()
+      await screenshot(page, `idp-signin-${tag}`)
+      assert.equal(await page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth), false, `sign-in page scrolls sideways at ${tag}`)
+      await page.getByLabel('Name').fill(OWNER.name)
+      await page.getByLabel('Password').fill(OWNER.password)
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+      await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
+      for (const path of ['/account', '/admin']) {
+        await page.goto(`${full.idp}${path}`)
+        await screenshot(page, `idp${path.replace('/', '-')}-${tag}`)
+        assert.equal(await page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth), false, `${path} scrolls sideways at ${tag}`)
+      }
+      await context.close()
+    }
+  }
+})

@@ -1,0 +1,420 @@
+/**
+ * The built-in identity provider (src/accounts/provider.ts) without a socket: first run, sign-in
+ * and its limits, the forms' browser tokens, the exchange, what is stored, sign-up links, reset
+ * links, disabling, "Sign out everywhere", and a project invite's context. The same schema
+ * holds the ticket tracker (test/tickets/support.ts), as in a real install.
+ */
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { createHandler } from '../src/handler.ts'
+import { makeRequest } from '../src/request.ts'
+import { bodyText } from '../src/response.ts'
+import { createAccountsProvider } from '../src/accounts/provider.ts'
+import { createSignInAttempts, ACCOUNT_LIMIT } from '../src/accounts/attempts.ts'
+import { hashPassword, verifyPassword } from '../src/accounts/password.ts'
+import { hashSecret } from '../src/accounts/store.ts'
+import { testLogger } from './support/service.ts'
+import { ticketsApp } from './tickets/support.ts'
+
+const NOTES = 'http://localhost:3001'
+const TICKETS = 'http://localhost:3002'
+const IDP = 'http://localhost:3003'
+const RETURN = `${NOTES}/login/callback`
+
+const tickets = await ticketsApp()
+const { sql, clock } = tickets
+const attempts = createSignInAttempts({ clock: clock.now, trustProxy: 0 })
+const provider = createAccountsProvider({
+  sql,
+  clock: clock.now,
+  apiKey: 'dev-key',
+  apiSecret: 'dev-secret',
+  publicUrl: IDP,
+  services: { notes: NOTES, tickets: TICKETS },
+  secret: new Uint8Array(32).fill(3),
+  trustProxy: 0,
+  assets: null,
+  attempts,
+})
+const handler = createHandler(provider.routes, { name: 'idp', logger: testLogger() })
+
+interface Answer {
+  status: number
+  headers: Record<string, string | string[]>
+  text: string
+}
+
+/** A browser: keeps its cookies, reads each page's form token, comes from `address`. */
+function browser(address = '10.0.0.1') {
+  const jar = new Map<string, string>()
+  let csrf = ''
+  async function send(method: string, url: string, form?: Record<string, string>): Promise<Answer> {
+    const cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ')
+    const headers: Record<string, string> = cookie ? { cookie } : {}
+    let body: string | undefined
+    if (form) {
+      headers['content-type'] = 'application/x-www-form-urlencoded'
+      body = new URLSearchParams({ csrf, ...form }).toString()
+    }
+    const response = await handler(makeRequest({ method, url, headers, body, address }))
+    const set = response.headers?.['set-cookie']
+    for (const line of set === undefined ? [] : Array.isArray(set) ? set : [set]) {
+      const [pair] = line.split(';')
+      const [name, value] = pair!.split('=') as [string, string]
+      if (/Max-Age=0/.test(line)) jar.delete(name)
+      else jar.set(name, value)
+    }
+    const text = await bodyText(response.body)
+    const token = /name="csrf" value="([^"]+)"/.exec(text)?.[1]
+    if (token) csrf = token
+    return { status: response.status, headers: response.headers ?? {}, text }
+  }
+  return {
+    jar,
+    get: (url: string) => send('GET', url),
+    post: (url: string, form: Record<string, string>) => send('POST', url, form),
+    setCsrf: (value: string) => void (csrf = value),
+  }
+}
+
+const login = `/login?key=dev-key&return=${encodeURIComponent(RETURN)}`
+const request = { key: 'dev-key', return: RETURN }
+
+/** The code in a redirect back to the app. */
+function codeOf(answer: Answer): string {
+  assert.equal(answer.status, 303, answer.text)
+  const location = new URL(String(answer.headers.location))
+  assert.equal(location.origin + location.pathname, RETURN)
+  return location.searchParams.get('idp_code')!
+}
+
+async function exchange(code: string, secret = 'dev-secret') {
+  const response = await handler(makeRequest({ method: 'POST', url: '/api/exchange', body: JSON.stringify({ key: 'dev-key', secret, code }) }))
+  return { status: response.status, body: JSON.parse(await bodyText(response.body)) }
+}
+
+const owner = browser()
+
+test('on the first run the sign-in page asks for the owner account, refusing a password under 8 characters', async () => {
+  const page = await owner.get(login)
+  assert.equal(page.status, 200)
+  assert.match(page.text, /<h1>Create the owner account<\/h1>/)
+  assert.match(page.text, /<label for="name">Name<\/label>/)
+  assert.match(page.text, /Create account<\/button>/)
+  const short = await owner.post('/setup', { ...request, name: 'Olivia', password: 'seven77' })
+  assert.equal(short.status, 400)
+  assert.match(short.text, /A password has at least 8 characters\./)
+  const made = await owner.post('/setup', { ...request, name: 'Olivia', password: 'owner password' })
+  const { status, body } = await exchange(codeOf(made))
+  assert.equal(status, 200)
+  assert.equal(body.name, 'Olivia')
+  const [account] = await sql`select * from idp_accounts`
+  assert.equal(account!.is_owner, true)
+  assert.match(String(account!.password_hash), /^scrypt\$/)
+  assert.doesNotMatch(String(account!.password_hash), /owner password/)
+})
+
+test('a second owner account cannot be made once one exists', async () => {
+  const late = browser('10.0.0.9')
+  await late.get('/login')
+  const refused = await late.post('/setup', { name: 'Mallory', password: 'mallory password' })
+  assert.equal(refused.status, 409)
+  assert.match(refused.text, /The owner account exists already/)
+  assert.equal((await sql`select count(*)::int as n from idp_accounts`)[0]!.n, 1)
+})
+
+test('a login code works once, only with the right secret, and not after 60 seconds', async () => {
+  const code = codeOf(await owner.get(login))
+  assert.deepEqual((await exchange(code, 'wrong')).status, 401)
+  assert.equal((await exchange(code)).status, 200)
+  assert.deepEqual(await exchange(code), { status: 400, body: { error: 'login code unknown, used or expired' } })
+  const late = codeOf(await owner.get(login))
+  clock.advance(60_001)
+  assert.equal((await exchange(late)).status, 400)
+})
+
+test('a person signed in at the provider goes back to the app at once, without the form', async () => {
+  const again = await owner.get(login)
+  assert.equal(again.status, 303)
+  assert.ok(codeOf(again))
+})
+
+test('the provider session, login codes and links are stored only as their SHA-256', async () => {
+  const cookie = owner.jar.get('idp_session')!
+  const rows = await sql`select id_hash from idp_sessions`
+  assert.ok(rows.some((r) => r.id_hash === hashSecret(cookie)))
+  assert.ok(rows.every((r) => r.id_hash !== cookie))
+  const code = codeOf(await owner.get(login))
+  const codes = await sql`select code_hash from idp_codes`
+  assert.ok(codes.some((r) => r.code_hash === hashSecret(code)))
+})
+
+test('a sign-in returning anywhere but the services, or with another app key, is refused', async () => {
+  const stranger = browser()
+  const elsewhere = await stranger.get(`/login?key=dev-key&return=${encodeURIComponent('https://evil.example/login/callback')}`)
+  assert.equal(elsewhere.status, 400)
+  assert.match(elsewhere.text, /must return to one of this site&#39;s apps/)
+  const key = await stranger.get(`/login?key=other&return=${encodeURIComponent(RETURN)}`)
+  assert.equal(key.status, 400)
+  assert.match(key.text, /app key is not known/)
+})
+
+test('the provider pages allow exactly the services origins in form-action', async () => {
+  const page = await browser().get(login)
+  assert.match(String(page.headers['content-security-policy']), /form-action 'self' http:\/\/localhost:3001 http:\/\/localhost:3002;/)
+})
+
+test('a form without the token of its own browser is refused (login CSRF)', async () => {
+  const victim = browser('10.0.0.2')
+  await victim.get(login)
+  const attacker = browser('10.0.0.3')
+  await attacker.get(login)
+  // The attacker's page posts the attacker's token from the victim's browser.
+  victim.setCsrf(/name="csrf" value="([^"]+)"/.exec((await attacker.get(login)).text)![1]!)
+  const forged = await victim.post('/login', { ...request, name: 'Olivia', password: 'owner password' })
+  assert.equal(forged.status, 403)
+  assert.match(forged.text, /This form has expired/)
+})
+
+test('a wrong password or unknown name says "wrong name or password" and nothing more', async () => {
+  const someone = browser('10.0.0.4')
+  await someone.get(login)
+  const wrong = await someone.post('/login', { ...request, name: 'Olivia', password: 'not it at all' })
+  const unknown = await someone.post('/login', { ...request, name: 'Nobody', password: 'owner password' })
+  for (const answer of [wrong, unknown]) {
+    assert.equal(answer.status, 400)
+    assert.match(answer.text, /Wrong name or password\./)
+  }
+})
+
+test('failed sign-ins are limited per account, whatever the address, and per address, whatever the name', async () => {
+  const refill = Math.ceil((1000 * ACCOUNT_LIMIT.burst) / ACCOUNT_LIMIT.rate)
+  clock.advance(refill)
+  for (let i = 0; i < ACCOUNT_LIMIT.burst; i++) {
+    const guesser = browser(`10.1.0.${i}`)
+    await guesser.get(login)
+    assert.equal((await guesser.post('/login', { ...request, name: 'olivia', password: `guess ${i}` })).status, 400)
+  }
+  const next = browser('10.1.1.1')
+  await next.get(login)
+  const limited = await next.post('/login', { ...request, name: 'Olivia', password: 'owner password' })
+  assert.equal(limited.status, 429)
+  assert.match(limited.text, /Too many sign-in attempts\. Try again in \d+ seconds\./)
+  clock.advance(Math.ceil(1000 / ACCOUNT_LIMIT.rate))
+  codeOf(await next.post('/login', { ...request, name: 'Olivia', password: 'owner password' }))
+
+  const sprayer = browser('10.2.0.1')
+  await sprayer.get(login)
+  let status = 0
+  for (let i = 0; i < 40 && status !== 429; i++) status = (await sprayer.post('/login', { ...request, name: `name ${i}`, password: 'password1' })).status
+  assert.equal(status, 429)
+})
+
+test('sign-up is closed by default; a link made on /admin works for its number of uses', async () => {
+  const closed = await browser().get('/signup')
+  assert.equal(closed.status, 403)
+  const admin = await owner.post('/admin/signup-links', { uses: '2', days: '7' })
+  assert.equal(admin.status, 200)
+  const url = /id="made-link">([^<]+)</.exec(admin.text)![1]!
+  const link = new URL(url).searchParams.get('link')!
+  const stored = await sql`select id_hash, uses_left from idp_signup_links`
+  assert.deepEqual(stored.map((r) => [r.id_hash, r.uses_left]), [[hashSecret(link), 2]])
+  for (const name of ['Pat', 'Quinn']) {
+    const person = browser(`10.3.0.${name.length}${name.charCodeAt(0)}`)
+    assert.equal((await person.get(`/signup?link=${link}`)).status, 200)
+    const made = await person.post('/signup', { link, name, password: `${name} password` })
+    assert.equal(made.status, 303, made.text)
+    assert.equal(made.headers.location, '/account')
+  }
+  const third = browser('10.3.1.1')
+  const used = await third.get(`/signup?link=${link}`)
+  assert.equal(used.status, 403)
+  assert.match(used.text, /used up or has expired/)
+})
+
+test('a project invite that brings a person to sign in names the project, the inviter and the role, and offers sign-up', async () => {
+  const olivia = (await sql`select id from idp_accounts where is_owner`)[0]!.id as string
+  const admin = await tickets.login('Olivia', olivia)
+  const { slug } = await tickets.project(admin, 'Web site')
+  const invite = await tickets.call('POST', `/api/projects/${slug}/invites`, { token: admin.token, body: { role: 'edit' } })
+  assert.equal(invite.status, 201, invite.text)
+  const returnTo = new URL(invite.body.url).searchParams.get('return')!
+  assert.equal(new URL(returnTo).origin, TICKETS)
+  const invited = browser('10.4.0.1')
+  const page = await invited.get(`/login?key=dev-key&return=${encodeURIComponent(returnTo)}`)
+  assert.equal(page.status, 200)
+  assert.match(page.text, /<strong>Olivia<\/strong> invites you to the project <strong>Web site<\/strong> with the role <strong>edit<\/strong>/)
+  assert.match(page.text, /Create an account<\/a> to join the project/)
+  const signup = await invited.get(`/signup?key=dev-key&return=${encodeURIComponent(returnTo)}`)
+  assert.equal(signup.status, 200)
+  const joined = await invited.post('/signup', { key: 'dev-key', return: returnTo, name: 'Rita', password: 'rita password' })
+  const back = new URL(String(joined.headers.location))
+  assert.equal(back.searchParams.get('invite'), new URL(returnTo).searchParams.get('invite'))
+  assert.equal((await exchange(back.searchParams.get('idp_code')!)).body.name, 'Rita')
+})
+
+test('disabling an account ends its sessions at the provider and both services, revokes its ticket tokens, and refuses its sign-in', async () => {
+  const pat = browser('10.5.0.1')
+  await pat.get(login)
+  codeOf(await pat.post('/login', { ...request, name: 'Pat', password: 'Pat password' }))
+  const patId = (await sql`select id from idp_accounts where name = 'Pat'`)[0]!.id as string
+  const inTickets = await tickets.login('Pat', patId)
+  await sql`insert into sessions (id, service, user_id, created, expires) values ('notes-session-of-pat', 'notes', ${patId}, 0, ${Date.now() + 1e9})`
+  const admin = await owner.get('/admin')
+  assert.match(admin.text, /Pat/)
+  const disabled = await owner.post(`/admin/people/${patId}/disable`, {})
+  assert.equal(disabled.status, 303)
+  assert.equal((await sql`select count(*)::int as n from sessions where user_id in (${patId}, ${inTickets.id})`)[0]!.n, 0)
+  assert.equal((await sql`select count(*)::int as n from idp_sessions where account_id = ${patId}`)[0]!.n, 0)
+  assert.equal((await tickets.call('GET', '/api/tokens', { token: inTickets.token })).status, 401)
+  assert.equal((await sql`select count(*)::int as n from tokens where user_id = ${inTickets.id}`)[0]!.n, 0)
+  assert.equal((await pat.get('/account')).status, 303)
+  await pat.get(login)
+  assert.match((await pat.post('/login', { ...request, name: 'Pat', password: 'Pat password' })).text, /Wrong name or password/)
+})
+
+test('a reset link sets a new password once, and the old one stops working', async () => {
+  const quinnId = (await sql`select id from idp_accounts where name = 'Quinn'`)[0]!.id as string
+  const made = await owner.post(`/admin/people/${quinnId}/reset`, {})
+  const link = new URL(/id="made-link">([^<]+)</.exec(made.text)![1]!).searchParams.get('link')!
+  const quinn = browser('10.6.0.1')
+  assert.equal((await quinn.get(`/reset?link=${link}`)).status, 200)
+  const set = await quinn.post('/reset', { link, password: 'a new password' })
+  assert.equal(set.status, 303)
+  assert.equal(set.headers.location, '/account')
+  assert.equal((await quinn.get(`/reset?link=${link}`)).status, 404)
+  const again = browser('10.6.0.2')
+  await again.get(login)
+  assert.equal((await again.post('/login', { ...request, name: 'Quinn', password: 'Quinn password' })).status, 400)
+  codeOf(await again.post('/login', { ...request, name: 'Quinn', password: 'a new password' }))
+})
+
+test('"Sign out everywhere" ends every session of the person, here and at both services', async () => {
+  const quinnId = (await sql`select id from idp_accounts where name = 'Quinn'`)[0]!.id as string
+  const quinn = browser('10.7.0.1')
+  await quinn.get(login)
+  codeOf(await quinn.post('/login', { ...request, name: 'Quinn', password: 'a new password' }))
+  await sql`insert into sessions (id, service, user_id, created, expires) values ('notes-session-of-quinn', 'notes', ${quinnId}, 0, ${Date.now() + 1e9})`
+  await quinn.get('/account')
+  const out = await quinn.post('/account/signout-everywhere', {})
+  assert.equal(out.status, 303)
+  assert.equal((await sql`select count(*)::int as n from sessions where user_id = ${quinnId}`)[0]!.n, 0)
+  assert.equal((await sql`select count(*)::int as n from idp_sessions where account_id = ${quinnId}`)[0]!.n, 0)
+})
+
+test('a password change asks for the current password', async () => {
+  clock.advance(Math.ceil((1000 * ACCOUNT_LIMIT.burst) / ACCOUNT_LIMIT.rate))
+  await owner.get('/account')
+  const wrong = await owner.post('/account/password', { current: 'not mine at all', password: 'brand new password' })
+  assert.equal(wrong.status, 400)
+  assert.match(wrong.text, /The current password is wrong\./)
+  const changed = await owner.post('/account/password', { current: 'owner password', password: 'brand new password' })
+  assert.equal(changed.status, 303)
+  const hash = (await sql`select password_hash from idp_accounts where is_owner`)[0]!.password_hash as string
+  assert.equal(await verifyPassword('brand new password', hash), true)
+})
+
+test('only the owner sees /admin', async () => {
+  const rita = browser('10.8.0.1')
+  await rita.get(login)
+  codeOf(await rita.post('/login', { ...request, name: 'Rita', password: 'rita password' }))
+  const page = await rita.get('/admin')
+  assert.equal(page.status, 403)
+})
+
+test('a password hash verifies only its own password, and a malformed hash matches nothing', async () => {
+  const hash = await hashPassword('pässword 1')
+  assert.equal(await verifyPassword('pässword 1', hash), true)
+  assert.equal(await verifyPassword('pässword 2', hash), false)
+  assert.equal(await verifyPassword('pässword 1', 'scrypt$1$1$1$$'), false)
+  assert.notEqual(await hashPassword('pässword 1'), hash)
+})
+
+test('signing in again gives the browser a new provider session, and the old cookie names nothing', async () => {
+  const rita = browser('10.9.0.1')
+  await rita.get(login)
+  codeOf(await rita.post('/login', { ...request, name: 'Rita', password: 'rita password' }))
+  const first = rita.jar.get('idp_session')!
+  // The same browser signs in again (its form token comes with any page it is shown).
+  assert.equal((await rita.get('/account')).status, 200)
+  codeOf(await rita.post('/login', { ...request, name: 'Rita', password: 'rita password' }))
+  const second = rita.jar.get('idp_session')!
+  assert.notEqual(second, first)
+  assert.equal((await sql`select count(*)::int as n from idp_sessions where id_hash = ${hashSecret(first)}`)[0]!.n, 0)
+})
+
+test('a new display name is what the apps get from the next sign-in', async () => {
+  await owner.get('/account')
+  const saved = await owner.post('/account/name', { display_name: '  Olivia O.  ' })
+  assert.equal(saved.status, 303)
+  const { body } = await exchange(codeOf(await owner.get(login)))
+  assert.equal(body.name, 'Olivia O.')
+  const empty = await owner.post('/account/name', { display_name: '   ' })
+  assert.equal(empty.status, 400)
+  assert.match(empty.text, /Enter a name\./)
+})
+
+test('a passkey can be renamed and removed on /account, only by its own person', async () => {
+  const ownerId = (await sql`select id from idp_accounts where is_owner`)[0]!.id as string
+  await sql`insert into idp_passkeys (id, account_id, public_key, counter, name, created) values ('cred-1', ${ownerId}, ${Buffer.from([1])}, 0, 'Passkey 1', 0)`
+  const page = await owner.get('/account')
+  assert.match(page.text, /<strong>Passkey 1<\/strong>/)
+  assert.equal((await owner.post('/account/passkeys/rename', { id: 'cred-1', name: 'Laptop' })).status, 303)
+  assert.match((await owner.get('/account?done=renamed')).text, /<strong>Laptop<\/strong>[\s\S]*The passkey is renamed\.|The passkey is renamed\.[\s\S]*<strong>Laptop<\/strong>/)
+  const rita = browser('10.9.0.2')
+  await rita.get(login)
+  codeOf(await rita.post('/login', { ...request, name: 'Rita', password: 'rita password' }))
+  await rita.get('/account')
+  await rita.post('/account/passkeys/remove', { id: 'cred-1' })
+  assert.equal((await sql`select count(*)::int as n from idp_passkeys where id = 'cred-1'`)[0]!.n, 1)
+  assert.equal((await owner.post('/account/passkeys/remove', { id: 'cred-1' })).status, 303)
+  assert.equal((await sql`select count(*)::int as n from idp_passkeys where id = 'cred-1'`)[0]!.n, 0)
+})
+
+test('open sign-up, off by default, lets anyone create an account while the owner has it on', async () => {
+  const visitor = browser('10.10.0.1')
+  assert.equal((await visitor.get('/signup')).status, 403)
+  await owner.get('/admin')
+  assert.equal((await owner.post('/admin/open-signup', { on: '1' })).status, 303)
+  assert.equal((await visitor.get('/signup')).status, 200)
+  assert.equal((await visitor.post('/signup', { name: 'Uma', password: 'uma password' })).status, 303)
+  await owner.post('/admin/open-signup', { on: '0' })
+  assert.equal((await browser('10.10.0.2').get('/signup')).status, 403)
+})
+
+test('a sign-up link stops working when its days are over', async () => {
+  await owner.get('/admin')
+  const made = await owner.post('/admin/signup-links', { uses: '5', days: '1' })
+  const link = new URL(/id="made-link">([^<]+)</.exec(made.text)![1]!).searchParams.get('link')!
+  assert.equal((await browser('10.11.0.1').get(`/signup?link=${link}`)).status, 200)
+  clock.advance(24 * 60 * 60 * 1000 + 1)
+  assert.equal((await browser('10.11.0.2').get(`/signup?link=${link}`)).status, 403)
+  const refused = await owner.post('/admin/signup-links', { uses: '0', days: '7' })
+  assert.equal(refused.status, 400)
+  assert.match(refused.text, /Uses is a whole number from 1 to 1000/)
+})
+
+test('a passkey ceremony needs the page token of its browser and the challenge that browser was given', async () => {
+  const someone = browser('10.12.0.1')
+  const page = await someone.get(login)
+  const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)![1]!
+  const cookie = [...someone.jar].map(([k, v]) => `${k}=${v}`).join('; ')
+  const post = async (url: string, body: unknown, extraCookie = '') => {
+    const response = await handler(makeRequest({ method: 'POST', url, headers: { cookie: cookie + extraCookie, 'content-type': 'application/json' }, body: JSON.stringify(body), address: '10.12.0.1' }))
+    return { status: response.status, headers: response.headers ?? {}, body: JSON.parse(await bodyText(response.body)) }
+  }
+  assert.equal((await post('/passkeys/signin/options', { csrf: 'not the token' })).status, 403)
+  const options = await post('/passkeys/signin/options', { csrf })
+  assert.equal(options.status, 200)
+  assert.equal(options.body.rpId, 'localhost')
+  assert.match(String(options.headers['set-cookie']), new RegExp(`^idp_challenge=${options.body.challenge}; Max-Age=300; Path=/passkeys/; HttpOnly; SameSite=Strict`))
+  const response = { id: 'no-such-credential', rawId: 'no-such-credential', type: 'public-key', response: {}, clientExtensionResults: {} }
+  // Without the challenge cookie, nothing verifies.
+  const noChallenge = await post('/passkeys/signin', { csrf, ...request, response })
+  assert.deepEqual([noChallenge.status, noChallenge.body.error], [400, 'The passkey could not be verified. Try again.'])
+  const unknown = await post('/passkeys/signin', { csrf, ...request, response }, `; idp_challenge=${options.body.challenge}`)
+  assert.equal(unknown.status, 400)
+  assert.match(unknown.body.error, /This passkey is not known here/)
+  // Adding a passkey needs a provider session.
+  assert.equal((await post('/passkeys/register/options', { csrf })).status, 401)
+})
