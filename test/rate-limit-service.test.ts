@@ -72,7 +72,7 @@ test('/healthz is never limited', async () => {
 })
 
 // A second application behind a trusted proxy, so each test below counts for an address of its own.
-const proxied = await startApp(loadConfig({ HOST: '127.0.0.1', NOTES_PORT: '0', TICKETS_PORT: '0', DEV_IDP_PORT: '0', RATE_LIMIT: '0.001,4', RATE_LIMIT_SIGNIN: '0.001,3', TRUST_PROXY: '1' }), {
+const proxied = await startApp(loadConfig({ HOST: '127.0.0.1', NOTES_PORT: '0', TICKETS_PORT: '0', DEV_IDP_PORT: '0', DEV_SIGNIN: '1', RATE_LIMIT: '0.001,4', RATE_LIMIT_SIGNIN: '0.001,3', TRUST_PROXY: '1' }), {
   logger: createLogger(null),
   db: { sql: db.sql, kind: process.env.TEST_DATABASE_KIND === 'embedded' ? 'embedded' : 'postgres', close: async () => {} },
 })

@@ -15,8 +15,7 @@ export interface InviteContext {
 
 /**
  * The live invite `returnTo` names, or null (no invite, not the tracker's callback, unknown,
- * used up or expired). The id is looked up as stored either way, as is or as its hash, so the
- * lookup holds whether or not the tracker stores invite ids hashed.
+ * used up or expired). The tracker stores an invite's id as its hash (sql/0015_hashed_ids.sql).
  */
 export async function inviteContext(sql: Sql, ticketsUrl: string | null, returnTo: string, now: number): Promise<InviteContext | null> {
   if (ticketsUrl === null || returnTo === '') return null
@@ -32,6 +31,6 @@ export async function inviteContext(sql: Sql, ticketsUrl: string | null, returnT
   const [row] = await sql<{ title: string; role: string; inviter: string }[]>`
     select p.title, i.role, u.name as inviter
     from invites i join projects p on p.id = i.project_id join users u on u.id = i.created_by
-    where i.id in (${id}, ${hashSecret(id)}) and i.uses_left > 0 and i.expires > ${now}`
+    where i.id = ${hashSecret(id)} and i.uses_left > 0 and i.expires > ${now}`
   return row ? { project: row.title, inviter: row.inviter, role: row.role } : null
 }

@@ -1,5 +1,5 @@
 /**
- * The built-in provider's accounts in the services' database (sql/0015_accounts.sql): accounts,
+ * The built-in provider's accounts in the services' database (sql/0016_accounts.sql): accounts,
  * the provider's own browser sessions, one-time login codes, sign-up and reset links. Every
  * secret is stored as its hex SHA-256 ({@link hashSecret}); single use and "N uses" hold under
  * concurrency by one statement each.
