@@ -87,6 +87,8 @@ export const ALREADY_UNASSIGNED = 'the ticket is already unassigned'
 export const SUBJECT_OR_SUMMARY = "give 'subject' or 'summary' to change"
 export const SUBJECT_EMPTY = "'subject' cannot be empty"
 export const NOTHING_CHANGED = 'nothing changed: the ticket already reads so'
+/** An edit whose `If-Match` names an older version of the ticket (412). */
+export const EDIT_STALE = 'the ticket has changed since you read it: read it again and merge your edit'
 
 // Relations
 export const hasNoParent = (ticket: string) => `${ticket} has no parent`

@@ -65,6 +65,7 @@ function fakeForm(values: Record<string, string>, fields: string[]) {
   const view: FormView = {
     action: () => '/api/x',
     values: () => ({ ...values }),
+    headers: () => ({}),
     hasField: (name) => fields.includes(name),
     setBusy: (busy) => void shown.busy.push(busy),
     clearErrors: () => void shown.cleared++,

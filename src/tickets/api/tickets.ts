@@ -20,6 +20,7 @@ import { parseStateFilter } from '../states.ts'
 import { BAD_AFTER, BAD_LIMIT, NO_SUCH_PROJECT, NO_SUCH_TICKET, fieldTooLong } from '../messages.ts'
 import { ticketAnswer, ticketAnswers, type TicketAnswer } from './answers.ts'
 import type { TicketTx } from '../store/ticket-store.ts'
+import type { TicketEvent } from '../store/history.ts'
 import type { ListPosition, Ticket } from '../store/tickets.ts'
 import { ME_NEEDS_SIGN_IN, needsMe, parseQuery } from '../query.ts'
 import { acceptWrite } from './accept-write.ts'
@@ -178,10 +179,10 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
 
   async function show(req: Request, found: Ticket | null): Promise<Response> {
     if (!found) return answerRefusal(refuse(404, NO_SUCH_TICKET), VARY)
-    const ticket = ticketAnswer(publicUrl, found)
-    const events = await store.history.of(ticket.id)
-    if (wantsMarkdown(req)) return markdown(200, ticketMarkdown(ticket, events))
-    return json(200, { ticket, events }, VARY)
+    const events = await store.history.of(found.id)
+    if (wantsMarkdown(req)) return markdown(200, ticketMarkdown(ticketAnswer(publicUrl, found), events))
+    const body = ticketReadBody(publicUrl, found, events)
+    return withEtag(json(200, body, VARY), etagOf(JSON.stringify(body)))
   }
 
   return {
@@ -216,6 +217,20 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
       return show(req, await store.tickets.byNumber(req.params.slug!, req.params.number!))
     },
   }
+}
+
+/** The JSON answer of a single ticket (docs/tickets-api.md, 4.2): the ticket and its history. */
+export function ticketReadBody(publicUrl: string, ticket: Ticket, events: readonly TicketEvent[]): { ticket: TicketAnswer; events: readonly TicketEvent[] } {
+  return { ticket: ticketAnswer(publicUrl, ticket), events }
+}
+
+/**
+ * The ticket's `ETag`: the tag of its JSON answer, the one the dispatcher gives that answer
+ * (src/conditional.ts), so a client sends back in `If-Match` what it read. The page's edit form
+ * carries the same tag.
+ */
+export function ticketEtag(publicUrl: string, ticket: Ticket, events: readonly TicketEvent[]): string {
+  return etagOf(JSON.stringify(ticketReadBody(publicUrl, ticket, events)))
 }
 
 /** The largest page of the lists (docs/tickets-api.md, "Pages: `limit` and `after`"). */

@@ -11,8 +11,8 @@ export type ApiAnswer =
   | { ok: false; status: number; error: string; field: string | null }
 
 export interface ApiClient {
-  /** POSTs `body` as JSON to `path`. */
-  post(path: string, body: Record<string, string>): Promise<ApiAnswer>
+  /** POSTs `body` as JSON to `path`, with `headers` besides the client's own (`If-Match`). */
+  post(path: string, body: Record<string, string>, headers?: Record<string, string>): Promise<ApiAnswer>
 }
 
 export interface ApiDeps {
@@ -38,14 +38,14 @@ export function sentence(text: string): string {
 export function createApiClient(deps: ApiDeps): ApiClient {
   const timeoutMs = deps.timeoutMs ?? 15_000
   return {
-    async post(path, body) {
+    async post(path, body, headers = {}) {
       const abort = new AbortController()
       const timer = setTimeout(() => abort.abort(), timeoutMs)
       let res: Response
       try {
         res = await deps.fetch(path, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-tag': deps.tag },
+          headers: { ...headers, 'content-type': 'application/json', 'x-tag': deps.tag },
           body: JSON.stringify(body),
           credentials: 'same-origin',
           signal: abort.signal,

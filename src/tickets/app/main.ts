@@ -7,6 +7,7 @@
  * and announces what changed in its `aria-live` region.
  */
 import { createApiClient, type ApiAnswer } from './api.ts'
+import { chooseVersion, endConflict, resolveStaleEdit } from './edit-conflict.ts'
 import { createFormSender, domFormView } from './form.ts'
 import { createLiveFollower, announcement } from './live.ts'
 import { markdownToHtml } from './markdown-html.ts'
@@ -57,6 +58,7 @@ function done(form: HTMLFormElement, answer: Extract<ApiAnswer, { ok: true }>): 
       break
     case 'reload':
       // The page redraws with what the server now holds; the form shows it, not what was typed.
+      endConflict(form)
       form.reset()
       form.closest('details')?.removeAttribute('open')
       break
@@ -86,6 +88,7 @@ document.addEventListener('submit', (event) => {
   if (button?.dataset.confirm && !window.confirm(button.dataset.confirm)) return
   void sender.send(domFormView(form), button && button.name ? { name: button.name, value: button.value } : null).then((answer) => {
     if (answer?.ok) done(form, answer)
+    else if (answer?.status === 412) void resolveStaleEdit(form)
   })
 })
 
@@ -96,9 +99,12 @@ document.addEventListener('change', (event) => {
 })
 
 document.addEventListener('click', (event) => {
-  const target = event.target instanceof Element ? event.target.closest<HTMLElement>('[data-preview-for], [data-copy], [data-shortcuts-close]') : null
+  const target = event.target instanceof Element ? event.target.closest<HTMLElement>('[data-preview-for], [data-copy], [data-shortcuts-close], [data-resolve]') : null
   if (!target) return
-  if (target.dataset.previewFor !== undefined) togglePreview(target)
+  if (target.dataset.resolve !== undefined) {
+    const form = target.closest('form')
+    if (form && chooseVersion(form, target.dataset.resolve)) void refresh()
+  } else if (target.dataset.previewFor !== undefined) togglePreview(target)
   else if (target.dataset.copy !== undefined) void copy(target)
   else (target.closest('dialog') as HTMLDialogElement | null)?.close()
 })

@@ -8,6 +8,7 @@
 import { html, rawHtml, type Html } from '../../html.ts'
 import { markdownToHtml } from '../app/markdown-html.ts'
 import { eventWords } from '../history-words.ts'
+import { lineParts } from '../text-diff.ts'
 import type { Role } from '../roles.ts'
 import { STATES } from '../states.ts'
 import type { TicketEvent } from '../store/history.ts'
@@ -18,6 +19,8 @@ import { assigneeSelect } from './project-page.ts'
 
 export interface TicketPageInput {
   ticket: Ticket
+  /** The ticket's `ETag` (its JSON answer's), the version the edit form starts from. */
+  etag: string
   projectTitle: string
   detail: TicketDetail
   viewer: Viewer | null
@@ -39,7 +42,7 @@ export function ticketBody(input: TicketPageInput): Html {
 <div class="columns">
 <div>
 <div class="card summary markdown" data-live="summary">${t.summary.trim() ? rawHtml(markdownToHtml(t.summary)) : html`<p class="muted">No summary.</p>`}</div>
-${mayEdit(role) ? editForm(t, api) : ''}
+${mayEdit(role) ? editForm(t, input.etag, api) : ''}
 <h2 id="history-title">History</h2>
 <ol class="history" aria-labelledby="history-title" aria-label="History" data-live="history">
 <li data-key="opened"><span class="avatar" aria-hidden="true">${initial(t.author?.name ?? '?')}</span><div class="what"><b>${t.author?.name ?? 'someone'}</b> opened this ticket · ${timeAgo(t.created, now)}</div></li>
@@ -69,7 +72,23 @@ function historyItem(e: TicketEvent, now: number): Html {
   return html`<li data-key="e${String(e.id)}"><span class="avatar" aria-hidden="true">${initial(e.by)}</span>
 <div class="what"><b>${e.by}</b>${e.app ? html` <span class="pill">via ${e.app}</span>` : ''} ${words}${refLink} · ${timeAgo(e.created, now)}</div>
 ${text === null ? '' : html`<div class="bubble markdown">${rawHtml(markdownToHtml(text))}</div>`}
+${e.kind === 'edit' ? editChanges(e) : ''}
 </li>`
+}
+
+/** What an edit changed, on demand: the old and new subject, the summary's lines removed and added. */
+function editChanges(e: TicketEvent): Html {
+  const change = (field: string) => {
+    const c = e[field] as { from?: unknown; to?: unknown } | undefined
+    return c && typeof c.from === 'string' && typeof c.to === 'string' ? { from: c.from, to: c.to } : null
+  }
+  const subject = change('subject')
+  const summary = change('summary')
+  if (!subject && !summary) return html``
+  return html`<details class="changes"><summary>Show changes</summary>
+${subject ? html`<p class="subject-change"><span class="muted">Subject:</span> <del>${subject.from}</del> <ins>${subject.to}</ins></p>` : ''}
+${summary ? html`<pre class="diff" aria-label="Summary changes">${lineParts(summary.from, summary.to).map((p) => (p.kind === 'added' ? html`<ins>${p.text}</ins>` : p.kind === 'removed' ? html`<del>${p.text}</del>` : html`<span>${p.text}</span>`))}</pre>` : ''}
+</details>`
 }
 
 /** `web#12` as a link to its page. */
@@ -88,13 +107,28 @@ ${formError}
 </form>`
 }
 
-function editForm(t: Ticket, api: string): Html {
+/**
+ * The edit form carries the version it started from (`data-if-match`); a save on an older
+ * version is refused (412) and the script fills the conflict part: both texts side by side,
+ * "Keep mine", "Keep theirs" and an editable merge (src/tickets/app/edit-conflict.ts).
+ */
+function editForm(t: Ticket, etag: string, api: string): Html {
   return html`<details class="panel" data-live="edit"><summary class="button">Edit</summary>
-<form class="card" data-api="${api}/edit" data-done="reload" aria-label="Edit ticket">
+<form class="card" data-api="${api}/edit" data-read="${api}" data-if-match="${etag}" data-done="reload" aria-label="Edit ticket">
 ${field({ id: 'edit-subject', name: 'subject', label: 'Subject', control: html`<input id="edit-subject" name="subject" type="text" maxlength="500" value="${t.subject}" required>` })}
 ${markdownField({ id: 'edit-summary', name: 'summary', label: 'Summary', value: t.summary, rows: 8 })}
+<section class="conflict" data-conflict hidden aria-labelledby="conflict-title">
+<h3 id="conflict-title">Someone else saved this ticket while you were editing</h3>
+<p>Nothing is lost: their version is saved, yours is below. Keep one, or edit the merge and save it.</p>
+<div class="side-by-side">
+<section aria-labelledby="theirs-title"><h4 id="theirs-title">Theirs<span data-theirs-by></span></h4><p class="conflict-subject" data-theirs-subject></p><pre class="conflict-text" data-theirs-summary></pre></section>
+<section aria-labelledby="mine-title"><h4 id="mine-title">Yours</h4><p class="conflict-subject" data-mine-subject></p><pre class="conflict-text" data-mine-summary></pre></section>
+</div>
+<div class="field"><label for="edit-merge">Merged summary</label><p class="hint" id="edit-merge-hint">Both versions' lines, theirs first where they differ. The subject is the one in the Subject field above.</p><textarea id="edit-merge" rows="8" aria-describedby="edit-merge-hint"></textarea></div>
+<div class="actions"><button type="button" data-resolve="mine">Keep mine</button><button type="button" data-resolve="theirs">Keep theirs</button><button type="button" class="primary" data-resolve="merge">Save merge</button></div>
+</section>
 ${formError}
-<button type="submit" class="primary">Save</button>
+<button type="submit" class="primary" data-edit-save>Save</button>
 </form></details>`
 }
 

@@ -25,6 +25,7 @@ import { createPageData, listRequest, projectList, type PageData, type Viewer } 
 import { projectBody } from './project-page.ts'
 import { settingsBody } from './settings-page.ts'
 import { ticketBody } from './ticket-page.ts'
+import { ticketEtag } from '../api/tickets.ts'
 import { emptyQuery, ME_NEEDS_SIGN_IN, needsMe, parseQuery, type TicketQuery } from '../query.ts'
 import { parseNumber } from '../ids.ts'
 import { parseStateFilter, STATES } from '../states.ts'
@@ -166,7 +167,8 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
       if (t.slug !== req.params.slug) return redirect(301, `/${t.slug}/${t.number}`)
       const { project: p, role, members } = project
       const detail = { ...(await data.history(t.id, read.related)), members }
-      const body = ticketBody({ ticket: t, projectTitle: p.title, detail, viewer, role, loginUrl: loginUrl(req), now: ctx.clock() })
+      const etag = ticketEtag(ctx.publicUrl, t, detail.events)
+      const body = ticketBody({ ticket: t, etag, projectTitle: p.title, detail, viewer, role, loginUrl: loginUrl(req), now: ctx.clock() })
       return page(req, 200, { title: `${t.subject} · ${t.ref}`, viewer, switcher, body, project: p, live: { project: t.slug, ticket: t.id, cursor } })
     },
 
