@@ -99,6 +99,8 @@ export const notBlockedBy = (ticket: string, blocker: string) => `${ticket} is n
 export const BLOCKS_ITSELF = 'a ticket cannot block itself'
 export const alreadyBlockedBy = (ticket: string, blocker: string) => `${ticket} is already blocked by ${blocker}`
 export const blockedByCycle = (blocker: string, ticket: string) => `${blocker} already waits for ${ticket}: that would make a blocked-by cycle`
+/** A relation's ticket given as text that is no ticket reference at all (a missing ticket is `no such ticket`). */
+export const notATicket = (text: string) => `'${text}' does not name a ticket: give its number (12 or #12), web#12, or paste its address`
 export const ADD_OR_REMOVE = "give exactly one of 'add' or 'remove'"
 
 // Live events

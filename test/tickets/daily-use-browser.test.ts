@@ -101,3 +101,39 @@ test('1. a save after someone else only commented goes through without a conflic
   await page.locator('.summary').getByText('mine').waitFor()
   assert.equal((await app.call('GET', `/api/tickets/${t.id}`)).body.ticket.summary, 'zero\none\ntwo\nthree\nmine')
 })
+
+test('2. Parent and Blocked by take #N, N, SLUG#N and a pasted address, suggest tickets as you type, and explain nonsense', { timeout: 90_000 }, async () => {
+  const t = await app.ticket(aliceApi, 'web', { subject: 'Checkout button' })
+  const blocker = await app.ticket(aliceApi, 'web', { subject: 'Payment provider keys' })
+  const other = await app.ticket(aliceApi, 'web', { subject: 'Shipping rates' })
+  const third = await app.ticket(aliceApi, 'web', { subject: 'Tax table' })
+  await page.goto(`${url}/web/${t.number}`)
+  // Suggestions: the words of a subject, chosen with the keyboard.
+  const parentBox = page.getByRole('combobox', { name: 'Parent' })
+  await parentBox.fill('pricing')
+  const options = page.getByRole('listbox', { name: 'Matching tickets' }).getByRole('option')
+  await options.filter({ hasText: 'Pricing page copy' }).waitFor()
+  await assertAccessible(page, 'the ticket page with the ticket picker open')
+  await parentBox.press('ArrowDown')
+  assert.equal(await options.first().getAttribute('aria-selected'), 'true')
+  await parentBox.press('Enter')
+  assert.equal(await parentBox.inputValue(), 'web#1')
+  await page.locator('form[data-api$="/parent"]').getByRole('button', { name: 'Save' }).click()
+  await page.locator('[data-live="parent-box"]').getByRole('link', { name: 'web#1' }).waitFor()
+  // Blocked by: a bare number, `#N`, `SLUG#N` and a pasted address.
+  const add = async (text: string, ref: string) => {
+    await page.getByRole('combobox', { name: 'Blocked by' }).fill(text)
+    await page.locator('form[data-api$="/blocked-by"]').getByRole('button', { name: 'Add' }).click()
+    await page.locator('[data-live="blockers-box"]').getByRole('link', { name: ref }).waitFor()
+  }
+  await add(String(blocker.number), blocker.ref)
+  await add(`#${other.number}`, other.ref)
+  await add(`${url}/web/${third.number}`, third.ref)
+  // Nonsense is told apart from a ticket that does not exist.
+  await page.getByRole('combobox', { name: 'Blocked by' }).fill('the login one')
+  await page.locator('form[data-api$="/blocked-by"]').getByRole('button', { name: 'Add' }).click()
+  await page.locator('[data-error-for="add"]').getByText("'the login one' does not name a ticket: give its number (12 or #12), web#12, or paste its address.").waitFor()
+  await page.getByRole('combobox', { name: 'Blocked by' }).fill('WEB#999')
+  await page.locator('form[data-api$="/blocked-by"]').getByRole('button', { name: 'Add' }).click()
+  await page.locator('[data-error-for="add"]').getByText('No such ticket.').waitFor()
+})

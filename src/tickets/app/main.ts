@@ -14,6 +14,7 @@ import { markdownToHtml } from './markdown-html.ts'
 import { redraw } from './redraw.ts'
 import { relativeTime } from './relative-time.ts'
 import { createShortcuts, isTyping } from './shortcuts.ts'
+import { attachTicketPicker } from './ticket-picker.ts'
 
 const tag = document.querySelector<HTMLMetaElement>('meta[name="x-tag"]')?.content ?? ''
 const sender = createFormSender({ api: createApiClient({ fetch: (input, init) => fetch(input, init), tag }) })
@@ -90,6 +91,16 @@ document.addEventListener('submit', (event) => {
     if (answer?.ok) done(form, answer)
     else if (answer?.status === 412) void resolveStaleEdit(form)
   })
+})
+
+// Parent and Blocked by suggest tickets as the person types. A redraw replaces the inputs, so
+// the picker attaches on first focus of each.
+document.addEventListener('focusin', (event) => {
+  const target = event.target
+  if (target instanceof HTMLInputElement && target.dataset.pickerSearch !== undefined && target.dataset.pickerOn === undefined) {
+    target.dataset.pickerOn = ''
+    attachTicketPicker(target)
+  }
 })
 
 // A select marked `data-submit` sends its form when it changes (state, assignee, role).

@@ -54,7 +54,7 @@ ${commentBox(input, api)}
 ${stateBox(t, role, api)}
 ${assigneeBox(t, detail, role, api)}
 ${parentBox(t, role, api)}
-${blockersBox(detail.blockers, role, api)}
+${blockersBox(t, detail.blockers, role, api)}
 ${relatedBox('Children', 'children', detail.children)}
 ${relatedBox('Blocks', 'blocks', detail.blocks)}
 </aside>
@@ -159,19 +159,26 @@ function parentBox(t: Ticket, role: Role | null, api: string): Html {
   const form = mayEdit(role)
     ? html`<form data-api="${api}/parent" data-done="reload">
 <label for="parent-input" class="visually-hidden">Parent</label>
-<div class="inline"><input id="parent-input" name="parent" type="text" placeholder="${t.slug}#1" autocomplete="off" required><button type="submit">Save</button></div>
+<div class="inline">${pickerInput({ id: 'parent-input', name: 'parent', t })}<button type="submit">Save</button></div>
 <p class="field-error" data-error-for="parent" hidden></p>${formError}
 </form>`
     : ''
   return html`<section class="side-box" data-live="parent-box"><h2 id="parent-title">Parent</h2>${current}${form}</section>`
 }
 
-function blockersBox(blockers: readonly Row[], role: Role | null, api: string): Html {
+/** A relation's field: a combobox suggesting this project's tickets (src/tickets/app/ticket-picker.ts). */
+function pickerInput(input: { id: string; name: string; t: Ticket }): Html {
+  const { id, t } = input
+  return html`<div class="picker"><input id="${id}" name="${input.name}" type="text" role="combobox" aria-autocomplete="list" aria-expanded="false" aria-controls="${id}-options" data-picker-search="/api/projects/${t.slug}/tickets" data-picker-self="${t.ref}" placeholder="12, ${t.slug}#12 or words" autocomplete="off" required>
+<ul id="${id}-options" role="listbox" aria-label="Matching tickets" class="picker-list" hidden></ul></div>`
+}
+
+function blockersBox(t: Ticket, blockers: readonly Row[], role: Role | null, api: string): Html {
   const items = blockers.map(({ ticket: b }) => html`<li>${refLinkHtml(b.ref)} ${stateBadge(b.state)}${mayEdit(role) ? html`<form data-api="${api}/blocked-by" data-done="reload"><button type="submit" class="link" name="remove" value="${b.ref}" aria-label="Remove blocker ${b.ref}">Remove</button></form>` : ''}</li>`)
   const form = mayEdit(role)
     ? html`<form data-api="${api}/blocked-by" data-done="reload">
 <label for="blocker-input" class="visually-hidden">Blocked by</label>
-<div class="inline"><input id="blocker-input" name="add" type="text" placeholder="project#12" autocomplete="off" required><button type="submit">Add</button></div>
+<div class="inline">${pickerInput({ id: 'blocker-input', name: 'add', t })}<button type="submit">Add</button></div>
 <p class="field-error" data-error-for="add" hidden></p><p class="field-error" data-error-for="remove" hidden></p>${formError}
 </form>`
     : ''
