@@ -101,6 +101,10 @@ export const alreadyBlockedBy = (ticket: string, blocker: string) => `${ticket} 
 export const blockedByCycle = (blocker: string, ticket: string) => `${blocker} already waits for ${ticket}: that would make a blocked-by cycle`
 /** A relation's ticket given as text that is no ticket reference at all (a missing ticket is `no such ticket`). */
 export const notATicket = (text: string) => `'${text}' does not name a ticket: give its number (12 or #12), web#12, or paste its address`
+// Said by the pages before sending, next to the field (the API answers a blank field as a missing one)
+export const SUBJECT_BLANK = 'Write a subject: it is what the ticket is called in every list.'
+export const COMMENT_BLANK = 'Write something before sending the comment.'
+export const TITLE_BLANK = 'Give the project a title.'
 export const ADD_OR_REMOVE = "give exactly one of 'add' or 'remove'"
 
 // Live events

@@ -202,3 +202,23 @@ test('a change moves the ticket’s updated time', async () => {
   const got = await app.call('POST', `/api/tickets/${t.id}/comments`, { token: bob.token, body: { text: 'later' } })
   assert.equal(got.body.ticket.updated, (t.updated as number) + 5000)
 })
+
+test('a subject or comment of spaces is refused like an empty one, and a subject is stored trimmed', async () => {
+  expectJson(await app.call('POST', `/api/projects/${demo.slug}/tickets`, { token: alice.token, body: { subject: '    ' } }), 400, { error: "'subject' is required", field: 'subject' })
+  expectJson(await app.call('POST', '/api/tickets', { token: alice.token, body: { project: demo.slug, subject: ' \n\t' } }), 400, { error: "'subject' is required", field: 'subject' })
+  const made = await app.call('POST', `/api/projects/${demo.slug}/tickets`, { token: alice.token, body: { subject: '  Trim me  ' } })
+  expectJson(made, 201)
+  assert.equal(made.body.ticket.subject, 'Trim me')
+  const id = made.body.ticket.id
+  expectJson(await app.call('POST', `/api/tickets/${id}/comments`, { token: bob.token, body: { text: '   \n ' } }), 400, { error: "'text' is required", field: 'text' })
+  const edited = await app.call('POST', `/api/tickets/${id}/edit`, { token: carol.token, body: { subject: ' Trimmed too ' } })
+  assert.equal(edited.body.ticket.subject, 'Trimmed too')
+  const events = (await app.call('GET', `/api/tickets/${id}`)).body.events
+  assert.deepEqual(events.map((e: { kind: string }) => e.kind), ['edit'])
+})
+
+test('a project title is stored trimmed', async () => {
+  const made = await app.call('POST', '/api/projects', { token: alice.token, body: { title: '  Spaced  ' } })
+  expectJson(made, 201)
+  assert.equal(made.body.project.title, 'Spaced')
+})

@@ -137,3 +137,25 @@ test('2. Parent and Blocked by take #N, N, SLUG#N and a pasted address, suggest 
   await page.locator('form[data-api$="/blocked-by"]').getByRole('button', { name: 'Add' }).click()
   await page.locator('[data-error-for="add"]').getByText('No such ticket.').waitFor()
 })
+
+test('3. a blank subject, comment or project title is refused next to the field and nothing is made', { timeout: 90_000 }, async () => {
+  await page.goto(`${url}/web`)
+  const before = (await app.call('GET', '/api/projects/web/tickets')).body.tickets.length
+  await page.locator('summary', { hasText: 'New ticket' }).click()
+  await page.getByLabel('Subject').fill('    ')
+  await page.getByRole('button', { name: 'New ticket' }).click()
+  await page.locator('[data-error-for="subject"]').getByText('Write a subject: it is what the ticket is called in every list.').waitFor()
+  assert.equal(await page.getByLabel('Subject').getAttribute('aria-invalid'), 'true')
+  await assertAccessible(page, 'the project page with a refused subject')
+  assert.equal((await app.call('GET', '/api/projects/web/tickets')).body.tickets.length, before)
+  await page.goto(`${url}/web/1`)
+  const events = (await app.call('GET', '/api/projects/web/tickets/1')).body.events.length
+  await page.getByLabel('Comment').fill('  \n  ')
+  await page.getByRole('button', { name: 'Comment' }).click()
+  await page.locator('[data-error-for="text"]').getByText('Write something before sending the comment.').waitFor()
+  assert.equal((await app.call('GET', '/api/projects/web/tickets/1')).body.events.length, events)
+  await page.goto(`${url}/`)
+  await page.getByLabel('Title', { exact: true }).fill('   ')
+  await page.getByRole('button', { name: 'New project' }).click()
+  await page.locator('[data-error-for="title"]').getByText('Give the project a title.').waitFor()
+})

@@ -16,14 +16,14 @@ import { answerRefusal, refuse, type Refusal } from '../refusal.ts'
 import { refuseRole } from '../roles.ts'
 import { isState, type State } from '../states.ts'
 import {
-  ALREADY_UNASSIGNED, alreadyAssignedTo, alreadyInState, fieldTooLong, NO_SUCH_TICKET, EDIT_STALE, NOTHING_CHANGED, SUBJECT_EMPTY, SUBJECT_OR_SUMMARY, unknownState,
+  ALREADY_UNASSIGNED, alreadyAssignedTo, alreadyInState, fieldRequired, fieldTooLong, NO_SUCH_TICKET, EDIT_STALE, NOTHING_CHANGED, SUBJECT_EMPTY, SUBJECT_OR_SUMMARY, unknownState,
 } from '../messages.ts'
 import { ticketAnswer, ticketAnswers, type TicketAnswer } from './answers.ts'
 import type { TicketEvent } from '../store/history.ts'
 import type { TicketTx } from '../store/ticket-store.ts'
 import type { User } from '../store/users.ts'
 import type { LockedTicket, Ticket } from '../store/tickets.ts'
-import { lengthRefusal, ticketEtag } from './tickets.ts'
+import { isBlank, lengthRefusal, ticketEtag } from './tickets.ts'
 import { matches } from '../../conditional.ts'
 import { acceptWrite } from './accept-write.ts'
 
@@ -91,7 +91,7 @@ export function createChangeHandlers(ctx: Context): ChangeHandlers {
     if (state === 'review' && t.assigneeId !== null && t.authorId !== null && t.assigneeId !== t.authorId) assignTo = t.author ?? undefined
 
     const data: Record<string, unknown> = { from: t.state, to: state }
-    if (text !== '') data.text = text
+    if (text.trim() !== '') data.text = text
     const change = { state: state as State, updated: actor.now, ...(assignTo !== undefined ? { assigneeId: assignTo.id } : {}) }
     const events = [{ kind: 'state' as const, data }, ...(assignTo !== undefined ? [{ kind: 'assign' as const, data: { from: t.assignee, to: assignTo } }] : [])]
     const { ticket, events: [event, assignEvent] } = await changed(tx, t.projectId, (await tx.tickets.change(t.id, change, events, actor))!)
@@ -132,6 +132,7 @@ export function createChangeHandlers(ctx: Context): ChangeHandlers {
     }
     if (fields.subject === undefined && fields.summary === undefined) return refuse(400, SUBJECT_OR_SUMMARY, 'subject')
     if (fields.subject !== undefined && fields.subject.trim() === '') return refuse(400, SUBJECT_EMPTY, 'subject')
+    if (fields.subject !== undefined) fields = { ...fields, subject: fields.subject.trim() }
     const tooLong = lengthRefusal(fields)
     if (tooLong) return tooLong
     const data: Record<string, { from: string; to: string }> = {}
@@ -145,10 +146,12 @@ export function createChangeHandlers(ctx: Context): ChangeHandlers {
   }
 
   /** 405 was the router's; then credential, body, ticket (404), acting user, and the change. */
-  function route(callers: Callers, shape: Shape, run: Change): Handler {
+  function route(callers: Callers, shape: Shape, run: Change, notBlank: readonly string[] = []): Handler {
     return async (req: Request): Promise<Response> => {
       const w = await acceptWrite(ctx, req, callers, shape)
       if (!w.ok) return answerRefusal(w)
+      const blank = notBlank.find((name) => isBlank(w.body[name]))
+      if (blank !== undefined) return answerRefusal(refuse(400, fieldRequired(blank), blank))
       const ticket = await store.tickets.locate(req.params)
       if (!ticket) return answerRefusal(refuse(404, NO_SUCH_TICKET))
       const acting = await ctx.credentials.actingUser(w.caller, ticket.project)
@@ -162,7 +165,7 @@ export function createChangeHandlers(ctx: Context): ChangeHandlers {
   }
 
   return {
-    comment: route('user-or-key', { text: 'required' }, (tx, actor, id, body) => comment(tx, actor, id, body.text!)),
+    comment: route('user-or-key', { text: 'required' }, (tx, actor, id, body) => comment(tx, actor, id, body.text!), ['text']),
     state: route('user-or-key', { state: 'required', text: 'optional' }, (tx, actor, id, body) => changeState(tx, actor, id, body.state!, body.text ?? '')),
     assign: route('user', { assignee: 'present' }, (tx, actor, id, body) => assign(tx, actor, id, body.assignee!)),
     edit: route('user', { subject: 'optional', summary: 'optional' }, (tx, actor, id, body, req) => edit(tx, actor, id, { subject: body.subject, summary: body.summary }, req.headers['if-match'])),

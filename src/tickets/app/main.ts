@@ -87,7 +87,15 @@ document.addEventListener('submit', (event) => {
   event.preventDefault()
   const button = event.submitter instanceof HTMLButtonElement ? event.submitter : null
   if (button?.dataset.confirm && !window.confirm(button.dataset.confirm)) return
-  void sender.send(domFormView(form), button && button.name ? { name: button.name, value: button.value } : null).then((answer) => {
+  const view = domFormView(form)
+  // A field that must not be blank says so itself, and nothing is sent.
+  const blank = Array.from(form.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>('[data-not-blank]')).find((f) => !f.disabled && f.value.trim() === '')
+  if (blank) {
+    view.clearErrors()
+    view.showError(blank.name, blank.dataset.notBlank!)
+    return
+  }
+  void sender.send(view, button && button.name ? { name: button.name, value: button.value } : null).then((answer) => {
     if (answer?.ok) done(form, answer)
     else if (answer?.status === 412) void resolveStaleEdit(form)
   })

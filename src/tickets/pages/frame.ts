@@ -214,10 +214,11 @@ ${input.control}
 export const formError = html`<p class="form-error" data-error role="alert" hidden></p>`
 
 /** A text box for Markdown with a Preview toggle. */
-export function markdownField(input: { id: string; name: string; label: string; value?: string; placeholder?: string; required?: boolean; rows?: number }): Html {
+/** `notBlank`: the message the page shows at the field, without sending, when it holds only white space. */
+export function markdownField(input: { id: string; name: string; label: string; value?: string; placeholder?: string; required?: boolean; rows?: number; notBlank?: string }): Html {
   return html`<div class="field compose">
 <div class="tabbar"><label for="${input.id}">${input.label}</label><button type="button" class="quiet" data-preview-for="${input.id}" aria-pressed="false" aria-controls="${input.id}-preview">Preview</button></div>
-<textarea id="${input.id}" name="${input.name}" rows="${String(input.rows ?? 6)}" placeholder="${input.placeholder ?? ''}"${input.required ? rawHtml(' required') : ''}>${input.value ?? ''}</textarea>
+<textarea id="${input.id}" name="${input.name}" rows="${String(input.rows ?? 6)}" placeholder="${input.placeholder ?? ''}"${input.required ? rawHtml(' required') : ''}${input.notBlank ? html` aria-required="true" data-not-blank="${input.notBlank}"` : ''}>${input.value ?? ''}</textarea>
 <div class="preview markdown" id="${input.id}-preview" data-preview="${input.id}" hidden></div>
 <p class="hint">Markdown: <code>**bold**</code>, <code>\`code\`</code>, <code>- lists</code>, links.</p>
 <p class="field-error" data-error-for="${input.name}" hidden></p>

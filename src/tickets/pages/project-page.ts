@@ -2,6 +2,7 @@
  * The project page `/<slug>`: state tabs with counts, the search (in the bar on top, scoped to
  * the project), sorting, pages of 50, "New ticket" for members, and the list of tickets.
  */
+import { SUBJECT_BLANK } from '../messages.ts'
 import { html, type Html } from '../../html.ts'
 import type { Project } from '../store/projects.ts'
 import { withSort, type Sort } from '../query.ts'
@@ -107,7 +108,7 @@ function newTicket(input: ProjectPageInput): Html {
 <summary class="button primary">New ticket</summary>
 <div class="card">
 <form data-api="/api/projects/${p.slug}/tickets" data-done="go">
-${field({ id: 'ticket-subject', name: 'subject', label: 'Subject', control: html`<input id="ticket-subject" name="subject" type="text" maxlength="500" required autocomplete="off" data-shortcut="new-ticket">` })}
+${field({ id: 'ticket-subject', name: 'subject', label: 'Subject', control: html`<input id="ticket-subject" name="subject" type="text" maxlength="500" aria-required="true" data-not-blank="${SUBJECT_BLANK}" autocomplete="off" data-shortcut="new-ticket">` })}
 ${markdownField({ id: 'ticket-summary', name: 'summary', label: 'Summary', placeholder: 'What happens, what should happen, how to see it' })}
 ${field({ id: 'ticket-assignee', name: 'assignee', label: 'Assignee', control: assigneeSelect('ticket-assignee', input.members, null) })}
 ${formError}

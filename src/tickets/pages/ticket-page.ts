@@ -5,6 +5,7 @@
  * Controls follow the viewer's role: `use` members may comment and change the state, `edit` and
  * `admin` also assign, edit and relate; others see no control at all.
  */
+import { COMMENT_BLANK, SUBJECT_BLANK } from '../messages.ts'
 import { html, rawHtml, type Html } from '../../html.ts'
 import { markdownToHtml } from '../app/markdown-html.ts'
 import { eventWords } from '../history-words.ts'
@@ -101,7 +102,7 @@ function commentBox(input: TicketPageInput, api: string): Html {
   if (!input.viewer) return html`<p class="notice"><a href="${input.loginUrl}">Sign in</a> to comment.</p>`
   if (!input.role) return html`<p class="notice">Only members of this project can comment. An admin of the project can invite you.</p>`
   return html`<form class="card" data-api="${api}/comments" data-done="reset">
-${markdownField({ id: 'comment-text', name: 'text', label: 'Comment', placeholder: 'Write a comment', rows: 4 })}
+${markdownField({ id: 'comment-text', name: 'text', label: 'Comment', placeholder: 'Write a comment', rows: 4, notBlank: COMMENT_BLANK })}
 ${formError}
 <div class="actions"><button type="submit" class="primary">Comment</button><span class="muted small"><kbd>Ctrl</kbd> + <kbd>Enter</kbd> sends</span></div>
 </form>`
@@ -115,7 +116,7 @@ ${formError}
 function editForm(t: Ticket, etag: string, api: string): Html {
   return html`<details class="panel" data-live="edit"><summary class="button">Edit</summary>
 <form class="card" data-api="${api}/edit" data-read="${api}" data-if-match="${etag}" data-done="reload" aria-label="Edit ticket">
-${field({ id: 'edit-subject', name: 'subject', label: 'Subject', control: html`<input id="edit-subject" name="subject" type="text" maxlength="500" value="${t.subject}" required>` })}
+${field({ id: 'edit-subject', name: 'subject', label: 'Subject', control: html`<input id="edit-subject" name="subject" type="text" maxlength="500" value="${t.subject}" aria-required="true" data-not-blank="${SUBJECT_BLANK}">` })}
 ${markdownField({ id: 'edit-summary', name: 'summary', label: 'Summary', value: t.summary, rows: 8 })}
 <section class="conflict" data-conflict hidden aria-labelledby="conflict-title">
 <h3 id="conflict-title">Someone else saved this ticket while you were editing</h3>
