@@ -10,6 +10,7 @@ import { keepNewest } from '../../kept.ts'
 import { markdownSubject } from '../app/markdown-html.ts'
 import { exactTime, isoTime, relativeTime } from '../app/relative-time.ts'
 import { SHORTCUTS } from '../app/shortcuts.ts'
+import { SEARCH_HELP } from '../query.ts'
 import type { Row, Viewer } from './page-data.ts'
 
 /** The bundled files a page loads. */
@@ -208,6 +209,26 @@ export function field(input: { id: string; label: string; hint?: string; control
 ${input.control}
 <p class="field-error" data-error-for="${input.name}" id="${input.id}-error" hidden></p>
 </div>`
+}
+
+/**
+ * What the search accepts (src/tickets/query.ts), beside a list's search: open when `refusal`
+ * says why the search was refused, which then stands in place of the list.
+ */
+export function searchHelp(refusal: string | null): Html {
+  return html`${refusal ? html`<p class="notice" role="alert">${sentenceOf(refusal)}</p>` : ''}
+<details class="search-help"${refusal ? html` open` : ''}><summary>Search help</summary>
+<p class="small">Terms are separated by spaces and must all hold; type them in the search box at the top.</p>
+<dl class="small">${SEARCH_HELP.map(([term, meaning]) => html`<dt>${term.split(', ').map((t, i) => html`${i ? ', ' : ''}<code>${t}</code>`)}</dt><dd>${meaning}</dd>`)}</dl>
+</details>`
+}
+
+/** A message as a sentence: capital first letter, a full stop. */
+export function sentenceOf(text: string): string {
+  const t = text.trim()
+  if (t === '') return t
+  const first = t[0]!.toUpperCase() + t.slice(1)
+  return /[.!?]$/.test(first) ? first : `${first}.`
 }
 
 /** The error line of a whole form. */

@@ -7,7 +7,7 @@ import { html, type Html } from '../../html.ts'
 import type { Project } from '../store/projects.ts'
 import { withSort, type Sort } from '../query.ts'
 import type { Role } from '../roles.ts'
-import { formError, field, markdownField, ticketList } from './frame.ts'
+import { formError, field, markdownField, searchHelp, ticketList } from './frame.ts'
 import { PAGE_SIZE, type TicketList, type Viewer } from './page-data.ts'
 import type { Member } from '../store/projects.ts'
 
@@ -85,13 +85,15 @@ export function projectBody(input: ProjectPageInput): Html {
 </div>
 ${newTicket(input)}
 <nav class="tabs" aria-label="States">${tabs}</nav>
-${input.queryError ? html`<p class="notice" role="alert">${input.queryError}</p>` : ''}
-<div class="tools">
+${input.queryError
+    ? searchHelp(input.queryError)
+    : html`<div class="tools">
 <span>${total === 0 ? 'No tickets' : html`${first}&ndash;${last} of ${total}`}${q ? html` matching <code>${q}</code>` : ''}</span>
 <span class="sorts"><span>Sort:</span> ${sorts}</span>
 </div>
 ${list ? ticketList(list.rows, input.now, empty) : ''}
-${pages > 1
+${searchHelp(null)}`}
+${pages > 1 && !input.queryError
     ? html`<nav class="pager" aria-label="Pages">
 ${page > 1 ? html`<a href="${listUrl(p.slug, { q, state, page: page - 1 })}" rel="prev">&larr; Previous</a>` : html`<span></span>`}
 <span>Page ${page} of ${pages}</span>

@@ -18,7 +18,7 @@ import { PAGE_HEADERS } from '../../page-headers.ts'
 import type { Context } from '../context.ts'
 import type { EventName } from '../events.ts'
 import { adminBody } from './admin-page.ts'
-import { framePage, ticketList, type LiveTarget, type PageAssets } from './frame.ts'
+import { framePage, searchHelp, ticketList, type LiveTarget, type PageAssets } from './frame.ts'
 import { homeBody } from './home-page.ts'
 import { inboxBody, signInBody } from './inbox-page.ts'
 import { createPageData, listRequest, projectList, type PageData, type Viewer } from './page-data.ts'
@@ -203,9 +203,9 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
       const { q, query, error } = search(req, viewer)
       const found = await data.everywhere(query, viewer?.id ?? null, pageNumber(req))
       const now = ctx.clock()
-      const body = html`<div class="page-head"><div><h1>Search</h1><p class="muted">${q ? html`${found.total === 1 ? '1 ticket' : `${found.total} tickets`} in every project matching <code>${q}</code>` : 'Active tickets in every project, newest first.'}</p></div></div>
-${error ? html`<p class="notice" role="alert">${error}</p>` : ''}
-${ticketList(found.rows, now, html`<h2>No tickets match</h2><p>Try fewer words, or <code>state:all</code> to include done and dropped tickets.</p>`, { showProject: true })}`
+      const body = html`<div class="page-head"><div><h1>Search</h1><p class="muted">${error ? html`Nothing was searched: the search below was not understood.` : q ? html`${found.total === 1 ? '1 ticket' : `${found.total} tickets`} in every project matching <code>${q}</code>` : 'Active tickets in every project, newest first.'}</p></div></div>
+${error ? searchHelp(error) : html`${ticketList(found.rows, now, html`<h2>No tickets match</h2><p>Try fewer words, or <code>state:all</code> to include done and dropped tickets.</p>`, { showProject: true })}
+${searchHelp(null)}`}`
       return page(req, error ? 400 : 200, { title: 'Search', viewer, switcher, body, q })
     },
 
