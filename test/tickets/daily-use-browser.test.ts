@@ -194,3 +194,43 @@ test('4. a refused search shows no list but the help; is:open, is:closed, assign
   assert.equal(await page.getByRole('list', { name: 'Tickets' }).count(), 0)
   await assertAccessible(page, 'the search page with a refused search')
 })
+
+test('5. state and assignee apply when chosen, with Undo; choosing the current value or one someone else just chose is no error', { timeout: 90_000 }, async () => {
+  const t = await app.ticket(aliceApi, 'web', { subject: 'Cookie banner text' })
+  const read = async () => (await app.call('GET', `/api/tickets/${t.id}`)).body
+  await page.goto(`${url}/web/${t.number}`)
+  await page.getByLabel('State').selectOption('review')
+  await history(page).getByText('changed the state from open to review').waitFor()
+  const notice = page.locator('.toast')
+  await notice.getByText('State changed to review.').waitFor()
+  await assertAccessible(page, 'the ticket page with the undo notice')
+  await pictures(page, 'state-undo')
+  await notice.getByRole('button', { name: 'Undo' }).click()
+  await history(page).getByText('changed the state from review to open').waitFor()
+  assert.equal((await read()).ticket.state, 'open')
+  // Doing assigns the person; Undo gives back both the state and the assignee.
+  await page.getByLabel('State').selectOption('doing')
+  await page.locator('.toast').getByText('State changed to doing.').waitFor()
+  assert.equal((await read()).ticket.assignee?.name, 'alice')
+  await page.locator('.toast').getByRole('button', { name: 'Undo' }).click()
+  await history(page).getByText('unassigned alice').waitFor()
+  assert.deepEqual([(await read()).ticket.state, (await read()).ticket.assignee], ['open', null])
+  await page.getByLabel('Assignee').selectOption({ label: 'alice' })
+  await page.locator('.toast').getByText('Assigned to alice.').waitFor()
+  assert.equal((await read()).ticket.assignee?.name, 'alice')
+  assert.equal(await page.getByLabel('State').inputValue(), 'open')
+  // Someone else sets the state a page that has not caught up (no live updates) is about to
+  // choose: no red error, the page catches up.
+  const events = (await read()).events.length
+  const stale = await page.context().newPage()
+  await stale.route('**/api/live**', (route) => route.abort())
+  await stale.goto(`${url}/web/${t.number}`)
+  await app.call('POST', `/api/tickets/${t.id}/state`, { token: aliceApi.token, body: { state: 'done' } })
+  const checked = stale.waitForResponse((r) => r.url().endsWith(`/api/projects/web/tickets/${t.number}`) && r.request().method() === 'GET')
+  await stale.getByLabel('State').selectOption('done')
+  await checked
+  await history(stale).getByText('changed the state from open to done').waitFor()
+  assert.equal(await stale.locator('.form-error:not([hidden]), .field-error:not([hidden])').count(), 0)
+  assert.equal((await read()).events.length, events + 1)
+  await stale.close()
+})

@@ -7,6 +7,7 @@
  * and announces what changed in its `aria-live` region.
  */
 import { createApiClient, type ApiAnswer } from './api.ts'
+import { alreadyChosen, appliedSelect, settle, showNotice } from './applied-change.ts'
 import { chooseVersion, endConflict, resolveStaleEdit } from './edit-conflict.ts'
 import { createFormSender, domFormView } from './form.ts'
 import { createLiveFollower, announcement } from './live.ts'
@@ -17,7 +18,8 @@ import { createShortcuts, isTyping } from './shortcuts.ts'
 import { attachTicketPicker } from './ticket-picker.ts'
 
 const tag = document.querySelector<HTMLMetaElement>('meta[name="x-tag"]')?.content ?? ''
-const sender = createFormSender({ api: createApiClient({ fetch: (input, init) => fetch(input, init), tag }) })
+const api = createApiClient({ fetch: (input, init) => fetch(input, init), tag })
+const sender = createFormSender({ api })
 const live = document.querySelector<HTMLElement>('main[data-cursor]')
 let pendingRedraw = false
 
@@ -81,23 +83,71 @@ function done(form: HTMLFormElement, answer: Extract<ApiAnswer, { ok: true }>): 
   if (form.dataset.done !== 'go') void refresh()
 }
 
+/**
+ * After a state or assignee was applied: the select keeps its new value, a notice offers Undo
+ * (which sends the previous value back, and the previous assignee when the state change assigned
+ * someone), and the page is brought up to date.
+ */
+function afterApplied(form: HTMLFormElement, applied: NonNullable<ReturnType<typeof appliedSelect>>, answer: Extract<ApiAnswer, { ok: true }>): void {
+  settle(applied.select)
+  const path = form.dataset.api!
+  const isState = path.endsWith('/state')
+  const previous = applied.drawn
+  const assignEvent = answer.body.assignEvent as { from: { id: string } | null } | undefined
+  const text = isState ? `State changed to ${applied.select.value}.` : applied.select.value === '' ? 'Unassigned.' : `Assigned to ${applied.label}.`
+  say(text)
+  showNotice(text, () => {
+    void (async () => {
+      const back = await api.post(path, isState ? { state: previous } : { assignee: previous })
+      // The select shows the value given back, even while the person is still on it.
+      const select = document.getElementById(applied.select.id)
+      if (back.ok && select instanceof HTMLSelectElement) {
+        select.value = previous
+        settle(select)
+      }
+      if (back.ok && assignEvent) await api.post(path.replace(/\/state$/, '/assign'), { assignee: assignEvent.from?.id ?? '' })
+      say(back.ok ? 'Undone.' : back.error)
+      if (!back.ok) showNotice(back.error)
+      await refresh()
+    })()
+  })
+  void refresh()
+}
+
 document.addEventListener('submit', (event) => {
   const form = event.target
   if (!(form instanceof HTMLFormElement) || form.dataset.api === undefined) return
   event.preventDefault()
   const button = event.submitter instanceof HTMLButtonElement ? event.submitter : null
   if (button?.dataset.confirm && !window.confirm(button.dataset.confirm)) return
-  const view = domFormView(form)
+  const applied = form.dataset.done === 'applied' ? appliedSelect(form) : null
+  // Choosing the value the ticket already has changes nothing, so nothing is sent.
+  if (applied && applied.select.value === applied.drawn) return
+  const shown = domFormView(form)
+  // An applied change's refusal waits until it is known not to be "already so" (a 400 because
+  // someone else chose the same value first), which is no error.
+  let held: [string | null, string] | null = null
+  const view = applied ? { ...shown, showError: (field: string | null, text: string) => void (held = [field, text]) } : shown
   // A field that must not be blank says so itself, and nothing is sent.
   const blank = Array.from(form.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>('[data-not-blank]')).find((f) => !f.disabled && f.value.trim() === '')
   if (blank) {
-    view.clearErrors()
-    view.showError(blank.name, blank.dataset.notBlank!)
+    shown.clearErrors()
+    shown.showError(blank.name, blank.dataset.notBlank!)
     return
   }
   void sender.send(view, button && button.name ? { name: button.name, value: button.value } : null).then((answer) => {
-    if (answer?.ok) done(form, answer)
-    else if (answer?.status === 412) void resolveStaleEdit(form)
+    if (answer?.ok) {
+      if (applied) afterApplied(form, applied, answer)
+      else done(form, answer)
+    } else if (answer?.status === 412) void resolveStaleEdit(form)
+    else if (applied && held) {
+      const [field, text] = held
+      void (answer?.status === 400 ? alreadyChosen(form, applied.select.value) : Promise.resolve(false)).then((yes) => {
+        if (!yes) return shown.showError(field, text)
+        settle(applied.select)
+        void refresh()
+      })
+    }
   })
 })
 

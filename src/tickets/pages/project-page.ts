@@ -121,8 +121,8 @@ ${formError}
 }
 
 /** The members to pick from, and "Nobody". */
-export function assigneeSelect(id: string, members: readonly Member[], current: string | null): Html {
-  return html`<select id="${id}" name="assignee">
+export function assigneeSelect(id: string, members: readonly Member[], current: string | null, applies = false): Html {
+  return html`<select id="${id}" name="assignee"${applies ? html` data-submit` : ''}>
 <option value=""${current === null ? html` selected` : ''}>Nobody</option>
 ${members.map((m) => html`<option value="${m.user.id}"${m.user.id === current ? html` selected` : ''}>${m.user.name}</option>`)}
 </select>`

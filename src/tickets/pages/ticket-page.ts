@@ -135,9 +135,9 @@ ${formError}
 
 function stateBox(t: Ticket, role: Role | null, api: string): Html {
   const control = role
-    ? html`<form data-api="${api}/state" data-done="reload">
+    ? html`<form data-api="${api}/state" data-read="${api}" data-done="applied">
 <label for="state-select" class="visually-hidden">State</label>
-<div class="inline"><select id="state-select" name="state">${STATES.map((s) => html`<option value="${s}"${s === t.state ? html` selected` : ''}>${s}</option>`)}</select><button type="submit">Save</button></div>
+<select id="state-select" name="state" data-submit>${STATES.map((s) => html`<option value="${s}"${s === t.state ? html` selected` : ''}>${s}</option>`)}</select>
 <p class="field-error" data-error-for="state" hidden></p>${formError}
 </form>`
     : stateBadge(t.state)
@@ -146,9 +146,9 @@ function stateBox(t: Ticket, role: Role | null, api: string): Html {
 
 function assigneeBox(t: Ticket, detail: TicketDetail, role: Role | null, api: string): Html {
   const control = mayEdit(role)
-    ? html`<form data-api="${api}/assign" data-done="reload">
+    ? html`<form data-api="${api}/assign" data-read="${api}" data-done="applied">
 <label for="assignee-select" class="visually-hidden">Assignee</label>
-<div class="inline">${assigneeSelect('assignee-select', detail.members, t.assignee?.id ?? null)}<button type="submit">Save</button></div>
+${assigneeSelect('assignee-select', detail.members, t.assignee?.id ?? null, true)}
 <p class="field-error" data-error-for="assignee" hidden></p>${formError}
 </form>`
     : html`<p>${t.assignee ? t.assignee.name : html`<span class="muted">Nobody</span>`}</p>`
