@@ -234,3 +234,31 @@ test('5. state and assignee apply when chosen, with Undo; choosing the current v
   assert.equal((await read()).events.length, events + 1)
   await stale.close()
 })
+
+test('6. on a phone the state, assignee and relations sit under the title, folded into one line, above the history', { timeout: 90_000 }, async () => {
+  const { page: phone } = await b.person('alice', { idpId: 'idp-alice', viewport: PHONE })
+  await phone.goto(`${url}/web/1`)
+  const fold = phone.locator('details.side-details > summary')
+  await fold.waitFor()
+  assert.match(await fold.innerText(), /open|review|doing|done|dropped/)
+  assert.match(await fold.innerText(), /alice|unassigned/)
+  const state = phone.getByLabel('State')
+  assert.equal(await state.isVisible(), false)
+  await fold.click()
+  await state.waitFor()
+  const top = async (p: Page, what: ReturnType<Page['locator']>) => (await what.boundingBox())!.y
+  const historyTop = await top(phone, phone.getByRole('heading', { name: 'History' }))
+  assert.ok((await top(phone, state)) < historyTop, 'the state control is above the history')
+  assert.ok((await top(phone, phone.getByRole('combobox', { name: 'Parent' }))) < historyTop, 'the parent field is above the history')
+  assert.ok((await top(phone, phone.getByRole('heading', { name: 'Pricing page copy' }))) < (await top(phone, fold)), 'the line is under the title')
+  await assertAccessible(phone, 'the ticket page at 390 px with its details open')
+  await phone.context().close()
+  // At 1280 px there is no folded line: the details stand beside the text.
+  await page.goto(`${url}/web/1`)
+  assert.equal(await page.locator('details.side-details > summary').isVisible(), false)
+  await page.getByLabel('State').waitFor()
+  const box = (await page.getByLabel('State').boundingBox())!
+  assert.ok(box.x > 700, 'the state control is in the right column')
+  await assertAccessible(page, 'the ticket page at 1280 px')
+  await pictures(page, 'ticket')
+})

@@ -151,6 +151,15 @@ document.addEventListener('submit', (event) => {
   })
 })
 
+// The ticket's details are folded into one line on a narrow screen only; on a wide one the
+// stylesheet shows them whole, and where a browser cannot, opening them does.
+const wide = window.matchMedia('(min-width: 52.0625rem)')
+const unfoldWhenWide = () => {
+  if (wide.matches) for (const d of Array.from(document.querySelectorAll<HTMLDetailsElement>('details.side-details'))) d.open = true
+}
+unfoldWhenWide()
+wide.addEventListener('change', unfoldWhenWide)
+
 // Parent and Blocked by suggest tickets as the person types. A redraw replaces the inputs, so
 // the picker attaches on first focus of each.
 document.addEventListener('focusin', (event) => {

@@ -41,7 +41,18 @@ export function ticketBody(input: TicketPageInput): Html {
 <p class="byline">${stateBadge(t.state)}<span>opened by ${t.author?.name ?? 'someone'} ${timeAgo(t.created, now)}</span><span>·</span><span>${t.assignee ? html`assigned to <b>${t.assignee.name}</b>` : 'unassigned'}</span>${detail.blockers.some((b) => !['done', 'dropped'].includes(b.ticket.state)) ? html`<span class="blocked">blocked</span>` : ''}</p>
 </div>
 <div class="columns">
-<div>
+<details class="side-details">
+<summary><span class="visually-hidden">Ticket details: </span><span data-live="side-summary">${sideSummary(t, detail)}</span></summary>
+<aside aria-label="Ticket details">
+${stateBox(t, role, api)}
+${assigneeBox(t, detail, role, api)}
+${parentBox(t, role, api)}
+${blockersBox(t, detail.blockers, role, api)}
+${relatedBox('Children', 'children', detail.children)}
+${relatedBox('Blocks', 'blocks', detail.blocks)}
+</aside>
+</details>
+<div class="ticket-main">
 <div class="card summary markdown" data-live="summary">${t.summary.trim() ? rawHtml(markdownToHtml(t.summary)) : html`<p class="muted">No summary.</p>`}</div>
 ${mayEdit(role) ? editForm(t, input.etag, api) : ''}
 <h2 id="history-title">History</h2>
@@ -51,15 +62,18 @@ ${detail.events.map((e) => historyItem(e, now))}
 </ol>
 ${commentBox(input, api)}
 </div>
-<aside aria-label="Ticket details">
-${stateBox(t, role, api)}
-${assigneeBox(t, detail, role, api)}
-${parentBox(t, role, api)}
-${blockersBox(t, detail.blockers, role, api)}
-${relatedBox('Children', 'children', detail.children)}
-${relatedBox('Blocks', 'blocks', detail.blocks)}
-</aside>
 </div>`
+}
+
+/**
+ * The one line that stands for the ticket's details on a narrow screen, where they sit under the
+ * title and open from it: state, assignee, parent and blockers.
+ */
+function sideSummary(t: Ticket, detail: TicketDetail): Html {
+  const parts = [html`${stateBadge(t.state)}`, html`<span>${t.assignee ? t.assignee.name : 'unassigned'}</span>`]
+  if (t.parent) parts.push(html`<span>parent ${t.parent.ref}</span>`)
+  if (detail.blockers.length) parts.push(html`<span>blocked by ${detail.blockers.length === 1 ? detail.blockers[0]!.ticket.ref : `${detail.blockers.length} tickets`}</span>`)
+  return html`${parts.map((p, i) => html`${i ? html`<span aria-hidden="true"> · </span>` : ''}${p}`)}<span class="side-open">Change</span>`
 }
 
 function initial(name: string): string {
