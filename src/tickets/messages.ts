@@ -105,6 +105,16 @@ export const notATicket = (text: string) => `'${text}' does not name a ticket: g
 export const SUBJECT_BLANK = 'Write a subject: it is what the ticket is called in every list.'
 export const COMMENT_BLANK = 'Write something before sending the comment.'
 export const TITLE_BLANK = 'Give the project a title.'
+// The pages' words for the API's body refusals (src/tickets/app/api.ts, `readable`)
+export const fillIn = (what: string) => `Fill in ${what}.`
+export const canBeAtMost = (what: string, max: number) => `${capitalised(what)} can be at most ${max.toLocaleString('en')} characters.`
+/** Said at a text field as soon as it is over its limit, before anything is sent. */
+export const overLimit = (what: string, length: number, max: number) =>
+  `${capitalised(what)} is ${length.toLocaleString('en')} characters; it can be at most ${max.toLocaleString('en')}. Shorten it before saving.`
+/** The 404 pages' words. */
+export const noTicketHere = (slug: string, number: string) => `There is no ticket ${slug}#${number}. Check the number, or find it from the project's list.`
+export const noProjectHere = (slug: string) => `There is no project at /${slug}. Check the address, or pick a project from the list.`
+const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)
 export const ADD_OR_REMOVE = "give exactly one of 'add' or 'remove'"
 
 // Live events

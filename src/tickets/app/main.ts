@@ -8,6 +8,7 @@
  */
 import { createApiClient, type ApiAnswer } from './api.ts'
 import { alreadyChosen, appliedSelect, settle, showNotice } from './applied-change.ts'
+import { overLimit } from '../messages.ts'
 import { chooseVersion, endConflict, resolveStaleEdit } from './edit-conflict.ts'
 import { createFormSender, domFormView } from './form.ts'
 import { createLiveFollower, announcement } from './live.ts'
@@ -46,8 +47,17 @@ function say(text: string): void {
 }
 
 /** What a form does after the API took its write (`data-done`). */
-function done(form: HTMLFormElement, answer: Extract<ApiAnswer, { ok: true }>): void {
-  const body = answer.body as { ticket?: { url?: string }; project?: { url?: string }; location?: string; token?: string; url?: string }
+function done(form: HTMLFormElement, answer: Extract<ApiAnswer, { ok: true }>, button: HTMLButtonElement | null): void {
+  const body = answer.body as { ticket?: { url?: string }; project?: { url?: string }; location?: string; token?: string; url?: string; id?: string }
+  // A revoked token's secret, if it is the one still shown to copy, is taken off the page.
+  if (form.dataset.api === '/api/tokens/revoke' && button?.value) {
+    for (const shown of Array.from(document.querySelectorAll<HTMLElement>(`[data-token-id="${CSS.escape(button.value)}"]`))) {
+      const field = shown.querySelector('input')
+      if (field) field.value = ''
+      shown.hidden = true
+      delete shown.dataset.tokenId
+    }
+  }
   switch (form.dataset.done) {
     case 'go': {
       const to = body.location ?? body.ticket?.url ?? body.project?.url ?? '/'
@@ -70,6 +80,7 @@ function done(form: HTMLFormElement, answer: Extract<ApiAnswer, { ok: true }>): 
       const out = document.getElementById(form.dataset.secret ?? '')
       const value = body.token ?? body.url ?? ''
       if (out instanceof HTMLElement) {
+        if (body.token !== undefined && body.id !== undefined) out.dataset.tokenId = body.id
         const field = out.querySelector<HTMLInputElement>('input')
         if (field) field.value = value
         out.hidden = false
@@ -114,6 +125,26 @@ function afterApplied(form: HTMLFormElement, applied: NonNullable<ReturnType<typ
   void refresh()
 }
 
+/** The message for a field over its length limit (`data-max`), or null. */
+function overBy(field: HTMLInputElement | HTMLTextAreaElement): string | null {
+  const max = Number(field.dataset.max)
+  return field.value.length > max ? overLimit(field.dataset.what ?? 'this', field.value.length, max) : null
+}
+
+// A field over its limit says so as soon as it is, not after a refused save; typing in a field
+// takes away what was said about it before.
+document.addEventListener('input', (event) => {
+  const field = event.target
+  if (!(field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement) || !field.form || field.name === '') return
+  const place = field.form.querySelector<HTMLElement>(`[data-error-for="${CSS.escape(field.name)}"]`)
+  if (!place) return
+  const message = field.dataset.max !== undefined ? overBy(field) : null
+  place.textContent = message ?? ''
+  place.hidden = message === null
+  if (message === null) field.removeAttribute('aria-invalid')
+  else field.setAttribute('aria-invalid', 'true')
+})
+
 document.addEventListener('submit', (event) => {
   const form = event.target
   if (!(form instanceof HTMLFormElement) || form.dataset.api === undefined) return
@@ -128,6 +159,12 @@ document.addEventListener('submit', (event) => {
   // someone else chose the same value first), which is no error.
   let held: [string | null, string] | null = null
   const view = applied ? { ...shown, showError: (field: string | null, text: string) => void (held = [field, text]) } : shown
+  const over = Array.from(form.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>('[data-max]')).find((f) => !f.disabled && overBy(f) !== null)
+  if (over) {
+    shown.clearErrors()
+    shown.showError(over.name, overBy(over)!)
+    return
+  }
   // A field that must not be blank says so itself, and nothing is sent.
   const blank = Array.from(form.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>('[data-not-blank]')).find((f) => !f.disabled && f.value.trim() === '')
   if (blank) {
@@ -138,7 +175,7 @@ document.addEventListener('submit', (event) => {
   void sender.send(view, button && button.name ? { name: button.name, value: button.value } : null).then((answer) => {
     if (answer?.ok) {
       if (applied) afterApplied(form, applied, answer)
-      else done(form, answer)
+      else done(form, answer, button)
     } else if (answer?.status === 412) void resolveStaleEdit(form)
     else if (applied && held) {
       const [field, text] = held
@@ -274,7 +311,14 @@ if (live) {
     ticket: live.dataset.ticket ?? null,
     cursor: live.dataset.cursor ?? null,
     events: live.dataset.events?.split(' ') ?? null,
-    onChange: (events) => refresh(announcement(events)),
+    onChange: (events) => {
+      // A refusal about who may be added ("no user 'carol' has logged in here") may no longer
+      // hold once the members changed.
+      if (events.some((e) => e.name === 'membersChanged')) {
+        for (const form of Array.from(document.querySelectorAll<HTMLFormElement>('form[data-api$="/members"]'))) domFormView(form).clearErrors()
+      }
+      return refresh(announcement(events))
+    },
   })
   void follower.run()
 }

@@ -1,6 +1,8 @@
 /** The home page `/`: the projects with their open counts, and "New project". */
 import { TITLE_BLANK } from '../messages.ts'
-import { html, type Html } from '../../html.ts'
+import { html, rawHtml, type Html } from '../../html.ts'
+import { markdownInline } from '../app/markdown-html.ts'
+import { oneLine } from '../history-words.ts'
 import { field, formError } from './frame.ts'
 import type { ProjectSummary, Viewer } from './page-data.ts'
 
@@ -10,7 +12,7 @@ export function homeBody(input: { projects: readonly ProjectSummary[]; viewer: V
     ? html`<ul class="projects" aria-label="Projects" data-live="projects">
 ${projects.map((p) => html`<li data-key="${p.slug}"><a href="/${p.slug}">${p.title}</a>
 <span class="muted small">${p.open === 1 ? '1 open ticket' : `${p.open} open tickets`}${p.role ? html` · you: ${p.role}` : ''}</span>
-${p.description ? html`<p class="desc">${p.description}</p>` : ''}</li>`)}
+${p.description ? html`<p class="desc">${rawHtml(markdownInline(oneLine(p.description)))}</p>` : ''}</li>`)}
 </ul>`
     : html`<div class="card empty" data-live="projects">
 <h2>No projects yet</h2>

@@ -3,7 +3,8 @@
  * the project), sorting, pages of 50, "New ticket" for members, and the list of tickets.
  */
 import { SUBJECT_BLANK } from '../messages.ts'
-import { html, type Html } from '../../html.ts'
+import { html, rawHtml, type Html } from '../../html.ts'
+import { markdownToHtml } from '../app/markdown-html.ts'
 import type { Project } from '../store/projects.ts'
 import { withSort, type Sort } from '../query.ts'
 import type { Role } from '../roles.ts'
@@ -80,7 +81,7 @@ export function projectBody(input: ProjectPageInput): Html {
   // character beyond it makes the whole page a two-byte string, which took a sixth longer to
   // join and write (docs/performance.md). Only what people typed may still do that.
   return html`<div class="page-head">
-<div><h1>${p.title}</h1>${p.description ? html`<p class="muted">${p.description}</p>` : ''}</div>
+<div><h1>${p.title}</h1>${p.description.trim() ? html`<div class="muted markdown description">${rawHtml(markdownToHtml(p.description))}</div>` : ''}</div>
 <div class="actions">${input.role === 'admin' ? html`<a class="button" href="/${p.slug}/settings">Project settings</a>` : ''}</div>
 </div>
 ${newTicket(input)}
@@ -110,8 +111,8 @@ function newTicket(input: ProjectPageInput): Html {
 <summary class="button primary">New ticket</summary>
 <div class="card">
 <form data-api="/api/projects/${p.slug}/tickets" data-done="go">
-${field({ id: 'ticket-subject', name: 'subject', label: 'Subject', control: html`<input id="ticket-subject" name="subject" type="text" maxlength="500" aria-required="true" data-not-blank="${SUBJECT_BLANK}" autocomplete="off" data-shortcut="new-ticket">` })}
-${markdownField({ id: 'ticket-summary', name: 'summary', label: 'Summary', placeholder: 'What happens, what should happen, how to see it' })}
+${field({ id: 'ticket-subject', name: 'subject', label: 'Subject', control: html`<input id="ticket-subject" name="subject" type="text" data-max="500" data-what="the subject" aria-required="true" data-not-blank="${SUBJECT_BLANK}" autocomplete="off" data-shortcut="new-ticket">` })}
+${markdownField({ id: 'ticket-summary', name: 'summary', label: 'Summary', placeholder: 'What happens, what should happen, how to see it', max: 100_000, what: 'the summary' })}
 ${field({ id: 'ticket-assignee', name: 'assignee', label: 'Assignee', control: assigneeSelect('ticket-assignee', input.members, null) })}
 ${formError}
 <div class="actions"><button type="submit" class="primary">New ticket</button><span class="muted small"><kbd>Ctrl</kbd> + <kbd>Enter</kbd> in the summary sends</span></div>

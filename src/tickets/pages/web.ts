@@ -29,7 +29,7 @@ import { ticketEtag } from '../api/tickets.ts'
 import { emptyQuery, ME_NEEDS_SIGN_IN, needsMe, parseQuery, type TicketQuery } from '../query.ts'
 import { parseNumber } from '../ids.ts'
 import { parseStateFilter, STATES } from '../states.ts'
-import { NO_SUCH_PROJECT, NO_SUCH_TICKET, NOT_FOUND, GET_OR_HEAD_ONLY, POST_ONLY } from '../messages.ts'
+import { noProjectHere, noTicketHere, NOT_FOUND, GET_OR_HEAD_ONLY, POST_ONLY } from '../messages.ts'
 import { html } from '../../html.ts'
 
 const APP_DIR = fileURLToPath(new URL('../app/', import.meta.url))
@@ -107,7 +107,7 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
 
   async function adminPage(req: Request, slug: string): Promise<Response> {
     const { viewer, cursor, switcher, project } = await data.context(req, slug)
-    if (!project) return message(req, 404, 'Not found', NO_SUCH_PROJECT)
+    if (!project) return message(req, 404, 'Not found', noProjectHere(slug))
     const { project: p, role, members } = project
     if (p.slug !== slug) return redirect(301, `/${p.slug}/settings`)
     if (!viewer) return page(req, 200, { title: 'Project settings', viewer, switcher, body: signInBody('Project settings', loginUrl(req), `Sign in to manage ${p.title}.`), project: p })
@@ -140,7 +140,7 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
         asked = search(req, signedIn)
         return listRequest(asked.query, states, signedIn?.id ?? null, pageNumber(req))
       })
-      if (!project) return message(req, 404, 'Not found', NO_SUCH_PROJECT)
+      if (!project) return message(req, 404, 'Not found', noProjectHere(req.params.slug!))
       const { project: p, role, members, counts } = project
       if (p.slug !== req.params.slug) {
         const search = req.query.toString()
@@ -162,7 +162,7 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
       const number = parseNumber(req.params.number!)
       const { viewer, cursor, switcher, project } = await data.context(req, req.params.slug!, null, number)
       const read = project?.ticket
-      if (!project || !read) return message(req, 404, 'Not found', NO_SUCH_TICKET)
+      if (!project || !read) return message(req, 404, 'Not found', project ? noTicketHere(project.project.slug, req.params.number!) : noProjectHere(req.params.slug!))
       const t = read.ticket
       if (t.slug !== req.params.slug) return redirect(301, `/${t.slug}/${t.number}`)
       const { project: p, role, members } = project
