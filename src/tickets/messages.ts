@@ -115,6 +115,13 @@ export const overLimit = (what: string, length: number, max: number) =>
 export const noTicketHere = (slug: string, number: string) => `There is no ticket ${slug}#${number}. Check the number, or find it from the project's list.`
 export const noProjectHere = (slug: string) => `There is no project at /${slug}. Check the address, or pick a project from the list.`
 const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)
+/** The welcome on a project's page after joining it through an invite. */
+export const youJoined = (title: string, role: 'use' | 'edit' | 'admin') => `You joined ${title} as ${role}. ${ROLE_CAN[role]}`
+const ROLE_CAN = {
+  use: 'You can write tickets, comment on them and change their state.',
+  edit: 'You can write tickets, comment, change their state, and assign, edit and relate them.',
+  admin: 'You can do everything members do, and change the project\'s settings and members.',
+} as const
 export const ADD_OR_REMOVE = "give exactly one of 'add' or 'remove'"
 
 // Live events

@@ -331,3 +331,20 @@ test('7. after Revoke the secret is gone; "no user has logged in" goes away when
   await refusal.waitFor({ state: 'hidden' })
   await carol.context.close()
 })
+
+test('8. a person who joins through an invite lands on the project with "You joined Web site as edit", once', { timeout: 90_000 }, async () => {
+  const invite = await app.call('POST', '/api/projects/web/invites', { token: aliceApi.token, body: { role: 'edit' } })
+  const code = new URL(decodeURIComponent(new URL(invite.body.url).searchParams.get('return')!)).searchParams.get('invite')!
+  const dave = await b.person(null, { viewport: PHONE })
+  await dave.page.goto(`${url}/login/callback?idp_code=${app.idp.code({ id: 'idp-dave', name: 'dave' })}&invite=${encodeURIComponent(code)}`)
+  await dave.page.waitForURL(`${url}/web`)
+  const welcome = dave.page.getByRole('status').filter({ hasText: 'You joined Web site as edit.' })
+  await welcome.waitFor()
+  assert.match(await welcome.innerText(), /assign, edit and relate them/)
+  await assertAccessible(dave.page, 'the project page welcoming a new member')
+  await pictures(dave.page, 'joined')
+  await dave.page.reload()
+  await dave.page.getByRole('heading', { name: 'Web site' }).waitFor()
+  assert.equal(await dave.page.getByText('You joined Web site').count(), 0)
+  await dave.context.close()
+})

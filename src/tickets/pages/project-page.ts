@@ -2,7 +2,7 @@
  * The project page `/<slug>`: state tabs with counts, the search (in the bar on top, scoped to
  * the project), sorting, pages of 50, "New ticket" for members, and the list of tickets.
  */
-import { SUBJECT_BLANK } from '../messages.ts'
+import { SUBJECT_BLANK, youJoined } from '../messages.ts'
 import { html, rawHtml, type Html } from '../../html.ts'
 import { markdownToHtml } from '../app/markdown-html.ts'
 import type { Project } from '../store/projects.ts'
@@ -34,6 +34,8 @@ export interface ProjectPageInput {
   project: Project
   viewer: Viewer | null
   role: Role | null
+  /** The person has just joined through an invite: the page welcomes them. */
+  joined?: boolean
   list: TicketList | null
   /** The search as typed, and its refusal when it did not parse. */
   q: string
@@ -84,6 +86,7 @@ export function projectBody(input: ProjectPageInput): Html {
 <div><h1>${p.title}</h1>${p.description.trim() ? html`<div class="muted markdown description">${rawHtml(markdownToHtml(p.description))}</div>` : ''}</div>
 <div class="actions">${input.role === 'admin' ? html`<a class="button" href="/${p.slug}/settings">Project settings</a>` : ''}</div>
 </div>
+${input.joined && input.role ? html`<p class="notice welcome" role="status">${youJoined(p.title, input.role)}</p>` : ''}
 ${newTicket(input)}
 <nav class="tabs" aria-label="States">${tabs}</nav>
 ${input.queryError

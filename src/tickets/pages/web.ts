@@ -105,6 +105,19 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
     return Number.isSafeInteger(n) && n >= 1 && n <= 100_000 ? n : 1
   }
 
+  /**
+   * True once after the person joined the project of `slug` through an invite (the login return
+   * notes it in the session): the flag is taken out of the session as the page is drawn.
+   */
+  async function takeWelcome(req: Request, slug: string): Promise<boolean> {
+    const session = await ctx.sessions.load(req)
+    if (!session || session.data.joined !== slug) return false
+    const { joined: _, ...rest } = session.data
+    session.data = rest
+    await ctx.sessions.save(session)
+    return true
+  }
+
   async function adminPage(req: Request, slug: string): Promise<Response> {
     const { viewer, cursor, switcher, project } = await data.context(req, slug)
     if (!project) return message(req, 404, 'Not found', noProjectHere(slug))
@@ -149,7 +162,8 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
       const { q, query, error } = asked
       const list = projectList(project.list!, states, counts)
       const queryError = error ?? (filter.ok ? null : filter.error)
-      const body = projectBody({ project: p, viewer, role, list, q, queryError, state: tab, sort: query.sort, page: pageNumber(req), members, loginUrl: loginUrl(req), now: ctx.clock() })
+      const joined = viewer !== null && role !== null && (await takeWelcome(req, p.slug))
+      const body = projectBody({ project: p, viewer, role, joined, list, q, queryError, state: tab, sort: query.sort, page: pageNumber(req), members, loginUrl: loginUrl(req), now: ctx.clock() })
       return page(req, queryError ? 400 : 200, { title: p.title, viewer, switcher, body, project: p, q, live: { project: p.slug, ticket: null, cursor } })
     },
 
