@@ -348,3 +348,30 @@ test('8. a person who joins through an invite lands on the project with "You joi
   assert.equal(await dave.page.getByText('You joined Web site').count(), 0)
   await dave.context.close()
 })
+
+test('every tracker page passes the accessibility scan at 1280 and 390 px, light and dark, signed in and out', { timeout: 300_000 }, async () => {
+  const { page: stranger } = await b.person(null)
+  const connect = `/connect?${new URLSearchParams({ app: 'Scheduler', label: 'nightly', return: 'http://localhost:9/back', state: 's1' })}`
+  const pages: [Page, string][] = [
+    [page, '/'], [page, '/web'], [page, '/web?q=is%3Aopen'], [page, '/web?q=label%3Abug'], [page, '/web/1'], [page, '/inbox'],
+    [page, '/settings'], [page, '/web/settings'], [page, '/tickets?q=banner'], [page, '/web/999'], [page, connect],
+    [page, '/login/callback'], [stranger, '/'], [stranger, '/web'], [stranger, '/web/1'], [stranger, '/inbox'], [stranger, '/settings'],
+  ]
+  for (const [who, path] of pages) {
+    await who.goto(`${url}${path}`)
+    for (const viewport of [WIDE, PHONE]) {
+      for (const scheme of ['light', 'dark'] as const) {
+        await who.setViewportSize(viewport)
+        await who.emulateMedia({ colorScheme: scheme })
+        await assertAccessible(who, `${path} (${who === page ? 'signed in' : 'signed out'}, ${viewport.width} px, ${scheme})`)
+      }
+    }
+  }
+  await page.setViewportSize(WIDE)
+  await page.emulateMedia({ colorScheme: 'light' })
+  await stranger.context().close()
+})
+
+test('no page logged a script error', () => {
+  assert.deepEqual(errors, [])
+})
