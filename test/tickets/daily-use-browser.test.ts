@@ -38,7 +38,7 @@ async function pictures(p: Page, name: string): Promise<void> {
     for (const scheme of ['light', 'dark'] as const) {
       await p.setViewportSize(viewport)
       await p.emulateMedia({ colorScheme: scheme })
-      await p.screenshot({ path: `${dir}/tickets-${name}-${viewport.width}-${scheme}.png`, fullPage: true })
+      await p.screenshot({ path: `${dir}/tickets-${name}-${viewport.width}-${scheme}.png`, fullPage: true, animations: 'disabled' })
     }
   }
   await p.setViewportSize(size)

@@ -189,10 +189,11 @@ document.addEventListener('submit', (event) => {
 })
 
 // The ticket's details are folded into one line on a narrow screen only; on a wide one the
-// stylesheet shows them whole, and where a browser cannot, opening them does.
+// stylesheet shows them whole, and where a browser cannot, opening them does. A window that
+// becomes narrow folds them again.
 const wide = window.matchMedia('(min-width: 52.0625rem)')
 const unfoldWhenWide = () => {
-  if (wide.matches) for (const d of Array.from(document.querySelectorAll<HTMLDetailsElement>('details.side-details'))) d.open = true
+  for (const d of Array.from(document.querySelectorAll<HTMLDetailsElement>('details.side-details'))) d.open = wide.matches
 }
 unfoldWhenWide()
 wide.addEventListener('change', unfoldWhenWide)
