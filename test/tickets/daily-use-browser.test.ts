@@ -54,6 +54,8 @@ test('1. two tabs edit one ticket: the second save shows both texts, keeps mine,
     await tab.locator('summary', { hasText: 'Edit' }).click()
     await tab.getByLabel('Summary', { exact: true }).fill(tab === tab1 ? 'Version from tab 1' : 'Version from tab 2')
   }
+  // The form carries the ticket's own ETag, so a save that nobody raced is not refused.
+  assert.equal(await tab1.getByRole('form', { name: 'Edit ticket' }).getAttribute('data-if-match'), (await app.call('GET', '/api/projects/web/tickets/1')).headers.etag)
   await tab1.getByRole('form', { name: 'Edit ticket' }).getByRole('button', { name: 'Save', exact: true }).click()
   await tab1.locator('.summary').getByText('Version from tab 1').waitFor()
   await tab2.getByRole('form', { name: 'Edit ticket' }).getByRole('button', { name: 'Save', exact: true }).click()
