@@ -42,7 +42,7 @@ export function ticketBody(input: TicketPageInput): Html {
 </div>
 <div class="columns">
 <details class="side-details">
-<summary><span class="visually-hidden">Ticket details: </span><span data-live="side-summary">${sideSummary(t, detail)}</span></summary>
+<summary><span class="visually-hidden">Ticket details: </span><span data-live="side-summary">${sideSummary(t, detail, role)}</span></summary>
 <aside aria-label="Ticket details">
 ${stateBox(t, role, api)}
 ${assigneeBox(t, detail, role, api)}
@@ -69,11 +69,11 @@ ${commentBox(input, api)}
  * The one line that stands for the ticket's details on a narrow screen, where they sit under the
  * title and open from it: state, assignee, parent and blockers.
  */
-function sideSummary(t: Ticket, detail: TicketDetail): Html {
+function sideSummary(t: Ticket, detail: TicketDetail, role: Role | null): Html {
   const parts = [html`${stateBadge(t.state)}`, html`<span>${t.assignee ? t.assignee.name : 'unassigned'}</span>`]
   if (t.parent) parts.push(html`<span>parent ${t.parent.ref}</span>`)
   if (detail.blockers.length) parts.push(html`<span>blocked by ${detail.blockers.length === 1 ? detail.blockers[0]!.ticket.ref : `${detail.blockers.length} tickets`}</span>`)
-  return html`${parts.map((p, i) => html`${i ? html`<span aria-hidden="true"> · </span>` : ''}${p}`)}<span class="side-open">Change</span>`
+  return html`${parts.map((p, i) => html`${i ? html`<span aria-hidden="true"> · </span>` : ''}${p}`)}<span class="side-open">${role ? 'Change' : 'Details'}</span>`
 }
 
 function initial(name: string): string {
