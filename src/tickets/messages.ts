@@ -87,6 +87,8 @@ export const ALREADY_UNASSIGNED = 'the ticket is already unassigned'
 export const SUBJECT_OR_SUMMARY = "give 'subject' or 'summary' to change"
 export const SUBJECT_EMPTY = "'subject' cannot be empty"
 export const NOTHING_CHANGED = 'nothing changed: the ticket already reads so'
+/** An edit whose `If-Match` names an older version of the ticket (412). */
+export const EDIT_STALE = 'the ticket has changed since you read it: read it again and merge your edit'
 
 // Relations
 export const hasNoParent = (ticket: string) => `${ticket} has no parent`
@@ -97,6 +99,29 @@ export const notBlockedBy = (ticket: string, blocker: string) => `${ticket} is n
 export const BLOCKS_ITSELF = 'a ticket cannot block itself'
 export const alreadyBlockedBy = (ticket: string, blocker: string) => `${ticket} is already blocked by ${blocker}`
 export const blockedByCycle = (blocker: string, ticket: string) => `${blocker} already waits for ${ticket}: that would make a blocked-by cycle`
+/** A relation's ticket given as text that is no ticket reference at all (a missing ticket is `no such ticket`). */
+export const notATicket = (text: string) => `'${text}' does not name a ticket: give its number (12 or #12), web#12, or paste its address`
+// Said by the pages before sending, next to the field (the API answers a blank field as a missing one)
+export const SUBJECT_BLANK = 'Write a subject: it is what the ticket is called in every list.'
+export const COMMENT_BLANK = 'Write something before sending the comment.'
+export const TITLE_BLANK = 'Give the project a title.'
+// The pages' words for the API's body refusals (src/tickets/app/api.ts, `readable`)
+export const fillIn = (what: string) => `Fill in ${what}.`
+export const canBeAtMost = (what: string, max: number) => `${capitalised(what)} can be at most ${max.toLocaleString('en')} characters.`
+/** Said at a text field as soon as it is over its limit, before anything is sent. */
+export const overLimit = (what: string, length: number, max: number) =>
+  `${capitalised(what)} is ${length.toLocaleString('en')} characters; it can be at most ${max.toLocaleString('en')}. Shorten it before saving.`
+/** The 404 pages' words. */
+export const noTicketHere = (slug: string, number: string) => `There is no ticket ${slug}#${number}. Check the number, or find it from the project's list.`
+export const noProjectHere = (slug: string) => `There is no project at /${slug}. Check the address, or pick a project from the list.`
+const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)
+/** The welcome on a project's page after joining it through an invite. */
+export const youJoined = (title: string, role: 'use' | 'edit' | 'admin') => `You joined ${title} as ${role}. ${ROLE_CAN[role]}`
+const ROLE_CAN = {
+  use: 'You can write tickets, comment on them and change their state.',
+  edit: 'You can write tickets, comment, change their state, and assign, edit and relate them.',
+  admin: 'You can do everything members do, and change the project\'s settings and members.',
+} as const
 export const ADD_OR_REMOVE = "give exactly one of 'add' or 'remove'"
 
 // Live events

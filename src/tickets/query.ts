@@ -24,7 +24,11 @@ export type Sort = (typeof SORTS)[number]
 const SORT_ALIASES: Record<string, Sort> = { created: 'created-desc', updated: 'updated-desc', newest: 'created-desc', oldest: 'created-asc' }
 
 export const KEYS = ['state', 'assignee', 'author', 'is', 'sort'] as const
-const IS_VALUES = ['blocked', 'unblocked', 'assigned', 'unassigned'] as const
+const IS_VALUES = ['open', 'closed', 'blocked', 'unblocked', 'assigned', 'unassigned'] as const
+
+/** `is:open` and `is:closed` as GitHub means them: still being worked on, and finished either way. */
+const OPEN_STATES: readonly State[] = ['open', 'doing', 'review']
+const CLOSED_STATES: readonly State[] = ['done', 'dropped']
 
 /** A person a filter names: by name or id, nobody (`none`), or the signed-in person (`me`). */
 export type Person = { kind: 'name'; name: string } | { kind: 'none' } | { kind: 'me' }
@@ -62,7 +66,7 @@ export const tooManyTerms = `the search may have at most ${TERMS_MAX} terms`
 export const unknownKey = (key: string) =>
   `unknown search key '${key}:' (use ${KEYS.map((k) => `${k}:`).join(', ')}); put text with a colon in double quotes`
 export const emptyValue = (key: string) => `'${key}:' needs a value, for example ${EXAMPLES[key as (typeof KEYS)[number]]}`
-export const unknownSearchState = (value: string) => `unknown state '${value}' (use ${STATES.join(', ')} or all)`
+export const unknownSearchState = (value: string) => `unknown state '${value}' (use ${STATES.join(', ')}, closed or all)`
 export const unknownIs = (value: string) => `unknown 'is:${value}' (use ${IS_VALUES.map((v) => `is:${v}`).join(', ')})`
 export const unknownSort = (value: string) => `unknown 'sort:${value}' (use ${SORTS.map((s) => `sort:${s}`).join(', ')})`
 export const sortTwice = "'sort:' may be given once"
@@ -148,7 +152,9 @@ function terms(text: string): Term[] {
   return out
 }
 
-function person(value: string): Person {
+/** A person named in a filter; `@alice` and `@me` as GitHub writes them. */
+function person(text: string): Person {
+  const value = text.startsWith('@') && text.length > 1 ? text.slice(1) : text
   const lower = value.toLowerCase()
   if (lower === 'none') return { kind: 'none' }
   if (lower === 'me') return { kind: 'me' }
@@ -185,7 +191,7 @@ export function parseQuery(text: string): ParsedQuery {
         for (const part of value.toLowerCase().split(',')) {
           const name = part.trim()
           if (name === '') continue
-          const named: State[] = name === 'all' ? [...STATES] : isState(name) ? [name] : []
+          const named: readonly State[] = name === 'all' ? STATES : name === 'closed' ? CLOSED_STATES : isState(name) ? [name] : []
           if (named.length === 0) return { ok: false, error: unknownSearchState(name) }
           for (const s of named) (negated ? notStates : (states ??= new Set())).add(s)
         }
@@ -196,7 +202,9 @@ export function parseQuery(text: string): ParsedQuery {
         break
       case 'is': {
         const what = value.toLowerCase()
-        if (what === 'blocked' || what === 'unblocked') query.blocked = (what === 'blocked') !== negated
+        if (what === 'open' || what === 'closed') {
+          for (const s of what === 'open' ? OPEN_STATES : CLOSED_STATES) (negated ? notStates : (states ??= new Set())).add(s)
+        } else if (what === 'blocked' || what === 'unblocked') query.blocked = (what === 'blocked') !== negated
         else if (what === 'assigned' || what === 'unassigned') {
           // `is:unassigned` is `assignee:none`; `is:assigned` is `-assignee:none`.
           const nobody = (what === 'unassigned') !== negated
@@ -221,6 +229,23 @@ export function parseQuery(text: string): ParsedQuery {
   }
   return { ok: true, query }
 }
+
+/**
+ * What the search accepts, for the help beside every search box: each term with what it finds.
+ * The refusals above name the same keys and values.
+ */
+export const SEARCH_HELP: readonly (readonly [string, string])[] = [
+  ['login loop', 'words in the subject or summary (as the start of a word, any case)'],
+  ['"login loop"', 'these words in this order'],
+  ['#12', 'ticket number 12'],
+  ['is:open, is:closed', 'open, doing or review / done or dropped'],
+  ['state:review, state:open,doing, state:closed, state:all', 'in these states'],
+  ['assignee:alice, assignee:@me, assignee:none', 'assigned to this person, to you, to nobody'],
+  ['author:bob, author:@me', 'written by this person, by you'],
+  ['is:blocked, is:unblocked, is:assigned, is:unassigned', 'blocked or not, assigned or not'],
+  ['sort:updated, sort:oldest', 'recently changed first, oldest first (newest first by default)'],
+  ['-state:done, -assignee:bob, -safari', 'a - before a term leaves out what it finds'],
+]
 
 /** True when the search needs to know who is signed in (`assignee:me`, `author:me`). */
 export function needsMe(query: TicketQuery): boolean {

@@ -6,7 +6,7 @@
 import { json, type Headers, type Response } from '../response.ts'
 
 /** The statuses a refusal answers with. */
-export type RefusalStatus = 400 | 401 | 403 | 404 | 415
+export type RefusalStatus = 400 | 401 | 403 | 404 | 412 | 415
 
 /** A refused request: its status, the error text and, usually, the field it concerns. */
 export class Refusal {

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { createApiClient, NETWORK_FAILED, sentence, SIGNED_OUT, TIMED_OUT, type ApiAnswer } from '../../src/tickets/app/api.ts'
+import { createApiClient, readable, NETWORK_FAILED, sentence, SIGNED_OUT, TIMED_OUT, type ApiAnswer } from '../../src/tickets/app/api.ts'
 import { createFormSender, type FormView } from '../../src/tickets/app/form.ts'
 import { announcement, changedKeys, createLiveFollower, touches, type LiveEvent } from '../../src/tickets/app/live.ts'
 import { createShortcuts, SEQUENCE_MS, type KeyInput } from '../../src/tickets/app/shortcuts.ts'
@@ -34,7 +34,7 @@ test('a refusal answers the API message as a sentence and the field it names', a
   const api = createApiClient({ tag: 't', fetch: (async () => jsonAnswer(403, { error: 'this needs role edit or admin' })) as unknown as typeof fetch })
   assert.deepEqual(await api.post('/x', {}), { ok: false, status: 403, error: 'This needs role edit or admin.', field: null })
   const field = createApiClient({ tag: 't', fetch: (async () => jsonAnswer(400, { error: "'subject' is required", field: 'subject' })) as unknown as typeof fetch })
-  assert.deepEqual(await field.post('/x', {}), { ok: false, status: 400, error: "'subject' is required.", field: 'subject' })
+  assert.deepEqual(await field.post('/x', {}), { ok: false, status: 400, error: 'Fill in the subject.', field: 'subject' })
 })
 
 test('a network failure, a timeout, a signed-out session and a non-JSON error each say what happened', async () => {
@@ -53,6 +53,16 @@ test('a network failure, a timeout, a signed-out session and a non-JSON error ea
   assert.deepEqual(await proxy.post('/x', {}), { ok: false, status: 502, error: 'The server answered 502. Nothing was saved; try again.', field: null })
 })
 
+test('readable() says the API\'s body refusals in words; sentence() keeps a reference or slug as written', () => {
+  assert.equal(readable("'text' is required"), 'Fill in the comment.')
+  assert.equal(readable("'subject' is required"), 'Fill in the subject.')
+  assert.equal(readable("'summary' is at most 100000 characters"), 'The summary can be at most 100,000 characters.')
+  assert.equal(readable('no such ticket'), 'No such ticket.')
+  assert.equal(readable('web#1 has no parent'), 'web#1 has no parent.')
+  assert.equal(readable("'api' is reserved"), "'api' is reserved.")
+  assert.equal(readable("'wobble' is required"), "'wobble' is required.")
+})
+
 test('sentence() capitalises and ends an API message', () => {
   assert.equal(sentence('no such ticket'), 'No such ticket.')
   assert.equal(sentence('Already a sentence.'), 'Already a sentence.')
@@ -65,6 +75,7 @@ function fakeForm(values: Record<string, string>, fields: string[]) {
   const view: FormView = {
     action: () => '/api/x',
     values: () => ({ ...values }),
+    headers: () => ({}),
     hasField: (name) => fields.includes(name),
     setBusy: (busy) => void shown.busy.push(busy),
     clearErrors: () => void shown.cleared++,

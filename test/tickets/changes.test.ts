@@ -154,6 +154,36 @@ test('edit refuses nothing to change and an empty subject with 400', async () =>
   expectJson(await app.call('POST', `/api/tickets/${t.id}/edit`, { token: carol.token, body: { subject: 'same' } }), 400, { error: 'nothing changed: the ticket already reads so', field: 'subject' })
 })
 
+test('edit with If-Match: the ticket\'s ETag saves, a stale one answers 412 and changes nothing', async () => {
+  const t = await app.ticket(alice, demo.slug, { subject: 'concurrent', summary: 'first words' })
+  const read = await app.call('GET', `/api/tickets/${t.id}`)
+  const etag = String(read.headers.etag)
+  assert.match(etag, /^"[^"]+"$/)
+  const path = `/api/tickets/${t.id}/edit`
+  expectJson(await app.call('POST', path, { token: carol.token, headers: { 'if-match': etag }, body: { summary: 'Version from tab 1' } }), 201)
+  expectJson(await app.call('POST', path, { token: alice.token, headers: { 'if-match': etag }, body: { summary: 'Version from tab 2' } }), 412, {
+    error: 'the ticket has changed since you read it: read it again and merge your edit',
+  })
+  const now = await app.call('GET', `/api/projects/${demo.slug}/tickets/${t.number}`)
+  assert.equal(now.body.ticket.summary, 'Version from tab 1')
+  assert.notEqual(now.headers.etag, etag)
+  // The new tag, a list naming it, and `*` are accepted; a weak tag never is.
+  expectJson(await app.call('POST', path, { token: alice.token, headers: { 'if-match': `W/${String(now.headers.etag)}` }, body: { summary: 'weak' } }), 412)
+  expectJson(await app.call('POST', path, { token: alice.token, headers: { 'if-match': `"other", ${String(now.headers.etag)}` }, body: { summary: 'Version 3' } }), 201)
+  expectJson(await app.call('POST', path, { token: alice.token, headers: { 'if-match': '*' }, body: { summary: 'Version 4' } }), 201)
+  // Without If-Match the interface's behaviour stays: the last save wins.
+  expectJson(await app.call('POST', path, { token: carol.token, body: { summary: 'Version 5' } }), 201)
+  const history = (await app.call('GET', `/api/tickets/${t.id}`)).body.events.filter((e: { kind: string }) => e.kind === 'edit')
+  assert.deepEqual(history.map((e: { summary: { from: string; to: string } }) => [e.summary.from, e.summary.to]), [
+    ['first words', 'Version from tab 1'], ['Version from tab 1', 'Version 3'], ['Version 3', 'Version 4'], ['Version 4', 'Version 5'],
+  ])
+})
+
+test('edit checks the role before If-Match: a member without edit gets 403, not 412', async () => {
+  const t = await app.ticket(alice, demo.slug)
+  expectJson(await app.call('POST', `/api/tickets/${t.id}/edit`, { token: bob.token, headers: { 'if-match': '"stale"' }, body: { subject: 'x' } }), 403, { error: 'this needs role edit or admin' })
+})
+
 test('edit needs role edit or admin: 403 { error } without a field', async () => {
   const t = await app.ticket(alice, demo.slug)
   expectJson(await app.call('POST', `/api/tickets/${t.id}/edit`, { token: bob.token, body: { subject: 'x' } }), 403, { error: 'this needs role edit or admin' })
@@ -171,4 +201,24 @@ test('a change moves the ticket’s updated time', async () => {
   app.clock.advance(5000)
   const got = await app.call('POST', `/api/tickets/${t.id}/comments`, { token: bob.token, body: { text: 'later' } })
   assert.equal(got.body.ticket.updated, (t.updated as number) + 5000)
+})
+
+test('a subject or comment of spaces is refused like an empty one, and a subject is stored trimmed', async () => {
+  expectJson(await app.call('POST', `/api/projects/${demo.slug}/tickets`, { token: alice.token, body: { subject: '    ' } }), 400, { error: "'subject' is required", field: 'subject' })
+  expectJson(await app.call('POST', '/api/tickets', { token: alice.token, body: { project: demo.slug, subject: ' \n\t' } }), 400, { error: "'subject' is required", field: 'subject' })
+  const made = await app.call('POST', `/api/projects/${demo.slug}/tickets`, { token: alice.token, body: { subject: '  Trim me  ' } })
+  expectJson(made, 201)
+  assert.equal(made.body.ticket.subject, 'Trim me')
+  const id = made.body.ticket.id
+  expectJson(await app.call('POST', `/api/tickets/${id}/comments`, { token: bob.token, body: { text: '   \n ' } }), 400, { error: "'text' is required", field: 'text' })
+  const edited = await app.call('POST', `/api/tickets/${id}/edit`, { token: carol.token, body: { subject: ' Trimmed too ' } })
+  assert.equal(edited.body.ticket.subject, 'Trimmed too')
+  const events = (await app.call('GET', `/api/tickets/${id}`)).body.events
+  assert.deepEqual(events.map((e: { kind: string }) => e.kind), ['edit'])
+})
+
+test('a project title is stored trimmed', async () => {
+  const made = await app.call('POST', '/api/projects', { token: alice.token, body: { title: '  Spaced  ' } })
+  expectJson(made, 201)
+  assert.equal(made.body.project.title, 'Spaced')
 })

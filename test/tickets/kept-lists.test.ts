@@ -59,7 +59,8 @@ test('changes without a ticket event show too: a person renamed at sign-in, a pr
   assert.equal(renamed.status, 200, renamed.text)
   const moved = await app.call('GET', `/${web.slug}`, { headers: { cookie: alice.cookie } })
   assert.equal(moved.status, 301)
-  assert.match(row(await rows('site'), 'Fonts render'), /site#\d+/)
+  const site = await app.call('GET', '/site', { headers: { cookie: alice.cookie } })
+  assert.match(site.text, new RegExp(`<a class="subject" href="/site/${fonts.number}">`))
   await app.call('POST', '/api/projects/site', { token: alice.token, body: { slug: web.slug } })
 })
 
@@ -79,7 +80,7 @@ test('the switcher, the members to assign, the tab counts and the description fo
   assert.match(await page(), new RegExp(`Open<span class="n">${open + 1}</span>`), 'the Open tab counts the new ticket')
   const described = await app.call('POST', `/api/projects/${web.slug}`, { token: alice.token, body: { description: 'The public site' } })
   assert.equal(described.status, 200, described.text)
-  assert.match(await page(), /<p class="muted">The public site<\/p>/)
+  assert.match(await page(), /<div class="muted markdown description"><p>The public site<\/p>/)
 })
 
 test('a search keeps its own page: its count and rows follow changes like the first page', async () => {

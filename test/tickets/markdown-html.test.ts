@@ -93,3 +93,13 @@ test('a plain subject renders exactly as the parser would render it', () => {
     assert.equal(markdownSubject(text), markdownSubject(text + '*').slice(0, -1), text)
   }
 })
+
+test('task list items render as checkboxes that only show, ticked for [x]', () => {
+  const out = markdownToHtml('- [ ] write the copy\n- [x] pick the font\n- plain item\n- [link](https://example.com) [ ] not a task')
+  assert.match(out, /<li class="task"><input type="checkbox" disabled aria-label="not done"> write the copy<\/li>/)
+  assert.match(out, /<li class="task"><input type="checkbox" disabled checked aria-label="done"> pick the font<\/li>/)
+  assert.match(out, /<li>plain item<\/li>/)
+  assert.equal((out.match(/<input/g) ?? []).length, 2)
+  // In a subject (one line) nothing becomes a checkbox.
+  assert.doesNotMatch(markdownInline('[ ] not a box'), /<input/)
+})

@@ -94,10 +94,16 @@ test('a short page reached by an old slug or the id moves to the current slug', 
   assertMoved(await app.call('GET', `/${p.id}/${t.number}`), `/new-name/${t.number}`)
 })
 
-test('unknown short pages answer 404', async () => {
-  assertMissing(await app.call('GET', '/nope'), 'no such project')
-  assertMissing(await app.call('GET', '/new-name/999'), 'no such ticket')
-  assertMissing(await app.call('GET', '/new-name/abc'), 'no such ticket')
+test('unknown short pages answer 404 in words a person reads, naming what was asked for', async () => {
+  const said = (answer: Answer) => answer.text.replaceAll('&#39;', "'")
+  const project = await app.call('GET', '/nope')
+  assertMissing(project, 'There is no project at /nope. Check the address, or pick a project from the list.')
+  for (const path of ['/new-name/999', '/new-name/abc']) {
+    const ticket = await app.call('GET', path)
+    assert.equal(ticket.status, 404)
+    assert.ok(said(ticket).includes(`<p>There is no ticket new-name#${path.slice(10)}. Check the number, or find it from the project's list.</p>`), ticket.text)
+  }
+  assertMissing(await app.call('GET', '/nope/1'), 'There is no project at /nope. Check the address, or pick a project from the list.')
 })
 
 test('pages answer 405 GET only to other methods, and an unknown API path stays a JSON 404', async () => {

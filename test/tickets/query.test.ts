@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { emptyQuery, needsMe, parseQuery, QUERY_MAX, TERMS_MAX, withSort, withState, type TicketQuery } from '../../src/tickets/query.ts'
+import { emptyQuery, KEYS, needsMe, parseQuery, QUERY_MAX, SEARCH_HELP, TERMS_MAX, withSort, withState, type TicketQuery } from '../../src/tickets/query.ts'
 
 /** Parses `text` and compares the fields the case names against an otherwise empty query. */
 function assertParses(text: string, fields: Partial<TicketQuery>): void {
@@ -80,12 +80,32 @@ test('sort: one of four orders, with short names', () => {
   assertParses('SORT:Oldest', { sort: 'created-asc' })
 })
 
+test('what GitHub users type: is:open, is:closed, state:closed, @me and @name, negated', () => {
+  assertParses('is:open', { states: ['open', 'doing', 'review'] })
+  assertParses('is:closed', { states: ['done', 'dropped'] })
+  assertParses('-is:open', { states: ['done', 'dropped'] })
+  assertParses('state:closed', { states: ['done', 'dropped'] })
+  assertParses('is:open state:review', { states: ['open', 'doing', 'review'] })
+  assertParses('is:open -state:doing', { states: ['open', 'review'] })
+  assertParses('assignee:@me', { assignee: { any: [{ kind: 'me' }], not: [] } })
+  assertParses('author:@Bob -assignee:@me', { author: { any: [{ kind: 'name', name: 'Bob' }], not: [] }, assignee: { any: [], not: [{ kind: 'me' }] } })
+  assertParses('is:open "login loop" -safari', { states: ['open', 'doing', 'review'], phrases: ['login loop'], notWords: ['safari'] })
+  assert.equal(needsMe((parseQuery('assignee:@me') as { query: TicketQuery }).query), true)
+})
+
+test('the help names every key and every is: value the parser accepts', () => {
+  const help = SEARCH_HELP.map(([term]) => term).join(' ')
+  for (const key of KEYS) assert.match(help, new RegExp(`\\b${key}:`), key)
+  for (const value of ['open', 'closed', 'blocked', 'unblocked', 'assigned', 'unassigned']) assert.match(help, new RegExp(`is:${value}\\b`), value)
+  for (const [term] of SEARCH_HELP) for (const example of term.split(', ')) assert.ok(parseQuery(example).ok, example)
+})
+
 test('refusals say what to type instead', () => {
   assertRefuses('label:bug', "unknown search key 'label:' (use state:, assignee:, author:, is:, sort:); put text with a colon in double quotes")
-  assertRefuses('state:closed', "unknown state 'closed' (use open, doing, review, done, dropped or all)")
+  assertRefuses('state:shut', "unknown state 'shut' (use open, doing, review, done, dropped, closed or all)")
   assertRefuses('state:', "'state:' needs a value, for example state:review")
   assertRefuses('assignee:""', "'assignee:' needs a value, for example assignee:alice")
-  assertRefuses('is:urgent', "unknown 'is:urgent' (use is:blocked, is:unblocked, is:assigned, is:unassigned)")
+  assertRefuses('is:urgent', "unknown 'is:urgent' (use is:open, is:closed, is:blocked, is:unblocked, is:assigned, is:unassigned)")
   assertRefuses('sort:random', /^unknown 'sort:random' \(use sort:created-desc/)
   assertRefuses('sort:updated sort:created', "'sort:' may be given once")
   assertRefuses('-sort:updated', "'sort:' cannot be excluded with '-'")

@@ -97,7 +97,7 @@ test('concurrent blocked-by adds cannot close a cycle between them', async () =>
 
 test('an unknown related ticket answers 404 no such ticket', async () => {
   const a = await app.ticket(alice, demo.slug)
-  for (const name of ['demo#999', 'nope#1', 'demo', '#1', 'demo#x', '00000000-0000-4000-8000-000000000000']) {
+  for (const name of ['demo#999', 'nope#1', '#99999', '99999', 'http://localhost:3002/demo/99999', '00000000-0000-4000-8000-000000000000']) {
     expectJson(await parent(a.id, name), 404, { error: 'no such ticket', field: 'parent' })
     expectJson(await block(a.id, { add: name }), 404, { error: 'no such ticket', field: 'add' })
   }
@@ -114,6 +114,30 @@ test('relations need edit or admin in both projects: 403 { error }', async () =>
   await app.member(alice, side.slug, bob, 'edit')
   expectJson(await parent(mine.id, other.ref, bob), 201)
   assert.equal((await app.call('GET', `/api/tickets/${mine.id}`)).body.ticket.parent.ref, other.ref)
+})
+
+test('text that names no ticket is refused with 400 saying what is accepted, not "no such ticket"', async () => {
+  const a = await app.ticket(alice, demo.slug)
+  for (const name of ['demo', 'demo#x', 'hello there', 'https://elsewhere.example/demo/1', 'http://localhost:3002/demo/settings']) {
+    const error = `'${name}' does not name a ticket: give its number (12 or #12), web#12, or paste its address`
+    expectJson(await parent(a.id, name), 400, { error, field: 'parent' })
+    expectJson(await block(a.id, { add: name }), 400, { error, field: 'add' })
+  }
+})
+
+test('a related ticket may be named #N, N (this project), SLUG#N in any case, or by its address', async () => {
+  const a = await app.ticket(alice, demo.slug)
+  const others = [await app.ticket(alice, demo.slug), await app.ticket(alice, demo.slug), await app.ticket(alice, demo.slug), await app.ticket(alice, demo.slug)]
+  const names = [`#${others[0]!.number}`, ` ${others[1]!.number} `, `${demo.slug.toUpperCase()}#${others[2]!.number}`, `http://localhost:3002/${demo.slug}/${others[3]!.number}?x=1#top`]
+  for (const [i, name] of names.entries()) {
+    const got = await block(a.id, { add: name })
+    expectJson(got, 201)
+    assert.equal(got.body.event.ticket.ref, others[i]!.ref, name)
+  }
+  expectJson(await parent(a.id, `#${others[0]!.number}`), 201)
+  // A bare number belongs to the ticket's own project, not another one.
+  const elsewhere = await app.ticket(alice, side.slug)
+  expectJson(await parent(elsewhere.id, String(others[1]!.number)), 404, { error: 'no such ticket', field: 'parent' })
 })
 
 test('relations check 405, 401, 400, 404 in order', async () => {

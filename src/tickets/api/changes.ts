@@ -16,14 +16,15 @@ import { answerRefusal, refuse, type Refusal } from '../refusal.ts'
 import { refuseRole } from '../roles.ts'
 import { isState, type State } from '../states.ts'
 import {
-  ALREADY_UNASSIGNED, alreadyAssignedTo, alreadyInState, fieldTooLong, NO_SUCH_TICKET, NOTHING_CHANGED, SUBJECT_EMPTY, SUBJECT_OR_SUMMARY, unknownState,
+  ALREADY_UNASSIGNED, alreadyAssignedTo, alreadyInState, fieldRequired, fieldTooLong, NO_SUCH_TICKET, EDIT_STALE, NOTHING_CHANGED, SUBJECT_EMPTY, SUBJECT_OR_SUMMARY, unknownState,
 } from '../messages.ts'
 import { ticketAnswer, ticketAnswers, type TicketAnswer } from './answers.ts'
 import type { TicketEvent } from '../store/history.ts'
 import type { TicketTx } from '../store/ticket-store.ts'
 import type { User } from '../store/users.ts'
 import type { LockedTicket, Ticket } from '../store/tickets.ts'
-import { lengthRefusal } from './tickets.ts'
+import { isBlank, lengthRefusal, ticketEtag } from './tickets.ts'
+import { matches } from '../../conditional.ts'
 import { acceptWrite } from './accept-write.ts'
 
 const COMMENT_MAX = 100_000
@@ -43,7 +44,7 @@ export interface ChangeHandlers {
   edit: Handler
 }
 
-type Change = (tx: TicketTx, actor: Actor, ticketId: string, body: Body) => Promise<Changed>
+type Change = (tx: TicketTx, actor: Actor, ticketId: string, body: Body, req: Request) => Promise<Changed>
 
 export function createChangeHandlers(ctx: Context): ChangeHandlers {
   const { store, publicUrl } = ctx
@@ -90,7 +91,7 @@ export function createChangeHandlers(ctx: Context): ChangeHandlers {
     if (state === 'review' && t.assigneeId !== null && t.authorId !== null && t.assigneeId !== t.authorId) assignTo = t.author ?? undefined
 
     const data: Record<string, unknown> = { from: t.state, to: state }
-    if (text !== '') data.text = text
+    if (text.trim() !== '') data.text = text
     const change = { state: state as State, updated: actor.now, ...(assignTo !== undefined ? { assigneeId: assignTo.id } : {}) }
     const events = [{ kind: 'state' as const, data }, ...(assignTo !== undefined ? [{ kind: 'assign' as const, data: { from: t.assignee, to: assignTo } }] : [])]
     const { ticket, events: [event, assignEvent] } = await changed(tx, t.projectId, (await tx.tickets.change(t.id, change, events, actor))!)
@@ -115,14 +116,23 @@ export function createChangeHandlers(ctx: Context): ChangeHandlers {
     return { ok: true, ticket, event: event! }
   }
 
-  /** Edits subject and summary; the event keeps each changed field's previous value. */
-  async function edit(tx: TicketTx, actor: Actor, ticketId: string, fields: { subject?: string; summary?: string }): Promise<Changed> {
+  /**
+   * Edits subject and summary; the event keeps each changed field's previous value. With
+   * `ifMatch` (the request's `If-Match`), only when it names the ticket's current `ETag`, else
+   * 412: checked under the row's lock, after the role, so no other edit can come in between.
+   */
+  async function edit(tx: TicketTx, actor: Actor, ticketId: string, fields: { subject?: string; summary?: string }, ifMatch: string | undefined): Promise<Changed> {
     const t = await lockFor(tx, ticketId, actor)
     // The interface answers `{ error }` without a field for a missing role here.
     const refused = refuseRole(t.role, 'edit')
     if (refused) return refused
+    if (ifMatch !== undefined) {
+      const current = ticketEtag(publicUrl, (await tx.tickets.byId(t.id))!, await tx.history.of(t.id))
+      if (!matchesStrongly(ifMatch, current)) return refuse(412, EDIT_STALE)
+    }
     if (fields.subject === undefined && fields.summary === undefined) return refuse(400, SUBJECT_OR_SUMMARY, 'subject')
     if (fields.subject !== undefined && fields.subject.trim() === '') return refuse(400, SUBJECT_EMPTY, 'subject')
+    if (fields.subject !== undefined) fields = { ...fields, subject: fields.subject.trim() }
     const tooLong = lengthRefusal(fields)
     if (tooLong) return tooLong
     const data: Record<string, { from: string; to: string }> = {}
@@ -136,16 +146,18 @@ export function createChangeHandlers(ctx: Context): ChangeHandlers {
   }
 
   /** 405 was the router's; then credential, body, ticket (404), acting user, and the change. */
-  function route(callers: Callers, shape: Shape, run: Change): Handler {
+  function route(callers: Callers, shape: Shape, run: Change, notBlank: readonly string[] = []): Handler {
     return async (req: Request): Promise<Response> => {
       const w = await acceptWrite(ctx, req, callers, shape)
       if (!w.ok) return answerRefusal(w)
+      const blank = notBlank.find((name) => isBlank(w.body[name]))
+      if (blank !== undefined) return answerRefusal(refuse(400, fieldRequired(blank), blank))
       const ticket = await store.tickets.locate(req.params)
       if (!ticket) return answerRefusal(refuse(404, NO_SUCH_TICKET))
       const acting = await ctx.credentials.actingUser(w.caller, ticket.project)
       if (!acting.ok) return answerRefusal(acting)
       const actor: Actor = { user: acting.user, app: acting.app, now: ctx.clock() }
-      const result = await store.transact((tx) => run(tx, actor, ticket.id, w.body))
+      const result = await store.transact((tx) => run(tx, actor, ticket.id, w.body, req))
       if (!result.ok) return answerRefusal(result)
       const { ok: _, ...answer } = result
       return json(201, answer)
@@ -153,9 +165,17 @@ export function createChangeHandlers(ctx: Context): ChangeHandlers {
   }
 
   return {
-    comment: route('user-or-key', { text: 'required' }, (tx, actor, id, body) => comment(tx, actor, id, body.text!)),
+    comment: route('user-or-key', { text: 'required' }, (tx, actor, id, body) => comment(tx, actor, id, body.text!), ['text']),
     state: route('user-or-key', { state: 'required', text: 'optional' }, (tx, actor, id, body) => changeState(tx, actor, id, body.state!, body.text ?? '')),
     assign: route('user', { assignee: 'present' }, (tx, actor, id, body) => assign(tx, actor, id, body.assignee!)),
-    edit: route('user', { subject: 'optional', summary: 'optional' }, (tx, actor, id, body) => edit(tx, actor, id, { subject: body.subject, summary: body.summary })),
+    edit: route('user', { subject: 'optional', summary: 'optional' }, (tx, actor, id, body, req) => edit(tx, actor, id, { subject: body.subject, summary: body.summary }, req.headers['if-match'])),
   }
+}
+
+/**
+ * True when an `If-Match` field names `etag` by the strong comparison RFC 9110 section 13.1.1
+ * asks of it: `*` (the ticket exists) or the same opaque tag, never a weak `W/` one.
+ */
+export function matchesStrongly(field: string, etag: string): boolean {
+  return matches(field.replace(/W\/"[^"]*"/g, ''), etag)
 }

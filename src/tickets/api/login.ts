@@ -30,18 +30,21 @@ export function createLoginHandler(ctx: Context): Handler {
     }
 
     let target = safeNext(req.query.get('next'))
+    // The project an invite was joined: its page welcomes the person once (pages/web.ts).
+    let joinedSlug: string | null = null
     const invite = req.query.get('invite')
     if (invite) {
       const joined = await ctx.store.transact((tx) => joinInvite(tx, invite, user.id))
       if (!joined.ok) return messagePage(400, INVITE_FAILED, joined.error)
       target = `/${joined.slug}`
+      joinedSlug = joined.slug
     }
 
     // Rule 6's session, under a fresh id: a cookie planted before the sign-in names nothing
     // after it, and the new session's cookie is sent as rule 7 says (docs/core.md).
     const session = ctx.sessions.renew((await ctx.sessions.load(req)) ?? ctx.sessions.create())
     session.userId = user.id
-    session.data = { ...session.data, user: { id: user.id }, tag: randomToken(16) }
+    session.data = { ...session.data, user: { id: user.id }, tag: randomToken(16), ...(joinedSlug !== null ? { joined: joinedSlug } : {}) }
     await ctx.sessions.save(session)
     const headers: Record<string, string> = { location: target, 'cache-control': 'no-store' }
     if (session.isNew) headers['set-cookie'] = ctx.sessions.cookie(session)

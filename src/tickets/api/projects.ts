@@ -82,7 +82,7 @@ export function createProjectHandlers(ctx: Context): ProjectHandlers {
       const { title, slug, description } = w.body
       const actor: Actor = { user: w.caller.user, app: null, now: clock() }
       const result = await store.transact(async (tx) => {
-        const made = await createProject(tx, actor, { title: title!, slug: slug ? slug : null, description: description ?? '' })
+        const made = await createProject(tx, actor, { title: title!.trim(), slug: slug ? slug : null, description: description ?? '' })
         return made.ok ? { ok: true as const, project: made.project, members: await tx.projects.members(made.project.id) } : made
       })
       if (!result.ok) return answerRefusal(result)
@@ -106,7 +106,7 @@ export function createProjectHandlers(ctx: Context): ProjectHandlers {
           const claimed = await claimSlug((name) => tx.projects.claimName(w.project.id, name), slug, '')
           if (!claimed.ok) return claimed
         }
-        const project = await tx.projects.update(w.project.id, { title, slug, description })
+        const project = await tx.projects.update(w.project.id, { title: title?.trim(), slug, description })
         await tx.emit(project.id, 'projectChanged', [project.slug])
         return { ok: true, project: projectAnswer(publicUrl, project) }
       })

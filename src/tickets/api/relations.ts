@@ -5,20 +5,23 @@
  * changes take one transaction-scoped advisory lock, so two concurrent changes cannot close a
  * cycle between them.
  */
-import { json } from '../../response.ts'
+import { json, type Response } from '../../response.ts'
 import type { Handler } from '../../handler.ts'
 import type { Actor } from '../actor.ts'
 import type { Context } from '../context.ts'
 import { answerRefusal, refuse, type Refusal } from '../refusal.ts'
 import { refuseRole } from '../roles.ts'
 import {
-  ADD_OR_REMOVE, alreadyBlockedBy, alreadyParent, blockedByCycle, BLOCKS_ITSELF, hasNoParent, NO_SUCH_TICKET, notBlockedBy, OWN_PARENT, ownAncestor,
+  ADD_OR_REMOVE, alreadyBlockedBy, alreadyParent, blockedByCycle, BLOCKS_ITSELF, hasNoParent, NO_SUCH_TICKET, notATicket, notBlockedBy, OWN_PARENT, ownAncestor,
 } from '../messages.ts'
 import { ticketAnswer, ticketAnswers, type TicketAnswer } from './answers.ts'
 import type { TicketEvent } from '../store/history.ts'
 import type { TicketTx } from '../store/ticket-store.ts'
 import type { Ticket } from '../store/tickets.ts'
 import { acceptWrite } from './accept-write.ts'
+import { readTicketReference } from '../ticket-reference.ts'
+
+const isTicket = (found: Ticket | Response): found is Ticket => 'ref' in found
 
 type Linked = { ok: true; ticket: TicketAnswer; event: TicketEvent } | Refusal
 
@@ -39,6 +42,16 @@ export interface RelationHandlers {
 export function createRelationHandlers(ctx: Context): RelationHandlers {
   const { store, publicUrl } = ctx
   const missing = (field: string) => answerRefusal(refuse(404, NO_SUCH_TICKET, field))
+
+  /**
+   * The ticket `name` names beside `ticket` (a bare number is one of its project), or the
+   * answer: 400 for text that names no ticket, 404 `no such ticket` for one that does not exist.
+   */
+  async function related(name: string, ticket: Ticket, field: string): Promise<Ticket | Response> {
+    const ref = readTicketReference(name, ticket.project, publicUrl)
+    if (ref.kind === 'none') return answerRefusal(refuse(400, notATicket(name.trim()), field))
+    return (await store.tickets.byReference(ref)) ?? missing(field)
+  }
   const answer = (result: Linked) => (result.ok ? json(201, { ticket: result.ticket, event: result.event }) : answerRefusal(result))
 
   /** Sets (`parent` not null) or removes the parent of `ticket`. */
@@ -97,8 +110,8 @@ export function createRelationHandlers(ctx: Context): RelationHandlers {
       const ticket = await store.tickets.byPath(req.params)
       if (!ticket) return answerRefusal(refuse(404, NO_SUCH_TICKET))
       const name = w.body.parent!
-      const parent = name === '' ? null : await store.tickets.byName(name)
-      if (name !== '' && parent === null) return missing('parent')
+      const parent = name.trim() === '' ? null : await related(name, ticket, 'parent')
+      if (parent !== null && !isTicket(parent)) return parent
       const actor: Actor = { user: w.caller.user, app: null, now: ctx.clock() }
       return answer(await store.transact((tx) => setParent(tx, actor, ticket, parent)))
     },
@@ -113,8 +126,8 @@ export function createRelationHandlers(ctx: Context): RelationHandlers {
       const ticket = await store.tickets.byPath(req.params)
       if (!ticket) return answerRefusal(refuse(404, NO_SUCH_TICKET))
       const field = add ? 'add' : 'remove'
-      const blocker = await store.tickets.byName((add || remove)!)
-      if (!blocker) return missing(field)
+      const blocker = await related((add || remove)!, ticket, field)
+      if (!isTicket(blocker)) return blocker
       const actor: Actor = { user: w.caller.user, app: null, now: ctx.clock() }
       return answer(await store.transact((tx) => changeBlocker(tx, actor, ticket, blocker, field)))
     },

@@ -17,9 +17,10 @@ import { listMarkdown, listMarkdownStream, markdown, ticketMarkdown, VARY, wants
 import type { Project } from '../store/projects.ts'
 import { refuseRole } from '../roles.ts'
 import { parseStateFilter } from '../states.ts'
-import { BAD_AFTER, BAD_LIMIT, NO_SUCH_PROJECT, NO_SUCH_TICKET, fieldTooLong } from '../messages.ts'
+import { BAD_AFTER, BAD_LIMIT, NO_SUCH_PROJECT, NO_SUCH_TICKET, fieldRequired, fieldTooLong } from '../messages.ts'
 import { ticketAnswer, ticketAnswers, type TicketAnswer } from './answers.ts'
 import type { TicketTx } from '../store/ticket-store.ts'
+import type { TicketEvent } from '../store/history.ts'
 import type { ListPosition, Ticket } from '../store/tickets.ts'
 import { ME_NEEDS_SIGN_IN, needsMe, parseQuery } from '../query.ts'
 import { acceptWrite } from './accept-write.ts'
@@ -173,7 +174,7 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
     const acting = await ctx.credentials.actingUser(caller, project.id)
     if (!acting.ok) return answerRefusal(acting)
     const actor: Actor = { user: acting.user, app: acting.app, now: ctx.clock() }
-    const input = { subject: body.subject!, summary: body.summary ?? '', source: body.source ?? '', assignee: body.assignee ?? '' }
+    const input = { subject: body.subject!.trim(), summary: body.summary ?? '', source: body.source ?? '', assignee: body.assignee ?? '' }
     const result = await store.transact((tx) => createTicket(tx, actor, project, input))
     if (!result.ok) return answerRefusal(result)
     return json(result.existed ? 200 : 201, { ticket: answer(result.ticket), existed: result.existed })
@@ -181,10 +182,10 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
 
   async function show(req: Request, found: Ticket | null): Promise<Response> {
     if (!found) return answerRefusal(refuse(404, NO_SUCH_TICKET), VARY)
-    const ticket = ticketAnswer(publicUrl, found)
-    const events = await store.history.of(ticket.id)
-    if (wantsMarkdown(req)) return markdown(200, ticketMarkdown(ticket, events))
-    return json(200, { ticket, events }, VARY)
+    const events = await store.history.of(found.id)
+    if (wantsMarkdown(req)) return markdown(200, ticketMarkdown(ticketAnswer(publicUrl, found), events))
+    const body = ticketReadBody(publicUrl, found, events)
+    return withEtag(json(200, body, VARY), etagOf(JSON.stringify(body)))
   }
 
   return {
@@ -198,6 +199,7 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
     async create(req) {
       const w = await acceptWrite(ctx, req, 'user-or-key', { project: 'required', ...CREATE_FIELDS })
       if (!w.ok) return answerRefusal(w)
+      if (isBlank(w.body.subject)) return answerRefusal(refuse(400, fieldRequired('subject'), 'subject'))
       const project = await store.projects.find(w.body.project!)
       if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
       return create(project, w.caller, w.body)
@@ -208,6 +210,7 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
     async createInProject(req) {
       const w = await acceptWrite(ctx, req, 'user-or-key', CREATE_FIELDS)
       if (!w.ok) return answerRefusal(w)
+      if (isBlank(w.body.subject)) return answerRefusal(refuse(400, fieldRequired('subject'), 'subject'))
       const project = await store.projects.find(req.params.slug!)
       if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
       return create(project, w.caller, w.body)
@@ -219,6 +222,28 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
       return show(req, await store.tickets.byNumber(req.params.slug!, req.params.number!))
     },
   }
+}
+
+/**
+ * True for a required text of white space only: refused as the body check refuses an empty one
+ * (docs/tickets-api.md, "Conventions"), so a ticket never has a blank subject nor a blank comment.
+ */
+export function isBlank(text: string | undefined): boolean {
+  return text !== undefined && text.trim() === ''
+}
+
+/** The JSON answer of a single ticket (docs/tickets-api.md, 4.2): the ticket and its history. */
+export function ticketReadBody(publicUrl: string, ticket: Ticket, events: readonly TicketEvent[]): { ticket: TicketAnswer; events: readonly TicketEvent[] } {
+  return { ticket: ticketAnswer(publicUrl, ticket), events }
+}
+
+/**
+ * The ticket's `ETag`: the tag of its JSON answer, the one the dispatcher gives that answer
+ * (src/conditional.ts), so a client sends back in `If-Match` what it read. The page's edit form
+ * carries the same tag.
+ */
+export function ticketEtag(publicUrl: string, ticket: Ticket, events: readonly TicketEvent[]): string {
+  return etagOf(JSON.stringify(ticketReadBody(publicUrl, ticket, events)))
 }
 
 /** The largest page of the lists (docs/tickets-api.md, "Pages: `limit` and `after`"). */

@@ -13,6 +13,8 @@ export interface FormView {
   action(): string
   /** The body: named fields, with the button that sent it (`name=value`) when it has a name. */
   values(): Record<string, string>
+  /** Request headers the form sends: `If-Match` with the version an edit started from. */
+  headers(): Record<string, string>
   /** The fields that can show their own error. */
   hasField(name: string): boolean
   setBusy(busy: boolean): void
@@ -37,8 +39,9 @@ export function createFormSender(deps: { api: ApiClient }): FormSender {
       try {
         const body = view.values()
         if (submitter && submitter.name !== '') body[submitter.name] = submitter.value
-        const answer = await deps.api.post(view.action(), body)
-        if (!answer.ok) view.showError(answer.field !== null && view.hasField(answer.field) ? answer.field : null, answer.error)
+        const answer = await deps.api.post(view.action(), body, view.headers())
+        // A 412 is a conflicting edit: the page shows both versions (edit-conflict.ts), not an error.
+        if (!answer.ok && answer.status !== 412) view.showError(answer.field !== null && view.hasField(answer.field) ? answer.field : null, answer.error)
         return answer
       } finally {
         busy.delete(view)
@@ -66,6 +69,7 @@ export function domFormView(form: HTMLFormElement): FormView {
       }
       return out
     },
+    headers: (): Record<string, string> => (form.dataset.ifMatch ? { 'if-match': form.dataset.ifMatch } : {}),
     hasField: (name) => errorFor(name) !== null,
     setBusy(busy) {
       form.setAttribute('aria-busy', String(busy))

@@ -7,15 +7,20 @@
  * and announces what changed in its `aria-live` region.
  */
 import { createApiClient, type ApiAnswer } from './api.ts'
+import { alreadyChosen, appliedSelect, settle, showNotice } from './applied-change.ts'
+import { overLimit } from '../messages.ts'
+import { chooseVersion, endConflict, resolveStaleEdit } from './edit-conflict.ts'
 import { createFormSender, domFormView } from './form.ts'
 import { createLiveFollower, announcement } from './live.ts'
 import { markdownToHtml } from './markdown-html.ts'
 import { redraw } from './redraw.ts'
 import { relativeTime } from './relative-time.ts'
 import { createShortcuts, isTyping } from './shortcuts.ts'
+import { attachTicketPicker } from './ticket-picker.ts'
 
 const tag = document.querySelector<HTMLMetaElement>('meta[name="x-tag"]')?.content ?? ''
-const sender = createFormSender({ api: createApiClient({ fetch: (input, init) => fetch(input, init), tag }) })
+const api = createApiClient({ fetch: (input, init) => fetch(input, init), tag })
+const sender = createFormSender({ api })
 const live = document.querySelector<HTMLElement>('main[data-cursor]')
 let pendingRedraw = false
 
@@ -42,8 +47,17 @@ function say(text: string): void {
 }
 
 /** What a form does after the API took its write (`data-done`). */
-function done(form: HTMLFormElement, answer: Extract<ApiAnswer, { ok: true }>): void {
-  const body = answer.body as { ticket?: { url?: string }; project?: { url?: string }; location?: string; token?: string; url?: string }
+function done(form: HTMLFormElement, answer: Extract<ApiAnswer, { ok: true }>, button: HTMLButtonElement | null): void {
+  const body = answer.body as { ticket?: { url?: string }; project?: { url?: string }; location?: string; token?: string; url?: string; id?: string }
+  // A revoked token's secret, if it is the one still shown to copy, is taken off the page.
+  if (form.dataset.api === '/api/tokens/revoke' && button?.value) {
+    for (const shown of Array.from(document.querySelectorAll<HTMLElement>(`[data-token-id="${CSS.escape(button.value)}"]`))) {
+      const field = shown.querySelector('input')
+      if (field) field.value = ''
+      shown.hidden = true
+      delete shown.dataset.tokenId
+    }
+  }
   switch (form.dataset.done) {
     case 'go': {
       const to = body.location ?? body.ticket?.url ?? body.project?.url ?? '/'
@@ -57,6 +71,7 @@ function done(form: HTMLFormElement, answer: Extract<ApiAnswer, { ok: true }>): 
       break
     case 'reload':
       // The page redraws with what the server now holds; the form shows it, not what was typed.
+      endConflict(form)
       form.reset()
       form.closest('details')?.removeAttribute('open')
       break
@@ -65,6 +80,7 @@ function done(form: HTMLFormElement, answer: Extract<ApiAnswer, { ok: true }>): 
       const out = document.getElementById(form.dataset.secret ?? '')
       const value = body.token ?? body.url ?? ''
       if (out instanceof HTMLElement) {
+        if (body.token !== undefined && body.id !== undefined) out.dataset.tokenId = body.id
         const field = out.querySelector<HTMLInputElement>('input')
         if (field) field.value = value
         out.hidden = false
@@ -78,15 +94,118 @@ function done(form: HTMLFormElement, answer: Extract<ApiAnswer, { ok: true }>): 
   if (form.dataset.done !== 'go') void refresh()
 }
 
+/**
+ * After a state or assignee was applied: the select keeps its new value, a notice offers Undo
+ * (which sends the previous value back, and the previous assignee when the state change assigned
+ * someone), and the page is brought up to date.
+ */
+function afterApplied(form: HTMLFormElement, applied: NonNullable<ReturnType<typeof appliedSelect>>, answer: Extract<ApiAnswer, { ok: true }>): void {
+  settle(applied.select)
+  const path = form.dataset.api!
+  const isState = path.endsWith('/state')
+  const previous = applied.drawn
+  const assignEvent = answer.body.assignEvent as { from: { id: string } | null } | undefined
+  const text = isState ? `State changed to ${applied.select.value}.` : applied.select.value === '' ? 'Unassigned.' : `Assigned to ${applied.label}.`
+  say(text)
+  showNotice(text, () => {
+    void (async () => {
+      const back = await api.post(path, isState ? { state: previous } : { assignee: previous })
+      // The select shows the value given back, even while the person is still on it.
+      const select = document.getElementById(applied.select.id)
+      if (back.ok && select instanceof HTMLSelectElement) {
+        select.value = previous
+        settle(select)
+      }
+      if (back.ok && assignEvent) await api.post(path.replace(/\/state$/, '/assign'), { assignee: assignEvent.from?.id ?? '' })
+      say(back.ok ? 'Undone.' : back.error)
+      if (!back.ok) showNotice(back.error)
+      await refresh()
+    })()
+  })
+  void refresh()
+}
+
+/** The message for a field over its length limit (`data-max`), or null. */
+function overBy(field: HTMLInputElement | HTMLTextAreaElement): string | null {
+  const max = Number(field.dataset.max)
+  return field.value.length > max ? overLimit(field.dataset.what ?? 'this', field.value.length, max) : null
+}
+
+// A field over its limit says so as soon as it is, not after a refused save; typing in a field
+// takes away what was said about it before.
+document.addEventListener('input', (event) => {
+  const field = event.target
+  if (!(field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement) || !field.form || field.name === '') return
+  const place = field.form.querySelector<HTMLElement>(`[data-error-for="${CSS.escape(field.name)}"]`)
+  if (!place) return
+  const message = field.dataset.max !== undefined ? overBy(field) : null
+  place.textContent = message ?? ''
+  place.hidden = message === null
+  if (message === null) field.removeAttribute('aria-invalid')
+  else field.setAttribute('aria-invalid', 'true')
+})
+
 document.addEventListener('submit', (event) => {
   const form = event.target
   if (!(form instanceof HTMLFormElement) || form.dataset.api === undefined) return
   event.preventDefault()
   const button = event.submitter instanceof HTMLButtonElement ? event.submitter : null
   if (button?.dataset.confirm && !window.confirm(button.dataset.confirm)) return
-  void sender.send(domFormView(form), button && button.name ? { name: button.name, value: button.value } : null).then((answer) => {
-    if (answer?.ok) done(form, answer)
+  const applied = form.dataset.done === 'applied' ? appliedSelect(form) : null
+  // Choosing the value the ticket already has changes nothing, so nothing is sent.
+  if (applied && applied.select.value === applied.drawn) return
+  const shown = domFormView(form)
+  // An applied change's refusal waits until it is known not to be "already so" (a 400 because
+  // someone else chose the same value first), which is no error.
+  let held: [string | null, string] | null = null
+  const view = applied ? { ...shown, showError: (field: string | null, text: string) => void (held = [field, text]) } : shown
+  const over = Array.from(form.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>('[data-max]')).find((f) => !f.disabled && overBy(f) !== null)
+  if (over) {
+    shown.clearErrors()
+    shown.showError(over.name, overBy(over)!)
+    return
+  }
+  // A field that must not be blank says so itself, and nothing is sent.
+  const blank = Array.from(form.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>('[data-not-blank]')).find((f) => !f.disabled && f.value.trim() === '')
+  if (blank) {
+    shown.clearErrors()
+    shown.showError(blank.name, blank.dataset.notBlank!)
+    return
+  }
+  void sender.send(view, button && button.name ? { name: button.name, value: button.value } : null).then((answer) => {
+    if (answer?.ok) {
+      if (applied) afterApplied(form, applied, answer)
+      else done(form, answer, button)
+    } else if (answer?.status === 412) void resolveStaleEdit(form)
+    else if (applied && held) {
+      const [field, text] = held
+      void (answer?.status === 400 ? alreadyChosen(form, applied.select.value) : Promise.resolve(false)).then((yes) => {
+        if (!yes) return shown.showError(field, text)
+        settle(applied.select)
+        void refresh()
+      })
+    }
   })
+})
+
+// The ticket's details are folded into one line on a narrow screen only; on a wide one the
+// stylesheet shows them whole, and where a browser cannot, opening them does. A window that
+// becomes narrow folds them again.
+const wide = window.matchMedia('(min-width: 52.0625rem)')
+const unfoldWhenWide = () => {
+  for (const d of Array.from(document.querySelectorAll<HTMLDetailsElement>('details.side-details'))) d.open = wide.matches
+}
+unfoldWhenWide()
+wide.addEventListener('change', unfoldWhenWide)
+
+// Parent and Blocked by suggest tickets as the person types. A redraw replaces the inputs, so
+// the picker attaches on first focus of each.
+document.addEventListener('focusin', (event) => {
+  const target = event.target
+  if (target instanceof HTMLInputElement && target.dataset.pickerSearch !== undefined && target.dataset.pickerOn === undefined) {
+    target.dataset.pickerOn = ''
+    attachTicketPicker(target)
+  }
 })
 
 // A select marked `data-submit` sends its form when it changes (state, assignee, role).
@@ -96,9 +215,12 @@ document.addEventListener('change', (event) => {
 })
 
 document.addEventListener('click', (event) => {
-  const target = event.target instanceof Element ? event.target.closest<HTMLElement>('[data-preview-for], [data-copy], [data-shortcuts-close]') : null
+  const target = event.target instanceof Element ? event.target.closest<HTMLElement>('[data-preview-for], [data-copy], [data-shortcuts-close], [data-resolve]') : null
   if (!target) return
-  if (target.dataset.previewFor !== undefined) togglePreview(target)
+  if (target.dataset.resolve !== undefined) {
+    const form = target.closest('form')
+    if (form && chooseVersion(form, target.dataset.resolve)) void refresh()
+  } else if (target.dataset.previewFor !== undefined) togglePreview(target)
   else if (target.dataset.copy !== undefined) void copy(target)
   else (target.closest('dialog') as HTMLDialogElement | null)?.close()
 })
@@ -190,7 +312,14 @@ if (live) {
     ticket: live.dataset.ticket ?? null,
     cursor: live.dataset.cursor ?? null,
     events: live.dataset.events?.split(' ') ?? null,
-    onChange: (events) => refresh(announcement(events)),
+    onChange: (events) => {
+      // A refusal about who may be added ("no user 'carol' has logged in here") may no longer
+      // hold once the members changed.
+      if (events.some((e) => e.name === 'membersChanged')) {
+        for (const form of Array.from(document.querySelectorAll<HTMLFormElement>('form[data-api$="/members"]'))) domFormView(form).clearErrors()
+      }
+      return refresh(announcement(events))
+    },
   })
   void follower.run()
 }

@@ -8,7 +8,7 @@
  * `data:` link stays text), and images shown as links, so a ticket cannot load a tracking pixel
  * or anything else from another site.
  */
-import MarkdownIt from 'markdown-it'
+import MarkdownIt, { type StateCore } from 'markdown-it'
 
 const ALLOWED_LINK = /^(?:https?:|mailto:)/i
 
@@ -27,9 +27,31 @@ function createRenderer(inline: boolean, links = true): InstanceType<typeof Mark
     const alt = self.renderInlineAsText(token.children ?? [], options, env)
     return `<a href="${md.utils.escapeHtml(String(token.attrGet('src') ?? ''))}" rel="nofollow noopener noreferrer">${md.utils.escapeHtml(alt || 'image')}</a>`
   }
+  if (!inline) md.core.ruler.after('inline', 'task_lists', taskLists)
   if (inline) md.disable(['heading', 'lheading', 'list', 'blockquote', 'code', 'fence', 'hr', 'table', 'reference'])
   if (!links) md.disable(['link', 'autolink', 'image'])
   return md
+}
+
+/**
+ * Task lists as GitHub draws them: a list item starting `[ ] ` or `[x] ` shows a checkbox,
+ * ticked or not, that only shows (it is disabled: the text changes through Edit).
+ */
+function taskLists(state: StateCore): void {
+  const tokens = state.tokens
+  for (let i = 2; i < tokens.length; i++) {
+    const t = tokens[i]!
+    if (t.type !== 'inline' || tokens[i - 1]!.type !== 'paragraph_open' || tokens[i - 2]!.type !== 'list_item_open') continue
+    const marker = /^\[([ xX])\][ \t]+/.exec(t.content)
+    const first = t.children?.[0]
+    if (!marker || !first || first.type !== 'text' || !first.content.startsWith(marker[0])) continue
+    first.content = first.content.slice(marker[0].length)
+    const done = marker[1] !== ' '
+    const box = new state.Token('html_inline', '', 0)
+    box.content = `<input type="checkbox" disabled${done ? ' checked' : ''} aria-label="${done ? 'done' : 'not done'}"> `
+    t.children!.unshift(box)
+    tokens[i - 2]!.attrJoin('class', 'task')
+  }
 }
 
 const block = createRenderer(false)

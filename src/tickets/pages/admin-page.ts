@@ -5,6 +5,7 @@
  * The page follows its project's events (`projectChanged`, `membersChanged`,
  * `connectionsChanged`): the parts marked `data-live` redraw, sparing a form in use.
  */
+import { TITLE_BLANK } from '../messages.ts'
 import { html, type Html } from '../../html.ts'
 import type { Connection } from '../store/connections.ts'
 import type { Member, Project } from '../store/projects.ts'
@@ -34,7 +35,7 @@ export function adminBody(input: AdminInput): Html {
 <div data-live="about">
 <form data-api="${api}" data-done="go" data-then="/settings" data-key="about">
 <div class="grid-2">
-${field({ id: 'admin-title', name: 'title', label: 'Title', control: html`<input id="admin-title" name="title" type="text" value="${p.title}" maxlength="200" required>` })}
+${field({ id: 'admin-title', name: 'title', label: 'Title', control: html`<input id="admin-title" name="title" type="text" value="${p.title}" maxlength="200" aria-required="true" data-not-blank="${TITLE_BLANK}">` })}
 ${field({ id: 'admin-slug', name: 'slug', label: 'Slug', hint: 'old addresses keep working', control: html`<input id="admin-slug" name="slug" type="text" value="${p.slug}" maxlength="40" required>` })}
 </div>
 ${field({ id: 'admin-description', name: 'description', label: 'Description', control: html`<textarea id="admin-description" name="description" rows="3">${p.description}</textarea>` })}

@@ -10,6 +10,7 @@ import { keepNewest } from '../../kept.ts'
 import { markdownSubject } from '../app/markdown-html.ts'
 import { exactTime, isoTime, relativeTime } from '../app/relative-time.ts'
 import { SHORTCUTS } from '../app/shortcuts.ts'
+import { SEARCH_HELP } from '../query.ts'
 import type { Row, Viewer } from './page-data.ts'
 
 /** The bundled files a page loads. */
@@ -45,6 +46,12 @@ export interface FrameInput {
   now: number
 }
 
+/**
+ * The tab's icon, the bar's mark (an amber square with a tick), inline so no page asks for a
+ * `/favicon.ico` the service does not have (the pages' `img-src` allows `data:`).
+ */
+const FAVICON = `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#e8a33d"/><path d="M9 16.5l4.5 4.5L23 11.5" fill="none" stroke="#1f1405" stroke-width="3.2" stroke-linecap="round" stroke-linejoin="round"/></svg>')}`
+
 /** A whole page. */
 export function framePage(input: FrameInput): Html {
   const { viewer, project, live } = input
@@ -72,6 +79,7 @@ export function framePage(input: FrameInput): Html {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${input.title} · Tickets</title>
 <link rel="stylesheet" href="${input.assets.style}">
+<link rel="icon" href="${FAVICON}">
 ${scriptTag(input.assets.script)}
 ${viewer ? html`<meta name="x-tag" content="${viewer.tag}">` : ''}
 </head>
@@ -172,10 +180,10 @@ function ticketRow({ ticket: t, blocked }: Row, now: number, showProject: boolea
     kept.blocked !== blocked || kept.slug !== t.slug || kept.number !== t.number || kept.showProject !== showProject
   ) {
     const before = html`<li data-key="${t.id}">
-<a class="ref" href="/${t.slug}/${t.number}" tabindex="-1" aria-hidden="true">${showProject ? t.ref : `#${t.number}`}</a>
+<a class="ref" href="/${t.slug}/${t.number}" tabindex="-1">${showProject ? t.ref : `#${t.number}`}</a>
 <a class="subject" href="/${t.slug}/${t.number}">${subjectHtml(t.subject)}</a>
 <span class="side">${stateBadge(t.state)}</span>
-<span class="meta"><span>${t.ref}</span>${blocked ? html`<span class="blocked">blocked</span>` : ''}<span>${assignee !== null ? html`assigned to ${assignee}` : 'unassigned'}</span><span>updated ${timeOpening(t.updated)}`.text
+<span class="meta">${blocked ? html`<span class="blocked">blocked</span>` : ''}<span>${assignee !== null ? html`assigned to ${assignee}` : 'unassigned'}</span><span>updated ${timeOpening(t.updated)}`.text
     kept = { updated: t.updated, subject: t.subject, state: t.state, assignee, blocked, slug: t.slug, number: t.number, showProject, before }
     keepNewest(keptRows, t.id, kept, ROWS_KEPT)
   }
@@ -210,14 +218,35 @@ ${input.control}
 </div>`
 }
 
+/**
+ * What the search accepts (src/tickets/query.ts), beside a list's search: open when `refusal`
+ * says why the search was refused, which then stands in place of the list.
+ */
+export function searchHelp(refusal: string | null): Html {
+  return html`${refusal ? html`<p class="notice" role="alert">${sentenceOf(refusal)}</p>` : ''}
+<details class="search-help"${refusal ? html` open` : ''}><summary>Search help</summary>
+<p class="small">Terms are separated by spaces and must all hold; type them in the search box at the top.</p>
+<dl class="small">${SEARCH_HELP.map(([term, meaning]) => html`<dt>${term.split(', ').map((t, i) => html`${i ? ', ' : ''}<code>${t}</code>`)}</dt><dd>${meaning}</dd>`)}</dl>
+</details>`
+}
+
+/** A message as a sentence: capital first letter, a full stop. */
+export function sentenceOf(text: string): string {
+  const t = text.trim()
+  if (t === '') return t
+  const first = t[0]!.toUpperCase() + t.slice(1)
+  return /[.!?]$/.test(first) ? first : `${first}.`
+}
+
 /** The error line of a whole form. */
 export const formError = html`<p class="form-error" data-error role="alert" hidden></p>`
 
 /** A text box for Markdown with a Preview toggle. */
-export function markdownField(input: { id: string; name: string; label: string; value?: string; placeholder?: string; required?: boolean; rows?: number }): Html {
+/** `notBlank`: the message the page shows at the field, without sending, when it holds only white space. */
+export function markdownField(input: { id: string; name: string; label: string; value?: string; placeholder?: string; required?: boolean; rows?: number; notBlank?: string; max?: number; what?: string }): Html {
   return html`<div class="field compose">
 <div class="tabbar"><label for="${input.id}">${input.label}</label><button type="button" class="quiet" data-preview-for="${input.id}" aria-pressed="false" aria-controls="${input.id}-preview">Preview</button></div>
-<textarea id="${input.id}" name="${input.name}" rows="${String(input.rows ?? 6)}" placeholder="${input.placeholder ?? ''}"${input.required ? rawHtml(' required') : ''}>${input.value ?? ''}</textarea>
+<textarea id="${input.id}" name="${input.name}" rows="${String(input.rows ?? 6)}" placeholder="${input.placeholder ?? ''}"${input.required ? rawHtml(' required') : ''}${input.notBlank ? html` aria-required="true" data-not-blank="${input.notBlank}"` : ''}${input.max ? html` data-max="${String(input.max)}" data-what="${input.what ?? input.label.toLowerCase()}"` : ''}>${input.value ?? ''}</textarea>
 <div class="preview markdown" id="${input.id}-preview" data-preview="${input.id}" hidden></div>
 <p class="hint">Markdown: <code>**bold**</code>, <code>\`code\`</code>, <code>- lists</code>, links.</p>
 <p class="field-error" data-error-for="${input.name}" hidden></p>

@@ -1,5 +1,8 @@
 /** The home page `/`: the projects with their open counts, and "New project". */
-import { html, type Html } from '../../html.ts'
+import { TITLE_BLANK } from '../messages.ts'
+import { html, rawHtml, type Html } from '../../html.ts'
+import { markdownInline } from '../app/markdown-html.ts'
+import { oneLine } from '../history-words.ts'
 import { field, formError } from './frame.ts'
 import type { ProjectSummary, Viewer } from './page-data.ts'
 
@@ -9,7 +12,7 @@ export function homeBody(input: { projects: readonly ProjectSummary[]; viewer: V
     ? html`<ul class="projects" aria-label="Projects" data-live="projects">
 ${projects.map((p) => html`<li data-key="${p.slug}"><a href="/${p.slug}">${p.title}</a>
 <span class="muted small">${p.open === 1 ? '1 open ticket' : `${p.open} open tickets`}${p.role ? html` · you: ${p.role}` : ''}</span>
-${p.description ? html`<p class="desc">${p.description}</p>` : ''}</li>`)}
+${p.description ? html`<p class="desc">${rawHtml(markdownInline(oneLine(p.description)))}</p>` : ''}</li>`)}
 </ul>`
     : html`<div class="card empty" data-live="projects">
 <h2>No projects yet</h2>
@@ -19,7 +22,7 @@ ${p.description ? html`<p class="desc">${p.description}</p>` : ''}</li>`)}
     ? html`<section class="card" aria-labelledby="new-project-title">
 <h2 id="new-project-title">Start a project</h2>
 <form data-api="/api/projects" data-done="go">
-${field({ id: 'project-title', name: 'title', label: 'Title', control: html`<input id="project-title" name="title" type="text" maxlength="200" required autocomplete="off">` })}
+${field({ id: 'project-title', name: 'title', label: 'Title', control: html`<input id="project-title" name="title" type="text" maxlength="200" aria-required="true" data-not-blank="${TITLE_BLANK}" autocomplete="off">` })}
 ${field({ id: 'project-slug', name: 'slug', label: 'Slug', hint: 'optional: the short name in addresses, made from the title when empty', control: html`<input id="project-slug" name="slug" type="text" maxlength="40" pattern="[a-z0-9]+(-[a-z0-9]+)*" data-optional autocomplete="off">` })}
 ${field({ id: 'project-description', name: 'description', label: 'Description', hint: 'optional', control: html`<textarea id="project-description" name="description" rows="3" data-optional></textarea>` })}
 ${formError}

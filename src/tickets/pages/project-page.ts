@@ -2,11 +2,13 @@
  * The project page `/<slug>`: state tabs with counts, the search (in the bar on top, scoped to
  * the project), sorting, pages of 50, "New ticket" for members, and the list of tickets.
  */
-import { html, type Html } from '../../html.ts'
+import { SUBJECT_BLANK, youJoined } from '../messages.ts'
+import { html, rawHtml, type Html } from '../../html.ts'
+import { markdownToHtml } from '../app/markdown-html.ts'
 import type { Project } from '../store/projects.ts'
 import { withSort, type Sort } from '../query.ts'
 import type { Role } from '../roles.ts'
-import { formError, field, markdownField, ticketList } from './frame.ts'
+import { formError, field, markdownField, searchHelp, ticketList } from './frame.ts'
 import { PAGE_SIZE, type TicketList, type Viewer } from './page-data.ts'
 import type { Member } from '../store/projects.ts'
 
@@ -32,6 +34,8 @@ export interface ProjectPageInput {
   project: Project
   viewer: Viewer | null
   role: Role | null
+  /** The person has just joined through an invite: the page welcomes them. */
+  joined?: boolean
   list: TicketList | null
   /** The search as typed, and its refusal when it did not parse. */
   q: string
@@ -79,18 +83,21 @@ export function projectBody(input: ProjectPageInput): Html {
   // character beyond it makes the whole page a two-byte string, which took a sixth longer to
   // join and write (docs/performance.md). Only what people typed may still do that.
   return html`<div class="page-head">
-<div><h1>${p.title}</h1>${p.description ? html`<p class="muted">${p.description}</p>` : ''}</div>
+<div><h1>${p.title}</h1>${p.description.trim() ? html`<div class="muted markdown description">${rawHtml(markdownToHtml(p.description))}</div>` : ''}</div>
 <div class="actions">${input.role === 'admin' ? html`<a class="button" href="/${p.slug}/settings">Project settings</a>` : ''}</div>
 </div>
+${input.joined && input.role ? html`<p class="notice welcome" role="status">${youJoined(p.title, input.role)}</p>` : ''}
 ${newTicket(input)}
 <nav class="tabs" aria-label="States">${tabs}</nav>
-${input.queryError ? html`<p class="notice" role="alert">${input.queryError}</p>` : ''}
-<div class="tools">
+${input.queryError
+    ? searchHelp(input.queryError)
+    : html`<div class="tools">
 <span>${total === 0 ? 'No tickets' : html`${first}&ndash;${last} of ${total}`}${q ? html` matching <code>${q}</code>` : ''}</span>
 <span class="sorts"><span>Sort:</span> ${sorts}</span>
 </div>
 ${list ? ticketList(list.rows, input.now, empty) : ''}
-${pages > 1
+${searchHelp(null)}`}
+${pages > 1 && !input.queryError
     ? html`<nav class="pager" aria-label="Pages">
 ${page > 1 ? html`<a href="${listUrl(p.slug, { q, state, page: page - 1 })}" rel="prev">&larr; Previous</a>` : html`<span></span>`}
 <span>Page ${page} of ${pages}</span>
@@ -107,8 +114,8 @@ function newTicket(input: ProjectPageInput): Html {
 <summary class="button primary">New ticket</summary>
 <div class="card">
 <form data-api="/api/projects/${p.slug}/tickets" data-done="go">
-${field({ id: 'ticket-subject', name: 'subject', label: 'Subject', control: html`<input id="ticket-subject" name="subject" type="text" maxlength="500" required autocomplete="off" data-shortcut="new-ticket">` })}
-${markdownField({ id: 'ticket-summary', name: 'summary', label: 'Summary', placeholder: 'What happens, what should happen, how to see it' })}
+${field({ id: 'ticket-subject', name: 'subject', label: 'Subject', control: html`<input id="ticket-subject" name="subject" type="text" data-max="500" data-what="the subject" aria-required="true" data-not-blank="${SUBJECT_BLANK}" autocomplete="off" data-shortcut="new-ticket">` })}
+${markdownField({ id: 'ticket-summary', name: 'summary', label: 'Summary', placeholder: 'What happens, what should happen, how to see it', max: 100_000, what: 'the summary' })}
 ${field({ id: 'ticket-assignee', name: 'assignee', label: 'Assignee', control: assigneeSelect('ticket-assignee', input.members, null) })}
 ${formError}
 <div class="actions"><button type="submit" class="primary">New ticket</button><span class="muted small"><kbd>Ctrl</kbd> + <kbd>Enter</kbd> in the summary sends</span></div>
@@ -118,8 +125,8 @@ ${formError}
 }
 
 /** The members to pick from, and "Nobody". */
-export function assigneeSelect(id: string, members: readonly Member[], current: string | null): Html {
-  return html`<select id="${id}" name="assignee">
+export function assigneeSelect(id: string, members: readonly Member[], current: string | null, applies = false): Html {
+  return html`<select id="${id}" name="assignee"${applies ? html` data-submit` : ''}>
 <option value=""${current === null ? html` selected` : ''}>Nobody</option>
 ${members.map((m) => html`<option value="${m.user.id}"${m.user.id === current ? html` selected` : ''}>${m.user.name}</option>`)}
 </select>`

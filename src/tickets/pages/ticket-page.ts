@@ -5,9 +5,11 @@
  * Controls follow the viewer's role: `use` members may comment and change the state, `edit` and
  * `admin` also assign, edit and relate; others see no control at all.
  */
+import { COMMENT_BLANK, SUBJECT_BLANK } from '../messages.ts'
 import { html, rawHtml, type Html } from '../../html.ts'
 import { markdownToHtml } from '../app/markdown-html.ts'
 import { eventWords } from '../history-words.ts'
+import { lineParts } from '../text-diff.ts'
 import type { Role } from '../roles.ts'
 import { STATES } from '../states.ts'
 import type { TicketEvent } from '../store/history.ts'
@@ -18,6 +20,8 @@ import { assigneeSelect } from './project-page.ts'
 
 export interface TicketPageInput {
   ticket: Ticket
+  /** The ticket's `ETag` (its JSON answer's), the version the edit form starts from. */
+  etag: string
   projectTitle: string
   detail: TicketDetail
   viewer: Viewer | null
@@ -37,9 +41,20 @@ export function ticketBody(input: TicketPageInput): Html {
 <p class="byline">${stateBadge(t.state)}<span>opened by ${t.author?.name ?? 'someone'} ${timeAgo(t.created, now)}</span><span>·</span><span>${t.assignee ? html`assigned to <b>${t.assignee.name}</b>` : 'unassigned'}</span>${detail.blockers.some((b) => !['done', 'dropped'].includes(b.ticket.state)) ? html`<span class="blocked">blocked</span>` : ''}</p>
 </div>
 <div class="columns">
-<div>
+<details class="side-details">
+<summary><span class="visually-hidden">Ticket details: </span><span data-live="side-summary">${sideSummary(t, detail, role)}</span></summary>
+<aside aria-label="Ticket details">
+${stateBox(t, role, api)}
+${assigneeBox(t, detail, role, api)}
+${parentBox(t, role, api)}
+${blockersBox(t, detail.blockers, role, api)}
+${relatedBox('Children', 'children', detail.children)}
+${relatedBox('Blocks', 'blocks', detail.blocks)}
+</aside>
+</details>
+<div class="ticket-main">
 <div class="card summary markdown" data-live="summary">${t.summary.trim() ? rawHtml(markdownToHtml(t.summary)) : html`<p class="muted">No summary.</p>`}</div>
-${mayEdit(role) ? editForm(t, api) : ''}
+${mayEdit(role) ? editForm(t, input.etag, api) : ''}
 <h2 id="history-title">History</h2>
 <ol class="history" aria-labelledby="history-title" aria-label="History" data-live="history">
 <li data-key="opened"><span class="avatar" aria-hidden="true">${initial(t.author?.name ?? '?')}</span><div class="what"><b>${t.author?.name ?? 'someone'}</b> opened this ticket · ${timeAgo(t.created, now)}</div></li>
@@ -47,15 +62,18 @@ ${detail.events.map((e) => historyItem(e, now))}
 </ol>
 ${commentBox(input, api)}
 </div>
-<aside aria-label="Ticket details">
-${stateBox(t, role, api)}
-${assigneeBox(t, detail, role, api)}
-${parentBox(t, role, api)}
-${blockersBox(detail.blockers, role, api)}
-${relatedBox('Children', 'children', detail.children)}
-${relatedBox('Blocks', 'blocks', detail.blocks)}
-</aside>
 </div>`
+}
+
+/**
+ * The one line that stands for the ticket's details on a narrow screen, where they sit under the
+ * title and open from it: state, assignee, parent and blockers.
+ */
+function sideSummary(t: Ticket, detail: TicketDetail, role: Role | null): Html {
+  const parts = [html`${stateBadge(t.state)}`, html`<span>${t.assignee ? t.assignee.name : 'unassigned'}</span>`]
+  if (t.parent) parts.push(html`<span>parent ${t.parent.ref}</span>`)
+  if (detail.blockers.length) parts.push(html`<span>blocked by ${detail.blockers.length === 1 ? detail.blockers[0]!.ticket.ref : `${detail.blockers.length} tickets`}</span>`)
+  return html`${parts.map((p, i) => html`${i ? html`<span aria-hidden="true"> · </span>` : ''}${p}`)}<span class="side-open">${role ? 'Change' : 'Details'}</span>`
 }
 
 function initial(name: string): string {
@@ -69,7 +87,23 @@ function historyItem(e: TicketEvent, now: number): Html {
   return html`<li data-key="e${String(e.id)}"><span class="avatar" aria-hidden="true">${initial(e.by)}</span>
 <div class="what"><b>${e.by}</b>${e.app ? html` <span class="pill">via ${e.app}</span>` : ''} ${words}${refLink} · ${timeAgo(e.created, now)}</div>
 ${text === null ? '' : html`<div class="bubble markdown">${rawHtml(markdownToHtml(text))}</div>`}
+${e.kind === 'edit' ? editChanges(e) : ''}
 </li>`
+}
+
+/** What an edit changed, on demand: the old and new subject, the summary's lines removed and added. */
+function editChanges(e: TicketEvent): Html {
+  const change = (field: string) => {
+    const c = e[field] as { from?: unknown; to?: unknown } | undefined
+    return c && typeof c.from === 'string' && typeof c.to === 'string' ? { from: c.from, to: c.to } : null
+  }
+  const subject = change('subject')
+  const summary = change('summary')
+  if (!subject && !summary) return html``
+  return html`<details class="changes"><summary>Show changes</summary>
+${subject ? html`<p class="subject-change"><span class="muted">Subject:</span> <del>${subject.from}</del> <ins>${subject.to}</ins></p>` : ''}
+${summary ? html`<pre class="diff" aria-label="Summary changes">${lineParts(summary.from, summary.to).map((p) => (p.kind === 'added' ? html`<ins>${p.text}</ins>` : p.kind === 'removed' ? html`<del>${p.text}</del>` : html`<span>${p.text}</span>`))}</pre>` : ''}
+</details>`
 }
 
 /** `web#12` as a link to its page. */
@@ -82,27 +116,42 @@ function commentBox(input: TicketPageInput, api: string): Html {
   if (!input.viewer) return html`<p class="notice"><a href="${input.loginUrl}">Sign in</a> to comment.</p>`
   if (!input.role) return html`<p class="notice">Only members of this project can comment. An admin of the project can invite you.</p>`
   return html`<form class="card" data-api="${api}/comments" data-done="reset">
-${markdownField({ id: 'comment-text', name: 'text', label: 'Comment', placeholder: 'Write a comment', rows: 4 })}
+${markdownField({ id: 'comment-text', name: 'text', label: 'Comment', placeholder: 'Write a comment', rows: 4, notBlank: COMMENT_BLANK, max: 100_000, what: 'the comment' })}
 ${formError}
 <div class="actions"><button type="submit" class="primary">Comment</button><span class="muted small"><kbd>Ctrl</kbd> + <kbd>Enter</kbd> sends</span></div>
 </form>`
 }
 
-function editForm(t: Ticket, api: string): Html {
+/**
+ * The edit form carries the version it started from (`data-if-match`); a save on an older
+ * version is refused (412) and the script fills the conflict part: both texts side by side,
+ * "Keep mine", "Keep theirs" and an editable merge (src/tickets/app/edit-conflict.ts).
+ */
+function editForm(t: Ticket, etag: string, api: string): Html {
   return html`<details class="panel" data-live="edit"><summary class="button">Edit</summary>
-<form class="card" data-api="${api}/edit" data-done="reload" aria-label="Edit ticket">
-${field({ id: 'edit-subject', name: 'subject', label: 'Subject', control: html`<input id="edit-subject" name="subject" type="text" maxlength="500" value="${t.subject}" required>` })}
-${markdownField({ id: 'edit-summary', name: 'summary', label: 'Summary', value: t.summary, rows: 8 })}
+<form class="card" data-api="${api}/edit" data-read="${api}" data-if-match="${etag}" data-done="reload" aria-label="Edit ticket">
+${field({ id: 'edit-subject', name: 'subject', label: 'Subject', control: html`<input id="edit-subject" name="subject" type="text" data-max="500" data-what="the subject" value="${t.subject}" aria-required="true" data-not-blank="${SUBJECT_BLANK}">` })}
+${markdownField({ id: 'edit-summary', name: 'summary', label: 'Summary', value: t.summary, rows: 8, max: 100_000, what: 'the summary' })}
+<section class="conflict" data-conflict hidden aria-labelledby="conflict-title">
+<h3 id="conflict-title">Someone else saved this ticket while you were editing</h3>
+<p>Nothing is lost: their version is saved, yours is below. Keep one, or edit the merge and save it.</p>
+<div class="side-by-side">
+<section aria-labelledby="theirs-title"><h4 id="theirs-title">Theirs<span data-theirs-by></span></h4><p class="conflict-subject" data-theirs-subject></p><pre class="conflict-text" data-theirs-summary></pre></section>
+<section aria-labelledby="mine-title"><h4 id="mine-title">Yours</h4><p class="conflict-subject" data-mine-subject></p><pre class="conflict-text" data-mine-summary></pre></section>
+</div>
+<div class="field"><label for="edit-merge">Merged summary</label><p class="hint" id="edit-merge-hint">Both versions' lines, theirs first where they differ. The subject is the one in the Subject field above.</p><textarea id="edit-merge" rows="8" aria-describedby="edit-merge-hint"></textarea></div>
+<div class="actions"><button type="button" data-resolve="mine">Keep mine</button><button type="button" data-resolve="theirs">Keep theirs</button><button type="button" class="primary" data-resolve="merge">Save merge</button></div>
+</section>
 ${formError}
-<button type="submit" class="primary">Save</button>
+<button type="submit" class="primary" data-edit-save>Save</button>
 </form></details>`
 }
 
 function stateBox(t: Ticket, role: Role | null, api: string): Html {
   const control = role
-    ? html`<form data-api="${api}/state" data-done="reload">
+    ? html`<form data-api="${api}/state" data-read="${api}" data-done="applied">
 <label for="state-select" class="visually-hidden">State</label>
-<div class="inline"><select id="state-select" name="state">${STATES.map((s) => html`<option value="${s}"${s === t.state ? html` selected` : ''}>${s}</option>`)}</select><button type="submit">Save</button></div>
+<select id="state-select" name="state" data-submit>${STATES.map((s) => html`<option value="${s}"${s === t.state ? html` selected` : ''}>${s}</option>`)}</select>
 <p class="field-error" data-error-for="state" hidden></p>${formError}
 </form>`
     : stateBadge(t.state)
@@ -111,9 +160,9 @@ function stateBox(t: Ticket, role: Role | null, api: string): Html {
 
 function assigneeBox(t: Ticket, detail: TicketDetail, role: Role | null, api: string): Html {
   const control = mayEdit(role)
-    ? html`<form data-api="${api}/assign" data-done="reload">
+    ? html`<form data-api="${api}/assign" data-read="${api}" data-done="applied">
 <label for="assignee-select" class="visually-hidden">Assignee</label>
-<div class="inline">${assigneeSelect('assignee-select', detail.members, t.assignee?.id ?? null)}<button type="submit">Save</button></div>
+${assigneeSelect('assignee-select', detail.members, t.assignee?.id ?? null, true)}
 <p class="field-error" data-error-for="assignee" hidden></p>${formError}
 </form>`
     : html`<p>${t.assignee ? t.assignee.name : html`<span class="muted">Nobody</span>`}</p>`
@@ -125,19 +174,26 @@ function parentBox(t: Ticket, role: Role | null, api: string): Html {
   const form = mayEdit(role)
     ? html`<form data-api="${api}/parent" data-done="reload">
 <label for="parent-input" class="visually-hidden">Parent</label>
-<div class="inline"><input id="parent-input" name="parent" type="text" placeholder="${t.slug}#1" autocomplete="off" required><button type="submit">Save</button></div>
+<div class="inline">${pickerInput({ id: 'parent-input', name: 'parent', t })}<button type="submit">Save</button></div>
 <p class="field-error" data-error-for="parent" hidden></p>${formError}
 </form>`
     : ''
   return html`<section class="side-box" data-live="parent-box"><h2 id="parent-title">Parent</h2>${current}${form}</section>`
 }
 
-function blockersBox(blockers: readonly Row[], role: Role | null, api: string): Html {
+/** A relation's field: a combobox suggesting this project's tickets (src/tickets/app/ticket-picker.ts). */
+function pickerInput(input: { id: string; name: string; t: Ticket }): Html {
+  const { id, t } = input
+  return html`<div class="picker"><input id="${id}" name="${input.name}" type="text" role="combobox" aria-autocomplete="list" aria-expanded="false" aria-controls="${id}-options" data-picker-search="/api/projects/${t.slug}/tickets" data-picker-self="${t.ref}" placeholder="12, ${t.slug}#12 or words" autocomplete="off" required>
+<ul id="${id}-options" role="listbox" aria-label="Matching tickets" class="picker-list" hidden></ul></div>`
+}
+
+function blockersBox(t: Ticket, blockers: readonly Row[], role: Role | null, api: string): Html {
   const items = blockers.map(({ ticket: b }) => html`<li>${refLinkHtml(b.ref)} ${stateBadge(b.state)}${mayEdit(role) ? html`<form data-api="${api}/blocked-by" data-done="reload"><button type="submit" class="link" name="remove" value="${b.ref}" aria-label="Remove blocker ${b.ref}">Remove</button></form>` : ''}</li>`)
   const form = mayEdit(role)
     ? html`<form data-api="${api}/blocked-by" data-done="reload">
 <label for="blocker-input" class="visually-hidden">Blocked by</label>
-<div class="inline"><input id="blocker-input" name="add" type="text" placeholder="project#12" autocomplete="off" required><button type="submit">Add</button></div>
+<div class="inline">${pickerInput({ id: 'blocker-input', name: 'add', t })}<button type="submit">Add</button></div>
 <p class="field-error" data-error-for="add" hidden></p><p class="field-error" data-error-for="remove" hidden></p>${formError}
 </form>`
     : ''

@@ -18,17 +18,18 @@ import { PAGE_HEADERS } from '../../page-headers.ts'
 import type { Context } from '../context.ts'
 import type { EventName } from '../events.ts'
 import { adminBody } from './admin-page.ts'
-import { framePage, ticketList, type LiveTarget, type PageAssets } from './frame.ts'
+import { framePage, searchHelp, ticketList, type LiveTarget, type PageAssets } from './frame.ts'
 import { homeBody } from './home-page.ts'
 import { inboxBody, signInBody } from './inbox-page.ts'
 import { createPageData, listRequest, projectList, type PageData, type Viewer } from './page-data.ts'
 import { projectBody } from './project-page.ts'
 import { settingsBody } from './settings-page.ts'
 import { ticketBody } from './ticket-page.ts'
+import { ticketEtag } from '../api/tickets.ts'
 import { emptyQuery, ME_NEEDS_SIGN_IN, needsMe, parseQuery, type TicketQuery } from '../query.ts'
 import { parseNumber } from '../ids.ts'
 import { parseStateFilter, STATES } from '../states.ts'
-import { NO_SUCH_PROJECT, NO_SUCH_TICKET, NOT_FOUND, GET_OR_HEAD_ONLY, POST_ONLY } from '../messages.ts'
+import { noProjectHere, noTicketHere, NOT_FOUND, GET_OR_HEAD_ONLY, POST_ONLY } from '../messages.ts'
 import { html } from '../../html.ts'
 
 const APP_DIR = fileURLToPath(new URL('../app/', import.meta.url))
@@ -106,9 +107,22 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
     return Number.isSafeInteger(n) && n >= 1 && n <= 100_000 ? n : 1
   }
 
+  /**
+   * True once after the person joined the project of `slug` through an invite (the login return
+   * notes it in the session): the flag is taken out of the session as the page is drawn.
+   */
+  async function takeWelcome(req: Request, slug: string): Promise<boolean> {
+    const session = await ctx.sessions.load(req)
+    if (!session || session.data.joined !== slug) return false
+    const { joined: _, ...rest } = session.data
+    session.data = rest
+    await ctx.sessions.save(session)
+    return true
+  }
+
   async function adminPage(req: Request, slug: string): Promise<Response> {
     const { viewer, cursor, switcher, project } = await data.context(req, slug)
-    if (!project) return message(req, 404, 'Not found', NO_SUCH_PROJECT)
+    if (!project) return message(req, 404, 'Not found', noProjectHere(slug))
     const { project: p, role, members } = project
     if (p.slug !== slug) return redirect(301, `/${p.slug}/settings`)
     if (!viewer) return page(req, 200, { title: 'Project settings', viewer, switcher, body: signInBody('Project settings', loginUrl(req), `Sign in to manage ${p.title}.`), project: p })
@@ -141,7 +155,7 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
         asked = search(req, signedIn)
         return listRequest(asked.query, states, signedIn?.id ?? null, pageNumber(req))
       })
-      if (!project) return message(req, 404, 'Not found', NO_SUCH_PROJECT)
+      if (!project) return message(req, 404, 'Not found', noProjectHere(req.params.slug!))
       const { project: p, role, members, counts } = project
       if (p.slug !== req.params.slug) {
         const search = req.query.toString()
@@ -150,7 +164,8 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
       const { q, query, error } = asked
       const list = projectList(project.list!, states, counts)
       const queryError = error ?? (filter.ok ? null : filter.error)
-      const body = projectBody({ project: p, viewer, role, list, q, queryError, state: tab, sort: query.sort, page: pageNumber(req), members, loginUrl: loginUrl(req), now: ctx.clock() })
+      const joined = viewer !== null && role !== null && (await takeWelcome(req, p.slug))
+      const body = projectBody({ project: p, viewer, role, joined, list, q, queryError, state: tab, sort: query.sort, page: pageNumber(req), members, loginUrl: loginUrl(req), now: ctx.clock() })
       return page(req, queryError ? 400 : 200, { title: p.title, viewer, switcher, body, project: p, q, live: { project: p.slug, ticket: null, cursor } })
     },
 
@@ -163,12 +178,13 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
       const number = parseNumber(req.params.number!)
       const { viewer, cursor, switcher, project } = await data.context(req, req.params.slug!, null, number)
       const read = project?.ticket
-      if (!project || !read) return message(req, 404, 'Not found', NO_SUCH_TICKET)
+      if (!project || !read) return message(req, 404, 'Not found', project ? noTicketHere(project.project.slug, req.params.number!) : noProjectHere(req.params.slug!))
       const t = read.ticket
       if (t.slug !== req.params.slug) return redirect(301, `/${t.slug}/${t.number}`)
       const { project: p, role, members } = project
       const detail = { ...(await data.history(t.id, read.related)), members }
-      const body = ticketBody({ ticket: t, projectTitle: p.title, detail, viewer, role, loginUrl: loginUrl(req), now: ctx.clock() })
+      const etag = ticketEtag(ctx.publicUrl, t, detail.events)
+      const body = ticketBody({ ticket: t, etag, projectTitle: p.title, detail, viewer, role, loginUrl: loginUrl(req), now: ctx.clock() })
       return page(req, 200, { title: `${t.subject} · ${t.ref}`, viewer, switcher, body, project: p, live: { project: t.slug, ticket: t.id, cursor } })
     },
 
@@ -203,9 +219,9 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
       const { q, query, error } = search(req, viewer)
       const found = await data.everywhere(query, viewer?.id ?? null, pageNumber(req))
       const now = ctx.clock()
-      const body = html`<div class="page-head"><div><h1>Search</h1><p class="muted">${q ? html`${found.total === 1 ? '1 ticket' : `${found.total} tickets`} in every project matching <code>${q}</code>` : 'Active tickets in every project, newest first.'}</p></div></div>
-${error ? html`<p class="notice" role="alert">${error}</p>` : ''}
-${ticketList(found.rows, now, html`<h2>No tickets match</h2><p>Try fewer words, or <code>state:all</code> to include done and dropped tickets.</p>`, { showProject: true })}`
+      const body = html`<div class="page-head"><div><h1>Search</h1><p class="muted">${error ? html`Nothing was searched: the search below was not understood.` : q ? html`${found.total === 1 ? '1 ticket' : `${found.total} tickets`} in every project matching <code>${q}</code>` : 'Active tickets in every project, newest first.'}</p></div></div>
+${error ? searchHelp(error) : html`${ticketList(found.rows, now, html`<h2>No tickets match</h2><p>Try fewer words, or <code>state:all</code> to include done and dropped tickets.</p>`, { showProject: true })}
+${searchHelp(null)}`}`
       return page(req, error ? 400 : 200, { title: 'Search', viewer, switcher, body, q })
     },
 

@@ -17,6 +17,7 @@ import { searchCondition, searchOrder, textSearched, type SearchContext } from '
 import type { User } from './users.ts'
 import { eventOf, type EventAuthor, type TicketEvent } from './history.ts'
 import type { Role } from '../roles.ts'
+import type { TicketReference } from '../ticket-reference.ts'
 
 /** Another ticket, as a relation names it: `<project slug>#<number>` and its id. */
 export interface TicketLink {
@@ -181,15 +182,12 @@ async function locateTicket(q: Query, params: Record<string, string>): Promise<{
   return row ? { id: row.id, project: row.project_id } : null
 }
 
-/** The ticket a relation names: `<project>#<number>` (slug, old slug or id) or a UUID. */
-async function ticketByName(q: Query, name: string): Promise<Ticket | null> {
-  if (isUuid(name)) return ticketById(q, name.toLowerCase())
-  const hash = name.lastIndexOf('#')
-  if (hash <= 0) return null
-  const number = parseNumber(name.slice(hash + 1))
-  if (number === null) return null
+/** The ticket a relation names (src/tickets/ticket-reference.ts), or null. */
+async function ticketByReference(q: Query, ref: TicketReference): Promise<Ticket | null> {
+  if (ref.kind === 'id') return ticketById(q, ref.id)
+  if (ref.kind === 'none' || !isLookupText(ref.project)) return null
   const [ticket] = await selectTickets(q, q`
-    t.number = ${number} and t.project_id = (select project_id from project_names where name = ${name.slice(0, hash)})`)
+    t.number = ${ref.number} and t.project_id = (select project_id from project_names where name = ${ref.project})`)
   return ticket ?? null
 }
 
@@ -502,7 +500,7 @@ export function ticketTable(q: Query) {
     byId: (id: string) => ticketById(q, id),
     byRef: (ref: string) => ticketByRef(q, ref),
     byNumber: (projectRef: string, number: string) => ticketByNumber(q, projectRef, number),
-    byName: (name: string) => ticketByName(q, name),
+    byReference: (ref: TicketReference) => ticketByReference(q, ref),
     bySource: (projectId: string, source: string) => ticketBySource(q, projectId, source),
     /** The ticket a route's path names: `:ref`, or `:slug` and `:number`. */
     byPath: (params: Record<string, string>) => (params.ref !== undefined ? ticketByRef(q, params.ref) : ticketByNumber(q, params.slug!, params.number!)),

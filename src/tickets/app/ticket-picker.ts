@@ -1,0 +1,122 @@
+/**
+ * The ticket picker of Parent and Blocked by: an ARIA 1.2 combobox (an input with a list box of
+ * suggestions). As the person types, it searches the project's tickets by number (`3`, `#3`) or
+ * by the words of their subjects and summaries, and lists up to eight; Arrow keys move through
+ * them, Enter or a click puts the chosen ticket's reference in the field, Escape closes the
+ * list. What the field sends is still whatever is typed: the list only helps.
+ */
+
+interface Suggestion {
+  ref: string
+  subject: string
+  state: string
+}
+
+/**
+ * The search (src/tickets/query.ts) that finds tickets for what is typed, or null when the text
+ * is already a reference to send as it is (`web#3`, an address) or is empty. Quotes and colons
+ * are dropped so typed text is never read as a search key.
+ */
+export function pickerQuery(typed: string): string | null {
+  const text = typed.trim()
+  if (text === '') return null
+  const number = /^#?\s*([0-9]{1,9})$/.exec(text)
+  if (number) return `state:all #${number[1]}`
+  if (/^[A-Za-z0-9-]+\s*#/.test(text) || /^https?:\/\//i.test(text)) return null
+  const words = text.replace(/[":#]/g, ' ').trim()
+  return words === '' ? null : `state:all ${words}`
+}
+
+/** Makes `input` (with `data-picker-search`, the project's list address) a combobox. */
+export function attachTicketPicker(input: HTMLInputElement): void {
+  const list = document.getElementById(input.getAttribute('aria-controls') ?? '')
+  const search = input.dataset.pickerSearch
+  if (!list || !search) return
+  const self = input.dataset.pickerSelf ?? ''
+  let items: Suggestion[] = []
+  let active = -1
+  let asked = 0
+  let timer: ReturnType<typeof setTimeout> | undefined
+
+  const close = () => {
+    list.hidden = true
+    input.setAttribute('aria-expanded', 'false')
+    input.removeAttribute('aria-activedescendant')
+    active = -1
+  }
+  const draw = () => {
+    list.replaceChildren()
+    items.forEach((item, i) => {
+      const li = document.createElement('li')
+      li.id = `${list.id}-${i}`
+      li.setAttribute('role', 'option')
+      li.setAttribute('aria-selected', String(i === active))
+      const ref = document.createElement('b')
+      ref.textContent = item.ref
+      const subject = document.createElement('span')
+      subject.textContent = ` ${item.subject}`
+      const state = document.createElement('span')
+      state.className = `state state-${item.state}`
+      state.textContent = item.state
+      li.append(ref, subject, ' ', state)
+      li.addEventListener('mousedown', (event) => {
+        // Before the input loses focus, so the choice is made, not lost with the blur.
+        event.preventDefault()
+        choose(i)
+      })
+      list.append(li)
+    })
+    if (items.length === 0) return close()
+    list.hidden = false
+    input.setAttribute('aria-expanded', 'true')
+    if (active >= 0) input.setAttribute('aria-activedescendant', `${list.id}-${active}`)
+    else input.removeAttribute('aria-activedescendant')
+  }
+  const choose = (i: number) => {
+    const item = items[i]
+    if (!item) return
+    input.value = item.ref
+    items = []
+    close()
+    input.focus()
+  }
+  const lookUp = async () => {
+    const q = pickerQuery(input.value)
+    const mine = ++asked
+    if (q === null) {
+      items = []
+      return close()
+    }
+    try {
+      const res = await fetch(`${search}?${new URLSearchParams({ q, limit: '8' })}`, { headers: { accept: 'application/json' } })
+      if (mine !== asked || !res.ok) return
+      const body = (await res.json()) as { tickets: Suggestion[] }
+      items = body.tickets.filter((t) => t.ref !== self).slice(0, 8)
+      active = -1
+      draw()
+    } catch {
+      // No suggestions when the network fails; typing a reference still works.
+    }
+  }
+
+  input.addEventListener('input', () => {
+    clearTimeout(timer)
+    timer = setTimeout(() => void lookUp(), 150)
+  })
+  input.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape' && !list.hidden) {
+      event.preventDefault()
+      close()
+    } else if ((event.key === 'ArrowDown' || event.key === 'ArrowUp') && items.length > 0) {
+      event.preventDefault()
+      const step = event.key === 'ArrowDown' ? 1 : -1
+      active = (active + step + items.length) % items.length
+      if (active < 0) active = items.length - 1
+      draw()
+    } else if (event.key === 'Enter' && !list.hidden && active >= 0) {
+      event.preventDefault()
+      choose(active)
+    }
+  })
+  input.addEventListener('blur', () => close())
+}
