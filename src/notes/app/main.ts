@@ -6,6 +6,7 @@
  * @module
  */
 import { mergeText } from '../merge.ts'
+import { createAddress } from './address.ts'
 import { combined, drawParts, lineParts } from './diff-view.ts'
 import { exportZip } from './export.ts'
 import { openLocal, type EditStart, type Local, type LocalNote } from './local.ts'
@@ -85,6 +86,7 @@ const userId = document.querySelector<HTMLMetaElement>('meta[name="notes-user"]'
 const channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(`notes-${userId}`) : null
 let local: Local
 let sync: Sync
+const address = createAddress(window)
 
 void start()
 
@@ -124,8 +126,10 @@ async function start(): Promise<void> {
   await firstScreen()
   ui.editor.disabled = false
   wire()
+  await openFromAddress()
   await refreshStatus()
   await reload()
+  if (state.openId === null) await openFromAddress()
   void navigator.storage?.persist?.().catch(() => false)
   registerWorker()
   void runSync()
@@ -520,6 +524,7 @@ async function openNote(id: string, options: { save?: boolean; focus?: boolean }
   if (!note) return
   state.openId = id
   state.dirty = false
+  address.show(id)
   ui.app.dataset.view = 'note'
   ui.placeholder.hidden = true
   ui.history.hidden = true
@@ -548,6 +553,7 @@ function drawMeta(note: Shown): void {
 function closeNote(): void {
   state.openId = null
   state.dirty = false
+  address.show(null)
   ui.app.dataset.view = 'list'
   ui.editor.value = ''
   ui.editor.hidden = false
@@ -965,6 +971,24 @@ function wire(): void {
     else if (data.ids && !state.outdated) void reloadIds(data.ids).then(refreshStatus)
   })
   document.addEventListener('keydown', onKey)
+  window.addEventListener('popstate', () => void followAddress())
+}
+
+/** Opens the note the address names (a reload, a link), or forgets an address of no note. */
+async function openFromAddress(): Promise<void> {
+  const id = address.current()
+  if (id === null) return
+  if (state.notes.has(id)) await openNote(id, { save: false })
+  else if (state.loaded) address.show(null)
+}
+
+/** The browser's back and forward buttons: the screen follows the address. */
+async function followAddress(): Promise<void> {
+  const id = address.current()
+  const noteShown = ui.app.dataset.view === 'note'
+  if (id === null) {
+    if (noteShown) await backToList()
+  } else if ((id !== state.openId || !noteShown) && state.notes.has(id)) await openNote(id)
 }
 
 /** "Export all notes" and "Sign out", also wired in a tab that could not open the copy. */
@@ -977,6 +1001,7 @@ async function backToList(): Promise<void> {
   await saveNow()
   const id = state.openId
   dropEmptyDraft()
+  address.show(null)
   ui.app.dataset.view = 'list'
   ui.history.hidden = true
   const item = id === null ? null : ui.list.querySelector<HTMLButtonElement>(`button.item[data-id="${CSS.escape(id)}"]`)

