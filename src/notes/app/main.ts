@@ -12,6 +12,7 @@ import { exportZip } from './export.ts'
 import { openLocal, type EditStart, type Local, type LocalNote } from './local.ts'
 import { createLocalLock, createSync, type Lock, type RequestWatch, type Send, type Sync, type SyncEvent } from './sync.ts'
 import { movedCaret, newNoteId, previewOf, shortTime, statusText, titleOf } from './text.ts'
+import { deviceName, versionDevice, versionTimes, type Version } from './versions.ts'
 
 /** A pause in typing this long saves the note. */
 const SAVE_AFTER_MS = 600
@@ -118,7 +119,7 @@ async function start(): Promise<void> {
   const lock: Lock = navigator.locks
     ? (name, fn) => navigator.locks.request(name, fn)
     : createLocalLock()
-  sync = createSync({ local, send, clock: Date.now, lock, onEvent, retry: (fn, ms) => setTimeout(fn, ms) })
+  sync = createSync({ local, send, clock: Date.now, lock, onEvent, retry: (fn, ms) => setTimeout(fn, ms), deviceName: deviceName(navigator.userAgent) })
   state.device = await local.device()
   await applyRescue()
   // The first screen comes from the newest notes alone; reading every note (for the search
@@ -728,10 +729,8 @@ async function resolveConflict(how: 'both' | 'this' | 'hand'): Promise<void> {
 
 // ---- history ------------------------------------------------------------------------------
 
-interface Revision {
-  edited: number
+interface Revision extends Version {
   at: number
-  local: string
   text: string
 }
 
@@ -760,15 +759,16 @@ async function showHistory(): Promise<void> {
   }
   const revisions = answer.body.revisions as Revision[]
   ui.historyHint.textContent = `${revisions.length} saved ${revisions.length === 1 ? 'version' : 'versions'}, newest first. Added lines are marked, removed lines struck through.`
+  const times = versionTimes(revisions.map((rev) => rev.edited))
   const items = revisions.map((rev, i) => {
     const li = document.createElement('li')
     const head = document.createElement('div')
     head.className = 'revision-head'
     const when = document.createElement('strong')
-    when.textContent = new Date(rev.edited).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })
+    when.textContent = times[i]!
     const who = document.createElement('span')
     who.className = 'muted'
-    who.textContent = rev.local === state.device ? 'this device' : 'another device'
+    who.textContent = versionDevice(rev, state.device)
     head.append(when, ' ', who)
     if (i > 0 || rev.text !== ui.editor.value) {
       const restore = document.createElement('button')

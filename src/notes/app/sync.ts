@@ -93,6 +93,8 @@ export function createSync(deps: {
   retry?: (fn: () => void, ms: number) => void
   /** How long a request may stay silent (ms); {@link REQUEST_TIMEOUT_MS} unless a test says less. */
   timeout?: number
+  /** The device's words for itself ("Chrome on Android"), sent with each save for the history. */
+  deviceName?: string
 }): Sync {
   const { local, clock, lock, onEvent } = deps
   const timeout = deps.timeout ?? REQUEST_TIMEOUT_MS
@@ -136,7 +138,7 @@ export function createSync(deps: {
 
   async function sendOne(entry: Pending, device: string): Promise<'sent' | 'failed' | 'stop'> {
     const body = entry.op === 'save'
-      ? { op: 'save', id: entry.id, local: device, text: entry.text, base: entry.base, at: entry.at }
+      ? { op: 'save', id: entry.id, local: device, ...(deps.deviceName ? { device: deps.deviceName } : {}), text: entry.text, base: entry.base, at: entry.at }
       : { op: 'delete', id: entry.id, base: entry.base }
     const answer = await send('POST', '/api/notes', body)
     if (answer === null || answer.status >= 500 || answer.status === 408 || answer.status === 429) return 'failed'
