@@ -89,14 +89,14 @@ function appPage(person: Person, files: AppFiles): Html {
 <textarea id="editor" aria-label="Note" spellcheck="true" placeholder="Start writing…" disabled></textarea>
 <section class="panel" id="compare" hidden aria-labelledby="compare-title">
 <h2 id="compare-title">Conflicted copy</h2>
-<p class="hint">This copy was saved on another device while the note changed here too. Lines only in the note are struck through; lines only in the copy are marked.</p>
+<p class="hint" id="compare-hint">Two devices changed the same lines, so both versions are kept. Lines only in the note are struck through; lines only in the copy are marked.</p>
 <div class="sides">
-<div><h3>Note</h3><pre class="diff" id="compare-original"></pre></div>
-<div><h3>Conflicted copy</h3><pre class="diff" id="compare-copy"></pre></div>
+<div><h3 id="compare-original-title">Note</h3><pre class="diff" id="compare-original"></pre></div>
+<div><h3 id="compare-copy-title">Conflicted copy</h3><pre class="diff" id="compare-copy"></pre></div>
 </div>
 <div class="actions">
 <button type="button" id="keep-both">Keep both</button>
-<button type="button" id="keep-this">Keep this one</button>
+<button type="button" id="keep-this">Keep only the copy</button>
 <button type="button" class="primary" id="edit-by-hand">Edit by hand</button>
 </div>
 </section>

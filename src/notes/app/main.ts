@@ -7,6 +7,7 @@
  */
 import { mergeText } from '../merge.ts'
 import { createAddress } from './address.ts'
+import { conflictWords } from './conflict-words.ts'
 import { combined, drawParts, lineParts } from './diff-view.ts'
 import { exportZip } from './export.ts'
 import { openLocal, type EditStart, type Local, type LocalNote } from './local.ts'
@@ -324,6 +325,7 @@ async function handle(event: SyncEvent): Promise<void> {
     }
   } else if (event.kind === 'copy') {
     await reloadIds([event.id, event.copyId])
+    const notice = conflictWords(true).notice(titleOf(state.notes.get(event.id)?.text ?? ''))
     if (state.openId === event.id) {
       if (state.dirty) {
         state.dirty = false
@@ -332,6 +334,7 @@ async function handle(event: SyncEvent): Promise<void> {
       }
       await openNote(event.copyId, { save: false })
     }
+    tellConflict(notice, event.id, event.copyId)
   } else if (event.kind === 'kept') {
     await reloadIds([event.id])
     const note = state.notes.get(event.id)
@@ -389,11 +392,15 @@ async function reloadIds(ids: readonly string[]): Promise<void> {
 /** Takes the stored state of the notes `ids` (`notes`: those still stored) into the screen. */
 function applyNotes(ids: readonly string[], notes: readonly LocalNote[]): void {
   const stored = new Map(notes.map((n) => [n.id, n]))
+  const arrived: LocalNote[] = []
   for (const id of ids) {
     const note = stored.get(id)
+    if (note?.conflictOf && !note.conflictHere && !state.notes.has(id)) arrived.push(note)
     if (note && !note.deleted) state.notes.set(id, shown(note))
     else if (!state.notes.get(id)?.draft) state.notes.delete(id)
   }
+  // A conflicted copy made by another device's save: this device is told as well.
+  for (const copy of arrived) tellConflict(conflictWords(false).notice(titleOf(state.notes.get(copy.conflictOf!)?.text ?? copy.text)), copy.conflictOf!, copy.id)
   // Sorted and drawn once the sync has sent its next write: pages of a first sync come
   // faster than 10,000 notes are sorted and drawn, and the write need not wait for them.
   drawSoon()
@@ -682,6 +689,15 @@ async function deleteOpen(): Promise<void> {
 
 // ---- conflicted copies --------------------------------------------------------------------
 
+/**
+ * Says that a conflict happened: above the note or the copy when one of them is open, and in a
+ * toast that opens the copy from anywhere else.
+ */
+function tellConflict(text: string, noteId: string, copyId: string): void {
+  if (state.openId === noteId || state.openId === copyId) showNotice(text)
+  toast(text, state.openId === copyId ? null : { label: 'Compare', run: () => openNote(copyId) })
+}
+
 function showCompare(copy: Shown): void {
   const original = copy.conflictOf ? state.notes.get(copy.conflictOf) : undefined
   ui.editor.hidden = !original ? false : true
@@ -694,6 +710,11 @@ function showCompare(copy: Shown): void {
     state.editorBase = copy.base
     return
   }
+  const words = conflictWords(copy.conflictHere === true)
+  $('compare-hint').textContent = words.hint
+  $('compare-original-title').textContent = words.noteSide
+  $('compare-copy-title').textContent = words.copySide
+  $('keep-this').textContent = words.keepCopy
   const parts = lineParts(original.text, copy.text)
   drawParts($('compare-original'), parts, new Set(['same', 'removed']))
   drawParts($('compare-copy'), parts, new Set(['same', 'added']))
@@ -890,16 +911,19 @@ function showNotice(text: string): void {
 }
 
 let toastTimer = 0
-function toast(text: string, undo: (() => Promise<void>) | null): void {
+/** A message at the foot of the screen, with an action (Undo, unless it says otherwise). */
+function toast(text: string, action: (() => Promise<void>) | { label: string; run: () => Promise<void> } | null): void {
   clearTimeout(toastTimer)
+  const act = typeof action === 'function' ? { label: 'Undo', run: action } : action
   ui.toastText.textContent = text
-  ui.toastAction.hidden = undo === null
-  ui.toastAction.onclick = undo === null ? null : () => {
+  ui.toastAction.hidden = act === null
+  ui.toastAction.textContent = act?.label ?? 'Undo'
+  ui.toastAction.onclick = act === null ? null : () => {
     ui.toast.hidden = true
-    void undo()
+    void act.run()
   }
   ui.toast.hidden = false
-  toastTimer = window.setTimeout(() => (ui.toast.hidden = true), undo === null ? 8_000 : UNDO_MS)
+  toastTimer = window.setTimeout(() => (ui.toast.hidden = true), typeof action === 'function' ? UNDO_MS : 8_000)
 }
 
 // ---- service worker -----------------------------------------------------------------------

@@ -174,7 +174,7 @@ export function createSync(deps: {
       if (answer.copy) {
         // Ours became the copy; the note holds what the server kept.
         const copyText = newer?.op === 'save' ? newer.text : answer.copy.text
-        await notes.put({ id: answer.copy.id, text: copyText, base: answer.copy.edited, edited: answer.copy.edited, conflictOf: sent.id })
+        await notes.put({ id: answer.copy.id, text: copyText, base: answer.copy.edited, edited: answer.copy.edited, conflictOf: sent.id, conflictHere: true })
         if (newer?.op === 'save') {
           await queue.delete(sent.id)
           await queue.put({ ...newer, id: answer.copy.id, base: answer.copy.edited })
@@ -323,6 +323,7 @@ export function createSync(deps: {
       if (old && old.base >= row.edited) return
       const note: LocalNote = { id: row.id, text: row.text ?? '', base: row.edited, edited: row.edited }
       if (old?.conflictOf) note.conflictOf = old.conflictOf
+      if (old?.conflictHere) note.conflictHere = true
       const stem = COPY_ID.exec(row.id)?.[1]
       if (!old && stem !== undefined && known.has(stem)) note.conflictOf = stem
       if (!old && stem !== undefined && !known.has(stem) && seen === null) {
