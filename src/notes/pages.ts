@@ -62,18 +62,14 @@ function appPage(person: Person, files: AppFiles): Html {
 <header class="bar">
 <h1 class="brand"><img src="${files.icon}" alt="" width="22" height="22"> <span>Notes</span></h1>
 <p class="status" id="status" role="status">Opening…</p>
-<div class="account">
-<span class="person" title="Signed in as ${person.name}">${person.name}</span>
-<button type="button" class="quiet" id="sign-out">Sign out</button>
-</div>
 </header>
 <section class="sidebar" aria-label="All notes">
 <div class="tools">
 <input type="search" id="search" aria-label="Search notes" placeholder="Search  (/)" autocomplete="off" spellcheck="false">
 <button type="button" class="primary" id="new-note" title="New note (Alt+N)">New note</button>
 </div>
+<p class="empty" id="empty" aria-live="polite" hidden></p>
 <ul class="list" id="list" aria-label="Notes"></ul>
-<p class="empty" id="empty" hidden></p>
 <div class="sidebar-foot">
 <button type="button" class="quiet" id="export">Export all notes</button>
 </div>
@@ -108,6 +104,10 @@ function appPage(person: Person, files: AppFiles): Html {
 </section>
 <div class="placeholder" id="placeholder"><p>Select a note, or press <kbd>Alt</kbd>+<kbd>N</kbd> for a new one.</p></div>
 </main>
+<section class="account" aria-label="Account">
+<span class="person" title="Signed in as ${person.name}">${person.name}</span>
+<button type="button" class="quiet" id="sign-out">Sign out</button>
+</section>
 </div>
 <div class="toast" id="toast" aria-live="polite" hidden><span id="toast-text"></span> <button type="button" class="quiet" id="toast-action">Undo</button></div>
 <div class="toast update" id="update" hidden><span>A new version of Notes is ready.</span> <button type="button" class="primary" id="update-reload">Reload</button></div>

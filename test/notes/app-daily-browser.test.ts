@@ -142,3 +142,61 @@ test('a conflict is told on both devices, each naming "this device" and "the oth
   await a.context.close()
   await b.context.close()
 })
+
+/** Puts notes straight into the server's table (oldest first) and has the page pull them. */
+async function seed(page: Page, user: string, texts: string[]): Promise<void> {
+  for (const [i, text] of texts.entries()) {
+    await app.sql`insert into notes (user_id, id, text, created, edited, gone) values (${user}, ${`seed-${i}`}, ${text}, ${i + 1}, ${i + 1}, false)`
+  }
+  await app.sql`insert into note_clocks (user_id, last_edited) values (${user}, ${texts.length}) on conflict (user_id) do update set last_edited = ${texts.length}`
+  await syncNow(page)
+  await page.waitForFunction((n) => document.querySelectorAll('#list button.item').length === n, texts.length, { timeout: 20_000 })
+}
+
+const titles = (page: Page) => notesList(page).locator('.title').allInnerTexts()
+
+test('search: words match the beginnings of words, an exact title comes first, and "no match" shows right under the search box', T, async () => {
+  const { page, context } = await app.device('seeker')
+  await seed(page, 'seeker', ['Errand 5', 'Shopping\nerrand 5 is the bakery', 'Errand 15', 'Errand 52 and the post office', 'Errands'])
+  await search(page).fill('Errand 5')
+  await page.waitForFunction(() => !document.querySelector('#list')!.textContent!.includes('Errand 15'))
+  assert.deepEqual(await titles(page), ['Errand 5', 'Errand 52 and the post office', 'Shopping'])
+  await search(page).fill('errands')
+  assert.deepEqual(await titles(page), ['Errands'])
+
+  await search(page).fill('zebra')
+  const empty = page.getByText('No note has these words.')
+  await empty.waitFor()
+  const box = (await search(page).boundingBox())!
+  const message = (await empty.boundingBox())!
+  assert.ok(message.y >= box.y + box.height && message.y - (box.y + box.height) < 40, `the message sits under the search box (box ends at ${box.y + box.height}, message at ${message.y})`)
+  await context.close()
+})
+
+test('keyboard: the first Tab stop is the search box, arrow keys move through the results and Enter opens one', T, async () => {
+  const { page, context } = await app.device('typist')
+  await seed(page, 'typist', ['Apples\nred', 'Apricots\norange', 'Bananas\nyellow'])
+  await page.reload()
+  await ready(page)
+  await page.keyboard.press('Tab')
+  assert.equal(await search(page).evaluate((e) => e === document.activeElement), true, 'Tab goes to the search box first, not to "Sign out"')
+  await page.keyboard.type('ap')
+  await page.waitForFunction(() => document.querySelectorAll('#list button.item').length === 2)
+  await page.keyboard.press('ArrowDown')
+  const focused = () => page.evaluate(() => document.activeElement?.querySelector('.title')?.textContent ?? document.activeElement?.id)
+  assert.equal(await focused(), 'Apricots', 'Down from the box is the first result')
+  await page.keyboard.press('ArrowDown')
+  assert.equal(await focused(), 'Apples')
+  await page.keyboard.press('ArrowUp')
+  await page.keyboard.press('ArrowUp')
+  assert.equal(await search(page).evaluate((e) => e === document.activeElement), true, 'Up from the first result is the search box')
+  await page.keyboard.press('ArrowDown')
+  await page.keyboard.press('ArrowDown')
+  await page.keyboard.press('Enter')
+  await page.waitForFunction(() => (document.getElementById('editor') as HTMLTextAreaElement).value === 'Apples\nred')
+  // Enter in the search box opens the first result.
+  await search(page).fill('banan')
+  await page.keyboard.press('Enter')
+  await page.waitForFunction(() => (document.getElementById('editor') as HTMLTextAreaElement).value === 'Bananas\nyellow')
+  await context.close()
+})

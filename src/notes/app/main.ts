@@ -13,6 +13,8 @@ import { exportZip } from './export.ts'
 import { openLocal, type EditStart, type Local, type LocalNote } from './local.ts'
 import { createLocalLock, createSync, type Lock, type RequestWatch, type Send, type Sync, type SyncEvent } from './sync.ts'
 import { movedCaret, newNoteId, previewOf, shortTime, statusText, titleOf } from './text.ts'
+import { parseQuery, search } from './search.ts'
+import { moveTo, SEARCH_BOX } from './list-keys.ts'
 import { deviceName, versionDevice, versionTimes, type Version } from './versions.ts'
 
 /** A pause in typing this long saves the note. */
@@ -55,6 +57,8 @@ const ui = {
 interface Shown extends LocalNote {
   /** Lower-case text, for the search. */
   lower: string
+  /** Lower-case title, for the search's order. */
+  titleLower: string
   /** Made by "New note" and not written to yet: kept in memory only. */
   draft?: boolean
 }
@@ -352,7 +356,7 @@ async function handle(event: SyncEvent): Promise<void> {
 // ---- the copy in memory -------------------------------------------------------------------
 
 function shown(note: LocalNote): Shown {
-  return { ...note, lower: note.text.toLowerCase() }
+  return { ...note, lower: note.text.toLowerCase(), titleLower: titleOf(note.text).toLowerCase() }
 }
 
 async function firstScreen(): Promise<void> {
@@ -466,19 +470,14 @@ function sortAndDraw(): void {
 // ---- the list -----------------------------------------------------------------------------
 
 function drawList(): void {
-  const query = ui.search.value.trim().toLowerCase()
-  const words = query === '' ? [] : query.split(/\s+/)
+  const query = parseQuery(ui.search.value)
+  const found = query === null ? state.order : search(state.order, query)
   const now = Date.now()
-  const items: HTMLLIElement[] = []
-  let matches = 0
-  for (const note of state.order) {
-    if (words.length > 0 && !words.every((w) => note.lower.includes(w))) continue
-    matches++
-    if (items.length < LIST_LIMIT) items.push(listItem(note, now))
-  }
+  const items = found.slice(0, LIST_LIMIT).map((note) => listItem(note, now))
+  let matches = found.length
   // Before every note is read, the list without a search counts the stored ones; a search
   // is drawn again when they are all read.
-  if (!state.loaded && words.length === 0) matches = Math.max(matches, state.stored)
+  if (!state.loaded && query === null) matches = Math.max(matches, state.stored)
   if (matches > LIST_LIMIT) {
     const more = document.createElement('li')
     more.className = 'more'
@@ -590,7 +589,7 @@ async function newNote(): Promise<void> {
   const saved = saveNow()
   const now = Date.now()
   const id = newNoteId(now)
-  state.notes.set(id, { id, text: '', base: 0, edited: now, lower: '', draft: true })
+  state.notes.set(id, { id, text: '', base: 0, edited: now, lower: '', titleLower: '', draft: true })
   if (ui.search.value !== '') ui.search.value = ''
   sortAndDraw()
   await openNote(id, { save: false, focus: true })
@@ -967,6 +966,8 @@ function wire(): void {
     if (item?.dataset.id) void openNote(item.dataset.id, { focus: window.matchMedia('(min-width: 44rem)').matches })
   })
   ui.search.addEventListener('input', () => drawList())
+  ui.search.addEventListener('keydown', onListKey)
+  ui.list.addEventListener('keydown', onListKey)
   ui.editor.addEventListener('input', onInput)
   ui.editor.addEventListener('blur', () => void saveNow())
   ui.back.addEventListener('click', () => void backToList())
@@ -1030,6 +1031,25 @@ async function backToList(): Promise<void> {
   ui.history.hidden = true
   const item = id === null ? null : ui.list.querySelector<HTMLButtonElement>(`button.item[data-id="${CSS.escape(id)}"]`)
   ;(item ?? ui.search).focus()
+}
+
+/** Arrow keys from the search box through the results; Enter in the box opens the first. */
+function onListKey(e: KeyboardEvent): void {
+  if (e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return
+  const items = [...ui.list.querySelectorAll<HTMLButtonElement>('button.item')]
+  if (e.target === ui.search && e.key === 'Enter') {
+    if (items[0]) {
+      e.preventDefault()
+      items[0].click()
+    }
+    return
+  }
+  const from = e.target === ui.search ? SEARCH_BOX : items.indexOf(e.target as HTMLButtonElement)
+  if (from === SEARCH_BOX && e.target !== ui.search) return
+  const to = moveTo(e.key, from, items.length)
+  if (to === null) return
+  e.preventDefault()
+  ;(to === SEARCH_BOX ? ui.search : items[to]!).focus()
 }
 
 function onKey(e: KeyboardEvent): void {
