@@ -27,8 +27,8 @@ export function conflictWords(here: boolean): ConflictWords {
   const [noteSide, copySide] = here ? [theirs, mine] : [mine, theirs]
   return {
     hint: here
-      ? 'This device and the other device changed the same lines, so both versions are kept: the note holds the other device\'s, and this conflicted copy yours. Lines only in the other device\'s version are struck through; lines only in this device\'s are marked.'
-      : 'The other device changed the same lines as this device, so both versions are kept: the note holds this device\'s, and this conflicted copy the other device\'s. Lines only in this device\'s version are struck through; lines only in the other device\'s are marked.',
+      ? 'The note holds the other device\'s version; this conflicted copy holds yours. Lines only in the other device\'s version are struck through, lines only in this device\'s are marked.'
+      : 'The note holds this device\'s version; this conflicted copy holds the other device\'s. Lines only in this device\'s version are struck through, lines only in the other device\'s are marked.',
     noteSide: capital(noteSide),
     copySide: `${capital(copySide)} (conflicted copy)`,
     keepCopy: `Keep only ${copySide}`,

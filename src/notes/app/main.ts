@@ -86,6 +86,8 @@ const state = {
   /** The last request failed on the network. */
   unreachable: false,
   device: '',
+  /** What {@link tellConflict} last said, and of which note and copy. */
+  conflictNotice: null as { ids: string[]; text: string } | null,
 }
 
 const userId = document.querySelector<HTMLMetaElement>('meta[name="notes-user"]')?.content ?? ''
@@ -536,6 +538,8 @@ async function openNote(id: string, options: { save?: boolean; focus?: boolean }
   ui.placeholder.hidden = true
   ui.history.hidden = true
   ui.notice.hidden = true
+  // The last conflict's notice stays with its note and copy until one of them is sorted out.
+  if (state.conflictNotice?.ids.includes(id)) showNotice(state.conflictNotice.text)
   ui.del.disabled = state.outdated
   ui.historyButton.disabled = false
   drawMeta(note)
@@ -689,12 +693,15 @@ async function deleteOpen(): Promise<void> {
 // ---- conflicted copies --------------------------------------------------------------------
 
 /**
- * Says that a conflict happened: above the note or the copy when one of them is open, and in a
- * toast that opens the copy from anywhere else.
+ * Says that a conflict happened: above the note or the copy when one of them is open (and again
+ * whenever one of them is opened, until the copy is sorted out), and in a message that opens the
+ * copy unless it is open.
  */
 function tellConflict(text: string, noteId: string, copyId: string): void {
+  state.conflictNotice = { ids: [noteId, copyId], text }
   if (state.openId === noteId || state.openId === copyId) showNotice(text)
-  toast(text, state.openId === copyId ? null : { label: 'Compare', run: () => openNote(copyId) })
+  // The copy open shows both versions already; anywhere else a message leads to it.
+  if (state.openId !== copyId) toast(text, { label: 'Compare', run: () => openNote(copyId) })
 }
 
 function showCompare(copy: Shown): void {
@@ -724,6 +731,7 @@ async function resolveConflict(how: 'both' | 'this' | 'hand'): Promise<void> {
   const copy = state.openId === null ? undefined : state.notes.get(state.openId)
   if (!copy?.conflictOf || refusedOutdated('to sort out this conflicted copy')) return
   const original = state.notes.get(copy.conflictOf)
+  if (state.conflictNotice?.ids.includes(copy.id)) state.conflictNotice = null
   try {
     if (how === 'both' || !original) {
       await local.mark(copy.id, {})

@@ -15,3 +15,8 @@ test('a conflicted copy names "this device" and "the other device" from the side
   assert.match(there.notice('Colour'), /the other device's is the conflicted copy\.$/)
   assert.doesNotMatch(here.hint + there.hint, /saved on another device/)
 })
+
+test('the hint says which version the note holds and which the copy, from each side', () => {
+  assert.match(conflictWords(true).hint, /^The note holds the other device's version; this conflicted copy holds yours\./)
+  assert.match(conflictWords(false).hint, /^The note holds this device's version; this conflicted copy holds the other device's\./)
+})
