@@ -797,7 +797,10 @@ async function showHistory(): Promise<void> {
     const who = document.createElement('span')
     who.className = 'muted'
     who.textContent = versionDevice(rev, state.device)
-    head.append(when, ' ', who)
+    const said = document.createElement('div')
+    said.className = 'revision-said'
+    said.append(when, ' ', who)
+    head.append(said)
     if (i > 0 || rev.text !== ui.editor.value) {
       const restore = document.createElement('button')
       restore.type = 'button'
