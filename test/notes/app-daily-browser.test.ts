@@ -73,6 +73,18 @@ test('on a phone, the browser\'s back button returns from a note to the list, an
   await page.goForward()
   await editor(page).waitFor()
   assert.equal(await editor(page).inputValue(), 'Packing\nsocks\nmap\n')
+
+  // A note's address opened in a new tab (a bookmark, a link) opens the note, and back goes
+  // to the list, not out of the app.
+  const address = page.url()
+  const linked = await context.newPage()
+  await linked.goto(address)
+  await ready(linked)
+  await editor(linked).waitFor()
+  assert.equal(await editor(linked).inputValue(), 'Packing\nsocks\nmap\n')
+  await linked.goBack()
+  await notesList(linked).waitFor()
+  assert.equal(new URL(linked.url()).origin, app.url)
   await context.close()
 })
 

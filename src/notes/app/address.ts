@@ -45,6 +45,11 @@ export interface Address {
    * the list goes back in history, so the entry of the note is not left behind to come back to.
    */
   show(id: string | null): void
+  /**
+   * A page opened at a note's address with no list entry of this app below it (a bookmark, a
+   * link): puts the list under the note, so back goes to the list rather than out of the app.
+   */
+  adopt(): void
 }
 
 /** The state this app puts on a note's history entry: the entry below it is the list. */
@@ -76,6 +81,13 @@ export function createAddress(win: AddressWindow): Address {
       } else {
         win.history.replaceState({ note: id, overList } satisfies EntryState, '', `${listUrl()}${noteHash(id)}`)
       }
+    },
+    adopt() {
+      const id = current()
+      const state = win.history.state
+      if (id === null || (isEntryState(state) && state.overList)) return
+      win.history.replaceState(null, '', listUrl())
+      win.history.pushState({ note: id, overList: true } satisfies EntryState, '', `${listUrl()}${noteHash(id)}`)
     },
   }
 }

@@ -974,7 +974,9 @@ function wire(): void {
   ui.newNote.addEventListener('click', () => void newNote())
   ui.list.addEventListener('click', (e) => {
     const item = (e.target as HTMLElement).closest<HTMLButtonElement>('button.item')
-    if (item?.dataset.id) void openNote(item.dataset.id, { focus: window.matchMedia('(min-width: 44rem)').matches })
+    // From the keyboard (no pointer: `detail` 0) the editor takes the focus on a phone too,
+    // rather than the list item it hides.
+    if (item?.dataset.id) void openNote(item.dataset.id, { focus: e.detail === 0 || window.matchMedia('(min-width: 44rem)').matches })
   })
   ui.search.addEventListener('input', () => drawList())
   ui.search.addEventListener('keydown', onListKey)
@@ -1014,8 +1016,10 @@ function wire(): void {
 async function openFromAddress(): Promise<void> {
   const id = address.current()
   if (id === null) return
-  if (state.notes.has(id)) await openNote(id, { save: false })
-  else if (state.loaded) address.show(null)
+  if (state.notes.has(id)) {
+    address.adopt()
+    await openNote(id, { save: false })
+  } else if (state.loaded) address.show(null)
 }
 
 /** The browser's back and forward buttons: the screen follows the address. */

@@ -78,6 +78,21 @@ test('a note opened straight from its address (a reload, a link) leaves to the l
   assert.equal(address.current(), null)
 })
 
+test('a note opened from a link gets the list under it, so back goes to the list; a reload does not add it again', () => {
+  const win = fakeWindow('/#/a')
+  const address = createAddress(win)
+  address.adopt()
+  assert.deepEqual(win.entries.map((e) => e.url), ['/', '/#/a'])
+  assert.equal(address.current(), 'a')
+  address.adopt()
+  assert.equal(win.entries.length, 2, 'the entry already has the list under it')
+  win.history.back()
+  assert.equal(address.current(), null)
+  const list = fakeWindow('/')
+  createAddress(list).adopt()
+  assert.equal(list.entries.length, 1, 'the list needs nothing')
+})
+
 test('showing what the address already says changes nothing', () => {
   const win = fakeWindow()
   const address = createAddress(win)
