@@ -28,6 +28,8 @@ type Body = Record<string, unknown>
 /** The fields of each op with their JSON types, in the order the interface names them. */
 const SAVE_FIELDS = { op: 'string', id: 'string', local: 'string', text: 'string', base: 'number', at: 'number' } as const
 const DELETE_FIELDS = { op: 'string', id: 'string', base: 'number' } as const
+/** The save's fields the interface leaves to this service: the device's words for itself. */
+const SAVE_OPTIONAL = { device: 'string' } as const
 
 export interface ApiHandlers {
   /** `GET /api/me` (docs/notes-api.md, "Signing in"): any method, no login needed. */
@@ -94,9 +96,10 @@ export function createApiHandlers(deps: { store: NoteStore; sessions: Sessions; 
     if (!hasFields(body, SAVE_FIELDS)) return error(400, API.saveFields)
     const input = body as unknown as SaveInput & { op: 'save' }
     if (input.id.length > MAX_ID || input.local.length > MAX_ID) return error(400, API.tooLong)
-    const unknown = unknownField(body, SAVE_FIELDS)
+    const unknown = unknownField(body, { ...SAVE_FIELDS, ...SAVE_OPTIONAL })
     if (unknown !== null) return error(400, FIELD.unknown(unknown))
-    const result = await store.save(user, { id: input.id, local: input.local, text: input.text, base: input.base, at: input.at })
+    if (Object.hasOwn(body, 'device') && typeof body.device !== 'string') return answer(400, { error: FIELD.device, field: 'device' })
+    const result = await store.save(user, { id: input.id, local: input.local, text: input.text, base: input.base, at: input.at, ...(Object.hasOwn(body, 'device') ? { device: body.device as string } : {}) })
     return answer('error' in result ? 400 : 200, result)
   }
 

@@ -30,6 +30,7 @@ export const FIELD = {
   unknown: (name: string) => `unknown field '${name}'`,
   empty: (name: string) => `'${name}' must not be empty`,
   textTooLong: "'text' is longer than 1,000,000 characters",
+  device: "'device' must be 1 to 64 characters",
   wholeNumber: (name: string) => `'${name}' must be a whole number from 0`,
   limit: "'limit' must be a whole number from 1 to 1000",
   cursor: "'after' must be a cursor from a 'next' address of this list",

@@ -62,18 +62,14 @@ function appPage(person: Person, files: AppFiles): Html {
 <header class="bar">
 <h1 class="brand"><img src="${files.icon}" alt="" width="22" height="22"> <span>Notes</span></h1>
 <p class="status" id="status" role="status">Opening…</p>
-<div class="account">
-<span class="person" title="Signed in as ${person.name}">${person.name}</span>
-<button type="button" class="quiet" id="sign-out">Sign out</button>
-</div>
 </header>
 <section class="sidebar" aria-label="All notes">
 <div class="tools">
 <input type="search" id="search" aria-label="Search notes" placeholder="Search  (/)" autocomplete="off" spellcheck="false">
 <button type="button" class="primary" id="new-note" title="New note (Alt+N)">New note</button>
 </div>
+<p class="empty" id="empty" aria-live="polite" hidden></p>
 <ul class="list" id="list" aria-label="Notes"></ul>
-<p class="empty" id="empty" hidden></p>
 <div class="sidebar-foot">
 <button type="button" class="quiet" id="export">Export all notes</button>
 </div>
@@ -89,14 +85,14 @@ function appPage(person: Person, files: AppFiles): Html {
 <textarea id="editor" aria-label="Note" spellcheck="true" placeholder="Start writing…" disabled></textarea>
 <section class="panel" id="compare" hidden aria-labelledby="compare-title">
 <h2 id="compare-title">Conflicted copy</h2>
-<p class="hint">This copy was saved on another device while the note changed here too. Lines only in the note are struck through; lines only in the copy are marked.</p>
+<p class="hint" id="compare-hint">Two devices changed the same lines, so both versions are kept. Lines only in the note are struck through; lines only in the copy are marked.</p>
 <div class="sides">
-<div><h3>Note</h3><pre class="diff" id="compare-original"></pre></div>
-<div><h3>Conflicted copy</h3><pre class="diff" id="compare-copy"></pre></div>
+<div><h3 id="compare-original-title">Note</h3><pre class="diff" id="compare-original"></pre></div>
+<div><h3 id="compare-copy-title">Conflicted copy</h3><pre class="diff" id="compare-copy"></pre></div>
 </div>
 <div class="actions">
 <button type="button" id="keep-both">Keep both</button>
-<button type="button" id="keep-this">Keep this one</button>
+<button type="button" id="keep-this">Keep only the copy</button>
 <button type="button" class="primary" id="edit-by-hand">Edit by hand</button>
 </div>
 </section>
@@ -108,6 +104,10 @@ function appPage(person: Person, files: AppFiles): Html {
 </section>
 <div class="placeholder" id="placeholder"><p>Select a note, or press <kbd>Alt</kbd>+<kbd>N</kbd> for a new one.</p></div>
 </main>
+<section class="account" aria-label="Account">
+<span class="person" title="Signed in as ${person.name}">${person.name}</span>
+<button type="button" class="quiet" id="sign-out">Sign out</button>
+</section>
 </div>
 <div class="toast" id="toast" aria-live="polite" hidden><span id="toast-text"></span> <button type="button" class="quiet" id="toast-action">Undo</button></div>
 <div class="toast update" id="update" hidden><span>A new version of Notes is ready.</span> <button type="button" class="primary" id="update-reload">Reload</button></div>

@@ -18,6 +18,8 @@ import { FIELD } from './messages.ts'
 
 /** The longest note text, in JavaScript string indices. */
 export const MAX_TEXT = 1_000_000
+/** The longest `device` of a save. */
+export const MAX_DEVICE = 64
 
 /** A save as the client sends it (docs/notes-api.md, "Checks of /api/notes, in order", item 5). */
 export interface SaveInput {
@@ -29,6 +31,8 @@ export interface SaveInput {
   base: number
   /** The client's time of the edit. */
   at: number
+  /** The words the device gives itself ("Chrome on Android"), shown in the history. */
+  device?: string
 }
 
 export interface DeleteInput {
@@ -63,6 +67,8 @@ export interface Revision {
   edited: number
   at: number
   local: string
+  /** The device's own words for itself, null when the save carried none. */
+  device: string | null
   text: string
 }
 
@@ -165,8 +171,8 @@ export function createNoteStore(deps: { sql: Sql; clock: () => number }): NoteSt
         where notes.gone or (notes.edited = ${input.base} and notes.text <> excluded.text)
         returning edited
       ), revision as (
-        insert into note_revisions (user_id, note_id, edited, text, at, local)
-        select ${user}, ${input.id}, edited, ${input.text}, ${input.at}, ${input.local} from saved
+        insert into note_revisions (user_id, note_id, edited, text, at, local, device)
+        select ${user}, ${input.id}, edited, ${input.text}, ${input.at}, ${input.local}, ${input.device ?? null} from saved
       )
       select edited from saved`
     return row ? { id: input.id, edited: row.edited, text: input.text } : null
@@ -206,8 +212,8 @@ export function createNoteStore(deps: { sql: Sql; clock: () => number }): NoteSt
 
   async function addRevision(tx: TransactionSql, user: string, noteId: string, edited: number, text: string, input: SaveInput): Promise<void> {
     await tx`
-      insert into note_revisions (user_id, note_id, edited, text, at, local)
-      values (${user}, ${noteId}, ${edited}, ${text}, ${input.at}, ${input.local})`
+      insert into note_revisions (user_id, note_id, edited, text, at, local, device)
+      values (${user}, ${noteId}, ${edited}, ${text}, ${input.at}, ${input.local}, ${input.device ?? null})`
   }
 
   return {
@@ -256,7 +262,7 @@ export function createNoteStore(deps: { sql: Sql; clock: () => number }): NoteSt
 
     async revisions(user, id) {
       const rows = await sql<(Revision & { live: boolean })[]>`
-        select r.edited, r.at, r.local, r.text, true as live
+        select r.edited, r.at, r.local, r.device, r.text, true as live
         from notes n join note_revisions r on r.user_id = n.user_id and r.note_id = n.id
         where n.user_id = ${user} and n.id = ${id} and not n.gone
         order by r.edited desc
@@ -270,7 +276,7 @@ export function createNoteStore(deps: { sql: Sql; clock: () => number }): NoteSt
       for (const row of rows) {
         if (out.length > 0 && chars + row.text.length > MAX_REVISION_CHARS) break
         chars += row.text.length
-        out.push({ edited: row.edited, at: row.at, local: row.local, text: row.text })
+        out.push({ edited: row.edited, at: row.at, local: row.local, device: row.device, text: row.text })
       }
       return out
     },
@@ -335,7 +341,14 @@ function checkSave(input: SaveInput): StoreError | null {
     checkString('local', input.local) ??
     checkText(input.text) ??
     checkTime('base', input.base) ??
-    checkTime('at', input.at)
+    checkTime('at', input.at) ??
+    (input.device === undefined ? null : checkDevice(input.device))
+}
+
+/** A device's words for itself: at most {@link MAX_DEVICE} characters, something in them. */
+function checkDevice(device: string): StoreError | null {
+  if (device.trim() === '' || device.length > MAX_DEVICE) return { error: FIELD.device, field: 'device' }
+  return checkCharacters('device', device)
 }
 
 function checkString(field: string, value: string): StoreError | null {

@@ -283,9 +283,9 @@ test('two devices: edits to the same line give a conflicted copy; "Keep both" ke
   await context.close()
 })
 
-test('conflicted copy: "Keep this one" deletes the other note', T, async () => {
+test('conflicted copy: "Keep only this device\'s version" deletes the other note', T, async () => {
   const { page, context } = await conflict('this')
-  await page.getByRole('button', { name: 'Keep this one' }).click()
+  await page.getByRole('button', { name: "Keep only this device's version" }).click()
   await editor(page).waitFor()
   await listed(page, 1)
   for (let i = 0; i < 100 && (await serverNotes('this')).length !== 1; i++) await page.waitForTimeout(100)

@@ -16,8 +16,8 @@ test('the revisions of a note come newest first with edited, at, local and text'
   assert.equal(res.headers['cache-control'], 'private, no-store')
   assert.deepEqual(res.json, {
     revisions: [
-      { edited: second.json.edited, at: 22, local: 'laptop', text: 'one\ntwo\n' },
-      { edited: first.json.edited, at: 11, local: 'phone', text: 'one\n' },
+      { edited: second.json.edited, at: 22, local: 'laptop', device: null, text: 'one\ntwo\n' },
+      { edited: first.json.edited, at: 11, local: 'phone', device: null, text: 'one\n' },
     ],
   })
 })
@@ -52,4 +52,18 @@ test('a copy made by a conflict has its own history', async () => {
   const copy = clash.json.copy.id as string
   const res = await app.call('GET', `/api/notes/revisions?id=${encodeURIComponent(copy)}`, { cookie: alice })
   assert.deepEqual(res.json.revisions.map((r: { text: string }) => r.text), ['soy milk\n'])
+})
+
+test("a save's device words are kept with its revision, and a device that is not 1 to 64 characters is refused", async () => {
+  const a = await app.post(alice, { op: 'save', id: 'named', local: 'p1', device: 'Chrome on Android', text: 'a\n', base: 0, at: 1 })
+  assert.equal(a.status, 200)
+  const res = await app.call('GET', '/api/notes/revisions?id=named', { cookie: alice })
+  assert.equal(res.json.revisions[0].device, 'Chrome on Android')
+  for (const device of ['', '   ', 'x'.repeat(65), 7, null]) {
+    const refused = await app.post(alice, { op: 'save', id: 'named', local: 'p1', device, text: 'b\n', base: a.json.edited, at: 2 })
+    assert.equal(refused.status, 400, JSON.stringify(device))
+    assert.deepEqual(refused.json, { error: "'device' must be 1 to 64 characters", field: 'device' })
+  }
+  const unknown = await app.post(alice, { op: 'save', id: 'named', local: 'p1', devices: 'x', text: 'b\n', base: a.json.edited, at: 2 })
+  assert.deepEqual(unknown.json, { error: "unknown field 'devices'" })
 })

@@ -1,6 +1,6 @@
 /**
- * Takes the screenshots of docs/notes-app.md with the tests' Chromium:
- * `npm test -- test/notes/screenshots.ts` writes docs/images/notes-*.png.
+ * Takes the screenshots of docs/notes-app.md with the tests' Chromium, at 1280 px and 390 px,
+ * light and dark: `npm test -- test/notes/screenshots.ts` writes docs/images/notes-*.png.
  * Not a test (its name does not end in .test.ts): it runs only when asked.
  */
 import { fileURLToPath } from 'node:url'
@@ -9,72 +9,101 @@ import { notesBrowserApp, PHONE, saved } from './browser-support.ts'
 
 const out = (name: string) => fileURLToPath(new URL(`../../docs/images/${name}.png`, import.meta.url))
 const app = await notesBrowserApp()
-const DESK = { width: 1100, height: 680 }
+const DESK = { width: 1280, height: 760 }
 
 const notes = [
   'Reading list\nThe Dispossessed, Ursula K. Le Guin\nA Pattern Language\nThe Design of Everyday Things\n',
   'Trip to Lisbon\nTrain on Friday 7:40, seat 42.\nPack light: one bag, the blue jacket.\nMuseum of tiles on Saturday morning.\n',
   'Ideas for the garden\nTomatoes along the south wall.\nA bench under the apple tree.\nAsk Ana about the compost.\n',
-  'Groceries\nmilk\neggs\nbread\ncoffee, the good one\n',
+  'Groceries\nmilk\neggs\nbread\ncoffee, the good one',
 ]
+
+const editor = (page: Page) => page.getByRole('textbox', { name: 'Note' })
+const item = (page: Page, title: string) => page.getByRole('list', { name: 'Notes' }).getByRole('button', { name: title })
 
 async function fill(page: Page): Promise<void> {
   for (const text of notes) {
     await page.getByRole('button', { name: 'New note' }).click()
-    await page.getByRole('textbox', { name: 'Note' }).fill(text)
+    await editor(page).fill(text)
     await page.waitForTimeout(700)
   }
   await saved(page)
 }
 
-const light = await app.device('ana', { name: 'Ana Lima', viewport: DESK })
-await fill(light.page)
-await light.page.screenshot({ path: out('notes-desktop-light') })
+for (const scheme of ['light', 'dark'] as const) {
+  const user = `ana-${scheme}`
+  const desk = await app.device(user, { name: 'Ana Lima', viewport: DESK, colorScheme: scheme })
+  await fill(desk.page)
+  await item(desk.page, 'Trip to Lisbon').click()
+  await desk.page.screenshot({ path: out(`notes-desktop-${scheme}`) })
 
-const dark = await app.device('ana', { name: 'Ana Lima', viewport: DESK, colorScheme: 'dark' })
-await dark.page.getByRole('list', { name: 'Notes' }).getByRole('button', { name: 'Trip to Lisbon' }).waitFor()
-await dark.page.getByRole('list', { name: 'Notes' }).getByRole('button', { name: 'Trip to Lisbon' }).click()
-await dark.page.screenshot({ path: out('notes-desktop-dark') })
+  // The phone: the list, a search with no match, and a note written offline.
+  const phone = await app.device(user, { name: 'Ana Lima', viewport: PHONE, colorScheme: scheme })
+  await item(phone.page, 'Ideas for the garden').waitFor()
+  await phone.page.screenshot({ path: out(`notes-phone-list-${scheme}`) })
+  await phone.page.getByRole('searchbox', { name: 'Search notes' }).fill('tulips')
+  await phone.page.getByText('No note has these words.').waitFor()
+  await phone.page.screenshot({ path: out(`notes-phone-search-${scheme}`) })
+  await phone.page.getByRole('searchbox', { name: 'Search notes' }).fill('')
+  await item(phone.page, 'Ideas for the garden').click()
+  await phone.context.setOffline(true)
+  await editor(phone.page).press('End')
+  await editor(phone.page).pressSequentially('Plant basil in May.')
+  await phone.page.getByRole('status').filter({ hasText: 'Offline' }).waitFor()
+  await phone.page.waitForTimeout(900)
+  await editor(phone.page).blur()
+  await phone.page.screenshot({ path: out(`notes-phone-note-${scheme}`) })
+  await phone.context.setOffline(false)
+  await saved(phone.page)
 
-// A conflicted copy: both devices change the same line offline.
-await light.page.getByRole('list', { name: 'Notes' }).getByRole('button', { name: 'Trip to Lisbon' }).click()
-await light.context.setOffline(true)
-await dark.context.setOffline(true)
-await light.page.getByRole('textbox', { name: 'Note' }).fill(notes[1]!.replace('seat 42', 'seat 17, window'))
-await dark.page.getByRole('textbox', { name: 'Note' }).fill(notes[1]!.replace('seat 42', 'seat 44').replace('one bag', 'one small bag'))
-await dark.page.waitForTimeout(800)
-await light.context.setOffline(false)
-await light.page.waitForTimeout(1500)
-await dark.context.setOffline(false)
-await dark.page.getByRole('button', { name: 'Keep both' }).waitFor()
-await dark.page.setViewportSize({ width: 1100, height: 560 })
-await dark.page.screenshot({ path: out('notes-conflict-dark') })
+  // History: a line added after a last line without a line end, saved by two devices.
+  await item(desk.page, 'Groceries').click()
+  await editor(desk.page).fill(`${notes[3]}\nlemons`)
+  await desk.page.waitForTimeout(900)
+  await saved(desk.page)
+  await phone.page.goBack()
+  await phone.page.evaluate(() => window.dispatchEvent(new Event('focus')))
+  await item(phone.page, 'Groceries').click()
+  await phone.page.waitForFunction(() => (document.getElementById('editor') as HTMLTextAreaElement).value.endsWith('lemons'))
+  await editor(phone.page).fill(`${notes[3]}\nlemons\noat milk`)
+  await phone.page.waitForTimeout(900)
+  await saved(phone.page)
+  await phone.page.getByRole('button', { name: 'History' }).click()
+  await phone.page.locator('#revisions > li').nth(2).waitFor()
+  await phone.page.screenshot({ path: out(`notes-phone-history-${scheme}`) })
+  await desk.page.evaluate(() => window.dispatchEvent(new Event('focus')))
+  await desk.page.waitForFunction(() => (document.getElementById('editor') as HTMLTextAreaElement).value.endsWith('oat milk'))
+  await desk.page.getByRole('button', { name: 'History' }).click()
+  await desk.page.locator('#revisions > li').nth(2).waitFor()
+  await desk.page.screenshot({ path: out(`notes-history-${scheme}`) })
+  await desk.page.getByRole('button', { name: 'Close history' }).click()
+  await phone.page.getByRole('button', { name: 'Close history' }).click()
 
-// History of a note.
-await light.page.getByRole('list', { name: 'Notes' }).getByRole('button', { name: 'Groceries' }).click()
-await light.page.getByRole('textbox', { name: 'Note' }).fill('Groceries\noat milk\neggs\nbread\ncoffee, the good one\nlemons\n')
-await light.page.waitForTimeout(900)
-await saved(light.page)
-await light.page.getByRole('button', { name: 'History' }).click()
-await light.page.locator('#revisions > li').nth(1).waitFor()
-await light.page.screenshot({ path: out('notes-history-light') })
+  // A conflict: both change the same line offline; the phone sends second and gets the copy.
+  await phone.page.goBack()
+  await item(desk.page, 'Trip to Lisbon').click()
+  await item(phone.page, 'Trip to Lisbon').click()
+  await desk.context.setOffline(true)
+  await phone.context.setOffline(true)
+  await editor(desk.page).fill(notes[1]!.replace('seat 42', 'seat 17, window'))
+  await editor(phone.page).fill(notes[1]!.replace('seat 42', 'seat 44').replace('one bag', 'one small bag'))
+  await phone.page.waitForTimeout(800)
+  await desk.context.setOffline(false)
+  await saved(desk.page)
+  await phone.context.setOffline(false)
+  await phone.page.getByRole('button', { name: 'Keep both' }).waitFor()
+  await phone.page.getByRole('status').filter({ hasText: 'Saved' }).waitFor()
+  await phone.page.screenshot({ path: out(`notes-phone-conflict-${scheme}`) })
+  await desk.page.evaluate(() => window.dispatchEvent(new Event('focus')))
+  await desk.page.getByRole('button', { name: 'Compare' }).click()
+  await desk.page.getByRole('button', { name: 'Keep both' }).waitFor()
+  await desk.page.screenshot({ path: out(`notes-conflict-${scheme}`) })
+  await desk.context.close()
+  await phone.context.close()
+}
 
-// The phone: the list, and a note with its back button.
-const phone = await app.device('ana', { name: 'Ana Lima', viewport: PHONE })
-await phone.page.getByRole('list', { name: 'Notes' }).getByRole('button', { name: 'Ideas for the garden' }).waitFor()
-await phone.page.screenshot({ path: out('notes-phone-list-light') })
-const phoneDark = await app.device('ana', { name: 'Ana Lima', viewport: PHONE, colorScheme: 'dark' })
-await phoneDark.page.getByRole('list', { name: 'Notes' }).getByRole('button', { name: 'Ideas for the garden' }).click()
-await phoneDark.context.setOffline(true)
-await phoneDark.page.getByRole('textbox', { name: 'Note' }).press('End')
-await phoneDark.page.getByRole('textbox', { name: 'Note' }).pressSequentially('Plant basil in May.')
-await phoneDark.page.getByRole('status').filter({ hasText: 'Offline' }).waitFor()
-await phoneDark.page.waitForTimeout(900)
-await phoneDark.page.screenshot({ path: out('notes-phone-note-dark') })
-
-const welcome = await app.browser.newPage({ viewport: DESK })
+const welcome = await app.browser.newPage({ viewport: PHONE })
 await welcome.goto(app.url)
-await welcome.setViewportSize({ width: 700, height: 440 })
 await welcome.screenshot({ path: out('notes-welcome-light') })
 
 await app.close()

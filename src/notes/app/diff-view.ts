@@ -13,9 +13,22 @@ export interface Part {
   text: string
 }
 
-/** The line differences from `before` to `after`. */
+/**
+ * The line differences from `before` to `after`. A last line without a line end is the same
+ * line as that line with one: a line appended after it does not change it.
+ */
 export function lineParts(before: string, after: string): Part[] {
-  return diffLines(before, after).map((p) => ({ kind: p.added ? 'added' : p.removed ? 'removed' : 'same', text: p.value }))
+  return diffLines(before, after, { ignoreNewlineAtEof: true }).map((p) => ({ kind: p.added ? 'added' : p.removed ? 'removed' : 'same', text: p.value }))
+}
+
+/**
+ * The parts of `parts` of the kinds in `show`, each on lines of its own: a part that ends
+ * without a line end (a last line) and has another after it gets one, so a removed last line
+ * and the line that replaced it never run together ("butterbread").
+ */
+export function shownParts(parts: readonly Part[], show: ReadonlySet<Part['kind']>): Part[] {
+  const kept = parts.filter((p) => show.has(p.kind))
+  return kept.map((p, i) => (i < kept.length - 1 && !p.text.endsWith('\n') ? { ...p, text: `${p.text}\n` } : p))
 }
 
 /**
@@ -30,8 +43,7 @@ export function combined(before: string, after: string): string {
 /** Draws into `into` the parts of `parts` of the kinds in `show` (the others are left out). */
 export function drawParts(into: HTMLElement, parts: readonly Part[], show: ReadonlySet<Part['kind']>): void {
   into.replaceChildren()
-  for (const part of parts) {
-    if (!show.has(part.kind)) continue
+  for (const part of shownParts(parts, show)) {
     const el = document.createElement(part.kind === 'added' ? 'ins' : part.kind === 'removed' ? 'del' : 'span')
     el.textContent = part.text
     into.append(el)

@@ -27,6 +27,8 @@ export interface LocalNote {
   edited: number
   /** Set on a conflicted copy: the id of the note it was split from. */
   conflictOf?: string
+  /** Set on a conflicted copy made from this device's save (src/notes/app/conflict-words.ts). */
+  conflictHere?: boolean
   /** Deleted here; the delete waits in the queue (and can be undone until it is sent). */
   deleted?: boolean
 }
@@ -106,7 +108,7 @@ export interface Local {
   /** Takes back a delete that was not sent yet; false when it was. */
   undoRemove(id: string): Promise<boolean>
   /** Changes a note's fields without queueing anything (a conflict marker cleared). */
-  mark(id: string, fields: Partial<Pick<LocalNote, 'conflictOf'>>): Promise<void>
+  mark(id: string, fields: Partial<Pick<LocalNote, 'conflictOf' | 'conflictHere'>>): Promise<void>
   /** The queue, oldest change first. */
   pending(): Promise<Pending[]>
   /** How many entries wait to be sent (refused ones included). */
@@ -346,7 +348,10 @@ export async function openLocal(name: string, options: { random?: () => string; 
         const note = await tx.objectStore('notes').get(id)
         if (!note) return
         const next: LocalNote = { ...note, ...fields }
-        if (fields.conflictOf === undefined) delete next.conflictOf
+        if (fields.conflictOf === undefined) {
+          delete next.conflictOf
+          delete next.conflictHere
+        }
         await tx.objectStore('notes').put(next)
       })
     },

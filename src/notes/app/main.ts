@@ -6,11 +6,16 @@
  * @module
  */
 import { mergeText } from '../merge.ts'
+import { createAddress } from './address.ts'
+import { conflictWords } from './conflict-words.ts'
 import { combined, drawParts, lineParts } from './diff-view.ts'
 import { exportZip } from './export.ts'
 import { openLocal, type EditStart, type Local, type LocalNote } from './local.ts'
 import { createLocalLock, createSync, type Lock, type RequestWatch, type Send, type Sync, type SyncEvent } from './sync.ts'
 import { movedCaret, newNoteId, previewOf, shortTime, statusText, titleOf } from './text.ts'
+import { parseQuery, search } from './search.ts'
+import { moveTo, SEARCH_BOX } from './list-keys.ts'
+import { deviceName, versionDevice, versionTimes, type Version } from './versions.ts'
 
 /** A pause in typing this long saves the note. */
 const SAVE_AFTER_MS = 600
@@ -52,6 +57,8 @@ const ui = {
 interface Shown extends LocalNote {
   /** Lower-case text, for the search. */
   lower: string
+  /** Lower-case title, for the search's order. */
+  titleLower: string
   /** Made by "New note" and not written to yet: kept in memory only. */
   draft?: boolean
 }
@@ -79,12 +86,15 @@ const state = {
   /** The last request failed on the network. */
   unreachable: false,
   device: '',
+  /** What {@link tellConflict} last said, and of which note and copy. */
+  conflictNotice: null as { ids: string[]; text: string } | null,
 }
 
 const userId = document.querySelector<HTMLMetaElement>('meta[name="notes-user"]')?.content ?? ''
 const channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(`notes-${userId}`) : null
 let local: Local
 let sync: Sync
+const address = createAddress(window)
 
 void start()
 
@@ -116,7 +126,7 @@ async function start(): Promise<void> {
   const lock: Lock = navigator.locks
     ? (name, fn) => navigator.locks.request(name, fn)
     : createLocalLock()
-  sync = createSync({ local, send, clock: Date.now, lock, onEvent, retry: (fn, ms) => setTimeout(fn, ms) })
+  sync = createSync({ local, send, clock: Date.now, lock, onEvent, retry: (fn, ms) => setTimeout(fn, ms), deviceName: deviceName(navigator.userAgent) })
   state.device = await local.device()
   await applyRescue()
   // The first screen comes from the newest notes alone; reading every note (for the search
@@ -124,8 +134,10 @@ async function start(): Promise<void> {
   await firstScreen()
   ui.editor.disabled = false
   wire()
+  await openFromAddress()
   await refreshStatus()
   await reload()
+  if (state.openId === null) await openFromAddress()
   void navigator.storage?.persist?.().catch(() => false)
   registerWorker()
   void runSync()
@@ -319,6 +331,7 @@ async function handle(event: SyncEvent): Promise<void> {
     }
   } else if (event.kind === 'copy') {
     await reloadIds([event.id, event.copyId])
+    const notice = conflictWords(true).notice(titleOf(state.notes.get(event.id)?.text ?? ''))
     if (state.openId === event.id) {
       if (state.dirty) {
         state.dirty = false
@@ -327,6 +340,7 @@ async function handle(event: SyncEvent): Promise<void> {
       }
       await openNote(event.copyId, { save: false })
     }
+    tellConflict(notice, event.id, event.copyId)
   } else if (event.kind === 'kept') {
     await reloadIds([event.id])
     const note = state.notes.get(event.id)
@@ -344,7 +358,7 @@ async function handle(event: SyncEvent): Promise<void> {
 // ---- the copy in memory -------------------------------------------------------------------
 
 function shown(note: LocalNote): Shown {
-  return { ...note, lower: note.text.toLowerCase() }
+  return { ...note, lower: note.text.toLowerCase(), titleLower: titleOf(note.text).toLowerCase() }
 }
 
 async function firstScreen(): Promise<void> {
@@ -384,11 +398,15 @@ async function reloadIds(ids: readonly string[]): Promise<void> {
 /** Takes the stored state of the notes `ids` (`notes`: those still stored) into the screen. */
 function applyNotes(ids: readonly string[], notes: readonly LocalNote[]): void {
   const stored = new Map(notes.map((n) => [n.id, n]))
+  const arrived: LocalNote[] = []
   for (const id of ids) {
     const note = stored.get(id)
+    if (note?.conflictOf && !note.conflictHere && !state.notes.has(id)) arrived.push(note)
     if (note && !note.deleted) state.notes.set(id, shown(note))
     else if (!state.notes.get(id)?.draft) state.notes.delete(id)
   }
+  // A conflicted copy made by another device's save: this device is told as well.
+  for (const copy of arrived) tellConflict(conflictWords(false).notice(titleOf(state.notes.get(copy.conflictOf!)?.text ?? copy.text)), copy.conflictOf!, copy.id)
   // Sorted and drawn once the sync has sent its next write: pages of a first sync come
   // faster than 10,000 notes are sorted and drawn, and the write need not wait for them.
   drawSoon()
@@ -454,19 +472,14 @@ function sortAndDraw(): void {
 // ---- the list -----------------------------------------------------------------------------
 
 function drawList(): void {
-  const query = ui.search.value.trim().toLowerCase()
-  const words = query === '' ? [] : query.split(/\s+/)
+  const query = parseQuery(ui.search.value)
+  const found = query === null ? state.order : search(state.order, query)
   const now = Date.now()
-  const items: HTMLLIElement[] = []
-  let matches = 0
-  for (const note of state.order) {
-    if (words.length > 0 && !words.every((w) => note.lower.includes(w))) continue
-    matches++
-    if (items.length < LIST_LIMIT) items.push(listItem(note, now))
-  }
+  const items = found.slice(0, LIST_LIMIT).map((note) => listItem(note, now))
+  let matches = found.length
   // Before every note is read, the list without a search counts the stored ones; a search
   // is drawn again when they are all read.
-  if (!state.loaded && words.length === 0) matches = Math.max(matches, state.stored)
+  if (!state.loaded && query === null) matches = Math.max(matches, state.stored)
   if (matches > LIST_LIMIT) {
     const more = document.createElement('li')
     more.className = 'more'
@@ -520,10 +533,13 @@ async function openNote(id: string, options: { save?: boolean; focus?: boolean }
   if (!note) return
   state.openId = id
   state.dirty = false
+  address.show(id)
   ui.app.dataset.view = 'note'
   ui.placeholder.hidden = true
   ui.history.hidden = true
   ui.notice.hidden = true
+  // The last conflict's notice stays with its note and copy until one of them is sorted out.
+  if (state.conflictNotice?.ids.includes(id)) showNotice(state.conflictNotice.text)
   ui.del.disabled = state.outdated
   ui.historyButton.disabled = false
   drawMeta(note)
@@ -548,6 +564,7 @@ function drawMeta(note: Shown): void {
 function closeNote(): void {
   state.openId = null
   state.dirty = false
+  address.show(null)
   ui.app.dataset.view = 'list'
   ui.editor.value = ''
   ui.editor.hidden = false
@@ -576,7 +593,7 @@ async function newNote(): Promise<void> {
   const saved = saveNow()
   const now = Date.now()
   const id = newNoteId(now)
-  state.notes.set(id, { id, text: '', base: 0, edited: now, lower: '', draft: true })
+  state.notes.set(id, { id, text: '', base: 0, edited: now, lower: '', titleLower: '', draft: true })
   if (ui.search.value !== '') ui.search.value = ''
   sortAndDraw()
   await openNote(id, { save: false, focus: true })
@@ -675,6 +692,18 @@ async function deleteOpen(): Promise<void> {
 
 // ---- conflicted copies --------------------------------------------------------------------
 
+/**
+ * Says that a conflict happened: above the note or the copy when one of them is open (and again
+ * whenever one of them is opened, until the copy is sorted out), and in a message that opens the
+ * copy unless it is open.
+ */
+function tellConflict(text: string, noteId: string, copyId: string): void {
+  state.conflictNotice = { ids: [noteId, copyId], text }
+  if (state.openId === noteId || state.openId === copyId) showNotice(text)
+  // The copy open shows both versions already; anywhere else a message leads to it.
+  if (state.openId !== copyId) toast(text, { label: 'Compare', run: () => openNote(copyId) })
+}
+
 function showCompare(copy: Shown): void {
   const original = copy.conflictOf ? state.notes.get(copy.conflictOf) : undefined
   ui.editor.hidden = !original ? false : true
@@ -687,6 +716,11 @@ function showCompare(copy: Shown): void {
     state.editorBase = copy.base
     return
   }
+  const words = conflictWords(copy.conflictHere === true)
+  $('compare-hint').textContent = words.hint
+  $('compare-original-title').textContent = words.noteSide
+  $('compare-copy-title').textContent = words.copySide
+  $('keep-this').textContent = words.keepCopy
   const parts = lineParts(original.text, copy.text)
   drawParts($('compare-original'), parts, new Set(['same', 'removed']))
   drawParts($('compare-copy'), parts, new Set(['same', 'added']))
@@ -697,6 +731,7 @@ async function resolveConflict(how: 'both' | 'this' | 'hand'): Promise<void> {
   const copy = state.openId === null ? undefined : state.notes.get(state.openId)
   if (!copy?.conflictOf || refusedOutdated('to sort out this conflicted copy')) return
   const original = state.notes.get(copy.conflictOf)
+  if (state.conflictNotice?.ids.includes(copy.id)) state.conflictNotice = null
   try {
     if (how === 'both' || !original) {
       await local.mark(copy.id, {})
@@ -722,10 +757,8 @@ async function resolveConflict(how: 'both' | 'this' | 'hand'): Promise<void> {
 
 // ---- history ------------------------------------------------------------------------------
 
-interface Revision {
-  edited: number
+interface Revision extends Version {
   at: number
-  local: string
   text: string
 }
 
@@ -754,16 +787,20 @@ async function showHistory(): Promise<void> {
   }
   const revisions = answer.body.revisions as Revision[]
   ui.historyHint.textContent = `${revisions.length} saved ${revisions.length === 1 ? 'version' : 'versions'}, newest first. Added lines are marked, removed lines struck through.`
+  const times = versionTimes(revisions.map((rev) => rev.edited))
   const items = revisions.map((rev, i) => {
     const li = document.createElement('li')
     const head = document.createElement('div')
     head.className = 'revision-head'
     const when = document.createElement('strong')
-    when.textContent = new Date(rev.edited).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })
+    when.textContent = times[i]!
     const who = document.createElement('span')
     who.className = 'muted'
-    who.textContent = rev.local === state.device ? 'this device' : 'another device'
-    head.append(when, ' ', who)
+    who.textContent = versionDevice(rev, state.device)
+    const said = document.createElement('div')
+    said.className = 'revision-said'
+    said.append(when, ' ', who)
+    head.append(said)
     if (i > 0 || rev.text !== ui.editor.value) {
       const restore = document.createElement('button')
       restore.type = 'button'
@@ -884,16 +921,19 @@ function showNotice(text: string): void {
 }
 
 let toastTimer = 0
-function toast(text: string, undo: (() => Promise<void>) | null): void {
+/** A message at the foot of the screen, with an action (Undo, unless it says otherwise). */
+function toast(text: string, action: (() => Promise<void>) | { label: string; run: () => Promise<void> } | null): void {
   clearTimeout(toastTimer)
+  const act = typeof action === 'function' ? { label: 'Undo', run: action } : action
   ui.toastText.textContent = text
-  ui.toastAction.hidden = undo === null
-  ui.toastAction.onclick = undo === null ? null : () => {
+  ui.toastAction.hidden = act === null
+  ui.toastAction.textContent = act?.label ?? 'Undo'
+  ui.toastAction.onclick = act === null ? null : () => {
     ui.toast.hidden = true
-    void undo()
+    void act.run()
   }
   ui.toast.hidden = false
-  toastTimer = window.setTimeout(() => (ui.toast.hidden = true), undo === null ? 8_000 : UNDO_MS)
+  toastTimer = window.setTimeout(() => (ui.toast.hidden = true), typeof action === 'function' ? UNDO_MS : 8_000)
 }
 
 // ---- service worker -----------------------------------------------------------------------
@@ -934,9 +974,13 @@ function wire(): void {
   ui.newNote.addEventListener('click', () => void newNote())
   ui.list.addEventListener('click', (e) => {
     const item = (e.target as HTMLElement).closest<HTMLButtonElement>('button.item')
-    if (item?.dataset.id) void openNote(item.dataset.id, { focus: window.matchMedia('(min-width: 44rem)').matches })
+    // From the keyboard (no pointer: `detail` 0) the editor takes the focus on a phone too,
+    // rather than the list item it hides.
+    if (item?.dataset.id) void openNote(item.dataset.id, { focus: e.detail === 0 || window.matchMedia('(min-width: 44rem)').matches })
   })
   ui.search.addEventListener('input', () => drawList())
+  ui.search.addEventListener('keydown', onListKey)
+  ui.list.addEventListener('keydown', onListKey)
   ui.editor.addEventListener('input', onInput)
   ui.editor.addEventListener('blur', () => void saveNow())
   ui.back.addEventListener('click', () => void backToList())
@@ -965,6 +1009,26 @@ function wire(): void {
     else if (data.ids && !state.outdated) void reloadIds(data.ids).then(refreshStatus)
   })
   document.addEventListener('keydown', onKey)
+  window.addEventListener('popstate', () => void followAddress())
+}
+
+/** Opens the note the address names (a reload, a link), or forgets an address of no note. */
+async function openFromAddress(): Promise<void> {
+  const id = address.current()
+  if (id === null) return
+  if (state.notes.has(id)) {
+    address.adopt()
+    await openNote(id, { save: false })
+  } else if (state.loaded) address.show(null)
+}
+
+/** The browser's back and forward buttons: the screen follows the address. */
+async function followAddress(): Promise<void> {
+  const id = address.current()
+  const noteShown = ui.app.dataset.view === 'note'
+  if (id === null) {
+    if (noteShown) await backToList()
+  } else if ((id !== state.openId || !noteShown) && state.notes.has(id)) await openNote(id)
 }
 
 /** "Export all notes" and "Sign out", also wired in a tab that could not open the copy. */
@@ -977,10 +1041,30 @@ async function backToList(): Promise<void> {
   await saveNow()
   const id = state.openId
   dropEmptyDraft()
+  address.show(null)
   ui.app.dataset.view = 'list'
   ui.history.hidden = true
   const item = id === null ? null : ui.list.querySelector<HTMLButtonElement>(`button.item[data-id="${CSS.escape(id)}"]`)
   ;(item ?? ui.search).focus()
+}
+
+/** Arrow keys from the search box through the results; Enter in the box opens the first. */
+function onListKey(e: KeyboardEvent): void {
+  if (e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return
+  const items = [...ui.list.querySelectorAll<HTMLButtonElement>('button.item')]
+  if (e.target === ui.search && e.key === 'Enter') {
+    if (items[0]) {
+      e.preventDefault()
+      items[0].click()
+    }
+    return
+  }
+  const from = e.target === ui.search ? SEARCH_BOX : items.indexOf(e.target as HTMLButtonElement)
+  if (from === SEARCH_BOX && e.target !== ui.search) return
+  const to = moveTo(e.key, from, items.length)
+  if (to === null) return
+  e.preventDefault()
+  ;(to === SEARCH_BOX ? ui.search : items[to]!).focus()
 }
 
 function onKey(e: KeyboardEvent): void {

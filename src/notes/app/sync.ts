@@ -93,6 +93,8 @@ export function createSync(deps: {
   retry?: (fn: () => void, ms: number) => void
   /** How long a request may stay silent (ms); {@link REQUEST_TIMEOUT_MS} unless a test says less. */
   timeout?: number
+  /** The device's words for itself ("Chrome on Android"), sent with each save for the history. */
+  deviceName?: string
 }): Sync {
   const { local, clock, lock, onEvent } = deps
   const timeout = deps.timeout ?? REQUEST_TIMEOUT_MS
@@ -136,7 +138,7 @@ export function createSync(deps: {
 
   async function sendOne(entry: Pending, device: string): Promise<'sent' | 'failed' | 'stop'> {
     const body = entry.op === 'save'
-      ? { op: 'save', id: entry.id, local: device, text: entry.text, base: entry.base, at: entry.at }
+      ? { op: 'save', id: entry.id, local: device, ...(deps.deviceName ? { device: deps.deviceName } : {}), text: entry.text, base: entry.base, at: entry.at }
       : { op: 'delete', id: entry.id, base: entry.base }
     const answer = await send('POST', '/api/notes', body)
     if (answer === null || answer.status >= 500 || answer.status === 408 || answer.status === 429) return 'failed'
@@ -172,7 +174,7 @@ export function createSync(deps: {
       if (answer.copy) {
         // Ours became the copy; the note holds what the server kept.
         const copyText = newer?.op === 'save' ? newer.text : answer.copy.text
-        await notes.put({ id: answer.copy.id, text: copyText, base: answer.copy.edited, edited: answer.copy.edited, conflictOf: sent.id })
+        await notes.put({ id: answer.copy.id, text: copyText, base: answer.copy.edited, edited: answer.copy.edited, conflictOf: sent.id, conflictHere: true })
         if (newer?.op === 'save') {
           await queue.delete(sent.id)
           await queue.put({ ...newer, id: answer.copy.id, base: answer.copy.edited })
@@ -321,6 +323,7 @@ export function createSync(deps: {
       if (old && old.base >= row.edited) return
       const note: LocalNote = { id: row.id, text: row.text ?? '', base: row.edited, edited: row.edited }
       if (old?.conflictOf) note.conflictOf = old.conflictOf
+      if (old?.conflictHere) note.conflictHere = true
       const stem = COPY_ID.exec(row.id)?.[1]
       if (!old && stem !== undefined && known.has(stem)) note.conflictOf = stem
       if (!old && stem !== undefined && !known.has(stem) && seen === null) {

@@ -201,9 +201,20 @@ test('a copy answer keeps the stored text in the note and makes ours a conflicte
   const kept = await laptop.local.get(copy.copyId)
   assert.equal(kept?.text, 'red\n')
   assert.equal(kept?.conflictOf, 'c')
-  // The other device sees the copy as a conflicted copy of the note too.
+  assert.equal(kept?.conflictHere, true, 'the copy holds this device\'s text')
+  // The other device sees the copy as a conflicted copy of the note too, made elsewhere.
   await phone.sync.pull()
   assert.equal((await phone.local.get(copy.copyId))?.conflictOf, 'c')
+  assert.equal((await phone.local.get(copy.copyId))?.conflictHere, undefined)
+  // A newer text of the copy from elsewhere leaves it this device's copy.
+  const edited = await phone.local.edit(copy.copyId, 'red\nand pink\n', 4)
+  assert.equal(edited.conflictHere, undefined)
+  await phone.sync.flush()
+  await laptop.sync.pull()
+  assert.equal((await laptop.local.get(copy.copyId))?.text, 'red\nand pink\n')
+  assert.equal((await laptop.local.get(copy.copyId))?.conflictHere, true)
+  await laptop.local.mark(copy.copyId, {})
+  assert.equal((await laptop.local.get(copy.copyId))?.conflictHere, undefined, 'sorted out, an ordinary note')
 })
 
 test('a delete waits out its Undo; Undo puts back the save it replaced', async () => {
