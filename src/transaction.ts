@@ -58,9 +58,12 @@ async function transactionOnce<T>(
 ): Promise<T> {
   const tx = (await sql.reserve()) as TransactionQuery
   try {
-    // Queries go out as they are made; `fn`'s first follows `begin` on the wire.
-    const begun = tx`begin`.execute()
-    const [, value] = await Promise.all([begun, fn(tx)])
+    // Queries go out as they are made; `fn`'s first follows `begin` on the wire. Both are
+    // waited for, so that `fn` has ended before the transaction may be run again.
+    const [begun, ran] = await Promise.allSettled([tx`begin`.execute(), fn(tx)])
+    if (begun.status === 'rejected') throw begun.reason
+    if (ran.status === 'rejected') throw ran.reason
+    const value = ran.value
     const ending = last?.(tx, value)?.execute() ?? null
     run.committing = true
     // Both answered before the connection goes back to the pool.
