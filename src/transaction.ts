@@ -28,10 +28,11 @@ export const CONNECTION_ATTEMPTS = 2
  * rolls everything back and is thrown: when `last`'s statement fails, the server answers the
  * `commit` behind it by rolling back.
  *
- * When the connection fails (a restart, a cut, a connection found dead) before the `commit` was
+ * When its connection fails (a restart, a cut, a connection found dead) before the `commit` was
  * sent, nothing of the transaction can have been kept, and it is run once more from the start,
  * `fn` included, on another connection: `fn` must keep nothing outside the transaction. A
- * failure once the `commit` is on its way is thrown: whether it was kept is unknown.
+ * failure once the `commit` is on its way is thrown: whether it was kept is unknown. So is a
+ * failure to get a connection at all.
  *
  * `last` answers the statement unsent (a query not awaited): postgres.js sends a query a
  * microtask after it is first awaited or executed, so this function executes it just before the
@@ -39,24 +40,27 @@ export const CONNECTION_ATTEMPTS = 2
  */
 export async function transaction<T>(sql: Sql, fn: (tx: TransactionQuery) => Promise<T>, last?: (tx: TransactionQuery, value: T) => PendingQuery<Row[]> | null): Promise<T> {
   for (let attempt = 1; ; attempt++) {
-    const run = { committing: false }
+    const run = { connected: false, committing: false }
     try {
       return await transactionOnce(sql, fn, last, run)
     } catch (err) {
-      if (attempt < CONNECTION_ATTEMPTS && !run.committing && isDatabaseUnavailable(err)) continue
+      // No connection to be had (the database down) is answered at once: another try would
+      // only make the request wait as long again.
+      if (attempt < CONNECTION_ATTEMPTS && run.connected && !run.committing && isDatabaseUnavailable(err)) continue
       throw err
     }
   }
 }
 
-/** One run of {@link transaction}; `run.committing` is set as the `commit` is sent. */
+/** One run of {@link transaction}; `run` says whether it had a connection, and whether the `commit` was sent. */
 async function transactionOnce<T>(
   sql: Sql,
   fn: (tx: TransactionQuery) => Promise<T>,
   last: ((tx: TransactionQuery, value: T) => PendingQuery<Row[]> | null) | undefined,
-  run: { committing: boolean },
+  run: { connected: boolean; committing: boolean },
 ): Promise<T> {
   const tx = (await sql.reserve()) as TransactionQuery
+  run.connected = true
   try {
     // Queries go out as they are made; `fn`'s first follows `begin` on the wire. Both are
     // waited for, so that `fn` has ended before the transaction may be run again.

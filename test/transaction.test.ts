@@ -137,3 +137,14 @@ test('transaction() runs at most twice: a second connection failure before the c
   assert.equal(runs, CONNECTION_ATTEMPTS)
   assert.deepEqual(await kept(), [])
 })
+
+test('transaction() that gets no connection (the database down) throws at once, without a second try', async (t) => {
+  const { sql: cut, proxy } = await throughProxy(t)
+  await cut`select 1`
+  await proxy.down()
+  await new Promise((resolve) => setTimeout(resolve, 100))
+  let reserves = 0
+  const counting = { reserve: () => (reserves++, cut.reserve()) } as unknown as typeof cut
+  await assert.rejects(transaction(counting, async () => {}), (err) => isDatabaseUnavailable(err))
+  assert.equal(reserves, 1)
+})
