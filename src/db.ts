@@ -26,7 +26,17 @@ export interface ConnectOptions {
   schema?: string
   /** Called with each statement sent (the benches count a page's statements with it). */
   onQuery?: (statement: string) => void
+  /**
+   * Seconds a connection's queries may wait without a byte from the server before the
+   * connection is taken for dead and replaced; {@link ANSWER_TIMEOUT_S} unless told.
+   */
+  answerTimeout?: number
 }
+
+/** How long queries wait for a first byte of answer before their connection is taken for dead. */
+export const ANSWER_TIMEOUT_S = 30
+/** Seconds a pooled connection may sit unused before it is closed. */
+export const IDLE_TIMEOUT_S = 30
 
 /** Client options shared by every connection we make. */
 function clientOptions(options: ConnectOptions): postgres.Options<Types> {
@@ -38,6 +48,17 @@ function clientOptions(options: ConnectOptions): postgres.Options<Types> {
     // default back-off grows to about 20 s, and requests queued behind it).
     connect_timeout: 3,
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
+    // Connections a failover, a NAT or a proxy dropped without a word must not reach a request:
+    // an unused one is closed after IDLE_TIMEOUT_S; TCP keep-alive probes an idle socket every
+    // 30 s, which keeps a NAT's or a load balancer's entry for it alive and finds a dead peer;
+    // each connection is replaced after 15 to 30 minutes (each its own span, so they do not all
+    // reconnect at once), so none outlives a failover's DNS change for long; and one whose
+    // queries have heard nothing for `answerTimeout` seconds is closed, which fails them with
+    // CONNECTION_CLOSED (a 503, or a transaction run again) instead of a wait of many minutes.
+    idle_timeout: IDLE_TIMEOUT_S,
+    keep_alive: 30,
+    max_lifetime: () => 60 * (15 + Math.random() * 15),
+    answer_timeout: options.answerTimeout ?? ANSWER_TIMEOUT_S,
     // Times are milliseconds since the epoch in bigint columns: well inside a double's exact range.
     types: { bigint: { to: 20, from: [20], serialize: (n: number) => String(n), parse: (s: string) => Number(s) } },
     connection: options.schema ? { search_path: options.schema } : {},
@@ -68,6 +89,9 @@ export async function openDatabase(config: { databaseUrl: string | null; dataDir
   const sql = postgres({
     ...clientOptions({ ...options, max: options.max ?? 4 }),
     path: embedded.socketPath as string,
+    // A socket to this process's own PGlite cannot go silent, and PGlite runs one statement at
+    // a time for every connection, so a long one (the hourly vacuum) keeps the others waiting.
+    answer_timeout: null,
     username: 'postgres',
     database: 'postgres',
   })

@@ -14,10 +14,13 @@
  * @module
  */
 import type { PendingQuery, ReservedSql, Row } from 'postgres'
-import type { Sql } from './db.ts'
+import { isDatabaseUnavailable, type Sql } from './db.ts'
 
 /** A connection of one transaction's own. */
 export type TransactionQuery = ReservedSql<{ bigint: number }>
+
+/** Runs of a transaction whose connection failed before its `commit` was sent, in all. */
+export const CONNECTION_ATTEMPTS = 2
 
 /**
  * Runs `fn` in one transaction, then the statement `last` makes (when given and it makes one),
@@ -25,27 +28,57 @@ export type TransactionQuery = ReservedSql<{ bigint: number }>
  * rolls everything back and is thrown: when `last`'s statement fails, the server answers the
  * `commit` behind it by rolling back.
  *
+ * When its connection fails (a restart, a cut, a connection found dead) before the `commit` was
+ * sent, nothing of the transaction can have been kept, and it is run once more from the start,
+ * `fn` included, on another connection: `fn` must keep nothing outside the transaction. A
+ * failure once the `commit` is on its way is thrown: whether it was kept is unknown. So is a
+ * failure to get a connection at all.
+ *
  * `last` answers the statement unsent (a query not awaited): postgres.js sends a query a
  * microtask after it is first awaited or executed, so this function executes it just before the
  * `commit`, and the two leave in that order.
  */
 export async function transaction<T>(sql: Sql, fn: (tx: TransactionQuery) => Promise<T>, last?: (tx: TransactionQuery, value: T) => PendingQuery<Row[]> | null): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const run = { connected: false, committing: false }
+    try {
+      return await transactionOnce(sql, fn, last, run)
+    } catch (err) {
+      // No connection to be had (the database down) is answered at once: another try would
+      // only make the request wait as long again.
+      if (attempt < CONNECTION_ATTEMPTS && run.connected && !run.committing && isDatabaseUnavailable(err)) continue
+      throw err
+    }
+  }
+}
+
+/** One run of {@link transaction}; `run` says whether it had a connection, and whether the `commit` was sent. */
+async function transactionOnce<T>(
+  sql: Sql,
+  fn: (tx: TransactionQuery) => Promise<T>,
+  last: ((tx: TransactionQuery, value: T) => PendingQuery<Row[]> | null) | undefined,
+  run: { connected: boolean; committing: boolean },
+): Promise<T> {
   const tx = (await sql.reserve()) as TransactionQuery
-  // Whether the transaction may still be open, and needs a `rollback` after an error.
-  let open = true
+  run.connected = true
   try {
-    // Queries go out as they are made; `fn`'s first follows `begin` on the wire.
-    const begun = tx`begin`.execute()
-    const [, value] = await Promise.all([begun, fn(tx)])
+    // Queries go out as they are made; `fn`'s first follows `begin` on the wire. Both are
+    // waited for, so that `fn` has ended before the transaction may be run again.
+    const [begun, ran] = await Promise.allSettled([tx`begin`.execute(), fn(tx)])
+    if (begun.status === 'rejected') throw begun.reason
+    if (ran.status === 'rejected') throw ran.reason
+    const value = ran.value
     const ending = last?.(tx, value)?.execute() ?? null
-    open = false
+    run.committing = true
     // Both answered before the connection goes back to the pool.
     const [ended, committed] = await Promise.allSettled([ending, tx`commit`.execute()])
     if (ended.status === 'rejected') throw ended.reason
     if (committed.status === 'rejected') throw committed.reason
     return value
   } catch (err) {
-    if (open) await tx`rollback`.catch(() => {})
+    // The transaction may still be open: roll it back. On a connection that closed this fails
+    // at once (the server rolled back already), and is of no matter.
+    if (!run.committing) await tx`rollback`.catch(() => {})
     throw err
   } finally {
     tx.release()

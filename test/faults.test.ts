@@ -22,13 +22,13 @@ interface Server {
   proxy: TcpProxy
 }
 
-async function startServer(): Promise<Server> {
+async function startServer(env: Record<string, string> = {}): Promise<Server> {
   const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) })
   const url = new URL(db.url)
   url.port = String(proxy.port)
   url.hostname = '127.0.0.1'
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/fault-server.ts'], {
-    env: { ...process.env, DATABASE_URL: url.href, FAULT_SCHEMA: db.schema },
+    env: { ...process.env, DATABASE_URL: url.href, FAULT_SCHEMA: db.schema, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
@@ -53,15 +53,15 @@ interface Outcome {
 
 let n = 0
 /** One write; never throws: the answer, or the error code of a failed request. */
-async function write(server: Server): Promise<Outcome & { id: string }> {
+async function write(server: Server): Promise<Outcome & { id: string; began: number }> {
   const id = `w${++n}`
   const started = performance.now()
   try {
     const res = await fetch(`${server.url}/write`, { method: 'POST', body: JSON.stringify({ id }), signal: AbortSignal.timeout(20_000) })
-    return { id, ms: performance.now() - started, status: res.status, body: await res.json() }
+    return { id, began: started, ms: performance.now() - started, status: res.status, body: await res.json() }
   } catch (err) {
     const e = err as { name?: string; cause?: { code?: string } }
-    return { id, ms: performance.now() - started, error: e.cause?.code ?? e.name ?? String(err) }
+    return { id, began: started, ms: performance.now() - started, error: e.cause?.code ?? e.name ?? String(err) }
   }
 }
 
@@ -69,7 +69,7 @@ async function write(server: Server): Promise<Outcome & { id: string }> {
 async function writeLoad(server: Server, writers: number, stop: Promise<unknown>) {
   let stopped = false
   void stop.then(() => (stopped = true))
-  const outcomes: (Outcome & { id: string })[] = []
+  const outcomes: (Outcome & { id: string; began: number })[] = []
   await Promise.all(
     Array.from({ length: writers }, async () => {
       while (!stopped) {
@@ -149,6 +149,30 @@ test('the database stopped for 30 s: quick JSON 503s and /healthz 503 meanwhile,
   assert.equal((await fetch(`${server.url}/healthz`)).status, 200)
   assert.equal(server.child.exitCode, null)
   assertAcknowledgedStored([...before, back], await stored())
+})
+
+test('every connection silenced under 8 writers (a NAT or a proxy that forgot them: no FIN, no RST, no answer): JSON 503s until the answer deadline replaces them, then every write succeeds, nothing acknowledged lost', async () => {
+  // The services wait 30 s for an answer (src/db.ts); 2 s here keeps the test short.
+  const deadlineMs = 2_000
+  const server = await startServer({ FAULT_ANSWER_TIMEOUT: String(deadlineMs / 1000) })
+  let silenced = 0
+  const outcomes = await writeLoad(server, 8, (async () => {
+    await sleep(1_000)
+    server.proxy.silence()
+    silenced = performance.now()
+    await sleep(deadlineMs + 4_000)
+  })())
+  assert.equal(server.child.exitCode, null, 'the process is still running')
+  for (const o of outcomes) {
+    if (o.status === 503) assert.deepEqual(o.body, { error: 'database unavailable' })
+    else assert.equal(o.status, 200, JSON.stringify(o))
+  }
+  // The writes on the silenced connections waited for the deadline, and no longer.
+  for (const o of outcomes) assert.ok(o.ms < deadlineMs + 2_000, `a write took ${Math.round(o.ms)} ms`)
+  const late = outcomes.filter((o) => o.began >= silenced + deadlineMs + 2_000)
+  assert.ok(late.length > 20, `writes after the deadline: ${late.length}`)
+  assert.deepEqual(late.filter((o) => o.status !== 200), [], 'writes begun 2 s after the deadline that failed')
+  assertAcknowledgedStored(outcomes, await stored())
 })
 
 test('SIGTERM under 8 writers answers every request in flight, loses no acknowledged write, and exits 0', async () => {

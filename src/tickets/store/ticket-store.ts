@@ -61,7 +61,9 @@ export interface TicketStore extends Tables {
    * is answered as it is; events it emits are stored in the transaction, and `wake` is pinged
    * once it has committed. Inside `fn` only `tx` may be used. A run the database breaks off to
    * resolve a deadlock (or a serialization conflict) is rolled back and `fn` runs again, up to
-   * {@link TRANSACT_ATTEMPTS} times in all, so `fn` must keep nothing outside the transaction.
+   * {@link TRANSACT_ATTEMPTS} times in all; so is a run whose connection failed before its
+   * `commit` was sent (once more, by `transaction()`), so `fn` must keep nothing outside the
+   * transaction.
    */
   transact<T>(fn: (tx: TicketTx) => Promise<T>): Promise<T>
 }
@@ -97,6 +99,8 @@ export function createTicketStore(deps: TicketStoreDeps): TicketStore {
           const result = await transaction(
             sql,
             async (q) => {
+              // transaction() runs this again after a connection failure: start with no events.
+              emitted.length = 0
               const tx: TicketTx = {
                 ...tablesOn(q, clock),
                 async emit(projectId, name, args) {
