@@ -43,7 +43,7 @@ async function signInToNotes(page: Page, login: string): Promise<void> {
 /** The reason the notes app's failure page shows. */
 async function notesFailure(page: Page): Promise<string> {
   await page.waitForURL(`${full.notes}/login/failed`)
-  return page.locator('main').innerText()
+  return page.locator('body').innerText()
 }
 
 test('the first person signs in through the organisation\'s provider, becomes the owner, and is signed in to the tracker with one click', async () => {
@@ -70,15 +70,18 @@ test('the first person signs in through the organisation\'s provider, becomes th
   await context.close()
 })
 
-test('after the provider rotates its signing key, the first sign-in says to sign in again and the next one signs in', async () => {
-  // The app read the provider's keys during the sign-in above, less than a minute ago, so it
-  // does not read them again on its own yet.
+test('after the provider rotates its signing key (its JWKS changes), people still sign in: the app reads the new keys', async () => {
   await issuer.stop()
   await issuer.start({ rotate: true })
   const { context, page } = await full.person()
   await signInToNotes(page, 'ada')
-  assert.match(await notesFailure(page), new RegExp(escape(OIDC_TEXT.unknownKey)))
-  await signInToNotes(page, 'ada')
+  // openid-client reads the keys again for an unknown key once the cached ones are a minute
+  // old; before that the sign-in fails with this reason, and the app reads them at the next.
+  await page.waitForURL((url) => url.origin === full.notes && url.pathname !== '/login/callback')
+  if (new URL(page.url()).pathname === '/login/failed') {
+    assert.match(await page.locator('body').innerText(), new RegExp(escape(OIDC_TEXT.unknownKey)))
+    await signInToNotes(page, 'ada')
+  }
   await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
   await context.close()
 })
@@ -191,35 +194,42 @@ test('a denied consent (error=access_denied) ends on the app\'s failure page wit
 
 test('a tampered state is refused with "wrong state" on the tracker\'s failure page', async () => {
   const { context, page } = await full.person()
-  await page.route(`${full.idp}/oidc/callback?*`, (route) => {
-    const url = new URL(route.request().url())
+  issuer.onCallback = (url) => {
     url.searchParams.set('state', `${url.searchParams.get('state')}x`)
-    return route.continue({ url: url.href })
-  })
-  await page.goto(full.tickets)
-  await page.getByRole('link', { name: 'Sign in' }).first().click()
-  await page.getByRole('link', { name: 'Single sign-on' }).click()
-  await atIssuer(page, 'ada')
-  await page.getByRole('heading', { name: 'Login failed' }).waitFor()
+    return { url }
+  }
+  try {
+    await page.goto(full.tickets)
+    await page.getByRole('link', { name: 'Sign in' }).first().click()
+    await page.getByRole('link', { name: 'Single sign-on' }).click()
+    await atIssuer(page, 'ada')
+    await page.getByRole('heading', { name: 'Login failed' }).waitFor()
+  } finally {
+    issuer.onCallback = null
+  }
   assert.equal(new URL(page.url()).origin, full.tickets)
-  assert.match(await page.locator('main').innerText(), /wrong state/)
+  assert.match(await page.locator('body').innerText(), /wrong state/)
+  await screenshot(page, 'oidc-failed-tickets-1280-light')
   await context.close()
 })
 
 test('a replayed code is refused as expired or used, even with the browser\'s own flow cookie', async () => {
   const { context, page } = await full.person()
   let callback = ''
-  await page.route(`${full.idp}/oidc/callback?*`, (route) => {
-    callback = route.request().url()
-    return route.continue()
-  })
+  issuer.onCallback = (url) => {
+    callback = url.href
+  }
   const flowCookie = new Promise<string>((resolve) =>
     page.on('response', async (response) => {
       if (response.url().startsWith(`${full.idp}/oidc/start`)) resolve((await response.headerValue('set-cookie')) ?? '')
     }),
   )
-  await signInToNotes(page, 'ada')
-  await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
+  try {
+    await signInToNotes(page, 'ada')
+    await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
+  } finally {
+    issuer.onCallback = null
+  }
   const value = /idp_oidc=([^;]+)/.exec(await flowCookie)![1]!
   await context.addCookies([{ name: 'idp_oidc', value, url: `${full.idp}/oidc/` }])
   await page.goto(callback)
@@ -241,14 +251,12 @@ test('an ID token made for another client is refused', async () => {
 
 test('a provider stopped mid-flow, between its answer and the token request, is reported unreachable', async () => {
   const { context, page } = await full.person()
-  await page.route(`${full.idp}/oidc/callback?*`, async (route) => {
-    await issuer.stop()
-    return route.continue()
-  })
+  issuer.onCallback = () => ({ stop: true })
   try {
     await signInToNotes(page, 'ada')
     assert.match(await notesFailure(page), new RegExp(escape(OIDC_TEXT.unreachable('Single sign-on'))))
   } finally {
+    issuer.onCallback = null
     await issuer.start()
   }
   await context.close()
@@ -257,13 +265,15 @@ test('a provider stopped mid-flow, between its answer and the token request, is 
 test('a callback in a browser that did not start the sign-in is refused (no login CSRF)', async () => {
   const attacker = await full.person()
   let callback = ''
-  await attacker.page.route(`${full.idp}/oidc/callback?*`, (route) => {
-    callback = route.request().url()
-    return route.abort()
-  })
-  await signInToNotes(attacker.page, 'ada').catch(() => {})
-  await attacker.page.waitForTimeout(500)
-  assert.match(callback, /code=/)
+  issuer.onCallback = (url) => {
+    callback = url.href
+  }
+  try {
+    await signInToNotes(attacker.page, 'ada')
+    await attacker.page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
+  } finally {
+    issuer.onCallback = null
+  }
   const victim = await full.person()
   await victim.page.goto(callback)
   await victim.page.getByRole('heading', { name: 'Sign-in failed' }).waitFor()

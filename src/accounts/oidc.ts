@@ -113,9 +113,13 @@ function reasonOf(err: unknown, name: string): string {
     return OIDC_TEXT.refused(name, clip(err.error_description ?? err.error))
   }
   const code = (err as { code?: unknown }).code
-  const message = err instanceof Error ? err.message : ''
-  if (code === 'OAUTH_INVALID_RESPONSE' && /"state"/.test(message)) return OIDC_TEXT.wrongState
-  if (code === 'OAUTH_JWT_CLAIM_COMPARISON_FAILED' && /"aud"|"azp"/.test(message)) return OIDC_TEXT.otherClient
+  // openid-client names the kind of failure; the oauth4webapi error it wraps (the cause) says
+  // which parameter or claim.
+  const inner = err instanceof Error && err.cause instanceof Error ? err.cause : err
+  const detail = inner instanceof Error ? inner.message : ''
+  const claim = (inner as { cause?: { claim?: unknown } }).cause?.claim
+  if (code === 'OAUTH_INVALID_RESPONSE' && /"state"/.test(detail)) return OIDC_TEXT.wrongState
+  if (code === 'OAUTH_JWT_CLAIM_COMPARISON_FAILED' && (claim === 'aud' || claim === 'azp' || /"aud"|"azp"/.test(detail))) return OIDC_TEXT.otherClient
   if (code === 'OAUTH_KEY_SELECTION_FAILED') return OIDC_TEXT.unknownKey
   if (typeof code === 'string' && code.startsWith('OAUTH_')) return OIDC_TEXT.unverified
   // fetch's TypeError, a timeout's AbortError or DOMException: no answer came.

@@ -30,6 +30,12 @@ export interface TestIssuer {
   start(options?: { rotate?: boolean }): Promise<void>
   /** While true, the token endpoint's ID token is made for another client (same key, `aud` another app). */
   tokensForAnotherClient: boolean
+  /**
+   * Called with each redirect back to the app (its callback with `code` and `state`): what it
+   * returns replaces the address, and `stop` stops the provider once that answer is sent, so
+   * the app's token request finds nobody.
+   */
+  onCallback: ((url: URL) => { url?: URL; stop?: boolean } | void) | null
 }
 
 function signingKey(): Record<string, unknown> {
@@ -45,6 +51,7 @@ export async function startTestIssuer(options: { port: number; redirectUri: stri
   const self: TestIssuer = {
     issuer,
     tokensForAnotherClient: false,
+    onCallback: null,
     async stop() {
       const running = server
       server = null
@@ -70,8 +77,14 @@ export async function startTestIssuer(options: { port: number; redirectUri: stri
         cookies: { keys: ['test-issuer-cookie-key'] },
         pkce: { required: () => true },
       })
-      provider.use(async (ctx: { path: string; body?: unknown }, next: () => Promise<void>) => {
+      provider.use(async (ctx, next) => {
         await next()
+        const location = String(ctx.response.get('location') ?? '')
+        if (self.onCallback && location.startsWith(`${options.redirectUri}?`)) {
+          const answer = self.onCallback(new URL(location)) ?? {}
+          if (answer.url) ctx.redirect(answer.url.href)
+          if (answer.stop) ctx.res.once('finish', () => void self.stop())
+        }
         const body = ctx.body as { id_token?: string } | undefined
         if (self.tokensForAnotherClient && ctx.path === '/token' && body?.id_token) {
           const claims = decodeJwt(body.id_token)
