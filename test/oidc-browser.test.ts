@@ -122,6 +122,33 @@ test('a sign-up link from the owner lets a person in through the provider, named
   await owner.context.close()
 })
 
+test('a project invite lets a person in through the provider, and the tracker joins them to the project', async () => {
+  const owner = await full.person()
+  await owner.page.goto(full.tickets)
+  await owner.page.getByRole('link', { name: 'Sign in' }).first().click()
+  await owner.page.getByRole('link', { name: 'Single sign-on' }).click()
+  await atIssuer(owner.page, 'ada')
+  await owner.page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
+  const made = await owner.page.evaluate(async () => {
+    const me = (await (await fetch('/api/me')).json()) as { tag: string }
+    const headers = { 'content-type': 'application/json', 'x-tag': me.tag }
+    const project = (await (await fetch('/api/projects', { method: 'POST', headers, body: JSON.stringify({ title: 'Web site' }) })).json()) as { project: { slug: string } }
+    const invite = await fetch(`/api/projects/${project.project.slug}/invites`, { method: 'POST', headers, body: JSON.stringify({ role: 'edit' }) })
+    return (await invite.json()) as { url: string }
+  })
+  const { context, page } = await full.person()
+  await page.goto(made.url)
+  await page.getByRole('heading', { name: 'Sign in to join Web site' }).waitFor()
+  await page.getByRole('link', { name: 'Single sign-on' }).click()
+  await atIssuer(page, 'emailonly')
+  await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
+  assert.equal(new URL(page.url()).origin, full.tickets)
+  assert.match(new URL(page.url()).pathname, /^\/web-site/)
+  assert.match(await page.locator('header').innerText(), /edsger@example\.org/)
+  await context.close()
+  await owner.context.close()
+})
+
 test('the owner links a password account to the provider on /admin, and its notes stay its own', async () => {
   // Bob signs up with a password through a link, and writes a note.
   const owner = await full.person()

@@ -167,7 +167,7 @@ export function adminContent(view: AdminView): Html {
 ${view.error ? html`<div class="notice warn" role="alert"><p>${view.error}</p></div>` : ''}
 <section class="card" aria-labelledby="people-h"><h2 id="people-h">People</h2>
 <table class="people"><thead><tr><th scope="col">Name</th><th scope="col">Created</th><th scope="col">Last sign-in</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-<tbody>${view.people.map((p) => html`<tr><td><strong>${p.displayName}</strong>${p.displayName !== p.name ? html` <span class="muted">(${p.name})</span>` : ''} ${p.isOwner ? html`<span class="tag">owner</span>` : ''}${p.disabled ? html`<span class="tag">disabled</span>` : ''}</td>
+<tbody>${view.people.map((p) => html`<tr><td><strong>${p.displayName}</strong>${p.displayName !== p.name ? html` <span class="muted">(${p.name})</span>` : ''} ${p.isOwner ? html`<span class="tag">owner</span>` : ''}${p.disabled ? html`<span class="tag">disabled</span>` : ''}${view.sso?.linked.has(p.id) ? html` <span class="tag">${view.sso.name}</span>` : ''}</td>
 <td><span class="phone-label">Created </span>${day(p.created)}</td><td><span class="phone-label">Last sign-in </span>${p.lastSignIn ? day(p.lastSignIn) : 'never'}</td>
 <td><span class="actions">${ssoControl(view, p)}${p.isOwner ? '' : html`<form method="post" action="/admin/people/${p.id}/reset">${token}<button type="submit" aria-label="Reset link for ${p.name}">Reset link</button></form>
 <form method="post" action="/admin/people/${p.id}/${p.disabled ? 'enable' : 'disable'}">${token}<button type="submit" class="${p.disabled ? '' : 'danger'}" aria-label="${p.disabled ? 'Enable' : 'Disable'} ${p.name}">${p.disabled ? 'Enable' : 'Disable'}</button></form>`}</span></td></tr>`)}</tbody></table></section>
@@ -183,11 +183,11 @@ ${view.links.length > 0 ? html`<h3 class="small muted">Live links</h3><ul class=
 <form method="post" action="/admin/open-signup">${token}<input type="hidden" name="on" value="${view.openSignup ? '0' : '1'}"><button type="submit">${view.openSignup ? 'Turn open sign-up off' : 'Turn open sign-up on'}</button></form></section>`
 }
 
-/** A person's link to the organisation's provider on `/admin`: linked, or the button making a link. */
+/** The button making a person's link to the organisation's provider on `/admin`, unless they are linked (tagged by their name). */
 function ssoControl(view: AdminView, p: Account): Html {
   const sso = view.sso
   if (!sso) return html``
-  if (sso.linked.has(p.id)) return html`<span class="tag">${sso.name}</span>`
+  if (sso.linked.has(p.id)) return html``
   return html`<form method="post" action="/admin/people/${p.id}/oidc-link"><input type="hidden" name="csrf" value="${view.csrf}"><button type="submit" aria-label="Link ${p.name} to ${sso.name}">Link to ${sso.name}</button></form>`
 }
 
