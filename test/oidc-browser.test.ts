@@ -170,6 +170,12 @@ test('the owner links a password account to the provider on /admin, and its note
   await bob.page.getByRole('button', { name: 'New note' }).click()
   await bob.page.getByRole('textbox', { name: 'Note' }).fill('Bob\'s plans\nmove to single sign-on\n')
   await bob.page.getByRole('status').filter({ hasText: 'Saved' }).waitFor({ timeout: 20_000 })
+  // Stored at the server under Bob's account (the app saves in the browser first, then syncs).
+  const [bobAccount] = await full.db.sql<{ id: string }[]>`select id from idp_accounts where name = 'Bob'`
+  for (let waited = 0; (await full.db.sql`select 1 from notes where user_id = ${bobAccount!.id} and text like 'Bob''s plans%'`).length === 0; waited += 100) {
+    assert.ok(waited < 20_000, 'the note reached the server')
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
   await bob.context.close()
 
   // The owner makes Bob's link.
@@ -201,6 +207,8 @@ test('the owner links a password account to the provider on /admin, and its note
   await signInToNotes(later.page, 'bob.b')
   await later.page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
   await later.page.getByText('Bob\'s plans').first().waitFor()
+  const [linked] = await full.db.sql<{ account_id: string }[]>`select account_id from idp_oidc_identities where subject = 'bob.b'`
+  assert.equal(linked!.account_id, bobAccount!.id)
   await owner.page.goto(`${full.idp}/admin`)
   assert.equal(await owner.page.getByRole('button', { name: 'Link Bob to Single sign-on' }).count(), 0)
   await later.context.close()

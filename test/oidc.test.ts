@@ -11,6 +11,7 @@ import { startApp } from '../src/app.ts'
 import { loadConfig } from '../src/config.ts'
 import type { RequestLogger } from '../src/log.ts'
 import { OIDC_TEXT } from '../src/accounts/oidc.ts'
+import { createAccountStore } from '../src/accounts/store.ts'
 import { testDatabase } from './support/db.ts'
 import { CLIENT_ID, CLIENT_SECRET, startTestIssuer } from './support/oidc-issuer.ts'
 import { freePort } from './support/ports.ts'
@@ -99,4 +100,18 @@ test('a callback without the flow cookie of its browser is refused with a page, 
     assert.equal(res.status, 400)
     assert.match(await res.text(), /This sign-in was not started in this browser/)
   }
+})
+
+test('a login code carrying a failure is answered by the exchange as 400 with the reason, once', async () => {
+  const config = loadConfig({ ...base, OIDC_ISSUER: 'http://127.0.0.1:9', OIDC_CLIENT_ID: CLIENT_ID, OIDC_LAZY: '1' })
+  const app = await startApp(config, { logger: capture().logger, db: database })
+  after(() => app.close())
+  const code = await createAccountStore({ sql: db.sql, clock: Date.now }).issueFailure(OIDC_TEXT.denied('Single sign-on'))
+  const exchange = () =>
+    fetch(`${app.servers.idp!.url}/api/exchange`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: 'dev-key', secret: 'dev-secret', code }) })
+  const first = await exchange()
+  assert.equal(first.status, 400)
+  assert.deepEqual(await first.json(), { error: 'You declined the sign-in at Single sign-on, so you are not signed in.' })
+  const again = await exchange()
+  assert.deepEqual(await again.json(), { error: 'login code unknown, used or expired' })
 })

@@ -210,8 +210,9 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     const wait = Math.max(attempts.fromAddress(req), attempts.accountWait(name))
     if (wait > 0) return signInPage(req, request, 429, name, TEXT.tooManyAttempts(Math.ceil(wait / 1000)))
     const account = name === '' ? null : await store.byName(name)
-    // The same scrypt work whether or not the name exists, so the time tells nothing either.
-    const matches = await verifyPassword(password.slice(0, 1000), account?.passwordHash ?? UNKNOWN_ACCOUNT_HASH)
+    // The same scrypt work whether or not the name exists (or has a password: an account made
+    // through the organisation's provider has none), so the time tells nothing either.
+    const matches = await verifyPassword(password.slice(0, 1000), account?.passwordHash || UNKNOWN_ACCOUNT_HASH)
     if (account === null || !matches || account.disabled) {
       attempts.failed(name)
       return signInPage(req, request, 400, name, TEXT.wrongNameOrPassword)
