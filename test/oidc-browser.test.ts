@@ -118,6 +118,8 @@ test('a sign-up link from the owner lets a person in through the provider, named
   await atIssuer(page, 'grace')
   await page.getByRole('heading', { name: 'Your account' }).waitFor()
   assert.match(await page.locator('header').innerText(), /Signed in as grace/)
+  assert.match(await page.locator('main').innerText(), /This account has no password: you sign in through your organisation's provider\./)
+  assert.equal(await page.getByRole('button', { name: 'Change password' }).count(), 0)
   await context.close()
   await owner.context.close()
 })

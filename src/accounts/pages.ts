@@ -131,11 +131,11 @@ ${view.apps.length > 0 ? html`<section class="card" aria-labelledby="apps-h"><h2
 ${errorLine('display-name-error', errors.displayName ?? null)}</div>
 <button type="submit">Save name</button></form></section>
 <section class="card" aria-labelledby="password-h"><h2 id="password-h">Password</h2>
-<form method="post" action="/account/password">${token}
+${account.passwordHash === '' ? html`<p class="muted">This account has no password: you sign in through your organisation's provider.</p>` : html`<form method="post" action="/account/password">${token}
 <input type="text" name="username" value="${account.name}" autocomplete="username" hidden>
 ${passwordField('Current password', 'current', 'current-password', errors.current ?? null)}
 ${passwordField('New password', 'password', 'new-password', errors.password ?? null)}
-<button type="submit">Change password</button></form></section>
+<button type="submit">Change password</button></form>`}</section>
 <section class="card" aria-labelledby="passkeys-h"><h2 id="passkeys-h">Passkeys</h2>
 <p class="muted">A passkey signs you in with this device's screen lock or a security key, without a password.</p>
 ${view.passkeys.length > 0 ? html`<ul class="plain">${view.passkeys.map((key) => html`<li><span><strong>${key.name}</strong> <span class="muted small">added ${day(key.created)}${key.lastUsed ? `, last used ${day(key.lastUsed)}` : ''}</span></span>
