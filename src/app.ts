@@ -10,6 +10,7 @@ import { createDevIdentityProvider } from './dev-idp.ts'
 import { bundleProviderAssets } from './accounts/assets.ts'
 import { providerPolicy } from './accounts/page.ts'
 import { createAccountsProvider } from './accounts/provider.ts'
+import { createRelyingParty } from './accounts/oidc.ts'
 import { createAccountStore } from './accounts/store.ts'
 import type { HttpRoute } from './handler.ts'
 import { serve, type Served } from './http.ts'
@@ -110,9 +111,20 @@ export async function startApp(config: Config, options: { logger: RequestLogger;
       const services = { notes: addressOf('notes'), tickets: addressOf('tickets') }
       const assets = await bundleProviderAssets()
       const frame = { stylesheet: assets.url('style'), policy: providerPolicy([services.notes, services.tickets].filter((u): u is string => u !== null)) }
+      // The organisation's provider is read at start: an unreadable issuer stops it, unless OIDC_LAZY=1.
+      const party = config.oidc ? createRelyingParty(config.oidc) : null
+      if (config.oidc && party) {
+        try {
+          await party.configuration()
+        } catch (err) {
+          if (!config.oidc.lazy) throw new Error(`OIDC_ISSUER ${config.oidc.issuer}: its discovery document cannot be read (${(err as Error).message}); set OIDC_LAZY=1 to start anyway`)
+          logger.line(`idp: OIDC_ISSUER ${config.oidc.issuer} cannot be read yet (${(err as Error).message}); it is tried again at each sign-in (OIDC_LAZY=1)`)
+        }
+      }
+      const oidc = config.oidc && party ? { settings: config.oidc, party } : null
       const routes: HttpRoute[] = config.devSignin
         ? [...createDevIdentityProvider({ apiKey: config.apiKey, apiSecret: config.apiSecret, frame }).routes, { method: 'GET', path: '/assets/:file', handler: assets.handler }]
-        : createAccountsProvider({ sql: db.sql, clock, apiKey: config.apiKey, apiSecret: config.apiSecret, publicUrl: authUrl, services, secret, trustProxy: config.trustProxy, assets }).routes
+        : createAccountsProvider({ sql: db.sql, clock, apiKey: config.apiKey, apiSecret: config.apiSecret, publicUrl: authUrl, services, secret, trustProxy: config.trustProxy, assets, oidc, logger }).routes
       const limiter = config.rateLimits
         ? createRateLimiter({ limits: config.rateLimits, clock, trustProxy: config.trustProxy, shared: config.databaseUrl !== null ? createSharedBuckets(db.sql, 'idp') : null })
         : null
@@ -127,6 +139,9 @@ export async function startApp(config: Config, options: { logger: RequestLogger;
         logger.line(`dev-idp: DEVELOPMENT ONLY identity provider at ${authUrl}: it signs anyone in as anyone (DEV_SIGNIN=1; unset it for real accounts)`)
       } else {
         providerLines.push(`idp: sign-in with built-in accounts at ${authUrl}`)
+        if (config.oidc) {
+          providerLines.push(`idp: ${config.oidc.name} through ${config.oidc.issuer}${config.oidc.only ? ' only (OIDC_ONLY=1)' : ''}; register the redirect URI ${authUrl}/oidc/callback there`)
+        }
         if (!(await createAccountStore({ sql: db.sql, clock }).hasAccounts())) {
           providerLines.push(`idp: no account yet: the first person to press Sign in in either app creates the owner account`)
         }

@@ -34,6 +34,23 @@ export interface Config {
   rateLimits: Limits | null
   /** How many reverse proxies in front to trust for `X-Forwarded-For`; 0 reads the socket's address. */
   trustProxy: number
+  /** Sign-in through an organisation's OpenID Connect provider (`OIDC_ISSUER`), or null. */
+  oidc: OidcConfig | null
+}
+
+export interface OidcConfig {
+  /** The issuer's URL; everything else comes from its discovery document. */
+  issuer: string
+  clientId: string
+  /** Null for a public client (no client authentication, PKCE only). */
+  clientSecret: string | null
+  /** The sign-in button's words (`OIDC_NAME`). */
+  name: string
+  /** `OIDC_ONLY=1`: no passwords, no sign-up form; the sign-in page goes straight to the issuer. */
+  only: boolean
+  scopes: string
+  /** `OIDC_LAZY=1`: an unreadable discovery document does not stop the start; it is retried. */
+  lazy: boolean
 }
 
 /** Reads `.env` from the working directory into `process.env` when the file exists. */
@@ -67,7 +84,48 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     services: services(env.SERVICES),
     rateLimits: rateLimits(env),
     trustProxy: trustProxy(env.TRUST_PROXY),
+    oidc: oidc(env, authUrl),
   }
+}
+
+function oidc(env: NodeJS.ProcessEnv, authUrl: string | null): OidcConfig | null {
+  if (!env.OIDC_ISSUER) {
+    for (const name of ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_ONLY', 'OIDC_SCOPES', 'OIDC_LAZY', 'OIDC_NAME']) {
+      if (env[name]) throw new Error(`${name} is set but OIDC_ISSUER is not: set OIDC_ISSUER to your provider's issuer URL`)
+    }
+    return null
+  }
+  if (authUrl !== null) throw new Error('OIDC_ISSUER works with the built-in provider: unset AUTH_URL, or set OpenID Connect up at your own provider')
+  if (devSignin(env.DEV_SIGNIN)) throw new Error('OIDC_ISSUER works with the built-in accounts, not with DEV_SIGNIN=1')
+  // Kept exactly as written: the discovery document's `issuer` must equal it, and some
+  // providers' issuers end with a slash (Authentik's do).
+  const issuer = env.OIDC_ISSUER
+  baseUrl(env, 'OIDC_ISSUER')
+  const host = new URL(issuer).hostname
+  if (issuer.startsWith('http:') && host !== 'localhost' && host !== '127.0.0.1' && host !== '[::1]') {
+    throw new Error(`OIDC_ISSUER must be an https URL (http only for localhost), not '${issuer}'`)
+  }
+  if (!env.OIDC_CLIENT_ID) throw new Error('OIDC_CLIENT_ID must be set with OIDC_ISSUER: the client id your provider gave this site')
+  const scopes = (env.OIDC_SCOPES || 'openid profile email').trim().split(/\s+/)
+  if (!scopes.includes('openid')) throw new Error(`OIDC_SCOPES must include 'openid', not '${env.OIDC_SCOPES}'`)
+  const name = (env.OIDC_NAME || 'Single sign-on').trim()
+  if (name.length > 60) throw new Error('OIDC_NAME must be at most 60 characters')
+  return {
+    issuer,
+    clientId: env.OIDC_CLIENT_ID,
+    clientSecret: env.OIDC_CLIENT_SECRET || null,
+    name,
+    only: flag(env, 'OIDC_ONLY'),
+    scopes: scopes.join(' '),
+    lazy: flag(env, 'OIDC_LAZY'),
+  }
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string): boolean {
+  const raw = env[name]
+  if (!raw || raw === '0') return false
+  if (raw === '1') return true
+  throw new Error(`${name} must be 1 or 0, not '${raw}'`)
 }
 
 function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {

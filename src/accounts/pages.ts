@@ -53,9 +53,9 @@ export function invitedNotice(invite: InviteContext): Html {
 }
 
 /** First run: the first person makes the owner account. */
-export function setupContent(request: LoginRequest, csrf: string, values: { name: string }, errors: { name?: string; password?: string } = {}): Html {
+export function setupContent(request: LoginRequest, csrf: string, values: { name: string }, errors: { name?: string; password?: string } = {}, sso: Html | null = null): Html {
   return html`<div class="notice"><p>Welcome. Nobody has an account here yet: the account you create now is the <strong>owner</strong>, who can invite other people and manage their accounts.</p></div>
-<form method="post" action="/setup" class="card stack">
+${ssoBlock(sso)}<form method="post" action="/setup" class="card stack">
 ${hiddenFields(request, csrf)}
 ${nameField(values.name, errors.name ?? null)}
 ${passwordField('Password', 'password', 'new-password', errors.password ?? null)}
@@ -67,10 +67,10 @@ ${passwordField('Password', 'password', 'new-password', errors.password ?? null)
 export function signInContent(
   request: LoginRequest,
   csrf: string,
-  options: { name: string; error: string | null; invite: InviteContext | null; canSignUp: boolean; passkeys: boolean },
+  options: { name: string; error: string | null; invite: InviteContext | null; canSignUp: boolean; passkeys: boolean; sso?: Html | null },
 ): Html {
   return html`${options.invite ? invitedNotice(options.invite) : ''}
-<form method="post" action="/login" class="card stack">
+${ssoBlock(options.sso ?? null)}<form method="post" action="/login" class="card stack">
 ${hiddenFields(request, csrf)}
 ${errorLine('signin-error', options.error)}
 ${nameField(options.name, null)}
@@ -84,9 +84,9 @@ ${options.canSignUp ? html`<p class="muted">New here? <a href="/signup${requestQ
 }
 
 /** Sign-up: through a link from the owner, a project invite, or open sign-up. */
-export function signUpContent(request: LoginRequest, csrf: string, link: string, invite: InviteContext | null, values: { name: string }, errors: { name?: string; password?: string } = {}): Html {
+export function signUpContent(request: LoginRequest, csrf: string, link: string, invite: InviteContext | null, values: { name: string }, errors: { name?: string; password?: string } = {}, sso: Html | null = null): Html {
   return html`${invite ? invitedNotice(invite) : ''}
-<form method="post" action="/signup" class="card stack">
+${ssoBlock(sso)}<form method="post" action="/signup" class="card stack">
 ${hiddenFields(request, csrf)}
 ${link === '' ? '' : html`<input type="hidden" name="link" value="${link}">`}
 ${nameField(values.name, errors.name ?? null)}
@@ -94,6 +94,12 @@ ${passwordField('Password', 'password', 'new-password', errors.password ?? null)
 <button type="submit" class="primary">Create account</button>
 </form>
 <p class="muted">Have an account? <a href="/login${requestQuery(request)}">Sign in</a>.</p>`
+}
+
+/** The organisation's sign-in button above the password form, or nothing. */
+function ssoBlock(sso: Html | null): Html {
+  return sso === null ? html`` : html`<div class="card stack sso-card">${sso}</div>
+<div class="or">or with a password</div>`
 }
 
 /** A page with one message, and where to go next. */
@@ -125,11 +131,11 @@ ${view.apps.length > 0 ? html`<section class="card" aria-labelledby="apps-h"><h2
 ${errorLine('display-name-error', errors.displayName ?? null)}</div>
 <button type="submit">Save name</button></form></section>
 <section class="card" aria-labelledby="password-h"><h2 id="password-h">Password</h2>
-<form method="post" action="/account/password">${token}
+${account.passwordHash === '' ? html`<p class="muted">This account has no password: you sign in through your organisation's provider.</p>` : html`<form method="post" action="/account/password">${token}
 <input type="text" name="username" value="${account.name}" autocomplete="username" hidden>
 ${passwordField('Current password', 'current', 'current-password', errors.current ?? null)}
 ${passwordField('New password', 'password', 'new-password', errors.password ?? null)}
-<button type="submit">Change password</button></form></section>
+<button type="submit">Change password</button></form>`}</section>
 <section class="card" aria-labelledby="passkeys-h"><h2 id="passkeys-h">Passkeys</h2>
 <p class="muted">A passkey signs you in with this device's screen lock or a security key, without a password.</p>
 ${view.passkeys.length > 0 ? html`<ul class="plain">${view.passkeys.map((key) => html`<li><span><strong>${key.name}</strong> <span class="muted small">added ${day(key.created)}${key.lastUsed ? `, last used ${day(key.lastUsed)}` : ''}</span></span>
@@ -150,6 +156,8 @@ export interface AdminView {
   /** A link just made, shown once. */
   made: { what: string; url: string } | null
   error: string | null
+  /** With an organisation's provider: its name and the accounts linked to it. */
+  sso?: { name: string; linked: Set<string> } | null
 }
 
 /** `/admin`: people, sign-up links, open sign-up. */
@@ -159,10 +167,10 @@ export function adminContent(view: AdminView): Html {
 ${view.error ? html`<div class="notice warn" role="alert"><p>${view.error}</p></div>` : ''}
 <section class="card" aria-labelledby="people-h"><h2 id="people-h">People</h2>
 <table class="people"><thead><tr><th scope="col">Name</th><th scope="col">Created</th><th scope="col">Last sign-in</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-<tbody>${view.people.map((p) => html`<tr><td><strong>${p.displayName}</strong>${p.displayName !== p.name ? html` <span class="muted">(${p.name})</span>` : ''} ${p.isOwner ? html`<span class="tag">owner</span>` : ''}${p.disabled ? html`<span class="tag">disabled</span>` : ''}</td>
+<tbody>${view.people.map((p) => html`<tr><td><strong>${p.displayName}</strong>${p.displayName !== p.name ? html` <span class="muted">(${p.name})</span>` : ''} ${p.isOwner ? html`<span class="tag">owner</span>` : ''}${p.disabled ? html`<span class="tag">disabled</span>` : ''}${view.sso?.linked.has(p.id) ? html` <span class="tag">${view.sso.name}</span>` : ''}</td>
 <td><span class="phone-label">Created </span>${day(p.created)}</td><td><span class="phone-label">Last sign-in </span>${p.lastSignIn ? day(p.lastSignIn) : 'never'}</td>
-<td>${p.isOwner ? '' : html`<span class="actions"><form method="post" action="/admin/people/${p.id}/reset">${token}<button type="submit" aria-label="Reset link for ${p.name}">Reset link</button></form>
-<form method="post" action="/admin/people/${p.id}/${p.disabled ? 'enable' : 'disable'}">${token}<button type="submit" class="${p.disabled ? '' : 'danger'}" aria-label="${p.disabled ? 'Enable' : 'Disable'} ${p.name}">${p.disabled ? 'Enable' : 'Disable'}</button></form></span>`}</td></tr>`)}</tbody></table></section>
+<td><span class="actions">${ssoControl(view, p)}${p.isOwner ? '' : html`<form method="post" action="/admin/people/${p.id}/reset">${token}<button type="submit" aria-label="Reset link for ${p.name}">Reset link</button></form>
+<form method="post" action="/admin/people/${p.id}/${p.disabled ? 'enable' : 'disable'}">${token}<button type="submit" class="${p.disabled ? '' : 'danger'}" aria-label="${p.disabled ? 'Enable' : 'Disable'} ${p.name}">${p.disabled ? 'Enable' : 'Disable'}</button></form>`}</span></td></tr>`)}</tbody></table></section>
 <section class="card" aria-labelledby="links-h"><h2 id="links-h">Sign-up links</h2>
 <p class="muted">A link lets people create an account here. Send it to them yourself.</p>
 <form method="post" action="/admin/signup-links">${token}
@@ -173,6 +181,14 @@ ${view.links.length > 0 ? html`<h3 class="small muted">Live links</h3><ul class=
 <section class="card" aria-labelledby="open-h"><h2 id="open-h">Open sign-up</h2>
 <p>${view.openSignup ? 'Anyone who can reach this page can create an account.' : 'Off: people join only through a sign-up link or a project invite.'}</p>
 <form method="post" action="/admin/open-signup">${token}<input type="hidden" name="on" value="${view.openSignup ? '0' : '1'}"><button type="submit">${view.openSignup ? 'Turn open sign-up off' : 'Turn open sign-up on'}</button></form></section>`
+}
+
+/** The button making a person's link to the organisation's provider on `/admin`, unless they are linked (tagged by their name). */
+function ssoControl(view: AdminView, p: Account): Html {
+  const sso = view.sso
+  if (!sso) return html``
+  if (sso.linked.has(p.id)) return html``
+  return html`<form method="post" action="/admin/people/${p.id}/oidc-link"><input type="hidden" name="csrf" value="${view.csrf}"><button type="submit" aria-label="Link ${p.name} to ${sso.name}">Link to ${sso.name}</button></form>`
 }
 
 /** A reset link's page: a new password. */

@@ -33,6 +33,9 @@ import { messageContent, resetContent, setupContent, signInContent, signUpConten
 import { settingsRoutes } from './settings.ts'
 import { createAccountStore, PROVIDER_SESSION_MS, SESSION_COOKIE, type Account, type AccountStore } from './store.ts'
 import { createPasskeys } from './passkeys.ts'
+import type { OidcConfig } from '../config.ts'
+import type { Logger } from '../log.ts'
+import { createOidc, oidcButton, type RelyingParty } from './oidc.ts'
 
 export interface ServiceAddresses {
   notes: string | null
@@ -53,6 +56,9 @@ export interface AccountsProviderDeps {
   trustProxy: number
   assets: Assets | null
   attempts?: SignInAttempts
+  /** Sign-in through the organisation's OpenID Connect provider (src/accounts/oidc.ts), or none. */
+  oidc?: { settings: OidcConfig; party: RelyingParty } | null
+  logger?: Logger | null
 }
 
 export interface AccountsProvider {
@@ -135,6 +141,26 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
 
   const core: ProviderCore = { finish, loginRequest }
   const passkeys = createPasskeys({ sql, clock, store, core, binding, publicUrl: deps.publicUrl, attempts })
+  const oidc = deps.oidc
+    ? createOidc({
+        settings: deps.oidc.settings,
+        party: deps.oidc.party,
+        store,
+        core,
+        publicUrl: deps.publicUrl,
+        secret: deps.secret,
+        clock,
+        logger: deps.logger ?? null,
+        page: (req, status, title, content, options) => page(req, status, title, content, options),
+        signUpAllowed: (link, request) => signUpAllowed(link, request),
+      })
+    : null
+  /** `OIDC_ONLY=1`: every sign-in goes through the organisation's provider. */
+  const oidcOnly = deps.oidc?.settings.only === true
+  /** The organisation's sign-in button for a page, or nothing. */
+  const ssoButton = (request: LoginRequest, extra: Record<string, string> = {}) => (oidc ? oidcButton(oidc.name, oidc.startHref(request, extra)) : null)
+  /** The answer to a password or sign-up route under `OIDC_ONLY=1`. */
+  const onlyThroughOidc = (req: Request) => message(req, 403, 'Sign-in', `Sign-in here is through ${oidc!.name} only.`, { href: '/login', text: 'Sign in' })
 
   /** The signed-in account of the request, or null. */
   const signedIn = (req: Request) => store.sessionAccount(req.cookies[SESSION_COOKIE])
@@ -143,7 +169,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     const invite = await inviteContext(sql, deps.services.tickets, request.returnTo, clock())
     const canSignUp = invite !== null || (await store.openSignup())
     return page(req, status, invite ? `Sign in to join ${invite.project}` : 'Sign in', (csrf) =>
-      signInContent(request, csrf, { name, error, invite, canSignUp, passkeys: deps.assets !== null }),
+      signInContent(request, csrf, { name, error, invite, canSignUp, passkeys: deps.assets !== null, sso: ssoButton(request) }),
     )
   }
 
@@ -158,7 +184,8 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
       await store.recordSignIn(account.id)
       return backToApp(account, checked.request)
     }
-    if (!(await store.hasAccounts())) return page(req, 200, 'Create the owner account', (csrf) => setupContent(checked.request, csrf, { name: '' }))
+    if (oidcOnly) return redirect(303, oidc!.startHref(checked.request), undefined, { 'cache-control': 'no-store' })
+    if (!(await store.hasAccounts())) return page(req, 200, 'Create the owner account', (csrf) => setupContent(checked.request, csrf, { name: '' }, {}, ssoButton(checked.request)))
     return signInPage(req, checked.request, 200, '', null)
   }
 
@@ -174,6 +201,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
 
   // POST /login
   async function passwordSignIn(req: Request): Promise<Response> {
+    if (oidcOnly) return onlyThroughOidc(req)
     const got = await formOf(req)
     if (!got.ok) return got.response
     const { form, request } = got
@@ -182,8 +210,9 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     const wait = Math.max(attempts.fromAddress(req), attempts.accountWait(name))
     if (wait > 0) return signInPage(req, request, 429, name, TEXT.tooManyAttempts(Math.ceil(wait / 1000)))
     const account = name === '' ? null : await store.byName(name)
-    // The same scrypt work whether or not the name exists, so the time tells nothing either.
-    const matches = await verifyPassword(password.slice(0, 1000), account?.passwordHash ?? UNKNOWN_ACCOUNT_HASH)
+    // The same scrypt work whether or not the name exists (or has a password: an account made
+    // through the organisation's provider has none), so the time tells nothing either.
+    const matches = await verifyPassword(password.slice(0, 1000), account?.passwordHash || UNKNOWN_ACCOUNT_HASH)
     if (account === null || !matches || account.disabled) {
       attempts.failed(name)
       return signInPage(req, request, 400, name, TEXT.wrongNameOrPassword)
@@ -206,10 +235,11 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
 
   // POST /setup
   async function setup(req: Request): Promise<Response> {
+    if (oidcOnly) return onlyThroughOidc(req)
     const got = await formOf(req)
     if (!got.ok) return got.response
     const fields = await newAccountFields(got.form)
-    if (!fields.ok) return page(req, 400, 'Create the owner account', (csrf) => setupContent(got.request, csrf, { name: fields.name }, fields.errors))
+    if (!fields.ok) return page(req, 400, 'Create the owner account', (csrf) => setupContent(got.request, csrf, { name: fields.name }, fields.errors, ssoButton(got.request)))
     const made = await store.create({ name: fields.name, passwordHash: fields.passwordHash, owner: true })
     if (!made.ok) return signInPage(req, got.request, 409, '', TEXT.ownerExists)
     return finish(req, made.account, got.request)
@@ -230,12 +260,16 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     const link = req.query.get('link') ?? ''
     const allowed = await signUpAllowed(link, checked.request)
     if (allowed === null) return message(req, 403, 'Sign-up', link === '' ? TEXT.signUpClosed : TEXT.linkUsed, { href: '/login', text: 'Sign in' })
+    // Under OIDC_ONLY=1 a sign-up link leads straight to the organisation's provider, the link kept.
+    if (oidcOnly) return redirect(303, oidc!.startHref(checked.request, allowed.link === '' ? {} : { link: allowed.link }), undefined, { 'cache-control': 'no-store' })
     const title = allowed.invite ? `Join ${allowed.invite.project}` : 'Create an account'
-    return page(req, 200, title, (csrf) => signUpContent(checked.request, csrf, allowed.link, allowed.invite, { name: '' }))
+    const sso = ssoButton(checked.request, allowed.link === '' ? {} : { link: allowed.link })
+    return page(req, 200, title, (csrf) => signUpContent(checked.request, csrf, allowed.link, allowed.invite, { name: '' }, {}, sso))
   }
 
   // POST /signup
   async function signUp(req: Request): Promise<Response> {
+    if (oidcOnly) return onlyThroughOidc(req)
     const got = await formOf(req)
     if (!got.ok) return got.response
     const link = got.form.get('link') ?? ''
@@ -244,7 +278,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     if (attempts.fromAddress(req) > 0) return message(req, 429, 'Sign-up', TEXT.tooManyAttempts(60))
     const title = allowed.invite ? `Join ${allowed.invite.project}` : 'Create an account'
     const again = (name: string, errors: { name?: string; password?: string }) =>
-      page(req, 400, title, (csrf) => signUpContent(got.request, csrf, allowed.link, allowed.invite, { name }, errors))
+      page(req, 400, title, (csrf) => signUpContent(got.request, csrf, allowed.link, allowed.invite, { name }, errors, ssoButton(got.request, allowed.link === '' ? {} : { link: allowed.link })))
     const fields = await newAccountFields(got.form)
     if (!fields.ok) return again(fields.name, fields.errors)
     if ((await store.byName(fields.name)) !== null) return again(fields.name, { name: TEXT.nameTaken })
@@ -291,7 +325,8 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     { method: 'GET', path: '/signup', handler: signUpForm, rateLimit: 'signin' },
     { method: 'POST', path: '/signup', handler: signUp, rateLimit: 'signin' },
     { method: 'POST', path: '/signout', handler: signOut },
-    ...settingsRoutes({ store, attempts, publicUrl: deps.publicUrl, apps, secure, page, message, member, memberForm, passkeys }),
+    ...settingsRoutes({ store, attempts, publicUrl: deps.publicUrl, apps, secure, page, message, member, memberForm, passkeys, oidc: oidc ? { name: oidc.name, issuer: oidc.issuer } : null }),
+    ...(oidc?.routes ?? []),
     {
       method: 'GET',
       path: '/reset',
@@ -307,6 +342,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
       path: '/reset',
       rateLimit: 'signin',
       handler: async (req) => {
+        if (oidcOnly) return onlyThroughOidc(req)
         const form = await readForm(req)
         if (form === null || !binding.check(req, form.get('csrf'))) return message(req, 403, 'Form expired', TEXT.formExpired)
         const link = form.get('link') ?? ''
@@ -333,6 +369,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     if (body.key !== deps.apiKey || body.secret !== deps.apiSecret) return jsonError(401, 'unknown app key or wrong secret')
     const account = await store.takeCode(typeof body.code === 'string' ? body.code : '')
     if (account === null) return jsonError(400, 'login code unknown, used or expired')
+    if ('failure' in account) return jsonError(400, account.failure)
     return json(200, { id: account.id, name: account.displayName }, { 'cache-control': 'no-store' })
   }
 

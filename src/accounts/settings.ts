@@ -30,6 +30,8 @@ export interface SettingsTools {
   member(req: Request, owner: boolean): Promise<Answer<{ account: Account }>>
   memberForm(req: Request, owner: boolean): Promise<Answer<{ account: Account; form: URLSearchParams }>>
   passkeys: ReturnType<typeof createPasskeys>
+  /** The organisation's OpenID Connect provider (its button's words and issuer), or null. */
+  oidc: { name: string; issuer: string } | null
 }
 
 export function settingsRoutes(tools: SettingsTools): HttpRoute[] {
@@ -49,8 +51,14 @@ export function settingsRoutes(tools: SettingsTools): HttpRoute[] {
   })
 
   async function adminPage(req: Request, account: Account, status = 200, made: { what: string; url: string } | null = null, error: string | null = null): Promise<Response> {
-    const [people, openSignup, links] = await Promise.all([store.list(), store.openSignup(), store.signupLinks()])
-    return page(req, status, 'Admin', (csrf) => adminContent({ csrf, people, openSignup, links, made, error }), { account, wide: true })
+    const [people, openSignup, links, linked] = await Promise.all([
+      store.list(),
+      store.openSignup(),
+      store.signupLinks(),
+      tools.oidc ? store.linkedAccounts(tools.oidc.issuer) : null,
+    ])
+    const sso = tools.oidc && linked ? { name: tools.oidc.name, linked } : null
+    return page(req, status, 'Admin', (csrf) => adminContent({ csrf, people, openSignup, links, made, error, sso }), { account, wide: true })
   }
 
   return [
@@ -143,8 +151,14 @@ export function settingsRoutes(tools: SettingsTools): HttpRoute[] {
         const got = await memberForm(req, true)
         if (!got.ok) return got.response
         const person = await store.byId(req.params.id ?? '')
-        if (person === null || person.isOwner) return adminPage(req, got.account, 404, null, 'There is no such person, or the owner cannot be changed here.')
         const action = req.params.action
+        if (action === 'oidc-link' && person !== null && tools.oidc) {
+          // The owner too may move from a password to the organisation's provider.
+          const link = await store.createIdentityLink(person.id)
+          const what = `A link for ${person.name} to sign in with ${tools.oidc.name} from now on, valid for 24 hours and once. Their notes and projects stay theirs.`
+          return adminPage(req, got.account, 200, { what, url: `${publicUrl}/oidc/link?link=${link}` })
+        }
+        if (person === null || person.isOwner) return adminPage(req, got.account, 404, null, 'There is no such person, or the owner cannot be changed here.')
         if (action === 'reset') {
           const link = await store.createResetLink(person.id)
           return adminPage(req, got.account, 200, { what: `A password reset link for ${person.name}, valid for 24 hours and once.`, url: `${publicUrl}/reset?link=${link}` })

@@ -176,13 +176,124 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number }) {
       return code
     },
 
-    /** The enabled account of a login code, taking the code (it works once); null when unknown, used or expired. */
-    async takeCode(code: string): Promise<Account | null> {
+    /**
+     * A one-time login code that carries a failure's reason instead of an account: the exchange
+     * answers the reason as its error, which the services show on their failure page.
+     */
+    async issueFailure(reason: string): Promise<string> {
+      const code = randomToken(24)
+      const now = clock()
+      await sql`delete from idp_codes where expires <= ${now}`
+      await sql`insert into idp_codes (code_hash, failure, expires) values (${hashSecret(code)}, ${reason}, ${now + CODE_MS})`
+      return code
+    },
+
+    /**
+     * Takes a login code (it works once): its enabled account, or the failure it carries; null
+     * when unknown, used or expired.
+     */
+    async takeCode(code: string): Promise<Account | { failure: string } | null> {
       if (code === '' || code.length > 100) return null
-      const [taken] = await sql<{ account_id: string; expires: number }[]>`delete from idp_codes where code_hash = ${hashSecret(code)} returning account_id, expires`
+      const [taken] = await sql<{ account_id: string | null; failure: string | null; expires: number }[]>`
+        delete from idp_codes where code_hash = ${hashSecret(code)} returning account_id, failure, expires`
       if (!taken || Number(taken.expires) <= clock()) return null
-      const found = await byId(taken.account_id)
+      if (taken.failure !== null) return { failure: taken.failure }
+      const found = await byId(taken.account_id!)
       return found && !found.disabled ? found : null
+    },
+
+    /** The account an OpenID Connect identity (issuer, subject) is linked to, or null. */
+    async byIdentity(issuer: string, subject: string): Promise<Account | null> {
+      return one(await sql<AccountRow[]>`
+        select a.* from idp_oidc_identities i join idp_accounts a on a.id = i.account_id
+        where i.issuer = ${issuer} and i.subject = ${subject}`)
+    },
+
+    /** The issuers whose identities are linked to the account. */
+    async identitiesOf(accountId: string): Promise<string[]> {
+      const rows = await sql<{ issuer: string }[]>`select issuer from idp_oidc_identities where account_id = ${accountId} order by issuer`
+      return rows.map((r) => r.issuer)
+    },
+
+    /** The accounts linked to an identity of `issuer` (the owner's people list). */
+    async linkedAccounts(issuer: string): Promise<Set<string>> {
+      const rows = await sql<{ account_id: string }[]>`select account_id from idp_oidc_identities where issuer = ${issuer}`
+      return new Set(rows.map((r) => r.account_id))
+    },
+
+    /**
+     * Makes an account for a first sign-in through an OpenID Connect provider, linked to the
+     * identity, with no password. `owner: true` makes the owner, refused once any account
+     * exists. The sign-in name is `name`, or `name` with a number after it when that is taken.
+     */
+    async createForIdentity(input: { issuer: string; subject: string; name: string; owner: boolean }): Promise<CreateResult> {
+      const now = clock()
+      for (let attempt = 1; attempt <= 20; attempt++) {
+        const name = attempt === 1 ? input.name : `${input.name.slice(0, 95)} ${attempt}`
+        try {
+          const made = await sql.begin(async (tx) => {
+            const rows = input.owner
+              ? await tx<AccountRow[]>`
+                  insert into idp_accounts (id, name, display_name, password_hash, is_owner, created)
+                  select ${recordId()}, ${name}, ${input.name}, '', true, ${now}
+                  where not exists (select 1 from idp_accounts)
+                  returning *`
+              : await tx<AccountRow[]>`
+                  insert into idp_accounts (id, name, display_name, password_hash, created)
+                  values (${recordId()}, ${name}, ${input.name}, '', ${now})
+                  returning *`
+            if (rows.length === 0) return null
+            await tx`insert into idp_oidc_identities (issuer, subject, account_id, created) values (${input.issuer}, ${input.subject}, ${rows[0]!.id}, ${now})`
+            return account(rows[0]!)
+          })
+          return made === null ? { ok: false, reason: 'owner exists' } : { ok: true, account: made }
+        } catch (err) {
+          const constraint = (err as { constraint_name?: string }).constraint_name
+          if (constraint === 'idp_accounts_name') continue
+          if (constraint === 'idp_accounts_one_owner') return { ok: false, reason: 'owner exists' }
+          if (constraint === 'idp_oidc_identities_pkey') return { ok: false, reason: 'name taken' }
+          throw err
+        }
+      }
+      return { ok: false, reason: 'name taken' }
+    },
+
+    /** A one-time link the owner gives a person so they link their identity to their account. */
+    async createIdentityLink(accountId: string): Promise<string> {
+      const id = randomToken(24)
+      await sql.begin(async (tx) => {
+        await tx`delete from idp_oidc_links where account_id = ${accountId} or expires <= ${clock()}`
+        await tx`insert into idp_oidc_links (id_hash, account_id, expires) values (${hashSecret(id)}, ${accountId}, ${clock() + RESET_MS})`
+      })
+      return id
+    },
+
+    /** The enabled account an identity link is for, without taking it; null when unknown or expired. */
+    async identityLinkAccount(id: string): Promise<Account | null> {
+      if (id === '' || id.length > 100) return null
+      return one(await sql<AccountRow[]>`
+        select a.* from idp_oidc_links l join idp_accounts a on a.id = l.account_id
+        where l.id_hash = ${hashSecret(id)} and l.expires > ${clock()} and not a.disabled`)
+    },
+
+    /**
+     * Links the identity to the account of an identity link, taking the link: the account, or
+     * why not ('link used' when it is used up or expired, 'identity taken' when the identity
+     * belongs to another account). An earlier identity of the same issuer is replaced.
+     */
+    async useIdentityLink(id: string, issuer: string, subject: string): Promise<{ ok: true; account: Account } | { ok: false; reason: 'link used' | 'identity taken' }> {
+      if (id === '' || id.length > 100) return { ok: false, reason: 'link used' }
+      return sql.begin(async (tx) => {
+        const [taken] = await tx<{ account_id: string }[]>`
+          delete from idp_oidc_links where id_hash = ${hashSecret(id)} and expires > ${clock()} returning account_id`
+        if (!taken) return { ok: false as const, reason: 'link used' as const }
+        const [other] = await tx<{ account_id: string }[]>`select account_id from idp_oidc_identities where issuer = ${issuer} and subject = ${subject}`
+        if (other && other.account_id !== taken.account_id) return { ok: false as const, reason: 'identity taken' as const }
+        await tx`delete from idp_oidc_identities where account_id = ${taken.account_id} and issuer = ${issuer}`
+        await tx`insert into idp_oidc_identities (issuer, subject, account_id, created) values (${issuer}, ${subject}, ${taken.account_id}, ${clock()})`
+        const [row] = await tx<AccountRow[]>`select * from idp_accounts where id = ${taken.account_id} and not disabled`
+        return row ? { ok: true as const, account: account(row) } : { ok: false as const, reason: 'link used' as const }
+      })
     },
 
     /** A sign-up link's secret, good for `uses` sign-ups within `days`. */
