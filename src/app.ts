@@ -5,7 +5,7 @@
  */
 import { createServer, type AddressInfo } from 'node:net'
 import type { Config, ServiceName } from './config.ts'
-import { createReadiness, openDatabase, type Database } from './db.ts'
+import { connect, createReadiness, openDatabase, type Database } from './db.ts'
 import { createDevIdentityProvider } from './dev-idp.ts'
 import { bundleProviderAssets } from './accounts/assets.ts'
 import { providerPolicy } from './accounts/page.ts'
@@ -89,7 +89,10 @@ export async function startApp(config: Config, options: { logger: RequestLogger;
     await db.close()
   }
   try {
-    const applied = await migrate(db.sql)
+    // A migration may rightly run longer than the pool's answer deadline (a rewrite of a large
+    // table), so on a server of our own opening it runs on a client without one.
+    const migrator = config.databaseUrl && !options.db ? connect(config.databaseUrl, { max: 1, answerTimeout: null }) : db.sql
+    const applied = await migrate(migrator).finally(() => (migrator === db.sql ? undefined : migrator.end({ timeout: 5 })))
     if (applied.length > 0) logger.line(`database: applied ${applied.join(', ')}`)
     const secret = await loadSessionSecret(db.sql, config.sessionSecret)
 

@@ -28,9 +28,10 @@ export interface ConnectOptions {
   onQuery?: (statement: string) => void
   /**
    * Seconds a connection's queries may wait without a byte from the server before the
-   * connection is taken for dead and replaced; {@link ANSWER_TIMEOUT_S} unless told.
+   * connection is taken for dead and replaced; {@link ANSWER_TIMEOUT_S} unless told, and no
+   * deadline with `null` (for statements that may rightly run long, such as a migration).
    */
-  answerTimeout?: number
+  answerTimeout?: number | null
 }
 
 /** How long queries wait for a first byte of answer before their connection is taken for dead. */
@@ -58,7 +59,7 @@ function clientOptions(options: ConnectOptions): postgres.Options<Types> {
     idle_timeout: IDLE_TIMEOUT_S,
     keep_alive: 30,
     max_lifetime: () => 60 * (15 + Math.random() * 15),
-    answer_timeout: options.answerTimeout ?? ANSWER_TIMEOUT_S,
+    answer_timeout: options.answerTimeout === undefined ? ANSWER_TIMEOUT_S : options.answerTimeout,
     // Times are milliseconds since the epoch in bigint columns: well inside a double's exact range.
     types: { bigint: { to: 20, from: [20], serialize: (n: number) => String(n), parse: (s: string) => Number(s) } },
     connection: options.schema ? { search_path: options.schema } : {},
