@@ -1,8 +1,8 @@
 /**
  * The one object the notes app's views share: the page's elements, the state and its
  * controller, the copy, the sync, and the actions each view offers the others. main.ts builds it
- * once; a view module imports only its type, so views reach each other through `app.act` and
- * no view imports another.
+ * once. A view module takes from here only types, constants and `$`; views reach each other
+ * through `app.act`, so no view imports another and the import graph has no cycle.
  *
  * @module
  */
@@ -89,7 +89,10 @@ export interface Actions {
 export interface App {
   ui: Elements
   state: AppState
-  /** Set once the copy is open (never in a tab too old to open it). */
+  /**
+   * `notes`, `local` and `sync` are set once the copy is open (never in a tab too old to open
+   * it, where every action that would read them is refused first).
+   */
   notes: NotesController
   local: Local
   sync: Sync

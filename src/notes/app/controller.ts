@@ -29,7 +29,11 @@ export interface Shown extends LocalNote {
 /** What the app knows at a moment; one per page, made by {@link createAppState}. */
 export interface AppState {
   notes: Map<string, Shown>
-  /** `notes`, newest edit first (ties by id). */
+  /**
+   * `notes`, newest edit first (ties by id), as of the last `sort()`, which the list view calls
+   * before it draws a change. The controller's changes do not sort: a first sync changes
+   * thousands of notes a page, and one sort after them is enough.
+   */
   order: Shown[]
   openId: string | null
   /** Every stored note is in `notes` (not only the first screen's). */
@@ -132,7 +136,6 @@ export function createNotesController({ state, local, clock }: { state: AppState
       const { notes, count } = await local.newest(LIST_LIMIT)
       for (const n of notes) if (!state.notes.has(n.id)) state.notes.set(n.id, shown(n))
       state.stored = count
-      sort()
     },
 
     /** Reads every note into memory, keeping what changed in memory while it read. */
@@ -148,7 +151,6 @@ export function createNotesController({ state, local, clock }: { state: AppState
       }
       state.notes = notes
       state.loaded = true
-      sort()
     },
 
     /** Reads the notes `ids` from the copy into memory; returns the conflicted copies that arrived. */
@@ -173,7 +175,6 @@ export function createNotesController({ state, local, clock }: { state: AppState
       const now = clock()
       const id = newNoteId(now)
       state.notes.set(id, { id, text: '', base: 0, edited: now, lower: '', titleLower: '', draft: true })
-      sort()
       return id
     },
 
@@ -182,7 +183,6 @@ export function createNotesController({ state, local, clock }: { state: AppState
       const open = state.openId === null ? undefined : state.notes.get(state.openId)
       if (!open?.draft || editorText !== '') return false
       state.notes.delete(open.id)
-      sort()
       return true
     },
 
@@ -216,7 +216,6 @@ export function createNotesController({ state, local, clock }: { state: AppState
       if (state.problem?.startsWith('Storage full')) state.problem = null
       const kept = shown(note)
       state.notes.set(id, kept)
-      sort()
       return kept
     },
 
@@ -226,7 +225,6 @@ export function createNotesController({ state, local, clock }: { state: AppState
       state.notes.delete(id)
       if (state.openId === id) state.openId = null
       state.dirty = false
-      sort()
     },
 
     /**

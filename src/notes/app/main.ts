@@ -47,7 +47,24 @@ const editor = createEditorView(app)
 const conflicts = createConflictView(app)
 const history = createHistoryView(app)
 const account = createAccountView(app)
-Object.assign(act, status, list, editor, conflicts, history)
+const actions: Actions = {
+  ...status,
+  drawList: list.drawList,
+  sortAndDraw: list.sortAndDraw,
+  drawSoon: list.drawSoon,
+  reloadIds: list.reloadIds,
+  openNote: editor.openNote,
+  closeNote: editor.closeNote,
+  refreshOpen: editor.refreshOpen,
+  setEditorText: editor.setEditorText,
+  drawMeta: editor.drawMeta,
+  saveNow: editor.saveNow,
+  backToList: editor.backToList,
+  tellConflict: conflicts.tellConflict,
+  showCompare: conflicts.showCompare,
+  closeHistory: history.closeHistory,
+}
+Object.assign(act, actions)
 
 void start()
 

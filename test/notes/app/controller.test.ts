@@ -40,9 +40,15 @@ async function device(cookie: string, clock = Date.now) {
   return { local, notes, sync, events, told }
 }
 
+/** What the list shows for the search `query`, sorted as the list view sorts before it draws. */
+function listed(notes: NotesController, query: string) {
+  notes.sort()
+  return notes.listed(query)
+}
+
 /** The titles the list shows for the search `query`. */
 function titles(notes: NotesController, query = ''): string[] {
-  return notes.listed(query).notes.map((note) => note.text.split('\n')[0]!)
+  return listed(notes, query).notes.map((note) => note.text.split('\n')[0]!)
 }
 
 test('the list shows the notes newest first, and a search narrows it to the notes with its words', async () => {
@@ -53,7 +59,7 @@ test('the list shows the notes newest first, and a search narrows it to the note
   await d.notes.readAll()
   assert.deepEqual(titles(d.notes), ['Holiday plans', 'Recipes', 'Shopping'])
   assert.deepEqual(titles(d.notes, 'milk'), ['Recipes', 'Shopping'])
-  const none = d.notes.listed('nothing-has-this')
+  const none = listed(d.notes, 'nothing-has-this')
   assert.equal(none.matches, 0)
   assert.equal(none.empty, 'No note has these words.')
 })
@@ -62,7 +68,7 @@ test('before every note is read the list counts the stored notes and says it is 
   const d = await device(await app.signIn('c-first'))
   for (let i = 0; i < LIST_LIMIT + 5; i++) await d.local.edit(`n${i}`, `note ${i}`, i + 1)
   await d.notes.firstScreen()
-  const first = d.notes.listed('')
+  const first = listed(d.notes, '')
   assert.equal(first.notes.length, LIST_LIMIT)
   assert.equal(first.notes[0]!.text, `note ${LIST_LIMIT + 4}`, 'the newest first')
   assert.equal(first.matches, LIST_LIMIT + 5, 'the more-line counts every stored note')
@@ -70,7 +76,7 @@ test('before every note is read the list counts the stored notes and says it is 
 
   const empty = await device(await app.signIn('c-empty'))
   await empty.notes.readAll()
-  assert.deepEqual(empty.notes.listed(''), { notes: [], matches: 0, empty: 'No notes yet. “New note” starts one.' })
+  assert.deepEqual(listed(empty.notes, ''), { notes: [], matches: 0, empty: 'No notes yet. “New note” starts one.' })
 })
 
 test('reading every note keeps a note saved and a draft made while it read', async () => {
@@ -95,12 +101,10 @@ test('a note written on another device is in the list after a sync, and one dele
   await phone.local.edit('q', 'Second note', 6)
   await phone.sync.flush()
   await laptop.sync.pull()
-  laptop.notes.sort()
   assert.deepEqual(titles(laptop.notes), ['Second note', 'From the phone'])
   await phone.local.remove('q', 7, 0)
   await phone.sync.flush()
   await laptop.sync.pull()
-  laptop.notes.sort()
   assert.deepEqual(titles(laptop.notes), ['From the phone'])
 })
 
@@ -112,7 +116,7 @@ test('a new note opens empty, is forgotten when left without a word, and kept on
   assert.equal(d.notes.state.openId, id)
   assert.equal(d.notes.state.editorText, '')
   assert.equal(d.notes.dropEmptyDraft(''), true)
-  assert.equal(d.notes.listed('').notes.length, 0, 'the empty draft is gone from the list')
+  assert.equal(listed(d.notes, '').notes.length, 0, 'the empty draft is gone from the list')
 
   const written = d.notes.addDraft()
   d.notes.open(written)
@@ -184,10 +188,9 @@ for (const [how, opened, texts] of [
     const done = await laptop.notes.resolveConflict(made.copyId, how)
     assert.ok(done)
     await laptop.notes.reloadIds(done.changed)
-    laptop.notes.sort()
-    assert.equal(done.open, opened === 'copy' ? made.copyId : 'c')
-    assert.deepEqual(laptop.notes.listed('').notes.map((note) => note.text).sort(), [...texts].sort())
-    assert.ok(laptop.notes.listed('').notes.every((note) => !note.conflictOf), 'no conflicted copy is left')
+      assert.equal(done.open, opened === 'copy' ? made.copyId : 'c')
+    assert.deepEqual(listed(laptop.notes, '').notes.map((note) => note.text).sort(), [...texts].sort())
+    assert.ok(listed(laptop.notes, '').notes.every((note) => !note.conflictOf), 'no conflicted copy is left')
     assert.equal(laptop.notes.state.conflictNotice, null, 'its notice is no longer shown')
   })
 }
