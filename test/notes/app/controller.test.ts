@@ -237,3 +237,25 @@ test('a full storage keeps no rescue and says so', () => {
   const full: RescueStorage = { getItem: () => null, setItem: () => { throw new Error('QuotaExceededError') }, removeItem: () => {} }
   assert.equal(keepRescue('u1', { id: 'a', text: 'x', at: 1, base: 0 }, full), false)
 })
+
+test('opening a note starts the editor from its text, a conflicted copy leaves that to the compare view, and a kept edit clears "Storage full"', async () => {
+  const d = await device(await app.signIn('c-open'))
+  await d.local.edit('a', 'first note', 1)
+  await d.local.edit('copy', 'a copy', 2)
+  await d.local.mark('copy', { conflictOf: 'a' })
+  await d.notes.readAll()
+  d.notes.open('a')
+  assert.deepEqual(d.notes.editStart(), { base: 0, text: 'first note' })
+  assert.equal(d.notes.open('copy')?.conflictOf, 'a')
+  assert.equal(d.notes.state.openId, 'copy')
+  assert.deepEqual(d.notes.editStart(), { base: 0, text: 'first note' }, 'the editor start is not the copy\'s')
+  assert.equal(d.notes.open('no-such-note'), undefined)
+  assert.equal(d.notes.state.openId, 'copy', 'a note that is not there does not open')
+
+  d.notes.open('a')
+  d.notes.state.problem = 'Storage full: the last edit is not kept on this device'
+  await d.notes.keepEdit('a', 'first note, more', d.notes.editStart())
+  assert.equal(d.notes.state.problem, null)
+  d.notes.close()
+  assert.equal(d.notes.state.openId, null)
+})
