@@ -1,0 +1,217 @@
+/**
+ * The open note: opening and closing it, the editor's text kept as it is typed, a new note, a
+ * delete and its undo, and newer text from elsewhere taken in when the person is not typing.
+ *
+ * @module
+ */
+import { SAVE_AFTER_MS, TYPING_MS, UNDO_MS, type Actions, type App } from './app.ts'
+import type { Shown } from './controller.ts'
+import { forgetRescue } from './rescue.ts'
+import { movedCaret, titleOf } from './text.ts'
+
+export function createEditorView(app: App) {
+  const { ui, state, act } = app
+  let saveTimer = 0
+  let refreshTimer = 0
+  let saving: Promise<void> = Promise.resolve()
+
+  /** A draft left without a word is forgotten. */
+  function dropEmptyDraft(): void {
+    if (app.notes.dropEmptyDraft(ui.editor.value)) act.sortAndDraw()
+  }
+
+  const view = {
+    async openNote(id: string, options: { save?: boolean; focus?: boolean } = {}): Promise<void> {
+      // Another note opens at once, with the text of the one left taken for saving first, so
+      // that what is typed next lands in the note now shown.
+      const saved = options.save !== false ? view.saveNow() : Promise.resolve()
+      if (state.openId === id) await saved
+      else dropEmptyDraft()
+      const note = app.notes.open(id)
+      if (!note) return
+      app.address.show(id)
+      ui.app.dataset.view = 'note'
+      ui.placeholder.hidden = true
+      ui.history.hidden = true
+      ui.notice.hidden = true
+      // The last conflict's notice stays with its note and copy until one of them is sorted out.
+      if (state.conflictNotice?.ids.includes(id)) act.showNotice(state.conflictNotice.text)
+      ui.del.disabled = state.outdated
+      ui.historyButton.disabled = false
+      view.drawMeta(note)
+      if (note.conflictOf) {
+        act.showCompare(note)
+      } else {
+        ui.compare.hidden = true
+        ui.editor.hidden = false
+        ui.editor.value = note.text
+        if (options.focus) ui.editor.focus()
+      }
+      act.drawList()
+      await saved
+    },
+
+    drawMeta(note: Shown): void {
+      ui.edited.textContent = note.draft ? 'New note' : `Edited ${new Date(note.edited).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })}`
+    },
+
+    closeNote(): void {
+      app.notes.close()
+      app.address.show(null)
+      ui.app.dataset.view = 'list'
+      ui.editor.value = ''
+      ui.editor.hidden = false
+      ui.compare.hidden = true
+      ui.history.hidden = true
+      ui.notice.hidden = true
+      ui.placeholder.hidden = false
+      ui.edited.textContent = ''
+      ui.del.disabled = true
+      ui.historyButton.disabled = true
+      act.drawList()
+    },
+
+    async newNote(): Promise<void> {
+      // The button is disabled then; Alt+N still comes here.
+      if (act.refusedOutdated('to write a new note')) return
+      const saved = view.saveNow()
+      const id = app.notes.addDraft()
+      if (ui.search.value !== '') ui.search.value = ''
+      act.sortAndDraw()
+      await view.openNote(id, { save: false, focus: true })
+      await saved
+    },
+
+    onInput(): void {
+      if (state.outdated) return
+      state.dirty = true
+      state.lastInput = Date.now()
+      clearTimeout(saveTimer)
+      saveTimer = window.setTimeout(() => void view.saveNow(), SAVE_AFTER_MS)
+      void act.refreshStatus()
+    },
+
+    /** Stops the pending save of a pause in typing (the text is kept some other way). */
+    cancelSave(): void {
+      clearTimeout(saveTimer)
+    },
+
+    /**
+     * Writes the editor's text to the copy (and queues its save), then sends. The note and its
+     * text are taken at the call, not when the write before it is done: a person who clicks
+     * another note or "New note" and types at once must not have the old note's text read
+     * from an editor that already shows the new one.
+     */
+    saveNow(): Promise<void> {
+      clearTimeout(saveTimer)
+      const id = state.openId
+      if (!state.dirty || id === null) return saving
+      const text = ui.editor.value
+      const from = app.notes.editStart()
+      state.dirty = false
+      saving = saving.then(async () => {
+        try {
+          const started = performance.now()
+          const note = await app.notes.keepEdit(id, text, from)
+          // Read by the bench (bench/notes-app.bench.ts): how long a keystroke takes to be kept.
+          performance.measure('notes:keep-edit', { start: started })
+          forgetRescue(app.userId)
+          if (state.openId === id) view.drawMeta(note)
+          act.sortAndDraw()
+          app.channel?.postMessage({ ids: [id] })
+        } catch (error) {
+          if (state.openId === id && ui.editor.value === text) state.dirty = true
+          act.noteError(error)
+          await act.refreshStatus()
+          return
+        }
+        void act.flushSoon()
+      })
+      return saving
+    },
+
+    async deleteOpen(): Promise<void> {
+      const id = state.openId
+      if (id === null || act.refusedOutdated('to delete a note')) return
+      const note = state.notes.get(id)
+      if (!note) return
+      clearTimeout(saveTimer)
+      if (note.draft) {
+        state.dirty = false
+        state.notes.delete(id)
+        view.closeNote()
+        act.sortAndDraw()
+        return
+      }
+      await view.saveNow()
+      try {
+        await app.notes.remove(id, UNDO_MS)
+      } catch (error) {
+        act.noteError(error)
+        return
+      }
+      view.closeNote()
+      act.sortAndDraw()
+      app.channel?.postMessage({ ids: [id] })
+      await act.refreshStatus()
+      act.toast(`Deleted “${titleOf(note.text)}”.`, async () => {
+        if (act.refusedOutdated('to undo the delete')) return
+        if (await app.local.undoRemove(id)) {
+          await act.reloadIds([id])
+          app.channel?.postMessage({ ids: [id] })
+          await view.openNote(id, { save: true })
+          await act.refreshStatus()
+        }
+      })
+      setTimeout(() => void act.flushSoon(), UNDO_MS + 100)
+    },
+
+    /** Shows the open note's newer text unless the person is typing in it. */
+    refreshOpen(): void {
+      const id = state.openId
+      if (id === null) return
+      const note = state.notes.get(id)
+      if (!note) {
+        view.closeNote()
+        return
+      }
+      if (note.conflictOf && ui.compare.hidden) return void view.openNote(id, { save: false })
+      view.drawMeta(note)
+      const typing = state.dirty || Date.now() - state.lastInput < TYPING_MS
+      // Our own text came back accepted: its new base is the one to edit from.
+      if (note.text === state.editorText) state.editorBase = note.base
+      if (ui.editor.value === note.text) return
+      if (!typing) {
+        view.setEditorText(note.text)
+        state.editorText = note.text
+        state.editorBase = note.base
+      } else {
+        // Looked at again once the typing stops.
+        clearTimeout(refreshTimer)
+        refreshTimer = window.setTimeout(view.refreshOpen, TYPING_MS)
+      }
+    },
+
+    setEditorText(text: string): void {
+      const editor = ui.editor
+      const before = editor.value
+      const focused = document.activeElement === editor
+      const start = movedCaret(before, text, editor.selectionStart)
+      const end = movedCaret(before, text, editor.selectionEnd)
+      editor.value = text
+      if (focused) editor.setSelectionRange(start, end)
+    },
+
+    async backToList(): Promise<void> {
+      await view.saveNow()
+      const id = state.openId
+      dropEmptyDraft()
+      app.address.show(null)
+      ui.app.dataset.view = 'list'
+      ui.history.hidden = true
+      const item = id === null ? null : ui.list.querySelector<HTMLButtonElement>(`button.item[data-id="${CSS.escape(id)}"]`)
+      ;(item ?? ui.search).focus()
+    },
+  } satisfies Partial<Actions> & Record<string, unknown>
+  return view
+}

@@ -1,0 +1,101 @@
+/**
+ * A note's history: its saved versions from the server, each with its differences from the one
+ * before, and restoring one.
+ *
+ * @module
+ */
+import type { Actions, App } from './app.ts'
+import { drawParts, lineParts } from './diff-view.ts'
+import { versionDevice, versionTimes, type Version } from './versions.ts'
+
+interface Revision extends Version {
+  at: number
+  text: string
+}
+
+export function createHistoryView(app: App) {
+  const { ui, state, act } = app
+
+  async function restoreRevision(id: string, text: string): Promise<void> {
+    if (act.refusedOutdated('to restore this version')) return
+    try {
+      await app.local.edit(id, text, Date.now())
+    } catch (error) {
+      act.noteError(error)
+      return
+    }
+    await act.reloadIds([id])
+    view.closeHistory()
+    ui.editor.value = text
+    state.editorText = text
+    act.toast('Restored: the old text is the note again, and it syncs like any edit.', null)
+    void act.flushSoon()
+  }
+
+  function revisionItem(id: string, rev: Revision, time: string, older: string, first: boolean): HTMLLIElement {
+    const li = document.createElement('li')
+    const head = document.createElement('div')
+    head.className = 'revision-head'
+    const when = document.createElement('strong')
+    when.textContent = time
+    const who = document.createElement('span')
+    who.className = 'muted'
+    who.textContent = versionDevice(rev, state.device)
+    const said = document.createElement('div')
+    said.className = 'revision-said'
+    said.append(when, ' ', who)
+    head.append(said)
+    if (!first || rev.text !== ui.editor.value) {
+      const restore = document.createElement('button')
+      restore.type = 'button'
+      restore.textContent = 'Restore'
+      restore.setAttribute('aria-label', `Restore the version of ${when.textContent}`)
+      restore.addEventListener('click', () => void restoreRevision(id, rev.text))
+      head.append(restore)
+    }
+    const pre = document.createElement('pre')
+    pre.className = 'diff'
+    drawParts(pre, lineParts(older, rev.text), new Set(['same', 'added', 'removed']))
+    li.append(head, pre)
+    return li
+  }
+
+  const view = {
+    async showHistory(): Promise<void> {
+      const id = state.openId
+      if (id === null) return
+      await act.saveNow()
+      ui.history.hidden = false
+      ui.editor.hidden = true
+      ui.compare.hidden = true
+      ui.revisions.replaceChildren()
+      ui.historyHint.textContent = 'Loading the history…'
+      const answer = await app.send('GET', `/api/notes/revisions?id=${encodeURIComponent(id)}`)
+      if (state.openId !== id || ui.history.hidden) return
+      if (answer === null) {
+        ui.historyHint.textContent = 'The history is kept on the server: it shows when this device is online.'
+        return
+      }
+      if (answer.status === 404) {
+        ui.historyHint.textContent = 'This note has not reached the server yet, so it has no history.'
+        return
+      }
+      if (answer.status !== 200) {
+        ui.historyHint.textContent = `The history could not be read (${answer.body?.error ?? answer.status}).`
+        return
+      }
+      const revisions = answer.body.revisions as Revision[]
+      ui.historyHint.textContent = `${revisions.length} saved ${revisions.length === 1 ? 'version' : 'versions'}, newest first. Added lines are marked, removed lines struck through.`
+      const times = versionTimes(revisions.map((rev) => rev.edited))
+      ui.revisions.replaceChildren(...revisions.map((rev, i) => revisionItem(id, rev, times[i]!, revisions[i + 1]?.text ?? '', i === 0)))
+    },
+
+    closeHistory(): void {
+      ui.history.hidden = true
+      const note = state.openId === null ? undefined : state.notes.get(state.openId)
+      if (note?.conflictOf) act.showCompare(note)
+      else ui.editor.hidden = false
+    },
+  } satisfies Partial<Actions> & Record<string, unknown>
+  return view
+}

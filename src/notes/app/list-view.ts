@@ -1,0 +1,115 @@
+/**
+ * The list of notes: drawn from the controller's order and the search box, its items, and the
+ * arrow keys between the search box and the results.
+ *
+ * @module
+ */
+import type { Actions, App } from './app.ts'
+import { LIST_LIMIT, type Shown } from './controller.ts'
+import type { LocalNote } from './local.ts'
+import { moveTo, SEARCH_BOX } from './list-keys.ts'
+import { previewOf, shortTime, titleOf } from './text.ts'
+
+export function createListView(app: App) {
+  const { ui, state } = app
+  let drawTimer = 0
+
+  function listItem(note: Shown, now: number): HTMLLIElement {
+    const li = document.createElement('li')
+    const button = document.createElement('button')
+    button.type = 'button'
+    button.className = 'item'
+    button.dataset.id = note.id
+    if (note.id === state.openId) button.setAttribute('aria-current', 'true')
+    const title = document.createElement('span')
+    title.className = 'title'
+    title.textContent = titleOf(note.text)
+    button.append(title)
+    if (note.conflictOf) {
+      const badge = document.createElement('span')
+      badge.className = 'badge'
+      badge.textContent = 'Conflicted copy'
+      button.append(' ', badge)
+    }
+    const meta = document.createElement('span')
+    meta.className = 'meta'
+    const time = document.createElement('time')
+    time.dateTime = new Date(note.edited).toISOString()
+    time.textContent = shortTime(note.edited, now)
+    meta.append(time)
+    const preview = previewOf(note.text)
+    if (preview) meta.append(` ${preview}`)
+    button.append(meta)
+    li.append(button)
+    return li
+  }
+
+  const view = {
+    drawList(): void {
+      const listed = app.notes.listed(ui.search.value)
+      const now = Date.now()
+      const items = listed.notes.map((note) => listItem(note, now))
+      if (listed.matches > LIST_LIMIT) {
+        const more = document.createElement('li')
+        more.className = 'more'
+        more.textContent = `${listed.matches - LIST_LIMIT} more: search to find them`
+        items.push(more)
+      }
+      ui.list.replaceChildren(...items)
+      ui.empty.hidden = listed.matches > 0
+      ui.empty.textContent = listed.empty
+    },
+
+    sortAndDraw(): void {
+      const started = performance.now()
+      clearTimeout(drawTimer)
+      drawTimer = 0
+      app.notes.sort()
+      view.drawList()
+      // Read by the bench (bench/notes-app.bench.ts): the time the list takes to sort and draw.
+      performance.measure('notes:draw', { start: started })
+    },
+
+    drawSoon(): void {
+      if (drawTimer !== 0) return
+      drawTimer = window.setTimeout(() => {
+        drawTimer = 0
+        view.sortAndDraw()
+      })
+    },
+
+    /** Takes the stored state of the notes `ids` (`notes`: those still stored) into the screen. */
+    applyNotes(ids: readonly string[], notes: readonly LocalNote[]): void {
+      // A conflicted copy made by another device's save: this device is told as well.
+      for (const copy of app.notes.applyStored(ids, notes)) app.act.tellConflict(copy.notice, copy.noteId, copy.copyId)
+      // Sorted and drawn once the sync has sent its next write: pages of a first sync come
+      // faster than 10,000 notes are sorted and drawn, and the write need not wait for them.
+      view.drawSoon()
+      if (state.openId !== null && ids.includes(state.openId)) app.act.refreshOpen()
+    },
+
+    async reloadIds(ids: readonly string[]): Promise<void> {
+      view.applyNotes(ids, await app.local.getMany(ids))
+    },
+
+    /** Arrow keys from the search box through the results; Enter in the box opens the first. */
+    onListKey(e: KeyboardEvent): void {
+      if (e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return
+      const items = [...ui.list.querySelectorAll<HTMLButtonElement>('button.item')]
+      if (e.target === ui.search && e.key === 'Enter') {
+        if (items[0]) {
+          e.preventDefault()
+          items[0].click()
+        }
+        return
+      }
+      const from = e.target === ui.search ? SEARCH_BOX : items.indexOf(e.target as HTMLButtonElement)
+      if (from === SEARCH_BOX && e.target !== ui.search) return
+      const to = moveTo(e.key, from, items.length)
+      if (to === null) return
+      e.preventDefault()
+      ;(to === SEARCH_BOX ? ui.search : items[to]!).focus()
+    },
+  } satisfies Partial<Actions> & Record<string, unknown>
+  return view
+}
