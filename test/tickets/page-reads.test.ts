@@ -132,6 +132,21 @@ test('writes through SQL alone, with no event and no write path, show on the nex
   await app.sql`update users set name = 'Robert' where idp_id = 'idp-bob'`
 })
 
+test('a write rolled back leaves the pages and the tag as they were; the same write committed changes both', async () => {
+  const url = `/api/projects/${web.slug}/tickets`
+  const tag = (await app.call('GET', url, { token: alice.token })).headers.etag as string
+  await rows()
+  await assert.rejects(app.sql.begin(async (tx) => {
+    await tx`update tickets set subject = 'Never saved' where id = ${login.id}`
+    throw new Error('rolled back')
+  }), /rolled back/)
+  assert.equal((await app.call('GET', url, { token: alice.token, headers: { 'if-none-match': tag } })).status, 304)
+  assert.equal((await rows(web.slug, '?q=state:all')).some((r) => r.includes('Never saved')), false)
+  await app.sql.begin((tx) => tx`update tickets set subject = 'Saved in a transaction' where id = ${login.id}`)
+  assert.equal((await app.call('GET', url, { token: alice.token, headers: { 'if-none-match': tag } })).status, 200)
+  assert.ok((await rows(web.slug, '?q=state:all')).some((r) => r.includes('Saved in a transaction')))
+})
+
 test('nothing changed since a page was read: the same page is answered without reading its rows again', async () => {
   const pages = pageReadTable(app.sql, 10)
   const parsed = parseQuery('')
