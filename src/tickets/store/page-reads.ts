@@ -112,7 +112,7 @@ const parsed = <T>(value: Json<T>): T => (typeof value === 'string' ? (JSON.pars
 /**
  * The page context for `viewerId` (null: signed out) and a project slug, old slug or id (null:
  * none). Signed out, the statement has no inbox count and no role in it rather than a null
- * viewer: a null makes each run's custom plan look cheaper than the generic one, so it was
+ * viewer: a null makes each run's custom plan look cheaper than the generic one, so it would be
  * planned again every time. What is the same for everyone (the switcher, the project's members
  * and counts, a page of its list) is read only when the lists' version moved since it was cached.
  */
@@ -191,8 +191,7 @@ function contextStatement(q: Query, v: ContextValues, signedIn: boolean, list: L
     : q`null::int`
   const role = signedIn ? q`(select m.role from members m where m.project_id = here.id and m.user_id = ${v.viewer})` : q`null::text`
   // The page's project is `here`, a name no joined fragment uses: the ticket's columns join
-  // `projects p` (viewOf), and a `p.id` meant for the page's project then named the ticket's own,
-  // which matched the ticket of that number in every project.
+  // `projects p` (viewOf), so a `p.id` meant for the page's project would name the ticket's own.
   // `ticket_counts` may hold several rows of one state (they add up), hence the sum.
   // A cached part reads as null; a part read is never null (`coalesce`).
   return q`
@@ -321,8 +320,7 @@ function readList(r: ContextRow, at: ReadsAtVersion, limit: number, key: string 
 /**
  * The context's columns for the ticket page: the ticket of `number` in the project (`ticket`, the
  * columns every read of a ticket has) and its children, blockers and the tickets it blocks as
- * list rows by project and number (`related`). One statement with the context, where they were
- * two more (the ticket, then its related tickets beside its history).
+ * list rows by project and number (`related`), read in the context's statement.
  */
 function ticketColumns(q: Query, number: number | null): Fragment {
   const view = viewOf(q)
