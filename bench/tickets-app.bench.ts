@@ -58,10 +58,10 @@ const secret = await loadSessionSecret(sql, null)
 const idp = { loginUrl: (r: string) => `http://idp.invalid/login?return=${encodeURIComponent(r)}`, exchange: async () => ({ ok: false as const, error: 'not in the bench' }) }
 const publicUrl = 'http://localhost:3002'
 
-/** The tickets service and the two baselines on the connection `sql`; `readsKept` 0 keeps nothing between requests, as after a write. */
-function routesOn(sql: Sql, readsKept?: number) {
+/** The tickets service and the two baselines on the connection `sql`; `cachedReads` 0 caches nothing between requests, as after a write. */
+function routesOn(sql: Sql, cachedReads?: number) {
   const sessions = createSessions({ sql, secret, service: 'tickets', secure: false, clock: Date.now })
-  const service = createTicketsService({ sql, config, clock: Date.now, idp, sessions, logger, publicUrl, ...(readsKept === undefined ? {} : { readsKept }) })
+  const service = createTicketsService({ sql, config, clock: Date.now, idp, sessions, logger, publicUrl, ...(cachedReads === undefined ? {} : { cachedReads }) })
   return { service, routes: [...baselines(sql), ...service.routes] }
 }
 
@@ -151,9 +151,16 @@ for (const [name, [, path]] of Object.entries(contenders)) {
   perRequest[name] = statements - before
 }
 
+/**
+ * CPU time of this process a request, by contender, each round's: the client, the service and,
+ * on the embedded database, the database too. Less moved by other programs than the rates.
+ */
+const cpuPerRequest: Record<string, number[]> = {}
+
 /** Requests a second over `seconds`, CONCURRENCY at a time. */
 async function measure([client, path]: [Client, string], seconds: number): Promise<number> {
   let count = 0
+  const cpu0 = process.cpuUsage()
   const started = performance.now()
   const end = started + seconds * 1000
   await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
@@ -163,6 +170,8 @@ async function measure([client, path]: [Client, string], seconds: number): Promi
       count++
     }
   }))
+  const cpu = process.cpuUsage(cpu0)
+  ;(cpuPerRequest[`${path}${client === unkeptClient ? ' (list read)' : ''}`] ??= []).push((cpu.user + cpu.system) / count)
   return count / ((performance.now() - started) / 1000)
 }
 
@@ -184,6 +193,7 @@ for (const [pageName, base] of [['project page', 'project baseline'], ['project 
   console.log(`${pageName.padEnd(23)} ${rps.toFixed(0).padStart(6)} req/s   ${base} ${baseRps.toFixed(0).padStart(6)} req/s   ratio ${(rps / baseRps).toFixed(2)} (goal at least 0.5)`)
 }
 
+for (const [path, times] of Object.entries(cpuPerRequest)) console.log(`CPU a request ${path.padEnd(17)} ${median(times).toFixed(0).padStart(5)} µs (this process, median of the rounds)`)
 // The search: what the project page runs for `q` (count, then the first 50), timed here; and
 // the page's whole statement (the context with that list read in it).
 const store = createTicketStore({ sql, clock: Date.now })

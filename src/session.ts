@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto'
 import nacl from 'tweetnacl'
 import type { Sql } from './db.ts'
-import { keepNewest } from './kept.ts'
+import { lruSet } from './lru.ts'
 import { randomToken } from './random.ts'
 import type { Request } from './request.ts'
 import { serializeCookie } from './cookie.ts'
@@ -119,7 +119,7 @@ export function createSessions(deps: { sql: Sql; secret: Uint8Array; service: Se
     if (known !== undefined) return known
     const id = unseal(sealed, secret)
     if (id === null) return null
-    keepNewest(opened, sealed, id, OPENED_SIZE)
+    lruSet(opened, sealed, id, OPENED_SIZE)
     return id
   }
 

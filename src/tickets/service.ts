@@ -26,13 +26,13 @@ export interface TicketsService extends Service {
 }
 
 /** Builds the ticket service. */
-export function createTicketsService(deps: ServiceDeps & { /** What the pages keep between requests (src/tickets/store/page-reads.ts); 0 reads everything every time. */ readsKept?: number }): TicketsService {
+export function createTicketsService(deps: ServiceDeps & { /** What the pages cache between requests (src/tickets/store/page-reads.ts); 0 reads everything every time. */ cachedReads?: number }): TicketsService {
   const { sql, clock, publicUrl, sessions } = deps
   const origin = originOf(publicUrl)
   const wake = createWake()
   const mailer = deps.config.smtpUrl ? createMailer(deps.config.smtpUrl, `tickets@${new URL(publicUrl).hostname}`, deps.logger) : null
 
-  const store = createTicketStore({ sql, clock, wake, ...(deps.readsKept === undefined ? {} : { readsKept: deps.readsKept }) })
+  const store = createTicketStore({ sql, clock, wake, ...(deps.cachedReads === undefined ? {} : { cachedReads: deps.cachedReads }) })
   const ctx: Context = {
     store,
     clock,

@@ -50,7 +50,7 @@ export function createChangeHandlers(ctx: Context): ChangeHandlers {
   const { store, publicUrl } = ctx
 
   /** Emits `ticketEvent` for each of `events` with the ticket as changed; answers the change. */
-  async function changed(tx: TicketTx, projectId: string, done: { ticket: Ticket; events: TicketEvent[] }): Promise<{ ticket: TicketAnswer; events: TicketEvent[] }> {
+  async function emitTicketEvents(tx: TicketTx, projectId: string, done: { ticket: Ticket; events: TicketEvent[] }): Promise<{ ticket: TicketAnswer; events: TicketEvent[] }> {
     const ticket = ticketAnswer(publicUrl, done.ticket)
     for (const event of done.events) await tx.emit(projectId, 'ticketEvent', [ticket.id, event, ticket])
     return { ticket, events: done.events }
@@ -64,7 +64,7 @@ export function createChangeHandlers(ctx: Context): ChangeHandlers {
       // nothing was written, the checks below answer why, in their order.
       const done = await tx.tickets.change(ticketId, { updated: actor.now }, events, actor, actor.user.id)
       if (done) {
-        const { ticket, events: [event] } = await changed(tx, done.ticket.project, done)
+        const { ticket, events: [event] } = await emitTicketEvents(tx, done.ticket.project, done)
         return { ok: true, ticket, event: event! }
       }
     }
@@ -72,7 +72,7 @@ export function createChangeHandlers(ctx: Context): ChangeHandlers {
     const refused = refuseRole(t.role, 'use', 'project')
     if (refused) return refused
     if (text.length > COMMENT_MAX) return refuse(400, fieldTooLong('text', COMMENT_MAX), 'text')
-    const { ticket, events: [event] } = await changed(tx, t.projectId, (await tx.tickets.change(t.id, { updated: actor.now }, events, actor))!)
+    const { ticket, events: [event] } = await emitTicketEvents(tx, t.projectId, (await tx.tickets.change(t.id, { updated: actor.now }, events, actor))!)
     return { ok: true, ticket, event: event! }
   }
 
@@ -94,7 +94,7 @@ export function createChangeHandlers(ctx: Context): ChangeHandlers {
     if (text.trim() !== '') data.text = text
     const change = { state: state as State, updated: actor.now, ...(assignTo !== undefined ? { assigneeId: assignTo.id } : {}) }
     const events = [{ kind: 'state' as const, data }, ...(assignTo !== undefined ? [{ kind: 'assign' as const, data: { from: t.assignee, to: assignTo } }] : [])]
-    const { ticket, events: [event, assignEvent] } = await changed(tx, t.projectId, (await tx.tickets.change(t.id, change, events, actor))!)
+    const { ticket, events: [event, assignEvent] } = await emitTicketEvents(tx, t.projectId, (await tx.tickets.change(t.id, change, events, actor))!)
     await tx.emit(t.projectId, 'ticketsRelated', [ticketAnswers(publicUrl, await tx.tickets.related([t.id]))])
     return assignEvent ? { ok: true, ticket, event: event!, assignEvent } : { ok: true, ticket, event: event! }
   }
@@ -112,7 +112,7 @@ export function createChangeHandlers(ctx: Context): ChangeHandlers {
     }
     if ((to?.id ?? null) === t.assigneeId) return refuse(400, to ? alreadyAssignedTo(to.name) : ALREADY_UNASSIGNED, 'assignee')
     const events = [{ kind: 'assign' as const, data: { from: t.assignee, to } }]
-    const { ticket, events: [event] } = await changed(tx, t.projectId, (await tx.tickets.change(t.id, { assigneeId: to?.id ?? null, updated: actor.now }, events, actor))!)
+    const { ticket, events: [event] } = await emitTicketEvents(tx, t.projectId, (await tx.tickets.change(t.id, { assigneeId: to?.id ?? null, updated: actor.now }, events, actor))!)
     return { ok: true, ticket, event: event! }
   }
 
@@ -140,7 +140,7 @@ export function createChangeHandlers(ctx: Context): ChangeHandlers {
     if (fields.summary !== undefined && fields.summary !== t.summary) data.summary = { from: t.summary, to: fields.summary }
     if (Object.keys(data).length === 0) return refuse(400, NOTHING_CHANGED, fields.subject !== undefined ? 'subject' : 'summary')
     const change = { subject: fields.subject ?? t.subject, summary: fields.summary ?? t.summary, updated: actor.now }
-    const { ticket, events: [event] } = await changed(tx, t.projectId, (await tx.tickets.change(t.id, change, [{ kind: 'edit', data }], actor))!)
+    const { ticket, events: [event] } = await emitTicketEvents(tx, t.projectId, (await tx.tickets.change(t.id, change, [{ kind: 'edit', data }], actor))!)
     await tx.emit(t.projectId, 'ticketsRelated', [ticketAnswers(publicUrl, await tx.tickets.related([t.id]))])
     return { ok: true, ticket, event: event! }
   }

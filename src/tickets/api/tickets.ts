@@ -122,11 +122,11 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
     // only for the credential it was answered to.
     const personal: Headers = me === null ? {} : READER_VARY
     const asMarkdown = wantsMarkdown(req)
-    // Every write that changes what a list shows emits an event or counts as a quiet write
-    // (sql/0009_ticket_lists.sql), so the lists are the same as long as that version is: a
-    // client that has the tag is answered 304 after one
-    // indexed lookup, before the project is even looked up. The version is read before the rows:
-    // a write committed in between makes the tag older than the rows, never newer.
+    // Triggers move the lists' version with every committed write of a table a list shows
+    // (sql/0017_lists_version_by_triggers.sql), so the lists are the same as long as that
+    // version is: a client that has the tag is answered 304 after one small lookup, before the
+    // project is even looked up. The version is read before the rows: a write committed in
+    // between makes the tag older than the rows, never newer.
     const version = await store.outbox.version()
     const etag = etagOf(`${version}\n${req.path}\n${req.search}\n${me ?? ''}\n${asMarkdown ? 'md' : 'json'}`)
     const headers = { ...VARY, etag, ...personal }

@@ -5,7 +5,7 @@
  * used, so both say the same thing.
  */
 
-import { keepNewest } from '../../kept.ts'
+import { lruSet } from '../../lru.ts'
 
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE
@@ -41,7 +41,7 @@ function dateOf(ms: number): { year: number; thisYear: string; otherYear: string
     const d = utcParts(ms)
     const day = `${d.day} ${MONTHS[d.month]}`
     date = { year: d.year, thisYear: `on ${day}`, otherYear: `on ${day} ${d.year}` }
-    keepNewest(dates, dayNumber, date, DATES_KEPT)
+    lruSet(dates, dayNumber, date, DATES_KEPT)
   }
   return date
 }

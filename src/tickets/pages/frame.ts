@@ -6,7 +6,7 @@
  * auto-escaping template (src/html.ts).
  */
 import { escapeHtml, html, rawHtml, type Html, type HtmlValue } from '../../html.ts'
-import { keepNewest } from '../../kept.ts'
+import { lruMemo } from '../../lru.ts'
 import { markdownSubject } from '../app/markdown-html.ts'
 import { exactTime, isoTime, relativeTime } from '../app/relative-time.ts'
 import { SHORTCUTS } from '../app/shortcuts.ts'
@@ -129,23 +129,10 @@ export function timeAgo(ms: number, now: number): Html {
 }
 
 /**
- * The opening tag of {@link timeAgo}'s element: the exact times, without the words. It depends
- * on the time alone, so it is kept by time: a ticket page writes one for each of its events, and
- * writing them afresh (two dates spelled out and escaped) was a tenth of the page's time with
- * 200 events. At most {@link OPENINGS_KEPT} are kept, the oldest dropped first.
+ * The opening tag of {@link timeAgo}'s element: the exact times, without the words. A function
+ * of the time alone, cached by it: a ticket page writes one for each of its events.
  */
-function timeOpening(ms: number): Html {
-  let opening = keptOpenings.get(ms)
-  if (opening === undefined) {
-    opening = html`<time datetime="${isoTime(ms)}" title="${exactTime(ms)}" data-relative>`
-    keepNewest(keptOpenings, ms, opening, OPENINGS_KEPT)
-  }
-  return opening
-}
-
-/** Openings kept: the times of a few busy tickets' histories, about 150 bytes each. */
-const OPENINGS_KEPT = 5_000
-const keptOpenings = new Map<number, Html>()
+const timeOpening = lruMemo((ms: number): Html => html`<time datetime="${isoTime(ms)}" title="${exactTime(ms)}" data-relative>`, 5_000)
 
 /** A subject as inline Markdown without links (it sits inside a link or a heading). */
 export function subjectHtml(subject: string): Html {
@@ -157,57 +144,20 @@ export function ticketList(rows: readonly Row[], now: number, empty: HtmlValue, 
   const live = options.live ?? 'tickets'
   if (rows.length === 0) return html`<div data-live="${live}"><div class="card empty">${empty}</div></div>`
   const showProject = options.showProject ?? false
-  let items = ''
-  for (const row of rows) items += ticketRow(row, now, showProject)
   return html`<div data-live="${live}"><ul class="tickets" aria-label="${options.label ?? 'Tickets'}">
-${rawHtml(items)}
+${rows.map((row) => ticketRow(row, now, showProject))}
 </ul></div>`
 }
 
-/**
- * A ticket's row as the lists render it, kept between requests: everything but the relative
- * time ("5 minutes ago") depends only on the row's fields, so a row seen before is its kept
- * beginning, the time's words and the row's fixed end. Rendering fifty rows afresh (a dozen
- * escapes, the template and three times each) was a sixth of the project page's time. A kept
- * row is used only while every field it shows is the same; at most {@link ROWS_KEPT} are kept,
- * the oldest dropped first.
- */
-function ticketRow({ ticket: t, blocked }: Row, now: number, showProject: boolean): string {
-  let kept = keptRows.get(t.id)
-  const assignee = t.assignee?.name ?? null
-  if (
-    kept === undefined || kept.updated !== t.updated || kept.subject !== t.subject || kept.state !== t.state || kept.assignee !== assignee ||
-    kept.blocked !== blocked || kept.slug !== t.slug || kept.number !== t.number || kept.showProject !== showProject
-  ) {
-    const before = html`<li data-key="${t.id}">
+/** A ticket's row as the lists render it. */
+function ticketRow({ ticket: t, blocked }: Row, now: number, showProject: boolean): Html {
+  return html`<li data-key="${t.id}">
 <a class="ref" href="/${t.slug}/${t.number}" tabindex="-1">${showProject ? t.ref : `#${t.number}`}</a>
 <a class="subject" href="/${t.slug}/${t.number}">${subjectHtml(t.subject)}</a>
 <span class="side">${stateBadge(t.state)}</span>
-<span class="meta">${blocked ? html`<span class="blocked">blocked</span>` : ''}<span>${assignee !== null ? html`assigned to ${assignee}` : 'unassigned'}</span><span>updated ${timeOpening(t.updated)}`.text
-    kept = { updated: t.updated, subject: t.subject, state: t.state, assignee, blocked, slug: t.slug, number: t.number, showProject, before }
-    keepNewest(keptRows, t.id, kept, ROWS_KEPT)
-  }
-  return kept.before + escapeHtml(relativeTime(t.updated, now)) + ROW_END
+<span class="meta">${blocked ? html`<span class="blocked">blocked</span>` : ''}<span>${t.assignee ? html`assigned to ${t.assignee.name}` : 'unassigned'}</span><span>updated ${timeAgo(t.updated, now)}</span></span>
+</li>`
 }
-
-const ROW_END = '</time></span></span>\n</li>'
-
-interface KeptRow {
-  updated: number
-  subject: string
-  state: string
-  assignee: string | null
-  blocked: boolean
-  slug: string
-  number: number
-  showProject: boolean
-  /** The row up to the time's words. */
-  before: string
-}
-
-/** Rows kept: a few projects' first pages and inboxes, about 1 KB each. */
-const ROWS_KEPT = 2_000
-const keptRows = new Map<string, KeptRow>()
 
 /** A labelled field with a place for its error. */
 export function field(input: { id: string; label: string; hint?: string; control: Html; name: string }): Html {

@@ -46,16 +46,14 @@ export function liveCursor(q: Query): postgres.PendingQuery<postgres.Row[]> {
 }
 
 /**
- * The version of everything the ticket lists show, read through the `seq` index and the one row
- * of `live_state`: the last `seq` given out (or pruned) and the count of writes that change the
- * lists without an event (sql/0009_ticket_lists.sql). Every other write that changes a listed
- * ticket emits an event in its transaction, and `seq` is drawn at commit in commit order
- * (sql/0004_live.sql), so a reader that sees the same version sees the same lists.
+ * The version of everything the ticket lists show: the `seq` of the last committed transaction
+ * that wrote a table they read, drawn at commit in commit order by the tables' triggers
+ * (sql/0017_lists_version_by_triggers.sql). A reader that sees the same version sees the same
+ * lists, whichever write path changed them.
  */
 async function listsVersion(q: Query): Promise<string> {
-  const [row] = await q<{ top: number; quiet: number }[]>`
-    select greatest(pruned_through, (select max(seq) from events)) as top, quiet_writes as quiet from live_state`
-  return `${row?.top ?? 0}.${row?.quiet ?? 0}`
+  const [row] = await q<{ version: number }[]>`select max(seq) as version from lists_writes`
+  return String(row?.version ?? 0)
 }
 
 /** The outbox on `q`, for reads; events are written through the store's `transact`. */

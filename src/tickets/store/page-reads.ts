@@ -4,18 +4,16 @@
  * pages, the project a name gives with the person's role, its members and its tickets per
  * state) in one statement, which on the project page also reads the page of its list; and the
  * rows of the other ticket lists with only the columns a row shows. What of the context is the
- * same for everyone is kept between requests while the lists' version is unchanged ({@link Keep}).
+ * same for everyone is cached between requests while the lists' version is unchanged
+ * ({@link SharedReads}).
  *
  * Each statement is written so that PostgreSQL keeps one plan for it (a prepared statement's
- * generic plan) instead of planning it again on every request, which on the embedded database
- * cost more than running it (docs/performance.md, "The web app's pages"): no parameter whose
- * value makes a custom plan look cheaper (a null viewer, a `limit`), so after five runs the
- * plan cache keeps the generic plan.
+ * generic plan) instead of planning it again on every request: no parameter whose value makes
+ * a custom plan look cheaper (a null viewer, a `limit`).
  */
 import type postgres from 'postgres'
 import { plannedEachTime, type Query } from '../../db.ts'
-import { shapedStatements, type ShapedStatements, type Slots, type SlotValue } from '../../shaped.ts'
-import { keepNewest } from '../../kept.ts'
+import { lruSet } from '../../lru.ts'
 import { isLookupText } from '../ids.ts'
 import { needsMe, type TicketQuery } from '../query.ts'
 import type { Role } from '../roles.ts'
@@ -77,7 +75,7 @@ type Json<T> = string | T
 
 interface ContextRow {
   cursor: number
-  quiet: number
+  version: number
   switcher: Json<{ slug: string; title: string }[]> | null
   inbox: number | null
   id: string | null
@@ -114,54 +112,50 @@ const parsed = <T>(value: Json<T>): T => (typeof value === 'string' ? (JSON.pars
 /**
  * The page context for `viewerId` (null: signed out) and a project slug, old slug or id (null:
  * none). Signed out, the statement has no inbox count and no role in it rather than a null
- * viewer: a null makes each run's custom plan look cheaper than the kept one, so it was planned
- * again every time. What is the same for everyone (the switcher, the project's members and
- * counts, a page of its list) is read only when the lists' version moved since it was kept.
+ * viewer: a null makes each run's custom plan look cheaper than the generic one, so it would be
+ * planned again every time. What is the same for everyone (the switcher, the project's members
+ * and counts, a page of its list) is read only when the lists' version moved since it was cached.
  */
-async function pageContext(q: Query, keep: Keep, shapes: ShapedStatements, viewerId: string | null, projectRef: string | null, list: ListRequest | null = null, ticketNumber: number | null = null): Promise<PageContext> {
+async function pageContext(q: Query, cache: SharedReads, viewerId: string | null, projectRef: string | null, list: ListRequest | null = null, ticketNumber: number | null = null): Promise<PageContext> {
   const ref = projectRef !== null && isLookupText(projectRef) ? projectRef : null
-  // What was kept when the statement was sent: an answer "unchanged" refers to it, though
+  // What was cached when the statement was sent: an answer "unchanged" refers to it, though
   // another answer may have replaced it by the time this one comes.
-  const have = keep.limit === 0 ? null : keep.current
-  const keptProject = ref === null ? undefined : have?.projects.get(ref)
-  const listKey = list === null || ref === null || keep.limit === 0 ? null : keyOf(ref, list)
-  const keptList = listKey === null ? undefined : have?.lists.get(listKey)
-  // Without anything kept the values match no version and no project, so the statement is the
+  const have = cache.limit === 0 ? null : cache.current
+  const cachedProject = ref === null ? undefined : have?.projects.get(ref)
+  const listKey = list === null || ref === null || cache.limit === 0 ? null : keyOf(ref, list)
+  const cachedList = listKey === null ? undefined : have?.lists.get(listKey)
+  // Without anything cached the values match no version and no project, so the statement is the
   // same either way (one plan).
   const values: ContextValues = {
-    cursor: have?.cursor ?? -1,
-    quiet: have?.quiet ?? -1,
-    keptProject: keptProject?.projectId ?? '',
-    keptListProject: keptList?.projectId ?? '',
+    version: have?.version ?? -1,
+    cachedProject: cachedProject?.projectId ?? '',
+    cachedListProject: cachedList?.projectId ?? '',
     viewer: viewerId,
     ref,
     number: ticketNumber,
   }
-  // The statement's shape: all it depends on but the values above.
-  const shape = `${viewerId === null ? 'signed out' : 'signed in'}\n${ticketNumber === null ? '' : 'ticket'}\n${list === null ? '' : JSON.stringify(list)}`
+  const statement = contextStatement(q, values, viewerId !== null, list, ticketNumber !== null)
   // A text search's plan depends on its words: planned for them each time (src/db.ts).
-  const [row] = await shapes.run<ContextRow[], ContextValues>(shape, values, (v) => contextStatement(q, v, viewerId !== null, list, ticketNumber !== null), {
-    prepare: !(list !== null && textSearched(list.query)),
-  })
-  const r = row!
-  // The kept reads of the version the statement read at, where this answer's reads are kept.
-  const at = r.switcher === null ? have! : keptAt(keep, r)
+  const [row] = await (list !== null && textSearched(list.query) ? plannedEachTime(statement) : statement)
+  const r = row as unknown as ContextRow
+  // The cached reads of the version the statement read at, where this answer's reads are cached.
+  const at = r.switcher === null ? have! : readsAt(cache, r)
   const switcher = r.switcher === null ? at.switcher : (at.switcher = parsed(r.switcher))
   let project: PageContext['project'] = null
   if (r.id !== null) {
-    let shared = r.members === null ? keptProject! : undefined
+    let shared = r.members === null ? cachedProject! : undefined
     if (shared === undefined) {
       const counts = Object.fromEntries(STATES.map((s) => [s, 0])) as Record<State, number>
       for (const c of parsed(r.counts ?? [])) counts[c.state] = c.n
       shared = { projectId: r.id, members: parsed(r.members ?? []).map((m) => ({ user: { id: m.id, name: m.name }, role: m.role })), counts }
-      if (ref !== null && keep.limit > 0) keepNewest(at.projects, ref, shared, keep.limit)
+      if (ref !== null && cache.limit > 0) lruSet(at.projects, ref, shared, cache.limit)
     }
     project = {
       project: { id: r.id, slug: r.slug!, title: r.title!, description: r.description!, created: r.created! },
       role: r.role ?? null,
       members: shared.members,
       counts: shared.counts,
-      list: list === null ? null : readList(r, at, keep.limit, listKey, keptList),
+      list: list === null ? null : readList(r, at, cache.limit, listKey, cachedList),
       ticket: r.ticket == null ? null : {
         ticket: ticketOf(parsed(r.ticket)),
         related: parsed(r.related ?? []).map((t) => ({ ...listRowOf(t), relation: t.relation })),
@@ -173,12 +167,11 @@ async function pageContext(q: Query, keep: Keep, shapes: ShapedStatements, viewe
 
 /** The values a page's statement is given each time ({@link pageContext}). */
 interface ContextValues {
-  /** The lists' version of what is kept, or -1 for nothing. */
-  cursor: number
-  quiet: number
-  /** The project whose members and counts are kept, and the project of the kept page of its list; '' for none. */
-  keptProject: string
-  keptListProject: string
+  /** The lists' version of what is cached, or -1 for nothing. */
+  version: number
+  /** The project whose members and counts are cached, and the project of the cached page of its list; '' for none. */
+  cachedProject: string
+  cachedListProject: string
   viewer: string | null
   /** The project's slug, old slug or id. */
   ref: string | null
@@ -186,26 +179,24 @@ interface ContextValues {
 }
 
 /**
- * The page's statement for its shape: the viewer's parts when `signedIn`, a page of the list
- * when `list`, the ticket of the number given when `ticket`. Each kept part reads as null while
- * the version (and the project) is the one it was kept at. Built once per shape (src/shaped.ts):
- * every value that differs between requests comes through `v`.
+ * The page's statement: the viewer's parts when `signedIn`, a page of the list when `list`, the
+ * ticket of the number given when `ticket`. Each cached part reads as null while the version
+ * (and the project) is the one it was cached at.
  */
-function contextStatement(q: Query, v: Slots<ContextValues>, signedIn: boolean, list: ListRequest | null, ticket: boolean): Fragment {
-  const same = q`v.cursor = ${v.cursor} and v.quiet = ${v.quiet}`
-  const sameProject = q`${same} and here.id = ${v.keptProject}`
+function contextStatement(q: Query, v: ContextValues, signedIn: boolean, list: ListRequest | null, ticket: boolean): Fragment {
+  const same = q`v.version = ${v.version}`
+  const sameProject = q`${same} and here.id = ${v.cachedProject}`
   const inbox = signedIn
     ? q`(select count(*)::int from tickets i where i.assignee_id = ${v.viewer} and i.state in ('open', 'doing', 'review'))`
     : q`null::int`
   const role = signedIn ? q`(select m.role from members m where m.project_id = here.id and m.user_id = ${v.viewer})` : q`null::text`
   // The page's project is `here`, a name no joined fragment uses: the ticket's columns join
-  // `projects p` (viewOf), and a `p.id` meant for the page's project then named the ticket's own,
-  // which matched the ticket of that number in every project.
+  // `projects p` (viewOf), so a `p.id` meant for the page's project would name the ticket's own.
   // `ticket_counts` may hold several rows of one state (they add up), hence the sum.
-  // A kept part reads as null; a part read is never null (`coalesce`).
+  // A cached part reads as null; a part read is never null (`coalesce`).
   return q`
     select
-      v.cursor, v.quiet,
+      v.cursor, v.version,
       case when ${same} then null else (select coalesce(json_agg(json_build_object('slug', s.slug, 'title', s.title) order by lower(s.title), s.slug), '[]')
         from projects s) end as switcher,
       ${inbox} as inbox,
@@ -216,7 +207,7 @@ function contextStatement(q: Query, v: Slots<ContextValues>, signedIn: boolean, 
         from members m join users u on u.id = m.user_id where m.project_id = here.id) end as members,
       case when ${sameProject} then null else (select coalesce(json_agg(json_build_object('state', c.state, 'n', c.n)), '[]')
         from (select state, sum(count)::int as n from ticket_counts where project_id = here.id group by state) c) end as counts
-      ${list === null ? q`` : listColumns(q, list, q`${same} and here.id = ${v.keptListProject}`)}
+      ${list === null ? q`` : listColumns(q, list, q`${same} and here.id = ${v.cachedListProject}`)}
       ${ticket ? ticketColumns(q, v.number) : q``}
     from (select 1) as one
     left join lateral (${listsVersionRow(q)}) as v on true
@@ -225,87 +216,83 @@ function contextStatement(q: Query, v: Slots<ContextValues>, signedIn: boolean, 
 
 /**
  * The context's columns for a page of the project's list (`list`, a JSON array of rows in the
- * list's order) and, for a search, its count (`total`). One statement with the context, where
- * it was a second: 1.0 ms against 1.8 ms for the two on the embedded database.
+ * list's order) and, for a search, its count (`total`), read in the context's statement.
  */
-function listColumns(q: Query, list: ListRequest, kept: Fragment): Fragment {
+function listColumns(q: Query, list: ListRequest, cached: Fragment): Fragment {
   const where = q`t.project_id = here.id and ${searchCondition(q, list.query, list.search)}`
   const order = searchOrder(q, list.query.sort)
-  // A kept page is still the page while the project and the lists' version are the ones it was
-  // read at (`kept`); then the list reads as null and nothing of it is read again.
+  // A cached page is still the page while the project and the lists' version are the ones it
+  // was read at (`cached`); then the list reads as null and nothing of it is read again.
   // The outer `t` is the page of rows, so the same order sorts it into the array.
   return q`,
-      case when ${kept} then null else (select coalesce(json_agg(json_build_array(t.id, t.number, t.subject, t.state, t.assignee_id, t.assignee_name, t.updated, t.blocked) order by ${order}), '[]')
+      case when ${cached} then null else (select coalesce(json_agg(json_build_array(t.id, t.number, t.subject, t.state, t.assignee_id, t.assignee_name, t.updated, t.blocked) order by ${order}), '[]')
         from (
           select t.id, t.number, t.subject, t.state, t.assignee_id, a.name as assignee_name, t.created, t.updated, t.open_blockers > 0 as blocked
           from tickets t left join users a on a.id = t.assignee_id
           where ${where}
           order by ${order} ${pageClause(q, list.limit, list.skip)}
         ) as t) end as list
-      ${list.count ? q`, case when ${kept} then null else (select count(*)::int from tickets t where ${where}) end as total` : q``}`
+      ${list.count ? q`, case when ${cached} then null else (select count(*)::int from tickets t where ${where}) end as total` : q``}`
 }
 
 /**
- * The version of the ticket lists as a one-row select: the live cursor (the last event `seq`
- * given out, or pruned) and the count of writes that change the lists without an event
- * (src/tickets/store/outbox.ts, sql/0009_ticket_lists.sql). Read in the same statement as the
- * list, it is the version of the rows the statement reads.
+ * The live cursor (the last event `seq` given out, or pruned) and the lists' version
+ * (sql/0017_lists_version_by_triggers.sql) as a one-row select. Read in the same statement as
+ * the lists, the version is that of the rows the statement reads.
  */
 function listsVersionRow(q: Query): Fragment {
-  // `limit 1` tells the planner what the table's one row cannot: without it, the table's size
-  // guessed at a thousand rows or more made every column a thousand runs, and the statement's
-  // cost high enough for PostgreSQL to compile it (JIT, 50 ms a run).
-  return q`select greatest(pruned_through, (select max(seq) from events)) as cursor, quiet_writes as quiet from live_state limit 1`
+  // `limit 1` tells the planner what the table's one row cannot: guessing the table at a
+  // thousand rows or more made every column a thousand runs, and the statement costly enough
+  // for PostgreSQL to compile it (JIT).
+  return q`select greatest(pruned_through, (select max(seq) from events)) as cursor, (select max(seq) from lists_writes) as version from live_state limit 1`
 }
 
 /**
- * What the pages read that is the same for everyone, kept between requests with the lists'
+ * What the pages read that is the same for everyone, cached between requests with the lists'
  * version it was read at: the switcher, each project's members and tab counts, and pages of the
- * project lists. Every write that changes one of them moves the version (an event, or a quiet
- * write: sql/0009_ticket_lists.sql, sql/0014_pages_version.sql), so while the version is the
- * same, so are they. The project page's list was half of what its statement cost the database
- * (the rows built as JSON) and a tenth of the process's time (that JSON parsed and shaped).
- * When the version moves everything kept is dropped at once; within one version at most
- * {@link READS_KEPT} projects and as many lists are kept, the least recently used dropped first.
+ * project lists. Triggers move the version with every committed write of a table these show
+ * (sql/0017_lists_version_by_triggers.sql), so while the version is the same, so are they. When
+ * the version moves everything cached is dropped at once; within one version at most
+ * {@link CACHED_READS} projects and as many lists are cached, the least recently used dropped
+ * first.
  */
-interface Keep {
-  /** 0 keeps nothing: everything is read every time. */
+interface SharedReads {
+  /** 0 caches nothing: everything is read every time. */
   limit: number
-  current: Kept | null
+  current: ReadsAtVersion | null
 }
 
-interface Kept {
-  cursor: number
-  quiet: number
+interface ReadsAtVersion {
+  version: number
   switcher: PageContext['switcher']
   /** By the name the page asked for (slug, old slug or id). */
-  projects: Map<string, KeptProject>
+  projects: Map<string, CachedProject>
   /** By {@link keyOf}. */
-  lists: Map<string, KeptList>
+  lists: Map<string, CachedList>
 }
 
-interface KeptProject {
+interface CachedProject {
   projectId: string
   members: Member[]
   counts: Record<State, number>
 }
 
-interface KeptList {
+interface CachedList {
   projectId: string
   rows: ListRow[]
   total: number | null
 }
 
-/** Projects and lists kept: a first page and a few searches for each of a hundred busy projects, a few KB each. */
-export const READS_KEPT = 500
+/** Projects and lists cached: a first page and a few searches for each of a hundred busy projects, a few KB each. */
+export const CACHED_READS = 500
 
-/** The kept reads of the version `r` was read at: the current ones if they are of it, else new ones that replace them. */
-function keptAt(keep: Keep, r: ContextRow): Kept {
-  const current = keep.current
-  if (current !== null && current.cursor === r.cursor && current.quiet === r.quiet) return current
-  const fresh: Kept = { cursor: r.cursor, quiet: r.quiet, switcher: [], projects: new Map(), lists: new Map() }
-  if (keep.limit > 0) keep.current = fresh
-  return fresh
+/** The cached reads of the version `r` was read at: the current ones if they are of it, else new ones that replace them. */
+function readsAt(cache: SharedReads, r: ContextRow): ReadsAtVersion {
+  const current = cache.current
+  if (current !== null && current.version === r.version) return current
+  const empty: ReadsAtVersion = { version: r.version, switcher: [], projects: new Map(), lists: new Map() }
+  if (cache.limit > 0) cache.current = empty
+  return empty
 }
 
 /** A list request's key: the project as named, the page, and the search (with who is `me` only when it says `me`). */
@@ -314,29 +301,28 @@ function keyOf(ref: string, list: ListRequest): string {
   return `${ref}\n${list.limit}\n${list.skip}\n${list.count}\n${list.search.states.join(' ')}\n${me ?? ''}\n${JSON.stringify(list.query)}`
 }
 
-/** The page of the list from the context's row, or the kept page when the row has none; kept for next time when read. */
-function readList(r: ContextRow, at: Kept, limit: number, key: string | null, keptList: KeptList | undefined): { rows: ListRow[]; total: number | null } {
+/** The page of the list from the context's row, or the cached page when the row has none; cached for next time when read. */
+function readList(r: ContextRow, at: ReadsAtVersion, limit: number, key: string | null, cachedList: CachedList | undefined): { rows: ListRow[]; total: number | null } {
   if (r.list === null) {
-    // Used again: the newest in the map's order.
-    keepNewest(at.lists, key!, keptList!, limit)
-    return keptList!
+    // Used again: the most recently used.
+    lruSet(at.lists, key!, cachedList!, limit)
+    return cachedList!
   }
   const rows = parsed(r.list ?? []).map(([id, number, subject, state, assigneeId, assigneeName, updated, blocked]): ListRow => ({
     ticket: { id, ref: `${r.slug}#${number}`, slug: r.slug!, number, subject, state, assignee: assigneeId !== null ? { id: assigneeId, name: assigneeName! } : null, updated },
     blocked,
   }))
   const read = { rows, total: r.total ?? null }
-  if (key !== null) keepNewest(at.lists, key, { projectId: r.id!, ...read }, limit)
+  if (key !== null) lruSet(at.lists, key, { projectId: r.id!, ...read }, limit)
   return read
 }
 
 /**
  * The context's columns for the ticket page: the ticket of `number` in the project (`ticket`, the
  * columns every read of a ticket has) and its children, blockers and the tickets it blocks as
- * list rows by project and number (`related`). One statement with the context, where they were
- * two more (the ticket, then its related tickets beside its history).
+ * list rows by project and number (`related`), read in the context's statement.
  */
-function ticketColumns(q: Query, number: SlotValue): Fragment {
+function ticketColumns(q: Query, number: number | null): Fragment {
   const view = viewOf(q)
   return q`,
       (select row_to_json(t) from (select ${view.columns} from tickets t ${view.joins} where t.project_id = here.id and t.number = ${number}) as t) as ticket,
@@ -393,13 +379,12 @@ function listRowOf(r: ListRowRow): ListRow {
 }
 
 /** The pages' reads on `q`. */
-export function pageReadTable(q: Query, readsKept: number) {
-  const keep: Keep = { limit: readsKept, current: null }
-  const shapes = shapedStatements(q)
+export function pageReadTable(q: Query, cachedReads: number) {
+  const cache: SharedReads = { limit: cachedReads, current: null }
   return {
-    /** The page context; with `list`, a page of the project's list read with it (what is the same for everyone kept while the lists' version is). */
+    /** The page context; with `list`, a page of the project's list read with it (what is the same for everyone cached while the lists' version is). */
     context: (viewerId: string | null, projectRef: string | null, list: ListRequest | null = null, ticketNumber: number | null = null) =>
-      pageContext(q, keep, shapes, viewerId, projectRef, list, ticketNumber),
+      pageContext(q, cache, viewerId, projectRef, list, ticketNumber),
     /** Up to `limit` rows a search finds, in its order, after `skip` of them. */
     list: (query: TicketQuery, search: TicketSearch, limit: number, skip: number) =>
       listRows(q, searchWhere(q, query, search), searchOrder(q, query.sort), limit, skip, textSearched(query)),

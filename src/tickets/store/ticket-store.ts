@@ -20,14 +20,14 @@ import { connectionTable } from './connections.ts'
 import { historyTable } from './history.ts'
 import { inviteTable } from './invites.ts'
 import { emitAll, outboxTable, type NewEvent } from './outbox.ts'
-import { READS_KEPT, pageReadTable } from './page-reads.ts'
+import { CACHED_READS, pageReadTable } from './page-reads.ts'
 import { projectTable } from './projects.ts'
 import { relationTable } from './relations.ts'
 import { ticketTable } from './tickets.ts'
 import { tokenTable } from './tokens.ts'
 import { userTable } from './users.ts'
 
-function tablesOn(q: Query, clock: () => number, readsKept = 0) {
+function tablesOn(q: Query, clock: () => number, cachedReads = 0) {
   return {
     tickets: ticketTable(q),
     history: historyTable(q),
@@ -38,7 +38,7 @@ function tablesOn(q: Query, clock: () => number, readsKept = 0) {
     connections: connectionTable(q, clock),
     invites: inviteTable(q, clock),
     outbox: outboxTable(q),
-    pages: pageReadTable(q, readsKept),
+    pages: pageReadTable(q, cachedReads),
   }
 }
 
@@ -74,8 +74,8 @@ export interface TicketStoreDeps {
   clock: () => number
   /** Pinged after each commit that emitted events, for waiting long-polls. */
   wake?: Wake
-  /** Projects and list pages whose shared reads the pages keep between requests ({@link READS_KEPT} unless told; 0 keeps nothing, as the benches measure a page after a write). */
-  readsKept?: number
+  /** Projects and list pages whose shared reads the pages cache between requests ({@link CACHED_READS} unless told; 0 caches nothing, as the benches measure a page after a write). */
+  cachedReads?: number
 }
 
 /** How many times {@link TicketStore.transact} runs a transaction the server broke off to retry. */
@@ -91,7 +91,7 @@ function isRetryable(err: unknown): boolean {
 export function createTicketStore(deps: TicketStoreDeps): TicketStore {
   const { sql, clock, wake } = deps
   return {
-    ...tablesOn(sql, clock, deps.readsKept ?? READS_KEPT),
+    ...tablesOn(sql, clock, deps.cachedReads ?? CACHED_READS),
     async transact<T>(fn: (tx: TicketTx) => Promise<T>): Promise<T> {
       for (let attempt = 1; ; attempt++) {
         const emitted: NewEvent[] = []

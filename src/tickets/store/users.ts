@@ -14,13 +14,18 @@ export interface User {
   name: string
 }
 
-/** Stores the identity's user, created on first login; name and email follow the provider. */
+/**
+ * Stores the identity's user, created on first login; name and email follow the provider. A
+ * login that changes neither writes no row, so the lists' version stays (sql/0017).
+ */
 export async function storeUser(q: Query, identity: Identity, now: number): Promise<User> {
-  const [row] = await q<User[]>`
+  const [written] = await q<User[]>`
     insert into users (id, idp_id, name, email, created)
     values (${recordId()}, ${identity.id}, ${identity.name}, ${identity.email ?? null}, ${now})
     on conflict (idp_id) do update set name = excluded.name, email = coalesce(excluded.email, users.email)
+      where (users.name, users.email) is distinct from (excluded.name, coalesce(excluded.email, users.email))
     returning id, name`
+  const [row] = written ? [written] : await q<User[]>`select id, name from users where idp_id = ${identity.id}`
   return { id: row!.id, name: row!.name }
 }
 

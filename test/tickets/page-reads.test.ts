@@ -1,8 +1,9 @@
 /**
- * The pages keep what they read that is the same for everyone (the switcher, a project's members
- * and tab counts, pages of its list) between requests while the lists' version is the same
- * (src/tickets/store/page-reads.ts): every change of what they show must show on the next read,
- * however recently the page was read before it; nothing changed, nothing is read again.
+ * The pages cache what they read that is the same for everyone (the switcher, a project's
+ * members and tab counts, pages of its list) between requests while the lists' version is the
+ * same (src/tickets/store/page-reads.ts): every change of what they show must show on the next
+ * read, however recently the page was read before it and whichever way it was written, through
+ * the API or by a statement no write path knows; nothing changed, nothing is read again.
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
@@ -95,6 +96,57 @@ test('a search keeps its own page: its count and rows follow changes like the fi
   assert.equal((await rows(web.slug, '?q=csv')).length, 1)
 })
 
+test('writes through SQL alone, with no event and no write path, show on the next read of the pages', async () => {
+  const page = async (path = `/${web.slug}`) => {
+    const answer = await app.call('GET', path, { headers: { cookie: alice.cookie } })
+    assert.equal(answer.status, 200, answer.text)
+    return answer.text
+  }
+  const apiList = () => app.call('GET', `/api/projects/${web.slug}/tickets`, { token: alice.token })
+  await page()
+  const tagBefore = (await apiList()).headers.etag
+  await app.sql`update tickets set subject = 'Typed straight into the database' where id = ${fonts.id}`
+  assert.match(row(await rows(), 'Typed straight into the database'), /assigned to/, 'a row\'s subject')
+  assert.notEqual((await apiList()).headers.etag, tagBefore, 'the API list\'s tag')
+  const open = Number(/Open<span class="n">(\d+)<\/span>/.exec(await page())![1])
+  await app.sql`update tickets set state = 'review' where id = ${fonts.id}`
+  const moved = await page()
+  assert.match(moved, new RegExp(`Open<span class="n">${open - 1}</span>`), 'the tab counts')
+  assert.equal((await rows()).some((r) => r.includes('Typed straight')), true)
+  assert.match(row(await rows(), 'Typed straight'), /\breview\b/, 'a row\'s state')
+  await app.sql`update users set name = 'Bobby' where idp_id = 'idp-bob'`
+  assert.match(row(await rows(), 'Typed straight'), /assigned to Bobby/, 'an assignee\'s name')
+  await app.sql`update projects set title = 'The Web' where id = ${web.id}`
+  assert.match(await page('/'), /<li><a href="\/[^"]+">The Web<\/a><\/li>/, 'the switcher')
+  const settings = `/${web.slug}/settings`
+  assert.match(await page(settings), /<option value="edit" selected>edit<\/option>/)
+  await app.sql`update members set role = 'use' where project_id = ${web.id} and role = 'edit'`
+  const after = await page(settings)
+  assert.doesNotMatch(after, /<option value="edit" selected>edit<\/option>/, 'a member\'s role')
+  assert.match(after, /<option value="use" selected>use<\/option>/)
+  await app.sql`delete from blockers where ticket_id = ${fonts.id}`
+  await app.sql`update tickets set open_blockers = 0 where id = ${fonts.id}`
+  assert.doesNotMatch(row(await rows(), 'Typed straight'), /\bblocked\b/)
+  // Put back what the later tests expect.
+  await app.sql`update members set role = 'edit' where project_id = ${web.id} and role = 'use'`
+  await app.sql`update users set name = 'Robert' where idp_id = 'idp-bob'`
+})
+
+test('a write rolled back leaves the pages and the tag as they were; the same write committed changes both', async () => {
+  const url = `/api/projects/${web.slug}/tickets`
+  const tag = (await app.call('GET', url, { token: alice.token })).headers.etag as string
+  await rows()
+  await assert.rejects(app.sql.begin(async (tx) => {
+    await tx`update tickets set subject = 'Never saved' where id = ${login.id}`
+    throw new Error('rolled back')
+  }), /rolled back/)
+  assert.equal((await app.call('GET', url, { token: alice.token, headers: { 'if-none-match': tag } })).status, 304)
+  assert.equal((await rows(web.slug, '?q=state:all')).some((r) => r.includes('Never saved')), false)
+  await app.sql.begin((tx) => tx`update tickets set subject = 'Saved in a transaction' where id = ${login.id}`)
+  assert.equal((await app.call('GET', url, { token: alice.token, headers: { 'if-none-match': tag } })).status, 200)
+  assert.ok((await rows(web.slug, '?q=state:all')).some((r) => r.includes('Saved in a transaction')))
+})
+
 test('nothing changed since a page was read: the same page is answered without reading its rows again', async () => {
   const pages = pageReadTable(app.sql, 10)
   const parsed = parseQuery('')
@@ -103,9 +155,9 @@ test('nothing changed since a page was read: the same page is answered without r
   const first = await pages.context(null, web.slug, ask)
   const second = await pages.context(null, web.slug, ask)
   assert.ok(first.project?.list && second.project?.list)
-  assert.equal(second.project.list.rows, first.project.list.rows, 'the kept rows, not a fresh read')
-  assert.equal(second.switcher, first.switcher, 'the kept switcher')
-  assert.equal(second.project.members, first.project.members, 'the kept members')
+  assert.equal(second.project.list.rows, first.project.list.rows, 'the cached rows, not a new read')
+  assert.equal(second.switcher, first.switcher, 'the cached switcher')
+  assert.equal(second.project.members, first.project.members, 'the cached members')
   await app.call('POST', `/api/tickets/${fonts.id}/edit`, { token: alice.token, body: { summary: 'Only on Windows' } })
   const third = await pages.context(null, web.slug, ask)
   assert.notEqual(third.project!.list!.rows, first.project.list.rows, 'read again after a change')
@@ -113,7 +165,7 @@ test('nothing changed since a page was read: the same page is answered without r
   assert.deepEqual(third.project!.list!.rows.map((r) => r.ticket.id), first.project.list.rows.map((r) => r.ticket.id))
 })
 
-test('at most the given number of pages are kept, the least recently used dropped first', async () => {
+test('at most the given number of pages are cached, the least recently used dropped first', async () => {
   const pages = pageReadTable(app.sql, 2)
   const ask = (text: string): ListRequest => {
     const parsed = parseQuery(text)
@@ -128,7 +180,7 @@ test('at most the given number of pages are kept, the least recently used droppe
   assert.notEqual(await read('csv'), b, 'csv was the least recently used, so it was dropped')
   const none = pageReadTable(app.sql, 0)
   const once = (await none.context(null, web.slug, ask('fonts'))).project!.list!.rows
-  assert.notEqual((await none.context(null, web.slug, ask('fonts'))).project!.list!.rows, once, 'with none kept, every read reads')
+  assert.notEqual((await none.context(null, web.slug, ask('fonts'))).project!.list!.rows, once, 'with none cached, every read reads')
 })
 
 test('two people reading the same pages in turn each see their own inbox count and their own "me"', async () => {
