@@ -123,7 +123,7 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
     const personal: Headers = me === null ? {} : READER_VARY
     const asMarkdown = wantsMarkdown(req)
     // Triggers move the lists' version with every committed write of a table a list shows
-    // (sql/0017_lists_version_by_triggers.sql), so the lists are the same as long as that
+    // (sql/0019_lists_version_by_triggers.sql), so the lists are the same as long as that
     // version is: a client that has the tag is answered 304 after one small lookup, before the
     // project is even looked up. The version is read before the rows: a write committed in
     // between makes the tag older than the rows, never newer.

@@ -48,7 +48,7 @@ export function liveCursor(q: Query): postgres.PendingQuery<postgres.Row[]> {
 /**
  * The version of everything the ticket lists show: the `seq` of the last committed transaction
  * that wrote a table they read, drawn at commit in commit order by the tables' triggers
- * (sql/0017_lists_version_by_triggers.sql). A reader that sees the same version sees the same
+ * (sql/0019_lists_version_by_triggers.sql). A reader that sees the same version sees the same
  * lists, whichever write path changed them.
  */
 async function listsVersion(q: Query): Promise<string> {

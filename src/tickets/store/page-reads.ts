@@ -237,7 +237,7 @@ function listColumns(q: Query, list: ListRequest, cached: Fragment): Fragment {
 
 /**
  * The live cursor (the last event `seq` given out, or pruned) and the lists' version
- * (sql/0017_lists_version_by_triggers.sql) as a one-row select. Read in the same statement as
+ * (sql/0019_lists_version_by_triggers.sql) as a one-row select. Read in the same statement as
  * the lists, the version is that of the rows the statement reads.
  */
 function listsVersionRow(q: Query): Fragment {
@@ -251,7 +251,7 @@ function listsVersionRow(q: Query): Fragment {
  * What the pages read that is the same for everyone, cached between requests with the lists'
  * version it was read at: the switcher, each project's members and tab counts, and pages of the
  * project lists. Triggers move the version with every committed write of a table these show
- * (sql/0017_lists_version_by_triggers.sql), so while the version is the same, so are they. When
+ * (sql/0019_lists_version_by_triggers.sql), so while the version is the same, so are they. When
  * the version moves everything cached is dropped at once; within one version at most
  * {@link CACHED_READS} projects and as many lists are cached, the least recently used dropped
  * first.
