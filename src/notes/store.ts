@@ -10,7 +10,8 @@
  *
  * @module
  */
-import type { Sql, TransactionSql } from '../db.ts'
+import type { Query, Sql } from '../db.ts'
+import { transaction } from '../transaction.ts'
 import { randomToken } from '../random.ts'
 import { textDefect } from '../text.ts'
 import { mergeText } from './merge.ts'
@@ -145,7 +146,7 @@ export function createNoteStore(deps: { sql: Sql; clock: () => number }): NoteSt
   const { sql, clock } = deps
 
   /** Takes the user's clock row lock and the next `edited`: max(clock, last + 1). */
-  async function nextEdited(tx: TransactionSql, user: string): Promise<number> {
+  async function nextEdited(tx: Query, user: string): Promise<number> {
     const [row] = await tx<{ last_edited: number }[]>`
       insert into note_clocks (user_id, last_edited) values (${user}, ${clock()})
       on conflict (user_id) do update set last_edited = greatest(excluded.last_edited, note_clocks.last_edited + 1)
@@ -181,7 +182,7 @@ export function createNoteStore(deps: { sql: Sql; clock: () => number }): NoteSt
   async function slowSave(user: string, input: SaveInput): Promise<SaveResult> {
     const seen = await readStored(sql, user, input, false)
     const early = seen === null ? null : { edited: seen.edited, plan: plan(seen, input) }
-    return sql.begin(async (tx) => {
+    return transaction(sql, async (tx) => {
       const edited = await nextEdited(tx, user)
       const stored = await readStored(tx, user, input, true)
       // Every write gives the note a new `edited`, so an equal one means nothing changed since.
@@ -192,7 +193,7 @@ export function createNoteStore(deps: { sql: Sql; clock: () => number }): NoteSt
     })
   }
 
-  async function apply(tx: TransactionSql, user: string, input: SaveInput, stored: Stored | null, decided: Plan, edited: number): Promise<SaveResult> {
+  async function apply(tx: Query, user: string, input: SaveInput, stored: Stored | null, decided: Plan, edited: number): Promise<SaveResult> {
     if (decided.kind === 'keep') return { id: input.id, edited: stored!.edited, text: stored!.text }
     if (decided.kind === 'write') {
       await tx`
@@ -210,7 +211,7 @@ export function createNoteStore(deps: { sql: Sql; clock: () => number }): NoteSt
     return { id: input.id, edited: stored!.edited, text: stored!.text, copy: { id: copyId, edited, text: input.text } }
   }
 
-  async function addRevision(tx: TransactionSql, user: string, noteId: string, edited: number, text: string, input: SaveInput): Promise<void> {
+  async function addRevision(tx: Query, user: string, noteId: string, edited: number, text: string, input: SaveInput): Promise<void> {
     await tx`
       insert into note_revisions (user_id, note_id, edited, text, at, local, device)
       values (${user}, ${noteId}, ${edited}, ${text}, ${input.at}, ${input.local}, ${input.device ?? null})`
@@ -284,7 +285,7 @@ export function createNoteStore(deps: { sql: Sql; clock: () => number }): NoteSt
     async remove(user, input) {
       const refused = checkString('id', input.id) ?? checkTime('base', input.base)
       if (refused) return refused
-      return sql.begin(async (tx): Promise<DeleteResult> => {
+      return transaction(sql, async (tx): Promise<DeleteResult> => {
         const edited = await nextEdited(tx, user)
         const [row] = await tx<{ text: string; edited: number; gone: boolean }[]>`
           select text, edited, gone from notes
@@ -316,7 +317,7 @@ function plan(stored: Stored, input: SaveInput): Plan {
 }
 
 /** The note and the text at the save's `base`; `lock` takes the note row's lock. */
-async function readStored(sql: Sql | TransactionSql, user: string, input: SaveInput, lock: boolean): Promise<Stored | null> {
+async function readStored(sql: Query, user: string, input: SaveInput, lock: boolean): Promise<Stored | null> {
   const [row] = await sql<{ text: string; edited: number; gone: boolean; base_text: string | null }[]>`
     select n.text, n.edited, n.gone, r.text as base_text
     from notes n

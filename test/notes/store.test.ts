@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { createNoteStore, type SaveInput } from '../../src/notes/store.ts'
+import { connect } from '../../src/db.ts'
 import { testDatabase } from '../support/db.ts'
+import { startTcpProxy } from '../support/tcp-proxy.ts'
 
 const T0 = 1_700_000_000_000
-const { sql } = await testDatabase()
+const db = await testDatabase()
+const { sql } = db
 let now = T0
 const store = createNoteStore({ sql, clock: () => now })
 let users = 0
@@ -236,4 +239,35 @@ test("the store refuses a delete's bad base or empty id with { error, field }", 
   assert.deepEqual(await store.remove(user, { id: 'n', base: -3 }), { error: "'base' must be a whole number from 0", field: 'base' })
   assert.deepEqual(await store.remove(user, { id: 'n', base: 1e300 }), { error: "'base' must be a whole number from 0", field: 'base' })
   assert.deepEqual(await store.remove(user, { id: '', base: 1 }), { error: "'id' must not be empty", field: 'id' })
+})
+
+test("a delete whose connection is cut before its commit is run again on another connection, and the note is gone once", async (t) => {
+  const user = newUser()
+  now = T0 + 50_000
+  const first = await saved(user, 'cut', 'to go\n')
+  const target = new URL(db.url)
+  const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) })
+  const url = new URL(db.url)
+  url.hostname = '127.0.0.1'
+  url.port = String(proxy.port)
+  let cuts = 0
+  const cutSql = connect(url.href, {
+    max: 2,
+    schema: db.schema,
+    // The delete's locking read is on the wire: the connection breaks before any commit is sent.
+    onQuery: (statement) => {
+      if (cuts === 0 && /for update/.test(statement)) {
+        cuts++
+        proxy.cut()
+      }
+    },
+  })
+  t.after(async () => {
+    await cutSql.end({ timeout: 1 })
+    await proxy.close()
+  })
+  const cutStore = createNoteStore({ sql: cutSql, clock: () => now })
+  assert.deepEqual(await cutStore.remove(user, { id: 'cut', base: first.edited }), { ok: true })
+  assert.equal(cuts, 1)
+  assert.equal(await store.get(user, 'cut'), null)
 })
