@@ -29,6 +29,8 @@ export interface Config {
   rateLimits: Limits | null
   /** How many reverse proxies in front to trust for `X-Forwarded-For`; 0 reads the socket's address. */
   trustProxy: number
+  /** `WEBHOOK_ALLOW_PRIVATE=1`: webhooks may target loopback and private addresses (an intranet). */
+  webhookAllowPrivate: boolean
 }
 
 /** Reads `.env` from the working directory into `process.env` when the file exists. */
@@ -60,6 +62,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     services: services(env.SERVICES),
     rateLimits: rateLimits(env),
     trustProxy: trustProxy(env.TRUST_PROXY),
+    webhookAllowPrivate: allowPrivate(env.WEBHOOK_ALLOW_PRIVATE),
   }
 }
 
@@ -127,4 +130,10 @@ function trustProxy(raw: string | undefined): number {
     throw new Error(`TRUST_PROXY must be the number of reverse proxies in front (0 to 99), not '${raw}'`)
   }
   return n
+}
+
+function allowPrivate(raw: string | undefined): boolean {
+  if (!raw || raw === '0') return false
+  if (raw === '1') return true
+  throw new Error(`WEBHOOK_ALLOW_PRIVATE must be 1 (webhooks may target private addresses) or 0, not '${raw}'`)
 }
