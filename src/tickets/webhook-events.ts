@@ -17,6 +17,9 @@ export const WEBHOOK_KINDS = [
 ] as const
 export type WebhookKind = (typeof WEBHOOK_KINDS)[number]
 
+/** At most this many webhooks a project. */
+export const WEBHOOKS_MAX = 20
+
 /** The type of the message "Send test event" sends; no subscription is needed for it. */
 export const TEST_KIND = 'webhook.test'
 

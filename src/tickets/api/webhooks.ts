@@ -40,11 +40,9 @@ import { answerRefusal, refuse, type Refusal } from '../refusal.ts'
 import { refuseRole } from '../roles.ts'
 import type { Project } from '../store/projects.ts'
 import type { Delivery, Webhook } from '../store/webhooks.ts'
-import { isWebhookKind, TEST_KIND, webhookBody } from '../webhook-events.ts'
+import { isWebhookKind, TEST_KIND, webhookBody, WEBHOOKS_MAX } from '../webhook-events.ts'
 import { newMessageId } from '../webhook-worker.ts'
 
-/** At most this many webhooks a project. */
-export const WEBHOOKS_MAX = 20
 /** A target address is at most this long. */
 export const WEBHOOK_URL_MAX = 2000
 /** The log answers at most this many deliveries, newest first (it keeps at most 1,000). */

@@ -12,7 +12,7 @@ export type ApiAnswer =
 
 export interface ApiClient {
   /** POSTs `body` as JSON to `path`. */
-  post(path: string, body: Record<string, string>): Promise<ApiAnswer>
+  post(path: string, body: Record<string, string | string[]>): Promise<ApiAnswer>
 }
 
 export interface ApiDeps {
