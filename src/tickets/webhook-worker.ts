@@ -142,12 +142,18 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
 
   /** Sends a held webhook's due deliveries one at a time, then lets it go. */
   async function serve(hook: HeldWebhook): Promise<void> {
+    // Held until then; renewed once half of it is gone, so that a send (at most its timeout,
+    // shorter than half a lease) always ends inside the lease.
+    let heldUntil = clock() + leaseMs
     try {
       while (!stopped) {
         const now = clock()
         const due = await store.webhooks.nextDue(hook.id, now)
         if (!due) break
-        await store.webhooks.hold(hook.id, now + leaseMs)
+        if (heldUntil - now < leaseMs / 2) {
+          heldUntil = now + leaseMs
+          await store.webhooks.hold(hook.id, heldUntil)
+        }
         if (!(await attempt(hook, due))) break
       }
     } catch (err) {
