@@ -222,14 +222,8 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
       stopped = true
       stop.abort()
       if (timer) clearInterval(timer)
-      // At most a send's timeout and a little: a statement on a database already closed must
-      // not hold the shutdown (what is not recorded is sent again by the next start).
-      let limit: NodeJS.Timeout | undefined
-      await Promise.race([
-        Promise.all([running, ...serving]),
-        new Promise<void>((resolve) => (limit = setTimeout(resolve, DELIVERY_TIMEOUT_MS + 1000))),
-      ])
-      clearTimeout(limit)
+      await running
+      await Promise.all([...serving])
     },
   }
 }
