@@ -222,8 +222,14 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
       stopped = true
       stop.abort()
       if (timer) clearInterval(timer)
-      await running
-      await Promise.all([...serving])
+      // At most a send's timeout and a little: a statement on a database already closed must
+      // not hold the shutdown (what is not recorded is sent again by the next start).
+      let limit: NodeJS.Timeout | undefined
+      await Promise.race([
+        Promise.all([running, ...serving]),
+        new Promise<void>((resolve) => (limit = setTimeout(resolve, DELIVERY_TIMEOUT_MS + 1000))),
+      ])
+      clearTimeout(limit)
     },
   }
 }
