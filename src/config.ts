@@ -36,6 +36,8 @@ export interface Config {
   trustProxy: number
   /** Sign-in through an organisation's OpenID Connect provider (`OIDC_ISSUER`), or null. */
   oidc: OidcConfig | null
+  /** `WEBHOOK_ALLOW_PRIVATE=1`: webhooks may target loopback and private addresses (an intranet). */
+  webhookAllowPrivate: boolean
 }
 
 export interface OidcConfig {
@@ -85,6 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimits: rateLimits(env),
     trustProxy: trustProxy(env.TRUST_PROXY),
     oidc: oidc(env, authUrl),
+    webhookAllowPrivate: allowPrivate(env.WEBHOOK_ALLOW_PRIVATE),
   }
 }
 
@@ -198,4 +201,10 @@ function trustProxy(raw: string | undefined): number {
     throw new Error(`TRUST_PROXY must be the number of reverse proxies in front (0 to 99), not '${raw}'`)
   }
   return n
+}
+
+function allowPrivate(raw: string | undefined): boolean {
+  if (!raw || raw === '0') return false
+  if (raw === '1') return true
+  throw new Error(`WEBHOOK_ALLOW_PRIVATE must be 1 (webhooks may target private addresses) or 0, not '${raw}'`)
 }

@@ -6,6 +6,11 @@ export function randomToken(bytes: number): string {
   return randomBytes(bytes).toString('base64url')
 }
 
+/** `bytes` random bytes as standard base64 text (webhook signing secrets, as Standard Webhooks writes them). */
+export function randomBase64(bytes: number): string {
+  return randomBytes(bytes).toString('base64')
+}
+
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789'
 
 /** A fresh 12-character id of a-z0-9 (about 62 bits): users, projects, tokens. */

@@ -124,6 +124,17 @@ const ROLE_CAN = {
 } as const
 export const ADD_OR_REMOVE = "give exactly one of 'add' or 'remove'"
 
+// Webhooks (docs/webhooks.md)
+export const BAD_WEBHOOK_URL = "'url' must be an absolute http or https URL without a user name, a password or a #fragment, at most 2000 characters"
+export const refusedWebhookUrl = (reason: string) => `'url' cannot be used: ${reason}`
+export const unknownWebhookKind = (kind: string) => `unknown event kind '${kind}'`
+export const EVENTS_NOT_LIST = "'events' must be a list of event kinds"
+export const BAD_ACTIVE = "'active' must be 'true' or 'false'"
+export const tooManyWebhooks = (max: number) => `a project has at most ${max} webhooks: remove one first`
+export const NO_SUCH_WEBHOOK = 'no such webhook in this project'
+export const NO_SUCH_DELIVERY = 'no such delivery of this webhook'
+export const ACTIVE_OR_EVENTS = "give 'active' or 'events' to change"
+
 // Live events
 export const BAD_CURSOR = "'after' must be a cursor from an earlier answer"
 export const TOO_MANY_WAITING = 'too many waiting requests'

@@ -12,6 +12,7 @@ import type { RelationHandlers } from './api/relations.ts'
 import type { TicketHandlers } from './api/tickets.ts'
 import type { TokenHandlers } from './api/tokens.ts'
 import type { WebHandlers } from './pages/web.ts'
+import type { WebhookHandlers } from './api/webhooks.ts'
 
 export interface Handlers {
   tickets: TicketHandlers
@@ -26,6 +27,7 @@ export interface Handlers {
   tokens: TokenHandlers
   connect: ConnectHandlers
   live: Handler
+  webhooks: WebhookHandlers
 }
 
 export function ticketRoutes(h: Handlers): HttpRoute[] {
@@ -74,6 +76,15 @@ export function ticketRoutes(h: Handlers): HttpRoute[] {
     { method: 'GET', path: '/projects/:slug', handler: h.addresses.oldProject },
     { method: 'GET', path: '/projects/:slug/:number', handler: h.addresses.oldProjectTicket },
     { method: 'GET', path: '/projects/:slug/tickets/:number', handler: h.addresses.oldProjectTicket },
+    // 4.12 Webhooks (docs/webhooks.md)
+    { method: 'GET', path: '/api/projects/:slug/webhooks', handler: h.webhooks.list },
+    { method: 'POST', path: '/api/projects/:slug/webhooks', handler: h.webhooks.create },
+    { method: 'POST', path: '/api/projects/:slug/webhooks/:id', handler: h.webhooks.update },
+    { method: 'POST', path: '/api/projects/:slug/webhooks/:id/rotate', handler: h.webhooks.rotate },
+    { method: 'POST', path: '/api/projects/:slug/webhooks/:id/remove', handler: h.webhooks.remove },
+    { method: 'POST', path: '/api/projects/:slug/webhooks/:id/test', handler: h.webhooks.test },
+    { method: 'GET', path: '/api/projects/:slug/webhooks/:id/deliveries', handler: h.webhooks.deliveries },
+    { method: 'POST', path: '/api/projects/:slug/webhooks/:id/deliveries/:delivery/redeliver', handler: h.webhooks.redeliver },
     // The web app (docs/tickets-app.md): its pages, files and sign-out
     { method: '*', path: '/', handler: h.web.home },
     { method: '*', path: '/inbox', handler: h.web.inbox },

@@ -19,14 +19,28 @@ import { ticketRoutes } from './routes.ts'
 import { createTicketHandlers } from './api/tickets.ts'
 import { createTokenHandlers } from './api/tokens.ts'
 import { buildTicketAssets, createWebHandlers } from './pages/web.ts'
+import { createWebhookHandlers } from './api/webhooks.ts'
+import { createWebhookWorker, type Send, type WebhookWorker } from './webhook-worker.ts'
 
 /** The ticket service; `wake` is pinged after every committed transaction that emitted events. */
 export interface TicketsService extends Service {
   wake: Wake
+  /** Delivers webhooks from the events outbox; started here, stopped by `close`. */
+  webhooks: WebhookWorker
+}
+
+/** What tests and benches may set on the webhook worker (src/tickets/webhook-worker.ts). */
+export interface WebhookOptions {
+  random?: () => number
+  send?: Send
+  intervalMs?: number
+  leaseMs?: number
+  /** False: the worker does not start by itself (a test runs it by `poke`). */
+  start?: boolean
 }
 
 /** Builds the ticket service. */
-export function createTicketsService(deps: ServiceDeps & { /** What the pages cache between requests (src/tickets/store/page-reads.ts); 0 reads everything every time. */ cachedReads?: number }): TicketsService {
+export function createTicketsService(deps: ServiceDeps & { /** What the pages cache between requests (src/tickets/store/page-reads.ts); 0 reads everything every time. */ cachedReads?: number; webhooks?: WebhookOptions }): TicketsService {
   const { sql, clock, publicUrl, sessions } = deps
   const origin = originOf(publicUrl)
   const wake = createWake()
@@ -56,6 +70,21 @@ export function createTicketsService(deps: ServiceDeps & { /** What the pages ca
     listen: deps.config.databaseUrl !== null,
   })
 
+  const hooks = deps.webhooks ?? {}
+  const worker = createWebhookWorker({
+    store,
+    publicUrl,
+    logger: deps.logger,
+    allowPrivate: deps.config.webhookAllowPrivate,
+    clock,
+    wake,
+    ...(hooks.random ? { random: hooks.random } : {}),
+    ...(hooks.send ? { send: hooks.send } : {}),
+    ...(hooks.intervalMs ? { intervalMs: hooks.intervalMs } : {}),
+    ...(hooks.leaseMs ? { leaseMs: hooks.leaseMs } : {}),
+  })
+  if (hooks.start !== false) worker.start()
+
   // The web app's script and stylesheet, bundled once in the background; pages wait for them.
   const assets = buildTicketAssets()
   assets.catch(() => {})
@@ -76,13 +105,16 @@ export function createTicketsService(deps: ServiceDeps & { /** What the pages ca
       return { style: files.url('style'), script: files.url('connect') }
     }),
     live: live.handler,
+    webhooks: createWebhookHandlers(ctx, { allowPrivate: deps.config.webhookAllowPrivate, poke: () => worker.poke() }),
   })
   return {
     routes,
     wake,
     verifyCredential: (req) => ctx.credentials.known(req),
+    webhooks: worker,
     async close() {
       mailer?.close()
+      await worker.close()
       await live.close()
     },
   }

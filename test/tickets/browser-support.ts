@@ -14,10 +14,10 @@ import { freePort } from '../support/ports.ts'
 export const WIDE = { width: 1280, height: 800 }
 export const PHONE = { width: 390, height: 844 }
 
-export async function ticketsBrowserApp() {
+export async function ticketsBrowserApp(options: { env?: NodeJS.ProcessEnv } = {}) {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
-  const app = await ticketsApp({ env: { TICKETS_URL: url } })
+  const app = await ticketsApp({ env: { ...options.env, TICKETS_URL: url } })
   // The pages' relative times are computed again in the browser with its own clock.
   app.clock.advance(Date.now() - app.clock.now())
   const served = await serve({ name: 'tickets', routes: app.service.routes, host: '127.0.0.1', port, logger: createLogger(null) })

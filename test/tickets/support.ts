@@ -4,10 +4,11 @@
  * `login()` to sign a person in through the login return and give them a token.
  */
 import assert from 'node:assert/strict'
+import { after } from 'node:test'
 import { createHandler, type HttpRoute } from '../../src/handler.ts'
 import { makeRequest } from '../../src/request.ts'
 import { bodyText } from '../../src/response.ts'
-import { createTicketsService } from '../../src/tickets/service.ts'
+import { createTicketsService, type WebhookOptions } from '../../src/tickets/service.ts'
 import { testDatabase } from '../support/db.ts'
 import { serviceDeps, testClock, testLogger } from '../support/service.ts'
 
@@ -37,18 +38,27 @@ export interface Person {
   tag: string
 }
 
-export async function ticketsApp(options: { env?: NodeJS.ProcessEnv } = {}) {
+export async function ticketsApp(options: { env?: NodeJS.ProcessEnv; webhooks?: WebhookOptions; clock?: ReturnType<typeof testClock> } = {}) {
+  // Registered before the database's own hook, so the services (and their webhook workers) stop
+  // before their database closes.
+  const services: { close?(): void | Promise<void> }[] = []
+  after(async () => {
+    for (const s of services) await s.close?.()
+  })
   const db = await testDatabase()
-  const clock = testClock()
+  const clock = options.clock ?? testClock()
   const { deps, idp, sessions, config } = await serviceDeps(db.sql, 'tickets', { clock: clock.now, env: options.env })
-  const service = createTicketsService(deps)
+  const service = createTicketsService({ ...deps, ...(options.webhooks ? { webhooks: options.webhooks } : {}) })
+  services.push(service)
 
   const call = caller(service)
 
   /** Another instance of the service on the same schema, with other settings (`SMTP_URL`, say). */
-  async function another(env: NodeJS.ProcessEnv) {
+  async function another(env: NodeJS.ProcessEnv, webhooks?: WebhookOptions) {
     const other = await serviceDeps(db.sql, 'tickets', { clock: clock.now, env })
-    return caller(createTicketsService(other.deps))
+    const service = createTicketsService({ ...other.deps, ...(webhooks ? { webhooks } : {}) })
+    services.push(service)
+    return Object.assign(caller(service), { service })
   }
 
   let people = 0

@@ -394,6 +394,8 @@ export function createLive(deps: LiveDeps): Live {
       with gone as (
         delete from events
         where created < ${cutoff} and seq < (select max(seq) from events)
+          -- Webhooks have not yet been given what is past this (src/tickets/store/webhooks.ts).
+          and seq <= (select fanned_through from webhook_state)
         returning seq
       ), noted as (
         update live_state set pruned_through = greatest(pruned_through, (select max(seq) from gone))

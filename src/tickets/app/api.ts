@@ -13,7 +13,7 @@ export type ApiAnswer =
 
 export interface ApiClient {
   /** POSTs `body` as JSON to `path`, with `headers` besides the client's own (`If-Match`). */
-  post(path: string, body: Record<string, string>, headers?: Record<string, string>): Promise<ApiAnswer>
+  post(path: string, body: Record<string, string | string[]>, headers?: Record<string, string>): Promise<ApiAnswer>
 }
 
 export interface ApiDeps {

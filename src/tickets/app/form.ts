@@ -7,12 +7,15 @@
  */
 import type { ApiAnswer, ApiClient } from './api.ts'
 
+/** A form's body: text fields, and lists gathered from ticked boxes. */
+export type FormValues = Record<string, string | string[]>
+
 /** What the logic needs from a form. */
 export interface FormView {
   /** The write's address. */
   action(): string
   /** The body: named fields, with the button that sent it (`name=value`) when it has a name. */
-  values(): Record<string, string>
+  values(): FormValues
   /** Request headers the form sends: `If-Match` with the version an edit started from. */
   headers(): Record<string, string>
   /** The fields that can show their own error. */
@@ -52,7 +55,8 @@ export function createFormSender(deps: { api: ApiClient }): FormSender {
 }
 
 /**
- * The browser's form: fields by `name` (a field marked `data-optional` is left out when empty);
+ * The browser's form: fields by `name` (a field marked `data-optional` is left out when empty;
+ * ticked checkboxes marked `data-list` make a list under their name, left out when none is);
  * a field's error goes in the element `[data-error-for="<name>"]`, the form's in `[data-error]`.
  */
 export function domFormView(form: HTMLFormElement): FormView {
@@ -60,10 +64,16 @@ export function domFormView(form: HTMLFormElement): FormView {
   return {
     action: () => form.dataset.api ?? '',
     values() {
-      const out: Record<string, string> = {}
+      const out: FormValues = {}
       for (const el of Array.from(form.elements)) {
         if (!(el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement)) continue
         if (el.name === '' || el.disabled || (el instanceof HTMLInputElement && (el.type === 'submit' || el.type === 'button'))) continue
+        if (el instanceof HTMLInputElement && el.type === 'checkbox' && el.dataset.list !== undefined) {
+          if (!el.checked) continue
+          const list = out[el.name]
+          out[el.name] = Array.isArray(list) ? [...list, el.value] : [el.value]
+          continue
+        }
         if (el.dataset.optional !== undefined && el.value.trim() === '') continue
         out[el.name] = el.value
       }

@@ -34,7 +34,19 @@ async function refresh(announce = ''): Promise<void> {
   const root = document.documentElement
   root.dataset.redrawn = String(Number(root.dataset.redrawn ?? 0) + 1)
   startTimes()
+  followDeliveries()
   if (announce !== '') say(announce)
+}
+
+// A webhook delivery about to be sent (`data-delivery-soon`, the settings page) is shown with its
+// answer a moment later: the page redraws every few seconds while one is on it.
+let deliveriesTimer: ReturnType<typeof setTimeout> | null = null
+function followDeliveries(): void {
+  if (deliveriesTimer !== null || !document.querySelector('[data-delivery-soon]')) return
+  deliveriesTimer = setTimeout(() => {
+    deliveriesTimer = null
+    void refresh()
+  }, 2000)
 }
 
 /** Reads `text` out through the page's polite live region. */
@@ -48,7 +60,7 @@ function say(text: string): void {
 
 /** What a form does after the API took its write (`data-done`). */
 function done(form: HTMLFormElement, answer: Extract<ApiAnswer, { ok: true }>, button: HTMLButtonElement | null): void {
-  const body = answer.body as { ticket?: { url?: string }; project?: { url?: string }; location?: string; token?: string; url?: string; id?: string }
+  const body = answer.body as { ticket?: { url?: string }; project?: { url?: string }; location?: string; token?: string; url?: string; id?: string; secret?: string }
   // A revoked token's secret, if it is the one still shown to copy, is taken off the page.
   if (form.dataset.api === '/api/tokens/revoke' && button?.value) {
     for (const shown of Array.from(document.querySelectorAll<HTMLElement>(`[data-token-id="${CSS.escape(button.value)}"]`))) {
@@ -76,9 +88,9 @@ function done(form: HTMLFormElement, answer: Extract<ApiAnswer, { ok: true }>, b
       form.closest('details')?.removeAttribute('open')
       break
     case 'secret': {
-      // A new token or invite link: shown once, in the output next to the form.
+      // A new token, invite link or webhook secret: shown once, in the output next to the form.
       const out = document.getElementById(form.dataset.secret ?? '')
-      const value = body.token ?? body.url ?? ''
+      const value = body.token ?? body.secret ?? body.url ?? ''
       if (out instanceof HTMLElement) {
         if (body.token !== undefined && body.id !== undefined) out.dataset.tokenId = body.id
         const field = out.querySelector<HTMLInputElement>('input')
@@ -303,6 +315,7 @@ function startTimes(): void {
   }
 }
 setInterval(startTimes, 60_000)
+followDeliveries()
 
 if (live) {
   const follower = createLiveFollower({

@@ -1,7 +1,8 @@
 /**
  * A project's settings `/<slug>/settings`, for its admins: title, slug (the old one keeps
  * working) and description; members with their roles (add by name, change, remove); invite
- * links (role, uses, days, optional email; the link shown to copy); connected apps (remove).
+ * links (role, uses, days, optional email; the link shown to copy); connected apps (remove);
+ * webhooks (`webhooks-section.ts`).
  * The page follows its project's events (`projectChanged`, `membersChanged`,
  * `connectionsChanged`): the parts marked `data-live` redraw, sparing a form in use.
  */
@@ -16,6 +17,8 @@ export interface AdminInput {
   project: Project
   members: readonly Member[]
   connections: readonly Connection[]
+  /** The Webhooks section (`webhooks-section.ts`). */
+  webhooks: Html
   viewerId: string
   now: number
 }
@@ -93,5 +96,6 @@ ${input.connections.map((c) => html`<tr data-key="${c.id}"><td><b>${c.label}</b>
     : html`<p class="muted">No app is connected. An app connects by sending you to this tracker's connect page, where you pick the project.</p>`}
 </div>
 </section>
+${input.webhooks}
 </div>`
 }

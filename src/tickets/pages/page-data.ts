@@ -10,6 +10,7 @@ import type { TicketQuery } from '../query.ts'
 import type { Role } from '../roles.ts'
 import { DEFAULT_FILTER, type State } from '../states.ts'
 import type { Connection } from '../store/connections.ts'
+import type { WebhookView } from './webhooks-section.ts'
 import type { TicketEvent } from '../store/history.ts'
 import type { Member, Project, ProjectSummary } from '../store/projects.ts'
 import type { ListRequest, ListRow, PageContext, Relation } from '../store/page-reads.ts'
@@ -97,6 +98,12 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
     },
 
     connections: (projectId: string): Promise<Connection[]> => store.connections.of(projectId),
+
+    /** A project's webhooks, each with the newest entries of its log. */
+    async webhooks(projectId: string, shown: number): Promise<WebhookView[]> {
+      const hooks = await store.webhooks.of(projectId)
+      return Promise.all(hooks.map(async (w) => ({ ...w, deliveries: await store.webhooks.deliveries(w.id, shown) })))
+    },
 
     /** Tickets of every project for a search (the search page without a project). */
     async everywhere(query: TicketQuery, me: string | null, page: number): Promise<{ rows: Row[]; total: number }> {

@@ -18,6 +18,8 @@ import { PAGE_HEADERS } from '../../page-headers.ts'
 import type { Context } from '../context.ts'
 import type { EventName } from '../events.ts'
 import { adminBody } from './admin-page.ts'
+import { DELIVERIES_SHOWN, webhooksSection } from './webhooks-section.ts'
+import { WEBHOOKS_MAX } from '../webhook-events.ts'
 import { framePage, searchHelp, ticketList, type LiveTarget, type PageAssets } from './frame.ts'
 import { homeBody } from './home-page.ts'
 import { inboxBody, signInBody } from './inbox-page.ts'
@@ -127,8 +129,10 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
     if (p.slug !== slug) return redirect(301, `/${p.slug}/settings`)
     if (!viewer) return page(req, 200, { title: 'Project settings', viewer, switcher, body: signInBody('Project settings', loginUrl(req), `Sign in to manage ${p.title}.`), project: p })
     if (role !== 'admin') return message(req, 403, 'Project settings', `Only admins of ${p.title} can change its settings.`)
-    const connections = await data.connections(p.id)
-    const body = adminBody({ project: p, members, connections, viewerId: viewer.id, now: ctx.clock() })
+    const [connections, hooks] = await Promise.all([data.connections(p.id), data.webhooks(p.id, DELIVERIES_SHOWN)])
+    const now = ctx.clock()
+    const webhooks = webhooksSection({ slug: p.slug, webhooks: hooks, now, max: WEBHOOKS_MAX })
+    const body = adminBody({ project: p, members, connections, webhooks, viewerId: viewer.id, now })
     return page(req, 200, { title: `Settings · ${p.title}`, viewer, switcher, body, project: p, live: { project: p.slug, ticket: null, cursor, events: SETTINGS_EVENTS } })
   }
 

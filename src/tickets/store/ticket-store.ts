@@ -26,6 +26,7 @@ import { relationTable } from './relations.ts'
 import { ticketTable } from './tickets.ts'
 import { tokenTable } from './tokens.ts'
 import { userTable } from './users.ts'
+import { webhookTable } from './webhooks.ts'
 
 function tablesOn(q: Query, clock: () => number, cachedReads = 0) {
   return {
@@ -39,6 +40,7 @@ function tablesOn(q: Query, clock: () => number, cachedReads = 0) {
     invites: inviteTable(q, clock),
     outbox: outboxTable(q),
     pages: pageReadTable(q, cachedReads),
+    webhooks: webhookTable(q, clock),
   }
 }
 
