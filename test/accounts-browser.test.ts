@@ -9,6 +9,7 @@ import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { BrowserContext, Page } from 'playwright-core'
 import { cspViolations, fullApp, PHONE, screenshot, WIDE } from './support/full-app.ts'
+import { assertAccessible } from './support/axe.ts'
 
 const full = await fullApp()
 after(() => full.close())
@@ -35,6 +36,7 @@ test('the first person creates the owner account from the notes app, writes a no
   await page.getByRole('heading', { name: 'Create the owner account' }).waitFor()
   assert.equal(new URL(page.url()).origin, full.idp)
   await screenshot(page, 'idp-setup-1280-light')
+  await assertAccessible(page, 'the first-run page')
   await page.getByLabel('Name').fill(OWNER.name)
   await page.getByLabel('Password').fill(OWNER.password)
   await page.getByRole('button', { name: 'Create account' }).click()
@@ -135,6 +137,7 @@ test('a person following a project invite sees the project, the inviter and the 
   await p.getByRole('heading', { name: 'Sign in to join Web site' }).waitFor()
   assert.match(await p.locator('main').innerText(), /Olivia invites you to the project Web site with the role edit\./)
   await screenshot(p, 'idp-invite-390-light')
+  await assertAccessible(p, 'the invite sign-in page')
   await p.getByRole('link', { name: 'Create an account' }).click()
   await p.getByLabel('Name').fill('Sam')
   await p.getByLabel('Password').fill('sams password')
@@ -154,6 +157,7 @@ test('the provider pages look right at 1280 and 390 px, light and dark', async (
       await page.getByRole('link', { name: 'Sign in' }).click()
       await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor()
       await screenshot(page, `idp-signin-${tag}`)
+      await assertAccessible(page, `the sign-in page at ${tag}`)
       assert.equal(await page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth), false, `sign-in page scrolls sideways at ${tag}`)
       await page.getByLabel('Name').fill(OWNER.name)
       await page.getByLabel('Password').fill(OWNER.password)
@@ -162,6 +166,7 @@ test('the provider pages look right at 1280 and 390 px, light and dark', async (
       for (const path of ['/account', '/admin']) {
         await page.goto(`${full.idp}${path}`)
         await screenshot(page, `idp${path.replace('/', '-')}-${tag}`)
+        await assertAccessible(page, `${path} at ${tag}`)
         assert.equal(await page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth), false, `${path} scrolls sideways at ${tag}`)
       }
       await context.close()

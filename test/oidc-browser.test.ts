@@ -12,6 +12,7 @@ import assert from 'node:assert/strict'
 import type { Page } from 'playwright-core'
 import { OIDC_TEXT } from '../src/accounts/oidc.ts'
 import { cspViolations, fullApp, PHONE, screenshot, type FullApp } from './support/full-app.ts'
+import { assertAccessible } from './support/axe.ts'
 import { CLIENT_ID, CLIENT_SECRET, startTestIssuer, type TestIssuer } from './support/oidc-issuer.ts'
 import { freePort } from './support/ports.ts'
 
@@ -93,11 +94,13 @@ test('a person without an account, a sign-up link or an invite is told that an o
     await page.getByRole('link', { name: 'Sign in' }).click()
     await page.getByRole('heading', { name: 'Sign in' }).waitFor()
     await screenshot(page, `oidc-signin-${name}`)
+    await assertAccessible(page, `the sign-in page with single sign-on at ${name}`)
     await page.getByRole('link', { name: 'Single sign-on' }).click()
     await atIssuer(page, 'grace')
     await page.getByRole('heading', { name: 'Ask for an invite' }).waitFor()
     assert.match(await page.locator('main').innerText(), /You signed in at Single sign-on as grace, but you have no account here yet\. An owner of this site must invite you/)
     await screenshot(page, `oidc-must-invite-${name}`)
+    await assertAccessible(page, `the ask-for-an-invite page at ${name}`)
     await context.close()
   }
   const [count] = await full.db.sql<{ n: number }[]>`select count(*)::int as n from idp_oidc_identities where subject = 'grace'`
