@@ -354,3 +354,27 @@ test('a failed read fails the polls it was for (a logged 500) and later polls ar
   failing = false
   assert.deepEqual((await poll(live, `?after=${start}`)).body, { cursor: start, events: [] })
 })
+
+test('while a webhook exists, events not yet turned into its deliveries are kept past 24 hours', T, async () => {
+  const { live } = makeLive()
+  await live.prune()
+  const now = clock.now()
+  const [fanned] = await db.sql<{ seq: number }[]>`select coalesce(max(seq), 0)::bigint as seq from events`
+  await db.sql`update webhook_state set fanned_through = ${fanned!.seq}`
+  await db.sql.begin(async (tx) => {
+    await tx`insert into project_names (name, project_id) values ('hooked', 'hooked000001'), ('hooked000001', 'hooked000001')`
+    await tx`insert into projects (id, slug, title, created) values ('hooked000001', 'hooked', 'Hooked', ${now})`
+  })
+  await db.sql`insert into webhooks (id, project_id, url, events, active, secret, since_seq, created)
+    values ('hook00000001', 'hooked000001', 'https://example.com/hook', '{}', true, 'whsec_x', ${fanned!.seq}, ${now})`
+  await write(null, ['unsent-1'], now - KEEP_MS - 60_000)
+  await write(null, ['unsent-2'], now - KEEP_MS - 30_000)
+  await write(null, ['newest'], now)
+  const unsent = async () => (await db.sql<{ n: number }[]>`select count(*)::int as n from events where args::text like '%unsent%'`)[0]!.n
+  await live.prune()
+  assert.equal(await unsent(), 2, 'events the webhooks have not had are kept')
+  await db.sql`update webhook_state set fanned_through = (select max(seq) from events)`
+  await live.prune()
+  assert.equal(await unsent(), 0, 'once they have had them, they go')
+  await db.sql`delete from projects where id = 'hooked000001'`
+})

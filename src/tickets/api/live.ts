@@ -394,8 +394,9 @@ export function createLive(deps: LiveDeps): Live {
       with gone as (
         delete from events
         where created < ${cutoff} and seq < (select max(seq) from events)
-          -- Webhooks have not yet been given what is past this (src/tickets/store/webhooks.ts).
-          and seq <= (select fanned_through from webhook_state)
+          -- Webhooks have not yet been given what is past this (src/tickets/store/webhooks.ts);
+          -- with no webhook at all nothing waits for it (a new one starts after the newest event).
+          and (seq <= (select fanned_through from webhook_state) or not exists (select from webhooks))
         returning seq
       ), noted as (
         update live_state set pruned_through = greatest(pruned_through, (select max(seq) from gone))
