@@ -27,6 +27,15 @@ after(() => app.close())
 const tickets = app.servers.tickets!.url
 const notes = app.servers.notes!.url
 
+// A second application behind a trusted proxy, so each test that uses it counts for an address
+// of its own. Both start before any test is declared: a test file's `after` hooks may run once
+// the tests declared so far have ended, while the file still awaits at its top level.
+const proxied = await startApp(loadConfig({ HOST: '127.0.0.1', NOTES_PORT: '0', TICKETS_PORT: '0', DEV_IDP_PORT: '0', DEV_SIGNIN: '1', RATE_LIMIT: '0.001,4', RATE_LIMIT_SIGNIN: '0.001,3', TRUST_PROXY: '1' }), {
+  logger: createLogger(null),
+  db: { sql: db.sql, kind: process.env.TEST_DATABASE_KIND === 'embedded' ? 'embedded' : 'postgres', close: async () => {} },
+})
+after(() => proxied.close())
+
 /** A user of the ticket service with a token, made in the database as the service stores them (docs/core.md). */
 async function tokenOf(name: string): Promise<string> {
   const id = `u-${name}`
@@ -70,13 +79,6 @@ test('sign-in runs out before reads, by address, with its own policy', async () 
 test('/healthz is never limited', async () => {
   for (let i = 0; i < 10; i++) assert.equal((await fetch(`${notes}/healthz`)).status, 200)
 })
-
-// A second application behind a trusted proxy, so each test below counts for an address of its own.
-const proxied = await startApp(loadConfig({ HOST: '127.0.0.1', NOTES_PORT: '0', TICKETS_PORT: '0', DEV_IDP_PORT: '0', DEV_SIGNIN: '1', RATE_LIMIT: '0.001,4', RATE_LIMIT_SIGNIN: '0.001,3', TRUST_PROXY: '1' }), {
-  logger: createLogger(null),
-  db: { sql: db.sql, kind: process.env.TEST_DATABASE_KIND === 'embedded' ? 'embedded' : 'postgres', close: async () => {} },
-})
-after(() => proxied.close())
 
 /** The statuses of `n` requests from `address`, the i-th with `headers(i)`. */
 async function statuses(url: string, address: string, n: number, headers: (i: number) => Record<string, string>): Promise<number[]> {
