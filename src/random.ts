@@ -1,5 +1,5 @@
 /** Random ids and secrets: every random value the services make comes from here. */
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 
 /** `bytes` random bytes as base64url text (session ids, login codes, tokens, nonces). */
 export function randomToken(bytes: number): string {
@@ -23,4 +23,9 @@ export function recordId(): string {
     }
   }
   return out
+}
+
+/** The stored form of a secret (a token, a session id, an invite or sign-up link): its SHA-256, hex. */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex')
 }

@@ -6,11 +6,10 @@
  * a 2-core machine against about 158,000 `secretbox` opens, so a signature check per request
  * would be a denial of service.
  */
-import { createHash } from 'node:crypto'
 import nacl from 'tweetnacl'
 import type { Sql } from './db.ts'
 import { lruSet } from './lru.ts'
-import { randomToken } from './random.ts'
+import { hashSecret, randomToken } from './random.ts'
 import type { Request } from './request.ts'
 import { serializeCookie } from './cookie.ts'
 import type { ServiceName } from './config.ts'
@@ -20,7 +19,7 @@ export const SESSION_DAYS = 30
 const SESSION_MS = SESSION_DAYS * 24 * 60 * 60 * 1000
 
 export interface Session {
-  /** The id the cookie carries; the row is stored under its hash ({@link hashSessionId}). */
+  /** The id the cookie carries; the row is stored under its hash ({@link hashSecret}). */
   id: string
   userId: string | null
   data: Record<string, unknown>
@@ -93,9 +92,6 @@ const OPENED_SIZE = 10_000
  * The stored form of a session id: its SHA-256, hex, as tokens are stored, so a copy of the
  * database holds no id a cookie could be sealed around.
  */
-export function hashSessionId(id: string): string {
-  return createHash('sha256').update(id).digest('hex')
-}
 
 /**
  * Sessions of one service; `secure` adds `Secure` to the cookie (an https public URL).
@@ -136,7 +132,7 @@ export function createSessions(deps: { sql: Sql; secret: Uint8Array; service: Se
       if (id === null) return null
       const [row] = await sql`
         select user_id, data from sessions
-        where id = ${hashSessionId(id)} and service = ${service} and expires > ${clock()}`
+        where id = ${hashSecret(id)} and service = ${service} and expires > ${clock()}`
       if (!row) return null
       return { id, userId: row.user_id as string | null, data: (row.data ?? {}) as Record<string, unknown>, isNew: false }
     },
@@ -152,15 +148,15 @@ export function createSessions(deps: { sql: Sql; secret: Uint8Array; service: Se
       const now = clock()
       const insert = sql`
         insert into sessions (id, service, user_id, data, created, expires)
-        values (${hashSessionId(session.id)}, ${service}, ${session.userId}, ${sql.json(session.data as never)}, ${now}, ${now + SESSION_MS})
+        values (${hashSecret(session.id)}, ${service}, ${session.userId}, ${sql.json(session.data as never)}, ${now}, ${now + SESSION_MS})
         on conflict (id) do update set user_id = excluded.user_id, data = excluded.data`
       const old = replaces.get(session)
       if (old === undefined) await insert
-      else await sql`with gone as (delete from sessions where id = ${hashSessionId(old)} and service = ${service}) ${insert}`
+      else await sql`with gone as (delete from sessions where id = ${hashSecret(old)} and service = ${service}) ${insert}`
       replaces.delete(session)
     },
     async remove(session) {
-      await sql`delete from sessions where id = ${hashSessionId(session.id)} and service = ${service}`
+      await sql`delete from sessions where id = ${hashSecret(session.id)} and service = ${service}`
     },
     cookie(session) {
       return cookieWith(seal(session.id, secret), SESSION_MS / 1000)

@@ -12,7 +12,7 @@ import { bodyText } from '../src/response.ts'
 import { createAccountsProvider } from '../src/accounts/provider.ts'
 import { createSignInAttempts, ACCOUNT_LIMIT } from '../src/accounts/attempts.ts'
 import { hashPassword, verifyPassword } from '../src/accounts/password.ts'
-import { hashSecret } from '../src/accounts/store.ts'
+import { hashSecret } from '../src/random.ts'
 import { testLogger } from './support/service.ts'
 import { ticketsApp } from './tickets/support.ts'
 

@@ -3,7 +3,8 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import nacl from 'tweetnacl'
 import { makeRequest } from '../src/request.ts'
-import { createSessions, hashSessionId, loadSessionSecret, seal, unseal } from '../src/session.ts'
+import { createSessions, loadSessionSecret, seal, unseal } from '../src/session.ts'
+import { hashSecret } from '../src/random.ts'
 import { parseCookies } from '../src/cookie.ts'
 import { testDatabase } from './support/db.ts'
 
@@ -143,7 +144,7 @@ test('renew() gives a fresh id with the user and data carried over; once saved, 
   await sessions.save(renewed)
   assert.equal(await sessions.load(oldReq), null)
   assert.equal((await sessions.load(requestWith(sessions.cookie(renewed))))?.userId, 'signed-in')
-  assert.equal((await db.sql`select 1 from sessions where id = ${hashSessionId(loaded.id)}`).length, 0)
+  assert.equal((await db.sql`select 1 from sessions where id = ${hashSecret(loaded.id)}`).length, 0)
 })
 
 test('the sessions table holds the hash of a session id, never the id the cookie carries', async () => {

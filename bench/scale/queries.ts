@@ -4,7 +4,7 @@
  * largest size. Writes are explained inside a transaction that is rolled back.
  */
 import type { Sql } from '../../src/db.ts'
-import { hashSecret } from '../../src/tickets/auth.ts'
+import { hashSecret } from '../../src/random.ts'
 import { projectId, userId } from './fill.ts'
 
 // src/tickets/store/tickets.ts viewOf: one shape for every ticket read, from `t` (the tickets

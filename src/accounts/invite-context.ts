@@ -5,7 +5,7 @@
  * the invite. The provider shares the tracker's database; joining stays the tracker's work.
  */
 import type { Sql } from '../db.ts'
-import { hashSecret } from './store.ts'
+import { hashSecret } from '../random.ts'
 
 export interface InviteContext {
   project: string

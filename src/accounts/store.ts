@@ -4,9 +4,8 @@
  * secret is stored as its hex SHA-256 ({@link hashSecret}); single use and "N uses" hold under
  * concurrency by one statement each.
  */
-import { createHash } from 'node:crypto'
 import type { Query, Sql } from '../db.ts'
-import { randomToken, recordId } from '../random.ts'
+import { hashSecret, randomToken, recordId } from '../random.ts'
 
 export interface Account {
   id: string
@@ -29,11 +28,6 @@ export const CODE_MS = 60_000
 export const RESET_MS = 24 * 60 * 60 * 1000
 
 const OPEN_SIGNUP_KEY = 'idp_open_signup'
-
-/** The stored form of a secret: its SHA-256, hex. */
-export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex')
-}
 
 interface AccountRow {
   id: string

@@ -9,7 +9,7 @@
  * that person is a member of it ({@link Credentials.actingUser}); the events it makes carry the
  * connection's label as `app`.
  */
-import { createHash } from 'node:crypto'
+import { hashSecret } from '../random.ts'
 import type { Request } from '../request.ts'
 import { refuseCrossSite, refuseTag } from '../guards.ts'
 import type { Session, Sessions } from '../session.ts'
@@ -74,10 +74,6 @@ export interface Credentials {
   reader(req: Request): Promise<string | null>
 }
 
-/** The stored form of a token or key secret: its SHA-256, hex. */
-export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex')
-}
 
 // `last_used` is written at most once a minute per token or key, so reads with one stay reads.
 const LAST_USED_STEP_MS = 60_000

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { makeRequest } from '../../src/request.ts'
-import { hashSessionId } from '../../src/session.ts'
+import { hashSecret } from '../../src/random.ts'
 import { ticketsApp, type Answer } from './support.ts'
 
 const app = await ticketsApp()
@@ -81,7 +81,7 @@ test('login return: the session of the cookie is taken under a fresh id, its use
   const fresh = (await app.sessions.load(makeRequest({ headers: { cookie: renewed } })))!
   assert.notEqual(fresh.id, session.id)
   assert.equal(await app.sessions.load(makeRequest({ headers: { cookie } })), null, 'the cookie brought names nothing')
-  const [row] = await app.sql`select user_id, data from sessions where id = ${hashSessionId(fresh.id)}`
+  const [row] = await app.sql`select user_id, data from sessions where id = ${hashSecret(fresh.id)}`
   const [user] = await app.sql`select id from users where idp_id = 's-1'`
   assert.equal(row!.user_id, user!.id)
   const data = row!.data as { tag: string; kept: string; user: { id: string } }

@@ -4,34 +4,30 @@
  * An invite is stored under the SHA-256 of its id, as tokens are: the link keeps the id, and a
  * copy of the database holds no link that works.
  */
-import { createHash } from 'node:crypto'
+import { hashSecret } from '../../random.ts'
 import type { Query } from '../../db.ts'
 import type { Actor } from '../actor.ts'
 import type { Role } from '../roles.ts'
 
-/** The stored form of an invite id: its SHA-256, hex, as tokens are stored. */
-function storedId(id: string): string {
-  return createHash('sha256').update(id).digest('hex')
-}
 
 async function insertInvite(tx: Query, i: { id: string; projectId: string; role: Role; uses: number; expires: number; createdBy: string; now: number }): Promise<void> {
   await tx`
     insert into invites (id, project_id, role, uses_left, expires, created_by, created)
-    values (${storedId(i.id)}, ${i.projectId}, ${i.role}, ${i.uses}, ${i.expires}, ${i.createdBy}, ${i.now})`
+    values (${hashSecret(i.id)}, ${i.projectId}, ${i.role}, ${i.uses}, ${i.expires}, ${i.createdBy}, ${i.now})`
 }
 
 /** Takes one use of a live invite; null when it is unknown, used up or expired. */
 async function takeInviteUse(tx: Query, id: string, now: number): Promise<{ projectId: string; role: Role } | null> {
   const [row] = await tx<{ project_id: string; role: Role }[]>`
     update invites set uses_left = uses_left - 1
-    where id = ${storedId(id)} and uses_left > 0 and expires > ${now}
+    where id = ${hashSecret(id)} and uses_left > 0 and expires > ${now}
     returning project_id, role`
   return row ? { projectId: row.project_id, role: row.role } : null
 }
 
 /** What is left of an invite, to say why it cannot be used; null when there is none. */
 async function inviteState(tx: Query, id: string): Promise<{ usesLeft: number; expires: number } | null> {
-  const [row] = await tx<{ uses_left: number; expires: number }[]>`select uses_left, expires from invites where id = ${storedId(id)}`
+  const [row] = await tx<{ uses_left: number; expires: number }[]>`select uses_left, expires from invites where id = ${hashSecret(id)}`
   return row ? { usesLeft: row.uses_left, expires: row.expires } : null
 }
 
