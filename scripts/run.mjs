@@ -18,19 +18,12 @@
  * The bundle's directory is named by the hash of what was built, so processes started at once
  * from the same code share one, and a process started after an edit gets its own; directories
  * unused for a day are removed. Stack traces name the TypeScript files (source maps on).
- *
- * Before anything else, one of node's tick records is kept alive (scripts/tick-shape.mjs): a
- * collection during start-up would otherwise put node's own per-request code on a slow path
- * for the life of the process.
  */
 import { build, stop } from 'esbuild'
 import { createHash, randomBytes } from 'node:crypto'
 import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { keepTickShape } from './tick-shape.mjs'
-
-keepTickShape()
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const OUT = join(ROOT, '.build')
