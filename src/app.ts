@@ -15,7 +15,7 @@ import { createAccountStore } from './accounts/store.ts'
 import type { HttpRoute } from './handler.ts'
 import { serve, type Served } from './http.ts'
 import { createIdentityProvider } from './idp.ts'
-import type { RequestLogger } from './log.ts'
+import type { Logger } from './log.ts'
 import { migrate } from './migrate.ts'
 import { createRateLimiter, type RateLimiter } from './rate-limit.ts'
 import { createSharedBuckets } from './rate-limit-store.ts'
@@ -72,7 +72,7 @@ async function portNamed<T>(variable: string, port: number, listen: () => Promis
 }
 
 /** Starts everything `config` asks for; resolves once every server listens. */
-export async function startApp(config: Config, options: { logger: RequestLogger; clock?: () => number; db?: Database }): Promise<App> {
+export async function startApp(config: Config, options: { logger: Logger; clock?: () => number; db?: Database }): Promise<App> {
   const { logger } = options
   const clock = options.clock ?? Date.now
   const db = options.db ?? (await openDatabase(config))

@@ -6,16 +6,14 @@
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
 import { Server as NetServer, type AddressInfo, type Socket } from 'node:net'
-// Imported rather than the global: node's global `performance` is a getter, looked up on every call.
-import { performance } from 'node:perf_hooks'
 import { createAnswer, isPromise, type HandlerOptions, type HttpRoute } from './handler.ts'
-import type { RequestLogger } from './log.ts'
+import { requestLine, type Logger } from './log.ts'
 import { BODY_LIMIT, bodyTooLarge, NO_PARAMS, noop, RequestRecord, type RequestSource } from './request.ts'
 import { HttpError, isStream, jsonError, type BodyStream, type Response } from './response.ts'
 
 export interface ServeOptions extends HandlerOptions {
   /** Takes the request lines, and the handler's lines (src/handler.ts). */
-  logger: RequestLogger
+  logger: Logger
   routes: readonly HttpRoute[]
   host: string
   port: number
@@ -94,10 +92,7 @@ export async function serve(options: ServeOptions): Promise<Served> {
   }
 
   function logged(req: IncomingMessage, path: string, response: Response, started: number): void {
-    // Tenths of a millisecond, written from two integers: formatting a fraction measured five
-    // times the cost.
-    const tenths = Math.round((performance.now() - started) * 10)
-    logger.request(name, req.method ?? '', path, response.status, tenths)
+    logger.line(requestLine(name, req.method ?? '', path, response.status, performance.now() - started))
     if (--inFlight === 0 && drained) drained()
   }
 

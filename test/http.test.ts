@@ -11,7 +11,7 @@ import { deferred, until } from './support/wait.ts'
 
 function collectingLogger() {
   const lines: string[] = []
-  const logger = createLogger({ write: (chunk: Uint8Array) => lines.push(...Buffer.from(chunk).toString('utf8').trimEnd().split('\n')) })
+  const logger = createLogger({ write: (chunk: string) => lines.push(...chunk.trimEnd().split('\n')) })
   return { logger, lines }
 }
 

@@ -9,7 +9,7 @@ import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { startApp } from '../src/app.ts'
 import { loadConfig } from '../src/config.ts'
-import type { RequestLogger } from '../src/log.ts'
+import type { Logger } from '../src/log.ts'
 import { OIDC_TEXT } from '../src/accounts/oidc.ts'
 import { createAccountStore } from '../src/accounts/store.ts'
 import { testDatabase } from './support/db.ts'
@@ -19,9 +19,9 @@ import { freePort } from './support/ports.ts'
 const db = await testDatabase()
 const database = { sql: db.sql, kind: 'postgres' as const, close: async () => {} }
 
-function capture(): { logger: RequestLogger; lines: string[] } {
+function capture(): { logger: Logger; lines: string[] } {
   const lines: string[] = []
-  return { lines, logger: { line: (text) => lines.push(text), request() {}, flush() {} } }
+  return { lines, logger: { line: (text) => lines.push(text), flush() {} } }
 }
 
 const base = { HOST: '127.0.0.1', NOTES_PORT: '0', TICKETS_PORT: '0', IDP_PORT: '0', RATE_LIMIT: 'off' }
