@@ -8,7 +8,7 @@
  *
  * @module
  */
-import * as crypto from 'node:crypto'
+import { createHash } from 'node:crypto'
 import type { Request } from './request.ts'
 import { isStream, type Headers, type Response } from './response.ts'
 
@@ -18,35 +18,7 @@ import { isStream, type Headers, type Response } from './response.ts'
  * quickest digest node has built in.
  */
 export function etagOf(body: string | Uint8Array): string {
-  if (typeof body !== 'string' || body.length > MEMO_CHARS) return `"${sha1(body).slice(0, 20)}"`
-  // The last short text's tag is kept: a route answering the same bytes again and again
-  // (`/api/me` without a session, `/healthz`) compares its text instead of hashing it.
-  if (body !== lastText) {
-    lastTag = `"${sha1(body).slice(0, 20)}"`
-    lastText = body
-  }
-  return lastTag
-}
-
-const MEMO_CHARS = 1024
-let lastText: string | null = null
-let lastTag = ''
-
-// crypto.hash (node 20.12 and later) digests in one call: 0.45 µs for a small answer against
-// 1.45 µs through a Hash object, which the tag of every small GET paid.
-const sha1: (body: string | Uint8Array) => string =
-  typeof crypto.hash === 'function'
-    ? (body) => crypto.hash('sha1', body, 'base64url')
-    : (body) => crypto.createHash('sha1').update(body).digest('base64url')
-
-/**
- * A constant answer (the same bytes on every request) with its `ETag` given once, as
- * {@link conditional} would give it on each request; frozen, since every request shares it.
- * {@link conditional} keeps a tag already there, so the answer is neither hashed nor copied.
- */
-export function tagged(response: Response): Response {
-  if (typeof response.body !== 'string' && !(response.body instanceof Uint8Array)) throw new Error('a constant answer has its body whole')
-  return Object.freeze({ ...response, headers: Object.freeze({ ...response.headers, etag: etagOf(response.body) }) })
+  return `"${createHash('sha1').update(body).digest('base64url').slice(0, 20)}"`
 }
 
 /**
@@ -128,11 +100,8 @@ export function conditional(req: Request, response: Response): Response {
     // handler knew its version.
     if (isStream(response.body)) return response
     etag = etagOf(response.body ?? '')
-    // A copy: a handler may answer a shared headers object. Object.assign, not spread syntax:
-    // as tsx compiles it, the spread measured about 0.9 µs here against 0.07 µs.
-    const copy: Headers = Object.assign({}, headers)
-    copy.etag = etag
-    out = { status: response.status, headers: copy, body: response.body }
+    // A copy: a handler may answer a shared headers object.
+    out = { ...response, headers: { ...headers, etag } }
   }
   const field = req.headers['if-none-match']
   return field !== undefined && matches(field, etag) ? notModified(out.headers) : out

@@ -144,15 +144,14 @@ const UNAVAILABLE_CODES = new Set([
  * `freshMs` more, so a monitor (or fifty) asking thousands of times a second costs the database
  * a statement every quarter second instead of one a request. A failure is not kept: the next
  * request asks again. What a request hears is the database as it was at most `freshMs` ago,
- * or as the check under way finds it. A success that stands is answered at once, not as a
- * promise, so `/healthz` is answered without waiting for a turn of the event loop.
+ * or as the check under way finds it.
  */
-export function createReadiness(sql: Sql, options: { freshMs?: number; deadlineMs?: number; now?: () => number } = {}): () => boolean | Promise<boolean> {
+export function createReadiness(sql: Sql, options: { freshMs?: number; deadlineMs?: number; now?: () => number } = {}): () => Promise<boolean> {
   const freshMs = options.freshMs ?? 250
   const now = options.now ?? (() => performance.now())
   let checking: Promise<boolean> | null = null
   let okUntil = -Infinity
-  return () => {
+  return async () => {
     if (now() < okUntil) return true
     if (checking === null) {
       // A refusal (the database gone) is a "no" like a late answer.

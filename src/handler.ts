@@ -6,7 +6,7 @@
  * becomes a logged 500 with a generic body. `serve` (`src/http.ts`) puts it on a socket; tests
  * call the same function without one.
  */
-import { conditional, tagged } from './conditional.ts'
+import { conditional } from './conditional.ts'
 import { isDatabaseUnavailable } from './db.ts'
 import type { Logger } from './log.ts'
 import type { LimitClass, RateLimiter } from './rate-limit.ts'
@@ -30,7 +30,7 @@ export interface HandlerOptions {
   /** Shown in log lines, e.g. `notes`. */
   name: string
   logger: Logger
-  /** Answers whether the service is ready and its database answers, for `GET /healthz`: at once when it knows, or later. */
+  /** Answers whether the service is ready and its database answers, for `GET /healthz`. */
   ready?: () => boolean | Promise<boolean>
   /** Answers a request that matches no route; JSON 404 by default. */
   notFound?: Handler
@@ -40,53 +40,38 @@ export interface HandlerOptions {
 
 /** Builds the function that answers every request of a route table; it never rejects. */
 export function createHandler(routes: readonly HttpRoute[], options: HandlerOptions): (req: Request) => Promise<Response> {
-  const answer = createAnswer(routes, options)
-  return async (req) => answer(req)
-}
-
-/**
- * {@link createHandler}'s function as `serve` calls it: a route that answers at once is
- * answered at once, without a promise hop on the hot path. Never throws or rejects.
- */
-export function createAnswer(routes: readonly HttpRoute[], options: HandlerOptions): (req: Request) => Response | Promise<Response> {
   const router = createRouter(routes)
   const { logger, name } = options
   const ready = options.ready ?? (() => true)
   const notFound: Handler = options.notFound ?? (() => jsonError(404, 'not found'))
   const limiter = options.limiter ?? null
 
-  function dispatch(req: Request): Response | Promise<Response> {
+  async function dispatch(req: Request): Promise<Response> {
     const method = req.method
     const path = req.path
     if (path === '/healthz' && (method === 'GET' || method === 'HEAD')) return health()
     const match = router.match(method, path)
     if (limiter !== null) {
       // The router hands back the row it was given, so the row's own field is there.
-      const refused = limiter.check(req, (match?.found && (match.route as HttpRoute).rateLimit) || 'api')
-      if (refused !== null) return isPromise(refused) ? refused.then((r) => r ?? route(req, match)) : refused
+      const refused = await limiter.check(req, (match?.found && (match.route as HttpRoute).rateLimit) || 'api')
+      if (refused !== null) return refused
     }
-    return route(req, match)
-  }
-
-  function route(req: Request, match: ReturnType<typeof router.match>): Response | Promise<Response> {
     if (match === null) return notFound(req)
     if (!match.found) return jsonError(405, match.text, { allow: match.allowed.join(', ') })
     req.params = match.params
-    // Most requests have no query: no call at all for them.
-    const notUtf8 = req.search === '' ? null : queryNotUtf8(req.search)
+    const notUtf8 = queryNotUtf8(req.search)
     if (notUtf8 !== null) return json(400, { error: queryNotUtf8Text(notUtf8), field: notUtf8 })
     return match.route.handler(req)
   }
 
-  /** `/healthz`: at once when readiness is known, as most requests find it. */
-  function health(): Response | Promise<Response> {
-    let ok: boolean | Promise<boolean>
+  async function health(): Promise<Response> {
+    let ok: boolean
     try {
-      ok = ready()
+      ok = await ready()
     } catch {
       ok = false
     }
-    return isPromise(ok) ? ok.then(healthAnswer, () => healthAnswer(false)) : healthAnswer(ok)
+    return json(ok ? 200 : 503, { ok })
   }
 
   /** The one place an exception becomes an answer: a 413 and the like as they are, else a logged 500. */
@@ -98,21 +83,11 @@ export function createAnswer(routes: readonly HttpRoute[], options: HandlerOptio
     return jsonError(500, 'internal error')
   }
 
-  return (req) => {
-    let out: Response | Promise<Response>
+  return async (req) => {
     try {
-      out = dispatch(req)
+      return conditional(req, await dispatch(req))
     } catch (err) {
       return recover(err)
     }
-    return isPromise(out) ? out.then((response) => conditional(req, response), recover) : conditional(req, out)
   }
-}
-
-/** `/healthz`'s answer when ready, the same bytes every time: built once with its tag (src/conditional.ts). */
-const HEALTHY = tagged(json(200, { ok: true }))
-const healthAnswer = (ok: boolean) => (ok ? HEALTHY : json(503, { ok: false }))
-
-export function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
-  return typeof (value as { then?: unknown }).then === 'function'
 }

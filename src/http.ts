@@ -6,7 +6,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
 import { Server as NetServer, type AddressInfo, type Socket } from 'node:net'
-import { createAnswer, isPromise, type HandlerOptions, type HttpRoute } from './handler.ts'
+import { createHandler, type HandlerOptions, type HttpRoute } from './handler.ts'
 import { requestLine, type Logger } from './log.ts'
 import { BODY_LIMIT, bodyTooLarge, NO_PARAMS, noop, RequestRecord, type RequestSource } from './request.ts'
 import { HttpError, isStream, jsonError, type BodyStream, type Response } from './response.ts'
@@ -49,7 +49,7 @@ export async function serve(options: ServeOptions): Promise<Served> {
   const { logger, name } = options
   const shutdown = new AbortController()
   const ready = options.ready
-  const answer = createAnswer(options.routes, {
+  const answer = createHandler(options.routes, {
     name,
     logger,
     notFound: options.notFound,
@@ -70,10 +70,7 @@ export async function serve(options: ServeOptions): Promise<Served> {
     const q = url.indexOf('?')
     const path = q === -1 ? url : url.slice(0, q)
     const request = new RequestRecord(req.method ?? 'GET', path, q === -1 ? '' : url.slice(q + 1), NO_PARAMS, new SocketSource(req, res, waiting))
-    const out = answer(request)
-    // A handler that answers at once is sent at once: no promise hop on the hot path.
-    if (isPromise(out)) out.then((response) => finish(req, res, path, response, started))
-    else finish(req, res, path, out, started)
+    void answer(request).then((response) => finish(req, res, path, response, started))
   })
 
   // The log line names the path without the query: a query can carry login codes.
@@ -155,18 +152,16 @@ function send(req: IncomingMessage, res: ServerResponse, response: Response): vo
   if (res.headersSent || res.destroyed) return
   // Streamed bodies go through sendStream.
   const body = (response.body ?? '') as string | Uint8Array
-  // A known length: the answer goes out in one write instead of chunked pieces (measured: the
-  // chunked framing's extra writes were a quarter of a trivial route's time). Given to writeHead
-  // in one object, node stores the headers without merging (its fast path). json() counted the
-  // length already; anything else is counted here, on a copy, since a handler may answer a
-  // shared headers object.
+  // A known length, so the answer goes out in one write rather than in chunks. json() counted
+  // it already; anything else is counted here, on a copy, since a handler may answer a shared
+  // headers object.
   let headers = response.headers
   // A 304 has no body, and a length would claim the 200's (RFC 9110 section 8.6).
   if (headers?.['content-length'] === undefined && response.status !== 304) {
-    headers = Object.assign({}, headers, { 'content-length': String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength) })
+    headers = { ...headers, 'content-length': String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength) }
   }
   if (!req.complete && unreadRest(req) > DRAIN_TO_KEEP) {
-    headers = Object.assign({}, headers, { connection: 'close' })
+    headers = { ...headers, connection: 'close' }
     lingerOnClose(req.socket)
   }
   res.writeHead(response.status, headers)
@@ -183,7 +178,7 @@ async function sendStream(req: IncomingMessage, res: ServerResponse, response: R
   if (res.headersSent || res.destroyed) return null
   let headers = response.headers
   if (!req.complete && unreadRest(req) > DRAIN_TO_KEEP) {
-    headers = Object.assign({}, headers, { connection: 'close' })
+    headers = { ...headers, connection: 'close' }
     lingerOnClose(req.socket)
   }
   res.writeHead(response.status, headers)

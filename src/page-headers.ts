@@ -31,38 +31,15 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
 
 /** The response with {@link PAGE_HEADERS} added (a header the handler set itself wins). */
 export function withPageHeaders(response: Response): Response {
-  // Object.assign rather than spread syntax, which measured 50 times slower here (src/response.ts).
-  const headers = Object.assign({}, PAGE_HEADERS, response.headers)
-  return response.body === undefined ? { status: response.status, headers } : { status: response.status, headers, body: response.body }
+  return { ...response, headers: { ...PAGE_HEADERS, ...response.headers } }
 }
 
 /** Every route of the table with its handler's answers given {@link PAGE_HEADERS}. */
 export function pageHeadersOn(routes: HttpRoute[]): HttpRoute[] {
-  return routes.map((route) => ({ ...route, handler: wrap(route.handler) }))
+  return routes.map((route) => ({ ...route, handler: withPageHeadersOf(route.handler) }))
 }
 
 /** One handler with {@link PAGE_HEADERS} on its answers. */
-export function wrap(handler: Handler): Handler {
-  return (req) => {
-    const out = handler(req)
-    return out instanceof Promise ? out.then(headed) : headed(out)
-  }
-}
-
-/**
- * Constant answers (frozen, shared by every request: src/conditional.ts, `tagged`) with the page
- * headers, made once each rather than copied on every request.
- */
-const headedConstants = new WeakMap<Response, Response>()
-
-function headed(response: Response): Response {
-  // The map first: it is a lookup in the engine's code, Object.isFrozen a call into the runtime.
-  let kept = headedConstants.get(response)
-  if (kept !== undefined) return kept
-  if (!Object.isFrozen(response)) return withPageHeaders(response)
-  // withPageHeaders made it afresh: frozen in place, not copied again.
-  kept = withPageHeaders(response)
-  Object.freeze(kept.headers)
-  headedConstants.set(response, Object.freeze(kept))
-  return kept
+export function withPageHeadersOf(handler: Handler): Handler {
+  return async (req) => withPageHeaders(await handler(req))
 }

@@ -150,10 +150,10 @@ export interface RateLimiterOptions {
 
 export interface RateLimiter {
   /**
-   * Counts the request in class `cls`: null when it may go on, else the 429 to answer. A
-   * promise only for the first request of a credential without a bucket, while it is verified.
+   * Counts the request in class `cls`: null when it may go on, else the 429 to answer. The first
+   * request of a credential without a bucket waits while the credential is verified.
    */
-  check(req: Request, cls: LimitClass): Response | null | Promise<Response | null>
+  check(req: Request, cls: LimitClass): Promise<Response | null>
   /**
    * Forgets full buckets and, when shared, sends the requests counted since the last call to
    * `rate_limits` and takes back each bucket's level there, which the other processes' counts
@@ -208,7 +208,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     return createHash('sha256').update(credential).digest('base64url')
   }
 
-  function check(req: Request, cls: LimitClass): Response | null | Promise<Response | null> {
+  async function check(req: Request, cls: LimitClass): Promise<Response | null> {
     const now = clock()
     const mine = buckets[cls]
     const credential = cls === 'signin' ? null : credentialOf(req)
@@ -221,20 +221,16 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     }
     const refused = takeFrom(mine.byAddress, addressKey(clientAddress(req, trustProxy)), cls, now)
     if (refused !== null || credential === null || verify === undefined) return refused
-    return verify(req).then(
-      (known) => {
-        if (known && !mine.byCredential.has(credential)) {
-          // The request verified is the credential's first: it counts on the new bucket as
-          // well as on its address, so a credential gets its burst, no more.
-          const made = new TokenBucket(limits[cls], now)
-          made.take(now)
-          mine.byCredential.set(credential, made)
-        }
-        return null
-      },
-      // A lookup that failed (the database away) leaves the request counted by its address.
-      () => null,
-    )
+    // A lookup that failed (the database away) leaves the request counted by its address.
+    const known = await verify(req).catch(() => false)
+    if (known && !mine.byCredential.has(credential)) {
+      // The request verified is the credential's first: it counts on the new bucket as well as
+      // on its address, so a credential gets its burst, no more.
+      const made = new TokenBucket(limits[cls], now)
+      made.take(now)
+      mine.byCredential.set(credential, made)
+    }
+    return null
   }
 
   async function exchange(): Promise<void> {

@@ -37,8 +37,7 @@ const HIGH_ESCAPE = /%[89A-Fa-f][0-9A-Fa-f]/
  * escape and stays as sent, as the URL standard says.
  */
 export function queryNotUtf8(search: string): string | null {
-  // Most queries, and every empty one, hold no escape: looking for '%' costs less than the pattern.
-  if (!search.includes('%') || !HIGH_ESCAPE.test(search)) return null
+  if (!HIGH_ESCAPE.test(search)) return null
   for (const pair of search.split('&')) {
     if (!HIGH_ESCAPE.test(pair)) continue
     const eq = pair.indexOf('=')

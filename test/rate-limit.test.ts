@@ -20,17 +20,15 @@ function get(headers: IncomingHttpHeaders = {}, address = '192.0.2.1') {
   return makeRequest({ url: '/api/notes', headers, address })
 }
 
-/** The limiter's answer to a request, from a limiter that verifies nothing (so answers at once). */
-function checkNow(limiter: RateLimiter, req: ReturnType<typeof get>, cls: 'api' | 'signin'): Response | null {
-  const answer = limiter.check(req, cls)
-  assert.ok(!(answer instanceof Promise), 'a limiter without verify answers at once')
-  return answer
+/** The limiter's answer to a request. */
+function checkNow(limiter: RateLimiter, req: ReturnType<typeof get>, cls: 'api' | 'signin'): Promise<Response | null> {
+  return limiter.check(req, cls)
 }
 
 /** How many of `n` requests the limiter lets through in class `cls`. */
-function allowed(limiter: RateLimiter, n: number, headers: IncomingHttpHeaders = {}, address?: string, cls: 'api' | 'signin' = 'api'): number {
+async function allowed(limiter: RateLimiter, n: number, headers: IncomingHttpHeaders = {}, address?: string, cls: 'api' | 'signin' = 'api'): Promise<number> {
   let ok = 0
-  for (let i = 0; i < n; i++) if (checkNow(limiter, get(headers, address), cls) === null) ok++
+  for (let i = 0; i < n; i++) if ((await checkNow(limiter, get(headers, address), cls)) === null) ok++
   return ok
 }
 
@@ -46,7 +44,7 @@ function knowing(...credentials: string[]): (req: ReturnType<typeof get>) => Pro
   return async (req) => credentials.includes(req.headers.authorization ?? req.cookies.notes_session ?? '')
 }
 
-test('a bucket gives its burst at once, then one request per 1/rate seconds', () => {
+test('a bucket gives its burst at once, then one request per 1/rate seconds', async () => {
   const bucket = new TokenBucket({ rate: 2, burst: 3 }, 0)
   assert.deepEqual([bucket.take(0), bucket.take(0), bucket.take(0)], [0, 0, 0])
   assert.equal(bucket.take(0), 500, 'the fourth waits half a second')
@@ -55,7 +53,7 @@ test('a bucket gives its burst at once, then one request per 1/rate seconds', ()
   assert.equal(bucket.take(500), 500)
 })
 
-test('a bucket never refills past its burst, and a clock that goes back refills nothing', () => {
+test('a bucket never refills past its burst, and a clock that goes back refills nothing', async () => {
   const bucket = new TokenBucket({ rate: 10, burst: 2 }, 1000)
   bucket.take(1000)
   bucket.take(1000)
@@ -66,11 +64,11 @@ test('a bucket never refills past its burst, and a clock that goes back refills 
   assert.equal(bucket.full(60_000), true)
 })
 
-test('past its burst a client is answered 429 with Retry-After, RateLimit-Policy and RateLimit', () => {
+test('past its burst a client is answered 429 with Retry-After, RateLimit-Policy and RateLimit', async () => {
   const clock = testClock()
   const limiter = createRateLimiter({ limits: TIGHT, clock: clock.now })
-  assert.equal(allowed(limiter, 5), 5)
-  const refused = checkNow(limiter, get(), 'api')
+  assert.equal(await allowed(limiter, 5), 5)
+  const refused = await checkNow(limiter, get(), 'api')
   assert.ok(refused)
   assert.equal(refused.status, 429)
   assert.deepEqual(JSON.parse(String(refused.body)), { error: 'too many requests' })
@@ -79,15 +77,15 @@ test('past its burst a client is answered 429 with Retry-After, RateLimit-Policy
   assert.equal(refused.headers?.ratelimit, '"api";r=0;t=1')
   assert.equal(refused.headers?.['content-type'], 'application/json; charset=utf-8')
   clock.advance(500)
-  assert.equal(allowed(limiter, 2), 1, 'half a second at 2 a second refills one')
+  assert.equal(await allowed(limiter, 2), 1, 'half a second at 2 a second refills one')
 })
 
-test('Retry-After and t are whole seconds, rounded up, and the same', () => {
+test('Retry-After and t are whole seconds, rounded up, and the same', async () => {
   const clock = testClock()
   const limiter = createRateLimiter({ limits: { api: { rate: 0.1, burst: 1 }, signin: TIGHT.signin }, clock: clock.now })
-  assert.equal(allowed(limiter, 1), 1)
+  assert.equal(await allowed(limiter, 1), 1)
   clock.advance(2_500)
-  const refused = checkNow(limiter, get(), 'api')
+  const refused = await checkNow(limiter, get(), 'api')
   assert.equal(refused?.headers?.['retry-after'], '8')
   assert.equal(refused?.headers?.ratelimit, '"api";r=0;t=8')
   assert.equal(refused?.headers?.['ratelimit-policy'], '"api";q=1;w=10')
@@ -98,32 +96,32 @@ test("one token's limit does not touch another token's, nor the address's", asyn
   assert.equal(await allowedVerified(limiter, 10, { authorization: 'Bearer tt_one' }), 5)
   assert.equal(await allowedVerified(limiter, 10, { authorization: 'Bearer tt_two' }), 5)
   // Each token's first request, before it was verified, counted on the address too: 3 of its 5 are left.
-  assert.equal(allowed(limiter, 10), 3)
+  assert.equal(await allowed(limiter, 10), 3)
 })
 
 test('a session cookie the service knows counts as a credential, another cookie does not', async () => {
   const limiter = createRateLimiter({ limits: TIGHT, clock: testClock().now, cookieName: 'notes_session', verify: knowing('abc', 'def') })
   assert.equal(await allowedVerified(limiter, 10, { cookie: 'notes_session=abc' }), 5)
   assert.equal(await allowedVerified(limiter, 10, { cookie: 'notes_session=def; theme=dark' }), 5)
-  assert.equal(allowed(limiter, 10, { cookie: 'theme=dark' }), 3, 'no session cookie: by address')
+  assert.equal(await allowed(limiter, 10, { cookie: 'theme=dark' }), 3, 'no session cookie: by address')
 })
 
-test('a new made-up credential with every request runs out when its address does', () => {
+test('a new made-up credential with every request runs out when its address does', async () => {
   const limiter = createRateLimiter({ limits: TIGHT, clock: testClock().now })
   let ok = 0
-  for (let i = 0; i < 20; i++) if (checkNow(limiter, get({ authorization: `Bearer made-up-${i}` }), 'api') === null) ok++
+  for (let i = 0; i < 20; i++) if ((await checkNow(limiter, get({ authorization: `Bearer made-up-${i}` }), 'api')) === null) ok++
   assert.equal(ok, 5)
-  assert.equal(allowed(limiter, 1, {}, '192.0.2.2'), 1, 'another address is not touched')
+  assert.equal(await allowed(limiter, 1, {}, '192.0.2.2'), 1, 'another address is not touched')
 })
 
-test('a made-up credential changed every few requests buys no bucket of its own: the address is all it gets', () => {
+test('a made-up credential changed every few requests buys no bucket of its own: the address is all it gets', async () => {
   const limiter = createRateLimiter({ limits: TIGHT, clock: testClock().now, cookieName: 'notes_session' })
   let ok = 0
   // The issue's probe, scaled down: a junk token (or cookie) changed every 5 requests.
-  for (let i = 0; i < 40; i++) if (limiter.check(get({ authorization: `Bearer tt_junk-${Math.floor(i / 5)}` }), 'api') === null) ok++
+  for (let i = 0; i < 40; i++) if ((await limiter.check(get({ authorization: `Bearer tt_junk-${Math.floor(i / 5)}` }), 'api')) === null) ok++
   assert.equal(ok, 5)
   let cookies = 0
-  for (let i = 0; i < 40; i++) if (limiter.check(get({ cookie: `notes_session=junk-${Math.floor(i / 5)}` }, '192.0.2.9'), 'api') === null) cookies++
+  for (let i = 0; i < 40; i++) if ((await limiter.check(get({ cookie: `notes_session=junk-${Math.floor(i / 5)}` }, '192.0.2.9'), 'api')) === null) cookies++
   assert.equal(cookies, 5)
 })
 
@@ -140,28 +138,28 @@ test('a credential whose check fails (the database away) counts by address', asy
   assert.equal(await allowedVerified(limiter, 10, { authorization: 'Bearer tt_real' }), 5)
 })
 
-test('sign-in counts by address even with a credential, in a bucket of its own', () => {
+test('sign-in counts by address even with a credential, in a bucket of its own', async () => {
   const limiter = createRateLimiter({ limits: TIGHT, clock: testClock().now })
-  assert.equal(allowed(limiter, 5, { authorization: 'Bearer a' }, undefined, 'signin'), 2)
-  assert.equal(allowed(limiter, 5, { authorization: 'Bearer b' }, undefined, 'signin'), 0)
-  const refused = checkNow(limiter, get(), 'signin')
+  assert.equal(await allowed(limiter, 5, { authorization: 'Bearer a' }, undefined, 'signin'), 2)
+  assert.equal(await allowed(limiter, 5, { authorization: 'Bearer b' }, undefined, 'signin'), 0)
+  const refused = await checkNow(limiter, get(), 'signin')
   assert.equal(refused?.headers?.['ratelimit-policy'], '"sign-in";q=2;w=4')
   assert.equal(refused?.headers?.ratelimit, '"sign-in";r=0;t=2')
-  assert.equal(allowed(limiter, 5), 5, 'the api bucket of the address is whole')
+  assert.equal(await allowed(limiter, 5), 5, 'the api bucket of the address is whole')
 })
 
-test('different addresses count apart; X-Forwarded-For is read only with TRUST_PROXY', () => {
+test('different addresses count apart; X-Forwarded-For is read only with TRUST_PROXY', async () => {
   const spoofed = { 'x-forwarded-for': '203.0.113.9' }
   const direct = createRateLimiter({ limits: TIGHT, clock: testClock().now })
-  assert.equal(allowed(direct, 3, spoofed, '192.0.2.1') + allowed(direct, 3, { 'x-forwarded-for': '203.0.113.10' }, '192.0.2.1'), 5)
-  assert.equal(allowed(direct, 5, {}, '192.0.2.3'), 5)
+  assert.equal(await allowed(direct, 3, spoofed, '192.0.2.1') + await allowed(direct, 3, { 'x-forwarded-for': '203.0.113.10' }, '192.0.2.1'), 5)
+  assert.equal(await allowed(direct, 5, {}, '192.0.2.3'), 5)
 
   const proxied = createRateLimiter({ limits: TIGHT, clock: testClock().now, trustProxy: 1 })
-  assert.equal(allowed(proxied, 5, spoofed, '10.0.0.1'), 5)
-  assert.equal(allowed(proxied, 5, { 'x-forwarded-for': '203.0.113.10' }, '10.0.0.1'), 5)
+  assert.equal(await allowed(proxied, 5, spoofed, '10.0.0.1'), 5)
+  assert.equal(await allowed(proxied, 5, { 'x-forwarded-for': '203.0.113.10' }, '10.0.0.1'), 5)
 })
 
-test('clientAddress takes the address the outermost trusted proxy saw', () => {
+test('clientAddress takes the address the outermost trusted proxy saw', async () => {
   const req = makeRequest({ headers: { 'x-forwarded-for': '1.1.1.1, 2.2.2.2 ,3.3.3.3' }, address: '10.0.0.1' })
   assert.equal(clientAddress(req, 0), '10.0.0.1')
   assert.equal(clientAddress(req, 1), '3.3.3.3')
@@ -171,7 +169,7 @@ test('clientAddress takes the address the outermost trusted proxy saw', () => {
   assert.equal(clientAddress(makeRequest({ address: '10.0.0.1' }), 1), '10.0.0.1', 'no header: the socket')
 })
 
-test('an IPv6 address counts by its /64, an IPv4 one mapped into IPv6 as itself', () => {
+test('an IPv6 address counts by its /64, an IPv4 one mapped into IPv6 as itself', async () => {
   assert.equal(addressKey('2001:db8:1:2:3:4:5:6'), '2001:db8:1:2::/64')
   assert.equal(addressKey('2001:db8:1:2::9'), '2001:db8:1:2::/64')
   assert.equal(addressKey('2001:db8::1'), '2001:db8:0:0::/64')
@@ -180,19 +178,19 @@ test('an IPv6 address counts by its /64, an IPv4 one mapped into IPv6 as itself'
   assert.equal(addressKey('::ffff:192.0.2.1'), '192.0.2.1')
   assert.equal(addressKey('192.0.2.1'), '192.0.2.1')
   const limiter = createRateLimiter({ limits: TIGHT, clock: testClock().now })
-  assert.equal(allowed(limiter, 3, {}, '2001:db8:1:2::a') + allowed(limiter, 3, {}, '2001:db8:1:2::b'), 5)
+  assert.equal(await allowed(limiter, 3, {}, '2001:db8:1:2::a') + await allowed(limiter, 3, {}, '2001:db8:1:2::b'), 5)
 })
 
 test('a sync in a process of its own changes no client\'s count', async () => {
   const clock = testClock()
   const limiter = createRateLimiter({ limits: TIGHT, clock: clock.now })
-  allowed(limiter, 5)
+  await allowed(limiter, 5)
   clock.advance(1000)
   await limiter.sync()
-  assert.equal(allowed(limiter, 5), 2, 'the half-empty bucket was kept')
+  assert.equal(await allowed(limiter, 5), 2, 'the half-empty bucket was kept')
   clock.advance(10_000)
   await limiter.sync()
-  assert.equal(allowed(limiter, 9), 5)
+  assert.equal(await allowed(limiter, 9), 5)
 })
 
 test('two limiters sharing one database converge to one limit', async () => {
@@ -229,11 +227,11 @@ test('a limiter goes on counting on its own while the shared database is unreach
   const broken = db.connect(1)
   await broken.end()
   const limiter = createRateLimiter({ limits: TIGHT, clock: clock.now, shared: createSharedBuckets(broken, 'notes') })
-  assert.equal(allowed(limiter, 10), 5)
+  assert.equal(await allowed(limiter, 10), 5)
   await assert.rejects(limiter.sync())
-  assert.equal(allowed(limiter, 10), 0, 'the counts were kept')
+  assert.equal(await allowed(limiter, 10), 0, 'the counts were kept')
   clock.advance(1000)
-  assert.equal(allowed(limiter, 10), 2)
+  assert.equal(await allowed(limiter, 10), 2)
 })
 
 test('the shared table refills a row to the present, takes the count off, and forgets it once full', async () => {

@@ -52,19 +52,3 @@ test('a database that does not answer within the deadline counts as not ready', 
   const ready = createReadiness(db.sql, { deadlineMs: 20 })
   assert.equal(await ready(), false)
 })
-
-test('a success that stands is answered at once, not as a promise, and then as a promise once it is old', async () => {
-  const db = fakeDatabase()
-  let now = 1000
-  const ready = createReadiness(db.sql, { now: () => now })
-  const first = ready()
-  assert.ok(first instanceof Promise, 'the first request waits for the check')
-  db.pending.shift()!.ok()
-  assert.equal(await first, true)
-  assert.equal(ready(), true)
-  now += 300
-  const later = ready()
-  assert.ok(later instanceof Promise)
-  db.pending.shift()!.ok()
-  assert.equal(await later, true)
-})

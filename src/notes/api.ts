@@ -4,7 +4,7 @@
  * cross-site and content-type checks (docs/core.md, "Sessions and credentials") right after the
  * sign-in check for POST.
  */
-import { etagOf, matches, notModified, tagged } from '../conditional.ts'
+import { etagOf, matches, notModified } from '../conditional.ts'
 import { answerRefused, originOf, refuseContentType, refuseCrossSite } from '../guards.ts'
 import { json, jsonError, PRIVATE_NO_STORE, type Response } from '../response.ts'
 import type { Request } from '../request.ts'
@@ -114,10 +114,9 @@ export function createApiHandlers(deps: { store: NoteStore; sessions: Sessions; 
   }
 
   return {
-    me(req) {
-      // Without a session cookie there is nothing to look up: answered at once, no promise.
-      if (!req.cookies[sessions.cookieName]) return req.method === 'GET' || req.method === 'HEAD' ? NO_USER : answer(200, { user: null })
-      return sessions.load(req).then((session) => answer(200, { user: session?.userId ?? null }))
+    async me(req) {
+      const session = await sessions.load(req)
+      return answer(200, { user: session?.userId ?? null })
     },
 
     async notes(req) {
@@ -197,20 +196,12 @@ function answer(status: number, value: unknown): Response {
   return json(status, value, NO_STORE)
 }
 
-/**
- * A GET of `/api/me` without a session: the same bytes every time, so the answer is built once with the
- * `ETag` the dispatcher would give it (src/conditional.ts). Building, tagging and copying it
- * on each request took about 210 ns, the constant 35 ns (docs/performance.md, "The HTTP core
- * as it runs").
- */
-const NO_USER = tagged(answer(200, { user: null }))
-
 function error(status: number, message: string, headers?: Record<string, string>): Response {
-  return json(status, { error: message }, headers ? Object.assign({}, NO_STORE, headers) : NO_STORE)
+  return json(status, { error: message }, headers ? { ...NO_STORE, ...headers } : NO_STORE)
 }
 
 function noStore(response: Response): Response {
-  return { ...response, headers: Object.assign({}, response.headers, NO_STORE) }
+  return { ...response, headers: { ...response.headers, ...NO_STORE } }
 }
 
 /** Every field of `shape` is an own property of `body` with its JSON type. */
