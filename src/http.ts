@@ -241,13 +241,6 @@ function lingerOnClose(socket: Socket): void {
   }
 }
 
-/**
- * Each connection's peer address, read once: node's `remoteAddress` getter makes several
- * property lookups every time, megamorphic in a process whose sockets come in many shapes
- * (measured: 550 instructions a request, against about 100 for the map).
- */
-const peerAddresses = new WeakMap<Socket, string>()
-
 /** A request's headers, body and close, read from its socket. */
 class SocketSource implements RequestSource {
   constructor(
@@ -261,14 +254,7 @@ class SocketSource implements RequestSource {
   }
 
   get address(): string {
-    const socket = this.raw.socket
-    let address = peerAddresses.get(socket)
-    if (address === undefined) {
-      address = socket.remoteAddress
-      if (address === undefined) return ''
-      peerAddresses.set(socket, address)
-    }
-    return address
+    return this.raw.socket.remoteAddress ?? ''
   }
 
   body(): Promise<Uint8Array> {
@@ -282,11 +268,9 @@ class SocketSource implements RequestSource {
 
 /**
  * The close listeners of requests whose handlers asked for one (long-polls), kept in a Set so
- * that shutdown reaches them all. Each costs a small record and two closures: an AbortController
- * per waiting poll (an EventTarget, its maps and its listener records) measured about a kilobyte
- * and the largest share of the server's time in answering 10,000 polls at once. A listener per request
- * on one shared signal would cost a scan of all the others at every add and remove (node checks
- * for duplicates): quadratic with thousands of waiting polls.
+ * that shutdown reaches them all. Each is a small record rather than an AbortController, since
+ * a process holds thousands of waiting polls; and not a listener on one shared signal, whose
+ * every add and remove would scan all the others.
  */
 interface Waiting {
   add(res: ServerResponse, listener: () => void): () => void
