@@ -22,7 +22,7 @@ import { createSharedBuckets } from './rate-limit-store.ts'
 import { createNotesService } from './notes/service.ts'
 import type { Service, ServiceDeps } from './service.ts'
 import { createSessions, loadSessionSecret } from './session.ts'
-import { keepStatistics } from './statistics.ts'
+import { vacuumHourly } from './statistics.ts'
 import { createTicketsService } from './tickets/service.ts'
 
 export interface App {
@@ -80,7 +80,7 @@ export async function startApp(config: Config, options: { logger: Logger; clock?
   const services: Service[] = []
   const limiters: RateLimiter[] = []
   // A server's autovacuum keeps the planner's statistics; the embedded database needs us to.
-  const statistics = db.kind === 'embedded' ? keepStatistics(db.sql, logger) : null
+  const statistics = db.kind === 'embedded' ? vacuumHourly(db.sql, logger) : null
   const close = async () => {
     await Promise.all(Object.values(servers).map((s) => s.close()))
     await statistics?.stop()

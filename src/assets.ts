@@ -2,7 +2,7 @@
  * A service's browser files: TypeScript and CSS entry points bundled by esbuild once at start,
  * under content-hashed names, compressed once (gzip and brotli), and served with
  * `Cache-Control: public, max-age=31536000, immutable`. Pages and files that must keep their
- * address (a service worker, a manifest) are answered by {@link fresh}: `no-cache` with an
+ * address (a service worker, a manifest) are answered by {@link revalidated}: `no-cache` with an
  * `ETag`, so a browser asks again each time and gets a 304 when nothing changed.
  *
  * ```ts
@@ -174,7 +174,7 @@ export function uncompressed(bytes: Uint8Array, type: string): CompressedFile {
  * A page or fixed-address file that the browser must check each time: `no-cache` with an
  * `ETag`, 304 when `If-None-Match` names it. `headers` are added (a page's security headers).
  */
-export function fresh(req: Request, file: CompressedFile, headers: Headers = {}): Response {
+export function revalidated(req: Request, file: CompressedFile, headers: Headers = {}): Response {
   const match = req.headers['if-none-match']
   const base = { 'cache-control': 'no-cache', etag: file.etag, ...headers }
   if (typeof match === 'string' && match.split(',').some((tag) => tag.trim().replace(/^W\//, '') === file.etag)) {

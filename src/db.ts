@@ -181,9 +181,8 @@ async function databaseReady(sql: Sql, deadlineMs = 2000): Promise<boolean> {
  * given each time, where a prepared one may be given, after five runs, one plan kept for every
  * later value (its generic plan). Kept plans suit statements whose best plan does not depend on
  * the values; a text search's does. A generic plan knows nothing of the searched word and reads
- * every ticket holding it through the text index: a word in every ticket took 256 ms at 100,000
- * tickets where a plan made for it walks the project's own index and stops at 50 rows, 0.6 ms
- * (docs/performance.md, "Growth"). postgres.js reads this from the query's options when it
+ * every ticket holding it through the text index, where a plan made for a common word walks
+ * the project's own index and stops at the page's rows. postgres.js reads this from the query's options when it
  * sends it; its types do not show them.
  */
 export function plannedEachTime<T>(statement: T): T {

@@ -6,8 +6,7 @@
  * PGlite is one session. `@electric-sql/pglite-socket` shares it between connections by
  * queueing their protocol messages, but its queue switches connections between single
  * messages, so two clients' extended-protocol batches (Parse, Bind, Execute ... Sync)
- * interleave and one's unnamed portal replaces the other's ("portal "" does not exist",
- * measured with postgres.js and two connections). {@link BatchQueue} below keeps the library's
+ * interleave and one's unnamed portal replaces the other's ("portal "" does not exist"). {@link BatchQueue} below keeps the library's
  * handler and replaces the queue: a connection keeps the database from its first extended
  * message until its Sync, and for as long as it has a transaction open. Other connections'
  * statements wait meanwhile, which is why no code holds a transaction open across anything slow.

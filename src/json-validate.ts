@@ -160,17 +160,6 @@ export function validateJson(text: string, maxDepth: number = MAX_JSON_DEPTH): J
  */
 export function parseJsonBody(bytes: Uint8Array): JsonBody {
   const { text, complete } = decodeValidPrefix(bytes)
-  // A short whole text that JSON.parse takes is one the check takes too (the same grammar), and
-  // too short to be nested past the limit (each level takes two characters), so the check runs
-  // only to find the place of a defect: on a note save it was 10 to 15 µs of the service's CPU
-  // (docs/performance.md, "Writes at the speed of their SQL").
-  if (complete && text.length <= 2 * MAX_JSON_DEPTH) {
-    try {
-      return { ok: true, value: JSON.parse(text) }
-    } catch {
-      // Found and reported by the check below.
-    }
-  }
   const check = validateJson(text)
   if (!check.ok) return refuse(check.kind, check.offset)
   if (!complete) return refuse('syntax', text.length)

@@ -2,18 +2,16 @@
  * Upkeep of the embedded database: what a PostgreSQL server's autovacuum does. It vacuums a
  * table once enough of it has changed and analyses it; PGlite runs no autovacuum, so without
  * this its planner would plan every statement from default guesses for as long as it runs
- * (seen: a search for a word in every subject read every matching ticket of every project,
- * through the text index, where the statistics lead it to the project's own index and fifty
- * rows; docs/performance.md, "Growth"), and the space of deleted and updated rows would never be
+ * (a search for a common word would read every matching ticket of every project through the
+ * text index, rather than the project's own index), and the space of deleted and updated rows would never be
  * used again: every ticket write adds a row to `ticket_counts` and deletes some, live events
  * are pruned, sessions expire, and the files would only grow.
  *
- * {@link keepStatistics} runs `vacuum (analyze)` a minute after the start and then every hour,
+ * {@link vacuumHourly} runs `vacuum (analyze)` a minute after the start and then every hour,
  * through the service's own client, so it queues like any other statement (and, PGlite being
  * one session, everything queues behind it). `analyze` samples each table (at most 30,000 rows
  * of it), and a vacuum reads only the pages changed since the last one, so its cost stays
- * bounded as the data grows: on 100,000 tickets and a million notes, 3.6 s the first time, then
- * 2.0 to 2.3 s an hour, of which `analyze` alone takes 1.9 to 2.1 s (measured 2026-11-24).
+ * bounded as the data grows (docs/operations.md gives its time on a large database).
  *
  * @module
  */
@@ -31,7 +29,7 @@ export const ANALYZE_EVERY_MS = 60 * 60_000
  * by the next (with a short interval, a database of many large tables once had every pooled
  * connection running one and more queued behind them).
  */
-export function keepStatistics(sql: Sql, logger: Logger, timing = { first: FIRST_ANALYZE_MS, every: ANALYZE_EVERY_MS }): { stop(): Promise<void> } {
+export function vacuumHourly(sql: Sql, logger: Logger, timing = { first: FIRST_ANALYZE_MS, every: ANALYZE_EVERY_MS }): { stop(): Promise<void> } {
   let running: Promise<void> | null = null
   let timer: NodeJS.Timeout | null = null
   let stopped = false

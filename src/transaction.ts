@@ -3,8 +3,7 @@
  * `begin` before the first statement and sends `commit` only after the last has answered.
  * Here `begin` goes out just ahead of the first statement and `commit` just behind the last,
  * on a connection of their own, so the server answers each pair in one round trip: a write of
- * four statements between them waits for four answers, not six (docs/performance.md, "Writes
- * at the speed of their SQL").
+ * four statements between them waits for four answers, not six.
  *
  * ```ts
  * const id = await transaction(sql, async (tx) => (await tx`insert ... returning id`)[0].id,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { test } from 'node:test'
-import { bundleAssets, compress, fresh } from '../src/assets.ts'
+import { bundleAssets, compress, revalidated } from '../src/assets.ts'
 import { makeRequest } from '../src/request.ts'
 
 const dir = await mkdtemp(join(tmpdir(), 'assets-test-'))
@@ -44,15 +44,15 @@ test('an unknown entry name is a programmer mistake and throws', () => {
   assert.throws(() => assets.url('nothing'), /no file named nothing/)
 })
 
-test('fresh() answers no-cache with an ETag and 304 for a matching If-None-Match (weak or listed)', () => {
+test('revalidated() answers no-cache with an ETag and 304 for a matching If-None-Match (weak or listed)', () => {
   const file = compress(new TextEncoder().encode('<p>hello</p>'), 'text/html; charset=utf-8')
-  const first = fresh(makeRequest({ url: '/' }), file, { 'x-extra': '1' })
+  const first = revalidated(makeRequest({ url: '/' }), file, { 'x-extra': '1' })
   assert.equal(first.status, 200)
   assert.equal(first.headers!['cache-control'], 'no-cache')
   assert.equal(first.headers!['x-extra'], '1')
-  assert.equal(fresh(makeRequest({ url: '/', headers: { 'if-none-match': file.etag } }), file).status, 304)
-  assert.equal(fresh(makeRequest({ url: '/', headers: { 'if-none-match': `"other", W/${file.etag}` } }), file).status, 304)
-  assert.equal(fresh(makeRequest({ url: '/', headers: { 'if-none-match': '"other"' } }), file).status, 200)
+  assert.equal(revalidated(makeRequest({ url: '/', headers: { 'if-none-match': file.etag } }), file).status, 304)
+  assert.equal(revalidated(makeRequest({ url: '/', headers: { 'if-none-match': `"other", W/${file.etag}` } }), file).status, 304)
+  assert.equal(revalidated(makeRequest({ url: '/', headers: { 'if-none-match': '"other"' } }), file).status, 200)
 })
 
 test('a bundle that does not build throws at start-up', async () => {

@@ -2,7 +2,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { testDatabase } from './support/db.ts'
-import { keepStatistics } from '../src/statistics.ts'
+import { vacuumHourly } from '../src/statistics.ts'
 
 const db = await testDatabase()
 
@@ -17,7 +17,7 @@ test('the planner learns what a table holds once the first analyze has run, and 
   await db.sql`create table kept (id int, text text)`
   await db.sql`insert into kept select i, 'row ' || i from generate_series(1, 1000) i`
   assert.equal(await plannerRows('kept'), -1, 'nothing told the planner yet')
-  const statistics = keepStatistics(db.sql, { line: (t) => lines.push(t), flush() {} }, { first: 20, every: 200 })
+  const statistics = vacuumHourly(db.sql, { line: (t) => lines.push(t), flush() {} }, { first: 20, every: 200 })
   try {
     for (let i = 0; i < 200 && (await plannerRows('kept')) !== 1000; i++) await sleep(25)
     assert.equal(await plannerRows('kept'), 1000)
@@ -36,7 +36,7 @@ test('the space of deleted rows is used again once the upkeep has run, so a tabl
   await db.sql`insert into churn select i, repeat('x', 200) from generate_series(1, 2000) i`
   const full = await size()
   await db.sql`delete from churn`
-  const statistics = keepStatistics(db.sql, { line() {}, flush() {} }, { first: 1, every: 60_000 })
+  const statistics = vacuumHourly(db.sql, { line() {}, flush() {} }, { first: 1, every: 60_000 })
   try {
     for (let i = 0; i < 200 && (await plannerRows('churn')) !== 0; i++) await sleep(25)
     assert.equal(await plannerRows('churn'), 0)
@@ -50,7 +50,7 @@ test('the space of deleted rows is used again once the upkeep has run, so a tabl
 test('a failed vacuum is logged, and the timer stops when asked', async () => {
   const lines: string[] = []
   const failing = Object.assign(() => Promise.reject(new Error('the database went away')), {}) as unknown as typeof db.sql
-  const statistics = keepStatistics(failing, { line: (t) => lines.push(t), flush() {} }, { first: 1, every: 10_000 })
+  const statistics = vacuumHourly(failing, { line: (t) => lines.push(t), flush() {} }, { first: 1, every: 10_000 })
   for (let i = 0; i < 100 && lines.length === 0; i++) await sleep(10)
   await statistics.stop()
   assert.deepEqual(lines, ['database: vacuum failed: the database went away'])
@@ -69,7 +69,7 @@ test('a vacuum slower than the interval is not overlapped by the next, and none 
       resolve()
     }))
   }, {}) as unknown as typeof db.sql
-  const statistics = keepStatistics(slow, { line() {}, flush() {} }, { first: 1, every: 5 })
+  const statistics = vacuumHourly(slow, { line() {}, flush() {} }, { first: 1, every: 5 })
   for (let i = 0; i < 100 && calls === 0; i++) await sleep(5)
   // The first run takes ten intervals and more: no second one starts meanwhile.
   await sleep(60)

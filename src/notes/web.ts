@@ -7,7 +7,7 @@
  * @module
  */
 import { fileURLToPath } from 'node:url'
-import { bundleAssets, bundleScript, compress, fresh, uncompressed, type Assets, type CompressedFile } from '../assets.ts'
+import { bundleAssets, bundleScript, compress, revalidated, uncompressed, type Assets, type CompressedFile } from '../assets.ts'
 import { answerRefused, originOf, refuseCrossSite } from '../guards.ts'
 import { json, type Response } from '../response.ts'
 import type { Request } from '../request.ts'
@@ -96,7 +96,7 @@ export function createWebHandlers(deps: { sessions: Sessions; publicUrl: string;
       const page = homePage(person, { script: assets.url('app'), style: assets.url('style'), icon: assets.url('icon.svg') })
       // Private: the page names the person, so no shared cache keeps it, and the browser's
       // revalidates it for the cookie it was answered to.
-      return fresh(req, uncompressed(new TextEncoder().encode(page.text), 'text/html; charset=utf-8'), { 'cache-control': 'private, no-cache', vary: 'Cookie' })
+      return revalidated(req, uncompressed(new TextEncoder().encode(page.text), 'text/html; charset=utf-8'), { 'cache-control': 'private, no-cache', vary: 'Cookie' })
     },
 
     async asset(req) {
@@ -104,11 +104,11 @@ export function createWebHandlers(deps: { sessions: Sessions; publicUrl: string;
     },
 
     async serviceWorker(req) {
-      return fresh(req, (await building).worker)
+      return revalidated(req, (await building).worker)
     },
 
     async manifest(req) {
-      return fresh(req, (await building).manifest)
+      return revalidated(req, (await building).manifest)
     },
 
     async logout(req) {

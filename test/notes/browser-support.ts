@@ -4,7 +4,7 @@
  * its own (its own cookies, IndexedDB and service worker), signed in through the login callback.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { compress, fresh } from '../../src/assets.ts'
+import { compress, revalidated } from '../../src/assets.ts'
 import { serve } from '../../src/http.ts'
 import { makeRequest, type Request } from '../../src/request.ts'
 import type { Response } from '../../src/response.ts'
@@ -33,7 +33,7 @@ export async function notesBrowserApp() {
       const original = await route.handler(makeRequest({ url: '/sw.js' }))
       if (build === 0) return route.handler(req)
       const body = `${new TextDecoder().decode(original.body as Uint8Array)}\n// build ${build}\n`
-      return fresh(req, compress(new TextEncoder().encode(body), 'text/javascript; charset=utf-8'), PAGE_HEADERS)
+      return revalidated(req, compress(new TextEncoder().encode(body), 'text/javascript; charset=utf-8'), PAGE_HEADERS)
     },
   })
   const served = await serve({ name: 'notes', routes, host: '127.0.0.1', port, logger: createLogger(null) })
