@@ -8,7 +8,6 @@
  */
 import nacl from 'tweetnacl'
 import type { Sql } from './db.ts'
-import { lruSet } from './lru.ts'
 import { hashSecret, randomToken } from './random.ts'
 import type { Request } from './request.ts'
 import { serializeCookie } from './cookie.ts'
@@ -85,8 +84,6 @@ export interface Sessions {
   clearCookie(): string
 }
 
-/** How many opened cookies are remembered. */
-const OPENED_SIZE = 10_000
 
 /**
  * The stored form of a session id: its SHA-256, hex, as tokens are stored, so a copy of the
@@ -103,21 +100,8 @@ const OPENED_SIZE = 10_000
 export function createSessions(deps: { sql: Sql; secret: Uint8Array; service: ServiceName; secure: boolean; clock: () => number }): Sessions {
   const { sql, secret, service, clock } = deps
   const cookieName = `${service}_session`
-  // Cookies that opened, and the id inside: opening one (tweetnacl in JavaScript) was half of a
-  // note save's time in the handler. A cookie always opens to the same id, so an entry never
-  // goes stale; a cookie that did not open is never kept.
-  const opened = new Map<string, string>()
   // A renewed session, and the id of the row its save replaces.
   const replaces = new WeakMap<Session, string>()
-
-  function open(sealed: string): string | null {
-    const known = opened.get(sealed)
-    if (known !== undefined) return known
-    const id = unseal(sealed, secret)
-    if (id === null) return null
-    lruSet(opened, sealed, id, OPENED_SIZE)
-    return id
-  }
 
   function cookieWith(value: string, maxAgeSeconds: number): string {
     return serializeCookie(cookieName, value, { httpOnly: true, sameSite: 'Lax', path: '/', secure: deps.secure, maxAgeSeconds })
@@ -128,7 +112,7 @@ export function createSessions(deps: { sql: Sql; secret: Uint8Array; service: Se
     async load(req) {
       const sealed = req.cookies[cookieName]
       if (!sealed) return null
-      const id = open(sealed)
+      const id = unseal(sealed, secret)
       if (id === null) return null
       const [row] = await sql`
         select user_id, data from sessions
