@@ -84,12 +84,6 @@ export interface Sessions {
   clearCookie(): string
 }
 
-
-/**
- * The stored form of a session id: its SHA-256, hex, as tokens are stored, so a copy of the
- * database holds no id a cookie could be sealed around.
- */
-
 /**
  * Sessions of one service; `secure` adds `Secure` to the cookie (an https public URL).
  *
