@@ -4,7 +4,7 @@
  * development provider), and the services `SERVICES` names.
  */
 import { createServer, type AddressInfo } from 'node:net'
-import type { Config, ServiceName } from './config.ts'
+import type { Config } from './config.ts'
 import { connect, createReadiness, openDatabase, type Database } from './db.ts'
 import { createDevIdentityProvider } from './dev-idp.ts'
 import { bundleProviderAssets } from './accounts/assets.ts'
@@ -20,7 +20,7 @@ import { migrate } from './migrate.ts'
 import { createRateLimiter, type RateLimiter } from './rate-limit.ts'
 import { createSharedBuckets } from './rate-limit-store.ts'
 import { createNotesService } from './notes/service.ts'
-import type { Service, ServiceDeps } from './service.ts'
+import type { Service, ServiceDeps, ServiceName } from './service.ts'
 import { createSessions, loadSessionSecret } from './session.ts'
 import { vacuumHourly } from './statistics.ts'
 import { createTicketsService } from './tickets/service.ts'

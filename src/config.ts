@@ -3,11 +3,13 @@
  * The table in README.md, "Configuration", lists every variable.
  */
 import { existsSync } from 'node:fs'
+import type { OidcConfig } from './accounts/oidc.ts'
 import { DEFAULT_LIMITS, type Limit, type Limits } from './rate-limit.ts'
+import type { ServiceName, ServiceSettings } from './service.ts'
 
-export type ServiceName = 'notes' | 'tickets'
 
-export interface Config {
+/** Every setting; a service sees its part, {@link ServiceSettings}. */
+export interface Config extends ServiceSettings {
   host: string
   notesPort: number
   ticketsPort: number
@@ -19,8 +21,6 @@ export interface Config {
   devSignin: boolean
   notesUrl: string
   ticketsUrl: string
-  /** A PostgreSQL connection string, or null for the embedded database in `dataDir`. */
-  databaseUrl: string | null
   dataDir: string
   /** The identity provider's base URL; null means the development provider runs. */
   authUrl: string | null
@@ -28,7 +28,6 @@ export interface Config {
   apiSecret: string
   /** 32 bytes, or null: one is generated once and kept in the database. */
   sessionSecret: Uint8Array | null
-  smtpUrl: string | null
   services: ServiceName[]
   /** The rate limits of each class of route, or null when `RATE_LIMIT=off`. */
   rateLimits: Limits | null
@@ -36,24 +35,8 @@ export interface Config {
   trustProxy: number
   /** Sign-in through an organisation's OpenID Connect provider (`OIDC_ISSUER`), or null. */
   oidc: OidcConfig | null
-  /** `WEBHOOK_ALLOW_PRIVATE=1`: webhooks may target loopback and private addresses (an intranet). */
-  webhookAllowPrivate: boolean
 }
 
-export interface OidcConfig {
-  /** The issuer's URL; everything else comes from its discovery document. */
-  issuer: string
-  clientId: string
-  /** Null for a public client (no client authentication, PKCE only). */
-  clientSecret: string | null
-  /** The sign-in button's words (`OIDC_NAME`). */
-  name: string
-  /** `OIDC_ONLY=1`: no passwords, no sign-up form; the sign-in page goes straight to the issuer. */
-  only: boolean
-  scopes: string
-  /** `OIDC_LAZY=1`: an unreadable discovery document does not stop the start; it is retried. */
-  lazy: boolean
-}
 
 /** Reads `.env` from the working directory into `process.env` when the file exists. */
 export function loadEnvFile(path = '.env'): void {

@@ -2,7 +2,6 @@
  * What a service is given at start-up and what it hands back: its route table.
  * State lives in the factory's closure, built once, never in module-level singletons.
  */
-import type { Config } from './config.ts'
 import type { Sql } from './db.ts'
 import type { Handler, HttpRoute } from './handler.ts'
 import type { IdentityProvider } from './idp.ts'
@@ -10,9 +9,22 @@ import type { Logger } from './log.ts'
 import type { Request } from './request.ts'
 import type { Sessions } from './session.ts'
 
+/** The services `npm start` can run (`SERVICES`). */
+export type ServiceName = 'notes' | 'tickets'
+
+/** The settings a service reads; src/config.ts reads them from the environment. */
+export interface ServiceSettings {
+  /** `SMTP_URL`: where mail is sent, or null when none is. */
+  smtpUrl: string | null
+  /** `DATABASE_URL`, or null for the embedded database. */
+  databaseUrl: string | null
+  /** `WEBHOOK_ALLOW_PRIVATE=1`: webhooks may target loopback and private addresses. */
+  webhookAllowPrivate: boolean
+}
+
 export interface ServiceDeps {
   sql: Sql
-  config: Config
+  config: ServiceSettings
   /** Milliseconds since the epoch; tests pass their own. */
   clock: () => number
   idp: IdentityProvider

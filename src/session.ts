@@ -11,7 +11,7 @@ import type { Sql } from './db.ts'
 import { hashSecret, randomToken } from './random.ts'
 import type { Request } from './request.ts'
 import { serializeCookie } from './cookie.ts'
-import type { ServiceName } from './config.ts'
+import type { ServiceName } from './service.ts'
 
 /** How long a session lives. */
 export const SESSION_DAYS = 30

@@ -15,7 +15,6 @@
 import { createHmac } from 'node:crypto'
 import * as client from 'openid-client'
 import nacl from 'tweetnacl'
-import type { OidcConfig } from '../config.ts'
 import { serializeCookie } from '../cookie.ts'
 import type { HttpRoute } from '../handler.ts'
 import { html, type Html } from '../html.ts'
@@ -27,6 +26,22 @@ import type { InviteContext } from './invite-context.ts'
 import { messageContent, requestQuery, type LoginRequest } from './pages.ts'
 import type { ProviderCore } from './provider.ts'
 import type { Account, AccountStore } from './store.ts'
+
+/** Sign-in through an organisation's OpenID Connect provider: `OIDC_*` (src/config.ts reads them). */
+export interface OidcConfig {
+  /** The issuer's URL; everything else comes from its discovery document. */
+  issuer: string
+  clientId: string
+  /** Null for a public client (no client authentication, PKCE only). */
+  clientSecret: string | null
+  /** The sign-in button's words (`OIDC_NAME`). */
+  name: string
+  /** `OIDC_ONLY=1`: no passwords, no sign-up form; the sign-in page goes straight to the issuer. */
+  only: boolean
+  scopes: string
+  /** `OIDC_LAZY=1`: an unreadable discovery document does not stop the start; it is retried. */
+  lazy: boolean
+}
 
 const FLOW_COOKIE = 'idp_oidc'
 const FLOW_SECONDS = 600

@@ -33,7 +33,7 @@ import { messageContent, resetContent, setupContent, signInContent, signUpConten
 import { settingsRoutes } from './settings.ts'
 import { createAccountStore, PROVIDER_SESSION_MS, SESSION_COOKIE, type Account, type AccountStore } from './store.ts'
 import { createPasskeys } from './passkeys.ts'
-import type { OidcConfig } from '../config.ts'
+import type { OidcConfig } from './oidc.ts'
 import type { Logger } from '../log.ts'
 import { createOidc, oidcButton, type RelyingParty } from './oidc.ts'
 

@@ -2,11 +2,11 @@
  * Builds what a service factory needs, for tests that call handlers without a socket:
  * a test schema's `sql`, a controllable clock, a scripted identity provider, and sessions.
  */
-import { loadConfig, type ServiceName } from '../../src/config.ts'
+import { loadConfig } from '../../src/config.ts'
 import type { Sql } from '../../src/db.ts'
 import { exchangeResult, type ExchangeResult, type Identity, type IdentityProvider } from '../../src/idp.ts'
 import { createLogger, type Logger } from '../../src/log.ts'
-import type { ServiceDeps } from '../../src/service.ts'
+import type { ServiceDeps, ServiceName } from '../../src/service.ts'
 import { createSessions, loadSessionSecret } from '../../src/session.ts'
 
 /** A clock the test moves by hand: it stands still until `advance(ms)`. */
