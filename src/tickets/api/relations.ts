@@ -17,7 +17,7 @@ import {
 import { ticketAnswer, ticketAnswers, type TicketAnswer } from './answers.ts'
 import type { TicketEvent } from '../ticket-event.ts'
 import type { TicketTx } from '../store/ticket-store.ts'
-import type { Ticket } from '../store/tickets.ts'
+import type { Ticket } from '../store/ticket-row.ts'
 import { acceptWrite } from './accept-write.ts'
 import { readTicketReference } from '../ticket-reference.ts'
 

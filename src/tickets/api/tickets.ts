@@ -21,7 +21,8 @@ import { BAD_AFTER, BAD_LIMIT, NO_SUCH_PROJECT, NO_SUCH_TICKET, fieldRequired, f
 import { ticketAnswer, ticketAnswers, type TicketAnswer } from './answers.ts'
 import type { TicketTx } from '../store/ticket-store.ts'
 import type { TicketEvent } from '../ticket-event.ts'
-import type { ListPosition, Ticket } from '../store/tickets.ts'
+import type { Ticket } from '../store/ticket-row.ts'
+import type { ListPosition } from '../store/tickets.ts'
 import { ME_NEEDS_SIGN_IN, needsMe, parseQuery } from '../query.ts'
 import { acceptWrite } from './accept-write.ts'
 
