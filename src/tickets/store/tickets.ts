@@ -84,9 +84,9 @@ function assignedTickets(q: Query, userId: string, states: State[]): Promise<Tic
  */
 function relatedTickets(q: Query, ids: string[]): Promise<Ticket[]> {
   const seeds = q(ids)
-  // One `in` of a `union`: each branch uses the primary key or the parent and blocker indexes.
-  // An `or` of five `in (subquery)` conditions is evaluated row by row over every ticket
-  // (1.5-3.2 s at 100,000 tickets against 1.7 ms; docs/performance.md).
+  // One `in` of a `union`: each branch uses the primary key or the parent and blocker indexes,
+  // where an `or` of five `in (subquery)` conditions would be evaluated row by row over every
+  // ticket.
   return selectTickets(q, q`
     t.id in (
       select id from tickets where id in ${seeds}
@@ -138,12 +138,11 @@ function listOrder(q: Query, sort: Sort | null) {
 
 /**
  * `limit <n>` with `n` written into the statement as a constant. As a parameter, PostgreSQL
- * cannot tell that a kept (generic) plan reads only a page: it costs that plan as if it read a
- * tenth of the rows, finds a plan made for each run's values cheaper, and so plans the
- * statement again on every request (the API's page: about 1 ms of 1.4 ms at 100,000 tickets,
- * against 0.4 ms with a constant; the web app's project page: 0.72 against 0.38 ms on the
- * embedded database). Each constant is a prepared statement of its own on every connection, so
- * only a few may be used: fixed page sizes, or {@link pageLimit}'s.
+ * cannot tell that a generic plan reads only a page: it costs that plan as if it read a tenth
+ * of the rows, finds a plan made for each run's values cheaper, and so plans the statement
+ * again on every request, which then costs more than running it. Each constant is a prepared
+ * statement of its own on every connection, so only a few may be used: fixed page sizes, or
+ * {@link pageLimit}'s.
  */
 export function limitClause(q: Query, n: number): Fragment {
   if (!Number.isSafeInteger(n) || n < 0) throw new Error(`not a limit: ${n}`)
