@@ -25,7 +25,7 @@ import { redirect, type Headers, type Response } from '../response.ts'
 import { textDefect } from '../text.ts'
 import type { InviteContext } from './invite-context.ts'
 import { messageContent, requestQuery, type LoginRequest } from './pages.ts'
-import type { ProviderCore } from './provider.ts'
+import type { ProviderCore } from './provider-core.ts'
 import type { Account, AccountStore } from './store.ts'
 
 const FLOW_COOKIE = 'idp_oidc'
