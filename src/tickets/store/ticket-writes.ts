@@ -1,7 +1,8 @@
 /**
- * The statements that write the `tickets` table outside the importer: a new ticket with its
- * project's next number, the lock a change takes, and a change with the history events it adds.
- * Each answers what it wrote, read in the same statement ({@link viewOf}).
+ * The statements a write of the `tickets` table makes outside the importer: a new ticket with
+ * its project's next number, the lock a change takes (with what the change decides by), and a
+ * change with the history events it adds. An insert and a change answer the ticket as written,
+ * read in the same statement ({@link viewOf}).
  */
 import type { Query } from '../../db.ts'
 import type { State } from '../states.ts'
