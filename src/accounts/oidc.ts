@@ -24,7 +24,7 @@ import { redirect, type Headers, type Response } from '../response.ts'
 import { textDefect } from '../text.ts'
 import type { InviteContext } from './invite-context.ts'
 import { messageContent, requestQuery, type LoginRequest } from './pages.ts'
-import type { ProviderCore } from './provider.ts'
+import type { ProviderCore } from './provider-core.ts'
 import type { Account, AccountStore } from './store.ts'
 
 /** Sign-in through an organisation's OpenID Connect provider: `OIDC_*` (src/config.ts reads them). */

@@ -24,7 +24,7 @@ import type { Request } from '../request.ts'
 import { json, jsonError, redirect, type Response } from '../response.ts'
 import type { SignInAttempts } from './attempts.ts'
 import type { BrowserBinding } from './browser-binding.ts'
-import type { ProviderCore } from './provider.ts'
+import type { ProviderCore } from './provider-core.ts'
 import { SESSION_COOKIE, type Account, type AccountStore } from './store.ts'
 
 const CHALLENGE_COOKIE = 'idp_challenge'

@@ -36,6 +36,7 @@ import { createPasskeys } from './passkeys.ts'
 import type { OidcConfig } from './oidc.ts'
 import type { Logger } from '../log.ts'
 import { createOidc, oidcButton, type RelyingParty } from './oidc.ts'
+import type { ProviderCore } from './provider-core.ts'
 
 export interface ServiceAddresses {
   notes: string | null
@@ -64,17 +65,6 @@ export interface AccountsProviderDeps {
 export interface AccountsProvider {
   routes: HttpRoute[]
   store: AccountStore
-}
-
-/** What a sign-in method needs of the provider. */
-export interface ProviderCore {
-  /**
-   * Signs `account` in at the provider, in the browser of `req`: a new session (the one its
-   * cookie named before, if any, ends), and the redirect back to the app, or to `/account`.
-   */
-  finish(req: Request, account: Account, request: LoginRequest): Promise<Response>
-  /** The login request a form or query carries, or the page refusing it. */
-  loginRequest(key: string | null, returnTo: string | null): { ok: true; request: LoginRequest } | { ok: false; response: Response }
 }
 
 /** Builds the provider's routes. */

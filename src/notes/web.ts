@@ -58,10 +58,10 @@ export async function buildWebApp(): Promise<Built> {
   })
   // The worker keeps the page and every hashed file; its version changes with any of them, so a
   // new build installs a new worker.
-  const keep = ['/', ...assets.urls]
-  const version = keep.join('|')
+  const workerFiles = ['/', ...assets.urls]
+  const version = workerFiles.join('|')
   const worker = await bundleScript(`${APP_DIR}sw.ts`, {
-    __APP_FILES__: JSON.stringify(keep),
+    __APP_FILES__: JSON.stringify(workerFiles),
     __APP_VERSION__: JSON.stringify(compress(new TextEncoder().encode(version), 'text/plain').etag.replaceAll('"', '')),
   })
   const manifest = compress(new TextEncoder().encode(JSON.stringify({

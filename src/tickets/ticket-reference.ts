@@ -1,6 +1,6 @@
 /**
  * What a person may type or paste to name another ticket in Parent and Blocked by
- * (docs/tickets-app.md, "Relations"): `web#12`, `WEB#12` (slugs are lower case), `#12` or `12`
+ * (docs/tickets-app.md, "Parent and Blocked by"): `web#12`, `WEB#12` (slugs are lower case), `#12` or `12`
  * (a ticket of this project), the ticket's address (`https://tickets.example/web/12`, this
  * service's own), or a ticket UUID. Pure, so the page's script and the API read a reference alike.
  */

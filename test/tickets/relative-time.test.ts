@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { exactTime, isoTime, relativeTime, utcParts } from '../../src/tickets/app/relative-time.ts'
+import { exactTime, isoTime, relativeTime } from '../../src/tickets/app/relative-time.ts'
 
 const now = Date.UTC(2026, 10, 24, 12, 0, 0)
 const MIN = 60_000
@@ -36,17 +36,10 @@ test('exactTime() gives the day, month, year and UTC time to the minute', () => 
   assert.equal(exactTime(Date.UTC(2026, 10, 4, 9, 5, 59)), '4 Nov 2026, 09:05 UTC')
 })
 
-test('times are written without Date exactly as Date writes them: leap days, year ends, before 1970, and a spread of random times', () => {
-  const times = [
-    0, -1, 1, Date.UTC(2024, 1, 29, 23, 59, 59, 999), Date.UTC(2024, 2, 1), Date.UTC(2000, 1, 29, 12), Date.UTC(1900, 1, 28, 1),
-    Date.UTC(2100, 2, 1), Date.UTC(1999, 11, 31, 23, 59, 59, 999), Date.UTC(1969, 11, 31, 23, 59, 59, 999), Date.UTC(1, 0, 1),
-    Date.UTC(9999, 11, 31, 23, 59, 59, 999), Date.UTC(10000, 0, 1), Date.UTC(-1, 5, 1),
-  ]
-  for (let i = 0; i < 20_000; i++) times.push(Math.floor((Math.random() - 0.3) * 6e12))
-  for (const ms of times) {
-    const d = new Date(ms)
-    assert.equal(isoTime(ms), d.toISOString(), String(ms))
-    assert.deepEqual(utcParts(ms), { year: d.getUTCFullYear(), month: d.getUTCMonth(), day: d.getUTCDate(), hours: d.getUTCHours(), minutes: d.getUTCMinutes(), seconds: d.getUTCSeconds(), millis: d.getUTCMilliseconds() }, String(ms))
-  }
+test('dates follow the UTC calendar: a leap day, the last minute of a year, before 1970', () => {
   assert.equal(exactTime(Date.UTC(2024, 1, 29, 9, 5)), '29 Feb 2024, 09:05 UTC')
+  assert.equal(exactTime(Date.UTC(1999, 11, 31, 23, 59, 59, 999)), '31 Dec 1999, 23:59 UTC')
+  assert.equal(exactTime(-1), '31 Dec 1969, 23:59 UTC')
+  assert.equal(relativeTime(Date.UTC(2024, 1, 29, 23), now), 'on 29 Feb 2024')
+  assert.equal(isoTime(Date.UTC(2024, 1, 29, 23, 59, 59, 999)), '2024-02-29T23:59:59.999Z')
 })

@@ -85,8 +85,8 @@ export interface Local {
   all(): Promise<LocalNote[]>
   /**
    * The `limit` most recently edited notes that are not deleted, and how many notes there are:
-   * enough to draw the list's first screen without reading every note (a read that grows with
-   * the number of notes, 1-2 s for 10,000 in Chromium).
+   * enough to draw the list's first screen without reading every note, a read that grows with
+   * the number of notes.
    */
   newest(limit: number): Promise<{ notes: LocalNote[]; count: number }>
   get(id: string): Promise<LocalNote | undefined>

@@ -49,8 +49,8 @@ export function movedCaret(before: string, after: string, caret: number): number
   return Math.min(after.length - tail, Math.max(head, caret))
 }
 
-// Made once: an Intl formatter costs far more to build than to use (it was most of the time
-// of drawing the list).
+// Made once: an Intl formatter costs far more to build than to use, and the list formats a
+// time for every note it draws.
 const TIME = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' })
 const DAY = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short' })
 const DATE = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', year: 'numeric' })

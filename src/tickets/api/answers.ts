@@ -3,7 +3,7 @@
  * live events alike.
  */
 import type { Project } from '../store/projects.ts'
-import type { Ticket } from '../store/tickets.ts'
+import type { Ticket } from '../store/ticket-row.ts'
 
 /** A ticket as answers show it: the store's ticket and its page. */
 export type TicketAnswer = Ticket & {

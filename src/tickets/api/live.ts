@@ -25,7 +25,7 @@ import type { Handler } from '../../handler.ts'
 import type { Request } from '../../request.ts'
 import type { Logger } from '../../log.ts'
 import { EVENTS_CHANNEL, type Wake } from '../events.ts'
-import { liveCursor } from '../store/outbox.ts'
+import { pruneEvents, readEventsAfter, readLiveCursor } from '../store/outbox.ts'
 import { refuseText } from '../body.ts'
 import { BAD_CURSOR, NO_SUCH_PROJECT, TOO_MANY_WAITING } from '../messages.ts'
 import { answerRefusal, refuse } from '../refusal.ts'
@@ -120,14 +120,6 @@ interface Group {
   polls: Set<Poll>
 }
 
-interface EventRow {
-  seq: number
-  id: number
-  name: string
-  args: unknown
-  project_id: string | null
-}
-
 /** Builds the live-event delivery of the ticket service. */
 export function createLive(deps: LiveDeps): Live {
   const { sql, clock, wake, resolveProject, logger } = deps
@@ -203,29 +195,15 @@ export function createLive(deps: LiveDeps): Live {
     for (const poll of batch) if (poll.after < from) from = poll.after
     for (const group of groups.values()) if (group.after < from) from = group.after
     if (from === Number.MAX_SAFE_INTEGER) return
-    // One statement, so one snapshot: the events after `from`, and how far the table goes.
-    const rows = await sql<(EventRow & { pruned: number; top: number })[]>`
-      select s.pruned_through as pruned,
-             greatest(s.pruned_through, (select max(seq) from events)) as top,
-             e.seq, e.id, e.name, e.args, e.project_id
-      from live_state s
-      left join lateral (
-        select seq, id, name, args, project_id from events
-        where seq > ${from} order by seq limit ${PAGE}
-      ) e on true
-      order by e.seq`.catch((err) => {
+    const { pruned, top, events } = await readEventsAfter(sql, from, PAGE).catch((err) => {
       // These arrivals cannot be told whether they are behind: they fail (a logged 500) and the
       // page retries. The waiting groups stay for the next wake-up or check.
       for (const poll of batch) if (!poll.done) settle(poll).reject(err)
       throw err
     })
-    const first = rows[0]
-    if (!first) throw new Error('live_state has no row')
-    const { pruned, top } = first
-    const events: EventRow[] = first.seq === null ? [] : rows
     const full = events.length === PAGE
     // The read covers (from, head]: everything, or the page it was cut to.
-    const head = full ? (events[events.length - 1] as EventRow).seq : top
+    const head = full ? events[events.length - 1]!.seq : top
     if (full) again = true
 
     // What a cursor and project are answered with: a response, or null to wait (from `head` on).
@@ -338,12 +316,6 @@ export function createLive(deps: LiveDeps): Live {
     armHold()
   }
 
-  async function currentCursor(): Promise<number> {
-    const [row] = await sql<{ top: number | null }[]>`select ${liveCursor(sql)} as top`
-    if (row?.top == null) throw new Error('live_state has no row')
-    return row.top
-  }
-
   const handler: Handler = (req) => {
     const afterText = req.query.get('after')
     const after = afterText === null ? null : parseCursor(afterText)
@@ -363,7 +335,7 @@ export function createLive(deps: LiveDeps): Live {
 
   /** The answer to a poll without a cursor: where to start. */
   async function now(): Promise<Response> {
-    return json(200, { cursor: await currentCursor(), events: [] })
+    return json(200, { cursor: await readLiveCursor(sql), events: [] })
   }
 
   /** Registers a poll, to be answered by a read, by its deadline, or when its client goes away. */
@@ -388,27 +360,12 @@ export function createLive(deps: LiveDeps): Live {
   }
 
   async function prune(): Promise<number> {
-    const cutoff = clock() - KEEP_MS
-    // Deleted and recorded in one statement, so a reader sees both or neither.
-    const [row] = await sql<{ deleted: number }[]>`
-      with gone as (
-        delete from events
-        where created < ${cutoff} and seq < (select max(seq) from events)
-          -- Webhooks have not yet been given what is past this (src/tickets/store/webhooks.ts);
-          -- with no webhook at all nothing waits for it (a new one starts after the newest event).
-          and (seq <= (select fanned_through from webhook_state) or not exists (select from webhooks))
-        returning seq
-      ), noted as (
-        update live_state set pruned_through = greatest(pruned_through, (select max(seq) from gone))
-        where exists (select 1 from gone)
-      )
-      select count(*)::int as deleted from gone`
-    return row?.deleted ?? 0
+    return pruneEvents(sql, clock() - KEEP_MS)
   }
 
   return {
     handler,
-    cursor: currentCursor,
+    cursor: () => readLiveCursor(sql),
     get waiting() {
       return waiting
     },

@@ -15,9 +15,9 @@ import {
   ADD_OR_REMOVE, alreadyBlockedBy, alreadyParent, blockedByCycle, BLOCKS_ITSELF, hasNoParent, NO_SUCH_TICKET, notATicket, notBlockedBy, OWN_PARENT, ownAncestor,
 } from '../messages.ts'
 import { ticketAnswer, ticketAnswers, type TicketAnswer } from './answers.ts'
-import type { TicketEvent } from '../store/history.ts'
+import type { TicketEvent } from '../ticket-event.ts'
 import type { TicketTx } from '../store/ticket-store.ts'
-import type { Ticket } from '../store/tickets.ts'
+import type { Ticket } from '../store/ticket-row.ts'
 import { acceptWrite } from './accept-write.ts'
 import { readTicketReference } from '../ticket-reference.ts'
 

@@ -6,13 +6,13 @@
  */
 const form = document.getElementById('connect') as HTMLFormElement | null
 const out = document.getElementById('connect-error')
-const fresh = document.getElementById('connect-new') as HTMLInputElement | null
+const newProject = document.getElementById('connect-new') as HTMLInputElement | null
 
-if (form && out && fresh) {
+if (form && out && newProject) {
   const title = form.elements.namedItem('title') as HTMLInputElement
   const go = form.elements.namedItem('go') as HTMLButtonElement
   title.addEventListener('input', () => {
-    fresh.checked = true
+    newProject.checked = true
   })
   form.addEventListener('submit', async (event) => {
     event.preventDefault()

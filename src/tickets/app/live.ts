@@ -5,7 +5,7 @@
  * again with the same cursor: nothing is missed.
  */
 import { eventSentence } from '../history-words.ts'
-import type { TicketEvent } from '../store/history.ts'
+import type { TicketEvent } from '../ticket-event.ts'
 
 export interface LiveEvent {
   id?: number

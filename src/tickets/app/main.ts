@@ -28,9 +28,9 @@ let pendingRedraw = false
 async function refresh(announce = ''): Promise<void> {
   const res = await fetch(location.pathname + location.search, { headers: { accept: 'text/html' }, cache: 'no-store' })
   if (!res.ok) return
-  const fresh = new DOMParser().parseFromString(await res.text(), 'text/html')
-  const kept = redraw(document, fresh)
-  pendingRedraw = kept.length > 0
+  const latest = new DOMParser().parseFromString(await res.text(), 'text/html')
+  const heldBack = redraw(document, latest)
+  pendingRedraw = heldBack.length > 0
   const root = document.documentElement
   root.dataset.redrawn = String(Number(root.dataset.redrawn ?? 0) + 1)
   startTimes()

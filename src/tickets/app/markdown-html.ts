@@ -59,8 +59,9 @@ const inline = createRenderer(true)
 const plainInline = createRenderer(true, false)
 
 // Rendered summaries and comments by their text, the least recently used dropped past a total
-// size: a ticket page renders every comment of its history on each request, and the parser
-// was most of the page's own time (docs/performance.md). The output depends on the text alone.
+// size: a ticket page renders every comment of its history on each request, and parsing is
+// most of the page's own work. The output depends on the text alone, so the cache needs no
+// invalidation.
 const CACHE_CHARS = 4_000_000
 const rendered = new Map<string, string>()
 let cachedChars = 0
@@ -96,7 +97,7 @@ export function markdownInline(text: string): string {
 }
 
 // Text without any character inline Markdown acts on renders as itself, escaped: most subjects,
-// so a list of 50 skips the parser (measured: the parser was the larger part of a row's cost).
+// so a list of 50 skips the parser, the larger part of a row's cost.
 // A colon is plain text here: this renderer links nothing, so `Ticket 12: crash` needs no parse.
 const INLINE_SYNTAX = /[*_`\[\]\\~!<&]|^\s|\s$|\s{2}/
 

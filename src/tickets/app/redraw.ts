@@ -1,6 +1,6 @@
 /**
- * Redrawing a page in place from a fresh copy of itself: each element marked `data-live="<name>"`
- * takes the content of its namesake in the fresh page, except one holding a form the person is
+ * Redrawing a page in place from the latest copy of itself: each element marked `data-live="<name>"`
+ * takes the content of its namesake in the latest copy, except one holding a form the person is
  * using (focus inside, or a field changed from what the page drew), which stays as it is until
  * the next redraw. Items marked `data-key` that are new or changed get the class `changed` for a
  * few seconds, which the stylesheet shows as a brief highlight.
@@ -32,17 +32,17 @@ function keyed(root: Element): Map<string, string> {
 }
 
 /**
- * Swaps the live regions of `doc` for those of `fresh`; answers the names of the regions it left
+ * Swaps the live regions of `doc` for those of `latest`; answers the names of the regions it left
  * alone because a form in them is in use.
  */
-export function redraw(doc: Document, fresh: Document, setTimer: (fn: () => void, ms: number) => void = setTimeout): string[] {
-  const kept: string[] = []
+export function redraw(doc: Document, latest: Document, setTimer: (fn: () => void, ms: number) => void = setTimeout): string[] {
+  const heldBack: string[] = []
   for (const region of Array.from(doc.querySelectorAll<HTMLElement>('[data-live]'))) {
     const name = region.dataset.live!
-    const next = fresh.querySelector<HTMLElement>(`[data-live="${CSS.escape(name)}"]`)
+    const next = latest.querySelector<HTMLElement>(`[data-live="${CSS.escape(name)}"]`)
     if (!next || next.innerHTML === region.innerHTML) continue
     if (inUse(region, doc.activeElement)) {
-      kept.push(name)
+      heldBack.push(name)
       continue
     }
     const changed = changedKeys(keyed(region), keyed(next))
@@ -54,6 +54,6 @@ export function redraw(doc: Document, fresh: Document, setTimer: (fn: () => void
       setTimer(() => item.classList.remove('changed'), MARK_MS)
     }
   }
-  if (fresh.title) doc.title = fresh.title
-  return kept
+  if (latest.title) doc.title = latest.title
+  return heldBack
 }

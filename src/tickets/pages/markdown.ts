@@ -7,7 +7,7 @@
 import { NOSNIFF, type BodyStream, type Headers, type Response } from '../../response.ts'
 import type { Request } from '../../request.ts'
 import type { TicketAnswer as Ticket } from '../api/answers.ts'
-import type { TicketEvent } from '../store/history.ts'
+import type { TicketEvent } from '../ticket-event.ts'
 import { eventSentence, oneLine } from '../history-words.ts'
 import { isoTime } from '../app/relative-time.ts'
 

@@ -10,11 +10,16 @@ import type { TicketQuery } from '../query.ts'
 import type { Role } from '../roles.ts'
 import { DEFAULT_FILTER, type State } from '../states.ts'
 import type { Connection } from '../store/connections.ts'
-import type { WebhookView } from './webhooks-section.ts'
-import type { TicketEvent } from '../store/history.ts'
+import type { Delivery, Webhook } from '../store/webhooks.ts'
+import type { TicketEvent } from '../ticket-event.ts'
 import type { Member, Project, ProjectSummary } from '../store/projects.ts'
 import type { ListRequest, ListRow, PageContext, Relation } from '../store/page-reads.ts'
 import type { TicketStore } from '../store/ticket-store.ts'
+
+/** A webhook with the newest entries of its log, as the settings page shows it. */
+export interface WebhookView extends Webhook {
+  deliveries: readonly Delivery[]
+}
 
 /** Tickets a list page shows at once. */
 export const PAGE_SIZE = 50

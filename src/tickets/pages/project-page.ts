@@ -79,9 +79,6 @@ export function projectBody(input: ProjectPageInput): Html {
     : state === '' && total === 0 && counts && Object.values(counts).every((n) => n === 0)
       ? html`<h2>No tickets yet</h2><p>${input.role ? 'Write the first one with “New ticket”.' : 'When members write tickets, they appear here.'}</p>`
       : html`<h2>Nothing here</h2><p>No ticket is in this state. <a href="${listUrl(p.slug, { state: 'all' })}">See all tickets</a>.</p>`
-  // The page's own text is Latin-1 (`&ndash;`, `&rarr;` rather than the characters): one
-  // character beyond it makes the whole page a two-byte string, which took a sixth longer to
-  // join and write (docs/performance.md). Only what people typed may still do that.
   return html`<div class="page-head">
 <div><h1>${p.title}</h1>${p.description.trim() ? html`<div class="muted markdown description">${rawHtml(markdownToHtml(p.description))}</div>` : ''}</div>
 <div class="actions">${input.role === 'admin' ? html`<a class="button" href="/${p.slug}/settings">Project settings</a>` : ''}</div>
@@ -92,16 +89,16 @@ ${newTicket(input)}
 ${input.queryError
     ? searchHelp(input.queryError)
     : html`<div class="tools">
-<span>${total === 0 ? 'No tickets' : html`${first}&ndash;${last} of ${total}`}${q ? html` matching <code>${q}</code>` : ''}</span>
+<span>${total === 0 ? 'No tickets' : html`${first}–${last} of ${total}`}${q ? html` matching <code>${q}</code>` : ''}</span>
 <span class="sorts"><span>Sort:</span> ${sorts}</span>
 </div>
 ${list ? ticketList(list.rows, input.now, empty) : ''}
 ${searchHelp(null)}`}
 ${pages > 1 && !input.queryError
     ? html`<nav class="pager" aria-label="Pages">
-${page > 1 ? html`<a href="${listUrl(p.slug, { q, state, page: page - 1 })}" rel="prev">&larr; Previous</a>` : html`<span></span>`}
+${page > 1 ? html`<a href="${listUrl(p.slug, { q, state, page: page - 1 })}" rel="prev">← Previous</a>` : html`<span></span>`}
 <span>Page ${page} of ${pages}</span>
-${page < pages ? html`<a href="${listUrl(p.slug, { q, state, page: page + 1 })}" rel="next">Next &rarr;</a>` : html`<span></span>`}
+${page < pages ? html`<a href="${listUrl(p.slug, { q, state, page: page + 1 })}" rel="next">Next →</a>` : html`<span></span>`}
 </nav>`
     : ''}`
 }

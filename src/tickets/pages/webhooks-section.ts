@@ -10,11 +10,7 @@ import { html, type Html } from '../../html.ts'
 import type { Delivery, Webhook } from '../store/webhooks.ts'
 import { WEBHOOK_KINDS } from '../webhook-events.ts'
 import { field, formError, timeAgo } from './frame.ts'
-
-/** A webhook with the newest entries of its log. */
-export interface WebhookView extends Webhook {
-  deliveries: readonly Delivery[]
-}
+import type { WebhookView } from './page-data.ts'
 
 /** Deliveries shown per webhook on the page; the API answers the whole log. */
 export const DELIVERIES_SHOWN = 10

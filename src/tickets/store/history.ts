@@ -1,23 +1,10 @@
 /**
- * A ticket's history: the `ticket_events` table, its row type and the {@link TicketEvent} the API
- * shows (the kind's fields beside who made it and when).
+ * A ticket's history: the `ticket_events` table, its row type and the mapping to the
+ * {@link TicketEvent} the API shows (src/tickets/ticket-event.ts).
  */
 import type { Query } from '../../db.ts'
 import type { Actor } from '../actor.ts'
-
-/** A history event: the kind's fields beside who made it and when. */
-export interface TicketEvent {
-  id: number
-  kind: 'comment' | 'state' | 'assign' | 'edit' | 'link'
-  /** The acting person's name at the time. */
-  by: string
-  /** The acting person's user id (null for imported history). */
-  user: string | null
-  /** The label of the connected app the event was made through; null when a person made it. */
-  app: string | null
-  created: number
-  [field: string]: unknown
-}
+import type { TicketEvent } from '../ticket-event.ts'
 
 export interface EventRow {
   id: number

@@ -20,7 +20,8 @@ import type { Role } from '../roles.ts'
 import { STATES, type State } from '../states.ts'
 import type { Member, Project } from './projects.ts'
 import { searchCondition, searchOrder, textSearched, type SearchContext } from './search.ts'
-import { limitClause, searchWhere, ticketOf, viewOf, type Ticket, type TicketRow, type TicketSearch } from './tickets.ts'
+import { ticketOf, viewOf, type Ticket, type TicketRow } from './ticket-row.ts'
+import { limitClause, searchWhere, type TicketSearch } from './tickets.ts'
 
 type Fragment = postgres.PendingQuery<postgres.Row[]>
 

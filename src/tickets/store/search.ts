@@ -29,10 +29,9 @@ const HAS_WORD = /[\p{L}\p{N}]/u
  * A word searched for is written `('word' | 'word':*)`, which matches what `'word':*` alone
  * matches, for the planner's sake: it estimates a whole word from the column's statistics of
  * common words, but a word start, when the statistics list fewer than 100 common words, as
- * 2% of the tickets. A word in every ticket then looked rare, and the search read all of them
- * through the text index (16 ms at 100,000 tickets) instead of walking the project's list
- * and stopping at a page (0.3 ms); with the whole word beside it, the planner sees how common
- * it is (docs/performance.md, "Growth").
+ * 2% of the tickets. Alone, a word in every ticket would look rare, and the search would read
+ * all of them through the text index instead of walking the project's list and stopping at a
+ * page; with the whole word beside it, the planner sees how common it is.
  */
 export function wordsQuery(words: readonly string[], notWords: readonly string[]): string {
   const quoted = (w: string) => `'${w.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`

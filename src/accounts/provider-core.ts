@@ -1,0 +1,21 @@
+/**
+ * What a sign-in method is handed by the provider (src/accounts/provider.ts): the one way to
+ * end a sign-in with an account, and the reading of the login request a form or query carries.
+ * Its own module, so the methods (passkeys.ts, oidc.ts) import it without importing the
+ * provider that builds them.
+ */
+import type { Request } from '../request.ts'
+import type { Response } from '../response.ts'
+import type { LoginRequest } from './pages.ts'
+import type { Account } from './store.ts'
+
+/** What a sign-in method needs of the provider. */
+export interface ProviderCore {
+  /**
+   * Signs `account` in at the provider, in the browser of `req`: a new session (the one its
+   * cookie named before, if any, ends), and the redirect back to the app, or to `/account`.
+   */
+  finish(req: Request, account: Account, request: LoginRequest): Promise<Response>
+  /** The login request a form or query carries, or the page refusing it. */
+  loginRequest(key: string | null, returnTo: string | null): { ok: true; request: LoginRequest } | { ok: false; response: Response }
+}

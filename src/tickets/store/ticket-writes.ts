@@ -1,0 +1,173 @@
+/**
+ * The statements a write of the `tickets` table makes outside the importer: a new ticket with
+ * its project's next number, the lock a change takes (with what the change decides by), and a
+ * change with the history events it adds. An insert and a change answer the ticket as written,
+ * read in the same statement ({@link viewOf}).
+ */
+import type { Query } from '../../db.ts'
+import type { State } from '../states.ts'
+import type { Role } from '../roles.ts'
+import type { TicketEvent } from '../ticket-event.ts'
+import { eventOf, type EventAuthor } from './history.ts'
+import type { User } from './users.ts'
+import { ticketOf, viewOf, type Ticket, type TicketRow } from './ticket-row.ts'
+
+export interface NewTicketRow {
+  projectId: string
+  subject: string
+  summary: string
+  source: string
+  assigneeId: string | null
+  authorId: string
+  now: number
+}
+
+/**
+ * Inserts a ticket with the project's next number and answers it, read in the same statement.
+ * `update projects ... returning` takes the project row's lock, so parallel creates never share
+ * a number. With `ifMember`, only when that user is a member of the project: otherwise nothing
+ * is written and the answer is null.
+ */
+export async function insertTicket(tx: Query, t: NewTicketRow, ifMember?: string): Promise<Ticket | null> {
+  const member = ifMember === undefined ? tx`true` : tx`exists (select 1 from members m where m.project_id = ${t.projectId} and m.user_id = ${ifMember})`
+  const view = viewOf(tx)
+  const [row] = await tx<TicketRow[]>`
+    with counter as (
+      update projects set next_number = next_number + 1 where id = ${t.projectId} and ${member}
+      returning next_number - 1 as number
+    ), t as (
+      insert into tickets (project_id, number, subject, summary, source, assignee_id, author_id, created, updated)
+      select ${t.projectId}, counter.number, ${t.subject}, ${t.summary}, ${t.source}, ${t.assigneeId}, ${t.authorId}, ${t.now}, ${t.now}
+      from counter
+      returning *
+    )
+    select ${view.columns} from t ${view.joins}`
+  return row ? ticketOf(row) : null
+}
+
+/** The row of a ticket being changed, locked until the transaction ends. */
+export interface LockedTicket {
+  id: string
+  projectId: string
+  state: State
+  assigneeId: string | null
+  authorId: string | null
+  parentId: string | null
+  subject: string
+  summary: string
+  /** The role in the ticket's project of the user the lock was taken for. */
+  role: Role | null
+  /** The assignee as a user; null for nobody. */
+  assignee: User | null
+  /** The author as a user; null for an imported author who never logged in here. */
+  author: User | null
+}
+
+/**
+ * Locks a ticket's row for a change and reads, in the same statement, what the change decides
+ * by: its fields, `userId`'s role in its project, and its assignee's and author's names. The
+ * lock is `for no key update`, the one an update takes: it keeps other changes of the ticket
+ * waiting, not the foreign-key checks of rows that name it. Null when there is no such ticket.
+ */
+export async function lockTicket(tx: Query, id: string, userId: string): Promise<LockedTicket | null> {
+  const [r] = await tx<{
+    project_id: string; state: State; assignee_id: string | null; author_id: string | null; parent_id: string | null; subject: string; summary: string
+    role: Role | null; assignee_name: string | null; author_user_name: string | null
+  }[]>`
+    select t.project_id, t.state, t.assignee_id, t.author_id, t.parent_id, t.subject, t.summary,
+      m.role, a.name as assignee_name, au.name as author_user_name
+    from tickets t
+    left join members m on m.project_id = t.project_id and m.user_id = ${userId}
+    left join users a on a.id = t.assignee_id
+    left join users au on au.id = t.author_id
+    where t.id = ${id}
+    for no key update of t`
+  if (!r) return null
+  const user = (id: string | null, name: string | null): User | null => (id !== null && name !== null ? { id, name } : null)
+  return {
+    id,
+    projectId: r.project_id,
+    state: r.state,
+    assigneeId: r.assignee_id ?? null,
+    authorId: r.author_id ?? null,
+    parentId: r.parent_id ?? null,
+    subject: r.subject,
+    summary: r.summary,
+    role: r.role ?? null,
+    assignee: user(r.assignee_id ?? null, r.assignee_name ?? null),
+    author: user(r.author_id ?? null, r.author_user_name ?? null),
+  }
+}
+
+/** The parent of a ticket, read without a lock. */
+export async function parentOf(tx: Query, id: string): Promise<string | null> {
+  const [row] = await tx<{ parent_id: string | null }[]>`select parent_id from tickets where id = ${id}`
+  return row?.parent_id ?? null
+}
+
+/** The fields a change sets; the others stay. */
+export interface TicketChange {
+  state?: State
+  assigneeId?: string | null
+  parentId?: string | null
+  subject?: string
+  summary?: string
+  /** Marks the ticket changed at this time. */
+  updated?: number
+}
+
+/** The columns a change sets. */
+function columnsOf(change: TicketChange): Record<string, unknown> {
+  const set: Record<string, unknown> = {}
+  if (change.state !== undefined) set.state = change.state
+  if (change.assigneeId !== undefined) set.assignee_id = change.assigneeId
+  if (change.parentId !== undefined) set.parent_id = change.parentId
+  if (change.subject !== undefined) set.subject = change.subject
+  if (change.summary !== undefined) set.summary = change.summary
+  if (change.updated !== undefined) set.updated = change.updated
+  return set
+}
+
+/** Sets the given fields of a ticket. */
+export async function updateTicket(tx: Query, id: string, change: TicketChange): Promise<void> {
+  await tx`update tickets set ${tx(columnsOf(change) as never)} where id = ${id}`
+}
+
+/** A history event a change adds: its kind and its fields. */
+export interface NewHistoryEvent {
+  kind: TicketEvent['kind']
+  data: Record<string, unknown>
+}
+
+/**
+ * Sets `change` on a ticket and adds `events` (made by `author` at `now`, in their order) to its
+ * history, and answers the ticket as changed and the events, in one statement. With `ifMember`,
+ * only when that user is a member of the ticket's project: otherwise nothing is written and the
+ * answer is null (as it is when there is no such ticket).
+ */
+export async function changeTicket(
+  tx: Query, id: string, change: TicketChange, events: readonly NewHistoryEvent[], author: EventAuthor, now: number, ifMember?: string,
+): Promise<{ ticket: Ticket; events: TicketEvent[] } | null> {
+  const member = ifMember === undefined ? tx`true` : tx`exists (select 1 from members m where m.project_id = tickets.project_id and m.user_id = ${ifMember})`
+  const view = viewOf(tx)
+  const rows = await tx<(TicketRow & { event_id: number; event_kind: TicketEvent['kind']; event_user_id: string | null; event_by: string; event_app: string | null; event_data: string | Record<string, unknown>; event_created: number })[]>`
+    with t as (
+      update tickets set ${tx(columnsOf(change) as never)} where id = ${id} and ${member}
+      returning *
+    ), e as (
+      insert into ticket_events (ticket_id, kind, user_id, by, app, data, created)
+      select t.id, n.e->>'kind', ${author.id}, ${author.name}, ${author.app ?? null}, n.e->'data', ${now}
+      from t, jsonb_array_elements(${tx.json(events as never)}::jsonb) with ordinality as n(e, i)
+      order by n.i
+      returning id, kind, user_id, by, app, data, created
+    )
+    select ${view.columns}, e.id as event_id, e.kind as event_kind, e.user_id as event_user_id, e.by as event_by,
+      e.app as event_app, e.data as event_data, e.created as event_created
+    from t ${view.joins} cross join e
+    order by e.id`
+  if (rows.length === 0) return null
+  return {
+    ticket: ticketOf(rows[0]!),
+    events: rows.map((r) => eventOf({ id: r.event_id, kind: r.event_kind, user_id: r.event_user_id, by: r.event_by, app: r.event_app, data: r.event_data, created: r.event_created })),
+  }
+}
