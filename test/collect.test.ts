@@ -5,26 +5,26 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { answeredMany, collections, MASS_ANSWER, MIN_SPACING_MS } from '../src/collect.ts'
+import { collectAfterMassAnswer, collections, MASS_ANSWER, MIN_SPACING_MS } from '../src/collect.ts'
 import { until } from './support/wait.ts'
 
 const turn = () => new Promise((resolve) => setTimeout(resolve, 50))
 
 test('fewer answers than a mass answer collect nothing; a mass answer collects once, right after; the next one waits its turn', async () => {
   const before = collections()
-  answeredMany(MASS_ANSWER - 1)
+  collectAfterMassAnswer(MASS_ANSWER - 1)
   await turn()
   assert.equal(collections(), before)
   const heap = process.memoryUsage().heapUsed
-  answeredMany(MASS_ANSWER)
+  collectAfterMassAnswer(MASS_ANSWER)
   await turn()
   assert.equal(collections(), before + 1)
   assert.ok(process.memoryUsage().heapUsed <= heap + 1024 * 1024, 'the heap was collected')
   // A second mass answer right after is collected once the spacing has passed, and a third
   // meanwhile adds nothing: a storm of events costs one collection a spacing.
   const second = performance.now()
-  answeredMany(MASS_ANSWER)
-  answeredMany(MASS_ANSWER)
+  collectAfterMassAnswer(MASS_ANSWER)
+  collectAfterMassAnswer(MASS_ANSWER)
   await turn()
   assert.equal(collections(), before + 1)
   await until(() => collections() === before + 2)

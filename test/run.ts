@@ -37,7 +37,8 @@ if (!env.DATABASE_URL) {
   console.log(`# tests on the PostgreSQL server of DATABASE_URL`)
 }
 
-const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...flags, ...files], { stdio: 'inherit', env })
+// --expose-gc as `npm start` runs node (src/collect.ts).
+const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', '--test', '--test-concurrency=1', ...flags, ...files], { stdio: 'inherit', env })
 const code: number = await new Promise((resolve) => child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))))
 await embedded?.stop()
 await rm(scratch, { recursive: true, force: true })

@@ -29,7 +29,7 @@ import { pruneEvents, readEventsAfter, readLiveCursor } from '../store/outbox.ts
 import { refuseText } from '../body.ts'
 import { BAD_CURSOR, NO_SUCH_PROJECT, TOO_MANY_WAITING } from '../messages.ts'
 import { answerRefusal, refuse } from '../refusal.ts'
-import { answeredMany } from '../../collect.ts'
+import { collectAfterMassAnswer } from '../../collect.ts'
 
 /** How long a poll waits for an event before it is answered with none. */
 export const HOLD_MS = 25_000
@@ -245,7 +245,7 @@ export function createLive(deps: LiveDeps): Live {
       } else join(poll, Math.max(poll.after, head))
     }
     // What thousands of answered polls leave is collected at once (src/collect.ts).
-    answeredMany(answered)
+    collectAfterMassAnswer(answered)
   }
 
   function keyOf(after: number, project: string | null): string {
@@ -312,7 +312,7 @@ export function createLive(deps: LiveDeps): Live {
       settle(poll).resolve(empty(poll))
       answered++
     }
-    answeredMany(answered)
+    collectAfterMassAnswer(answered)
     armHold()
   }
 

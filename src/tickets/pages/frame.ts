@@ -6,7 +6,6 @@
  * auto-escaping template (src/html.ts).
  */
 import { escapeHtml, html, rawHtml, type Html, type HtmlValue } from '../../html.ts'
-import { lruMemo } from '../../lru.ts'
 import { markdownSubject } from '../app/markdown-html.ts'
 import { exactTime, isoTime, relativeTime } from '../app/relative-time.ts'
 import { SHORTCUTS } from '../app/shortcuts.ts'
@@ -125,14 +124,8 @@ export function stateBadge(state: string): Html {
 
 /** A time in words ("5 minutes ago") with the exact time on hover; the script keeps it fresh. */
 export function timeAgo(ms: number, now: number): Html {
-  return html`${timeOpening(ms)}${relativeTime(ms, now)}</time>`
+  return html`<time datetime="${isoTime(ms)}" title="${exactTime(ms)}" data-relative>${relativeTime(ms, now)}</time>`
 }
-
-/**
- * The opening tag of {@link timeAgo}'s element: the exact times, without the words. A function
- * of the time alone, cached by it: a ticket page writes one for each of its events.
- */
-const timeOpening = lruMemo((ms: number): Html => html`<time datetime="${isoTime(ms)}" title="${exactTime(ms)}" data-relative>`, 5_000)
 
 /** A subject as inline Markdown without links (it sits inside a link or a heading). */
 export function subjectHtml(subject: string): Html {
