@@ -3,7 +3,7 @@
 // Rounds interleave the two contenders (alternating which goes first) so that drift in clock
 // speed or GC pressure falls on both; each figure is the median over rounds.
 
-import { validateJson } from '../src/json-validate.ts'
+import { validateJson } from '../src/http/json-validate.ts'
 import { prng } from '../test/support/prng.ts'
 
 const TARGET_BYTES = 1_000_000

@@ -21,8 +21,8 @@ import { Agent, request } from 'node:http'
 import { randomBytes } from 'node:crypto'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
-import { connect, type Sql } from '../src/db.ts'
-import { migrate } from '../src/migrate.ts'
+import { connect, type Sql } from '../src/db/client.ts'
+import { migrate } from '../src/db/migrate.ts'
 import { emit } from '../src/tickets/store/outbox.ts'
 import { startCommand, startOptions } from '../test/support/start-command.ts'
 import { HttpConnection } from './clients/http-connection.ts'
@@ -52,7 +52,7 @@ async function restartRaised(): Promise<void> {
 
 /** The embedded database in a process of its own, as the test runner serves it. */
 async function serveEmbedded(): Promise<void> {
-  const { startEmbedded } = await import('../src/embedded-db.ts')
+  const { startEmbedded } = await import('../src/db/embedded.ts')
   const server = await startEmbedded('memory://', { tcp: true })
   process.stdout.write(JSON.stringify({ port: server.port }) + '\n')
   process.once('SIGTERM', async () => {

@@ -11,12 +11,12 @@
 // The client is node:http with keep-alive: fetch (undici) in the same process cost more CPU
 // than the server it measured (GET /healthz: about 1,100/s with fetch, 9,000/s with node:http).
 
-import { serve } from '../src/http.ts'
+import { serve } from '../src/http/server.ts'
 import { loadConfig } from '../src/config.ts'
-import { createLogger } from '../src/log.ts'
+import { createLogger } from '../src/base/log.ts'
 import { benchDatabase, keepAliveClient, median } from './support.ts'
 import { createNotesService } from '../src/notes/service.ts'
-import { createSessions, loadSessionSecret } from '../src/session.ts'
+import { createSessions, loadSessionSecret } from '../src/auth/session.ts'
 
 const CONCURRENCY = 8
 const POOL = 10

@@ -31,9 +31,9 @@
 import { randomBytes } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { connect } from '../src/db.ts'
-import { migrate } from '../src/migrate.ts'
-import { createSessions } from '../src/session.ts'
+import { connect } from '../src/db/client.ts'
+import { migrate } from '../src/db/migrate.ts'
+import { createSessions } from '../src/auth/session.ts'
 import { createTicketStore } from '../src/tickets/store/ticket-store.ts'
 import { issueToken } from '../src/tickets/api/tokens.ts'
 import { HttpConnection } from './clients/http-connection.ts'
@@ -123,7 +123,7 @@ try {
     await fillNotes(sql, filled.notes, size.notes)
     filled = size
     // The tables as a server's autovacuum or the embedded service's own upkeep
-    // (src/statistics.ts) would have them after such a load: vacuumed, and the planner's
+    // (src/db/vacuum.ts) would have them after such a load: vacuumed, and the planner's
     // statistics taken. (Analysed only, the embedded comment's rate fell by a third from the
     // first size to the second, 161 to 104 a second, and vacuumed it did not: 164 to 160.) Then a
     // checkpoint, so that the writing out of what the load and the vacuum changed is done before

@@ -10,10 +10,10 @@
 // each figure is the median.
 
 import { loadConfig } from '../src/config.ts'
-import { serve } from '../src/http.ts'
-import { createLogger } from '../src/log.ts'
+import { serve } from '../src/http/server.ts'
+import { createLogger } from '../src/base/log.ts'
 import { createNotesService } from '../src/notes/service.ts'
-import { createSessions, loadSessionSecret } from '../src/session.ts'
+import { createSessions, loadSessionSecret } from '../src/auth/session.ts'
 import { createTicketsService } from '../src/tickets/service.ts'
 import { createTicketStore } from '../src/tickets/store/ticket-store.ts'
 import { issueToken } from '../src/tickets/api/tokens.ts'

@@ -9,9 +9,9 @@ import { Agent, request, type IncomingMessage } from 'node:http'
 import { cpus } from 'node:os'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
-import { connect, type Sql } from '../src/db.ts'
-import { startEmbedded } from '../src/embedded-db.ts'
-import { migrate } from '../src/migrate.ts'
+import { connect, type Sql } from '../src/db/client.ts'
+import { startEmbedded } from '../src/db/embedded.ts'
+import { migrate } from '../src/db/migrate.ts'
 
 const AUTOCANNON = fileURLToPath(new URL('../node_modules/autocannon/autocannon.js', import.meta.url))
 

@@ -18,11 +18,11 @@
 // this process around the database call; goal under 20 ms (median of 30 runs each).
 
 import { loadConfig } from '../src/config.ts'
-import { escapeHtml } from '../src/html.ts'
-import type { HttpRoute } from '../src/handler.ts'
-import { serve } from '../src/http.ts'
-import { createLogger } from '../src/log.ts'
-import { createSessions, loadSessionSecret } from '../src/session.ts'
+import { escapeHtml } from '../src/http/html.ts'
+import type { HttpRoute } from '../src/http/handler.ts'
+import { serve } from '../src/http/server.ts'
+import { createLogger } from '../src/base/log.ts'
+import { createSessions, loadSessionSecret } from '../src/auth/session.ts'
 import { listRequest } from '../src/tickets/pages/page-data.ts'
 import { parseQuery } from '../src/tickets/query.ts'
 import { searchCondition, searchOrder } from '../src/tickets/store/search.ts'
@@ -31,7 +31,7 @@ import { DEFAULT_FILTER } from '../src/tickets/states.ts'
 import { createTicketStore } from '../src/tickets/store/ticket-store.ts'
 import { issueToken } from '../src/tickets/api/tokens.ts'
 import { storeUser } from '../src/tickets/store/users.ts'
-import type { Sql } from '../src/db.ts'
+import type { Sql } from '../src/db/client.ts'
 import { benchDatabase, keepAliveClient, median } from './support.ts'
 
 const CONCURRENCY = 8

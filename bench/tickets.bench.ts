@@ -12,11 +12,11 @@
 // server it measures.
 
 import { loadConfig } from '../src/config.ts'
-import { serve } from '../src/http.ts'
-import { json } from '../src/response.ts'
-import { createLogger } from '../src/log.ts'
+import { serve } from '../src/http/server.ts'
+import { json } from '../src/http/response.ts'
+import { createLogger } from '../src/base/log.ts'
 import { benchDatabase, keepAliveClient } from './support.ts'
-import { createSessions, loadSessionSecret } from '../src/session.ts'
+import { createSessions, loadSessionSecret } from '../src/auth/session.ts'
 import { createTicketsService } from '../src/tickets/service.ts'
 import { createTicketStore } from '../src/tickets/store/ticket-store.ts'
 import { issueToken } from '../src/tickets/api/tokens.ts'

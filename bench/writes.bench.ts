@@ -28,9 +28,9 @@ import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
-import { connect } from '../src/db.ts'
-import { migrate } from '../src/migrate.ts'
-import { createSessions } from '../src/session.ts'
+import { connect } from '../src/db/client.ts'
+import { migrate } from '../src/db/migrate.ts'
+import { createSessions } from '../src/auth/session.ts'
 import { createTicketStore } from '../src/tickets/store/ticket-store.ts'
 import { issueToken } from '../src/tickets/api/tokens.ts'
 import { startCommand, startOptions } from '../test/support/start-command.ts'
@@ -163,7 +163,7 @@ try {
   for (const [name, warmUps, write] of toCount) {
     const base = counted.urls[writes[name]?.service ?? 'tickets']!
     for (const warmUp of warmUps) await warmUp(base, 0)
-    // The rate limiter sends its counts about once a second (src/rate-limit-store.ts), on
+    // The rate limiter sends its counts about once a second (src/limits/shared-buckets.ts), on
     // whichever connection: a write whose window holds that exchange is counted again.
     for (let attempt = 0; attempt < COUNT_ATTEMPTS; attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 100))

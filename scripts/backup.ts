@@ -13,8 +13,8 @@ import { readFile, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { loadConfig, loadEnvFile } from '../src/config.ts'
-import { lockDataDir } from '../src/dir-lock.ts'
-import { START_PARAMS } from '../src/embedded-db.ts'
+import { lockDataDir } from '../src/db/data-dir-lock.ts'
+import { START_PARAMS } from '../src/db/embedded.ts'
 
 const [command, file] = process.argv.slice(2)
 if ((command !== 'backup' && command !== 'restore') || !file || process.argv.length > 4) {

@@ -8,9 +8,9 @@
  */
 import { readFile } from 'node:fs/promises'
 import { loadConfig, loadEnvFile } from '../src/config.ts'
-import { openDatabase } from '../src/db.ts'
-import { parseJsonBody } from '../src/json-validate.ts'
-import { migrate } from '../src/migrate.ts'
+import { openDatabase } from '../src/db/client.ts'
+import { parseJsonBody } from '../src/http/json-validate.ts'
+import { migrate } from '../src/db/migrate.ts'
 import { importTickets } from '../src/tickets/import.ts'
 
 const path = process.argv[2]

@@ -9,8 +9,8 @@
  * beside them. The address is `IDP_URL`, else `http://localhost:<IDP_PORT>`.
  */
 import { loadConfig, loadEnvFile } from '../src/config.ts'
-import { openDatabase } from '../src/db.ts'
-import { migrate } from '../src/migrate.ts'
+import { openDatabase } from '../src/db/client.ts'
+import { migrate } from '../src/db/migrate.ts'
 import { createAccountStore } from '../src/accounts/store.ts'
 
 const name = process.argv.slice(2).join(' ').trim()

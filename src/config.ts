@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs'
 import type { OidcConfig } from './accounts/oidc.ts'
-import { DEFAULT_LIMITS, type Limit, type Limits } from './rate-limit.ts'
+import { DEFAULT_LIMITS, type Limit, type Limits } from './limits/rate-limit.ts'
 import type { ServiceName, ServiceSettings } from './service.ts'
 
 

@@ -1,7 +1,7 @@
 /** `npm start`: reads the settings, starts the application, and stops it on SIGTERM or SIGINT. */
 import { startApp } from './app.ts'
 import { loadConfig, loadEnvFile } from './config.ts'
-import { createLogger } from './log.ts'
+import { createLogger } from './base/log.ts'
 
 const logger = createLogger()
 let config

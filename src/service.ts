@@ -2,12 +2,12 @@
  * What a service is given at start-up and what it hands back: its route table.
  * State lives in the factory's closure, built once, never in module-level singletons.
  */
-import type { Sql } from './db.ts'
-import type { Handler, HttpRoute } from './handler.ts'
-import type { IdentityProvider } from './idp.ts'
-import type { Logger } from './log.ts'
-import type { Request } from './request.ts'
-import type { Sessions } from './session.ts'
+import type { Sql } from './db/client.ts'
+import type { Handler, HttpRoute } from './http/handler.ts'
+import type { IdentityProvider } from './auth/idp.ts'
+import type { Logger } from './base/log.ts'
+import type { Request } from './http/request.ts'
+import type { Sessions } from './auth/session.ts'
 
 /** The services `npm start` can run (`SERVICES`). */
 export type ServiceName = 'notes' | 'tickets'
@@ -41,7 +41,7 @@ export interface Service {
   /**
    * Whether the credential the rate limiter counts a request by (its `Authorization` header,
    * else the session cookie) is one this service knows: a token, a key, a signed-in session.
-   * Only such a credential gets a bucket of its own (src/rate-limit.ts).
+   * Only such a credential gets a bucket of its own (src/limits/rate-limit.ts).
    */
   verifyCredential?(req: Request): Promise<boolean>
   /** Called at shutdown, after the server stopped accepting. */

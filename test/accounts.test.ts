@@ -6,13 +6,13 @@
  */
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { createHandler } from '../src/handler.ts'
-import { makeRequest } from '../src/request.ts'
-import { bodyText } from '../src/response.ts'
+import { createHandler } from '../src/http/handler.ts'
+import { makeRequest } from '../src/http/request.ts'
+import { bodyText } from '../src/http/response.ts'
 import { createAccountsProvider } from '../src/accounts/provider.ts'
 import { createSignInAttempts, ACCOUNT_LIMIT } from '../src/accounts/attempts.ts'
 import { hashPassword, verifyPassword } from '../src/accounts/password.ts'
-import { hashSecret } from '../src/random.ts'
+import { hashSecret } from '../src/base/random.ts'
 import { testLogger } from './support/service.ts'
 import { ticketsApp } from './tickets/support.ts'
 

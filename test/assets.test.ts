@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { test } from 'node:test'
-import { bundleAssets, compress, revalidated } from '../src/assets.ts'
-import { makeRequest } from '../src/request.ts'
+import { bundleAssets, compress, revalidated } from '../src/http/assets.ts'
+import { makeRequest } from '../src/http/request.ts'
 
 const dir = await mkdtemp(join(tmpdir(), 'assets-test-'))
 await writeFile(join(dir, 'helper.ts'), 'export const greet = (name: string): string => `hello ${name}`\n')

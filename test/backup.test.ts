@@ -5,9 +5,9 @@ import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
-import { openDatabase } from '../src/db.ts'
-import { lockDataDir } from '../src/dir-lock.ts'
-import { migrate } from '../src/migrate.ts'
+import { openDatabase } from '../src/db/client.ts'
+import { lockDataDir } from '../src/db/data-dir-lock.ts'
+import { migrate } from '../src/db/migrate.ts'
 import { startedDataDir } from './support/data-dir.ts'
 
 // `npm run backup` and `npm run restore` for the embedded database (docs/operations.md). These

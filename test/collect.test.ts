@@ -1,11 +1,11 @@
 /**
- * The full collection after a mass answer (src/collect.ts): it runs once thousands of requests
+ * The full collection after a mass answer (src/base/collect.ts): it runs once thousands of requests
  * were answered together, not for fewer, and a storm of mass answers is collected at most every
  * half second (or ten pauses, when a pause is longer).
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { collectAfterMassAnswer, collections, MASS_ANSWER, MIN_SPACING_MS } from '../src/collect.ts'
+import { collectAfterMassAnswer, collections, MASS_ANSWER, MIN_SPACING_MS } from '../src/base/collect.ts'
 import { until } from './support/wait.ts'
 
 const turn = () => new Promise((resolve) => setTimeout(resolve, 50))

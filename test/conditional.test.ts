@@ -1,16 +1,16 @@
 /**
- * Conditional GETs (src/conditional.ts): `If-None-Match` read as RFC 9110 says, the `ETag` every
+ * Conditional GETs (src/http/conditional.ts): `If-None-Match` read as RFC 9110 says, the `ETag` every
  * GET of JSON or Markdown gets from the dispatcher, and the 304 as a client receives it.
  */
 import assert from 'node:assert/strict'
 import { request } from 'node:http'
 import { test } from 'node:test'
-import { conditional, etagOf, matches } from '../src/conditional.ts'
-import { createHandler, type HttpRoute } from '../src/handler.ts'
-import { serve } from '../src/http.ts'
-import { createLogger } from '../src/log.ts'
-import { makeRequest } from '../src/request.ts'
-import { bodyText, json, jsonStream, text, type Response } from '../src/response.ts'
+import { conditional, etagOf, matches } from '../src/http/conditional.ts'
+import { createHandler, type HttpRoute } from '../src/http/handler.ts'
+import { serve } from '../src/http/server.ts'
+import { createLogger } from '../src/base/log.ts'
+import { makeRequest } from '../src/http/request.ts'
+import { bodyText, json, jsonStream, text, type Response } from '../src/http/response.ts'
 
 const TAG = '"abc"'
 

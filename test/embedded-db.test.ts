@@ -4,7 +4,7 @@ import { mkdtemp, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import postgres from 'postgres'
-import { startEmbedded } from '../src/embedded-db.ts'
+import { startEmbedded } from '../src/db/embedded.ts'
 
 const server = await startEmbedded('memory://')
 const client = (max: number) => postgres({ path: server.socketPath!, username: 'postgres', database: 'postgres', max, onnotice: () => {} })
@@ -75,7 +75,7 @@ test('an error inside a batch leaves the connection usable', async () => {
 })
 
 test('the empty database a first start unpacks is there for the installed PGlite version (npm run pglite-template makes it)', async () => {
-  const { PGLITE_VERSION, TEMPLATE } = await import('../src/embedded-db.ts')
+  const { PGLITE_VERSION, TEMPLATE } = await import('../src/db/embedded.ts')
   assert.match(TEMPLATE, new RegExp(`pglite-${PGLITE_VERSION.replace(/\./g, '\\.')}\\.tar\\.gz$`))
   assert.ok((await stat(TEMPLATE)).size > 1_000_000, `${TEMPLATE} is missing: run npm run pglite-template after upgrading PGlite`)
 })

@@ -152,7 +152,7 @@ test('the database stopped for 30 s: quick JSON 503s and /healthz 503 meanwhile,
 })
 
 test('every connection silenced under 8 writers (a NAT or a proxy that forgot them: no FIN, no RST, no answer): JSON 503s until the answer deadline replaces them, then every write succeeds, nothing acknowledged lost', async () => {
-  // The services wait 30 s for an answer (src/db.ts); 2 s here keeps the test short.
+  // The services wait 30 s for an answer (src/db/client.ts); 2 s here keeps the test short.
   const deadlineMs = 2_000
   const server = await startServer({ FAULT_ANSWER_TIMEOUT: String(deadlineMs / 1000) })
   let silenced = 0

@@ -1,7 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { makeRequest } from '../src/request.ts'
-import { answerRefused, refuseContentType, refuseCrossSite, refuseTag } from '../src/guards.ts'
+import { makeRequest } from '../src/http/request.ts'
+import { answerRefused, refuseContentType, refuseCrossSite, refuseTag } from '../src/http/guards.ts'
 
 const own = 'http://localhost:3001'
 const withCookie = { cookie: 'notes_session=abc' }

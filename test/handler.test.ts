@@ -1,10 +1,10 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { etagOf } from '../src/conditional.ts'
-import { createHandler, type HandlerOptions, type HttpRoute } from '../src/handler.ts'
-import { createRateLimiter } from '../src/rate-limit.ts'
-import { makeRequest } from '../src/request.ts'
-import { HttpError, json, jsonError, text, type Response } from '../src/response.ts'
+import { etagOf } from '../src/http/conditional.ts'
+import { createHandler, type HandlerOptions, type HttpRoute } from '../src/http/handler.ts'
+import { createRateLimiter } from '../src/limits/rate-limit.ts'
+import { makeRequest } from '../src/http/request.ts'
+import { HttpError, json, jsonError, text, type Response } from '../src/http/response.ts'
 
 function handlerOf(routes: HttpRoute[], extra: Partial<HandlerOptions> = {}) {
   const lines: string[] = []

@@ -1,6 +1,6 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { escapeHtml, html, htmlDocument, htmlResponse, joinHtml, rawHtml, type Html } from '../src/html.ts'
+import { escapeHtml, html, htmlDocument, htmlResponse, joinHtml, rawHtml, type Html } from '../src/http/html.ts'
 
 const render = (h: Html) => h.text
 

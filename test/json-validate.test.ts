@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, test } from 'node:test'
 
-import { decodeUtf8, parseJsonBody, validateJson } from '../src/json-validate.ts'
+import { decodeUtf8, parseJsonBody, validateJson } from '../src/http/json-validate.ts'
 import { prng } from './support/prng.ts'
 
 /** JSONTestSuite's parsing cases, vendored with their licence (test/fixtures/jsontestsuite/LICENSE). */

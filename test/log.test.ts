@@ -1,10 +1,10 @@
 /**
- * The request log (src/log.ts): lines are batched and written together, in order, whole,
+ * The request log (src/base/log.ts): lines are batched and written together, in order, whole,
  * whatever their length or script.
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { createLogger, requestLine } from '../src/log.ts'
+import { createLogger, requestLine } from '../src/base/log.ts'
 
 /** A logger whose writes are kept. */
 function recorded() {

@@ -1,7 +1,7 @@
-/** The bounded caches' eviction (src/lru.ts). */
+/** The bounded caches' eviction (src/base/lru.ts). */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { lruSet } from '../src/lru.ts'
+import { lruSet } from '../src/base/lru.ts'
 
 test('past the limit the entry set longest ago goes; an entry set again counts as new', () => {
   const map = new Map<string, number>()

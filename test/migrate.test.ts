@@ -4,7 +4,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { testDatabase } from './support/db.ts'
-import { migrate, migrationFiles } from '../src/migrate.ts'
+import { migrate, migrationFiles } from '../src/db/migrate.ts'
 
 const db = await testDatabase()
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { isPublicAddress, NOT_PUBLIC_ADDRESS, postChecked, refuseHost } from '../src/outbound.ts'
+import { isPublicAddress, NOT_PUBLIC_ADDRESS, postChecked, refuseHost } from '../src/http/outbound.ts'
 
 test('isPublicAddress refuses loopback, private, link-local, metadata and reserved addresses', () => {
   const cases: [string, boolean][] = [

@@ -5,7 +5,7 @@ import { cp, mkdtemp, readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { connect, isDatabaseUnavailable } from '../src/db.ts'
+import { connect, isDatabaseUnavailable } from '../src/db/client.ts'
 import { startTcpProxy } from './support/tcp-proxy.ts'
 
 // The `postgres` driver 3.4.9 throws from a setImmediate callback when a connection is written
@@ -155,7 +155,7 @@ test('queries on a connection that went silent fail after answer_timeout, and th
 test('a statement that sends nothing for longer than answer_timeout is cut as well: the deadline must stay above every statement', async (t) => {
   const { sql } = await pooled(t, 1, { answerTimeout: 1 })
   // A statement answers nothing until it is done, so the deadline cannot tell a slow one from a
-  // dead peer: the services' deadline (src/db.ts) is far above any statement of theirs.
+  // dead peer: the services' deadline (src/db/client.ts) is far above any statement of theirs.
   assert.equal(await sql`select pg_sleep(1.5)`.then(() => 'answered', codeOf), 'CONNECTION_CLOSED')
   assert.equal((await within(5000, 'a query after', sql`select 1::int as n`))[0]!.n, 1)
 })

@@ -8,7 +8,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { after, test } from 'node:test'
 import { startApp } from '../src/app.ts'
 import { loadConfig } from '../src/config.ts'
-import { createLogger } from '../src/log.ts'
+import { createLogger } from '../src/base/log.ts'
 import { testDatabase } from './support/db.ts'
 
 const db = await testDatabase()

@@ -1,15 +1,15 @@
 /**
- * The token buckets of src/rate-limit.ts on a clock the test moves by hand: bursts, refill,
+ * The token buckets of src/limits/rate-limit.ts on a clock the test moves by hand: bursts, refill,
  * the 429 and its header fields, who counts as one client, and two limiters sharing one
  * database (on either database, as `npm test` runs this file).
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { IncomingHttpHeaders } from 'node:http'
-import type { Response } from '../src/response.ts'
-import { makeRequest } from '../src/request.ts'
-import { addressKey, clientAddress, createRateLimiter, TokenBucket, type Limits, type RateLimiter } from '../src/rate-limit.ts'
-import { createSharedBuckets } from '../src/rate-limit-store.ts'
+import type { Response } from '../src/http/response.ts'
+import { makeRequest } from '../src/http/request.ts'
+import { addressKey, clientAddress, createRateLimiter, TokenBucket, type Limits, type RateLimiter } from '../src/limits/rate-limit.ts'
+import { createSharedBuckets } from '../src/limits/shared-buckets.ts'
 import { testDatabase } from './support/db.ts'
 import { testClock } from './support/service.ts'
 

@@ -1,10 +1,10 @@
 /**
- * `GET /healthz`'s database check (src/db.ts, `createReadiness`): shared by the requests that
+ * `GET /healthz`'s database check (src/db/client.ts, `createReadiness`): shared by the requests that
  * ask at once, a success kept for a quarter second, a failure never kept.
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { createReadiness, type Sql } from '../src/db.ts'
+import { createReadiness, type Sql } from '../src/db/client.ts'
 
 /** A stand-in for the client: counts `select 1`s, each answered (or refused) when told. */
 function fakeDatabase() {

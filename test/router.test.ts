@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { createRouter, type Method, type Route, type Router } from '../src/router.ts'
+import { createRouter, type Method, type Route, type Router } from '../src/http/router.ts'
 
 type Handler = () => void
 const handler: Handler = () => {}

@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process'
 import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startEmbedded } from '../src/embedded-db.ts'
+import { startEmbedded } from '../src/db/embedded.ts'
 
 const args = process.argv.slice(2)
 const files = args.filter((a) => a.endsWith('.ts'))
@@ -37,7 +37,7 @@ if (!env.DATABASE_URL) {
   console.log(`# tests on the PostgreSQL server of DATABASE_URL`)
 }
 
-// --expose-gc as `npm start` runs node (src/collect.ts).
+// --expose-gc as `npm start` runs node (src/base/collect.ts).
 const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', '--test', '--test-concurrency=1', ...flags, ...files], { stdio: 'inherit', env })
 const code: number = await new Promise((resolve) => child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))))
 await embedded?.stop()

@@ -2,7 +2,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { testDatabase } from './support/db.ts'
-import { vacuumHourly } from '../src/statistics.ts'
+import { vacuumHourly } from '../src/db/vacuum.ts'
 
 const db = await testDatabase()
 

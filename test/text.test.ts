@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { createHandler } from '../src/handler.ts'
-import { createLogger } from '../src/log.ts'
-import { makeRequest } from '../src/request.ts'
-import { json } from '../src/response.ts'
-import { queryNotUtf8, textDefect } from '../src/text.ts'
+import { createHandler } from '../src/http/handler.ts'
+import { createLogger } from '../src/base/log.ts'
+import { makeRequest } from '../src/http/request.ts'
+import { json } from '../src/http/response.ts'
+import { queryNotUtf8, textDefect } from '../src/http/text.ts'
 
 test('textDefect() finds U+0000 and lone surrogates, and passes surrogate pairs and other controls', () => {
   const cases: [string, ReturnType<typeof textDefect>][] = [

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test, type TestContext } from 'node:test'
-import { connect, isDatabaseUnavailable } from '../src/db.ts'
-import { CONNECTION_ATTEMPTS, transaction } from '../src/transaction.ts'
+import { connect, isDatabaseUnavailable } from '../src/db/client.ts'
+import { CONNECTION_ATTEMPTS, transaction } from '../src/db/transaction.ts'
 import { testDatabase } from './support/db.ts'
 import { startTcpProxy } from './support/tcp-proxy.ts'
 

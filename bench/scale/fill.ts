@@ -12,7 +12,7 @@
  *
  * `fillTickets(sql, from, to)` adds tickets `from + 1` to `to`; the sizes grow by adding.
  */
-import type { Sql } from '../../src/db.ts'
+import type { Sql } from '../../src/db/client.ts'
 
 export const PROJECTS = 20
 export const TICKET_USERS = 200

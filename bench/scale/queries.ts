@@ -3,8 +3,8 @@
  * and src/notes, with their parameters as `$n`), for `EXPLAIN (ANALYZE, BUFFERS)` at the
  * largest size. Writes are explained inside a transaction that is rolled back.
  */
-import type { Sql } from '../../src/db.ts'
-import { hashSecret } from '../../src/random.ts'
+import type { Sql } from '../../src/db/client.ts'
+import { hashSecret } from '../../src/base/random.ts'
 import { projectId, userId } from './fill.ts'
 
 // src/tickets/store/tickets.ts viewOf: one shape for every ticket read, from `t` (the tickets

@@ -5,7 +5,7 @@
  * `Parse`, named or not), every `Sync` or simple `Query` (each answered by one ReadyForQuery),
  * and every round trip: a `Sync` or `Query` sent while the connection has no request waiting for
  * its ReadyForQuery. postgres.js sends one Parse/Bind/Execute/Sync batch a query; a client that
- * sends the next before the answer to the last (pipelining, src/transaction.ts) makes several
+ * sends the next before the answer to the last (pipelining, src/db/transaction.ts) makes several
  * syncs in one round trip.
  *
  * Used to count the statements and round trips a write route makes, without touching the

@@ -8,9 +8,9 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { serve } from '../../src/http.ts'
-import { json } from '../../src/response.ts'
-import { createLogger } from '../../src/log.ts'
+import { serve } from '../../src/http/server.ts'
+import { json } from '../../src/http/response.ts'
+import { createLogger } from '../../src/base/log.ts'
 
 const kind = process.argv[2]
 if (kind === 'bare') {

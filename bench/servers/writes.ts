@@ -1,6 +1,6 @@
 /**
  * The write-route baseline: a bare node:http server that parses the body with JSON.parse and
- * runs the same SQL statements, in the same order and transactions (src/transaction.ts), as the ticket service does
+ * runs the same SQL statements, in the same order and transactions (src/db/transaction.ts), as the ticket service does
  * for a ticket create, a comment and a state change (src/tickets/api/tickets.ts, api/changes.ts,
  * store/tickets.ts, auth.ts, store/outbox.ts) and the notes service for a note save (src/notes/store.ts,
  * whose session the service holds in memory: here a map of the cookies the bench made), and
@@ -14,8 +14,8 @@ import { createHash } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type postgres from 'postgres'
-import { connect, type Sql, type TransactionSql } from '../../src/db.ts'
-import { transaction, type TransactionQuery } from '../../src/transaction.ts'
+import { connect, type Sql, type TransactionSql } from '../../src/db/client.ts'
+import { transaction, type TransactionQuery } from '../../src/db/transaction.ts'
 
 type Q = Sql | TransactionSql | TransactionQuery
 type LiveEvent = { project: string; name: string; args: unknown[]; created: number }

@@ -1,6 +1,6 @@
-/** The identity provider's browser files: its stylesheet and the passkey script, bundled once at start (src/assets.ts). */
+/** The identity provider's browser files: its stylesheet and the passkey script, bundled once at start (src/http/assets.ts). */
 import { fileURLToPath } from 'node:url'
-import { bundleAssets, type Assets } from '../assets.ts'
+import { bundleAssets, type Assets } from '../http/assets.ts'
 
 const APP_DIR = fileURLToPath(new URL('./app/', import.meta.url))
 

@@ -1,11 +1,11 @@
 /**
  * Sign-in attempts at the built-in provider, limited per account and per address with the
- * rate limiter's token buckets (src/rate-limit.ts): a password guesser meets the limit whether
+ * rate limiter's token buckets (src/limits/rate-limit.ts): a password guesser meets the limit whether
  * it tries many passwords for one name or one password for many names. Only failed attempts
  * are counted against the account, so a person's own successful sign-ins never lock them out.
  */
-import { addressKey, clientAddress, TokenBucket, type Limit } from '../rate-limit.ts'
-import type { Request } from '../request.ts'
+import { addressKey, clientAddress, TokenBucket, type Limit } from '../limits/rate-limit.ts'
+import type { Request } from '../http/request.ts'
 
 /** Per account: 10 failed attempts at once, then one every 30 seconds. */
 export const ACCOUNT_LIMIT: Limit = Object.freeze({ rate: 1 / 30, burst: 10 })

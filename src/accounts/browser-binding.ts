@@ -5,9 +5,9 @@
  * page, or with another browser's token, is refused.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import { serializeCookie } from '../cookie.ts'
-import { randomToken } from '../random.ts'
-import type { Request } from '../request.ts'
+import { serializeCookie } from '../http/cookie.ts'
+import { randomToken } from '../base/random.ts'
+import type { Request } from '../http/request.ts'
 
 export const BROWSER_COOKIE = 'idp_browser'
 

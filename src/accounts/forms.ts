@@ -1,8 +1,8 @@
 /** Reading the provider's HTML forms, and the small pieces of answers its handlers share. */
-import { serializeCookie } from '../cookie.ts'
-import type { Request } from '../request.ts'
-import type { Headers } from '../response.ts'
-import { textDefect } from '../text.ts'
+import { serializeCookie } from '../http/cookie.ts'
+import type { Request } from '../http/request.ts'
+import type { Headers } from '../http/response.ts'
+import { textDefect } from '../http/text.ts'
 
 /** A form body (`application/x-www-form-urlencoded`, UTF-8, at most 64 KiB, no U+0000 or lone surrogate), or null. */
 export async function readForm(req: Request): Promise<URLSearchParams | null> {

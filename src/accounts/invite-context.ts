@@ -4,8 +4,8 @@
  * the project, who invited and with what role, so the page can say so and offer sign-up through
  * the invite. The provider shares the tracker's database; joining stays the tracker's work.
  */
-import type { Sql } from '../db.ts'
-import { hashSecret } from '../random.ts'
+import type { Sql } from '../db/client.ts'
+import { hashSecret } from '../base/random.ts'
 
 export interface InviteContext {
   project: string

@@ -5,13 +5,13 @@
  * sign-in form's answer redirects to the service (a redirect after a form counts as the form's
  * target).
  */
-import { CONTENT_SECURITY_POLICY } from '../page-headers.ts'
-import { html, htmlResponse, type Html } from '../html.ts'
-import type { Headers, Response } from '../response.ts'
+import { CONTENT_SECURITY_POLICY } from '../http/page-headers.ts'
+import { html, htmlResponse, type Html } from '../http/html.ts'
+import type { Headers, Response } from '../http/response.ts'
 
 /** What a page needs to know of its provider. */
 export interface PageFrame {
-  /** The stylesheet's address (src/assets.ts), or null for none. */
+  /** The stylesheet's address (src/http/assets.ts), or null for none. */
   stylesheet: string | null
   /** Scripts the page loads (modules), by address. */
   scripts?: readonly string[]

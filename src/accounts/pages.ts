@@ -4,7 +4,7 @@
  * "Name" and "Password"; buttons "Create account", "Sign in", "Sign in with a passkey", "Add a
  * passkey", "Change password", "Sign out everywhere".
  */
-import { html, type Html } from '../html.ts'
+import { html, type Html } from '../http/html.ts'
 import type { Account } from './store.ts'
 import type { InviteContext } from './invite-context.ts'
 import { PASSWORD_MIN } from './password.ts'

@@ -16,12 +16,12 @@ import {
   type AuthenticationResponseJSON,
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server'
-import { serializeCookie } from '../cookie.ts'
-import type { Sql } from '../db.ts'
-import type { HttpRoute } from '../handler.ts'
-import { parseJsonBody } from '../json-validate.ts'
-import type { Request } from '../request.ts'
-import { json, jsonError, redirect, type Response } from '../response.ts'
+import { serializeCookie } from '../http/cookie.ts'
+import type { Sql } from '../db/client.ts'
+import type { HttpRoute } from '../http/handler.ts'
+import { parseJsonBody } from '../http/json-validate.ts'
+import type { Request } from '../http/request.ts'
+import { json, jsonError, redirect, type Response } from '../http/response.ts'
 import type { SignInAttempts } from './attempts.ts'
 import type { BrowserBinding } from './browser-binding.ts'
 import type { ProviderCore } from './provider-core.ts'

@@ -4,8 +4,8 @@
  * Its own module, so the methods (passkeys.ts, oidc.ts) import it without importing the
  * provider that builds them.
  */
-import type { Request } from '../request.ts'
-import type { Response } from '../response.ts'
+import type { Request } from '../http/request.ts'
+import type { Response } from '../http/response.ts'
 import type { LoginRequest } from './pages.ts'
 import type { Account } from './store.ts'
 

@@ -4,10 +4,10 @@
  * `/admin` (people, reset links, disabling, sign-up links, open sign-up). Every form's token is
  * checked by `memberForm` before any change.
  */
-import type { HttpRoute } from '../handler.ts'
-import type { Html } from '../html.ts'
-import type { Request } from '../request.ts'
-import { redirect, type Headers, type Response } from '../response.ts'
+import type { HttpRoute } from '../http/handler.ts'
+import type { Html } from '../http/html.ts'
+import type { Request } from '../http/request.ts'
+import { redirect, type Headers, type Response } from '../http/response.ts'
 import type { SignInAttempts } from './attempts.ts'
 import { accountContent, adminContent } from './pages.ts'
 import { hashPassword, passwordDefect, verifyPassword } from './password.ts'

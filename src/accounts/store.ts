@@ -4,8 +4,8 @@
  * secret is stored as its hex SHA-256 ({@link hashSecret}); single use and "N uses" hold under
  * concurrency by one statement each.
  */
-import type { Query, Sql } from '../db.ts'
-import { hashSecret, randomToken, recordId } from '../random.ts'
+import type { Query, Sql } from '../db/client.ts'
+import { hashSecret, randomToken, recordId } from '../base/random.ts'
 
 export interface Account {
   id: string

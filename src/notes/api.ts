@@ -4,13 +4,13 @@
  * cross-site and content-type checks (docs/core.md, "Sessions and credentials") right after the
  * sign-in check for POST.
  */
-import { etagOf, matches, notModified } from '../conditional.ts'
-import { answerRefused, originOf, refuseContentType, refuseCrossSite } from '../guards.ts'
-import { json, jsonError, PRIVATE_NO_STORE, type Response } from '../response.ts'
-import type { Request } from '../request.ts'
-import { parseJsonBody } from '../json-validate.ts'
-import type { Sessions } from '../session.ts'
-import { textDefect } from '../text.ts'
+import { etagOf, matches, notModified } from '../http/conditional.ts'
+import { answerRefused, originOf, refuseContentType, refuseCrossSite } from '../http/guards.ts'
+import { json, jsonError, PRIVATE_NO_STORE, type Response } from '../http/response.ts'
+import type { Request } from '../http/request.ts'
+import { parseJsonBody } from '../http/json-validate.ts'
+import type { Sessions } from '../auth/session.ts'
+import { textDefect } from '../http/text.ts'
 import { API, FIELD } from './messages.ts'
 import type { DeleteInput, NoteStore, SaveInput } from './store.ts'
 

@@ -2,12 +2,12 @@
  * Signing in to the notes service (docs/notes-api.md, "Signing in"): the login
  * button's target, the identity provider's return point, and the failure page.
  */
-import { htmlResponse } from '../html.ts'
-import { PRIVATE_NO_STORE, redirect, type Response } from '../response.ts'
-import type { Request } from '../request.ts'
-import { loginButtonUrl, safeNext, type IdentityProvider } from '../idp.ts'
-import type { Session, Sessions } from '../session.ts'
-import { randomToken } from '../random.ts'
+import { htmlResponse } from '../http/html.ts'
+import { PRIVATE_NO_STORE, redirect, type Response } from '../http/response.ts'
+import type { Request } from '../http/request.ts'
+import { loginButtonUrl, safeNext, type IdentityProvider } from '../auth/idp.ts'
+import type { Session, Sessions } from '../auth/session.ts'
+import { randomToken } from '../base/random.ts'
 import { LOGIN } from './messages.ts'
 import { loginFailedPage } from './pages.ts'
 

@@ -3,7 +3,7 @@
  * login failure page. The app page is the whole markup of the notes web app; its script
  * (src/notes/app/) adds the behaviour and never builds note text as HTML.
  */
-import { html, htmlDocument, type Html } from '../html.ts'
+import { html, htmlDocument, type Html } from '../http/html.ts'
 
 /** The addresses of the app's bundled files. */
 export interface AppFiles {

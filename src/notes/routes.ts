@@ -3,7 +3,7 @@
  * `/api/notes` (docs/notes-api.md, "Signing in" and "Checks of /api/notes, in order"), then the
  * login button's target, then the web app (docs/notes-app.md).
  */
-import type { HttpRoute } from '../handler.ts'
+import type { HttpRoute } from '../http/handler.ts'
 import type { ApiHandlers } from './api.ts'
 import type { LoginHandlers } from './login.ts'
 import type { WebHandlers } from './web.ts'

@@ -1,5 +1,5 @@
 /** The notes sync service (docs/notes-api.md) and its web app. */
-import { pageHeadersOn } from '../page-headers.ts'
+import { pageHeadersOn } from '../http/page-headers.ts'
 import type { Service, ServiceDeps } from '../service.ts'
 import { createApiHandlers } from './api.ts'
 import { createLoginHandlers } from './login.ts'

@@ -10,10 +10,10 @@
  *
  * @module
  */
-import type { Query, Sql } from '../db.ts'
-import { transaction } from '../transaction.ts'
-import { randomToken } from '../random.ts'
-import { textDefect } from '../text.ts'
+import type { Query, Sql } from '../db/client.ts'
+import { transaction } from '../db/transaction.ts'
+import { randomToken } from '../base/random.ts'
+import { textDefect } from '../http/text.ts'
 import { mergeText } from './merge.ts'
 import { FIELD } from './messages.ts'
 
@@ -363,7 +363,7 @@ function checkText(text: string): StoreError | null {
 }
 
 // PostgreSQL text cannot hold U+0000, and a lone surrogate would be stored as U+FFFD: both are
-// refused (src/text.ts) rather than failing in the database or changing the text silently.
+// refused (src/http/text.ts) rather than failing in the database or changing the text silently.
 function checkCharacters(field: string, value: string): StoreError | null {
   const defect = textDefect(value)
   return defect === null ? null : { error: FIELD[defect](field), field }

@@ -1,5 +1,5 @@
 /**
- * The notes web app's server side: the page at `/`, its bundled files (src/assets.ts), the
+ * The notes web app's server side: the page at `/`, its bundled files (src/http/assets.ts), the
  * service worker at `/sw.js` (its scope must be the whole site), the web app manifest, and
  * `POST /logout`. The bundles are built once when the service starts; requests that come
  * before the build is done wait for it.
@@ -7,11 +7,11 @@
  * @module
  */
 import { fileURLToPath } from 'node:url'
-import { bundleAssets, bundleScript, compress, revalidated, uncompressed, type Assets, type CompressedFile } from '../assets.ts'
-import { answerRefused, originOf, refuseCrossSite } from '../guards.ts'
-import { json, type Response } from '../response.ts'
-import type { Request } from '../request.ts'
-import type { Sessions } from '../session.ts'
+import { bundleAssets, bundleScript, compress, revalidated, uncompressed, type Assets, type CompressedFile } from '../http/assets.ts'
+import { answerRefused, originOf, refuseCrossSite } from '../http/guards.ts'
+import { json, type Response } from '../http/response.ts'
+import type { Request } from '../http/request.ts'
+import type { Sessions } from '../auth/session.ts'
 import { homePage, type Person } from './pages.ts'
 
 const APP_DIR = fileURLToPath(new URL('./app/', import.meta.url))

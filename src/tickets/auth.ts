@@ -9,10 +9,10 @@
  * that person is a member of it ({@link Credentials.actingUser}); the events it makes carry the
  * connection's label as `app`.
  */
-import { hashSecret } from '../random.ts'
-import type { Request } from '../request.ts'
-import { refuseCrossSite, refuseTag } from '../guards.ts'
-import type { Session, Sessions } from '../session.ts'
+import { hashSecret } from '../base/random.ts'
+import type { Request } from '../http/request.ts'
+import { refuseCrossSite, refuseTag } from '../http/guards.ts'
+import type { Session, Sessions } from '../auth/session.ts'
 import { refuse, type Refusal } from './refusal.ts'
 import { BAD_TOKEN, KEY_OTHER_PROJECT, KEY_PERSON_GONE, TOKEN_NEEDED, USER_TOKEN_NEEDED } from './messages.ts'
 import type { TicketStore } from './store/ticket-store.ts'

@@ -2,9 +2,9 @@
  * Request bodies of the ticket service (docs/tickets-api.md, "Conventions", Bodies):
  * a JSON object whose fields are all strings, checked against the route's shape.
  */
-import { parseJsonBody } from '../json-validate.ts'
+import { parseJsonBody } from '../http/json-validate.ts'
 import { refuse, type Refusal } from './refusal.ts'
-import { textDefect } from '../text.ts'
+import { textDefect } from '../http/text.ts'
 import { AUTHOR_REFUSED, BODY_NOT_OBJECT, fieldHasNul, fieldHasSurrogate, fieldNotString, fieldRequired, unknownField } from './messages.ts'
 
 /**
@@ -52,7 +52,7 @@ export function checkBody(bytes: Uint8Array, shape: Shape): { ok: true; body: Bo
 }
 
 /**
- * The ticket service's answer to text that cannot be stored as sent (src/text.ts): U+0000, which
+ * The ticket service's answer to text that cannot be stored as sent (src/http/text.ts): U+0000, which
  * PostgreSQL cannot hold, or a lone surrogate, which would be stored as U+FFFD or make the live
  * event's JSON fail in the database. A 400 naming `field`; null for good text.
  */

@@ -2,9 +2,9 @@
  * What every part of the ticket service is handed: built once in {@link createTicketsService}
  * from the service dependencies, never a module-level singleton.
  */
-import type { IdentityProvider } from '../idp.ts'
-import type { Logger } from '../log.ts'
-import type { Sessions } from '../session.ts'
+import type { IdentityProvider } from '../auth/idp.ts'
+import type { Logger } from '../base/log.ts'
+import type { Sessions } from '../auth/session.ts'
 import type { Credentials } from './auth.ts'
 import type { Mailer } from './mail.ts'
 import type { TicketStore } from './store/ticket-store.ts'

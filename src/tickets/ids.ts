@@ -1,5 +1,5 @@
 /** Checks on the ids and numbers a request names. */
-import { textDefect } from '../text.ts'
+import { textDefect } from '../http/text.ts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
@@ -9,7 +9,7 @@ export function isUuid(text: string): boolean {
 }
 
 /**
- * True for text a lookup can send to PostgreSQL as is (src/text.ts): text columns cannot hold
+ * True for text a lookup can send to PostgreSQL as is (src/http/text.ts): text columns cannot hold
  * U+0000, and a lone surrogate would be looked up as U+FFFD. A path value carrying one (`%00`)
  * names nothing.
  */

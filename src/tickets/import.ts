@@ -7,8 +7,8 @@
  * old number is already in the project are skipped, so running the same file again is harmless.
  * Imported history emits no live events: nobody has a page open on tickets that did not exist.
  */
-import type { Sql, TransactionSql } from '../db.ts'
-import { recordId } from '../random.ts'
+import type { Sql, TransactionSql } from '../db/client.ts'
+import { recordId } from '../base/random.ts'
 import { claimSlug } from './slugs.ts'
 import { claimName } from './store/projects.ts'
 import { isState, type State } from './states.ts'

@@ -3,7 +3,7 @@
  * someone holding the document finds every row here. The connect page and its confirmation
  * (docs/connect-apps.md) sit with 4.9.
  */
-import type { HttpRoute, Handler } from '../handler.ts'
+import type { HttpRoute, Handler } from '../http/handler.ts'
 import type { ChangeHandlers } from './api/changes.ts'
 import type { ConnectHandlers } from './api/connect.ts'
 import type { AddressHandlers } from './pages/addresses.ts'

@@ -1,5 +1,5 @@
 /** The ticket tracking service (docs/tickets-api.md). */
-import { originOf } from '../guards.ts'
+import { originOf } from '../http/guards.ts'
 import type { Service, ServiceDeps } from '../service.ts'
 import { createCredentials } from './auth.ts'
 import { createChangeHandlers } from './api/changes.ts'

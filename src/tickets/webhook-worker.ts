@@ -13,9 +13,9 @@
  * sends it again with the same `webhook-id`.
  */
 import { Webhook as Signer } from 'standardwebhooks'
-import type { Logger } from '../log.ts'
-import { postChecked, type Outcome } from '../outbound.ts'
-import { randomToken } from '../random.ts'
+import type { Logger } from '../base/log.ts'
+import { postChecked, type Outcome } from '../http/outbound.ts'
+import { randomToken } from '../base/random.ts'
 import type { Wake } from './events.ts'
 import type { TicketStore } from './store/ticket-store.ts'
 import type { DueDelivery, HeldWebhook } from './store/webhooks.ts'

@@ -4,12 +4,12 @@
  * its own (its own cookies, IndexedDB and service worker), signed in through the login callback.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { compress, revalidated } from '../../src/assets.ts'
-import { serve } from '../../src/http.ts'
-import { makeRequest, type Request } from '../../src/request.ts'
-import type { Response } from '../../src/response.ts'
-import { PAGE_HEADERS } from '../../src/page-headers.ts'
-import { createLogger } from '../../src/log.ts'
+import { compress, revalidated } from '../../src/http/assets.ts'
+import { serve } from '../../src/http/server.ts'
+import { makeRequest, type Request } from '../../src/http/request.ts'
+import type { Response } from '../../src/http/response.ts'
+import { PAGE_HEADERS } from '../../src/http/page-headers.ts'
+import { createLogger } from '../../src/base/log.ts'
 import { createNotesService } from '../../src/notes/service.ts'
 import { launchBrowser } from '../support/browser.ts'
 import { testDatabase } from '../support/db.ts'

@@ -5,11 +5,11 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { etagOf } from '../../src/conditional.ts'
-import { createHandler } from '../../src/handler.ts'
+import { etagOf } from '../../src/http/conditional.ts'
+import { createHandler } from '../../src/http/handler.ts'
 import { createApiHandlers } from '../../src/notes/api.ts'
 import { createNoteStore, type NoteStore } from '../../src/notes/store.ts'
-import { makeRequest } from '../../src/request.ts'
+import { makeRequest } from '../../src/http/request.ts'
 import { testLogger } from '../support/service.ts'
 import { notesService } from './support.ts'
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { makeRequest } from '../../src/request.ts'
+import { makeRequest } from '../../src/http/request.ts'
 import { cookieOf, notesService, type Answer } from './support.ts'
 
 const app = await notesService()

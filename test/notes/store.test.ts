@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { createNoteStore, type SaveInput } from '../../src/notes/store.ts'
-import { connect } from '../../src/db.ts'
+import { connect } from '../../src/db/client.ts'
 import { testDatabase } from '../support/db.ts'
 import { startTcpProxy } from '../support/tcp-proxy.ts'
 

@@ -4,9 +4,9 @@
  */
 import type { IncomingHttpHeaders } from 'node:http'
 import { createNotesService } from '../../src/notes/service.ts'
-import { createHandler } from '../../src/handler.ts'
-import { makeRequest } from '../../src/request.ts'
-import type { Response } from '../../src/response.ts'
+import { createHandler } from '../../src/http/handler.ts'
+import { makeRequest } from '../../src/http/request.ts'
+import type { Response } from '../../src/http/response.ts'
 import { testDatabase } from '../support/db.ts'
 import { serviceDeps, testClock, testLogger } from '../support/service.ts'
 

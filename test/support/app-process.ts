@@ -9,8 +9,8 @@
  */
 import { startApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config.ts'
-import { connect } from '../../src/db.ts'
-import { createLogger } from '../../src/log.ts'
+import { connect } from '../../src/db/client.ts'
+import { createLogger } from '../../src/base/log.ts'
 
 const url = process.env.DATABASE_URL
 const schema = process.env.APP_SCHEMA

@@ -9,8 +9,8 @@
 import { cp, mkdtemp, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { openDatabase } from '../../src/db.ts'
-import { migrate } from '../../src/migrate.ts'
+import { openDatabase } from '../../src/db/client.ts'
+import { migrate } from '../../src/db/migrate.ts'
 
 let template: Promise<string> | null = null
 

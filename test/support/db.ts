@@ -5,8 +5,8 @@
  */
 import { after } from 'node:test'
 import { randomBytes } from 'node:crypto'
-import { connect, type Sql } from '../../src/db.ts'
-import { migrate } from '../../src/migrate.ts'
+import { connect, type Sql } from '../../src/db/client.ts'
+import { migrate } from '../../src/db/migrate.ts'
 
 export interface TestDatabase {
   sql: Sql

@@ -8,7 +8,7 @@ import { mkdir } from 'node:fs/promises'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { startApp, type App } from '../../src/app.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
-import { createLogger } from '../../src/log.ts'
+import { createLogger } from '../../src/base/log.ts'
 import { launchBrowser } from './browser.ts'
 import { testDatabase, type TestDatabase } from './db.ts'
 

@@ -15,10 +15,10 @@
  * On the embedded database it must not change the session's search path: the test runner's
  * PGlite is one session, shared with the test file that chose the schema.
  */
-import { connect } from '../../src/db.ts'
-import { serve } from '../../src/http.ts'
-import { json } from '../../src/response.ts'
-import { createLogger } from '../../src/log.ts'
+import { connect } from '../../src/db/client.ts'
+import { serve } from '../../src/http/server.ts'
+import { json } from '../../src/http/response.ts'
+import { createLogger } from '../../src/base/log.ts'
 import { createWake } from '../../src/tickets/events.ts'
 import { emit } from '../../src/tickets/store/outbox.ts'
 import { createLive } from '../../src/tickets/api/live.ts'

@@ -3,11 +3,11 @@
  * a test schema's `sql`, a controllable clock, a scripted identity provider, and sessions.
  */
 import { loadConfig } from '../../src/config.ts'
-import type { Sql } from '../../src/db.ts'
-import { exchangeResult, type ExchangeResult, type Identity, type IdentityProvider } from '../../src/idp.ts'
-import { createLogger, type Logger } from '../../src/log.ts'
+import type { Sql } from '../../src/db/client.ts'
+import { exchangeResult, type ExchangeResult, type Identity, type IdentityProvider } from '../../src/auth/idp.ts'
+import { createLogger, type Logger } from '../../src/base/log.ts'
 import type { ServiceDeps, ServiceName } from '../../src/service.ts'
-import { createSessions, loadSessionSecret } from '../../src/session.ts'
+import { createSessions, loadSessionSecret } from '../../src/auth/session.ts'
 
 /** A clock the test moves by hand: it stands still until `advance(ms)`. */
 export function testClock(start = 1_700_000_000_000): { now: () => number; advance(ms: number): void } {
@@ -31,7 +31,7 @@ export function fakeIdentityProvider(authUrl = 'http://idp.test'): IdentityProvi
   return {
     loginUrl: (returnUrl) => `${authUrl}/login?key=dev-key&return=${encodeURIComponent(returnUrl)}`,
     async exchange(code): Promise<ExchangeResult> {
-      // Read as the real client reads the provider's answer (src/idp.ts).
+      // Read as the real client reads the provider's answer (src/auth/idp.ts).
       if (failure !== null) {
         const error = failure
         failure = null

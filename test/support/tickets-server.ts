@@ -8,9 +8,9 @@
  * On the embedded database it must not change the session's search path: the test runner's
  * PGlite is one session, shared with the test file that chose the schema.
  */
-import { connect } from '../../src/db.ts'
-import { serve } from '../../src/http.ts'
-import { createLogger } from '../../src/log.ts'
+import { connect } from '../../src/db/client.ts'
+import { serve } from '../../src/http/server.ts'
+import { createLogger } from '../../src/base/log.ts'
 import { createTicketsService } from '../../src/tickets/service.ts'
 import { serviceDeps } from './service.ts'
 

@@ -5,8 +5,8 @@
  */
 import { mkdir } from 'node:fs/promises'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { serve } from '../../src/http.ts'
-import { createLogger } from '../../src/log.ts'
+import { serve } from '../../src/http/server.ts'
+import { createLogger } from '../../src/base/log.ts'
 import { launchBrowser } from '../support/browser.ts'
 import { ticketsApp } from './support.ts'
 import { freePort } from '../support/ports.ts'

@@ -6,9 +6,9 @@
  */
 import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
-import { serve } from '../../src/http.ts'
-import { text } from '../../src/response.ts'
-import { createLogger } from '../../src/log.ts'
+import { serve } from '../../src/http/server.ts'
+import { text } from '../../src/http/response.ts'
+import { createLogger } from '../../src/base/log.ts'
 import { ticketsApp } from './support.ts'
 import { launchBrowser } from '../support/browser.ts'
 import { freePort } from '../support/ports.ts'

@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
-import { createLogger } from '../../src/log.ts'
-import { serve } from '../../src/http.ts'
+import { createLogger } from '../../src/base/log.ts'
+import { serve } from '../../src/http/server.ts'
 import { ticketsApp } from './support.ts'
 
 const app = await ticketsApp()

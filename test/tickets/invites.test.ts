@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import type { AddressInfo } from 'node:net'
 import { after, test } from 'node:test'
 import { SMTPServer } from 'smtp-server'
-import { hashSecret } from '../../src/random.ts'
+import { hashSecret } from '../../src/base/random.ts'
 import { expectJson, ticketsApp } from './support.ts'
 
 // A local SMTP server the invite mails go to.

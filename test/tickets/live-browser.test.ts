@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
 import type { Page } from 'playwright-core'
-import { serve } from '../../src/http.ts'
-import { createLogger } from '../../src/log.ts'
+import { serve } from '../../src/http/server.ts'
+import { createLogger } from '../../src/base/log.ts'
 import { ticketsApp } from './support.ts'
 import { launchBrowser } from '../support/browser.ts'
 

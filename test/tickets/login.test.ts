@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { makeRequest } from '../../src/request.ts'
-import { hashSecret } from '../../src/random.ts'
+import { makeRequest } from '../../src/http/request.ts'
+import { hashSecret } from '../../src/base/random.ts'
 import { ticketsApp, type Answer } from './support.ts'
 
 const app = await ticketsApp()

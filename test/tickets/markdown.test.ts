@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { makeRequest } from '../../src/request.ts'
+import { makeRequest } from '../../src/http/request.ts'
 import { wantsMarkdown } from '../../src/tickets/pages/markdown.ts'
 import { expectJson, ticketsApp } from './support.ts'
 

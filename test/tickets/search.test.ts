@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { plannedEachTime } from '../../src/db.ts'
+import { plannedEachTime } from '../../src/db/client.ts'
 import { DEFAULT_FILTER } from '../../src/tickets/states.ts'
 import { parseQuery } from '../../src/tickets/query.ts'
 import { searchCondition, searchOrder, wordsQuery } from '../../src/tickets/store/search.ts'

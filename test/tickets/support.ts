@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict'
 import { after } from 'node:test'
-import { createHandler, type HttpRoute } from '../../src/handler.ts'
-import { makeRequest } from '../../src/request.ts'
-import { bodyText } from '../../src/response.ts'
+import { createHandler, type HttpRoute } from '../../src/http/handler.ts'
+import { makeRequest } from '../../src/http/request.ts'
+import { bodyText } from '../../src/http/response.ts'
 import { createTicketsService, type WebhookOptions } from '../../src/tickets/service.ts'
 import { testDatabase } from '../support/db.ts'
 import { serviceDeps, testClock, testLogger } from '../support/service.ts'

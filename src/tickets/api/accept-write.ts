@@ -3,8 +3,8 @@
  * credential (401, and 403 for a cookie without its `x-tag`), then the body (400). The method
  * (405) was checked by the router; existence (404) and rules come after, in the route.
  */
-import type { Request } from '../../request.ts'
-import { refuseContentType } from '../../guards.ts'
+import type { Request } from '../../http/request.ts'
+import { refuseContentType } from '../../http/guards.ts'
 import type { Caller, Callers, UserCaller } from '../auth.ts'
 import { checkBody, type Body, type Shape } from '../body.ts'
 import type { Context } from '../context.ts'

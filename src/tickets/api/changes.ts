@@ -5,9 +5,9 @@
  * State changes assign (docs/tickets-api.md, 4.4): to `doing` on an unassigned ticket assigns the
  * acting user; to `review` assigns the author when someone else holds it.
  */
-import { json, type Response } from '../../response.ts'
-import type { Handler } from '../../handler.ts'
-import type { Request } from '../../request.ts'
+import { json, type Response } from '../../http/response.ts'
+import type { Handler } from '../../http/handler.ts'
+import type { Request } from '../../http/request.ts'
 import type { Actor } from '../actor.ts'
 import type { Callers } from '../auth.ts'
 import type { Body, Shape } from '../body.ts'
@@ -25,7 +25,7 @@ import type { User } from '../store/users.ts'
 import type { Ticket } from '../store/ticket-row.ts'
 import type { LockedTicket } from '../store/ticket-writes.ts'
 import { isBlank, lengthRefusal, ticketEtag } from './tickets.ts'
-import { matches } from '../../conditional.ts'
+import { matches } from '../../http/conditional.ts'
 import { acceptWrite } from './accept-write.ts'
 
 const COMMENT_MAX = 100_000

@@ -14,12 +14,12 @@
  * by one statement each: the confirm deletes the request (`DELETE ... RETURNING`), the exchange
  * marks the code (`UPDATE ... WHERE used is null and expires > now RETURNING`).
  */
-import { json, text } from '../../response.ts'
-import type { Handler } from '../../handler.ts'
-import { loginButtonUrl } from '../../idp.ts'
-import { randomToken, recordId } from '../../random.ts'
+import { json, text } from '../../http/response.ts'
+import type { Handler } from '../../http/handler.ts'
+import { loginButtonUrl } from '../../auth/idp.ts'
+import { randomToken, recordId } from '../../base/random.ts'
 import { KEY_PREFIX } from '../auth.ts'
-import { hashSecret } from '../../random.ts'
+import { hashSecret } from '../../base/random.ts'
 import { checkBody } from '../body.ts'
 import { connectPage } from '../pages/connect-page.ts'
 import type { Context } from '../context.ts'

@@ -2,8 +2,8 @@
  * The inbox (docs/tickets-api.md, 4.8, "GET /api/inbox"): tickets assigned to the caller,
  * `pending` in `open` or `doing`, `review` in `review`, most recently changed first.
  */
-import { json, PRIVATE_NO_STORE } from '../../response.ts'
-import type { Handler } from '../../handler.ts'
+import { json, PRIVATE_NO_STORE } from '../../http/response.ts'
+import type { Handler } from '../../http/handler.ts'
 import { ticketAnswers } from './answers.ts'
 import { answerRefusal } from '../refusal.ts'
 import type { Context } from '../context.ts'

@@ -5,9 +5,9 @@
  * invite's id (128 random bits). Joining takes one use by one statement, so N uses hold under
  * concurrent joins; a member keeps the higher of the old and the invited role.
  */
-import { json } from '../../response.ts'
-import type { Handler } from '../../handler.ts'
-import { randomToken } from '../../random.ts'
+import { json } from '../../http/response.ts'
+import type { Handler } from '../../http/handler.ts'
+import { randomToken } from '../../base/random.ts'
 import type { Context } from '../context.ts'
 import { answerRefusal, refuse, type Refusal } from '../refusal.ts'
 import { isLookupText } from '../ids.ts'

@@ -19,17 +19,17 @@
  *
  * @module
  */
-import type { Sql } from '../../db.ts'
-import { json, jsonError, type Response } from '../../response.ts'
-import type { Handler } from '../../handler.ts'
-import type { Request } from '../../request.ts'
-import type { Logger } from '../../log.ts'
+import type { Sql } from '../../db/client.ts'
+import { json, jsonError, type Response } from '../../http/response.ts'
+import type { Handler } from '../../http/handler.ts'
+import type { Request } from '../../http/request.ts'
+import type { Logger } from '../../base/log.ts'
 import { EVENTS_CHANNEL, type Wake } from '../events.ts'
 import { pruneEvents, readEventsAfter, readLiveCursor } from '../store/outbox.ts'
 import { refuseText } from '../body.ts'
 import { BAD_CURSOR, NO_SUCH_PROJECT, TOO_MANY_WAITING } from '../messages.ts'
 import { answerRefusal, refuse } from '../refusal.ts'
-import { collectAfterMassAnswer } from '../../collect.ts'
+import { collectAfterMassAnswer } from '../../base/collect.ts'
 
 /** How long a poll waits for an event before it is answered with none. */
 export const HOLD_MS = 25_000
@@ -244,7 +244,7 @@ export function createLive(deps: LiveDeps): Live {
         answered++
       } else join(poll, Math.max(poll.after, head))
     }
-    // What thousands of answered polls leave is collected at once (src/collect.ts).
+    // What thousands of answered polls leave is collected at once (src/base/collect.ts).
     collectAfterMassAnswer(answered)
   }
 

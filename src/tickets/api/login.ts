@@ -3,10 +3,10 @@
  * stores the user, joins an invite, and logs the session in with a fresh tag. Failures are HTML
  * pages `Login failed` or `Invite failed`. The provider is called outside any transaction.
  */
-import { text } from '../../response.ts'
-import type { Handler } from '../../handler.ts'
-import { safeNext } from '../../idp.ts'
-import { randomToken } from '../../random.ts'
+import { text } from '../../http/response.ts'
+import type { Handler } from '../../http/handler.ts'
+import { safeNext } from '../../auth/idp.ts'
+import { randomToken } from '../../base/random.ts'
 import type { Context } from '../context.ts'
 import { joinInvite } from './invites.ts'
 import { messagePage } from '../pages/message-page.ts'

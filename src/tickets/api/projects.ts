@@ -3,13 +3,13 @@
  * every old slug alike; any logged-in user may create one and becomes its first admin; admins
  * update it and set or remove members; the last admin cannot be removed or demoted.
  */
-import { json } from '../../response.ts'
-import type { Handler } from '../../handler.ts'
-import type { Request } from '../../request.ts'
+import { json } from '../../http/response.ts'
+import type { Handler } from '../../http/handler.ts'
+import type { Request } from '../../http/request.ts'
 import type { Actor } from '../actor.ts'
 import type { Context } from '../context.ts'
 import { answerRefusal, refuse, type Refusal } from '../refusal.ts'
-import { recordId } from '../../random.ts'
+import { recordId } from '../../base/random.ts'
 import { projectAnswer, type ProjectAnswer } from './answers.ts'
 import { isRole, refuseRole, ROLES } from '../roles.ts'
 import type { Member, Project } from '../store/projects.ts'

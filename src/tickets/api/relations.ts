@@ -5,8 +5,8 @@
  * changes take one transaction-scoped advisory lock, so two concurrent changes cannot close a
  * cycle between them.
  */
-import { json, type Response } from '../../response.ts'
-import type { Handler } from '../../handler.ts'
+import { json, type Response } from '../../http/response.ts'
+import type { Handler } from '../../http/handler.ts'
 import type { Actor } from '../actor.ts'
 import type { Context } from '../context.ts'
 import { answerRefusal, refuse, type Refusal } from '../refusal.ts'

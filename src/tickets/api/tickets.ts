@@ -4,10 +4,10 @@
  * `UPDATE ... RETURNING` under the project row's lock, so parallel creates never collide; a
  * repeated non-empty `source` answers the ticket that has it (`existed: true`).
  */
-import { etagOf, matches, notModified } from '../../conditional.ts'
-import { json, jsonStream, type Headers, type Response } from '../../response.ts'
-import type { Handler } from '../../handler.ts'
-import type { Request } from '../../request.ts'
+import { etagOf, matches, notModified } from '../../http/conditional.ts'
+import { json, jsonStream, type Headers, type Response } from '../../http/response.ts'
+import type { Handler } from '../../http/handler.ts'
+import type { Request } from '../../http/request.ts'
 import type { Actor } from '../actor.ts'
 import type { Caller } from '../auth.ts'
 import { refuseText, type Body } from '../body.ts'
@@ -240,7 +240,7 @@ export function ticketReadBody(publicUrl: string, ticket: Ticket, events: readon
 
 /**
  * The ticket's `ETag`: the tag of its JSON answer, the one the dispatcher gives that answer
- * (src/conditional.ts), so a client sends back in `If-Match` what it read. The page's edit form
+ * (src/http/conditional.ts), so a client sends back in `If-Match` what it read. The page's edit form
  * carries the same tag.
  */
 export function ticketEtag(publicUrl: string, ticket: Ticket, events: readonly TicketEvent[]): string {

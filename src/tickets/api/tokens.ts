@@ -3,11 +3,11 @@
  * "Tokens and the session"): `tt_` and 32 random bytes in base64url, shown once, stored as a
  * SHA-256 hash, revoked at once. Also `GET /api/me`, which a page's own scripts read for the user and the session's tag.
  */
-import { json, PRIVATE_NO_STORE } from '../../response.ts'
-import type { Handler } from '../../handler.ts'
-import { randomToken, recordId } from '../../random.ts'
+import { json, PRIVATE_NO_STORE } from '../../http/response.ts'
+import type { Handler } from '../../http/handler.ts'
+import { randomToken, recordId } from '../../base/random.ts'
 import { TOKEN_PREFIX } from '../auth.ts'
-import { hashSecret } from '../../random.ts'
+import { hashSecret } from '../../base/random.ts'
 import type { Context } from '../context.ts'
 import type { TicketStore } from '../store/ticket-store.ts'
 import { answerRefusal, refuse } from '../refusal.ts'

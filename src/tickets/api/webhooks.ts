@@ -10,13 +10,13 @@
  * Bodies are JSON objects of strings, except `events`, a list of kinds, and `active`, which may
  * also be a JSON boolean.
  */
-import { refuseContentType } from '../../guards.ts'
-import type { Handler } from '../../handler.ts'
-import { parseJsonBody } from '../../json-validate.ts'
-import { refuseHost } from '../../outbound.ts'
-import { randomBase64, recordId } from '../../random.ts'
-import type { Request } from '../../request.ts'
-import { json } from '../../response.ts'
+import { refuseContentType } from '../../http/guards.ts'
+import type { Handler } from '../../http/handler.ts'
+import { parseJsonBody } from '../../http/json-validate.ts'
+import { refuseHost } from '../../http/outbound.ts'
+import { randomBase64, recordId } from '../../base/random.ts'
+import type { Request } from '../../http/request.ts'
+import { json } from '../../http/response.ts'
 import type { Caller } from '../auth.ts'
 import { refuseText } from '../body.ts'
 import type { Context } from '../context.ts'

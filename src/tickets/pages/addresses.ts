@@ -3,10 +3,10 @@
  * `/<slug>` and `/<slug>/<number>`, which the web app answers (src/tickets/pages/web.ts); and the
  * login button's target `/login`.
  */
-import { redirect } from '../../response.ts'
+import { redirect } from '../../http/response.ts'
 import { messagePage } from './message-page.ts'
-import type { Handler } from '../../handler.ts'
-import { loginButtonUrl, safeNext } from '../../idp.ts'
+import type { Handler } from '../../http/handler.ts'
+import { loginButtonUrl, safeNext } from '../../auth/idp.ts'
 import type { Context } from '../context.ts'
 import { NO_SUCH_PROJECT, NO_SUCH_TICKET } from '../messages.ts'
 

@@ -7,7 +7,7 @@
  * `connectionsChanged`): the parts marked `data-live` redraw, sparing a form in use.
  */
 import { TITLE_BLANK } from '../messages.ts'
-import { html, type Html } from '../../html.ts'
+import { html, type Html } from '../../http/html.ts'
 import type { Connection } from '../store/connections.ts'
 import type { Member, Project } from '../store/projects.ts'
 import { ROLES, type Role } from '../roles.ts'

@@ -6,8 +6,8 @@
  * (src/tickets/app/connect.ts) confirms through `POST /api/connect/<nonce>/confirm` (the session's tag, rendered into the
  * page, goes in `x-tag`) and then sends the browser to the answered `location`.
  */
-import { html, htmlResponse, joinHtml, type Html } from '../../html.ts'
-import type { Response } from '../../response.ts'
+import { html, htmlResponse, joinHtml, type Html } from '../../http/html.ts'
+import type { Response } from '../../http/response.ts'
 import { CONNECT } from '../messages.ts'
 
 /** A project the person administers, as the page offers it. */

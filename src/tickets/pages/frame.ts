@@ -3,9 +3,9 @@
  * with its count, the person with Settings and Sign out, or Sign in), the shortcuts dialog, the
  * polite live region that announces changes, and the parts several pages share (ticket rows,
  * state badges, times, form fields). Pure functions of their input, written with the
- * auto-escaping template (src/html.ts).
+ * auto-escaping template (src/http/html.ts).
  */
-import { escapeHtml, html, rawHtml, type Html, type HtmlValue } from '../../html.ts'
+import { escapeHtml, html, rawHtml, type Html, type HtmlValue } from '../../http/html.ts'
 import { markdownSubject } from '../app/markdown-html.ts'
 import { exactTime, isoTime, relativeTime } from '../app/relative-time.ts'
 import { SHORTCUTS } from '../app/shortcuts.ts'

@@ -1,6 +1,6 @@
 /** The home page `/`: the projects with their open counts, and "New project". */
 import { TITLE_BLANK } from '../messages.ts'
-import { html, rawHtml, type Html } from '../../html.ts'
+import { html, rawHtml, type Html } from '../../http/html.ts'
 import { markdownInline } from '../app/markdown-html.ts'
 import { oneLine } from '../history-words.ts'
 import { field, formError } from './frame.ts'

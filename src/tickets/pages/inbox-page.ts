@@ -1,5 +1,5 @@
 /** The inbox `/inbox`: tickets assigned to the signed-in person, pending and in review. */
-import { html, type Html } from '../../html.ts'
+import { html, type Html } from '../../http/html.ts'
 import { ticketList } from './frame.ts'
 import type { Row } from './page-data.ts'
 

@@ -4,8 +4,8 @@
  * model. A list is one line per ticket (reference, state, subject, assignee, link); a ticket is a
  * heading, a short field list, the summary and its history.
  */
-import { NOSNIFF, type BodyStream, type Headers, type Response } from '../../response.ts'
-import type { Request } from '../../request.ts'
+import { NOSNIFF, type BodyStream, type Headers, type Response } from '../../http/response.ts'
+import type { Request } from '../../http/request.ts'
 import type { TicketAnswer as Ticket } from '../api/answers.ts'
 import type { TicketEvent } from '../ticket-event.ts'
 import { eventSentence, oneLine } from '../history-words.ts'

@@ -1,6 +1,6 @@
 /** The small HTML pages of the ticket service outside the web app: login and invite failures, the connect flow's errors, and pages that moved. */
-import { html, htmlDocument, htmlResponse, type Html } from '../../html.ts'
-import type { Response } from '../../response.ts'
+import { html, htmlDocument, htmlResponse, type Html } from '../../http/html.ts'
+import type { Response } from '../../http/response.ts'
 
 /** A small HTML document: `title` as title and heading, then `body`. */
 export function page(status: number, title: string, body: Html, headers?: Record<string, string>): Response {

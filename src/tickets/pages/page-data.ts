@@ -4,7 +4,7 @@
  * its history and relations, the inbox, tokens, memberships, members and connected apps.
  * Reads only: every write of the pages goes through the JSON API.
  */
-import type { Request } from '../../request.ts'
+import type { Request } from '../../http/request.ts'
 import type { Credentials } from '../auth.ts'
 import type { TicketQuery } from '../query.ts'
 import type { Role } from '../roles.ts'

@@ -3,7 +3,7 @@
  * the project), sorting, pages of 50, "New ticket" for members, and the list of tickets.
  */
 import { SUBJECT_BLANK, youJoined } from '../messages.ts'
-import { html, rawHtml, type Html } from '../../html.ts'
+import { html, rawHtml, type Html } from '../../http/html.ts'
 import { markdownToHtml } from '../app/markdown-html.ts'
 import type { Project } from '../store/projects.ts'
 import { withSort, type Sort } from '../query.ts'

@@ -2,7 +2,7 @@
  * The person's settings `/settings`: API tokens (create with a label, the secret shown once with
  * a copy button, the list with last use, revoke) and their projects with their roles.
  */
-import { html, type Html } from '../../html.ts'
+import { html, type Html } from '../../http/html.ts'
 import { field, formError, timeAgo } from './frame.ts'
 import type { Role } from '../roles.ts'
 

@@ -6,7 +6,7 @@
  * `admin` also assign, edit and relate; others see no control at all.
  */
 import { COMMENT_BLANK, SUBJECT_BLANK } from '../messages.ts'
-import { html, rawHtml, type Html } from '../../html.ts'
+import { html, rawHtml, type Html } from '../../http/html.ts'
 import { markdownToHtml } from '../app/markdown-html.ts'
 import { eventWords } from '../history-words.ts'
 import { lineParts } from '../text-diff.ts'

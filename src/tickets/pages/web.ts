@@ -3,18 +3,18 @@
  * settings, search everywhere), their bundled script and stylesheet, and `POST /logout`. Pages
  * are server-rendered (src/tickets/pages/); the script adds behaviour and writes only through
  * the JSON API with the session and `x-tag`. Every page carries the strict security headers
- * (src/page-headers.ts); it names the signed-in person and holds their tag, so no shared cache
+ * (src/http/page-headers.ts); it names the signed-in person and holds their tag, so no shared cache
  * keeps it.
  */
 import { fileURLToPath } from 'node:url'
-import { bundleAssets, type Assets } from '../../assets.ts'
-import { answerRefused, refuseCrossSite, refuseTag } from '../../guards.ts'
-import { htmlResponse, type Html } from '../../html.ts'
-import type { Handler } from '../../handler.ts'
-import type { Request } from '../../request.ts'
-import { json, jsonError, redirect, type Response } from '../../response.ts'
-import { loginButtonUrl } from '../../idp.ts'
-import { PAGE_HEADERS } from '../../page-headers.ts'
+import { bundleAssets, type Assets } from '../../http/assets.ts'
+import { answerRefused, refuseCrossSite, refuseTag } from '../../http/guards.ts'
+import { htmlResponse, type Html } from '../../http/html.ts'
+import type { Handler } from '../../http/handler.ts'
+import type { Request } from '../../http/request.ts'
+import { json, jsonError, redirect, type Response } from '../../http/response.ts'
+import { loginButtonUrl } from '../../auth/idp.ts'
+import { PAGE_HEADERS } from '../../http/page-headers.ts'
 import type { Context } from '../context.ts'
 import type { EventName } from '../events.ts'
 import { adminBody } from './admin-page.ts'
@@ -32,7 +32,7 @@ import { emptyQuery, ME_NEEDS_SIGN_IN, needsMe, parseQuery, type TicketQuery } f
 import { parseNumber } from '../ids.ts'
 import { parseStateFilter, STATES } from '../states.ts'
 import { noProjectHere, noTicketHere, NOT_FOUND, GET_OR_HEAD_ONLY, POST_ONLY } from '../messages.ts'
-import { html } from '../../html.ts'
+import { html } from '../../http/html.ts'
 
 const APP_DIR = fileURLToPath(new URL('../app/', import.meta.url))
 

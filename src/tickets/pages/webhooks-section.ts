@@ -6,7 +6,7 @@
  * about to be sent marks itself `data-delivery-soon`, and the page's script then redraws the
  * log every few seconds until none is.
  */
-import { html, type Html } from '../../html.ts'
+import { html, type Html } from '../../http/html.ts'
 import type { Delivery, Webhook } from '../store/webhooks.ts'
 import { WEBHOOK_KINDS } from '../webhook-events.ts'
 import { field, formError, timeAgo } from './frame.ts'

@@ -3,7 +3,7 @@
  * (`connect_codes`) and the connections with their project keys (`connections`). Secrets are
  * stored as hashes only; the callers hash.
  */
-import type { Query } from '../../db.ts'
+import type { Query } from '../../db/client.ts'
 
 /** A connection as the API shows it. */
 export interface Connection {

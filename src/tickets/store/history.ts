@@ -2,7 +2,7 @@
  * A ticket's history: the `ticket_events` table, its row type and the mapping to the
  * {@link TicketEvent} the API shows (src/tickets/ticket-event.ts).
  */
-import type { Query } from '../../db.ts'
+import type { Query } from '../../db/client.ts'
 import type { Actor } from '../actor.ts'
 import type { TicketEvent } from '../ticket-event.ts'
 

@@ -4,8 +4,8 @@
  * An invite is stored under the SHA-256 of its id, as tokens are: the link keeps the id, and a
  * copy of the database holds no link that works.
  */
-import { hashSecret } from '../../random.ts'
-import type { Query } from '../../db.ts'
+import { hashSecret } from '../../base/random.ts'
+import type { Query } from '../../db/client.ts'
 import type { Actor } from '../actor.ts'
 import type { Role } from '../roles.ts'
 

@@ -6,7 +6,7 @@
  * processes.
  */
 import type postgres from 'postgres'
-import type { Query } from '../../db.ts'
+import type { Query } from '../../db/client.ts'
 import { EVENTS_CHANNEL, type EventName } from '../events.ts'
 
 /** A live event to store: its project (the id, not the slug; null for none), name, arguments and time. */
@@ -25,7 +25,7 @@ export async function emit(tx: Query, projectId: string | null, name: EventName,
 /**
  * The statement that stores events inside transaction `tx`, in their order, and asks for the
  * wake-up NOTIFY: a state change's three events cost one round trip, not six. Answered unsent,
- * for the store's transaction to send just ahead of its `commit` (src/transaction.ts).
+ * for the store's transaction to send just ahead of its `commit` (src/db/transaction.ts).
  */
 export function emitAll(tx: Query, events: readonly NewEvent[]) {
   // The NOTIFY is delivered at commit, and only then; several in one transaction fold into one.

@@ -12,8 +12,8 @@
  * a custom plan look cheaper (a null viewer, a `limit`).
  */
 import type postgres from 'postgres'
-import { plannedEachTime, type Query } from '../../db.ts'
-import { lruSet } from '../../lru.ts'
+import { plannedEachTime, type Query } from '../../db/client.ts'
+import { lruSet } from '../../base/lru.ts'
 import { isLookupText } from '../ids.ts'
 import { needsMe, type TicketQuery } from '../query.ts'
 import type { Role } from '../roles.ts'
@@ -136,7 +136,7 @@ async function pageContext(q: Query, cache: SharedReads, viewerId: string | null
     number: ticketNumber,
   }
   const statement = contextStatement(q, values, viewerId !== null, list, ticketNumber !== null)
-  // A text search's plan depends on its words: planned for them each time (src/db.ts).
+  // A text search's plan depends on its words: planned for them each time (src/db/client.ts).
   const [row] = await (list !== null && textSearched(list.query) ? plannedEachTime(statement) : statement)
   const r = row as unknown as ContextRow
   // The cached reads of the version the statement read at, where this answer's reads are cached.

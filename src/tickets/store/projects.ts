@@ -5,7 +5,7 @@
  *
  * Answers carry no URL: the API adds the page address where it answers (`api/answers.ts`).
  */
-import type { Query } from '../../db.ts'
+import type { Query } from '../../db/client.ts'
 import { isLookupText } from '../ids.ts'
 import type { Role } from '../roles.ts'
 import type { User } from './users.ts'

@@ -3,7 +3,7 @@
  * Relation changes take one transaction-scoped advisory lock ({@link lockRelations}), so two
  * concurrent changes cannot close a cycle between them.
  */
-import type { Query } from '../../db.ts'
+import type { Query } from '../../db/client.ts'
 
 // Any constant will do, as long as it differs from the migrations' lock.
 const RELATIONS_LOCK = 4_711_043

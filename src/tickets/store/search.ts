@@ -5,7 +5,7 @@
  * index, so searching 10,000 tickets reads only the matching ones.
  */
 import type postgres from 'postgres'
-import type { Query } from '../../db.ts'
+import type { Query } from '../../db/client.ts'
 import type { Person, PersonFilter, Sort, TicketQuery } from '../query.ts'
 import type { State } from '../states.ts'
 
@@ -60,7 +60,7 @@ export function searchCondition(q: Query, query: TicketQuery, context: SearchCon
 /**
  * Whether {@link searchCondition} of `query` matches text: then the best plan depends on the
  * words (a rare one through the text index, one in every ticket through the list's order), so
- * the statement is planned for them each time (`plannedEachTime`, src/db.ts).
+ * the statement is planned for them each time (`plannedEachTime`, src/db/client.ts).
  */
 export function textSearched(query: TicketQuery): boolean {
   return wordsQuery(query.words, query.notWords) !== '' ||

@@ -9,7 +9,7 @@
  * Answers carry no URL: the API adds the page address where it answers (`api/answers.ts`).
  */
 import type postgres from 'postgres'
-import { plannedEachTime, type Query } from '../../db.ts'
+import { plannedEachTime, type Query } from '../../db/client.ts'
 import type { State } from '../states.ts'
 import type { User } from './users.ts'
 

@@ -12,10 +12,10 @@
  *
  * @module
  */
-import type { Query, Sql } from '../../db.ts'
+import type { Query, Sql } from '../../db/client.ts'
 import type { EventName, Wake } from '../events.ts'
 import { Refusal } from '../refusal.ts'
-import { transaction } from '../../transaction.ts'
+import { transaction } from '../../db/transaction.ts'
 import { connectionTable } from './connections.ts'
 import { historyTable } from './history.ts'
 import { inviteTable } from './invites.ts'

@@ -4,7 +4,7 @@
  * change with the history events it adds. An insert and a change answer the ticket as written,
  * read in the same statement ({@link viewOf}).
  */
-import type { Query } from '../../db.ts'
+import type { Query } from '../../db/client.ts'
 import type { State } from '../states.ts'
 import type { Role } from '../roles.ts'
 import type { TicketEvent } from '../ticket-event.ts'

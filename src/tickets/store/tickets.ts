@@ -5,7 +5,7 @@
  * position. The row and its mapping are in src/tickets/store/ticket-row.ts, the writes in
  * src/tickets/store/ticket-writes.ts.
  */
-import { plannedEachTime, type Query } from '../../db.ts'
+import { plannedEachTime, type Query } from '../../db/client.ts'
 import { isLookupText, isUuid, parseNumber } from '../ids.ts'
 import type { State } from '../states.ts'
 import type { Actor } from '../actor.ts'

@@ -1,7 +1,7 @@
 /**
  * User tokens: the `tokens` table. Only a token's SHA-256 is stored; the callers hash.
  */
-import type { Query } from '../../db.ts'
+import type { Query } from '../../db/client.ts'
 import type { User } from './users.ts'
 
 /** A token as its owner's list shows it (never its secret). */

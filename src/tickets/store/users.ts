@@ -3,9 +3,9 @@
  * "Conventions", User references): a display name, a user id or an identity-provider id, resolved
  * among the users who have logged in.
  */
-import type { Query } from '../../db.ts'
-import type { Identity } from '../../idp.ts'
-import { recordId } from '../../random.ts'
+import type { Query } from '../../db/client.ts'
+import type { Identity } from '../../auth/idp.ts'
+import { recordId } from '../../base/random.ts'
 import { refuse, type Refusal } from '../refusal.ts'
 import { ambiguousUser, noSuchMember, noSuchUser } from '../messages.ts'
 

@@ -9,7 +9,7 @@
  * ends, and then another takes the webhook, with its deliveries still pending.
  */
 import type postgres from 'postgres'
-import type { Query } from '../../db.ts'
+import type { Query } from '../../db/client.ts'
 import type { OutboxEvent } from '../webhook-events.ts'
 import type { EventName } from '../events.ts'
 

@@ -4,7 +4,7 @@
  * addresses DNS answers at connection time, so a name that resolved to a public address when it
  * was registered and to 127.0.0.1 now is refused now. Redirects are never followed (an answer
  * is an answer), so no second address goes unchecked. The client side of `node:http`; the
- * server side stays in `src/http.ts`.
+ * server side stays in `src/http/server.ts`.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
 import { request as httpRequest, type IncomingMessage } from 'node:http'

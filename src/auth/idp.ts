@@ -2,8 +2,8 @@
  * The identity provider, server side (docs/core.md, "Identity provider"): where the login button
  * goes, and the exchange of a one-time login code for an identity.
  */
-import { parseJsonBody } from './json-validate.ts'
-import { textDefect } from './text.ts'
+import { parseJsonBody } from '../http/json-validate.ts'
+import { textDefect } from '../http/text.ts'
 
 export interface Identity {
   /** The provider's user id. */
@@ -49,7 +49,7 @@ export function createIdentityProvider(deps: {
           signal: AbortSignal.timeout(deps.timeoutMs ?? EXCHANGE_TIMEOUT_MS),
         })
         status = res.status
-        // Read strictly (src/json-validate.ts): bytes that are not UTF-8 make no answer, rather
+        // Read strictly (src/http/json-validate.ts): bytes that are not UTF-8 make no answer, rather
         // than names with U+FFFD in them.
         const parsed = parseJsonBody(new Uint8Array(await res.arrayBuffer()))
         body = parsed.ok ? parsed.value : null
@@ -64,7 +64,7 @@ export function createIdentityProvider(deps: {
 /**
  * The outcome of the provider's answer to an exchange: status 200 with `{ id, name, email? }` is
  * an identity; any other status is a failure whose reason is the body's `error` text. Text from
- * the provider is input too (src/text.ts): an `error` text with U+0000 or a lone surrogate
+ * the provider is input too (src/http/text.ts): an `error` text with U+0000 or a lone surrogate
  * counts as none (`idp answered <status>`), and an identity with such a character in its id,
  * name or email is no usable identity, so no such text reaches a session or the users table.
  */

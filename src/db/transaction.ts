@@ -13,7 +13,7 @@
  * @module
  */
 import type { PendingQuery, ReservedSql, Row } from 'postgres'
-import { isDatabaseUnavailable, type Sql } from './db.ts'
+import { isDatabaseUnavailable, type Sql } from './client.ts'
 
 /** A connection of one transaction's own. */
 export type TransactionQuery = ReservedSql<{ bigint: number }>

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path'
 import postgres from 'postgres'
-import { lockDataDir } from './dir-lock.ts'
+import { lockDataDir } from './data-dir-lock.ts'
 
 type Types = { bigint: postgres.PostgresType<number> }
 export type Sql = postgres.Sql<{ bigint: number }>
@@ -80,8 +80,8 @@ export async function openDatabase(config: { databaseUrl: string | null; dataDir
   }
   // Loaded only here: PGlite's code alone adds about 40 MB to a process, which a process on a
   // real PostgreSQL server has no use for.
-  const { startEmbedded } = await import('./embedded-db.ts')
-  // One process per data directory (src/dir-lock.ts); released when the process ends, however.
+  const { startEmbedded } = await import('./embedded.ts')
+  // One process per data directory (src/db/data-dir-lock.ts); released when the process ends, however.
   const lock = await lockDataDir(config.dataDir)
   const embedded = await startEmbedded(join(config.dataDir, 'pglite')).catch(async (err: unknown) => {
     await lock.release()

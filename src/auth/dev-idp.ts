@@ -9,13 +9,13 @@
  * Codes live 60 seconds and work once.
  */
 import { createHash } from 'node:crypto'
-import { html, type Html } from './html.ts'
-import { providerPage, providerPolicy, type PageFrame } from './accounts/page.ts'
-import { json, jsonError, redirect, type Response } from './response.ts'
-import type { HttpRoute } from './handler.ts'
-import type { Request } from './request.ts'
-import { parseJsonBody } from './json-validate.ts'
-import { randomToken } from './random.ts'
+import { html, type Html } from '../http/html.ts'
+import { providerPage, providerPolicy, type PageFrame } from '../accounts/page.ts'
+import { json, jsonError, redirect, type Response } from '../http/response.ts'
+import type { HttpRoute } from '../http/handler.ts'
+import type { Request } from '../http/request.ts'
+import { parseJsonBody } from '../http/json-validate.ts'
+import { randomToken } from '../base/random.ts'
 
 const CODE_MS = 60_000
 

@@ -1,15 +1,15 @@
 /**
  * A service's route table turned into one function from a {@link Request} to a
- * {@link Response}: `GET /healthz`, 404 and 405, the rate limits (src/rate-limit.ts), a 400 for
- * a query that is not percent-encoded UTF-8 (src/text.ts), `ETag` and `304` for GETs of JSON and
- * Markdown (src/conditional.ts), and the one place an unexpected exception
- * becomes a logged 500 with a generic body. `serve` (`src/http.ts`) puts it on a socket; tests
+ * {@link Response}: `GET /healthz`, 404 and 405, the rate limits (src/limits/rate-limit.ts), a 400 for
+ * a query that is not percent-encoded UTF-8 (src/http/text.ts), `ETag` and `304` for GETs of JSON and
+ * Markdown (src/http/conditional.ts), and the one place an unexpected exception
+ * becomes a logged 500 with a generic body. `serve` (`src/http/server.ts`) puts it on a socket; tests
  * call the same function without one.
  */
 import { conditional } from './conditional.ts'
-import { isDatabaseUnavailable } from './db.ts'
-import type { Logger } from './log.ts'
-import type { LimitClass, RateLimiter } from './rate-limit.ts'
+import { isDatabaseUnavailable } from '../db/client.ts'
+import type { Logger } from '../base/log.ts'
+import type { LimitClass, RateLimiter } from '../limits/rate-limit.ts'
 import type { Request } from './request.ts'
 import { HttpError, json, jsonError, type Response } from './response.ts'
 import { createRouter, type Route } from './router.ts'

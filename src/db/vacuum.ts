@@ -15,8 +15,8 @@
  *
  * @module
  */
-import type { Sql } from './db.ts'
-import type { Logger } from './log.ts'
+import type { Sql } from './client.ts'
+import type { Logger } from '../base/log.ts'
 
 /** When the first `vacuum (analyze)` runs after the start. */
 export const FIRST_ANALYZE_MS = 60_000

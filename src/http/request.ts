@@ -1,7 +1,7 @@
 /**
  * What a handler sees of a request: a small {@link Request} record. {@link makeRequest} builds
  * one without a socket, for tests and in-process calls; the server builds its records on a
- * socket's {@link RequestSource} (`src/http.ts`).
+ * socket's {@link RequestSource} (`src/http/server.ts`).
  */
 import type { IncomingHttpHeaders } from 'node:http'
 import { parseCookies } from './cookie.ts'
@@ -24,7 +24,7 @@ export interface Request {
   headers: IncomingHttpHeaders
   /**
    * The address of the peer on the socket (the client, or the reverse proxy in front): what
-   * node reports, e.g. `127.0.0.1` or `::1`; empty without a socket. src/rate-limit.ts says
+   * node reports, e.g. `127.0.0.1` or `::1`; empty without a socket. src/limits/rate-limit.ts says
    * when `X-Forwarded-For` is read instead.
    */
   readonly address: string

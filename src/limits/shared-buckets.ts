@@ -1,12 +1,12 @@
 /**
  * The table `rate_limits` (sql/0008_rate_limits.sql): the token buckets that the processes of one
- * PostgreSQL server share, for src/rate-limit.ts. Each process sends, about once a second, what
+ * PostgreSQL server share, for src/limits/rate-limit.ts. Each process sends, about once a second, what
  * it counted for each bucket it used, and takes back the bucket's level, which the other
  * processes' counts have lowered too (docs/operations.md, "Rate limits").
  *
  * @module
  */
-import type { Sql } from './db.ts'
+import type { Sql } from '../db/client.ts'
 import type { BucketCount, SharedBuckets } from './rate-limit.ts'
 
 /** The shared buckets of service `scope` on `sql`. */

@@ -2,7 +2,7 @@
  * Rate limits (docs/operations.md, "Rate limits"): a token bucket per client and class of
  * route, kept in this process's memory so that a request costs no database round trip, and,
  * on a shared PostgreSQL server, reconciled with the other processes' buckets about once a
- * second through the table `rate_limits` ({@link SharedBuckets}, src/rate-limit-store.ts).
+ * second through the table `rate_limits` ({@link SharedBuckets}, src/limits/shared-buckets.ts).
  *
  * Who a client is: the credential it presents (the `Authorization` header, else the service's
  * session cookie) once the service has verified it (`verify`: a token it knows, the cookie of a
@@ -21,8 +21,8 @@
  * @module
  */
 import { createHash } from 'node:crypto'
-import type { Request } from './request.ts'
-import { jsonError, type Response } from './response.ts'
+import type { Request } from '../http/request.ts'
+import { jsonError, type Response } from '../http/response.ts'
 
 /** A token bucket's shape: `rate` requests a second on average, `burst` at once. */
 export interface Limit {
@@ -113,7 +113,7 @@ export interface BucketCount {
 }
 
 /**
- * The buckets' table shared by the processes of one PostgreSQL server (src/rate-limit-store.ts
+ * The buckets' table shared by the processes of one PostgreSQL server (src/limits/shared-buckets.ts
  * makes one on `sql`).
  */
 export interface SharedBuckets {

@@ -7,11 +7,11 @@
  * would be a denial of service.
  */
 import nacl from 'tweetnacl'
-import type { Sql } from './db.ts'
-import { hashSecret, randomToken } from './random.ts'
-import type { Request } from './request.ts'
-import { serializeCookie } from './cookie.ts'
-import type { ServiceName } from './service.ts'
+import type { Sql } from '../db/client.ts'
+import { hashSecret, randomToken } from '../base/random.ts'
+import type { Request } from '../http/request.ts'
+import { serializeCookie } from '../http/cookie.ts'
+import type { ServiceName } from '../service.ts'
 
 /** How long a session lives. */
 export const SESSION_DAYS = 30

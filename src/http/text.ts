@@ -33,7 +33,7 @@ const HIGH_ESCAPE = /%[89A-Fa-f][0-9A-Fa-f]/
  * bytes that are not UTF-8 (`%FF`, an encoded surrogate `%ED%A0%80`, an overlong `%C0%AF`, a
  * sequence cut short), named as `URLSearchParams` reads it; null when there is none.
  * `URLSearchParams` would read each such sequence as U+FFFD, a silent replacement; a request
- * carrying one is refused instead (src/handler.ts). A `%` without two hex digits after it is no
+ * carrying one is refused instead (src/http/handler.ts). A `%` without two hex digits after it is no
  * escape and stays as sent, as the URL standard says.
  */
 export function queryNotUtf8(search: string): string | null {

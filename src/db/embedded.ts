@@ -177,7 +177,7 @@ export const PGLITE_VERSION = (JSON.parse(readFileSync(new URL('../package.json'
  * shrinks, to about 0.8 GB (docs/operations.md, "Memory"). Without one for the installed
  * version, the database is made by initdb in a child process.
  */
-export const TEMPLATE = fileURLToPath(new URL(`../pglite-template/pglite-${PGLITE_VERSION}.tar.gz`, import.meta.url))
+export const TEMPLATE = fileURLToPath(new URL(`../../pglite-template/pglite-${PGLITE_VERSION}.tar.gz`, import.meta.url))
 
 /**
  * Creates a new database in `dataDir` in a child process. PGlite's first start runs initdb in a

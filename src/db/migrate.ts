@@ -5,10 +5,10 @@
  */
 import { readdir, readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import type { Sql } from './db.ts'
+import type { Sql } from './client.ts'
 
 /** The project's migrations folder. */
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../sql/', import.meta.url))
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../../sql/', import.meta.url))
 
 // Any constant will do; it only has to be the same for every process sharing the database.
 const LOCK_KEY = 4_711_042

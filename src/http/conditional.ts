@@ -1,7 +1,7 @@
 /**
  * Conditional GETs (RFC 9110 section 13): an `ETag` on every 200 answer to a GET or HEAD of the
  * JSON API and the Markdown answers, and `304 Not Modified` without a body when the request's
- * `If-None-Match` names it. The dispatcher (src/handler.ts) applies {@link conditional} to every
+ * `If-None-Match` names it. The dispatcher (src/http/handler.ts) applies {@link conditional} to every
  * answer, so both services get it; a handler that knows its answer's version cheaply sets the
  * `etag` itself and, with {@link matches}, answers {@link notModified} before building the body
  * (the notes list: docs/notes-api.md).

@@ -2,17 +2,17 @@
  * Sockets and timeouts: {@link serve} puts a route table on a port, and this is the only module
  * that touches `node:http`. It reads bodies under a cap, logs one line per request, guards
  * against slow clients and shuts down gracefully; what a request is answered is decided by
- * the handler of `src/handler.ts`, which tests call without a socket.
+ * the handler of `src/http/handler.ts`, which tests call without a socket.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
 import { Server as NetServer, type AddressInfo, type Socket } from 'node:net'
 import { createHandler, type HandlerOptions, type HttpRoute } from './handler.ts'
-import { requestLine, type Logger } from './log.ts'
+import { requestLine, type Logger } from '../base/log.ts'
 import { BODY_LIMIT, bodyTooLarge, NO_PARAMS, noop, RequestRecord, type RequestSource } from './request.ts'
 import { HttpError, isStream, jsonError, type BodyStream, type Response } from './response.ts'
 
 export interface ServeOptions extends HandlerOptions {
-  /** Takes the request lines, and the handler's lines (src/handler.ts). */
+  /** Takes the request lines, and the handler's lines (src/http/handler.ts). */
   logger: Logger
   routes: readonly HttpRoute[]
   host: string
