@@ -6,7 +6,7 @@
  *
  * (a) `GET /api/me` of the notes service (no cookie, the cheapest route) answers at least 0.8 of
  *     the requests per second of a bare node:http server sending the same bytes
- *     (bench/servers/replay.ts), alternately in ROUNDS rounds, autocannon in its own process.
+ *     (bench/servers/replay.ts), alternately in HTTP_ROUNDS rounds, autocannon in its own process.
  * (b) PostgreSQL only: the project page (`GET /project-1`) and the ticket page (`GET
  *     /project-1/<a random number>`) of a project of 100,000 tickets (bench/scale/fill.ts, ten
  *     history events a ticket, 200 members), signed in, 8 clients: median under 20 ms and 99th
@@ -17,7 +17,9 @@
  *     bare node:http server running the same statements (bench/servers/writes.ts).
  *
  * Times are each request's, from the bench's keep-alive client (node:http, this process);
- * contenders alternate in ROUNDS rounds of ROUND_SECONDS, after a warm-up.
+ * contenders alternate in ROUNDS rounds of ROUND_SECONDS, after a warm-up. Each page and the
+ * save are also timed with one client alone (no budget): with 8 in flight on a service that
+ * runs on one core, a request also waits for the others, and the two figures tell that apart.
  */
 import { randomBytes } from 'node:crypto'
 import { cpus, loadavg } from 'node:os'
@@ -28,7 +30,7 @@ import { issueToken } from '../src/tickets/api/tokens.ts'
 import { createTicketStore } from '../src/tickets/store/ticket-store.ts'
 import { fillBase, fillNotes, fillTickets, noteUser, userId } from './scale/fill.ts'
 import { startService } from './scale/service.ts'
-import { budgetVerdict, capture, fmt, keepAliveClient, median, percentile, PINNED, requestsPerSecond, startChild } from './support.ts'
+import { budgetVerdict, capture, cpuMs, fmt, keepAliveClient, median, percentile, PINNED, requestsPerSecond, startChild } from './support.ts'
 
 const FLOOR = 0.8
 const PAGE_MEDIAN_MS = 20
@@ -39,7 +41,9 @@ const NOTES = 100_000
 const CONCURRENCY = 8
 const ROUNDS = Number(process.env.BUDGETS_BENCH_ROUNDS ?? 3)
 const ROUND_SECONDS = 3
+const HTTP_ROUNDS = 5
 const HTTP_SECONDS = 3
+const ALONE_SECONDS = 2
 
 const kind = process.env.DATABASE_URL ? 'postgres' : 'embedded'
 const started = performance.now()
@@ -96,6 +100,18 @@ async function timeRounds(contenders: Record<string, { one: (client: number) => 
 // The machine's other load, printed with the figures: these budgets are times, not ratios.
 const load = loadavg()[0]!
 
+/** The median time of `one` with no other request in flight, over ALONE_SECONDS: what a request costs without a queue. */
+async function alone(one: (client: number) => Promise<void>): Promise<number> {
+  const times: number[] = []
+  const until = performance.now() + ALONE_SECONDS * 1000
+  while (performance.now() < until) {
+    const t = performance.now()
+    await one(0)
+    times.push(performance.now() - t)
+  }
+  return median(times)
+}
+
 try {
   const t0 = performance.now()
   await migrate(sql)
@@ -127,16 +143,26 @@ try {
   stops.push(bare.stop)
   const meUrls = { service: `${service.urls.notes}/api/me`, bare: `${bare.url}/api/me` }
   for (const url of Object.values(meUrls)) await requestsPerSecond(url, { seconds: 1 })
+  const pids = { service: service.child.pid!, bare: bare.child.pid! }
   const ratios: number[] = []
+  const capacities: number[] = []
   const rates = { service: [] as number[], bare: [] as number[] }
-  for (let round = 0; round < ROUNDS + 2; round++) {
+  for (let round = 0; round < HTTP_ROUNDS; round++) {
     const order = round % 2 === 0 ? (['service', 'bare'] as const) : (['bare', 'service'] as const)
-    for (const which of order) rates[which].push(await requestsPerSecond(meUrls[which], { seconds: HTTP_SECONDS }))
+    const cpuUs = { service: 0, bare: 0 }
+    for (const which of order) {
+      const cpu = cpuMs(pids[which])
+      rates[which].push(await requestsPerSecond(meUrls[which], { seconds: HTTP_SECONDS }))
+      cpuUs[which] = ((cpuMs(pids[which]) - cpu) * 1000) / (rates[which].at(-1)! * HTTP_SECONDS)
+    }
     ratios.push(rates.service.at(-1)! / rates.bare.at(-1)!)
+    capacities.push(cpuUs.bare / cpuUs.service)
   }
   const ratio = median(ratios)
-  console.log(`\n(a) notes GET /api/me, no cookie: ${ROUNDS + 2} rounds of ${HTTP_SECONDS} s each, autocannon, 50 connections`)
+  console.log(`\n(a) notes GET /api/me, no cookie: ${HTTP_ROUNDS} rounds of ${HTTP_SECONDS} s each, autocannon, 50 connections`)
   console.log(`  the service ${fmt(median(rates.service))}/s, bare node:http ${fmt(median(rates.bare))}/s; rounds' ratios ${ratios.map((r) => fmt(r, 2)).join(', ')}`)
+  // Less moved by the machine's other load than the rates: bare's CPU time a request over the service's.
+  console.log(`  capacity (bare's CPU time a request over the service's, no budget): ${fmt(median(capacities), 2)} (rounds ${capacities.map((r) => fmt(r, 2)).join(', ')})`)
   report(`/api/me at least ${FLOOR} of bare node:http`, fmt(ratio, 2), budgetVerdict(ratio, FLOOR, 'at least'))
   await bare.stop()
 
@@ -170,10 +196,11 @@ try {
         'ticket page after a write': { one: ticketPage, before: comment },
       })
       console.log(`\n(b) the web app's pages, signed in, ${fmt(TICKETS)} tickets in the project, ${CONCURRENCY} clients, ${ROUNDS} rounds of ${ROUND_SECONDS} s each (after a write: a comment by the same client before each read, untimed)`)
+      const single: Record<string, number> = { 'project page': await alone(projectPage), 'ticket page': await alone(ticketPage) }
       for (const [name, t] of Object.entries(times)) {
         const mid = median(t)
         const p99 = percentile(t, 0.99)
-        console.log(`  ${name}: ${fmt(t.length)} requests, median ${fmt(mid, 1)} ms, p99 ${fmt(p99, 1)} ms`)
+        console.log(`  ${name}: ${fmt(t.length)} requests, median ${fmt(mid, 1)} ms, p99 ${fmt(p99, 1)} ms${name in single ? `; one client alone: median ${fmt(single[name]!, 1)} ms` : ''}`)
         report(`${name}, median under ${PAGE_MEDIAN_MS} ms`, `${fmt(mid, 1)} ms`, budgetVerdict(mid, PAGE_MEDIAN_MS, 'at most', ' ms', 1))
         report(`${name}, p99 under ${PAGE_P99_MS} ms`, `${fmt(p99, 1)} ms`, budgetVerdict(p99, PAGE_P99_MS, 'at most', ' ms', 1))
       }
@@ -201,9 +228,11 @@ try {
       bases[c] = answer.edited
     }
     const times = await timeRounds({ service: { one: save('service') }, baseline: { one: save('baseline') } })
+    const single = { service: await alone(save('service')), baseline: await alone(save('baseline')) }
     const mid = median(times.service!)
     console.log(`\n(c) note saves (POST /api/notes, op save), ${CONCURRENCY} clients, ${ROUNDS} rounds of ${ROUND_SECONDS} s each`)
     console.log(`  the service: ${fmt(times.service!.length)} saves, median ${fmt(mid, 1)} ms, p99 ${fmt(percentile(times.service!, 0.99), 1)} ms; bare node:http running the same statements: median ${fmt(median(times.baseline!), 1)} ms, p99 ${fmt(percentile(times.baseline!, 0.99), 1)} ms`)
+    console.log(`  one client alone: the service median ${fmt(single.service, 1)} ms, bare ${fmt(single.baseline, 1)} ms`)
     report(`a note save, median under ${SAVE_MEDIAN_MS} ms`, `${fmt(mid, 1)} ms`, budgetVerdict(mid, SAVE_MEDIAN_MS, 'at most', ' ms', 1))
   } finally {
     clients.service.close()

@@ -39,7 +39,7 @@
  */
 import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { connect } from '../src/db.ts'
@@ -52,7 +52,7 @@ import { createTicketStore } from '../src/tickets/store/ticket-store.ts'
 import { issueToken } from '../src/tickets/api/tokens.ts'
 import { fillBase, fillTickets, userId } from './scale/fill.ts'
 import { startService } from './scale/service.ts'
-import { budgetVerdict, capture, fmt, median, PINNED, requestsPerSecond, sendRequests, startChild } from './support.ts'
+import { budgetVerdict, capture, cpuMs, fmt, median, PINNED, requestsPerSecond, sendRequests, startChild } from './support.ts'
 
 const ROUNDS = Number(process.env.HTTP_BENCH_ROUNDS ?? 5)
 const SECONDS = 3
@@ -140,12 +140,6 @@ async function instructionsPerRequest(path: string, start: (wrapper: string[]) =
     await server.stop()
     rmSync(dir, { recursive: true, force: true })
   }
-}
-
-/** CPU time the process has used, in milliseconds (from /proc, 100 ticks a second). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
 const kind = process.env.DATABASE_URL ? 'postgres' : 'embedded'

@@ -5,6 +5,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { Agent, request, type IncomingMessage } from 'node:http'
 import { cpus } from 'node:os'
 import { createInterface } from 'node:readline'
@@ -104,6 +105,12 @@ export function median(values: number[]): number {
 
 export function fmt(n: number, digits = 0): string {
   return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+}
+
+/** CPU time process `pid` has used, in milliseconds (from /proc, 100 ticks a second). */
+export function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
 /** The smallest value that `p` (0 to 1) of `values` do not exceed. */
