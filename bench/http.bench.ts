@@ -18,17 +18,17 @@
  *
  * Two figures per route and contender, as medians of ROUNDS rounds whose order rotates, and
  * each as a ratio to the bare server measured in the same round:
- * - requests per second as autocannon counts them (the goal's figure: at least 0.90 for the
- *   cheap routes). One autocannon process can be the bottleneck before a bare server is, which
- *   flatters the slower server;
+ * - requests per second as autocannon counts them (the budget's figure: `/api/me` of the service
+ *   as `npm start` runs it at least FLOOR of bare). One autocannon process can be the bottleneck
+ *   before a bare server is, which flatters the slower server;
  * - the server's CPU time per request (from /proc), what each could serve on a core of its own:
  *   the capacity ratio is bare's CPU per request over the service's.
  *
  * The ticket read runs SQL; the bare server only sends its bytes, so its ratio shows what the
- * reads cost rather than the HTTP core (no goal).
+ * reads cost rather than the HTTP core (no budget); `/healthz` asks the database (no budget).
  *
  * A third figure hardly moves with the machine's other load, which on a shared machine moves
- * the rounds' ratios by more than the distance to the goal: the instructions the service and
+ * the rounds' ratios by more than the distance to the budget: the instructions the service and
  * the bare server run per request of `GET /api/me` in their steady state, counted by valgrind's
  * callgrind when it is installed (user space only: the kernel's share, the same two system calls
  * a request for both, is not counted, so this ratio shows the gap larger than it is in time).
@@ -39,8 +39,7 @@
  */
 import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { request } from 'node:http'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { connect } from '../src/db/client.ts'
@@ -53,11 +52,12 @@ import { createTicketStore } from '../src/tickets/store/ticket-store.ts'
 import { issueToken } from '../src/tickets/api/tokens.ts'
 import { fillBase, fillTickets, userId } from './scale/fill.ts'
 import { startService } from './scale/service.ts'
-import { fmt, median, PINNED, requestsPerSecond, sendRequests, startChild } from './support.ts'
+import { budgetVerdict, capture, cpuMs, fmt, median, PINNED, requestsPerSecond, sendRequests, startChild } from './support.ts'
 
 const ROUNDS = Number(process.env.HTTP_BENCH_ROUNDS ?? 5)
 const SECONDS = 3
-const GOAL = 0.9
+/** The budget of issue 25: `/api/me` answers at least this share of bare node:http's requests per second. */
+const FLOOR = 0.8
 
 /**
  * What the rate limit's count and the ETag of a small answer cost alone, in this process (no
@@ -142,30 +142,6 @@ async function instructionsPerRequest(path: string, start: (wrapper: string[]) =
   }
 }
 
-/** CPU time the process has used, in milliseconds (from /proc, 100 ticks a second). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return (Number(fields[11]) + Number(fields[12])) * 10
-}
-
-/** One GET, answering the status, the headers node did not add itself, and the body. */
-function capture(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string>; body: string }> {
-  return new Promise((resolve, reject) => {
-    request(url, { headers }, (res) => {
-      let body = ''
-      res.setEncoding('utf8')
-      res.on('data', (c: string) => (body += c))
-      res.on('end', () => {
-        const kept: Record<string, string> = {}
-        for (const [name, value] of Object.entries(res.headers)) {
-          if (!['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name)) kept[name] = String(value)
-        }
-        resolve({ status: res.statusCode ?? 0, headers: kept, body })
-      })
-    }).on('error', reject).end()
-  })
-}
-
 const kind = process.env.DATABASE_URL ? 'postgres' : 'embedded'
 const embedded = kind === 'embedded' ? await startChild('./scale/embedded.ts') : null
 const baseUrl = process.env.DATABASE_URL ?? embedded!.url
@@ -191,9 +167,9 @@ try {
   stops.push(unlimited.stop)
 
   const routes = [
-    { name: 'notes GET /api/me, no cookie', service: 'notes', path: '/api/me', headers: {} as Record<string, string>, cheap: true },
-    { name: 'notes GET /healthz', service: 'notes', path: '/healthz', headers: {}, cheap: true },
-    { name: 'tickets: a ticket read (token)', service: 'tickets', path: '/api/projects/project-1/tickets/1', headers: { authorization: `Bearer ${token}` }, cheap: false },
+    { name: 'notes GET /api/me, no cookie', service: 'notes', path: '/api/me', headers: {} as Record<string, string>, budget: true },
+    { name: 'notes GET /healthz', service: 'notes', path: '/healthz', headers: {}, budget: false },
+    { name: 'tickets: a ticket read (token)', service: 'tickets', path: '/api/projects/project-1/tickets/1', headers: { authorization: `Bearer ${token}` }, budget: false },
   ]
   const replay: Record<string, unknown> = {}
   for (const r of routes) {
@@ -234,8 +210,12 @@ try {
       const speed = ratio(n, (a, b) => a.perSecond / b.perSecond)
       const capacity = ratio(n, (a, b) => b.cpuUs / a.cpuUs)
       const sorted = [...speed].sort((a, b) => a - b)
-      const verdict = n === 'bare' ? '' : r.cheap && n === 'service' ? ` (goal >= ${GOAL}) ${median(speed) >= GOAL ? 'MET' : 'NOT MET'}` : ' (no goal)'
+      const verdict = n === 'bare' ? '' : r.budget && n === 'service' ? ` (budget >= ${FLOOR})` : ''
       console.log(`  ${contenders[n].label.padEnd(38)} ${fmt(median(got[n].map((g) => g.perSecond))).padStart(7)}/s, CPU ${fmt(median(got[n].map((g) => g.cpuUs)), 1).padStart(6)} µs a request${n === 'bare' ? '' : `; ratio to bare ${fmt(median(speed), 2)} (${fmt(sorted[0]!, 2)}–${fmt(sorted.at(-1)!, 2)}), capacity ${fmt(median(capacity), 2)}${verdict}`}`)
+    }
+    if (r.budget) {
+      const figure = median(ratio('service', (a, b) => a.perSecond / b.perSecond))
+      console.log(`  budget: ${r.path} at least ${FLOOR} of bare node:http: ${fmt(figure, 2)}, ${budgetVerdict(figure, FLOOR, 'at least').text}`)
     }
     // Rate limits on vs off, the same service and options, measured in the same rounds.
     const limited = got.service.map((g, i) => g.perSecond / got.unlimited[i]!.perSecond)

@@ -42,7 +42,7 @@ import { redraw } from './scale/draw.ts'
 import { fillBase, fillNotes, fillTickets, noteUser, PROJECTS, userId } from './scale/fill.ts'
 import { explainAll } from './scale/queries.ts'
 import { startService } from './scale/service.ts'
-import { fmt, keepAliveClient, median, startChild } from './support.ts'
+import { fmt, keepAliveClient, median, percentile, startChild } from './support.ts'
 
 const SIZES = [
   { tickets: 1_000, notes: 10_000 },
@@ -280,11 +280,6 @@ async function liveWakeUps(base: string, tcall: ReturnType<typeof keepAliveClien
     for (const p of polls) p.close()
   }
   return { median: median(got), p99: percentile(got, 0.99) }
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!
 }
 
 /** The process's peak resident memory (VmHWM), in bytes. */

@@ -5,6 +5,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { Agent, request, type IncomingMessage } from 'node:http'
 import { cpus } from 'node:os'
 import { createInterface } from 'node:readline'
@@ -104,6 +105,46 @@ export function median(values: number[]): number {
 
 export function fmt(n: number, digits = 0): string {
   return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+}
+
+/** CPU time process `pid` has used, in milliseconds (from /proc, 100 ticks a second). */
+export function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
+/** The smallest value that `p` (0 to 1) of `values` do not exceed. */
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!
+}
+
+/**
+ * A budget's verdict: `figure` against `limit` (`at most`: the figure must stay under it; `at
+ * least`: over or at it), as `met` or `NOT met by <the gap>`.
+ */
+export function budgetVerdict(figure: number, limit: number, kind: 'at most' | 'at least', unit = '', digits = 2): { met: boolean; text: string } {
+  const met = kind === 'at most' ? figure < limit : figure >= limit
+  const gap = Math.abs(figure - limit)
+  return { met, text: met ? 'met' : `NOT met by ${fmt(gap, digits)}${unit} (${fmt((gap / limit) * 100)}%)` }
+}
+
+/** One GET, answering the status, the headers node did not add itself, and the body. */
+export function capture(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+  return new Promise((resolve, reject) => {
+    request(url, { headers }, (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (c: string) => (body += c))
+      res.on('end', () => {
+        const kept: Record<string, string> = {}
+        for (const [name, value] of Object.entries(res.headers)) {
+          if (!['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name)) kept[name] = String(value)
+        }
+        resolve({ status: res.statusCode ?? 0, headers: kept, body })
+      })
+    }).on('error', reject).end()
+  })
 }
 
 /**

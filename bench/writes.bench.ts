@@ -25,7 +25,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { connect } from '../src/db/client.ts'
@@ -37,7 +36,7 @@ import { startCommand, startOptions } from '../test/support/start-command.ts'
 import { fillBase, fillNotes, fillTickets, noteUser, PROJECTS, userId } from './scale/fill.ts'
 import { startService } from './scale/service.ts'
 import { startWireLog } from './scale/wire-log.ts'
-import { fmt, keepAliveClient, median, PINNED, startChild } from './support.ts'
+import { cpuMs, fmt, keepAliveClient, median, PINNED, startChild } from './support.ts'
 
 const CONCURRENCY = 8
 const ROUNDS = Number(process.env.WRITES_BENCH_ROUNDS ?? 5)
@@ -68,12 +67,6 @@ const withSchema = (url: string) => {
 }
 const secret = randomBytes(32)
 const children: { stop(): Promise<void> }[] = []
-
-/** CPU time a process has used, in milliseconds (from /proc, 100 ticks a second). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return (Number(fields[11]) + Number(fields[12])) * 10
-}
 
 /** `node <npm start's options> <script>` on core 0, resolving once it prints `listening <url>`. */
 async function startBaseline(env: Record<string, string>): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {

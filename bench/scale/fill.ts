@@ -10,7 +10,8 @@
  * - notes: 1,000 users (`nuser-0001`...) with the notes spread evenly, each note's `edited`
  *   above its user's clock (which moves on), a revision for every note, one in fifty a tombstone.
  *
- * `fillTickets(sql, from, to)` adds tickets `from + 1` to `to`; the sizes grow by adding.
+ * `fillTickets(sql, from, to)` adds tickets `from + 1` to `to`; the sizes grow by adding. With
+ * `projects`, the tickets go to the first `projects` projects only (1: one project holds them all).
  */
 import type { Sql } from '../../src/db/client.ts'
 
@@ -42,13 +43,13 @@ export async function fillBase(sql: Sql): Promise<void> {
     from projects p, users u`
 }
 
-/** Adds tickets `from + 1` to `to` with their relations, history and live events. */
-export async function fillTickets(sql: Sql, from: number, to: number): Promise<void> {
+/** Adds tickets `from + 1` to `to` with their relations, history and live events, spread over the first `projects` projects. */
+export async function fillTickets(sql: Sql, from: number, to: number, projects = PROJECTS): Promise<void> {
   const lo = T0 + (from + 1) * 60_000
   const hi = T0 + to * 60_000
   await sql`
     insert into tickets (project_id, number, subject, summary, state, assignee_id, author_id, created, updated)
-    select p.id, p.next_number + (s.i - 1 - ${from}) / ${PROJECTS},
+    select p.id, p.next_number + (s.i - 1 - ${from}) / ${projects},
       'Ticket ' || s.i || ' about something that needs doing',
       'A summary of ticket ' || s.i || ', long enough to look like one: steps, expected, seen.',
       (array['open', 'doing', 'review', 'done', 'dropped'])[1 + (s.i / 7) % 5],
@@ -56,8 +57,8 @@ export async function fillTickets(sql: Sql, from: number, to: number): Promise<v
       'u' || lpad((s.i % ${TICKET_USERS} + 1)::text, 11, '0'),
       ${T0}::bigint + s.i::bigint * 60000, ${T0}::bigint + s.i::bigint * 60000 + (s.i % 7) * 1000
     from generate_series(${from + 1}::int, ${to}::int) s(i)
-    join projects p on p.id = 'p' || lpad(((s.i - 1) % ${PROJECTS} + 1)::text, 11, '0')`
-  await sql`update projects set next_number = next_number + ${(to - from) / PROJECTS}`
+    join projects p on p.id = 'p' || lpad(((s.i - 1) % ${projects} + 1)::text, 11, '0')`
+  await sql`update projects set next_number = next_number + ${(to - from) / projects} where id <= ${projectId(projects)}`
   await sql`
     update tickets c set parent_id = p.id
     from tickets p
