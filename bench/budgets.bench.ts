@@ -23,9 +23,9 @@
  */
 import { randomBytes } from 'node:crypto'
 import { cpus, loadavg } from 'node:os'
-import { connect } from '../src/db.ts'
-import { migrate } from '../src/migrate.ts'
-import { createSessions } from '../src/session.ts'
+import { connect } from '../src/db/client.ts'
+import { migrate } from '../src/db/migrate.ts'
+import { createSessions } from '../src/auth/session.ts'
 import { issueToken } from '../src/tickets/api/tokens.ts'
 import { createTicketStore } from '../src/tickets/store/ticket-store.ts'
 import { fillBase, fillNotes, fillTickets, noteUser, userId } from './scale/fill.ts'
