@@ -6,7 +6,7 @@
 import { createServer, type AddressInfo } from 'node:net'
 import type { Config } from './config.ts'
 import { connect, createReadiness, openDatabase, type Database } from './db/client.ts'
-import { createDevIdentityProvider } from './auth/dev-idp.ts'
+import { createDevIdentityProvider } from './accounts/dev-idp.ts'
 import { bundleProviderAssets } from './accounts/assets.ts'
 import { providerPolicy } from './accounts/page.ts'
 import { createAccountsProvider } from './accounts/provider.ts'

@@ -11,7 +11,6 @@ import type { Sql } from '../db/client.ts'
 import { hashSecret, randomToken } from '../base/random.ts'
 import type { Request } from '../http/request.ts'
 import { serializeCookie } from '../http/cookie.ts'
-import type { ServiceName } from '../service.ts'
 
 /** How long a session lives. */
 export const SESSION_DAYS = 30
@@ -91,7 +90,8 @@ export interface Sessions {
  * sign-out, an account disabled at the identity provider) ends the session on the next request
  * everywhere.
  */
-export function createSessions(deps: { sql: Sql; secret: Uint8Array; service: ServiceName; secure: boolean; clock: () => number }): Sessions {
+/** `service` names the cookie (`<service>_session`) and the rows it owns. */
+export function createSessions(deps: { sql: Sql; secret: Uint8Array; service: string; secure: boolean; clock: () => number }): Sessions {
   const { sql, secret, service, clock } = deps
   const cookieName = `${service}_session`
   // A renewed session, and the id of the row its save replaces.

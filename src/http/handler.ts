@@ -9,7 +9,6 @@
 import { conditional } from './conditional.ts'
 import { isDatabaseUnavailable } from '../db/client.ts'
 import type { Logger } from '../base/log.ts'
-import type { LimitClass, RateLimiter } from '../limits/rate-limit.ts'
 import type { Request } from './request.ts'
 import { HttpError, json, jsonError, type Response } from './response.ts'
 import { createRouter, type Route } from './router.ts'
@@ -19,6 +18,15 @@ import { queryNotUtf8 } from './text.ts'
 export const queryNotUtf8Text = (name: string) => `'${name}' must be percent-encoded UTF-8`
 
 export type Handler = (req: Request) => Response | Promise<Response>
+
+/** A class of rate limit: `signin` for sign-in and code exchanges, `api` for everything else. */
+export type LimitClass = 'api' | 'signin'
+
+/** What the dispatcher asks of the rate limits (src/limits/rate-limit.ts builds one). */
+export interface Limiter {
+  /** Null when the request may go on, else the 429 to answer. */
+  check(req: Request, cls: LimitClass): Promise<Response | null>
+}
 
 /** A route of a service: the router's route with our handler type. */
 export interface HttpRoute extends Route<Handler> {
@@ -35,7 +43,7 @@ export interface HandlerOptions {
   /** Answers a request that matches no route; JSON 404 by default. */
   notFound?: Handler
   /** Counts every request but `/healthz` and answers 429 past the limits; none when absent. */
-  limiter?: RateLimiter | null
+  limiter?: Limiter | null
 }
 
 /** Builds the function that answers every request of a route table; it never rejects. */

@@ -23,6 +23,7 @@
 import { createHash } from 'node:crypto'
 import type { Request } from '../http/request.ts'
 import { jsonError, type Response } from '../http/response.ts'
+import type { LimitClass, Limiter } from '../http/handler.ts'
 
 /** A token bucket's shape: `rate` requests a second on average, `burst` at once. */
 export interface Limit {
@@ -30,8 +31,7 @@ export interface Limit {
   burst: number
 }
 
-/** The classes of route: everything (`api`), and sign-in and code exchanges (`signin`), which get less. */
-export type LimitClass = 'api' | 'signin'
+export type { LimitClass }
 
 export type Limits = Readonly<Record<LimitClass, Limit>>
 
@@ -148,7 +148,7 @@ export interface RateLimiterOptions {
   verify?: (req: Request) => Promise<boolean>
 }
 
-export interface RateLimiter {
+export interface RateLimiter extends Limiter {
   /**
    * Counts the request in class `cls`: null when it may go on, else the 429 to answer. The first
    * request of a credential without a bucket waits while the credential is verified.

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
-import { createDevIdentityProvider } from '../../src/auth/dev-idp.ts'
+import { createDevIdentityProvider } from '../../src/accounts/dev-idp.ts'
 import { serve } from '../../src/http/server.ts'
 import { createIdentityProvider } from '../../src/auth/idp.ts'
 import { createLogger } from '../../src/base/log.ts'

@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto'
 import { html, type Html } from '../http/html.ts'
-import { providerPage, providerPolicy, type PageFrame } from '../accounts/page.ts'
+import { providerPage, providerPolicy, type PageFrame } from './page.ts'
 import { json, jsonError, redirect, type Response } from '../http/response.ts'
 import type { HttpRoute } from '../http/handler.ts'
 import type { Request } from '../http/request.ts'
