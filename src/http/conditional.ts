@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { Request } from './request.ts'
 import { isStream, type Headers, type Response } from './response.ts'
 
@@ -18,7 +18,7 @@ import { isStream, type Headers, type Response } from './response.ts'
  * quickest digest node has built in.
  */
 export function etagOf(body: string | Uint8Array): string {
-  return `"${createHash('sha1').update(body).digest('base64url').slice(0, 20)}"`
+  return `"${hash('sha1', body, 'base64url').slice(0, 20)}"`
 }
 
 /**
@@ -101,7 +101,7 @@ export function conditional(req: Request, response: Response): Response {
     if (isStream(response.body)) return response
     etag = etagOf(response.body ?? '')
     // A copy: a handler may answer a shared headers object.
-    out = { ...response, headers: { ...headers, etag } }
+    out = { status: response.status, headers: Object.assign({}, headers, { etag }), body: response.body }
   }
   const field = req.headers['if-none-match']
   return field !== undefined && matches(field, etag) ? notModified(out.headers) : out

@@ -46,6 +46,9 @@ export class HttpError extends Error {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
+
+// Headers are merged into a copy with Object.assign rather than spread syntax: V8 copies a
+// spread of an object that is not a literal through its runtime, many times slower.
 /** Every answer's type is the one it names: no browser guesses HTML out of a JSON or text body. */
 export const NOSNIFF = 'nosniff'
 

@@ -158,10 +158,10 @@ function send(req: IncomingMessage, res: ServerResponse, response: Response): vo
   let headers = response.headers
   // A 304 has no body, and a length would claim the 200's (RFC 9110 section 8.6).
   if (headers?.['content-length'] === undefined && response.status !== 304) {
-    headers = { ...headers, 'content-length': String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength) }
+    headers = Object.assign({}, headers, { 'content-length': String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength) })
   }
   if (!req.complete && unreadRest(req) > DRAIN_TO_KEEP) {
-    headers = { ...headers, connection: 'close' }
+    headers = Object.assign({}, headers, { connection: 'close' })
     lingerOnClose(req.socket)
   }
   res.writeHead(response.status, headers)
@@ -178,7 +178,7 @@ async function sendStream(req: IncomingMessage, res: ServerResponse, response: R
   if (res.headersSent || res.destroyed) return null
   let headers = response.headers
   if (!req.complete && unreadRest(req) > DRAIN_TO_KEEP) {
-    headers = { ...headers, connection: 'close' }
+    headers = Object.assign({}, headers, { connection: 'close' })
     lingerOnClose(req.socket)
   }
   res.writeHead(response.status, headers)

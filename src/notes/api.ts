@@ -197,11 +197,11 @@ function answer(status: number, value: unknown): Response {
 }
 
 function error(status: number, message: string, headers?: Record<string, string>): Response {
-  return json(status, { error: message }, headers ? { ...NO_STORE, ...headers } : NO_STORE)
+  return json(status, { error: message }, headers ? Object.assign({}, NO_STORE, headers) : NO_STORE)
 }
 
 function noStore(response: Response): Response {
-  return { ...response, headers: { ...response.headers, ...NO_STORE } }
+  return { status: response.status, headers: Object.assign({}, response.headers, NO_STORE), body: response.body }
 }
 
 /** Every field of `shape` is an own property of `body` with its JSON type. */
