@@ -73,6 +73,21 @@ async function esbuildChildren(): Promise<number> {
   return n
 }
 
+test('each web app\'s stylesheet carries the shared base once, before its own rules', async () => {
+  const sheets = { notes: 'src/notes/app/app.css', tickets: 'src/tickets/app/style.css', provider: 'src/accounts/app/style.css' }
+  // A rule of each app's own, which must come after the base so that it wins at equal specificity.
+  const own: Record<string, string> = { notes: '.welcome-card{', tickets: '.skip{', provider: '.or{' }
+  const bundled = await bundleAssets({ entries: sheets })
+  for (const name of Object.keys(sheets)) {
+    const url = bundled.url(name)
+    const body = new TextDecoder().decode(bundled.handler(makeRequest({ url, params: Object.assign(Object.create(null), { file: url.slice('/assets/'.length) }) })).body as Uint8Array)
+    assert.ok(!body.includes('@import'), `${name}: the base is bundled in`)
+    assert.equal(body.split('--focus:').length - 1, 2, `${name}: the focus colour, light and dark, once each`)
+    assert.equal(body.split('button.primary,.button.primary{').length - 1, 1, `${name}: the buttons once`)
+    assert.ok(body.includes(own[name]!) && body.indexOf('[aria-invalid=true]') < body.indexOf(own[name]!), `${name}: the base first, then the app's own rules`)
+  }
+})
+
 test('esbuild\'s child process is stopped a second after the last bundle, and a later bundle starts one again', async () => {
   const during = bundleAssets({ entries: { main: join(dir, 'main.ts') } })
   await during
