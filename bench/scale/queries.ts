@@ -7,7 +7,7 @@ import type { Sql } from '../../src/db/client.ts'
 import { hashSecret } from '../../src/base/random.ts'
 import { projectId, userId } from './fill.ts'
 
-// src/tickets/store/tickets.ts viewOf: one shape for every ticket read, from `t` (the tickets
+// src/tickets/store/ticket-row.ts viewOf: one shape for every ticket read, from `t` (the tickets
 // table, or the rows a write returns).
 const VIEW_COLUMNS = `t.id, t.number, t.old_number, t.project_id, p.slug, t.subject, t.summary, t.source, t.state,
   t.assignee_id, a.name as assignee_name, t.author_id, coalesce(u.name, t.author_name) as author_name,
@@ -22,7 +22,7 @@ left join users u on u.id = t.author_id
 left join tickets pt on pt.id = t.parent_id
 left join projects pp on pp.id = pt.project_id`
 
-// src/tickets/store/tickets.ts selectTickets.
+// src/tickets/store/ticket-row.ts selectTickets.
 const selectTickets = (where: string, order = 't.created desc, t.number desc') => `
 select ${VIEW_COLUMNS}
 from tickets t

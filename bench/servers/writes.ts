@@ -2,7 +2,7 @@
  * The write-route baseline: a bare node:http server that parses the body with JSON.parse and
  * runs the same SQL statements, in the same order and transactions (src/db/transaction.ts), as the ticket service does
  * for a ticket create, a comment and a state change (src/tickets/api/tickets.ts, api/changes.ts,
- * store/tickets.ts, auth.ts, store/outbox.ts) and the notes service for a note save (src/notes/store.ts,
+ * store/ticket-row.ts, store/ticket-writes.ts, auth.ts, store/outbox.ts) and the notes service for a note save (src/notes/store.ts,
  * whose session the service holds in memory: here a map of the cookies the bench made), and
  * answers the same JSON. It checks nothing the statements do not: no router, no validator, no
  * log, no refusals beyond a 500 on a surprise.
@@ -25,7 +25,7 @@ const sql = connect(process.env.DATABASE_URL!)
 const cookies = new Map(Object.entries(JSON.parse(process.env.BASELINE_COOKIES ?? '{}') as Record<string, string>))
 const PUBLIC_URL = process.env.TICKETS_URL ?? 'http://localhost:0'
 
-/** The columns of a ticket's view read from `t` and their joins (src/tickets/store/tickets.ts, viewOf). */
+/** The columns of a ticket's view read from `t` and their joins (src/tickets/store/ticket-row.ts, viewOf). */
 function viewOf(q: Q) {
   return {
     columns: q`t.id, t.number, t.old_number, t.project_id, p.slug, t.subject, t.summary, t.source, t.state,
@@ -61,7 +61,7 @@ function eventView(r: postgres.Row) {
   return { id: r.event_id, kind: r.event_kind, by: r.event_by, user: r.event_user_id ?? null, app: r.event_app ?? null, created: r.event_created, ...data }
 }
 
-/** A ticket's change and its history events in one statement, the ticket read back (store/tickets.ts, changeTicket). */
+/** A ticket's change and its history events in one statement, the ticket read back (store/ticket-writes.ts, changeTicket). */
 async function change(q: Q, id: string, set: Record<string, unknown>, events: { kind: string; data: unknown }[], user: { id: string; name: string }, now: number, ifMember?: string) {
   const member = ifMember === undefined ? q`true` : q`exists (select 1 from members m where m.project_id = tickets.project_id and m.user_id = ${ifMember})`
   const view = viewOf(q)
