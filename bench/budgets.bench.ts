@@ -23,14 +23,13 @@
  */
 import { randomBytes } from 'node:crypto'
 import { cpus, loadavg } from 'node:os'
-import { connect } from '../src/db/client.ts'
 import { migrate } from '../src/db/migrate.ts'
 import { createSessions } from '../src/auth/session.ts'
 import { issueToken } from '../src/tickets/api/tokens.ts'
 import { createTicketStore } from '../src/tickets/store/ticket-store.ts'
 import { fillBase, fillNotes, fillTickets, noteUser, userId } from './scale/fill.ts'
 import { startService } from './scale/service.ts'
-import { budgetVerdict, capture, cpuMs, fmt, keepAliveClient, median, percentile, PINNED, requestsPerSecond, startChild } from './support.ts'
+import { budgetVerdict, capture, cpuMs, fmt, keepAliveClient, median, percentile, PINNED, requestsPerSecond, serviceDatabase, startChild } from './support.ts'
 
 const FLOOR = 0.8
 const PAGE_MEDIAN_MS = 20
@@ -45,21 +44,11 @@ const HTTP_ROUNDS = 5
 const HTTP_SECONDS = 3
 const ALONE_SECONDS = 2
 
-const kind = process.env.DATABASE_URL ? 'postgres' : 'embedded'
 const started = performance.now()
 const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0)} s`
-const embedded = kind === 'embedded' ? await startChild('./scale/embedded.ts') : null
-const baseUrl = process.env.DATABASE_URL ?? embedded!.url
-const schema = kind === 'postgres' ? `bench_budgets_${randomBytes(4).toString('hex')}` : null
-const admin = connect(baseUrl, { max: 1 })
-if (schema) await admin.unsafe(`create schema ${schema}`)
 // The fill's statements run for minutes: no deadline for an answer.
-const sql = connect(baseUrl, { max: 2, answerTimeout: null, ...(schema ? { schema } : {}) })
-const withSchema = (url: string) => {
-  const u = new URL(url)
-  if (schema) u.searchParams.set('search_path', schema)
-  return u.toString()
-}
+const database = await serviceDatabase('budgets', { answerTimeout: null })
+const { kind, sql } = database
 const secret = randomBytes(32)
 const stops: (() => Promise<void>)[] = []
 const verdicts: { name: string; met: boolean }[] = []
@@ -124,7 +113,7 @@ try {
   await sql`checkpoint`
   console.log(`# budgets bench: ${kind} database; services as npm start starts them${PINNED ? ', on core 0' : ''}; ${kind === 'postgres' ? `${fmt(TICKETS)} tickets in one project, ` : ''}${fmt(NOTES)} notes (filled in ${((performance.now() - t0) / 1000).toFixed(0)} s)`)
 
-  const service = await startService({ DATABASE_URL: withSchema(baseUrl), SESSION_SECRET: secret.toString('base64'), SERVICES: 'notes,tickets', RATE_LIMIT: '1000000000,1000000000' })
+  const service = await startService({ DATABASE_URL: database.url, SESSION_SECRET: secret.toString('base64'), SERVICES: 'notes,tickets', RATE_LIMIT: '1000000000,1000000000' })
   stops.push(service.stop)
   const cookieOf = async (name: 'notes' | 'tickets', user: string) => {
     const sessions = createSessions({ sql, secret: new Uint8Array(secret), service: name, secure: false, clock: Date.now })
@@ -212,7 +201,7 @@ try {
 
   // (c) Note saves, each client saving its own note from the `edited` its last save answered.
   const cookies = await Promise.all(Array.from({ length: CONCURRENCY }, (_, c) => cookieOf('notes', noteUser(c + 1))))
-  const baseline = await startChild('./servers/writes.ts', [], { DATABASE_URL: withSchema(baseUrl), BASELINE_COOKIES: JSON.stringify(Object.fromEntries(cookies.map((c, i) => [c, noteUser(i + 1)]))) })
+  const baseline = await startChild('./servers/writes.ts', [], { DATABASE_URL: database.url, BASELINE_COOKIES: JSON.stringify(Object.fromEntries(cookies.map((c, i) => [c, noteUser(i + 1)]))) })
   stops.push(baseline.stop)
   const clients = { service: keepAliveClient(service.urls.notes!, CONCURRENCY), baseline: keepAliveClient(baseline.url, CONCURRENCY) }
   try {
@@ -244,8 +233,5 @@ try {
   console.log(`${missed.length === 0 ? `all ${verdicts.length} budgets met` : `${missed.length} of ${verdicts.length} budgets NOT met: ${missed.map((v) => v.name).join('; ')}`} (${kind} database, ${elapsed()})`)
 } finally {
   for (const stop of stops.reverse()) await stop()
-  await sql.end({ timeout: 5 })
-  if (schema) await admin.unsafe(`drop schema ${schema} cascade`)
-  await admin.end({ timeout: 5 })
-  await embedded?.stop()
+  await database.close()
 }

@@ -42,7 +42,6 @@ import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { connect } from '../src/db/client.ts'
 import { migrate } from '../src/db/migrate.ts'
 import { conditional } from '../src/http/conditional.ts'
 import { createRateLimiter, DEFAULT_LIMITS } from '../src/limits/rate-limit.ts'
@@ -52,7 +51,7 @@ import { createTicketStore } from '../src/tickets/store/ticket-store.ts'
 import { issueToken } from '../src/tickets/api/tokens.ts'
 import { fillBase, fillTickets, userId } from './scale/fill.ts'
 import { startService } from './scale/service.ts'
-import { budgetVerdict, capture, cpuMs, fmt, median, PINNED, requestsPerSecond, sendRequests, startChild } from './support.ts'
+import { budgetVerdict, capture, cpuMs, fmt, median, PINNED, requestsPerSecond, sendRequests, serviceDatabase, startChild } from './support.ts'
 
 const ROUNDS = Number(process.env.HTTP_BENCH_ROUNDS ?? 5)
 const SECONDS = 3
@@ -142,15 +141,8 @@ async function instructionsPerRequest(path: string, start: (wrapper: string[]) =
   }
 }
 
-const kind = process.env.DATABASE_URL ? 'postgres' : 'embedded'
-const embedded = kind === 'embedded' ? await startChild('./scale/embedded.ts') : null
-const baseUrl = process.env.DATABASE_URL ?? embedded!.url
-const schema = kind === 'postgres' ? `bench_http_${randomBytes(4).toString('hex')}` : null
-const admin = connect(baseUrl, { max: 1 })
-if (schema) await admin.unsafe(`create schema ${schema}`)
-const sql = connect(baseUrl, { max: 2, ...(schema ? { schema } : {}) })
-const serviceUrl = new URL(baseUrl)
-if (schema) serviceUrl.searchParams.set('search_path', schema)
+const database = await serviceDatabase('http')
+const { kind, sql } = database
 const stops: (() => Promise<void>)[] = []
 
 try {
@@ -158,7 +150,7 @@ try {
   await fillBase(sql)
   await fillTickets(sql, 0, 1_000)
   const token = (await issueToken(createTicketStore({ sql, clock: Date.now }), userId(1), 'bench')).token
-  const env = { DATABASE_URL: serviceUrl.toString(), SESSION_SECRET: randomBytes(32).toString('base64'), SERVICES: 'notes,tickets', RATE_LIMIT: '1000000000,1000000000' }
+  const env = { DATABASE_URL: database.url, SESSION_SECRET: randomBytes(32).toString('base64'), SERVICES: 'notes,tickets', RATE_LIMIT: '1000000000,1000000000' }
   const service = await startService(env)
   stops.push(service.stop)
   const defaults = await startService(env, { nodeOptions: [] })
@@ -242,8 +234,5 @@ try {
   await inProcess()
 } finally {
   for (const stop of stops.reverse()) await stop()
-  await sql.end({ timeout: 5 })
-  if (schema) await admin.unsafe(`drop schema ${schema} cascade`)
-  await admin.end({ timeout: 5 })
-  await embedded?.stop()
+  await database.close()
 }

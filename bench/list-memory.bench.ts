@@ -19,24 +19,16 @@ import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
-import { connect } from '../src/db/client.ts'
 import { startCommand } from '../test/support/start-command.ts'
 import { fillBase, fillTickets } from './scale/fill.ts'
-import { fmt, startChild } from './support.ts'
+import { fmt, serviceDatabase } from './support.ts'
 
 const TICKETS = Number(process.env.LIST_BENCH_TICKETS ?? 100_000)
 const ROOT = process.env.LIST_BENCH_ROOT ?? fileURLToPath(new URL('..', import.meta.url))
 const MB = 1024 * 1024
-const kind = process.env.DATABASE_URL ? 'postgres' : 'embedded'
 
-const embedded = kind === 'embedded' ? await startChild('./scale/embedded.ts') : null
-const baseUrl = process.env.DATABASE_URL ?? embedded!.url
-const schema = kind === 'postgres' ? `bench_list_${randomBytes(4).toString('hex')}` : null
-const admin = connect(baseUrl, { max: 1 })
-if (schema) await admin.unsafe(`create schema ${schema}`)
-const sql = connect(baseUrl, { max: 2, ...(schema ? { schema } : {}) })
-const serviceUrl = new URL(baseUrl)
-if (schema) serviceUrl.searchParams.set('search_path', schema)
+const database = await serviceDatabase('list')
+const { kind, sql } = database
 const secret = randomBytes(32).toString('base64')
 
 /** The service of {@link ROOT} on the bench's database; its tickets URL once it listens. */
@@ -44,7 +36,7 @@ async function start(): Promise<{ child: ChildProcess; url: string; stop(): Prom
   const child = spawn(process.execPath, startCommand(), {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, HOST: '127.0.0.1', NOTES_PORT: '0', TICKETS_PORT: '0', DEV_IDP_PORT: '0', DEV_SIGNIN: '1', DATABASE_URL: serviceUrl.toString(), SESSION_SECRET: secret, SERVICES: 'tickets' },
+    env: { ...process.env, HOST: '127.0.0.1', NOTES_PORT: '0', TICKETS_PORT: '0', DEV_IDP_PORT: '0', DEV_SIGNIN: '1', DATABASE_URL: database.url, SESSION_SECRET: secret, SERVICES: 'tickets' },
   })
   const url = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {
@@ -108,8 +100,5 @@ try {
   line('json, 8 at once', eight)
   console.log(`  json / markdown peak: ${fmt(json.mb / markdown.mb, 2)}`)
 } finally {
-  await sql.end({ timeout: 5 })
-  if (schema) await admin.unsafe(`drop schema ${schema} cascade`)
-  await admin.end({ timeout: 5 })
-  await embedded?.stop()
+  await database.close()
 }

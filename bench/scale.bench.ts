@@ -31,7 +31,6 @@
 import { randomBytes } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { connect } from '../src/db/client.ts'
 import { migrate } from '../src/db/migrate.ts'
 import { createSessions } from '../src/auth/session.ts'
 import { createTicketStore } from '../src/tickets/store/ticket-store.ts'
@@ -42,7 +41,7 @@ import { redraw } from './scale/draw.ts'
 import { fillBase, fillNotes, fillTickets, noteUser, PROJECTS, userId } from './scale/fill.ts'
 import { explainAll } from './scale/queries.ts'
 import { startService } from './scale/service.ts'
-import { fmt, keepAliveClient, median, percentile, startChild } from './support.ts'
+import { fmt, keepAliveClient, median, percentile, serviceDatabase } from './support.ts'
 
 const SIZES = [
   { tickets: 1_000, notes: 10_000 },
@@ -62,19 +61,12 @@ const GOAL = 1.5
 const SEARCH = 'needs state:review'
 const IMAGES = fileURLToPath(new URL('../docs/images/', import.meta.url))
 
-const kind = process.env.DATABASE_URL ? 'postgres' : 'embedded'
 const started = performance.now()
 const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0)} s`
 
 // The database: a schema of our own on the server, or a fresh embedded one.
-const embedded = kind === 'embedded' ? await startChild('./scale/embedded.ts') : null
-const baseUrl = process.env.DATABASE_URL ?? embedded!.url
-const schema = kind === 'postgres' ? `bench_scale_${randomBytes(4).toString('hex')}` : null
-const admin = connect(baseUrl, { max: 1 })
-if (schema) await admin.unsafe(`create schema ${schema}`)
-const sql = connect(baseUrl, { max: 2, ...(schema ? { schema } : {}) })
-const serviceUrl = new URL(baseUrl)
-if (schema) serviceUrl.searchParams.set('search_path', schema)
+const database = await serviceDatabase('scale')
+const { kind, sql } = database
 
 const secret = randomBytes(32)
 let service: Awaited<ReturnType<typeof startService>> | null = null
@@ -99,7 +91,7 @@ try {
   const listerUser = noteUser(500)
   const listerCookie = await cookieOf(listerUser)
 
-  service = await startService({ DATABASE_URL: serviceUrl.toString(), SESSION_SECRET: secret.toString('base64'), SERVICES: 'notes,tickets', RATE_LIMIT: '1000000000,1000000000' })
+  service = await startService({ DATABASE_URL: database.url, SESSION_SECRET: secret.toString('base64'), SERVICES: 'notes,tickets', RATE_LIMIT: '1000000000,1000000000' })
   const tickets = service.urls.tickets!
   const notes = service.urls.notes!
   tc = keepAliveClient(tickets, CONCURRENCY)
@@ -252,10 +244,7 @@ try {
   tc?.close()
   nc?.close()
   await service?.stop()
-  await sql.end({ timeout: 5 })
-  if (schema) await admin.unsafe(`drop schema ${schema} cascade`)
-  await admin.end({ timeout: 5 })
-  await embedded?.stop()
+  await database.close()
 }
 
 /** Polls wait on `/api/live`; a comment is written; each poll's answer is timed from the write's start. */

@@ -10,7 +10,7 @@ import { Agent, request, type IncomingMessage } from 'node:http'
 import { cpus } from 'node:os'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
-import { connect, type Sql } from '../src/db/client.ts'
+import { connect, type ConnectOptions, type Sql } from '../src/db/client.ts'
 import { startEmbedded } from '../src/db/embedded.ts'
 import { migrate } from '../src/db/migrate.ts'
 
@@ -216,5 +216,34 @@ export function keepAliveClient(baseUrl: string, sockets: number) {
       })
     },
     close: () => agent.destroy(),
+  }
+}
+
+/**
+ * The database of a bench whose services run in processes of their own: a schema of the bench's
+ * own on the server of DATABASE_URL (named `bench_<name>_<random>`, dropped by `close`), else an
+ * embedded database in a process of its own on a TCP port. `url` is what a service's
+ * DATABASE_URL is set to; `sql` is the bench's own client (2 connections unless `options` say).
+ */
+export async function serviceDatabase(name: string, options: ConnectOptions = {}): Promise<{ kind: 'embedded' | 'postgres'; sql: Sql; url: string; close(): Promise<void> }> {
+  const kind = process.env.DATABASE_URL ? 'postgres' : 'embedded'
+  const embedded = kind === 'embedded' ? await startChild('./scale/embedded.ts') : null
+  const baseUrl = process.env.DATABASE_URL ?? embedded!.url
+  const schema = kind === 'postgres' ? `bench_${name}_${randomBytes(4).toString('hex')}` : null
+  const admin = connect(baseUrl, { max: 1 })
+  if (schema) await admin.unsafe(`create schema ${schema}`)
+  const sql = connect(baseUrl, { max: 2, ...options, ...(schema ? { schema } : {}) })
+  const url = new URL(baseUrl)
+  if (schema) url.searchParams.set('search_path', schema)
+  return {
+    kind,
+    sql,
+    url: url.toString(),
+    async close() {
+      await sql.end({ timeout: 5 })
+      if (schema) await admin.unsafe(`drop schema ${schema} cascade`)
+      await admin.end({ timeout: 5 })
+      await embedded?.stop()
+    },
   }
 }
