@@ -143,6 +143,8 @@ export const TOO_MANY_WAITING = 'too many waiting requests'
 export const IMPORT_NOT_OBJECT = 'the file must hold a JSON object with project and tickets'
 export const IMPORT_NO_SLUG = 'project.slug is required'
 export const IMPORT_TICKETS_NOT_LIST = 'tickets must be a list'
+/** The import file's JSON does not parse; `detail` is the parser's own words, with the place. */
+export const importNotJson = (detail: string) => `the file is not valid JSON: ${detail}`
 export const IMPORT_PARENT_CYCLE = 'the parents in the file make a cycle'
 export const IMPORT_NO_PROJECT_ID = 'could not make a project id; run the import again'
 export const mustBeString = (at: string) => `${at} must be a string`
