@@ -16,7 +16,7 @@ import { json, jsonError, redirect, type Response } from '../../http/response.ts
 import { loginButtonUrl } from '../../auth/idp.ts'
 import { PAGE_HEADERS } from '../../http/page-headers.ts'
 import type { Context } from '../context.ts'
-import type { EventName } from '../events.ts'
+import type { EventName } from '../live/events.ts'
 import { adminBody } from './admin-page.ts'
 import { DELIVERIES_SHOWN, webhooksSection } from './webhooks-section.ts'
 import { WEBHOOKS_MAX } from '../webhook-events.ts'

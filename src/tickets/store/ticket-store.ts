@@ -13,7 +13,7 @@
  * @module
  */
 import type { Query, Sql } from '../../db/client.ts'
-import type { EventName, Wake } from '../events.ts'
+import type { EventName, Wake } from '../live/events.ts'
 import { Refusal } from '../refusal.ts'
 import { transaction } from '../../db/transaction.ts'
 import { connectionTable } from './connections.ts'
