@@ -18,13 +18,14 @@ import { isState, type State } from '../states.ts'
 import {
   ALREADY_UNASSIGNED, alreadyAssignedTo, alreadyInState, fieldRequired, fieldTooLong, NO_SUCH_TICKET, EDIT_STALE, NOTHING_CHANGED, SUBJECT_EMPTY, SUBJECT_OR_SUMMARY, unknownState,
 } from '../messages.ts'
-import { ticketAnswer, ticketAnswers, type TicketAnswer } from './answers.ts'
+import { ticketAnswer, ticketAnswers, type TicketAnswer } from '../representations/json.ts'
 import type { TicketEvent } from '../ticket-event.ts'
 import type { TicketTx } from '../store/ticket-store.ts'
 import type { User } from '../store/users.ts'
 import type { Ticket } from '../store/ticket-row.ts'
 import type { LockedTicket } from '../store/ticket-writes.ts'
-import { isBlank, lengthRefusal, ticketEtag } from './tickets.ts'
+import { isBlank, lengthRefusal } from './tickets.ts'
+import { ticketEtag } from '../representations/json.ts'
 import { matches } from '../../http/conditional.ts'
 import { acceptWrite } from './accept-write.ts'
 

@@ -4,7 +4,7 @@
  */
 import { json, PRIVATE_NO_STORE } from '../../http/response.ts'
 import type { Handler } from '../../http/handler.ts'
-import { ticketAnswers } from './answers.ts'
+import { ticketAnswers } from '../representations/json.ts'
 import { answerRefusal } from '../refusal.ts'
 import type { Context } from '../context.ts'
 

@@ -14,7 +14,7 @@ import { refuseRole } from '../roles.ts'
 import {
   ADD_OR_REMOVE, alreadyBlockedBy, alreadyParent, blockedByCycle, BLOCKS_ITSELF, hasNoParent, NO_SUCH_TICKET, notATicket, notBlockedBy, OWN_PARENT, ownAncestor,
 } from '../messages.ts'
-import { ticketAnswer, ticketAnswers, type TicketAnswer } from './answers.ts'
+import { ticketAnswer, ticketAnswers, type TicketAnswer } from '../representations/json.ts'
 import type { TicketEvent } from '../ticket-event.ts'
 import type { TicketTx } from '../store/ticket-store.ts'
 import type { Ticket } from '../store/ticket-row.ts'

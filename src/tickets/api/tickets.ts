@@ -13,14 +13,13 @@ import type { Caller } from '../auth.ts'
 import { refuseText, type Body } from '../body.ts'
 import type { Context } from '../context.ts'
 import { answerRefusal, refuse, type Refusal } from '../refusal.ts'
-import { listMarkdown, listMarkdownStream, markdown, ticketMarkdown, VARY, wantsMarkdown } from '../pages/markdown.ts'
+import { listMarkdown, listMarkdownStream, markdown, ticketMarkdown, VARY, wantsMarkdown } from '../representations/markdown.ts'
 import type { Project } from '../store/projects.ts'
 import { refuseRole } from '../roles.ts'
 import { parseStateFilter } from '../states.ts'
 import { BAD_AFTER, BAD_LIMIT, NO_SUCH_PROJECT, NO_SUCH_TICKET, fieldRequired, fieldTooLong } from '../messages.ts'
-import { ticketAnswer, ticketAnswers, type TicketAnswer } from './answers.ts'
+import { ticketAnswer, ticketAnswers, ticketReadBody } from '../representations/json.ts'
 import type { TicketTx } from '../store/ticket-store.ts'
-import type { TicketEvent } from '../ticket-event.ts'
 import type { Ticket } from '../store/ticket-row.ts'
 import type { ListPosition } from '../store/tickets.ts'
 import { ME_NEEDS_SIGN_IN, needsMe, parseQuery } from '../query.ts'
@@ -231,20 +230,6 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
  */
 export function isBlank(text: string | undefined): boolean {
   return text !== undefined && text.trim() === ''
-}
-
-/** The JSON answer of a single ticket (docs/tickets-api.md, 4.2): the ticket and its history. */
-export function ticketReadBody(publicUrl: string, ticket: Ticket, events: readonly TicketEvent[]): { ticket: TicketAnswer; events: readonly TicketEvent[] } {
-  return { ticket: ticketAnswer(publicUrl, ticket), events }
-}
-
-/**
- * The ticket's `ETag`: the tag of its JSON answer, the one the dispatcher gives that answer
- * (src/http/conditional.ts), so a client sends back in `If-Match` what it read. The page's edit form
- * carries the same tag.
- */
-export function ticketEtag(publicUrl: string, ticket: Ticket, events: readonly TicketEvent[]): string {
-  return etagOf(JSON.stringify(ticketReadBody(publicUrl, ticket, events)))
 }
 
 /** The largest page of the lists (docs/tickets-api.md, "Pages: `limit` and `after`"). */

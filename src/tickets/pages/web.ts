@@ -27,7 +27,7 @@ import { createPageData, listRequest, projectList, type PageData, type Viewer } 
 import { projectBody } from './project-page.ts'
 import { settingsBody } from './settings-page.ts'
 import { ticketBody } from './ticket-page.ts'
-import { ticketEtag } from '../api/tickets.ts'
+import { ticketEtag } from '../representations/json.ts'
 import { emptyQuery, ME_NEEDS_SIGN_IN, needsMe, parseQuery, type TicketQuery } from '../query.ts'
 import { parseNumber } from '../ids.ts'
 import { parseStateFilter, STATES } from '../states.ts'

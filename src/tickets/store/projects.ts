@@ -3,7 +3,7 @@
  * and the {@link Project} and {@link Member} the API shows. A project answers to its id, its slug
  * and every old slug alike (`project_names`).
  *
- * Answers carry no URL: the API adds the page address where it answers (`api/answers.ts`).
+ * Answers carry no URL: the API adds the page address where it answers (`representations/json.ts`).
  */
 import type { Query } from '../../db/client.ts'
 import { isLookupText } from '../ids.ts'

@@ -6,7 +6,7 @@
  * (or the statement that writes it, src/tickets/store/ticket-writes.ts) and {@link ticketOf},
  * then the places that show it.
  *
- * Answers carry no URL: the API adds the page address where it answers (`api/answers.ts`).
+ * Answers carry no URL: the API adds the page address where it answers (`representations/json.ts`).
  */
 import type postgres from 'postgres'
 import { plannedEachTime, type Query } from '../../db/client.ts'

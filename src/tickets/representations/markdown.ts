@@ -6,7 +6,7 @@
  */
 import { NOSNIFF, type BodyStream, type Headers, type Response } from '../../http/response.ts'
 import type { Request } from '../../http/request.ts'
-import type { TicketAnswer as Ticket } from '../api/answers.ts'
+import type { TicketAnswer as Ticket } from './json.ts'
 import type { TicketEvent } from '../ticket-event.ts'
 import { eventSentence, oneLine } from '../history-words.ts'
 import { isoTime } from '../app/relative-time.ts'
