@@ -1,7 +1,7 @@
 /** The ticket tracking service (docs/tickets-api.md). */
 import { originOf } from '../http/guards.ts'
 import type { Service, ServiceDeps } from '../service.ts'
-import { createCredentials } from './auth.ts'
+import { createCredentials } from './credentials.ts'
 import { createChangeHandlers } from './api/changes.ts'
 import { createConnectHandlers } from './api/connect.ts'
 import type { Context } from './context.ts'

@@ -5,7 +5,7 @@
  */
 import type { Request } from '../../http/request.ts'
 import { refuseContentType } from '../../http/guards.ts'
-import type { Caller, Callers, UserCaller } from '../auth.ts'
+import type { Caller, Callers, UserCaller } from '../credentials.ts'
 import { checkBody, type Body, type Shape } from '../body.ts'
 import type { Context } from '../context.ts'
 import { refuse, type Refusal } from '../refusal.ts'

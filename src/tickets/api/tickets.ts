@@ -9,7 +9,7 @@ import { json, jsonStream, type Headers, type Response } from '../../http/respon
 import type { Handler } from '../../http/handler.ts'
 import type { Request } from '../../http/request.ts'
 import type { Actor } from '../actor.ts'
-import type { Caller } from '../auth.ts'
+import type { Caller } from '../credentials.ts'
 import { refuseText, type Body } from '../body.ts'
 import type { Context } from '../context.ts'
 import { answerRefusal, refuse, type Refusal } from '../refusal.ts'

@@ -6,7 +6,7 @@
 import { json, PRIVATE_NO_STORE } from '../../http/response.ts'
 import type { Handler } from '../../http/handler.ts'
 import { randomToken, recordId } from '../../base/random.ts'
-import { TOKEN_PREFIX } from '../auth.ts'
+import { TOKEN_PREFIX } from '../credentials.ts'
 import { hashSecret } from '../../base/random.ts'
 import type { Context } from '../context.ts'
 import type { TicketStore } from '../store/ticket-store.ts'

@@ -17,7 +17,7 @@ import { refuseHost } from '../../http/outbound.ts'
 import { randomBase64, recordId } from '../../base/random.ts'
 import type { Request } from '../../http/request.ts'
 import { json } from '../../http/response.ts'
-import type { Caller } from '../auth.ts'
+import type { Caller } from '../credentials.ts'
 import { refuseText } from '../body.ts'
 import type { Context } from '../context.ts'
 import {

@@ -5,7 +5,7 @@
  * Reads only: every write of the pages goes through the JSON API.
  */
 import type { Request } from '../../http/request.ts'
-import type { Credentials } from '../auth.ts'
+import type { Credentials } from '../credentials.ts'
 import type { TicketQuery } from '../query.ts'
 import type { Role } from '../roles.ts'
 import { DEFAULT_FILTER, type State } from '../states.ts'
