@@ -18,7 +18,7 @@ import { randomBase64, recordId } from '../../base/random.ts'
 import type { Request } from '../../http/request.ts'
 import { json } from '../../http/response.ts'
 import type { Caller } from '../credentials.ts'
-import { refuseText } from '../body.ts'
+import { refuseText } from '../rules/body.ts'
 import type { Context } from '../context.ts'
 import {
   ACTIVE_OR_EVENTS,
@@ -35,13 +35,13 @@ import {
   tooManyWebhooks,
   unknownField,
   unknownWebhookKind,
-} from '../messages.ts'
-import { answerRefusal, refuse, type Refusal } from '../refusal.ts'
-import { refuseRole } from '../roles.ts'
+} from '../rules/messages.ts'
+import { answerRefusal, refuse, type Refusal } from '../rules/refusal.ts'
+import { refuseRole } from '../rules/roles.ts'
 import type { Project } from '../store/projects.ts'
 import type { Delivery, Webhook } from '../store/webhooks.ts'
-import { isWebhookKind, TEST_KIND, webhookBody, WEBHOOKS_MAX } from '../webhook-events.ts'
-import { newMessageId } from '../webhook-worker.ts'
+import { isWebhookKind, TEST_KIND, webhookBody, WEBHOOKS_MAX } from '../rules/webhook-events.ts'
+import { newMessageId } from '../workers/webhook-worker.ts'
 
 /** A target address is at most this long. */
 export const WEBHOOK_URL_MAX = 2000

@@ -27,9 +27,9 @@ import type { Logger } from '../../base/log.ts'
 import type { Wake } from './events.ts'
 import { startListener } from './listener.ts'
 import { pruneEvents, readEventsAfter, readLiveCursor } from '../store/outbox.ts'
-import { refuseText } from '../body.ts'
-import { BAD_CURSOR, NO_SUCH_PROJECT, TOO_MANY_WAITING } from '../messages.ts'
-import { answerRefusal, refuse } from '../refusal.ts'
+import { refuseText } from '../rules/body.ts'
+import { BAD_CURSOR, NO_SUCH_PROJECT, TOO_MANY_WAITING } from '../rules/messages.ts'
+import { answerRefusal, refuse } from '../rules/refusal.ts'
 import { collectAfterMassAnswer } from '../../base/collect.ts'
 
 /** How long a poll waits for an event before it is answered with none. */

@@ -8,7 +8,7 @@
  */
 import { html, htmlResponse, joinHtml, type Html } from '../../http/html.ts'
 import type { Response } from '../../http/response.ts'
-import { CONNECT } from '../messages.ts'
+import { CONNECT } from '../rules/messages.ts'
 
 /** A project the person administers, as the page offers it. */
 export interface PageProject {

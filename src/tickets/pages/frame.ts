@@ -9,7 +9,7 @@ import { escapeHtml, html, rawHtml, type Html, type HtmlValue } from '../../http
 import { markdownSubject } from '../app/markdown-html.ts'
 import { exactTime, isoTime, relativeTime } from '../app/relative-time.ts'
 import { SHORTCUTS } from '../app/shortcuts.ts'
-import { SEARCH_HELP } from '../query.ts'
+import { SEARCH_HELP } from '../rules/query.ts'
 import type { Row, Viewer } from './page-data.ts'
 
 /** The bundled files a page loads. */
@@ -162,7 +162,7 @@ ${input.control}
 }
 
 /**
- * What the search accepts (src/tickets/query.ts), beside a list's search: open when `refusal`
+ * What the search accepts (src/tickets/rules/query.ts), beside a list's search: open when `refusal`
  * says why the search was refused, which then stands in place of the list.
  */
 export function searchHelp(refusal: string | null): Html {

@@ -6,7 +6,7 @@
 import { etagOf } from '../../http/conditional.ts'
 import type { Project } from '../store/projects.ts'
 import type { Ticket } from '../store/ticket-row.ts'
-import type { TicketEvent } from '../ticket-event.ts'
+import type { TicketEvent } from '../rules/ticket-event.ts'
 
 /** A ticket as answers show it: the store's ticket and its page. */
 export type TicketAnswer = Ticket & {

@@ -10,7 +10,7 @@
  */
 import type postgres from 'postgres'
 import { plannedEachTime, type Query } from '../../db/client.ts'
-import type { State } from '../states.ts'
+import type { State } from '../rules/states.ts'
 import type { User } from './users.ts'
 
 /** Another ticket, as a relation names it: `<project slug>#<number>` and its id. */

@@ -2,9 +2,9 @@
  * Request bodies of the ticket service (docs/tickets-api.md, "Conventions", Bodies):
  * a JSON object whose fields are all strings, checked against the route's shape.
  */
-import { parseJsonBody } from '../http/json-validate.ts'
+import { parseJsonBody } from '../../http/json-validate.ts'
 import { refuse, type Refusal } from './refusal.ts'
-import { textDefect } from '../http/text.ts'
+import { textDefect } from '../../http/text.ts'
 import { AUTHOR_REFUSED, BODY_NOT_OBJECT, fieldHasNul, fieldHasSurrogate, fieldNotString, fieldRequired, unknownField } from './messages.ts'
 
 /**
