@@ -23,6 +23,7 @@ import type { Sql } from '../../db/client.ts'
 import { json, jsonError, type Response } from '../../http/response.ts'
 import type { Handler } from '../../http/handler.ts'
 import type { Request } from '../../http/request.ts'
+import { parseSequenceCursor } from '../../http/paging.ts'
 import type { Logger } from '../../base/log.ts'
 import type { Wake } from './events.ts'
 import { startListener } from './listener.ts'
@@ -305,7 +306,7 @@ export function createLive(deps: LiveDeps): Live {
 
   const handler: Handler = (req) => {
     const afterText = req.query.get('after')
-    const after = afterText === null ? null : parseCursor(afterText)
+    const after = afterText === null ? null : parseSequenceCursor(afterText)
     if (after === null && afterText !== null) return answerRefusal(refuse(400, BAD_CURSOR, 'after'))
     if (after !== null && waiting + arrivals.size >= maxWaiting) {
       return jsonError(503, TOO_MANY_WAITING, { 'retry-after': String(RETRY_AFTER_S) })
@@ -370,11 +371,4 @@ export function createLive(deps: LiveDeps): Live {
       await listener.close()
     },
   }
-}
-
-/** A cursor as a page sends it back: a whole number from 0, in decimal, or null. */
-export function parseCursor(text: string): number | null {
-  if (!/^(0|[1-9][0-9]{0,15})$/.test(text)) return null
-  const n = Number(text)
-  return Number.isSafeInteger(n) ? n : null
 }
