@@ -8,7 +8,7 @@ import { etagOf, matches, notModified } from '../http/conditional.ts'
 import { answerRefused, originOf, refuseContentType, refuseCrossSite } from '../http/guards.ts'
 import { json, jsonError, PRIVATE_NO_STORE, type Response } from '../http/response.ts'
 import type { Request } from '../http/request.ts'
-import { parseJsonBody } from '../http/json-validate.ts'
+import { parseJsonObject } from '../http/json-validate.ts'
 import type { Sessions } from '../auth/session.ts'
 import { textDefect } from '../http/text.ts'
 import { cursors, parseLimit } from '../http/paging.ts'
@@ -134,10 +134,9 @@ export function createApiHandlers(deps: { store: NoteStore; sessions: Sessions; 
       if (req.method === 'GET') return read(user, req)
       if (req.method !== 'POST') return error(405, API.methods, { allow: 'GET, POST' })
       if (bytes.length === 0) return error(400, API.bodyNeeded)
-      const parsed = parseJsonBody(bytes)
+      const parsed = parseJsonObject(bytes)
       if (!parsed.ok) return error(400, parsed.error)
       const body = parsed.value
-      if (body === null || typeof body !== 'object' || Array.isArray(body)) return error(400, API.notAnObject)
       const op = Object.hasOwn(body, 'op') ? (body as Body).op : undefined
       if (op === 'save') return save(user, body as Body)
       if (op === 'delete') return remove(user, body as Body)
