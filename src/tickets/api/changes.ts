@@ -12,7 +12,7 @@ import type { Actor } from '../rules/actor.ts'
 import type { Callers } from '../credentials.ts'
 import type { Body, Shape } from '../rules/body.ts'
 import type { Context } from '../context.ts'
-import { answerRefusal, refuse, type Refusal } from '../rules/refusal.ts'
+import { answerRefusal, refuse, type Refusal } from '../../http/refusal.ts'
 import { refuseRole } from '../rules/roles.ts'
 import { isState, type State } from '../rules/states.ts'
 import {

@@ -5,7 +5,7 @@
 import { json, PRIVATE_NO_STORE } from '../../http/response.ts'
 import type { Handler } from '../../http/handler.ts'
 import { ticketAnswers } from '../representations/json.ts'
-import { answerRefusal } from '../rules/refusal.ts'
+import { answerRefusal } from '../../http/refusal.ts'
 import type { Context } from '../context.ts'
 
 export function createInboxHandler(ctx: Context): Handler {

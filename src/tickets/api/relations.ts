@@ -9,7 +9,7 @@ import { json, type Response } from '../../http/response.ts'
 import type { Handler } from '../../http/handler.ts'
 import type { Actor } from '../rules/actor.ts'
 import type { Context } from '../context.ts'
-import { answerRefusal, refuse, type Refusal } from '../rules/refusal.ts'
+import { answerRefusal, refuse, type Refusal } from '../../http/refusal.ts'
 import { refuseRole } from '../rules/roles.ts'
 import {
   ADD_OR_REMOVE, alreadyBlockedBy, alreadyParent, blockedByCycle, BLOCKS_ITSELF, hasNoParent, NO_SUCH_TICKET, notATicket, notBlockedBy, OWN_PARENT, ownAncestor,

@@ -10,7 +10,7 @@ import { TOKEN_PREFIX } from '../credentials.ts'
 import { hashSecret } from '../../base/random.ts'
 import type { Context } from '../context.ts'
 import type { TicketStore } from '../store/ticket-store.ts'
-import { answerRefusal, refuse } from '../rules/refusal.ts'
+import { answerRefusal, refuse } from '../../http/refusal.ts'
 import { NO_SUCH_TOKEN, fieldTooLong } from '../rules/messages.ts'
 import { acceptWrite } from './accept-write.ts'
 

@@ -35,7 +35,7 @@ import {
   unknownField,
   unknownWebhookKind,
 } from '../rules/messages.ts'
-import { answerRefusal, refuse, type Refusal } from '../rules/refusal.ts'
+import { answerRefusal, refuse, type Refusal } from '../../http/refusal.ts'
 import { refuseRole } from '../rules/roles.ts'
 import type { Project } from '../store/projects.ts'
 import type { Delivery, Webhook } from '../store/webhooks.ts'

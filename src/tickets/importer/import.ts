@@ -14,7 +14,7 @@ import { claimName } from '../store/projects.ts'
 import { isState, type State } from '../rules/states.ts'
 import { SOURCE_MAX, SUBJECT_MAX, SUMMARY_MAX } from '../api/tickets.ts'
 import { resolveUser } from '../store/users.ts'
-import { refuse, Refusal } from '../rules/refusal.ts'
+import { refuse, Refusal } from '../../http/refusal.ts'
 import {
   atPlace, badBlockedBy, badImportState, badOldNumber, badParent, badTime, IMPORT_NO_PROJECT_ID, IMPORT_NO_SLUG, IMPORT_NOT_OBJECT, IMPORT_PARENT_CYCLE,
   IMPORT_TICKETS_NOT_LIST, importNeedsAdmin, isAtMost, isRequired, mustBeList, mustBeObject, mustBeString, notLoggedInHere, numberTwice,

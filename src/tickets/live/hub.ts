@@ -30,7 +30,7 @@ import { startListener } from './listener.ts'
 import { pruneEvents, readEventsAfter, readLiveCursor } from '../store/outbox.ts'
 import { refuseText } from '../rules/body.ts'
 import { BAD_CURSOR, NO_SUCH_PROJECT, TOO_MANY_WAITING } from '../rules/messages.ts'
-import { answerRefusal, refuse } from '../rules/refusal.ts'
+import { answerRefusal, refuse } from '../../http/refusal.ts'
 import { collectAfterMassAnswer } from '../../base/collect.ts'
 
 /** How long a poll waits for an event before it is answered with none. */

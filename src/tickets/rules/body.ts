@@ -3,7 +3,7 @@
  * a JSON object whose fields are all strings, checked against the route's shape.
  */
 import { parseJsonObject } from '../../http/json-validate.ts'
-import { refuse, type Refusal } from './refusal.ts'
+import { refuse, type Refusal } from '../../http/refusal.ts'
 import { textDefect } from '../../http/text.ts'
 import { AUTHOR_REFUSED, fieldHasNul, fieldHasSurrogate, fieldNotString, fieldRequired, unknownField } from './messages.ts'
 

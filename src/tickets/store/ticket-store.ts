@@ -14,7 +14,7 @@
  */
 import type { Query, Sql } from '../../db/client.ts'
 import type { EventName, Wake } from '../live/events.ts'
-import { Refusal } from '../rules/refusal.ts'
+import { Refusal } from '../../http/refusal.ts'
 import { transaction } from '../../db/transaction.ts'
 import { connectionTable } from './connections.ts'
 import { historyTable } from './history.ts'
