@@ -13,7 +13,7 @@ import { access } from 'node:fs/promises'
 import { loadConfig, loadEnvFile } from '../src/config.ts'
 import { openDatabase } from '../src/db/client.ts'
 import { migrate } from '../src/db/migrate.ts'
-import { importTicketsFile, progressLine } from '../src/tickets/import.ts'
+import { importTicketsFile, progressLine } from '../src/tickets/importer/import.ts'
 
 const path = process.argv[2]
 if (!path || process.argv.length > 3) {

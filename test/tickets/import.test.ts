@@ -4,9 +4,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after } from 'node:test'
-import { importTickets, importTicketsFile, progressLine } from '../../src/tickets/import.ts'
+import { importTickets, importTicketsFile, progressLine } from '../../src/tickets/importer/import.ts'
 import { writeImportFile } from '../support/import-file.ts'
-import { refuse } from '../../src/tickets/refusal.ts'
+import { refuse } from '../../src/http/refusal.ts'
 import { expectJson, ticketsApp } from './support.ts'
 
 const app = await ticketsApp()

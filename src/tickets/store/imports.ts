@@ -8,7 +8,7 @@
  * each.
  */
 import type { Query } from '../../db/client.ts'
-import type { State } from '../states.ts'
+import type { State } from '../rules/states.ts'
 
 export interface ImportedRow {
   /** The per-project number it gets. */

@@ -12,21 +12,21 @@
  * tickets to a statement. Tickets are numbered in the order of their old numbers, whatever the
  * file's order: a ticket's number is its old number's rank among the new ones.
  */
-import type { Sql, TransactionSql } from '../db/client.ts'
-import { recordId } from '../base/random.ts'
-import { claimSlug } from './slugs.ts'
-import { claimName } from './store/projects.ts'
-import { isState, type State } from './states.ts'
-import { SOURCE_MAX, SUBJECT_MAX, SUMMARY_MAX } from './api/tickets.ts'
-import { resolveUser } from './store/users.ts'
-import { applyImportLinks, importedBefore, insertImportedTickets, keepImportLinks, parentsCycle, startImportLinks, type ImportedLink, type ImportedRow } from './store/imports.ts'
+import type { Sql, TransactionSql } from '../../db/client.ts'
+import { recordId } from '../../base/random.ts'
+import { claimSlug } from '../rules/slugs.ts'
+import { claimName } from '../store/projects.ts'
+import { isState, type State } from '../rules/states.ts'
+import { SOURCE_MAX, SUBJECT_MAX, SUMMARY_MAX } from '../api/tickets.ts'
+import { resolveUser } from '../store/users.ts'
+import { applyImportLinks, importedBefore, insertImportedTickets, keepImportLinks, parentsCycle, startImportLinks, type ImportedLink, type ImportedRow } from '../store/imports.ts'
 import { BadJson, fileSource, valueSource, type ImportSource } from './import-file.ts'
-import { refuse, Refusal } from './refusal.ts'
+import { refuse, Refusal } from '../../http/refusal.ts'
 import {
   atPlace, badBlockedBy, badImportState, badOldNumber, badParent, badTime, IMPORT_NO_PROJECT_ID, IMPORT_NO_SLUG, IMPORT_NOT_OBJECT, IMPORT_PARENT_CYCLE,
   IMPORT_TICKETS_NOT_LIST, importNeedsAdmin, importNotJson, isAtMost, isRequired, mustBeList, mustBeObject, mustBeString, notLoggedInHere, numberTwice,
   otherProjectsNumber, relatedToItself, unknownOldNumber,
-} from './messages.ts'
+} from '../rules/messages.ts'
 
 export interface ImportReport {
   project: string
