@@ -26,7 +26,9 @@ await access(path).catch((err: Error) => {
   console.error(err.message)
   process.exit(1)
 })
-const db = await openDatabase(loadConfig()).catch((err: Error) => {
+// An import's last statements (its relations, the parents' cycle check) read every ticket it
+// wrote: on a large file they may take longer than a request's deadline for an answer.
+const db = await openDatabase(loadConfig(), { answerTimeout: null }).catch((err: Error) => {
   console.error(err.message)
   process.exit(1)
 })
