@@ -47,6 +47,10 @@ export async function fillBase(sql: Sql): Promise<void> {
 export async function fillTickets(sql: Sql, from: number, to: number, projects = PROJECTS): Promise<void> {
   const lo = T0 + (from + 1) * 60_000
   const hi = T0 + to * 60_000
+  // The search index takes each new ticket straight into its tree (sql/0012), the fill's costliest
+  // part at a million tickets; for the fill it gathers them in its pending list and takes them in
+  // sorted, at once, as the index did before 0012.
+  await sql`alter index tickets_search set (fastupdate = on)`
   await sql`
     insert into tickets (project_id, number, subject, summary, state, assignee_id, author_id, created, updated)
     select p.id, p.next_number + (s.i - 1 - ${from}) / ${projects},
@@ -58,6 +62,8 @@ export async function fillTickets(sql: Sql, from: number, to: number, projects =
       ${T0}::bigint + s.i::bigint * 60000, ${T0}::bigint + s.i::bigint * 60000 + (s.i % 7) * 1000
     from generate_series(${from + 1}::int, ${to}::int) s(i)
     join projects p on p.id = 'p' || lpad(((s.i - 1) % ${projects} + 1)::text, 11, '0')`
+  await sql`select gin_clean_pending_list('tickets_search'::regclass)`
+  await sql`alter index tickets_search set (fastupdate = off)`
   await sql`update projects set next_number = next_number + ${(to - from) / projects} where id <= ${projectId(projects)}`
   await sql`
     update tickets c set parent_id = p.id
