@@ -11,6 +11,7 @@ import { bundleProviderAssets } from './accounts/assets.ts'
 import { providerPolicy } from './accounts/page.ts'
 import { createAccountsProvider } from './accounts/provider.ts'
 import { createRelyingParty } from './accounts/oidc.ts'
+import type { ServiceHooks } from './accounts/service-hooks.ts'
 import { createAccountStore } from './accounts/store.ts'
 import type { HttpRoute } from './http/handler.ts'
 import { serve, type Served } from './http/server.ts'
@@ -19,10 +20,12 @@ import type { Logger } from './base/log.ts'
 import { migrate } from './db/migrate.ts'
 import { createRateLimiter, type RateLimiter } from './limits/rate-limit.ts'
 import { createSharedBuckets } from './limits/shared-buckets.ts'
+import { notesAccountHooks } from './notes/account-hooks.ts'
 import { createNotesService } from './notes/service.ts'
 import type { Service, ServiceDeps, ServiceName } from './service.ts'
 import { createSessions, loadSessionSecret } from './auth/session.ts'
 import { vacuumHourly } from './db/vacuum.ts'
+import { ticketsAccountHooks } from './tickets/account-hooks.ts'
 import { createTicketsService } from './tickets/service.ts'
 
 export interface App {
@@ -112,6 +115,8 @@ export async function startApp(config: Config, options: { logger: Logger; clock?
       const port = config.idpPort === 0 ? await freePort(config.host) : config.idpPort
       authUrl = config.idpUrl ?? publicUrlOf(`http://localhost:${config.idpPort}`, config.host, config.idpPort, port)
       const services = { notes: addressOf('notes'), tickets: addressOf('tickets') }
+      // Every service's, served here or not: another process may serve it on this database.
+      const hooks: ServiceHooks[] = [notesAccountHooks(), ticketsAccountHooks({ sql: db.sql, clock, publicUrl: services.tickets })]
       const assets = await bundleProviderAssets()
       const frame = { stylesheet: assets.url('style'), policy: providerPolicy([services.notes, services.tickets].filter((u): u is string => u !== null)) }
       // The organisation's provider is read at start: an unreadable issuer stops it, unless OIDC_LAZY=1.
@@ -127,7 +132,7 @@ export async function startApp(config: Config, options: { logger: Logger; clock?
       const oidc = config.oidc && party ? { settings: config.oidc, party } : null
       const routes: HttpRoute[] = config.devSignin
         ? [...createDevIdentityProvider({ apiKey: config.apiKey, apiSecret: config.apiSecret, frame }).routes, { method: 'GET', path: '/assets/:file', handler: assets.handler }]
-        : createAccountsProvider({ sql: db.sql, clock, apiKey: config.apiKey, apiSecret: config.apiSecret, publicUrl: authUrl, services, secret, trustProxy: config.trustProxy, assets, oidc, logger }).routes
+        : createAccountsProvider({ sql: db.sql, clock, apiKey: config.apiKey, apiSecret: config.apiSecret, publicUrl: authUrl, services, hooks, secret, trustProxy: config.trustProxy, assets, oidc, logger }).routes
       const limiter = config.rateLimits
         ? createRateLimiter({ limits: config.rateLimits, clock, trustProxy: config.trustProxy, shared: config.databaseUrl !== null ? createSharedBuckets(db.sql, 'idp') : null })
         : null
@@ -145,7 +150,7 @@ export async function startApp(config: Config, options: { logger: Logger; clock?
         if (config.oidc) {
           providerLines.push(`idp: ${config.oidc.name} through ${config.oidc.issuer}${config.oidc.only ? ' only (OIDC_ONLY=1)' : ''}; register the redirect URI ${authUrl}/oidc/callback there`)
         }
-        if (!(await createAccountStore({ sql: db.sql, clock }).hasAccounts())) {
+        if (!(await createAccountStore({ sql: db.sql, clock, hooks }).hasAccounts())) {
           providerLines.push(`idp: no account yet: the first person to press Sign in in either app creates the owner account`)
         }
       }

@@ -9,7 +9,6 @@ import type { Query } from '../../db/client.ts'
 import type { Actor } from '../actor.ts'
 import type { Role } from '../roles.ts'
 
-
 async function insertInvite(tx: Query, i: { id: string; projectId: string; role: Role; uses: number; expires: number; createdBy: string; now: number }): Promise<void> {
   await tx`
     insert into invites (id, project_id, role, uses_left, expires, created_by, created)
@@ -31,6 +30,15 @@ async function inviteState(tx: Query, id: string): Promise<{ usesLeft: number; e
   return row ? { usesLeft: row.uses_left, expires: row.expires } : null
 }
 
+/** An invite's words for the provider's sign-in page: live invites only, else null. */
+async function inviteContext(q: Query, id: string, now: number): Promise<{ project: string; inviter: string; role: Role } | null> {
+  const [row] = await q<{ title: string; role: Role; inviter: string }[]>`
+    select p.title, i.role, u.name as inviter
+    from invites i join projects p on p.id = i.project_id join users u on u.id = i.created_by
+    where i.id = ${hashSecret(id)} and i.uses_left > 0 and i.expires > ${now}`
+  return row ? { project: row.title, inviter: row.inviter, role: row.role } : null
+}
+
 /** Makes the user a member with the higher of `role` and the role they have. */
 export async function joinWithRole(tx: Query, projectId: string, userId: string, role: Role): Promise<void> {
   await tx`
@@ -48,6 +56,7 @@ export function inviteTable(q: Query, clock: () => number) {
       insertInvite(q, { ...i, createdBy: actor.user.id, now: actor.now }),
     takeUse: (id: string) => takeInviteUse(q, id, clock()),
     state: (id: string) => inviteState(q, id),
+    context: (id: string) => inviteContext(q, id, clock()),
     joinWithRole: (projectId: string, userId: string, role: Role) => joinWithRole(q, projectId, userId, role),
   }
 }
