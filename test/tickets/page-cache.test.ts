@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { parseQuery } from '../../src/tickets/query.ts'
-import { DEFAULT_FILTER, type State } from '../../src/tickets/states.ts'
+import { parseQuery } from '../../src/tickets/rules/query.ts'
+import { DEFAULT_FILTER, type State } from '../../src/tickets/rules/states.ts'
 import { createPageCache, type ListRequest, type SharedParts } from '../../src/tickets/store/page-cache.ts'
 
 const ask = (text: string): ListRequest => {

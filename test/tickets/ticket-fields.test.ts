@@ -10,9 +10,9 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Ticket } from '../../src/tickets/store/ticket-row.ts'
-import type { TicketAnswer } from '../../src/tickets/api/answers.ts'
-import { importTickets } from '../../src/tickets/import.ts'
-import { webhookMessageOf } from '../../src/tickets/webhook-events.ts'
+import type { TicketAnswer } from '../../src/tickets/representations/json.ts'
+import { importTickets } from '../../src/tickets/importer/import.ts'
+import { webhookMessageOf } from '../../src/tickets/rules/webhook-events.ts'
 import { ticketsApp } from './support.ts'
 
 /** A field's place in a representation: what its text holds, or why it is left out. */

@@ -14,9 +14,9 @@
  */
 import { lruSet } from '../../base/lru.ts'
 import type { Member } from './projects.ts'
-import { needsMe, type TicketQuery } from '../query.ts'
+import { needsMe, type TicketQuery } from '../rules/query.ts'
 import type { SearchContext } from './search.ts'
-import type { State } from '../states.ts'
+import type { State } from '../rules/states.ts'
 import type { Ticket } from './ticket-row.ts'
 
 /** Projects and lists kept: a first page and a few searches for each of a hundred busy projects, a few KB each. */
