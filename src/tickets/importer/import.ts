@@ -13,7 +13,7 @@ import { claimSlug } from '../rules/slugs.ts'
 import { importTable } from '../store/imports.ts'
 import { projectTable } from '../store/projects.ts'
 import { isState, type State } from '../rules/states.ts'
-import { SOURCE_MAX, SUBJECT_MAX, SUMMARY_MAX } from '../api/tickets.ts'
+import { SOURCE_MAX, SUBJECT_MAX, SUMMARY_MAX } from '../domain/tickets.ts'
 import { resolveUser } from '../store/users.ts'
 import { refuse, Refusal } from '../../http/refusal.ts'
 import {
