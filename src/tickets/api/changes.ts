@@ -28,8 +28,7 @@ import { isBlank, lengthRefusal } from './tickets.ts'
 import { ticketEtag } from '../representations/json.ts'
 import { matches } from '../../http/conditional.ts'
 import { acceptWrite } from './accept-write.ts'
-
-const COMMENT_MAX = 100_000
+import { COMMENT_MAX } from '../rules/lengths.ts'
 
 /** The ticket a change names, locked, with the actor's role in its project. */
 async function lockFor(tx: TicketTx, ticketId: string, actor: Actor): Promise<LockedTicket> {

@@ -19,9 +19,7 @@ import { claimSlug } from '../rules/slugs.ts'
 import { STATES } from '../rules/states.ts'
 import { NO_SUCH_PROJECT, unknownRole, fieldTooLong, fieldRequired, LAST_ADMIN_DEMOTED, LAST_ADMIN_REMOVED } from '../rules/messages.ts'
 import { acceptWrite } from './accept-write.ts'
-
-const TITLE_MAX = 200
-const DESCRIPTION_MAX = 10_000
+import { DESCRIPTION_MAX, TITLE_MAX } from '../rules/lengths.ts'
 
 /** Creates a project with `actor` as its first admin. */
 export async function createProject(

@@ -25,10 +25,8 @@ import type { Ticket } from '../store/ticket-row.ts'
 import type { ListPosition } from '../store/tickets.ts'
 import { ME_NEEDS_SIGN_IN, needsMe, parseQuery } from '../rules/query.ts'
 import { acceptWrite } from './accept-write.ts'
+import { SOURCE_MAX, SUBJECT_MAX, SUMMARY_MAX } from '../rules/lengths.ts'
 
-export const SUBJECT_MAX = 500
-export const SUMMARY_MAX = 100_000
-export const SOURCE_MAX = 500
 
 type Created = { ok: true; ticket: Ticket; existed: boolean } | Refusal
 
@@ -107,7 +105,7 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
     if (!filter.ok) return answerRefusal(filter, VARY)
     // `?q=`: the search language of the pages (docs/tickets-app.md, "Searching").
     const parsed = parseQuery(req.query.get('q') ?? '')
-    if (!parsed.ok) return answerRefusal(refuse(400, parsed.error, 'q'), VARY)
+    if (!parsed.ok) return answerRefusal(parsed, VARY)
     const limitText = req.query.get('limit')
     const limit = limitText === null ? undefined : parseLimit(limitText, MAX_LIMIT)
     if (limit === null) return answerRefusal(refuse(400, BAD_LIMIT, 'limit'), VARY)
