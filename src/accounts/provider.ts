@@ -20,6 +20,7 @@ import type { Assets } from '../http/assets.ts'
 import type { HttpRoute } from '../http/handler.ts'
 import type { Html } from '../http/html.ts'
 import { parseJsonObject } from '../http/json-validate.ts'
+import { answerRefusal } from '../http/refusal.ts'
 import type { Request } from '../http/request.ts'
 import { json, jsonError, redirect, type Headers, type Response } from '../http/response.ts'
 import { createSignInAttempts, type SignInAttempts } from './attempts.ts'
@@ -355,7 +356,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   // POST /api/exchange (decisions, section 3)
   async function exchange(req: Request): Promise<Response> {
     const parsed = parseJsonObject(await req.body())
-    if (!parsed.ok) return jsonError(400, parsed.error)
+    if (!parsed.ok) return answerRefusal(parsed)
     const body = parsed.value
     if (body.key !== deps.apiKey || body.secret !== deps.apiSecret) return jsonError(401, 'unknown app key or wrong secret')
     const account = await store.takeCode(typeof body.code === 'string' ? body.code : '')

@@ -48,7 +48,7 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
     if (!filter.ok) return answerRefusal(filter, VARY)
     // `?q=`: the search language of the pages (docs/tickets-app.md, "Searching").
     const parsed = parseQuery(req.query.get('q') ?? '')
-    if (!parsed.ok) return answerRefusal(refuse(400, parsed.error, 'q'), VARY)
+    if (!parsed.ok) return answerRefusal(parsed, VARY)
     const limitText = req.query.get('limit')
     const limit = limitText === null ? undefined : parseLimit(limitText, MAX_LIMIT)
     if (limit === null) return answerRefusal(refuse(400, BAD_LIMIT, 'limit'), VARY)

@@ -64,8 +64,8 @@ type WebhookBody = { url?: string; events?: string[]; active?: boolean }
  * kinds (duplicates dropped), `active` a boolean or `'true'`/`'false'`.
  */
 function checkWebhookBody(bytes: Uint8Array, allowed: readonly (keyof WebhookBody)[]): { ok: true; body: WebhookBody } | Refusal {
-  const parsed = parseJsonObject(bytes, { emptyIsObject: true })
-  if (!parsed.ok) return refuse(400, parsed.error, 'body')
+  const parsed = parseJsonObject(bytes, { emptyIsObject: true, field: 'body' })
+  if (!parsed.ok) return parsed
   const body: WebhookBody = {}
   for (const [name, field] of Object.entries(parsed.value)) {
     if (!(allowed as readonly string[]).includes(name)) return refuse(400, unknownField(name), name)
@@ -125,7 +125,7 @@ export function createWebhookHandlers(ctx: Context, options: { allowPrivate: boo
     const bytes = await req.body()
     if (who.caller.via === 'session') {
       const refused = refuseContentType(req, bytes)
-      if (refused) return refuse(refused.status, refused.error)
+      if (refused) return refused
     }
     const checked = checkWebhookBody(bytes, allowed)
     if (!checked.ok) return checked

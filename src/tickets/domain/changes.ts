@@ -13,6 +13,7 @@ import type { Actor } from '../rules/actor.ts'
 import {
   ALREADY_UNASSIGNED, alreadyAssignedTo, alreadyInState, fieldTooLong, EDIT_STALE, NOTHING_CHANGED, SUBJECT_EMPTY, SUBJECT_OR_SUMMARY, unknownState,
 } from '../rules/messages.ts'
+import { COMMENT_MAX } from '../rules/lengths.ts'
 import { refuseRole } from '../rules/roles.ts'
 import { isState, type State } from '../rules/states.ts'
 import type { TicketEvent } from '../rules/ticket-event.ts'
@@ -22,8 +23,6 @@ import type { Ticket } from '../store/ticket-row.ts'
 import type { LockedTicket } from '../store/ticket-writes.ts'
 import type { User } from '../store/users.ts'
 import { EDIT, lengthRefusal, USE } from './tickets.ts'
-
-export const COMMENT_MAX = 100_000
 
 export type Changed = { ok: true; ticket: TicketAnswer; event: TicketEvent; assignEvent?: TicketEvent } | Refusal
 

@@ -6,15 +6,13 @@
 import { recordId } from '../../base/random.ts'
 import { refuse, type Refusal } from '../../http/refusal.ts'
 import type { Actor } from '../rules/actor.ts'
+import { DESCRIPTION_MAX, TITLE_MAX } from '../rules/lengths.ts'
 import { fieldRequired, fieldTooLong, LAST_ADMIN_DEMOTED, LAST_ADMIN_REMOVED, unknownRole } from '../rules/messages.ts'
 import { isRole, refuseRole, type Role } from '../rules/roles.ts'
 import { claimSlug } from '../rules/slugs.ts'
 import type { Member, Project } from '../store/projects.ts'
 import type { TicketTx } from '../store/ticket-store.ts'
 import type { User } from '../store/users.ts'
-
-const TITLE_MAX = 200
-const DESCRIPTION_MAX = 10_000
 
 /** The role that may change a project, its members, invites, connections and webhooks. */
 export const ADMIN: Role = 'admin'

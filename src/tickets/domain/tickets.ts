@@ -2,20 +2,17 @@
  * Creating a ticket (docs/tickets-api.md, 4.2): who may, what a new ticket holds, and what its
  * creation does. Numbers are per project, taken from the project's counter under the project
  * row's lock, so parallel creates never collide; a repeated non-empty `source` answers the ticket
- * that has it (`existed: true`). Called by the API; the importer shares the limits.
+ * that has it (`existed: true`). Called by the API.
  */
 import { refuse, type Refusal } from '../../http/refusal.ts'
 import type { Actor } from '../rules/actor.ts'
+import { SOURCE_MAX, SUBJECT_MAX, SUMMARY_MAX } from '../rules/lengths.ts'
 import { fieldTooLong } from '../rules/messages.ts'
 import { refuseRole, type Role } from '../rules/roles.ts'
 import { ticketAnswer } from '../representations/json.ts'
 import type { Project } from '../store/projects.ts'
 import type { TicketTx } from '../store/ticket-store.ts'
 import type { Ticket } from '../store/ticket-row.ts'
-
-export const SUBJECT_MAX = 500
-export const SUMMARY_MAX = 100_000
-export const SOURCE_MAX = 500
 
 /** The role that may create tickets, comment and change a ticket's state. */
 export const USE: Role = 'use'

@@ -13,12 +13,12 @@ import { claimSlug } from '../rules/slugs.ts'
 import { importTable } from '../store/imports.ts'
 import { projectTable } from '../store/projects.ts'
 import { isState, type State } from '../rules/states.ts'
-import { SOURCE_MAX, SUBJECT_MAX, SUMMARY_MAX } from '../domain/tickets.ts'
+import { SOURCE_MAX, SUBJECT_MAX, SUMMARY_MAX } from '../rules/lengths.ts'
 import { resolveUser } from '../store/users.ts'
-import { refuse, Refusal } from '../../http/refusal.ts'
+import { refuse, Refusal, type Reason } from '../../http/refusal.ts'
 import {
   atPlace, badBlockedBy, badImportState, badOldNumber, badParent, badTime, IMPORT_NO_PROJECT_ID, IMPORT_NO_SLUG, IMPORT_NOT_OBJECT, IMPORT_PARENT_CYCLE,
-  IMPORT_TICKETS_NOT_LIST, importNeedsAdmin, isAtMost, isRequired, mustBeList, mustBeObject, mustBeString, notLoggedInHere, numberTwice,
+  IMPORT_TICKETS_NOT_LIST, importNeedsAdmin, importTooLong, isRequired, mustBeList, mustBeObject, mustBeString, notLoggedInHere, numberTwice,
   otherProjectsNumber, relatedToItself, unknownOldNumber,
 } from '../rules/messages.ts'
 
@@ -127,12 +127,12 @@ async function projectFor(tx: TransactionSql, project: ImportFile['project'], no
   if (found !== null) return found
   if (project.admin === '') throw refuse(400, importNeedsAdmin(project.slug))
   const admin = await resolveUser(tx, project.admin, 'admin')
-  if (!admin.ok) throw refuse(400, atPlace('project.admin', admin.error))
+  if (!admin.ok) throw refuse(400, atPlace('project.admin', admin))
   const id = recordId()
   const projects = projectTable(tx)
   if (!(await projects.claimName(id, id))) throw refuse(400, IMPORT_NO_PROJECT_ID)
   const slug = await claimSlug((name) => projects.claimName(id, name), project.slug, project.title)
-  if (!slug.ok) throw refuse(400, atPlace('project.slug', slug.error))
+  if (!slug.ok) throw refuse(400, atPlace('project.slug', slug))
   await projects.insert({ id, slug: slug.slug, title: project.title || project.slug, description: project.description, created: now }, admin.user.id)
   return id
 }
@@ -172,7 +172,7 @@ function checkTicket(raw: unknown, at: string, now: number): Checked<ImportedTic
   for (const [key, max] of [['subject', SUBJECT_MAX], ['summary', SUMMARY_MAX], ['source', SOURCE_MAX], ['author', 200], ['assignee', 200]] as const) {
     const value = raw[key]
     if (value !== undefined && typeof value !== 'string') return fail(mustBeString(`${at}.${key}`))
-    if (typeof value === 'string' && value.length > max) return fail(isAtMost(`${at}.${key}`, max))
+    if (typeof value === 'string' && value.length > max) return fail(importTooLong(`${at}.${key}`, max))
   }
   const state = raw.state ?? 'open'
   if (typeof state !== 'string' || !isState(state)) return fail(badImportState(at))
@@ -232,6 +232,6 @@ function time(v: unknown, fallback: number): number | null {
   return null
 }
 
-function fail(error: string): Refusal {
-  return refuse(400, error)
+function fail(why: Reason): Refusal {
+  return refuse(400, why)
 }

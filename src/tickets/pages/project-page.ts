@@ -2,7 +2,7 @@
  * The project page `/<slug>`: state tabs with counts, the search (in the bar on top, scoped to
  * the project), sorting, pages of 50, "New ticket" for members, and the list of tickets.
  */
-import { SUBJECT_BLANK, youJoined } from '../rules/messages.ts'
+import { SUBJECT_BLANK, youJoined } from '../text/page-words.ts'
 import { html, rawHtml, type Html } from '../../http/html.ts'
 import { markdownToHtml } from '../app/markdown-html.ts'
 import type { Project } from '../store/projects.ts'

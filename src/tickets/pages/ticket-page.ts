@@ -5,7 +5,7 @@
  * Controls follow the viewer's role: `use` members may comment and change the state, `edit` and
  * `admin` also assign, edit and relate; others see no control at all.
  */
-import { COMMENT_BLANK, SUBJECT_BLANK } from '../rules/messages.ts'
+import { COMMENT_BLANK, SUBJECT_BLANK } from '../text/page-words.ts'
 import { html, rawHtml, type Html } from '../../http/html.ts'
 import { markdownToHtml } from '../app/markdown-html.ts'
 import { eventWords } from '../text/history-words.ts'
