@@ -7,7 +7,7 @@
 import { hashSecret } from '../../base/random.ts'
 import type { Query } from '../../db/client.ts'
 import type { Actor } from '../rules/actor.ts'
-import type { Role } from '../rules/roles.ts'
+import { rolesAtLeast, type Role } from '../rules/roles.ts'
 
 async function insertInvite(tx: Query, i: { id: string; projectId: string; role: Role; uses: number; expires: number; createdBy: string; now: number }): Promise<void> {
   await tx`
@@ -43,9 +43,8 @@ async function inviteContext(q: Query, id: string, now: number): Promise<{ proje
 export async function joinWithRole(tx: Query, projectId: string, userId: string, role: Role): Promise<void> {
   await tx`
     insert into members (project_id, user_id, role) values (${projectId}, ${userId}, ${role})
-    on conflict (project_id, user_id) do update set role = case
-      when array_position(array['use', 'edit', 'admin'], excluded.role) > array_position(array['use', 'edit', 'admin'], members.role)
-      then excluded.role else members.role end`
+    on conflict (project_id, user_id) do update set role = excluded.role
+      where members.role not in ${tx(rolesAtLeast(role))}`
 }
 
 /** Invites on `q` (a transaction); `clock` decides which invites have expired. */
