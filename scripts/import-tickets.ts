@@ -41,7 +41,7 @@ try {
   const result = await importTicketsFile(db.sql, path, { now: Date.now(), onProgress })
   if (onProgress) process.stderr.write('\n')
   if (!result.ok) {
-    console.error(`${path}: nothing imported: ${result.error}`)
+    console.error(`${path}: nothing imported: ${result.message}`)
     process.exitCode = 1
   } else {
     const { project, imported, skipped, warnings } = result.report

@@ -7,7 +7,6 @@ import { after } from 'node:test'
 import { importTickets, importTicketsFile, progressLine } from '../../src/tickets/importer/import.ts'
 import { writeImportFile } from '../support/import-file.ts'
 import { connect } from '../../src/db/client.ts'
-import { refuse } from '../../src/http/refusal.ts'
 import { expectJson, ticketsApp } from './support.ts'
 
 const app = await ticketsApp()
@@ -80,7 +79,11 @@ test('a bad file is refused whole, naming the place, and imports nothing', async
     [{ project: { slug: 'x', admin: 'alice' }, tickets: [{ number: 1000, subject: 's' }] }, 'old number 1000 already belongs to a ticket of another project'],
     [{ project: { slug: 'api', admin: 'alice' }, tickets: [] }, "project.slug: 'api' is reserved"],
   ]
-  for (const [file, error] of cases) assert.deepEqual(await importTickets(app.sql, file, app.clock.now()), refuse(400, error))
+  for (const [file, error] of cases) {
+    const got = await importTickets(app.sql, file, app.clock.now())
+    assert.ok(!got.ok, error)
+    assert.deepEqual({ status: got.status, code: got.code, error: got.message }, { status: 400, code: 'bad_import', error })
+  }
   const [row] = await app.sql`select count(*)::int as n from projects where slug = 'x'`
   assert.equal(row!.n, 0)
 })
@@ -148,7 +151,7 @@ test('a file that is not JSON to its end is refused and imports nothing', async 
   await writeFile(path, '{"project": {"slug": "cut-short", "admin": "alice"}, "tickets": [{"number": 77001, "subject": "one"}, {"number": 77002, "subj')
   const result = await importTicketsFile(app.sql, path, { now: app.clock.now() })
   assert.equal(result.ok, false)
-  assert.ok(!result.ok && result.status === 400 && result.error.startsWith('the file is not valid JSON: '), JSON.stringify(result))
+  assert.ok(!result.ok && result.status === 400 && result.code === 'bad_import' && result.message.startsWith('the file is not valid JSON: '), JSON.stringify(result))
   const [row] = await app.sql`select count(*)::int as n from projects where slug = 'cut-short'`
   assert.equal(row!.n, 0)
 })

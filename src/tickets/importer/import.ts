@@ -15,16 +15,16 @@
 import type { Sql, TransactionSql } from '../../db/client.ts'
 import { recordId } from '../../base/random.ts'
 import { claimSlug } from '../rules/slugs.ts'
-import { claimName } from '../store/projects.ts'
+import { projectTable } from '../store/projects.ts'
 import { isState, type State } from '../rules/states.ts'
-import { SOURCE_MAX, SUBJECT_MAX, SUMMARY_MAX } from '../api/tickets.ts'
+import { SOURCE_MAX, SUBJECT_MAX, SUMMARY_MAX } from '../rules/lengths.ts'
 import { resolveUser } from '../store/users.ts'
-import { applyImportLinks, importedBefore, insertImportedTickets, keepImportLinks, parentsCycle, startImportLinks, type ImportedLink, type ImportedRow } from '../store/imports.ts'
+import { importTable, type ImportedLink, type ImportedRow } from '../store/imports.ts'
 import { BadJson, fileSource, valueSource, type ImportSource } from './import-file.ts'
-import { refuse, Refusal } from '../../http/refusal.ts'
+import { refuse, Refusal, type Reason } from '../../http/refusal.ts'
 import {
   atPlace, badBlockedBy, badImportState, badOldNumber, badParent, badTime, IMPORT_NO_PROJECT_ID, IMPORT_NO_SLUG, IMPORT_NOT_OBJECT, IMPORT_PARENT_CYCLE,
-  IMPORT_TICKETS_NOT_LIST, importNeedsAdmin, importNotJson, isAtMost, isRequired, mustBeList, mustBeObject, mustBeString, notLoggedInHere, numberTwice,
+  IMPORT_TICKETS_NOT_LIST, importNeedsAdmin, importNotJson, importTooLong, isRequired, mustBeList, mustBeObject, mustBeString, notLoggedInHere, numberTwice,
   otherProjectsNumber, relatedToItself, unknownOldNumber,
 } from '../rules/messages.ts'
 
@@ -113,6 +113,7 @@ async function importFrom(sql: Sql, source: ImportSource, options: ImportOptions
 
 async function load(tx: TransactionSql, source: ImportSource, file: CheckedFile, options: ImportOptions): Promise<{ ok: true; report: ImportReport }> {
   const { now } = options
+  const imports = importTable(tx)
   const warnings = new Set<string>()
   const people = new Map<string, { id: string | null; name: string }>()
   const person = async (name: string): Promise<{ id: string | null; name: string }> => {
@@ -127,30 +128,27 @@ async function load(tx: TransactionSql, source: ImportSource, file: CheckedFile,
   }
 
   const projectId = await projectFor(tx, file.project, now)
-  await tx`select id from projects where id = ${projectId} for update`
+  await imports.lockProject(projectId)
 
   // The old numbers already imported: skipped if in this project, refused if in another.
   const skipped = new Set<number>()
   for (let i = 0; i < file.numbers.length; i += 10_000) {
-    for (const found of await importedBefore(tx, Array.from(file.numbers.subarray(i, i + 10_000)))) {
+    for (const found of await imports.importedBefore(Array.from(file.numbers.subarray(i, i + 10_000)))) {
       if (found.projectId !== projectId) throw refuse(400, otherProjectsNumber(found.oldNumber))
       skipped.add(found.oldNumber)
     }
   }
   const fresh = file.numbers.filter((n) => !skipped.has(n))
-  const [counter] = await tx`
-    update projects set next_number = next_number + ${fresh.length} where id = ${projectId}
-    returning next_number - ${fresh.length} as first`
-  const first = counter!.first as number
+  const first = await imports.takeNumbers(projectId, fresh.length)
 
-  await startImportLinks(tx)
+  await imports.startLinks()
   const batchSize = options.batch ?? BATCH
   let rows: ImportedRow[] = []
   let links: ImportedLink[] = []
   let done = 0
   const flush = async () => {
-    await insertImportedTickets(tx, projectId, rows)
-    await keepImportLinks(tx, links)
+    await imports.insertBatch(projectId, rows)
+    await imports.keepLinks(links)
     rows = []
     links = []
     options.onProgress?.(done, file.numbers.length)
@@ -179,11 +177,11 @@ async function load(tx: TransactionSql, source: ImportSource, file: CheckedFile,
   }
   await flush()
 
-  const unknown = await applyImportLinks(tx)
+  const unknown = await imports.applyLinks()
   if (unknown) throw refuse(400, unknownOldNumber(unknown.at, unknown.target))
-  if (await parentsCycle(tx, projectId)) throw refuse(400, IMPORT_PARENT_CYCLE)
-  const [slug] = await tx`select slug from projects where id = ${projectId}`
-  return { ok: true, report: { project: slug!.slug as string, imported: fresh.length, skipped: skipped.size, warnings: [...warnings].sort() } }
+  if (await imports.hasParentCycle(projectId)) throw refuse(400, IMPORT_PARENT_CYCLE)
+  const project = await projectTable(tx).byId(projectId)
+  return { ok: true, report: { project: project!.slug, imported: fresh.length, skipped: skipped.size, warnings: [...warnings].sort() } }
 }
 
 /** Where `n` is in the ascending `numbers` (it is there). */
@@ -200,19 +198,17 @@ function rankOf(numbers: Int32Array, n: number): number {
 
 /** The project to import into: the one the slug names, or a new one with `admin` as admin. */
 async function projectFor(tx: TransactionSql, project: ImportProject, now: number): Promise<string> {
-  const [found] = await tx`select project_id from project_names where name = ${project.slug}`
-  if (found) return found.project_id as string
+  const found = await importTable(tx).projectIdByName(project.slug)
+  if (found !== null) return found
   if (project.admin === '') throw refuse(400, importNeedsAdmin(project.slug))
   const admin = await resolveUser(tx, project.admin, 'admin')
-  if (!admin.ok) throw refuse(400, atPlace('project.admin', admin.error))
+  if (!admin.ok) throw refuse(400, atPlace('project.admin', admin))
   const id = recordId()
-  if (!(await claimName(tx, id, id))) throw refuse(400, IMPORT_NO_PROJECT_ID)
-  const slug = await claimSlug((name) => claimName(tx, id, name), project.slug, project.title)
-  if (!slug.ok) throw refuse(400, atPlace('project.slug', slug.error))
-  await tx`
-    insert into projects (id, slug, title, description, created)
-    values (${id}, ${slug.slug}, ${project.title || project.slug}, ${project.description}, ${now})`
-  await tx`insert into members (project_id, user_id, role) values (${id}, ${admin.user.id}, 'admin')`
+  const projects = projectTable(tx)
+  if (!(await projects.claimName(id, id))) throw refuse(400, IMPORT_NO_PROJECT_ID)
+  const slug = await claimSlug((name) => projects.claimName(id, name), project.slug, project.title)
+  if (!slug.ok) throw refuse(400, atPlace('project.slug', slug))
+  await projects.insert({ id, slug: slug.slug, title: project.title || project.slug, description: project.description, created: now }, admin.user.id)
   return id
 }
 
@@ -258,7 +254,7 @@ function checkTicket(raw: unknown, at: string, now: number): Checked<ImportedTic
   for (const [key, max] of [['subject', SUBJECT_MAX], ['summary', SUMMARY_MAX], ['source', SOURCE_MAX], ['author', 200], ['assignee', 200]] as const) {
     const value = raw[key]
     if (value !== undefined && typeof value !== 'string') return fail(mustBeString(`${at}.${key}`))
-    if (typeof value === 'string' && value.length > max) return fail(isAtMost(`${at}.${key}`, max))
+    if (typeof value === 'string' && value.length > max) return fail(importTooLong(`${at}.${key}`, max))
   }
   const state = raw.state ?? 'open'
   if (typeof state !== 'string' || !isState(state)) return fail(badImportState(at))
@@ -318,6 +314,6 @@ function time(v: unknown, fallback: number): number | null {
   return null
 }
 
-function fail(error: string): Refusal {
-  return refuse(400, error)
+function fail(why: Reason): Refusal {
+  return refuse(400, why)
 }

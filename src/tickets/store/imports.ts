@@ -1,7 +1,9 @@
 /**
- * The importer's writes (src/tickets/import.ts): tickets, their comments and their relations by
- * old number, a batch to a statement, so an import of N tickets makes about N / batch statements
- * and the rows kept per statement (sql/0021) are kept once a batch.
+ * The importer's statements (src/tickets/importer/import.ts), in its one transaction: tickets,
+ * their comments and their relations by old number, a batch to a statement, so an import of N
+ * tickets makes about N / batch statements and the rows kept per statement (sql/0021) are kept
+ * once a batch. Imported tickets keep their old global number, their author's name when the
+ * author never signed in here, and their times.
  *
  * Relations name old numbers that may come later in the file, so they wait in a temporary table
  * of the import's transaction until every ticket is in, and are then resolved in one statement
@@ -34,7 +36,7 @@ export interface ImportedLink {
 }
 
 /** Inserts a batch of tickets of one project with their comments. */
-export async function insertImportedTickets(tx: Query, projectId: string, rows: ImportedRow[]): Promise<void> {
+async function insertImportedTickets(tx: Query, projectId: string, rows: ImportedRow[]): Promise<void> {
   if (rows.length === 0) return
   const tickets = rows.map((t) => ({
     number: t.number, old_number: t.oldNumber, subject: t.subject, summary: t.summary, source: t.source, state: t.state,
@@ -57,7 +59,7 @@ export async function insertImportedTickets(tx: Query, projectId: string, rows: 
 }
 
 /** Which of `oldNumbers` are tickets already, and in which project. */
-export async function importedBefore(tx: Query, oldNumbers: number[]): Promise<{ oldNumber: number; projectId: string }[]> {
+async function importedBefore(tx: Query, oldNumbers: number[]): Promise<{ oldNumber: number; projectId: string }[]> {
   if (oldNumbers.length === 0) return []
   const rows = await tx<{ old_number: number; project_id: string }[]>`
     select old_number, project_id from tickets where old_number = any(${oldNumbers}::integer[]) order by old_number`
@@ -65,12 +67,12 @@ export async function importedBefore(tx: Query, oldNumbers: number[]): Promise<{
 }
 
 /** Makes the table the import's relations wait in; it goes when the transaction ends. */
-export async function startImportLinks(tx: Query): Promise<void> {
+async function startImportLinks(tx: Query): Promise<void> {
   await tx`create temporary table import_links (seq bigint generated always as identity, at integer not null, target integer not null, parent boolean not null) on commit drop`
 }
 
 /** Keeps a batch of relations until {@link applyImportLinks}. */
-export async function keepImportLinks(tx: Query, links: ImportedLink[]): Promise<void> {
+async function keepImportLinks(tx: Query, links: ImportedLink[]): Promise<void> {
   if (links.length === 0) return
   const rows = links.map((l, i) => ({ at: l.at, target: l.target, parent: l.kind === 'parent', i }))
   await tx`
@@ -83,7 +85,7 @@ export async function keepImportLinks(tx: Query, links: ImportedLink[]): Promise
  * Sets the parents and adds the blockers the relations name. Answers the first relation, in the
  * file's order, whose old number is no ticket, and then writes nothing.
  */
-export async function applyImportLinks(tx: Query): Promise<{ at: number; target: number } | null> {
+async function applyImportLinks(tx: Query): Promise<{ at: number; target: number } | null> {
   const [unknown] = await tx<{ at: number; target: number }[]>`
     select l.at, l.target from import_links l
     where not exists (select from tickets t where t.old_number = l.target)
@@ -103,9 +105,28 @@ export async function applyImportLinks(tx: Query): Promise<{ at: number; target:
   return null
 }
 
-/** Whether the parents of a project's tickets make a cycle. */
-export async function parentsCycle(tx: Query, projectId: string): Promise<boolean> {
-  const [cycle] = await tx`
+/** The project a name (slug, old slug or id) names, by the names table alone; null when none. */
+async function projectIdByName(q: Query, name: string): Promise<string | null> {
+  const [row] = await q<{ project_id: string }[]>`select project_id from project_names where name = ${name}`
+  return row?.project_id ?? null
+}
+
+/** Locks the project's row until the transaction ends: its numbers are the importer's. */
+async function lockProject(q: Query, projectId: string): Promise<void> {
+  await q`select id from projects where id = ${projectId} for update`
+}
+
+/** Moves the project's next number on by `n`; answers the first of the `n` numbers. */
+async function takeNumbers(q: Query, projectId: string, n: number): Promise<number> {
+  const [row] = await q<{ first: number }[]>`
+    update projects set next_number = next_number + ${n} where id = ${projectId}
+    returning next_number - ${n} as first`
+  return row!.first
+}
+
+/** True when a ticket of the project is its own ancestor. */
+async function hasParentCycle(q: Query, projectId: string): Promise<boolean> {
+  const [cycle] = await q`
     with recursive up(id, start) as (
       select parent_id, id from tickets where project_id = ${projectId} and parent_id is not null
       union
@@ -113,4 +134,19 @@ export async function parentsCycle(tx: Query, projectId: string): Promise<boolea
     )
     select 1 from up where id = start limit 1`
   return cycle !== undefined
+}
+
+/** The importer's statements on `q` (its transaction). */
+export function importTable(q: Query) {
+  return {
+    projectIdByName: (name: string) => projectIdByName(q, name),
+    lockProject: (projectId: string) => lockProject(q, projectId),
+    importedBefore: (oldNumbers: number[]) => importedBefore(q, oldNumbers),
+    takeNumbers: (projectId: string, n: number) => takeNumbers(q, projectId, n),
+    insertBatch: (projectId: string, rows: ImportedRow[]) => insertImportedTickets(q, projectId, rows),
+    startLinks: () => startImportLinks(q),
+    keepLinks: (links: ImportedLink[]) => keepImportLinks(q, links),
+    applyLinks: () => applyImportLinks(q),
+    hasParentCycle: (projectId: string) => hasParentCycle(q, projectId),
+  }
 }
