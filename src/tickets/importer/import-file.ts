@@ -61,8 +61,12 @@ const SCALARS = new Set(['stringValue', 'numberValue', 'nullValue', 'trueValue',
 async function* tokensOf(input: Readable): AsyncGenerator<Token[]> {
   // Packed values only: a key, a string or a number comes as one token.
   const parse = jsonParser({ streamValues: false })
+  let first = true
   for await (const chunk of input) {
-    const out = parse(chunk as string)
+    // A byte-order mark, which some exporters write first, is not JSON's: dropped.
+    const text = first && (chunk as string).startsWith('\uFEFF') ? (chunk as string).slice(1) : (chunk as string)
+    first = false
+    const out = parse(text)
     if (isMany(out)) yield getManyValues(out) as Token[]
   }
   const out = parse(none as never)
