@@ -237,3 +237,20 @@ test('7: a one-use project invite makes one account, even when three sign up at 
   const made = await sql`select name from idp_accounts where name in ('carol', 'dave', 'erin')`
   assert.equal(made.length, 1)
 })
+
+test('10: a form whose percent-escapes are not UTF-8 is refused with 400, not read with U+FFFD', async () => {
+  // The finding: `name=al%FFice` was read as `al\uFFFDice`.
+  const person = browser('10.10.0.1')
+  await person.get(login)
+  const token = encodeURIComponent(person.csrf)
+  for (const name of ['al%FFice', 'al%ED%A0%80ice', 'al%E2%82', 'al%C0%AFice']) {
+    const answer = await person.post('/login', `csrf=${token}&key=dev-key&return=${encodeURIComponent(RETURN)}&name=${name}&password=alice+password`)
+    assert.equal(answer.status, 400, name)
+    assert.match(answer.text, /The form could not be read/, name)
+  }
+  // A `%` that starts no escape is text, as the URL standard says; UTF-8 escapes are read.
+  const plain = await person.post('/login', `csrf=${token}&key=dev-key&return=${encodeURIComponent(RETURN)}&name=100%25+%zz&password=alice+password`)
+  assert.match(plain.text, /Wrong name or password/)
+  const ok = await person.post('/login', `csrf=${token}&key=dev-key&return=${encodeURIComponent(RETURN)}&name=%61lice&password=alice+password`)
+  assert.ok(signedIn(ok))
+})

@@ -315,7 +315,8 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   // POST /signout
   async function signOut(req: Request): Promise<Response> {
     const form = await readForm(req)
-    if (form === null || !binding.check(req, form.get('csrf'))) return message(req, 403, 'Form expired', TEXT.formExpired)
+    if (form === null) return message(req, 400, 'Form refused', TEXT.formUnreadable)
+    if (!binding.check(req, form.get('csrf'))) return message(req, 403, 'Form expired', TEXT.formExpired)
     await store.endSession(req.cookies[SESSION_COOKIE])
     return redirect(303, '/login', 'signed out', { 'set-cookie': expired(SESSION_COOKIE, secure), 'cache-control': 'no-store' })
   }
@@ -333,7 +334,8 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     const who = await member(req, owner)
     if (!who.ok) return who
     const form = await readForm(req)
-    if (form === null || !binding.check(req, form.get('csrf'))) return { ok: false, response: message(req, 403, 'Form expired', TEXT.formExpired) }
+    if (form === null) return { ok: false, response: message(req, 400, 'Form refused', TEXT.formUnreadable) }
+    if (!binding.check(req, form.get('csrf'))) return { ok: false, response: message(req, 403, 'Form expired', TEXT.formExpired) }
     return { ok: true, account: who.account, form }
   }
 
