@@ -254,3 +254,47 @@ test('10: a form whose percent-escapes are not UTF-8 is refused with 400, not re
   const ok = await person.post('/login', `csrf=${token}&key=dev-key&return=${encodeURIComponent(RETURN)}&name=%61lice&password=alice+password`)
   assert.ok(signedIn(ok))
 })
+
+test("8: a form token is bound to the session: an attacker's own browser cookie and token planted beside the owner's session are refused", async () => {
+  // The finding: with the owner's session and the attacker's browser cookie and token, POST /admin/open-signup succeeded.
+  const attacker = browser('10.8.0.1')
+  await attacker.get(login)
+  const planted = attacker.jar.get('idp_browser')!
+  const victim = browser('10.8.0.2')
+  await victim.get(login)
+  assert.ok(signedIn(await victim.post('/login', { ...request, name: 'owner', password: 'owner password' })))
+  victim.jar.set('idp_browser', planted)
+  const forged = await victim.post('/admin/open-signup', `csrf=${encodeURIComponent(attacker.csrf)}&on=1`)
+  assert.equal(forged.status, 403)
+  assert.match(forged.text, /This form has expired/)
+  assert.equal((await sql`select value from settings where key = 'idp_open_signup'`)[0]?.value ?? 'off', 'off')
+  // The owner's own page gives a token of the session, which works.
+  await victim.get('/admin')
+  assert.equal((await victim.post('/admin/open-signup', { on: '0' })).status, 303)
+})
+
+test('8: on an https address the provider names its cookies with __Host-', async () => {
+  const https = createAccountsProvider({
+    sql,
+    clock: clock.now,
+    apiKey: 'dev-key',
+    apiSecret: 'dev-secret',
+    publicUrl: 'https://id.example',
+    services: { notes: 'https://notes.example', tickets: null },
+    secret: SECRET,
+    trustProxy: 0,
+    assets: null,
+  })
+  const answer = await createHandler(https.routes, { name: 'idp', logger: testLogger() })(makeRequest({ method: 'GET', url: '/login', address: '10.8.1.1' }))
+  assert.match(String(answer.headers?.['set-cookie']), /^__Host-idp_browser=[A-Za-z0-9_-]{32}; Path=\/; HttpOnly; Secure; SameSite=Lax$/)
+  const csrf = /name="csrf" value="([^"]+)"/.exec(await bodyText(answer.body))![1]!
+  const cookie = String(answer.headers?.['set-cookie']).split(';')[0]!
+  const post = (name: string) =>
+    createHandler(https.routes, { name: 'idp', logger: testLogger() })(
+      makeRequest({ method: 'POST', url: '/login', address: '10.8.1.1', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf, name, password: 'alice password' }).toString() }),
+    )
+  const signed = await post('alice')
+  assert.equal(signed.status, 303)
+  const names = ([] as string[]).concat(signed.headers?.['set-cookie'] ?? []).map((c) => c.split('=')[0])
+  assert.deepEqual(names.sort(), ['__Host-idp_device', '__Host-idp_session'])
+})

@@ -27,6 +27,7 @@ import { randomToken } from '../base/random.ts'
 import { addressKey, clientAddress, TokenBucket, type Limit } from '../limits/rate-limit.ts'
 import { createSharedBuckets } from '../limits/shared-buckets.ts'
 import { nameKey } from './names.ts'
+import { cookieName } from './cookies.ts'
 
 /** Per address: 30 attempts at once, then one every 5 seconds. */
 export const ADDRESS_LIMIT: Limit = Object.freeze({ rate: 1 / 5, burst: 30 })
@@ -73,11 +74,12 @@ export function createSignInAttempts(deps: { sql: Sql; clock: () => number; trus
   const local = new Map<string, TokenBucket>()
   const hash = (text: string) => createHash('sha256').update(text).digest('hex')
   let failures = 0
+  const deviceCookie = cookieName(DEVICE_COOKIE, secure)
   const mac = (key: string, nonce: string) => createHmac('sha256', secret).update(`idp device\n${key}\n${nonce}`).digest('base64url')
 
   /** The device nonce of a valid device cookie for `name`, or null. */
   function device(req: Request, name: string): string | null {
-    const value = req.cookies[DEVICE_COOKIE]
+    const value = req.cookies[deviceCookie]
     const match = value === undefined ? null : /^([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/.exec(value)
     if (match === null) return null
     const expected = Buffer.from(mac(nameKey(name), match[1]!))
@@ -128,7 +130,7 @@ export function createSignInAttempts(deps: { sql: Sql; clock: () => number; trus
     async succeeded(req, name) {
       await sql`delete from idp_signin_failures where key = ${failureKey(req, name)}`
       const nonce = device(req, name) ?? randomToken(16)
-      return serializeCookie(DEVICE_COOKIE, `${nonce}.${mac(nameKey(name), nonce)}`, { httpOnly: true, secure, sameSite: 'Lax', path: '/', maxAgeSeconds: DEVICE_DAYS * 86_400 })
+      return serializeCookie(deviceCookie, `${nonce}.${mac(nameKey(name), nonce)}`, { httpOnly: true, secure, sameSite: 'Lax', path: '/', maxAgeSeconds: DEVICE_DAYS * 86_400 })
     },
     trustedDevice(req, name) {
       return device(req, name) !== null

@@ -25,6 +25,7 @@ import { json, jsonError, redirect, type Response } from '../http/response.ts'
 import type { BrowserBinding } from './browser-binding.ts'
 import type { ProviderCore } from './provider-core.ts'
 import { SESSION_COOKIE, type Account, type AccountStore } from './store.ts'
+import { cookieName } from './cookies.ts'
 
 const CHALLENGE_COOKIE = 'idp_challenge'
 const CHALLENGE_SECONDS = 300
@@ -149,7 +150,7 @@ export function createPasskeys(deps: {
         method: 'POST',
         path: '/passkeys/register/options',
         handler: async (req) => {
-          const account = await store.sessionAccount(req.cookies[SESSION_COOKIE])
+          const account = await store.sessionAccount(req.cookies[cookieName(SESSION_COOKIE, secure)])
           if (account === null) return jsonError(401, 'Sign in first.')
           const got = await jsonBody(req)
           if (!got.ok) return got.response
@@ -172,7 +173,7 @@ export function createPasskeys(deps: {
         method: 'POST',
         path: '/passkeys/register',
         handler: async (req) => {
-          const account = await store.sessionAccount(req.cookies[SESSION_COOKIE])
+          const account = await store.sessionAccount(req.cookies[cookieName(SESSION_COOKIE, secure)])
           if (account === null) return jsonError(401, 'Sign in first.')
           const got = await jsonBody(req)
           if (!got.ok) return got.response

@@ -29,6 +29,7 @@ import { createBrowserBinding } from './browser-binding.ts'
 import { NO_TRACKER, type InviteContext, type TrackerHooks } from '../tickets/account-hooks.ts'
 import { createHashGate, type HashGate } from './hash-gate.ts'
 import { cleanName } from './names.ts'
+import { cookieName } from './cookies.ts'
 import { addressKey, clientAddress } from '../limits/rate-limit.ts'
 import { providerPage, providerPolicy, type PageFrame } from './page.ts'
 import { hashPassword, passwordDefect, UNKNOWN_ACCOUNT_HASH, verifyPassword } from './password.ts'
@@ -80,7 +81,9 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   const tracker = deps.tracker ?? NO_TRACKER
   const store = createAccountStore({ sql, clock, tracker })
   const secure = deps.publicUrl.startsWith('https:')
-  const binding = createBrowserBinding({ secret: deps.secret, secure })
+  /** The provider session's cookie name (`__Host-idp_session` on https). */
+  const SESSION = cookieName(SESSION_COOKIE, secure)
+  const binding = createBrowserBinding({ secret: deps.secret, secure, sessionCookie: SESSION })
   const attempts = deps.attempts ?? createSignInAttempts({ sql, clock, trustProxy: deps.trustProxy, secret: deps.secret, secure })
   const hashes = deps.hashes ?? createHashGate()
   /** Runs a password hash for the request through the ceiling: its answer, or 'busy'. */
@@ -131,10 +134,10 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   }
 
   async function finish(req: Request, account: Account, request: LoginRequest): Promise<Response> {
-    await store.endSession(req.cookies[SESSION_COOKIE])
+    await store.endSession(req.cookies[SESSION])
     const session = await store.startSession(account.id)
     await store.recordSignIn(account.id)
-    const cookie = serializeCookie(SESSION_COOKIE, session, { httpOnly: true, secure, sameSite: 'Lax', path: '/', maxAgeSeconds: PROVIDER_SESSION_MS / 1000 })
+    const cookie = serializeCookie(SESSION, session, { httpOnly: true, secure, sameSite: 'Lax', path: '/', maxAgeSeconds: PROVIDER_SESSION_MS / 1000 })
     return backToApp(account, request, { 'set-cookie': cookie })
   }
 
@@ -169,7 +172,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   const onlyThroughOidc = (req: Request) => message(req, 403, 'Sign-in', `Sign-in here is through ${oidc!.name} only.`, { href: '/login', text: 'Sign in' })
 
   /** The signed-in account of the request, or null. */
-  const signedIn = (req: Request) => store.sessionAccount(req.cookies[SESSION_COOKIE])
+  const signedIn = (req: Request) => store.sessionAccount(req.cookies[SESSION])
 
   async function signInPage(req: Request, request: LoginRequest, status: number, name: string, error: string | null): Promise<Response> {
     const invite = await tracker.inviteContext(request.returnTo, clock())
@@ -317,8 +320,8 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     const form = await readForm(req)
     if (form === null) return message(req, 400, 'Form refused', TEXT.formUnreadable)
     if (!binding.check(req, form.get('csrf'))) return message(req, 403, 'Form expired', TEXT.formExpired)
-    await store.endSession(req.cookies[SESSION_COOKIE])
-    return redirect(303, '/login', 'signed out', { 'set-cookie': expired(SESSION_COOKIE, secure), 'cache-control': 'no-store' })
+    await store.endSession(req.cookies[SESSION])
+    return redirect(303, '/login', 'signed out', { 'set-cookie': expired(SESSION, secure), 'cache-control': 'no-store' })
   }
 
   /** The signed-in account for a page or form of `/account` or `/admin`; else the answer to give. */

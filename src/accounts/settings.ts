@@ -15,6 +15,7 @@ import type { createPasskeys } from './passkeys.ts'
 import { expired, wholeNumber } from './forms.ts'
 import { TEXT } from './messages.ts'
 import { SESSION_COOKIE, type Account, type AccountStore } from './store.ts'
+import { cookieName } from './cookies.ts'
 
 type Answer<T> = ({ ok: true } & T) | { ok: false; response: Response }
 
@@ -107,7 +108,7 @@ export function settingsRoutes(tools: SettingsTools): HttpRoute[] {
         if (weak !== null) return accountPage(req, account, 400, null, { password: weak })
         const passwordHash = await tools.hashing(req, () => hashPassword(password))
         if (passwordHash === 'busy') return tools.busy(req)
-        await store.setPassword(account.id, passwordHash, req.cookies[SESSION_COOKIE] ?? '')
+        await store.setPassword(account.id, passwordHash, req.cookies[cookieName(SESSION_COOKIE, secure)] ?? '')
         return redirect(303, '/account?done=password')
       },
     },
@@ -118,7 +119,7 @@ export function settingsRoutes(tools: SettingsTools): HttpRoute[] {
         const got = await memberForm(req, false)
         if (!got.ok) return got.response
         await store.signOutEverywhere(got.account.id)
-        return redirect(303, '/login', 'signed out everywhere', { 'set-cookie': expired(SESSION_COOKIE, secure), 'cache-control': 'no-store' })
+        return redirect(303, '/login', 'signed out everywhere', { 'set-cookie': expired(cookieName(SESSION_COOKIE, secure), secure), 'cache-control': 'no-store' })
       },
     },
     {
