@@ -122,38 +122,42 @@ test('1: POST /setup once the owner exists answers 409 without a hash, and count
 })
 
 test('1: 200 parallel /setup and /login posts from one address do not hold up a real sign-in', async (t) => {
-  // Baseline in the same run, on the same machine: the real sign-in alone.
-  const alone = browser('10.1.1.2')
-  await alone.get(login)
-  let started = performance.now()
-  assert.ok(signedIn(await alone.post('/login', { ...request, name: 'alice', password: 'alice password' })))
-  const baseline = performance.now() - started
-
+  /** The real person's sign-in from an address of its own: its milliseconds. */
+  async function realSignIn(address: string): Promise<number> {
+    const person = browser(address)
+    await person.get(login)
+    const started = performance.now()
+    const answer = await person.post('/login', { ...request, name: 'alice', password: 'alice password' })
+    const elapsed = performance.now() - started
+    assert.ok(signedIn(answer), `the real sign-in went through (${answer.status})`)
+    return elapsed
+  }
+  // Baselines in the same run, on the same machine, before and after: the sign-in alone.
+  const before = await realSignIn('10.1.1.2')
   const flood = browser('10.1.1.1')
   await flood.get(login)
-  const ranBefore = hashes.stats.ran
-  const person = browser('10.1.1.3')
-  await person.get(login)
+  const { ran, waited } = hashes.stats
   const posts = Array.from({ length: 200 }, (_, i) =>
     i % 2 === 0
       ? flood.post('/setup', { ...request, name: `flood ${i}`, password: 'flood password' })
       : flood.post('/login', { ...request, name: `flood ${i}`, password: 'flood password' }),
   )
-  started = performance.now()
-  const real = await person.post('/login', { ...request, name: 'alice', password: 'alice password' })
-  const elapsed = performance.now() - started
+  const during = await realSignIn('10.1.1.3')
   const statuses = (await Promise.all(posts)).map((a) => a.status)
-  t.diagnostic(`real sign-in alone ${Math.round(baseline)} ms, under the flood ${Math.round(elapsed)} ms; the flood's answers: ${[...new Set(statuses)].map((s) => `${s}×${statuses.filter((x) => x === s).length}`).join(' ')}`)
-  assert.ok(signedIn(real), `the real sign-in went through (${real.status})`)
-  // What makes the verdict hold on a busy machine: the flood's hashes are bounded by count (the
-  // ceiling of 2 at once, one place for one address), not by the machine's speed.
+  const after = await realSignIn('10.1.1.4')
+  const floodHashes = hashes.stats.ran - ran - 1
+  t.diagnostic(`real sign-in alone ${Math.round(before)} and ${Math.round(after)} ms, under the flood ${Math.round(during)} ms; the flood made ${floodHashes} hashes; its answers: ${[...new Set(statuses)].map((s) => `${s}×${statuses.filter((x) => x === s).length}`).join(' ')}`)
+  // What makes the verdict hold on a busy machine: counts, not speed. At most 2 hashes ran at
+  // once, the flood's address held one place, so no hash (the real one included) ever waited in
+  // line for a place, and the flood made at most a few hashes, whatever it sent.
   assert.ok(hashes.stats.peak <= 2, `at most 2 hashes at once (${hashes.stats.peak})`)
-  const floodHashes = hashes.stats.ran - ranBefore - 1
+  assert.equal(hashes.stats.waited, waited, 'no hash waited for a place')
   assert.ok(floodHashes <= 30, `the flood made ${floodHashes} hashes, its address's attempts at most`)
   assert.ok(statuses.every((s) => [400, 409, 429, 503].includes(s)), statuses.join(' '))
-  assert.ok(statuses.includes(429) || statuses.includes(503))
-  // Under 3 s; on a machine so busy that one sign-in alone takes over a second, at most 3 times that.
-  assert.ok(elapsed < Math.max(3000, 3 * baseline), `the real sign-in took ${Math.round(elapsed)} ms (alone ${Math.round(baseline)} ms)`)
+  assert.ok(statuses.filter((s) => s === 429).length >= 100, 'the address ran out of attempts')
+  // And the time: under 3 s, or, on a machine so busy that a sign-in alone takes over a second,
+  // at most 3 times the slower of the two sign-ins alone.
+  assert.ok(during < Math.max(3000, 3 * Math.max(before, after)), `the real sign-in took ${Math.round(during)} ms (alone ${Math.round(before)} and ${Math.round(after)} ms)`)
 })
 
 test('1: the ceiling on hashes runs at most 2 at once, one of them for one address, and answers busy after a wait', async () => {
@@ -194,17 +198,23 @@ test('5: İ does not name alice, and fullwidth letters name the same account as 
 
 test('6: failures from one address do not lock the person out at another, nor in a browser they signed in with before', async () => {
   // The finding: one wrong try every 30 s kept the right password answered 429 for everyone.
-  const bob = await account('bob', 'bob password', '10.6.0.1')
+  await account('bob', 'bob password', '10.6.9.1')
   // bob signs in once on this address (a shared office address, say): his browser gets a device cookie.
+  const bob = browser('10.6.0.1')
   await bob.get(login)
-  assert.ok(signedIn(await bob.post('/login', { ...request, name: 'bob', password: 'bob password' })))
+  const first = await bob.post('/login', { ...request, name: 'bob', password: 'bob password' })
+  assert.ok(signedIn(first), `${first.status} ${first.text.slice(0, 300)}`)
   assert.match(bob.jar.get('idp_device') ?? '', /^[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/)
   // Someone on the same address fails many times for bob.
   const attacker = browser('10.6.0.1')
   await attacker.get(login)
   for (let i = 0; i < FREE_FAILURES + 3; i++) await attacker.post('/login', { ...request, name: 'bob', password: `guess ${i}` })
   assert.equal((await attacker.post('/login', { ...request, name: 'bob', password: 'bob password' })).status, 429, 'the failing browser waits')
-  // bob's own browser on that address is not held back, nor is bob at another address.
+  // bob's own browser on that address (signed out since, its device cookie kept) is not held
+  // back, nor is bob at another address.
+  await bob.get('/account')
+  assert.equal((await bob.post('/signout', {})).status, 303)
+  assert.ok(bob.jar.has('idp_device'))
   await bob.get(login)
   assert.ok(signedIn(await bob.post('/login', { ...request, name: 'bob', password: 'bob password' })))
   const elsewhere = browser('10.6.9.9')

@@ -10,8 +10,8 @@
 export interface HashGate {
   /** Runs `work` (a hash) when a place is free: its answer, or 'busy' when none could be had. */
   run<T>(client: string, work: () => Promise<T>): Promise<T | 'busy'>
-  /** What ran: the most hashes that ran at once, and how many ran (for tests and the docs' figures). */
-  readonly stats: { peak: number; ran: number }
+  /** What ran: the most hashes that ran at once, how many ran, how many waited in line for a place (for tests and the docs' figures). */
+  readonly stats: { peak: number; ran: number; waited: number }
 }
 
 export const HASH_CONCURRENCY = 2
@@ -24,7 +24,7 @@ export function createHashGate(options: { concurrency?: number; perClient?: numb
   const waitMs = options.waitMs ?? HASH_WAIT_MS
   const byClient = new Map<string, number>()
   const line: { start: () => void; timer: NodeJS.Timeout }[] = []
-  const stats = { peak: 0, ran: 0 }
+  const stats = { peak: 0, ran: 0, waited: 0 }
   let running = 0
 
   function release(client: string): void {
@@ -49,6 +49,7 @@ export function createHashGate(options: { concurrency?: number; perClient?: numb
       byClient.set(client, mine + 1)
       if (running < concurrency) running++
       else {
+        stats.waited++
         // A place is handed over already counted (`running` goes up in `start`), so that no
         // other request takes it meanwhile.
         const started = await new Promise<boolean>((resolve) => {

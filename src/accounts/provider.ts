@@ -403,7 +403,8 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     const account = await store.takeCode(typeof body.code === 'string' ? body.code : '')
     if (account === null) return jsonError(400, 'login code unknown, used or expired')
     if ('failure' in account) return jsonError(400, account.failure)
-    return json(200, { id: account.id, name: account.displayName }, { 'cache-control': 'no-store' })
+    // `login`, the account's unique name, lets the apps show it beside the display name.
+    return json(200, { id: account.id, name: account.displayName, login: account.name }, { 'cache-control': 'no-store' })
   }
 
   return { routes, store }

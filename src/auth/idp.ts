@@ -10,6 +10,8 @@ export interface Identity {
   id: string
   name: string
   email?: string
+  /** The account's unique sign-in name, when the provider sends one (the built-in one does). */
+  login?: string
 }
 
 export type ExchangeResult = { ok: true; identity: Identity } | { ok: false; error: string }
@@ -83,6 +85,7 @@ export function exchangeResult(status: number, body: unknown): ExchangeResult {
   }
   const identity: Identity = { id, name }
   if (typeof email === 'string') identity.email = email
+  if (typeof record.login === 'string' && record.login !== '' && textDefect(record.login) === null) identity.login = record.login
   return { ok: true, identity }
 }
 

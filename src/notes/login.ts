@@ -2,6 +2,7 @@
  * Signing in to the notes service (docs/notes-api.md, "Signing in"): the login
  * button's target, the identity provider's return point, and the failure page.
  */
+import { shownName } from '../auth/shown-name.ts'
 import { htmlResponse } from '../http/html.ts'
 import { PRIVATE_NO_STORE, redirect, type Response } from '../http/response.ts'
 import type { Request } from '../http/request.ts'
@@ -62,12 +63,13 @@ export function createLoginHandlers(deps: { idp: IdentityProvider; sessions: Ses
       const same = loaded !== null && loaded.userId === result.identity.id
       const session = same ? loaded : sessions.renew(loaded ?? sessions.create())
       // A switch from one person to another is said on the next page (docs/core.md, "Login CSRF").
-      const before = !same && loaded?.userId ? loaded.data.name : null
-      session.data.switchedFrom = typeof before === 'string' ? before : null
+      const before = !same && loaded?.userId && typeof loaded.data.name === 'string' ? shownName(loaded.data.name, loaded.data.login) : null
+      session.data.switchedFrom = before
       session.userId = result.identity.id
       session.data.tag = randomToken(16)
       // Shown in the app instead of the id.
       session.data.name = result.identity.name
+      session.data.login = result.identity.login ?? null
       session.data.loginError = null
       return answer(session, safeNext(req.query.get('next')), LOGIN.loggedIn)
     },

@@ -15,7 +15,10 @@ export interface AppFiles {
 /** Who is signed in: the id keys this browser's copy, the name is shown. */
 export interface Person {
   id: string
+  /** As the apps show who you are: the display name, and the unique sign-in name beside it (src/auth/shown-name.ts). */
   name: string
+  /** Whom the session named before a login return switched it to this person, once (docs/core.md, "Login CSRF"). */
+  switchedFrom?: string | null
 }
 
 /** The start page: the notes app for a signed-in person, or a welcome with a sign-in link. */
@@ -101,6 +104,7 @@ function appPage(person: Person, files: AppFiles): Html {
 <div class="placeholder" id="placeholder"><p>Select a note, or press <kbd>Alt</kbd>+<kbd>N</kbd> for a new one.</p></div>
 </main>
 <section class="account" aria-label="Account">
+${person.switchedFrom ? html`<p class="notice switched" role="alert">You are now signed in as ${person.name}, no longer as ${person.switchedFrom}. Not you? <button type="button" class="quiet" id="switch-sign-out">Sign out</button></p>` : ''}
 <span class="person" title="Signed in as ${person.name}">${person.name}</span>
 <button type="button" class="quiet" id="sign-out">Sign out</button>
 </section>

@@ -67,6 +67,8 @@ export interface Credentials {
   owner(req: Request): Promise<string | null>
   /** The request's session and its logged-in user, if any (for `GET /api/me`). */
   session(req: Request): Promise<{ session: Session | null; user: User | null }>
+  /** Clears the session's note of a switch of person, once a page has said it. */
+  forgetSwitch(session: Session): Promise<void>
   /**
    * Who reads, for a public read that can say "me" (a search's `assignee:me`): the user of a
    * user token, else of the session; null for nobody, a key or a bad token. A read changes
@@ -158,6 +160,10 @@ export function createCredentials(deps: { store: TicketStore; clock: () => numbe
       }
       const key = await store.connections.byHash(hashSecret(secret))
       return key ? `key:${key.id}` : null
+    },
+    async forgetSwitch(session) {
+      session.data = { ...session.data, switchedFrom: null }
+      await sessions.save(session)
     },
     async session(req) {
       const session = await sessions.load(req)

@@ -3,6 +3,7 @@
  * stores the user, joins an invite, and logs the session in with a fresh tag. Failures are HTML
  * pages `Login failed` or `Invite failed`. The provider is called outside any transaction.
  */
+import { shownName } from '../../auth/shown-name.ts'
 import { text } from '../../http/response.ts'
 import type { Handler } from '../../http/handler.ts'
 import { safeNext } from '../../auth/idp.ts'
@@ -54,7 +55,8 @@ export function createLoginHandler(ctx: Context): Handler {
       ...session.data,
       user: { id: user.id },
       tag: randomToken(16),
-      switchedFrom: before ? before.name : null,
+      switchedFrom: before ? shownName(before.name, loaded?.data.login) : null,
+      login: exchanged.identity.login ?? null,
       ...(joinedSlug !== null ? { joined: joinedSlug } : {}),
     }
     await ctx.sessions.save(session)
