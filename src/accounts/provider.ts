@@ -30,6 +30,7 @@ import { NO_TRACKER, type InviteContext, type TrackerHooks } from '../tickets/ac
 import { createHashGate, type HashGate } from './hash-gate.ts'
 import { cleanName } from './names.ts'
 import { cookieName } from './cookies.ts'
+import { shownName } from '../auth/shown-name.ts'
 import { addressKey, clientAddress } from '../limits/rate-limit.ts'
 import { providerPage, providerPolicy, type PageFrame } from './page.ts'
 import { hashPassword, passwordDefect, UNKNOWN_ACCOUNT_HASH, verifyPassword } from './password.ts'
@@ -109,7 +110,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     const { csrf, setCookie } = binding.of(req)
     const headers: Headers = { ...options.headers }
     if (setCookie !== null) headers['set-cookie'] = [...cookiesOf(headers), setCookie]
-    const signedIn = options.account ? { name: options.account.displayName, isOwner: options.account.isOwner, csrf } : null
+    const signedIn = options.account ? { name: shownName(options.account.displayName, options.account.name), isOwner: options.account.isOwner, csrf } : null
     return providerPage(frame, status, title, content(csrf), { signedIn, wide: options.wide, headers })
   }
 

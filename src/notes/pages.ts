@@ -58,6 +58,7 @@ function appPage(person: Person, files: AppFiles): Html {
   const head = html`<meta name="notes-user" content="${person.id}">
 <script type="module" src="${files.script}"></script>`
   return notesPage(files, { head }, html`<div class="app" id="app" data-view="list">
+${person.switchedFrom ? html`<p class="switched" role="alert">You are now signed in as ${person.name}, no longer as ${person.switchedFrom}. Not you? <button type="button" class="quiet" id="switch-sign-out">Sign out</button></p>` : ''}
 <header class="bar">
 <h1 class="brand"><img src="${files.icon}" alt="" width="22" height="22"> <span>Notes</span></h1>
 <p class="status" id="status" role="status">Opening…</p>
@@ -104,7 +105,6 @@ function appPage(person: Person, files: AppFiles): Html {
 <div class="placeholder" id="placeholder"><p>Select a note, or press <kbd>Alt</kbd>+<kbd>N</kbd> for a new one.</p></div>
 </main>
 <section class="account" aria-label="Account">
-${person.switchedFrom ? html`<p class="notice switched" role="alert">You are now signed in as ${person.name}, no longer as ${person.switchedFrom}. Not you? <button type="button" class="quiet" id="switch-sign-out">Sign out</button></p>` : ''}
 <span class="person" title="Signed in as ${person.name}">${person.name}</span>
 <button type="button" class="quiet" id="sign-out">Sign out</button>
 </section>
