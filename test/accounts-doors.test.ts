@@ -14,7 +14,8 @@ import { bodyText } from '../src/http/response.ts'
 import { createAccountsProvider } from '../src/accounts/provider.ts'
 import { createSignInAttempts, FREE_FAILURES } from '../src/accounts/attempts.ts'
 import { createHashGate } from '../src/accounts/hash-gate.ts'
-import { createTrackerHooks } from '../src/tickets/account-hooks.ts'
+import { notesAccountHooks } from '../src/notes/account-hooks.ts'
+import { ticketsAccountHooks } from '../src/tickets/account-hooks.ts'
 import { testLogger } from './support/service.ts'
 import { ticketsApp } from './tickets/support.ts'
 
@@ -39,7 +40,7 @@ const provider = createAccountsProvider({
   assets: null,
   attempts: createSignInAttempts({ sql, clock: clock.now, trustProxy: 0, secret: SECRET, secure: false }),
   hashes,
-  tracker: createTrackerHooks(sql, TICKETS),
+  hooks: [notesAccountHooks(), ticketsAccountHooks({ sql, clock: clock.now, publicUrl: TICKETS })],
 })
 const handler = createHandler(provider.routes, { name: 'idp', logger: testLogger() })
 
@@ -291,6 +292,7 @@ test('8: on an https address the provider names its cookies with __Host-', async
     apiSecret: 'dev-secret',
     publicUrl: 'https://id.example',
     services: { notes: 'https://notes.example', tickets: null },
+    hooks: [],
     secret: SECRET,
     trustProxy: 0,
     assets: null,

@@ -11,11 +11,12 @@ import { makeRequest } from '../src/http/request.ts'
 import { bodyText } from '../src/http/response.ts'
 import { createAccountsProvider } from '../src/accounts/provider.ts'
 import { createSignInAttempts, FREE_FAILURES, LONGEST_WAIT_MS } from '../src/accounts/attempts.ts'
-import { createTrackerHooks } from '../src/tickets/account-hooks.ts'
 import { hashPassword, verifyPassword } from '../src/accounts/password.ts'
 import { hashSecret } from '../src/base/random.ts'
 import { testLogger } from './support/service.ts'
 import { ticketsApp } from './tickets/support.ts'
+import { notesAccountHooks } from '../src/notes/account-hooks.ts'
+import { ticketsAccountHooks } from '../src/tickets/account-hooks.ts'
 
 const NOTES = 'http://localhost:3001'
 const TICKETS = 'http://localhost:3002'
@@ -33,11 +34,11 @@ const provider = createAccountsProvider({
   apiSecret: 'dev-secret',
   publicUrl: IDP,
   services: { notes: NOTES, tickets: TICKETS },
+  hooks: [notesAccountHooks(), ticketsAccountHooks({ sql, clock: clock.now, publicUrl: TICKETS })],
   secret: SECRET,
   trustProxy: 0,
   assets: null,
   attempts,
-  tracker: createTrackerHooks(sql, TICKETS),
 })
 const handler = createHandler(provider.routes, { name: 'idp', logger: testLogger() })
 

@@ -20,13 +20,14 @@ import type { Assets } from '../http/assets.ts'
 import type { HttpRoute } from '../http/handler.ts'
 import type { Html } from '../http/html.ts'
 import { parseJsonObject } from '../http/json-validate.ts'
+import { answerRefusal } from '../http/refusal.ts'
 import type { Request } from '../http/request.ts'
 import { json, jsonError, redirect, type Headers, type Response } from '../http/response.ts'
 import { createSignInAttempts, type SignInAttempts } from './attempts.ts'
 import { cookiesOf, expired, readForm } from './forms.ts'
 import { TEXT } from './messages.ts'
 import { createBrowserBinding } from './browser-binding.ts'
-import { NO_TRACKER, type InviteContext, type TrackerHooks } from '../tickets/account-hooks.ts'
+import { inviteContextOf, takeInviteSignupOf, type InviteContext, type ServiceHooks } from './service-hooks.ts'
 import { createHashGate, type HashGate } from './hash-gate.ts'
 import { cleanName } from './names.ts'
 import { cookieName } from './cookies.ts'
@@ -57,6 +58,8 @@ export interface AccountsProviderDeps {
   publicUrl: string
   /** The services' public addresses: where sign-ins may return, and `form-action`'s origins. */
   services: ServiceAddresses
+  /** What each service does for the provider: an invite's words, and ending what an account holds there. */
+  hooks: readonly ServiceHooks[]
   /** Signs the forms' browser tokens (the session secret). */
   secret: Uint8Array
   trustProxy: number
@@ -64,8 +67,6 @@ export interface AccountsProviderDeps {
   attempts?: SignInAttempts
   /** The ceiling on password hashes at once (src/accounts/hash-gate.ts); one of its own when absent. */
   hashes?: HashGate
-  /** What the tracker beside the provider does when a person changes (src/tickets/account-hooks.ts); nothing when absent. */
-  tracker?: TrackerHooks
   /** Sign-in through the organisation's OpenID Connect provider (src/accounts/oidc.ts), or none. */
   oidc?: { settings: OidcConfig; party: RelyingParty } | null
   logger?: Logger | null
@@ -79,8 +80,7 @@ export interface AccountsProvider {
 /** Builds the provider's routes. */
 export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProvider {
   const { sql, clock } = deps
-  const tracker = deps.tracker ?? NO_TRACKER
-  const store = createAccountStore({ sql, clock, tracker })
+  const store = createAccountStore({ sql, clock, hooks: deps.hooks })
   const secure = deps.publicUrl.startsWith('https:')
   /** The provider session's cookie name (`__Host-idp_session` on https). */
   const SESSION = cookieName(SESSION_COOKIE, secure)
@@ -176,7 +176,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   const signedIn = (req: Request) => store.sessionAccount(req.cookies[SESSION])
 
   async function signInPage(req: Request, request: LoginRequest, status: number, name: string, error: string | null): Promise<Response> {
-    const invite = await tracker.inviteContext(request.returnTo, clock())
+    const invite = await inviteContextOf(deps.hooks, request.returnTo)
     const canSignUp = invite !== null || (await store.openSignup())
     return page(req, status, invite ? `Sign in to join ${invite.project}` : 'Sign in', (csrf) =>
       signInContent(request, csrf, { name, error, invite, canSignUp, passkeys: deps.assets !== null, sso: ssoButton(request) }),
@@ -271,10 +271,10 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
    * the new account must take: `place`); null when it is not.
    */
   async function signUpAllowed(link: string, request: LoginRequest): Promise<{ link: string; invite: InviteContext | null; place?: SignUpPlace } | null> {
-    const invite = await tracker.inviteContext(request.returnTo, clock())
+    const invite = await inviteContextOf(deps.hooks, request.returnTo)
     if (link !== '') return (await store.signupLinkValid(link)) ? { link, invite } : null
     if (await store.openSignup()) return { link: '', invite }
-    if (invite !== null) return { link: '', invite, place: (tx) => tracker.takeInviteSignup(tx, request.returnTo, clock()) }
+    if (invite !== null) return { link: '', invite, place: (tx) => takeInviteSignupOf(deps.hooks, tx, request.returnTo) }
     return null
   }
 
@@ -398,7 +398,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   // POST /api/exchange (decisions, section 3)
   async function exchange(req: Request): Promise<Response> {
     const parsed = parseJsonObject(await req.body())
-    if (!parsed.ok) return jsonError(400, parsed.error)
+    if (!parsed.ok) return answerRefusal(parsed)
     const body = parsed.value
     if (body.key !== deps.apiKey || body.secret !== deps.apiSecret) return jsonError(401, 'unknown app key or wrong secret')
     const account = await store.takeCode(typeof body.code === 'string' ? body.code : '')

@@ -7,7 +7,7 @@
 import type { Query, Sql } from '../db/client.ts'
 import { hashSecret, randomToken, recordId } from '../base/random.ts'
 import { nameKey } from './names.ts'
-import type { TrackerHooks } from '../tickets/account-hooks.ts'
+import type { ServiceHooks } from './service-hooks.ts'
 
 export interface Account {
   id: string
@@ -65,21 +65,23 @@ export type SignUpPlace = (tx: Query) => Promise<boolean>
 
 export type AccountStore = ReturnType<typeof createAccountStore>
 
-/** The store on `sql`; `clock` gives milliseconds since the epoch. */
-export function createAccountStore(deps: { sql: Sql; clock: () => number; tracker: TrackerHooks }) {
-  const { sql, clock, tracker } = deps
+/**
+ * The store on `sql`; `clock` gives milliseconds since the epoch; `hooks` end what an account
+ * holds at the services when it signs out everywhere, changes or resets its password, or is
+ * disabled, and take an invite's sign-up place.
+ */
+export function createAccountStore(deps: { sql: Sql; clock: () => number; hooks: readonly ServiceHooks[] }) {
+  const { sql, clock, hooks } = deps
 
   /**
    * Ends sessions of the account: at the provider (all, or all but the one whose cookie is
-   * `keep`), at the notes service (whose sessions name the provider's id) and, through the
-   * tracker's hook, at the ticket tracker (and its user tokens with `tokens`). A deleted
-   * `sessions` row is a signed-out session in every process.
+   * `keep`), then each service's through its hook. A deleted `sessions` row is a signed-out
+   * session in every process.
    */
-  async function endSessions(tx: Query, accountId: string, options: { keep?: string; tokens?: boolean } = {}): Promise<void> {
+  async function endSessions(tx: Query, accountId: string, options: { keep?: string } = {}): Promise<void> {
     if (options.keep === undefined) await tx`delete from idp_sessions where account_id = ${accountId}`
     else await tx`delete from idp_sessions where account_id = ${accountId} and id_hash <> ${hashSecret(options.keep)}`
-    await tx`delete from sessions where service = 'notes' and user_id = ${accountId}`
-    await tracker.sessionsEnded(tx, accountId, { tokens: options.tokens ?? false })
+    for (const h of hooks) await h.endSessions(tx, accountId)
   }
 
   const one = (rows: AccountRow[]): Account | null => (rows[0] ? account(rows[0]) : null)
@@ -156,16 +158,16 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number; tracke
     },
 
     /**
-     * Disables or enables an account. Disabling ends, in one transaction, its provider sessions,
-     * its sessions at both services and, through the tracker's hook, all it holds there: user
-     * tokens, the project keys it confirmed and those keys' webhooks.
+     * Disables or enables an account. Disabling ends, in one transaction, its sessions here and
+     * at every service, then runs each service's `onDisable` (the tracker revokes its user
+     * tokens, the project keys it confirmed and those keys' webhooks).
      */
     async setDisabled(id: string, disabled: boolean): Promise<void> {
       await sql.begin(async (tx) => {
         const changed = await tx`update idp_accounts set disabled = ${disabled} where id = ${id} and not is_owner returning 1`
         if (disabled && changed.length === 1) {
           await endSessions(tx, id)
-          await tracker.personDisabled(tx, id)
+          for (const h of hooks) await h.onDisable?.(tx, id)
         }
       })
     },
@@ -387,7 +389,8 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number; tracke
         const rows = await tx<AccountRow[]>`update idp_accounts set password_hash = ${passwordHash} where id = ${taken.account_id} and not disabled returning *`
         if (rows.length === 0) return null
         // A reset may follow a stolen password: every session ends, and the user tokens too.
-        await endSessions(tx, taken.account_id, { tokens: true })
+        await endSessions(tx, taken.account_id)
+        for (const h of hooks) await h.onPasswordReset?.(tx, taken.account_id)
         return account(rows[0]!)
       })
     },

@@ -54,7 +54,7 @@ export function createLoginHandlers(deps: { idp: IdentityProvider; sessions: Ses
       if (!code) return failure(req, LOGIN.noCode)
       // No transaction is open here: the exchange waits on the network (docs/core.md, "Database").
       const result = await idp.exchange(code)
-      if (!result.ok) return failure(req, result.error)
+      if (!result.ok) return failure(req, result.message)
       // Rule 4's session. A sign-in that changes who it names gets a fresh id, so a cookie
       // planted before it names nothing after it, and the answer carries the new cookie; the
       // same person signing in again on their own session keeps its id and gets no Set-Cookie,

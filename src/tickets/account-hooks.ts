@@ -1,98 +1,62 @@
 /**
- * What the ticket tracker does when the sign-in provider (src/accounts) changes a person: the
- * tracker's side of the boundary between them, so the provider never reads or writes a tracker
- * table itself. The provider calls these inside its own transaction, so a change and what it
- * ends are one.
- *
- * - **Disabled** ({@link TrackerHooks.personDisabled}): the person's tracker sessions and user
- *   tokens end, the project keys of the apps they connected stop (their rows go) and the webhooks
- *   those keys made are removed with them (`webhooks.connection_id ... on delete cascade`). A key
- *   acts as the person who confirmed it, so it cannot outlive them (docs/connect-apps.md).
- * - **Password changed or reset** ({@link TrackerHooks.sessionsEnded}): the person's tracker
- *   sessions end; a reset also ends their user tokens.
- * - **Sign-up through a project invite** ({@link TrackerHooks.takeInviteSignup}): an invite makes at
- *   most as many accounts as it has uses.
+ * The tracker's part in the built-in provider's flows (src/accounts/service-hooks.ts), wired by
+ * src/app.ts: the words of the project invite a sign-in returns to, and what an account that signs
+ * out everywhere or is disabled loses here. Whatever it reads or writes goes through the store.
  */
-import type { Query, Sql } from '../db/client.ts'
-import { hashSecret } from '../base/random.ts'
+import type { ServiceHooks } from '../accounts/service-hooks.ts'
+import { endSessionsOf } from '../auth/session.ts'
+import type { Sql } from '../db/client.ts'
+import { connectionTable } from './store/connections.ts'
+import { inviteTable } from './store/invites.ts'
+import { tokenTable } from './store/tokens.ts'
+import { userTable } from './store/users.ts'
 
-/** A live project invite, as the provider's sign-in page tells of it. */
-export interface InviteContext {
-  project: string
-  inviter: string
-  role: string
-}
-
-export interface TrackerHooks {
-  /** The live invite `returnTo` names, or null (no invite, not the tracker's callback, unknown, used up or expired). */
-  inviteContext(returnTo: string, now: number): Promise<InviteContext | null>
-  /**
-   * Takes one sign-up place of the invite `returnTo` names, in `tx` (the transaction that makes
-   * the account): false when it names none or its places are taken.
-   */
-  takeInviteSignup(tx: Query, returnTo: string, now: number): Promise<boolean>
-  /** Ends what the person holds at the tracker: sessions, user tokens, the project keys they confirmed and those keys' webhooks. */
-  personDisabled(tx: Query, accountId: string): Promise<void>
-  /** Ends the person's tracker sessions, and with `tokens` their user tokens too. */
-  sessionsEnded(tx: Query, accountId: string, options: { tokens: boolean }): Promise<void>
-}
-
-/** The invite id in a tracker callback address, or null. */
-function inviteIdOf(ticketsUrl: string, returnTo: string): string | null {
-  if (returnTo === '') return null
+/**
+ * The invite id in a return address to the tracker's `/login/callback?invite=<id>`
+ * (docs/tickets-api.md 4.8) under `publicUrl`; null for any other address.
+ */
+export function inviteIdOf(publicUrl: string, returnTo: string): string | null {
   let url: URL
   try {
     url = new URL(returnTo)
   } catch {
     return null
   }
-  if (url.origin !== new URL(ticketsUrl).origin || !url.pathname.endsWith('/login/callback')) return null
+  if (url.origin !== new URL(publicUrl).origin || !url.pathname.endsWith('/login/callback')) return null
   const id = url.searchParams.get('invite') ?? ''
   return id === '' || id.length > 100 ? null : id
 }
 
-/** The tracker's hooks on `sql`, for the tracker at `ticketsUrl` (null: no tracker runs, no invites). */
-export function createTrackerHooks(sql: Sql, ticketsUrl: string | null): TrackerHooks {
-  const users = (q: Query, accountId: string) => q`select id from users where idp_id = ${accountId}`
+/**
+ * The tracker's hooks on `sql`. `publicUrl` is the tracker's address when this process serves it,
+ * or null: then no return address is its, but its sessions and tokens still end, since another
+ * process may serve it on the same database.
+ */
+export function ticketsAccountHooks(deps: { sql: Sql; clock: () => number; publicUrl: string | null }): ServiceHooks {
+  const { sql, clock, publicUrl } = deps
   return {
-    async inviteContext(returnTo, now) {
-      const id = ticketsUrl === null ? null : inviteIdOf(ticketsUrl, returnTo)
-      if (id === null) return null
-      // An invite is stored under its hash (sql/0015_hashed_ids.sql).
-      const [row] = await sql<{ title: string; role: string; inviter: string }[]>`
-        select p.title, i.role, u.name as inviter
-        from invites i join projects p on p.id = i.project_id join users u on u.id = i.created_by
-        where i.id = ${hashSecret(id)} and i.uses_left > 0 and i.expires > ${now}`
-      return row ? { project: row.title, inviter: row.inviter, role: row.role } : null
+    async inviteContext(returnTo) {
+      const id = publicUrl === null ? null : inviteIdOf(publicUrl, returnTo)
+      return id === null ? null : inviteTable(sql, clock).context(id)
     },
-    async takeInviteSignup(tx, returnTo, now) {
-      const id = ticketsUrl === null ? null : inviteIdOf(ticketsUrl, returnTo)
-      if (id === null) return false
-      // `signups_left` is null until the first sign-up through an invite made before it existed.
-      const rows = await tx`
-        update invites set signups_left = coalesce(signups_left, uses_left) - 1
-        where id = ${hashSecret(id)} and uses_left > 0 and coalesce(signups_left, uses_left) > 0 and expires > ${now}
-        returning 1`
-      return rows.length === 1
+    // The tracker's sessions name its own user of the account.
+    async endSessions(tx, accountId) {
+      const user = await userTable(tx, clock).byIdentity(accountId)
+      if (user !== null) await endSessionsOf(tx, 'tickets', user.id)
     },
-    async personDisabled(tx, accountId) {
-      await tx`delete from sessions where service = 'tickets' and user_id in (${users(tx, accountId)})`
-      await tx`delete from tokens where user_id in (${users(tx, accountId)})`
-      // The keys' webhooks go with them (on delete cascade); unused connect codes go too.
-      await tx`delete from connections where user_id in (${users(tx, accountId)})`
-      await tx`delete from connect_codes where user_id in (${users(tx, accountId)}) and used is null`
+    async takeInviteSignup(tx, returnTo) {
+      const id = publicUrl === null ? null : inviteIdOf(publicUrl, returnTo)
+      return id === null ? null : inviteTable(tx, clock).takeSignupPlace(id)
     },
-    async sessionsEnded(tx, accountId, options) {
-      await tx`delete from sessions where service = 'tickets' and user_id in (${users(tx, accountId)})`
-      if (options.tokens) await tx`delete from tokens where user_id in (${users(tx, accountId)})`
+    // A project key acts as the person who confirmed it, so it ends with them, and the webhooks
+    // it made go with it (docs/connect-apps.md).
+    async onDisable(tx, accountId) {
+      await tokenTable(tx, clock).deleteOfIdentity(accountId)
+      await connectionTable(tx, clock).deleteOfIdentity(accountId)
+    },
+    // A reset may follow a stolen password: the person's user tokens end with their sessions.
+    async onPasswordReset(tx, accountId) {
+      await tokenTable(tx, clock).deleteOfIdentity(accountId)
     },
   }
-}
-
-/** Hooks for a provider with no tracker beside it: nothing to end, no invites. */
-export const NO_TRACKER: TrackerHooks = {
-  inviteContext: async () => null,
-  takeInviteSignup: async () => false,
-  personDisabled: async () => {},
-  sessionsEnded: async () => {},
 }
