@@ -218,6 +218,8 @@ test('failed sign-ins slow down the address that fails, not another one, and are
 test('sign-up is closed by default; a link made on /admin works for its number of uses', async () => {
   const closed = await browser().get('/signup')
   assert.equal(closed.status, 403)
+  // The owner's forms carry the token of their provider session, given with the page.
+  await owner.get('/admin')
   const admin = await owner.post('/admin/signup-links', { uses: '2', days: '7' })
   assert.equal(admin.status, 200)
   const url = /id="made-link">([^<]+)</.exec(admin.text)![1]!
