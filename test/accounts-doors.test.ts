@@ -310,3 +310,21 @@ test('8: on an https address the provider names its cookies with __Host-', async
   const names = ([] as string[]).concat(signed.headers?.['set-cookie'] ?? []).map((c) => c.split('=')[0])
   assert.deepEqual(names.sort(), ['__Host-idp_device', '__Host-idp_session'])
 })
+
+test('6: passkeys never wait on the password counts: an address out of attempts still reaches passkey sign-in', async () => {
+  // 10.1.0.1 used up its attempts in the first test; its password sign-in is answered 429.
+  const spent = browser('10.1.0.1')
+  await spent.get(login)
+  assert.equal((await spent.post('/login', { ...request, name: 'alice', password: 'alice password' })).status, 429)
+  const cookie = [...spent.jar].map(([k, v]) => `${k}=${v}`).join('; ')
+  const post = async (url: string, body: unknown, extra = '') => {
+    const answer = await handler(makeRequest({ method: 'POST', url, headers: { cookie: cookie + extra, 'content-type': 'application/json' }, body: JSON.stringify(body), address: '10.1.0.1' }))
+    return { status: answer.status, body: JSON.parse(await bodyText(answer.body)) as { challenge?: string; error?: string } }
+  }
+  const options = await post('/passkeys/signin/options', { csrf: spent.csrf })
+  assert.equal(options.status, 200)
+  const response = { id: 'no-such-credential', rawId: 'no-such-credential', type: 'public-key', response: {}, clientExtensionResults: {} }
+  const answer = await post('/passkeys/signin', { csrf: spent.csrf, ...request, response }, `; idp_challenge=${options.body.challenge}`)
+  assert.equal(answer.status, 400, 'verified, not refused for the attempts')
+  assert.match(answer.body.error ?? '', /This passkey is not known here/)
+})
