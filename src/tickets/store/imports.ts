@@ -1,7 +1,7 @@
 /**
  * The importer's statements (src/tickets/importer/import.ts), in its one transaction: tickets,
  * their comments and their relations by old number, a batch to a statement, so an import of N
- * tickets makes about N / batch statements and the rows kept per statement (sql/0021) are kept
+ * tickets makes about N / batch statements and the rows kept per statement (sql/0024) are kept
  * once a batch. Imported tickets keep their old global number, their author's name when the
  * author never signed in here, and their times.
  *
