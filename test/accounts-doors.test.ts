@@ -2,7 +2,7 @@
  * The built-in provider's doors (issue 35): each test does what the security review did to
  * reproduce a finding, and shows it closed. Hashes before cheap checks and floods of hashing
  * forms (1), names that pass for others (5), locking a person out (6), invites that make more
- * accounts than their uses (7), form tokens (8), form bodies that are not UTF-8 (10), and a
+ * accounts than their uses, by password or single sign-on (7), form tokens (8), form bodies that are not UTF-8 (10), and a
  * password change or reset that ends the other sessions (11). The same schema holds the ticket
  * tracker (test/tickets/support.ts), as in a real install.
  */
@@ -18,6 +18,9 @@ import { notesAccountHooks } from '../src/notes/account-hooks.ts'
 import { ticketsAccountHooks } from '../src/tickets/account-hooks.ts'
 import { testLogger } from './support/service.ts'
 import { ticketsApp } from './tickets/support.ts'
+import { createRelyingParty, type OidcConfig } from '../src/accounts/oidc.ts'
+import { CLIENT_ID, CLIENT_SECRET, startTestIssuer, throughIssuer } from './support/oidc-issuer.ts'
+import { freePort } from './support/ports.ts'
 
 const NOTES = 'http://localhost:3001'
 const TICKETS = 'http://localhost:3002'
@@ -28,7 +31,7 @@ const SECRET = new Uint8Array(32).fill(5)
 const tickets = await ticketsApp()
 const { sql, clock } = tickets
 const hashes = createHashGate()
-const provider = createAccountsProvider({
+const deps = {
   sql,
   clock: clock.now,
   apiKey: 'dev-key',
@@ -41,8 +44,8 @@ const provider = createAccountsProvider({
   attempts: createSignInAttempts({ sql, clock: clock.now, trustProxy: 0, secret: SECRET, secure: false }),
   hashes,
   hooks: [notesAccountHooks(), ticketsAccountHooks({ sql, clock: clock.now, publicUrl: TICKETS })],
-})
-const handler = createHandler(provider.routes, { name: 'idp', logger: testLogger() })
+}
+const handler = createHandler(createAccountsProvider(deps).routes, { name: 'idp', logger: testLogger() })
 
 interface Answer {
   status: number
@@ -50,8 +53,8 @@ interface Answer {
   text: string
 }
 
-/** A browser: keeps its cookies, reads each page's form token, comes from `address`. */
-function browser(address: string) {
+/** A browser: keeps its cookies, reads each page's form token, comes from `address`, asks `serve`. */
+function browser(address: string, serve = handler) {
   const jar = new Map<string, string>()
   let csrf = ''
   async function send(method: string, url: string, form?: Record<string, string> | string): Promise<Answer> {
@@ -62,7 +65,7 @@ function browser(address: string) {
       headers['content-type'] = 'application/x-www-form-urlencoded'
       body = typeof form === 'string' ? form : new URLSearchParams({ csrf, ...form }).toString()
     }
-    const response = await handler(makeRequest({ method, url, headers, body, address }))
+    const response = await serve(makeRequest({ method, url, headers, body, address }))
     const set = response.headers?.['set-cookie']
     for (const line of set === undefined ? [] : Array.isArray(set) ? set : [set]) {
       const [pair] = line.split(';')
@@ -246,6 +249,37 @@ test('7: a one-use project invite makes one account, even when three sign up at 
   assert.deepEqual(answers.map((a) => a.status).sort(), [303, 403, 403])
   for (const refused of answers.filter((a) => a.status === 403)) assert.match(refused.text, /This invite has made as many accounts as it has uses/)
   const made = await sql`select name from idp_accounts where name in ('carol', 'dave', 'erin')`
+  assert.equal(made.length, 1)
+})
+
+test('7: through single sign-on too, a one-use project invite makes one account, even when three sign up at once', async (t) => {
+  // A first sign-in through the organisation's provider makes an account as a sign-up does.
+  const issuer = await startTestIssuer({ port: await freePort(), redirectUri: `${IDP}/oidc/callback` })
+  t.after(() => issuer.stop())
+  const settings: OidcConfig = { issuer: issuer.issuer, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, name: 'Single sign-on', only: false, scopes: 'openid profile email', lazy: false }
+  const withSso = createHandler(createAccountsProvider({ ...deps, oidc: { settings, party: createRelyingParty(settings) } }).routes, { name: 'idp', logger: testLogger() })
+  const ownerId = (await sql`select id from idp_accounts where is_owner`)[0]!.id as string
+  const admin = await tickets.login('owner', ownerId)
+  const { slug } = await tickets.project(admin, 'Invites by SSO')
+  const invite = await tickets.call('POST', `/api/projects/${slug}/invites`, { token: admin.token, body: { role: 'use', uses: '1' } })
+  assert.equal(invite.status, 201, invite.text)
+  const returnTo = new URL(invite.body.url).searchParams.get('return')!
+
+  const people = ['ivy', 'jon', 'kim'].map((login, i) => ({ login, browser: browser(`10.7.1.${i + 1}`, withSso) }))
+  const callbacks = await Promise.all(
+    people.map(async (p) => {
+      const started = await p.browser.get(`/oidc/start?key=dev-key&return=${encodeURIComponent(returnTo)}`)
+      assert.equal(started.status, 303, started.text)
+      const back = await throughIssuer(String(started.headers.location), p.login)
+      return `${back.pathname}${back.search}`
+    }),
+  )
+  const answers = await Promise.all(people.map((p, i) => p.browser.get(callbacks[i]!)))
+  assert.deepEqual(answers.map((a) => a.status).sort(), [303, 403, 403], answers.map((a) => a.text).join('\n'))
+  const joined = answers.find((a) => a.status === 303)!
+  assert.ok(String(joined.headers.location).startsWith(`${returnTo}&idp_code=`), String(joined.headers.location))
+  for (const refused of answers.filter((a) => a.status === 403)) assert.match(refused.text, /This invite has made as many accounts as it has uses/)
+  const made = await sql`select a.name from idp_oidc_identities i join idp_accounts a on a.id = i.account_id where i.subject in ('ivy', 'jon', 'kim')`
   assert.equal(made.length, 1)
 })
 

@@ -102,3 +102,45 @@ export async function startTestIssuer(options: { port: number; redirectUri: stri
   await self.start()
   return self
 }
+
+/**
+ * A person at the issuer without a browser: from the authorization address the app sent them to,
+ * follows the issuer's redirects with its cookies, signs in on its login form as `login`,
+ * consents, and answers the address the issuer sends them back to (the app's callback with
+ * `code` and `state`), at the first redirect that leaves the issuer.
+ */
+export async function throughIssuer(authorization: string, login: string): Promise<URL> {
+  const origin = new URL(authorization).origin
+  const jar = new Map<string, string>()
+  let next = new URL(authorization)
+  let form: Record<string, string> | null = null
+  for (let step = 0; step < 20; step++) {
+    const response = await fetch(next, {
+      method: form ? 'POST' : 'GET',
+      redirect: 'manual',
+      headers: {
+        cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
+        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      },
+      body: form ? new URLSearchParams(form).toString() : undefined,
+    })
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(';')
+      const eq = pair!.indexOf('=')
+      jar.set(pair!.slice(0, eq), pair!.slice(eq + 1))
+    }
+    form = null
+    const location = response.headers.get('location')
+    if (location !== null) {
+      next = new URL(location, next)
+      if (next.origin !== origin) return next
+      continue
+    }
+    const page = await response.text()
+    const action = /<form autocomplete="off" action="([^"]+)" method="post">\s*<input type="hidden" name="prompt" value="(login|consent)"\/>/.exec(page)
+    if (response.status !== 200 || action === null) throw new Error(`the issuer answered ${response.status} at ${next.pathname}: ${page.slice(0, 300)}`)
+    next = new URL(action[1]!.replaceAll('&amp;', '&'), next)
+    form = action[2] === 'login' ? { prompt: 'login', login, password: 'any password' } : { prompt: 'consent' }
+  }
+  throw new Error('the issuer did not send the person back to the app in 20 steps')
+}
