@@ -227,6 +227,22 @@ test('the connect page lists the projects the person administers and offers a ne
   assert.ok(confirmed.body.location.startsWith(`${RETURN}?code=`))
 })
 
+test('the connect page names the person by display name with their unique name beside it when the two differ', async () => {
+  // Issue 35, point 3: bob renamed "owner" must not pass for the owner on the page that hands out a key.
+  const nonce = nonceOf(await start())
+  const named = async (name: string, login: string | undefined) => {
+    const code = app.idp.code({ id: `idp-shown-${name}-${login}`, name, ...(login === undefined ? {} : { login }) })
+    const back = await app.call('GET', `/login/callback?idp_code=${code}&next=${encodeURIComponent(`/connect/${nonce}`)}`)
+    assert.equal(back.status, 302, back.text)
+    const page = await app.call('GET', `/connect/${nonce}`, { headers: { cookie: String(back.headers['set-cookie']).split(';')[0]! } })
+    assert.equal(page.status, 200)
+    return /as you, <strong>([^<]*)<\/strong>/.exec(page.text)?.[1]
+  }
+  assert.equal(await named('owner', 'bob'), 'owner (bob)')
+  assert.equal(await named('Carol', 'carol'), 'Carol', 'the same name in another case is not repeated')
+  assert.equal(await named('Dan', undefined), 'Dan', 'a provider that sends no unique name')
+})
+
 test('an unknown connect page answers 404 Connect, and so do other methods 405', async () => {
   expectConnectPage(await app.call('GET', '/connect/nothing-here'), 404, NO_REQUEST)
   const nonce = nonceOf(await start())

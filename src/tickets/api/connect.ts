@@ -47,6 +47,7 @@ import {
   RETURN_HAS_PARAMS,
 } from '../rules/messages.ts'
 import { acceptWrite } from './accept-write.ts'
+import { shownName } from '../../auth/shown-name.ts'
 
 /** `app` and `label`: 1 to 80 characters. */
 export const NAME_MAX = 80
@@ -230,7 +231,8 @@ export function createConnectHandlers(ctx: Context, files: () => Promise<{ style
         request,
         stylesheet,
         script,
-        person: { name: user.name, tag, projects: await store.connections.adminProjects(user.id) },
+        // The account's unique name beside the display name, as every page says who you are.
+        person: { name: shownName(user.name, session?.data.login), tag, projects: await store.connections.adminProjects(user.id) },
         confirmPath: `/api/connect/${encodeURIComponent(nonce)}/confirm`,
       })
     },
