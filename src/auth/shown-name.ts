@@ -8,3 +8,14 @@ export function shownName(name: string, login: unknown): string {
   if (typeof login !== 'string' || login === '' || login.toLowerCase() === name.toLowerCase()) return name
   return `${name} (${login})`
 }
+
+/**
+ * What the next page says after a login return switched the session from the person shown as
+ * `before` to the one shown as `now` (both from {@link shownName}). When the two read the same
+ * (an outside provider that sends no `login`, so two people can both be "owner"), it says that
+ * another account signed in, so the switch is still seen.
+ */
+export function switchSentence(now: string, before: string): string {
+  if (now.toLowerCase() === before.toLowerCase()) return `You are now signed in as another account, also named ${now}.`
+  return `You are now signed in as ${now}, no longer as ${before}.`
+}

@@ -4,6 +4,7 @@
  * (src/notes/app/) adds the behaviour and never builds note text as HTML.
  */
 import { html, htmlDocument, htmlPage, type Html } from '../http/html.ts'
+import { switchSentence } from '../auth/shown-name.ts'
 
 /** The addresses of the app's bundled files. */
 export interface AppFiles {
@@ -58,7 +59,7 @@ function appPage(person: Person, files: AppFiles): Html {
   const head = html`<meta name="notes-user" content="${person.id}">
 <script type="module" src="${files.script}"></script>`
   return notesPage(files, { head }, html`<div class="app" id="app" data-view="list">
-${person.switchedFrom ? html`<p class="switched" role="alert">You are now signed in as ${person.name}, no longer as ${person.switchedFrom}. Not you? <button type="button" class="quiet" id="switch-sign-out">Sign out</button></p>` : ''}
+${person.switchedFrom ? html`<p class="switched" role="alert">${switchSentence(person.name, person.switchedFrom)} Not you? <button type="button" class="quiet" id="switch-sign-out">Sign out</button></p>` : ''}
 <header class="bar">
 <h1 class="brand"><img src="${files.icon}" alt="" width="22" height="22"> <span>Notes</span></h1>
 <p class="status" id="status" role="status">Opening…</p>

@@ -188,3 +188,12 @@ test('4.3: /api/me answers the signed-in user or null, for any method', async ()
   assert.deepEqual((await app.call('GET', '/api/me', { cookie: failedOnly })).json, { user: null })
   assert.deepEqual((await app.call('GET', '/api/me', { cookie: 'notes_session=forged' })).json, { user: null })
 })
+
+test('a login return that switches the session to another person named the same says another account on the next page', async () => {
+  // An outside provider that sends no unique name (`login`): both people are "owner".
+  const first = await app.call('GET', `/login/callback?idp_code=${app.idp.code({ id: 'owner-1', name: 'owner' })}`)
+  const cookie = cookieOf(first.headers['set-cookie']!)
+  const switched = await app.call('GET', `/login/callback?idp_code=${app.idp.code({ id: 'owner-2', name: 'owner' })}`, { cookie })
+  const next = await app.call('GET', '/', { cookie: cookieOf(switched.headers['set-cookie']!) })
+  assert.match(next.text, /<p class="switched" role="alert">You are now signed in as another account, also named owner\. Not you\?/)
+})

@@ -103,3 +103,20 @@ test('login return: the session of the cookie is taken under a fresh id, its use
   assert.notEqual(data.tag, 'old-tag')
   assert.equal(Buffer.from(data.tag, 'base64url').length, 16)
 })
+
+test('login return: a switch to another person says so once on the next page, as another account when both are named the same', async () => {
+  const sign = async (cookie: string, id: string, name: string, login?: string) => {
+    const back = await app.call('GET', `/login/callback?idp_code=${app.idp.code({ id, name, ...(login ? { login } : {}) })}`, { headers: cookie ? { cookie } : {} })
+    assert.equal(back.status, 302, back.text)
+    return String(back.headers['set-cookie'] ?? cookie).split(';')[0]!
+  }
+  const notice = async (cookie: string) => /<div class="notice switched" role="alert"><p>([^<]*)<\/p>/.exec((await app.call('GET', '/', { headers: { cookie } })).text)?.[1]
+  const owner = await sign('', 'sw-owner', 'owner', 'owner')
+  const bob = await sign(owner, 'sw-bob', 'owner', 'bob')
+  assert.equal(await notice(bob), 'You are now signed in as owner (bob), no longer as owner. Not you?')
+  assert.equal(await notice(bob), undefined, 'said once')
+  // An outside provider that sends no unique name (`login`): both people read "owner".
+  const first = await sign('', 'sw-outside-1', 'owner')
+  const second = await sign(first, 'sw-outside-2', 'owner')
+  assert.equal(await notice(second), 'You are now signed in as another account, also named owner. Not you?')
+})
