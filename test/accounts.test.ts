@@ -356,6 +356,7 @@ test('a new display name is what the apps get from the next sign-in', async () =
   assert.equal(saved.status, 303)
   const { body } = await exchange(codeOf(await owner.get(login)))
   assert.equal(body.name, 'Olivia O.')
+  assert.equal(body.login, 'Olivia', 'the unique name the apps show beside a display name that reads differently')
   const empty = await owner.post('/account/name', { display_name: '   ' })
   assert.equal(empty.status, 400)
   assert.match(empty.text, /Enter a name\./)

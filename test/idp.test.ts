@@ -166,3 +166,11 @@ test("the exchange client refuses U+0000, lone surrogates and bytes that are not
   assert.deepEqual(await answering(403, '{"error":"x\\ud800"}').exchange('c'), loginFailed('idp answered 403'))
   assert.deepEqual(await answering(200, '{"id":"a","name":"Zoë 🚀","email":"z@x"}').exchange('c'), { ok: true, identity: { id: 'a', name: 'Zoë 🚀', email: 'z@x' } })
 })
+
+test('the exchange client keeps the unique name (login) a provider sends, and leaves out one that is empty, not text or has U+0000', async () => {
+  const answering = (body: string) => createIdentityProvider({ authUrl: 'http://idp.test', apiKey: 'k', apiSecret: 's', fetch: async () => new Response(body, { status: 200 }) })
+  assert.deepEqual(await answering('{"id":"a","name":"owner","login":"bob"}').exchange('c'), { ok: true, identity: { id: 'a', name: 'owner', login: 'bob' } })
+  for (const login of ['""', '42', 'null', '"b\\u0000ob"', '"\\ud800"']) {
+    assert.deepEqual(await answering(`{"id":"a","name":"owner","login":${login}}`).exchange('c'), { ok: true, identity: { id: 'a', name: 'owner' } }, login)
+  }
+})

@@ -13,8 +13,8 @@
  * - **Device cookies**, as the OWASP Slow Down Online Guessing Attacks with Device Cookies
  *   describes them: a browser that signed in to the account gets `idp_device` (a nonce and an
  *   HMAC of the account's name key and the nonce under the session secret). Trying that account
- *   with it, failures count against the device alone, and neither the address's failures nor its
- *   bucket hold it back.
+ *   with it, failures count against the device alone, so the address's failures do not hold it
+ *   back (the address's bucket still counts its attempts, as every other).
  *
  * Passkeys need none of this: a passkey cannot be guessed, and its sign-in never waits on these
  * counts. Every key stored is a hash, never a name, an address or a cookie.
@@ -60,8 +60,6 @@ export interface SignInAttempts {
    * the answer is the device cookie to set.
    */
   succeeded(req: Request, name: string): Promise<string>
-  /** True when the request carries a device cookie for `name`. */
-  trustedDevice(req: Request, name: string): boolean
 }
 
 export function createSignInAttempts(deps: { sql: Sql; clock: () => number; trustProxy: number; secret: Uint8Array; secure: boolean; address?: Limit }): SignInAttempts {
@@ -73,7 +71,8 @@ export function createSignInAttempts(deps: { sql: Sql; clock: () => number; trus
   // adds what the other processes counted.
   const local = new Map<string, TokenBucket>()
   const hash = (text: string) => createHash('sha256').update(text).digest('hex')
-  let failures = 0
+  /** Failures recorded by this process since it last swept the old ones. */
+  let recorded = 0
   const deviceCookie = cookieName(DEVICE_COOKIE, secure)
   const mac = (key: string, nonce: string) => createHmac('sha256', secret).update(`idp device\n${key}\n${nonce}`).digest('base64url')
 
@@ -125,15 +124,12 @@ export function createSignInAttempts(deps: { sql: Sql; clock: () => number; trus
         on conflict (key) do update set
           failures = case when f.last_failure <= ${now - FAILURES_KEPT_MS} then 1 else f.failures + 1 end,
           last_failure = ${now}`
-      if (++failures % 100 === 0) await sql`delete from idp_signin_failures where last_failure <= ${now - FAILURES_KEPT_MS}`
+      if (++recorded % 100 === 0) await sql`delete from idp_signin_failures where last_failure <= ${now - FAILURES_KEPT_MS}`
     },
     async succeeded(req, name) {
       await sql`delete from idp_signin_failures where key = ${failureKey(req, name)}`
       const nonce = device(req, name) ?? randomToken(16)
       return serializeCookie(deviceCookie, `${nonce}.${mac(nameKey(name), nonce)}`, { httpOnly: true, secure, sameSite: 'Lax', path: '/', maxAgeSeconds: DEVICE_DAYS * 86_400 })
-    },
-    trustedDevice(req, name) {
-      return device(req, name) !== null
     },
   }
 }

@@ -21,8 +21,6 @@ import type { Sql } from '../db/client.ts'
 import type { HttpRoute } from '../http/handler.ts'
 import { NOT_AN_OBJECT, parseJsonObject } from '../http/json-validate.ts'
 import { answerRefusal, reason, refuse, type Refusal } from '../http/refusal.ts'
-
-const PAGE_EXPIRED = reason('form_expired', 'This page has expired. Reload it and try again.')
 import type { Request } from '../http/request.ts'
 import { json, jsonError, redirect, type Response } from '../http/response.ts'
 import type { BrowserBinding } from './browser-binding.ts'
@@ -30,6 +28,7 @@ import type { ProviderCore } from './provider-core.ts'
 import { SESSION_COOKIE, type Account, type AccountStore } from './store.ts'
 import { cookieName } from './cookies.ts'
 
+const PAGE_EXPIRED = reason('form_expired', 'This page has expired. Reload it and try again.')
 const CHALLENGE_COOKIE = 'idp_challenge'
 const CHALLENGE_SECONDS = 300
 /** How many passkeys one account may have. */

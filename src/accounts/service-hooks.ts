@@ -28,12 +28,13 @@ export interface ServiceHooks {
   inviteContext?(returnTo: string): Promise<InviteContext | null>
   /**
    * Ends, in the provider's transaction `tx`, every session the account has at the service
-   * ("Sign out everywhere", and disabling).
+   * ("Sign out everywhere", disabling, a password change or reset).
    */
   endSessions(tx: Query, accountId: string): Promise<void>
   /**
    * What else disabling the account revokes at the service, in the provider's transaction `tx`,
-   * after its sessions have ended (the tracker: the person's tokens).
+   * after its sessions have ended (the tracker: the person's tokens, the project keys they
+   * confirmed and the webhooks those keys made).
    */
   onDisable?(tx: Query, accountId: string): Promise<void>
   /**

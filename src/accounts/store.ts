@@ -104,15 +104,15 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number; hooks:
         const rows = await sql.begin(async (tx) => {
           if (input.place && !(await input.place(tx))) return null
           return input.owner
-          ? await tx<AccountRow[]>`
-              insert into idp_accounts (id, name, name_key, display_name, password_hash, is_owner, created)
-              select ${recordId()}, ${input.name}, ${nameKey(input.name)}, ${input.name}, ${input.passwordHash}, true, ${now}
-              where not exists (select 1 from idp_accounts)
-              returning *`
-          : await tx<AccountRow[]>`
-              insert into idp_accounts (id, name, name_key, display_name, password_hash, created)
-              values (${recordId()}, ${input.name}, ${nameKey(input.name)}, ${input.name}, ${input.passwordHash}, ${now})
-              returning *`
+            ? await tx<AccountRow[]>`
+                insert into idp_accounts (id, name, name_key, display_name, password_hash, is_owner, created)
+                select ${recordId()}, ${input.name}, ${nameKey(input.name)}, ${input.name}, ${input.passwordHash}, true, ${now}
+                where not exists (select 1 from idp_accounts)
+                returning *`
+            : await tx<AccountRow[]>`
+                insert into idp_accounts (id, name, name_key, display_name, password_hash, created)
+                values (${recordId()}, ${input.name}, ${nameKey(input.name)}, ${input.name}, ${input.passwordHash}, ${now})
+                returning *`
         })
         if (rows === null) return { ok: false, reason: 'place taken' }
         if (rows.length === 0) return { ok: false, reason: 'owner exists' }

@@ -66,11 +66,12 @@ export function createIdentityProvider(deps: {
 }
 
 /**
- * The outcome of the provider's answer to an exchange: status 200 with `{ id, name, email? }` is
- * an identity; any other status is a failure whose reason is the body's `error` text. Text from
- * the provider is input too (src/http/text.ts): an `error` text with U+0000 or a lone surrogate
- * counts as none (`idp answered <status>`), and an identity with such a character in its id,
- * name or email is no usable identity, so no such text reaches a session or the users table.
+ * The outcome of the provider's answer to an exchange: status 200 with `{ id, name, email?,
+ * login? }` is an identity; any other status is a failure whose reason is the body's `error`
+ * text. Text from the provider is input too (src/http/text.ts): an `error` text with U+0000 or a
+ * lone surrogate counts as none (`idp answered <status>`), an identity with such a character in
+ * its id, name or email is no usable identity, and such a `login` is left out, so no such text
+ * reaches a session or the users table.
  */
 export function exchangeResult(status: number, body: unknown): ExchangeResult {
   const record = body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : {}

@@ -158,7 +158,8 @@ export function createSessions(deps: { sql: Sql; secret: Uint8Array; service: st
 
 /**
  * Ends every session of `userId` at `service` on `q` (the provider's transaction, when it
- * disables an account or signs it out everywhere): its cookies name nothing from then on.
+ * disables an account, signs it out everywhere, or changes or resets its password): its cookies
+ * name nothing from then on.
  */
 export async function endSessionsOf(q: Query, service: string, userId: string): Promise<void> {
   await q`delete from sessions where service = ${service} and user_id = ${userId}`

@@ -10,6 +10,7 @@ import { inviteContextOf, type ServiceHooks } from '../../src/accounts/service-h
 import { createAccountStore } from '../../src/accounts/store.ts'
 import { notesAccountHooks } from '../../src/notes/account-hooks.ts'
 import { inviteIdOf, ticketsAccountHooks } from '../../src/tickets/account-hooks.ts'
+import { hashSecret } from '../../src/base/random.ts'
 import { ticketsApp } from './support.ts'
 
 const TICKETS = 'http://localhost:3002'
@@ -105,4 +106,19 @@ test('the account store runs every service’s hooks in the transaction that dis
   const failing = createAccountStore({ sql, clock: clock.now, hooks: [recording('notes'), recording('tickets', true)] })
   await assert.rejects(failing.setDisabled(id, true), /tickets cannot disable/)
   assert.equal((await store.byId(id))!.disabled, false, 'a hook that fails leaves the account enabled')
+})
+
+test('an invite made before sign-up places were counted has as many places as it has uses left', async () => {
+  // sql/0023_invite_signups.sql: `signups_left` is null for those invites.
+  const olivia = await app.login('Olivia places')
+  const { slug } = await app.project(olivia, 'Older invites')
+  const made = await app.call('POST', `/api/projects/${slug}/invites`, { token: olivia.token, body: { role: 'edit', uses: '2' } })
+  assert.equal(made.status, 201, made.text)
+  const returnTo = new URL(made.body.url).searchParams.get('return')!
+  const id = inviteIdOf(TICKETS, returnTo)!
+  await sql`update invites set signups_left = null where id = ${hashSecret(id)}`
+  const take = () => sql.begin((tx) => hooks.takeInviteSignup!(tx, returnTo))
+  assert.deepEqual([await take(), await take(), await take()], [true, true, false])
+  assert.equal(await sql.begin((tx) => hooks.takeInviteSignup!(tx, `${TICKETS}/login/callback?invite=unknown`)), false)
+  assert.equal(await sql.begin((tx) => hooks.takeInviteSignup!(tx, 'http://localhost:3001/login/callback')), null, 'not an invite of the tracker')
 })

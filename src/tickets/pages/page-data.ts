@@ -94,7 +94,7 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
     ): Promise<{ viewer: Viewer | null; cursor: number; switcher: PageContext['switcher']; project: PageContext['project'] }> {
       const { session, user } = await credentials.session(req)
       const tag = session?.data.tag
-      // The name beside which the account's unique name is shown (src/auth/shown-name.ts).
+      // The display name with the account's unique name beside it (src/auth/shown-name.ts).
       const signedIn = user && typeof tag === 'string' ? { id: user.id, name: shownName(user.name, session?.data.login), tag } : null
       const switchedFrom = signedIn && typeof session?.data.switchedFrom === 'string' ? session.data.switchedFrom : null
       if (session && switchedFrom !== null) await credentials.forgetSwitch(session)
