@@ -68,6 +68,26 @@ function appPage(person: Person, files: AppFiles): Html {
 <input type="search" id="search" aria-label="Search notes" placeholder="Search  (/)" autocomplete="off" spellcheck="false">
 <button type="button" class="primary" id="new-note" title="New note (Alt+N)">New note</button>
 </div>
+<nav class="tags" aria-label="Tags">
+<details id="tags-box" open>
+<summary>Tags</summary>
+<p class="tags-none" id="tags-none">No tags yet: write <code>#word</code> in a note.</p>
+<ul class="tag-list" id="tags" aria-label="Tags" hidden></ul>
+</details>
+</nav>
+<div class="tag-bar" id="tag-bar" hidden>
+<p>Notes tagged <strong id="tag-chosen"></strong></p>
+<button type="button" class="quiet" id="rename-tag" aria-expanded="false" aria-controls="rename-form">Rename tag</button>
+</div>
+<form class="rename" id="rename-form" hidden novalidate>
+<label for="rename-to">New name</label>
+<div class="rename-row">
+<input type="text" id="rename-to" autocomplete="off" spellcheck="false" aria-describedby="rename-error">
+<button type="submit" class="primary">Rename</button>
+<button type="button" class="quiet" id="rename-cancel">Cancel</button>
+</div>
+<p class="field-error" id="rename-error" hidden></p>
+</form>
 <p class="empty" id="empty" aria-live="polite" hidden></p>
 <ul class="list" id="list" aria-label="Notes"></ul>
 <div class="sidebar-foot">

@@ -12,10 +12,10 @@ const app = await notesBrowserApp()
 const DESK = { width: 1280, height: 760 }
 
 const notes = [
-  'Reading list\nThe Dispossessed, Ursula K. Le Guin\nA Pattern Language\nThe Design of Everyday Things\n',
-  'Trip to Lisbon\nTrain on Friday 7:40, seat 42.\nPack light: one bag, the blue jacket.\nMuseum of tiles on Saturday morning.\n',
-  'Ideas for the garden\nTomatoes along the south wall.\nA bench under the apple tree.\nAsk Ana about the compost.\n',
-  'Groceries\nmilk\neggs\nbread\ncoffee, the good one',
+  'Reading list\nThe Dispossessed, Ursula K. Le Guin\nA Pattern Language\nThe Design of Everyday Things\n#books\n',
+  'Trip to Lisbon\nTrain on Friday 7:40, seat 42.\nPack light: one bag, the blue jacket.\nMuseum of tiles on Saturday morning. #travel/portugal\n',
+  'Ideas for the garden\nTomatoes along the south wall.\nA bench under the apple tree. #home/garden\nAsk Ana about the compost.\n',
+  'Groceries\nmilk\neggs #home\nbread\ncoffee, the good one',
 ]
 
 const editor = (page: Page) => page.getByRole('textbox', { name: 'Note' })
@@ -36,11 +36,23 @@ for (const scheme of ['light', 'dark'] as const) {
   await fill(desk.page)
   await item(desk.page, 'Trip to Lisbon').click()
   await desk.page.screenshot({ path: out(`notes-desktop-${scheme}`) })
+  // Tags: a sub-tag chosen, its parent unfolded.
+  const tags = desk.page.getByRole('navigation', { name: 'Tags' })
+  await tags.getByRole('button', { name: 'Sub-tags of #home', exact: true }).click()
+  await tags.getByRole('button', { name: /^#garden/ }).click()
+  await item(desk.page, 'Ideas for the garden').click()
+  await desk.page.screenshot({ path: out(`notes-tags-${scheme}`) })
+  await tags.getByRole('button', { name: 'All notes' }).click()
 
   // The phone: the list, a search with no match, and a note written offline.
   const phone = await app.device(user, { name: 'Ana Lima', viewport: PHONE, colorScheme: scheme })
   await item(phone.page, 'Ideas for the garden').waitFor()
   await phone.page.screenshot({ path: out(`notes-phone-list-${scheme}`) })
+  await phone.page.getByRole('navigation', { name: 'Tags' }).getByText('Tags', { exact: true }).click()
+  await phone.page.getByRole('navigation', { name: 'Tags' }).getByRole('button', { name: /^#home/ }).click()
+  await phone.page.screenshot({ path: out(`notes-phone-tags-${scheme}`) })
+  await phone.page.getByRole('navigation', { name: 'Tags' }).getByRole('button', { name: 'All notes' }).click()
+  await phone.page.getByRole('navigation', { name: 'Tags' }).getByText('Tags', { exact: true }).click()
   await phone.page.getByRole('searchbox', { name: 'Search notes' }).fill('tulips')
   await phone.page.getByText('No note has these words.').waitFor()
   await phone.page.screenshot({ path: out(`notes-phone-search-${scheme}`) })

@@ -28,6 +28,7 @@ export function findElements() {
     app: $('app'),
     status: $('status'),
     list: $<HTMLUListElement>('list'),
+    tags: $<HTMLUListElement>('tags'),
     empty: $('empty'),
     search: $<HTMLInputElement>('search'),
     newNote: $<HTMLButtonElement>('new-note'),
@@ -71,6 +72,8 @@ export interface Actions {
   sortAndDraw(): void
   drawSoon(): void
   reloadIds(ids: readonly string[]): Promise<void>
+  // tags-view.ts
+  drawTags(): void
   // editor-view.ts
   openNote(id: string, options?: { save?: boolean; focus?: boolean }): Promise<void>
   closeNote(): void

@@ -58,6 +58,7 @@ export function createListView(app: App) {
       ui.list.replaceChildren(...items)
       ui.empty.hidden = listed.matches > 0
       ui.empty.textContent = listed.empty
+      app.act.drawTags()
     },
 
     sortAndDraw(): void {

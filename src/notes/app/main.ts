@@ -23,6 +23,7 @@ import { openLocal } from './local.ts'
 import { applyRescue, forgetRescue, keepRescue } from './rescue.ts'
 import { createSend } from './send.ts'
 import { createStatusView, describe } from './status-view.ts'
+import { createTagsView } from './tags-view.ts'
 import { createLocalLock, createSync, type Lock, type SyncEvent } from './sync.ts'
 import { titleOf } from './text.ts'
 import { deviceName } from './versions.ts'
@@ -46,6 +47,7 @@ const list = createListView(app)
 const editor = createEditorView(app)
 const conflicts = createConflictView(app)
 const history = createHistoryView(app)
+const tags = createTagsView(app)
 const account = createAccountView(app)
 const actions: Actions = {
   ...status,
@@ -53,6 +55,7 @@ const actions: Actions = {
   sortAndDraw: list.sortAndDraw,
   drawSoon: list.drawSoon,
   reloadIds: list.reloadIds,
+  drawTags: tags.drawTags,
   openNote: editor.openNote,
   closeNote: editor.closeNote,
   refreshOpen: editor.refreshOpen,
@@ -229,6 +232,7 @@ function wire(): void {
     if (item?.dataset.id) void act.openNote(item.dataset.id, { focus: e.detail === 0 || window.matchMedia('(min-width: 44rem)').matches })
   })
   ui.search.addEventListener('input', () => act.drawList())
+  tags.wireTags()
   ui.search.addEventListener('keydown', list.onListKey)
   ui.list.addEventListener('keydown', list.onListKey)
   ui.editor.addEventListener('input', editor.onInput)
