@@ -68,6 +68,7 @@ function appPage(person: Person, files: AppFiles): Html {
 <input type="search" id="search" aria-label="Search notes" placeholder="Search  (/)" autocomplete="off" spellcheck="false">
 <button type="button" class="primary" id="new-note" title="New note (Alt+N)">New note</button>
 </div>
+<p class="empty" id="empty" aria-live="polite" hidden></p>
 <nav class="tags" aria-label="Tags">
 <details id="tags-box" open>
 <summary>Tags</summary>
@@ -88,7 +89,6 @@ function appPage(person: Person, files: AppFiles): Html {
 </div>
 <p class="field-error" id="rename-error" hidden></p>
 </form>
-<p class="empty" id="empty" aria-live="polite" hidden></p>
 <ul class="list" id="list" aria-label="Notes"></ul>
 <div class="sidebar-foot">
 <button type="button" class="quiet" id="export">Export all notes</button>
@@ -98,11 +98,17 @@ function appPage(person: Person, files: AppFiles): Html {
 <div class="toolbar">
 <button type="button" class="quiet back" id="back">Back</button>
 <span class="edited" id="edited"></span>
+<div class="mode" role="group" aria-label="Write or read">
+<button type="button" class="quiet" id="write-mode" aria-pressed="true">Write</button>
+<button type="button" class="quiet" id="read-mode" aria-pressed="false">Read</button>
+</div>
+<button type="button" class="quiet" id="pin" aria-pressed="false">Pin</button>
 <button type="button" class="quiet" id="history-button">History</button>
 <button type="button" class="quiet danger" id="delete">Delete</button>
 </div>
 <p class="notice" id="notice" hidden></p>
 <textarea id="editor" aria-label="Note" spellcheck="true" placeholder="Start writing…" disabled></textarea>
+<article class="reading" id="reading" aria-label="Note, read as Markdown" hidden></article>
 <section class="panel" id="compare" hidden aria-labelledby="compare-title">
 <h2 id="compare-title">Conflicted copy</h2>
 <p class="hint" id="compare-hint">Two devices changed the same lines, so both versions are kept. Lines only in the note are struck through; lines only in the copy are marked.</p>

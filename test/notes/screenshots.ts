@@ -12,7 +12,7 @@ const app = await notesBrowserApp()
 const DESK = { width: 1280, height: 760 }
 
 const notes = [
-  'Reading list\nThe Dispossessed, Ursula K. Le Guin\nA Pattern Language\nThe Design of Everyday Things\n#books\n',
+  'Reading list\n\n- [x] *The Dispossessed*, Ursula K. Le Guin\n- [ ] *A Pattern Language*\n- [ ] *The Design of Everyday Things*\n\n#books\n',
   'Trip to Lisbon\nTrain on Friday 7:40, seat 42.\nPack light: one bag, the blue jacket.\nMuseum of tiles on Saturday morning. #travel/portugal\n',
   'Ideas for the garden\nTomatoes along the south wall.\nA bench under the apple tree. #home/garden\nAsk Ana about the compost.\n',
   'Groceries\nmilk\neggs #home\nbread\ncoffee, the good one',
@@ -43,6 +43,12 @@ for (const scheme of ['light', 'dark'] as const) {
   await item(desk.page, 'Ideas for the garden').click()
   await desk.page.screenshot({ path: out(`notes-tags-${scheme}`) })
   await tags.getByRole('button', { name: 'All notes' }).click()
+  // Reading: a task list, the note pinned.
+  await item(desk.page, 'Reading list').click()
+  await desk.page.getByRole('button', { name: 'Pin', exact: true }).click()
+  await desk.page.getByRole('button', { name: 'Read', exact: true }).click()
+  await desk.page.getByRole('checkbox', { name: 'A Pattern Language' }).waitFor()
+  await desk.page.screenshot({ path: out(`notes-reading-${scheme}`) })
 
   // The phone: the list, a search with no match, and a note written offline.
   const phone = await app.device(user, { name: 'Ana Lima', viewport: PHONE, colorScheme: scheme })
@@ -53,6 +59,12 @@ for (const scheme of ['light', 'dark'] as const) {
   await phone.page.screenshot({ path: out(`notes-phone-tags-${scheme}`) })
   await phone.page.getByRole('navigation', { name: 'Tags' }).getByRole('button', { name: 'All notes' }).click()
   await phone.page.getByRole('navigation', { name: 'Tags' }).getByText('Tags', { exact: true }).click()
+  await item(phone.page, 'Reading list').click()
+  await phone.page.getByRole('button', { name: 'Read', exact: true }).click()
+  await phone.page.getByRole('checkbox', { name: 'A Pattern Language' }).waitFor()
+  await phone.page.screenshot({ path: out(`notes-phone-reading-${scheme}`) })
+  await phone.page.getByRole('button', { name: 'Write', exact: true }).click()
+  await phone.page.getByRole('button', { name: 'Back' }).click()
   await phone.page.getByRole('searchbox', { name: 'Search notes' }).fill('tulips')
   await phone.page.getByText('No note has these words.').waitFor()
   await phone.page.screenshot({ path: out(`notes-phone-search-${scheme}`) })

@@ -9,6 +9,7 @@
 import type { Address } from './address.ts'
 import type { AppState, NotesController, Shown } from './controller.ts'
 import type { Local } from './local.ts'
+import type { NotePrefs } from './note-prefs.ts'
 import type { Send, Sync } from './sync.ts'
 
 /** A pause in typing this long saves the note. */
@@ -33,6 +34,10 @@ export function findElements() {
     search: $<HTMLInputElement>('search'),
     newNote: $<HTMLButtonElement>('new-note'),
     editor: $<HTMLTextAreaElement>('editor'),
+    reading: $('reading'),
+    writeMode: $<HTMLButtonElement>('write-mode'),
+    readMode: $<HTMLButtonElement>('read-mode'),
+    pin: $<HTMLButtonElement>('pin'),
     edited: $('edited'),
     notice: $('notice'),
     back: $<HTMLButtonElement>('back'),
@@ -79,6 +84,8 @@ export interface Actions {
   closeNote(): void
   refreshOpen(): void
   setEditorText(text: string): void
+  /** Shows the open note as its choice says: the editor, or the reading view drawn anew. */
+  showMode(): void
   drawMeta(note: Shown): void
   saveNow(): Promise<void>
   backToList(): Promise<void>
@@ -100,6 +107,7 @@ export interface App {
   local: Local
   sync: Sync
   send: Send
+  prefs: NotePrefs
   channel: BroadcastChannel | null
   address: Address
   userId: string

@@ -33,11 +33,13 @@ export interface Shown extends LocalNote {
 export interface AppState {
   notes: Map<string, Shown>
   /**
-   * `notes`, newest edit first (ties by id), as of the last `sort()`, which the list view calls
+   * `notes`, pinned first, then newest edit first (ties by id), as of the last `sort()`, which the list view calls
    * before it draws a change. The controller's changes do not sort: a first sync changes
    * thousands of notes a page, and one sort after them is enough.
    */
   order: Shown[]
+  /** The notes pinned to the top of the list (note-prefs.ts). */
+  pinned: ReadonlySet<string>
   /** The tags of `notes` as of the last `sort()`, for the tag list. */
   tags: TagNode[]
   openId: string | null
@@ -66,6 +68,7 @@ export function createAppState(): AppState {
   return {
     notes: new Map(),
     order: [],
+    pinned: new Set(),
     tags: [],
     openId: null,
     loaded: false,
@@ -111,7 +114,8 @@ export type NotesController = ReturnType<typeof createNotesController>
 /** The rules over `state` and the copy `local`; `clock` stamps every edit. */
 export function createNotesController({ state, local, clock }: { state: AppState; local: Local; clock: () => number }) {
   function sort(): void {
-    state.order = [...state.notes.values()].sort((a, b) => b.edited - a.edited || (a.id < b.id ? -1 : 1))
+    const pinned = state.pinned
+    state.order = [...state.notes.values()].sort((a, b) => Number(pinned.has(b.id)) - Number(pinned.has(a.id)) || b.edited - a.edited || (a.id < b.id ? -1 : 1))
     state.tags = tagTree(state.order)
   }
 

@@ -25,6 +25,12 @@ export function createListView(app: App) {
     title.className = 'title'
     title.textContent = titleOf(note.text)
     button.append(title)
+    if (state.pinned.has(note.id)) {
+      const pin = document.createElement('span')
+      pin.className = 'badge pinned'
+      pin.textContent = 'Pinned'
+      button.append(' ', pin)
+    }
     if (note.conflictOf) {
       const badge = document.createElement('span')
       badge.className = 'badge'

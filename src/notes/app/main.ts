@@ -20,6 +20,7 @@ import { createEditorView } from './editor-view.ts'
 import { createHistoryView } from './history-view.ts'
 import { createListView } from './list-view.ts'
 import { openLocal } from './local.ts'
+import { createNotePrefs } from './note-prefs.ts'
 import { applyRescue, forgetRescue, keepRescue } from './rescue.ts'
 import { createSend } from './send.ts'
 import { createStatusView, describe } from './status-view.ts'
@@ -38,10 +39,12 @@ const app = {
   send: createSend(state),
   channel: typeof BroadcastChannel === 'function' ? new BroadcastChannel(`notes-${userId}`) : null,
   address: createAddress(window),
+  prefs: createNotePrefs(userId, localStorage),
   userId,
   act: {} as Actions,
 } as App
 const { ui, act } = app
+state.pinned = app.prefs.all('pinned')
 const status = createStatusView(app)
 const list = createListView(app)
 const editor = createEditorView(app)
@@ -60,6 +63,7 @@ const actions: Actions = {
   closeNote: editor.closeNote,
   refreshOpen: editor.refreshOpen,
   setEditorText: editor.setEditorText,
+  showMode: editor.showMode,
   drawMeta: editor.drawMeta,
   saveNow: editor.saveNow,
   backToList: editor.backToList,
@@ -236,6 +240,10 @@ function wire(): void {
   ui.search.addEventListener('keydown', list.onListKey)
   ui.list.addEventListener('keydown', list.onListKey)
   ui.editor.addEventListener('input', editor.onInput)
+  ui.writeMode.addEventListener('click', () => void editor.chooseReading(false))
+  ui.readMode.addEventListener('click', () => void editor.chooseReading(true))
+  ui.pin.addEventListener('click', editor.togglePin)
+  ui.reading.addEventListener('change', editor.onTick)
   ui.editor.addEventListener('blur', () => void act.saveNow())
   ui.back.addEventListener('click', () => void act.backToList())
   ui.del.addEventListener('click', () => void editor.deleteOpen())
@@ -247,6 +255,8 @@ function wire(): void {
   account.wireAccount()
   ui.del.disabled = true
   ui.historyButton.disabled = true
+  ui.pin.disabled = true
+  ui.writeMode.disabled = ui.readMode.disabled = true
 
   window.addEventListener('online', () => void act.runSync())
   window.addEventListener('offline', () => void act.refreshStatus())
