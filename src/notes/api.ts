@@ -40,6 +40,8 @@ export interface ApiHandlers {
   changes(req: Request): Promise<Response>
   /** `/api/notes/revisions?id=` (docs/notes-api.md): every method, so the 401 comes first. */
   revisions(req: Request): Promise<Response>
+  /** `/api/notes/trash` (docs/notes-api.md, "Recently deleted"): every method, so the 401 comes first. */
+  trash(req: Request): Promise<Response>
 }
 
 export function createApiHandlers(deps: { store: NoteStore; sessions: Sessions; publicUrl: string }): ApiHandlers {
@@ -113,7 +115,42 @@ export function createApiHandlers(deps: { store: NoteStore; sessions: Sessions; 
     return answer('error' in result ? 400 : 200, result)
   }
 
+  /**
+   * The signed-in user and the JSON object of a POST, checked in the order of `/api/notes`
+   * (sign-in, cross-site, content type, method, body, JSON, object); or the answer that refuses.
+   */
+  async function accept(req: Request): Promise<{ user: string; body: Body | null } | Response> {
+    const user = (await sessions.load(req))?.userId ?? null
+    if (user === null) return error(401, API.signIn)
+    if (req.method === 'GET') return { user, body: null }
+    if (req.method !== 'POST') {
+      return error(405, API.methods, { allow: 'GET, POST' })
+    }
+    const refused = refuseCrossSite(req, sessions.cookieName, ownOrigin)
+    if (refused) return noStore(answerRefused(refused))
+    const bytes = await req.body()
+    const wrongType = refuseContentType(req, bytes)
+    if (wrongType) return noStore(answerRefused(wrongType))
+    if (bytes.length === 0) return error(400, API.bodyNeeded)
+    const parsed = parseJsonBody(bytes)
+    if (!parsed.ok) return error(400, parsed.error)
+    const body = parsed.value
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) return error(400, API.notAnObject)
+    return { user, body: body as Body }
+  }
+
   return {
+    async trash(req) {
+      const accepted = await accept(req)
+      if ('status' in accepted) return accepted
+      const { user, body } = accepted
+      if (body === null) return answer(200, { notes: await store.trash(user) })
+      if (body.op !== 'empty') return error(400, API.trashOp)
+      const unknown = unknownField(body, { op: 'string' })
+      if (unknown !== null) return error(400, FIELD.unknown(unknown))
+      return answer(200, { ok: true, removed: await store.purge(user, null) })
+    },
+
     async me(req) {
       const session = await sessions.load(req)
       return answer(200, { user: session?.userId ?? null })

@@ -15,6 +15,8 @@ export const API = {
   tooLong: 'id / local too long',
   deleteFields: 'delete needs id (string) and base (number)',
   op: "op must be 'save' or 'delete'",
+  /** POST /api/notes/trash (docs/notes-api.md, "Recently deleted"). */
+  trashOp: "op must be 'empty'",
 } as const
 
 /** docs/notes-api.md, "Signing in". */
