@@ -91,6 +91,7 @@ function appPage(person: Person, files: AppFiles): Html {
 </form>
 <ul class="list" id="list" aria-label="Notes"></ul>
 <div class="sidebar-foot">
+<button type="button" class="quiet" id="show-trash">Recently deleted</button>
 <button type="button" class="quiet" id="export">Export all notes</button>
 </div>
 </section>
@@ -127,6 +128,15 @@ function appPage(person: Person, files: AppFiles): Html {
 <p class="hint" id="history-hint"></p>
 <ol class="revisions" id="revisions"></ol>
 <div class="actions"><button type="button" id="history-close">Close history</button></div>
+</section>
+<section class="panel" id="trash" hidden aria-labelledby="trash-title">
+<h2 id="trash-title" tabindex="-1">Recently deleted</h2>
+<p class="hint" id="trash-hint"></p>
+<ol class="revisions" id="trash-list" aria-label="Deleted notes"></ol>
+<div class="actions">
+<button type="button" class="danger" id="empty-trash">Empty trash</button>
+<button type="button" id="trash-close">Close</button>
+</div>
 </section>
 <div class="placeholder" id="placeholder"><p>Select a note, or press <kbd>Alt</kbd>+<kbd>N</kbd> for a new one.</p></div>
 </main>

@@ -102,7 +102,7 @@ test('writing: "New note" makes a note at once, it saves by itself after typing 
   assert.equal(await editor(page).inputValue(), 'Shopping list\nmilk\neggs\n')
 
   // Delete asks nothing and offers Undo.
-  await page.getByRole('button', { name: 'Delete' }).click()
+  await page.getByRole('button', { name: 'Delete', exact: true }).click()
   await listed(page, 1)
   await page.getByRole('button', { name: 'Undo' }).click()
   await notesList(page).getByRole('button', { name: 'Shopping list' }).waitFor()
@@ -309,7 +309,7 @@ test('conflicted copy: "Edit by hand" puts both texts in one note to tidy, and d
 test('a delete on one device while the other edited the note gives the note back, with a notice', T, async () => {
   const { a, b, title } = await twoDevices('deleter', 'Recipe\nflour\n')
   await a.context.setOffline(true)
-  await a.page.getByRole('button', { name: 'Delete' }).click()
+  await a.page.getByRole('button', { name: 'Delete', exact: true }).click()
   await listed(a.page, 0)
   await editor(b.page).fill('Recipe\nflour\nsugar\n')
   await onServer('deleter', 'Recipe\nflour\nsugar\n')
@@ -572,7 +572,7 @@ test('a tab of the app left open when another tab opens a newer version lets go 
   // the shortcut for a new note says why.
   await open(page, 'Typed in the old tab')
   assert.equal(await page.getByRole('button', { name: 'New note' }).isDisabled(), true)
-  assert.equal(await page.getByRole('button', { name: 'Delete' }).isDisabled(), true)
+  assert.equal(await page.getByRole('button', { name: 'Delete', exact: true }).isDisabled(), true)
   await page.keyboard.press('Alt+KeyN')
   await page.getByText('Notes was updated in another tab: reload this tab to write a new note.').waitFor()
   await listed(page, 1)

@@ -46,6 +46,8 @@ export function findElements() {
     history: $('history'),
     historyHint: $('history-hint'),
     revisions: $<HTMLOListElement>('revisions'),
+    trash: $('trash'),
+    trashList: $<HTMLOListElement>('trash-list'),
     compare: $('compare'),
     placeholder: $('placeholder'),
     toast: $('toast'),
@@ -94,6 +96,8 @@ export interface Actions {
   showCompare(copy: Shown): void
   // history-view.ts
   closeHistory(): void
+  // trash-view.ts
+  closeTrash(): void
 }
 
 export interface App {

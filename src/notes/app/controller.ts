@@ -249,6 +249,15 @@ export function createNotesController({ state, local, clock }: { state: AppState
 
     keepEdit,
 
+    /** Brings the deleted note `id` back from the trash into the copy and memory; null when it is not there. */
+    async restore(id: string): Promise<Shown | null> {
+      const note = await local.restore(id, clock())
+      if (!note) return null
+      const back = shown(note)
+      state.notes.set(id, back)
+      return back
+    },
+
     /** Deletes note `id` from the copy (undoable for `undoMs`) and from memory, closing it. */
     async remove(id: string, undoMs: number): Promise<void> {
       await local.remove(id, clock(), undoMs)

@@ -31,6 +31,7 @@ export function createEditorView(app: App) {
       const note = app.notes.open(id)
       if (!note) return
       app.address.show(id)
+      act.closeTrash()
       ui.app.dataset.view = 'note'
       ui.placeholder.hidden = true
       ui.history.hidden = true
@@ -265,6 +266,7 @@ export function createEditorView(app: App) {
       const id = state.openId
       dropEmptyDraft()
       app.address.show(null)
+      act.closeTrash()
       ui.app.dataset.view = 'list'
       ui.history.hidden = true
       const item = id === null ? null : ui.list.querySelector<HTMLButtonElement>(`button.item[data-id="${CSS.escape(id)}"]`)

@@ -25,6 +25,7 @@ import { applyRescue, forgetRescue, keepRescue } from './rescue.ts'
 import { createSend } from './send.ts'
 import { createStatusView, describe } from './status-view.ts'
 import { createTagsView } from './tags-view.ts'
+import { createTrashView } from './trash-view.ts'
 import { createLocalLock, createSync, type Lock, type SyncEvent } from './sync.ts'
 import { titleOf } from './text.ts'
 import { deviceName } from './versions.ts'
@@ -51,6 +52,7 @@ const editor = createEditorView(app)
 const conflicts = createConflictView(app)
 const history = createHistoryView(app)
 const tags = createTagsView(app)
+const trash = createTrashView(app)
 const account = createAccountView(app)
 const actions: Actions = {
   ...status,
@@ -70,6 +72,7 @@ const actions: Actions = {
   tellConflict: conflicts.tellConflict,
   showCompare: conflicts.showCompare,
   closeHistory: history.closeHistory,
+  closeTrash: trash.closeTrash,
 }
 Object.assign(act, actions)
 
@@ -237,6 +240,7 @@ function wire(): void {
   })
   ui.search.addEventListener('input', () => act.drawList())
   tags.wireTags()
+  trash.wireTrash()
   ui.search.addEventListener('keydown', list.onListKey)
   ui.list.addEventListener('keydown', list.onListKey)
   ui.editor.addEventListener('input', editor.onInput)
@@ -289,7 +293,8 @@ async function openFromAddress(): Promise<void> {
 /** The browser's back and forward buttons: the screen follows the address. */
 async function followAddress(): Promise<void> {
   const id = app.address.current()
-  const noteShown = ui.app.dataset.view === 'note'
+  // The trash has the list's address: going back to it from a note leaves the trash open.
+  const noteShown = ui.app.dataset.view === 'note' && ui.trash.hidden
   if (id === null) {
     if (noteShown) await act.backToList()
   } else if ((id !== state.openId || !noteShown) && state.notes.has(id)) await act.openNote(id)
@@ -309,6 +314,7 @@ function onKey(e: KeyboardEvent): void {
       ui.search.value = ''
       act.drawList()
     } else if (!ui.history.hidden) act.closeHistory()
+    else if (!ui.trash.hidden) act.closeTrash()
     else if (state.openId !== null) void act.backToList()
   }
 }
