@@ -12,6 +12,7 @@ import { parseJsonBody } from '../http/json-validate.ts'
 import type { Sessions } from '../auth/session.ts'
 import { textDefect } from '../http/text.ts'
 import { API, FIELD } from './messages.ts'
+import type { Publications } from './publications.ts'
 import type { DeleteInput, NoteStore, SaveInput } from './store.ts'
 
 /** The longest `id` and `local` of a save (docs/notes-api.md, "Checks of /api/notes, in order", item 5). */
@@ -42,10 +43,13 @@ export interface ApiHandlers {
   revisions(req: Request): Promise<Response>
   /** `/api/notes/trash` (docs/notes-api.md, "Recently deleted"): every method, so the 401 comes first. */
   trash(req: Request): Promise<Response>
+  /** `/api/notes/publications` (docs/notes-api.md, "Publishing"): every method, so the 401 comes first. */
+  publications(req: Request): Promise<Response>
 }
 
-export function createApiHandlers(deps: { store: NoteStore; sessions: Sessions; publicUrl: string }): ApiHandlers {
-  const { store, sessions } = deps
+export function createApiHandlers(deps: { store: NoteStore; publications: Publications; sessions: Sessions; publicUrl: string }): ApiHandlers {
+  const { store, publications, sessions } = deps
+  const pageUrl = (id: string) => `${deps.publicUrl}/p/${id}`
   const ownOrigin = originOf(deps.publicUrl)
 
   async function read(user: string, req: Request): Promise<Response> {
@@ -149,6 +153,23 @@ export function createApiHandlers(deps: { store: NoteStore; sessions: Sessions; 
       const unknown = unknownField(body, { op: 'string' })
       if (unknown !== null) return error(400, FIELD.unknown(unknown))
       return answer(200, { ok: true, removed: await store.purge(user, null) })
+    },
+
+    async publications(req) {
+      const accepted = await accept(req)
+      if ('status' in accepted) return accepted
+      const { user, body } = accepted
+      if (body === null) {
+        const list = await publications.list(user)
+        return answer(200, { publications: list.map((p) => ({ ...p, url: pageUrl(p.id) })) })
+      }
+      if (body.op !== 'publish' && body.op !== 'unpublish') return error(400, API.publishOp)
+      if (typeof body.id !== 'string') return error(400, API.publishFields)
+      const unknown = unknownField(body, { op: 'string', id: 'string' })
+      if (unknown !== null) return error(400, FIELD.unknown(unknown))
+      if (body.op === 'unpublish') return answer(200, { ok: true, was: await publications.unpublish(user, body.id) })
+      const made = await publications.publish(user, body.id)
+      return made === null ? error(404, API.noSuchNote) : answer(200, { ...made, url: pageUrl(made.id) })
     },
 
     async me(req) {

@@ -17,6 +17,9 @@ export const API = {
   op: "op must be 'save' or 'delete'",
   /** POST /api/notes/trash (docs/notes-api.md, "Recently deleted"). */
   trashOp: "op must be 'empty'",
+  /** POST /api/notes/publications (docs/notes-api.md, "Publishing"). */
+  publishOp: "op must be 'publish' or 'unpublish'",
+  publishFields: 'publish and unpublish need id (string)',
 } as const
 
 /** docs/notes-api.md, "Signing in". */

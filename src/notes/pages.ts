@@ -3,7 +3,10 @@
  * login failure page. The app page is the whole markup of the notes web app; its script
  * (src/notes/app/) adds the behaviour and never builds note text as HTML.
  */
-import { html, htmlDocument, type Html } from '../http/html.ts'
+import { html, htmlDocument, rawHtml, type Html } from '../http/html.ts'
+import { noteHtml } from './app/markdown.ts'
+import { titleOf } from './app/text.ts'
+import type { PublishedNote } from './publications.ts'
 
 /** The addresses of the app's bundled files. */
 export interface AppFiles {
@@ -104,6 +107,7 @@ function appPage(person: Person, files: AppFiles): Html {
 <button type="button" class="quiet" id="read-mode" aria-pressed="false">Read</button>
 </div>
 <button type="button" class="quiet" id="pin" aria-pressed="false">Pin</button>
+<button type="button" class="quiet" id="share-button">Share</button>
 <button type="button" class="quiet" id="history-button">History</button>
 <button type="button" class="quiet danger" id="delete">Delete</button>
 </div>
@@ -129,6 +133,24 @@ function appPage(person: Person, files: AppFiles): Html {
 <ol class="revisions" id="revisions"></ol>
 <div class="actions"><button type="button" id="history-close">Close history</button></div>
 </section>
+<section class="panel" id="share" hidden aria-labelledby="share-title">
+<h2 id="share-title" tabindex="-1">Share</h2>
+<div class="share-block" id="publish-block">
+<h3>Publish to the web</h3>
+<p class="hint" id="publish-hint"></p>
+<p class="field-error" id="publish-problem" role="alert" hidden></p>
+<button type="button" class="primary" id="publish" hidden>Publish</button>
+<div id="published-link" hidden>
+<label for="published-url">Link</label>
+<div class="rename-row">
+<input type="text" id="published-url" readonly>
+<button type="button" id="copy-link">Copy link</button>
+</div>
+<p class="actions"><a class="button" id="published-open" href="#" target="_blank" rel="noopener">Open the page</a> <button type="button" class="danger" id="unpublish">Unpublish</button></p>
+</div>
+</div>
+<div class="actions"><button type="button" id="share-close">Close</button></div>
+</section>
 <section class="panel" id="trash" hidden aria-labelledby="trash-title">
 <h2 id="trash-title" tabindex="-1">Recently deleted</h2>
 <p class="hint" id="trash-hint"></p>
@@ -147,6 +169,52 @@ function appPage(person: Person, files: AppFiles): Html {
 </div>
 <div class="toast" id="toast" aria-live="polite" hidden><span id="toast-text"></span> <button type="button" class="quiet" id="toast-action">Undo</button></div>
 <div class="toast update" id="update" hidden><span>A new version of Notes is ready.</span> <button type="button" class="primary" id="update-reload">Reload</button></div>
+</body>
+</html>
+`
+}
+
+function publicHead(files: AppFiles, title: string): Html {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<meta name="robots" content="noindex, nofollow">
+<title>${title}</title>
+<link rel="icon" href="${files.icon}" type="image/svg+xml">
+<link rel="stylesheet" href="${files.style}">
+`
+}
+
+/**
+ * A published note (`/p/<id>`): its text read as Markdown (src/notes/app/markdown.ts: no raw
+ * HTML, safe links, no image loaded), task boxes shown but not ticked; the script follows the
+ * owner's later saves while the page is open.
+ */
+export function publishedPage(note: PublishedNote, files: AppFiles): Html {
+  const updated = new Date(note.edited)
+  // A Markdown heading's marks are no part of the page's title.
+  return html`${publicHead(files, titleOf(note.text).replace(/^#{1,6}\s+/, ''))}<script type="module" src="${files.script}"></script>
+</head>
+<body class="published">
+<main class="reading published-note" id="published" data-edited="${String(note.edited)}">
+${rawHtml(noteHtml(note.text, { tasks: 'shown' }))}</main>
+<footer class="published-foot"><p id="published-status" role="status">Updated <time datetime="${updated.toISOString()}">${updated.toISOString().slice(0, 16).replace('T', ' ')} UTC</time></p><p>Published with Notes</p></footer>
+</body>
+</html>
+`
+}
+
+/** The answer of an address that is not (or no longer) published. */
+export function notPublishedPage(files: AppFiles): Html {
+  return html`${publicHead(files, 'Not published')}</head>
+<body class="welcome">
+<main class="welcome-card">
+<h1>Not published</h1>
+<p>This note is not published, or no longer is. Ask its owner for a new link.</p>
+</main>
 </body>
 </html>
 `

@@ -4,6 +4,7 @@ import type { Service, ServiceDeps } from '../service.ts'
 import { createApiHandlers } from './api.ts'
 import { createLoginHandlers } from './login.ts'
 import { notesRoutes } from './routes.ts'
+import { createPublications } from './publications.ts'
 import { createNoteStore, TRASH_MS } from './store.ts'
 import { createWebHandlers } from './web.ts'
 
@@ -24,8 +25,9 @@ export function createNotesService(deps: ServiceDeps): Service {
   const purgeTimer = setInterval(() => void purge(), PURGE_EVERY_MS)
   purgeTimer.unref()
   const login = createLoginHandlers({ idp, sessions, publicUrl })
-  const api = createApiHandlers({ store, sessions, publicUrl })
-  const web = createWebHandlers({ sessions, publicUrl })
+  const publications = createPublications({ sql, clock })
+  const api = createApiHandlers({ store, publications, sessions, publicUrl })
+  const web = createWebHandlers({ sessions, publications, publicUrl })
   return {
     // Every answer carries the strict Content-Security-Policy and its companions.
     routes: pageHeadersOn(notesRoutes(login, api, web)),

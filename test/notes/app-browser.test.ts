@@ -513,7 +513,7 @@ test('a browser holding the copy of the app\'s previous version (notes one a rec
   await open(page, 'Synced before the update')
   assert.equal(await editor(page).inputValue(), 'Synced before the update\nfrom the server')
   const version = await page.evaluate(() => indexedDB.databases().then((d) => d.find((x) => x.name === 'notes-upgrader')?.version))
-  assert.equal(version, 3)
+  assert.equal(version, 4)
   await context.close()
 })
 
@@ -532,10 +532,10 @@ test('a tab of the app left open when another tab opens a newer version lets go 
     box.value = 'Typed in the old tab\nand more, not saved yet'
     box.dispatchEvent(new Event('input'))
   })
-  // The other tab opens the copy with a newer layout (version 4, as a later app would).
+  // The other tab opens the copy with a newer layout (version 5, as a later app would).
   const kept = await newer.evaluate(async () => {
     const db = await new Promise<IDBDatabase>((resolve, reject) => {
-      const req = indexedDB.open('notes-oldtab', 4)
+      const req = indexedDB.open('notes-oldtab', 5)
       req.onsuccess = () => resolve(req.result)
       req.onerror = () => reject(req.error)
       setTimeout(() => reject(new Error('the upgrade waited for the old tab')), 5_000)
@@ -567,7 +567,7 @@ test('a tab of the app left open when another tab opens a newer version lets go 
   assert.deepEqual(downloads, [])
   assert.equal(new URL(page.url()).pathname, '/')
   assert.equal(await page.evaluate(() => fetch('/api/notes/changes?since=0').then((r) => r.status)), 200, 'the session was not ended')
-  assert.equal(await newer.evaluate(() => indexedDB.databases().then((d) => d.find((x) => x.name === 'notes-oldtab')?.version)), 4)
+  assert.equal(await newer.evaluate(() => indexedDB.databases().then((d) => d.find((x) => x.name === 'notes-oldtab')?.version)), 5)
   // Writing is off: "New note" and "Delete" are disabled, also with the note opened again, and
   // the shortcut for a new note says why.
   await open(page, 'Typed in the old tab')

@@ -49,6 +49,20 @@ for (const scheme of ['light', 'dark'] as const) {
   await desk.page.getByRole('button', { name: 'Read', exact: true }).click()
   await desk.page.getByRole('checkbox', { name: 'A Pattern Language' }).waitFor()
   await desk.page.screenshot({ path: out(`notes-reading-${scheme}`) })
+  // Publishing: the Share panel with the link, and the page a reader sees.
+  await desk.page.getByRole('button', { name: 'Share' }).click()
+  await desk.page.getByRole('button', { name: 'Publish', exact: true }).click()
+  const link = await desk.page.getByRole('textbox', { name: 'Link' }).inputValue()
+  await desk.page.waitForTimeout(4500)
+  await desk.page.screenshot({ path: out(`notes-share-${scheme}`) })
+  for (const [viewport, name] of [[DESK, `notes-published-${scheme}`], [PHONE, `notes-phone-published-${scheme}`]] as const) {
+    const reader = await app.browser.newPage({ viewport, colorScheme: scheme })
+    await reader.goto(link)
+    await reader.getByRole('checkbox', { name: 'A Pattern Language' }).waitFor()
+    await reader.screenshot({ path: out(name) })
+    await reader.close()
+  }
+  await desk.page.getByRole('button', { name: 'Close' }).click()
 
   // The phone: the list, a search with no match, and a note written offline.
   const phone = await app.device(user, { name: 'Ana Lima', viewport: PHONE, colorScheme: scheme })

@@ -47,6 +47,8 @@ export function findElements() {
     historyHint: $('history-hint'),
     revisions: $<HTMLOListElement>('revisions'),
     trash: $('trash'),
+    share: $('share'),
+    shareButton: $<HTMLButtonElement>('share-button'),
     trashList: $<HTMLOListElement>('trash-list'),
     compare: $('compare'),
     placeholder: $('placeholder'),
@@ -98,6 +100,8 @@ export interface Actions {
   closeHistory(): void
   // trash-view.ts
   closeTrash(): void
+  // share-view.ts
+  closeShare(): void
 }
 
 export interface App {

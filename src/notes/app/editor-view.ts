@@ -41,6 +41,8 @@ export function createEditorView(app: App) {
       ui.del.disabled = state.outdated
       ui.historyButton.disabled = false
       ui.pin.disabled = false
+      ui.shareButton.disabled = note.conflictOf !== undefined
+      ui.share.hidden = true
       view.drawMeta(note)
       if (note.conflictOf) {
         ui.reading.hidden = true
@@ -76,6 +78,8 @@ export function createEditorView(app: App) {
       ui.del.disabled = true
       ui.historyButton.disabled = true
       ui.pin.disabled = true
+      ui.shareButton.disabled = true
+      ui.share.hidden = true
       view.showMode()
       act.drawList()
     },
@@ -219,7 +223,7 @@ export function createEditorView(app: App) {
       ui.readMode.setAttribute('aria-pressed', String(reading))
       ui.writeMode.disabled = ui.readMode.disabled = note === undefined || note.conflictOf !== undefined
       ui.pin.setAttribute('aria-pressed', String(note !== undefined && state.pinned.has(note.id)))
-      if (!ui.history.hidden || !ui.compare.hidden) return
+      if (!ui.history.hidden || !ui.compare.hidden || !ui.share.hidden) return
       ui.editor.hidden = reading
       ui.reading.hidden = !reading
       // The text is markdown.ts's HTML: raw HTML off, safe links only, no image loaded.

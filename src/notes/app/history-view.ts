@@ -68,6 +68,7 @@ export function createHistoryView(app: App) {
       ui.history.hidden = false
       ui.editor.hidden = true
       ui.reading.hidden = true
+      ui.share.hidden = true
       ui.compare.hidden = true
       ui.revisions.replaceChildren()
       ui.historyHint.textContent = 'Loading the history…'

@@ -26,6 +26,7 @@ import { createSend } from './send.ts'
 import { createStatusView, describe } from './status-view.ts'
 import { createTagsView } from './tags-view.ts'
 import { createTrashView } from './trash-view.ts'
+import { createShareView } from './share-view.ts'
 import { createLocalLock, createSync, type Lock, type SyncEvent } from './sync.ts'
 import { titleOf } from './text.ts'
 import { deviceName } from './versions.ts'
@@ -53,6 +54,7 @@ const conflicts = createConflictView(app)
 const history = createHistoryView(app)
 const tags = createTagsView(app)
 const trash = createTrashView(app)
+const share = createShareView(app)
 const account = createAccountView(app)
 const actions: Actions = {
   ...status,
@@ -73,6 +75,7 @@ const actions: Actions = {
   showCompare: conflicts.showCompare,
   closeHistory: history.closeHistory,
   closeTrash: trash.closeTrash,
+  closeShare: share.closeShare,
 }
 Object.assign(act, actions)
 
@@ -241,6 +244,7 @@ function wire(): void {
   ui.search.addEventListener('input', () => act.drawList())
   tags.wireTags()
   trash.wireTrash()
+  share.wireShare()
   ui.search.addEventListener('keydown', list.onListKey)
   ui.list.addEventListener('keydown', list.onListKey)
   ui.editor.addEventListener('input', editor.onInput)
@@ -260,6 +264,7 @@ function wire(): void {
   ui.del.disabled = true
   ui.historyButton.disabled = true
   ui.pin.disabled = true
+  ui.shareButton.disabled = true
   ui.writeMode.disabled = ui.readMode.disabled = true
 
   window.addEventListener('online', () => void act.runSync())
@@ -315,6 +320,7 @@ function onKey(e: KeyboardEvent): void {
       act.drawList()
     } else if (!ui.history.hidden) act.closeHistory()
     else if (!ui.trash.hidden) act.closeTrash()
+    else if (!ui.share.hidden) act.closeShare()
     else if (state.openId !== null) void act.backToList()
   }
 }

@@ -58,7 +58,8 @@ function taskLists(state: StateCore): void {
     const line = item.map[0]
     const done = marker[1] !== ' '
     const box = new state.Token('html_inline', '', 0)
-    box.content = `<input type="checkbox" class="task-box" data-line="${line}" aria-labelledby="task-${line}"${done ? ' checked' : ''}> <span id="task-${line}">`
+    const shown = (state.env as { tasks?: string } | undefined)?.tasks === 'shown'
+    box.content = `<input type="checkbox" class="task-box" data-line="${line}" aria-labelledby="task-${line}"${done ? ' checked' : ''}${shown ? ' disabled' : ''}> <span id="task-${line}">`
     const close = new state.Token('html_inline', '', 0)
     close.content = '</span>'
     t.children!.unshift(box)
@@ -69,9 +70,12 @@ function taskLists(state: StateCore): void {
 
 const renderer = createRenderer()
 
-/** A note's text as HTML: headings, paragraphs, lists with task boxes, code, quotes, tables. */
-export function noteHtml(text: string): string {
-  return renderer.render(text)
+/**
+ * A note's text as HTML: headings, paragraphs, lists with task boxes, code, quotes, tables.
+ * `tasks: 'shown'` draws the task boxes disabled (a published page, where nobody ticks them).
+ */
+export function noteHtml(text: string, options: { tasks?: 'tick' | 'shown' } = {}): string {
+  return renderer.render(text, { tasks: options.tasks ?? 'tick' })
 }
 
 /**
