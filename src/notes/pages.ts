@@ -95,6 +95,7 @@ function appPage(person: Person, files: AppFiles): Html {
 <ul class="list" id="list" aria-label="Notes"></ul>
 <div class="sidebar-foot">
 <button type="button" class="quiet" id="show-trash">Recently deleted</button>
+<button type="button" class="quiet" id="show-import">Import notes</button>
 <button type="button" class="quiet" id="export">Export all notes</button>
 </div>
 </section>
@@ -150,6 +151,20 @@ function appPage(person: Person, files: AppFiles): Html {
 </div>
 </div>
 <div class="actions"><button type="button" id="share-close">Close</button></div>
+</section>
+<section class="panel" id="import" hidden aria-labelledby="import-title">
+<h2 id="import-title" tabindex="-1">Import notes</h2>
+<p class="hint">Markdown and text files (<code>.md</code>, <code>.txt</code>), alone, in a folder or in a zip, this app's own export, and the JSON exports of Simplenote and Standard Notes (decrypted). Each note is saved like one typed here, offline too; its first line is its title.</p>
+<div class="import-pick">
+<label for="import-files">Files or a zip</label>
+<input type="file" id="import-files" multiple accept=".md,.markdown,.txt,.text,.zip,.json">
+</div>
+<div class="import-pick">
+<label for="import-folder">A folder</label>
+<input type="file" id="import-folder" webkitdirectory multiple>
+</div>
+<div class="import-result" id="import-result" role="status"></div>
+<div class="actions"><button type="button" id="import-close">Close</button></div>
 </section>
 <section class="panel" id="trash" hidden aria-labelledby="trash-title">
 <h2 id="trash-title" tabindex="-1">Recently deleted</h2>

@@ -138,6 +138,17 @@ for (const scheme of ['light', 'dark'] as const) {
   await desk.page.screenshot({ path: out(`notes-conflict-${scheme}`) })
   // Recently deleted: a note deleted on the desk, listed on both.
   await desk.page.getByRole('button', { name: 'Keep both' }).click()
+  // Import: a zip and a file that is not a note.
+  await desk.page.getByRole('button', { name: 'Import notes' }).click()
+  await desk.page.getByLabel('Files or a zip').setInputFiles([
+    { name: 'Simplenote export.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify({ activeNotes: [{ id: '1', content: 'Book club\nNext: The Left Hand of Darkness', tags: ['books'] }] })) },
+    { name: 'Packing.md', mimeType: 'text/markdown', buffer: Buffer.from('Packing\n- [ ] passport\n- [ ] charger\n') },
+    { name: 'scan.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF') },
+  ])
+  await desk.page.getByText('Imported 2 notes').waitFor()
+  await desk.page.screenshot({ path: out(`notes-import-${scheme}`) })
+  await desk.page.getByRole('button', { name: 'Close' }).click()
+
   await item(desk.page, 'Ideas for the garden').click()
   await desk.page.getByRole('button', { name: 'Delete', exact: true }).click()
   for (let i = 0; i < 200 && (await app.sql`select 1 from notes where user_id = ${user} and gone`).length === 0; i++) await desk.page.waitForTimeout(100)

@@ -47,6 +47,7 @@ export function findElements() {
     historyHint: $('history-hint'),
     revisions: $<HTMLOListElement>('revisions'),
     trash: $('trash'),
+    importPanel: $('import'),
     share: $('share'),
     shareButton: $<HTMLButtonElement>('share-button'),
     trashList: $<HTMLOListElement>('trash-list'),
@@ -100,6 +101,8 @@ export interface Actions {
   closeHistory(): void
   // trash-view.ts
   closeTrash(): void
+  // import-view.ts
+  closeImport(): void
   // share-view.ts
   closeShare(): void
 }

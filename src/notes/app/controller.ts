@@ -208,6 +208,17 @@ export function createNotesController({ state, local, clock }: { state: AppState
       return changed
     },
 
+    /** Saves each of `texts` as a new note, as typing would (queued, offline too); returns their ids. */
+    async importNotes(texts: readonly string[]): Promise<string[]> {
+      const ids: string[] = []
+      for (const text of texts) {
+        const id = newNoteId(clock())
+        await keepEdit(id, text, { base: 0 })
+        ids.push(id)
+      }
+      return ids
+    },
+
     /** A new empty note in memory only (a draft); returns its id. */
     addDraft(): string {
       const now = clock()

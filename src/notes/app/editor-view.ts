@@ -32,6 +32,7 @@ export function createEditorView(app: App) {
       if (!note) return
       app.address.show(id)
       act.closeTrash()
+      act.closeImport()
       ui.app.dataset.view = 'note'
       ui.placeholder.hidden = true
       ui.history.hidden = true
@@ -271,6 +272,7 @@ export function createEditorView(app: App) {
       dropEmptyDraft()
       app.address.show(null)
       act.closeTrash()
+      act.closeImport()
       ui.app.dataset.view = 'list'
       ui.history.hidden = true
       const item = id === null ? null : ui.list.querySelector<HTMLButtonElement>(`button.item[data-id="${CSS.escape(id)}"]`)

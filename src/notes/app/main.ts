@@ -27,6 +27,7 @@ import { createStatusView, describe } from './status-view.ts'
 import { createTagsView } from './tags-view.ts'
 import { createTrashView } from './trash-view.ts'
 import { createShareView } from './share-view.ts'
+import { createImportView } from './import-view.ts'
 import { createLocalLock, createSync, type Lock, type SyncEvent } from './sync.ts'
 import { titleOf } from './text.ts'
 import { deviceName } from './versions.ts'
@@ -55,6 +56,7 @@ const history = createHistoryView(app)
 const tags = createTagsView(app)
 const trash = createTrashView(app)
 const share = createShareView(app)
+const importer = createImportView(app)
 const account = createAccountView(app)
 const actions: Actions = {
   ...status,
@@ -76,6 +78,7 @@ const actions: Actions = {
   closeHistory: history.closeHistory,
   closeTrash: trash.closeTrash,
   closeShare: share.closeShare,
+  closeImport: importer.closeImport,
 }
 Object.assign(act, actions)
 
@@ -245,6 +248,7 @@ function wire(): void {
   tags.wireTags()
   trash.wireTrash()
   share.wireShare()
+  importer.wireImport()
   ui.search.addEventListener('keydown', list.onListKey)
   ui.list.addEventListener('keydown', list.onListKey)
   ui.editor.addEventListener('input', editor.onInput)
@@ -299,7 +303,7 @@ async function openFromAddress(): Promise<void> {
 async function followAddress(): Promise<void> {
   const id = app.address.current()
   // The trash has the list's address: going back to it from a note leaves the trash open.
-  const noteShown = ui.app.dataset.view === 'note' && ui.trash.hidden
+  const noteShown = ui.app.dataset.view === 'note' && ui.trash.hidden && ui.importPanel.hidden
   if (id === null) {
     if (noteShown) await act.backToList()
   } else if ((id !== state.openId || !noteShown) && state.notes.has(id)) await act.openNote(id)
@@ -321,6 +325,7 @@ function onKey(e: KeyboardEvent): void {
     } else if (!ui.history.hidden) act.closeHistory()
     else if (!ui.trash.hidden) act.closeTrash()
     else if (!ui.share.hidden) act.closeShare()
+    else if (!ui.importPanel.hidden) act.closeImport()
     else if (state.openId !== null) void act.backToList()
   }
 }

@@ -121,6 +121,7 @@ export function createTrashView(app: App) {
     async showTrash(): Promise<void> {
       await act.saveNow()
       if (state.openId !== null) act.closeNote()
+      act.closeImport()
       ui.app.dataset.view = 'note'
       ui.placeholder.hidden = true
       ui.editor.hidden = true

@@ -345,3 +345,18 @@ test('a delete not sent yet is taken back by Restore, and the server\'s trash re
   await d.local.replaceTrash([])
   assert.deepEqual(await d.local.trash(), [])
 })
+
+test('imported notes are saved like typed ones: in the list at once, queued, and on the server after a sync', async () => {
+  const user = await app.signIn('c-import')
+  const d = await device(user)
+  await d.notes.readAll()
+  const ids = await d.notes.importNotes(['Imported one\nfrom a file\n', 'Imported two\n'])
+  assert.equal(ids.length, 2)
+  assert.deepEqual(titles(d.notes).sort(), ['Imported one', 'Imported two'])
+  assert.equal(await d.local.waiting(), 2)
+  await d.sync.flush()
+  const other = await device(user)
+  await other.sync.pull()
+  await other.notes.readAll()
+  assert.deepEqual(titles(other.notes).sort(), ['Imported one', 'Imported two'])
+})
