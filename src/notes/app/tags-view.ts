@@ -133,10 +133,17 @@ export function createTagsView(app: App) {
       if (chosen !== null) for (let cut = chosen.lastIndexOf('/'); cut > 0; cut = chosen.lastIndexOf('/', cut - 1)) unfolded.add(chosen.slice(0, cut))
       $('tags-none').hidden = tree.length > 0
       ui.tags.hidden = tree.length === 0
-      const key = `${chosen}\n${ui.search.value.trim() === ''}\n${[...unfolded].join(' ')}\n${JSON.stringify(tree)}`
+      // Drawn again only when the tags, their counts or what is unfolded changed; a tag chosen
+      // only moves the pressed state, so the button pressed keeps its place and its focus.
+      const key = `${[...unfolded].join(' ')}\n${JSON.stringify(tree)}`
       if (key !== drawn) {
         drawn = key
         ui.tags.replaceChildren(allNotesItem(chosen), ...tree.map((node) => tagItem(node, chosen)))
+      } else {
+        for (const button of ui.tags.querySelectorAll<HTMLButtonElement>('button.tag')) {
+          const pressed = button.dataset.tag === '' ? chosen === null && ui.search.value.trim() === '' : button.dataset.tag === chosen
+          if (button.getAttribute('aria-pressed') !== String(pressed)) button.setAttribute('aria-pressed', String(pressed))
+        }
       }
       const bar = $('tag-bar')
       if (chosen === null) {
@@ -169,7 +176,8 @@ export function createTagsView(app: App) {
         // Choosing the chosen tag again shows every note.
         ui.search.value = tag === '' || tagSearched(ui.search.value) === tag ? '' : `#${tag}`
         act.drawList()
-        ui.tags.querySelector<HTMLButtonElement>(`button.tag[data-tag="${CSS.escape(tag)}"]`)?.focus()
+        // Drawn again only when choosing a sub-tag unfolded its parents: the focus goes back to it.
+        if (!button.isConnected) ui.tags.querySelector<HTMLButtonElement>(`button.tag[data-tag="${CSS.escape(tag)}"]`)?.focus()
       })
       $('rename-tag').addEventListener('click', () => showRenameForm($('rename-form').hidden === true))
       $('rename-cancel').addEventListener('click', () => {
