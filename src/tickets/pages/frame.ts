@@ -59,8 +59,8 @@ export function framePage(input: FrameInput): Html {
     (p) => html`<li><a href="/${p.slug}"${p.slug === project?.slug ? rawHtml(' aria-current="page"') : ''}>${p.title}</a></li>`,
   )
   const inbox = viewer
-    ? html`<a href="/inbox" aria-describedby="inbox-count-text">Inbox<span class="count"${viewer.inboxCount === 0 ? rawHtml(' data-zero') : ''} aria-hidden="true" data-live="inbox-count">${viewer.inboxCount}</span></a>
-<span id="inbox-count-text" hidden>${viewer.inboxCount === 1 ? '1 ticket waits for you' : `${viewer.inboxCount} tickets wait for you`}</span>`
+    ? html`<a href="/inbox" aria-describedby="inbox-count-text">Inbox<span aria-hidden="true" data-live="inbox-count"><span class="count"${viewer.inboxCount === 0 ? rawHtml(' data-zero') : ''}>${viewer.inboxCount}</span></span></a>
+<span id="inbox-count-text" hidden data-live="inbox-count-text">${viewer.inboxCount === 1 ? '1 ticket waits for you' : `${viewer.inboxCount} tickets wait for you`}</span>`
     : ''
   const account = viewer
     ? html`${inbox}
