@@ -65,7 +65,7 @@ function appPage(person: Person, files: AppFiles): Html {
 </header>
 <section class="sidebar" aria-label="All notes">
 <div class="tools">
-<input type="search" id="search" aria-label="Search notes" placeholder="Search  (/)" autocomplete="off" spellcheck="false">
+<input type="search" id="search" aria-label="Search notes" placeholder="Search" data-keys-placeholder="Search  (/)" autocomplete="off" spellcheck="false">
 <button type="button" class="primary" id="new-note" title="New note (Alt+N)">New note</button>
 </div>
 <p class="empty" id="empty" aria-live="polite" hidden></p>
@@ -102,7 +102,7 @@ function appPage(person: Person, files: AppFiles): Html {
 <ol class="revisions" id="revisions"></ol>
 <div class="actions"><button type="button" id="history-close">Close history</button></div>
 </section>
-<div class="placeholder" id="placeholder"><p>Select a note, or press <kbd>Alt</kbd>+<kbd>N</kbd> for a new one.</p></div>
+<div class="placeholder" id="placeholder"><p>Select a note, or make a new one<span class="keys-hint"> with <kbd>Alt</kbd>+<kbd>N</kbd></span>.</p></div>
 </main>
 <section class="account" aria-label="Account">
 <span class="person" title="Signed in as ${person.name}">${person.name}</span>

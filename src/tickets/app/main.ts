@@ -85,7 +85,8 @@ function done(form: HTMLFormElement, answer: Extract<ApiAnswer, { ok: true }>, b
       // The page redraws with what the server now holds; the form shows it, not what was typed.
       endConflict(form)
       form.reset()
-      form.closest('details')?.removeAttribute('open')
+      // The Edit panel folds once saved; the ticket's folded details (a phone's) stay open for the next change.
+      form.closest('details.panel')?.removeAttribute('open')
       break
     case 'secret': {
       // A new token, invite link or webhook secret: shown once, in the output next to the form.

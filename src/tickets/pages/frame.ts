@@ -105,7 +105,7 @@ ${account}
 <main id="main" class="page"${liveAttrs}>
 ${input.body}
 </main>
-<footer class="foot">Press <kbd>?</kbd> for keyboard shortcuts. The same data is in the <a href="/api/projects">JSON API</a>.</footer>
+<footer class="foot"><span class="keys-hint">Press <kbd>?</kbd> for keyboard shortcuts. </span>The same data is in the <a href="/api/projects">JSON API</a>.</footer>
 <dialog id="shortcuts" aria-labelledby="shortcuts-title">
 <h2 id="shortcuts-title">Keyboard shortcuts</h2>
 <dl>${SHORTCUTS.map((s) => html`<dt>${s.keys.split(' ').map((k, i) => html`${i ? ' then ' : ''}<kbd>${k}</kbd>`)}</dt><dd>${s.does}</dd>`)}

@@ -115,7 +115,7 @@ ${field({ id: 'ticket-subject', name: 'subject', label: 'Subject', control: html
 ${markdownField({ id: 'ticket-summary', name: 'summary', label: 'Summary', placeholder: 'What happens, what should happen, how to see it', max: 100_000, what: 'the summary' })}
 ${field({ id: 'ticket-assignee', name: 'assignee', label: 'Assignee', control: assigneeSelect('ticket-assignee', input.members, null) })}
 ${formError}
-<div class="actions"><button type="submit" class="primary">New ticket</button><span class="muted small"><kbd>Ctrl</kbd> + <kbd>Enter</kbd> in the summary sends</span></div>
+<div class="actions"><button type="submit" class="primary">New ticket</button><span class="muted small keys-hint"><kbd>Ctrl</kbd> + <kbd>Enter</kbd> in the summary sends</span></div>
 </form>
 </div>
 </details>`
