@@ -166,3 +166,10 @@ test("the exchange client refuses U+0000, lone surrogates and bytes that are not
   assert.deepEqual(await answering(403, '{"error":"x\\ud800"}').exchange('c'), { ok: false, error: 'idp answered 403' })
   assert.deepEqual(await answering(200, '{"id":"a","name":"Zoë 🚀","email":"z@x"}').exchange('c'), { ok: true, identity: { id: 'a', name: 'Zoë 🚀', email: 'z@x' } })
 })
+
+test('the exchange answer marks the provider\'s owner only with owner: true', async () => {
+  const { exchangeResult } = await import('../src/auth/idp.ts')
+  assert.deepEqual(exchangeResult(200, { id: 'a', name: 'Olivia', owner: true }), { ok: true, identity: { id: 'a', name: 'Olivia', owner: true } })
+  assert.deepEqual(exchangeResult(200, { id: 'b', name: 'Pablo', owner: 'yes' }), { ok: true, identity: { id: 'b', name: 'Pablo' } })
+  assert.deepEqual(exchangeResult(200, { id: 'c', name: 'Quinn' }), { ok: true, identity: { id: 'c', name: 'Quinn' } })
+})

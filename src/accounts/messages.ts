@@ -13,4 +13,5 @@ export const TEXT = {
   linkUsed: 'This sign-up link has been used up or has expired. Ask the owner for a new one.',
   resetUnknown: 'This reset link has been used or has expired. Ask the owner for a new one.',
   wrongCurrent: 'The current password is wrong.',
+  forgotPassword: 'Ask the owner of this site for a reset link: they make one on their Admin page, under People, and it works once, for 24 hours. If you added a passkey, you can sign in with it instead.',
 } as const

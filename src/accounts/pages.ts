@@ -75,6 +75,7 @@ ${hiddenFields(request, csrf)}
 ${errorLine('signin-error', options.error)}
 ${nameField(options.name, null)}
 ${passwordField('Password', 'password', 'current-password', null)}
+<p class="muted"><a href="/forgot${requestQuery(request)}">Forgot password?</a></p>
 <button type="submit" class="primary">Sign in</button>
 ${options.passkeys ? html`<div class="or">or</div>
 <button type="button" class="wide-button" id="passkey-signin" data-csrf="${csrf}" data-key="${request.key}" data-return="${request.returnTo}">Sign in with a passkey</button>

@@ -29,7 +29,7 @@ import { createBrowserBinding } from './browser-binding.ts'
 import { inviteContext, type InviteContext } from './invite-context.ts'
 import { providerPage, providerPolicy, type PageFrame } from './page.ts'
 import { hashPassword, passwordDefect, UNKNOWN_ACCOUNT_HASH, verifyPassword } from './password.ts'
-import { messageContent, resetContent, setupContent, signInContent, signUpContent, type LoginRequest } from './pages.ts'
+import { messageContent, requestQuery, resetContent, setupContent, signInContent, signUpContent, type LoginRequest } from './pages.ts'
 import { settingsRoutes } from './settings.ts'
 import { createAccountStore, PROVIDER_SESSION_MS, SESSION_COOKIE, type Account, type AccountStore } from './store.ts'
 import { createPasskeys } from './passkeys.ts'
@@ -315,6 +315,16 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     { method: 'GET', path: '/signup', handler: signUpForm, rateLimit: 'signin' },
     { method: 'POST', path: '/signup', handler: signUp, rateLimit: 'signin' },
     { method: 'POST', path: '/signout', handler: signOut },
+    // Accounts have no mail address here, so a forgotten password is reset by the owner's link.
+    {
+      method: 'GET',
+      path: '/forgot',
+      handler: async (req) => {
+        const request = loginRequest(req.query.get('key'), req.query.get('return'))
+        if (!request.ok) return request.response
+        return message(req, 200, 'Forgot password?', TEXT.forgotPassword, { href: `/login${requestQuery(request.request)}`, text: 'Back to sign in' })
+      },
+    },
     ...settingsRoutes({ store, attempts, publicUrl: deps.publicUrl, apps, secure, page, message, member, memberForm, passkeys, oidc: oidc ? { name: oidc.name, issuer: oidc.issuer } : null }),
     ...(oidc?.routes ?? []),
     {
@@ -359,7 +369,8 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     const account = await store.takeCode(typeof body.code === 'string' ? body.code : '')
     if (account === null) return jsonError(400, 'login code unknown, used or expired')
     if ('failure' in account) return jsonError(400, account.failure)
-    return json(200, { id: account.id, name: account.displayName }, { 'cache-control': 'no-store' })
+    // `owner`: the apps show the owner the way to `/admin` (docs/core.md, "Finding your way").
+    return json(200, { id: account.id, name: account.displayName, ...(account.isOwner ? { owner: true } : {}) }, { 'cache-control': 'no-store' })
   }
 
   return { routes, store }

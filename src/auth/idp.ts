@@ -10,6 +10,8 @@ export interface Identity {
   id: string
   name: string
   email?: string
+  /** The provider's owner, who has its `/admin` (the built-in provider says so; others never do). */
+  owner?: boolean
 }
 
 export type ExchangeResult = { ok: true; identity: Identity } | { ok: false; error: string }
@@ -83,6 +85,7 @@ export function exchangeResult(status: number, body: unknown): ExchangeResult {
   }
   const identity: Identity = { id, name }
   if (typeof email === 'string') identity.email = email
+  if (record.owner === true) identity.owner = true
   return { ok: true, identity }
 }
 

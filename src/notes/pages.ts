@@ -4,6 +4,7 @@
  * (src/notes/app/) adds the behaviour and never builds note text as HTML.
  */
 import { html, htmlDocument, htmlPage, type Html } from '../http/html.ts'
+import type { MenuLink } from '../auth/person-menu.ts'
 
 /** The addresses of the app's bundled files. */
 export interface AppFiles {
@@ -16,6 +17,8 @@ export interface AppFiles {
 export interface Person {
   id: string
   name: string
+  /** The links of their menu above **Sign out** (src/auth/person-menu.ts). */
+  menu?: readonly MenuLink[]
 }
 
 /** The start page: the notes app for a signed-in person, or a welcome with a sign-in link. */
@@ -101,8 +104,10 @@ function appPage(person: Person, files: AppFiles): Html {
 <div class="placeholder" id="placeholder"><p>Select a note, or make a new one<span class="keys-hint"> with <kbd>Alt</kbd>+<kbd>N</kbd></span>.</p></div>
 </main>
 <section class="account" aria-label="Account">
-<span class="person" title="Signed in as ${person.name}">${person.name}</span>
-<button type="button" class="quiet" id="sign-out">Sign out</button>
+<details class="person-menu"><summary class="person" title="Signed in as ${person.name}">${person.name}</summary>
+<ul class="menu">${(person.menu ?? []).map((l) => html`<li><a href="${l.href}">${l.label}</a></li>`)}
+<li><button type="button" class="quiet" id="sign-out">Sign out</button></li></ul>
+</details>
 </section>
 </div>
 <div class="toast" id="toast" aria-live="polite" hidden><span id="toast-text"></span> <button type="button" class="quiet" id="toast-action">Undo</button></div>

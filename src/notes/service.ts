@@ -13,7 +13,7 @@ export function createNotesService(deps: ServiceDeps): Service {
   const store = createNoteStore({ sql, clock })
   const login = createLoginHandlers({ idp, sessions, publicUrl })
   const api = createApiHandlers({ store, sessions, publicUrl })
-  const web = createWebHandlers({ sessions, publicUrl })
+  const web = createWebHandlers({ sessions, publicUrl, places: deps.places })
   return {
     // Every answer carries the strict Content-Security-Policy and its companions.
     routes: pageHeadersOn(notesRoutes(login, api, web)),

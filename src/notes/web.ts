@@ -13,6 +13,8 @@ import { json, type Response } from '../http/response.ts'
 import type { Request } from '../http/request.ts'
 import type { Sessions } from '../auth/session.ts'
 import { homePage, type Person } from './pages.ts'
+import { menuLinks } from '../auth/person-menu.ts'
+import type { Places } from '../service.ts'
 
 const APP_DIR = fileURLToPath(new URL('./app/', import.meta.url))
 
@@ -78,7 +80,7 @@ export async function buildWebApp(): Promise<Built> {
   return { assets, worker, manifest }
 }
 
-export function createWebHandlers(deps: { sessions: Sessions; publicUrl: string; build?: () => Promise<Built> }): WebHandlers {
+export function createWebHandlers(deps: { sessions: Sessions; publicUrl: string; places?: Places | undefined; build?: () => Promise<Built> }): WebHandlers {
   const { sessions } = deps
   const ownOrigin = originOf(deps.publicUrl)
   const building = (deps.build ?? buildWebApp)()
@@ -91,7 +93,7 @@ export function createWebHandlers(deps: { sessions: Sessions; publicUrl: string;
       const { assets } = await building
       const session = await sessions.load(req)
       const person: Person | null = session?.userId
-        ? { id: session.userId, name: typeof session.data.name === 'string' && session.data.name !== '' ? session.data.name : 'you' }
+        ? { id: session.userId, name: typeof session.data.name === 'string' && session.data.name !== '' ? session.data.name : 'you', menu: menuLinks(deps.places, session.data.owner === true, 'notes') }
         : null
       const page = homePage(person, { script: assets.url('app'), style: assets.url('style'), icon: assets.url('icon.svg') })
       // Private: the page names the person, so no shared cache keeps it, and the browser's

@@ -57,6 +57,7 @@ export function createTicketsService(deps: ServiceDeps & { /** What the pages ca
     logger: deps.logger,
     mailer,
     credentials: createCredentials({ store, clock, sessions, origin }),
+    ...(deps.places ? { places: deps.places } : {}),
   }
 
   const live = createLive({

@@ -44,7 +44,7 @@ export function createLoginHandler(ctx: Context): Handler {
     // after it, and the new session's cookie is sent as rule 7 says (docs/core.md).
     const session = ctx.sessions.renew((await ctx.sessions.load(req)) ?? ctx.sessions.create())
     session.userId = user.id
-    session.data = { ...session.data, user: { id: user.id }, tag: randomToken(16), ...(joinedSlug !== null ? { joined: joinedSlug } : {}) }
+    session.data = { ...session.data, user: { id: user.id }, tag: randomToken(16), owner: exchanged.identity.owner === true, ...(joinedSlug !== null ? { joined: joinedSlug } : {}) }
     await ctx.sessions.save(session)
     const headers: Record<string, string> = { location: target, 'cache-control': 'no-store' }
     if (session.isNew) headers['set-cookie'] = ctx.sessions.cookie(session)

@@ -201,6 +201,20 @@ document.addEventListener('submit', (event) => {
   })
 })
 
+// The bar's menus (projects, the person's) close on a click elsewhere and on Escape, as menus do.
+document.addEventListener('click', (event) => {
+  for (const menu of Array.from(document.querySelectorAll<HTMLDetailsElement>('details.switcher[open]'))) {
+    if (!menu.contains(event.target as Node)) menu.open = false
+  }
+})
+document.addEventListener('keydown', (event) => {
+  if (event.key !== 'Escape') return
+  for (const menu of Array.from(document.querySelectorAll<HTMLDetailsElement>('details.switcher[open]'))) {
+    menu.open = false
+    menu.querySelector('summary')?.focus()
+  }
+})
+
 // The ticket's details are folded into one line on a narrow screen only; on a wide one the
 // stylesheet shows them whole, and where a browser cannot, opening them does. A window that
 // becomes narrow folds them again.

@@ -5,6 +5,8 @@
  * state badges, times, form fields). Pure functions of their input, written with the
  * auto-escaping template (src/http/html.ts).
  */
+import { menuLinks } from '../../auth/person-menu.ts'
+import type { Places } from '../../service.ts'
 import { escapeHtml, html, htmlPage, rawHtml, type Html, type HtmlValue } from '../../http/html.ts'
 import { markdownSubject } from '../app/markdown-html.ts'
 import { exactTime, isoTime, relativeTime } from '../app/relative-time.ts'
@@ -39,6 +41,8 @@ export interface FrameInput {
   q?: string
   /** Where "Sign in" comes back to. */
   loginUrl: string
+  /** Where the person's menu leads. */
+  places?: Places | undefined
   assets: PageAssets
   live?: LiveTarget | null
   body: Html
@@ -65,8 +69,10 @@ export function framePage(input: FrameInput): Html {
   const account = viewer
     ? html`${inbox}
 <a href="/settings">Settings</a>
-<span class="who" title="Signed in as ${viewer.name}">${viewer.name}</span>
-<form data-api="/logout" data-done="go"><button type="submit" class="quiet">Sign out</button></form>`
+<details class="switcher person-menu"><summary class="who" title="Signed in as ${viewer.name}">${viewer.name}</summary>
+<ul class="menu">${menuLinks(input.places, viewer.owner, 'tickets').map((l) => html`<li><a href="${l.href}">${l.label}</a></li>`)}
+<li><form data-api="/logout" data-done="go"><button type="submit" class="quiet">Sign out</button></form></li></ul>
+</details>`
     : html`<a class="button primary" href="${input.loginUrl}">Sign in</a>`
   const liveAttrs = live
     ? html` data-cursor="${String(live.cursor)}"${live.project ? html` data-project="${live.project}"` : ''}${live.ticket ? html` data-ticket="${live.ticket}"` : ''}${live.events ? html` data-events="${live.events.join(' ')}"` : ''}`

@@ -32,6 +32,8 @@ export interface Viewer {
   tag: string
   /** Tickets assigned to them in open, doing or review (the inbox). */
   inboxCount: number
+  /** The provider's owner: their menu leads to `/admin`. */
+  owner: boolean
 }
 
 export type { ProjectSummary }
@@ -93,7 +95,7 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
       const tag = session?.data.tag
       const signedIn = user && typeof tag === 'string' ? { id: user.id, name: user.name, tag } : null
       const context = await store.pages.context(signedIn?.id ?? null, projectRef, list ? list(signedIn) : null, ticketNumber)
-      const viewer = signedIn ? { ...signedIn, inboxCount: context.inboxCount ?? 0 } : null
+      const viewer = signedIn ? { ...signedIn, inboxCount: context.inboxCount ?? 0, owner: session?.data.owner === true } : null
       return { viewer, cursor: context.cursor, switcher: context.switcher, project: context.project }
     },
 

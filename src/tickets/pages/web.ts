@@ -86,7 +86,7 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
   ): Promise<Response> {
     const assets = await building
     const pageAssets: PageAssets = { script: assets.url('tickets'), style: assets.url('style') }
-    const body = framePage({ ...input, projects: input.switcher, loginUrl: loginUrl(req), assets: pageAssets, now: ctx.clock() })
+    const body = framePage({ ...input, projects: input.switcher, loginUrl: loginUrl(req), places: ctx.places, assets: pageAssets, now: ctx.clock() })
     return htmlResponse(status, body, { ...PAGE_HEADERS, ...PRIVATE })
   }
 
