@@ -60,7 +60,7 @@ export async function startApp(config: Config, options: { logger: Logger; clock?
       authUrl = provider.authUrl
       providerLines.push(...provider.lines)
     }
-    const idp = createIdentityProvider({ authUrl, apiKey: config.apiKey, apiSecret: config.apiSecret })
+    const idp = createIdentityProvider({ authUrl, apiKey: config.apiKey, apiSecret: config.apiSecret, keyInLinks: config.authUrl !== null || config.devSignin })
 
     const lines: string[] = []
     // The built-in accounts have `/account` and `/admin`; an outside provider and the development one do not.

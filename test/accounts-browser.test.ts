@@ -112,7 +112,7 @@ test('a second person signs up through the owner\'s link, adds a passkey, and la
   // The link was for one person: it does not open a second sign-up.
   const again = await full.person()
   await again.page.goto(link)
-  assert.match(await again.page.locator('main').innerText(), /used up or has expired/)
+  assert.match(await again.page.locator('main').innerText(), /no longer valid: it was used up, it expired or the owner revoked it/)
   await again.context.close()
 
   // The owner sees Pat among the people, with a last sign-in.
@@ -135,7 +135,7 @@ test('a person following a project invite sees the project, the inviter and the 
   const invited = await full.person({ viewport: PHONE })
   const p = invited.page
   await p.goto(made.url)
-  await p.getByRole('heading', { name: 'Sign in to join Web site' }).waitFor()
+  await p.getByRole('heading', { name: 'Join Web site' }).waitFor()
   assert.match(await p.locator('main').innerText(), /Olivia invites you to the project Web site with the role edit\./)
   await screenshot(p, 'idp-invite-390-light')
   await assertAccessible(p, 'the invite sign-in page')

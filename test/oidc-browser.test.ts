@@ -144,7 +144,7 @@ test('a project invite lets a person in through the provider, and the tracker jo
   })
   const { context, page } = await full.person()
   await page.goto(made.url)
-  await page.getByRole('heading', { name: 'Sign in to join Web site' }).waitFor()
+  await page.getByRole('heading', { name: 'Join Web site' }).waitFor()
   await page.getByRole('link', { name: 'Single sign-on' }).click()
   await atIssuer(page, 'emailonly')
   await signedIn(page).waitFor({ timeout: 20_000 })

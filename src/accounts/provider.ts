@@ -99,8 +99,10 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   }
 
   function loginRequest(key: string | null, returnTo: string | null): { ok: true; request: LoginRequest } | { ok: false; response: Response } {
-    const k = key ?? ''
     const r = returnTo ?? ''
+    // The apps this provider serves send no key (their links stay free of it): the return
+    // address, which must be one of theirs, says whose sign-in it is. A key, when sent, must match.
+    const k = key === null || key === '' ? (r === '' ? '' : deps.apiKey) : key
     if (k === '' && r === '') return { ok: true, request: { key: '', returnTo: '' } }
     const refuse = (text: string) => ({ ok: false as const, response: providerPage(frame, 400, 'Sign-in refused', messageContent(text)) })
     if (k !== deps.apiKey) return refuse(TEXT.unknownKey)
@@ -158,7 +160,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   async function signInPage(req: Request, request: LoginRequest, status: number, name: string, error: string | null): Promise<Response> {
     const invite = await inviteContext(sql, deps.services.tickets, request.returnTo, clock())
     const canSignUp = invite !== null || (await store.openSignup())
-    return page(req, status, invite ? `Sign in to join ${invite.project}` : 'Sign in', (csrf) =>
+    return page(req, status, invite ? `Join ${invite.project}` : 'Sign in', (csrf) =>
       signInContent(request, csrf, { name, error, invite, canSignUp, passkeys: deps.assets !== null, sso: ssoButton(request) }),
     )
   }

@@ -31,6 +31,11 @@ export function createIdentityProvider(deps: {
   authUrl: string
   apiKey: string
   apiSecret: string
+  /**
+   * False for the built-in provider, which knows its apps by their return addresses: its links
+   * then carry no `key` (a person never sees `key=dev-key`). True (the default) for others.
+   */
+  keyInLinks?: boolean
   fetch?: typeof fetch
   timeoutMs?: number
 }): IdentityProvider {
@@ -38,6 +43,7 @@ export function createIdentityProvider(deps: {
   const base = deps.authUrl.replace(/\/+$/, '')
   return {
     loginUrl(returnUrl) {
+      if (deps.keyInLinks === false) return `${base}/login?return=${encodeURIComponent(returnUrl)}`
       return `${base}/login?key=${encodeURIComponent(deps.apiKey)}&return=${encodeURIComponent(returnUrl)}`
     },
     async exchange(code) {

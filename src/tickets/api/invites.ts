@@ -14,7 +14,8 @@ import { isLookupText } from '../rules/ids.ts'
 import type { Actor } from '../rules/actor.ts'
 import type { TicketTx } from '../store/ticket-store.ts'
 import { isRole, refuseRole, type Role } from '../rules/roles.ts'
-import { NO_SUCH_PROJECT, unknownRole, BAD_USES, BAD_DAYS, BAD_EMAIL, NO_SUCH_INVITE, INVITE_USED_UP, INVITE_EXPIRED } from '../rules/messages.ts'
+import { NO_SUCH_PROJECT, unknownRole, BAD_USES, BAD_DAYS, BAD_EMAIL, NO_SUCH_INVITE, INVITE_USED_UP, INVITE_EXPIRED, INVITE_REVOKED } from '../rules/messages.ts'
+import type { OpenInvite } from '../store/invites.ts'
 import { acceptWrite } from './accept-write.ts'
 
 const DAY_MS = 24 * 60 * 60 * 1000
@@ -65,6 +66,7 @@ export async function joinInvite(tx: TicketTx, inviteId: string, userId: string)
   if (!used) {
     const invite = await tx.invites.state(inviteId)
     if (!invite) return refuse(400, NO_SUCH_INVITE)
+    if (invite.revoked) return refuse(400, INVITE_REVOKED)
     return refuse(400, invite.usesLeft <= 0 ? INVITE_USED_UP : INVITE_EXPIRED)
   }
   await tx.invites.joinWithRole(used.projectId, userId, used.role)
@@ -108,5 +110,54 @@ export function createInviteHandler(ctx: Context): Handler {
       })
     }
     return json(201, { url, id, expires, mailed })
+  }
+}
+
+/** An open invite as the API answers it (docs/tickets-api.md, "Invites"). */
+export function inviteAnswer(i: OpenInvite) {
+  return { id: i.id, role: i.role, uses: i.uses, usesLeft: i.usesLeft, expires: i.expires, by: i.by }
+}
+
+export interface InviteListHandlers {
+  /** `GET /api/projects/<slug>/invites`: the open invites, for the project's admins. */
+  list: Handler
+  /** `POST /api/projects/<slug>/invites/<id>/revoke`: the invite lets nobody in any more. */
+  revoke: Handler
+}
+
+const NO_STORE = { 'cache-control': 'no-store' } as const
+
+/**
+ * The project's open invites and their revoking, in the order of checks of every project route:
+ * 405 (the router), 401, 400 body, 404 `no such project`, 403 for a non-admin, then 404
+ * `no such invite` for an invite that is not open (unknown, used up, expired or revoked already).
+ */
+export function createInviteListHandlers(ctx: Context): InviteListHandlers {
+  const { store } = ctx
+  return {
+    async list(req) {
+      const who = await ctx.credentials.resolve(req, 'user')
+      if (!who.ok) return answerRefusal(who)
+      const project = await store.projects.find(req.params.slug!)
+      if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
+      const refused = refuseRole(await store.projects.roleOf(project.id, who.caller.user.id), 'admin', 'project')
+      if (refused) return answerRefusal(refused)
+      const invites = await store.transact((tx) => tx.invites.open(project.id))
+      return json(200, { invites: invites.map(inviteAnswer) }, NO_STORE)
+    },
+
+    async revoke(req) {
+      const w = await acceptWrite(ctx, req, 'user', {})
+      if (!w.ok) return answerRefusal(w)
+      const project = await store.projects.find(req.params.slug!)
+      if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
+      const result = await store.transact(async (tx): Promise<{ ok: true; invites: OpenInvite[] } | Refusal> => {
+        const refused = refuseRole(await tx.projects.lockedRole(project.id, w.caller.user.id), 'admin', 'project')
+        if (refused) return refused
+        if (!isLookupText(req.params.id!) || !(await tx.invites.revoke(project.id, req.params.id!))) return refuse(404, NO_SUCH_INVITE)
+        return { ok: true, invites: await tx.invites.open(project.id) }
+      })
+      return result.ok ? json(200, { revoked: req.params.id!, invites: result.invites.map(inviteAnswer) }, NO_STORE) : answerRefusal(result)
+    },
   }
 }

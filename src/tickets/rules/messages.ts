@@ -78,6 +78,7 @@ export const BAD_EMAIL = "'email' is not a mail address"
 export const NO_SUCH_INVITE = 'no such invite'
 export const INVITE_USED_UP = 'this invite has been used up'
 export const INVITE_EXPIRED = 'this invite has expired'
+export const INVITE_REVOKED = 'this invite is no longer valid: an admin of the project revoked it'
 
 // Changes
 export const alreadyInState = (state: string) => `the ticket is already ${state}`
