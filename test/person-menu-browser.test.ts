@@ -77,7 +77,7 @@ test('the owner finds Account, Admin and the other app in the name menu of both 
 })
 
 test('a person who is not the owner has no Admin in the menu, and on a phone the menu fits the screen', T, async () => {
-  const store = createAccountStore({ sql: full.db.sql, clock: Date.now })
+  const store = createAccountStore({ sql: full.db.sql, clock: Date.now, hooks: [] })
   const made = await store.create({ name: 'Pablo', passwordHash: await hashPassword('a long enough password'), owner: false })
   assert.ok(made.ok)
   for (const app of [{ url: full.notes, other: 'Tickets' }, { url: full.tickets, other: 'Notes' }]) {

@@ -1,79 +1,17 @@
 /**
- * Invites (docs/tickets-api.md, 4.8, "POST /api/projects/<slug>/invites"): an admin makes a link
- * with a role, a number of uses (1 to 1000, default 1) and a lifetime in days (1 to 90, default 7).
- * The link is the identity provider's login address returning to the login callback with the
- * invite's id (128 random bits). Joining takes one use by one statement, so N uses hold under
- * concurrent joins; a member keeps the higher of the old and the invited role.
+ * The invite route (docs/tickets-api.md, 4.8, "POST /api/projects/<slug>/invites"): the invite is
+ * the domain's (src/tickets/domain/invites.ts); the link is the identity provider's login address
+ * returning to the login callback with the invite's id (128 random bits), mailed when asked.
  */
 import { json } from '../../http/response.ts'
 import type { Handler } from '../../http/handler.ts'
-import { randomToken } from '../../base/random.ts'
 import type { Context } from '../context.ts'
-import { answerRefusal, refuse, type Refusal } from '../../http/refusal.ts'
-import { isLookupText } from '../rules/ids.ts'
+import { answerRefusal, refuse } from '../../http/refusal.ts'
 import type { Actor } from '../rules/actor.ts'
-import type { TicketTx } from '../store/ticket-store.ts'
-import { isRole, refuseRole, type Role } from '../rules/roles.ts'
-import { NO_SUCH_PROJECT, unknownRole, BAD_USES, BAD_DAYS, BAD_EMAIL, NO_SUCH_INVITE, INVITE_USED_UP, INVITE_EXPIRED, INVITE_REVOKED } from '../rules/messages.ts'
+import { NO_SUCH_PROJECT } from '../rules/messages.ts'
+import { makeInvite, openInvites, revokeInvite } from '../domain/invites.ts'
 import type { OpenInvite } from '../store/invites.ts'
 import { acceptWrite } from './accept-write.ts'
-
-const DAY_MS = 24 * 60 * 60 * 1000
-const EMAIL = /^[^\s@<>,;"]+@[^\s@<>,;"]+$/
-
-/** A decimal whole number from `min` to `max`, or null; absent means `fallback`. */
-function wholeNumber(text: string | undefined, fallback: number, min: number, max: number): number | null {
-  if (text === undefined) return fallback
-  if (!/^[0-9]{1,4}$/.test(text.trim())) return null
-  const n = Number(text.trim())
-  return n >= min && n <= max ? n : null
-}
-
-interface InviteInput {
-  role: string
-  uses?: string
-  days?: string
-  email?: string
-}
-
-interface Invite {
-  id: string
-  role: Role
-  uses: number
-  expires: number
-  email: string | null
-}
-
-/** Checks an invite's fields; the role check is the caller's. */
-function checkInvite(input: InviteInput, now: number): { ok: true; invite: Invite } | Refusal {
-  if (!isRole(input.role)) return refuse(400, unknownRole(input.role), 'role')
-  const uses = wholeNumber(input.uses, 1, 1, 1000)
-  if (uses === null) return refuse(400, BAD_USES, 'uses')
-  const days = wholeNumber(input.days, 7, 1, 90)
-  if (days === null) return refuse(400, BAD_DAYS, 'days')
-  const email = input.email?.trim() || null
-  if (email !== null && (email.length > 254 || !EMAIL.test(email))) return refuse(400, BAD_EMAIL, 'email')
-  return { ok: true, invite: { id: randomToken(16), role: input.role, uses, expires: now + days * DAY_MS, email } }
-}
-
-/**
- * Joins an invite: takes one use and makes the user a member with the higher of the two roles.
- * Answers the project's slug, or the reason the invite cannot be used.
- */
-export async function joinInvite(tx: TicketTx, inviteId: string, userId: string): Promise<{ ok: true; slug: string } | Refusal> {
-  if (!isLookupText(inviteId)) return refuse(400, NO_SUCH_INVITE)
-  const used = await tx.invites.takeUse(inviteId)
-  if (!used) {
-    const invite = await tx.invites.state(inviteId)
-    if (!invite) return refuse(400, NO_SUCH_INVITE)
-    if (invite.revoked) return refuse(400, INVITE_REVOKED)
-    return refuse(400, invite.usesLeft <= 0 ? INVITE_USED_UP : INVITE_EXPIRED)
-  }
-  await tx.invites.joinWithRole(used.projectId, userId, used.role)
-  const { slug } = (await tx.projects.byId(used.projectId))!
-  await tx.emit(used.projectId, 'membersChanged', [slug])
-  return { ok: true, slug }
-}
 
 export function createInviteHandler(ctx: Context): Handler {
   const { store, publicUrl } = ctx
@@ -83,15 +21,8 @@ export function createInviteHandler(ctx: Context): Handler {
     const project = await store.projects.find(req.params.slug!)
     if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
     const actor: Actor = { user: w.caller.user, app: null, now: ctx.clock() }
-    const made = await store.transact(async (tx): Promise<{ ok: true; invite: Invite } | Refusal> => {
-      const refused = refuseRole(await tx.projects.lockedRole(project.id, actor.user.id), 'admin', 'project')
-      if (refused) return refused
-      const checked = checkInvite({ role: w.body.role!, uses: w.body.uses, days: w.body.days, email: w.body.email }, actor.now)
-      if (!checked.ok) return checked
-      const { id, role, uses, expires } = checked.invite
-      await tx.invites.insert(actor, { id, projectId: project.id, role, uses, expires })
-      return checked
-    })
+    const input = { role: w.body.role!, uses: w.body.uses, days: w.body.days, email: w.body.email }
+    const made = await store.transact((tx) => makeInvite(tx, actor, project, input))
     if (!made.ok) return answerRefusal(made)
     const { id, email, role, uses, expires } = made.invite
     const url = ctx.idp.loginUrl(`${publicUrl}/login/callback?invite=${id}`)
@@ -113,7 +44,7 @@ export function createInviteHandler(ctx: Context): Handler {
   }
 }
 
-/** An open invite as the API answers it (docs/tickets-api.md, "Invites"). */
+/** An open invite as the API answers it (docs/tickets-api.md, "GET /api/projects/<slug>/invites"). */
 export function inviteAnswer(i: OpenInvite) {
   return { id: i.id, role: i.role, uses: i.uses, usesLeft: i.usesLeft, expires: i.expires, by: i.by }
 }
@@ -128,9 +59,9 @@ export interface InviteListHandlers {
 const NO_STORE = { 'cache-control': 'no-store' } as const
 
 /**
- * The project's open invites and their revoking, in the order of checks of every project route:
- * 405 (the router), 401, 400 body, 404 `no such project`, 403 for a non-admin, then 404
- * `no such invite` for an invite that is not open (unknown, used up, expired or revoked already).
+ * The project's open invites and their revoking (the rules: src/tickets/domain/invites.ts), in
+ * the order of checks of every project route: 405 (the router), 401, 400 body, 404 `no such
+ * project`, then the domain's 403 and 404 `no such invite`.
  */
 export function createInviteListHandlers(ctx: Context): InviteListHandlers {
   const { store } = ctx
@@ -140,10 +71,9 @@ export function createInviteListHandlers(ctx: Context): InviteListHandlers {
       if (!who.ok) return answerRefusal(who)
       const project = await store.projects.find(req.params.slug!)
       if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
-      const refused = refuseRole(await store.projects.roleOf(project.id, who.caller.user.id), 'admin', 'project')
-      if (refused) return answerRefusal(refused)
-      const invites = await store.transact((tx) => tx.invites.open(project.id))
-      return json(200, { invites: invites.map(inviteAnswer) }, NO_STORE)
+      const actor: Actor = { user: who.caller.user, app: null, now: ctx.clock() }
+      const listed = await store.transact((tx) => openInvites(tx, actor, project))
+      return listed.ok ? json(200, { invites: listed.invites.map(inviteAnswer) }, NO_STORE) : answerRefusal(listed)
     },
 
     async revoke(req) {
@@ -151,13 +81,9 @@ export function createInviteListHandlers(ctx: Context): InviteListHandlers {
       if (!w.ok) return answerRefusal(w)
       const project = await store.projects.find(req.params.slug!)
       if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
-      const result = await store.transact(async (tx): Promise<{ ok: true; invites: OpenInvite[] } | Refusal> => {
-        const refused = refuseRole(await tx.projects.lockedRole(project.id, w.caller.user.id), 'admin', 'project')
-        if (refused) return refused
-        if (!isLookupText(req.params.id!) || !(await tx.invites.revoke(project.id, req.params.id!))) return refuse(404, NO_SUCH_INVITE)
-        return { ok: true, invites: await tx.invites.open(project.id) }
-      })
-      return result.ok ? json(200, { revoked: req.params.id!, invites: result.invites.map(inviteAnswer) }, NO_STORE) : answerRefusal(result)
+      const actor: Actor = { user: w.caller.user, app: null, now: ctx.clock() }
+      const done = await store.transact((tx) => revokeInvite(tx, actor, project, req.params.id!))
+      return done.ok ? json(200, { revoked: req.params.id!, invites: done.invites.map(inviteAnswer) }, NO_STORE) : answerRefusal(done)
     },
   }
 }
