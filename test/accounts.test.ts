@@ -292,6 +292,23 @@ test('a project invite that brings a person to sign in names the project, the in
   assert.equal((await exchange(back.searchParams.get('idp_code')!)).body.name, 'Rita')
 })
 
+test('a revoked project invite brings a person to a page saying it is no longer valid, and sign-up through it is refused', async () => {
+  const olivia = (await sql`select id from idp_accounts where is_owner`)[0]!.id as string
+  const admin = await tickets.login('Olivia', olivia)
+  const { slug } = await tickets.project(admin, 'Revoked site')
+  const invite = await tickets.call('POST', `/api/projects/${slug}/invites`, { token: admin.token, body: { role: 'use' } })
+  assert.equal(invite.status, 201, invite.text)
+  const returnTo = new URL(invite.body.url).searchParams.get('return')!
+  assert.equal((await tickets.call('POST', `/api/projects/${slug}/invites/${invite.body.id}/revoke`, { token: admin.token, body: {} })).status, 200)
+  const someone = browser('10.4.9.1')
+  const page = await someone.get(`/login?return=${encodeURIComponent(returnTo)}`)
+  assert.equal(page.status, 400)
+  assert.match(page.text, /This invite is no longer valid: an admin of the project revoked it/)
+  const signup = await someone.get(`/signup?return=${encodeURIComponent(returnTo)}`)
+  assert.equal(signup.status, 403)
+  assert.match(signup.text, /This invite is no longer valid/)
+})
+
 test('disabling an account ends its sessions at the provider and both services, revokes its ticket tokens, and refuses its sign-in', async () => {
   const pat = browser('10.5.0.1')
   await pat.get(login)

@@ -31,7 +31,7 @@ test('an invite made on the settings page is listed, revoked with Revoke, and it
 
   const invites = page.getByRole('table', { name: 'Open invites' })
   const shown = page.getByRole('textbox', { name: 'Invite link', exact: true })
-  let link = ''
+  const links: string[] = []
   for (const role of ['edit', 'use']) {
     await page.getByLabel('Role', { exact: true }).last().selectOption(role)
     await page.getByLabel('Uses').fill('3')
@@ -39,10 +39,11 @@ test('an invite made on the settings page is listed, revoked with Revoke, and it
     await page.waitForFunction((before) => {
       const value = (document.getElementById('new-invite-value') as HTMLInputElement | null)?.value ?? ''
       return value !== '' && value !== before
-    }, link)
-    link = await shown.inputValue()
+    }, links.at(-1) ?? '')
+    links.push(await shown.inputValue())
   }
-  assert.doesNotMatch(link, /key=dev-key/)
+  const [live, revoked] = links as [string, string]
+  for (const link of links) assert.doesNotMatch(link, /key=/)
   await invites.getByRole('row').nth(2).waitFor()
   assert.deepEqual((await invites.getByRole('row').allInnerTexts()).slice(1).map((r) => r.split('\t').slice(0, 4).map((c) => c.trim())), [
     ['use', '3 of 3', 'in 7 days', 'Olivia'],
@@ -54,9 +55,13 @@ test('an invite made on the settings page is listed, revoked with Revoke, and it
   await page.waitForFunction(() => document.querySelectorAll('[data-live="invites"] tbody tr').length === 1)
   assert.equal((await invites.getByRole('row').nth(1).innerText()).split('\t')[0]!.trim(), 'edit')
 
-  // The revoked link (the newest, a "use" invite), followed by someone without an account.
+  // The revoked link (the newest, a "use" invite) says so at once.
   const other = await full.person({ viewport: PHONE })
-  await other.page.goto(link)
+  await other.page.goto(revoked)
+  await other.page.getByText('This invite is no longer valid').waitFor()
+  await assertAccessible(other.page, 'a revoked invite')
+  // The live one leads with Create an account, and Sign in comes second.
+  await other.page.goto(live)
   const create = other.page.getByRole('link', { name: 'Create an account' })
   const signIn = other.page.getByRole('button', { name: 'Sign in', exact: true })
   const [createBox, signInBox] = [await create.boundingBox(), await signIn.boundingBox()]
@@ -68,8 +73,23 @@ test('an invite made on the settings page is listed, revoked with Revoke, and it
   await other.page.getByLabel('Name').fill('Rita')
   await other.page.getByLabel('Password').fill('rita password')
   await other.page.getByRole('button', { name: 'Create account' }).click()
-  await other.page.getByText('this invite is no longer valid').waitFor({ timeout: 20_000 })
-  assert.equal(new URL(other.page.url()).origin, full.tickets)
+  await other.page.getByText('You joined Garden as edit').waitFor({ timeout: 20_000 })
+
+  // Revoked after the page was opened: the tracker refuses the join with the same words.
+  const late = await full.person()
+  await late.page.goto(live)
+  const listed = await full.db.sql`select id from invites where role = 'edit'`
+  const answer = await page.evaluate(async ([slug, id, tag]) => (await fetch(`/api/projects/${slug}/invites/${id}/revoke`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-tag': tag! }, body: '{}' })).status,
+    ['garden', listed[0]!.id as string, await page.locator('meta[name="x-tag"]').getAttribute('content')] as const)
+  assert.equal(answer, 200)
+  // Signing in from the page opened before: the tracker refuses the join.
+  await late.page.getByLabel('Name').fill('Rita')
+  await late.page.getByLabel('Password').fill('rita password')
+  await late.page.getByRole('button', { name: 'Sign in', exact: true }).click()
+  await late.page.getByText('this invite is no longer valid: an admin of the project revoked it').waitFor({ timeout: 20_000 })
+  assert.equal(new URL(late.page.url()).origin, full.tickets)
+
+  await late.context.close()
   await other.context.close()
   await context.close()
 })

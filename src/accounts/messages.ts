@@ -13,5 +13,6 @@ export const TEXT = {
   linkUsed: 'This sign-up link is no longer valid: it was used up, it expired or the owner revoked it. Ask the owner for a new one.',
   resetUnknown: 'This reset link has been used or has expired. Ask the owner for a new one.',
   wrongCurrent: 'The current password is wrong.',
+  inviteRevoked: 'This invite is no longer valid: an admin of the project revoked it. Ask them for a new one.',
   forgotPassword: 'Ask the owner of this site for a reset link: they make one on their Admin page, under People, and it works once, for 24 hours. If you added a passkey, you can sign in with it instead.',
 } as const

@@ -162,6 +162,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
 
   async function signInPage(req: Request, request: LoginRequest, status: number, name: string, error: string | null): Promise<Response> {
     const invite = await inviteContextOf(deps.hooks, request.returnTo)
+    if (invite?.revoked) return message(req, 400, `Join ${invite.project}`, TEXT.inviteRevoked)
     const canSignUp = invite !== null || (await store.openSignup())
     return page(req, status, invite ? `Join ${invite.project}` : 'Sign in', (csrf) =>
       signInContent(request, csrf, { name, error, invite, canSignUp, passkeys: deps.assets !== null, sso: ssoButton(request) }),
@@ -242,10 +243,17 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
 
   /** How a sign-up is allowed: a live link, a live invite, or open sign-up; null when it is not. */
   async function signUpAllowed(link: string, request: LoginRequest): Promise<{ link: string; invite: InviteContext | null } | null> {
-    const invite = await inviteContextOf(deps.hooks, request.returnTo)
+    const found = await inviteContextOf(deps.hooks, request.returnTo)
+    const invite = found?.revoked ? null : found
     if (link !== '') return (await store.signupLinkValid(link)) ? { link, invite } : null
     if (invite !== null || (await store.openSignup())) return { link: '', invite }
     return null
+  }
+
+  /** Why a sign-up is refused: a used link, a revoked invite, or sign-up closed. */
+  async function refusedSignUp(link: string, request: LoginRequest): Promise<string> {
+    if (link !== '') return TEXT.linkUsed
+    return (await inviteContextOf(deps.hooks, request.returnTo))?.revoked ? TEXT.inviteRevoked : TEXT.signUpClosed
   }
 
   // GET /signup
@@ -254,7 +262,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     if (!checked.ok) return checked.response
     const link = req.query.get('link') ?? ''
     const allowed = await signUpAllowed(link, checked.request)
-    if (allowed === null) return message(req, 403, 'Sign-up', link === '' ? TEXT.signUpClosed : TEXT.linkUsed, { href: '/login', text: 'Sign in' })
+    if (allowed === null) return message(req, 403, 'Sign-up', await refusedSignUp(link, checked.request), { href: '/login', text: 'Sign in' })
     // Under OIDC_ONLY=1 a sign-up link leads straight to the organisation's provider, the link kept.
     if (oidcOnly) return redirect(303, oidc!.startHref(checked.request, allowed.link === '' ? {} : { link: allowed.link }), undefined, { 'cache-control': 'no-store' })
     const title = allowed.invite ? `Join ${allowed.invite.project}` : 'Create an account'
@@ -269,7 +277,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     if (!got.ok) return got.response
     const link = got.form.get('link') ?? ''
     const allowed = await signUpAllowed(link, got.request)
-    if (allowed === null) return message(req, 403, 'Sign-up', link === '' ? TEXT.signUpClosed : TEXT.linkUsed)
+    if (allowed === null) return message(req, 403, 'Sign-up', await refusedSignUp(link, got.request))
     if (attempts.fromAddress(req) > 0) return message(req, 429, 'Sign-up', TEXT.tooManyAttempts(60))
     const title = allowed.invite ? `Join ${allowed.invite.project}` : 'Create an account'
     const again = (name: string, errors: { name?: string; password?: string }) =>

@@ -65,13 +65,14 @@ async function revokeInvite(tx: Query, projectId: string, id: string, now: numbe
   return rows.length > 0
 }
 
-/** An invite's words for the provider's sign-in page: live invites only, else null. */
-async function inviteContext(q: Query, id: string, now: number): Promise<{ project: string; inviter: string; role: Role } | null> {
-  const [row] = await q<{ title: string; role: Role; inviter: string }[]>`
-    select p.title, i.role, u.name as inviter
+/** An invite's words for the provider's sign-in page: live or revoked invites only, else null. */
+async function inviteContext(q: Query, id: string, now: number): Promise<{ project: string; inviter: string; role: Role; revoked?: boolean } | null> {
+  const [row] = await q<{ title: string; role: Role; inviter: string; revoked: string | null }[]>`
+    select p.title, i.role, u.name as inviter, i.revoked
     from invites i join projects p on p.id = i.project_id join users u on u.id = i.created_by
-    where i.id = ${hashSecret(id)} and i.uses_left > 0 and i.expires > ${now} and i.revoked is null`
-  return row ? { project: row.title, inviter: row.inviter, role: row.role } : null
+    where i.id = ${hashSecret(id)} and (i.revoked is not null or (i.uses_left > 0 and i.expires > ${now}))`
+  if (!row) return null
+  return { project: row.title, inviter: row.inviter, role: row.role, ...(row.revoked !== null ? { revoked: true } : {}) }
 }
 
 /** Makes the user a member with the higher of `role` and the role they have. */
