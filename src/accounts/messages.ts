@@ -15,4 +15,7 @@ export const TEXT = {
   wrongCurrent: 'The current password is wrong.',
   inviteRevoked: 'This invite is no longer valid: an admin of the project revoked it. Ask them for a new one.',
   forgotPassword: 'Ask the owner of this site for a reset link: they make one on their Admin page, under People, and it works once, for 24 hours. If you added a passkey, you can sign in with it instead.',
+  busy: 'Many people are signing in at this moment. Try again in a few seconds.',
+  formUnreadable: 'The form could not be read. Go back and try again.',
+  invitePlacesTaken: 'This invite has made as many accounts as it has uses. Ask for a new invite.',
 } as const

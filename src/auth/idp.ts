@@ -13,6 +13,8 @@ export interface Identity {
   email?: string
   /** The provider's owner, who has its `/admin` (the built-in provider says so; others never do). */
   owner?: boolean
+  /** The account's unique sign-in name, when the provider sends one (the built-in one does). */
+  login?: string
 }
 
 /** An identity, or the refusal of the sign-in (`login_failed`) whose message is the reason. */
@@ -94,6 +96,7 @@ export function exchangeResult(status: number, body: unknown): ExchangeResult {
   const identity: Identity = { id, name }
   if (typeof email === 'string') identity.email = email
   if (record.owner === true) identity.owner = true
+  if (typeof record.login === 'string' && record.login !== '' && textDefect(record.login) === null) identity.login = record.login
   return { ok: true, identity }
 }
 

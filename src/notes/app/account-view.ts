@@ -61,6 +61,8 @@ export function createAccountView(app: App) {
           menu.querySelector('summary')?.focus()
         }
       })
+      // The notice of a switched sign-in offers its own "Sign out" (docs/core.md, "Login CSRF").
+      document.getElementById('switch-sign-out')?.addEventListener('click', () => void signOut())
     },
 
     registerWorker(): void {
