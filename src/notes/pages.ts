@@ -7,6 +7,7 @@ import { html, htmlDocument, htmlPage, rawHtml, type Html } from '../http/html.t
 import { noteHtml } from './app/markdown.ts'
 import { titleOf } from './app/text.ts'
 import type { PublishedNote } from './publications.ts'
+import type { MenuLink } from '../auth/person-menu.ts'
 
 /** The addresses of the app's bundled files. */
 export interface AppFiles {
@@ -20,6 +21,8 @@ export interface Person {
   id: string
   /** As the apps show who you are: the display name, and the unique sign-in name beside it (src/auth/shown-name.ts). */
   name: string
+  /** The links of their menu above **Sign out** (src/auth/person-menu.ts). */
+  menu?: readonly MenuLink[]
   /** Whom the session named before a login return switched it to this person, once (docs/core.md, "Login CSRF"). */
   switchedFrom?: string | null
 }
@@ -68,7 +71,7 @@ ${person.switchedFrom ? html`<p class="switched" role="alert">You are now signed
 </header>
 <section class="sidebar" aria-label="All notes">
 <div class="tools">
-<input type="search" id="search" aria-label="Search notes" placeholder="Search  (/)" autocomplete="off" spellcheck="false">
+<input type="search" id="search" aria-label="Search notes" placeholder="Search" data-keys-placeholder="Search  (/)" autocomplete="off" spellcheck="false">
 <button type="button" class="primary" id="new-note" title="New note (Alt+N)">New note</button>
 </div>
 <p class="empty" id="empty" aria-live="polite" hidden></p>
@@ -175,11 +178,13 @@ ${person.switchedFrom ? html`<p class="switched" role="alert">You are now signed
 <button type="button" id="trash-close">Close</button>
 </div>
 </section>
-<div class="placeholder" id="placeholder"><p>Select a note, or press <kbd>Alt</kbd>+<kbd>N</kbd> for a new one.</p></div>
+<div class="placeholder" id="placeholder"><p>Select a note, or make a new one<span class="keys-hint"> with <kbd>Alt</kbd>+<kbd>N</kbd></span>.</p></div>
 </main>
 <section class="account" aria-label="Account">
-<span class="person" title="Signed in as ${person.name}">${person.name}</span>
-<button type="button" class="quiet" id="sign-out">Sign out</button>
+<details class="person-menu"><summary class="person" title="Signed in as ${person.name}">${person.name}</summary>
+<ul class="menu">${(person.menu ?? []).map((l) => html`<li><a href="${l.href}">${l.label}</a></li>`)}
+<li><button type="button" class="quiet" id="sign-out">Sign out</button></li></ul>
+</details>
 </section>
 </div>
 <div class="toast" id="toast" aria-live="polite" hidden><span id="toast-text"></span> <button type="button" class="quiet" id="toast-action">Undo</button></div>

@@ -17,6 +17,8 @@ import type { Sessions } from '../auth/session.ts'
 import { htmlResponse } from '../http/html.ts'
 import { homePage, notPublishedPage, publishedPage, type Person } from './pages.ts'
 import type { Publications } from './publications.ts'
+import { menuLinks } from '../auth/person-menu.ts'
+import type { Places } from '../service.ts'
 
 const APP_DIR = fileURLToPath(new URL('./app/', import.meta.url))
 
@@ -94,7 +96,7 @@ const PUBLICATION_ID = /^[A-Za-z0-9_-]{22}$/
  */
 const PUBLISHED_HEADERS = { 'cache-control': 'public, no-cache', 'x-robots-tag': 'noindex, nofollow' }
 
-export function createWebHandlers(deps: { sessions: Sessions; publications: Publications; publicUrl: string; build?: () => Promise<Built> }): WebHandlers {
+export function createWebHandlers(deps: { sessions: Sessions; publications: Publications; publicUrl: string; places?: Places | undefined; build?: () => Promise<Built> }): WebHandlers {
   const { sessions } = deps
   const ownOrigin = originOf(deps.publicUrl)
   const building = (deps.build ?? buildWebApp)()
@@ -108,7 +110,7 @@ export function createWebHandlers(deps: { sessions: Sessions; publications: Publ
       const session = await sessions.load(req)
       const switchedFrom = typeof session?.data.switchedFrom === 'string' ? session.data.switchedFrom : null
       const person: Person | null = session?.userId
-        ? { id: session.userId, name: typeof session.data.name === 'string' && session.data.name !== '' ? shownName(session.data.name, session.data.login) : 'you', switchedFrom }
+        ? { id: session.userId, name: typeof session.data.name === 'string' && session.data.name !== '' ? shownName(session.data.name, session.data.login) : 'you', switchedFrom, menu: menuLinks(deps.places, session.data.owner === true, 'notes') }
         : null
       // A switch of person is said once, on this page.
       if (session !== null && switchedFrom !== null) {

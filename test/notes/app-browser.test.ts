@@ -3,6 +3,7 @@
  * conflicts, history, export, a full disk, and note text that looks like HTML. One server and
  * one browser for the file; each test signs in its own user, so their notes never meet.
  */
+import { signOut } from '../support/person-menu.ts'
 import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
 import { unzipSync, strFromU8 } from 'fflate'
@@ -436,7 +437,7 @@ test('note text that looks like HTML is only ever shown as text', T, async () =>
 test('"Sign out" ends the session on the server and clears this browser\'s copy', T, async () => {
   const { page, context } = await app.device('leaver')
   await write(page, 'leaver', 'Private thought')
-  await page.getByRole('button', { name: 'Sign out' }).click()
+  await signOut(page)
   await page.getByRole('link', { name: 'Sign in' }).waitFor()
   const me = await page.evaluate(() => fetch('/api/me').then((r) => r.json()))
   assert.deepEqual(me, { user: null })
@@ -561,7 +562,7 @@ test('a tab of the app left open when another tab opens a newer version lets go 
   // Export and sign out: each says, where it was pressed, that the tab must reload first.
   await page.getByRole('button', { name: 'Export all notes' }).click()
   await page.getByText('Notes was updated in another tab: reload this tab to export your notes.').waitFor()
-  await page.getByRole('button', { name: 'Sign out' }).click()
+  await signOut(page)
   await page.getByText('Notes was updated in another tab: reload this tab to sign out.').waitFor()
   // Nothing half-done: no file, still signed in, and the copy with the waiting edit still here.
   assert.deepEqual(downloads, [])
@@ -586,7 +587,7 @@ test('a tab of the app left open when another tab opens a newer version lets go 
   // and its buttons say it too.
   await page.reload()
   await page.getByRole('status').filter({ hasText: 'updated in another tab: reload this tab' }).waitFor()
-  await page.getByRole('button', { name: 'Sign out' }).click()
+  await signOut(page)
   await page.getByText('Notes was updated in another tab: reload this tab to sign out.').waitFor()
   await page.getByRole('button', { name: 'Export all notes' }).click()
   await page.getByText('Notes was updated in another tab: reload this tab to export your notes.').waitFor()

@@ -47,6 +47,11 @@ export interface AppState {
   loaded: boolean
   /** How many notes are stored, known before they are all read. */
   stored: number
+  /**
+   * This device's copy has never been filled from the server (a new device, before its first
+   * sync): an empty list says the notes are loading, not that there are none.
+   */
+  firstSync: boolean
   /** The editor holds text not yet in the copy. */
   dirty: boolean
   lastInput: number
@@ -73,6 +78,7 @@ export function createAppState(): AppState {
     openId: null,
     loaded: false,
     stored: 0,
+    firstSync: false,
     dirty: false,
     lastInput: 0,
     editorBase: 0,
@@ -157,6 +163,7 @@ export function createNotesController({ state, local, clock }: { state: AppState
       const { notes, count } = await local.newest(LIST_LIMIT)
       for (const n of notes) if (!state.notes.has(n.id)) state.notes.set(n.id, shown(n))
       state.stored = count
+      state.firstSync = count === 0 && (await local.getSince()) === 0
     },
 
     /** Reads every note into memory, keeping what changed in memory while it read. */
@@ -187,7 +194,10 @@ export function createNotesController({ state, local, clock }: { state: AppState
       // Before every note is read, the list without a search counts the stored ones; a search
       // is drawn again when they are all read.
       if (!state.loaded && parsed === null) matches = Math.max(matches, state.stored)
-      const empty = !state.loaded ? 'Looking through every note…' : state.notes.size === 0 ? 'No notes yet. “New note” starts one.' : parsed?.patterns.length === 0 ? 'No note has this tag.' : 'No note has these words.'
+      const empty = !state.loaded ? 'Looking through every note…'
+        : state.notes.size === 0 ? (state.firstSync ? 'Loading your notes…' : 'No notes yet. “New note” starts one.')
+        : parsed?.patterns.length === 0 ? 'No note has this tag.'
+        : 'No note has these words.'
       return { notes: found.slice(0, LIST_LIMIT), matches, empty }
     },
 

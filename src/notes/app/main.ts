@@ -244,6 +244,9 @@ function wire(): void {
     // rather than the list item it hides.
     if (item?.dataset.id) void act.openNote(item.dataset.id, { focus: e.detail === 0 || window.matchMedia('(min-width: 44rem)').matches })
   })
+  // The search box names its key (/) only where there is a keyboard to press it: the same test
+  // as the stylesheet's `.keys-hint`.
+  if (!window.matchMedia('(hover: none) and (pointer: coarse)').matches) ui.search.placeholder = ui.search.dataset.keysPlaceholder ?? ui.search.placeholder
   ui.search.addEventListener('input', () => act.drawList())
   tags.wireTags()
   trash.wireTrash()

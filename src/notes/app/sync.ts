@@ -185,7 +185,8 @@ export function createSync(deps: {
       }
 
       if (!newer) {
-        if (note) await notes.put({ ...note, text: answer.text, base: answer.edited })
+        // The server's time of the save, not this device's clock: every device shows one time.
+        if (note) await notes.put({ ...note, text: answer.text, base: answer.edited, edited: answer.edited })
         if (answer.text !== sent.text) events.push({ kind: 'merged', id: sent.id, sent: sent.text, text: answer.text })
         return
       }
