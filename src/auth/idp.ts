@@ -11,6 +11,8 @@ export interface Identity {
   id: string
   name: string
   email?: string
+  /** The provider's owner, who has its `/admin` (the built-in provider says so; others never do). */
+  owner?: boolean
   /** The account's unique sign-in name, when the provider sends one (the built-in one does). */
   login?: string
 }
@@ -33,6 +35,11 @@ export function createIdentityProvider(deps: {
   authUrl: string
   apiKey: string
   apiSecret: string
+  /**
+   * False for the built-in provider, which knows its apps by their return addresses: its links
+   * then carry no `key` (a person never sees `key=dev-key`). True (the default) for others.
+   */
+  keyInLinks?: boolean
   fetch?: typeof fetch
   timeoutMs?: number
 }): IdentityProvider {
@@ -40,6 +47,7 @@ export function createIdentityProvider(deps: {
   const base = deps.authUrl.replace(/\/+$/, '')
   return {
     loginUrl(returnUrl) {
+      if (deps.keyInLinks === false) return `${base}/login?return=${encodeURIComponent(returnUrl)}`
       return `${base}/login?key=${encodeURIComponent(deps.apiKey)}&return=${encodeURIComponent(returnUrl)}`
     },
     async exchange(code) {
@@ -67,11 +75,11 @@ export function createIdentityProvider(deps: {
 
 /**
  * The outcome of the provider's answer to an exchange: status 200 with `{ id, name, email?,
- * login? }` is an identity; any other status is a failure whose reason is the body's `error`
- * text. Text from the provider is input too (src/http/text.ts): an `error` text with U+0000 or a
- * lone surrogate counts as none (`idp answered <status>`), an identity with such a character in
- * its id, name or email is no usable identity, and such a `login` is left out, so no such text
- * reaches a session or the users table.
+ * login?, owner? }` is an identity (`owner` only when it is `true`); any other status is a
+ * failure whose reason is the body's `error` text. Text from the provider is input too
+ * (src/http/text.ts): an `error` text with U+0000 or a lone surrogate counts as none (`idp
+ * answered <status>`), an identity with such a character in its id, name or email is no usable
+ * identity, and such a `login` is left out, so no such text reaches a session or the users table.
  */
 export function exchangeResult(status: number, body: unknown): ExchangeResult {
   const record = body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : {}
@@ -88,6 +96,7 @@ export function exchangeResult(status: number, body: unknown): ExchangeResult {
   }
   const identity: Identity = { id, name }
   if (typeof email === 'string') identity.email = email
+  if (record.owner === true) identity.owner = true
   if (typeof record.login === 'string' && record.login !== '' && textDefect(record.login) === null) identity.login = record.login
   return { ok: true, identity }
 }
