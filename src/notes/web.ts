@@ -14,7 +14,9 @@ import { answerRefusal } from '../http/refusal.ts'
 import { json, type Response } from '../http/response.ts'
 import type { Request } from '../http/request.ts'
 import type { Sessions } from '../auth/session.ts'
-import { homePage, type Person } from './pages.ts'
+import { htmlResponse } from '../http/html.ts'
+import { homePage, notPublishedPage, publishedPage, type Person } from './pages.ts'
+import type { Publications } from './publications.ts'
 
 const APP_DIR = fileURLToPath(new URL('./app/', import.meta.url))
 
@@ -39,6 +41,8 @@ export interface WebHandlers {
   serviceWorker(req: Request): Promise<Response>
   /** `GET /manifest.webmanifest`. */
   manifest(req: Request): Promise<Response>
+  /** `GET /p/:id`: a published note, read-only, for anyone with the address; no cookie read or set. */
+  published(req: Request): Promise<Response>
   /** `POST /logout`: ends the session on the server. */
   logout(req: Request): Promise<Response>
   /** The built files (for the bench's size figure). */
@@ -55,7 +59,7 @@ export interface Built {
 export async function buildWebApp(): Promise<Built> {
   const { readFile } = await import('node:fs/promises')
   const assets = await bundleAssets({
-    entries: { app: `${APP_DIR}main.ts`, style: `${APP_DIR}app.css` },
+    entries: { app: `${APP_DIR}main.ts`, published: `${APP_DIR}published.ts`, style: `${APP_DIR}app.css` },
     files: Object.fromEntries(await Promise.all(ICONS.map(async (i) => [i.file, await readFile(`${APP_DIR}${i.file}`)] as const))),
   })
   // The worker keeps the page and every hashed file; its version changes with any of them, so a
@@ -80,7 +84,17 @@ export async function buildWebApp(): Promise<Built> {
   return { assets, worker, manifest }
 }
 
-export function createWebHandlers(deps: { sessions: Sessions; publicUrl: string; build?: () => Promise<Built> }): WebHandlers {
+/** A published page's id: 128 random bits in base64url. */
+const PUBLICATION_ID = /^[A-Za-z0-9_-]{22}$/
+
+/**
+ * A published page's own headers: kept out of search engines, and revalidated at every view (its
+ * `ETag` makes that a 304), so an Unpublish is seen at the next view, by the browser and any
+ * cache between.
+ */
+const PUBLISHED_HEADERS = { 'cache-control': 'public, no-cache', 'x-robots-tag': 'noindex, nofollow' }
+
+export function createWebHandlers(deps: { sessions: Sessions; publications: Publications; publicUrl: string; build?: () => Promise<Built> }): WebHandlers {
   const { sessions } = deps
   const ownOrigin = originOf(deps.publicUrl)
   const building = (deps.build ?? buildWebApp)()
@@ -105,6 +119,15 @@ export function createWebHandlers(deps: { sessions: Sessions; publicUrl: string;
       // Private: the page names the person, so no shared cache keeps it, and the browser's
       // revalidates it for the cookie it was answered to.
       return revalidated(req, uncompressed(new TextEncoder().encode(page.text), 'text/html; charset=utf-8'), { 'cache-control': 'private, no-cache', vary: 'Cookie' })
+    },
+
+    async published(req) {
+      const { assets } = await building
+      const files = { script: assets.url('published'), style: assets.url('style'), icon: assets.url('icon.svg') }
+      const id = req.params.id ?? ''
+      const note = PUBLICATION_ID.test(id) ? await deps.publications.page(id) : null
+      if (note === null) return htmlResponse(404, notPublishedPage(files), { 'cache-control': 'no-store', 'x-robots-tag': 'noindex, nofollow' })
+      return revalidated(req, uncompressed(new TextEncoder().encode(publishedPage(note, files).text), 'text/html; charset=utf-8'), PUBLISHED_HEADERS)
     },
 
     async asset(req) {

@@ -102,7 +102,7 @@ test('writing: "New note" makes a note at once, it saves by itself after typing 
   assert.equal(await editor(page).inputValue(), 'Shopping list\nmilk\neggs\n')
 
   // Delete asks nothing and offers Undo.
-  await page.getByRole('button', { name: 'Delete' }).click()
+  await page.getByRole('button', { name: 'Delete', exact: true }).click()
   await listed(page, 1)
   await page.getByRole('button', { name: 'Undo' }).click()
   await notesList(page).getByRole('button', { name: 'Shopping list' }).waitFor()
@@ -309,7 +309,7 @@ test('conflicted copy: "Edit by hand" puts both texts in one note to tidy, and d
 test('a delete on one device while the other edited the note gives the note back, with a notice', T, async () => {
   const { a, b, title } = await twoDevices('deleter', 'Recipe\nflour\n')
   await a.context.setOffline(true)
-  await a.page.getByRole('button', { name: 'Delete' }).click()
+  await a.page.getByRole('button', { name: 'Delete', exact: true }).click()
   await listed(a.page, 0)
   await editor(b.page).fill('Recipe\nflour\nsugar\n')
   await onServer('deleter', 'Recipe\nflour\nsugar\n')
@@ -513,7 +513,7 @@ test('a browser holding the copy of the app\'s previous version (notes one a rec
   await open(page, 'Synced before the update')
   assert.equal(await editor(page).inputValue(), 'Synced before the update\nfrom the server')
   const version = await page.evaluate(() => indexedDB.databases().then((d) => d.find((x) => x.name === 'notes-upgrader')?.version))
-  assert.equal(version, 3)
+  assert.equal(version, 4)
   await context.close()
 })
 
@@ -532,10 +532,10 @@ test('a tab of the app left open when another tab opens a newer version lets go 
     box.value = 'Typed in the old tab\nand more, not saved yet'
     box.dispatchEvent(new Event('input'))
   })
-  // The other tab opens the copy with a newer layout (version 4, as a later app would).
+  // The other tab opens the copy with a newer layout (version 5, as a later app would).
   const kept = await newer.evaluate(async () => {
     const db = await new Promise<IDBDatabase>((resolve, reject) => {
-      const req = indexedDB.open('notes-oldtab', 4)
+      const req = indexedDB.open('notes-oldtab', 5)
       req.onsuccess = () => resolve(req.result)
       req.onerror = () => reject(req.error)
       setTimeout(() => reject(new Error('the upgrade waited for the old tab')), 5_000)
@@ -567,12 +567,12 @@ test('a tab of the app left open when another tab opens a newer version lets go 
   assert.deepEqual(downloads, [])
   assert.equal(new URL(page.url()).pathname, '/')
   assert.equal(await page.evaluate(() => fetch('/api/notes/changes?since=0').then((r) => r.status)), 200, 'the session was not ended')
-  assert.equal(await newer.evaluate(() => indexedDB.databases().then((d) => d.find((x) => x.name === 'notes-oldtab')?.version)), 4)
+  assert.equal(await newer.evaluate(() => indexedDB.databases().then((d) => d.find((x) => x.name === 'notes-oldtab')?.version)), 5)
   // Writing is off: "New note" and "Delete" are disabled, also with the note opened again, and
   // the shortcut for a new note says why.
   await open(page, 'Typed in the old tab')
   assert.equal(await page.getByRole('button', { name: 'New note' }).isDisabled(), true)
-  assert.equal(await page.getByRole('button', { name: 'Delete' }).isDisabled(), true)
+  assert.equal(await page.getByRole('button', { name: 'Delete', exact: true }).isDisabled(), true)
   await page.keyboard.press('Alt+KeyN')
   await page.getByText('Notes was updated in another tab: reload this tab to write a new note.').waitFor()
   await listed(page, 1)

@@ -41,6 +41,7 @@ export function createAccountView(app: App) {
     }
     app.channel?.postMessage({ signedOut: true })
     await app.local.destroy().catch(() => {})
+    app.prefs.forget()
     if ('caches' in window) for (const key of await caches.keys()) await caches.delete(key)
     location.assign('/')
   }

@@ -25,6 +25,12 @@ export function createListView(app: App) {
     title.className = 'title'
     title.textContent = titleOf(note.text)
     button.append(title)
+    if (state.pinned.has(note.id)) {
+      const pin = document.createElement('span')
+      pin.className = 'badge pinned'
+      pin.textContent = 'Pinned'
+      button.append(' ', pin)
+    }
     if (note.conflictOf) {
       const badge = document.createElement('span')
       badge.className = 'badge'
@@ -58,6 +64,7 @@ export function createListView(app: App) {
       ui.list.replaceChildren(...items)
       ui.empty.hidden = listed.matches > 0
       ui.empty.textContent = listed.empty
+      app.act.drawTags()
     },
 
     sortAndDraw(): void {
