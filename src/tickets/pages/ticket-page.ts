@@ -7,6 +7,7 @@
  */
 import { COMMENT_BLANK, SUBJECT_BLANK } from '../text/page-words.ts'
 import { html, rawHtml, type Html } from '../../http/html.ts'
+import { COMMENT_MAX, SUBJECT_MAX, SUMMARY_MAX } from '../rules/lengths.ts'
 import { markdownToHtml } from '../app/markdown-html.ts'
 import { eventWords } from '../text/history-words.ts'
 import { lineParts } from '../text/text-diff.ts'
@@ -117,7 +118,7 @@ function commentBox(input: TicketPageInput, api: string): Html {
   if (!input.viewer) return html`<p class="notice"><a href="${input.loginUrl}">Sign in</a> to comment.</p>`
   if (!input.role) return html`<p class="notice">Only members of this project can comment. An admin of the project can invite you.</p>`
   return html`<form class="card" data-api="${api}/comments" data-done="reset">
-${markdownField({ id: 'comment-text', name: 'text', label: 'Comment', placeholder: 'Write a comment', rows: 4, notBlank: COMMENT_BLANK, max: 100_000, what: 'the comment' })}
+${markdownField({ id: 'comment-text', name: 'text', label: 'Comment', placeholder: 'Write a comment', rows: 4, notBlank: COMMENT_BLANK, max: COMMENT_MAX, what: 'the comment' })}
 ${formError}
 <div class="actions"><button type="submit" class="primary">Comment</button><span class="muted small keys-hint"><kbd>Ctrl</kbd> + <kbd>Enter</kbd> sends</span></div>
 </form>`
@@ -131,8 +132,8 @@ ${formError}
 function editForm(t: Ticket, etag: string, api: string): Html {
   return html`<details class="panel" data-live="edit"><summary class="button">Edit</summary>
 <form class="card" data-api="${api}/edit" data-read="${api}" data-if-match="${etag}" data-done="reload" aria-label="Edit ticket">
-${field({ id: 'edit-subject', name: 'subject', label: 'Subject', control: html`<input id="edit-subject" name="subject" type="text" data-max="500" data-what="the subject" value="${t.subject}" aria-required="true" data-not-blank="${SUBJECT_BLANK}">` })}
-${markdownField({ id: 'edit-summary', name: 'summary', label: 'Summary', value: t.summary, rows: 8, max: 100_000, what: 'the summary' })}
+${field({ id: 'edit-subject', name: 'subject', label: 'Subject', control: html`<input id="edit-subject" name="subject" type="text" data-max="${String(SUBJECT_MAX)}" data-what="the subject" value="${t.subject}" aria-required="true" data-not-blank="${SUBJECT_BLANK}">` })}
+${markdownField({ id: 'edit-summary', name: 'summary', label: 'Summary', value: t.summary, rows: 8, max: SUMMARY_MAX, what: 'the summary' })}
 <section class="conflict" data-conflict hidden aria-labelledby="conflict-title">
 <h3 id="conflict-title">Someone else saved this ticket while you were editing</h3>
 <p>Nothing is lost: their version is saved, yours is below. Keep one, or edit the merge and save it.</p>
