@@ -1,3 +1,4 @@
+// Test tier: faults: it breaks connections or servers and waits out the results (test/run.ts).
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'

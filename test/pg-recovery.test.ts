@@ -1,3 +1,4 @@
+// Test tier: faults: it breaks connections or servers and waits out the results (test/run.ts).
 /**
  * A real PostgreSQL server restarted and stopped under a running service (docs/operations.md,
  * "When the database is unreachable"): a private cluster of this file's own (initdb, pg_ctl;

@@ -1,3 +1,4 @@
+// Test tier: faults: it starts processes of its own (test/run.ts).
 /**
  * Sessions across processes: two whole applications on one database, as behind a load balancer.
  * A sign-in renews the session id and a sign-out removes the session, and the other process

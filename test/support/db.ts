@@ -32,7 +32,8 @@ export async function testDatabase(options: { max?: number } = {}): Promise<Test
   const sql = open()
   // The embedded database is one session shared by every connection, and it ignores the
   // search_path a connection asks for at start-up; a session-wide SET reaches all of them.
-  // Test files run one at a time, so they never share it. On a real server this is harmless.
+  // test/run.ts gives each test file running at a time an embedded database of its own, so no
+  // two files share one. On a real server this is harmless.
   await sql.unsafe(`set search_path to ${schema}`)
   await migrate(sql)
   after(async () => {

@@ -1,3 +1,4 @@
+// Test tier: faults: it starts processes of its own (test/run.ts).
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'

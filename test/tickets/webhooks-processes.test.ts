@@ -1,3 +1,4 @@
+// Test tier: faults: it starts processes of its own (test/run.ts).
 /**
  * Webhook delivery across processes (docs/webhooks.md, "How delivery works"): a service killed
  * with SIGKILL right after writes delivers them, once started again, exactly as if nothing had
