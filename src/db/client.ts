@@ -56,6 +56,12 @@ function clientOptions(options: ConnectOptions): postgres.Options<Types> {
     // reconnect at once), so none outlives a failover's DNS change for long; and one whose
     // queries have heard nothing for `answerTimeout` seconds is closed, which fails them with
     // CONNECTION_CLOSED (a 503, or a transaction run again) instead of a wait of many minutes.
+    // answer_timeout is ours, added by patches/postgres+3.4.9.patch: the driver has no such
+    // option (a query on a half-open connection waits for good: porsager/postgres#1089,
+    // https://github.com/porsager/postgres/issues/1089), and its documented hooks cannot make
+    // one: statement_timeout is the server's, so it cannot end a wait for a server that is
+    // gone, TCP keep-alive takes minutes and misses a proxy that stopped forwarding, and the
+    // `socket` option sees bytes (under TLS, ciphertext), not which queries await an answer.
     idle_timeout: IDLE_TIMEOUT_S,
     keep_alive: 30,
     max_lifetime: () => 60 * (15 + Math.random() * 15),
@@ -183,7 +189,10 @@ async function databaseReady(sql: Sql, deadlineMs = 2000): Promise<boolean> {
  * the values; a text search's does. A generic plan knows nothing of the searched word and reads
  * every ticket holding it through the text index, where a plan made for a common word walks
  * the project's own index and stops at the page's rows. postgres.js reads this from the query's options when it
- * sends it; its types do not show them.
+ * sends it; its types do not show them, and it offers no per-query switch of its own, only the
+ * pool-wide `prepare: false` (porsager/postgres#997, https://github.com/porsager/postgres/issues/997).
+ * test/tickets/search.test.ts ("a search for words is sent unprepared") fails if an upgrade
+ * stops reading it.
  */
 export function plannedEachTime<T>(statement: T): T {
   ;(statement as unknown as { options: { prepare?: boolean } }).options.prepare = false
