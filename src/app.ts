@@ -67,7 +67,7 @@ async function portNamed<T>(variable: string, port: number, listen: () => Promis
     return await listen()
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err
-    throw new Error(`port ${port} is already in use by another program: set ${variable} to a free port`)
+    throw new Error(`port ${port} is already in use by another program: set ${variable} to a free port`, { cause: err })
   }
 }
 
@@ -120,7 +120,7 @@ export async function startApp(config: Config, options: { logger: Logger; clock?
         try {
           await party.configuration()
         } catch (err) {
-          if (!config.oidc.lazy) throw new Error(`OIDC_ISSUER ${config.oidc.issuer}: its discovery document cannot be read (${(err as Error).message}); set OIDC_LAZY=1 to start anyway`)
+          if (!config.oidc.lazy) throw new Error(`OIDC_ISSUER ${config.oidc.issuer}: its discovery document cannot be read (${(err as Error).message}); set OIDC_LAZY=1 to start anyway`, { cause: err })
           logger.line(`idp: OIDC_ISSUER ${config.oidc.issuer} cannot be read yet (${(err as Error).message}); it is tried again at each sign-in (OIDC_LAZY=1)`)
         }
       }

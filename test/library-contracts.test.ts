@@ -45,7 +45,7 @@ test('transaction() sends begin in the same write as its first statement, and co
         socket.write = ((chunk: Uint8Array, ...rest: unknown[]) => {
           writes.push(Buffer.from(chunk).toString('latin1'))
           return write(chunk, ...rest)
-        }) as typeof socket.write
+        })
         socket.once('connect', () => resolve(socket)).once('error', reject)
       }),
   }

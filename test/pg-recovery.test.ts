@@ -146,7 +146,7 @@ test("the live-events listener of another process LISTENs again after a restart:
     child.kill('SIGTERM')
     await exited
   })
-  const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once('line', resolve))
+  const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve))
   const base = (JSON.parse(line) as { url: string }).url
   const { cursor } = (await (await fetch(`${base}/api/live`)).json()) as { cursor: number }
   const poll = fetch(`${base}/api/live?after=${cursor}`).then(async (res) => ({ status: res.status, body: (await res.json()) as { events: { name: string; args: unknown }[] }, at: performance.now() }))

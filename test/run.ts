@@ -78,7 +78,7 @@ if (!env.DATABASE_URL) {
 async function startDatabase(): Promise<number> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/embedded-server.ts'], { stdio: ['pipe', 'pipe', 'inherit'] })
   children.add(child)
-  const lines = createInterface({ input: child.stdout! })
+  const lines = createInterface({ input: child.stdout })
   for await (const line of lines) return Number(line)
   throw new Error('the embedded database did not start')
 }
@@ -102,8 +102,8 @@ function runFile(file: string, url: string): Promise<Outcome> {
   })
   children.add(child)
   const output: Buffer[] = []
-  child.stdout!.on('data', (chunk: Buffer) => output.push(chunk))
-  child.stderr!.on('data', (chunk: Buffer) => output.push(chunk))
+  child.stdout.on('data', (chunk: Buffer) => output.push(chunk))
+  child.stderr.on('data', (chunk: Buffer) => output.push(chunk))
   let timedOut = false
   const watchdog = setTimeout(() => {
     timedOut = true
@@ -131,7 +131,10 @@ function kill(child: ChildProcess): void {
 }
 
 const stopAll = () => {
-  for (const child of children) (child.spawnargs.includes('--test') ? kill(child) : child.stdin?.end())
+  for (const child of children) {
+    if (child.spawnargs.includes('--test')) kill(child)
+    else child.stdin?.end()
+  }
 }
 process.on('SIGINT', () => {
   stopAll()

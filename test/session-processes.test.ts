@@ -27,7 +27,7 @@ async function startProcess(): Promise<Process> {
     await exited
   })
   const first = await Promise.race([
-    new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once('line', resolve)),
+    new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve)),
     exited.then((code) => {
       throw new Error(`app process exited with ${code} before listening`)
     }),

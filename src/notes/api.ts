@@ -6,7 +6,7 @@
  */
 import { etagOf, matches, notModified } from '../http/conditional.ts'
 import { answerRefused, originOf, refuseContentType, refuseCrossSite } from '../http/guards.ts'
-import { json, jsonError, PRIVATE_NO_STORE, type Response } from '../http/response.ts'
+import { json, PRIVATE_NO_STORE, type Response } from '../http/response.ts'
 import type { Request } from '../http/request.ts'
 import { parseJsonBody } from '../http/json-validate.ts'
 import type { Sessions } from '../auth/session.ts'

@@ -31,14 +31,14 @@ test('the API client posts JSON with the session tag and answers the body', asyn
 })
 
 test('a refusal answers the API message as a sentence and the field it names', async () => {
-  const api = createApiClient({ tag: 't', fetch: (async () => jsonAnswer(403, { error: 'this needs role edit or admin' })) as unknown as typeof fetch })
+  const api = createApiClient({ tag: 't', fetch: async () => jsonAnswer(403, { error: 'this needs role edit or admin' }) })
   assert.deepEqual(await api.post('/x', {}), { ok: false, status: 403, error: 'This needs role edit or admin.', field: null })
-  const field = createApiClient({ tag: 't', fetch: (async () => jsonAnswer(400, { error: "'subject' is required", field: 'subject' })) as unknown as typeof fetch })
+  const field = createApiClient({ tag: 't', fetch: async () => jsonAnswer(400, { error: "'subject' is required", field: 'subject' }) })
   assert.deepEqual(await field.post('/x', {}), { ok: false, status: 400, error: 'Fill in the subject.', field: 'subject' })
 })
 
 test('a network failure, a timeout, a signed-out session and a non-JSON error each say what happened', async () => {
-  const down = createApiClient({ tag: 't', fetch: (async () => { throw new TypeError('Failed to fetch') }) as unknown as typeof fetch })
+  const down = createApiClient({ tag: 't', fetch: async () => { throw new TypeError('Failed to fetch') } })
   assert.deepEqual(await down.post('/x', {}), { ok: false, status: 0, error: NETWORK_FAILED, field: null })
   const slow = createApiClient({
     tag: 't',
@@ -47,9 +47,9 @@ test('a network failure, a timeout, a signed-out session and a non-JSON error ea
       new Promise((_resolve, reject) => init.signal!.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))))) as unknown as typeof fetch,
   })
   assert.deepEqual(await slow.post('/x', {}), { ok: false, status: 0, error: TIMED_OUT, field: null })
-  const out = createApiClient({ tag: 't', fetch: (async () => jsonAnswer(401, { error: 'a token is needed' })) as unknown as typeof fetch })
+  const out = createApiClient({ tag: 't', fetch: async () => jsonAnswer(401, { error: 'a token is needed' }) })
   assert.deepEqual(await out.post('/x', {}), { ok: false, status: 401, error: SIGNED_OUT, field: null })
-  const proxy = createApiClient({ tag: 't', fetch: (async () => new Response('<h1>Bad gateway</h1>', { status: 502 })) as unknown as typeof fetch })
+  const proxy = createApiClient({ tag: 't', fetch: async () => new Response('<h1>Bad gateway</h1>', { status: 502 }) })
   assert.deepEqual(await proxy.post('/x', {}), { ok: false, status: 502, error: 'The server answered 502. Nothing was saved; try again.', field: null })
 })
 

@@ -37,7 +37,7 @@ async function startServer(): Promise<Server> {
     if (child.exitCode === null) child.kill('SIGTERM')
     await exited
   })
-  const lines = createInterface({ input: child.stdout! })
+  const lines = createInterface({ input: child.stdout })
   const first = await Promise.race([
     new Promise<string>((resolve) => lines.once('line', resolve)),
     exited.then((code) => {

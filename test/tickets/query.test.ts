@@ -12,7 +12,9 @@ function assertParses(text: string, fields: Partial<TicketQuery>): void {
 function assertRefuses(text: string, error: string | RegExp): void {
   const parsed = parseQuery(text)
   assert.equal(parsed.ok, false, text)
-  if (!parsed.ok) typeof error === 'string' ? assert.equal(parsed.error, error) : assert.match(parsed.error, error)
+  if (parsed.ok) return
+  if (typeof error === 'string') assert.equal(parsed.error, error)
+  else assert.match(parsed.error, error)
 }
 
 test('the issue example: state, assignee, is:blocked and words', () => {

@@ -39,7 +39,7 @@ async function startServer(): Promise<Server> {
     await exited
   })
   const first = await Promise.race([
-    new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once('line', resolve)),
+    new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve)),
     exited.then((code) => {
       throw new Error(`tickets server exited with ${code} before listening`)
     }),

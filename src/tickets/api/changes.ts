@@ -14,7 +14,7 @@ import type { Body, Shape } from '../body.ts'
 import type { Context } from '../context.ts'
 import { answerRefusal, refuse, type Refusal } from '../refusal.ts'
 import { refuseRole } from '../roles.ts'
-import { isState, type State } from '../states.ts'
+import { isState } from '../states.ts'
 import {
   ALREADY_UNASSIGNED, alreadyAssignedTo, alreadyInState, fieldRequired, fieldTooLong, NO_SUCH_TICKET, EDIT_STALE, NOTHING_CHANGED, SUBJECT_EMPTY, SUBJECT_OR_SUMMARY, unknownState,
 } from '../messages.ts'
@@ -93,7 +93,7 @@ export function createChangeHandlers(ctx: Context): ChangeHandlers {
 
     const data: Record<string, unknown> = { from: t.state, to: state }
     if (text.trim() !== '') data.text = text
-    const change = { state: state as State, updated: actor.now, ...(assignTo !== undefined ? { assigneeId: assignTo.id } : {}) }
+    const change = { state: state, updated: actor.now, ...(assignTo !== undefined ? { assigneeId: assignTo.id } : {}) }
     const events = [{ kind: 'state' as const, data }, ...(assignTo !== undefined ? [{ kind: 'assign' as const, data: { from: t.assignee, to: assignTo } }] : [])]
     const { ticket, events: [event, assignEvent] } = await emitTicketEvents(tx, t.projectId, (await tx.tickets.change(t.id, change, events, actor))!)
     await tx.emit(t.projectId, 'ticketsRelated', [ticketAnswers(publicUrl, await tx.tickets.related([t.id]))])

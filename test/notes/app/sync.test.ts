@@ -303,7 +303,7 @@ test('a first sync of several pages keeps every note and hands the screen the no
   const d = await device(user)
   assert.equal(await d.sync.pull(), true)
   assert.equal((await d.local.all()).length, 1_200)
-  const pages = d.events.filter((e) => e.kind === 'changed') as Extract<SyncEvent, { kind: 'changed' }>[]
+  const pages = d.events.filter((e): e is Extract<SyncEvent, { kind: 'changed' }> => e.kind === 'changed')
   assert.ok(pages.length >= 3, `one event a page of at most 500 notes (${pages.length})`)
   const told = pages.flatMap((e) => e.notes ?? [])
   assert.equal(told.length, 1_200)
