@@ -24,8 +24,12 @@ export async function testDatabase(options: { max?: number } = {}): Promise<Test
   const admin = connect(url, { max: 1 })
   await admin.unsafe(`create schema ${schema}`)
   const clients: Sql[] = []
+  // On the embedded database, as the application itself connects to it (src/db/client.ts): no
+  // answer deadline. Its one session runs one statement at a time for every connection, so on a
+  // busy machine a long one may keep the others waiting past it; the socket cannot go silent.
+  const embedded = process.env.TEST_DATABASE_KIND === 'embedded'
   const open = (max = options.max ?? 5) => {
-    const sql = connect(url, { max, schema })
+    const sql = connect(url, { max, schema, ...(embedded ? { answerTimeout: null } : {}) })
     clients.push(sql)
     return sql
   }
