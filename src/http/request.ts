@@ -5,7 +5,8 @@
  */
 import type { IncomingHttpHeaders } from 'node:http'
 import { parseCookies } from './cookie.ts'
-import { HttpError, jsonError, type Response } from './response.ts'
+import type { Headers, Response } from './response.ts'
+import { answerRefusal, reason, refuse } from './refusal.ts'
 import type { Params } from './router.ts'
 
 /** The largest request body read: 2 MiB. */
@@ -32,7 +33,7 @@ export interface Request {
   params: Params
   /** Cookies of the request (null prototype); parsed on first use. */
   readonly cookies: Record<string, string>
-  /** The body, read up to {@link BODY_LIMIT} on first call; rejects with a 413 {@link HttpError} past it. */
+  /** The body, read up to {@link BODY_LIMIT} on first call; rejects with a 413 {@link Refusal} past it. */
   body(): Promise<Uint8Array>
   /**
    * Calls `listener` once when the client goes away or the server shuts down before the answer
@@ -42,8 +43,14 @@ export interface Request {
   onClose(listener: () => void): () => void
 }
 
+/** The refusal of a body past {@link BODY_LIMIT}, which the body reader rejects with. */
+export const BODY_TOO_LARGE = reason('body_too_large', 'body too large')
+
+/** What an answer to a body too large adds: the rest of it is not read, so the connection ends. */
+export const CLOSE: Readonly<Headers> = Object.freeze({ connection: 'close' })
+
 /** The answer to a body past {@link BODY_LIMIT}. */
-export const bodyTooLarge = (): Response => jsonError(413, 'body too large', { connection: 'close' })
+export const bodyTooLarge = (): Response => answerRefusal(refuse(413, BODY_TOO_LARGE), CLOSE)
 
 /** Where a request's headers, body and close come from: a live socket, or given values. */
 export interface RequestSource {
@@ -132,7 +139,7 @@ class GivenSource implements RequestSource {
   ) {}
 
   body(): Promise<Uint8Array> {
-    return this.bytes.length > BODY_LIMIT ? Promise.reject(new HttpError(bodyTooLarge())) : Promise.resolve(this.bytes)
+    return this.bytes.length > BODY_LIMIT ? Promise.reject(refuse(413, BODY_TOO_LARGE)) : Promise.resolve(this.bytes)
   }
 
   onClose(listener: () => void): () => void {

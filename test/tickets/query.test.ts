@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { emptyQuery, KEYS, needsMe, parseQuery, QUERY_MAX, SEARCH_HELP, TERMS_MAX, withSort, withState, type TicketQuery } from '../../src/tickets/query.ts'
+import { emptyQuery, KEYS, needsMe, parseQuery, QUERY_MAX, SEARCH_HELP, TERMS_MAX, withSort, withState, type TicketQuery } from '../../src/tickets/rules/query.ts'
 
 /** Parses `text` and compares the fields the case names against an otherwise empty query. */
 function assertParses(text: string, fields: Partial<TicketQuery>): void {
   const parsed = parseQuery(text)
-  assert.ok(parsed.ok, `${text}: ${parsed.ok ? '' : parsed.error}`)
+  assert.ok(parsed.ok, `${text}: ${parsed.ok ? '' : parsed.message}`)
   assert.deepEqual(parsed.query, { ...emptyQuery(), ...fields }, text)
 }
 
@@ -13,8 +13,10 @@ function assertRefuses(text: string, error: string | RegExp): void {
   const parsed = parseQuery(text)
   assert.equal(parsed.ok, false, text)
   if (parsed.ok) return
-  if (typeof error === 'string') assert.equal(parsed.error, error)
-  else assert.match(parsed.error, error)
+  assert.equal(parsed.code, 'bad_query', text)
+  assert.equal(parsed.field, 'q', text)
+  if (typeof error === 'string') assert.equal(parsed.message, error)
+  else assert.match(parsed.message, error)
 }
 
 test('the issue example: state, assignee, is:blocked and words', () => {

@@ -1,52 +1,27 @@
 /**
  * Tickets: the two lists, creation on both paths and the single ticket (docs/tickets-api.md,
- * 4.1 and 4.2). Numbers are per project, taken from the project's counter by one
- * `UPDATE ... RETURNING` under the project row's lock, so parallel creates never collide; a
- * repeated non-empty `source` answers the ticket that has it (`existed: true`).
+ * 4.1 and 4.2). A creation is read here and made by the domain (src/tickets/domain/tickets.ts).
  */
 import { etagOf, matches, notModified } from '../../http/conditional.ts'
 import { json, jsonStream, type Headers, type Response } from '../../http/response.ts'
 import type { Handler } from '../../http/handler.ts'
 import type { Request } from '../../http/request.ts'
-import type { Actor } from '../actor.ts'
-import type { Caller } from '../auth.ts'
-import { refuseText, type Body } from '../body.ts'
+import { cursors, parseLimit } from '../../http/paging.ts'
+import type { Actor } from '../rules/actor.ts'
+import type { Caller } from '../credentials.ts'
+import { refuseText, type Body } from '../rules/body.ts'
 import type { Context } from '../context.ts'
-import { answerRefusal, refuse, type Refusal } from '../refusal.ts'
-import { listMarkdown, listMarkdownStream, markdown, ticketMarkdown, VARY, wantsMarkdown } from '../pages/markdown.ts'
+import { answerRefusal, refuse } from '../../http/refusal.ts'
+import { listMarkdown, listMarkdownStream, markdown, ticketMarkdown, VARY, wantsMarkdown } from '../representations/markdown.ts'
 import type { Project } from '../store/projects.ts'
-import { refuseRole } from '../roles.ts'
-import { parseStateFilter } from '../states.ts'
-import { BAD_AFTER, BAD_LIMIT, NO_SUCH_PROJECT, NO_SUCH_TICKET, fieldRequired, fieldTooLong } from '../messages.ts'
-import { ticketAnswer, ticketAnswers, type TicketAnswer } from './answers.ts'
-import type { TicketTx } from '../store/ticket-store.ts'
-import type { TicketEvent } from '../ticket-event.ts'
+import { parseStateFilter } from '../rules/states.ts'
+import { BAD_AFTER, BAD_LIMIT, NO_SUCH_PROJECT, NO_SUCH_TICKET, fieldRequired } from '../rules/messages.ts'
+import { ticketAnswer, ticketAnswers, ticketReadBody } from '../representations/json.ts'
 import type { Ticket } from '../store/ticket-row.ts'
 import type { ListPosition } from '../store/tickets.ts'
-import { ME_NEEDS_SIGN_IN, needsMe, parseQuery } from '../query.ts'
+import { ME_NEEDS_SIGN_IN, needsMe, parseQuery } from '../rules/query.ts'
 import { acceptWrite } from './accept-write.ts'
-
-export const SUBJECT_MAX = 500
-export const SUMMARY_MAX = 100_000
-export const SOURCE_MAX = 500
-
-type Created = { ok: true; ticket: Ticket; existed: boolean } | Refusal
-
-interface NewTicket {
-  subject: string
-  summary: string
-  source: string
-  /** A user reference among the project's members; empty for nobody. */
-  assignee: string
-}
-
-/** Refuses a subject, summary or source over its length limit. */
-export function lengthRefusal(input: { subject?: string; summary?: string; source?: string }): Refusal | null {
-  if (input.subject !== undefined && input.subject.length > SUBJECT_MAX) return refuse(400, fieldTooLong('subject', SUBJECT_MAX), 'subject')
-  if (input.summary !== undefined && input.summary.length > SUMMARY_MAX) return refuse(400, fieldTooLong('summary', SUMMARY_MAX), 'summary')
-  if (input.source !== undefined && input.source.length > SOURCE_MAX) return refuse(400, fieldTooLong('source', SOURCE_MAX), 'source')
-  return null
-}
+import { createTicket, isBlank } from '../domain/tickets.ts'
 
 export interface TicketHandlers {
   list: Handler
@@ -63,40 +38,6 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
   const { store, publicUrl } = ctx
   const answer = (t: Ticket) => ticketAnswer(publicUrl, t)
 
-  /** Creates a ticket in `project` by `actor` (or finds the one with the same `source`); emits `ticketCreated` when new. */
-  async function createTicket(tx: TicketTx, actor: Actor, project: Project, input: NewTicket): Promise<Created> {
-    const projectId = project.id
-    const fields = { projectId, subject: input.subject, summary: input.summary, source: input.source }
-    if (input.source === '' && input.assignee === '' && lengthRefusal(input) === null) {
-      // The common create in one statement, written only when the actor is a member. When
-      // nothing was written, the checks below answer why, in their order.
-      const ticket = await tx.tickets.insert(actor, { ...fields, assigneeId: null }, actor.user.id)
-      if (ticket) return created(tx, ticket)
-    }
-    // The lock makes the source check and the number one step for this project.
-    const refused = refuseRole(await tx.projects.lockedRole(projectId, actor.user.id), 'use', 'project')
-    if (refused) return refused
-    if (input.source !== '') {
-      const existing = await tx.tickets.bySource(projectId, input.source)
-      if (existing) return { ok: true, ticket: existing, existed: true }
-    }
-    const tooLong = lengthRefusal(input)
-    if (tooLong) return tooLong
-    let assigneeId: string | null = null
-    if (input.assignee !== '') {
-      const found = await tx.users.resolve(input.assignee, 'assignee', projectId)
-      if (!found.ok) return found
-      assigneeId = found.user.id
-    }
-    return created(tx, (await tx.tickets.insert(actor, { ...fields, assigneeId }))!)
-  }
-
-  /** A new ticket's answer, its `ticketCreated` emitted. */
-  async function created(tx: TicketTx, ticket: Ticket): Promise<Created> {
-    await tx.emit(ticket.project, 'ticketCreated', [answer(ticket)])
-    return { ok: true, ticket, existed: false }
-  }
-
   /**
    * A list (docs/tickets-api.md, 4.1): its 400s, then the cheap 304, then the project's 404, then
    * the whole list streamed in batches or one page of it. `project` is the reference the request
@@ -107,12 +48,12 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
     if (!filter.ok) return answerRefusal(filter, VARY)
     // `?q=`: the search language of the pages (docs/tickets-app.md, "Searching").
     const parsed = parseQuery(req.query.get('q') ?? '')
-    if (!parsed.ok) return answerRefusal(refuse(400, parsed.error, 'q'), VARY)
+    if (!parsed.ok) return answerRefusal(parsed, VARY)
     const limitText = req.query.get('limit')
-    const limit = limitText === null ? undefined : parseLimit(limitText)
+    const limit = limitText === null ? undefined : parseLimit(limitText, MAX_LIMIT)
     if (limit === null) return answerRefusal(refuse(400, BAD_LIMIT, 'limit'), VARY)
     const afterText = req.query.get('after')
-    const after = afterText === null ? undefined : parseCursor(afterText)
+    const after = afterText === null ? undefined : pageCursors.read(afterText)
     if (after === null) return answerRefusal(refuse(400, BAD_AFTER, 'after'), VARY)
     let me: string | null = null
     if (needsMe(parsed.query)) {
@@ -163,7 +104,7 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
       params.delete('limit')
       params.delete('after')
       params.set('limit', String(limit))
-      params.set('after', cursorOf(store.tickets.positionOf(query.sort, rows[limit - 1]!)))
+      params.set('after', pageCursors.write(store.tickets.positionOf(query.sort, rows[limit - 1]!)))
       next = `${publicUrl}${req.path}?${params}`
     }
     const link: Headers = next === null ? {} : { link: `<${next}>; rel="next"` }
@@ -176,7 +117,7 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
     if (!acting.ok) return answerRefusal(acting)
     const actor: Actor = { user: acting.user, app: acting.app, now: ctx.clock() }
     const input = { subject: body.subject!.trim(), summary: body.summary ?? '', source: body.source ?? '', assignee: body.assignee ?? '' }
-    const result = await store.transact((tx) => createTicket(tx, actor, project, input))
+    const result = await store.transact((tx) => createTicket(tx, publicUrl, actor, project, input))
     if (!result.ok) return answerRefusal(result)
     return json(result.existed ? 200 : 201, { ticket: answer(result.ticket), existed: result.existed })
   }
@@ -225,56 +166,25 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
   }
 }
 
-/**
- * True for a required text of white space only: refused as the body check refuses an empty one
- * (docs/tickets-api.md, "Conventions"), so a ticket never has a blank subject nor a blank comment.
- */
-export function isBlank(text: string | undefined): boolean {
-  return text !== undefined && text.trim() === ''
-}
-
-/** The JSON answer of a single ticket (docs/tickets-api.md, 4.2): the ticket and its history. */
-export function ticketReadBody(publicUrl: string, ticket: Ticket, events: readonly TicketEvent[]): { ticket: TicketAnswer; events: readonly TicketEvent[] } {
-  return { ticket: ticketAnswer(publicUrl, ticket), events }
-}
-
-/**
- * The ticket's `ETag`: the tag of its JSON answer, the one the dispatcher gives that answer
- * (src/http/conditional.ts), so a client sends back in `If-Match` what it read. The page's edit form
- * carries the same tag.
- */
-export function ticketEtag(publicUrl: string, ticket: Ticket, events: readonly TicketEvent[]): string {
-  return etagOf(JSON.stringify(ticketReadBody(publicUrl, ticket, events)))
-}
-
 /** The largest page of the lists (docs/tickets-api.md, "Pages: `limit` and `after`"). */
 export const MAX_LIMIT = 1000
 
 /** Tickets read per statement while a whole list is streamed. */
 const STREAM_BATCH = 500
 
-/** A `limit`: a whole number from 1 to {@link MAX_LIMIT}, or null. */
-function parseLimit(text: string): number | null {
-  const limit = /^[0-9]{1,4}$/.test(text) ? Number(text) : NaN
-  return limit >= 1 && limit <= MAX_LIMIT ? limit : null
-}
-
 /**
- * The cursor of a page that ends at `p`. Opaque to clients (the interface promises nothing about
- * its form), so it may change; today the position's sort key, number and id in base64url.
+ * The cursor of a page that ends at a position; today the position's sort key, number and id.
  */
-function cursorOf(p: ListPosition): string {
-  return Buffer.from(`${p.key}.${p.number}.${p.id}`).toString('base64url')
-}
-
-/** The position a cursor of {@link cursorOf} stands for, or null for anything it did not make. */
-function parseCursor(text: string): ListPosition | null {
-  if (!/^[A-Za-z0-9_-]{1,100}$/.test(text)) return null
-  const match = /^([0-9]{1,16})\.([0-9]{1,9})\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/.exec(Buffer.from(text, 'base64url').toString('latin1'))
-  if (match === null) return null
-  const p = { key: Number(match[1]), number: Number(match[2]), id: match[3]! }
-  return Number.isSafeInteger(p.key) && cursorOf(p) === text ? p : null
-}
+const pageCursors = cursors<ListPosition>(
+  (p) => `${p.key}.${p.number}.${p.id}`,
+  (text) => {
+    const match = /^([0-9]{1,16})\.([0-9]{1,9})\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/.exec(text)
+    if (match === null) return null
+    const p = { key: Number(match[1]), number: Number(match[2]), id: match[3]! }
+    return Number.isSafeInteger(p.key) ? p : null
+  },
+  100,
+)
 
 /** `batches` with `f` applied to each item. */
 async function* mapBatches<T, U>(batches: AsyncIterable<readonly T[]>, f: (item: T) => U): AsyncGenerator<U[]> {

@@ -8,18 +8,19 @@
  */
 import { fileURLToPath } from 'node:url'
 import { bundleAssets, type Assets } from '../../http/assets.ts'
-import { answerRefused, refuseCrossSite, refuseTag } from '../../http/guards.ts'
+import { refuseCrossSite, refuseTag } from '../../http/guards.ts'
+import { answerRefusal, refuse } from '../../http/refusal.ts'
 import { htmlResponse, type Html } from '../../http/html.ts'
 import type { Handler } from '../../http/handler.ts'
 import type { Request } from '../../http/request.ts'
-import { json, jsonError, redirect, type Response } from '../../http/response.ts'
+import { json, redirect, type Response } from '../../http/response.ts'
 import { loginButtonUrl } from '../../auth/idp.ts'
 import { PAGE_HEADERS } from '../../http/page-headers.ts'
 import type { Context } from '../context.ts'
-import type { EventName } from '../events.ts'
+import type { EventName } from '../live/events.ts'
 import { adminBody } from './admin-page.ts'
 import { DELIVERIES_SHOWN, webhooksSection } from './webhooks-section.ts'
-import { WEBHOOKS_MAX } from '../webhook-events.ts'
+import { WEBHOOKS_MAX } from '../rules/webhook-events.ts'
 import { framePage, searchHelp, ticketList, type LiveTarget, type PageAssets } from './frame.ts'
 import { homeBody } from './home-page.ts'
 import { inboxBody, signInBody } from './inbox-page.ts'
@@ -27,12 +28,15 @@ import { createPageData, listRequest, projectList, type PageData, type Viewer } 
 import { projectBody } from './project-page.ts'
 import { settingsBody } from './settings-page.ts'
 import { ticketBody } from './ticket-page.ts'
-import { ticketEtag } from '../api/tickets.ts'
-import { emptyQuery, ME_NEEDS_SIGN_IN, needsMe, parseQuery, type TicketQuery } from '../query.ts'
-import { parseNumber } from '../ids.ts'
-import { parseStateFilter, STATES } from '../states.ts'
-import { noProjectHere, noTicketHere, NOT_FOUND, GET_OR_HEAD_ONLY, POST_ONLY } from '../messages.ts'
+import { ticketEtag } from '../representations/json.ts'
+import { emptyQuery, ME_NEEDS_SIGN_IN, needsMe, parseQuery, type TicketQuery } from '../rules/query.ts'
+import { parseNumber } from '../rules/ids.ts'
+import { parseStateFilter, STATES } from '../rules/states.ts'
+import { NOT_FOUND, GET_OR_HEAD_ONLY, POST_ONLY } from '../rules/messages.ts'
+import { noProjectHere, noTicketHere } from '../text/page-words.ts'
 import { html } from '../../http/html.ts'
+import { mayAct } from '../rules/roles.ts'
+import { ADMIN } from '../domain/projects.ts'
 
 const APP_DIR = fileURLToPath(new URL('../app/', import.meta.url))
 
@@ -74,8 +78,8 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
 
   /** The short pages take every method so a mistyped API path is not answered as a page. */
   function guard(req: Request): Response | null {
-    if (req.path === '/api' || req.path.startsWith('/api/')) return jsonError(404, NOT_FOUND)
-    if (req.method !== 'GET' && req.method !== 'HEAD') return jsonError(405, GET_OR_HEAD_ONLY, { allow: 'GET, HEAD' })
+    if (req.path === '/api' || req.path.startsWith('/api/')) return answerRefusal(refuse(404, NOT_FOUND))
+    if (req.method !== 'GET' && req.method !== 'HEAD') return answerRefusal(refuse(405, GET_OR_HEAD_ONLY), { allow: 'GET, HEAD' })
     return null
   }
 
@@ -99,8 +103,8 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
   function search(req: Request, viewer: { id: string } | null): { q: string; query: TicketQuery; error: string | null } {
     const q = (req.query.get('q') ?? '').trim()
     const parsed = parseQuery(q)
-    if (!parsed.ok) return { q, query: emptyQuery(), error: parsed.error }
-    if (needsMe(parsed.query) && viewer === null) return { q, query: emptyQuery(), error: ME_NEEDS_SIGN_IN }
+    if (!parsed.ok) return { q, query: emptyQuery(), error: parsed.message }
+    if (needsMe(parsed.query) && viewer === null) return { q, query: emptyQuery(), error: ME_NEEDS_SIGN_IN.message }
     return { q, query: parsed.query, error: null }
   }
 
@@ -128,7 +132,7 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
     const { project: p, role, members } = project
     if (p.slug !== slug) return redirect(301, `/${p.slug}/settings`)
     if (!viewer) return page(req, 200, { title: 'Project settings', viewer, switcher, body: signInBody('Project settings', loginUrl(req), `Sign in to manage ${p.title}.`), project: p })
-    if (role !== 'admin') return message(req, 403, 'Project settings', `Only admins of ${p.title} can change its settings.`)
+    if (!mayAct(role, ADMIN)) return message(req, 403, 'Project settings', `Only admins of ${p.title} can change its settings.`)
     const [connections, hooks] = await Promise.all([data.connections(p.id), data.webhooks(p.id, DELIVERIES_SHOWN)])
     const now = ctx.clock()
     const webhooks = webhooksSection({ slug: p.slug, webhooks: hooks, now, max: WEBHOOKS_MAX })
@@ -167,7 +171,7 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
       }
       const { q, query, error } = asked
       const list = projectList(project.list!, states, counts)
-      const queryError = error ?? (filter.ok ? null : filter.error)
+      const queryError = error ?? (filter.ok ? null : filter.message)
       const joined = viewer !== null && role !== null && (await takeWelcome(req, p.slug))
       const body = projectBody({ project: p, viewer, role, joined, list, q, queryError, state: tab, sort: query.sort, page: pageNumber(req), members, loginUrl: loginUrl(req), now: ctx.clock() })
       return page(req, queryError ? 400 : 200, { title: p.title, viewer, switcher, body, project: p, q, live: { project: p.slug, ticket: null, cursor } })
@@ -235,13 +239,13 @@ ${searchHelp(null)}`}`
 
     /** `POST /logout`: signs the session out; a cookie write like any other (same site, `x-tag`). */
     async logout(req) {
-      if (req.method !== 'POST') return jsonError(405, POST_ONLY, { allow: 'POST' })
+      if (req.method !== 'POST') return answerRefusal(refuse(405, POST_ONLY), { allow: 'POST' })
       const refusedSite = refuseCrossSite(req, ctx.sessions.cookieName, ctx.origin)
-      if (refusedSite) return answerRefused(refusedSite)
+      if (refusedSite) return answerRefusal(refusedSite)
       const session = await ctx.sessions.load(req)
       if (session?.userId) {
         const refusedTag = refuseTag(req, session.data.tag)
-        if (refusedTag) return answerRefused(refusedTag)
+        if (refusedTag) return answerRefusal(refusedTag)
       }
       // The row goes: the cookie names nothing from now on, in every process.
       if (session) await ctx.sessions.remove(session)

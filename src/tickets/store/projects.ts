@@ -3,11 +3,11 @@
  * and the {@link Project} and {@link Member} the API shows. A project answers to its id, its slug
  * and every old slug alike (`project_names`).
  *
- * Answers carry no URL: the API adds the page address where it answers (`api/answers.ts`).
+ * Answers carry no URL: the API adds the page address where it answers (`representations/json.ts`).
  */
 import type { Query } from '../../db/client.ts'
-import { isLookupText } from '../ids.ts'
-import type { Role } from '../roles.ts'
+import { isLookupText } from '../rules/ids.ts'
+import type { Role } from '../rules/roles.ts'
 import type { User } from './users.ts'
 
 /** A project as the API shows it (without its page address). */
@@ -173,7 +173,7 @@ export function membershipsOf(q: Query, userId: string): Promise<{ slug: string;
  * `for no key update`, the one `update projects set next_number` takes: the foreign-key checks
  * of other writes in the project (their events, their counts) do not wait for it.
  */
-async function lockedRole(q: Query, projectId: string, userId: string): Promise<Role | null> {
+export async function lockedRole(q: Query, projectId: string, userId: string): Promise<Role | null> {
   const [row] = await q<{ role: Role | null }[]>`
     select m.role from projects p left join members m on m.project_id = p.id and m.user_id = ${userId}
     where p.id = ${projectId}

@@ -6,8 +6,8 @@
 import type { Query } from '../../db/client.ts'
 import type { Identity } from '../../auth/idp.ts'
 import { recordId } from '../../base/random.ts'
-import { refuse, type Refusal } from '../refusal.ts'
-import { ambiguousUser, noSuchMember, noSuchUser } from '../messages.ts'
+import { refuse, type Refusal } from '../../http/refusal.ts'
+import { ambiguousUser, noSuchMember, noSuchUser } from '../rules/messages.ts'
 
 export interface User {
   id: string
@@ -32,6 +32,12 @@ export async function storeUser(q: Query, identity: Identity, now: number): Prom
 /** The user of an id, or null. */
 async function userById(q: Query, id: string): Promise<User | null> {
   const [row] = await q<User[]>`select id, name from users where id = ${id}`
+  return row ? { id: row.id, name: row.name } : null
+}
+
+/** The user the identity provider knows as `idpId`, or null (they never signed in here). */
+async function userByIdentity(q: Query, idpId: string): Promise<User | null> {
+  const [row] = await q<User[]>`select id, name from users where idp_id = ${idpId}`
   return row ? { id: row.id, name: row.name } : null
 }
 
@@ -78,6 +84,7 @@ export function userTable(q: Query, clock: () => number) {
     /** Stores the identity's user, created on first login. */
     store: (identity: Identity) => storeUser(q, identity, clock()),
     byId: (id: string) => userById(q, id),
+    byIdentity: (idpId: string) => userByIdentity(q, idpId),
     memberById: (projectId: string, id: string) => memberById(q, projectId, id),
     /** Resolves a user reference (among a project's members with `projectId`); refusals name `field`. */
     resolve: (ref: string, field: string, projectId?: string) => resolveUser(q, ref, field, projectId),
