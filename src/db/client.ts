@@ -32,6 +32,8 @@ export interface ConnectOptions {
    * deadline with `null` (for statements that may rightly run long, such as a migration).
    */
   answerTimeout?: number | null
+  /** Seconds a connection attempt may take; 3 unless told (see below). */
+  connectTimeout?: number
 }
 
 /** How long queries wait for a first byte of answer before their connection is taken for dead. */
@@ -47,7 +49,7 @@ function clientOptions(options: ConnectOptions): postgres.Options<Types> {
     // During an outage requests should fail fast with a 503 rather than queue: a connection
     // attempt gives up after 3 s, and reconnection waits at most 1 s between tries (the driver's
     // default back-off grows to about 20 s, and requests queued behind it).
-    connect_timeout: 3,
+    connect_timeout: options.connectTimeout ?? 3,
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
     // Connections a failover, a NAT or a proxy dropped without a word must not reach a request:
     // an unused one is closed after IDLE_TIMEOUT_S; TCP keep-alive probes an idle socket every

@@ -25,11 +25,13 @@ export async function testDatabase(options: { max?: number } = {}): Promise<Test
   await admin.unsafe(`create schema ${schema}`)
   const clients: Sql[] = []
   // On the embedded database, as the application itself connects to it (src/db/client.ts): no
-  // answer deadline. Its one session runs one statement at a time for every connection, so on a
-  // busy machine a long one may keep the others waiting past it; the socket cannot go silent.
+  // answer deadline, and a connection attempt may wait. Its one session runs one statement at a
+  // time for every connection (a new connection's start-up included), so on a busy machine a
+  // long one (a vacuum) may keep the others waiting past the deadlines; the socket cannot go
+  // silent.
   const embedded = process.env.TEST_DATABASE_KIND === 'embedded'
   const open = (max = options.max ?? 5) => {
-    const sql = connect(url, { max, schema, ...(embedded ? { answerTimeout: null } : {}) })
+    const sql = connect(url, { max, schema, ...(embedded ? { answerTimeout: null, connectTimeout: 60 } : {}) })
     clients.push(sql)
     return sql
   }
