@@ -13,6 +13,9 @@
  *   processes of their own, cut connections or wait out timeouts);
  * - unit: every other file (no browser, no second process, no fault).
  *
+ * A file with a line `// Test alone` among its first lines runs while no other file runs (it
+ * needs the database server to itself: a vacuum that must reclaim rows, say).
+ *
  * A file that runs longer than `TEST_FILE_LIMIT` seconds (default 600) is killed and fails
  * with its name and what it printed, so a hang costs minutes, not the whole CI run.
  * `TEST_JOBS` sets how many files run at a time (default 2).
@@ -38,6 +41,11 @@ if (!flags.some((f) => f.startsWith('--test-reporter'))) flags.push('--test-repo
 const jobs = Math.max(1, Number(process.env.TEST_JOBS ?? 2))
 const limitMs = Number(process.env.TEST_FILE_LIMIT ?? 600) * 1000
 
+/** Whether a test file needs the database server to itself (see above). */
+async function runsAlone(file: string): Promise<boolean> {
+  return (await readFile(file, 'utf8')).split('\n', 30).some((line) => /^\/\/ Test alone\b/.test(line))
+}
+
 /** The tier a test file is in: by its name, or by the line it declares (see above). */
 async function tierOf(file: string): Promise<Tier> {
   if (file.endsWith('-browser.test.ts')) return 'browser'
@@ -50,11 +58,14 @@ if (files.length === 0) {
   files.push(...all.filter((f) => f.endsWith('.test.ts')).sort().map((f) => `test/${f}`))
 }
 const tiers = new Map(await Promise.all(files.map(async (f) => [f, await tierOf(f)] as const)))
+const alone = new Set((await Promise.all(files.map(async (f) => ((await runsAlone(f)) ? f : null)))).filter((f) => f !== null))
 // The slow tiers first, so that the many short files fill the gaps at the end.
 const order: Tier[] = ['faults', 'browser', 'unit']
 const queue = files
   .filter((f) => tierArg === undefined || tiers.get(f) === tierArg)
   .sort((a, b) => order.indexOf(tiers.get(a)!) - order.indexOf(tiers.get(b)!))
+  // Files that run alone first, while the others wait.
+  .sort((a, b) => Number(alone.has(b)) - Number(alone.has(a)))
 
 const env = { ...process.env }
 // Where the first test file that needs an embedded data directory of its own makes one, for the
@@ -143,9 +154,26 @@ process.on('SIGINT', () => {
 
 const started = performance.now()
 const outcomes: Outcome[] = []
+let running = 0
+let exclusive: Promise<unknown> | null = null
 await Promise.all(
   urls.map(async (url) => {
-    for (let file = queue.shift(); file; file = queue.shift()) outcomes.push(await runFile(file, url))
+    for (let file = queue.shift(); file; file = queue.shift()) {
+      while (exclusive) await exclusive
+      if (alone.has(file)) {
+        const run = (async () => {
+          while (running > 0) await new Promise((resolve) => setTimeout(resolve, 100))
+          outcomes.push(await runFile(file, url))
+        })()
+        exclusive = run
+        await run
+        exclusive = null
+        continue
+      }
+      running++
+      outcomes.push(await runFile(file, url))
+      running--
+    }
   }),
 )
 stopAll()
