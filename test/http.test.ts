@@ -2,7 +2,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { request as rawRequest } from 'node:http'
 import { connect as netConnect } from 'node:net'
-import { serve, type Served } from '../src/http/server.ts'
+import { serve } from '../src/http/server.ts'
 import { BODY_LIMIT, makeRequest } from '../src/http/request.ts'
 import { json, jsonStream } from '../src/http/response.ts'
 import type { HttpRoute } from '../src/http/handler.ts'
@@ -133,7 +133,7 @@ test('a malformed request line answers 400 and the connection closes', async (t)
   const answer = await new Promise<string>((resolve) => {
     const socket = netConnect(served.port, '127.0.0.1', () => socket.write('NOT A REQUEST\r\n\r\n'))
     let data = ''
-    socket.on('data', (c) => (data += c))
+    socket.on('data', (c: Buffer) => (data += c.toString()))
     socket.on('close', () => resolve(data))
   })
   assert.match(answer, /^HTTP\/1\.1 400 Bad Request/)
@@ -145,7 +145,7 @@ test('a client that does not finish its headers in time is answered 408 and cut 
   const answer = await new Promise<string>((resolve) => {
     const socket = netConnect(served.port, '127.0.0.1', () => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n'))
     let data = ''
-    socket.on('data', (c) => (data += c))
+    socket.on('data', (c: Buffer) => (data += c.toString()))
     socket.on('close', () => resolve(data))
   })
   assert.match(answer, /^HTTP\/1\.1 408 Request Timeout/)
@@ -181,7 +181,7 @@ function writeBodyAndRead(port: number, head: string, length: number): Promise<{
     let answer = ''
     let written = 0
     let done = false
-    socket.on('data', (c) => (answer += c))
+    socket.on('data', (c: Buffer) => (answer += c.toString()))
     socket.on('error', () => {})
     socket.on('close', () => ((done = true), resolve({ answer, written })))
     socket.write(head)
@@ -240,9 +240,12 @@ function rawExchange(port: number, bytes: string, until: RegExp): Promise<string
   return new Promise((resolve) => {
     const socket = netConnect(port, '127.0.0.1', () => socket.write(bytes))
     let data = ''
-    socket.on('data', (c) => {
-      data += c
-      if (until.test(data)) (socket.destroy(), resolve(data))
+    socket.on('data', (c: Buffer) => {
+      data += c.toString()
+      if (until.test(data)) {
+        socket.destroy()
+        resolve(data)
+      }
     })
     socket.on('close', () => resolve(data))
   })

@@ -240,7 +240,7 @@ export function createConnectHandlers(ctx: Context, files: () => Promise<{ style
       const result = await store.transact(async (tx): Promise<{ ok: true; removed: Connection; connections: Connection[] } | Refusal> => {
         const refused = await refuseUnlessAdmin(tx, project.id, w.caller.user.id)
         if (refused) return refused
-        const [removed] = await tx.connections.of(project.id, w.body.id!)
+        const [removed] = await tx.connections.of(project.id, w.body.id)
         if (!removed) return refuse(400, NO_SUCH_CONNECTION, 'id')
         await tx.connections.delete(removed.id)
         await tx.emit(project.id, 'connectionsChanged', [project.slug])

@@ -191,7 +191,6 @@ async function* mapBatches<T, U>(batches: AsyncIterable<readonly T[]>, f: (item:
   for await (const batch of batches) yield batch.map(f)
 }
 
-/** `response` with the list's `etag` (and a `link`), so the core does not hash it again. */
 /** The headers of a list answered to its reader (`assignee:me`): it varies with the credential too. */
 const READER_VARY: Headers = { vary: 'Accept, Authorization, Cookie', 'cache-control': 'private, no-cache' }
 

@@ -249,7 +249,7 @@ document.addEventListener('click', (event) => {
     if (form && chooseVersion(form, target.dataset.resolve)) void refresh()
   } else if (target.dataset.previewFor !== undefined) togglePreview(target)
   else if (target.dataset.copy !== undefined) void copy(target)
-  else (target.closest('dialog') as HTMLDialogElement | null)?.close()
+  else target.closest('dialog')?.close()
 })
 
 function togglePreview(button: HTMLElement): void {

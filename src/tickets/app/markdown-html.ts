@@ -103,7 +103,7 @@ export function markdownInline(text: string): string {
 // Text without any character inline Markdown acts on renders as itself, escaped: most subjects,
 // so a list of 50 skips the parser, the larger part of a row's cost.
 // A colon is plain text here: this renderer links nothing, so `Ticket 12: crash` needs no parse.
-const INLINE_SYNTAX = /[*_`\[\]\\~!<&]|^\s|\s$|\s{2}/
+const INLINE_SYNTAX = /[*_`[\]\\~!<&]|^\s|\s$|\s{2}/
 
 /** A subject inside a link (a list row, a heading): inline marks without links of its own. */
 export function markdownSubject(text: string): string {

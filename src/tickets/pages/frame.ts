@@ -180,8 +180,9 @@ export function sentenceOf(text: string): string {
 /** The error line of a whole form. */
 export const formError = html`<p class="form-error" data-error role="alert" hidden></p>`
 
-/** A text box for Markdown with a Preview toggle. */
-/** `notBlank`: the message the page shows at the field, without sending, when it holds only white space. */
+/**
+ * A text box for Markdown with a Preview toggle. `notBlank`: the message the page shows at the field, without sending, when it holds only white space.
+ */
 export function markdownField(input: { id: string; name: string; label: string; value?: string; placeholder?: string; required?: boolean; rows?: number; notBlank?: string; max?: number; what?: string }): Html {
   return html`<div class="field compose">
 <div class="tabbar"><label for="${input.id}">${input.label}</label><button type="button" class="quiet" data-preview-for="${input.id}" aria-pressed="false" aria-controls="${input.id}-preview">Preview</button></div>

@@ -13,7 +13,7 @@ import { DEFAULT_FILTER, type State } from '../rules/states.ts'
 import type { Connection } from '../store/connections.ts'
 import type { Delivery, Webhook } from '../store/webhooks.ts'
 import type { TicketEvent } from '../rules/ticket-event.ts'
-import type { Member, Project, ProjectSummary } from '../store/projects.ts'
+import type { Member, ProjectSummary } from '../store/projects.ts'
 import type { ListRequest, ListRow, PageContext, Relation } from '../store/page-reads.ts'
 import type { TicketStore } from '../store/ticket-store.ts'
 

@@ -111,7 +111,7 @@ ${summary ? html`<pre class="diff" aria-label="Summary changes">${lineParts(summ
 /** `web#12` as a link to its page. */
 function refLinkHtml(ref: string): Html {
   const m = /^([a-z0-9-]+)#(\d+)$/.exec(ref)
-  return m ? html`<a href="/${m[1]!}/${m[2]!}">${ref}</a>` : html`${ref}`
+  return m ? html`<a href="/${m[1]}/${m[2]}">${ref}</a>` : html`${ref}`
 }
 
 function commentBox(input: TicketPageInput, api: string): Html {

@@ -159,7 +159,7 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
       const tab = filter.ok && ['', 'all', ...STATES].includes(stateParam) ? stateParam : ''
       // The list is read in the context's statement; its search needs to know who is signed in.
       let asked!: ReturnType<typeof search>
-      const { viewer, cursor, switcher, project } = await data.context(req, req.params.slug!, (signedIn) => {
+      const { viewer, cursor, switcher, project } = await data.context(req, req.params.slug, (signedIn) => {
         asked = search(req, signedIn)
         return listRequest(asked.query, states, signedIn?.id ?? null, pageNumber(req))
       })
@@ -184,7 +184,7 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
       // The context, the ticket and its related tickets in one statement; the cursor it carries
       // is as old as the ticket shown.
       const number = parseNumber(req.params.number!)
-      const { viewer, cursor, switcher, project } = await data.context(req, req.params.slug!, null, number)
+      const { viewer, cursor, switcher, project } = await data.context(req, req.params.slug, null, number)
       const read = project?.ticket
       if (!project || !read) return message(req, 404, 'Not found', project ? noTicketHere(project.project.slug, req.params.number!) : noProjectHere(req.params.slug!))
       const t = read.ticket

@@ -119,7 +119,7 @@ export function createTicketStore(deps: TicketStoreDeps): TicketStore {
             (q) => (emitted.length > 0 ? emitAll(q, emitted) : null),
           )
           if (emitted.length > 0) wake?.ping()
-          return result as T
+          return result
         } catch (err) {
           if (err instanceof Refusal) return err as T
           // PostgreSQL chose this transaction to break a deadlock (or a serialization conflict):
