@@ -99,6 +99,15 @@ interface Outcome {
   ok: boolean
   ms: number
   why?: string
+  /** The tests the file's reporter counted as passed and failed. */
+  passed: number
+  failed: number
+}
+
+/** A count from the closing lines of node's test reporters (spec's `ℹ pass 3`, TAP's `# pass 3`). */
+function counted(output: string, word: 'pass' | 'fail'): number {
+  const match = new RegExp(`^(?:ℹ|#) ${word} (\\d+)$`, 'm').exec(output)
+  return match ? Number(match[1]) : 0
 }
 
 /** Runs one test file in a process of its own; kills it after the limit. */
@@ -127,8 +136,9 @@ function runFile(file: string, url: string): Promise<Outcome> {
       const ms = performance.now() - started
       const why = timedOut ? `still running after ${limitMs / 1000} s: killed` : code !== 0 ? `exit ${code ?? signal}` : undefined
       process.stdout.write(`\n# ${file} (${tiers.get(file)}, ${(ms / 1000).toFixed(1)} s)${why ? `: FAILED, ${why}` : ''}\n`)
-      process.stdout.write(Buffer.concat(output))
-      resolve({ file, ok: why === undefined, ms, why })
+      const text = Buffer.concat(output).toString()
+      process.stdout.write(text)
+      resolve({ file, ok: why === undefined, ms, why, passed: counted(text, 'pass'), failed: counted(text, 'fail') })
     })
   })
 }
@@ -184,4 +194,9 @@ const slowest = [...outcomes].sort((a, b) => b.ms - a.ms).slice(0, 10)
 console.log(`\n# ${outcomes.length} files in ${((performance.now() - started) / 1000).toFixed(0)} s, ${jobs} at a time; slowest:`)
 for (const o of slowest) console.log(`#   ${(o.ms / 1000).toFixed(1).padStart(6)} s  ${o.file}`)
 if (failed.length) console.log(`# FAILED:\n${failed.map((o) => `#   ${o.file}: ${o.why}`).join('\n')}`)
+// The plain closing line CI reads: every test of every file, and a file that failed without a
+// failing test (a crash, a hang) counts as one failure.
+const passed = outcomes.reduce((sum, o) => sum + o.passed, 0)
+const failures = outcomes.reduce((sum, o) => sum + (o.ok ? o.failed : Math.max(o.failed, 1)), 0)
+console.log(`tests: ${passed} passed, ${failures} failed`)
 process.exit(failed.length ? 1 : 0)
