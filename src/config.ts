@@ -71,6 +71,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: trustProxy(env.TRUST_PROXY),
     oidc: oidc(env, authUrl),
     webhookAllowPrivate: allowPrivate(env.WEBHOOK_ALLOW_PRIVATE),
+    uploadMaxMb: megabytes(env, 'UPLOAD_MAX_MB', 25),
+    projectFilesMaxMb: megabytes(env, 'PROJECT_FILES_MAX_MB', 2000),
   }
 }
 
@@ -190,4 +192,13 @@ function allowPrivate(raw: string | undefined): boolean {
   if (!raw || raw === '0') return false
   if (raw === '1') return true
   throw new Error(`WEBHOOK_ALLOW_PRIVATE must be 1 (webhooks may target private addresses) or 0, not '${raw}'`)
+}
+
+/** A size in MB: a whole number from 1 to 1,000,000. */
+function megabytes(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name]
+  if (!raw) return fallback
+  const n = Number(raw)
+  if (!/^[0-9]{1,7}$/.test(raw.trim()) || n < 1 || n > 1_000_000) throw new Error(`${name} must be a whole number of MB from 1 to 1000000, not '${raw}'`)
+  return n
 }

@@ -35,6 +35,15 @@ export interface Request {
   /** The body, read up to {@link BODY_LIMIT} on first call; rejects with a 413 {@link HttpError} past it. */
   body(): Promise<Uint8Array>
   /**
+   * The body piece by piece as it arrives, for bodies too large to hold (uploads): reading waits
+   * for the consumer, so the client is held back rather than memory filled. Fails with
+   * {@link BodyTooLarge} before a byte is read when `Content-Length` says more than `limit`,
+   * and as soon as more than `limit` bytes arrived (a length that lied, a chunked body); with a
+   * 400 {@link HttpError} when the client goes away mid-body. A request's body is read once:
+   * by this or by {@link Request.body}.
+   */
+  bodyStream(limit: number): AsyncIterable<Uint8Array>
+  /**
    * Calls `listener` once when the client goes away or the server shuts down before the answer
    * is sent (at once when that has happened already); answers a function that cancels it.
    * Long-polls stop waiting on it.
@@ -45,12 +54,23 @@ export interface Request {
 /** The answer to a body past {@link BODY_LIMIT}. */
 export const bodyTooLarge = (): Response => jsonError(413, 'body too large', { connection: 'close' })
 
+/** A streamed body past the limit its reader set ({@link Request.bodyStream}); answered as a 413 unless its reader answers it. */
+export class BodyTooLarge extends HttpError {
+  constructor(readonly limit: number) {
+    super(bodyTooLarge())
+  }
+}
+
+/** The answer to a client that went away before its body was whole. */
+export const bodyIncomplete = (): HttpError => new HttpError(jsonError(400, 'request body incomplete'))
+
 /** Where a request's headers, body and close come from: a live socket, or given values. */
 export interface RequestSource {
   readonly headers: IncomingHttpHeaders
   readonly address: string
-  /** Called at most once per request. */
+  /** Called at most once per request, as is `stream`. */
   body(): Promise<Uint8Array>
+  stream(limit: number): AsyncIterable<Uint8Array>
   onClose(listener: () => void): () => void
 }
 
@@ -93,6 +113,10 @@ export class RequestRecord implements Request {
     return (this.#body ??= this.source.body())
   }
 
+  bodyStream(limit: number): AsyncIterable<Uint8Array> {
+    return this.source.stream(limit)
+  }
+
   onClose(listener: () => void): () => void {
     return this.source.onClose(listener)
   }
@@ -122,6 +146,8 @@ export function makeRequest(init: {
   )
 }
 
+const GIVEN_PIECE = 64 * 1024
+
 /** A request's parts given as values, with a signal standing for the client going away. */
 class GivenSource implements RequestSource {
   constructor(
@@ -133,6 +159,18 @@ class GivenSource implements RequestSource {
 
   body(): Promise<Uint8Array> {
     return this.bytes.length > BODY_LIMIT ? Promise.reject(new HttpError(bodyTooLarge())) : Promise.resolve(this.bytes)
+  }
+
+  // In 64 KiB pieces, as a socket would give them; the limit counts the bytes, whatever
+  // `Content-Length` says, as it does on a socket.
+  async *stream(limit: number): AsyncGenerator<Uint8Array> {
+    if (Number(this.headers['content-length']) > limit) throw new BodyTooLarge(limit)
+    const bytes = this.bytes
+    for (let at = 0; at < bytes.length; at += GIVEN_PIECE) {
+      if (Math.min(at + GIVEN_PIECE, bytes.length) > limit) throw new BodyTooLarge(limit)
+      if (this.signal?.aborted) throw bodyIncomplete()
+      yield bytes.subarray(at, at + GIVEN_PIECE)
+    }
   }
 
   onClose(listener: () => void): () => void {

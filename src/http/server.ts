@@ -8,7 +8,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import { Server as NetServer, type AddressInfo, type Socket } from 'node:net'
 import { createHandler, type HandlerOptions, type HttpRoute } from './handler.ts'
 import { requestLine, type Logger } from '../base/log.ts'
-import { BODY_LIMIT, bodyTooLarge, NO_PARAMS, noop, RequestRecord, type RequestSource } from './request.ts'
+import { BODY_LIMIT, bodyIncomplete, bodyTooLarge, BodyTooLarge, NO_PARAMS, noop, RequestRecord, type RequestSource } from './request.ts'
 import { HttpError, isStream, jsonError, type BodyStream, type Response } from './response.ts'
 
 export interface ServeOptions extends HandlerOptions {
@@ -261,6 +261,10 @@ class SocketSource implements RequestSource {
     return readBody(this.raw)
   }
 
+  stream(limit: number): AsyncIterable<Uint8Array> {
+    return streamBody(this.raw, limit)
+  }
+
   onClose(listener: () => void): () => void {
     return this.waiting.add(this.res, listener)
   }
@@ -314,6 +318,44 @@ class CloseWatch {
   cancel(): void {
     this.#done = true
     this.open.delete(this)
+  }
+}
+
+/**
+ * A body read piece by piece (see `Request.bodyStream`). The socket's iterator is taken without
+ * `destroyOnReturn`: a reader that stops early (a 413, a refusal) must leave the connection
+ * whole for its answer; the unread rest is then dropped (`req.resume()`), and `send` closes
+ * the connection when that rest is large.
+ */
+async function* streamBody(req: IncomingMessage, limit: number): AsyncGenerator<Uint8Array> {
+  if (Number(req.headers['content-length']) > limit) {
+    req.resume()
+    throw new BodyTooLarge(limit)
+  }
+  let size = 0
+  let pieces: AsyncIterator<Buffer>
+  try {
+    pieces = req.iterator({ destroyOnReturn: false })[Symbol.asyncIterator]()
+  } catch {
+    throw bodyIncomplete()
+  }
+  try {
+    while (true) {
+      let next: IteratorResult<Buffer>
+      try {
+        next = await pieces.next()
+      } catch {
+        throw bodyIncomplete()
+      }
+      if (next.done) break
+      size += next.value.length
+      if (size > limit) throw new BodyTooLarge(limit)
+      yield next.value
+    }
+    if (!req.complete) throw bodyIncomplete()
+  } finally {
+    await pieces.return?.()
+    if (!req.complete) req.resume()
   }
 }
 

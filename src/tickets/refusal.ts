@@ -6,7 +6,7 @@
 import { json, type Headers, type Response } from '../http/response.ts'
 
 /** The statuses a refusal answers with. */
-export type RefusalStatus = 400 | 401 | 403 | 404 | 412 | 415
+export type RefusalStatus = 400 | 401 | 403 | 404 | 412 | 413 | 415
 
 /** A refused request: its status, the error text and, usually, the field it concerns. */
 export class Refusal {
