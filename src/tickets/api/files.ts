@@ -14,6 +14,7 @@
  * carries `nosniff` and a sandboxing Content-Security-Policy.
  */
 import { createHash } from 'node:crypto'
+import { collectAfterTransfer } from '../../base/collect.ts'
 import { matches, notModified } from '../../http/conditional.ts'
 import type { Handler } from '../../http/handler.ts'
 import { BodyTooLarge } from '../../http/request.ts'
@@ -80,6 +81,44 @@ function disposition(kind: 'inline' | 'attachment', name: string): string {
   return `${kind}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`
 }
 
+/**
+ * Cuts a stream of pieces into chunks of {@link CHUNK_BYTES} and writes them in order, one write
+ * in flight while the next chunk arrives: the body's reading and the database's writing overlap,
+ * and at most two chunks are held. `add` waits when a chunk is full and the last write is still
+ * going; `end` writes the rest and waits for every write. A failed write fails the next call.
+ */
+function chunkWriter(write: (seq: number, data: Uint8Array) => Promise<void>) {
+  let pieces: Uint8Array[] = []
+  let bytes = 0
+  let seq = 0
+  let inFlight: Promise<void> = Promise.resolve()
+  async function send(data: Uint8Array): Promise<void> {
+    await inFlight
+    const n = seq++
+    inFlight = write(n, data).then(() => collectAfterTransfer(data.length))
+    // Seen by the next call's `await inFlight`; not left unhandled meanwhile.
+    inFlight.catch(() => {})
+  }
+  return {
+    async add(piece: Uint8Array): Promise<void> {
+      pieces.push(piece)
+      bytes += piece.length
+      if (bytes < CHUNK_BYTES) return
+      const joined = Buffer.concat(pieces, bytes)
+      let at = 0
+      for (; joined.length - at >= CHUNK_BYTES; at += CHUNK_BYTES) await send(joined.subarray(at, at + CHUNK_BYTES))
+      pieces = at < joined.length ? [joined.subarray(at)] : []
+      bytes = joined.length - at
+    },
+    async end(): Promise<void> {
+      if (bytes > 0) await send(Buffer.concat(pieces, bytes))
+      await inFlight
+    },
+    /** Waits for the write in flight, failed or not (before an upload broken off is dropped). */
+    settled: (): Promise<void> => inFlight.catch(() => {}),
+  }
+}
+
 export function createFileHandlers(ctx: Context, limits: { uploadMaxMb: number; projectFilesMaxMb: number }): FileHandlers {
   const { store, credentials, publicUrl, clock } = ctx
   const uploadMax = limits.uploadMaxMb * MB
@@ -106,29 +145,19 @@ export function createFileHandlers(ctx: Context, limits: { uploadMaxMb: number; 
     if (use + (declared || 0) > projectMax) return projectFull(use)
 
     const contentId = await store.files.begin(project.id, clock())
+    const writer = chunkWriter((seq, data) => store.files.addChunk(contentId, seq, data))
     let kept = false
     try {
       const digest = createHash('sha256')
       let head: Uint8Array | null = null
       let size = 0
-      let seq = 0
-      let pending: Uint8Array[] = []
-      let pendingBytes = 0
       for await (const piece of req.bodyStream(uploadMax)) {
         if (head === null || head.length < SNIFF_BYTES) head = head === null ? piece.slice(0, SNIFF_BYTES) : Buffer.concat([head, piece.subarray(0, SNIFF_BYTES - head.length)])
         digest.update(piece)
         size += piece.length
-        pending.push(piece)
-        pendingBytes += piece.length
-        if (pendingBytes >= CHUNK_BYTES) {
-          const joined = Buffer.concat(pending, pendingBytes)
-          let at = 0
-          for (; joined.length - at >= CHUNK_BYTES; at += CHUNK_BYTES) await store.files.addChunk(contentId, seq++, joined.subarray(at, at + CHUNK_BYTES))
-          pending = at < joined.length ? [joined.subarray(at)] : []
-          pendingBytes = joined.length - at
-        }
+        await writer.add(piece)
       }
-      if (pendingBytes > 0) await store.files.addChunk(contentId, seq++, Buffer.concat(pending, pendingBytes))
+      await writer.end()
       if (size === 0) return answerRefusal(refuse(400, FILE_EMPTY, 'body'))
 
       const image = imageKind(head ?? new Uint8Array(0))
@@ -152,7 +181,10 @@ export function createFileHandlers(ctx: Context, limits: { uploadMaxMb: number; 
       if (err instanceof BodyTooLarge) return tooLarge()
       throw err
     } finally {
-      if (!kept) await store.files.discard(contentId)
+      if (!kept) {
+        await writer.settled()
+        await store.files.discard(contentId)
+      }
     }
   }
 
@@ -182,6 +214,7 @@ export function createFileHandlers(ctx: Context, limits: { uploadMaxMb: number; 
       for await (const chunk of chunks) {
         sent += chunk.length
         yield chunk
+        collectAfterTransfer(chunk.length)
       }
       // Swept while being sent: the connection is cut rather than a short file looking whole.
       if (sent !== file!.size) throw new Error(`file ${id} ended after ${sent} of ${file!.size} bytes (${formatSize(file!.size)})`)
