@@ -11,7 +11,7 @@ import { loadConfig, loadEnvFile } from '../src/config.ts'
 import { openDatabase } from '../src/db/client.ts'
 import { parseJsonBody } from '../src/http/json-validate.ts'
 import { migrate } from '../src/db/migrate.ts'
-import { importTickets } from '../src/tickets/import.ts'
+import { importTickets } from '../src/tickets/importer/import.ts'
 
 const path = process.argv[2]
 if (!path || process.argv.length > 3) {

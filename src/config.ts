@@ -56,7 +56,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ticketsPort,
     idpPort,
     idpUrl: env.IDP_URL ? baseUrl(env, 'IDP_URL') : null,
-    devSignin: devSignin(env.DEV_SIGNIN),
+    devSignin: flag(env, 'DEV_SIGNIN', 'the development provider'),
     notesUrl: env.NOTES_URL ? baseUrl(env, 'NOTES_URL') : `http://localhost:${notesPort}`,
     ticketsUrl: env.TICKETS_URL ? baseUrl(env, 'TICKETS_URL') : `http://localhost:${ticketsPort}`,
     databaseUrl: env.DATABASE_URL || null,
@@ -70,7 +70,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimits: rateLimits(env),
     trustProxy: trustProxy(env.TRUST_PROXY),
     oidc: oidc(env, authUrl),
-    webhookAllowPrivate: allowPrivate(env.WEBHOOK_ALLOW_PRIVATE),
+    webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', 'webhooks may target private addresses'),
     uploadMaxMb: megabytes(env, 'UPLOAD_MAX_MB', 25),
     projectFilesMaxMb: megabytes(env, 'PROJECT_FILES_MAX_MB', 2000),
   }
@@ -84,7 +84,7 @@ function oidc(env: NodeJS.ProcessEnv, authUrl: string | null): OidcConfig | null
     return null
   }
   if (authUrl !== null) throw new Error('OIDC_ISSUER works with the built-in provider: unset AUTH_URL, or set OpenID Connect up at your own provider')
-  if (devSignin(env.DEV_SIGNIN)) throw new Error('OIDC_ISSUER works with the built-in accounts, not with DEV_SIGNIN=1')
+  if (flag(env, 'DEV_SIGNIN', 'the development provider')) throw new Error('OIDC_ISSUER works with the built-in accounts, not with DEV_SIGNIN=1')
   // Kept exactly as written: the discovery document's `issuer` must equal it, and some
   // providers' issuers end with a slash (Authentik's do).
   const issuer = env.OIDC_ISSUER
@@ -109,11 +109,12 @@ function oidc(env: NodeJS.ProcessEnv, authUrl: string | null): OidcConfig | null
   }
 }
 
-function flag(env: NodeJS.ProcessEnv, name: string): boolean {
+/** A 0/1 setting: unset or `0` is off, `1` on; `meaning` says in the error what `1` does. */
+function flag(env: NodeJS.ProcessEnv, name: string, meaning?: string): boolean {
   const raw = env[name]
   if (!raw || raw === '0') return false
   if (raw === '1') return true
-  throw new Error(`${name} must be 1 or 0, not '${raw}'`)
+  throw new Error(`${name} must be 1${meaning ? ` (${meaning})` : ''} or 0, not '${raw}'`)
 }
 
 function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -134,12 +135,6 @@ function baseUrl(env: NodeJS.ProcessEnv, name: string): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`${name} must be an http(s) URL, not '${raw}'`)
   return raw.replace(/\/+$/, '')
-}
-
-function devSignin(raw: string | undefined): boolean {
-  if (!raw || raw === '0') return false
-  if (raw === '1') return true
-  throw new Error(`DEV_SIGNIN must be 1 (the development provider) or 0, not '${raw}'`)
 }
 
 function secret(raw: string): Uint8Array {
@@ -186,12 +181,6 @@ function trustProxy(raw: string | undefined): number {
     throw new Error(`TRUST_PROXY must be the number of reverse proxies in front (0 to 99), not '${raw}'`)
   }
   return n
-}
-
-function allowPrivate(raw: string | undefined): boolean {
-  if (!raw || raw === '0') return false
-  if (raw === '1') return true
-  throw new Error(`WEBHOOK_ALLOW_PRIVATE must be 1 (webhooks may target private addresses) or 0, not '${raw}'`)
 }
 
 /** A size in MB: a whole number from 1 to 1,000,000. */

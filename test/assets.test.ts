@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { test } from 'node:test'
-import { bundleAssets, compress, revalidated } from '../src/http/assets.ts'
+import { bundleAssets, compress, encodingWeights, revalidated } from '../src/http/assets.ts'
 import { makeRequest } from '../src/http/request.ts'
 
 const dir = await mkdtemp(join(tmpdir(), 'assets-test-'))
@@ -40,6 +40,30 @@ test('a file is answered immutable, brotli or gzip as the request accepts, and b
   assert.equal(get('/assets/main-UNKNOWN.js').status, 404)
 })
 
+test('a coding the request refuses with q=0 is never sent, and the higher weighed one wins', () => {
+  const encoding = (accept: string) => get(assets.url('main'), { 'accept-encoding': accept }).headers!['content-encoding']
+  assert.equal(encoding('br;q=0'), undefined)
+  assert.equal(encoding('gzip, br;q=0'), 'gzip')
+  assert.equal(encoding('br;q=0, gzip;q=0'), undefined)
+  assert.equal(encoding('*;q=0'), undefined)
+  assert.equal(encoding('*'), 'br')
+  assert.equal(encoding('br;q=0.5, gzip'), 'gzip')
+  assert.equal(encoding('gzip;q=0.5, br;q=0.8'), 'br')
+  assert.equal(encoding('BR'), 'br')
+  assert.equal(encoding('gzip, br;q=zero'), 'gzip')
+})
+
+test('encodingWeights reads each coding\'s q, falling back to * and then to 0', () => {
+  const weight = encodingWeights('gzip;q=0.3, br ; q=1.0, *;q=0.1, identity;q=0')
+  assert.equal(weight('gzip'), 0.3)
+  assert.equal(weight('br'), 1)
+  assert.equal(weight('deflate'), 0.1)
+  assert.equal(weight('identity'), 0)
+  assert.equal(encodingWeights(undefined)('br'), 0)
+  assert.equal(encodingWeights('gzip;level=9')('gzip'), 1)
+  assert.equal(encodingWeights('gzip;q=2')('gzip'), 0)
+})
+
 test('an unknown entry name is a programmer mistake and throws', () => {
   assert.throws(() => assets.url('nothing'), /no file named nothing/)
 })
@@ -53,6 +77,7 @@ test('revalidated() answers no-cache with an ETag and 304 for a matching If-None
   assert.equal(revalidated(makeRequest({ url: '/', headers: { 'if-none-match': file.etag } }), file).status, 304)
   assert.equal(revalidated(makeRequest({ url: '/', headers: { 'if-none-match': `"other", W/${file.etag}` } }), file).status, 304)
   assert.equal(revalidated(makeRequest({ url: '/', headers: { 'if-none-match': '"other"' } }), file).status, 200)
+  assert.equal(revalidated(makeRequest({ url: '/', headers: { 'if-none-match': '*' } }), file).status, 304)
 })
 
 test('a bundle that does not build throws at start-up', async () => {

@@ -1,6 +1,6 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { escapeHtml, html, htmlDocument, htmlResponse, joinHtml, rawHtml, type Html } from '../src/http/html.ts'
+import { escapeHtml, html, htmlDocument, htmlPage, htmlResponse, joinHtml, rawHtml, type Html } from '../src/http/html.ts'
 
 const render = (h: Html) => h.text
 
@@ -66,4 +66,13 @@ test('htmlDocument escapes the title and htmlResponse answers it as text/html', 
   assert.match(String(res.body), /<title>A &lt;b&gt;<\/title>/)
   assert.match(String(res.body), /<h1>A &lt;b&gt;<\/h1>\n<p>hi<\/p>/)
   assert.match(String(res.body), /^<!doctype html>\n<html lang="en">/)
+})
+
+test('htmlPage is the one document of every page: language, charset, viewport, escaped title, head and body class', () => {
+  const page = htmlPage({ title: 'A <b> & "c"', head: html`<link rel="stylesheet" href="/s.css">`, bodyClass: 'connect', coverViewport: true }, html`<main>hi</main>`).text
+  assert.match(page, /^<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n/)
+  assert.ok(page.includes('<meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover">'), page)
+  assert.ok(page.includes('<title>A &lt;b&gt; &amp; &quot;c&quot;</title>\n<link rel="stylesheet" href="/s.css">\n</head>\n<body class="connect">\n<main>hi</main>\n</body>\n</html>\n'), page)
+  const plain = htmlPage({ title: 'T' }, html`x`).text
+  assert.ok(plain.includes('<title>T</title>\n</head>\n<body>\nx\n</body>'), plain)
 })

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, test } from 'node:test'
 
-import { decodeUtf8, parseJsonBody, validateJson } from '../src/http/json-validate.ts'
+import { decodeUtf8, NOT_AN_OBJECT, parseJsonBody, parseJsonObject, validateJson } from '../src/http/json-validate.ts'
 import { prng } from './support/prng.ts'
 
 /** JSONTestSuite's parsing cases, vendored with their licence (test/fixtures/jsontestsuite/LICENSE). */
@@ -514,4 +514,14 @@ describe('validateJson against JSON.parse', () => {
       assert.deepEqual(parseJsonBody(encode(text)), { ok: true, value: JSON.parse(text) }, JSON.stringify(text))
     }
   })
+})
+
+test('parseJsonObject refuses any JSON value but an object, in the same words for every service', () => {
+  const bytes = (text: string) => new TextEncoder().encode(text)
+  assert.deepEqual(parseJsonObject(bytes('{"a":1}')), { ok: true, value: { a: 1 } })
+  for (const text of ['[]', 'null', '"x"', '1', 'true']) assert.deepEqual(parseJsonObject(bytes(text)), { ok: false, error: NOT_AN_OBJECT }, text)
+  assert.equal(NOT_AN_OBJECT, 'the body must be a JSON object')
+  assert.deepEqual(parseJsonObject(bytes('{"a":')), { ok: false, error: 'invalid JSON at character 5' })
+  assert.deepEqual(parseJsonObject(new Uint8Array(0)), { ok: false, error: 'invalid JSON at character 0' })
+  assert.deepEqual(parseJsonObject(new Uint8Array(0), { emptyIsObject: true }), { ok: true, value: {} })
 })

@@ -2,7 +2,7 @@
  * The write-route baseline: a bare node:http server that parses the body with JSON.parse and
  * runs the same SQL statements, in the same order and transactions (src/db/transaction.ts), as the ticket service does
  * for a ticket create, a comment and a state change (src/tickets/api/tickets.ts, api/changes.ts,
- * store/ticket-row.ts, store/ticket-writes.ts, auth.ts, store/outbox.ts) and the notes service for a note save (src/notes/store.ts,
+ * store/ticket-row.ts, store/ticket-writes.ts, credentials.ts, store/outbox.ts) and the notes service for a note save (src/notes/store.ts,
  * whose session the service holds in memory: here a map of the cookies the bench made), and
  * answers the same JSON. It checks nothing the statements do not: no router, no validator, no
  * log, no refusals beyond a 500 on a surprise.
@@ -94,7 +94,7 @@ function emitAll(tx: Q, events: LiveEvent[]) {
     select pg_notify(${'tickets_events'}, '')`
 }
 
-/** The token's user (src/tickets/auth.ts byToken; its once-a-minute `last_used` write is left out). */
+/** The token's user (src/tickets/credentials.ts byToken; its once-a-minute `last_used` write is left out). */
 async function caller(req: IncomingMessage) {
   const secret = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '')?.[1] ?? ''
   const [row] = await sql`

@@ -14,7 +14,7 @@ import { providerPage, providerPolicy, type PageFrame } from './page.ts'
 import { json, jsonError, redirect, type Response } from '../http/response.ts'
 import type { HttpRoute } from '../http/handler.ts'
 import type { Request } from '../http/request.ts'
-import { parseJsonBody } from '../http/json-validate.ts'
+import { parseJsonObject } from '../http/json-validate.ts'
 import { randomToken } from '../base/random.ts'
 
 const CODE_MS = 60_000
@@ -66,10 +66,9 @@ export function createDevIdentityProvider(deps: { apiKey: string; apiSecret: str
   }
 
   async function exchange(req: Request): Promise<Response> {
-    const parsed = parseJsonBody(await req.body())
+    const parsed = parseJsonObject(await req.body())
     if (!parsed.ok) return jsonError(400, parsed.error)
-    const body = parsed.value as Record<string, unknown> | null
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) return jsonError(400, 'the body must be a JSON object')
+    const body = parsed.value
     if (body.key !== deps.apiKey || body.secret !== deps.apiSecret) return jsonError(401, 'unknown app key or wrong secret')
     const code = typeof body.code === 'string' ? body.code : ''
     const entry = codes.get(code)

@@ -6,7 +6,7 @@
  * target).
  */
 import { CONTENT_SECURITY_POLICY } from '../http/page-headers.ts'
-import { html, htmlResponse, type Html } from '../http/html.ts'
+import { html, htmlPage, htmlResponse, type Html } from '../http/html.ts'
 import type { Headers, Response } from '../http/response.ts'
 
 /** What a page needs to know of its provider. */
@@ -42,23 +42,12 @@ export function providerPage(
   <form method="post" action="/signout"><input type="hidden" name="csrf" value="${who.csrf}"><button type="submit" class="quiet">Sign out</button></form>
 </nav>`
     : ''
-  const body = html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title>
-${frame.stylesheet ? html`<link rel="stylesheet" href="${frame.stylesheet}">` : ''}
-${(frame.scripts ?? []).map((src) => html`<script type="module" src="${src}"></script>`)}
-</head>
-<body>
-<header class="top"><a class="brand" href="/">Sign-in</a>${nav}</header>
+  const head = html`${frame.stylesheet ? html`<link rel="stylesheet" href="${frame.stylesheet}">` : ''}
+${(frame.scripts ?? []).map((src) => html`<script type="module" src="${src}"></script>`)}`
+  const body = htmlPage({ title, head }, html`<header class="top"><a class="brand" href="/">Sign-in</a>${nav}</header>
 <main class="${options.wide ? 'wide' : ''}">
 <h1>${title}</h1>
 ${content}
-</main>
-</body>
-</html>
-`
+</main>`)
   return htmlResponse(status, body, { 'content-security-policy': frame.policy, 'cache-control': 'no-store', ...options.headers })
 }

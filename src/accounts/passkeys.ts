@@ -19,7 +19,7 @@ import {
 import { serializeCookie } from '../http/cookie.ts'
 import type { Sql } from '../db/client.ts'
 import type { HttpRoute } from '../http/handler.ts'
-import { parseJsonBody } from '../http/json-validate.ts'
+import { NOT_AN_OBJECT, parseJsonObject } from '../http/json-validate.ts'
 import type { Request } from '../http/request.ts'
 import { json, jsonError, redirect, type Response } from '../http/response.ts'
 import type { SignInAttempts } from './attempts.ts'
@@ -69,9 +69,10 @@ export function createPasskeys(deps: {
 
   /** The JSON body of a passkey request, its browser token checked; else the 4xx. */
   async function jsonBody(req: Request): Promise<{ ok: true; body: Record<string, unknown> } | { ok: false; response: Response }> {
-    const parsed = parseJsonBody(await req.body())
-    const body = parsed.ok ? (parsed.value as Record<string, unknown> | null) : null
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) return { ok: false, response: jsonError(400, 'the body must be a JSON object') }
+    const parsed = parseJsonObject(await req.body())
+    // The page's script sends these bodies: one that is not JSON is answered as not an object.
+    if (!parsed.ok) return { ok: false, response: jsonError(400, NOT_AN_OBJECT) }
+    const body = parsed.value
     if (!binding.check(req, typeof body.csrf === 'string' ? body.csrf : null)) return { ok: false, response: jsonError(403, 'This page has expired. Reload it and try again.') }
     return { ok: true, body }
   }

@@ -19,7 +19,7 @@ import type { Sql } from '../db/client.ts'
 import type { Assets } from '../http/assets.ts'
 import type { HttpRoute } from '../http/handler.ts'
 import type { Html } from '../http/html.ts'
-import { parseJsonBody } from '../http/json-validate.ts'
+import { parseJsonObject } from '../http/json-validate.ts'
 import type { Request } from '../http/request.ts'
 import { json, jsonError, redirect, type Headers, type Response } from '../http/response.ts'
 import { createSignInAttempts, type SignInAttempts } from './attempts.ts'
@@ -352,10 +352,9 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
 
   // POST /api/exchange (decisions, section 3)
   async function exchange(req: Request): Promise<Response> {
-    const parsed = parseJsonBody(await req.body())
+    const parsed = parseJsonObject(await req.body())
     if (!parsed.ok) return jsonError(400, parsed.error)
-    const body = parsed.value as Record<string, unknown> | null
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) return jsonError(400, 'the body must be a JSON object')
+    const body = parsed.value
     if (body.key !== deps.apiKey || body.secret !== deps.apiSecret) return jsonError(401, 'unknown app key or wrong secret')
     const account = await store.takeCode(typeof body.code === 'string' ? body.code : '')
     if (account === null) return jsonError(400, 'login code unknown, used or expired')

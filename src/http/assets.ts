@@ -19,6 +19,7 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
 import { build as esbuild, stop as stopEsbuild, type BuildOptions } from 'esbuild'
 import { jsonError, type Headers, type Response } from './response.ts'
 import type { Request } from './request.ts'
+import { matches } from './conditional.ts'
 
 /** Where the hashed files are served from. */
 export const ASSET_PREFIX = '/assets/'
@@ -175,21 +176,42 @@ export function uncompressed(bytes: Uint8Array, type: string): CompressedFile {
  * `ETag`, 304 when `If-None-Match` names it. `headers` are added (a page's security headers).
  */
 export function revalidated(req: Request, file: CompressedFile, headers: Headers = {}): Response {
-  const match = req.headers['if-none-match']
   const base = { 'cache-control': 'no-cache', etag: file.etag, ...headers }
-  if (typeof match === 'string' && match.split(',').some((tag) => tag.trim().replace(/^W\//, '') === file.etag)) {
-    return { status: 304, headers: base }
-  }
+  if (matches(req.headers['if-none-match'], file.etag)) return { status: 304, headers: base }
   return encoded(req, file, base)
 }
 
 /** The file in the best encoding the request accepts. */
 function encoded(req: Request, file: CompressedFile, headers: Headers): Response {
-  const accepted = String(req.headers['accept-encoding'] ?? '')
   const vary = { 'content-type': file.type, vary: 'Accept-Encoding', ...headers }
-  if (/\bbr\b/.test(accepted) && file.br.length < file.identity.length) return { status: 200, headers: { ...vary, 'content-encoding': 'br' }, body: file.br }
-  if (/\bgzip\b/.test(accepted) && file.gzip.length < file.identity.length) return { status: 200, headers: { ...vary, 'content-encoding': 'gzip' }, body: file.gzip }
+  const weight = encodingWeights(req.headers['accept-encoding'])
+  const br = file.br.length < file.identity.length ? weight('br') : 0
+  const gzip = file.gzip.length < file.identity.length ? weight('gzip') : 0
+  // The coding the client weighs highest; on a tie brotli, the smaller.
+  if (br > 0 && br >= gzip) return { status: 200, headers: { ...vary, 'content-encoding': 'br' }, body: file.br }
+  if (gzip > 0) return { status: 200, headers: { ...vary, 'content-encoding': 'gzip' }, body: file.gzip }
   return { status: 200, headers: vary, body: file.identity }
+}
+
+/**
+ * How much an `Accept-Encoding` field wants each content coding (RFC 9110 section 12.5.3): its
+ * own `q`, else that of `*`, else 0 (not wanted). `q=0` refuses a coding; an element whose `q`
+ * is not a number from 0 to 1 is passed over.
+ */
+export function encodingWeights(field: string | string[] | undefined): (coding: string) => number {
+  const weights = new Map<string, number>()
+  for (const element of String(field ?? '').split(',')) {
+    const [name = '', ...params] = element.split(';').map((part) => part.trim().toLowerCase())
+    if (name === '') continue
+    let q = 1
+    for (const param of params) {
+      if (!/^q\s*=/.test(param)) continue
+      const m = /^q\s*=\s*(0(\.[0-9]{0,3})?|1(\.0{0,3})?)$/.exec(param)
+      q = m ? Number(m[1]) : NaN
+    }
+    if (!Number.isNaN(q)) weights.set(name, q)
+  }
+  return (coding) => weights.get(coding) ?? weights.get('*') ?? 0
 }
 
 function hashOf(bytes: Uint8Array): string {

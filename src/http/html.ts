@@ -127,21 +127,41 @@ const NEEDS_ESCAPE = /[&<>"']/
 const ESCAPED = /[&<>"']/g
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
 
-/** A small HTML document: `title` as its title and heading, then `body`. */
-export function htmlDocument(title: string, body: Html): Html {
+/** What a page's document has beyond what every page's has. */
+export interface DocumentParts {
+  title: string | Html
+  /** Elements of the `<head>` after the title: stylesheets, icons, scripts, `<meta>`s. */
+  head?: Html
+  /** The `<body>` element's class. */
+  bodyClass?: string
+  /** `viewport-fit=cover`: the page draws under a phone's rounded corners and notch itself. */
+  coverViewport?: boolean
+}
+
+/**
+ * The one HTML document every page is: English, UTF-8, a viewport for phones, `title`, the
+ * page's own `head` elements, then `body`.
+ */
+export function htmlPage(parts: DocumentParts, body: Html): Html {
   return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title>
-</head>
-<body>
-<h1>${title}</h1>
+<meta name="viewport" content="width=device-width, initial-scale=1${parts.coverViewport ? ', viewport-fit=cover' : ''}">
+<title>${parts.title}</title>
+${parts.head ? html`${parts.head}
+` : ''}</head>
+<body${parts.bodyClass ? html` class="${parts.bodyClass}"` : ''}>
 ${body}
 </body>
 </html>
 `
+}
+
+/** A small HTML document: `title` as its title and heading, then `body`. */
+export function htmlDocument(title: string, body: Html): Html {
+  return htmlPage({ title }, html`<h1>${title}</h1>
+${body}`)
 }
 
 /**

@@ -166,6 +166,26 @@ export function parseJsonBody(bytes: Uint8Array): JsonBody {
   return { ok: true, value: JSON.parse(text) }
 }
 
+/** The refusal of a body that is JSON but not an object: the same words in every service. */
+export const NOT_AN_OBJECT = 'the body must be a JSON object'
+
+/** The outcome of {@link parseJsonObject}: the object, or the refusal message for a 400. */
+export type JsonObjectBody = { ok: true; value: Record<string, unknown> } | { ok: false; error: string }
+
+/**
+ * The one check of a body that must be a JSON object: {@link parseJsonBody}, then
+ * {@link NOT_AN_OBJECT} for any other value. With `emptyIsObject`, zero bytes are `{}` (so a
+ * route answers which field is missing); without, they are refused as {@link parseJsonBody} does.
+ */
+export function parseJsonObject(bytes: Uint8Array, options: { emptyIsObject?: boolean } = {}): JsonObjectBody {
+  if (bytes.length === 0 && options.emptyIsObject) return { ok: true, value: {} }
+  const parsed = parseJsonBody(bytes)
+  if (!parsed.ok) return parsed
+  const value = parsed.value
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { ok: false, error: NOT_AN_OBJECT }
+  return { ok: true, value: value as Record<string, unknown> }
+}
+
 function refuse(kind: 'syntax' | 'depth', offset: number): JsonBody {
   const error = kind === 'depth'
     ? `JSON nested too deep at character ${offset}`

@@ -8,9 +8,10 @@ import { etagOf, matches, notModified } from '../http/conditional.ts'
 import { answerRefused, originOf, refuseContentType, refuseCrossSite } from '../http/guards.ts'
 import { json, jsonError, PRIVATE_NO_STORE, type Response } from '../http/response.ts'
 import type { Request } from '../http/request.ts'
-import { parseJsonBody } from '../http/json-validate.ts'
+import { parseJsonObject } from '../http/json-validate.ts'
 import type { Sessions } from '../auth/session.ts'
 import { textDefect } from '../http/text.ts'
+import { cursors, parseLimit } from '../http/paging.ts'
 import { API, FIELD } from './messages.ts'
 import type { DeleteInput, NoteStore, SaveInput } from './store.ts'
 
@@ -63,10 +64,10 @@ export function createApiHandlers(deps: { store: NoteStore; sessions: Sessions; 
       since = parsed
     }
     const limitText = query.get('limit')
-    const limit = limitText === null ? undefined : parseLimit(limitText)
+    const limit = limitText === null ? undefined : parseLimit(limitText, MAX_LIMIT)
     if (limit === null) return answer(400, { error: FIELD.limit, field: 'limit' })
     const afterText = query.get('after')
-    const after = afterText === null ? undefined : parseCursor(afterText)
+    const after = afterText === null ? undefined : pageCursors.read(afterText)
     if (after === null) return answer(400, { error: FIELD.cursor, field: 'after' })
     // The list is the same as long as the user's version is, so a client that has it is
     // answered 304 after one indexed lookup. The version is read before the rows: a write
@@ -86,7 +87,7 @@ export function createApiHandlers(deps: { store: NoteStore; sessions: Sessions; 
     const params = new URLSearchParams()
     if (sinceText !== null) params.set('since', String(since))
     params.set('limit', String(limit))
-    params.set('after', cursorOf(notes.at(-1)!.edited))
+    params.set('after', pageCursors.write(notes.at(-1)!.edited))
     const next = `${deps.publicUrl}/api/notes?${params}`
     return json(200, { notes, next }, { ...headers, link: `<${next}>; rel="next"` })
   }
@@ -133,10 +134,9 @@ export function createApiHandlers(deps: { store: NoteStore; sessions: Sessions; 
       if (req.method === 'GET') return read(user, req)
       if (req.method !== 'POST') return error(405, API.methods, { allow: 'GET, POST' })
       if (bytes.length === 0) return error(400, API.bodyNeeded)
-      const parsed = parseJsonBody(bytes)
+      const parsed = parseJsonObject(bytes)
       if (!parsed.ok) return error(400, parsed.error)
       const body = parsed.value
-      if (body === null || typeof body !== 'object' || Array.isArray(body)) return error(400, API.notAnObject)
       const op = Object.hasOwn(body, 'op') ? (body as Body).op : undefined
       if (op === 'save') return save(user, body as Body)
       if (op === 'delete') return remove(user, body as Body)
@@ -164,27 +164,18 @@ export function createApiHandlers(deps: { store: NoteStore; sessions: Sessions; 
   }
 }
 
-/** A `limit`: a whole number from 1 to {@link MAX_LIMIT}, or null. */
-function parseLimit(text: string): number | null {
-  const limit = /^[0-9]{1,4}$/.test(text) ? Number(text) : NaN
-  return limit >= 1 && limit <= MAX_LIMIT ? limit : null
-}
-
 /**
- * The cursor of a page that ends at the row edited at `edited`. Opaque to clients (the interface
- * promises nothing about its form), so it may change; today the `edited` in base64url.
+ * The cursor of a page that ends at the row edited at `edited`; today the `edited` after an `e`.
  */
-function cursorOf(edited: number): string {
-  return Buffer.from(`e${edited}`).toString('base64url')
-}
-
-/** The `edited` a cursor of {@link cursorOf} stands for, or null for anything it did not make. */
-function parseCursor(text: string): number | null {
-  if (!/^[A-Za-z0-9_-]{2,24}$/.test(text)) return null
-  const match = /^e([0-9]{1,16})$/.exec(Buffer.from(text, 'base64url').toString('latin1'))
-  const edited = match === null ? NaN : Number(match[1])
-  return Number.isSafeInteger(edited) && cursorOf(edited) === text ? edited : null
-}
+const pageCursors = cursors<number>(
+  (edited) => `e${edited}`,
+  (text) => {
+    const match = /^e([0-9]{1,16})$/.exec(text)
+    const edited = match === null ? NaN : Number(match[1])
+    return Number.isSafeInteger(edited) ? edited : null
+  },
+  24,
+)
 
 /** A `since`: a whole number from 0 that a double holds exactly, or null. */
 function parseSince(text: string): number | null {

@@ -10,7 +10,6 @@ export const API = {
   methods: 'GET or POST only',
   getOnly: 'GET only',
   bodyNeeded: 'a JSON body is needed',
-  notAnObject: 'the body must be a JSON object',
   saveFields: 'save needs id, local, text (strings) and base, at (numbers)',
   tooLong: 'id / local too long',
   deleteFields: 'delete needs id (string) and base (number)',

@@ -3,7 +3,7 @@
  * login failure page. The app page is the whole markup of the notes web app; its script
  * (src/notes/app/) adds the behaviour and never builds note text as HTML.
  */
-import { html, htmlDocument, type Html } from '../http/html.ts'
+import { html, htmlDocument, htmlPage, type Html } from '../http/html.ts'
 
 /** The addresses of the app's bundled files. */
 export interface AppFiles {
@@ -23,42 +23,38 @@ export function homePage(person: Person | null, files: AppFiles): Html {
   return person === null ? welcomePage(files) : appPage(person, files)
 }
 
-function head(files: AppFiles, title: string): Html {
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover">
-<meta name="color-scheme" content="light dark">
+/** A page of the app: its icon, manifest, stylesheet and colours, then `head` and `body`. */
+function notesPage(files: AppFiles, parts: { head?: Html; bodyClass?: string }, body: Html): Html {
+  return htmlPage(
+    {
+      title: 'Notes',
+      coverViewport: true,
+      head: html`<meta name="color-scheme" content="light dark">
 <meta name="theme-color" content="#f7f6f3" media="(prefers-color-scheme: light)">
 <meta name="theme-color" content="#1b1c1f" media="(prefers-color-scheme: dark)">
-<title>${title}</title>
 <link rel="manifest" href="/manifest.webmanifest">
 <link rel="icon" href="${files.icon}" type="image/svg+xml">
-<link rel="stylesheet" href="${files.style}">
-`
+<link rel="stylesheet" href="${files.style}">${parts.head ? html`
+${parts.head}` : ''}`,
+      bodyClass: parts.bodyClass,
+    },
+    body,
+  )
 }
 
 function welcomePage(files: AppFiles): Html {
-  return html`${head(files, 'Notes')}</head>
-<body class="welcome">
-<main class="welcome-card">
+  return notesPage(files, { bodyClass: 'welcome' }, html`<main class="welcome-card">
 <img src="${files.icon}" alt="" width="64" height="64">
 <h1>Notes</h1>
 <p>Your notes on every device, written offline or online, and never a word lost.</p>
 <p><a class="button primary" href="/login">Sign in</a></p>
-</main>
-</body>
-</html>
-`
+</main>`)
 }
 
 function appPage(person: Person, files: AppFiles): Html {
-  return html`${head(files, 'Notes')}<meta name="notes-user" content="${person.id}">
-<script type="module" src="${files.script}"></script>
-</head>
-<body>
-<div class="app" id="app" data-view="list">
+  const head = html`<meta name="notes-user" content="${person.id}">
+<script type="module" src="${files.script}"></script>`
+  return notesPage(files, { head }, html`<div class="app" id="app" data-view="list">
 <header class="bar">
 <h1 class="brand"><img src="${files.icon}" alt="" width="22" height="22"> <span>Notes</span></h1>
 <p class="status" id="status" role="status">Opening…</p>
@@ -110,10 +106,7 @@ function appPage(person: Person, files: AppFiles): Html {
 </section>
 </div>
 <div class="toast" id="toast" aria-live="polite" hidden><span id="toast-text"></span> <button type="button" class="quiet" id="toast-action">Undo</button></div>
-<div class="toast update" id="update" hidden><span>A new version of Notes is ready.</span> <button type="button" class="primary" id="update-reload">Reload</button></div>
-</body>
-</html>
-`
+<div class="toast update" id="update" hidden><span>A new version of Notes is ready.</span> <button type="button" class="primary" id="update-reload">Reload</button></div>`)
 }
 
 /** The login failure page: the stored reason, escaped, and a link to try again. */

@@ -5,8 +5,8 @@
 import type { IdentityProvider } from '../auth/idp.ts'
 import type { Logger } from '../base/log.ts'
 import type { Sessions } from '../auth/session.ts'
-import type { Credentials } from './auth.ts'
-import type { Mailer } from './mail.ts'
+import type { Credentials } from './credentials.ts'
+import type { Mailer } from './mailer/mailer.ts'
 import type { TicketStore } from './store/ticket-store.ts'
 
 export interface Context {

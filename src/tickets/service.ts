@@ -1,18 +1,18 @@
 /** The ticket tracking service (docs/tickets-api.md). */
 import { originOf } from '../http/guards.ts'
 import type { Service, ServiceDeps } from '../service.ts'
-import { createCredentials } from './auth.ts'
+import { createCredentials } from './credentials.ts'
 import { createChangeHandlers } from './api/changes.ts'
 import { createConnectHandlers } from './api/connect.ts'
 import { createFileHandlers } from './api/files.ts'
-import { createFileSweep, type FileSweep } from './file-sweep.ts'
+import { createFileSweep, type FileSweep } from './workers/file-sweep.ts'
 import type { Context } from './context.ts'
-import { createWake, type Wake } from './events.ts'
+import { createWake, type Wake } from './live/events.ts'
 import { createInboxHandler } from './api/inbox.ts'
-import { createLive } from './api/live.ts'
+import { createLive } from './live/hub.ts'
 import { createInviteHandler } from './api/invites.ts'
 import { createLoginHandler } from './api/login.ts'
-import { createMailer } from './mail.ts'
+import { createMailer } from './mailer/mailer.ts'
 import { createAddressHandlers } from './pages/addresses.ts'
 import { createProjectHandlers } from './api/projects.ts'
 import { createTicketStore } from './store/ticket-store.ts'
@@ -22,7 +22,7 @@ import { createTicketHandlers } from './api/tickets.ts'
 import { createTokenHandlers } from './api/tokens.ts'
 import { buildTicketAssets, createWebHandlers } from './pages/web.ts'
 import { createWebhookHandlers } from './api/webhooks.ts'
-import { createWebhookWorker, type Send, type WebhookWorker } from './webhook-worker.ts'
+import { createWebhookWorker, type Send, type WebhookWorker } from './workers/webhook-worker.ts'
 
 /** The ticket service; `wake` is pinged after every committed transaction that emitted events. */
 export interface TicketsService extends Service {
@@ -33,7 +33,7 @@ export interface TicketsService extends Service {
   fileSweep: FileSweep
 }
 
-/** What tests and benches may set on the webhook worker (src/tickets/webhook-worker.ts). */
+/** What tests and benches may set on the webhook worker (src/tickets/workers/webhook-worker.ts). */
 export interface WebhookOptions {
   random?: () => number
   send?: Send

@@ -19,9 +19,9 @@ import { connect } from '../../src/db/client.ts'
 import { serve } from '../../src/http/server.ts'
 import { json } from '../../src/http/response.ts'
 import { createLogger } from '../../src/base/log.ts'
-import { createWake } from '../../src/tickets/events.ts'
+import { createWake } from '../../src/tickets/live/events.ts'
 import { emit } from '../../src/tickets/store/outbox.ts'
-import { createLive } from '../../src/tickets/api/live.ts'
+import { createLive } from '../../src/tickets/live/hub.ts'
 
 const env = process.env
 const url = env.DATABASE_URL

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { checkBody, type Shape } from '../../src/tickets/body.ts'
-import { refuse } from '../../src/tickets/refusal.ts'
+import { checkBody, type Shape } from '../../src/tickets/rules/body.ts'
+import { refuse } from '../../src/http/refusal.ts'
 import { expectJson, ticketsApp } from './support.ts'
 
 const shape: Shape = { subject: 'required', assignee: 'present', summary: 'optional' }

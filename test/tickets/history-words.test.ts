@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { eventSentence, eventWords } from '../../src/tickets/history-words.ts'
-import type { TicketEvent } from '../../src/tickets/ticket-event.ts'
+import { eventSentence, eventWords } from '../../src/tickets/text/history-words.ts'
+import type { TicketEvent } from '../../src/tickets/rules/ticket-event.ts'
 
 const base = { id: 1, by: 'alice', user: 'u1', app: null, created: 0 }
 const ev = (fields: Partial<TicketEvent> & { kind: TicketEvent['kind'] }): TicketEvent => ({ ...base, ...fields }) as TicketEvent

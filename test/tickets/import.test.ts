@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { importTickets } from '../../src/tickets/import.ts'
-import { refuse } from '../../src/tickets/refusal.ts'
+import { importTickets } from '../../src/tickets/importer/import.ts'
+import { refuse } from '../../src/http/refusal.ts'
 import { expectJson, ticketsApp } from './support.ts'
 
 const app = await ticketsApp()

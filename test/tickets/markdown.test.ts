@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { makeRequest } from '../../src/http/request.ts'
-import { wantsMarkdown } from '../../src/tickets/pages/markdown.ts'
+import { wantsMarkdown } from '../../src/tickets/representations/markdown.ts'
 import { expectJson, ticketsApp } from './support.ts'
 
 test('wantsMarkdown follows the Accept header’s preference', () => {

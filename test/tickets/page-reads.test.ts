@@ -7,8 +7,8 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { parseQuery } from '../../src/tickets/query.ts'
-import { DEFAULT_FILTER } from '../../src/tickets/states.ts'
+import { parseQuery } from '../../src/tickets/rules/query.ts'
+import { DEFAULT_FILTER } from '../../src/tickets/rules/states.ts'
 import { pageReadTable, type ListRequest } from '../../src/tickets/store/page-reads.ts'
 import { ticketsApp } from './support.ts'
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { slugFromTitle, withSuffix } from '../../src/tickets/slugs.ts'
+import { slugFromTitle, withSuffix } from '../../src/tickets/rules/slugs.ts'
 import { expectJson, ticketsApp } from './support.ts'
 
 const app = await ticketsApp()

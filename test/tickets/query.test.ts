@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { emptyQuery, KEYS, needsMe, parseQuery, QUERY_MAX, SEARCH_HELP, TERMS_MAX, withSort, withState, type TicketQuery } from '../../src/tickets/query.ts'
+import { emptyQuery, KEYS, needsMe, parseQuery, QUERY_MAX, SEARCH_HELP, TERMS_MAX, withSort, withState, type TicketQuery } from '../../src/tickets/rules/query.ts'
 
 /** Parses `text` and compares the fields the case names against an otherwise empty query. */
 function assertParses(text: string, fields: Partial<TicketQuery>): void {

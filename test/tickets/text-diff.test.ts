@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { combined, lineParts } from '../../src/tickets/text-diff.ts'
+import { combined, lineParts } from '../../src/tickets/text/text-diff.ts'
 
 test('lineParts() marks only the appended line when the old last line had no newline', () => {
   assert.deepEqual(lineParts('milk\nbutter', 'milk\nbutter\neggs'), [

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { readTicketReference } from '../../src/tickets/ticket-reference.ts'
+import { readTicketReference } from '../../src/tickets/rules/ticket-reference.ts'
 import { pickerQuery } from '../../src/tickets/app/ticket-picker.ts'
 
 const BASE = 'https://tickets.example'

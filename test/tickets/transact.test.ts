@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { connect } from '../../src/db/client.ts'
 import { createTicketStore, TRANSACT_ATTEMPTS } from '../../src/tickets/store/ticket-store.ts'
-import { refuse } from '../../src/tickets/refusal.ts'
+import { refuse } from '../../src/http/refusal.ts'
 import { testDatabase } from '../support/db.ts'
 import { startTcpProxy } from '../support/tcp-proxy.ts'
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { nextAttemptAt, PAYLOAD_MAX_BYTES, RETRY_FOR_MS, webhookBody, webhookMessageOf } from '../../src/tickets/webhook-events.ts'
+import { nextAttemptAt, PAYLOAD_MAX_BYTES, RETRY_FOR_MS, webhookBody, webhookMessageOf } from '../../src/tickets/rules/webhook-events.ts'
 
 const project = { id: 'p1', slug: 'web' }
 

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { ticketsApp, expectJson } from './support.ts'
 import { signedWith, verifyWith, webhookReceiver } from '../support/webhook-receiver.ts'
-import { RETRY_WAITS_MS } from '../../src/tickets/webhook-events.ts'
-import { FAILED_REASON, GONE_REASON } from '../../src/tickets/webhook-worker.ts'
+import { RETRY_WAITS_MS } from '../../src/tickets/rules/webhook-events.ts'
+import { FAILED_REASON, GONE_REASON } from '../../src/tickets/workers/webhook-worker.ts'
 
 // The service's clock is the wall clock moved by the test, so `standardwebhooks` accepts the
 // timestamps until a test moves it far.

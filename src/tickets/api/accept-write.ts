@@ -5,10 +5,10 @@
  */
 import type { Request } from '../../http/request.ts'
 import { refuseContentType } from '../../http/guards.ts'
-import type { Caller, Callers, UserCaller } from '../auth.ts'
-import { checkBody, type Body, type Shape } from '../body.ts'
+import type { Caller, Callers, UserCaller } from '../credentials.ts'
+import { checkBody, type Body, type Shape } from '../rules/body.ts'
 import type { Context } from '../context.ts'
-import { refuse, type Refusal } from '../refusal.ts'
+import { refuse, type Refusal } from '../../http/refusal.ts'
 
 export type Accepted<C extends Caller = Caller> = { ok: true; caller: C; body: Body } | Refusal
 

@@ -18,19 +18,19 @@ import { json, text } from '../../http/response.ts'
 import type { Handler } from '../../http/handler.ts'
 import { loginButtonUrl } from '../../auth/idp.ts'
 import { randomToken, recordId } from '../../base/random.ts'
-import { KEY_PREFIX } from '../auth.ts'
+import { KEY_PREFIX } from '../credentials.ts'
 import { hashSecret } from '../../base/random.ts'
-import { checkBody } from '../body.ts'
+import { checkBody } from '../rules/body.ts'
 import { connectPage } from '../pages/connect-page.ts'
 import type { Context } from '../context.ts'
-import { answerRefusal, refuse, type Refusal } from '../refusal.ts'
+import { answerRefusal, refuse, type Refusal } from '../../http/refusal.ts'
 import { messagePage } from '../pages/message-page.ts'
-import type { Actor } from '../actor.ts'
+import type { Actor } from '../rules/actor.ts'
 import { createProject } from './projects.ts'
 import type { Project } from '../store/projects.ts'
 import type { TicketTx } from '../store/ticket-store.ts'
 import type { Connection } from '../store/connections.ts'
-import { refuseRole } from '../roles.ts'
+import { refuseRole } from '../rules/roles.ts'
 import {
   mustBeAtMost,
   BAD_CODE,
@@ -46,7 +46,7 @@ import {
   PROJECT_OR_TITLE,
   RETURN_HAS_EXTRA,
   RETURN_HAS_PARAMS,
-} from '../messages.ts'
+} from '../rules/messages.ts'
 import { acceptWrite } from './accept-write.ts'
 
 /** `app` and `label`: 1 to 80 characters. */

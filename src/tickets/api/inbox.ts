@@ -4,8 +4,8 @@
  */
 import { json, PRIVATE_NO_STORE } from '../../http/response.ts'
 import type { Handler } from '../../http/handler.ts'
-import { ticketAnswers } from './answers.ts'
-import { answerRefusal } from '../refusal.ts'
+import { ticketAnswers } from '../representations/json.ts'
+import { answerRefusal } from '../../http/refusal.ts'
 import type { Context } from '../context.ts'
 
 export function createInboxHandler(ctx: Context): Handler {

@@ -10,7 +10,7 @@ import { randomToken } from '../../base/random.ts'
 import type { Context } from '../context.ts'
 import { joinInvite } from './invites.ts'
 import { messagePage } from '../pages/message-page.ts'
-import { INVITE_FAILED, LOGIN_FAILED, NO_LOGIN_CODE, USER_NOT_STORED, GET_ONLY } from '../messages.ts'
+import { INVITE_FAILED, LOGIN_FAILED, NO_LOGIN_CODE, USER_NOT_STORED, GET_ONLY } from '../rules/messages.ts'
 import type { User } from '../store/users.ts'
 
 export function createLoginHandler(ctx: Context): Handler {

@@ -7,19 +7,19 @@
  */
 import { json, type Response } from '../../http/response.ts'
 import type { Handler } from '../../http/handler.ts'
-import type { Actor } from '../actor.ts'
+import type { Actor } from '../rules/actor.ts'
 import type { Context } from '../context.ts'
-import { answerRefusal, refuse, type Refusal } from '../refusal.ts'
-import { refuseRole } from '../roles.ts'
+import { answerRefusal, refuse, type Refusal } from '../../http/refusal.ts'
+import { refuseRole } from '../rules/roles.ts'
 import {
   ADD_OR_REMOVE, alreadyBlockedBy, alreadyParent, blockedByCycle, BLOCKS_ITSELF, hasNoParent, NO_SUCH_TICKET, notATicket, notBlockedBy, OWN_PARENT, ownAncestor,
-} from '../messages.ts'
-import { ticketAnswer, ticketAnswers, type TicketAnswer } from './answers.ts'
-import type { TicketEvent } from '../ticket-event.ts'
+} from '../rules/messages.ts'
+import { ticketAnswer, ticketAnswers, type TicketAnswer } from '../representations/json.ts'
+import type { TicketEvent } from '../rules/ticket-event.ts'
 import type { TicketTx } from '../store/ticket-store.ts'
 import type { Ticket } from '../store/ticket-row.ts'
 import { acceptWrite } from './accept-write.ts'
-import { readTicketReference } from '../ticket-reference.ts'
+import { readTicketReference } from '../rules/ticket-reference.ts'
 
 const isTicket = (found: Ticket | Response): found is Ticket => 'ref' in found
 

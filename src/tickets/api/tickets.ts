@@ -8,22 +8,22 @@ import { etagOf, matches, notModified } from '../../http/conditional.ts'
 import { json, jsonStream, type Headers, type Response } from '../../http/response.ts'
 import type { Handler } from '../../http/handler.ts'
 import type { Request } from '../../http/request.ts'
-import type { Actor } from '../actor.ts'
-import type { Caller } from '../auth.ts'
-import { refuseText, type Body } from '../body.ts'
+import { cursors, parseLimit } from '../../http/paging.ts'
+import type { Actor } from '../rules/actor.ts'
+import type { Caller } from '../credentials.ts'
+import { refuseText, type Body } from '../rules/body.ts'
 import type { Context } from '../context.ts'
-import { answerRefusal, refuse, type Refusal } from '../refusal.ts'
-import { listMarkdown, listMarkdownStream, markdown, ticketMarkdown, VARY, wantsMarkdown } from '../pages/markdown.ts'
+import { answerRefusal, refuse, type Refusal } from '../../http/refusal.ts'
+import { listMarkdown, listMarkdownStream, markdown, ticketMarkdown, VARY, wantsMarkdown } from '../representations/markdown.ts'
 import type { Project } from '../store/projects.ts'
-import { refuseRole } from '../roles.ts'
-import { parseStateFilter } from '../states.ts'
-import { BAD_AFTER, BAD_LIMIT, NO_SUCH_PROJECT, NO_SUCH_TICKET, fieldRequired, fieldTooLong } from '../messages.ts'
-import { ticketAnswer, ticketAnswers, type TicketAnswer } from './answers.ts'
+import { refuseRole } from '../rules/roles.ts'
+import { parseStateFilter } from '../rules/states.ts'
+import { BAD_AFTER, BAD_LIMIT, NO_SUCH_PROJECT, NO_SUCH_TICKET, fieldRequired, fieldTooLong } from '../rules/messages.ts'
+import { ticketAnswer, ticketAnswers, ticketReadBody } from '../representations/json.ts'
 import type { TicketTx } from '../store/ticket-store.ts'
-import type { TicketEvent } from '../ticket-event.ts'
 import type { Ticket } from '../store/ticket-row.ts'
 import type { ListPosition } from '../store/tickets.ts'
-import { ME_NEEDS_SIGN_IN, needsMe, parseQuery } from '../query.ts'
+import { ME_NEEDS_SIGN_IN, needsMe, parseQuery } from '../rules/query.ts'
 import { acceptWrite } from './accept-write.ts'
 
 export const SUBJECT_MAX = 500
@@ -109,10 +109,10 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
     const parsed = parseQuery(req.query.get('q') ?? '')
     if (!parsed.ok) return answerRefusal(refuse(400, parsed.error, 'q'), VARY)
     const limitText = req.query.get('limit')
-    const limit = limitText === null ? undefined : parseLimit(limitText)
+    const limit = limitText === null ? undefined : parseLimit(limitText, MAX_LIMIT)
     if (limit === null) return answerRefusal(refuse(400, BAD_LIMIT, 'limit'), VARY)
     const afterText = req.query.get('after')
-    const after = afterText === null ? undefined : parseCursor(afterText)
+    const after = afterText === null ? undefined : pageCursors.read(afterText)
     if (after === null) return answerRefusal(refuse(400, BAD_AFTER, 'after'), VARY)
     let me: string | null = null
     if (needsMe(parsed.query)) {
@@ -163,7 +163,7 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
       params.delete('limit')
       params.delete('after')
       params.set('limit', String(limit))
-      params.set('after', cursorOf(store.tickets.positionOf(query.sort, rows[limit - 1]!)))
+      params.set('after', pageCursors.write(store.tickets.positionOf(query.sort, rows[limit - 1]!)))
       next = `${publicUrl}${req.path}?${params}`
     }
     const link: Headers = next === null ? {} : { link: `<${next}>; rel="next"` }
@@ -233,48 +233,25 @@ export function isBlank(text: string | undefined): boolean {
   return text !== undefined && text.trim() === ''
 }
 
-/** The JSON answer of a single ticket (docs/tickets-api.md, 4.2): the ticket and its history. */
-export function ticketReadBody(publicUrl: string, ticket: Ticket, events: readonly TicketEvent[]): { ticket: TicketAnswer; events: readonly TicketEvent[] } {
-  return { ticket: ticketAnswer(publicUrl, ticket), events }
-}
-
-/**
- * The ticket's `ETag`: the tag of its JSON answer, the one the dispatcher gives that answer
- * (src/http/conditional.ts), so a client sends back in `If-Match` what it read. The page's edit form
- * carries the same tag.
- */
-export function ticketEtag(publicUrl: string, ticket: Ticket, events: readonly TicketEvent[]): string {
-  return etagOf(JSON.stringify(ticketReadBody(publicUrl, ticket, events)))
-}
-
 /** The largest page of the lists (docs/tickets-api.md, "Pages: `limit` and `after`"). */
 export const MAX_LIMIT = 1000
 
 /** Tickets read per statement while a whole list is streamed. */
 const STREAM_BATCH = 500
 
-/** A `limit`: a whole number from 1 to {@link MAX_LIMIT}, or null. */
-function parseLimit(text: string): number | null {
-  const limit = /^[0-9]{1,4}$/.test(text) ? Number(text) : NaN
-  return limit >= 1 && limit <= MAX_LIMIT ? limit : null
-}
-
 /**
- * The cursor of a page that ends at `p`. Opaque to clients (the interface promises nothing about
- * its form), so it may change; today the position's sort key, number and id in base64url.
+ * The cursor of a page that ends at a position; today the position's sort key, number and id.
  */
-function cursorOf(p: ListPosition): string {
-  return Buffer.from(`${p.key}.${p.number}.${p.id}`).toString('base64url')
-}
-
-/** The position a cursor of {@link cursorOf} stands for, or null for anything it did not make. */
-function parseCursor(text: string): ListPosition | null {
-  if (!/^[A-Za-z0-9_-]{1,100}$/.test(text)) return null
-  const match = /^([0-9]{1,16})\.([0-9]{1,9})\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/.exec(Buffer.from(text, 'base64url').toString('latin1'))
-  if (match === null) return null
-  const p = { key: Number(match[1]), number: Number(match[2]), id: match[3]! }
-  return Number.isSafeInteger(p.key) && cursorOf(p) === text ? p : null
-}
+const pageCursors = cursors<ListPosition>(
+  (p) => `${p.key}.${p.number}.${p.id}`,
+  (text) => {
+    const match = /^([0-9]{1,16})\.([0-9]{1,9})\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/.exec(text)
+    if (match === null) return null
+    const p = { key: Number(match[1]), number: Number(match[2]), id: match[3]! }
+    return Number.isSafeInteger(p.key) ? p : null
+  },
+  100,
+)
 
 /** `batches` with `f` applied to each item. */
 async function* mapBatches<T, U>(batches: AsyncIterable<readonly T[]>, f: (item: T) => U): AsyncGenerator<U[]> {

@@ -6,12 +6,12 @@
 import { json, PRIVATE_NO_STORE } from '../../http/response.ts'
 import type { Handler } from '../../http/handler.ts'
 import { randomToken, recordId } from '../../base/random.ts'
-import { TOKEN_PREFIX } from '../auth.ts'
+import { TOKEN_PREFIX } from '../credentials.ts'
 import { hashSecret } from '../../base/random.ts'
 import type { Context } from '../context.ts'
 import type { TicketStore } from '../store/ticket-store.ts'
-import { answerRefusal, refuse } from '../refusal.ts'
-import { NO_SUCH_TOKEN, fieldTooLong } from '../messages.ts'
+import { answerRefusal, refuse } from '../../http/refusal.ts'
+import { NO_SUCH_TOKEN, fieldTooLong } from '../rules/messages.ts'
 import { acceptWrite } from './accept-write.ts'
 
 const LABEL_MAX = 200

@@ -12,19 +12,18 @@
  */
 import { refuseContentType } from '../../http/guards.ts'
 import type { Handler } from '../../http/handler.ts'
-import { parseJsonBody } from '../../http/json-validate.ts'
+import { parseJsonObject } from '../../http/json-validate.ts'
 import { refuseHost } from '../../http/outbound.ts'
 import { randomBase64, recordId } from '../../base/random.ts'
 import type { Request } from '../../http/request.ts'
 import { json } from '../../http/response.ts'
-import type { Caller } from '../auth.ts'
-import { refuseText } from '../body.ts'
+import type { Caller } from '../credentials.ts'
+import { refuseText } from '../rules/body.ts'
 import type { Context } from '../context.ts'
 import {
   ACTIVE_OR_EVENTS,
   BAD_ACTIVE,
   BAD_WEBHOOK_URL,
-  BODY_NOT_OBJECT,
   EVENTS_NOT_LIST,
   fieldNotString,
   fieldRequired,
@@ -35,13 +34,13 @@ import {
   tooManyWebhooks,
   unknownField,
   unknownWebhookKind,
-} from '../messages.ts'
-import { answerRefusal, refuse, type Refusal } from '../refusal.ts'
-import { refuseRole } from '../roles.ts'
+} from '../rules/messages.ts'
+import { answerRefusal, refuse, type Refusal } from '../../http/refusal.ts'
+import { refuseRole } from '../rules/roles.ts'
 import type { Project } from '../store/projects.ts'
 import type { Delivery, Webhook } from '../store/webhooks.ts'
-import { isWebhookKind, TEST_KIND, webhookBody, WEBHOOKS_MAX } from '../webhook-events.ts'
-import { newMessageId } from '../webhook-worker.ts'
+import { isWebhookKind, TEST_KIND, webhookBody, WEBHOOKS_MAX } from '../rules/webhook-events.ts'
+import { newMessageId } from '../workers/webhook-worker.ts'
 
 /** A target address is at most this long. */
 export const WEBHOOK_URL_MAX = 2000
@@ -64,15 +63,10 @@ type WebhookBody = { url?: string; events?: string[]; active?: boolean }
  * kinds (duplicates dropped), `active` a boolean or `'true'`/`'false'`.
  */
 function checkWebhookBody(bytes: Uint8Array, allowed: readonly (keyof WebhookBody)[]): { ok: true; body: WebhookBody } | Refusal {
-  let value: unknown = {}
-  if (bytes.length > 0) {
-    const parsed = parseJsonBody(bytes)
-    if (!parsed.ok) return refuse(400, parsed.error, 'body')
-    value = parsed.value
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return refuse(400, BODY_NOT_OBJECT, 'body')
+  const parsed = parseJsonObject(bytes, { emptyIsObject: true })
+  if (!parsed.ok) return refuse(400, parsed.error, 'body')
   const body: WebhookBody = {}
-  for (const [name, field] of Object.entries(value)) {
+  for (const [name, field] of Object.entries(parsed.value)) {
     if (!(allowed as readonly string[]).includes(name)) return refuse(400, unknownField(name), name)
     if (name === 'url') {
       if (typeof field !== 'string') return refuse(400, fieldNotString(name), name)

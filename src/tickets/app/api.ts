@@ -5,7 +5,7 @@
  * and the field it names, and a network failure or a server that does not answer in time says
  * so in words a person can act on.
  */
-import { canBeAtMost, fillIn } from '../messages.ts'
+import { canBeAtMost, fillIn } from '../rules/messages.ts'
 
 export type ApiAnswer =
   | { ok: true; status: number; body: Record<string, unknown> }

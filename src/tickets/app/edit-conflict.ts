@@ -6,7 +6,7 @@
  * against the new version. Otherwise the form shows both texts side by side with "Keep mine",
  * "Keep theirs" and an editable merge, and from then on saves against the version it showed.
  */
-import { combined } from '../text-diff.ts'
+import { combined } from '../text/text-diff.ts'
 
 interface TicketRead {
   ticket: { subject: string; summary: string }

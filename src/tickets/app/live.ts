@@ -4,8 +4,8 @@
  * the page redraws and announces them. Network failures wait 1 s, doubling up to 30 s, and ask
  * again with the same cursor: nothing is missed.
  */
-import { eventSentence } from '../history-words.ts'
-import type { TicketEvent } from '../ticket-event.ts'
+import { eventSentence } from '../text/history-words.ts'
+import type { TicketEvent } from '../rules/ticket-event.ts'
 
 export interface LiveEvent {
   id?: number

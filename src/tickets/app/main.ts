@@ -8,7 +8,7 @@
  */
 import { createApiClient, type ApiAnswer } from './api.ts'
 import { alreadyChosen, appliedSelect, settle, showNotice } from './applied-change.ts'
-import { overLimit } from '../messages.ts'
+import { overLimit } from '../rules/messages.ts'
 import { chooseVersion, endConflict, resolveStaleEdit } from './edit-conflict.ts'
 import { createFormSender, domFormView } from './form.ts'
 import { createLiveFollower, announcement } from './live.ts'

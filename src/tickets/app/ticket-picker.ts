@@ -13,7 +13,7 @@ interface Suggestion {
 }
 
 /**
- * The search (src/tickets/query.ts) that finds tickets for what is typed, or null when the text
+ * The search (src/tickets/rules/query.ts) that finds tickets for what is typed, or null when the text
  * is already a reference to send as it is (`web#3`, an address) or is empty. Quotes and colons
  * are dropped so typed text is never read as a search key.
  */

@@ -8,7 +8,7 @@ import { messagePage } from './message-page.ts'
 import type { Handler } from '../../http/handler.ts'
 import { loginButtonUrl, safeNext } from '../../auth/idp.ts'
 import type { Context } from '../context.ts'
-import { NO_SUCH_PROJECT, NO_SUCH_TICKET } from '../messages.ts'
+import { NO_SUCH_PROJECT, NO_SUCH_TICKET } from '../rules/messages.ts'
 
 const notFound = (text: string) => messagePage(404, 'Not found', text)
 

@@ -6,11 +6,11 @@
  * The page follows its project's events (`projectChanged`, `membersChanged`,
  * `connectionsChanged`): the parts marked `data-live` redraw, sparing a form in use.
  */
-import { TITLE_BLANK } from '../messages.ts'
+import { TITLE_BLANK } from '../rules/messages.ts'
 import { html, type Html } from '../../http/html.ts'
 import type { Connection } from '../store/connections.ts'
 import type { Member, Project } from '../store/projects.ts'
-import { ROLES, type Role } from '../roles.ts'
+import { ROLES, type Role } from '../rules/roles.ts'
 import { field, formError, timeAgo } from './frame.ts'
 
 export interface AdminInput {

@@ -6,9 +6,9 @@
  * (src/tickets/app/connect.ts) confirms through `POST /api/connect/<nonce>/confirm` (the session's tag, rendered into the
  * page, goes in `x-tag`) and then sends the browser to the answered `location`.
  */
-import { html, htmlResponse, joinHtml, type Html } from '../../http/html.ts'
+import { html, htmlPage, htmlResponse, joinHtml, type Html } from '../../http/html.ts'
 import type { Response } from '../../http/response.ts'
-import { CONNECT } from '../messages.ts'
+import { CONNECT } from '../rules/messages.ts'
 
 /** A project the person administers, as the page offers it. */
 export interface PageProject {
@@ -58,23 +58,12 @@ export const PAGE_HEADERS = {
 
 /** The page in the web app's look: its stylesheet, a card in the middle, the service's name. */
 function connectDocument(stylesheet: string, body: Html): Html {
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${CONNECT}</title>
-${stylesheet ? html`<link rel="stylesheet" href="${stylesheet}">` : ''}
-</head>
-<body class="connect">
-<header class="top"><div class="top-inner"><span class="brand">Tickets</span></div></header>
+  const head = stylesheet ? html`<link rel="stylesheet" href="${stylesheet}">` : undefined
+  return htmlPage({ title: CONNECT, head, bodyClass: 'connect' }, html`<header class="top"><div class="top-inner"><span class="brand">Tickets</span></div></header>
 <main class="page narrow"><div class="card">
 <h1>${CONNECT}</h1>
 ${body}
-</div></main>
-</body>
-</html>
-`
+</div></main>`)
 }
 
 /** The connect page for a waiting request. */

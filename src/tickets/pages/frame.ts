@@ -5,11 +5,11 @@
  * state badges, times, form fields). Pure functions of their input, written with the
  * auto-escaping template (src/http/html.ts).
  */
-import { escapeHtml, html, rawHtml, type Html, type HtmlValue } from '../../http/html.ts'
+import { escapeHtml, html, htmlPage, rawHtml, type Html, type HtmlValue } from '../../http/html.ts'
 import { markdownSubject } from '../app/markdown-html.ts'
 import { exactTime, isoTime, relativeTime } from '../app/relative-time.ts'
 import { SHORTCUTS } from '../app/shortcuts.ts'
-import { SEARCH_HELP } from '../query.ts'
+import { SEARCH_HELP } from '../rules/query.ts'
 import type { Row, Viewer } from './page-data.ts'
 
 /** The bundled files a page loads. */
@@ -71,19 +71,11 @@ export function framePage(input: FrameInput): Html {
   const liveAttrs = live
     ? html` data-cursor="${String(live.cursor)}"${live.project ? html` data-project="${live.project}"` : ''}${live.ticket ? html` data-ticket="${live.ticket}"` : ''}${live.events ? html` data-events="${live.events.join(' ')}"` : ''}`
     : ''
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${input.title} · Tickets</title>
-<link rel="stylesheet" href="${input.assets.style}">
+  const head = html`<link rel="stylesheet" href="${input.assets.style}">
 <link rel="icon" href="${FAVICON}">
 ${scriptTag(input.assets.script)}
-${viewer ? html`<meta name="x-tag" content="${viewer.tag}">` : ''}
-</head>
-<body>
-<a class="skip" href="#main">Skip to content</a>
+${viewer ? html`<meta name="x-tag" content="${viewer.tag}">` : ''}`
+  return htmlPage({ title: `${input.title} · Tickets`, head }, html`<a class="skip" href="#main">Skip to content</a>
 <header class="top">
 <div class="top-inner">
 <a class="brand" href="/">Tickets</a>
@@ -111,10 +103,7 @@ ${input.body}
 <dl>${SHORTCUTS.map((s) => html`<dt>${s.keys.split(' ').map((k, i) => html`${i ? ' then ' : ''}<kbd>${k}</kbd>`)}</dt><dd>${s.does}</dd>`)}
 <dt><kbd>Ctrl</kbd> + <kbd>Enter</kbd></dt><dd>Send a comment or form</dd></dl>
 <form method="dialog"><button type="submit">Close</button></form>
-</dialog>
-</body>
-</html>
-`
+</dialog>`)
 }
 
 /** A state as a coloured badge. */
@@ -162,7 +151,7 @@ ${input.control}
 }
 
 /**
- * What the search accepts (src/tickets/query.ts), beside a list's search: open when `refusal`
+ * What the search accepts (src/tickets/rules/query.ts), beside a list's search: open when `refusal`
  * says why the search was refused, which then stands in place of the list.
  */
 export function searchHelp(refusal: string | null): Html {

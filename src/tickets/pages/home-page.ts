@@ -1,8 +1,8 @@
 /** The home page `/`: the projects with their open counts, and "New project". */
-import { TITLE_BLANK } from '../messages.ts'
+import { TITLE_BLANK } from '../rules/messages.ts'
 import { html, rawHtml, type Html } from '../../http/html.ts'
 import { markdownInline } from '../app/markdown-html.ts'
-import { oneLine } from '../history-words.ts'
+import { oneLine } from '../text/history-words.ts'
 import { field, formError } from './frame.ts'
 import type { ProjectSummary, Viewer } from './page-data.ts'
 

@@ -5,13 +5,13 @@
  * Reads only: every write of the pages goes through the JSON API.
  */
 import type { Request } from '../../http/request.ts'
-import type { Credentials } from '../auth.ts'
-import type { TicketQuery } from '../query.ts'
-import type { Role } from '../roles.ts'
-import { DEFAULT_FILTER, type State } from '../states.ts'
+import type { Credentials } from '../credentials.ts'
+import type { TicketQuery } from '../rules/query.ts'
+import type { Role } from '../rules/roles.ts'
+import { DEFAULT_FILTER, type State } from '../rules/states.ts'
 import type { Connection } from '../store/connections.ts'
 import type { Delivery, Webhook } from '../store/webhooks.ts'
-import type { TicketEvent } from '../ticket-event.ts'
+import type { TicketEvent } from '../rules/ticket-event.ts'
 import type { Member, Project, ProjectSummary } from '../store/projects.ts'
 import type { ListRequest, ListRow, PageContext, Relation } from '../store/page-reads.ts'
 import type { TicketStore } from '../store/ticket-store.ts'

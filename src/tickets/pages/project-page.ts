@@ -2,12 +2,12 @@
  * The project page `/<slug>`: state tabs with counts, the search (in the bar on top, scoped to
  * the project), sorting, pages of 50, "New ticket" for members, and the list of tickets.
  */
-import { SUBJECT_BLANK, youJoined } from '../messages.ts'
+import { SUBJECT_BLANK, youJoined } from '../rules/messages.ts'
 import { html, rawHtml, type Html } from '../../http/html.ts'
 import { markdownToHtml } from '../app/markdown-html.ts'
 import type { Project } from '../store/projects.ts'
-import { withSort, type Sort } from '../query.ts'
-import type { Role } from '../roles.ts'
+import { withSort, type Sort } from '../rules/query.ts'
+import type { Role } from '../rules/roles.ts'
 import { formError, field, markdownField, searchHelp, ticketList } from './frame.ts'
 import { PAGE_SIZE, type TicketList, type Viewer } from './page-data.ts'
 import type { Member } from '../store/projects.ts'

@@ -4,7 +4,7 @@
  */
 import { html, type Html } from '../../http/html.ts'
 import { field, formError, timeAgo } from './frame.ts'
-import type { Role } from '../roles.ts'
+import type { Role } from '../rules/roles.ts'
 
 export interface SettingsInput {
   name: string

@@ -5,14 +5,14 @@
  * Controls follow the viewer's role: `use` members may comment and change the state, `edit` and
  * `admin` also assign, edit and relate; others see no control at all.
  */
-import { COMMENT_BLANK, SUBJECT_BLANK } from '../messages.ts'
+import { COMMENT_BLANK, SUBJECT_BLANK } from '../rules/messages.ts'
 import { html, rawHtml, type Html } from '../../http/html.ts'
 import { markdownToHtml } from '../app/markdown-html.ts'
-import { eventWords } from '../history-words.ts'
-import { lineParts } from '../text-diff.ts'
-import type { Role } from '../roles.ts'
-import { STATES } from '../states.ts'
-import type { TicketEvent } from '../ticket-event.ts'
+import { eventWords } from '../text/history-words.ts'
+import { lineParts } from '../text/text-diff.ts'
+import type { Role } from '../rules/roles.ts'
+import { STATES } from '../rules/states.ts'
+import type { TicketEvent } from '../rules/ticket-event.ts'
 import type { Ticket } from '../store/ticket-row.ts'
 import { field, formError, markdownField, stateBadge, subjectHtml, timeAgo } from './frame.ts'
 import type { Row, TicketDetail, Viewer } from './page-data.ts'

@@ -8,7 +8,7 @@
  */
 import { html, type Html } from '../../http/html.ts'
 import type { Delivery, Webhook } from '../store/webhooks.ts'
-import { WEBHOOK_KINDS } from '../webhook-events.ts'
+import { WEBHOOK_KINDS } from '../rules/webhook-events.ts'
 import { field, formError, timeAgo } from './frame.ts'
 import type { WebhookView } from './page-data.ts'
 

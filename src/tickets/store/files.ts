@@ -10,8 +10,8 @@
  */
 import type { Query } from '../../db/client.ts'
 import { randomToken } from '../../base/random.ts'
-import type { Actor } from '../actor.ts'
-import type { ImageKind } from '../files.ts'
+import type { Actor } from '../rules/actor.ts'
+import type { ImageKind } from '../rules/files.ts'
 
 /** A stored file as the store shows it (the API adds its address and Markdown). */
 export interface StoredFile {

@@ -1,10 +1,10 @@
 /**
  * A ticket's history: the `ticket_events` table, its row type and the mapping to the
- * {@link TicketEvent} the API shows (src/tickets/ticket-event.ts).
+ * {@link TicketEvent} the API shows (src/tickets/rules/ticket-event.ts).
  */
 import type { Query } from '../../db/client.ts'
-import type { Actor } from '../actor.ts'
-import type { TicketEvent } from '../ticket-event.ts'
+import type { Actor } from '../rules/actor.ts'
+import type { TicketEvent } from '../rules/ticket-event.ts'
 
 export interface EventRow {
   id: number

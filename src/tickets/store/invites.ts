@@ -6,8 +6,8 @@
  */
 import { hashSecret } from '../../base/random.ts'
 import type { Query } from '../../db/client.ts'
-import type { Actor } from '../actor.ts'
-import type { Role } from '../roles.ts'
+import type { Actor } from '../rules/actor.ts'
+import type { Role } from '../rules/roles.ts'
 
 
 async function insertInvite(tx: Query, i: { id: string; projectId: string; role: Role; uses: number; expires: number; createdBy: string; now: number }): Promise<void> {

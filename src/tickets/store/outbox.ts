@@ -1,13 +1,13 @@
 /**
  * The events outbox (the `events` table): live events are written in the same transaction as the
  * write that causes them, so an event exists exactly when its write committed. Delivery to pages
- * (`GET /api/live`, `api/live.ts`) reads the table through {@link readEventsAfter} and deletes
+ * (`GET /api/live`, `live/hub.ts`) reads the table through {@link readEventsAfter} and deletes
  * old events with {@link pruneEvents}; the NOTIFY is only a wake-up for pollers in other
  * processes.
  */
 import type postgres from 'postgres'
 import type { Query } from '../../db/client.ts'
-import { EVENTS_CHANNEL, type EventName } from '../events.ts'
+import { EVENTS_CHANNEL, type EventName } from '../live/events.ts'
 
 /** A live event to store: its project (the id, not the slug; null for none), name, arguments and time. */
 export interface NewEvent {

@@ -3,11 +3,11 @@
  * and the {@link Project} and {@link Member} the API shows. A project answers to its id, its slug
  * and every old slug alike (`project_names`).
  *
- * Answers carry no URL: the API adds the page address where it answers (`api/answers.ts`).
+ * Answers carry no URL: the API adds the page address where it answers (`representations/json.ts`).
  */
 import type { Query } from '../../db/client.ts'
-import { isLookupText } from '../ids.ts'
-import type { Role } from '../roles.ts'
+import { isLookupText } from '../rules/ids.ts'
+import type { Role } from '../rules/roles.ts'
 import type { User } from './users.ts'
 
 /** A project as the API shows it (without its page address). */

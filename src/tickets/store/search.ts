@@ -1,13 +1,13 @@
 /**
- * The SQL a parsed search (src/tickets/query.ts) compiles to: a condition on the ticket row `t`
+ * The SQL a parsed search (src/tickets/rules/query.ts) compiles to: a condition on the ticket row `t`
  * of the ticket queries and an order. Every value is a parameter; the text terms become one
  * `tsquery` matched against the `search` column (sql/0007_ticket_search.sql) through its GIN
  * index, so searching 10,000 tickets reads only the matching ones.
  */
 import type postgres from 'postgres'
 import type { Query } from '../../db/client.ts'
-import type { Person, PersonFilter, Sort, TicketQuery } from '../query.ts'
-import type { State } from '../states.ts'
+import type { Person, PersonFilter, Sort, TicketQuery } from '../rules/query.ts'
+import type { State } from '../rules/states.ts'
 
 type Fragment = postgres.PendingQuery<postgres.Row[]>
 

@@ -6,11 +6,11 @@
  * (or the statement that writes it, src/tickets/store/ticket-writes.ts) and {@link ticketOf},
  * then the places that show it.
  *
- * Answers carry no URL: the API adds the page address where it answers (`api/answers.ts`).
+ * Answers carry no URL: the API adds the page address where it answers (`representations/json.ts`).
  */
 import type postgres from 'postgres'
 import { plannedEachTime, type Query } from '../../db/client.ts'
-import type { State } from '../states.ts'
+import type { State } from '../rules/states.ts'
 import type { User } from './users.ts'
 
 /** Another ticket, as a relation names it: `<project slug>#<number>` and its id. */

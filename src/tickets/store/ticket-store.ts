@@ -13,8 +13,8 @@
  * @module
  */
 import type { Query, Sql } from '../../db/client.ts'
-import type { EventName, Wake } from '../events.ts'
-import { Refusal } from '../refusal.ts'
+import type { EventName, Wake } from '../live/events.ts'
+import { Refusal } from '../../http/refusal.ts'
 import { transaction } from '../../db/transaction.ts'
 import { connectionTable } from './connections.ts'
 import { historyTable } from './history.ts'

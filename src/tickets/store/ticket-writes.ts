@@ -5,9 +5,9 @@
  * read in the same statement ({@link viewOf}).
  */
 import type { Query } from '../../db/client.ts'
-import type { State } from '../states.ts'
-import type { Role } from '../roles.ts'
-import type { TicketEvent } from '../ticket-event.ts'
+import type { State } from '../rules/states.ts'
+import type { Role } from '../rules/roles.ts'
+import type { TicketEvent } from '../rules/ticket-event.ts'
 import { eventOf, type EventAuthor } from './history.ts'
 import type { User } from './users.ts'
 import { ticketOf, viewOf, type Ticket, type TicketRow } from './ticket-row.ts'

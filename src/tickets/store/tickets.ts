@@ -6,11 +6,11 @@
  * src/tickets/store/ticket-writes.ts.
  */
 import { plannedEachTime, type Query } from '../../db/client.ts'
-import { isLookupText, isUuid, parseNumber } from '../ids.ts'
-import type { State } from '../states.ts'
-import type { Actor } from '../actor.ts'
-import type { Sort, TicketQuery } from '../query.ts'
-import type { TicketReference } from '../ticket-reference.ts'
+import { isLookupText, isUuid, parseNumber } from '../rules/ids.ts'
+import type { State } from '../rules/states.ts'
+import type { Actor } from '../rules/actor.ts'
+import type { Sort, TicketQuery } from '../rules/query.ts'
+import type { TicketReference } from '../rules/ticket-reference.ts'
 import { searchCondition, searchOrder, textSearched, type SearchContext } from './search.ts'
 import { selectTickets, ticketOf, ticketRows, type Fragment, type Ticket } from './ticket-row.ts'
 import { changeTicket, insertTicket, lockTicket, parentOf, updateTicket, type NewHistoryEvent, type NewTicketRow, type TicketChange } from './ticket-writes.ts'
@@ -58,7 +58,7 @@ async function locateTicket(q: Query, params: Record<string, string>): Promise<{
   return row ? { id: row.id, project: row.project_id } : null
 }
 
-/** The ticket a relation names (src/tickets/ticket-reference.ts), or null. */
+/** The ticket a relation names (src/tickets/rules/ticket-reference.ts), or null. */
 async function ticketByReference(q: Query, ref: TicketReference): Promise<Ticket | null> {
   if (ref.kind === 'id') return ticketById(q, ref.id)
   if (ref.kind === 'none' || !isLookupText(ref.project)) return null

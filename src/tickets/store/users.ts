@@ -6,8 +6,8 @@
 import type { Query } from '../../db/client.ts'
 import type { Identity } from '../../auth/idp.ts'
 import { recordId } from '../../base/random.ts'
-import { refuse, type Refusal } from '../refusal.ts'
-import { ambiguousUser, noSuchMember, noSuchUser } from '../messages.ts'
+import { refuse, type Refusal } from '../../http/refusal.ts'
+import { ambiguousUser, noSuchMember, noSuchUser } from '../rules/messages.ts'
 
 export interface User {
   id: string

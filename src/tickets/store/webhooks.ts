@@ -10,8 +10,8 @@
  */
 import type postgres from 'postgres'
 import type { Query } from '../../db/client.ts'
-import type { OutboxEvent } from '../webhook-events.ts'
-import type { EventName } from '../events.ts'
+import type { OutboxEvent } from '../rules/webhook-events.ts'
+import type { EventName } from '../live/events.ts'
 
 type Fragment = postgres.PendingQuery<postgres.Row[]>
 

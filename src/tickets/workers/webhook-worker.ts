@@ -13,13 +13,13 @@
  * sends it again with the same `webhook-id`.
  */
 import { Webhook as Signer } from 'standardwebhooks'
-import type { Logger } from '../base/log.ts'
-import { postChecked, type Outcome } from '../http/outbound.ts'
-import { randomToken } from '../base/random.ts'
-import type { Wake } from './events.ts'
-import type { TicketStore } from './store/ticket-store.ts'
-import type { DueDelivery, HeldWebhook } from './store/webhooks.ts'
-import { nextAttemptAt, webhookBody, webhookMessageOf, type OutboxEvent } from './webhook-events.ts'
+import type { Logger } from '../../base/log.ts'
+import { postChecked, type Outcome } from '../../http/outbound.ts'
+import { randomToken } from '../../base/random.ts'
+import type { Wake } from '../live/events.ts'
+import type { TicketStore } from '../store/ticket-store.ts'
+import type { DueDelivery, HeldWebhook } from '../store/webhooks.ts'
+import { nextAttemptAt, webhookBody, webhookMessageOf, type OutboxEvent } from '../rules/webhook-events.ts'
 
 /** A 2xx within this is a success; anything else, or nothing, is a failure. */
 export const DELIVERY_TIMEOUT_MS = 10_000

@@ -3,7 +3,7 @@
  * tickets, comments and changes state; `edit` also assigns, edits and relates; `admin` also
  * updates the project, its members, invites and connections. Non-members write nothing.
  */
-import { refuse, type Refusal } from './refusal.ts'
+import { refuse, type Refusal } from '../../http/refusal.ts'
 import { NEEDS_ADMIN, NEEDS_EDIT, NOT_MEMBER } from './messages.ts'
 
 export const ROLES = ['use', 'edit', 'admin'] as const

@@ -3,7 +3,7 @@
  * live event becomes (`{ type, timestamp, data }`), the cut of a message too large to send,
  * and when a failed delivery is tried again.
  */
-import type { EventName } from './events.ts'
+import type { EventName } from '../live/events.ts'
 
 export const WEBHOOK_KINDS = [
   'ticket.created',

@@ -4,8 +4,8 @@
  * contents no file names any more and uploads that were broken off (src/tickets/store/files.ts).
  * Several processes may sweep at once: each statement is safe to run twice.
  */
-import type { Logger } from '../base/log.ts'
-import type { TicketStore } from './store/ticket-store.ts'
+import type { Logger } from '../../base/log.ts'
+import type { TicketStore } from '../store/ticket-store.ts'
 
 export const SWEEP_EVERY_MS = 60 * 60 * 1000
 

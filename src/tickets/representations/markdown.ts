@@ -6,9 +6,9 @@
  */
 import { NOSNIFF, type BodyStream, type Headers, type Response } from '../../http/response.ts'
 import type { Request } from '../../http/request.ts'
-import type { TicketAnswer as Ticket } from '../api/answers.ts'
-import type { TicketEvent } from '../ticket-event.ts'
-import { eventSentence, oneLine } from '../history-words.ts'
+import type { TicketAnswer as Ticket } from './json.ts'
+import type { TicketEvent } from '../rules/ticket-event.ts'
+import { eventSentence, oneLine } from '../text/history-words.ts'
 import { isoTime } from '../app/relative-time.ts'
 
 /** Every answer of a route that negotiates carries this, errors included. */

@@ -7,19 +7,19 @@
  * old number is already in the project are skipped, so running the same file again is harmless.
  * Imported history emits no live events: nobody has a page open on tickets that did not exist.
  */
-import type { Sql, TransactionSql } from '../db/client.ts'
-import { recordId } from '../base/random.ts'
-import { claimSlug } from './slugs.ts'
-import { claimName } from './store/projects.ts'
-import { isState, type State } from './states.ts'
-import { SOURCE_MAX, SUBJECT_MAX, SUMMARY_MAX } from './api/tickets.ts'
-import { resolveUser } from './store/users.ts'
-import { refuse, Refusal } from './refusal.ts'
+import type { Sql, TransactionSql } from '../../db/client.ts'
+import { recordId } from '../../base/random.ts'
+import { claimSlug } from '../rules/slugs.ts'
+import { claimName } from '../store/projects.ts'
+import { isState, type State } from '../rules/states.ts'
+import { SOURCE_MAX, SUBJECT_MAX, SUMMARY_MAX } from '../api/tickets.ts'
+import { resolveUser } from '../store/users.ts'
+import { refuse, Refusal } from '../../http/refusal.ts'
 import {
   atPlace, badBlockedBy, badImportState, badOldNumber, badParent, badTime, IMPORT_NO_PROJECT_ID, IMPORT_NO_SLUG, IMPORT_NOT_OBJECT, IMPORT_PARENT_CYCLE,
   IMPORT_TICKETS_NOT_LIST, importNeedsAdmin, isAtMost, isRequired, mustBeList, mustBeObject, mustBeString, notLoggedInHere, numberTwice,
   otherProjectsNumber, relatedToItself, unknownOldNumber,
-} from './messages.ts'
+} from '../rules/messages.ts'
 
 export interface ImportReport {
   project: string

@@ -2,10 +2,10 @@
  * Request bodies of the ticket service (docs/tickets-api.md, "Conventions", Bodies):
  * a JSON object whose fields are all strings, checked against the route's shape.
  */
-import { parseJsonBody } from '../http/json-validate.ts'
-import { refuse, type Refusal } from './refusal.ts'
-import { textDefect } from '../http/text.ts'
-import { AUTHOR_REFUSED, BODY_NOT_OBJECT, fieldHasNul, fieldHasSurrogate, fieldNotString, fieldRequired, unknownField } from './messages.ts'
+import { parseJsonObject } from '../../http/json-validate.ts'
+import { refuse, type Refusal } from '../../http/refusal.ts'
+import { textDefect } from '../../http/text.ts'
+import { AUTHOR_REFUSED, fieldHasNul, fieldHasSurrogate, fieldNotString, fieldRequired, unknownField } from './messages.ts'
 
 /**
  * What a route does with a field: `required` must be present and non-empty, `present` must be
@@ -26,15 +26,10 @@ export type Body = Record<string, string>
  * sent them (`author`, unknown, non-string), then required fields in the shape's order.
  */
 export function checkBody(bytes: Uint8Array, shape: Shape): { ok: true; body: Body } | Refusal {
-  let value: unknown = {}
-  if (bytes.length > 0) {
-    const parsed = parseJsonBody(bytes)
-    if (!parsed.ok) return refuse(400, parsed.error, 'body')
-    value = parsed.value
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return refuse(400, BODY_NOT_OBJECT, 'body')
+  const parsed = parseJsonObject(bytes, { emptyIsObject: true })
+  if (!parsed.ok) return refuse(400, parsed.error, 'body')
   const body: Body = Object.create(null)
-  for (const [name, field] of Object.entries(value)) {
+  for (const [name, field] of Object.entries(parsed.value)) {
     if (!Object.hasOwn(shape, name)) {
       return name === 'author' ? refuse(400, AUTHOR_REFUSED, 'author') : refuse(400, unknownField(name), name)
     }

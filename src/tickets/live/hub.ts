@@ -1,5 +1,5 @@
 /**
- * Live events for pages: `GET /api/live` (docs/live-events.md).
+ * The long-poll hub of live events for pages: `GET /api/live` (docs/live-events.md).
  *
  * The outbox table `events` is the truth. Each event gets its place in the delivery order,
  * `seq`, as its transaction commits (sql/0004_live.sql), so `seq` order is commit order and a
@@ -8,7 +8,7 @@
  *
  * Waiting polls are kept in memory, and one read of the table answers all of them: a read runs
  * when this process wrote an event ({@link Wake}), when another process did (a NOTIFY on
- * {@link EVENTS_CHANNEL}, real PostgreSQL only), when new polls arrive, and every few seconds
+ * the events channel, real PostgreSQL only: `listener.ts`), when new polls arrive, and every few seconds
  * while polls wait, in case a wake-up was lost. Polls that would get the same answer share one
  * encoded body.
  *
@@ -23,12 +23,14 @@ import type { Sql } from '../../db/client.ts'
 import { json, jsonError, type Response } from '../../http/response.ts'
 import type { Handler } from '../../http/handler.ts'
 import type { Request } from '../../http/request.ts'
+import { parseSequenceCursor } from '../../http/paging.ts'
 import type { Logger } from '../../base/log.ts'
-import { EVENTS_CHANNEL, type Wake } from '../events.ts'
+import type { Wake } from './events.ts'
+import { startListener } from './listener.ts'
 import { pruneEvents, readEventsAfter, readLiveCursor } from '../store/outbox.ts'
-import { refuseText } from '../body.ts'
-import { BAD_CURSOR, NO_SUCH_PROJECT, TOO_MANY_WAITING } from '../messages.ts'
-import { answerRefusal, refuse } from '../refusal.ts'
+import { refuseText } from '../rules/body.ts'
+import { BAD_CURSOR, NO_SUCH_PROJECT, TOO_MANY_WAITING } from '../rules/messages.ts'
+import { answerRefusal, refuse } from '../../http/refusal.ts'
 import { collectAfterMassAnswer } from '../../base/collect.ts'
 
 /** How long a poll waits for an event before it is answered with none. */
@@ -145,21 +147,7 @@ export function createLive(deps: LiveDeps): Live {
   check.unref()
   pruning.unref()
 
-  void (async () => {
-    while (!stop.signal.aborted) {
-      await wake.next(stop.signal)
-      kick()
-    }
-  })()
-
-  // postgres.js keeps the LISTEN on a connection of its own and listens again after a reconnect;
-  // onlisten runs each time, and a read then catches what was sent in between.
-  const listening = deps.listen
-    ? sql.listen(EVENTS_CHANNEL, () => kick(), () => kick()).catch((err) => {
-        log('listen', err)
-        return null
-      })
-    : Promise.resolve(null)
+  const listener = startListener({ sql, wake, listen: deps.listen, onEvent: kick, onError: (err) => log('listen', err) })
 
   function log(what: string, err: unknown): void {
     logger?.line(`live ${what} failed: ${err instanceof Error ? err.message : String(err)}`)
@@ -318,7 +306,7 @@ export function createLive(deps: LiveDeps): Live {
 
   const handler: Handler = (req) => {
     const afterText = req.query.get('after')
-    const after = afterText === null ? null : parseCursor(afterText)
+    const after = afterText === null ? null : parseSequenceCursor(afterText)
     if (after === null && afterText !== null) return answerRefusal(refuse(400, BAD_CURSOR, 'after'))
     if (after !== null && waiting + arrivals.size >= maxWaiting) {
       return jsonError(503, TOO_MANY_WAITING, { 'retry-after': String(RETRY_AFTER_S) })
@@ -380,15 +368,7 @@ export function createLive(deps: LiveDeps): Live {
         const poll = oldest
         settle(poll).resolve(empty(poll))
       }
-      const listener = await listening
-      await listener?.unlisten().catch(() => {})
+      await listener.close()
     },
   }
-}
-
-/** A cursor as a page sends it back: a whole number from 0, in decimal, or null. */
-export function parseCursor(text: string): number | null {
-  if (!/^(0|[1-9][0-9]{0,15})$/.test(text)) return null
-  const n = Number(text)
-  return Number.isSafeInteger(n) ? n : null
 }

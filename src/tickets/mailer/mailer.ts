@@ -4,7 +4,7 @@
  * committed, never inside one.
  */
 import nodemailer from 'nodemailer'
-import type { Logger } from '../base/log.ts'
+import type { Logger } from '../../base/log.ts'
 
 export interface Mail {
   to: string

@@ -3,7 +3,7 @@
  * to 40 characters, generated from the title with a `-2`, `-3`... suffix when taken. Every name a
  * project ever had stays its own in `project_names`, so old slugs keep resolving.
  */
-import { refuse, type Refusal } from './refusal.ts'
+import { refuse, type Refusal } from '../../http/refusal.ts'
 import { SLUG_FORMAT, slugReserved, slugTaken } from './messages.ts'
 
 export const SLUG_MAX = 40

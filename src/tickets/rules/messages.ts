@@ -25,7 +25,6 @@ export const KEY_OTHER_PROJECT = "this project key belongs to another project"
 export const KEY_PERSON_GONE = 'the person who connected this app is no longer a member of this project'
 
 export const AUTHOR_REFUSED = "'author' is not accepted: the author is the token's user"
-export const BODY_NOT_OBJECT = 'the body must be a JSON object'
 export const unknownField = (name: string) => `unknown field '${name}'`
 export const fieldRequired = (name: string) => `'${name}' is required`
 export const fieldNotString = (name: string) => `'${name}' must be a string`

@@ -3,7 +3,7 @@
  * refuses, and {@link answerRefusal} is the one place that turns one into a response. A refusal
  * made inside a transaction rolls it back (the store's `transact` recognises it by `instanceof`).
  */
-import { json, type Headers, type Response } from '../http/response.ts'
+import { json, type Headers, type Response } from './response.ts'
 
 /** The statuses a refusal answers with. */
 export type RefusalStatus = 400 | 401 | 403 | 404 | 412 | 413 | 415

@@ -1,5 +1,5 @@
 /** Checks on the ids and numbers a request names. */
-import { textDefect } from '../http/text.ts'
+import { textDefect } from '../../http/text.ts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 

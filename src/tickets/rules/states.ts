@@ -2,7 +2,7 @@
  * Ticket states (docs/tickets-api.md, "Records"), in order, and the state filter of the lists (4.1):
  * `?state=open,doing` or `?state=all`; without it `open,doing,review`.
  */
-import { refuse, type Refusal } from './refusal.ts'
+import { refuse, type Refusal } from '../../http/refusal.ts'
 import { unknownState } from './messages.ts'
 
 export const STATES = ['open', 'doing', 'review', 'done', 'dropped'] as const

@@ -3,7 +3,7 @@
  * "commented", "changed the state from open to doing", "alice unassigned bob" (after the
  * actor's name), "set the parent to web#1". One wording, so the terminal and the browser agree.
  */
-import type { TicketEvent } from './ticket-event.ts'
+import type { TicketEvent } from '../rules/ticket-event.ts'
 
 /**
  * What the actor did, without the actor: `words`, then the related ticket's reference when the
