@@ -22,4 +22,6 @@ export interface Context {
   /** Null when `SMTP_URL` is unset: invites are then not mailed. */
   mailer: Mailer | null
   credentials: Credentials
+  /** `UPLOAD_MAX_MB`: the largest file, shown beside Attach files. */
+  uploadMaxMb: number
 }

@@ -61,6 +61,7 @@ export function createTicketsService(deps: ServiceDeps & { /** What the pages ca
     logger: deps.logger,
     mailer,
     credentials: createCredentials({ store, clock, sessions, origin }),
+    uploadMaxMb: deps.config.uploadMaxMb,
   }
 
   const live = createLive({

@@ -168,3 +168,6 @@ export const projectFilesFull = (useMb: string, maxMb: number) =>
   `this project's files use ${useMb} MB of its ${maxMb} MB (PROJECT_FILES_MAX_MB): remove unused files or ask for a higher limit`
 export const FILE_EMPTY = 'the file is empty'
 export const NO_SUCH_FILE = 'no such file'
+/** The pages' words while attaching files (src/tickets/app/attach.ts). */
+export const UPLOAD_UNREACHABLE = 'Could not reach the server, so the file was not attached. Try again.'
+export const STILL_UPLOADING = 'Files are still uploading: send this once they are done.'
