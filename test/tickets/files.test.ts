@@ -294,3 +294,11 @@ async function connectApp(person: Person, project: string): Promise<string> {
   assert.equal(exchanged.status, 200, exchanged.text)
   return exchanged.body.key
 }
+
+test('the ticket\'s Markdown answer lists the files its text links, with their whole addresses', async () => {
+  const log = await upload(alice, 'trace.log', 'a trace\n', 'text/plain')
+  const ticket = await app.ticket(alice, slug, { subject: 'With a log', summary: `The log: ${log.body.file.markdown}` })
+  const md = await app.call('GET', `/api/tickets/${ticket.id}`, { headers: { accept: 'text/markdown' } })
+  assert.equal(md.status, 200)
+  assert.ok(md.text.includes(`- files: trace.log (8 B) <${log.body.file.url}>\n`), md.text)
+})
