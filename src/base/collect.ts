@@ -1,5 +1,5 @@
 /**
- * A full garbage collection after a mass answer, and during large transfers: when one event answers thousands of waiting
+ * A full garbage collection after a mass answer (and a young one during large transfers): when one event answers thousands of waiting
  * long-polls at once, everything node kept for those requests (promoted to V8's old generation
  * while they waited) turns to garbage at once, and V8's own heuristics let the old generation
  * grow to several times what is live before collecting it. {@link collectAfterMassAnswer}
@@ -21,7 +21,7 @@ export const MIN_SPACING_MS = 500
 /** The next collection waits this many times the last one's pause after it began. */
 const PAUSES_APART = 10
 
-const gc = (globalThis as { gc?: () => void }).gc ?? null
+const gc = (globalThis as { gc?: (options?: { type: 'minor' | 'major' }) => void }).gc ?? null
 let runs = 0
 let lastStart = -Infinity
 let lastPause = 0
@@ -34,29 +34,29 @@ export function collectAfterMassAnswer(count: number): void {
 }
 
 /**
- * Bytes of large transfers (file uploads and downloads) after which a collection follows. Their
- * pieces pass through buffers held outside V8's heap, and V8 collects for those only after tens
- * of megabytes; a 25 MB file would lift the process's memory by several times its chunk.
+ * Bytes of large transfers (file uploads and downloads) after which a young-generation
+ * collection runs. Their pieces pass through buffers held outside V8's heap and through large
+ * strings (the database client's text), all short-lived; V8 collects for outside memory only
+ * after tens of megabytes, so a 25 MB file would lift the process's memory by several times its
+ * chunk. A young collection (a scavenge) frees them and takes a millisecond or two.
  */
-export const TRANSFER_BYTES = 4 * 1024 * 1024
+export const TRANSFER_BYTES = 2 * 1024 * 1024
 let transferred = 0
 
-/** Called with the bytes a large transfer just moved; collects (spaced as above) after every {@link TRANSFER_BYTES}. */
+/** Called with the bytes a large transfer just moved; runs a young collection after every {@link TRANSFER_BYTES}. */
 export function collectAfterTransfer(bytes: number): void {
   transferred += bytes
-  if (transferred < TRANSFER_BYTES) return
+  if (transferred < TRANSFER_BYTES || gc === null) return
   transferred = 0
-  // Spaced by the tenth-of-the-time rule alone: a transfer of a few seconds needs a collection
-  // every few megabytes, and each is short (the garbage is a few buffers).
-  schedule(0)
+  gc({ type: 'minor' })
 }
 
-function schedule(minSpacingMs = MIN_SPACING_MS): void {
+function schedule(): void {
   if (pending !== null || gc === null) return
   // setImmediate: the answers are written in this turn's promise jobs, and their objects are let
   // go once written; spaced, so that a storm of events spends at most a tenth of the time in
   // collections.
-  const wait = Math.max(0, lastStart + Math.max(minSpacingMs, PAUSES_APART * lastPause) - performance.now())
+  const wait = Math.max(0, lastStart + Math.max(MIN_SPACING_MS, PAUSES_APART * lastPause) - performance.now())
   pending = wait === 0 ? setImmediate(collect) : setTimeout(collect, wait)
   pending.unref()
 }
