@@ -83,6 +83,7 @@ test('an image pasted into a comment shows its progress, then is shown inline on
   await progress.waitFor()
   await page.getByRole('button', { name: /^Cancel uploading pasted/ }).waitFor()
   await assertAccessible(page, 'the ticket page with an upload under way')
+  await pictures(page, 'files-uploading')
   hold.release()
   await progress.waitFor({ state: 'detached' })
   const text = await comment.inputValue()

@@ -7,6 +7,7 @@ import { bodyBytes } from '../../src/http/response.ts'
 import { serve } from '../../src/http/server.ts'
 import { ticketsApp, type Person } from './support.ts'
 import { testLogger } from '../support/service.ts'
+import { until } from '../support/wait.ts'
 
 // Files attached to tickets (docs/tickets-api.md, "Files"): upload, download, dedup, limits,
 // safe serving, the sweep. The limits are set small here (1 MB a file, 3 MB a project).
@@ -301,4 +302,34 @@ test('the ticket\'s Markdown answer lists the files its text links, with their w
   const md = await app.call('GET', `/api/tickets/${ticket.id}`, { headers: { accept: 'text/markdown' } })
   assert.equal(md.status, 200)
   assert.ok(md.text.includes(`- files: trace.log (8 B) <${log.body.file.url}>\n`), md.text)
+})
+
+test('an upload whose client goes away mid-body leaves nothing behind', async (t) => {
+  const served = await serve({ name: 'tickets', routes: app.service.routes, host: '127.0.0.1', port: 0, logger: testLogger() })
+  t.after(() => served.close())
+  const before = await contents()
+  await new Promise<void>((resolve) => {
+    const req = rawRequest(`${served.url}/api/projects/${slug}/files?name=half.bin`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${alice.token}`, 'content-type': 'application/octet-stream', 'content-length': String(900 * 1024) },
+    })
+    req.on('error', () => resolve())
+    req.write(Buffer.alloc(300 * 1024, 5), () => setTimeout(() => req.destroy(), 200))
+  })
+  await until(async () => (await contents()) === before)
+  const [arriving] = await app.sql`select count(*)::int as n from file_contents where sha256 is null`
+  assert.equal(arriving!.n, 0)
+})
+
+test('the sweep drops contents that stopped arriving an hour ago', async () => {
+  const files = app.service
+  const [{ id }] = await app.sql`select id from projects limit 1` as unknown as [{ id: string }]
+  const [row] = await app.sql`insert into file_contents (project_id, created) values (${id}, ${app.clock.now()}) returning id`
+  await app.sql`insert into file_chunks (content_id, seq, data) values (${row!.id}, 0, ${Buffer.from('abandoned')})`
+  await files.fileSweep.run()
+  assert.equal((await app.sql`select 1 from file_contents where id = ${row!.id}`).length, 1)
+  app.clock.advance(60 * 60 * 1000 + 1)
+  await files.fileSweep.run()
+  assert.equal((await app.sql`select 1 from file_contents where id = ${row!.id}`).length, 0)
+  assert.equal((await app.sql`select 1 from file_chunks where content_id = ${row!.id}`).length, 0)
 })
