@@ -15,6 +15,7 @@
 //    against typing with it answering at once: typing never waits for the network.
 // 5. The app's JavaScript and CSS, compressed. Goal: under 60 KB.
 // Timed figures are medians of several runs; each ratio is against its baseline in this run.
+import { loginFailed } from '../src/auth/idp.ts'
 import { createServer } from 'node:net'
 import type { Page } from 'playwright-core'
 import { loadConfig } from '../src/config.ts'
@@ -42,7 +43,7 @@ const config = loadConfig({})
 const secret = await loadSessionSecret(sql, null)
 const sessions = createSessions({ sql, secret, service: 'notes', secure: false, clock: Date.now })
 const logger = createLogger(null)
-const idp = { loginUrl: () => '', exchange: async () => ({ ok: false as const, error: 'not in the bench' }) }
+const idp = { loginUrl: () => '', exchange: async () => loginFailed('not in the bench') }
 const service = createNotesService({ sql, config, clock: Date.now, idp, sessions, logger, publicUrl: url })
 const server = await serve({ name: 'notes', routes: service.routes, host: '127.0.0.1', port, logger })
 

@@ -11,6 +11,7 @@
 // The client is node:http with keep-alive: fetch (undici) in the same process cost more CPU
 // than the server it measured (GET /healthz: about 1,100/s with fetch, 9,000/s with node:http).
 
+import { loginFailed } from '../src/auth/idp.ts'
 import { serve } from '../src/http/server.ts'
 import { loadConfig } from '../src/config.ts'
 import { createLogger } from '../src/base/log.ts'
@@ -33,7 +34,7 @@ const config = loadConfig({})
 const secret = await loadSessionSecret(sql, null)
 const sessions = createSessions({ sql, secret, service: 'notes', secure: false, clock: Date.now })
 const logger = createLogger(null)
-const idp = { loginUrl: () => '', exchange: async () => ({ ok: false as const, error: 'not in the bench' }) }
+const idp = { loginUrl: () => '', exchange: async () => loginFailed('not in the bench') }
 const service = createNotesService({ sql, config, clock: Date.now, idp, sessions, logger, publicUrl: 'http://localhost' })
 const server = await serve({ name: 'notes', routes: service.routes, host: '127.0.0.1', port: 0, logger })
 

@@ -9,6 +9,7 @@
 // cookie): the difference is what the session read costs. Rounds interleave the contenders;
 // each figure is the median.
 
+import { loginFailed } from '../src/auth/idp.ts'
 import { loadConfig } from '../src/config.ts'
 import { serve } from '../src/http/server.ts'
 import { createLogger } from '../src/base/log.ts'
@@ -30,7 +31,7 @@ const { sql } = database
 const config = loadConfig({})
 const logger = createLogger(null)
 const secret = await loadSessionSecret(sql, null)
-const idp = { loginUrl: () => '', exchange: async () => ({ ok: false as const, error: 'not in the bench' }) }
+const idp = { loginUrl: () => '', exchange: async () => loginFailed('not in the bench') }
 
 const user = await storeUser(sql, { id: 'bench-user', name: 'bench' }, Date.now())
 

@@ -11,6 +11,7 @@
 // The client is node:http with keep-alive: fetch in the same process costs more CPU than the
 // server it measures.
 
+import { loginFailed } from '../src/auth/idp.ts'
 import { loadConfig } from '../src/config.ts'
 import { serve } from '../src/http/server.ts'
 import { json } from '../src/http/response.ts'
@@ -36,7 +37,7 @@ const config = loadConfig({})
 const logger = createLogger(null)
 const secret = await loadSessionSecret(sql, null)
 const sessions = createSessions({ sql, secret, service: 'tickets', secure: false, clock: Date.now })
-const idp = { loginUrl: (r: string) => `http://idp.invalid/login?return=${encodeURIComponent(r)}`, exchange: async () => ({ ok: false as const, error: 'not in the bench' }) }
+const idp = { loginUrl: (r: string) => `http://idp.invalid/login?return=${encodeURIComponent(r)}`, exchange: async () => loginFailed('not in the bench') }
 const service = createTicketsService({ sql, config, clock: Date.now, idp, sessions, logger, publicUrl: 'http://localhost:3002' })
 const routes = [...service.routes, { method: 'GET' as const, path: '/bench/trivial', handler: () => json(200, { ok: true }) }]
 const server = await serve({ name: 'tickets', routes, host: '127.0.0.1', port: 0, logger })

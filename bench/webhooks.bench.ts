@@ -8,6 +8,7 @@
  * a time); the receiver is a bare node:http server in a child process answering 204, so its
  * work does not count against the service. `WEBHOOKS_BENCH_ROUNDS=<n>` changes the rounds (5).
  */
+import { loginFailed } from '../src/auth/idp.ts'
 import { createServer } from 'node:http'
 import { fork } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
@@ -60,7 +61,7 @@ async function main(): Promise<void> {
   const logger = createLogger(null)
   const secret = await loadSessionSecret(sql, null)
   const sessions = createSessions({ sql, secret, service: 'tickets', secure: false, clock: Date.now })
-  const idp = { loginUrl: (r: string) => `http://idp.invalid/login?return=${encodeURIComponent(r)}`, exchange: async () => ({ ok: false as const, error: 'not in the bench' }) }
+  const idp = { loginUrl: (r: string) => `http://idp.invalid/login?return=${encodeURIComponent(r)}`, exchange: async () => loginFailed('not in the bench') }
   const service = createTicketsService({ sql, config, clock: Date.now, idp, sessions, logger, publicUrl: 'http://localhost:3002', webhooks: { intervalMs: 200, start: false } })
   const server = await serve({ name: 'tickets', routes: service.routes, host: '127.0.0.1', port: 0, logger })
   const client = keepAliveClient(server.url, CONCURRENCY)

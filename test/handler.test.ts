@@ -4,7 +4,8 @@ import { etagOf } from '../src/http/conditional.ts'
 import { createHandler, type HandlerOptions, type HttpRoute } from '../src/http/handler.ts'
 import { createRateLimiter } from '../src/limits/rate-limit.ts'
 import { makeRequest } from '../src/http/request.ts'
-import { HttpError, json, jsonError, text, type Response } from '../src/http/response.ts'
+import { json, text, type Response } from '../src/http/response.ts'
+import { reason, refuse } from '../src/http/refusal.ts'
 
 function handlerOf(routes: HttpRoute[], extra: Partial<HandlerOptions> = {}) {
   const lines: string[] = []
@@ -88,15 +89,21 @@ test('an unexpected exception, thrown or rejected, becomes a logged 500 with a g
   assert.match(lines[1]!, /^demo error: Error: other detail/)
 })
 
-test('an HttpError is answered as it is, without a log line', async () => {
+test('a thrown refusal is answered as it is, with its code, without a log line', async () => {
   const { handler, lines } = handlerOf([
     { method: 'POST', path: '/big', handler: async (req) => json(200, { bytes: (await req.body()).length }) },
-    { method: 'GET', path: '/teapot', handler: () => { throw new HttpError(jsonError(418, 'short and stout')) } },
+    { method: 'GET', path: '/gone', handler: () => { throw refuse(404, reason('not_found', 'no such thing')) } },
   ])
   const big = await handler(makeRequest({ method: 'POST', url: '/big', body: new Uint8Array(2 * 1024 * 1024 + 1) }))
   assert.equal(big.status, 413)
   assert.deepEqual(JSON.parse(bodyOf(big.body)), { error: 'body too large' })
-  assert.equal((await handler(makeRequest({ url: '/teapot' }))).status, 418)
+  assert.equal(big.headers!['x-error-code'], 'body_too_large')
+  assert.equal(big.headers!.connection, 'close')
+  const gone = await handler(makeRequest({ url: '/gone' }))
+  assert.equal(gone.status, 404)
+  assert.deepEqual(JSON.parse(bodyOf(gone.body)), { error: 'no such thing' })
+  assert.equal(gone.headers!['x-error-code'], 'not_found')
+  assert.equal(gone.headers!.connection, undefined)
   assert.deepEqual(lines, [])
 })
 

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict'
 import { request as rawRequest } from 'node:http'
 import { connect as netConnect } from 'node:net'
 import { serve, type Served } from '../src/http/server.ts'
-import { BODY_LIMIT, BodyTooLarge, makeRequest } from '../src/http/request.ts'
+import { BODY_LIMIT, makeRequest } from '../src/http/request.ts'
+import { Refusal } from '../src/http/refusal.ts'
 import { json, jsonStream } from '../src/http/response.ts'
 import type { HttpRoute } from '../src/http/handler.ts'
 import { createLogger } from '../src/base/log.ts'
@@ -522,7 +523,7 @@ test('makeRequest\'s bodyStream counts the bytes given, whatever Content-Length 
   const req = makeRequest({ method: 'POST', headers: { 'content-length': '3' }, body: new Uint8Array(2 * 1024 * 1024) })
   await assert.rejects(async () => {
     for await (const _ of req.bodyStream(1024 * 1024)) void _
-  }, (err: unknown) => err instanceof BodyTooLarge && err.response.status === 413)
+  }, (err: unknown) => err instanceof Refusal && err.status === 413 && err.code === 'body_too_large')
   let total = 0
   for await (const piece of makeRequest({ method: 'POST', body: new Uint8Array(100) }).bodyStream(1024)) total += piece.length
   assert.equal(total, 100)

@@ -6,7 +6,7 @@ import { createDevIdentityProvider, devUserId } from '../src/accounts/dev-idp.ts
 import { serve } from '../src/http/server.ts'
 import type { HttpRoute } from '../src/http/handler.ts'
 import { makeRequest } from '../src/http/request.ts'
-import { createIdentityProvider, safeNext } from '../src/auth/idp.ts'
+import { createIdentityProvider, loginFailed, safeNext } from '../src/auth/idp.ts'
 import { createLogger } from '../src/base/log.ts'
 import { createRouter } from '../src/http/router.ts'
 
@@ -39,7 +39,7 @@ test('a development login code works once', async (t) => {
   const idp = createIdentityProvider({ authUrl: served.url, apiKey: 'dev-key', apiSecret: 'dev-secret' })
   const code = await codeFrom(served.url, 'bob')
   assert.equal((await idp.exchange(code)).ok, true)
-  assert.deepEqual(await idp.exchange(code), { ok: false, error: 'login code unknown, used or expired' })
+  assert.deepEqual(await idp.exchange(code), loginFailed('login code unknown, used or expired'))
 })
 
 test('a development login code expires after 60 seconds', async (t) => {
@@ -49,14 +49,14 @@ test('a development login code expires after 60 seconds', async (t) => {
   const idp = createIdentityProvider({ authUrl: served.url, apiKey: 'dev-key', apiSecret: 'dev-secret' })
   const code = await codeFrom(served.url, 'carol')
   now += 60_001
-  assert.deepEqual(await idp.exchange(code), { ok: false, error: 'login code unknown, used or expired' })
+  assert.deepEqual(await idp.exchange(code), loginFailed('login code unknown, used or expired'))
 })
 
 test('the development provider refuses a wrong app secret and another app key', async (t) => {
   const { served } = await devProvider()
   t.after(() => served.close())
   const wrong = createIdentityProvider({ authUrl: served.url, apiKey: 'dev-key', apiSecret: 'nope' })
-  assert.deepEqual(await wrong.exchange(await codeFrom(served.url, 'dave')), { ok: false, error: 'unknown app key or wrong secret' })
+  assert.deepEqual(await wrong.exchange(await codeFrom(served.url, 'dave')), loginFailed('unknown app key or wrong secret'))
   const page = await fetch(`${served.url}/login?key=other&return=http://localhost/`)
   assert.equal(page.status, 400)
   assert.match(await page.text(), /app key is not known/)
@@ -81,7 +81,7 @@ test('the exchange client answers the error text the provider gives', async (t) 
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   t.after(() => server.close())
   const idp = createIdentityProvider({ authUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: 'k', apiSecret: 's' })
-  assert.deepEqual(await idp.exchange('c'), { ok: false, error: 'code already used' })
+  assert.deepEqual(await idp.exchange('c'), loginFailed('code already used'))
 })
 
 test('the exchange client names the status when the provider gives no error text, and refuses a malformed identity', async (t) => {
@@ -93,14 +93,14 @@ test('the exchange client names the status when the provider gives no error text
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   t.after(() => server.close())
   const idp = createIdentityProvider({ authUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: 'k', apiSecret: 's' })
-  assert.deepEqual(await idp.exchange('c'), { ok: false, error: 'idp answered 502' })
+  assert.deepEqual(await idp.exchange('c'), loginFailed('idp answered 502'))
   answer = { status: 200, body: JSON.stringify({ name: 'no id' }) }
-  assert.deepEqual(await idp.exchange('c'), { ok: false, error: 'idp sent no usable identity' })
+  assert.deepEqual(await idp.exchange('c'), loginFailed('idp sent no usable identity'))
 })
 
 test('the exchange client answers idp unreachable when nothing listens or no answer comes in time', async (t) => {
   const closed = createIdentityProvider({ authUrl: 'http://127.0.0.1:1', apiKey: 'k', apiSecret: 's' })
-  assert.deepEqual(await closed.exchange('c'), { ok: false, error: 'idp unreachable' })
+  assert.deepEqual(await closed.exchange('c'), loginFailed('idp unreachable'))
   const server = createServer(() => {}) // never answers
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   t.after(() => {
@@ -108,7 +108,7 @@ test('the exchange client answers idp unreachable when nothing listens or no ans
     server.close()
   })
   const silent = createIdentityProvider({ authUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: 'k', apiSecret: 's', timeoutMs: 100 })
-  assert.deepEqual(await silent.exchange('c'), { ok: false, error: 'idp unreachable' })
+  assert.deepEqual(await silent.exchange('c'), loginFailed('idp unreachable'))
 })
 
 test('loginUrl carries the app key and the url-encoded return address', () => {
@@ -156,13 +156,13 @@ test('the development provider routes form a valid table', () => {
 test("the exchange client refuses U+0000, lone surrogates and bytes that are not UTF-8 in the provider's answer", async () => {
   const answering = (status: number, body: string | Uint8Array<ArrayBuffer>) =>
     createIdentityProvider({ authUrl: 'http://idp.test', apiKey: 'k', apiSecret: 's', fetch: async () => new Response(body, { status }) })
-  const refused = { ok: false, error: 'idp sent no usable identity' }
+  const refused = loginFailed('idp sent no usable identity')
   assert.deepEqual(await answering(200, '{"id":"a\\u0000","name":"x"}').exchange('c'), refused)
   assert.deepEqual(await answering(200, '{"id":"a","name":"\\ud800"}').exchange('c'), refused)
   assert.deepEqual(await answering(200, '{"id":"a","name":"x","email":"\\udc00@x"}').exchange('c'), refused)
   const invalidUtf8 = new Uint8Array([...Buffer.from('{"id":"a","name":"'), 0xff, ...Buffer.from('"}')])
   assert.deepEqual(await answering(200, invalidUtf8).exchange('c'), refused)
-  assert.deepEqual(await answering(400, '{"error":"bad\\u0000"}').exchange('c'), { ok: false, error: 'idp answered 400' })
-  assert.deepEqual(await answering(403, '{"error":"x\\ud800"}').exchange('c'), { ok: false, error: 'idp answered 403' })
+  assert.deepEqual(await answering(400, '{"error":"bad\\u0000"}').exchange('c'), loginFailed('idp answered 400'))
+  assert.deepEqual(await answering(403, '{"error":"x\\ud800"}').exchange('c'), loginFailed('idp answered 403'))
   assert.deepEqual(await answering(200, '{"id":"a","name":"Zoë 🚀","email":"z@x"}').exchange('c'), { ok: true, identity: { id: 'a', name: 'Zoë 🚀', email: 'z@x' } })
 })

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, test } from 'node:test'
 
+import { reason, refuse } from '../src/http/refusal.ts'
 import { decodeUtf8, NOT_AN_OBJECT, parseJsonBody, parseJsonObject, validateJson } from '../src/http/json-validate.ts'
 import { prng } from './support/prng.ts'
 
@@ -519,9 +520,11 @@ describe('validateJson against JSON.parse', () => {
 test('parseJsonObject refuses any JSON value but an object, in the same words for every service', () => {
   const bytes = (text: string) => new TextEncoder().encode(text)
   assert.deepEqual(parseJsonObject(bytes('{"a":1}')), { ok: true, value: { a: 1 } })
-  for (const text of ['[]', 'null', '"x"', '1', 'true']) assert.deepEqual(parseJsonObject(bytes(text)), { ok: false, error: NOT_AN_OBJECT }, text)
+  const badJson = (message: string, field?: string) => refuse(400, reason('bad_json', message), field)
+  for (const text of ['[]', 'null', '"x"', '1', 'true']) assert.deepEqual(parseJsonObject(bytes(text)), badJson(NOT_AN_OBJECT), text)
   assert.equal(NOT_AN_OBJECT, 'the body must be a JSON object')
-  assert.deepEqual(parseJsonObject(bytes('{"a":')), { ok: false, error: 'invalid JSON at character 5' })
-  assert.deepEqual(parseJsonObject(new Uint8Array(0)), { ok: false, error: 'invalid JSON at character 0' })
+  assert.deepEqual(parseJsonObject(bytes('{"a":')), badJson('invalid JSON at character 5'))
+  assert.deepEqual(parseJsonObject(bytes('[]'), { field: 'body' }), badJson(NOT_AN_OBJECT, 'body'))
+  assert.deepEqual(parseJsonObject(new Uint8Array(0)), badJson('invalid JSON at character 0'))
   assert.deepEqual(parseJsonObject(new Uint8Array(0), { emptyIsObject: true }), { ok: true, value: {} })
 })

@@ -15,6 +15,7 @@ import { json, jsonError, redirect, type Response } from '../http/response.ts'
 import type { HttpRoute } from '../http/handler.ts'
 import type { Request } from '../http/request.ts'
 import { parseJsonObject } from '../http/json-validate.ts'
+import { answerRefusal } from '../http/refusal.ts'
 import { randomToken } from '../base/random.ts'
 
 const CODE_MS = 60_000
@@ -67,7 +68,7 @@ export function createDevIdentityProvider(deps: { apiKey: string; apiSecret: str
 
   async function exchange(req: Request): Promise<Response> {
     const parsed = parseJsonObject(await req.body())
-    if (!parsed.ok) return jsonError(400, parsed.error)
+    if (!parsed.ok) return answerRefusal(parsed)
     const body = parsed.value
     if (body.key !== deps.apiKey || body.secret !== deps.apiSecret) return jsonError(401, 'unknown app key or wrong secret')
     const code = typeof body.code === 'string' ? body.code : ''

@@ -20,6 +20,9 @@ import { serializeCookie } from '../http/cookie.ts'
 import type { Sql } from '../db/client.ts'
 import type { HttpRoute } from '../http/handler.ts'
 import { NOT_AN_OBJECT, parseJsonObject } from '../http/json-validate.ts'
+import { answerRefusal, reason, refuse, type Refusal } from '../http/refusal.ts'
+
+const PAGE_EXPIRED = reason('form_expired', 'This page has expired. Reload it and try again.')
 import type { Request } from '../http/request.ts'
 import { json, jsonError, redirect, type Response } from '../http/response.ts'
 import type { SignInAttempts } from './attempts.ts'
@@ -68,12 +71,12 @@ export function createPasskeys(deps: {
     serializeCookie(CHALLENGE_COOKIE, value, { httpOnly: true, secure, sameSite: 'Strict', path: '/passkeys/', maxAgeSeconds: seconds })
 
   /** The JSON body of a passkey request, its browser token checked; else the 4xx. */
-  async function jsonBody(req: Request): Promise<{ ok: true; body: Record<string, unknown> } | { ok: false; response: Response }> {
+  async function jsonBody(req: Request): Promise<{ ok: true; body: Record<string, unknown> } | Refusal> {
     const parsed = parseJsonObject(await req.body())
     // The page's script sends these bodies: one that is not JSON is answered as not an object.
-    if (!parsed.ok) return { ok: false, response: jsonError(400, NOT_AN_OBJECT) }
+    if (!parsed.ok) return refuse(400, reason('bad_json', NOT_AN_OBJECT))
     const body = parsed.value
-    if (!binding.check(req, typeof body.csrf === 'string' ? body.csrf : null)) return { ok: false, response: jsonError(403, 'This page has expired. Reload it and try again.') }
+    if (!binding.check(req, typeof body.csrf === 'string' ? body.csrf : null)) return refuse(403, PAGE_EXPIRED)
     return { ok: true, body }
   }
 
@@ -105,7 +108,7 @@ export function createPasskeys(deps: {
         rateLimit: 'signin',
         handler: async (req) => {
           const got = await jsonBody(req)
-          if (!got.ok) return got.response
+          if (!got.ok) return answerRefusal(got)
           const options = await generateAuthenticationOptions({ rpID, userVerification: 'preferred' })
           return json(200, options, { 'set-cookie': challengeCookie(options.challenge, CHALLENGE_SECONDS), 'cache-control': 'no-store' })
         },
@@ -116,7 +119,7 @@ export function createPasskeys(deps: {
         rateLimit: 'signin',
         handler: async (req) => {
           const got = await jsonBody(req)
-          if (!got.ok) return got.response
+          if (!got.ok) return answerRefusal(got)
           const request = core.loginRequest(stringOf(got.body.key), stringOf(got.body.return))
           if (!request.ok) return jsonError(400, 'This sign-in cannot go on: go back to the app and press Sign in again.')
           const wait = deps.attempts.fromAddress(req)
@@ -156,7 +159,7 @@ export function createPasskeys(deps: {
           const account = await store.sessionAccount(req.cookies[SESSION_COOKIE])
           if (account === null) return jsonError(401, 'Sign in first.')
           const got = await jsonBody(req)
-          if (!got.ok) return got.response
+          if (!got.ok) return answerRefusal(got)
           const existing = await sql<{ id: string; transports: string }[]>`select id, transports from idp_passkeys where account_id = ${account.id}`
           if (existing.length >= MOST_PASSKEYS) return jsonError(400, PASSKEY_TEXT.tooMany)
           const options = await generateRegistrationOptions({
@@ -179,7 +182,7 @@ export function createPasskeys(deps: {
           const account = await store.sessionAccount(req.cookies[SESSION_COOKIE])
           if (account === null) return jsonError(401, 'Sign in first.')
           const got = await jsonBody(req)
-          if (!got.ok) return got.response
+          if (!got.ok) return answerRefusal(got)
           const expectedChallenge = challengeOf(req)
           const response = got.body.response as RegistrationResponseJSON | undefined
           if (expectedChallenge === null || typeof response !== 'object' || response === null) return jsonError(400, PASSKEY_TEXT.notVerified)

@@ -20,13 +20,14 @@ import type { Assets } from '../http/assets.ts'
 import type { HttpRoute } from '../http/handler.ts'
 import type { Html } from '../http/html.ts'
 import { parseJsonObject } from '../http/json-validate.ts'
+import { answerRefusal } from '../http/refusal.ts'
 import type { Request } from '../http/request.ts'
 import { json, jsonError, redirect, type Headers, type Response } from '../http/response.ts'
 import { createSignInAttempts, type SignInAttempts } from './attempts.ts'
 import { cookiesOf, expired, readForm } from './forms.ts'
 import { TEXT } from './messages.ts'
 import { createBrowserBinding } from './browser-binding.ts'
-import { inviteContext, type InviteContext } from './invite-context.ts'
+import { inviteContextOf, type InviteContext, type ServiceHooks } from './service-hooks.ts'
 import { providerPage, providerPolicy, type PageFrame } from './page.ts'
 import { hashPassword, passwordDefect, UNKNOWN_ACCOUNT_HASH, verifyPassword } from './password.ts'
 import { messageContent, resetContent, setupContent, signInContent, signUpContent, type LoginRequest } from './pages.ts'
@@ -52,6 +53,8 @@ export interface AccountsProviderDeps {
   publicUrl: string
   /** The services' public addresses: where sign-ins may return, and `form-action`'s origins. */
   services: ServiceAddresses
+  /** What each service does for the provider: an invite's words, and ending what an account holds there. */
+  hooks: readonly ServiceHooks[]
   /** Signs the forms' browser tokens (the session secret). */
   secret: Uint8Array
   trustProxy: number
@@ -70,7 +73,7 @@ export interface AccountsProvider {
 /** Builds the provider's routes. */
 export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProvider {
   const { sql, clock } = deps
-  const store = createAccountStore({ sql, clock })
+  const store = createAccountStore({ sql, clock, hooks: deps.hooks })
   const secure = deps.publicUrl.startsWith('https:')
   const binding = createBrowserBinding({ secret: deps.secret, secure })
   const attempts = deps.attempts ?? createSignInAttempts({ clock, trustProxy: deps.trustProxy })
@@ -156,7 +159,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   const signedIn = (req: Request) => store.sessionAccount(req.cookies[SESSION_COOKIE])
 
   async function signInPage(req: Request, request: LoginRequest, status: number, name: string, error: string | null): Promise<Response> {
-    const invite = await inviteContext(sql, deps.services.tickets, request.returnTo, clock())
+    const invite = await inviteContextOf(deps.hooks, request.returnTo)
     const canSignUp = invite !== null || (await store.openSignup())
     return page(req, status, invite ? `Sign in to join ${invite.project}` : 'Sign in', (csrf) =>
       signInContent(request, csrf, { name, error, invite, canSignUp, passkeys: deps.assets !== null, sso: ssoButton(request) }),
@@ -237,7 +240,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
 
   /** How a sign-up is allowed: a live link, a live invite, or open sign-up; null when it is not. */
   async function signUpAllowed(link: string, request: LoginRequest): Promise<{ link: string; invite: InviteContext | null } | null> {
-    const invite = await inviteContext(sql, deps.services.tickets, request.returnTo, clock())
+    const invite = await inviteContextOf(deps.hooks, request.returnTo)
     if (link !== '') return (await store.signupLinkValid(link)) ? { link, invite } : null
     if (invite !== null || (await store.openSignup())) return { link: '', invite }
     return null
@@ -353,7 +356,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   // POST /api/exchange (decisions, section 3)
   async function exchange(req: Request): Promise<Response> {
     const parsed = parseJsonObject(await req.body())
-    if (!parsed.ok) return jsonError(400, parsed.error)
+    if (!parsed.ok) return answerRefusal(parsed)
     const body = parsed.value
     if (body.key !== deps.apiKey || body.secret !== deps.apiSecret) return jsonError(401, 'unknown app key or wrong secret')
     const account = await store.takeCode(typeof body.code === 'string' ? body.code : '')

@@ -3,6 +3,7 @@
  * goes, and the exchange of a one-time login code for an identity.
  */
 import { parseJsonBody } from '../http/json-validate.ts'
+import { reason, refuse, type Refusal } from '../http/refusal.ts'
 import { textDefect } from '../http/text.ts'
 
 export interface Identity {
@@ -12,7 +13,8 @@ export interface Identity {
   email?: string
 }
 
-export type ExchangeResult = { ok: true; identity: Identity } | { ok: false; error: string }
+/** An identity, or the refusal of the sign-in (`login_failed`) whose message is the reason. */
+export type ExchangeResult = { ok: true; identity: Identity } | Refusal
 
 export interface IdentityProvider {
   /** `{AUTH_URL}/login?key=<API_KEY>&return=<returnUrl>` */
@@ -54,7 +56,7 @@ export function createIdentityProvider(deps: {
         const parsed = parseJsonBody(new Uint8Array(await res.arrayBuffer()))
         body = parsed.ok ? parsed.value : null
       } catch {
-        return { ok: false, error: 'idp unreachable' }
+        return loginFailed('idp unreachable')
       }
       return exchangeResult(status, body)
     },
@@ -73,13 +75,13 @@ export function exchangeResult(status: number, body: unknown): ExchangeResult {
   if (status !== 200) {
     const error = record.error
     const usable = typeof error === 'string' && error !== '' && textDefect(error) === null
-    return { ok: false, error: usable ? error : `idp answered ${status}` }
+    return loginFailed(usable ? error : `idp answered ${status}`)
   }
   const id = typeof record.id === 'number' ? String(record.id) : record.id
   const { name, email } = record
-  if (typeof id !== 'string' || id === '' || typeof name !== 'string') return { ok: false, error: NO_USABLE_IDENTITY }
+  if (typeof id !== 'string' || id === '' || typeof name !== 'string') return loginFailed(NO_USABLE_IDENTITY)
   if (textDefect(id) !== null || textDefect(name) !== null || (typeof email === 'string' && textDefect(email) !== null)) {
-    return { ok: false, error: NO_USABLE_IDENTITY }
+    return loginFailed(NO_USABLE_IDENTITY)
   }
   const identity: Identity = { id, name }
   if (typeof email === 'string') identity.email = email
@@ -87,6 +89,11 @@ export function exchangeResult(status: number, body: unknown): ExchangeResult {
 }
 
 const NO_USABLE_IDENTITY = 'idp sent no usable identity'
+
+/** A failed exchange: 400 `login_failed`, the reason its message (the login pages show it). */
+export function loginFailed(why: string): Refusal {
+  return refuse(400, reason('login_failed', why))
+}
 
 /**
  * The login button's address (docs/core.md, "Identity provider"): the

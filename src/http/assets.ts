@@ -17,7 +17,10 @@ import { createHash } from 'node:crypto'
 import { basename } from 'node:path'
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
 import { build as esbuild, stop as stopEsbuild, type BuildOptions } from 'esbuild'
-import { jsonError, type Headers, type Response } from './response.ts'
+import type { Headers, Response } from './response.ts'
+import { answerRefusal, reason, refuse } from './refusal.ts'
+
+const NOT_FOUND = reason('not_found', 'not found')
 import type { Request } from './request.ts'
 import { matches } from './conditional.ts'
 
@@ -133,7 +136,7 @@ export async function bundleAssets(options: BundleOptions): Promise<Assets> {
     sizes,
     handler(req) {
       const file = files.get(req.params.file ?? '')
-      if (!file) return jsonError(404, 'not found')
+      if (!file) return answerRefusal(refuse(404, NOT_FOUND))
       return encoded(req, file, { 'cache-control': IMMUTABLE })
     },
   }

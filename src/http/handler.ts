@@ -9,13 +9,18 @@
 import { conditional } from './conditional.ts'
 import { isDatabaseUnavailable } from '../db/client.ts'
 import type { Logger } from '../base/log.ts'
-import type { Request } from './request.ts'
-import { HttpError, json, jsonError, type Response } from './response.ts'
+import { CLOSE, type Request } from './request.ts'
+import { json, type Response } from './response.ts'
+import { answerRefusal, reason, Refusal, refuse } from './refusal.ts'
 import { createRouter, type Route } from './router.ts'
 import { queryNotUtf8 } from './text.ts'
 
 /** The answer's text for a query parameter whose percent-encoding is not UTF-8 (docs/core.md, "Text"). */
 export const queryNotUtf8Text = (name: string) => `'${name}' must be percent-encoded UTF-8`
+
+const NOT_FOUND = reason('not_found', 'not found')
+const DATABASE_UNAVAILABLE = reason('database_unavailable', 'database unavailable')
+const INTERNAL_ERROR = reason('internal_error', 'internal error')
 
 export type Handler = (req: Request) => Response | Promise<Response>
 
@@ -51,7 +56,7 @@ export function createHandler(routes: readonly HttpRoute[], options: HandlerOpti
   const router = createRouter(routes)
   const { logger, name } = options
   const ready = options.ready ?? (() => true)
-  const notFound: Handler = options.notFound ?? (() => jsonError(404, 'not found'))
+  const notFound: Handler = options.notFound ?? (() => answerRefusal(refuse(404, NOT_FOUND)))
   const limiter = options.limiter ?? null
 
   async function dispatch(req: Request): Promise<Response> {
@@ -65,10 +70,10 @@ export function createHandler(routes: readonly HttpRoute[], options: HandlerOpti
       if (refused !== null) return refused
     }
     if (match === null) return notFound(req)
-    if (!match.found) return jsonError(405, match.text, { allow: match.allowed.join(', ') })
+    if (!match.found) return answerRefusal(refuse(405, reason('method_not_allowed', match.text)), { allow: match.allowed.join(', ') })
     req.params = match.params
     const notUtf8 = queryNotUtf8(req.search)
-    if (notUtf8 !== null) return json(400, { error: queryNotUtf8Text(notUtf8), field: notUtf8 })
+    if (notUtf8 !== null) return answerRefusal(refuse(400, reason('bad_text', queryNotUtf8Text(notUtf8)), notUtf8))
     return match.route.handler(req)
   }
 
@@ -82,13 +87,16 @@ export function createHandler(routes: readonly HttpRoute[], options: HandlerOpti
     return json(ok ? 200 : 503, { ok })
   }
 
-  /** The one place an exception becomes an answer: a 413 and the like as they are, else a logged 500. */
+  /**
+   * The one place an exception becomes an answer: a refusal the body reader rejected with (a
+   * 413, after which the connection closes) as it is, else a logged 500.
+   */
   function recover(err: unknown): Response {
-    if (err instanceof HttpError) return err.response
+    if (err instanceof Refusal) return answerRefusal(err, err.code === 'body_too_large' ? CLOSE : undefined)
     // The database is unreachable (a restart, an outage): a quick 503 the client may retry.
-    if (isDatabaseUnavailable(err)) return jsonError(503, 'database unavailable', { 'retry-after': '5' })
+    if (isDatabaseUnavailable(err)) return answerRefusal(refuse(503, DATABASE_UNAVAILABLE), { 'retry-after': '5' })
     logger.line(`${name} error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`)
-    return jsonError(500, 'internal error')
+    return answerRefusal(refuse(500, INTERNAL_ERROR))
   }
 
   return async (req) => {

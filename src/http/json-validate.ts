@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { reason, refuse, type Refusal } from './refusal.ts'
 
 /** The outcome of {@link decodeUtf8}. */
 export type Utf8Result = { ok: true; text: string } | { ok: false; offset: number }
@@ -161,32 +162,30 @@ export function validateJson(text: string, maxDepth: number = MAX_JSON_DEPTH): J
 export function parseJsonBody(bytes: Uint8Array): JsonBody {
   const { text, complete } = decodeValidPrefix(bytes)
   const check = validateJson(text)
-  if (!check.ok) return refuse(check.kind, check.offset)
-  if (!complete) return refuse('syntax', text.length)
+  if (!check.ok) return defect(check.kind, check.offset)
+  if (!complete) return defect('syntax', text.length)
   return { ok: true, value: JSON.parse(text) }
 }
 
 /** The refusal of a body that is JSON but not an object: the same words in every service. */
 export const NOT_AN_OBJECT = 'the body must be a JSON object'
 
-/** The outcome of {@link parseJsonObject}: the object, or the refusal message for a 400. */
-export type JsonObjectBody = { ok: true; value: Record<string, unknown> } | { ok: false; error: string }
-
 /**
  * The one check of a body that must be a JSON object: {@link parseJsonBody}, then
- * {@link NOT_AN_OBJECT} for any other value. With `emptyIsObject`, zero bytes are `{}` (so a
- * route answers which field is missing); without, they are refused as {@link parseJsonBody} does.
+ * {@link NOT_AN_OBJECT} for any other value; a refusal is a 400 `bad_json` naming `field` when
+ * given. With `emptyIsObject`, zero bytes are `{}` (so a route answers which field is missing);
+ * without, they are refused as {@link parseJsonBody} does.
  */
-export function parseJsonObject(bytes: Uint8Array, options: { emptyIsObject?: boolean } = {}): JsonObjectBody {
+export function parseJsonObject(bytes: Uint8Array, options: { emptyIsObject?: boolean; field?: string } = {}): { ok: true; value: Record<string, unknown> } | Refusal {
   if (bytes.length === 0 && options.emptyIsObject) return { ok: true, value: {} }
   const parsed = parseJsonBody(bytes)
-  if (!parsed.ok) return parsed
+  if (!parsed.ok) return refuse(400, reason('bad_json', parsed.error), options.field)
   const value = parsed.value
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { ok: false, error: NOT_AN_OBJECT }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return refuse(400, reason('bad_json', NOT_AN_OBJECT), options.field)
   return { ok: true, value: value as Record<string, unknown> }
 }
 
-function refuse(kind: 'syntax' | 'depth', offset: number): JsonBody {
+function defect(kind: 'syntax' | 'depth', offset: number): JsonBody {
   const error = kind === 'depth'
     ? `JSON nested too deep at character ${offset}`
     : `invalid JSON at character ${offset}`

@@ -5,7 +5,8 @@
  */
 import type { IncomingHttpHeaders } from 'node:http'
 import { parseCookies } from './cookie.ts'
-import { HttpError, jsonError, type Response } from './response.ts'
+import type { Headers, Response } from './response.ts'
+import { answerRefusal, reason, refuse, type Refusal } from './refusal.ts'
 import type { Params } from './router.ts'
 
 /** The largest request body read: 2 MiB. */
@@ -32,14 +33,14 @@ export interface Request {
   params: Params
   /** Cookies of the request (null prototype); parsed on first use. */
   readonly cookies: Record<string, string>
-  /** The body, read up to {@link BODY_LIMIT} on first call; rejects with a 413 {@link HttpError} past it. */
+  /** The body, read up to {@link BODY_LIMIT} on first call; rejects with a 413 {@link Refusal} past it. */
   body(): Promise<Uint8Array>
   /**
    * The body piece by piece as it arrives, for bodies too large to hold (uploads): reading waits
    * for the consumer, so the client is held back rather than memory filled. Fails with
-   * {@link BodyTooLarge} before a byte is read when `Content-Length` says more than `limit`,
-   * and as soon as more than `limit` bytes arrived (a length that lied, a chunked body); with a
-   * 400 {@link HttpError} when the client goes away mid-body. A request's body is read once:
+   * {@link bodyOverLimit}'s 413 before a byte is read when `Content-Length` says more than
+   * `limit`, and as soon as more than `limit` bytes arrived (a length that lied, a chunked
+   * body); with {@link bodyIncomplete}'s 400 when the client goes away mid-body. A request's body is read once:
    * by this or by {@link Request.body}.
    */
   bodyStream(limit: number): AsyncIterable<Uint8Array>
@@ -51,18 +52,26 @@ export interface Request {
   onClose(listener: () => void): () => void
 }
 
+/** The refusal of a body past {@link BODY_LIMIT}, which the body reader rejects with. */
+export const BODY_TOO_LARGE = reason('body_too_large', 'body too large')
+
+/** What an answer to a body too large adds: the rest of it is not read, so the connection ends. */
+export const CLOSE: Readonly<Headers> = Object.freeze({ connection: 'close' })
+
 /** The answer to a body past {@link BODY_LIMIT}. */
-export const bodyTooLarge = (): Response => jsonError(413, 'body too large', { connection: 'close' })
+export const bodyTooLarge = (): Response => answerRefusal(refuse(413, BODY_TOO_LARGE), CLOSE)
 
-/** A streamed body past the limit its reader set ({@link Request.bodyStream}); answered as a 413 unless its reader answers it. */
-export class BodyTooLarge extends HttpError {
-  constructor(readonly limit: number) {
-    super(bodyTooLarge())
-  }
-}
+/** The refusal of a body whose client went away before it was whole. */
+export const BODY_INCOMPLETE = reason('body_incomplete', 'request body incomplete')
 
-/** The answer to a client that went away before its body was whole. */
-export const bodyIncomplete = (): HttpError => new HttpError(jsonError(400, 'request body incomplete'))
+/**
+ * What a streamed body past the limit its reader set throws ({@link Request.bodyStream}): a 413
+ * {@link Refusal} with the code `body_too_large`, which the reader may answer in its own words.
+ */
+export const bodyOverLimit = (): Refusal => refuse(413, BODY_TOO_LARGE)
+
+/** What a body whose client went away throws: a 400 {@link Refusal}. */
+export const bodyIncomplete = (): Refusal => refuse(400, BODY_INCOMPLETE)
 
 /** Where a request's headers, body and close come from: a live socket, or given values. */
 export interface RequestSource {
@@ -158,16 +167,16 @@ class GivenSource implements RequestSource {
   ) {}
 
   body(): Promise<Uint8Array> {
-    return this.bytes.length > BODY_LIMIT ? Promise.reject(new HttpError(bodyTooLarge())) : Promise.resolve(this.bytes)
+    return this.bytes.length > BODY_LIMIT ? Promise.reject(refuse(413, BODY_TOO_LARGE)) : Promise.resolve(this.bytes)
   }
 
   // In 64 KiB pieces, as a socket would give them; the limit counts the bytes, whatever
   // `Content-Length` says, as it does on a socket.
   async *stream(limit: number): AsyncGenerator<Uint8Array> {
-    if (Number(this.headers['content-length']) > limit) throw new BodyTooLarge(limit)
+    if (Number(this.headers['content-length']) > limit) throw bodyOverLimit()
     const bytes = this.bytes
     for (let at = 0; at < bytes.length; at += GIVEN_PIECE) {
-      if (Math.min(at + GIVEN_PIECE, bytes.length) > limit) throw new BodyTooLarge(limit)
+      if (Math.min(at + GIVEN_PIECE, bytes.length) > limit) throw bodyOverLimit()
       if (this.signal?.aborted) throw bodyIncomplete()
       yield bytes.subarray(at, at + GIVEN_PIECE)
     }

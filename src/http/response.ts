@@ -45,18 +45,6 @@ export async function bodyText(body: Response['body']): Promise<string> {
   return text + decoder.decode()
 }
 
-/**
- * A response carried by an exception, for the one case where a value cannot travel back
- * easily: the body reader, deep inside a handler. The dispatcher answers it as it is.
- */
-export class HttpError extends Error {
-  readonly response: Response
-  constructor(response: Response) {
-    super(`http ${response.status}`)
-    this.response = response
-  }
-}
-
 const JSON_TYPE = 'application/json; charset=utf-8'
 
 // Headers are merged into a copy with Object.assign rather than spread syntax: V8 copies a

@@ -8,8 +8,9 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import { Server as NetServer, type AddressInfo, type Socket } from 'node:net'
 import { createHandler, type HandlerOptions, type HttpRoute } from './handler.ts'
 import { requestLine, type Logger } from '../base/log.ts'
-import { BODY_LIMIT, bodyIncomplete, bodyTooLarge, BodyTooLarge, NO_PARAMS, noop, RequestRecord, type RequestSource } from './request.ts'
-import { HttpError, isStream, jsonError, type BodyStream, type Response } from './response.ts'
+import { BODY_INCOMPLETE, BODY_LIMIT, BODY_TOO_LARGE, bodyIncomplete, bodyOverLimit, NO_PARAMS, noop, RequestRecord, type RequestSource } from './request.ts'
+import { isStream, type BodyStream, type Response } from './response.ts'
+import { refuse } from './refusal.ts'
 
 export interface ServeOptions extends HandlerOptions {
   /** Takes the request lines, and the handler's lines (src/http/handler.ts). */
@@ -330,7 +331,7 @@ class CloseWatch {
 async function* streamBody(req: IncomingMessage, limit: number): AsyncGenerator<Uint8Array> {
   if (Number(req.headers['content-length']) > limit) {
     req.resume()
-    throw new BodyTooLarge(limit)
+    throw bodyOverLimit()
   }
   let size = 0
   let pieces: AsyncIterator<Buffer>
@@ -349,7 +350,7 @@ async function* streamBody(req: IncomingMessage, limit: number): AsyncGenerator<
       }
       if (next.done) break
       size += next.value.length
-      if (size > limit) throw new BodyTooLarge(limit)
+      if (size > limit) throw bodyOverLimit()
       yield next.value
     }
     if (!req.complete) throw bodyIncomplete()
@@ -363,7 +364,7 @@ function readBody(req: IncomingMessage): Promise<Uint8Array> {
   const declared = Number(req.headers['content-length'])
   if (declared > BODY_LIMIT) {
     req.resume()
-    return Promise.reject(new HttpError(bodyTooLarge()))
+    return Promise.reject(refuse(413, BODY_TOO_LARGE))
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
@@ -374,7 +375,7 @@ function readBody(req: IncomingMessage): Promise<Uint8Array> {
       if (size > BODY_LIMIT) {
         req.removeAllListeners('data')
         req.resume()
-        reject(new HttpError(bodyTooLarge()))
+        reject(refuse(413, BODY_TOO_LARGE))
         return
       }
       chunks.push(chunk)
@@ -385,7 +386,7 @@ function readBody(req: IncomingMessage): Promise<Uint8Array> {
     })
     // A client that goes away mid-body: nobody is left to answer, so no 500 and no stack in the log.
     const gone = () => {
-      if (!ended) reject(new HttpError(jsonError(400, 'request body incomplete')))
+      if (!ended) reject(refuse(400, BODY_INCOMPLETE))
     }
     req.on('error', gone)
     req.on('close', gone)

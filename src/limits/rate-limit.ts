@@ -22,7 +22,8 @@
  */
 import { createHash } from 'node:crypto'
 import type { Request } from '../http/request.ts'
-import { jsonError, type Response } from '../http/response.ts'
+import type { Response } from '../http/response.ts'
+import { answerRefusal, reason, refuse } from '../http/refusal.ts'
 import type { LimitClass, Limiter } from '../http/handler.ts'
 
 /** A token bucket's shape: `rate` requests a second on average, `burst` at once. */
@@ -45,7 +46,7 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
 export const POLICY_NAMES: Readonly<Record<LimitClass, string>> = { api: 'api', signin: 'sign-in' }
 
 /** The 429's `error` text. */
-export const TOO_MANY_REQUESTS = 'too many requests'
+export const TOO_MANY_REQUESTS = reason('rate_limited', 'too many requests')
 
 /** How often a process exchanges its counts with the shared table, and sweeps full buckets. */
 export const SYNC_MS = 1000
@@ -180,9 +181,9 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   let running: Promise<void> | null = null
   let syncs = 0
 
-  function refuse(cls: LimitClass, waitMs: number): Response {
+  function tooMany(cls: LimitClass, waitMs: number): Response {
     const seconds = Math.max(1, Math.ceil(waitMs / 1000))
-    return jsonError(429, TOO_MANY_REQUESTS, {
+    return answerRefusal(refuse(429, TOO_MANY_REQUESTS), {
       'retry-after': String(seconds),
       'ratelimit-policy': policies[cls],
       ratelimit: `"${POLICY_NAMES[cls]}";r=0;t=${seconds}`,
@@ -195,7 +196,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     let bucket = map.get(key)
     if (bucket === undefined) map.set(key, (bucket = new TokenBucket(limits[cls], now)))
     const wait = bucket.take(now)
-    return wait === 0 ? null : refuse(cls, wait)
+    return wait === 0 ? null : tooMany(cls, wait)
   }
 
   function credentialOf(req: Request): string | null {
@@ -217,7 +218,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     const bucket = credential === null ? undefined : mine.byCredential.get(credential)
     if (bucket !== undefined) {
       const wait = bucket.take(now)
-      return wait === 0 ? null : refuse(cls, wait)
+      return wait === 0 ? null : tooMany(cls, wait)
     }
     const refused = takeFrom(mine.byAddress, addressKey(clientAddress(req, trustProxy)), cls, now)
     if (refused !== null || credential === null || verify === undefined) return refused

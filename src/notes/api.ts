@@ -5,8 +5,9 @@
  * sign-in check for POST.
  */
 import { etagOf, matches, notModified } from '../http/conditional.ts'
-import { answerRefused, originOf, refuseContentType, refuseCrossSite } from '../http/guards.ts'
-import { json, jsonError, PRIVATE_NO_STORE, type Response } from '../http/response.ts'
+import { originOf, refuseContentType, refuseCrossSite } from '../http/guards.ts'
+import { answerRefusal, Refusal, refuse } from '../http/refusal.ts'
+import { json, PRIVATE_NO_STORE, type Response } from '../http/response.ts'
 import type { Request } from '../http/request.ts'
 import { parseJsonObject } from '../http/json-validate.ts'
 import type { Sessions } from '../auth/session.ts'
@@ -52,23 +53,23 @@ export function createApiHandlers(deps: { store: NoteStore; sessions: Sessions; 
     const id = query.get('id')
     if (id !== null) {
       const defect = textDefect(id)
-      if (defect !== null) return answer(400, { error: FIELD[defect]('id'), field: 'id' })
+      if (defect !== null) return refused(refuse(400, FIELD[defect]('id'), 'id'))
       const note = await store.get(user, id)
-      return note ? answer(200, note) : error(404, API.noSuchNote)
+      return note ? answer(200, note) : refused(refuse(404, API.noSuchNote))
     }
     const sinceText = query.get('since')
     let since: number | undefined
     if (sinceText !== null) {
       const parsed = parseSince(sinceText)
-      if (parsed === null) return answer(400, { error: FIELD.wholeNumber('since'), field: 'since' })
+      if (parsed === null) return refused(refuse(400, FIELD.wholeNumber('since'), 'since'))
       since = parsed
     }
     const limitText = query.get('limit')
     const limit = limitText === null ? undefined : parseLimit(limitText, MAX_LIMIT)
-    if (limit === null) return answer(400, { error: FIELD.limit, field: 'limit' })
+    if (limit === null) return refused(refuse(400, FIELD.limit, 'limit'))
     const afterText = query.get('after')
     const after = afterText === null ? undefined : pageCursors.read(afterText)
-    if (after === null) return answer(400, { error: FIELD.cursor, field: 'after' })
+    if (after === null) return refused(refuse(400, FIELD.cursor, 'after'))
     // The list is the same as long as the user's version is, so a client that has it is
     // answered 304 after one indexed lookup. The version is read before the rows: a write
     // committed in between makes the tag older than the rows, never newer, so the next request
@@ -94,24 +95,24 @@ export function createApiHandlers(deps: { store: NoteStore; sessions: Sessions; 
 
   /** Rule 7. */
   async function save(user: string, body: Body): Promise<Response> {
-    if (!hasFields(body, SAVE_FIELDS)) return error(400, API.saveFields)
+    if (!hasFields(body, SAVE_FIELDS)) return refused(refuse(400, API.saveFields))
     const input = body as unknown as SaveInput & { op: 'save' }
-    if (input.id.length > MAX_ID || input.local.length > MAX_ID) return error(400, API.tooLong)
+    if (input.id.length > MAX_ID || input.local.length > MAX_ID) return refused(refuse(400, API.tooLong))
     const unknown = unknownField(body, { ...SAVE_FIELDS, ...SAVE_OPTIONAL })
-    if (unknown !== null) return error(400, FIELD.unknown(unknown))
-    if (Object.hasOwn(body, 'device') && typeof body.device !== 'string') return answer(400, { error: FIELD.device, field: 'device' })
+    if (unknown !== null) return refused(refuse(400, FIELD.unknown(unknown)))
+    if (Object.hasOwn(body, 'device') && typeof body.device !== 'string') return refused(refuse(400, FIELD.device, 'device'))
     const result = await store.save(user, { id: input.id, local: input.local, text: input.text, base: input.base, at: input.at, ...(Object.hasOwn(body, 'device') ? { device: body.device as string } : {}) })
-    return answer('error' in result ? 400 : 200, result)
+    return result instanceof Refusal ? refused(result) : answer(200, result)
   }
 
   /** Rule 8. */
   async function remove(user: string, body: Body): Promise<Response> {
-    if (!hasFields(body, DELETE_FIELDS)) return error(400, API.deleteFields)
+    if (!hasFields(body, DELETE_FIELDS)) return refused(refuse(400, API.deleteFields))
     const input = body as unknown as DeleteInput & { op: 'delete' }
     const unknown = unknownField(body, DELETE_FIELDS)
-    if (unknown !== null) return error(400, FIELD.unknown(unknown))
+    if (unknown !== null) return refused(refuse(400, FIELD.unknown(unknown)))
     const result = await store.remove(user, { id: input.id, base: input.base })
-    return answer('error' in result ? 400 : 200, result)
+    return result instanceof Refusal ? refused(result) : answer(200, result)
   }
 
   return {
@@ -122,44 +123,44 @@ export function createApiHandlers(deps: { store: NoteStore; sessions: Sessions; 
 
     async notes(req) {
       const user = (await sessions.load(req))?.userId ?? null
-      if (user === null) return error(401, API.signIn)
+      if (user === null) return refused(refuse(401, API.signIn))
       let bytes: Uint8Array = new Uint8Array(0)
       if (req.method === 'POST') {
-        const refused = refuseCrossSite(req, sessions.cookieName, ownOrigin)
-        if (refused) return noStore(answerRefused(refused))
+        const crossSite = refuseCrossSite(req, sessions.cookieName, ownOrigin)
+        if (crossSite) return refused(crossSite)
         bytes = await req.body()
         const wrongType = refuseContentType(req, bytes)
-        if (wrongType) return noStore(answerRefused(wrongType))
+        if (wrongType) return refused(wrongType)
       }
       if (req.method === 'GET') return read(user, req)
-      if (req.method !== 'POST') return error(405, API.methods, { allow: 'GET, POST' })
-      if (bytes.length === 0) return error(400, API.bodyNeeded)
+      if (req.method !== 'POST') return refused(refuse(405, API.methods), { allow: 'GET, POST' })
+      if (bytes.length === 0) return refused(refuse(400, API.bodyNeeded))
       const parsed = parseJsonObject(bytes)
-      if (!parsed.ok) return error(400, parsed.error)
+      if (!parsed.ok) return refused(parsed)
       const body = parsed.value
       const op = Object.hasOwn(body, 'op') ? (body as Body).op : undefined
       if (op === 'save') return save(user, body as Body)
       if (op === 'delete') return remove(user, body as Body)
-      return error(400, API.op)
+      return refused(refuse(400, API.op))
     },
 
     async changes(req) {
       const user = (await sessions.load(req))?.userId ?? null
-      if (user === null) return error(401, API.signIn)
-      if (req.method !== 'GET') return error(405, API.getOnly, { allow: 'GET' })
+      if (user === null) return refused(refuse(401, API.signIn))
+      if (req.method !== 'GET') return refused(refuse(405, API.getOnly), { allow: 'GET' })
       const since = parseSince(req.query.get('since') ?? '0')
-      if (since === null) return answer(400, { error: FIELD.wholeNumber('since'), field: 'since' })
+      if (since === null) return refused(refuse(400, FIELD.wholeNumber('since'), 'since'))
       return answer(200, await store.changes(user, since))
     },
 
     async revisions(req) {
       const user = (await sessions.load(req))?.userId ?? null
-      if (user === null) return error(401, API.signIn)
-      if (req.method !== 'GET') return error(405, API.getOnly, { allow: 'GET' })
+      if (user === null) return refused(refuse(401, API.signIn))
+      if (req.method !== 'GET') return refused(refuse(405, API.getOnly), { allow: 'GET' })
       const id = req.query.get('id')
-      if (id === null || id === '') return answer(400, { error: FIELD.empty('id'), field: 'id' })
+      if (id === null || id === '') return refused(refuse(400, FIELD.empty('id'), 'id'))
       const revisions = await store.revisions(user, id)
-      return revisions === null ? error(404, API.noSuchNote) : answer(200, { revisions })
+      return revisions === null ? refused(refuse(404, API.noSuchNote)) : answer(200, { revisions })
     },
   }
 }
@@ -187,12 +188,9 @@ function answer(status: number, value: unknown): Response {
   return json(status, value, NO_STORE)
 }
 
-function error(status: number, message: string, headers?: Record<string, string>): Response {
-  return json(status, { error: message }, headers ? Object.assign({}, NO_STORE, headers) : NO_STORE)
-}
-
-function noStore(response: Response): Response {
-  return { status: response.status, headers: Object.assign({}, response.headers, NO_STORE), body: response.body }
+/** The answer to a refusal, kept by no cache. */
+function refused(refusal: Refusal, headers?: Record<string, string>): Response {
+  return answerRefusal(refusal, headers ? Object.assign({}, NO_STORE, headers) : NO_STORE)
 }
 
 /** Every field of `shape` is an own property of `body` with its JSON type. */

@@ -53,7 +53,7 @@ export function createLoginHandlers(deps: { idp: IdentityProvider; sessions: Ses
       if (!code) return failure(req, LOGIN.noCode)
       // No transaction is open here: the exchange waits on the network (docs/core.md, "Database").
       const result = await idp.exchange(code)
-      if (!result.ok) return failure(req, result.error)
+      if (!result.ok) return failure(req, result.message)
       // Rule 4's session, under a fresh id: a cookie planted before the sign-in names nothing
       // after it, and the answer carries the new cookie as rule 7 says of a new session
       // (docs/core.md, "Sessions and credentials").

@@ -16,6 +16,7 @@ import { randomToken } from '../base/random.ts'
 import { textDefect } from '../http/text.ts'
 import { mergeText } from './merge.ts'
 import { FIELD } from './messages.ts'
+import { refuse, type Refusal } from '../http/refusal.ts'
 
 /** The longest note text, in JavaScript string indices. */
 export const MAX_TEXT = 1_000_000
@@ -93,11 +94,6 @@ export const MAX_REVISION_CHARS = 5_000_000
 
 export type DeleteResult = { ok: true } | { kept: true; id: string; edited: number; text: string }
 
-/** A refused save or delete: 400 `{ error, field }`. */
-export interface StoreError {
-  error: string
-  field: string
-}
 
 export interface NoteStore {
   /**
@@ -113,7 +109,7 @@ export interface NoteStore {
   version(user: string): Promise<number>
   /** A live note of the user, or null (also for a tombstone). */
   get(user: string, id: string): Promise<NoteView | null>
-  save(user: string, input: SaveInput): Promise<SaveResult | StoreError>
+  save(user: string, input: SaveInput): Promise<SaveResult | Refusal>
   /**
    * What changed after `since`, oldest edit first, with the text of each live note: at most
    * {@link MAX_CHANGES} rows and about {@link MAX_CHANGE_CHARS} characters; `more` says that
@@ -126,7 +122,7 @@ export interface NoteStore {
    * user has no such note (also for a tombstone).
    */
   revisions(user: string, id: string): Promise<Revision[] | null>
-  remove(user: string, input: DeleteInput): Promise<DeleteResult | StoreError>
+  remove(user: string, input: DeleteInput): Promise<DeleteResult | Refusal>
 }
 
 /** The stored state a save is decided on. */
@@ -337,7 +333,7 @@ function copyIdFor(id: string): string {
  * The store's checks of a save (docs/notes-api.md, "Checks of /api/notes, in order", item 7), in
  * the order of the fields.
  */
-function checkSave(input: SaveInput): StoreError | null {
+function checkSave(input: SaveInput): Refusal | null {
   return checkString('id', input.id) ??
     checkString('local', input.local) ??
     checkText(input.text) ??
@@ -347,29 +343,29 @@ function checkSave(input: SaveInput): StoreError | null {
 }
 
 /** A device's words for itself: at most {@link MAX_DEVICE} characters, something in them. */
-function checkDevice(device: string): StoreError | null {
-  if (device.trim() === '' || device.length > MAX_DEVICE) return { error: FIELD.device, field: 'device' }
+function checkDevice(device: string): Refusal | null {
+  if (device.trim() === '' || device.length > MAX_DEVICE) return refuse(400, FIELD.device, 'device')
   return checkCharacters('device', device)
 }
 
-function checkString(field: string, value: string): StoreError | null {
-  if (value === '') return { error: FIELD.empty(field), field }
+function checkString(field: string, value: string): Refusal | null {
+  if (value === '') return refuse(400, FIELD.empty(field), field)
   return checkCharacters(field, value)
 }
 
-function checkText(text: string): StoreError | null {
-  if (text.length > MAX_TEXT) return { error: FIELD.textTooLong, field: 'text' }
+function checkText(text: string): Refusal | null {
+  if (text.length > MAX_TEXT) return refuse(400, FIELD.textTooLong, 'text')
   return checkCharacters('text', text)
 }
 
 // PostgreSQL text cannot hold U+0000, and a lone surrogate would be stored as U+FFFD: both are
 // refused (src/http/text.ts) rather than failing in the database or changing the text silently.
-function checkCharacters(field: string, value: string): StoreError | null {
+function checkCharacters(field: string, value: string): Refusal | null {
   const defect = textDefect(value)
-  return defect === null ? null : { error: FIELD[defect](field), field }
+  return defect === null ? null : refuse(400, FIELD[defect](field), field)
 }
 
 /** A time: a whole number from 0 that a double holds exactly (bigint columns). */
-function checkTime(field: string, value: number): StoreError | null {
-  return Number.isSafeInteger(value) && value >= 0 ? null : { error: FIELD.wholeNumber(field), field }
+function checkTime(field: string, value: number): Refusal | null {
+  return Number.isSafeInteger(value) && value >= 0 ? null : refuse(400, FIELD.wholeNumber(field), field)
 }

@@ -8,7 +8,8 @@
  */
 import { fileURLToPath } from 'node:url'
 import { bundleAssets, bundleScript, compress, revalidated, uncompressed, type Assets, type CompressedFile } from '../http/assets.ts'
-import { answerRefused, originOf, refuseCrossSite } from '../http/guards.ts'
+import { originOf, refuseCrossSite } from '../http/guards.ts'
+import { answerRefusal } from '../http/refusal.ts'
 import { json, type Response } from '../http/response.ts'
 import type { Request } from '../http/request.ts'
 import type { Sessions } from '../auth/session.ts'
@@ -113,7 +114,7 @@ export function createWebHandlers(deps: { sessions: Sessions; publicUrl: string;
 
     async logout(req) {
       const refused = refuseCrossSite(req, sessions.cookieName, ownOrigin)
-      if (refused) return answerRefused(refused)
+      if (refused) return answerRefusal(refused)
       const session = await sessions.load(req)
       // The row goes: the cookie names nothing from now on, in every process.
       if (session) await sessions.remove(session)

@@ -13,7 +13,7 @@ import { hashSecret } from '../base/random.ts'
 import type { Request } from '../http/request.ts'
 import { refuseCrossSite, refuseTag } from '../http/guards.ts'
 import type { Session, Sessions } from '../auth/session.ts'
-import { refuse, type Refusal } from '../http/refusal.ts'
+import { refuse, type Reason, type Refusal } from '../http/refusal.ts'
 import { BAD_TOKEN, KEY_OTHER_PROJECT, KEY_PERSON_GONE, TOKEN_NEEDED, USER_TOKEN_NEEDED } from './rules/messages.ts'
 import type { TicketStore } from './store/ticket-store.ts'
 import type { User } from './store/users.ts'
@@ -118,7 +118,7 @@ export function createCredentials(deps: { store: TicketStore; clock: () => numbe
     const user = session?.userId ? await store.users.byId(session.userId) : null
     if (session === null || user === null) return refused(401, TOKEN_NEEDED)
     const refusal = refuseCrossSite(req, sessions.cookieName, origin) ?? refuseTag(req, session.data.tag)
-    if (refusal) return refuse(refusal.status, refusal.error)
+    if (refusal) return refusal
     return { ok: true, caller: { kind: 'user', user, via: 'session' } }
   }
 
@@ -155,6 +155,6 @@ export function createCredentials(deps: { store: TicketStore; clock: () => numbe
   }
 }
 
-function refused(status: 401, error: string): Refusal {
-  return refuse(status, error)
+function refused(status: 401, why: Reason): Refusal {
+  return refuse(status, why)
 }

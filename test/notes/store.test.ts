@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { createNoteStore, type SaveInput } from '../../src/notes/store.ts'
+import { Refusal } from '../../src/http/refusal.ts'
 import { connect } from '../../src/db/client.ts'
 import { testDatabase } from '../support/db.ts'
 import { startTcpProxy } from '../support/tcp-proxy.ts'
@@ -23,7 +24,7 @@ function input(id: string, text: string, base: number, extra: Partial<SaveInput>
 
 async function saved(user: string, id: string, text: string, base = 0) {
   const result = await store.save(user, input(id, text, base))
-  assert.ok(!('error' in result), JSON.stringify(result))
+  assert.ok(!(result instanceof Refusal), JSON.stringify(result))
   return result
 }
 
@@ -72,9 +73,9 @@ test('a save whose base matches the stored edited replaces the text and keeps cr
 test('every accepted save keeps a revision with its text, edited, at and local', async () => {
   const user = newUser()
   const first = await store.save(user, input('n', 'one\n', 0, { at: 11, local: 'phone' }))
-  assert.ok(!('error' in first))
+  assert.ok(!(first instanceof Refusal))
   const second = await store.save(user, input('n', 'two\n', first.edited, { at: 22, local: 'laptop' }))
-  assert.ok(!('error' in second))
+  assert.ok(!(second instanceof Refusal))
   assert.deepEqual(
     (await revisions(user, 'n')).map((r) => ({ ...r })),
     [
@@ -89,7 +90,7 @@ test('a save from an older base with edits in other lines merges, stores and ans
   const base = await saved(user, 'n', 'a\nb\nc\n')
   const phone = await saved(user, 'n', 'A\nb\nc\n', base.edited)
   const laptop = await store.save(user, input('n', 'a\nb\nC\n', base.edited, { local: 'laptop' }))
-  assert.ok(!('error' in laptop))
+  assert.ok(!(laptop instanceof Refusal))
   assert.equal(laptop.text, 'A\nb\nC\n')
   assert.equal(laptop.copy, undefined)
   assert.ok(laptop.edited > phone.edited)
@@ -102,7 +103,7 @@ test('overlapping edits keep the stored text and save the sent text as a copy', 
   const base = await saved(user, 'n', 'title\n')
   const phone = await saved(user, 'n', 'phone title\n', base.edited)
   const laptop = await store.save(user, input('n', 'laptop title\n', base.edited))
-  assert.ok(!('error' in laptop) && laptop.copy)
+  assert.ok(!(laptop instanceof Refusal) && laptop.copy)
   assert.deepEqual({ id: laptop.id, edited: laptop.edited, text: laptop.text }, { id: 'n', edited: phone.edited, text: 'phone title\n' })
   assert.equal(laptop.copy.text, 'laptop title\n')
   assert.ok(laptop.copy.edited > phone.edited)
@@ -116,7 +117,7 @@ test('a base whose text is not known makes a copy', async () => {
   const user = newUser()
   const stored = await saved(user, 'n', 'stored\n')
   const result = await store.save(user, input('n', 'sent\n', stored.edited - 1))
-  assert.ok(!('error' in result) && result.copy)
+  assert.ok(!(result instanceof Refusal) && result.copy)
   assert.equal(result.text, 'stored\n')
   assert.equal(result.copy.text, 'sent\n')
 })
@@ -126,7 +127,7 @@ test('a copy of a note with a 64-character id has an id of at most 64 characters
   const id = 'x'.repeat(39) + '😀' + 'y'.repeat(23)
   await saved(user, id, 'stored\n')
   const result = await store.save(user, input(id, 'sent\n', 1))
-  assert.ok(!('error' in result) && result.copy)
+  assert.ok(!(result instanceof Refusal) && result.copy)
   assert.ok(result.copy.id.length <= 64, result.copy.id)
   assert.ok(result.copy.id.startsWith('x'.repeat(39) + '-copy-'), 'a surrogate pair is not cut in half')
 })
@@ -204,7 +205,13 @@ test('the list is oldest edit first, tombstones included, and since lists only l
   assert.deepEqual(await store.list(user, list.at(-1)!.edited), [])
 })
 
-test("the store refuses a save's bad fields with { error, field }", async () => {
+/** What a store refusal says: its status, message and field. */
+const said = (refusal: unknown) => {
+  assert.ok(refusal instanceof Refusal, JSON.stringify(refusal))
+  return { status: refusal.status, error: refusal.message, field: refusal.field }
+}
+
+test("the store refuses a save's bad fields with a 400 naming the field", async () => {
   const user = newUser()
   const cases: [Partial<SaveInput>, string, string][] = [
     [{ id: '' }, "'id' must not be empty", 'id'],
@@ -221,7 +228,7 @@ test("the store refuses a save's bad fields with { error, field }", async () => 
     [{ text: 'a\uDC00' }, "'text' must be valid Unicode (it has a lone surrogate)", 'text'],
   ]
   for (const [change, error, field] of cases) {
-    assert.deepEqual(await store.save(user, { ...input('n', 'text', 0), ...change }), { error, field }, JSON.stringify(change).slice(0, 80))
+    assert.deepEqual(said(await store.save(user, { ...input('n', 'text', 0), ...change })), { status: 400, error, field }, JSON.stringify(change).slice(0, 80))
   }
   assert.deepEqual(await store.list(user), [])
 })
@@ -234,11 +241,11 @@ test('a text of exactly 1,000,000 characters and a surrogate pair are accepted a
   assert.equal((await store.get(user, 'n'))?.text, text)
 })
 
-test("the store refuses a delete's bad base or empty id with { error, field }", async () => {
+test("the store refuses a delete's bad base or empty id with a 400 naming the field", async () => {
   const user = newUser()
-  assert.deepEqual(await store.remove(user, { id: 'n', base: -3 }), { error: "'base' must be a whole number from 0", field: 'base' })
-  assert.deepEqual(await store.remove(user, { id: 'n', base: 1e300 }), { error: "'base' must be a whole number from 0", field: 'base' })
-  assert.deepEqual(await store.remove(user, { id: '', base: 1 }), { error: "'id' must not be empty", field: 'id' })
+  assert.deepEqual(said(await store.remove(user, { id: 'n', base: -3 })), { status: 400, error: "'base' must be a whole number from 0", field: 'base' })
+  assert.deepEqual(said(await store.remove(user, { id: 'n', base: 1e300 })), { status: 400, error: "'base' must be a whole number from 0", field: 'base' })
+  assert.deepEqual(said(await store.remove(user, { id: '', base: 1 })), { status: 400, error: "'id' must not be empty", field: 'id' })
 })
 
 test("a delete whose connection is cut before its commit is run again on another connection, and the note is gone once", async (t) => {

@@ -4,7 +4,7 @@
  */
 import { loadConfig } from '../../src/config.ts'
 import type { Sql } from '../../src/db/client.ts'
-import { exchangeResult, type ExchangeResult, type Identity, type IdentityProvider } from '../../src/auth/idp.ts'
+import { exchangeResult, loginFailed, type ExchangeResult, type Identity, type IdentityProvider } from '../../src/auth/idp.ts'
 import { createLogger, type Logger } from '../../src/base/log.ts'
 import type { ServiceDeps, ServiceName } from '../../src/service.ts'
 import { createSessions, loadSessionSecret } from '../../src/auth/session.ts'
@@ -39,7 +39,7 @@ export function fakeIdentityProvider(authUrl = 'http://idp.test'): IdentityProvi
       }
       const identity = codes.get(code)
       codes.delete(code)
-      return identity ? exchangeResult(200, identity) : { ok: false, error: 'unknown login code' }
+      return identity ? exchangeResult(200, identity) : loginFailed('unknown login code')
     },
     code(identity) {
       const code = `code-${++n}`

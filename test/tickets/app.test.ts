@@ -30,37 +30,43 @@ test('the API client posts JSON with the session tag and answers the body', asyn
   assert.equal(seen[0]!.init.body, '{"subject":"Hi"}')
 })
 
-test('a refusal answers the API message as a sentence and the field it names', async () => {
-  const api = createApiClient({ tag: 't', fetch: (async () => jsonAnswer(403, { error: 'this needs role edit or admin' })) as unknown as typeof fetch })
-  assert.deepEqual(await api.post('/x', {}), { ok: false, status: 403, error: 'This needs role edit or admin.', field: null })
-  const field = createApiClient({ tag: 't', fetch: (async () => jsonAnswer(400, { error: "'subject' is required", field: 'subject' })) as unknown as typeof fetch })
-  assert.deepEqual(await field.post('/x', {}), { ok: false, status: 400, error: 'Fill in the subject.', field: 'subject' })
+test('a refusal answers its code, the API message as a sentence and the field it names', async () => {
+  const refusal = (status: number, code: string, body: unknown) => createApiClient({ tag: 't', fetch: (async () => jsonAnswer(status, body, { 'x-error-code': code })) as unknown as typeof fetch })
+  const api = refusal(403, 'forbidden', { error: 'this needs role edit or admin' })
+  assert.deepEqual(await api.post('/x', {}), { ok: false, status: 403, code: 'forbidden', error: 'This needs role edit or admin.', field: null })
+  const field = refusal(400, 'field_required', { error: "'subject' is required", field: 'subject' })
+  assert.deepEqual(await field.post('/x', {}), { ok: false, status: 400, code: 'field_required', error: 'Fill in the subject.', field: 'subject' })
+  // The code decides, not the words: a message that reads like another rule is said as it is.
+  const lookalike = refusal(400, 'bad_field', { error: "'subject' is required", field: 'subject' })
+  assert.deepEqual(await lookalike.post('/x', {}), { ok: false, status: 400, code: 'bad_field', error: "'subject' is required.", field: 'subject' })
 })
 
 test('a network failure, a timeout, a signed-out session and a non-JSON error each say what happened', async () => {
   const down = createApiClient({ tag: 't', fetch: (async () => { throw new TypeError('Failed to fetch') }) as unknown as typeof fetch })
-  assert.deepEqual(await down.post('/x', {}), { ok: false, status: 0, error: NETWORK_FAILED, field: null })
+  assert.deepEqual(await down.post('/x', {}), { ok: false, status: 0, code: 'network_failed', error: NETWORK_FAILED, field: null })
   const slow = createApiClient({
     tag: 't',
     timeoutMs: 20,
     fetch: ((_url: string, init: RequestInit) =>
       new Promise((_resolve, reject) => init.signal!.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))))) as unknown as typeof fetch,
   })
-  assert.deepEqual(await slow.post('/x', {}), { ok: false, status: 0, error: TIMED_OUT, field: null })
-  const out = createApiClient({ tag: 't', fetch: (async () => jsonAnswer(401, { error: 'a token is needed' })) as unknown as typeof fetch })
-  assert.deepEqual(await out.post('/x', {}), { ok: false, status: 401, error: SIGNED_OUT, field: null })
+  assert.deepEqual(await slow.post('/x', {}), { ok: false, status: 0, code: 'timed_out', error: TIMED_OUT, field: null })
+  const out = createApiClient({ tag: 't', fetch: (async () => jsonAnswer(401, { error: 'a token is needed' }, { 'x-error-code': 'token_needed' })) as unknown as typeof fetch })
+  assert.deepEqual(await out.post('/x', {}), { ok: false, status: 401, code: 'token_needed', error: SIGNED_OUT, field: null })
   const proxy = createApiClient({ tag: 't', fetch: (async () => new Response('<h1>Bad gateway</h1>', { status: 502 })) as unknown as typeof fetch })
-  assert.deepEqual(await proxy.post('/x', {}), { ok: false, status: 502, error: 'The server answered 502. Nothing was saved; try again.', field: null })
+  assert.deepEqual(await proxy.post('/x', {}), { ok: false, status: 502, code: null, error: 'The server answered 502. Nothing was saved; try again.', field: null })
 })
 
-test('readable() says the API\'s body refusals in words; sentence() keeps a reference or slug as written', () => {
-  assert.equal(readable("'text' is required"), 'Fill in the comment.')
-  assert.equal(readable("'subject' is required"), 'Fill in the subject.')
-  assert.equal(readable("'summary' is at most 100000 characters"), 'The summary can be at most 100,000 characters.')
-  assert.equal(readable('no such ticket'), 'No such ticket.')
-  assert.equal(readable('web#1 has no parent'), 'web#1 has no parent.')
-  assert.equal(readable("'api' is reserved"), "'api' is reserved.")
-  assert.equal(readable("'wobble' is required"), "'wobble' is required.")
+test('readable() says the API\'s body refusals in words by their code; sentence() keeps a reference or slug as written', () => {
+  assert.equal(readable('field_required', "'text' is required", 'text'), 'Fill in the comment.')
+  assert.equal(readable('field_required', "'subject' is required", 'subject'), 'Fill in the subject.')
+  assert.equal(readable('too_long', "'summary' is at most 100000 characters", 'summary'), 'The summary can be at most 100,000 characters.')
+  assert.equal(readable('too_long', "'title' is at most 200 characters", 'title'), 'The title can be at most 200 characters.')
+  assert.equal(readable('no_such_ticket', 'no such ticket', null), 'No such ticket.')
+  assert.equal(readable('bad_relation', 'web#1 has no parent', 'parent'), 'web#1 has no parent.')
+  assert.equal(readable('slug_taken', "'api' is reserved", 'slug'), "'api' is reserved.")
+  assert.equal(readable('field_required', "'wobble' is required", 'wobble'), "'wobble' is required.")
+  assert.equal(readable(null, "'text' is required", 'text'), "'text' is required.")
 })
 
 test('sentence() capitalises and ends an API message', () => {
@@ -103,7 +109,7 @@ function scriptedApi(answers: ApiAnswer[]) {
 
 test('a form is busy while it sends, ignores a second submit, and shows a refusal at its field', async () => {
   const form = fakeForm({ subject: 'typed text' }, ['subject'])
-  const script = scriptedApi([{ ok: false, status: 400, error: "'subject' is at most 500 characters.", field: 'subject' }])
+  const script = scriptedApi([{ ok: false, status: 400, code: 'too_long', error: "'subject' is at most 500 characters.", field: 'subject' }])
   const sender = createFormSender({ api: script.api })
   const first = sender.send(form.view)
   assert.equal(await sender.send(form.view), null)
@@ -118,7 +124,7 @@ test('a form is busy while it sends, ignores a second submit, and shows a refusa
 
 test('a refusal naming a field the form does not show goes to the whole form; the button that sent it is in the body', async () => {
   const form = fakeForm({}, ['add'])
-  const script = scriptedApi([{ ok: false, status: 403, error: 'This needs role edit or admin.', field: 'project' }])
+  const script = scriptedApi([{ ok: false, status: 403, code: 'forbidden', error: 'This needs role edit or admin.', field: 'project' }])
   script.release()
   await createFormSender({ api: script.api }).send(form.view, { name: 'remove', value: 'web#3' })
   assert.deepEqual(form.shown.errors, [[null, 'This needs role edit or admin.']])

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { checkBody, type Shape } from '../../src/tickets/rules/body.ts'
-import { refuse } from '../../src/http/refusal.ts'
 import { expectJson, ticketsApp } from './support.ts'
 
 const shape: Shape = { subject: 'required', assignee: 'present', summary: 'optional' }
@@ -9,7 +8,8 @@ const shape: Shape = { subject: 'required', assignee: 'present', summary: 'optio
 /** Checks that `body` (raw text) is refused with exactly `error` and `field`. */
 function assertRefused(raw: string, error: string, field: string): void {
   const got = checkBody(new TextEncoder().encode(raw), shape)
-  assert.deepEqual(got, refuse(400, error, field), raw)
+  assert.ok(!got.ok, raw)
+  assert.deepEqual({ status: got.status, error: got.message, field: got.field }, { status: 400, error, field }, raw)
 }
 
 test('checkBody refuses each defect with { error, field } as decided', () => {

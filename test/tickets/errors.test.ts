@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { expectJson, ticketsApp } from './support.ts'
+import { expectJson, ticketsApp, type Answer } from './support.ts'
 
 const app = await ticketsApp()
 const alice = await app.login('alice')
@@ -110,4 +110,25 @@ test('never a 500 for bad input: U+0000 in a body, a path or a query answers 400
   assert.equal(invite.status, 400)
   assert.equal((await app.call('GET', '/projects/a%00b')).status, 404)
   assert.equal((await app.call('GET', '/a%00b/1')).status, 404)
+})
+
+test('every refusal carries its stable code in x-error-code, and its body keeps the interface shape', async () => {
+  const cases: [Promise<Answer>, number, string, unknown][] = [
+    [app.call('POST', create, { token: alice.token, raw: '{"subject":}' }), 400, 'bad_json', { error: 'invalid JSON at character 11', field: 'body' }],
+    [app.call('POST', create, { token: alice.token, body: { subject: 'x', colour: 'red' } }), 400, 'unknown_field', { error: "unknown field 'colour'", field: 'colour' }],
+    [app.call('POST', create, { token: alice.token, body: {} }), 400, 'field_required', { error: "'subject' is required", field: 'subject' }],
+    [app.call('POST', create, { token: alice.token, body: { subject: 'x'.repeat(501) } }), 400, 'too_long', { error: "'subject' is at most 500 characters", field: 'subject' }],
+    [app.call('POST', create, { body: { subject: 'x' } }), 401, 'token_needed', { error: 'a token is needed' }],
+    [app.call('POST', create, { token: 'tt_nothing', body: { subject: 'x' } }), 401, 'bad_token', { error: 'bad or revoked token' }],
+    [app.call('POST', `/api/tickets/${t.id}/edit`, { token: bob.token, body: { subject: 'y' } }), 403, 'forbidden', { error: 'this needs role edit or admin' }],
+    [app.call('GET', '/api/projects/nothing-here/tickets/1'), 404, 'no_such_ticket', { error: 'no such ticket' }],
+    [app.call('GET', '/api/projects/nothing-here'), 404, 'no_such_project', { error: 'no such project' }],
+    [app.call('GET', '/api/tickets?q=colour:red'), 400, 'bad_query', undefined],
+  ]
+  for (const [answer, status, code, body] of cases) {
+    const got = await answer
+    assert.equal(got.status, status, code)
+    assert.equal(got.headers['x-error-code'], code)
+    if (body !== undefined) assert.deepEqual(got.body, body, code)
+  }
 })

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { importTickets } from '../../src/tickets/importer/import.ts'
-import { refuse } from '../../src/http/refusal.ts'
 import { expectJson, ticketsApp } from './support.ts'
 
 const app = await ticketsApp()
@@ -74,7 +73,11 @@ test('a bad file is refused whole, naming the place, and imports nothing', async
     [{ project: { slug: 'x', admin: 'alice' }, tickets: [{ number: 1000, subject: 's' }] }, 'old number 1000 already belongs to a ticket of another project'],
     [{ project: { slug: 'api', admin: 'alice' }, tickets: [] }, "project.slug: 'api' is reserved"],
   ]
-  for (const [file, error] of cases) assert.deepEqual(await importTickets(app.sql, file, app.clock.now()), refuse(400, error))
+  for (const [file, error] of cases) {
+    const got = await importTickets(app.sql, file, app.clock.now())
+    assert.ok(!got.ok, error)
+    assert.deepEqual({ status: got.status, code: got.code, error: got.message }, { status: 400, code: 'bad_import', error })
+  }
   const [row] = await app.sql`select count(*)::int as n from projects where slug = 'x'`
   assert.equal(row!.n, 0)
 })

@@ -5,14 +5,17 @@ import { emptyQuery, KEYS, needsMe, parseQuery, QUERY_MAX, SEARCH_HELP, TERMS_MA
 /** Parses `text` and compares the fields the case names against an otherwise empty query. */
 function assertParses(text: string, fields: Partial<TicketQuery>): void {
   const parsed = parseQuery(text)
-  assert.ok(parsed.ok, `${text}: ${parsed.ok ? '' : parsed.error}`)
+  assert.ok(parsed.ok, `${text}: ${parsed.ok ? '' : parsed.message}`)
   assert.deepEqual(parsed.query, { ...emptyQuery(), ...fields }, text)
 }
 
 function assertRefuses(text: string, error: string | RegExp): void {
   const parsed = parseQuery(text)
   assert.equal(parsed.ok, false, text)
-  if (!parsed.ok) typeof error === 'string' ? assert.equal(parsed.error, error) : assert.match(parsed.error, error)
+  if (parsed.ok) return
+  assert.equal(parsed.code, 'bad_query', text)
+  assert.equal(parsed.field, 'q', text)
+  typeof error === 'string' ? assert.equal(parsed.message, error) : assert.match(parsed.message, error)
 }
 
 test('the issue example: state, assignee, is:blocked and words', () => {

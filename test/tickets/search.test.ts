@@ -37,7 +37,7 @@ const names = Object.fromEntries(Object.entries(made).map(([k, v]) => [v.id, k])
 /** The keys of the Web tickets a search finds, in the order it lists them. */
 async function search(text: string, me: string | null = alice.id): Promise<string[]> {
   const parsed = parseQuery(text)
-  assert.ok(parsed.ok, parsed.ok ? '' : parsed.error)
+  assert.ok(parsed.ok, parsed.ok ? '' : parsed.message)
   const where = searchCondition(app.sql, parsed.query, { states: DEFAULT_FILTER, me })
   const rows = await searchTickets(app.sql, app.sql`t.project_id = ${web.id} and ${where}`, searchOrder(app.sql, parsed.query.sort))
   return rows.map((t) => names[t.id]!)

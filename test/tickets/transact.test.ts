@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { connect } from '../../src/db/client.ts'
 import { createTicketStore, TRANSACT_ATTEMPTS } from '../../src/tickets/store/ticket-store.ts'
-import { refuse } from '../../src/http/refusal.ts'
+import { reason, refuse } from '../../src/http/refusal.ts'
 import { testDatabase } from '../support/db.ts'
 import { startTcpProxy } from '../support/tcp-proxy.ts'
 
@@ -41,7 +41,7 @@ test('after a few deadlocks in a row the error is answered, and other errors are
 
 test('a refusal is answered as it is, not retried', async () => {
   let runs = 0
-  const refusal = refuse(400, 'no')
+  const refusal = refuse(400, reason('bad_field', 'no'))
   assert.equal(await store.transact(async () => (runs++, refusal)), refusal)
   assert.equal(runs, 1)
 })

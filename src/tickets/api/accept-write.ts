@@ -26,7 +26,7 @@ export async function acceptWrite(ctx: Context, req: Request, callers: Callers, 
   const bytes = await req.body()
   if (who.caller.via === 'session') {
     const refusal = refuseContentType(req, bytes)
-    if (refusal) return refuse(refusal.status, refusal.error)
+    if (refusal) return refusal
   }
   const checked = checkBody(bytes, shape)
   if (!checked.ok) return checked

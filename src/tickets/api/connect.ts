@@ -23,14 +23,13 @@ import { hashSecret } from '../../base/random.ts'
 import { checkBody } from '../rules/body.ts'
 import { connectPage } from '../pages/connect-page.ts'
 import type { Context } from '../context.ts'
-import { answerRefusal, refuse, type Refusal } from '../../http/refusal.ts'
+import { answerRefusal, reason, refuse, type Refusal } from '../../http/refusal.ts'
 import { messagePage } from '../pages/message-page.ts'
 import type { Actor } from '../rules/actor.ts'
-import { createProject } from './projects.ts'
+import { createProject, refuseUnlessAdmin } from '../domain/projects.ts'
 import type { Project } from '../store/projects.ts'
 import type { TicketTx } from '../store/ticket-store.ts'
 import type { Connection } from '../store/connections.ts'
-import { refuseRole } from '../rules/roles.ts'
 import {
   mustBeAtMost,
   BAD_CODE,
@@ -105,7 +104,7 @@ function checkConnectQuery(query: URLSearchParams): { ok: true; request: Connect
   const returned = checkReturn(fields.return!)
   if (!returned.ok) return returned
   const state = fields.state!
-  if (characters(state) > STATE_MAX) return refuse(400, mustBeAtMost('state', STATE_MAX))
+  if (characters(state) > STATE_MAX) return refuse(400, reason('too_long', mustBeAtMost('state', STATE_MAX)))
   if (CONTROL.test(state)) return refuse(400, hasControl('state'))
   return { ok: true, request: { app: fields.app!, label: fields.label!, returnUrl: returned.url, state } }
 }
@@ -116,7 +115,7 @@ function checkConnectQuery(query: URLSearchParams): { ok: true; request: Connect
  * added). Answers the normalised address, which is also what the person is shown.
  */
 function checkReturn(value: string): { ok: true; url: string } | Refusal {
-  if (value.length > RETURN_MAX) return refuse(400, mustBeAtMost('return', RETURN_MAX))
+  if (value.length > RETURN_MAX) return refuse(400, reason('too_long', mustBeAtMost('return', RETURN_MAX)))
   // The text itself must be absolute: the URL parser would also take `https:host` or ` https://`.
   if (!/^https?:\/\/[^\s\u0000-\u001f\u007f-\u009f]+$/i.test(value)) return refuse(400, BAD_RETURN)
   let url: URL
@@ -154,7 +153,7 @@ async function confirm(tx: TicketTx, actor: Actor, input: { nonce: string; proje
   if (input.project !== undefined) {
     const found = await tx.projects.find(input.project)
     if (!found) return refuse(404, NO_SUCH_PROJECT)
-    const refused = refuseRole(await tx.projects.lockedRole(found.id, actor.user.id), 'admin', 'project')
+    const refused = await refuseUnlessAdmin(tx, found.id, actor.user.id)
     if (refused) return refused
     project = found
   } else {
@@ -209,7 +208,7 @@ export function createConnectHandlers(ctx: Context, files: () => Promise<{ style
       // HEAD too: it would store a request.
       if (req.method !== 'GET') return messagePage(405, CONNECT, GET_ONLY, { allow: 'GET' })
       const checked = checkConnectQuery(req.query)
-      if (!checked.ok) return messagePage(400, CONNECT, checked.error, NO_STORE)
+      if (!checked.ok) return messagePage(400, CONNECT, checked.message, NO_STORE)
       const { app, label, returnUrl, state } = checked.request
       const nonce = randomToken(NONCE_BYTES)
       // Requests and codes nobody can use any more go as new ones come.
@@ -222,7 +221,7 @@ export function createConnectHandlers(ctx: Context, files: () => Promise<{ style
       if (req.method !== 'GET' && req.method !== 'HEAD') return messagePage(405, CONNECT, GET_ONLY, { allow: 'GET, HEAD' })
       const nonce = req.params.nonce!
       const request = await store.connections.waitingRequest(hashSecret(nonce))
-      if (!request) return messagePage(404, CONNECT, NO_SUCH_REQUEST, NO_STORE)
+      if (!request) return messagePage(404, CONNECT, NO_SUCH_REQUEST.message, NO_STORE)
       const { session, user } = await ctx.credentials.session(req)
       const tag = typeof session?.data.tag === 'string' ? session.data.tag : null
       const { style: stylesheet, script } = await files()
@@ -277,7 +276,7 @@ export function createConnectHandlers(ctx: Context, files: () => Promise<{ style
       const project = await store.projects.find(req.params.slug!)
       if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
       const result = await store.transact(async (tx): Promise<{ ok: true; removed: Connection; connections: Connection[] } | Refusal> => {
-        const refused = refuseRole(await tx.projects.lockedRole(project.id, w.caller.user.id), 'admin', 'project')
+        const refused = await refuseUnlessAdmin(tx, project.id, w.caller.user.id)
         if (refused) return refused
         const [removed] = await tx.connections.of(project.id, w.body.id!)
         if (!removed) return refuse(400, NO_SUCH_CONNECTION, 'id')

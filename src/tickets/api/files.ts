@@ -17,12 +17,11 @@ import { createHash } from 'node:crypto'
 import { collectAfterTransfer } from '../../base/collect.ts'
 import { matches, notModified } from '../../http/conditional.ts'
 import type { Handler } from '../../http/handler.ts'
-import { BodyTooLarge } from '../../http/request.ts'
-import { json, jsonError, NOSNIFF, type Headers } from '../../http/response.ts'
+import { json, NOSNIFF, type Headers } from '../../http/response.ts'
 import type { Context } from '../context.ts'
 import { cleanFileName, fileMarkdown, FILE_ID, filePath, formatSize, IMAGE_TYPES, imageKind, SNIFF_BYTES } from '../rules/files.ts'
 import { FILE_EMPTY, fieldRequired, fileTooLarge, NO_SUCH_FILE, NO_SUCH_PROJECT, projectFilesFull } from '../rules/messages.ts'
-import { answerRefusal, refuse } from '../../http/refusal.ts'
+import { answerRefusal, Refusal, refuse } from '../../http/refusal.ts'
 import { refuseRole } from '../rules/roles.ts'
 import { CHUNK_BYTES, type StoredFile } from '../store/files.ts'
 
@@ -134,7 +133,7 @@ export function createFileHandlers(ctx: Context, limits: { uploadMaxMb: number; 
     const declared = Number(req.headers['content-length'])
     if (declared > uploadMax) return tooLarge()
     const project = await store.projects.find(req.params.slug!)
-    if (!project) return jsonError(404, NO_SUCH_PROJECT)
+    if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
     const acting = await credentials.actingUser(who.caller, project.id)
     if (!acting.ok) return answerRefusal(acting)
     const refused = refuseRole(await store.projects.roleOf(project.id, acting.user.id), 'use', 'project')
@@ -178,7 +177,8 @@ export function createFileHandlers(ctx: Context, limits: { uploadMaxMb: number; 
       kept = true
       return json(201, { file: fileAnswer(publicUrl, done.file) })
     } catch (err) {
-      if (err instanceof BodyTooLarge) return tooLarge()
+      // The body went past UPLOAD_MAX_MB (src/http/request.ts, bodyStream): said in this route's words.
+      if (err instanceof Refusal && err.code === 'body_too_large') return tooLarge()
       throw err
     } finally {
       if (!kept) {
@@ -190,7 +190,7 @@ export function createFileHandlers(ctx: Context, limits: { uploadMaxMb: number; 
 
   const list: Handler = async (req) => {
     const project = await store.projects.find(req.params.slug!)
-    if (!project) return jsonError(404, NO_SUCH_PROJECT)
+    if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
     const files = await store.files.list(project.id)
     return json(200, { files: files.map((f) => listedFile(publicUrl, f)) })
   }
@@ -198,7 +198,7 @@ export function createFileHandlers(ctx: Context, limits: { uploadMaxMb: number; 
   const serve: Handler = async (req) => {
     const id = req.params.id!
     const file = FILE_ID.test(id) ? await store.files.served(id) : null
-    if (!file) return jsonError(404, NO_SUCH_FILE, FILE_HEADERS as Headers)
+    if (!file) return answerRefusal(refuse(404, NO_SUCH_FILE), FILE_HEADERS as Headers)
     const headers: Headers = Object.assign({}, FILE_HEADERS, {
       'content-type': file.image !== null ? IMAGE_TYPES[file.image] : 'application/octet-stream',
       'content-length': String(file.size),

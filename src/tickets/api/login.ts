@@ -8,7 +8,7 @@ import type { Handler } from '../../http/handler.ts'
 import { safeNext } from '../../auth/idp.ts'
 import { randomToken } from '../../base/random.ts'
 import type { Context } from '../context.ts'
-import { joinInvite } from './invites.ts'
+import { joinInvite } from '../domain/invites.ts'
 import { messagePage } from '../pages/message-page.ts'
 import { INVITE_FAILED, LOGIN_FAILED, NO_LOGIN_CODE, USER_NOT_STORED, GET_ONLY } from '../rules/messages.ts'
 import type { User } from '../store/users.ts'
@@ -19,7 +19,7 @@ export function createLoginHandler(ctx: Context): Handler {
     const code = req.query.get('idp_code')
     if (!code) return messagePage(400, LOGIN_FAILED, NO_LOGIN_CODE)
     const exchanged = await ctx.idp.exchange(code)
-    if (!exchanged.ok) return messagePage(400, LOGIN_FAILED, exchanged.error)
+    if (!exchanged.ok) return messagePage(400, LOGIN_FAILED, exchanged.message)
 
     let user: User
     try {
@@ -35,7 +35,7 @@ export function createLoginHandler(ctx: Context): Handler {
     const invite = req.query.get('invite')
     if (invite) {
       const joined = await ctx.store.transact((tx) => joinInvite(tx, invite, user.id))
-      if (!joined.ok) return messagePage(400, INVITE_FAILED, joined.error)
+      if (!joined.ok) return messagePage(400, INVITE_FAILED, joined.message)
       target = `/${joined.slug}`
       joinedSlug = joined.slug
     }

@@ -13,8 +13,7 @@ import type { TicketStore } from '../store/ticket-store.ts'
 import { answerRefusal, refuse } from '../../http/refusal.ts'
 import { NO_SUCH_TOKEN, fieldTooLong } from '../rules/messages.ts'
 import { acceptWrite } from './accept-write.ts'
-
-const LABEL_MAX = 200
+import { LABEL_MAX } from '../rules/lengths.ts'
 
 export interface IssuedToken {
   id: string

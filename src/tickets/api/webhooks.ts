@@ -37,6 +37,7 @@ import {
 } from '../rules/messages.ts'
 import { answerRefusal, refuse, type Refusal } from '../../http/refusal.ts'
 import { refuseRole } from '../rules/roles.ts'
+import { ADMIN } from '../domain/projects.ts'
 import type { Project } from '../store/projects.ts'
 import type { Delivery, Webhook } from '../store/webhooks.ts'
 import { isWebhookKind, TEST_KIND, webhookBody, WEBHOOKS_MAX } from '../rules/webhook-events.ts'
@@ -63,8 +64,8 @@ type WebhookBody = { url?: string; events?: string[]; active?: boolean }
  * kinds (duplicates dropped), `active` a boolean or `'true'`/`'false'`.
  */
 function checkWebhookBody(bytes: Uint8Array, allowed: readonly (keyof WebhookBody)[]): { ok: true; body: WebhookBody } | Refusal {
-  const parsed = parseJsonObject(bytes, { emptyIsObject: true })
-  if (!parsed.ok) return refuse(400, parsed.error, 'body')
+  const parsed = parseJsonObject(bytes, { emptyIsObject: true, field: 'body' })
+  if (!parsed.ok) return parsed
   const body: WebhookBody = {}
   for (const [name, field] of Object.entries(parsed.value)) {
     if (!(allowed as readonly string[]).includes(name)) return refuse(400, unknownField(name), name)
@@ -124,7 +125,7 @@ export function createWebhookHandlers(ctx: Context, options: { allowPrivate: boo
     const bytes = await req.body()
     if (who.caller.via === 'session') {
       const refused = refuseContentType(req, bytes)
-      if (refused) return refuse(refused.status, refused.error)
+      if (refused) return refused
     }
     const checked = checkWebhookBody(bytes, allowed)
     if (!checked.ok) return checked
@@ -140,7 +141,7 @@ export function createWebhookHandlers(ctx: Context, options: { allowPrivate: boo
       if (!acting.ok) return acting
       return { ok: true, project, connection: caller.connection.id }
     }
-    const refused = refuseRole(await store.projects.roleOf(project.id, caller.user.id), 'admin', 'project')
+    const refused = refuseRole(await store.projects.roleOf(project.id, caller.user.id), ADMIN, 'project')
     return refused ?? { ok: true, project }
   }
 

@@ -12,7 +12,7 @@
  */
 import { readable, SIGNED_OUT } from './api.ts'
 import { formatSize } from '../rules/files.ts'
-import { UPLOAD_UNREACHABLE } from '../rules/messages.ts'
+import { fileOverLimit, UPLOAD_UNREACHABLE } from '../text/page-words.ts'
 
 /** Where a link goes into a text, and where the cursor is after it. */
 export function insertLink(text: string, start: number, end: number, markdown: string, image: boolean): { text: string; cursor: number } {
@@ -25,17 +25,21 @@ export function insertLink(text: string, start: number, end: number, markdown: s
   return { text: before + inserted + after, cursor: before.length + inserted.length }
 }
 
-/** Why the file was not attached, in words, from the upload's answer (status 0: no answer came). */
-export function refusalOf(status: number, body: unknown): string {
+/**
+ * Why the file was not attached, in words, from the upload's answer: its status (0: no answer
+ * came), its refusal's code (`x-error-code`) and its body.
+ */
+export function refusalOf(status: number, code: string | null, body: unknown): string {
   if (status === 0) return UPLOAD_UNREACHABLE
   if (status === 401) return SIGNED_OUT
-  const error = body !== null && typeof body === 'object' && typeof (body as { error?: unknown }).error === 'string' ? (body as { error: string }).error : null
-  return error !== null ? readable(error) : `The server answered ${status}, so the file was not attached. Try again.`
+  const record = body !== null && typeof body === 'object' ? (body as { error?: unknown; field?: unknown }) : {}
+  const field = typeof record.field === 'string' ? record.field : null
+  return typeof record.error === 'string' ? readable(code, record.error, field) : `The server answered ${status}, so the file was not attached. Try again.`
 }
 
 /** The refusal for a file larger than the limit, before sending it. */
 export function tooLarge(name: string, size: number, maxMb: number): string {
-  return `${name} is ${formatSize(size)}: a file may be at most ${maxMb} MB.`
+  return fileOverLimit(name, formatSize(size), maxMb)
 }
 
 interface Uploaded {
@@ -55,9 +59,9 @@ function send(url: string, file: File, tag: string, onProgress: (loaded: number)
     xhr.onload = () => {
       const body = xhr.response as { file?: Uploaded } | null
       if (xhr.status === 201 && body?.file) resolve({ ok: true, file: body.file })
-      else resolve({ ok: false, error: refusalOf(xhr.status, body) })
+      else resolve({ ok: false, error: refusalOf(xhr.status, xhr.getResponseHeader('x-error-code'), body) })
     }
-    xhr.onerror = () => resolve({ ok: false, error: refusalOf(0, null) })
+    xhr.onerror = () => resolve({ ok: false, error: refusalOf(0, null, null) })
     xhr.onabort = () => resolve(null)
     signal.addEventListener('abort', () => xhr.abort(), { once: true })
     xhr.send(file)

@@ -43,8 +43,8 @@ export function createFormSender(deps: { api: ApiClient }): FormSender {
         const body = view.values()
         if (submitter && submitter.name !== '') body[submitter.name] = submitter.value
         const answer = await deps.api.post(view.action(), body, view.headers())
-        // A 412 is a conflicting edit: the page shows both versions (edit-conflict.ts), not an error.
-        if (!answer.ok && answer.status !== 412) view.showError(answer.field !== null && view.hasField(answer.field) ? answer.field : null, answer.error)
+        // A conflicting edit: the page shows both versions (edit-conflict.ts), not an error.
+        if (!answer.ok && answer.code !== 'edit_conflict') view.showError(answer.field !== null && view.hasField(answer.field) ? answer.field : null, answer.error)
         return answer
       } finally {
         busy.delete(view)

@@ -9,7 +9,7 @@
 import { createApiClient, type ApiAnswer } from './api.ts'
 import { alreadyChosen, appliedSelect, settle, showNotice } from './applied-change.ts'
 import { clearUploads, startAttaching, uploading } from './attach.ts'
-import { overLimit, STILL_UPLOADING } from '../rules/messages.ts'
+import { overLimit, STILL_UPLOADING } from '../text/page-words.ts'
 import { chooseVersion, endConflict, resolveStaleEdit } from './edit-conflict.ts'
 import { createFormSender, domFormView } from './form.ts'
 import { createLiveFollower, announcement } from './live.ts'
@@ -198,10 +198,10 @@ document.addEventListener('submit', (event) => {
     if (answer?.ok) {
       if (applied) afterApplied(form, applied, answer)
       else done(form, answer, button)
-    } else if (answer?.status === 412) void resolveStaleEdit(form)
+    } else if (answer?.ok === false && answer.code === 'edit_conflict') void resolveStaleEdit(form)
     else if (applied && held) {
       const [field, text] = held
-      void (answer?.status === 400 ? alreadyChosen(form, applied.select.value) : Promise.resolve(false)).then((yes) => {
+      void (answer?.ok === false && answer.code === 'already_so' ? alreadyChosen(form, applied.select.value) : Promise.resolve(false)).then((yes) => {
         if (!yes) return shown.showError(field, text)
         settle(applied.select)
         void refresh()

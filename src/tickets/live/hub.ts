@@ -20,7 +20,7 @@
  * @module
  */
 import type { Sql } from '../../db/client.ts'
-import { json, jsonError, type Response } from '../../http/response.ts'
+import { json, type Response } from '../../http/response.ts'
 import type { Handler } from '../../http/handler.ts'
 import type { Request } from '../../http/request.ts'
 import { parseSequenceCursor } from '../../http/paging.ts'
@@ -309,7 +309,7 @@ export function createLive(deps: LiveDeps): Live {
     const after = afterText === null ? null : parseSequenceCursor(afterText)
     if (after === null && afterText !== null) return answerRefusal(refuse(400, BAD_CURSOR, 'after'))
     if (after !== null && waiting + arrivals.size >= maxWaiting) {
-      return jsonError(503, TOO_MANY_WAITING, { 'retry-after': String(RETRY_AFTER_S) })
+      return answerRefusal(refuse(503, TOO_MANY_WAITING), { 'retry-after': String(RETRY_AFTER_S) })
     }
     const projectText = req.query.get('project')
     if (projectText === null) return after === null ? now() : wait(req, after, null)

@@ -9,8 +9,9 @@ import type { Handler } from '../../http/handler.ts'
 import { loginButtonUrl, safeNext } from '../../auth/idp.ts'
 import type { Context } from '../context.ts'
 import { NO_SUCH_PROJECT, NO_SUCH_TICKET } from '../rules/messages.ts'
+import type { Reason } from '../../http/refusal.ts'
 
-const notFound = (text: string) => messagePage(404, 'Not found', text)
+const notFound = (why: Reason) => messagePage(404, 'Not found', why.message)
 
 export interface AddressHandlers {
   login: Handler

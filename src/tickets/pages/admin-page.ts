@@ -6,7 +6,7 @@
  * The page follows its project's events (`projectChanged`, `membersChanged`,
  * `connectionsChanged`): the parts marked `data-live` redraw, sparing a form in use.
  */
-import { TITLE_BLANK } from '../rules/messages.ts'
+import { TITLE_BLANK } from '../text/page-words.ts'
 import { html, type Html } from '../../http/html.ts'
 import type { Connection } from '../store/connections.ts'
 import type { Member, Project } from '../store/projects.ts'

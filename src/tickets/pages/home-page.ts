@@ -1,5 +1,5 @@
 /** The home page `/`: the projects with their open counts, and "New project". */
-import { TITLE_BLANK } from '../rules/messages.ts'
+import { TITLE_BLANK } from '../text/page-words.ts'
 import { html, rawHtml, type Html } from '../../http/html.ts'
 import { markdownInline } from '../app/markdown-html.ts'
 import { oneLine } from '../text/history-words.ts'

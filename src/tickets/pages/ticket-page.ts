@@ -5,12 +5,11 @@
  * Controls follow the viewer's role: `use` members may comment and change the state, `edit` and
  * `admin` also assign, edit and relate; others see no control at all.
  */
-import { COMMENT_BLANK, SUBJECT_BLANK } from '../rules/messages.ts'
+import { COMMENT_BLANK, SUBJECT_BLANK } from '../text/page-words.ts'
 import { html, rawHtml, type Html } from '../../http/html.ts'
 import { markdownToHtml } from '../app/markdown-html.ts'
 import { eventWords } from '../text/history-words.ts'
 import { lineParts } from '../text/text-diff.ts'
-import type { Role } from '../rules/roles.ts'
 import { STATES } from '../rules/states.ts'
 import type { TicketEvent } from '../rules/ticket-event.ts'
 import type { Ticket } from '../store/ticket-row.ts'
@@ -19,6 +18,8 @@ import type { Row, TicketDetail, Viewer } from './page-data.ts'
 import { assigneeSelect } from './project-page.ts'
 import { filePath, formatSize } from '../rules/files.ts'
 import type { StoredFile } from '../store/files.ts'
+import { mayAct, type Role } from '../rules/roles.ts'
+import { EDIT } from '../domain/tickets.ts'
 
 export interface TicketPageInput {
   ticket: Ticket
@@ -34,7 +35,7 @@ export interface TicketPageInput {
   uploadMaxMb: number
 }
 
-const mayEdit = (role: Role | null) => role === 'edit' || role === 'admin'
+const mayEdit = (role: Role | null) => mayAct(role, EDIT)
 
 export function ticketBody(input: TicketPageInput): Html {
   const { ticket: t, detail, role, now } = input

@@ -8,11 +8,12 @@
  */
 import { fileURLToPath } from 'node:url'
 import { bundleAssets, type Assets } from '../../http/assets.ts'
-import { answerRefused, refuseCrossSite, refuseTag } from '../../http/guards.ts'
+import { refuseCrossSite, refuseTag } from '../../http/guards.ts'
+import { answerRefusal, refuse } from '../../http/refusal.ts'
 import { htmlResponse, type Html } from '../../http/html.ts'
 import type { Handler } from '../../http/handler.ts'
 import type { Request } from '../../http/request.ts'
-import { json, jsonError, redirect, type Response } from '../../http/response.ts'
+import { json, redirect, type Response } from '../../http/response.ts'
 import { loginButtonUrl } from '../../auth/idp.ts'
 import { PAGE_HEADERS } from '../../http/page-headers.ts'
 import type { Context } from '../context.ts'
@@ -31,8 +32,11 @@ import { ticketEtag } from '../representations/json.ts'
 import { emptyQuery, ME_NEEDS_SIGN_IN, needsMe, parseQuery, type TicketQuery } from '../rules/query.ts'
 import { parseNumber } from '../rules/ids.ts'
 import { parseStateFilter, STATES } from '../rules/states.ts'
-import { noProjectHere, noTicketHere, NOT_FOUND, GET_OR_HEAD_ONLY, POST_ONLY } from '../rules/messages.ts'
+import { NOT_FOUND, GET_OR_HEAD_ONLY, POST_ONLY } from '../rules/messages.ts'
+import { noProjectHere, noTicketHere } from '../text/page-words.ts'
 import { html } from '../../http/html.ts'
+import { mayAct } from '../rules/roles.ts'
+import { ADMIN } from '../domain/projects.ts'
 
 const APP_DIR = fileURLToPath(new URL('../app/', import.meta.url))
 
@@ -74,8 +78,8 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
 
   /** The short pages take every method so a mistyped API path is not answered as a page. */
   function guard(req: Request): Response | null {
-    if (req.path === '/api' || req.path.startsWith('/api/')) return jsonError(404, NOT_FOUND)
-    if (req.method !== 'GET' && req.method !== 'HEAD') return jsonError(405, GET_OR_HEAD_ONLY, { allow: 'GET, HEAD' })
+    if (req.path === '/api' || req.path.startsWith('/api/')) return answerRefusal(refuse(404, NOT_FOUND))
+    if (req.method !== 'GET' && req.method !== 'HEAD') return answerRefusal(refuse(405, GET_OR_HEAD_ONLY), { allow: 'GET, HEAD' })
     return null
   }
 
@@ -99,8 +103,8 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
   function search(req: Request, viewer: { id: string } | null): { q: string; query: TicketQuery; error: string | null } {
     const q = (req.query.get('q') ?? '').trim()
     const parsed = parseQuery(q)
-    if (!parsed.ok) return { q, query: emptyQuery(), error: parsed.error }
-    if (needsMe(parsed.query) && viewer === null) return { q, query: emptyQuery(), error: ME_NEEDS_SIGN_IN }
+    if (!parsed.ok) return { q, query: emptyQuery(), error: parsed.message }
+    if (needsMe(parsed.query) && viewer === null) return { q, query: emptyQuery(), error: ME_NEEDS_SIGN_IN.message }
     return { q, query: parsed.query, error: null }
   }
 
@@ -128,7 +132,7 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
     const { project: p, role, members } = project
     if (p.slug !== slug) return redirect(301, `/${p.slug}/settings`)
     if (!viewer) return page(req, 200, { title: 'Project settings', viewer, switcher, body: signInBody('Project settings', loginUrl(req), `Sign in to manage ${p.title}.`), project: p })
-    if (role !== 'admin') return message(req, 403, 'Project settings', `Only admins of ${p.title} can change its settings.`)
+    if (!mayAct(role, ADMIN)) return message(req, 403, 'Project settings', `Only admins of ${p.title} can change its settings.`)
     const [connections, hooks] = await Promise.all([data.connections(p.id), data.webhooks(p.id, DELIVERIES_SHOWN)])
     const now = ctx.clock()
     const webhooks = webhooksSection({ slug: p.slug, webhooks: hooks, now, max: WEBHOOKS_MAX })
@@ -167,7 +171,7 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
       }
       const { q, query, error } = asked
       const list = projectList(project.list!, states, counts)
-      const queryError = error ?? (filter.ok ? null : filter.error)
+      const queryError = error ?? (filter.ok ? null : filter.message)
       const joined = viewer !== null && role !== null && (await takeWelcome(req, p.slug))
       const body = projectBody({ project: p, viewer, role, joined, list, q, queryError, state: tab, sort: query.sort, page: pageNumber(req), members, loginUrl: loginUrl(req), now: ctx.clock(), uploadMaxMb: ctx.uploadMaxMb })
       return page(req, queryError ? 400 : 200, { title: p.title, viewer, switcher, body, project: p, q, live: { project: p.slug, ticket: null, cursor } })
@@ -235,13 +239,13 @@ ${searchHelp(null)}`}`
 
     /** `POST /logout`: signs the session out; a cookie write like any other (same site, `x-tag`). */
     async logout(req) {
-      if (req.method !== 'POST') return jsonError(405, POST_ONLY, { allow: 'POST' })
+      if (req.method !== 'POST') return answerRefusal(refuse(405, POST_ONLY), { allow: 'POST' })
       const refusedSite = refuseCrossSite(req, ctx.sessions.cookieName, ctx.origin)
-      if (refusedSite) return answerRefused(refusedSite)
+      if (refusedSite) return answerRefusal(refusedSite)
       const session = await ctx.sessions.load(req)
       if (session?.userId) {
         const refusedTag = refuseTag(req, session.data.tag)
-        if (refusedTag) return answerRefused(refusedTag)
+        if (refusedTag) return answerRefusal(refusedTag)
       }
       // The row goes: the cookie names nothing from now on, in every process.
       if (session) await ctx.sessions.remove(session)

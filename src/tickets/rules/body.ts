@@ -26,8 +26,8 @@ export type Body = Record<string, string>
  * sent them (`author`, unknown, non-string), then required fields in the shape's order.
  */
 export function checkBody(bytes: Uint8Array, shape: Shape): { ok: true; body: Body } | Refusal {
-  const parsed = parseJsonObject(bytes, { emptyIsObject: true })
-  if (!parsed.ok) return refuse(400, parsed.error, 'body')
+  const parsed = parseJsonObject(bytes, { emptyIsObject: true, field: 'body' })
+  if (!parsed.ok) return parsed
   const body: Body = Object.create(null)
   for (const [name, field] of Object.entries(parsed.value)) {
     if (!Object.hasOwn(shape, name)) {

@@ -11,6 +11,7 @@
  */
 import { STATES, isState, type State } from './states.ts'
 import { mustBeAtMost } from './messages.ts'
+import { reason, refuse, type Refusal } from '../../http/refusal.ts'
 
 /** Longest search accepted, in characters. */
 export const QUERY_MAX = 500
@@ -58,7 +59,8 @@ export interface TicketQuery {
   sort: Sort | null
 }
 
-export type ParsedQuery = { ok: true; query: TicketQuery } | { ok: false; error: string }
+/** A parsed search, or its refusal: 400 `bad_query` naming the field `q`. */
+export type ParsedQuery = { ok: true; query: TicketQuery } | Refusal
 
 /** The message texts of refused searches. */
 export const queryTooLong = mustBeAtMost('the search', QUERY_MAX)
@@ -72,7 +74,7 @@ export const unknownSort = (value: string) => `unknown 'sort:${value}' (use ${SO
 export const sortTwice = "'sort:' may be given once"
 export const cannotExclude = (key: string) => `'${key}:' cannot be excluded with '-'`
 export const NUMBER_NOT_EXCLUDED = "a ticket number ('#12') cannot be excluded with '-'"
-export const ME_NEEDS_SIGN_IN = "'me' in a search needs a signed-in person"
+export const ME_NEEDS_SIGN_IN = reason('bad_query', "'me' in a search needs a signed-in person")
 
 const EXAMPLES: Record<(typeof KEYS)[number], string> = {
   state: 'state:review',
@@ -163,9 +165,9 @@ function person(text: string): Person {
 
 /** Parses a search, or refuses it with a message for the person who typed it. */
 export function parseQuery(text: string): ParsedQuery {
-  if (text.length > QUERY_MAX) return { ok: false, error: queryTooLong }
+  if (text.length > QUERY_MAX) return refuse(400, reason('bad_query', queryTooLong), 'q')
   const list = terms(text)
-  if (list.length > TERMS_MAX) return { ok: false, error: tooManyTerms }
+  if (list.length > TERMS_MAX) return refuse(400, reason('bad_query', tooManyTerms), 'q')
   const query = emptyQuery()
   let states: Set<State> | null = null
   const notStates = new Set<State>()
@@ -175,7 +177,7 @@ export function parseQuery(text: string): ParsedQuery {
     if (key === null) {
       const number = /^#(\d{1,9})$/.exec(value)
       if (number && !term.quoted) {
-        if (negated) return { ok: false, error: NUMBER_NOT_EXCLUDED }
+        if (negated) return refuse(400, reason('bad_query', NUMBER_NOT_EXCLUDED), 'q')
         query.numbers.push(Number(number[1]))
       } else if (term.quoted || /\s/.test(value)) {
         if (value !== '') (negated ? query.notPhrases : query.phrases).push(value)
@@ -184,15 +186,15 @@ export function parseQuery(text: string): ParsedQuery {
       }
       continue
     }
-    if (!(KEYS as readonly string[]).includes(key)) return { ok: false, error: unknownKey(key) }
-    if (value === '') return { ok: false, error: emptyValue(key) }
+    if (!(KEYS as readonly string[]).includes(key)) return refuse(400, reason('bad_query', unknownKey(key)), 'q')
+    if (value === '') return refuse(400, reason('bad_query', emptyValue(key)), 'q')
     switch (key) {
       case 'state':
         for (const part of value.toLowerCase().split(',')) {
           const name = part.trim()
           if (name === '') continue
           const named: readonly State[] = name === 'all' ? STATES : name === 'closed' ? CLOSED_STATES : isState(name) ? [name] : []
-          if (named.length === 0) return { ok: false, error: unknownSearchState(name) }
+          if (named.length === 0) return refuse(400, reason('bad_query', unknownSearchState(name)), 'q')
           for (const s of named) (negated ? notStates : (states ??= new Set())).add(s)
         }
         break
@@ -209,15 +211,15 @@ export function parseQuery(text: string): ParsedQuery {
           // `is:unassigned` is `assignee:none`; `is:assigned` is `-assignee:none`.
           const nobody = (what === 'unassigned') !== negated
           ;(nobody ? query.assignee.any : query.assignee.not).push({ kind: 'none' })
-        } else return { ok: false, error: unknownIs(value) }
+        } else return refuse(400, reason('bad_query', unknownIs(value)), 'q')
         break
       }
       case 'sort': {
-        if (negated) return { ok: false, error: cannotExclude('sort') }
-        if (query.sort !== null) return { ok: false, error: sortTwice }
+        if (negated) return refuse(400, reason('bad_query', cannotExclude('sort')), 'q')
+        if (query.sort !== null) return refuse(400, reason('bad_query', sortTwice), 'q')
         const lower = value.toLowerCase()
         const sort = SORT_ALIASES[lower] ?? (SORTS as readonly string[]).find((s) => s === lower)
-        if (sort === undefined) return { ok: false, error: unknownSort(value) }
+        if (sort === undefined) return refuse(400, reason('bad_query', unknownSort(value)), 'q')
         query.sort = sort as Sort
         break
       }
