@@ -142,6 +142,7 @@ test('a Content-Length over UPLOAD_MAX_MB is refused with 413 naming the limit, 
   const refused = await upload(alice, 'big.bin', 'small', 'application/octet-stream', { 'content-length': String(MB + 1) })
   assert.equal(refused.status, 413)
   assert.deepEqual(refused.body, { error: 'a file may be at most 1 MB (UPLOAD_MAX_MB)', field: 'body' })
+  assert.equal(refused.headers['x-error-code'], 'file_too_large')
   assert.equal(await contents(), before)
 })
 
@@ -150,6 +151,7 @@ test('a body longer than its Content-Length said is cut off at the limit with 41
   const refused = await upload(alice, 'liar.bin', Buffer.alloc(MB + 10, 1), 'application/octet-stream', { 'content-length': '100' })
   assert.equal(refused.status, 413)
   assert.equal(refused.body.error, 'a file may be at most 1 MB (UPLOAD_MAX_MB)')
+  assert.equal(refused.headers['x-error-code'], 'file_too_large')
   assert.equal(await contents(), before)
   const [chunks] = await app.sql`select count(*)::int as n from file_chunks c left join file_contents f on f.id = c.content_id where f.sha256 is null`
   assert.equal(chunks!.n, 0)
@@ -195,6 +197,7 @@ test('PROJECT_FILES_MAX_MB refuses with 413 and the project\'s use, and dedup do
   const refused = await upload(alice, 'p4.bin', Buffer.alloc(1000, 9), 'application/octet-stream', {}, full)
   assert.equal(refused.status, 413)
   assert.equal(refused.body.error, "this project's files use 3.0 MB of its 3 MB (PROJECT_FILES_MAX_MB): remove unused files or ask for a higher limit")
+  assert.equal(refused.headers['x-error-code'], 'project_files_full')
   const declared = await upload(alice, 'p5.bin', 'x', 'application/octet-stream', { 'content-length': String(1000) }, full)
   assert.equal(declared.status, 413)
   assert.match(declared.body.error, /^this project's files use 3\.0 MB/)

@@ -20,13 +20,11 @@ import type { Handler } from '../../http/handler.ts'
 import { json, NOSNIFF, type Headers } from '../../http/response.ts'
 import type { Context } from '../context.ts'
 import { cleanFileName, fileMarkdown, FILE_ID, filePath, formatSize, IMAGE_TYPES, imageKind, SNIFF_BYTES } from '../rules/files.ts'
-import { FILE_EMPTY, fieldRequired, fileTooLarge, NO_SUCH_FILE, NO_SUCH_PROJECT, projectFilesFull } from '../rules/messages.ts'
+import { FILE_EMPTY, fieldRequired, fileTooLarge, NO_SUCH_FILE, NO_SUCH_PROJECT } from '../rules/messages.ts'
 import { answerRefusal, Refusal, refuse } from '../../http/refusal.ts'
-import { refuseRole } from '../rules/roles.ts'
+import { finishUpload, MB, refuseDeclared, refuseUploader } from '../domain/files.ts'
 import { CHUNK_BYTES, type StoredFile } from '../store/files.ts'
 
-/** Bytes in the MB of the settings. */
-export const MB = 1024 * 1024
 
 /** A file as the API answers it. */
 export interface FileAnswer {
@@ -121,9 +119,8 @@ function chunkWriter(write: (seq: number, data: Uint8Array) => Promise<void>) {
 export function createFileHandlers(ctx: Context, limits: { uploadMaxMb: number; projectFilesMaxMb: number }): FileHandlers {
   const { store, credentials, publicUrl, clock } = ctx
   const uploadMax = limits.uploadMaxMb * MB
-  const projectMax = limits.projectFilesMaxMb * MB
+  const room = { maxMb: limits.projectFilesMaxMb }
   const tooLarge = () => answerRefusal(refuse(413, fileTooLarge(limits.uploadMaxMb), 'body'), { connection: 'close' })
-  const projectFull = (use: number) => answerRefusal(refuse(413, projectFilesFull((use / MB).toFixed(1), limits.projectFilesMaxMb), 'body'), { connection: 'close' })
 
   const upload: Handler = async (req) => {
     const who = await credentials.resolve(req, 'user-or-key')
@@ -136,12 +133,12 @@ export function createFileHandlers(ctx: Context, limits: { uploadMaxMb: number; 
     if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
     const acting = await credentials.actingUser(who.caller, project.id)
     if (!acting.ok) return answerRefusal(acting)
-    const refused = refuseRole(await store.projects.roleOf(project.id, acting.user.id), 'use', 'project')
+    const refused = await refuseUploader(store, project.id, acting.user.id)
     if (refused) return answerRefusal(refused)
     // Counted again when the file is whole, after an equal content already held was found
     // (that takes no room); here only a declared length that cannot fit is refused unread.
-    const use = await store.files.use(project.id)
-    if (use + (declared || 0) > projectMax) return projectFull(use)
+    const full = refuseDeclared(await store.files.use(project.id), declared || 0, room)
+    if (full) return answerRefusal(full, { connection: 'close' })
 
     const contentId = await store.files.begin(project.id, clock())
     const writer = chunkWriter((seq, data) => store.files.addChunk(contentId, seq, data))
@@ -162,7 +159,7 @@ export function createFileHandlers(ctx: Context, limits: { uploadMaxMb: number; 
       const image = imageKind(head ?? new Uint8Array(0))
       const actor = { user: acting.user, app: acting.app, now: clock() }
       const done = await store.transact((tx) =>
-        tx.files.finish(actor, {
+        finishUpload(tx, actor, {
           projectId: project.id,
           contentId,
           sha256: digest.digest(),
@@ -170,10 +167,9 @@ export function createFileHandlers(ctx: Context, limits: { uploadMaxMb: number; 
           name: cleanFileName(rawName),
           type: image !== null ? IMAGE_TYPES[image] : declaredType(req.headers['content-type']),
           image,
-          projectMax,
-        }),
+        }, room),
       )
-      if (!done.ok) return projectFull(done.use)
+      if (!done.ok) return answerRefusal(done, { connection: 'close' })
       kept = true
       return json(201, { file: fileAnswer(publicUrl, done.file) })
     } catch (err) {
