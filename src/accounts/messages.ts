@@ -13,4 +13,7 @@ export const TEXT = {
   linkUsed: 'This sign-up link has been used up or has expired. Ask the owner for a new one.',
   resetUnknown: 'This reset link has been used or has expired. Ask the owner for a new one.',
   wrongCurrent: 'The current password is wrong.',
+  busy: 'Many people are signing in at this moment. Try again in a few seconds.',
+  formUnreadable: 'The form could not be read. Go back and try again.',
+  invitePlacesTaken: 'This invite has made as many accounts as it has uses. Ask for a new invite.',
 } as const

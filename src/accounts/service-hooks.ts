@@ -36,6 +36,23 @@ export interface ServiceHooks {
    * after its sessions have ended (the tracker: the person's tokens).
    */
   onDisable?(tx: Query, accountId: string): Promise<void>
+  /**
+   * Takes, in the transaction `tx` that makes the account, one sign-up place of the invite the
+   * return address names: true when taken, false when it is this service's invite and no place
+   * is left, null when the address names none of this service's invites.
+   */
+  takeInviteSignup?(tx: Query, returnTo: string): Promise<boolean | null>
+  /** What else a password reset ends at the service, after its sessions (the tracker: the person's tokens). */
+  onPasswordReset?(tx: Query, accountId: string): Promise<void>
+}
+
+/** Takes a sign-up place of the invite behind `returnTo` in `tx`: false when no service has one for it. */
+export async function takeInviteSignupOf(hooks: readonly ServiceHooks[], tx: Query, returnTo: string): Promise<boolean> {
+  for (const h of hooks) {
+    const taken = (await h.takeInviteSignup?.(tx, returnTo)) ?? null
+    if (taken !== null) return taken
+  }
+  return false
 }
 
 /** The first invite any service finds behind `returnTo`, or null. */

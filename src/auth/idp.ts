@@ -11,6 +11,8 @@ export interface Identity {
   id: string
   name: string
   email?: string
+  /** The account's unique sign-in name, when the provider sends one (the built-in one does). */
+  login?: string
 }
 
 /** An identity, or the refusal of the sign-in (`login_failed`) whose message is the reason. */
@@ -85,6 +87,7 @@ export function exchangeResult(status: number, body: unknown): ExchangeResult {
   }
   const identity: Identity = { id, name }
   if (typeof email === 'string') identity.email = email
+  if (typeof record.login === 'string' && record.login !== '' && textDefect(record.login) === null) identity.login = record.login
   return { ok: true, identity }
 }
 

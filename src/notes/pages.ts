@@ -15,7 +15,10 @@ export interface AppFiles {
 /** Who is signed in: the id keys this browser's copy, the name is shown. */
 export interface Person {
   id: string
+  /** As the apps show who you are: the display name, and the unique sign-in name beside it (src/auth/shown-name.ts). */
   name: string
+  /** Whom the session named before a login return switched it to this person, once (docs/core.md, "Login CSRF"). */
+  switchedFrom?: string | null
 }
 
 /** The start page: the notes app for a signed-in person, or a welcome with a sign-in link. */
@@ -55,6 +58,7 @@ function appPage(person: Person, files: AppFiles): Html {
   const head = html`<meta name="notes-user" content="${person.id}">
 <script type="module" src="${files.script}"></script>`
   return notesPage(files, { head }, html`<div class="app" id="app" data-view="list">
+${person.switchedFrom ? html`<p class="switched" role="alert">You are now signed in as ${person.name}, no longer as ${person.switchedFrom}. Not you? <button type="button" class="quiet" id="switch-sign-out">Sign out</button></p>` : ''}
 <header class="bar">
 <h1 class="brand"><img src="${files.icon}" alt="" width="22" height="22"> <span>Notes</span></h1>
 <p class="status" id="status" role="status">Opening…</p>

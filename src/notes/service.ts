@@ -20,8 +20,9 @@ export function createNotesService(deps: ServiceDeps): Service {
     // The service takes no `Authorization` header: only a signed-in session's cookie is known.
     async verifyCredential(req) {
       const authorization = req.headers.authorization
-      if (authorization !== undefined && authorization !== '') return false
-      return ((await sessions.load(req))?.userId ?? null) !== null
+      if (authorization !== undefined && authorization !== '') return null
+      const userId = (await sessions.load(req))?.userId ?? null
+      return userId === null ? null : `user:${userId}`
     },
   }
 }

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { shownName } from '../auth/shown-name.ts'
 import { fileURLToPath } from 'node:url'
 import { bundleAssets, bundleScript, compress, revalidated, uncompressed, type Assets, type CompressedFile } from '../http/assets.ts'
 import { originOf, refuseCrossSite } from '../http/guards.ts'
@@ -91,9 +92,15 @@ export function createWebHandlers(deps: { sessions: Sessions; publicUrl: string;
     async home(req) {
       const { assets } = await building
       const session = await sessions.load(req)
+      const switchedFrom = typeof session?.data.switchedFrom === 'string' ? session.data.switchedFrom : null
       const person: Person | null = session?.userId
-        ? { id: session.userId, name: typeof session.data.name === 'string' && session.data.name !== '' ? session.data.name : 'you' }
+        ? { id: session.userId, name: typeof session.data.name === 'string' && session.data.name !== '' ? shownName(session.data.name, session.data.login) : 'you', switchedFrom }
         : null
+      // A switch of person is said once, on this page.
+      if (session !== null && switchedFrom !== null) {
+        session.data.switchedFrom = null
+        await sessions.save(session)
+      }
       const page = homePage(person, { script: assets.url('app'), style: assets.url('style'), icon: assets.url('icon.svg') })
       // Private: the page names the person, so no shared cache keeps it, and the browser's
       // revalidates it for the cookie it was answered to.

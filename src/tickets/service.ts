@@ -119,7 +119,7 @@ export function createTicketsService(deps: ServiceDeps & { /** What the pages ca
   return {
     routes,
     wake,
-    verifyCredential: (req) => ctx.credentials.known(req),
+    verifyCredential: (req) => ctx.credentials.owner(req),
     webhooks: worker,
     fileSweep,
     async close() {

@@ -50,6 +50,8 @@ export function createAccountView(app: App) {
     wireAccount(): void {
       $('export').addEventListener('click', () => void exportAll())
       $('sign-out').addEventListener('click', () => void signOut())
+      // The notice of a switched sign-in offers its own "Sign out" (docs/core.md, "Login CSRF").
+      document.getElementById('switch-sign-out')?.addEventListener('click', () => void signOut())
     },
 
     registerWorker(): void {

@@ -95,6 +95,7 @@ ${account}
 </header>
 <div id="announce" class="visually-hidden" aria-live="polite"></div>
 <main id="main" class="page"${liveAttrs}>
+${viewer?.switchedFrom ? html`<div class="notice switched" role="alert"><p>You are now signed in as ${viewer.name}, no longer as ${viewer.switchedFrom}. Not you?</p><form data-api="/logout" data-done="go"><button type="submit">Sign out</button></form></div>` : ''}
 ${input.body}
 </main>
 <footer class="foot">Press <kbd>?</kbd> for keyboard shortcuts. The same data is in the <a href="/api/projects">JSON API</a>.</footer>

@@ -11,8 +11,8 @@ import { rolesAtLeast, type Role } from '../rules/roles.ts'
 
 async function insertInvite(tx: Query, i: { id: string; projectId: string; role: Role; uses: number; expires: number; createdBy: string; now: number }): Promise<void> {
   await tx`
-    insert into invites (id, project_id, role, uses_left, expires, created_by, created)
-    values (${hashSecret(i.id)}, ${i.projectId}, ${i.role}, ${i.uses}, ${i.expires}, ${i.createdBy}, ${i.now})`
+    insert into invites (id, project_id, role, uses_left, signups_left, expires, created_by, created)
+    values (${hashSecret(i.id)}, ${i.projectId}, ${i.role}, ${i.uses}, ${i.uses}, ${i.expires}, ${i.createdBy}, ${i.now})`
 }
 
 /** Takes one use of a live invite; null when it is unknown, used up or expired. */
@@ -22,6 +22,19 @@ async function takeInviteUse(tx: Query, id: string, now: number): Promise<{ proj
     where id = ${hashSecret(id)} and uses_left > 0 and expires > ${now}
     returning project_id, role`
   return row ? { projectId: row.project_id, role: row.role } : null
+}
+
+/**
+ * Takes one of a live invite's sign-up places (sql/0023_invite_signups.sql): a sign-up through an
+ * invite makes at most as many accounts as it has uses. False when none is left. `signups_left`
+ * is null for invites made before it, and counts as `uses_left` then.
+ */
+async function takeSignupPlace(tx: Query, id: string, now: number): Promise<boolean> {
+  const rows = await tx`
+    update invites set signups_left = coalesce(signups_left, uses_left) - 1
+    where id = ${hashSecret(id)} and uses_left > 0 and coalesce(signups_left, uses_left) > 0 and expires > ${now}
+    returning 1`
+  return rows.length === 1
 }
 
 /** What is left of an invite, to say why it cannot be used; null when there is none. */
@@ -56,6 +69,7 @@ export function inviteTable(q: Query, clock: () => number) {
     takeUse: (id: string) => takeInviteUse(q, id, clock()),
     state: (id: string) => inviteState(q, id),
     context: (id: string) => inviteContext(q, id, clock()),
+    takeSignupPlace: (id: string) => takeSignupPlace(q, id, clock()),
     joinWithRole: (projectId: string, userId: string, role: Role) => joinWithRole(q, projectId, userId, role),
   }
 }
