@@ -1,5 +1,5 @@
 /**
- * The files aggregate (sql/0021_files.sql): contents stored once per project in chunks, the
+ * The files aggregate (sql/0025_files.sql): contents stored once per project in chunks, the
  * uploads that name them, and the sweep of the ones no ticket kept.
  *
  * An upload is written in three steps, so that no transaction stays open while bytes arrive
