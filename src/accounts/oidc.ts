@@ -289,7 +289,7 @@ export function createOidc(deps: OidcDeps): Oidc {
 
     if (flow.connect !== '') {
       const linked = await store.useIdentityLink(flow.connect, issuer, subject)
-      if (!linked.ok) return failure(req, flow.request, linked.reason === 'link used' ? OIDC_TEXT.linkUsed : OIDC_TEXT.identityTaken(name))
+      if (!linked.ok) return failure(req, flow.request, linked.code === 'link_used' ? OIDC_TEXT.linkUsed : OIDC_TEXT.identityTaken(name))
       log(`linked an identity to account ${linked.account.id}`)
       return signIn(req, linked.account, flow.request)
     }
