@@ -5,6 +5,7 @@
  * the services `SERVICES` names, each behind its rate limits.
  */
 import type { Config } from './config.ts'
+import type { ServiceHooks } from './accounts/service-hooks.ts'
 import { createReadiness, openDatabase, type Database } from './db/client.ts'
 import type { Served } from './http/server.ts'
 import { createIdentityProvider } from './auth/idp.ts'
@@ -13,6 +14,8 @@ import type { RateLimiter } from './limits/rate-limit.ts'
 import type { Service, ServiceName } from './service.ts'
 import { loadSessionSecret } from './auth/session.ts'
 import { vacuumHourly } from './db/vacuum.ts'
+import { notesAccountHooks } from './notes/account-hooks.ts'
+import { ticketsAccountHooks } from './tickets/account-hooks.ts'
 import { runMigrations } from './start/migrations.ts'
 import { planServices } from './start/ports.ts'
 import { startProvider } from './start/provider.ts'
@@ -56,7 +59,10 @@ export async function startApp(config: Config, options: { logger: Logger; clock?
     const providerLines: string[] = []
     if (authUrl === null) {
       const onServer = (server: Served) => (servers.idp = server)
-      const provider = await startProvider({ config, db, clock, logger, secret, ready, addressOf, onLimiter, onServer })
+      // What each service does for the provider, served here or not: another process may serve
+      // it on this database.
+      const hooks: ServiceHooks[] = [notesAccountHooks(), ticketsAccountHooks({ sql: db.sql, clock, publicUrl: addressOf('tickets') })]
+      const provider = await startProvider({ config, db, clock, logger, secret, ready, addressOf, hooks, onLimiter, onServer })
       authUrl = provider.authUrl
       providerLines.push(...provider.lines)
     }

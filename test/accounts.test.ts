@@ -15,6 +15,8 @@ import { hashPassword, verifyPassword } from '../src/accounts/password.ts'
 import { hashSecret } from '../src/base/random.ts'
 import { testLogger } from './support/service.ts'
 import { ticketsApp } from './tickets/support.ts'
+import { notesAccountHooks } from '../src/notes/account-hooks.ts'
+import { ticketsAccountHooks } from '../src/tickets/account-hooks.ts'
 
 const NOTES = 'http://localhost:3001'
 const TICKETS = 'http://localhost:3002'
@@ -31,6 +33,7 @@ const provider = createAccountsProvider({
   apiSecret: 'dev-secret',
   publicUrl: IDP,
   services: { notes: NOTES, tickets: TICKETS },
+  hooks: [notesAccountHooks(), ticketsAccountHooks({ sql, clock: clock.now, publicUrl: TICKETS })],
   secret: new Uint8Array(32).fill(3),
   trustProxy: 0,
   assets: null,

@@ -106,7 +106,7 @@ test('a login code carrying a failure is answered by the exchange as 400 with th
   const config = loadConfig({ ...base, OIDC_ISSUER: 'http://127.0.0.1:9', OIDC_CLIENT_ID: CLIENT_ID, OIDC_LAZY: '1' })
   const app = await startApp(config, { logger: capture().logger, db: database })
   after(() => app.close())
-  const code = await createAccountStore({ sql: db.sql, clock: Date.now }).issueFailure(OIDC_TEXT.denied('Single sign-on'))
+  const code = await createAccountStore({ sql: db.sql, clock: Date.now, hooks: [] }).issueFailure(OIDC_TEXT.denied('Single sign-on'))
   const exchange = () =>
     fetch(`${app.servers.idp!.url}/api/exchange`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: 'dev-key', secret: 'dev-secret', code }) })
   const first = await exchange()

@@ -6,7 +6,7 @@
  */
 import { html, type Html } from '../http/html.ts'
 import type { Account } from './store.ts'
-import type { InviteContext } from './invite-context.ts'
+import type { InviteContext } from './service-hooks.ts'
 import { PASSWORD_MIN } from './password.ts'
 
 /** Where a sign-in goes back to: an app's return address with its key, or the provider itself (both empty). */

@@ -27,7 +27,7 @@ import { createSignInAttempts, type SignInAttempts } from './attempts.ts'
 import { cookiesOf, expired, readForm } from './forms.ts'
 import { TEXT } from './messages.ts'
 import { createBrowserBinding } from './browser-binding.ts'
-import { inviteContext, type InviteContext } from './invite-context.ts'
+import { inviteContextOf, type InviteContext, type ServiceHooks } from './service-hooks.ts'
 import { providerPage, providerPolicy, type PageFrame } from './page.ts'
 import { hashPassword, passwordDefect, UNKNOWN_ACCOUNT_HASH, verifyPassword } from './password.ts'
 import { messageContent, resetContent, setupContent, signInContent, signUpContent, type LoginRequest } from './pages.ts'
@@ -53,6 +53,8 @@ export interface AccountsProviderDeps {
   publicUrl: string
   /** The services' public addresses: where sign-ins may return, and `form-action`'s origins. */
   services: ServiceAddresses
+  /** What each service does for the provider: an invite's words, and ending what an account holds there. */
+  hooks: readonly ServiceHooks[]
   /** Signs the forms' browser tokens (the session secret). */
   secret: Uint8Array
   trustProxy: number
@@ -71,7 +73,7 @@ export interface AccountsProvider {
 /** Builds the provider's routes. */
 export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProvider {
   const { sql, clock } = deps
-  const store = createAccountStore({ sql, clock })
+  const store = createAccountStore({ sql, clock, hooks: deps.hooks })
   const secure = deps.publicUrl.startsWith('https:')
   const binding = createBrowserBinding({ secret: deps.secret, secure })
   const attempts = deps.attempts ?? createSignInAttempts({ clock, trustProxy: deps.trustProxy })
@@ -157,7 +159,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   const signedIn = (req: Request) => store.sessionAccount(req.cookies[SESSION_COOKIE])
 
   async function signInPage(req: Request, request: LoginRequest, status: number, name: string, error: string | null): Promise<Response> {
-    const invite = await inviteContext(sql, deps.services.tickets, request.returnTo, clock())
+    const invite = await inviteContextOf(deps.hooks, request.returnTo)
     const canSignUp = invite !== null || (await store.openSignup())
     return page(req, status, invite ? `Sign in to join ${invite.project}` : 'Sign in', (csrf) =>
       signInContent(request, csrf, { name, error, invite, canSignUp, passkeys: deps.assets !== null, sso: ssoButton(request) }),
@@ -238,7 +240,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
 
   /** How a sign-up is allowed: a live link, a live invite, or open sign-up; null when it is not. */
   async function signUpAllowed(link: string, request: LoginRequest): Promise<{ link: string; invite: InviteContext | null } | null> {
-    const invite = await inviteContext(sql, deps.services.tickets, request.returnTo, clock())
+    const invite = await inviteContextOf(deps.hooks, request.returnTo)
     if (link !== '') return (await store.signupLinkValid(link)) ? { link, invite } : null
     if (invite !== null || (await store.openSignup())) return { link: '', invite }
     return null

@@ -7,6 +7,7 @@
 import type { Query, Sql } from '../db/client.ts'
 import { hashSecret, randomToken, recordId } from '../base/random.ts'
 import { reason, refuse, type Refusal } from '../http/refusal.ts'
+import type { ServiceHooks } from './service-hooks.ts'
 
 export interface Account {
   id: string
@@ -65,9 +66,12 @@ const IDENTITY_TAKEN = reason('identity_taken', 'the identity belongs to another
 
 export type AccountStore = ReturnType<typeof createAccountStore>
 
-/** The store on `sql`; `clock` gives milliseconds since the epoch. */
-export function createAccountStore(deps: { sql: Sql; clock: () => number }) {
-  const { sql, clock } = deps
+/**
+ * The store on `sql`; `clock` gives milliseconds since the epoch; `hooks` end what an account
+ * holds at the services when it signs out everywhere or is disabled.
+ */
+export function createAccountStore(deps: { sql: Sql; clock: () => number; hooks: readonly ServiceHooks[] }) {
+  const { sql, clock, hooks } = deps
 
   const one = (rows: AccountRow[]): Account | null => (rows[0] ? account(rows[0]) : null)
   const byId = async (id: string): Promise<Account | null> => one(await sql<AccountRow[]>`select * from idp_accounts where id = ${id}`)
@@ -130,22 +134,22 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number }) {
     },
 
     /**
-     * Disables or enables an account. Disabling ends, in one transaction, its provider sessions,
-     * its sessions at both services and its ticket tokens (see {@link endEverySession}).
+     * Disables or enables an account. Disabling ends, in one transaction, its sessions here and
+     * at every service, then runs each service's `onDisable` (the tracker revokes its tokens).
      */
     async setDisabled(id: string, disabled: boolean): Promise<void> {
       await sql.begin(async (tx) => {
         await tx`update idp_accounts set disabled = ${disabled} where id = ${id} and not is_owner`
         if (disabled) {
-          await endEverySession(tx, id)
-          await tx`delete from tokens where user_id in (select id from users where idp_id = ${id})`
+          await endEverySession(tx, hooks, id)
+          for (const h of hooks) await h.onDisable?.(tx, id)
         }
       })
     },
 
-    /** "Sign out everywhere": the provider's sessions and both services' sessions of the account. */
+    /** "Sign out everywhere": the account's sessions here and at every service. */
     async signOutEverywhere(id: string): Promise<void> {
-      await sql.begin((tx) => endEverySession(tx, id))
+      await sql.begin((tx) => endEverySession(tx, hooks, id))
     },
 
     /** A new provider session for the account: the cookie's value (only its hash is kept). */
@@ -371,13 +375,8 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number }) {
   }
 }
 
-/**
- * Ends every session of the account: at the provider, at the notes service (whose sessions name
- * the provider's id) and at the ticket tracker (whose sessions name its own user of that id).
- * A deleted `sessions` row is a signed-out session in every process.
- */
-async function endEverySession(tx: Query, accountId: string): Promise<void> {
+/** Ends every session of the account: the provider's, then each service's through its hook. */
+async function endEverySession(tx: Query, hooks: readonly ServiceHooks[], accountId: string): Promise<void> {
   await tx`delete from idp_sessions where account_id = ${accountId}`
-  await tx`delete from sessions where service = 'notes' and user_id = ${accountId}`
-  await tx`delete from sessions where service = 'tickets' and user_id in (select id from users where idp_id = ${accountId})`
+  for (const h of hooks) await h.endSessions(tx, accountId)
 }

@@ -7,7 +7,7 @@
  * would be a denial of service.
  */
 import nacl from 'tweetnacl'
-import type { Sql } from '../db/client.ts'
+import type { Query, Sql } from '../db/client.ts'
 import { hashSecret, randomToken } from '../base/random.ts'
 import type { Request } from '../http/request.ts'
 import { serializeCookie } from '../http/cookie.ts'
@@ -143,4 +143,12 @@ export function createSessions(deps: { sql: Sql; secret: Uint8Array; service: st
       return cookieWith('', 0)
     },
   }
+}
+
+/**
+ * Ends every session of `userId` at `service` on `q` (the provider's transaction, when it
+ * disables an account or signs it out everywhere): its cookies name nothing from then on.
+ */
+export async function endSessionsOf(q: Query, service: string, userId: string): Promise<void> {
+  await q`delete from sessions where service = ${service} and user_id = ${userId}`
 }

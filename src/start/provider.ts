@@ -10,6 +10,7 @@ import { bundleProviderAssets } from '../accounts/assets.ts'
 import { providerPolicy } from '../accounts/page.ts'
 import { createAccountsProvider } from '../accounts/provider.ts'
 import { createRelyingParty } from '../accounts/oidc.ts'
+import type { ServiceHooks } from '../accounts/service-hooks.ts'
 import { createAccountStore } from '../accounts/store.ts'
 import type { HttpRoute } from '../http/handler.ts'
 import { serve, type Served } from '../http/server.ts'
@@ -29,6 +30,8 @@ export interface ProviderDeps {
   ready: () => Promise<boolean>
   /** Each service's public address, or null when it is not started: sign-ins return only there. */
   addressOf: (name: ServiceName) => string | null
+  /** What every service does for the provider (src/accounts/service-hooks.ts). */
+  hooks: readonly ServiceHooks[]
   /** Told of the limiter and the server as soon as they run, so that a later failure still stops them. */
   onLimiter: (limiter: RateLimiter) => void
   onServer: (server: Served) => void
@@ -62,7 +65,7 @@ export async function startProvider(deps: ProviderDeps): Promise<StartedProvider
   const oidc = config.oidc && party ? { settings: config.oidc, party } : null
   const routes: HttpRoute[] = config.devSignin
     ? [...createDevIdentityProvider({ apiKey: config.apiKey, apiSecret: config.apiSecret, frame }).routes, { method: 'GET', path: '/assets/:file', handler: assets.handler }]
-    : createAccountsProvider({ sql: db.sql, clock, apiKey: config.apiKey, apiSecret: config.apiSecret, publicUrl: authUrl, services, secret, trustProxy: config.trustProxy, assets, oidc, logger }).routes
+    : createAccountsProvider({ sql: db.sql, clock, apiKey: config.apiKey, apiSecret: config.apiSecret, publicUrl: authUrl, services, hooks: deps.hooks, secret, trustProxy: config.trustProxy, assets, oidc, logger }).routes
   const limiter = startLimiter(config, db, clock, 'idp')
   if (limiter) deps.onLimiter(limiter)
   const server = await portNamed('IDP_PORT', port, () =>
@@ -77,7 +80,7 @@ export async function startProvider(deps: ProviderDeps): Promise<StartedProvider
     if (config.oidc) {
       lines.push(`idp: ${config.oidc.name} through ${config.oidc.issuer}${config.oidc.only ? ' only (OIDC_ONLY=1)' : ''}; register the redirect URI ${authUrl}/oidc/callback there`)
     }
-    if (!(await createAccountStore({ sql: db.sql, clock }).hasAccounts())) {
+    if (!(await createAccountStore({ sql: db.sql, clock, hooks: deps.hooks }).hasAccounts())) {
       lines.push(`idp: no account yet: the first person to press Sign in in either app creates the owner account`)
     }
   }

@@ -26,11 +26,10 @@ import type { Context } from '../context.ts'
 import { answerRefusal, reason, refuse, type Refusal } from '../../http/refusal.ts'
 import { messagePage } from '../pages/message-page.ts'
 import type { Actor } from '../rules/actor.ts'
-import { createProject } from './projects.ts'
+import { createProject, refuseUnlessAdmin } from '../domain/projects.ts'
 import type { Project } from '../store/projects.ts'
 import type { TicketTx } from '../store/ticket-store.ts'
 import type { Connection } from '../store/connections.ts'
-import { refuseRole } from '../rules/roles.ts'
 import {
   mustBeAtMost,
   BAD_CODE,
@@ -154,7 +153,7 @@ async function confirm(tx: TicketTx, actor: Actor, input: { nonce: string; proje
   if (input.project !== undefined) {
     const found = await tx.projects.find(input.project)
     if (!found) return refuse(404, NO_SUCH_PROJECT)
-    const refused = refuseRole(await tx.projects.lockedRole(found.id, actor.user.id), 'admin', 'project')
+    const refused = await refuseUnlessAdmin(tx, found.id, actor.user.id)
     if (refused) return refused
     project = found
   } else {
@@ -277,7 +276,7 @@ export function createConnectHandlers(ctx: Context, files: () => Promise<{ style
       const project = await store.projects.find(req.params.slug!)
       if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
       const result = await store.transact(async (tx): Promise<{ ok: true; removed: Connection; connections: Connection[] } | Refusal> => {
-        const refused = refuseRole(await tx.projects.lockedRole(project.id, w.caller.user.id), 'admin', 'project')
+        const refused = await refuseUnlessAdmin(tx, project.id, w.caller.user.id)
         if (refused) return refused
         const [removed] = await tx.connections.of(project.id, w.body.id!)
         if (!removed) return refuse(400, NO_SUCH_CONNECTION, 'id')

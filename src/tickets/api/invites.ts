@@ -1,77 +1,16 @@
 /**
- * Invites (docs/tickets-api.md, 4.8, "POST /api/projects/<slug>/invites"): an admin makes a link
- * with a role, a number of uses (1 to 1000, default 1) and a lifetime in days (1 to 90, default 7).
- * The link is the identity provider's login address returning to the login callback with the
- * invite's id (128 random bits). Joining takes one use by one statement, so N uses hold under
- * concurrent joins; a member keeps the higher of the old and the invited role.
+ * The invite route (docs/tickets-api.md, 4.8, "POST /api/projects/<slug>/invites"): the invite is
+ * the domain's (src/tickets/domain/invites.ts); the link is the identity provider's login address
+ * returning to the login callback with the invite's id (128 random bits), mailed when asked.
  */
 import { json } from '../../http/response.ts'
 import type { Handler } from '../../http/handler.ts'
-import { randomToken } from '../../base/random.ts'
 import type { Context } from '../context.ts'
-import { answerRefusal, refuse, type Refusal } from '../../http/refusal.ts'
-import { isLookupText } from '../rules/ids.ts'
+import { answerRefusal, refuse } from '../../http/refusal.ts'
 import type { Actor } from '../rules/actor.ts'
-import type { TicketTx } from '../store/ticket-store.ts'
-import { isRole, refuseRole, type Role } from '../rules/roles.ts'
-import { NO_SUCH_PROJECT, unknownRole, BAD_USES, BAD_DAYS, BAD_EMAIL, NO_SUCH_INVITE, INVITE_USED_UP, INVITE_EXPIRED } from '../rules/messages.ts'
+import { NO_SUCH_PROJECT } from '../rules/messages.ts'
+import { makeInvite } from '../domain/invites.ts'
 import { acceptWrite } from './accept-write.ts'
-
-const DAY_MS = 24 * 60 * 60 * 1000
-const EMAIL = /^[^\s@<>,;"]+@[^\s@<>,;"]+$/
-
-/** A decimal whole number from `min` to `max`, or null; absent means `fallback`. */
-function wholeNumber(text: string | undefined, fallback: number, min: number, max: number): number | null {
-  if (text === undefined) return fallback
-  if (!/^[0-9]{1,4}$/.test(text.trim())) return null
-  const n = Number(text.trim())
-  return n >= min && n <= max ? n : null
-}
-
-interface InviteInput {
-  role: string
-  uses?: string
-  days?: string
-  email?: string
-}
-
-interface Invite {
-  id: string
-  role: Role
-  uses: number
-  expires: number
-  email: string | null
-}
-
-/** Checks an invite's fields; the role check is the caller's. */
-function checkInvite(input: InviteInput, now: number): { ok: true; invite: Invite } | Refusal {
-  if (!isRole(input.role)) return refuse(400, unknownRole(input.role), 'role')
-  const uses = wholeNumber(input.uses, 1, 1, 1000)
-  if (uses === null) return refuse(400, BAD_USES, 'uses')
-  const days = wholeNumber(input.days, 7, 1, 90)
-  if (days === null) return refuse(400, BAD_DAYS, 'days')
-  const email = input.email?.trim() || null
-  if (email !== null && (email.length > 254 || !EMAIL.test(email))) return refuse(400, BAD_EMAIL, 'email')
-  return { ok: true, invite: { id: randomToken(16), role: input.role, uses, expires: now + days * DAY_MS, email } }
-}
-
-/**
- * Joins an invite: takes one use and makes the user a member with the higher of the two roles.
- * Answers the project's slug, or the reason the invite cannot be used.
- */
-export async function joinInvite(tx: TicketTx, inviteId: string, userId: string): Promise<{ ok: true; slug: string } | Refusal> {
-  if (!isLookupText(inviteId)) return refuse(400, NO_SUCH_INVITE)
-  const used = await tx.invites.takeUse(inviteId)
-  if (!used) {
-    const invite = await tx.invites.state(inviteId)
-    if (!invite) return refuse(400, NO_SUCH_INVITE)
-    return refuse(400, invite.usesLeft <= 0 ? INVITE_USED_UP : INVITE_EXPIRED)
-  }
-  await tx.invites.joinWithRole(used.projectId, userId, used.role)
-  const { slug } = (await tx.projects.byId(used.projectId))!
-  await tx.emit(used.projectId, 'membersChanged', [slug])
-  return { ok: true, slug }
-}
 
 export function createInviteHandler(ctx: Context): Handler {
   const { store, publicUrl } = ctx
@@ -81,15 +20,8 @@ export function createInviteHandler(ctx: Context): Handler {
     const project = await store.projects.find(req.params.slug!)
     if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
     const actor: Actor = { user: w.caller.user, app: null, now: ctx.clock() }
-    const made = await store.transact(async (tx): Promise<{ ok: true; invite: Invite } | Refusal> => {
-      const refused = refuseRole(await tx.projects.lockedRole(project.id, actor.user.id), 'admin', 'project')
-      if (refused) return refused
-      const checked = checkInvite({ role: w.body.role!, uses: w.body.uses, days: w.body.days, email: w.body.email }, actor.now)
-      if (!checked.ok) return checked
-      const { id, role, uses, expires } = checked.invite
-      await tx.invites.insert(actor, { id, projectId: project.id, role, uses, expires })
-      return checked
-    })
+    const input = { role: w.body.role!, uses: w.body.uses, days: w.body.days, email: w.body.email }
+    const made = await store.transact((tx) => makeInvite(tx, actor, project, input))
     if (!made.ok) return answerRefusal(made)
     const { id, email, role, uses, expires } = made.invite
     const url = ctx.idp.loginUrl(`${publicUrl}/login/callback?invite=${id}`)

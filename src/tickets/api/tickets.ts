@@ -1,8 +1,6 @@
 /**
  * Tickets: the two lists, creation on both paths and the single ticket (docs/tickets-api.md,
- * 4.1 and 4.2). Numbers are per project, taken from the project's counter by one
- * `UPDATE ... RETURNING` under the project row's lock, so parallel creates never collide; a
- * repeated non-empty `source` answers the ticket that has it (`existed: true`).
+ * 4.1 and 4.2). A creation is read here and made by the domain (src/tickets/domain/tickets.ts).
  */
 import { etagOf, matches, notModified } from '../../http/conditional.ts'
 import { json, jsonStream, type Headers, type Response } from '../../http/response.ts'
@@ -13,38 +11,17 @@ import type { Actor } from '../rules/actor.ts'
 import type { Caller } from '../credentials.ts'
 import { refuseText, type Body } from '../rules/body.ts'
 import type { Context } from '../context.ts'
-import { answerRefusal, refuse, type Refusal } from '../../http/refusal.ts'
+import { answerRefusal, refuse } from '../../http/refusal.ts'
 import { listMarkdown, listMarkdownStream, markdown, ticketMarkdown, VARY, wantsMarkdown } from '../representations/markdown.ts'
 import type { Project } from '../store/projects.ts'
-import { refuseRole } from '../rules/roles.ts'
 import { parseStateFilter } from '../rules/states.ts'
-import { BAD_AFTER, BAD_LIMIT, NO_SUCH_PROJECT, NO_SUCH_TICKET, fieldRequired, fieldTooLong } from '../rules/messages.ts'
+import { BAD_AFTER, BAD_LIMIT, NO_SUCH_PROJECT, NO_SUCH_TICKET, fieldRequired } from '../rules/messages.ts'
 import { ticketAnswer, ticketAnswers, ticketReadBody } from '../representations/json.ts'
-import type { TicketTx } from '../store/ticket-store.ts'
 import type { Ticket } from '../store/ticket-row.ts'
 import type { ListPosition } from '../store/tickets.ts'
 import { ME_NEEDS_SIGN_IN, needsMe, parseQuery } from '../rules/query.ts'
 import { acceptWrite } from './accept-write.ts'
-import { SOURCE_MAX, SUBJECT_MAX, SUMMARY_MAX } from '../rules/lengths.ts'
-
-
-type Created = { ok: true; ticket: Ticket; existed: boolean } | Refusal
-
-interface NewTicket {
-  subject: string
-  summary: string
-  source: string
-  /** A user reference among the project's members; empty for nobody. */
-  assignee: string
-}
-
-/** Refuses a subject, summary or source over its length limit. */
-export function lengthRefusal(input: { subject?: string; summary?: string; source?: string }): Refusal | null {
-  if (input.subject !== undefined && input.subject.length > SUBJECT_MAX) return refuse(400, fieldTooLong('subject', SUBJECT_MAX), 'subject')
-  if (input.summary !== undefined && input.summary.length > SUMMARY_MAX) return refuse(400, fieldTooLong('summary', SUMMARY_MAX), 'summary')
-  if (input.source !== undefined && input.source.length > SOURCE_MAX) return refuse(400, fieldTooLong('source', SOURCE_MAX), 'source')
-  return null
-}
+import { createTicket, isBlank } from '../domain/tickets.ts'
 
 export interface TicketHandlers {
   list: Handler
@@ -60,40 +37,6 @@ const CREATE_FIELDS = { subject: 'required', summary: 'optional', source: 'optio
 export function createTicketHandlers(ctx: Context): TicketHandlers {
   const { store, publicUrl } = ctx
   const answer = (t: Ticket) => ticketAnswer(publicUrl, t)
-
-  /** Creates a ticket in `project` by `actor` (or finds the one with the same `source`); emits `ticketCreated` when new. */
-  async function createTicket(tx: TicketTx, actor: Actor, project: Project, input: NewTicket): Promise<Created> {
-    const projectId = project.id
-    const fields = { projectId, subject: input.subject, summary: input.summary, source: input.source }
-    if (input.source === '' && input.assignee === '' && lengthRefusal(input) === null) {
-      // The common create in one statement, written only when the actor is a member. When
-      // nothing was written, the checks below answer why, in their order.
-      const ticket = await tx.tickets.insert(actor, { ...fields, assigneeId: null }, actor.user.id)
-      if (ticket) return created(tx, ticket)
-    }
-    // The lock makes the source check and the number one step for this project.
-    const refused = refuseRole(await tx.projects.lockedRole(projectId, actor.user.id), 'use', 'project')
-    if (refused) return refused
-    if (input.source !== '') {
-      const existing = await tx.tickets.bySource(projectId, input.source)
-      if (existing) return { ok: true, ticket: existing, existed: true }
-    }
-    const tooLong = lengthRefusal(input)
-    if (tooLong) return tooLong
-    let assigneeId: string | null = null
-    if (input.assignee !== '') {
-      const found = await tx.users.resolve(input.assignee, 'assignee', projectId)
-      if (!found.ok) return found
-      assigneeId = found.user.id
-    }
-    return created(tx, (await tx.tickets.insert(actor, { ...fields, assigneeId }))!)
-  }
-
-  /** A new ticket's answer, its `ticketCreated` emitted. */
-  async function created(tx: TicketTx, ticket: Ticket): Promise<Created> {
-    await tx.emit(ticket.project, 'ticketCreated', [answer(ticket)])
-    return { ok: true, ticket, existed: false }
-  }
 
   /**
    * A list (docs/tickets-api.md, 4.1): its 400s, then the cheap 304, then the project's 404, then
@@ -174,7 +117,7 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
     if (!acting.ok) return answerRefusal(acting)
     const actor: Actor = { user: acting.user, app: acting.app, now: ctx.clock() }
     const input = { subject: body.subject!.trim(), summary: body.summary ?? '', source: body.source ?? '', assignee: body.assignee ?? '' }
-    const result = await store.transact((tx) => createTicket(tx, actor, project, input))
+    const result = await store.transact((tx) => createTicket(tx, publicUrl, actor, project, input))
     if (!result.ok) return answerRefusal(result)
     return json(result.existed ? 200 : 201, { ticket: answer(result.ticket), existed: result.existed })
   }
@@ -221,14 +164,6 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
       return show(req, await store.tickets.byNumber(req.params.slug!, req.params.number!))
     },
   }
-}
-
-/**
- * True for a required text of white space only: refused as the body check refuses an empty one
- * (docs/tickets-api.md, "Conventions"), so a ticket never has a blank subject nor a blank comment.
- */
-export function isBlank(text: string | undefined): boolean {
-  return text !== undefined && text.trim() === ''
 }
 
 /** The largest page of the lists (docs/tickets-api.md, "Pages: `limit` and `after`"). */

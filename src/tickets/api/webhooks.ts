@@ -37,6 +37,7 @@ import {
 } from '../rules/messages.ts'
 import { answerRefusal, refuse, type Refusal } from '../../http/refusal.ts'
 import { refuseRole } from '../rules/roles.ts'
+import { ADMIN } from '../domain/projects.ts'
 import type { Project } from '../store/projects.ts'
 import type { Delivery, Webhook } from '../store/webhooks.ts'
 import { isWebhookKind, TEST_KIND, webhookBody, WEBHOOKS_MAX } from '../rules/webhook-events.ts'
@@ -140,7 +141,7 @@ export function createWebhookHandlers(ctx: Context, options: { allowPrivate: boo
       if (!acting.ok) return acting
       return { ok: true, project, connection: caller.connection.id }
     }
-    const refused = refuseRole(await store.projects.roleOf(project.id, caller.user.id), 'admin', 'project')
+    const refused = refuseRole(await store.projects.roleOf(project.id, caller.user.id), ADMIN, 'project')
     return refused ?? { ok: true, project }
   }
 

@@ -10,7 +10,8 @@
 import type { Sql, TransactionSql } from '../../db/client.ts'
 import { recordId } from '../../base/random.ts'
 import { claimSlug } from '../rules/slugs.ts'
-import { claimName } from '../store/projects.ts'
+import { importTable } from '../store/imports.ts'
+import { projectTable } from '../store/projects.ts'
 import { isState, type State } from '../rules/states.ts'
 import { SOURCE_MAX, SUBJECT_MAX, SUMMARY_MAX } from '../rules/lengths.ts'
 import { resolveUser } from '../store/users.ts'
@@ -71,6 +72,8 @@ export async function importTickets(sql: Sql, data: unknown, now: number): Promi
 }
 
 async function load(tx: TransactionSql, file: ImportFile, now: number): Promise<{ ok: true; report: ImportReport }> {
+  const imports = importTable(tx)
+  const projects = projectTable(tx)
   const warnings = new Set<string>()
   const person = async (name: string): Promise<{ id: string | null; name: string }> => {
     if (name === '') return { id: null, name: 'unknown' }
@@ -81,74 +84,56 @@ async function load(tx: TransactionSql, file: ImportFile, now: number): Promise<
   }
 
   const projectId = await projectFor(tx, file.project, now)
-  await tx`select id from projects where id = ${projectId} for update`
+  await imports.lockProject(projectId)
   const ids = new Map<number, string>()
   let imported = 0
   let skipped = 0
   for (const t of [...file.tickets].sort((a, b) => a.number - b.number)) {
-    const [existing] = await tx`select id, project_id from tickets where old_number = ${t.number}`
+    const existing = await imports.byOldNumber(t.number)
     if (existing) {
-      if (existing.project_id !== projectId) throw refuse(400, otherProjectsNumber(t.number))
-      ids.set(t.number, existing.id as string)
+      if (existing.projectId !== projectId) throw refuse(400, otherProjectsNumber(t.number))
+      ids.set(t.number, existing.id)
       skipped++
       continue
     }
     const author = await person(t.author)
     const assignee = t.assignee === '' ? null : await person(t.assignee)
-    const [counter] = await tx`update projects set next_number = next_number + 1 where id = ${projectId} returning next_number - 1 as number`
-    const [row] = await tx`
-      insert into tickets (project_id, number, old_number, subject, summary, source, state, assignee_id, author_id, author_name, created, updated)
-      values (${projectId}, ${counter!.number as number}, ${t.number}, ${t.subject}, ${t.summary}, ${t.source}, ${t.state},
-        ${assignee?.id ?? null}, ${author.id}, ${author.id === null ? author.name : null}, ${t.created}, ${t.created})
-      returning id`
-    ids.set(t.number, row!.id as string)
-    for (const c of t.comments) {
-      const by = await person(c.author)
-      await tx`
-        insert into ticket_events (ticket_id, kind, user_id, by, data, created)
-        values (${row!.id as string}, 'comment', ${by.id}, ${by.name}, ${tx.json({ text: c.text })}, ${c.created})`
-    }
+    const id = await imports.insert({
+      projectId, oldNumber: t.number, subject: t.subject, summary: t.summary, source: t.source, state: t.state,
+      assigneeId: assignee?.id ?? null, authorId: author.id, authorName: author.id === null ? author.name : null, created: t.created,
+    })
+    ids.set(t.number, id)
+    for (const c of t.comments) await imports.insertComment(id, await person(c.author), c.text, c.created)
     imported++
   }
   const oldId = async (n: number, at: number) => {
-    const known = ids.get(n) ?? ((await tx`select id from tickets where old_number = ${n}`)[0]?.id as string | undefined)
+    const known = ids.get(n) ?? (await imports.byOldNumber(n))?.id
     if (known === undefined) throw refuse(400, unknownOldNumber(at, n))
     return known
   }
   for (const t of file.tickets) {
     const id = ids.get(t.number)!
-    if (t.parent !== null) await tx`update tickets set parent_id = ${await oldId(t.parent, t.number)} where id = ${id}`
-    for (const b of t.blockedBy) {
-      await tx`insert into blockers (ticket_id, blocker_id) values (${id}, ${await oldId(b, t.number)}) on conflict do nothing`
-    }
+    if (t.parent !== null) await imports.setParent(id, await oldId(t.parent, t.number))
+    for (const b of t.blockedBy) await imports.addBlocker(id, await oldId(b, t.number))
   }
-  const [cycle] = await tx`
-    with recursive up(id, start) as (
-      select parent_id, id from tickets where project_id = ${projectId} and parent_id is not null
-      union
-      select t.parent_id, up.start from tickets t join up on t.id = up.id where t.parent_id is not null
-    )
-    select 1 from up where id = start limit 1`
-  if (cycle) throw refuse(400, IMPORT_PARENT_CYCLE)
-  const [slug] = await tx`select slug from projects where id = ${projectId}`
-  return { ok: true, report: { project: slug!.slug as string, imported, skipped, warnings: [...warnings] } }
+  if (await imports.hasParentCycle(projectId)) throw refuse(400, IMPORT_PARENT_CYCLE)
+  const project = await projects.byId(projectId)
+  return { ok: true, report: { project: project!.slug, imported, skipped, warnings: [...warnings] } }
 }
 
 /** The project to import into: the one the slug names, or a new one with `admin` as admin. */
 async function projectFor(tx: TransactionSql, project: ImportFile['project'], now: number): Promise<string> {
-  const [found] = await tx`select project_id from project_names where name = ${project.slug}`
-  if (found) return found.project_id as string
+  const found = await importTable(tx).projectIdByName(project.slug)
+  if (found !== null) return found
   if (project.admin === '') throw refuse(400, importNeedsAdmin(project.slug))
   const admin = await resolveUser(tx, project.admin, 'admin')
   if (!admin.ok) throw refuse(400, atPlace('project.admin', admin))
   const id = recordId()
-  if (!(await claimName(tx, id, id))) throw refuse(400, IMPORT_NO_PROJECT_ID)
-  const slug = await claimSlug((name) => claimName(tx, id, name), project.slug, project.title)
+  const projects = projectTable(tx)
+  if (!(await projects.claimName(id, id))) throw refuse(400, IMPORT_NO_PROJECT_ID)
+  const slug = await claimSlug((name) => projects.claimName(id, name), project.slug, project.title)
   if (!slug.ok) throw refuse(400, atPlace('project.slug', slug))
-  await tx`
-    insert into projects (id, slug, title, description, created)
-    values (${id}, ${slug.slug}, ${project.title || project.slug}, ${project.description}, ${now})`
-  await tx`insert into members (project_id, user_id, role) values (${id}, ${admin.user.id}, 'admin')`
+  await projects.insert({ id, slug: slug.slug, title: project.title || project.slug, description: project.description, created: now }, admin.user.id)
   return id
 }
 

@@ -8,10 +8,11 @@ import { SUBJECT_MAX, SUMMARY_MAX } from '../rules/lengths.ts'
 import { markdownToHtml } from '../app/markdown-html.ts'
 import type { Project } from '../store/projects.ts'
 import { withSort, type Sort } from '../rules/query.ts'
-import type { Role } from '../rules/roles.ts'
 import { formError, field, markdownField, searchHelp, ticketList } from './frame.ts'
 import { PAGE_SIZE, type TicketList, type Viewer } from './page-data.ts'
 import type { Member } from '../store/projects.ts'
+import { mayAct, type Role } from '../rules/roles.ts'
+import { ADMIN } from '../domain/projects.ts'
 
 /** The state tabs: the default (open, doing, review), each state, and all. */
 export const TABS = [
@@ -82,7 +83,7 @@ export function projectBody(input: ProjectPageInput): Html {
       : html`<h2>Nothing here</h2><p>No ticket is in this state. <a href="${listUrl(p.slug, { state: 'all' })}">See all tickets</a>.</p>`
   return html`<div class="page-head">
 <div><h1>${p.title}</h1>${p.description.trim() ? html`<div class="muted markdown description">${rawHtml(markdownToHtml(p.description))}</div>` : ''}</div>
-<div class="actions">${input.role === 'admin' ? html`<a class="button" href="/${p.slug}/settings">Project settings</a>` : ''}</div>
+<div class="actions">${mayAct(input.role, ADMIN) ? html`<a class="button" href="/${p.slug}/settings">Project settings</a>` : ''}</div>
 </div>
 ${input.joined && input.role ? html`<p class="notice welcome" role="status">${youJoined(p.title, input.role)}</p>` : ''}
 ${newTicket(input)}

@@ -4,7 +4,8 @@
  */
 import { html, type Html } from '../../http/html.ts'
 import { field, formError, timeAgo } from './frame.ts'
-import type { Role } from '../rules/roles.ts'
+import { mayAct, type Role } from '../rules/roles.ts'
+import { ADMIN } from '../domain/projects.ts'
 
 export interface SettingsInput {
   name: string
@@ -42,7 +43,7 @@ ${input.tokens.map((t) => html`<tr data-key="${t.id}"><td>${t.label}</td><td>${t
 <h2 id="projects-title">Your projects</h2>
 ${input.memberships.length
     ? html`<div class="table-wrap"><table class="list"><thead><tr><th>Project</th><th>Your role</th><th><span class="visually-hidden">Settings</span></th></tr></thead><tbody>
-${input.memberships.map((m) => html`<tr><td><a href="/${m.slug}">${m.title}</a></td><td>${m.role}</td><td>${m.role === 'admin' ? html`<a href="/${m.slug}/settings">Project settings</a>` : ''}</td></tr>`)}
+${input.memberships.map((m) => html`<tr><td><a href="/${m.slug}">${m.title}</a></td><td>${m.role}</td><td>${mayAct(m.role, ADMIN) ? html`<a href="/${m.slug}/settings">Project settings</a>` : ''}</td></tr>`)}
 </tbody></table></div>`
     : html`<p class="muted">You are not a member of any project yet. <a href="/">Start one</a>, or ask an admin for an invite link.</p>`}
 <p class="small muted">Roles: <b>use</b> writes tickets, comments and changes states; <b>edit</b> also assigns, edits and relates tickets; <b>admin</b> also manages the project, its members, invites and connected apps.</p>

@@ -11,13 +11,14 @@ import { COMMENT_MAX, SUBJECT_MAX, SUMMARY_MAX } from '../rules/lengths.ts'
 import { markdownToHtml } from '../app/markdown-html.ts'
 import { eventWords } from '../text/history-words.ts'
 import { lineParts } from '../text/text-diff.ts'
-import type { Role } from '../rules/roles.ts'
 import { STATES } from '../rules/states.ts'
 import type { TicketEvent } from '../rules/ticket-event.ts'
 import type { Ticket } from '../store/ticket-row.ts'
 import { field, formError, markdownField, stateBadge, subjectHtml, timeAgo } from './frame.ts'
 import type { Row, TicketDetail, Viewer } from './page-data.ts'
 import { assigneeSelect } from './project-page.ts'
+import { mayAct, type Role } from '../rules/roles.ts'
+import { EDIT } from '../domain/tickets.ts'
 
 export interface TicketPageInput {
   ticket: Ticket
@@ -31,7 +32,7 @@ export interface TicketPageInput {
   now: number
 }
 
-const mayEdit = (role: Role | null) => role === 'edit' || role === 'admin'
+const mayEdit = (role: Role | null) => mayAct(role, EDIT)
 
 export function ticketBody(input: TicketPageInput): Html {
   const { ticket: t, detail, role, now } = input

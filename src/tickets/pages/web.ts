@@ -35,6 +35,8 @@ import { parseStateFilter, STATES } from '../rules/states.ts'
 import { NOT_FOUND, GET_OR_HEAD_ONLY, POST_ONLY } from '../rules/messages.ts'
 import { noProjectHere, noTicketHere } from '../text/page-words.ts'
 import { html } from '../../http/html.ts'
+import { mayAct } from '../rules/roles.ts'
+import { ADMIN } from '../domain/projects.ts'
 
 const APP_DIR = fileURLToPath(new URL('../app/', import.meta.url))
 
@@ -130,7 +132,7 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
     const { project: p, role, members } = project
     if (p.slug !== slug) return redirect(301, `/${p.slug}/settings`)
     if (!viewer) return page(req, 200, { title: 'Project settings', viewer, switcher, body: signInBody('Project settings', loginUrl(req), `Sign in to manage ${p.title}.`), project: p })
-    if (role !== 'admin') return message(req, 403, 'Project settings', `Only admins of ${p.title} can change its settings.`)
+    if (!mayAct(role, ADMIN)) return message(req, 403, 'Project settings', `Only admins of ${p.title} can change its settings.`)
     const [connections, hooks] = await Promise.all([data.connections(p.id), data.webhooks(p.id, DELIVERIES_SHOWN)])
     const now = ctx.clock()
     const webhooks = webhooksSection({ slug: p.slug, webhooks: hooks, now, max: WEBHOOKS_MAX })

@@ -14,11 +14,24 @@ export function isRole(text: string): text is Role {
 }
 
 /**
+ * The membership rule: the roles that may do what `needed` may, lowest first. The store's
+ * one-statement writes check membership with this same list, so the rule is written once.
+ */
+export function rolesAtLeast(needed: Role): Role[] {
+  return ROLES.slice(ROLES.indexOf(needed))
+}
+
+/** Whether a member with `role` (null: not a member) may do what `needed` may. */
+export function mayAct(role: Role | null, needed: Role): boolean {
+  return role !== null && rolesAtLeast(needed).includes(role)
+}
+
+/**
  * Refuses a `role` below `needed` with 403. `field` names the field of the answer: the interface
  * gives `{ error, field }` on most routes and `{ error }` on edit and relations (field omitted).
  */
 export function refuseRole(role: Role | null, needed: Role, field?: string): Refusal | null {
   if (role === null) return refuse(403, NOT_MEMBER, field)
-  if (ROLES.indexOf(role) >= ROLES.indexOf(needed)) return null
+  if (mayAct(role, needed)) return null
   return refuse(403, needed === 'admin' ? NEEDS_ADMIN : NEEDS_EDIT, field)
 }

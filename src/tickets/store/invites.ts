@@ -7,8 +7,7 @@
 import { hashSecret } from '../../base/random.ts'
 import type { Query } from '../../db/client.ts'
 import type { Actor } from '../rules/actor.ts'
-import type { Role } from '../rules/roles.ts'
-
+import { rolesAtLeast, type Role } from '../rules/roles.ts'
 
 async function insertInvite(tx: Query, i: { id: string; projectId: string; role: Role; uses: number; expires: number; createdBy: string; now: number }): Promise<void> {
   await tx`
@@ -31,13 +30,21 @@ async function inviteState(tx: Query, id: string): Promise<{ usesLeft: number; e
   return row ? { usesLeft: row.uses_left, expires: row.expires } : null
 }
 
+/** An invite's words for the provider's sign-in page: live invites only, else null. */
+async function inviteContext(q: Query, id: string, now: number): Promise<{ project: string; inviter: string; role: Role } | null> {
+  const [row] = await q<{ title: string; role: Role; inviter: string }[]>`
+    select p.title, i.role, u.name as inviter
+    from invites i join projects p on p.id = i.project_id join users u on u.id = i.created_by
+    where i.id = ${hashSecret(id)} and i.uses_left > 0 and i.expires > ${now}`
+  return row ? { project: row.title, inviter: row.inviter, role: row.role } : null
+}
+
 /** Makes the user a member with the higher of `role` and the role they have. */
 export async function joinWithRole(tx: Query, projectId: string, userId: string, role: Role): Promise<void> {
   await tx`
     insert into members (project_id, user_id, role) values (${projectId}, ${userId}, ${role})
-    on conflict (project_id, user_id) do update set role = case
-      when array_position(array['use', 'edit', 'admin'], excluded.role) > array_position(array['use', 'edit', 'admin'], members.role)
-      then excluded.role else members.role end`
+    on conflict (project_id, user_id) do update set role = excluded.role
+      where members.role not in ${tx(rolesAtLeast(role))}`
 }
 
 /** Invites on `q` (a transaction); `clock` decides which invites have expired. */
@@ -48,6 +55,7 @@ export function inviteTable(q: Query, clock: () => number) {
       insertInvite(q, { ...i, createdBy: actor.user.id, now: actor.now }),
     takeUse: (id: string) => takeInviteUse(q, id, clock()),
     state: (id: string) => inviteState(q, id),
+    context: (id: string) => inviteContext(q, id, clock()),
     joinWithRole: (projectId: string, userId: string, role: Role) => joinWithRole(q, projectId, userId, role),
   }
 }

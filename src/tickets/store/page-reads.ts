@@ -3,9 +3,13 @@
  * live cursor, the project switcher, the signed-in person's inbox count and, on a project's
  * pages, the project a name gives with the person's role, its members and its tickets per
  * state) in one statement, which on the project page also reads the page of its list; and the
- * rows of the other ticket lists with only the columns a row shows. What of the context is the
- * same for everyone is cached between requests while the lists' version is unchanged
- * ({@link SharedReads}).
+ * rows of the other ticket lists with only the columns a row shows.
+ *
+ * What of the context is the same for everyone is kept between requests in a {@link PageCache}
+ * (store/page-cache.ts) while the lists' version is unchanged. The statements read whole parts,
+ * never "what changed since": a request whose shared parts are kept reads only its own parts
+ * with the version, and reads everything (in one statement, one snapshot) when the version has
+ * moved or nothing is kept.
  *
  * Each statement is written so that PostgreSQL keeps one plan for it (a prepared statement's
  * generic plan) instead of planning it again on every request: no parameter whose value makes
@@ -13,15 +17,17 @@
  */
 import type postgres from 'postgres'
 import { plannedEachTime, type Query } from '../../db/client.ts'
-import { lruSet } from '../../base/lru.ts'
 import { isLookupText } from '../rules/ids.ts'
-import { needsMe, type TicketQuery } from '../rules/query.ts'
+import type { TicketQuery } from '../rules/query.ts'
 import type { Role } from '../rules/roles.ts'
 import { STATES, type State } from '../rules/states.ts'
+import { createPageCache, type ListPage, type ListRequest, type ListRow, type PageCache, type SharedParts } from './page-cache.ts'
 import type { Member, Project } from './projects.ts'
-import { searchCondition, searchOrder, textSearched, type SearchContext } from './search.ts'
+import { searchCondition, searchOrder, textSearched } from './search.ts'
 import { ticketOf, viewOf, type Ticket, type TicketRow } from './ticket-row.ts'
 import { limitClause, searchWhere, type TicketSearch } from './tickets.ts'
+
+export { CACHED_READS, type ListedTicket, type ListRequest, type ListRow } from './page-cache.ts'
 
 type Fragment = postgres.PendingQuery<postgres.Row[]>
 
@@ -44,40 +50,47 @@ export interface PageContext {
     /** The page of the project's list asked for, or null when none was. */
     list: { rows: ListRow[]; total: number | null } | null
     /** The ticket of the number asked for (the ticket page) with its related tickets; null when none was asked for or found. */
-    ticket: { ticket: Ticket; related: (ListRow & { relation: Relation })[] } | null
+    ticket: PageTicket | null
   } | null
 }
 
-/** A page of a project's list, read in the context's statement (the project page). */
-export interface ListRequest {
-  query: TicketQuery
-  /** The states when the search names none, and who asks. */
-  search: SearchContext
-  limit: number
-  skip: number
-  /** Whether to count the matches too (a search: the tab counts cannot give its total). */
-  count: boolean
-}
-
-/** A ticket as a list row shows it (a whole {@link Ticket} is one too). */
-export type ListedTicket = Pick<Ticket, 'id' | 'ref' | 'slug' | 'number' | 'subject' | 'state' | 'assignee' | 'updated'>
-
-/** A list row: the ticket and whether a ticket that is not done or dropped blocks it. */
-export interface ListRow {
-  ticket: ListedTicket
-  blocked: boolean
+/** The ticket page's ticket and the tickets related to it, as list rows. */
+export interface PageTicket {
+  ticket: Ticket
+  related: (ListRow & { relation: Relation })[]
 }
 
 /** How a related ticket relates to the ticket whose page lists it. */
 export type Relation = 'child' | 'blocker' | 'blocks'
 
+/** What one page request names. */
+interface ContextRequest {
+  /** The signed-in person, or null. */
+  viewer: string | null
+  /** The project's slug, old slug or id, or null. */
+  ref: string | null
+  list: ListRequest | null
+  /** The ticket page's number, or null. */
+  number: number | null
+}
+
+/** The parts of a page's context that are the request's own, read every time. */
+interface OwnParts {
+  cursor: number
+  /** The lists' version, read in the same snapshot: the version of the shared parts that go with these. */
+  version: number
+  inboxCount: number | null
+  project: { project: Project; role: Role | null } | null
+  ticket: PageTicket | null
+}
+
 /** JSON text on the embedded database, parsed JSON on a server. */
 type Json<T> = string | T
 
+/** The context statement's row: the request's own columns, and the shared ones when they were read. */
 interface ContextRow {
   cursor: number
   version: number
-  switcher: Json<{ slug: string; title: string }[]> | null
   inbox: number | null
   id: string | null
   slug: string | null
@@ -85,16 +98,14 @@ interface ContextRow {
   description: string | null
   created: number | null
   role: Role | null
-  members: Json<{ id: string; name: string; role: Role }[]> | null
-  counts: Json<{ state: State; n: number }[]> | null
-  list?: Json<ListCells[]> | null
-  total?: number | null
+  switcher?: Json<{ slug: string; title: string }[]>
+  members?: Json<{ id: string; name: string; role: Role }[]>
+  counts?: Json<{ state: State; n: number }[]>
+  list?: Json<Omit<ListRowRow, 'slug'>[]>
+  total?: number
   ticket?: Json<TicketRow> | null
-  related?: Json<(ListRowRow & { relation: Relation })[]> | null
+  related?: Json<(ListRowRow & { relation: Relation })[]>
 }
-
-/** A list row as the context's statement builds it: id, number, subject, state, assignee id and name, updated, blocked. */
-type ListCells = [string, number, string, State, string | null, string | null, number, boolean]
 
 interface ListRowRow {
   id: string
@@ -112,128 +123,144 @@ const parsed = <T>(value: Json<T>): T => (typeof value === 'string' ? (JSON.pars
 
 /**
  * The page context for `viewerId` (null: signed out) and a project slug, old slug or id (null:
- * none). Signed out, the statement has no inbox count and no role in it rather than a null
- * viewer: a null makes each run's custom plan look cheaper than the generic one, so it would be
- * planned again every time. What is the same for everyone (the switcher, the project's members
- * and counts, a page of its list) is read only when the lists' version moved since it was cached.
+ * none). What is the same for everyone (the switcher, the project's members and counts, a page
+ * of its list) comes from `cache` when it holds it at the version read with the request's own
+ * parts; otherwise everything is read in one statement, and what is shared kept for next time.
  */
-async function pageContext(q: Query, cache: SharedReads, viewerId: string | null, projectRef: string | null, list: ListRequest | null = null, ticketNumber: number | null = null): Promise<PageContext> {
+async function pageContext(q: Query, cache: PageCache, viewerId: string | null, projectRef: string | null, list: ListRequest | null = null, ticketNumber: number | null = null): Promise<PageContext> {
   const ref = projectRef !== null && isLookupText(projectRef) ? projectRef : null
-  // What was cached when the statement was sent: an answer "unchanged" refers to it, though
-  // another answer may have replaced it by the time this one comes.
-  const have = cache.limit === 0 ? null : cache.current
-  const cachedProject = ref === null ? undefined : have?.projects.get(ref)
-  const listKey = list === null || ref === null || cache.limit === 0 ? null : keyOf(ref, list)
-  const cachedList = listKey === null ? undefined : have?.lists.get(listKey)
-  // Without anything cached the values match no version and no project, so the statement is the
-  // same either way (one plan).
-  const values: ContextValues = {
-    version: have?.version ?? -1,
-    cachedProject: cachedProject?.projectId ?? '',
-    cachedListProject: cachedList?.projectId ?? '',
-    viewer: viewerId,
-    ref,
-    number: ticketNumber,
+  const request: ContextRequest = { viewer: viewerId, ref, list, number: ticketNumber }
+  const kept = cache.get(ref, list)
+  if (kept !== null) {
+    const own = await readOwn(q, request)
+    if (own.version === kept.version && sameProject(own, kept)) return contextOf(own, kept)
   }
-  const statement = contextStatement(q, values, viewerId !== null, list, ticketNumber !== null)
-  // A text search's plan depends on its words: planned for them each time (src/db/client.ts).
-  const [row] = await (list !== null && textSearched(list.query) ? plannedEachTime(statement) : statement)
-  const r = row as unknown as ContextRow
-  // The cached reads of the version the statement read at, where this answer's reads are cached.
-  const at = r.switcher === null ? have! : readsAt(cache, r)
-  const switcher = r.switcher === null ? at.switcher : (at.switcher = parsed(r.switcher))
-  let project: PageContext['project'] = null
-  if (r.id !== null) {
-    let shared = r.members === null ? cachedProject! : undefined
-    if (shared === undefined) {
-      const counts = Object.fromEntries(STATES.map((s) => [s, 0])) as Record<State, number>
-      for (const c of parsed(r.counts ?? [])) counts[c.state] = c.n
-      shared = { projectId: r.id, members: parsed(r.members ?? []).map((m) => ({ user: { id: m.id, name: m.name }, role: m.role })), counts }
-      if (ref !== null && cache.limit > 0) lruSet(at.projects, ref, shared, cache.limit)
-    }
-    project = {
-      project: { id: r.id, slug: r.slug!, title: r.title!, description: r.description!, created: r.created! },
-      role: r.role ?? null,
-      members: shared.members,
-      counts: shared.counts,
-      list: list === null ? null : readList(r, at, cache.limit, listKey, cachedList),
-      ticket: r.ticket == null ? null : {
-        ticket: ticketOf(parsed(r.ticket)),
-        related: parsed(r.related ?? []).map((t) => ({ ...listRowOf(t), relation: t.relation })),
-      },
-    }
-  }
-  return { cursor: r.cursor, switcher, inboxCount: viewerId === null ? null : r.inbox, project }
+  const { own, shared } = await readAll(q, request)
+  cache.set(ref, list, shared)
+  return contextOf(own, shared)
 }
 
-/** The values a page's statement is given each time ({@link pageContext}). */
-interface ContextValues {
-  /** The lists' version of what is cached, or -1 for nothing. */
-  version: number
-  /** The project whose members and counts are cached, and the project of the cached page of its list; '' for none. */
-  cachedProject: string
-  cachedListProject: string
-  viewer: string | null
-  /** The project's slug, old slug or id. */
-  ref: string | null
-  number: number | null
+/** Whether the kept parts are of the project the request's name gives now (a name can move to another project). */
+function sameProject(own: OwnParts, kept: SharedParts): boolean {
+  const id = own.project?.project.id ?? null
+  return id === (kept.project?.projectId ?? null) && (kept.list === null || kept.list.projectId === id)
+}
+
+/** The page context of the request's own parts and the shared parts read at the same version. */
+function contextOf(own: OwnParts, shared: SharedParts): PageContext {
+  const here = own.project
+  const project: PageContext['project'] = here === null || shared.project === null ? null : {
+    ...here,
+    members: shared.project.members,
+    counts: shared.project.counts,
+    list: shared.list === null ? null : { rows: shared.list.rows, total: shared.list.total },
+    ticket: own.ticket,
+  }
+  return { cursor: own.cursor, switcher: shared.switcher, inboxCount: own.inboxCount, project }
+}
+
+/** The request's own parts alone, with the lists' version. */
+async function readOwn(q: Query, request: ContextRequest): Promise<OwnParts> {
+  const [row] = await contextStatement(q, request, false)
+  return ownOf(row as unknown as ContextRow, request)
+}
+
+/** Everything the request's page reads, in one statement. */
+async function readAll(q: Query, request: ContextRequest): Promise<{ own: OwnParts; shared: SharedParts }> {
+  const statement = contextStatement(q, request, true)
+  // A text search's plan depends on its words: planned for them each time (src/db/client.ts).
+  const [row] = await (request.list !== null && textSearched(request.list.query) ? plannedEachTime(statement) : statement)
+  const r = row as unknown as ContextRow
+  return { own: ownOf(r, request), shared: sharedOf(r, request) }
+}
+
+function ownOf(r: ContextRow, request: ContextRequest): OwnParts {
+  const project = r.id === null ? null : { id: r.id, slug: r.slug!, title: r.title!, description: r.description!, created: r.created! }
+  return {
+    cursor: r.cursor,
+    version: r.version,
+    inboxCount: request.viewer === null ? null : r.inbox,
+    project: project === null ? null : { project, role: r.role ?? null },
+    ticket: r.ticket == null ? null : {
+      ticket: ticketOf(parsed(r.ticket)),
+      related: parsed(r.related ?? []).map((t) => ({ ...listRowOf(t), relation: t.relation })),
+    },
+  }
+}
+
+function sharedOf(r: ContextRow, request: ContextRequest): SharedParts {
+  const switcher = parsed(r.switcher ?? [])
+  if (r.id === null) return { version: r.version, switcher, project: null, list: null }
+  const counts = Object.fromEntries(STATES.map((s) => [s, 0])) as Record<State, number>
+  for (const c of parsed(r.counts ?? [])) counts[c.state] = c.n
+  const members = parsed(r.members ?? []).map((m) => ({ user: { id: m.id, name: m.name }, role: m.role }))
+  const list: ListPage | null = request.list === null ? null : {
+    projectId: r.id,
+    rows: parsed(r.list ?? []).map((t) => listRowOf({ ...t, slug: r.slug! })),
+    total: r.total ?? null,
+  }
+  return { version: r.version, switcher, project: { projectId: r.id, members, counts }, list }
 }
 
 /**
- * The page's statement: the viewer's parts when `signedIn`, a page of the list when `list`, the
- * ticket of the number given when `ticket`. Each cached part reads as null while the version
- * (and the project) is the one it was cached at.
+ * The page's statement: the request's own columns (the cursor, the lists' version, the inbox
+ * count when signed in, the project and the viewer's role, the ticket of the number given) and,
+ * when `shared`, the columns the same for everyone (the switcher, the members, the counts, a
+ * page of the list when one is asked for).
  */
-function contextStatement(q: Query, v: ContextValues, signedIn: boolean, list: ListRequest | null, ticket: boolean): Fragment {
-  const same = q`v.version = ${v.version}`
-  const sameProject = q`${same} and here.id = ${v.cachedProject}`
+function contextStatement(q: Query, request: ContextRequest, shared: boolean): Fragment {
+  const signedIn = request.viewer !== null
   const inbox = signedIn
-    ? q`(select count(*)::int from tickets i where i.assignee_id = ${v.viewer} and i.state in ('open', 'doing', 'review'))`
+    ? q`(select count(*)::int from tickets i where i.assignee_id = ${request.viewer} and i.state in ('open', 'doing', 'review'))`
     : q`null::int`
-  const role = signedIn ? q`(select m.role from members m where m.project_id = here.id and m.user_id = ${v.viewer})` : q`null::text`
+  const role = signedIn ? q`(select m.role from members m where m.project_id = here.id and m.user_id = ${request.viewer})` : q`null::text`
   // The page's project is `here`, a name no joined fragment uses: the ticket's columns join
   // `projects p` (viewOf), so a `p.id` meant for the page's project would name the ticket's own.
-  // `ticket_counts` may hold several rows of one state (they add up), hence the sum.
-  // A cached part reads as null; a part read is never null (`coalesce`).
   return q`
     select
       v.cursor, v.version,
-      case when ${same} then null else (select coalesce(json_agg(json_build_object('slug', s.slug, 'title', s.title) order by lower(s.title), s.slug), '[]')
-        from projects s) end as switcher,
       ${inbox} as inbox,
       here.id, here.slug, here.title, here.description, here.created,
-      ${role} as role,
-      case when ${sameProject} then null else (select coalesce(json_agg(json_build_object('id', u.id, 'name', u.name, 'role', m.role)
-          order by array_position(array['admin', 'edit', 'use'], m.role), u.name, u.id), '[]')
-        from members m join users u on u.id = m.user_id where m.project_id = here.id) end as members,
-      case when ${sameProject} then null else (select coalesce(json_agg(json_build_object('state', c.state, 'n', c.n)), '[]')
-        from (select state, sum(count)::int as n from ticket_counts where project_id = here.id group by state) c) end as counts
-      ${list === null ? q`` : listColumns(q, list, q`${same} and here.id = ${v.cachedListProject}`)}
-      ${ticket ? ticketColumns(q, v.number) : q``}
+      ${role} as role
+      ${shared ? sharedColumns(q, request.list) : q``}
+      ${request.number !== null ? ticketColumns(q, request.number) : q``}
     from (select 1) as one
     left join lateral (${listsVersionRow(q)}) as v on true
-    left join (project_names n join projects here on here.id = n.project_id) on n.name = ${v.ref}`
+    left join (project_names n join projects here on here.id = n.project_id) on n.name = ${request.ref}`
+}
+
+/** The columns the same for everyone: the switcher, the project's members and counts, and a page of its list when asked for. */
+function sharedColumns(q: Query, list: ListRequest | null): Fragment {
+  // `ticket_counts` may hold several rows of one state (they add up), hence the sum.
+  return q`,
+      (select coalesce(json_agg(json_build_object('slug', s.slug, 'title', s.title) order by lower(s.title), s.slug), '[]')
+        from projects s) as switcher,
+      (select coalesce(json_agg(json_build_object('id', u.id, 'name', u.name, 'role', m.role)
+          order by array_position(array['admin', 'edit', 'use'], m.role), u.name, u.id), '[]')
+        from members m join users u on u.id = m.user_id where m.project_id = here.id) as members,
+      (select coalesce(json_agg(json_build_object('state', c.state, 'n', c.n)), '[]')
+        from (select state, sum(count)::int as n from ticket_counts where project_id = here.id group by state) c) as counts
+      ${list === null ? q`` : listColumns(q, list)}`
 }
 
 /**
  * The context's columns for a page of the project's list (`list`, a JSON array of rows in the
  * list's order) and, for a search, its count (`total`), read in the context's statement.
  */
-function listColumns(q: Query, list: ListRequest, cached: Fragment): Fragment {
+function listColumns(q: Query, list: ListRequest): Fragment {
   const where = q`t.project_id = here.id and ${searchCondition(q, list.query, list.search)}`
   const order = searchOrder(q, list.query.sort)
-  // A cached page is still the page while the project and the lists' version are the ones it
-  // was read at (`cached`); then the list reads as null and nothing of it is read again.
   // The outer `t` is the page of rows, so the same order sorts it into the array.
   return q`,
-      case when ${cached} then null else (select coalesce(json_agg(json_build_array(t.id, t.number, t.subject, t.state, t.assignee_id, t.assignee_name, t.updated, t.blocked) order by ${order}), '[]')
+      (select coalesce(json_agg(json_build_object('id', t.id, 'number', t.number, 'subject', t.subject, 'state', t.state,
+          'assignee_id', t.assignee_id, 'assignee_name', t.assignee_name, 'updated', t.updated, 'blocked', t.blocked) order by ${order}), '[]')
         from (
           select t.id, t.number, t.subject, t.state, t.assignee_id, a.name as assignee_name, t.created, t.updated, t.open_blockers > 0 as blocked
           from tickets t left join users a on a.id = t.assignee_id
           where ${where}
           order by ${order} ${pageClause(q, list.limit, list.skip)}
-        ) as t) end as list
-      ${list.count ? q`, case when ${cached} then null else (select count(*)::int from tickets t where ${where}) end as total` : q``}`
+        ) as t) as list
+      ${list.count ? q`, (select count(*)::int from tickets t where ${where}) as total` : q``}`
 }
 
 /**
@@ -249,81 +276,11 @@ function listsVersionRow(q: Query): Fragment {
 }
 
 /**
- * What the pages read that is the same for everyone, cached between requests with the lists'
- * version it was read at: the switcher, each project's members and tab counts, and pages of the
- * project lists. Triggers move the version with every committed write of a table these show
- * (sql/0019_lists_version_by_triggers.sql), so while the version is the same, so are they. When
- * the version moves everything cached is dropped at once; within one version at most
- * {@link CACHED_READS} projects and as many lists are cached, the least recently used dropped
- * first.
- */
-interface SharedReads {
-  /** 0 caches nothing: everything is read every time. */
-  limit: number
-  current: ReadsAtVersion | null
-}
-
-interface ReadsAtVersion {
-  version: number
-  switcher: PageContext['switcher']
-  /** By the name the page asked for (slug, old slug or id). */
-  projects: Map<string, CachedProject>
-  /** By {@link keyOf}. */
-  lists: Map<string, CachedList>
-}
-
-interface CachedProject {
-  projectId: string
-  members: Member[]
-  counts: Record<State, number>
-}
-
-interface CachedList {
-  projectId: string
-  rows: ListRow[]
-  total: number | null
-}
-
-/** Projects and lists cached: a first page and a few searches for each of a hundred busy projects, a few KB each. */
-export const CACHED_READS = 500
-
-/** The cached reads of the version `r` was read at: the current ones if they are of it, else new ones that replace them. */
-function readsAt(cache: SharedReads, r: ContextRow): ReadsAtVersion {
-  const current = cache.current
-  if (current !== null && current.version === r.version) return current
-  const empty: ReadsAtVersion = { version: r.version, switcher: [], projects: new Map(), lists: new Map() }
-  if (cache.limit > 0) cache.current = empty
-  return empty
-}
-
-/** A list request's key: the project as named, the page, and the search (with who is `me` only when it says `me`). */
-function keyOf(ref: string, list: ListRequest): string {
-  const me = needsMe(list.query) ? list.search.me : null
-  return `${ref}\n${list.limit}\n${list.skip}\n${list.count}\n${list.search.states.join(' ')}\n${me ?? ''}\n${JSON.stringify(list.query)}`
-}
-
-/** The page of the list from the context's row, or the cached page when the row has none; cached for next time when read. */
-function readList(r: ContextRow, at: ReadsAtVersion, limit: number, key: string | null, cachedList: CachedList | undefined): { rows: ListRow[]; total: number | null } {
-  if (r.list === null) {
-    // Used again: the most recently used.
-    lruSet(at.lists, key!, cachedList!, limit)
-    return cachedList!
-  }
-  const rows = parsed(r.list ?? []).map(([id, number, subject, state, assigneeId, assigneeName, updated, blocked]): ListRow => ({
-    ticket: { id, ref: `${r.slug}#${number}`, slug: r.slug!, number, subject, state, assignee: assigneeId !== null ? { id: assigneeId, name: assigneeName! } : null, updated },
-    blocked,
-  }))
-  const read = { rows, total: r.total ?? null }
-  if (key !== null) lruSet(at.lists, key, { projectId: r.id!, ...read }, limit)
-  return read
-}
-
-/**
  * The context's columns for the ticket page: the ticket of `number` in the project (`ticket`, the
  * columns every read of a ticket has) and its children, blockers and the tickets it blocks as
  * list rows by project and number (`related`), read in the context's statement.
  */
-function ticketColumns(q: Query, number: number | null): Fragment {
+function ticketColumns(q: Query, number: number): Fragment {
   const view = viewOf(q)
   return q`,
       (select row_to_json(t) from (select ${view.columns} from tickets t ${view.joins} where t.project_id = here.id and t.number = ${number}) as t) as ticket,
@@ -381,7 +338,7 @@ function listRowOf(r: ListRowRow): ListRow {
 
 /** The pages' reads on `q`. */
 export function pageReadTable(q: Query, cachedReads: number) {
-  const cache: SharedReads = { limit: cachedReads, current: null }
+  const cache = createPageCache(cachedReads)
   return {
     /** The page context; with `list`, a page of the project's list read with it (what is the same for everyone cached while the lists' version is). */
     context: (viewerId: string | null, projectRef: string | null, list: ListRequest | null = null, ticketNumber: number | null = null) =>

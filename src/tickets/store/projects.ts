@@ -173,7 +173,7 @@ export function membershipsOf(q: Query, userId: string): Promise<{ slug: string;
  * `for no key update`, the one `update projects set next_number` takes: the foreign-key checks
  * of other writes in the project (their events, their counts) do not wait for it.
  */
-async function lockedRole(q: Query, projectId: string, userId: string): Promise<Role | null> {
+export async function lockedRole(q: Query, projectId: string, userId: string): Promise<Role | null> {
   const [row] = await q<{ role: Role | null }[]>`
     select m.role from projects p left join members m on m.project_id = p.id and m.user_id = ${userId}
     where p.id = ${projectId}

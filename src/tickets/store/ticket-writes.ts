@@ -6,11 +6,12 @@
  */
 import type { Query } from '../../db/client.ts'
 import type { State } from '../rules/states.ts'
-import type { Role } from '../rules/roles.ts'
+import { mayAct, rolesAtLeast, type Role } from '../rules/roles.ts'
+import { lockedRole } from './projects.ts'
 import type { TicketEvent } from '../rules/ticket-event.ts'
 import { eventOf, type EventAuthor } from './history.ts'
 import type { User } from './users.ts'
-import { ticketOf, viewOf, type Ticket, type TicketRow } from './ticket-row.ts'
+import { ticketOf, viewOf, type Fragment, type Ticket, type TicketRow } from './ticket-row.ts'
 
 export interface NewTicketRow {
   projectId: string
@@ -22,14 +23,26 @@ export interface NewTicketRow {
   now: number
 }
 
+/** A write made only when a user's role in the project is at least `atLeast` ({@link rolesAtLeast}). */
+export interface IfRole {
+  userId: string
+  atLeast: Role
+}
+
+/** The condition that `ifRole`'s user may write in the project `projectId` names; true without one. */
+function roleCondition(tx: Query, projectId: Fragment | string, ifRole: IfRole | undefined) {
+  if (ifRole === undefined) return tx`true`
+  return tx`exists (select 1 from members m where m.project_id = ${projectId} and m.user_id = ${ifRole.userId} and m.role in ${tx(rolesAtLeast(ifRole.atLeast))})`
+}
+
 /**
  * Inserts a ticket with the project's next number and answers it, read in the same statement.
  * `update projects ... returning` takes the project row's lock, so parallel creates never share
- * a number. With `ifMember`, only when that user is a member of the project: otherwise nothing
- * is written and the answer is null.
+ * a number. With `ifRole`, only when that user's role in the project is high enough: otherwise
+ * nothing is written and the answer is null.
  */
-export async function insertTicket(tx: Query, t: NewTicketRow, ifMember?: string): Promise<Ticket | null> {
-  const member = ifMember === undefined ? tx`true` : tx`exists (select 1 from members m where m.project_id = ${t.projectId} and m.user_id = ${ifMember})`
+export async function insertTicket(tx: Query, t: NewTicketRow, ifRole?: IfRole): Promise<Ticket | null> {
+  const member = roleCondition(tx, t.projectId, ifRole)
   const view = viewOf(tx)
   const [row] = await tx<TicketRow[]>`
     with counter as (
@@ -141,14 +154,14 @@ export interface NewHistoryEvent {
 
 /**
  * Sets `change` on a ticket and adds `events` (made by `author` at `now`, in their order) to its
- * history, and answers the ticket as changed and the events, in one statement. With `ifMember`,
- * only when that user is a member of the ticket's project: otherwise nothing is written and the
- * answer is null (as it is when there is no such ticket).
+ * history, and answers the ticket as changed and the events, in one statement. With `ifRole`,
+ * only when that user's role in the ticket's project is high enough: otherwise nothing is written
+ * and the answer is null (as it is when there is no such ticket).
  */
 export async function changeTicket(
-  tx: Query, id: string, change: TicketChange, events: readonly NewHistoryEvent[], author: EventAuthor, now: number, ifMember?: string,
+  tx: Query, id: string, change: TicketChange, events: readonly NewHistoryEvent[], author: EventAuthor, now: number, ifRole?: IfRole,
 ): Promise<{ ticket: Ticket; events: TicketEvent[] } | null> {
-  const member = ifMember === undefined ? tx`true` : tx`exists (select 1 from members m where m.project_id = tickets.project_id and m.user_id = ${ifMember})`
+  const member = roleCondition(tx, tx`tickets.project_id`, ifRole)
   const view = viewOf(tx)
   const rows = await tx<(TicketRow & { event_id: number; event_kind: TicketEvent['kind']; event_user_id: string | null; event_by: string; event_app: string | null; event_data: string | Record<string, unknown>; event_created: number })[]>`
     with t as (
@@ -170,4 +183,34 @@ export async function changeTicket(
     ticket: ticketOf(rows[0]!),
     events: rows.map((r) => eventOf({ id: r.event_id, kind: r.event_kind, user_id: r.event_user_id, by: r.event_by, app: r.event_app, data: r.event_data, created: r.event_created })),
   }
+}
+
+/** A write made because the user's role allowed it, or the role that did not (null: not a member). */
+export type AsMember<T> = ({ ok: true } & T) | { ok: false; role: Role | null }
+
+/**
+ * Inserts a ticket when `ifRole`'s user may (their role in the project at least `atLeast`): in
+ * one statement when they may; when that wrote nothing, their role is read with the project row
+ * locked, and the ticket inserted after all if it was granted meanwhile.
+ */
+export async function insertAsMember(tx: Query, t: NewTicketRow, ifRole: IfRole): Promise<AsMember<{ ticket: Ticket }>> {
+  const ticket = await insertTicket(tx, t, ifRole)
+  if (ticket) return { ok: true, ticket }
+  const role = await lockedRole(tx, t.projectId, ifRole.userId)
+  if (!mayAct(role, ifRole.atLeast)) return { ok: false, role }
+  return { ok: true, ticket: (await insertTicket(tx, t))! }
+}
+
+/**
+ * Sets `change` and adds `events` when `ifRole`'s user may (as {@link insertAsMember} decides):
+ * in one statement when they may; otherwise their role, read with the ticket locked.
+ */
+export async function changeAsMember(
+  tx: Query, id: string, change: TicketChange, events: readonly NewHistoryEvent[], author: EventAuthor, now: number, ifRole: IfRole,
+): Promise<AsMember<{ ticket: Ticket; events: TicketEvent[] }>> {
+  const done = await changeTicket(tx, id, change, events, author, now, ifRole)
+  if (done) return { ok: true, ...done }
+  const locked = await lockTicket(tx, id, ifRole.userId)
+  if (locked === null || !mayAct(locked.role, ifRole.atLeast)) return { ok: false, role: locked?.role ?? null }
+  return { ok: true, ...(await changeTicket(tx, id, change, events, author, now))! }
 }

@@ -13,7 +13,8 @@ import type { Sort, TicketQuery } from '../rules/query.ts'
 import type { TicketReference } from '../rules/ticket-reference.ts'
 import { searchCondition, searchOrder, textSearched, type SearchContext } from './search.ts'
 import { selectTickets, ticketOf, ticketRows, type Fragment, type Ticket } from './ticket-row.ts'
-import { changeTicket, insertTicket, lockTicket, parentOf, updateTicket, type NewHistoryEvent, type NewTicketRow, type TicketChange } from './ticket-writes.ts'
+import { changeAsMember, changeTicket, insertAsMember, insertTicket, lockTicket, parentOf, updateTicket, type NewHistoryEvent, type NewTicketRow, type TicketChange } from './ticket-writes.ts'
+import type { Role } from '../rules/roles.ts'
 
 /** One ticket by id, or null. */
 export async function ticketById(q: Query, id: string): Promise<Ticket | null> {
@@ -206,6 +207,9 @@ export function searchWhere(q: Query, query: TicketQuery, search: TicketSearch):
   return search.projectId === undefined ? where : q`t.project_id = ${search.projectId} and ${where}`
 }
 
+/** Who a history event names: the actor's user and the connected app's label. */
+const authorOf = (actor: Actor) => ({ id: actor.user.id, name: actor.user.name, app: actor.app })
+
 /**
  * The tickets aggregate on `q`: the pool, or a transaction for the locks and writes (which
  * belong inside the store's `transact`).
@@ -239,17 +243,22 @@ export function ticketTable(q: Query) {
       const where = searchWhere(q, query, search)
       return countTickets(q, from === null ? where : q`${where} and ${listOrder(q, query.sort).after(from)}`, textSearched(query))
     },
-    /** Inserts a ticket by `actor`; with `ifMember`, only when that user is a member of the project. */
-    insert: (actor: Actor, t: Omit<NewTicketRow, 'authorId' | 'now'>, ifMember?: string) =>
-      insertTicket(q, { ...t, authorId: actor.user.id, now: actor.now }, ifMember),
+    /** Inserts a ticket by `actor`. */
+    insert: (actor: Actor, t: Omit<NewTicketRow, 'authorId' | 'now'>) => insertTicket(q, { ...t, authorId: actor.user.id, now: actor.now }),
+    /** Inserts a ticket by `actor` when their role in the project is at least `atLeast`; else answers their role. */
+    insertAsMember: (actor: Actor, t: Omit<NewTicketRow, 'authorId' | 'now'>, atLeast: Role) =>
+      insertAsMember(q, { ...t, authorId: actor.user.id, now: actor.now }, { userId: actor.user.id, atLeast }),
     /** Locks a ticket for a change by `userId`, with that user's role in its project. */
     lock: (id: string, userId: string) => lockTicket(q, id, userId),
     /**
      * Sets `change` and adds `events` made by `actor` (with the connected app's label when one
-     * acts) at `actor.now`; with `ifMember`, only when that user is a member of the project.
+     * acts) at `actor.now`.
      */
-    change: (id: string, change: TicketChange, events: readonly NewHistoryEvent[], actor: Actor, ifMember?: string) =>
-      changeTicket(q, id, change, events, { id: actor.user.id, name: actor.user.name, app: actor.app }, actor.now, ifMember),
+    change: (id: string, change: TicketChange, events: readonly NewHistoryEvent[], actor: Actor) =>
+      changeTicket(q, id, change, events, authorOf(actor), actor.now),
+    /** {@link change}, when `actor`'s role in the ticket's project is at least `atLeast`; else answers their role. */
+    changeAsMember: (id: string, change: TicketChange, events: readonly NewHistoryEvent[], actor: Actor, atLeast: Role) =>
+      changeAsMember(q, id, change, events, authorOf(actor), actor.now, { userId: actor.user.id, atLeast }),
     parentOf: (id: string) => parentOf(q, id),
     update: (id: string, change: TicketChange) => updateTicket(q, id, change),
   }

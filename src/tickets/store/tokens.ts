@@ -41,6 +41,11 @@ async function tokenByHash(q: Query, hash: string): Promise<{ id: string; lastUs
   return row ? { id: row.token_id, lastUsed: row.last_used, user: { id: row.id, name: row.name } } : null
 }
 
+/** Deletes every token of the user the identity provider knows as `idpId`. */
+async function deleteTokensOfIdentity(q: Query, idpId: string): Promise<void> {
+  await q`delete from tokens where user_id in (select id from users where idp_id = ${idpId})`
+}
+
 async function markTokenUsed(q: Query, id: string, now: number): Promise<void> {
   await q`update tokens set last_used = ${now} where id = ${id}`
 }
@@ -56,6 +61,7 @@ export function tokenTable(q: Query, clock: () => number) {
     },
     of: (userId: string) => tokensOf(q, userId),
     delete: (userId: string, id: string) => deleteToken(q, userId, id),
+    deleteOfIdentity: (idpId: string) => deleteTokensOfIdentity(q, idpId),
     byHash: (hash: string) => tokenByHash(q, hash),
     markUsed: (id: string) => markTokenUsed(q, id, clock()),
   }

@@ -35,6 +35,12 @@ async function userById(q: Query, id: string): Promise<User | null> {
   return row ? { id: row.id, name: row.name } : null
 }
 
+/** The user the identity provider knows as `idpId`, or null (they never signed in here). */
+async function userByIdentity(q: Query, idpId: string): Promise<User | null> {
+  const [row] = await q<User[]>`select id, name from users where idp_id = ${idpId}`
+  return row ? { id: row.id, name: row.name } : null
+}
+
 /** The user of an id when they are a member of the project, or null. */
 export async function memberById(q: Query, projectId: string, id: string): Promise<User | null> {
   const [row] = await q<User[]>`
@@ -78,6 +84,7 @@ export function userTable(q: Query, clock: () => number) {
     /** Stores the identity's user, created on first login. */
     store: (identity: Identity) => storeUser(q, identity, clock()),
     byId: (id: string) => userById(q, id),
+    byIdentity: (idpId: string) => userByIdentity(q, idpId),
     memberById: (projectId: string, id: string) => memberById(q, projectId, id),
     /** Resolves a user reference (among a project's members with `projectId`); refusals name `field`. */
     resolve: (ref: string, field: string, projectId?: string) => resolveUser(q, ref, field, projectId),

@@ -1,0 +1,48 @@
+/**
+ * What the services hand the built-in provider at start-up (src/app.ts), so that the provider
+ * reads and writes none of their tables: each service implements {@link ServiceHooks}, and the
+ * provider calls every one of them, in its own transaction where the account changes.
+ *
+ * ```ts
+ * const hooks = [notesAccountHooks(), ticketsAccountHooks({ sql, clock, publicUrl })]
+ * createAccountsProvider({ ...deps, hooks })
+ * ```
+ *
+ * @module
+ */
+import type { Query } from '../db/client.ts'
+
+/** A project invite as the sign-in page names it: the project, who invited and with what role. */
+export interface InviteContext {
+  project: string
+  inviter: string
+  role: string
+}
+
+/** One service's part in the provider's flows. */
+export interface ServiceHooks {
+  /**
+   * The live invite the sign-in's return address names, or null (not this service's, unknown,
+   * used up or expired). A service with no invites leaves it out.
+   */
+  inviteContext?(returnTo: string): Promise<InviteContext | null>
+  /**
+   * Ends, in the provider's transaction `tx`, every session the account has at the service
+   * ("Sign out everywhere", and disabling).
+   */
+  endSessions(tx: Query, accountId: string): Promise<void>
+  /**
+   * What else disabling the account revokes at the service, in the provider's transaction `tx`,
+   * after its sessions have ended (the tracker: the person's tokens).
+   */
+  onDisable?(tx: Query, accountId: string): Promise<void>
+}
+
+/** The first invite any service finds behind `returnTo`, or null. */
+export async function inviteContextOf(hooks: readonly ServiceHooks[], returnTo: string): Promise<InviteContext | null> {
+  for (const h of hooks) {
+    const found = (await h.inviteContext?.(returnTo)) ?? null
+    if (found !== null) return found
+  }
+  return null
+}
