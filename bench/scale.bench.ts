@@ -22,7 +22,9 @@
  *
  * Routes: create, comment, state change, a single ticket, a project's first page (`?limit=25`), the
  * search (`?q=`, its first page of `?limit=10`), a project's whole list, the inbox, a note save, a note list
- * `?since=`, and `/api/live` wake-ups.
+ * `?since=`, and `/api/live` wake-ups. Then two rows of bulk writes (bench/scale/bulk.ts): one
+ * statement each inserting, changing and deleting as many tickets as the size holds, and an import
+ * of a file of as many; their figure is tickets a second and their "p99" the run's time in ms.
  *
  * At the largest size, `EXPLAIN (ANALYZE, BUFFERS)` of each hot query (bench/scale/queries.ts)
  * is printed and stored, with the figures, in docs/images/scale-<database>.json; the chart
@@ -39,6 +41,7 @@ import { HttpConnection } from './clients/http-connection.ts'
 import type { ScaleResults } from './scale/chart.ts'
 import { redraw } from './scale/draw.ts'
 import { fillBase, fillNotes, fillTickets, noteUser, PROJECTS, userId } from './scale/fill.ts'
+import { bulkStatements, importRun } from './scale/bulk.ts'
 import { explainAll } from './scale/queries.ts'
 import { startService } from './scale/service.ts'
 import { fmt, keepAliveClient, median, percentile, serviceDatabase } from './support.ts'
@@ -65,7 +68,8 @@ const started = performance.now()
 const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0)} s`
 
 // The database: a schema of our own on the server, or a fresh embedded one.
-const database = await serviceDatabase('scale')
+// The bulk rows' statements run for as long as their size needs: no deadline for an answer.
+const database = await serviceDatabase('scale', { answerTimeout: null })
 const { kind, sql } = database
 
 const secret = randomBytes(32)
@@ -214,6 +218,14 @@ try {
     const live = await liveWakeUps(tickets, tcall, auth)
     results.live.push(live)
     console.log(`/api/live wake-up      median ${fmt(live.median, 1)} ms, p99 ${fmt(live.p99, 1)} ms (${LIVE_POLLS} polls, ${LIVE_ROUNDS} writes)`)
+    // Bulk writes of as many tickets as the size holds (bench/scale/bulk.ts): tickets a second.
+    const bulk = await bulkStatements(sql, size.tickets)
+    console.log(`${'bulk statement'.padEnd(22)} ${fmt(bulk.perSecond).padStart(7)} tickets/s  (${fmt(size.tickets)} tickets a statement: insert ${fmt(bulk.insertMs)} ms, state change ${fmt(bulk.updateMs)} ms, delete ${fmt(bulk.deleteMs)} ms)`)
+    const imported = await importRun(sql, size.tickets, 500_000_000 + size.tickets)
+    console.log(`${'import'.padEnd(22)} ${fmt(imported.perSecond).padStart(7)} tickets/s  (${fmt(size.tickets)} tickets with a comment each in ${fmt(imported.ms / 1000, 1)} s)`)
+    for (const [name, f] of [['bulk statement (tickets/s)', bulk], ['import (tickets/s)', imported]] as const) {
+      ;(results.routes[name] ??= { list: false, figures: [] }).figures.push({ perSecond: f.perSecond, p99: f.ms })
+    }
     const rss = peakRss(service.child.pid!)
     console.log(`service process: peak resident memory ${fmt(rss / 1024 / 1024)} MB so far`)
     results.sizes.push({ ...size, peakRssMb: rss / 1024 / 1024 })

@@ -32,6 +32,19 @@ export interface ServiceDeps {
   logger: Logger
   /** The service's public base URL, without a trailing slash. */
   publicUrl: string
+  /** Where the person's menu leads (docs/core.md, "Finding your way"); absent: nowhere but Sign out. */
+  places?: Places
+}
+
+/**
+ * The addresses the person's menu on every page links to: the built-in provider's `/account` and
+ * `/admin` (null with an outside provider or the development one, which have neither), and each
+ * service's address (null when it is not started).
+ */
+export interface Places {
+  provider: string | null
+  notes: string | null
+  tickets: string | null
 }
 
 export interface Service {
@@ -39,11 +52,12 @@ export interface Service {
   /** Answers paths no route matches (JSON 404 when absent). */
   notFound?: Handler
   /**
-   * Whether the credential the rate limiter counts a request by (its `Authorization` header,
-   * else the session cookie) is one this service knows: a token, a key, a signed-in session.
-   * Only such a credential gets a bucket of its own (src/limits/rate-limit.ts).
+   * Who the credential the rate limiter counts a request by (its `Authorization` header, else
+   * the session cookie) belongs to, when this service knows it (a token, a key, a signed-in
+   * session): `user:<id>` for a person, `key:<id>` for a project key; null otherwise. Only such
+   * a credential counts on a bucket of its owner's (src/limits/rate-limit.ts).
    */
-  verifyCredential?(req: Request): Promise<boolean>
+  verifyCredential?(req: Request): Promise<string | null>
   /** Called at shutdown, after the server stopped accepting. */
   close?(): Promise<void> | void
 }

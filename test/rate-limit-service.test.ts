@@ -119,3 +119,51 @@ test('a signed-in session cookie counts on its own bucket once verified', async 
   assert.deepEqual(await statuses(`${notesUrl}/api/me`, address, 5, () => ({ cookie })), [200, 200, 200, 200, 429])
   assert.deepEqual(await statuses(`${notesUrl}/api/me`, address, 4, () => ({})), [200, 200, 200, 429])
 })
+
+/** Signs `name` in at the notes service behind the proxy, from `address`: the session cookie's `name=value`. */
+async function notesSession(name: string, address: string): Promise<string> {
+  const notesUrl = proxied.servers.notes!.url
+  const start = await fetch(`${notesUrl}/login?next=/`, { redirect: 'manual', headers: { 'x-forwarded-for': address } })
+  const atProvider = new URL(start.headers.get('location')!)
+  atProvider.searchParams.set('name', name)
+  const back = new URL((await fetch(atProvider, { redirect: 'manual', headers: { 'x-forwarded-for': address } })).headers.get('location')!)
+  const signedIn = await fetch(new URL(`${back.pathname}${back.search}`, notesUrl), { redirect: 'manual', headers: { 'x-forwarded-for': address } })
+  return signedIn.headers.getSetCookie().find((c) => c.startsWith('notes_session='))!.split(';')[0]!
+}
+
+test('a session cookie spelled any other way opens no session: one cookie is one credential to the limiter', async () => {
+  // The review's finding: `cookie + "A"` opened the same session, each spelling a bucket of its own.
+  const cookie = await notesSession('erin', '198.51.100.5')
+  let n = 0
+  const me = async (c: string) => {
+    // Each request from an address of its own, so that no limit answers instead.
+    const res = await fetch(`${proxied.servers.notes!.url}/api/me`, { headers: { cookie: c, 'x-forwarded-for': `203.0.113.${++n}` } })
+    assert.equal(res.status, 200)
+    return (await res.json()) as { user: string | null }
+  }
+  assert.notEqual((await me(cookie)).user, null)
+  for (const suffix of ['A', 'AA', 'w', '_', '-']) assert.equal((await me(cookie + suffix)).user, null, `cookie + ${suffix}`)
+  assert.equal((await me(cookie.slice(0, -1))).user, null, 'cut short')
+})
+
+test('a token spelled any other way is no token', async () => {
+  const token = await tokenOf('frank')
+  const read = (authorization: string) => fetch(`${proxied.servers.tickets!.url}/api/inbox`, { headers: { authorization, 'x-forwarded-for': '198.51.100.6' } })
+  assert.equal((await read(`Bearer ${token}`)).status, 200)
+  for (const spelling of [`Bearer ${token}A`, `Bearer ${token.slice(0, -1)}`, `Bearer ${token.slice(0, -1)}${token.at(-1) === 'A' ? 'B' : 'A'}`]) {
+    assert.equal((await read(spelling)).status, 401, spelling)
+  }
+})
+
+test("every token of one person counts on the person's one bucket", async () => {
+  // The review's finding: each credential of a person had a bucket of its own.
+  const first = await tokenOf('gina')
+  const second = `tt_${randomBytes(32).toString('base64url')}`
+  await db.sql`insert into tokens (id, user_id, hash, label, created) values ('t-gina-2', 'u-gina', ${createHash('sha256').update(second).digest('hex')}, 'second', ${Date.now()})`
+  const url = `${proxied.servers.tickets!.url}/api/inbox`
+  const got = [
+    ...(await statuses(url, '192.0.2.17', 3, () => ({ authorization: `Bearer ${first}` }))),
+    ...(await statuses(url, '192.0.2.18', 3, () => ({ authorization: `Bearer ${second}` }))),
+  ]
+  assert.deepEqual(got, [200, 200, 200, 200, 429, 429], 'one burst of 4 between the two tokens')
+})

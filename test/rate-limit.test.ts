@@ -39,9 +39,14 @@ async function allowedVerified(limiter: RateLimiter, n: number, headers: Incomin
   return ok
 }
 
-/** A `verify` that knows the credentials given. */
-function knowing(...credentials: string[]): (req: ReturnType<typeof get>) => Promise<boolean> {
-  return async (req) => credentials.includes(req.headers.authorization ?? req.cookies.notes_session ?? '')
+/** A `verify` that knows the credentials given, each its own owner. */
+function knowing(...credentials: string[]): (req: ReturnType<typeof get>) => Promise<string | null> {
+  return owning(Object.fromEntries(credentials.map((c) => [c, c])))
+}
+
+/** A `verify` that knows the credentials given, as belonging to the owners given. */
+function owning(owners: Record<string, string>): (req: ReturnType<typeof get>) => Promise<string | null> {
+  return async (req) => owners[req.headers.authorization ?? req.cookies.notes_session ?? ''] ?? null
 }
 
 test('a bucket gives its burst at once, then one request per 1/rate seconds', async () => {
@@ -97,6 +102,19 @@ test("one token's limit does not touch another token's, nor the address's", asyn
   assert.equal(await allowedVerified(limiter, 10, { authorization: 'Bearer tt_two' }), 5)
   // Each token's first request, before it was verified, counted on the address too: 3 of its 5 are left.
   assert.equal(await allowed(limiter, 10), 3)
+})
+
+test("the sessions and tokens of one person share the person's bucket: a new credential buys nothing", async () => {
+  // The review's finding: ten sessions made from one provider session gave ten buckets.
+  const limiter = createRateLimiter({
+    limits: TIGHT,
+    clock: testClock().now,
+    cookieName: 'notes_session',
+    verify: owning({ s1: 'user:alice', s2: 'user:alice', 'Bearer tt_a': 'user:alice', s3: 'user:bob' }),
+  })
+  const alice = (await allowedVerified(limiter, 10, { cookie: 'notes_session=s1' }, '192.0.2.1')) + (await allowedVerified(limiter, 10, { cookie: 'notes_session=s2' }, '192.0.2.2')) + (await allowedVerified(limiter, 10, { authorization: 'Bearer tt_a' }, '192.0.2.3'))
+  assert.equal(alice, 5, "one burst for all of alice's credentials")
+  assert.equal(await allowedVerified(limiter, 10, { cookie: 'notes_session=s3' }, '192.0.2.4'), 5, "bob's bucket is his own")
 })
 
 test('a session cookie the service knows counts as a credential, another cookie does not', async () => {

@@ -180,3 +180,16 @@ test('changing a loaded session object does not change what the next load answer
   loaded!.data.tag = 'changed but not saved'
   assert.equal((await sessions.load(req))?.data.tag, 'a')
 })
+
+test('unseal() opens only the canonical spelling: a character added or unused bits set open nothing', () => {
+  const sealed = seal('x'.repeat(32), key)
+  assert.equal(unseal(sealed, key), 'x'.repeat(32))
+  for (const c of ['A', 'AA', 'AAA', 'w']) assert.equal(unseal(sealed + c, key), null, `+${c}`)
+  // A value whose length leaves unused bits in its last character: those bits set is another spelling.
+  const short = seal('abc', key)
+  const last = short.at(-1)!
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
+  const others = [...alphabet].filter((c) => c !== last && Buffer.from(short.slice(0, -1) + c, 'base64url').equals(Buffer.from(short, 'base64url')))
+  assert.ok(others.length > 0)
+  for (const c of others) assert.equal(unseal(short.slice(0, -1) + c, key), null, `last character ${c}`)
+})

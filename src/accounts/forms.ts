@@ -2,9 +2,14 @@
 import { serializeCookie } from '../http/cookie.ts'
 import type { Request } from '../http/request.ts'
 import type { Headers } from '../http/response.ts'
-import { textDefect } from '../http/text.ts'
+import { queryNotUtf8, textDefect } from '../http/text.ts'
 
-/** A form body (`application/x-www-form-urlencoded`, UTF-8, at most 64 KiB, no U+0000 or lone surrogate), or null. */
+/**
+ * A form body (`application/x-www-form-urlencoded`, UTF-8, at most 64 KiB, no U+0000 or lone
+ * surrogate), or null. Percent-escapes that decode to bytes that are not UTF-8 (`%FF`, a cut
+ * sequence) make no form, as a query string with them makes no request (src/http/text.ts):
+ * `URLSearchParams` would have read each as U+FFFD.
+ */
 export async function readForm(req: Request): Promise<URLSearchParams | null> {
   const bytes = await req.body()
   if (bytes.length > 65_536) return null
@@ -14,6 +19,7 @@ export async function readForm(req: Request): Promise<URLSearchParams | null> {
   } catch {
     return null
   }
+  if (queryNotUtf8(text) !== null) return null
   const form = new URLSearchParams(text)
   for (const [name, value] of form) if (textDefect(name) !== null || textDefect(value) !== null) return null
   return form

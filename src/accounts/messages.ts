@@ -10,7 +10,12 @@ export const TEXT = {
   nameTaken: 'That name is taken. Choose another.',
   ownerExists: 'The owner account exists already. Sign in instead.',
   signUpClosed: 'Sign-up here needs a link from the owner of this site, or an invite to a project.',
-  linkUsed: 'This sign-up link has been used up or has expired. Ask the owner for a new one.',
+  linkUsed: 'This sign-up link is no longer valid: it was used up, it expired or the owner revoked it. Ask the owner for a new one.',
   resetUnknown: 'This reset link has been used or has expired. Ask the owner for a new one.',
   wrongCurrent: 'The current password is wrong.',
+  inviteRevoked: 'This invite is no longer valid: an admin of the project revoked it. Ask them for a new one.',
+  forgotPassword: 'Ask the owner of this site for a reset link: they make one on their Admin page, under People, and it works once, for 24 hours. If you added a passkey, you can sign in with it instead.',
+  busy: 'Many people are signing in at this moment. Try again in a few seconds.',
+  formUnreadable: 'The form could not be read. Go back and try again.',
+  invitePlacesTaken: 'This invite has made as many accounts as it has uses. Ask for a new invite.',
 } as const

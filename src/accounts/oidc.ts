@@ -25,7 +25,8 @@ import { textDefect } from '../http/text.ts'
 import type { InviteContext } from './service-hooks.ts'
 import { messageContent, requestQuery, type LoginRequest } from './pages.ts'
 import type { ProviderCore } from './provider-core.ts'
-import type { Account, AccountStore } from './store.ts'
+import type { Account, AccountStore, SignUpPlace } from './store.ts'
+import { TEXT } from './messages.ts'
 
 /** Sign-in through an organisation's OpenID Connect provider: `OIDC_*` (src/config.ts reads them). */
 export interface OidcConfig {
@@ -171,7 +172,7 @@ export interface OidcDeps {
   /** A provider page in its frame. */
   page(req: Request, status: number, title: string, content: (csrf: string) => Html, options?: { headers?: Headers }): Response
   /** How a first sign-in may make an account: a live sign-up link, an invite, open sign-up; null when none allows it. */
-  signUpAllowed(link: string, request: LoginRequest): Promise<{ link: string; invite: InviteContext | null } | null>
+  signUpAllowed(link: string, request: LoginRequest): Promise<{ link: string; invite: InviteContext | null; place?: SignUpPlace } | null>
 }
 
 export interface Oidc {
@@ -310,7 +311,12 @@ export function createOidc(deps: OidcDeps): Oidc {
       log('sign-in refused: no account, and no sign-up link, invite or open sign-up')
       return deps.page(req, 403, 'Ask for an invite', () => messageContent(OIDC_TEXT.mustInvite(name, displayName)), { headers: { 'set-cookie': clearFlow } })
     }
-    const made = await store.createForIdentity({ issuer, subject, name: displayName, owner: false })
+    // Through an invite, the account takes one of its sign-up places in the same transaction.
+    const made = await store.createForIdentity({ issuer, subject, name: displayName, owner: false, place: allowed.place })
+    if (!made.ok && made.code === 'place_taken') {
+      log('sign-in refused: the invite has made as many accounts as it has uses')
+      return deps.page(req, 403, 'Ask for an invite', () => messageContent(TEXT.invitePlacesTaken), { headers: { 'set-cookie': clearFlow } })
+    }
     if (!made.ok) {
       // Made by a sign-in of the same identity a moment ago.
       const again = await store.byIdentity(issuer, subject)

@@ -25,10 +25,10 @@ import { answerRefusal, reason, refuse, type Refusal } from '../http/refusal.ts'
 const PAGE_EXPIRED = reason('form_expired', 'This page has expired. Reload it and try again.')
 import type { Request } from '../http/request.ts'
 import { json, jsonError, redirect, type Response } from '../http/response.ts'
-import type { SignInAttempts } from './attempts.ts'
 import type { BrowserBinding } from './browser-binding.ts'
 import type { ProviderCore } from './provider-core.ts'
 import { SESSION_COOKIE, type Account, type AccountStore } from './store.ts'
+import { cookieName } from './cookies.ts'
 
 const CHALLENGE_COOKIE = 'idp_challenge'
 const CHALLENGE_SECONDS = 300
@@ -60,7 +60,6 @@ export function createPasskeys(deps: {
   core: ProviderCore
   binding: BrowserBinding
   publicUrl: string
-  attempts: SignInAttempts
 }) {
   const { sql, clock, store, core, binding } = deps
   const origin = new URL(deps.publicUrl).origin
@@ -122,8 +121,6 @@ export function createPasskeys(deps: {
           if (!got.ok) return answerRefusal(got)
           const request = core.loginRequest(stringOf(got.body.key), stringOf(got.body.return))
           if (!request.ok) return jsonError(400, 'This sign-in cannot go on: go back to the app and press Sign in again.')
-          const wait = deps.attempts.fromAddress(req)
-          if (wait > 0) return jsonError(429, `Too many sign-in attempts. Try again in ${Math.ceil(wait / 1000)} seconds.`)
           const expectedChallenge = challengeOf(req)
           const response = got.body.response as AuthenticationResponseJSON | undefined
           if (expectedChallenge === null || typeof response !== 'object' || response === null || typeof response.id !== 'string') {
@@ -156,7 +153,7 @@ export function createPasskeys(deps: {
         method: 'POST',
         path: '/passkeys/register/options',
         handler: async (req) => {
-          const account = await store.sessionAccount(req.cookies[SESSION_COOKIE])
+          const account = await store.sessionAccount(req.cookies[cookieName(SESSION_COOKIE, secure)])
           if (account === null) return jsonError(401, 'Sign in first.')
           const got = await jsonBody(req)
           if (!got.ok) return answerRefusal(got)
@@ -179,7 +176,7 @@ export function createPasskeys(deps: {
         method: 'POST',
         path: '/passkeys/register',
         handler: async (req) => {
-          const account = await store.sessionAccount(req.cookies[SESSION_COOKIE])
+          const account = await store.sessionAccount(req.cookies[cookieName(SESSION_COOKIE, secure)])
           if (account === null) return jsonError(401, 'Sign in first.')
           const got = await jsonBody(req)
           if (!got.ok) return answerRefusal(got)

@@ -27,12 +27,17 @@ import { createSignInAttempts, type SignInAttempts } from './attempts.ts'
 import { cookiesOf, expired, readForm } from './forms.ts'
 import { TEXT } from './messages.ts'
 import { createBrowserBinding } from './browser-binding.ts'
-import { inviteContextOf, type InviteContext, type ServiceHooks } from './service-hooks.ts'
+import { inviteContextOf, takeInviteSignupOf, type InviteContext, type ServiceHooks } from './service-hooks.ts'
+import { createHashGate, type HashGate } from './hash-gate.ts'
+import { cleanName } from './names.ts'
+import { cookieName } from './cookies.ts'
+import { shownName } from '../auth/shown-name.ts'
+import { addressKey, clientAddress } from '../limits/rate-limit.ts'
 import { providerPage, providerPolicy, type PageFrame } from './page.ts'
 import { hashPassword, passwordDefect, UNKNOWN_ACCOUNT_HASH, verifyPassword } from './password.ts'
-import { messageContent, resetContent, setupContent, signInContent, signUpContent, type LoginRequest } from './pages.ts'
+import { messageContent, requestQuery, resetContent, setupContent, signInContent, signUpContent, type LoginRequest } from './pages.ts'
 import { settingsRoutes } from './settings.ts'
-import { createAccountStore, PROVIDER_SESSION_MS, SESSION_COOKIE, type Account, type AccountStore } from './store.ts'
+import { createAccountStore, PROVIDER_SESSION_MS, SESSION_COOKIE, type Account, type AccountStore, type SignUpPlace } from './store.ts'
 import { createPasskeys } from './passkeys.ts'
 import type { OidcConfig } from './oidc.ts'
 import type { Logger } from '../base/log.ts'
@@ -60,6 +65,8 @@ export interface AccountsProviderDeps {
   trustProxy: number
   assets: Assets | null
   attempts?: SignInAttempts
+  /** The ceiling on password hashes at once (src/accounts/hash-gate.ts); one of its own when absent. */
+  hashes?: HashGate
   /** Sign-in through the organisation's OpenID Connect provider (src/accounts/oidc.ts), or none. */
   oidc?: { settings: OidcConfig; party: RelyingParty } | null
   logger?: Logger | null
@@ -75,8 +82,18 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   const { sql, clock } = deps
   const store = createAccountStore({ sql, clock, hooks: deps.hooks })
   const secure = deps.publicUrl.startsWith('https:')
-  const binding = createBrowserBinding({ secret: deps.secret, secure })
-  const attempts = deps.attempts ?? createSignInAttempts({ clock, trustProxy: deps.trustProxy })
+  /** The provider session's cookie name (`__Host-idp_session` on https). */
+  const SESSION = cookieName(SESSION_COOKIE, secure)
+  const binding = createBrowserBinding({ secret: deps.secret, secure, sessionCookie: SESSION })
+  const attempts = deps.attempts ?? createSignInAttempts({ sql, clock, trustProxy: deps.trustProxy, secret: deps.secret, secure })
+  const hashes = deps.hashes ?? createHashGate()
+  /** Runs a password hash for the request through the ceiling: its answer, or 'busy'. */
+  const hashing = <T>(req: Request, work: () => Promise<T>) => hashes.run(addressKey(clientAddress(req, deps.trustProxy)), work)
+  /** The answer when no hash could be had. */
+  const busy = (req: Request) => {
+    const answer = message(req, 503, 'Busy', TEXT.busy)
+    return { ...answer, headers: { ...answer.headers, 'retry-after': '2' } }
+  }
   const serviceUrls = [deps.services.notes, deps.services.tickets].filter((u): u is string => u !== null)
   const origins = new Set(serviceUrls.map((u) => new URL(u).origin))
   const frame: PageFrame = {
@@ -93,7 +110,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     const { csrf, setCookie } = binding.of(req)
     const headers: Headers = { ...options.headers }
     if (setCookie !== null) headers['set-cookie'] = [...cookiesOf(headers), setCookie]
-    const signedIn = options.account ? { name: options.account.displayName, isOwner: options.account.isOwner, csrf } : null
+    const signedIn = options.account ? { name: shownName(options.account.displayName, options.account.name), isOwner: options.account.isOwner, csrf } : null
     return providerPage(frame, status, title, content(csrf), { signedIn, wide: options.wide, headers })
   }
 
@@ -102,8 +119,10 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   }
 
   function loginRequest(key: string | null, returnTo: string | null): { ok: true; request: LoginRequest } | { ok: false; response: Response } {
-    const k = key ?? ''
     const r = returnTo ?? ''
+    // The apps this provider serves send no key (their links stay free of it): the return
+    // address, which must be one of theirs, says whose sign-in it is. A key, when sent, must match.
+    const k = key === null || key === '' ? (r === '' ? '' : deps.apiKey) : key
     if (k === '' && r === '') return { ok: true, request: { key: '', returnTo: '' } }
     const refuse = (text: string) => ({ ok: false as const, response: providerPage(frame, 400, 'Sign-in refused', messageContent(text)) })
     if (k !== deps.apiKey) return refuse(TEXT.unknownKey)
@@ -118,10 +137,10 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   }
 
   async function finish(req: Request, account: Account, request: LoginRequest): Promise<Response> {
-    await store.endSession(req.cookies[SESSION_COOKIE])
+    await store.endSession(req.cookies[SESSION])
     const session = await store.startSession(account.id)
     await store.recordSignIn(account.id)
-    const cookie = serializeCookie(SESSION_COOKIE, session, { httpOnly: true, secure, sameSite: 'Lax', path: '/', maxAgeSeconds: PROVIDER_SESSION_MS / 1000 })
+    const cookie = serializeCookie(SESSION, session, { httpOnly: true, secure, sameSite: 'Lax', path: '/', maxAgeSeconds: PROVIDER_SESSION_MS / 1000 })
     return backToApp(account, request, { 'set-cookie': cookie })
   }
 
@@ -133,7 +152,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   }
 
   const core: ProviderCore = { finish, loginRequest }
-  const passkeys = createPasskeys({ sql, clock, store, core, binding, publicUrl: deps.publicUrl, attempts })
+  const passkeys = createPasskeys({ sql, clock, store, core, binding, publicUrl: deps.publicUrl })
   const oidc = deps.oidc
     ? createOidc({
         settings: deps.oidc.settings,
@@ -156,12 +175,13 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   const onlyThroughOidc = (req: Request) => message(req, 403, 'Sign-in', `Sign-in here is through ${oidc!.name} only.`, { href: '/login', text: 'Sign in' })
 
   /** The signed-in account of the request, or null. */
-  const signedIn = (req: Request) => store.sessionAccount(req.cookies[SESSION_COOKIE])
+  const signedIn = (req: Request) => store.sessionAccount(req.cookies[SESSION])
 
   async function signInPage(req: Request, request: LoginRequest, status: number, name: string, error: string | null): Promise<Response> {
     const invite = await inviteContextOf(deps.hooks, request.returnTo)
+    if (invite?.revoked) return message(req, 400, `Join ${invite.project}`, TEXT.inviteRevoked)
     const canSignUp = invite !== null || (await store.openSignup())
-    return page(req, status, invite ? `Sign in to join ${invite.project}` : 'Sign in', (csrf) =>
+    return page(req, status, invite ? `Join ${invite.project}` : 'Sign in', (csrf) =>
       signInContent(request, csrf, { name, error, invite, canSignUp, passkeys: deps.assets !== null, sso: ssoButton(request) }),
     )
   }
@@ -185,7 +205,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   /** The form of a POST, with its login request and browser token checked; else the page refusing it. */
   async function formOf(req: Request): Promise<{ ok: true; form: URLSearchParams; request: LoginRequest } | { ok: false; response: Response }> {
     const form = await readForm(req)
-    if (form === null) return { ok: false, response: message(req, 400, 'Form refused', 'The form could not be read. Go back and try again.') }
+    if (form === null) return { ok: false, response: message(req, 400, 'Form refused', TEXT.formUnreadable) }
     if (!binding.check(req, form.get('csrf'))) return { ok: false, response: message(req, 403, 'Form expired', TEXT.formExpired) }
     const checked = loginRequest(form.get('key'), form.get('return'))
     if (!checked.ok) return checked
@@ -198,24 +218,28 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     const got = await formOf(req)
     if (!got.ok) return got.response
     const { form, request } = got
-    const name = (form.get('name') ?? '').trim()
+    const name = cleanName(form.get('name') ?? '')
     const password = form.get('password') ?? ''
-    const wait = Math.max(attempts.fromAddress(req), attempts.accountWait(name))
+    // The cheap checks first: the address's attempts, then this name's failures from here.
+    const wait = Math.max(await attempts.fromAddress(req), await attempts.accountWait(req, name))
     if (wait > 0) return signInPage(req, request, 429, name, TEXT.tooManyAttempts(Math.ceil(wait / 1000)))
     const account = name === '' ? null : await store.byName(name)
     // The same scrypt work whether or not the name exists (or has a password: an account made
     // through the organisation's provider has none), so the time tells nothing either.
-    const matches = await verifyPassword(password.slice(0, 1000), account?.passwordHash || UNKNOWN_ACCOUNT_HASH)
+    const matches = await hashing(req, () => verifyPassword(password.slice(0, 1000), account?.passwordHash || UNKNOWN_ACCOUNT_HASH))
+    if (matches === 'busy') return busy(req)
     if (account === null || !matches || account.disabled) {
-      attempts.failed(name)
+      await attempts.failed(req, name)
       return signInPage(req, request, 400, name, TEXT.wrongNameOrPassword)
     }
-    return finish(req, account, request)
+    const device = await attempts.succeeded(req, account.name)
+    const answer = await finish(req, account, request)
+    return { ...answer, headers: { ...answer.headers, 'set-cookie': [...cookiesOf(answer.headers ?? {}), device] } }
   }
 
-  /** A new account's name and password, or the errors to show next to the fields. */
-  async function newAccountFields(form: URLSearchParams): Promise<{ ok: true; name: string; passwordHash: string } | { ok: false; name: string; errors: { name?: string; password?: string } }> {
-    const name = (form.get('name') ?? '').trim()
+  /** A new account's name and password, or the errors to show next to the fields; nothing hashed yet. */
+  function newAccountFields(form: URLSearchParams): { ok: true; name: string; password: string } | { ok: false; name: string; errors: { name?: string; password?: string } } {
+    const name = cleanName(form.get('name') ?? '')
     const password = form.get('password') ?? ''
     const errors: { name?: string; password?: string } = {}
     if (name === '') errors.name = TEXT.nameRequired
@@ -223,7 +247,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     const weak = passwordDefect(password)
     if (weak !== null) errors.password = weak
     if (errors.name || errors.password) return { ok: false, name, errors }
-    return { ok: true, name, passwordHash: await hashPassword(password) }
+    return { ok: true, name, password }
   }
 
   // POST /setup
@@ -231,19 +255,37 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     if (oidcOnly) return onlyThroughOidc(req)
     const got = await formOf(req)
     if (!got.ok) return got.response
-    const fields = await newAccountFields(got.form)
+    // The cheap checks before any hash: the address's attempts (a setup counts as a sign-in),
+    // an owner exists (the usual case once set up), the fields.
+    const wait = await attempts.fromAddress(req)
+    if (wait > 0) return message(req, 429, 'Create the owner account', TEXT.tooManyAttempts(Math.ceil(wait / 1000)))
+    if (await store.hasAccounts()) return signInPage(req, got.request, 409, '', TEXT.ownerExists)
+    const fields = newAccountFields(got.form)
     if (!fields.ok) return page(req, 400, 'Create the owner account', (csrf) => setupContent(got.request, csrf, { name: fields.name }, fields.errors, ssoButton(got.request)))
-    const made = await store.create({ name: fields.name, passwordHash: fields.passwordHash, owner: true })
+    const passwordHash = await hashing(req, () => hashPassword(fields.password))
+    if (passwordHash === 'busy') return busy(req)
+    const made = await store.create({ name: fields.name, passwordHash, owner: true })
     if (!made.ok) return signInPage(req, got.request, 409, '', TEXT.ownerExists)
     return finish(req, made.account, got.request)
   }
 
-  /** How a sign-up is allowed: a live link, a live invite, or open sign-up; null when it is not. */
-  async function signUpAllowed(link: string, request: LoginRequest): Promise<{ link: string; invite: InviteContext | null } | null> {
-    const invite = await inviteContextOf(deps.hooks, request.returnTo)
+  /**
+   * How a sign-up is allowed: a live link, open sign-up, or a live invite (whose sign-up place
+   * the new account must take: `place`); null when it is not.
+   */
+  async function signUpAllowed(link: string, request: LoginRequest): Promise<{ link: string; invite: InviteContext | null; place?: SignUpPlace } | null> {
+    const found = await inviteContextOf(deps.hooks, request.returnTo)
+    const invite = found?.revoked ? null : found
     if (link !== '') return (await store.signupLinkValid(link)) ? { link, invite } : null
-    if (invite !== null || (await store.openSignup())) return { link: '', invite }
+    if (await store.openSignup()) return { link: '', invite }
+    if (invite !== null) return { link: '', invite, place: (tx) => takeInviteSignupOf(deps.hooks, tx, request.returnTo) }
     return null
+  }
+
+  /** Why a sign-up is refused: a used link, a revoked invite, or sign-up closed. */
+  async function refusedSignUp(link: string, request: LoginRequest): Promise<string> {
+    if (link !== '') return TEXT.linkUsed
+    return (await inviteContextOf(deps.hooks, request.returnTo))?.revoked ? TEXT.inviteRevoked : TEXT.signUpClosed
   }
 
   // GET /signup
@@ -252,7 +294,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     if (!checked.ok) return checked.response
     const link = req.query.get('link') ?? ''
     const allowed = await signUpAllowed(link, checked.request)
-    if (allowed === null) return message(req, 403, 'Sign-up', link === '' ? TEXT.signUpClosed : TEXT.linkUsed, { href: '/login', text: 'Sign in' })
+    if (allowed === null) return message(req, 403, 'Sign-up', await refusedSignUp(link, checked.request), { href: '/login', text: 'Sign in' })
     // Under OIDC_ONLY=1 a sign-up link leads straight to the organisation's provider, the link kept.
     if (oidcOnly) return redirect(303, oidc!.startHref(checked.request, allowed.link === '' ? {} : { link: allowed.link }), undefined, { 'cache-control': 'no-store' })
     const title = allowed.invite ? `Join ${allowed.invite.project}` : 'Create an account'
@@ -267,26 +309,30 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     if (!got.ok) return got.response
     const link = got.form.get('link') ?? ''
     const allowed = await signUpAllowed(link, got.request)
-    if (allowed === null) return message(req, 403, 'Sign-up', link === '' ? TEXT.signUpClosed : TEXT.linkUsed)
-    if (attempts.fromAddress(req) > 0) return message(req, 429, 'Sign-up', TEXT.tooManyAttempts(60))
+    if (allowed === null) return message(req, 403, 'Sign-up', await refusedSignUp(link, got.request))
+    const wait = await attempts.fromAddress(req)
+    if (wait > 0) return message(req, 429, 'Sign-up', TEXT.tooManyAttempts(Math.ceil(wait / 1000)))
     const title = allowed.invite ? `Join ${allowed.invite.project}` : 'Create an account'
     const again = (name: string, errors: { name?: string; password?: string }) =>
       page(req, 400, title, (csrf) => signUpContent(got.request, csrf, allowed.link, allowed.invite, { name }, errors, ssoButton(got.request, allowed.link === '' ? {} : { link: allowed.link })))
-    const fields = await newAccountFields(got.form)
+    const fields = newAccountFields(got.form)
     if (!fields.ok) return again(fields.name, fields.errors)
     if ((await store.byName(fields.name)) !== null) return again(fields.name, { name: TEXT.nameTaken })
+    const passwordHash = await hashing(req, () => hashPassword(fields.password))
+    if (passwordHash === 'busy') return busy(req)
     if (link !== '' && !(await store.useSignupLink(link))) return message(req, 403, 'Sign-up', TEXT.linkUsed)
-    const made = await store.create({ name: fields.name, passwordHash: fields.passwordHash, owner: false })
-    if (!made.ok) return again(fields.name, { name: TEXT.nameTaken })
+    const made = await store.create({ name: fields.name, passwordHash, owner: false, place: allowed.place })
+    if (!made.ok) return made.code === 'place_taken' ? message(req, 403, 'Sign-up', TEXT.invitePlacesTaken) : again(fields.name, { name: TEXT.nameTaken })
     return finish(req, made.account, got.request)
   }
 
   // POST /signout
   async function signOut(req: Request): Promise<Response> {
     const form = await readForm(req)
-    if (form === null || !binding.check(req, form.get('csrf'))) return message(req, 403, 'Form expired', TEXT.formExpired)
-    await store.endSession(req.cookies[SESSION_COOKIE])
-    return redirect(303, '/login', 'signed out', { 'set-cookie': expired(SESSION_COOKIE, secure), 'cache-control': 'no-store' })
+    if (form === null) return message(req, 400, 'Form refused', TEXT.formUnreadable)
+    if (!binding.check(req, form.get('csrf'))) return message(req, 403, 'Form expired', TEXT.formExpired)
+    await store.endSession(req.cookies[SESSION])
+    return redirect(303, '/login', 'signed out', { 'set-cookie': expired(SESSION, secure), 'cache-control': 'no-store' })
   }
 
   /** The signed-in account for a page or form of `/account` or `/admin`; else the answer to give. */
@@ -302,7 +348,8 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     const who = await member(req, owner)
     if (!who.ok) return who
     const form = await readForm(req)
-    if (form === null || !binding.check(req, form.get('csrf'))) return { ok: false, response: message(req, 403, 'Form expired', TEXT.formExpired) }
+    if (form === null) return { ok: false, response: message(req, 400, 'Form refused', TEXT.formUnreadable) }
+    if (!binding.check(req, form.get('csrf'))) return { ok: false, response: message(req, 403, 'Form expired', TEXT.formExpired) }
     return { ok: true, account: who.account, form }
   }
 
@@ -318,7 +365,17 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     { method: 'GET', path: '/signup', handler: signUpForm, rateLimit: 'signin' },
     { method: 'POST', path: '/signup', handler: signUp, rateLimit: 'signin' },
     { method: 'POST', path: '/signout', handler: signOut },
-    ...settingsRoutes({ store, attempts, publicUrl: deps.publicUrl, apps, secure, page, message, member, memberForm, passkeys, oidc: oidc ? { name: oidc.name, issuer: oidc.issuer } : null }),
+    // Accounts have no mail address here, so a forgotten password is reset by the owner's link.
+    {
+      method: 'GET',
+      path: '/forgot',
+      handler: async (req) => {
+        const request = loginRequest(req.query.get('key'), req.query.get('return'))
+        if (!request.ok) return request.response
+        return message(req, 200, 'Forgot password?', TEXT.forgotPassword, { href: `/login${requestQuery(request.request)}`, text: 'Back to sign in' })
+      },
+    },
+    ...settingsRoutes({ store, attempts, publicUrl: deps.publicUrl, apps, secure, page, message, member, memberForm, passkeys, oidc: oidc ? { name: oidc.name, issuer: oidc.issuer } : null, hashing, busy }),
     ...(oidc?.routes ?? []),
     {
       method: 'GET',
@@ -337,14 +394,19 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
       handler: async (req) => {
         if (oidcOnly) return onlyThroughOidc(req)
         const form = await readForm(req)
-        if (form === null || !binding.check(req, form.get('csrf'))) return message(req, 403, 'Form expired', TEXT.formExpired)
+        if (form === null) return message(req, 400, 'Form refused', TEXT.formUnreadable)
+        if (!binding.check(req, form.get('csrf'))) return message(req, 403, 'Form expired', TEXT.formExpired)
+        const wait = await attempts.fromAddress(req)
+        if (wait > 0) return message(req, 429, 'Reset your password', TEXT.tooManyAttempts(Math.ceil(wait / 1000)))
         const link = form.get('link') ?? ''
         const account = await store.resetLinkAccount(link)
         if (account === null) return message(req, 404, 'Reset your password', TEXT.resetUnknown)
         const password = form.get('password') ?? ''
         const weak = passwordDefect(password)
         if (weak !== null) return page(req, 400, 'Reset your password', (csrf) => resetContent(link, csrf, account, weak))
-        const reset = await store.resetPassword(link, await hashPassword(password))
+        const passwordHash = await hashing(req, () => hashPassword(password))
+        if (passwordHash === 'busy') return busy(req)
+        const reset = await store.resetPassword(link, passwordHash)
         if (reset === null) return message(req, 404, 'Reset your password', TEXT.resetUnknown)
         return finish(req, reset, { key: '', returnTo: '' })
       },
@@ -362,7 +424,9 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     const account = await store.takeCode(typeof body.code === 'string' ? body.code : '')
     if (account === null) return jsonError(400, 'login code unknown, used or expired')
     if ('failure' in account) return jsonError(400, account.failure)
-    return json(200, { id: account.id, name: account.displayName }, { 'cache-control': 'no-store' })
+    // `login`, the account's unique name, lets the apps show it beside the display name; `owner`
+    // shows the owner the way to `/admin` (docs/core.md, "Finding your way").
+    return json(200, { id: account.id, name: account.displayName, login: account.name, ...(account.isOwner ? { owner: true } : {}) }, { 'cache-control': 'no-store' })
   }
 
   return { routes, store }

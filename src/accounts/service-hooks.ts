@@ -17,13 +17,15 @@ export interface InviteContext {
   project: string
   inviter: string
   role: string
+  /** Revoked by an admin of the project: the page says the link is no longer valid. */
+  revoked?: boolean
 }
 
 /** One service's part in the provider's flows. */
 export interface ServiceHooks {
   /**
-   * The live invite the sign-in's return address names, or null (not this service's, unknown,
-   * used up or expired). A service with no invites leaves it out.
+   * The live or revoked invite the sign-in's return address names, or null (not this service's,
+   * unknown, used up or expired). A service with no invites leaves it out.
    */
   inviteContext?(returnTo: string): Promise<InviteContext | null>
   /**
@@ -36,6 +38,23 @@ export interface ServiceHooks {
    * after its sessions have ended (the tracker: the person's tokens).
    */
   onDisable?(tx: Query, accountId: string): Promise<void>
+  /**
+   * Takes, in the transaction `tx` that makes the account, one sign-up place of the invite the
+   * return address names: true when taken, false when it is this service's invite and no place
+   * is left, null when the address names none of this service's invites.
+   */
+  takeInviteSignup?(tx: Query, returnTo: string): Promise<boolean | null>
+  /** What else a password reset ends at the service, after its sessions (the tracker: the person's tokens). */
+  onPasswordReset?(tx: Query, accountId: string): Promise<void>
+}
+
+/** Takes a sign-up place of the invite behind `returnTo` in `tx`: false when no service has one for it. */
+export async function takeInviteSignupOf(hooks: readonly ServiceHooks[], tx: Query, returnTo: string): Promise<boolean> {
+  for (const h of hooks) {
+    const taken = (await h.takeInviteSignup?.(tx, returnTo)) ?? null
+    if (taken !== null) return taken
+  }
+  return false
 }
 
 /** The first invite any service finds behind `returnTo`, or null. */

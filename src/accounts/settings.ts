@@ -15,6 +15,7 @@ import type { createPasskeys } from './passkeys.ts'
 import { expired, wholeNumber } from './forms.ts'
 import { TEXT } from './messages.ts'
 import { SESSION_COOKIE, type Account, type AccountStore } from './store.ts'
+import { cookieName } from './cookies.ts'
 
 type Answer<T> = ({ ok: true } & T) | { ok: false; response: Response }
 
@@ -32,6 +33,10 @@ export interface SettingsTools {
   passkeys: ReturnType<typeof createPasskeys>
   /** The organisation's OpenID Connect provider (its button's words and issuer), or null. */
   oidc: { name: string; issuer: string } | null
+  /** Runs a password hash for the request under the ceiling on hashes: its answer, or 'busy'. */
+  hashing<T>(req: Request, work: () => Promise<T>): Promise<T | 'busy'>
+  /** The answer when no hash could be had. */
+  busy(req: Request): Response
 }
 
 export function settingsRoutes(tools: SettingsTools): HttpRoute[] {
@@ -44,7 +49,7 @@ export function settingsRoutes(tools: SettingsTools): HttpRoute[] {
 
   const NOTICES: Record<string, string> = Object.assign(Object.create(null), {
     name: 'Your display name is saved. The apps show it from your next sign-in.',
-    password: 'Your password is changed.',
+    password: 'Your password is changed. Every other place you were signed in, here and in the apps, is signed out.',
     passkey: 'Your passkey is added.',
     renamed: 'The passkey is renamed.',
     removed: 'The passkey is removed.',
@@ -90,15 +95,20 @@ export function settingsRoutes(tools: SettingsTools): HttpRoute[] {
         const got = await memberForm(req, false)
         if (!got.ok) return got.response
         const { account, form } = got
-        if (attempts.accountWait(account.name) > 0) return accountPage(req, account, 429, null, { current: TEXT.tooManyAttempts(Math.ceil(attempts.accountWait(account.name) / 1000)) })
-        if (!(await verifyPassword((form.get('current') ?? '').slice(0, 1000), account.passwordHash))) {
-          attempts.failed(account.name)
+        const wait = Math.max(await attempts.fromAddress(req), await attempts.accountWait(req, account.name))
+        if (wait > 0) return accountPage(req, account, 429, null, { current: TEXT.tooManyAttempts(Math.ceil(wait / 1000)) })
+        const password = form.get('password') ?? ''
+        const matches = await tools.hashing(req, () => verifyPassword((form.get('current') ?? '').slice(0, 1000), account.passwordHash))
+        if (matches === 'busy') return tools.busy(req)
+        if (!matches) {
+          await attempts.failed(req, account.name)
           return accountPage(req, account, 400, null, { current: TEXT.wrongCurrent })
         }
-        const password = form.get('password') ?? ''
         const weak = passwordDefect(password)
         if (weak !== null) return accountPage(req, account, 400, null, { password: weak })
-        await store.setPassword(account.id, await hashPassword(password))
+        const passwordHash = await tools.hashing(req, () => hashPassword(password))
+        if (passwordHash === 'busy') return tools.busy(req)
+        await store.setPassword(account.id, passwordHash, req.cookies[cookieName(SESSION_COOKIE, secure)] ?? '')
         return redirect(303, '/account?done=password')
       },
     },
@@ -109,7 +119,7 @@ export function settingsRoutes(tools: SettingsTools): HttpRoute[] {
         const got = await memberForm(req, false)
         if (!got.ok) return got.response
         await store.signOutEverywhere(got.account.id)
-        return redirect(303, '/login', 'signed out everywhere', { 'set-cookie': expired(SESSION_COOKIE, secure), 'cache-control': 'no-store' })
+        return redirect(303, '/login', 'signed out everywhere', { 'set-cookie': expired(cookieName(SESSION_COOKIE, secure), secure), 'cache-control': 'no-store' })
       },
     },
     {
@@ -132,6 +142,16 @@ export function settingsRoutes(tools: SettingsTools): HttpRoute[] {
         const link = await store.createSignupLink(uses, days)
         const what = `A sign-up link for ${uses === 1 ? 'one person' : `${uses} people`}, valid for ${days} ${days === 1 ? 'day' : 'days'}.`
         return adminPage(req, got.account, 200, { what, url: `${publicUrl}/signup?link=${link}` })
+      },
+    },
+    {
+      method: 'POST',
+      path: '/admin/signup-links/:id/revoke',
+      handler: async (req) => {
+        const got = await memberForm(req, true)
+        if (!got.ok) return got.response
+        if (!(await store.revokeSignupLink(req.params.id!))) return adminPage(req, got.account, 404, null, 'That sign-up link is no longer live: it was used up, it expired or it was revoked already.')
+        return redirect(303, '/admin')
       },
     },
     {

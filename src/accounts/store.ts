@@ -7,6 +7,7 @@
 import type { Query, Sql } from '../db/client.ts'
 import { hashSecret, randomToken, recordId } from '../base/random.ts'
 import { reason, refuse, type Refusal } from '../http/refusal.ts'
+import { nameKey } from './names.ts'
 import type { ServiceHooks } from './service-hooks.ts'
 
 export interface Account {
@@ -55,23 +56,42 @@ function account(row: AccountRow): Account {
   }
 }
 
-/** A made account, or why not: `name_taken` or `owner_exists` (409). */
+/** A made account, or why not: `name_taken`, `owner_exists` or `place_taken` (409). */
 export type CreateResult = { ok: true; account: Account } | Refusal
 
 /** Why the store refuses: the provider's pages say each in their own words (messages.ts). */
 const NAME_TAKEN = reason('name_taken', 'the name is taken')
 const OWNER_EXISTS = reason('owner_exists', 'the owner account exists')
+const PLACE_TAKEN = reason('place_taken', "the invite's sign-up places are taken")
 const LINK_USED = reason('link_used', 'the identity link is used up or expired')
 const IDENTITY_TAKEN = reason('identity_taken', 'the identity belongs to another account')
+
+/**
+ * What a new account must take in the transaction that makes it (a project invite's sign-up
+ * place): false refuses the account, as `place_taken`.
+ */
+export type SignUpPlace = (tx: Query) => Promise<boolean>
 
 export type AccountStore = ReturnType<typeof createAccountStore>
 
 /**
  * The store on `sql`; `clock` gives milliseconds since the epoch; `hooks` end what an account
- * holds at the services when it signs out everywhere or is disabled.
+ * holds at the services when it signs out everywhere, changes or resets its password, or is
+ * disabled, and take an invite's sign-up place.
  */
 export function createAccountStore(deps: { sql: Sql; clock: () => number; hooks: readonly ServiceHooks[] }) {
   const { sql, clock, hooks } = deps
+
+  /**
+   * Ends sessions of the account: at the provider (all, or all but the one whose cookie is
+   * `keep`), then each service's through its hook. A deleted `sessions` row is a signed-out
+   * session in every process.
+   */
+  async function endSessions(tx: Query, accountId: string, options: { keep?: string } = {}): Promise<void> {
+    if (options.keep === undefined) await tx`delete from idp_sessions where account_id = ${accountId}`
+    else await tx`delete from idp_sessions where account_id = ${accountId} and id_hash <> ${hashSecret(options.keep)}`
+    for (const h of hooks) await h.endSessions(tx, accountId)
+  }
 
   const one = (rows: AccountRow[]): Account | null => (rows[0] ? account(rows[0]) : null)
   const byId = async (id: string): Promise<Account | null> => one(await sql<AccountRow[]>`select * from idp_accounts where id = ${id}`)
@@ -87,19 +107,23 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number; hooks:
      * Makes an account. `owner: true` makes the owner, refused once there is any account; the
      * unique indexes decide a race between two first runs or two sign-ups with one name.
      */
-    async create(input: { name: string; passwordHash: string; owner: boolean }): Promise<CreateResult> {
+    async create(input: { name: string; passwordHash: string; owner: boolean; place?: SignUpPlace }): Promise<CreateResult> {
       const now = clock()
       try {
-        const rows = input.owner
-          ? await sql<AccountRow[]>`
-              insert into idp_accounts (id, name, display_name, password_hash, is_owner, created)
-              select ${recordId()}, ${input.name}, ${input.name}, ${input.passwordHash}, true, ${now}
+        const rows = await sql.begin(async (tx) => {
+          if (input.place && !(await input.place(tx))) return null
+          return input.owner
+          ? await tx<AccountRow[]>`
+              insert into idp_accounts (id, name, name_key, display_name, password_hash, is_owner, created)
+              select ${recordId()}, ${input.name}, ${nameKey(input.name)}, ${input.name}, ${input.passwordHash}, true, ${now}
               where not exists (select 1 from idp_accounts)
               returning *`
-          : await sql<AccountRow[]>`
-              insert into idp_accounts (id, name, display_name, password_hash, created)
-              values (${recordId()}, ${input.name}, ${input.name}, ${input.passwordHash}, ${now})
+          : await tx<AccountRow[]>`
+              insert into idp_accounts (id, name, name_key, display_name, password_hash, created)
+              values (${recordId()}, ${input.name}, ${nameKey(input.name)}, ${input.name}, ${input.passwordHash}, ${now})
               returning *`
+        })
+        if (rows === null) return refuse(409, PLACE_TAKEN)
         if (rows.length === 0) return refuse(409, OWNER_EXISTS)
         return { ok: true, account: account(rows[0]!) }
       } catch (err) {
@@ -110,8 +134,9 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number; hooks:
       }
     },
 
+    /** The account whose name is `name` by {@link nameKey}: one spelling rule for every caller. */
     async byName(name: string): Promise<Account | null> {
-      return one(await sql<AccountRow[]>`select * from idp_accounts where lower(name) = lower(${name})`)
+      return one(await sql<AccountRow[]>`select * from idp_accounts where name_key = ${nameKey(name)}`)
     },
 
     byId,
@@ -129,27 +154,36 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number; hooks:
       await sql`update idp_accounts set display_name = ${displayName} where id = ${id}`
     },
 
-    async setPassword(id: string, passwordHash: string): Promise<void> {
-      await sql`update idp_accounts set password_hash = ${passwordHash} where id = ${id}`
+    /**
+     * Sets a new password (a change on `/account`) and ends, in the same transaction, every
+     * other session of the account: the provider's but the one of `keep` (the cookie of the
+     * browser that changed it), and all of both services'.
+     */
+    async setPassword(id: string, passwordHash: string, keep: string): Promise<void> {
+      await sql.begin(async (tx) => {
+        await tx`update idp_accounts set password_hash = ${passwordHash} where id = ${id}`
+        await endSessions(tx, id, { keep })
+      })
     },
 
     /**
      * Disables or enables an account. Disabling ends, in one transaction, its sessions here and
-     * at every service, then runs each service's `onDisable` (the tracker revokes its tokens).
+     * at every service, then runs each service's `onDisable` (the tracker revokes its user
+     * tokens, the project keys it confirmed and those keys' webhooks).
      */
     async setDisabled(id: string, disabled: boolean): Promise<void> {
       await sql.begin(async (tx) => {
-        await tx`update idp_accounts set disabled = ${disabled} where id = ${id} and not is_owner`
-        if (disabled) {
-          await endEverySession(tx, hooks, id)
+        const changed = await tx`update idp_accounts set disabled = ${disabled} where id = ${id} and not is_owner returning 1`
+        if (disabled && changed.length === 1) {
+          await endSessions(tx, id)
           for (const h of hooks) await h.onDisable?.(tx, id)
         }
       })
     },
 
-    /** "Sign out everywhere": the account's sessions here and at every service. */
+    /** "Sign out everywhere": the provider's sessions and both services' sessions of the account. */
     async signOutEverywhere(id: string): Promise<void> {
-      await sql.begin((tx) => endEverySession(tx, hooks, id))
+      await sql.begin((tx) => endSessions(tx, id))
     },
 
     /** A new provider session for the account: the cookie's value (only its hash is kept). */
@@ -232,26 +266,28 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number; hooks:
      * identity, with no password. `owner: true` makes the owner, refused once any account
      * exists. The sign-in name is `name`, or `name` with a number after it when that is taken.
      */
-    async createForIdentity(input: { issuer: string; subject: string; name: string; owner: boolean }): Promise<CreateResult> {
+    async createForIdentity(input: { issuer: string; subject: string; name: string; owner: boolean; place?: SignUpPlace }): Promise<CreateResult> {
       const now = clock()
       for (let attempt = 1; attempt <= 20; attempt++) {
         const name = attempt === 1 ? input.name : `${input.name.slice(0, 95)} ${attempt}`
         try {
           const made = await sql.begin(async (tx) => {
+            if (input.place && !(await input.place(tx))) return 'place taken' as const
             const rows = input.owner
               ? await tx<AccountRow[]>`
-                  insert into idp_accounts (id, name, display_name, password_hash, is_owner, created)
-                  select ${recordId()}, ${name}, ${input.name}, '', true, ${now}
+                  insert into idp_accounts (id, name, name_key, display_name, password_hash, is_owner, created)
+                  select ${recordId()}, ${name}, ${nameKey(name)}, ${input.name}, '', true, ${now}
                   where not exists (select 1 from idp_accounts)
                   returning *`
               : await tx<AccountRow[]>`
-                  insert into idp_accounts (id, name, display_name, password_hash, created)
-                  values (${recordId()}, ${name}, ${input.name}, '', ${now})
+                  insert into idp_accounts (id, name, name_key, display_name, password_hash, created)
+                  values (${recordId()}, ${name}, ${nameKey(name)}, ${input.name}, '', ${now})
                   returning *`
             if (rows.length === 0) return null
             await tx`insert into idp_oidc_identities (issuer, subject, account_id, created) values (${input.issuer}, ${input.subject}, ${rows[0]!.id}, ${now})`
             return account(rows[0]!)
           })
+          if (made === 'place taken') return refuse(409, PLACE_TAKEN)
           return made === null ? refuse(409, OWNER_EXISTS) : { ok: true, account: made }
         } catch (err) {
           const constraint = (err as { constraint_name?: string }).constraint_name
@@ -324,11 +360,18 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number; hooks:
       return rows.length === 1
     },
 
-    /** The live sign-up links, newest first, without their secrets. */
-    async signupLinks(): Promise<{ created: number; usesLeft: number; expires: number }[]> {
-      const rows = await sql<{ created: number; uses_left: number; expires: number }[]>`
-        select created, uses_left, expires from idp_signup_links where uses_left > 0 and expires > ${clock()} order by created desc limit 50`
-      return rows.map((r) => ({ created: Number(r.created), usesLeft: r.uses_left, expires: Number(r.expires) }))
+    /** The live sign-up links, newest first, without their secrets (`id` is the stored hash, which opens nothing). */
+    async signupLinks(): Promise<{ id: string; created: number; usesLeft: number; expires: number }[]> {
+      const rows = await sql<{ id_hash: string; created: number; uses_left: number; expires: number }[]>`
+        select id_hash, created, uses_left, expires from idp_signup_links where uses_left > 0 and expires > ${clock()} order by created desc limit 50`
+      return rows.map((r) => ({ id: r.id_hash, created: Number(r.created), usesLeft: r.uses_left, expires: Number(r.expires) }))
+    },
+
+    /** Revokes a live sign-up link by its stored hash: it has no use left from now on. */
+    async revokeSignupLink(idHash: string): Promise<boolean> {
+      if (idHash === '' || idHash.length > 100) return false
+      const rows = await sql`update idp_signup_links set uses_left = 0 where id_hash = ${idHash} and uses_left > 0 and expires > ${clock()} returning 1`
+      return rows.length === 1
     },
 
     /** A one-time reset link's secret for the account (an older one stops working). */
@@ -349,7 +392,10 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number; hooks:
         where r.id_hash = ${hashSecret(id)} and r.expires > ${clock()} and not a.disabled`)
     },
 
-    /** Sets the password through a reset link, taking the link and ending the account's sessions; false when the link no longer works. */
+    /**
+     * Sets the password through a reset link, taking the link and ending every session of the
+     * account, provider's and services', and its tracker tokens; null when the link no longer works.
+     */
     async resetPassword(id: string, passwordHash: string): Promise<Account | null> {
       if (id === '' || id.length > 100) return null
       return sql.begin(async (tx) => {
@@ -358,7 +404,9 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number; hooks:
         if (!taken) return null
         const rows = await tx<AccountRow[]>`update idp_accounts set password_hash = ${passwordHash} where id = ${taken.account_id} and not disabled returning *`
         if (rows.length === 0) return null
-        await tx`delete from idp_sessions where account_id = ${taken.account_id}`
+        // A reset may follow a stolen password: every session ends, and the user tokens too.
+        await endSessions(tx, taken.account_id)
+        for (const h of hooks) await h.onPasswordReset?.(tx, taken.account_id)
         return account(rows[0]!)
       })
     },
@@ -373,10 +421,4 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number; hooks:
         on conflict (key) do update set value = excluded.value`
     },
   }
-}
-
-/** Ends every session of the account: the provider's, then each service's through its hook. */
-async function endEverySession(tx: Query, hooks: readonly ServiceHooks[], accountId: string): Promise<void> {
-  await tx`delete from idp_sessions where account_id = ${accountId}`
-  for (const h of hooks) await h.endSessions(tx, accountId)
 }

@@ -15,6 +15,11 @@ import { serializeCookie } from '../http/cookie.ts'
 /** How long a session lives. */
 export const SESSION_DAYS = 30
 const SESSION_MS = SESSION_DAYS * 24 * 60 * 60 * 1000
+/** A session id: 24 random bytes in base64url. */
+const SESSION_ID_BYTES = 24
+const SESSION_ID = /^[A-Za-z0-9_-]{32}$/
+/** The length of a session cookie's value: base64url of nonce (24) ‖ id (32) ‖ MAC (16). */
+const SEALED_LENGTH = ((24 + 32 + 16) / 3) * 4
 
 export interface Session {
   /** The id the cookie carries; the row is stored under its hash ({@link hashSecret}). */
@@ -35,10 +40,16 @@ export function seal(id: string, key: Uint8Array): string {
   return Buffer.from(out).toString('base64url')
 }
 
-/** Opens a sealed cookie value; null when it was not sealed with `key` or was altered. */
+/**
+ * Opens a sealed cookie value; null when it was not sealed with `key`, was altered, or is not
+ * written in canonical base64url (so one sealed value has one spelling: a character added at the
+ * end, or unused low bits set in the last one, make no credential).
+ */
 export function unseal(cookie: string, key: Uint8Array): string | null {
   if (cookie.length > 200 || !/^[A-Za-z0-9_-]+$/.test(cookie)) return null
-  const bytes = new Uint8Array(Buffer.from(cookie, 'base64url'))
+  const decoded = Buffer.from(cookie, 'base64url')
+  if (decoded.toString('base64url') !== cookie) return null
+  const bytes = new Uint8Array(decoded)
   const n = nacl.secretbox.nonceLength
   if (bytes.length <= n + nacl.secretbox.overheadLength) return null
   const opened = nacl.secretbox.open(bytes.subarray(n), bytes.subarray(0, n), key)
@@ -106,8 +117,8 @@ export function createSessions(deps: { sql: Sql; secret: Uint8Array; service: st
     async load(req) {
       const sealed = req.cookies[cookieName]
       if (!sealed) return null
-      const id = unseal(sealed, secret)
-      if (id === null) return null
+      const id = sealed.length === SEALED_LENGTH ? unseal(sealed, secret) : null
+      if (id === null || !SESSION_ID.test(id)) return null
       const [row] = await sql`
         select user_id, data from sessions
         where id = ${hashSecret(id)} and service = ${service} and expires > ${clock()}`
@@ -115,10 +126,10 @@ export function createSessions(deps: { sql: Sql; secret: Uint8Array; service: st
       return { id, userId: row.user_id as string | null, data: (row.data ?? {}) as Record<string, unknown>, isNew: false }
     },
     create() {
-      return { id: randomToken(24), userId: null, data: {}, isNew: true }
+      return { id: randomToken(SESSION_ID_BYTES), userId: null, data: {}, isNew: true }
     },
     renew(session) {
-      const renewed: Session = { id: randomToken(24), userId: session.userId, data: session.data, isNew: true }
+      const renewed: Session = { id: randomToken(SESSION_ID_BYTES), userId: session.userId, data: session.data, isNew: true }
       if (!session.isNew) replaces.set(renewed, session.id)
       return renewed
     },

@@ -9,52 +9,58 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
 import { request as httpRequest, type IncomingMessage } from 'node:http'
 import { request as httpsRequest } from 'node:https'
-import { BlockList, isIP, type LookupFunction } from 'node:net'
+import { isIP, type LookupFunction } from 'node:net'
+import ipaddr from 'ipaddr.js'
 
-/** Addresses that are not the public internet: this machine, private networks, link-local (cloud metadata), and the reserved ranges. */
-const NOT_PUBLIC = new BlockList()
-for (const [net, bits] of [
-  ['0.0.0.0', 8], // "this network"
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10], // carrier-grade NAT
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16], // link-local, where cloud metadata services answer
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, and the broadcast address
-] as const) {
-  NOT_PUBLIC.addSubnet(net, bits, 'ipv4')
-}
-for (const [net, bits] of [
-  ['::', 128],
-  ['::1', 128],
-  ['64:ff9b::', 96], // NAT64: could reach an IPv4 address unchecked
-  ['100::', 64],
-  ['2001:db8::', 32],
-  ['fc00::', 7], // unique local (fd00:ec2::254 is a metadata address)
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  NOT_PUBLIC.addSubnet(net, bits, 'ipv6')
-}
-
-/** Whether `address` (an IPv4 or IPv6 literal) is on the public internet. */
+/**
+ * Whether `address` (an IPv4 or IPv6 literal) is on the public internet, classified by
+ * `ipaddr.js`: an IPv4 address whose range is plain unicast (not this network, private,
+ * carrier-grade NAT, loopback, link-local where cloud metadata answers, multicast, broadcast or
+ * reserved), or an IPv6 address whose range is global unicast. An IPv6 address that carries an
+ * IPv4 address, in any of the forms that do (mapped `::ffff:a.b.c.d`, translated
+ * `::ffff:0:a.b.c.d`, the deprecated compatible `::a.b.c.d`, 6to4 `2002:AABB:CCDD::`, NAT64
+ * `64:ff9b::/96`, Teredo's server and its client), is judged by each IPv4 address it carries as
+ * well, so `[::7f00:1]` is loopback. Local-use NAT64 (`64:ff9b:1::/48`) reaches whatever its
+ * operator routes it to, and is refused.
+ */
 export function isPublicAddress(address: string): boolean {
-  const family = isIP(address)
-  if (family === 0) return false
-  if (family === 6) {
-    // An IPv4 address written as IPv6 (::ffff:127.0.0.1) is judged as the IPv4 address.
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)
-    if (mapped) return isPublicAddress(mapped[1]!)
-    return !NOT_PUBLIC.check(address, 'ipv6')
+  const bare = address.split('%')[0]!
+  if (isIP(bare) === 0) return false
+  const parsed = ipaddr.parse(bare)
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast'
+  const v6 = parsed as ipaddr.IPv6
+  const embedded = embeddedIPv4(v6)
+  if (embedded === null) return v6.range() === 'unicast'
+  return embedded.length > 0 && embedded.every((v4) => v4.range() === 'unicast')
+}
+
+/**
+ * The IPv4 addresses an IPv6 address carries: null when it carries none (judge it as IPv6); an
+ * empty list when its form may carry one that cannot be told (it is refused).
+ */
+function embeddedIPv4(v6: ipaddr.IPv6): ipaddr.IPv4[] | null {
+  const p = v6.parts
+  const v4 = (high: number, low: number) => new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff])
+  switch (v6.range()) {
+    case 'ipv4Mapped':
+    case 'rfc6145':
+      return [v4(p[6]!, p[7]!)]
+    case 'rfc6052':
+      // 64:ff9b::/96 carries the address in its last 32 bits; 64:ff9b:1::/48 is local use.
+      return p[2] === 0 && p[3] === 0 && p[4] === 0 && p[5] === 0 ? [v4(p[6]!, p[7]!)] : []
+    case '6to4':
+      return [v4(p[1]!, p[2]!)]
+    case 'teredo':
+      // The server's address, and the client's, stored inverted.
+      return [v4(p[2]!, p[3]!), v4(p[6]! ^ 0xffff, p[7]! ^ 0xffff)]
+    case 'unspecified':
+    case 'loopback':
+      return null
+    default:
+      // The deprecated IPv4-compatible form: 96 zero bits, then the IPv4 address.
+      if (p.slice(0, 6).every((x) => x === 0)) return [v4(p[6]!, p[7]!)]
+      return null
   }
-  return !NOT_PUBLIC.check(address, 'ipv4')
 }
 
 /** Why an address may not be reached, in words for the person who gave it. */

@@ -65,6 +65,7 @@ export type RefusalCode =
   | 'slug_taken'
   | 'invite_used_up'
   | 'invite_expired'
+  | 'invite_revoked'
   | 'bad_code'
   | 'bad_relation'
   | 'too_many'
@@ -75,6 +76,7 @@ export type RefusalCode =
   // The provider's accounts.
   | 'name_taken'
   | 'owner_exists'
+  | 'place_taken'
   | 'link_used'
   | 'identity_taken'
 

@@ -4,11 +4,13 @@
  * on a shared PostgreSQL server, reconciled with the other processes' buckets about once a
  * second through the table `rate_limits` ({@link SharedBuckets}, src/limits/shared-buckets.ts).
  *
- * Who a client is: the credential it presents (the `Authorization` header, else the service's
- * session cookie) once the service has verified it (`verify`: a token it knows, the cookie of a
- * signed-in session); else, and for a credential it could not verify, its address
- * ({@link clientAddress}), so a made-up token or cookie buys no bucket of its own. The first
- * request of a credential without a bucket counts on its address and, verified, on the new
+ * Who a client is: the owner of the credential it presents (the `Authorization` header, else
+ * the service's session cookie) once the service has verified it (`verify`: a token it knows,
+ * the cookie of a signed-in session, answered as the person it belongs to, so that all the
+ * sessions and tokens of one person share one bucket); else, and for a credential it could not
+ * verify, its address ({@link clientAddress}), so a made-up token or cookie buys no bucket of its
+ * own. The services read credentials strictly (one secret has one spelling), and the first
+ * request of a credential not yet verified counts on its address and, verified, on its owner's
  * bucket too. Sign-in routes count by address only. A refused
  * request is answered 429 with `Retry-After` and the `RateLimit-Policy` and `RateLimit` fields
  * of draft-ietf-httpapi-ratelimit-headers-11.
@@ -143,10 +145,12 @@ export interface RateLimiterOptions {
    */
   shared?: SharedBuckets | null
   /**
-   * Whether the credential a request is counted by (its `Authorization` header, else the session
-   * cookie) is one the service knows; absent: none is, and every request counts by address.
+   * Who the credential a request is counted by (its `Authorization` header, else the session
+   * cookie) belongs to, when the service knows it: a name for its owner (`user:<id>` for a
+   * person, so that every session and token of one person share one bucket); null when the
+   * service does not know it. Absent: none is known, and every request counts by address.
    */
-  verify?: (req: Request) => Promise<boolean>
+  verify?: (req: Request) => Promise<string | null>
 }
 
 export interface RateLimiter extends Limiter {
@@ -173,9 +177,11 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   const trustProxy = options.trustProxy ?? 0
   const shared = options.shared ?? null
   const buckets = {
-    api: { byCredential: new Map<string, TokenBucket>(), byAddress: new Map<string, TokenBucket>() },
-    signin: { byCredential: new Map<string, TokenBucket>(), byAddress: new Map<string, TokenBucket>() },
+    api: { byOwner: new Map<string, TokenBucket>(), byAddress: new Map<string, TokenBucket>() },
+    signin: { byOwner: new Map<string, TokenBucket>(), byAddress: new Map<string, TokenBucket>() },
   }
+  /** The owner each verified credential was found to belong to, and when it was last used. */
+  const owners = new Map<string, { owner: string; used: number }>()
   const policies = { api: policyField('api', limits.api), signin: policyField('signin', limits.signin) }
   let timer: NodeJS.Timeout | null = null
   let running: Promise<void> | null = null
@@ -213,37 +219,35 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     const now = clock()
     const mine = buckets[cls]
     const credential = cls === 'signin' ? null : credentialOf(req)
-    // Only a credential the service verified has a bucket; any other request, a made-up
-    // credential's included, counts against its address.
-    const bucket = credential === null ? undefined : mine.byCredential.get(credential)
-    if (bucket !== undefined) {
-      const wait = bucket.take(now)
-      return wait === 0 ? null : tooMany(cls, wait)
+    // Only a credential the service verified counts on its owner's bucket; any other request,
+    // a made-up credential's included, counts against its address.
+    const known = credential === null ? undefined : owners.get(credential)
+    if (known !== undefined) {
+      known.used = now
+      return takeFrom(mine.byOwner, known.owner, cls, now)
     }
     const refused = takeFrom(mine.byAddress, addressKey(clientAddress(req, trustProxy)), cls, now)
     if (refused !== null || credential === null || verify === undefined) return refused
     // A lookup that failed (the database away) leaves the request counted by its address.
-    const known = await verify(req).catch(() => false)
-    if (known && !mine.byCredential.has(credential)) {
-      // The request verified is the credential's first: it counts on the new bucket as well as
-      // on its address, so a credential gets its burst, no more.
-      const made = new TokenBucket(limits[cls], now)
-      made.take(now)
-      mine.byCredential.set(credential, made)
-    }
-    return null
+    const owner = await verify(req).catch(() => null)
+    if (owner === null || owners.has(credential)) return null
+    owners.set(credential, { owner, used: now })
+    // The request verified is the credential's first: it counts on its owner's bucket as well
+    // as on its address, so a new credential buys its owner nothing.
+    return takeFrom(mine.byOwner, owner, cls, now)
   }
 
   async function exchange(): Promise<void> {
     const now = clock()
     const batch: { bucket: TokenBucket; sent: number }[] = []
+    // A credential unused for a while is verified again on its next request.
+    for (const [credential, known] of owners) if (now - known.used >= IDLE_MS) owners.delete(credential)
     for (const cls of ['api', 'signin'] as const) {
-      for (const [kind, map] of [['c', buckets[cls].byCredential], ['a', buckets[cls].byAddress]] as const) {
+      for (const [kind, map] of [['c', buckets[cls].byOwner], ['a', buckets[cls].byAddress]] as const) {
         for (const [key, bucket] of map) {
           const full = bucket.full(now)
           if (shared === null) {
             bucket.spent = 0
-            // A credential's bucket also stands for its verification: it stays while in use.
             if (full && (kind === 'a' || now - bucket.used >= IDLE_MS)) map.delete(key)
             continue
           }

@@ -2,6 +2,7 @@
  * Signing in to the notes service (docs/notes-api.md, "Signing in"): the login
  * button's target, the identity provider's return point, and the failure page.
  */
+import { shownName } from '../auth/shown-name.ts'
 import { htmlResponse } from '../http/html.ts'
 import { PRIVATE_NO_STORE, redirect, type Response } from '../http/response.ts'
 import type { Request } from '../http/request.ts'
@@ -54,14 +55,22 @@ export function createLoginHandlers(deps: { idp: IdentityProvider; sessions: Ses
       // No transaction is open here: the exchange waits on the network (docs/core.md, "Database").
       const result = await idp.exchange(code)
       if (!result.ok) return failure(req, result.message)
-      // Rule 4's session, under a fresh id: a cookie planted before the sign-in names nothing
-      // after it, and the answer carries the new cookie as rule 7 says of a new session
-      // (docs/core.md, "Sessions and credentials").
-      const session = sessions.renew((await sessions.load(req)) ?? sessions.create())
+      // Rule 4's session. A sign-in that changes who it names gets a fresh id, so a cookie
+      // planted before it names nothing after it, and the answer carries the new cookie; the
+      // same person signing in again on their own session keeps its id and gets no Set-Cookie,
+      // as rule 7 says (decisions, section 4; docs/core.md, "Sessions and credentials").
+      const loaded = await sessions.load(req)
+      const same = loaded !== null && loaded.userId === result.identity.id
+      const session = same ? loaded : sessions.renew(loaded ?? sessions.create())
+      // A switch from one person to another is said on the next page (docs/core.md, "Login CSRF").
+      const before = !same && loaded?.userId && typeof loaded.data.name === 'string' ? shownName(loaded.data.name, loaded.data.login) : null
+      session.data.switchedFrom = before
       session.userId = result.identity.id
       session.data.tag = randomToken(16)
       // Shown in the app instead of the id.
       session.data.name = result.identity.name
+      session.data.owner = result.identity.owner === true
+      session.data.login = result.identity.login ?? null
       session.data.loginError = null
       return answer(session, safeNext(req.query.get('next')), LOGIN.loggedIn)
     },

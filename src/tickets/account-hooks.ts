@@ -6,6 +6,7 @@
 import type { ServiceHooks } from '../accounts/service-hooks.ts'
 import { endSessionsOf } from '../auth/session.ts'
 import type { Sql } from '../db/client.ts'
+import { connectionTable } from './store/connections.ts'
 import { inviteTable } from './store/invites.ts'
 import { tokenTable } from './store/tokens.ts'
 import { userTable } from './store/users.ts'
@@ -43,7 +44,18 @@ export function ticketsAccountHooks(deps: { sql: Sql; clock: () => number; publi
       const user = await userTable(tx, clock).byIdentity(accountId)
       if (user !== null) await endSessionsOf(tx, 'tickets', user.id)
     },
+    async takeInviteSignup(tx, returnTo) {
+      const id = publicUrl === null ? null : inviteIdOf(publicUrl, returnTo)
+      return id === null ? null : inviteTable(tx, clock).takeSignupPlace(id)
+    },
+    // A project key acts as the person who confirmed it, so it ends with them, and the webhooks
+    // it made go with it (docs/connect-apps.md).
     async onDisable(tx, accountId) {
+      await tokenTable(tx, clock).deleteOfIdentity(accountId)
+      await connectionTable(tx, clock).deleteOfIdentity(accountId)
+    },
+    // A reset may follow a stolen password: the person's user tokens end with their sessions.
+    async onPasswordReset(tx, accountId) {
       await tokenTable(tx, clock).deleteOfIdentity(accountId)
     },
   }

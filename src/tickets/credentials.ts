@@ -59,13 +59,16 @@ export interface Credentials {
    */
   actingUser(caller: Caller, projectId: string): Promise<ActingResult>
   /**
-   * Whether the credential the rate limiter counts the request by is a known one: the
-   * `Authorization` header when sent (`Bearer ` and a live token or key, written exactly so, so
-   * that one secret is one credential), else the cookie of a signed-in session.
+   * Who the credential the rate limiter counts the request by belongs to (`user:<id>`,
+   * `key:<id>`), or null when it is no known one: the `Authorization` header when sent
+   * (`Bearer ` and a live token or key, written exactly so, so that one secret is one
+   * credential), else the cookie of a signed-in session.
    */
-  known(req: Request): Promise<boolean>
+  owner(req: Request): Promise<string | null>
   /** The request's session and its logged-in user, if any (for `GET /api/me`). */
   session(req: Request): Promise<{ session: Session | null; user: User | null }>
+  /** Clears the session's note of a switch of person, once a page has said it. */
+  forgetSwitch(session: Session): Promise<void>
   /**
    * Who reads, for a public read that can say "me" (a search's `assignee:me`): the user of a
    * user token, else of the session; null for nobody, a key or a bad token. A read changes
@@ -79,6 +82,17 @@ export interface Credentials {
 const LAST_USED_STEP_MS = 60_000
 
 const BEARER = /^Bearer +(\S+) *$/i
+
+/**
+ * True when `secret` is spelled as the service makes them: `tt_` or `tk_` and 32 bytes in
+ * canonical base64url (43 characters, the last one's unused bits zero). Any other spelling is
+ * no credential, so one secret is one string.
+ */
+export function wellFormedSecret(secret: string): boolean {
+  if (!/^t[tk]_[A-Za-z0-9_-]{43}$/.test(secret)) return false
+  const body = secret.slice(3)
+  return Buffer.from(body, 'base64url').toString('base64url') === body
+}
 
 export function createCredentials(deps: { store: TicketStore; clock: () => number; sessions: Sessions; origin: string }): Credentials {
   const { store, clock, sessions, origin } = deps
@@ -105,12 +119,12 @@ export function createCredentials(deps: { store: TicketStore; clock: () => numbe
     const header = req.headers.authorization
     if (header !== undefined && header !== '') {
       const secret = BEARER.exec(header)?.[1]
-      if (secret?.startsWith(KEY_PREFIX)) {
-        if (callers === 'user') return refused(401, USER_TOKEN_NEEDED)
+      if (secret?.startsWith(KEY_PREFIX) && callers === 'user') return refused(401, USER_TOKEN_NEEDED)
+      if (secret === undefined || !wellFormedSecret(secret)) return refused(401, BAD_TOKEN)
+      if (secret.startsWith(KEY_PREFIX)) {
         const connection = await byKey(secret)
         return connection ? { ok: true, caller: { kind: 'key', via: 'key', connection } } : refused(401, BAD_TOKEN)
       }
-      if (!secret?.startsWith(TOKEN_PREFIX)) return refused(401, BAD_TOKEN)
       const user = await byToken(secret)
       return user ? { ok: true, caller: { kind: 'user', user, via: 'token' } } : refused(401, BAD_TOKEN)
     }
@@ -132,14 +146,24 @@ export function createCredentials(deps: { store: TicketStore; clock: () => numbe
       if (!user) return refuse(403, KEY_PERSON_GONE, 'project')
       return { ok: true, user, app: connection.label }
     },
-    async known(req) {
+    async owner(req) {
       const header = req.headers.authorization
-      if (header === undefined || header === '') return ((await sessions.load(req))?.userId ?? null) !== null
+      if (header === undefined || header === '') {
+        const userId = (await sessions.load(req))?.userId ?? null
+        return userId === null ? null : `user:${userId}`
+      }
       const secret = BEARER.exec(header)?.[1]
-      if (secret === undefined || header !== `Bearer ${secret}`) return false
-      if (secret.startsWith(TOKEN_PREFIX)) return (await store.tokens.byHash(hashSecret(secret))) !== null
-      if (secret.startsWith(KEY_PREFIX)) return (await store.connections.byHash(hashSecret(secret))) !== null
-      return false
+      if (secret === undefined || header !== `Bearer ${secret}` || !wellFormedSecret(secret)) return null
+      if (secret.startsWith(TOKEN_PREFIX)) {
+        const token = await store.tokens.byHash(hashSecret(secret))
+        return token ? `user:${token.user.id}` : null
+      }
+      const key = await store.connections.byHash(hashSecret(secret))
+      return key ? `key:${key.id}` : null
+    },
+    async forgetSwitch(session) {
+      session.data = { ...session.data, switchedFrom: null }
+      await sessions.save(session)
     },
     async session(req) {
       const session = await sessions.load(req)
@@ -148,7 +172,7 @@ export function createCredentials(deps: { store: TicketStore; clock: () => numbe
     },
     async reader(req) {
       const secret = BEARER.exec(req.headers.authorization ?? '')?.[1]
-      if (secret !== undefined) return secret.startsWith(TOKEN_PREFIX) ? ((await byToken(secret))?.id ?? null) : null
+      if (secret !== undefined) return secret.startsWith(TOKEN_PREFIX) && wellFormedSecret(secret) ? ((await byToken(secret))?.id ?? null) : null
       const session = await sessions.load(req)
       return session?.userId ?? null
     },

@@ -55,7 +55,22 @@ test('4.1 rule 4: a login sets the user, 16 fresh random bytes as tag, and clear
   assert.ok(typeof tag === 'string' && Buffer.from(tag, 'base64url').length === 16)
 
   const again = await app.call('GET', `/login/callback?idp_code=${app.idp.code({ id: 'alice-id', name: 'Alice' })}`, { cookie: signedIn })
-  assert.notEqual((await sessionOf(cookieOf(again.headers['set-cookie']!))).data.tag, tag, 'every login gives a fresh tag')
+  assert.notEqual((await sessionOf(signedIn)).data.tag, tag, 'every login gives a fresh tag')
+  assert.equal(again.headers['set-cookie'], undefined)
+})
+
+test('4.1 rule 7: the same person signing in again on their own session keeps its id and gets no Set-Cookie', async () => {
+  const cookie = await app.signIn('same-person')
+  const before = await sessionOf(cookie)
+  const again = await app.call('GET', `/login/callback?idp_code=${app.idp.code({ id: 'same-person', name: 'Same' })}`, { cookie })
+  assert.equal(again.status, 302)
+  assert.equal(again.text, 'logged in')
+  assert.equal(again.headers['set-cookie'], undefined, 'no Set-Cookie: the session is not new')
+  const after = await sessionOf(cookie)
+  assert.equal(after.id, before.id)
+  assert.equal(after.userId, 'same-person')
+  assert.equal(after.data.switchedFrom, null)
+  assert.deepEqual((await app.call('GET', '/api/me', { cookie })).json, { user: 'same-person' })
 })
 
 test('4.1 rule 4: a login takes the session of the request cookie under a fresh id, sends its cookie, and the old one names nothing', async () => {

@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { test } from 'node:test'
-import { CODE_MS, REQUEST_MS } from '../../src/tickets/api/connect.ts'
+import { REQUEST_MS } from '../../src/tickets/api/connect.ts'
+import { CODE_MS } from '../../src/tickets/domain/connections.ts'
 import { expectJson, ticketsApp, type Answer, type Person } from './support.ts'
 
 const app = await ticketsApp()

@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { importTickets } from '../../src/tickets/importer/import.ts'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after } from 'node:test'
+import { importTickets, importTicketsFile, progressLine } from '../../src/tickets/importer/import.ts'
+import { writeImportFile } from '../support/import-file.ts'
+import { connect } from '../../src/db/client.ts'
 import { expectJson, ticketsApp } from './support.ts'
 
 const app = await ticketsApp()
@@ -80,4 +86,83 @@ test('a bad file is refused whole, naming the place, and imports nothing', async
   }
   const [row] = await app.sql`select count(*)::int as n from projects where slug = 'x'`
   assert.equal(row!.n, 0)
+})
+
+const dir = await mkdtemp(join(tmpdir(), 'import-test-'))
+after(() => rm(dir, { recursive: true, force: true }))
+
+test('the progress line says how many tickets of how many, and how many a second', () => {
+  assert.equal(progressLine(12_000, 80_000, 5), '12,000 of 80,000 tickets, 2,400 a second')
+  assert.equal(progressLine(0, 80_000, 0), '0 of 80,000 tickets, 0 a second')
+})
+
+test('a 50,000-ticket file is imported as a stream, with progress, in a memory far below its size', async (t) => {
+  const path = join(dir, 'big.json')
+  const bytes = await writeImportFile(path, { slug: 'big-import', admin: 'alice', tickets: 50_000, firstNumber: 100_000, summary: 250 })
+  assert.ok(bytes > 20_000_000, `${bytes} bytes`)
+  const gc = globalThis.gc!
+  gc()
+  const before = process.memoryUsage()
+  let heapPeak = 0
+  let rssPeak = 0
+  const progress: [number, number][] = []
+  // As the import script connects: no deadline for an answer (a busy machine makes the last
+  // statements, over all 50,000 tickets, slow).
+  const sql = connect(app.db.url, { max: 2, schema: app.db.schema, answerTimeout: null })
+  const result = await importTicketsFile(sql, path, {
+    now: app.clock.now(),
+    onProgress: (done, total) => {
+      progress.push([done, total])
+      // The heap's live data, without the garbage a collection would free.
+      gc()
+      const m = process.memoryUsage()
+      heapPeak = Math.max(heapPeak, m.heapUsed - before.heapUsed)
+      rssPeak = Math.max(rssPeak, m.rss - before.rss)
+    },
+  }).finally(() => sql.end({ timeout: 5 }))
+  assert.ok(result.ok, JSON.stringify(result))
+  assert.equal(result.report.imported, 50_000)
+  assert.equal(result.report.warnings.length, 50)
+  // A batch at a time, in the file's order, to the end.
+  assert.ok(progress.length >= 50, `${progress.length} calls`)
+  assert.deepEqual(progress.at(-1), [50_000, 50_000])
+  assert.ok(progress.every(([done, total], i) => total === 50_000 && (i === 0 || done >= progress[i - 1]![0])))
+  // Far below the file's size: the file was never held whole.
+  t.diagnostic(`${bytes} bytes of file; the live heap grew by at most ${heapPeak} bytes, the resident memory by ${rssPeak}`)
+  assert.ok(heapPeak < bytes / 4, `the live heap grew by ${heapPeak} bytes for a file of ${bytes}`)
+  assert.ok(rssPeak < 300_000_000, `the resident memory grew by ${rssPeak} bytes`)
+
+  // Numbered by old number though the file runs downwards, with its comments and relations.
+  const lowest = await app.call('GET', '/api/tickets/100000')
+  assert.equal(lowest.body.ticket.ref, 'big-import#1')
+  const ninth = await app.call('GET', '/api/tickets/100009')
+  assert.equal(ninth.body.ticket.ref, 'big-import#10')
+  assert.deepEqual(ninth.body.ticket.parent, { id: (await app.call('GET', '/api/tickets/100008')).body.ticket.id, ref: 'big-import#9' })
+  assert.deepEqual(ninth.body.events.map((e: { text: string }) => e.text), ['Comment 0 on ticket 100009'])
+  const [rows] = await app.sql`
+    select count(*)::int as tickets, count(parent_id)::int as parents, (select count(*)::int from blockers x join tickets t on t.id = x.ticket_id where t.project_id = p.id) as blockers,
+      (select sum(count)::int from ticket_counts c where c.project_id = p.id) as counted
+    from tickets t join projects p on p.id = t.project_id where p.slug = 'big-import' group by p.id`
+  assert.deepEqual(rows, { tickets: 50_000, parents: 5_000, blockers: 2_500, counted: 50_000 })
+})
+
+test('a file that is not JSON to its end is refused and imports nothing', async () => {
+  const path = join(dir, 'cut.json')
+  await writeFile(path, '{"project": {"slug": "cut-short", "admin": "alice"}, "tickets": [{"number": 77001, "subject": "one"}, {"number": 77002, "subj')
+  const result = await importTicketsFile(app.sql, path, { now: app.clock.now() })
+  assert.equal(result.ok, false)
+  assert.ok(!result.ok && result.status === 400 && result.code === 'bad_import' && result.message.startsWith('the file is not valid JSON: '), JSON.stringify(result))
+  const [row] = await app.sql`select count(*)::int as n from projects where slug = 'cut-short'`
+  assert.equal(row!.n, 0)
+})
+
+test('a file whose tickets come before its project, with other keys, is imported as a whole one is', async () => {
+  const path = join(dir, 'order.json')
+  // Written with a byte-order mark first, as some exporters do.
+  await writeFile(path, '\uFEFF' + JSON.stringify({ version: { of: ['the', 'export'] }, tickets: [{ number: 88002, subject: 'two', blockedBy: [88001] }, { number: 88001, subject: 'one' }], project: { slug: 'late-project', admin: 'alice' } }))
+  const result = await importTicketsFile(app.sql, path, { now: app.clock.now() })
+  assert.deepEqual(result, { ok: true, report: { project: 'late-project', imported: 2, skipped: 0, warnings: [] } })
+  const two = await app.call('GET', '/api/tickets/88002')
+  assert.equal(two.body.ticket.ref, 'late-project#2')
+  assert.deepEqual(two.body.ticket.blockedBy.map((b: { ref: string }) => b.ref), ['late-project#1'])
 })

@@ -68,6 +68,19 @@ test('login return: an unsafe next goes to /', async () => {
   }
 })
 
+test('login return: the same person signing in again on their own session keeps its id and gets no Set-Cookie (rule 7)', async () => {
+  const first = await app.call('GET', `/login/callback?idp_code=${app.idp.code({ id: 's-7', name: 'Seven' })}`)
+  const cookie = String(first.headers['set-cookie']).split(';')[0]!
+  const before = (await app.sessions.load(makeRequest({ headers: { cookie } })))!
+  const again = await app.call('GET', `/login/callback?idp_code=${app.idp.code({ id: 's-7', name: 'Seven' })}`, { headers: { cookie } })
+  assert.equal(again.status, 302)
+  assert.equal(again.headers['set-cookie'], undefined)
+  const after = (await app.sessions.load(makeRequest({ headers: { cookie } })))!
+  assert.equal(after.id, before.id)
+  assert.equal(after.userId, before.userId)
+  assert.notEqual(after.data.tag, before.data.tag, 'the tag is renewed as rule 6 says')
+})
+
 test('login return: the session of the cookie is taken under a fresh id, its user set, its data kept and its tag renewed', async () => {
   const session = app.sessions.create()
   session.data = { tag: 'old-tag', kept: 'yes' }

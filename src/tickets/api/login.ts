@@ -3,6 +3,7 @@
  * stores the user, joins an invite, and logs the session in with a fresh tag. Failures are HTML
  * pages `Login failed` or `Invite failed`. The provider is called outside any transaction.
  */
+import { shownName } from '../../auth/shown-name.ts'
 import { text } from '../../http/response.ts'
 import type { Handler } from '../../http/handler.ts'
 import { safeNext } from '../../auth/idp.ts'
@@ -40,11 +41,25 @@ export function createLoginHandler(ctx: Context): Handler {
       joinedSlug = joined.slug
     }
 
-    // Rule 6's session, under a fresh id: a cookie planted before the sign-in names nothing
-    // after it, and the new session's cookie is sent as rule 7 says (docs/core.md).
-    const session = ctx.sessions.renew((await ctx.sessions.load(req)) ?? ctx.sessions.create())
+    // Rule 6's session. A sign-in that changes who it names gets a fresh id, so a cookie planted
+    // before it names nothing after it, and the new session's cookie is sent; the same person
+    // signing in again on their own session keeps its id and gets no Set-Cookie, as rule 7 says
+    // (decisions, section 4; docs/core.md, "Sessions and credentials").
+    const loaded = await ctx.sessions.load(req)
+    const same = loaded !== null && loaded.userId === user.id
+    const session = same ? loaded : ctx.sessions.renew(loaded ?? ctx.sessions.create())
+    // A switch from one person to another is said on the next page (docs/core.md, "Login CSRF").
+    const before = !same && loaded?.userId ? await ctx.store.users.byId(loaded.userId) : null
     session.userId = user.id
-    session.data = { ...session.data, user: { id: user.id }, tag: randomToken(16), ...(joinedSlug !== null ? { joined: joinedSlug } : {}) }
+    session.data = {
+      ...session.data,
+      user: { id: user.id },
+      tag: randomToken(16),
+      switchedFrom: before ? shownName(before.name, loaded?.data.login) : null,
+      login: exchanged.identity.login ?? null,
+      owner: exchanged.identity.owner === true,
+      ...(joinedSlug !== null ? { joined: joinedSlug } : {}),
+    }
     await ctx.sessions.save(session)
     const headers: Record<string, string> = { location: target, 'cache-control': 'no-store' }
     if (session.isNew) headers['set-cookie'] = ctx.sessions.cookie(session)

@@ -6,19 +6,25 @@
  * The whole file goes in one transaction: it is imported completely or not at all. Tickets whose
  * old number is already in the project are skipped, so running the same file again is harmless.
  * Imported history emits no live events: nobody has a page open on tickets that did not exist.
+ *
+ * A file is read twice as a stream (src/tickets/import-file.ts), never whole: once to check it
+ * before anything is written, keeping only the old numbers, and once to write it, a batch of
+ * tickets to a statement. Tickets are numbered in the order of their old numbers, whatever the
+ * file's order: a ticket's number is its old number's rank among the new ones.
  */
 import type { Sql, TransactionSql } from '../../db/client.ts'
 import { recordId } from '../../base/random.ts'
 import { claimSlug } from '../rules/slugs.ts'
-import { importTable } from '../store/imports.ts'
 import { projectTable } from '../store/projects.ts'
 import { isState, type State } from '../rules/states.ts'
 import { SOURCE_MAX, SUBJECT_MAX, SUMMARY_MAX } from '../rules/lengths.ts'
 import { resolveUser } from '../store/users.ts'
+import { importTable, type ImportedLink, type ImportedRow } from '../store/imports.ts'
+import { BadJson, fileSource, valueSource, type ImportSource } from './import-file.ts'
 import { refuse, Refusal, type Reason } from '../../http/refusal.ts'
 import {
   atPlace, badBlockedBy, badImportState, badOldNumber, badParent, badTime, IMPORT_NO_PROJECT_ID, IMPORT_NO_SLUG, IMPORT_NOT_OBJECT, IMPORT_PARENT_CYCLE,
-  IMPORT_TICKETS_NOT_LIST, importNeedsAdmin, importTooLong, isRequired, mustBeList, mustBeObject, mustBeString, notLoggedInHere, numberTwice,
+  IMPORT_TICKETS_NOT_LIST, importNeedsAdmin, importNotJson, importTooLong, isRequired, mustBeList, mustBeObject, mustBeString, notLoggedInHere, numberTwice,
   otherProjectsNumber, relatedToItself, unknownOldNumber,
 } from '../rules/messages.ts'
 
@@ -26,8 +32,16 @@ export interface ImportReport {
   project: string
   imported: number
   skipped: number
-  /** People named in the file who have not logged in here: kept as names, not linked. */
+  /** People named in the file who have not logged in here: kept as names, not linked, in name order. */
   warnings: string[]
+}
+
+export interface ImportOptions {
+  now: number
+  /** Called after each batch written: tickets of the file gone through, and in all. */
+  onProgress?: (done: number, total: number) => void
+  /** Tickets a statement writes. */
+  batch?: number
 }
 
 interface ImportedComment {
@@ -50,79 +64,140 @@ interface ImportedTicket {
   comments: ImportedComment[]
 }
 
-interface ImportFile {
-  project: { slug: string; title: string; description: string; admin: string }
-  tickets: ImportedTicket[]
+interface ImportProject {
+  slug: string
+  title: string
+  description: string
+  admin: string
+}
+
+/** What checking a file keeps: its project, and its old numbers in ascending order. */
+interface CheckedFile {
+  project: ImportProject
+  numbers: Int32Array
 }
 
 type Checked<T> = { ok: true; value: T } | Refusal
+type Imported = { ok: true; report: ImportReport } | Refusal
+
+const BATCH = 1_000
 
 /** Imports a parsed file; refusals name the place in the file. */
-export async function importTickets(sql: Sql, data: unknown, now: number): Promise<{ ok: true; report: ImportReport } | Refusal> {
-  const checked = checkFile(data, now)
-  if (!checked.ok) return checked
-  const file = checked.value
+export function importTickets(sql: Sql, data: unknown, now: number): Promise<Imported> {
+  return importFrom(sql, valueSource(data), { now })
+}
+
+/** Imports the file at `path`, read as a stream; refusals name the place in the file. */
+export function importTicketsFile(sql: Sql, path: string, options: ImportOptions): Promise<Imported> {
+  return importFrom(sql, fileSource(path), options)
+}
+
+/** "12,000 of 80,000 tickets, 2,400 a second": the progress line the import script shows. */
+export function progressLine(done: number, total: number, seconds: number): string {
+  const rate = seconds > 0 ? Math.round(done / seconds) : 0
+  return `${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} tickets, ${rate.toLocaleString('en-US')} a second`
+}
+
+async function importFrom(sql: Sql, source: ImportSource, options: ImportOptions): Promise<Imported> {
   try {
-    return await sql.begin((tx) => load(tx, file, now))
+    const checked = await checkFile(source, options.now)
+    if (!checked.ok) return checked
+    return await sql.begin((tx) => load(tx, source, checked.value, options))
   } catch (err) {
     // A refusal found inside the transaction is thrown so that it rolls back.
     if (err instanceof Refusal) return err
+    if (err instanceof BadJson) return refuse(400, importNotJson(err.message))
     throw err
   }
 }
 
-async function load(tx: TransactionSql, file: ImportFile, now: number): Promise<{ ok: true; report: ImportReport }> {
+async function load(tx: TransactionSql, source: ImportSource, file: CheckedFile, options: ImportOptions): Promise<{ ok: true; report: ImportReport }> {
+  const { now } = options
   const imports = importTable(tx)
-  const projects = projectTable(tx)
   const warnings = new Set<string>()
+  const people = new Map<string, { id: string | null; name: string }>()
   const person = async (name: string): Promise<{ id: string | null; name: string }> => {
     if (name === '') return { id: null, name: 'unknown' }
+    const known = people.get(name)
+    if (known) return known
     const found = await resolveUser(tx, name, 'user')
-    if (found.ok) return found.user
-    warnings.add(notLoggedInHere(name))
-    return { id: null, name }
+    const who = found.ok ? found.user : { id: null, name }
+    if (!found.ok) warnings.add(notLoggedInHere(name))
+    people.set(name, who)
+    return who
   }
 
   const projectId = await projectFor(tx, file.project, now)
   await imports.lockProject(projectId)
-  const ids = new Map<number, string>()
-  let imported = 0
-  let skipped = 0
-  for (const t of [...file.tickets].sort((a, b) => a.number - b.number)) {
-    const existing = await imports.byOldNumber(t.number)
-    if (existing) {
-      if (existing.projectId !== projectId) throw refuse(400, otherProjectsNumber(t.number))
-      ids.set(t.number, existing.id)
-      skipped++
-      continue
+
+  // The old numbers already imported: skipped if in this project, refused if in another.
+  const skipped = new Set<number>()
+  for (let i = 0; i < file.numbers.length; i += 10_000) {
+    for (const found of await imports.importedBefore(Array.from(file.numbers.subarray(i, i + 10_000)))) {
+      if (found.projectId !== projectId) throw refuse(400, otherProjectsNumber(found.oldNumber))
+      skipped.add(found.oldNumber)
     }
-    const author = await person(t.author)
-    const assignee = t.assignee === '' ? null : await person(t.assignee)
-    const id = await imports.insert({
-      projectId, oldNumber: t.number, subject: t.subject, summary: t.summary, source: t.source, state: t.state,
-      assigneeId: assignee?.id ?? null, authorId: author.id, authorName: author.id === null ? author.name : null, created: t.created,
-    })
-    ids.set(t.number, id)
-    for (const c of t.comments) await imports.insertComment(id, await person(c.author), c.text, c.created)
-    imported++
   }
-  const oldId = async (n: number, at: number) => {
-    const known = ids.get(n) ?? (await imports.byOldNumber(n))?.id
-    if (known === undefined) throw refuse(400, unknownOldNumber(at, n))
-    return known
+  const fresh = file.numbers.filter((n) => !skipped.has(n))
+  const first = await imports.takeNumbers(projectId, fresh.length)
+
+  await imports.startLinks()
+  const batchSize = options.batch ?? BATCH
+  let rows: ImportedRow[] = []
+  let links: ImportedLink[] = []
+  let done = 0
+  const flush = async () => {
+    await imports.insertBatch(projectId, rows)
+    await imports.keepLinks(links)
+    rows = []
+    links = []
+    options.onProgress?.(done, file.numbers.length)
   }
-  for (const t of file.tickets) {
-    const id = ids.get(t.number)!
-    if (t.parent !== null) await imports.setParent(id, await oldId(t.parent, t.number))
-    for (const b of t.blockedBy) await imports.addBlocker(id, await oldId(b, t.number))
+  for await (const part of source()) {
+    if (part.kind !== 'ticket') continue
+    // Checked whole before the transaction began.
+    const t = (checkTicket(part.value, '', now) as { ok: true; value: ImportedTicket }).value
+    if (t.parent !== null) links.push({ at: t.number, target: t.parent, kind: 'parent' })
+    for (const b of t.blockedBy) links.push({ at: t.number, target: b, kind: 'blocker' })
+    done++
+    if (!skipped.has(t.number)) {
+      const author = await person(t.author)
+      const assignee = t.assignee === '' ? null : await person(t.assignee)
+      const comments = []
+      for (const c of t.comments) {
+        const by = await person(c.author)
+        comments.push({ userId: by.id, by: by.name, text: c.text, created: c.created })
+      }
+      rows.push({
+        number: first + rankOf(fresh, t.number), oldNumber: t.number, subject: t.subject, summary: t.summary, source: t.source, state: t.state,
+        assigneeId: assignee?.id ?? null, authorId: author.id, authorName: author.id === null ? author.name : null, created: t.created, comments,
+      })
+    }
+    if (rows.length >= batchSize || links.length >= batchSize) await flush()
   }
+  await flush()
+
+  const unknown = await imports.applyLinks()
+  if (unknown) throw refuse(400, unknownOldNumber(unknown.at, unknown.target))
   if (await imports.hasParentCycle(projectId)) throw refuse(400, IMPORT_PARENT_CYCLE)
-  const project = await projects.byId(projectId)
-  return { ok: true, report: { project: project!.slug, imported, skipped, warnings: [...warnings] } }
+  const project = await projectTable(tx).byId(projectId)
+  return { ok: true, report: { project: project!.slug, imported: fresh.length, skipped: skipped.size, warnings: [...warnings].sort() } }
+}
+
+/** Where `n` is in the ascending `numbers` (it is there). */
+function rankOf(numbers: Int32Array, n: number): number {
+  let lo = 0
+  let hi = numbers.length - 1
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (numbers[mid]! < n) lo = mid + 1
+    else hi = mid
+  }
+  return lo
 }
 
 /** The project to import into: the one the slug names, or a new one with `admin` as admin. */
-async function projectFor(tx: TransactionSql, project: ImportFile['project'], now: number): Promise<string> {
+async function projectFor(tx: TransactionSql, project: ImportProject, now: number): Promise<string> {
   const found = await importTable(tx).projectIdByName(project.slug)
   if (found !== null) return found
   if (project.admin === '') throw refuse(400, importNeedsAdmin(project.slug))
@@ -137,31 +212,38 @@ async function projectFor(tx: TransactionSql, project: ImportFile['project'], no
   return id
 }
 
-// Checking the file's shape before anything is written.
-
-function checkFile(data: unknown, now: number): Checked<ImportFile> {
-  if (!isRecord(data)) return fail(IMPORT_NOT_OBJECT)
-  const p = data.project
+/**
+ * Reads the file through once before anything is written. The refusals come in the order a
+ * whole file's checks give them: its shape, then its project, then the first bad ticket.
+ */
+async function checkFile(source: ImportSource, now: number): Promise<Checked<CheckedFile>> {
+  let project: unknown
+  let ticketsNotList = false
+  let badTicket: Refusal | null = null
+  const seen = new Set<number>()
+  for await (const part of source()) {
+    if (part.kind === 'notObject') return fail(IMPORT_NOT_OBJECT)
+    if (part.kind === 'project') project = part.value
+    else if (part.kind === 'ticketsNotList') ticketsNotList = true
+    else if (badTicket === null) {
+      const at = `tickets[${part.index}]`
+      const t = checkTicket(part.value, at, now)
+      if (!t.ok) badTicket = t
+      else if (seen.has(t.value.number)) badTicket = fail(numberTwice(at, t.value.number))
+      else seen.add(t.value.number)
+    }
+  }
+  const p = project
   if (!isRecord(p) || typeof p.slug !== 'string' || p.slug === '') return fail(IMPORT_NO_SLUG)
   for (const key of ['title', 'description', 'admin'] as const) {
     if (p[key] !== undefined && typeof p[key] !== 'string') return fail(mustBeString(`project.${key}`))
   }
-  if (!Array.isArray(data.tickets)) return fail(IMPORT_TICKETS_NOT_LIST)
-  const tickets: ImportedTicket[] = []
-  const seen = new Set<number>()
-  for (const [i, raw] of data.tickets.entries()) {
-    const t = checkTicket(raw, `tickets[${i}]`, now)
-    if (!t.ok) return t
-    if (seen.has(t.value.number)) return fail(numberTwice(`tickets[${i}]`, t.value.number))
-    seen.add(t.value.number)
-    tickets.push(t.value)
-  }
+  if (ticketsNotList) return fail(IMPORT_TICKETS_NOT_LIST)
+  if (badTicket) return badTicket
+  const numbers = Int32Array.from(seen).sort()
   return {
     ok: true,
-    value: {
-      project: { slug: p.slug, title: str(p.title), description: str(p.description), admin: str(p.admin) },
-      tickets,
-    },
+    value: { project: { slug: p.slug, title: str(p.title), description: str(p.description), admin: str(p.admin) }, numbers },
   }
 }
 

@@ -5,9 +5,9 @@ import type { Row } from './page-data.ts'
 
 export function inboxBody(input: { pending: readonly Row[]; review: readonly Row[]; now: number }): Html {
   return html`<div class="page-head"><div><h1>Inbox</h1><p class="muted">Tickets assigned to you, latest change first.</p></div></div>
-<h2>Waiting for you <span class="muted">(${input.pending.length})</span></h2>
+<h2>Waiting for you <span class="muted" data-live="pending-count">(${input.pending.length})</span></h2>
 ${ticketList(input.pending, input.now, html`<p>Nothing open or in progress is assigned to you.</p>`, { showProject: true, live: 'pending', label: 'Waiting for you' })}
-<h2>In review <span class="muted">(${input.review.length})</span></h2>
+<h2>In review <span class="muted" data-live="review-count">(${input.review.length})</span></h2>
 ${ticketList(input.review, input.now, html`<p>No ticket of yours is in review.</p>`, { showProject: true, live: 'review', label: 'In review' })}`
 }
 

@@ -4,6 +4,7 @@
  * its history and relations, the inbox, tokens, memberships, members and connected apps.
  * Reads only: every write of the pages goes through the JSON API.
  */
+import { shownName } from '../../auth/shown-name.ts'
 import type { Request } from '../../http/request.ts'
 import type { Credentials } from '../credentials.ts'
 import type { TicketQuery } from '../rules/query.ts'
@@ -32,6 +33,10 @@ export interface Viewer {
   tag: string
   /** Tickets assigned to them in open, doing or review (the inbox). */
   inboxCount: number
+  /** The provider's owner: their menu leads to `/admin`. */
+  owner: boolean
+  /** Whom the session named before a login return switched it to this person, said once (docs/core.md, "Login CSRF"). */
+  switchedFrom?: string | null
 }
 
 export type { ProjectSummary }
@@ -91,9 +96,12 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
     ): Promise<{ viewer: Viewer | null; cursor: number; switcher: PageContext['switcher']; project: PageContext['project'] }> {
       const { session, user } = await credentials.session(req)
       const tag = session?.data.tag
-      const signedIn = user && typeof tag === 'string' ? { id: user.id, name: user.name, tag } : null
+      // The name beside which the account's unique name is shown (src/auth/shown-name.ts).
+      const signedIn = user && typeof tag === 'string' ? { id: user.id, name: shownName(user.name, session?.data.login), tag } : null
+      const switchedFrom = signedIn && typeof session?.data.switchedFrom === 'string' ? session.data.switchedFrom : null
+      if (session && switchedFrom !== null) await credentials.forgetSwitch(session)
       const context = await store.pages.context(signedIn?.id ?? null, projectRef, list ? list(signedIn) : null, ticketNumber)
-      const viewer = signedIn ? { ...signedIn, inboxCount: context.inboxCount ?? 0 } : null
+      const viewer = signedIn ? { ...signedIn, inboxCount: context.inboxCount ?? 0, owner: session?.data.owner === true, switchedFrom } : null
       return { viewer, cursor: context.cursor, switcher: context.switcher, project: context.project }
     },
 

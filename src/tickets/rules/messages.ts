@@ -82,6 +82,7 @@ export const BAD_EMAIL = reason('bad_field', "'email' is not a mail address")
 export const NO_SUCH_INVITE = reason('no_such_invite', 'no such invite')
 export const INVITE_USED_UP = reason('invite_used_up', 'this invite has been used up')
 export const INVITE_EXPIRED = reason('invite_expired', 'this invite has expired')
+export const INVITE_REVOKED = reason('invite_revoked', 'this invite is no longer valid: an admin of the project revoked it')
 
 // Changes
 export const alreadyInState = (state: string) => reason('already_so', `the ticket is already ${state}`)
@@ -125,6 +126,8 @@ export const TOO_MANY_WAITING = reason('too_many_waiting', 'too many waiting req
 export const IMPORT_NOT_OBJECT = reason('bad_import', 'the file must hold a JSON object with project and tickets')
 export const IMPORT_NO_SLUG = reason('bad_import', 'project.slug is required')
 export const IMPORT_TICKETS_NOT_LIST = reason('bad_import', 'tickets must be a list')
+/** The import file's JSON does not parse; `detail` is the parser's own words, with the place. */
+export const importNotJson = (detail: string) => reason('bad_import', `the file is not valid JSON: ${detail}`)
 export const IMPORT_PARENT_CYCLE = reason('bad_import', 'the parents in the file make a cycle')
 export const IMPORT_NO_PROJECT_ID = reason('bad_import', 'could not make a project id; run the import again')
 export const mustBeString = (at: string) => reason('bad_import', `${at} must be a string`)

@@ -127,6 +127,15 @@ async function markConnectionUsed(q: Query, id: string, now: number): Promise<vo
   await q`update connections set last_used = ${now} where id = ${id}`
 }
 
+/**
+ * Removes the connections (project keys) the person of provider id `idpId` confirmed, and with
+ * them the webhooks those keys made (`on delete cascade`), and their unused connect codes.
+ */
+async function deleteConnectionsOfIdentity(q: Query, idpId: string): Promise<void> {
+  await q`delete from connections where user_id in (select id from users where idp_id = ${idpId})`
+  await q`delete from connect_codes where used is null and user_id in (select id from users where idp_id = ${idpId})`
+}
+
 /** Connect requests, codes and connections on `q`; `clock` stamps them and decides what has expired. */
 export function connectionTable(q: Query, clock: () => number) {
   return {
@@ -147,6 +156,7 @@ export function connectionTable(q: Query, clock: () => number) {
     useCode: (hash: string) => useCode(q, hash, clock()),
     insert: (c: { id: string; projectId: string; userId: string; app: string; label: string; hash: string }) => insertConnection(q, { ...c, now: clock() }),
     delete: (id: string) => deleteConnection(q, id),
+    deleteOfIdentity: (idpId: string) => deleteConnectionsOfIdentity(q, idpId),
     byHash: (hash: string) => connectionByHash(q, hash),
     markUsed: (id: string) => markConnectionUsed(q, id, clock()),
   }

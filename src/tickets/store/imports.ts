@@ -1,24 +1,108 @@
 /**
- * The importer's statements (src/tickets/importer/import.ts): a whole project's tickets, their
- * comments and relations written in the importer's one transaction. Imported tickets keep their
- * old global number, their author's name when the author never signed in here, and their times.
+ * The importer's statements (src/tickets/importer/import.ts), in its one transaction: tickets,
+ * their comments and their relations by old number, a batch to a statement, so an import of N
+ * tickets makes about N / batch statements and the rows kept per statement (sql/0024) are kept
+ * once a batch. Imported tickets keep their old global number, their author's name when the
+ * author never signed in here, and their times.
+ *
+ * Relations name old numbers that may come later in the file, so they wait in a temporary table
+ * of the import's transaction until every ticket is in, and are then resolved in one statement
+ * each.
  */
 import type { Query } from '../../db/client.ts'
 import type { State } from '../rules/states.ts'
 
-/** An imported ticket as it is written. */
 export interface ImportedRow {
-  projectId: string
+  /** The per-project number it gets. */
+  number: number
   oldNumber: number
   subject: string
   summary: string
   source: string
   state: State
   assigneeId: string | null
-  /** The author's user, or null with `authorName` for someone who never signed in here. */
   authorId: string | null
+  /** The author's name when the author is not linked to a user. */
   authorName: string | null
   created: number
+  comments: { userId: string | null; by: string; text: string; created: number }[]
+}
+
+/** A relation named in the file: `at`'s parent or blocker is old number `target`. */
+export interface ImportedLink {
+  at: number
+  target: number
+  kind: 'parent' | 'blocker'
+}
+
+/** Inserts a batch of tickets of one project with their comments. */
+async function insertImportedTickets(tx: Query, projectId: string, rows: ImportedRow[]): Promise<void> {
+  if (rows.length === 0) return
+  const tickets = rows.map((t) => ({
+    number: t.number, old_number: t.oldNumber, subject: t.subject, summary: t.summary, source: t.source, state: t.state,
+    assignee_id: t.assigneeId, author_id: t.authorId, author_name: t.authorName, created: t.created,
+  }))
+  const comments = rows.flatMap((t) => t.comments.map((c) => ({ old_number: t.oldNumber, user_id: c.userId, by: c.by, text: c.text, created: c.created })))
+    .map((c, i) => ({ ...c, i }))
+  await tx`
+    insert into tickets (project_id, number, old_number, subject, summary, source, state, assignee_id, author_id, author_name, created, updated)
+    select ${projectId}, r.number, r.old_number, r.subject, r.summary, r.source, r.state, r.assignee_id, r.author_id, r.author_name, r.created, r.created
+    from json_to_recordset(${tx.json(tickets)}::json) as r(number integer, old_number integer, subject text, summary text, source text,
+      state text, assignee_id text, author_id text, author_name text, created bigint)`
+  if (comments.length === 0) return
+  await tx`
+    insert into ticket_events (ticket_id, kind, user_id, by, data, created)
+    select t.id, 'comment', c.user_id, c.by, jsonb_build_object('text', c.text), c.created
+    from json_to_recordset(${tx.json(comments)}::json) as c(old_number integer, user_id text, by text, text text, created bigint, i bigint)
+    join tickets t on t.old_number = c.old_number
+    order by c.i`
+}
+
+/** Which of `oldNumbers` are tickets already, and in which project. */
+async function importedBefore(tx: Query, oldNumbers: number[]): Promise<{ oldNumber: number; projectId: string }[]> {
+  if (oldNumbers.length === 0) return []
+  const rows = await tx<{ old_number: number; project_id: string }[]>`
+    select old_number, project_id from tickets where old_number = any(${oldNumbers}::integer[]) order by old_number`
+  return rows.map((r) => ({ oldNumber: r.old_number, projectId: r.project_id }))
+}
+
+/** Makes the table the import's relations wait in; it goes when the transaction ends. */
+async function startImportLinks(tx: Query): Promise<void> {
+  await tx`create temporary table import_links (seq bigint generated always as identity, at integer not null, target integer not null, parent boolean not null) on commit drop`
+}
+
+/** Keeps a batch of relations until {@link applyImportLinks}. */
+async function keepImportLinks(tx: Query, links: ImportedLink[]): Promise<void> {
+  if (links.length === 0) return
+  const rows = links.map((l, i) => ({ at: l.at, target: l.target, parent: l.kind === 'parent', i }))
+  await tx`
+    insert into import_links (at, target, parent)
+    select r.at, r.target, r.parent from json_to_recordset(${tx.json(rows)}::json) as r(at integer, target integer, parent boolean, i bigint)
+    order by r.i`
+}
+
+/**
+ * Sets the parents and adds the blockers the relations name. Answers the first relation, in the
+ * file's order, whose old number is no ticket, and then writes nothing.
+ */
+async function applyImportLinks(tx: Query): Promise<{ at: number; target: number } | null> {
+  const [unknown] = await tx<{ at: number; target: number }[]>`
+    select l.at, l.target from import_links l
+    where not exists (select from tickets t where t.old_number = l.target)
+    order by l.seq limit 1`
+  if (unknown) return { at: unknown.at, target: unknown.target }
+  await tx`
+    update tickets c set parent_id = p.id
+    from import_links l join tickets p on p.old_number = l.target
+    where l.parent and c.old_number = l.at`
+  await tx`
+    insert into blockers (ticket_id, blocker_id)
+    select t.id, b.id from import_links l
+    join tickets t on t.old_number = l.at
+    join tickets b on b.old_number = l.target
+    where not l.parent
+    on conflict do nothing`
+  return null
 }
 
 /** The project a name (slug, old slug or id) names, by the names table alone; null when none. */
@@ -32,41 +116,12 @@ async function lockProject(q: Query, projectId: string): Promise<void> {
   await q`select id from projects where id = ${projectId} for update`
 }
 
-/** The ticket that has an old number, and its project; null when none has. */
-async function byOldNumber(q: Query, oldNumber: number): Promise<{ id: string; projectId: string } | null> {
-  const [row] = await q<{ id: string; project_id: string }[]>`select id, project_id from tickets where old_number = ${oldNumber}`
-  return row ? { id: row.id, projectId: row.project_id } : null
-}
-
-/** Inserts an imported ticket with the project's next number; answers its id. */
-async function insertImported(q: Query, t: ImportedRow): Promise<string> {
-  const [row] = await q<{ id: string }[]>`
-    with counter as (
-      update projects set next_number = next_number + 1 where id = ${t.projectId}
-      returning next_number - 1 as number
-    )
-    insert into tickets (project_id, number, old_number, subject, summary, source, state, assignee_id, author_id, author_name, created, updated)
-    select ${t.projectId}, counter.number, ${t.oldNumber}, ${t.subject}, ${t.summary}, ${t.source}, ${t.state},
-      ${t.assigneeId}, ${t.authorId}, ${t.authorName}, ${t.created}, ${t.created}
-    from counter
-    returning id`
-  return row!.id
-}
-
-/** Adds an imported comment to a ticket's history. */
-async function insertComment(q: Query, ticketId: string, by: { id: string | null; name: string }, text: string, created: number): Promise<void> {
-  await q`
-    insert into ticket_events (ticket_id, kind, user_id, by, data, created)
-    values (${ticketId}, 'comment', ${by.id}, ${by.name}, ${q.json({ text })}, ${created})`
-}
-
-async function setParent(q: Query, ticketId: string, parentId: string): Promise<void> {
-  await q`update tickets set parent_id = ${parentId} where id = ${ticketId}`
-}
-
-/** Records a blocker; one already recorded stays (a file imported again). */
-async function addBlocker(q: Query, ticketId: string, blockerId: string): Promise<void> {
-  await q`insert into blockers (ticket_id, blocker_id) values (${ticketId}, ${blockerId}) on conflict do nothing`
+/** Moves the project's next number on by `n`; answers the first of the `n` numbers. */
+async function takeNumbers(q: Query, projectId: string, n: number): Promise<number> {
+  const [row] = await q<{ first: number }[]>`
+    update projects set next_number = next_number + ${n} where id = ${projectId}
+    returning next_number - ${n} as first`
+  return row!.first
 }
 
 /** True when a ticket of the project is its own ancestor. */
@@ -86,11 +141,12 @@ export function importTable(q: Query) {
   return {
     projectIdByName: (name: string) => projectIdByName(q, name),
     lockProject: (projectId: string) => lockProject(q, projectId),
-    byOldNumber: (oldNumber: number) => byOldNumber(q, oldNumber),
-    insert: (t: ImportedRow) => insertImported(q, t),
-    insertComment: (ticketId: string, by: { id: string | null; name: string }, text: string, created: number) => insertComment(q, ticketId, by, text, created),
-    setParent: (ticketId: string, parentId: string) => setParent(q, ticketId, parentId),
-    addBlocker: (ticketId: string, blockerId: string) => addBlocker(q, ticketId, blockerId),
+    importedBefore: (oldNumbers: number[]) => importedBefore(q, oldNumbers),
+    takeNumbers: (projectId: string, n: number) => takeNumbers(q, projectId, n),
+    insertBatch: (projectId: string, rows: ImportedRow[]) => insertImportedTickets(q, projectId, rows),
+    startLinks: () => startImportLinks(q),
+    keepLinks: (links: ImportedLink[]) => keepImportLinks(q, links),
+    applyLinks: () => applyImportLinks(q),
     hasParentCycle: (projectId: string) => hasParentCycle(q, projectId),
   }
 }
