@@ -70,9 +70,20 @@ export type RefusalCode =
   | 'bad_relation'
   | 'too_many'
   | 'bad_import'
+  // Files attached to tickets.
+  | 'file_too_large'
+  | 'project_files_full'
+  | 'file_empty'
+  | 'no_such_file'
   // Signing in.
   | 'login_failed'
   | 'form_expired'
+  // The provider's accounts.
+  | 'name_taken'
+  | 'owner_exists'
+  | 'place_taken'
+  | 'link_used'
+  | 'identity_taken'
 
 /** What went wrong, in code and in words: a refusal without its status and field. */
 export interface Reason {
