@@ -169,7 +169,7 @@ test('the start page is a welcome with "Sign in" when signed out, and the app sh
   assert.ok(!anonymous.text.includes('<script'))
   const res = await app.call('GET', `/login/callback?idp_code=${app.idp.code({ id: 'u-1234', name: '<b>Bob</b>' })}`)
   const signedIn = await app.call('GET', '/', { cookie: cookieOf(res.headers['set-cookie']!) })
-  assert.ok(signedIn.text.includes('<span class="person" title="Signed in as &lt;b&gt;Bob&lt;/b&gt;">&lt;b&gt;Bob&lt;/b&gt;</span>'))
+  assert.ok(signedIn.text.includes('<summary class="person" title="Signed in as &lt;b&gt;Bob&lt;/b&gt;">&lt;b&gt;Bob&lt;/b&gt;</summary>'))
   assert.ok(!signedIn.text.includes('<b>Bob</b>'))
   assert.match(signedIn.text, /<script type="module" src="\/assets\/app-[A-Za-z0-9]+\.js"><\/script>/)
 })
