@@ -66,10 +66,12 @@ export async function startApp(config: Config, options: { logger: Logger; clock?
       authUrl = provider.authUrl
       providerLines.push(...provider.lines)
     }
-    const idp = createIdentityProvider({ authUrl, apiKey: config.apiKey, apiSecret: config.apiSecret })
+    const idp = createIdentityProvider({ authUrl, apiKey: config.apiKey, apiSecret: config.apiSecret, keyInLinks: config.authUrl !== null || config.devSignin })
 
     const lines: string[] = []
-    const serving = { config, db, clock, logger, secret, idp, ready, onService: (s: Service) => services.push(s), onLimiter }
+    // The built-in accounts have `/account` and `/admin`; an outside provider and the development one do not.
+    const places = { provider: config.authUrl === null && !config.devSignin ? authUrl : null, notes: addressOf('notes'), tickets: addressOf('tickets') }
+    const serving = { config, db, clock, logger, secret, idp, places, ready, onService: (s: Service) => services.push(s), onLimiter }
     for (const p of planned) {
       const { server, line } = await startService(serving, p)
       servers[p.name] = server

@@ -32,6 +32,19 @@ export interface ServiceDeps {
   logger: Logger
   /** The service's public base URL, without a trailing slash. */
   publicUrl: string
+  /** Where the person's menu leads (docs/core.md, "Finding your way"); absent: nowhere but Sign out. */
+  places?: Places
+}
+
+/**
+ * The addresses the person's menu on every page links to: the built-in provider's `/account` and
+ * `/admin` (null with an outside provider or the development one, which have neither), and each
+ * service's address (null when it is not started).
+ */
+export interface Places {
+  provider: string | null
+  notes: string | null
+  tickets: string | null
 }
 
 export interface Service {

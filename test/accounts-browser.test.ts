@@ -5,6 +5,7 @@
  * person signs up through it, adds a passkey (the DevTools protocol's virtual authenticator)
  * and later signs in with it. Also: a wrong password, and an invite's context on the page.
  */
+import { signedIn, signOut } from './support/person-menu.ts'
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { BrowserContext, Page } from 'playwright-core'
@@ -40,7 +41,7 @@ test('the first person creates the owner account from the notes app, writes a no
   await page.getByLabel('Name').fill(OWNER.name)
   await page.getByLabel('Password').fill(OWNER.password)
   await page.getByRole('button', { name: 'Create account' }).click()
-  await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
+  await signedIn(page).waitFor({ timeout: 20_000 })
   assert.equal(new URL(page.url()).origin, full.notes)
 
   await page.getByRole('button', { name: 'New note' }).click()
@@ -49,14 +50,14 @@ test('the first person creates the owner account from the notes app, writes a no
 
   await page.goto(full.tickets)
   await page.getByRole('link', { name: 'Sign in' }).first().click()
-  await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
+  await signedIn(page).waitFor({ timeout: 20_000 })
   assert.equal(new URL(page.url()).origin, full.tickets)
   assert.match(await page.locator('header').innerText(), /Olivia/)
-  await page.getByRole('button', { name: 'Sign out' }).click()
+  await signOut(page)
   await page.getByRole('link', { name: 'Sign in' }).first().waitFor()
   // Signed out of the tracker, still signed in at the provider: Sign in is one click again.
   await page.getByRole('link', { name: 'Sign in' }).first().click()
-  await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
+  await signedIn(page).waitFor({ timeout: 20_000 })
   assert.deepEqual(refused, [])
 })
 
@@ -74,7 +75,7 @@ test('a wrong password is refused with "wrong name or password", and so is an un
   await page.getByLabel('Password').fill(OWNER.password)
   await page.getByLabel('Name').fill(OWNER.name)
   await page.getByRole('button', { name: 'Sign in', exact: true }).click()
-  await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
+  await signedIn(page).waitFor({ timeout: 20_000 })
   assert.equal(new URL(page.url()).origin, full.notes)
   await context.close()
 })
@@ -105,13 +106,13 @@ test('a second person signs up through the owner\'s link, adds a passkey, and la
   await p.goto(full.notes)
   await p.getByRole('link', { name: 'Sign in' }).click()
   await p.getByRole('button', { name: 'Sign in with a passkey' }).click()
-  await p.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
+  await signedIn(p).waitFor({ timeout: 20_000 })
   assert.equal(new URL(p.url()).origin, full.notes)
 
   // The link was for one person: it does not open a second sign-up.
   const again = await full.person()
   await again.page.goto(link)
-  assert.match(await again.page.locator('main').innerText(), /used up or has expired/)
+  assert.match(await again.page.locator('main').innerText(), /no longer valid: it was used up, it expired or the owner revoked it/)
   await again.context.close()
 
   // The owner sees Pat among the people, with a last sign-in.
@@ -134,7 +135,7 @@ test('a person following a project invite sees the project, the inviter and the 
   const invited = await full.person({ viewport: PHONE })
   const p = invited.page
   await p.goto(made.url)
-  await p.getByRole('heading', { name: 'Sign in to join Web site' }).waitFor()
+  await p.getByRole('heading', { name: 'Join Web site' }).waitFor()
   assert.match(await p.locator('main').innerText(), /Olivia invites you to the project Web site with the role edit\./)
   await screenshot(p, 'idp-invite-390-light')
   await assertAccessible(p, 'the invite sign-in page')
@@ -142,7 +143,7 @@ test('a person following a project invite sees the project, the inviter and the 
   await p.getByLabel('Name').fill('Sam')
   await p.getByLabel('Password').fill('sams password')
   await p.getByRole('button', { name: 'Create account' }).click()
-  await p.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
+  await signedIn(p).waitFor({ timeout: 20_000 })
   assert.equal(new URL(p.url()).origin, full.tickets)
   assert.match(new URL(p.url()).pathname, /^\/web-site/)
   await invited.context.close()
@@ -162,7 +163,7 @@ test('the provider pages look right at 1280 and 390 px, light and dark', async (
       await page.getByLabel('Name').fill(OWNER.name)
       await page.getByLabel('Password').fill(OWNER.password)
       await page.getByRole('button', { name: 'Sign in', exact: true }).click()
-      await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
+      await signedIn(page).waitFor({ timeout: 20_000 })
       for (const path of ['/account', '/admin']) {
         await page.goto(`${full.idp}${path}`)
         await screenshot(page, `idp${path.replace('/', '-')}-${tag}`)

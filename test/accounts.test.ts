@@ -153,6 +153,23 @@ test('the provider session, login codes and links are stored only as their SHA-2
   assert.ok(codes.some((r) => r.code_hash === hashSecret(code)))
 })
 
+test('a sign-in without a key, returning to a service, is that service\'s; its page\'s links carry no key', async () => {
+  const stranger = browser('10.0.9.1')
+  const page = await stranger.get(`/login?return=${encodeURIComponent(RETURN)}`)
+  assert.equal(page.status, 200)
+  assert.doesNotMatch(page.text, /key=|name="key"/)
+  assert.match(page.text, /href="\/forgot\?return=/)
+  const elsewhere = await stranger.get(`/login?return=${encodeURIComponent('https://evil.example/login/callback')}`)
+  assert.equal(elsewhere.status, 400)
+})
+
+test('the forgot-password page says to ask the owner for a reset link and leads back to the same sign-in', async () => {
+  const page = await browser('10.0.9.2').get(`/forgot?return=${encodeURIComponent(RETURN)}`)
+  assert.equal(page.status, 200)
+  assert.match(page.text, /Ask the owner of this site for a reset link/)
+  assert.match(page.text, new RegExp(`href="/login\\?return=${encodeURIComponent(RETURN).replace(/%/g, '%')}"`))
+})
+
 test('a sign-in returning anywhere but the services, or with another app key, is refused', async () => {
   const stranger = browser()
   const elsewhere = await stranger.get(`/login?key=dev-key&return=${encodeURIComponent('https://evil.example/login/callback')}`)
@@ -236,7 +253,24 @@ test('sign-up is closed by default; a link made on /admin works for its number o
   const third = browser('10.3.1.1')
   const used = await third.get(`/signup?link=${link}`)
   assert.equal(used.status, 403)
-  assert.match(used.text, /used up or has expired/)
+  assert.match(used.text, /no longer valid: it was used up, it expired or the owner revoked it/)
+})
+
+test('the owner sees the open sign-up links on /admin and revokes one: its link is no longer valid', async () => {
+  const made = await owner.post('/admin/signup-links', { uses: '5', days: '3' })
+  const link = new URL(/id="made-link">([^<]+)</.exec(made.text)![1]!).searchParams.get('link')!
+  const page = await owner.get('/admin')
+  assert.match(page.text, /Open sign-up links/)
+  const revokeAt = new RegExp(`action="/admin/signup-links/${hashSecret(link)}/revoke"`)
+  assert.match(page.text, revokeAt)
+  assert.match(page.text, /5 uses left/)
+  const revoked = await owner.post(`/admin/signup-links/${hashSecret(link)}/revoke`, {})
+  assert.equal(revoked.status, 303, revoked.text)
+  assert.doesNotMatch((await owner.get('/admin')).text, revokeAt)
+  const tried = await browser('10.3.2.1').get(`/signup?link=${link}`)
+  assert.equal(tried.status, 403)
+  assert.match(tried.text, /no longer valid/)
+  assert.equal((await owner.post(`/admin/signup-links/${hashSecret(link)}/revoke`, {})).status, 404)
 })
 
 test('a project invite that brings a person to sign in names the project, the inviter and the role, and offers sign-up', async () => {
@@ -251,13 +285,32 @@ test('a project invite that brings a person to sign in names the project, the in
   const page = await invited.get(`/login?key=dev-key&return=${encodeURIComponent(returnTo)}`)
   assert.equal(page.status, 200)
   assert.match(page.text, /<strong>Olivia<\/strong> invites you to the project <strong>Web site<\/strong> with the role <strong>edit<\/strong>/)
-  assert.match(page.text, /Create an account<\/a> to join the project/)
+  // The page leads with Create an account, and Sign in comes second.
+  const create = page.text.indexOf('>Create an account</a>')
+  assert.ok(create > 0 && create < page.text.indexOf('>Sign in</button>'), 'Create an account comes before Sign in')
   const signup = await invited.get(`/signup?key=dev-key&return=${encodeURIComponent(returnTo)}`)
   assert.equal(signup.status, 200)
   const joined = await invited.post('/signup', { key: 'dev-key', return: returnTo, name: 'Rita', password: 'rita password' })
   const back = new URL(String(joined.headers.location))
   assert.equal(back.searchParams.get('invite'), new URL(returnTo).searchParams.get('invite'))
   assert.equal((await exchange(back.searchParams.get('idp_code')!)).body.name, 'Rita')
+})
+
+test('a revoked project invite brings a person to a page saying it is no longer valid, and sign-up through it is refused', async () => {
+  const olivia = (await sql`select id from idp_accounts where is_owner`)[0]!.id as string
+  const admin = await tickets.login('Olivia', olivia)
+  const { slug } = await tickets.project(admin, 'Revoked site')
+  const invite = await tickets.call('POST', `/api/projects/${slug}/invites`, { token: admin.token, body: { role: 'use' } })
+  assert.equal(invite.status, 201, invite.text)
+  const returnTo = new URL(invite.body.url).searchParams.get('return')!
+  assert.equal((await tickets.call('POST', `/api/projects/${slug}/invites/${invite.body.id}/revoke`, { token: admin.token, body: {} })).status, 200)
+  const someone = browser('10.4.9.1')
+  const page = await someone.get(`/login?return=${encodeURIComponent(returnTo)}`)
+  assert.equal(page.status, 400)
+  assert.match(page.text, /This invite is no longer valid: an admin of the project revoked it/)
+  const signup = await someone.get(`/signup?return=${encodeURIComponent(returnTo)}`)
+  assert.equal(signup.status, 403)
+  assert.match(signup.text, /This invite is no longer valid/)
 })
 
 test('disabling an account ends its sessions at the provider and both services, revokes its ticket tokens, and refuses its sign-in', async () => {

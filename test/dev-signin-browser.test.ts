@@ -4,6 +4,7 @@
  * signed in, then **Sign out**. The provider's form answers with a redirect to the app, another
  * origin, which its page's `form-action` must allow (issue 26's first defect).
  */
+import { signedIn, signOut } from './support/person-menu.ts'
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { cspViolations, fullApp, screenshot } from './support/full-app.ts'
@@ -33,9 +34,9 @@ test('a person signs in to the notes app through the development provider page a
   await screenshot(page, 'dev-idp-1280-light')
   await page.getByLabel('Name').fill('Alice')
   await page.getByRole('button', { name: 'Sign in' }).click()
-  await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
+  await signedIn(page).waitFor({ timeout: 20_000 })
   assert.equal(new URL(page.url()).origin, full.notes)
-  await page.getByRole('button', { name: 'Sign out' }).click()
+  await signOut(page)
   await page.getByRole('link', { name: 'Sign in' }).waitFor()
   assert.deepEqual(refused, [])
   await context.close()
@@ -48,10 +49,10 @@ test('a person signs in to the ticket tracker through the development provider p
   await page.getByRole('link', { name: 'Sign in' }).first().click()
   await page.getByLabel('Name').fill('Bob')
   await page.getByRole('button', { name: 'Sign in' }).click()
-  await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
+  await signedIn(page).waitFor({ timeout: 20_000 })
   assert.equal(new URL(page.url()).origin, full.tickets)
   assert.match(await page.locator('body').innerText(), /Bob/)
-  await page.getByRole('button', { name: 'Sign out' }).click()
+  await signOut(page)
   await page.getByRole('link', { name: 'Sign in' }).first().waitFor()
   assert.deepEqual(refused, [])
   await context.close()

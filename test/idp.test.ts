@@ -166,3 +166,18 @@ test("the exchange client refuses U+0000, lone surrogates and bytes that are not
   assert.deepEqual(await answering(403, '{"error":"x\\ud800"}').exchange('c'), loginFailed('idp answered 403'))
   assert.deepEqual(await answering(200, '{"id":"a","name":"Zoë 🚀","email":"z@x"}').exchange('c'), { ok: true, identity: { id: 'a', name: 'Zoë 🚀', email: 'z@x' } })
 })
+
+test('the exchange answer marks the provider\'s owner only with owner: true', async () => {
+  const { exchangeResult } = await import('../src/auth/idp.ts')
+  assert.deepEqual(exchangeResult(200, { id: 'a', name: 'Olivia', owner: true }), { ok: true, identity: { id: 'a', name: 'Olivia', owner: true } })
+  assert.deepEqual(exchangeResult(200, { id: 'b', name: 'Pablo', owner: 'yes' }), { ok: true, identity: { id: 'b', name: 'Pablo' } })
+  assert.deepEqual(exchangeResult(200, { id: 'c', name: 'Quinn' }), { ok: true, identity: { id: 'c', name: 'Quinn' } })
+})
+
+test('the built-in provider\'s links carry no key (keyInLinks: false); others\' carry it', () => {
+  const back = 'http://localhost:3001/login/callback'
+  const builtIn = createIdentityProvider({ authUrl: 'http://localhost:3003', apiKey: 'dev-key', apiSecret: 's', keyInLinks: false })
+  assert.equal(builtIn.loginUrl(back), `http://localhost:3003/login?return=${encodeURIComponent(back)}`)
+  const outside = createIdentityProvider({ authUrl: 'https://id.example', apiKey: 'k', apiSecret: 's' })
+  assert.equal(outside.loginUrl(back), `https://id.example/login?key=k&return=${encodeURIComponent(back)}`)
+})

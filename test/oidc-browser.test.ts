@@ -7,6 +7,7 @@
  * reason: a key rotation, a denied consent, a tampered state, a replayed code, an ID token for
  * another client, a provider stopped mid-flow; and a callback in another browser is refused.
  */
+import { signedIn } from './support/person-menu.ts'
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Page } from 'playwright-core'
@@ -56,12 +57,12 @@ test('the first person signs in through the organisation\'s provider, becomes th
   await screenshot(page, 'oidc-setup-1280-light')
   await page.getByRole('link', { name: 'Single sign-on' }).click()
   await atIssuer(page, 'ada')
-  await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
+  await signedIn(page).waitFor({ timeout: 20_000 })
   assert.equal(new URL(page.url()).origin, full.notes)
 
   await page.goto(full.tickets)
   await page.getByRole('link', { name: 'Sign in' }).first().click()
-  await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
+  await signedIn(page).waitFor({ timeout: 20_000 })
   assert.match(await page.locator('header').innerText(), /Ada Lovelace/)
 
   const [row] = await full.db.sql<{ issuer: string; subject: string; is_owner: boolean; display_name: string }[]>`
@@ -83,7 +84,7 @@ test('after the provider rotates its signing key (its JWKS changes), people stil
     assert.match(await page.locator('body').innerText(), new RegExp(escape(OIDC_TEXT.unknownKey)))
     await signInToNotes(page, 'ada')
   }
-  await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
+  await signedIn(page).waitFor({ timeout: 20_000 })
   await context.close()
 })
 
@@ -110,7 +111,7 @@ test('a person without an account, a sign-up link or an invite is told that an o
 test('a sign-up link from the owner lets a person in through the provider, named by preferred_username', async () => {
   const owner = await full.person()
   await signInToNotes(owner.page, 'ada')
-  await owner.page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
+  await signedIn(owner.page).waitFor({ timeout: 20_000 })
   await owner.page.goto(`${full.idp}/admin`)
   await owner.page.getByRole('button', { name: 'Make a sign-up link' }).click()
   const link = (await owner.page.locator('#made-link').innerText()).trim()
@@ -133,7 +134,7 @@ test('a project invite lets a person in through the provider, and the tracker jo
   await owner.page.getByRole('link', { name: 'Sign in' }).first().click()
   await owner.page.getByRole('link', { name: 'Single sign-on' }).click()
   await atIssuer(owner.page, 'ada')
-  await owner.page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
+  await signedIn(owner.page).waitFor({ timeout: 20_000 })
   const made = await owner.page.evaluate(async () => {
     const me = (await (await fetch('/api/me')).json()) as { tag: string }
     const headers = { 'content-type': 'application/json', 'x-tag': me.tag }
@@ -143,10 +144,10 @@ test('a project invite lets a person in through the provider, and the tracker jo
   })
   const { context, page } = await full.person()
   await page.goto(made.url)
-  await page.getByRole('heading', { name: 'Sign in to join Web site' }).waitFor()
+  await page.getByRole('heading', { name: 'Join Web site' }).waitFor()
   await page.getByRole('link', { name: 'Single sign-on' }).click()
   await atIssuer(page, 'emailonly')
-  await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
+  await signedIn(page).waitFor({ timeout: 20_000 })
   assert.equal(new URL(page.url()).origin, full.tickets)
   assert.match(new URL(page.url()).pathname, /^\/web-site/)
   assert.match(await page.locator('header').innerText(), /edsger@example\.org/)
@@ -158,7 +159,7 @@ test('the owner links a password account to the provider on /admin, and its note
   // Bob signs up with a password through a link, and writes a note.
   const owner = await full.person()
   await signInToNotes(owner.page, 'ada')
-  await owner.page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
+  await signedIn(owner.page).waitFor({ timeout: 20_000 })
   await owner.page.goto(`${full.idp}/admin`)
   await owner.page.getByRole('button', { name: 'Make a sign-up link' }).click()
   const signupLink = (await owner.page.locator('#made-link').innerText()).trim()
@@ -210,7 +211,7 @@ test('the owner links a password account to the provider on /admin, and its note
   // From now on, one click through the provider opens Bob's notes.
   const later = await full.person()
   await signInToNotes(later.page, 'bob.b')
-  await later.page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
+  await signedIn(later.page).waitFor({ timeout: 20_000 })
   await later.page.getByText('Bob\'s plans').first().waitFor()
   const [linked] = await full.db.sql<{ account_id: string }[]>`select account_id from idp_oidc_identities where subject = 'bob.b'`
   assert.equal(linked!.account_id, bobAccount!.id)
@@ -266,7 +267,7 @@ test('a replayed code is refused as expired or used, even with the browser\'s ow
   )
   try {
     await signInToNotes(page, 'ada')
-    await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
+    await signedIn(page).waitFor({ timeout: 20_000 })
   } finally {
     issuer.onCallback = null
   }
@@ -310,7 +311,7 @@ test('a callback in a browser that did not start the sign-in is refused (no logi
   }
   try {
     await signInToNotes(attacker.page, 'ada')
-    await attacker.page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
+    await signedIn(attacker.page).waitFor({ timeout: 20_000 })
   } finally {
     issuer.onCallback = null
   }

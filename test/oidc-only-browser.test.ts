@@ -4,6 +4,7 @@
  * the password and sign-up routes refuse; a sign-up link still lets a person in, through the
  * organisation's provider.
  */
+import { signedIn } from './support/person-menu.ts'
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Page } from 'playwright-core'
@@ -34,7 +35,7 @@ test('Sign in in the tracker goes straight to the organisation\'s provider, and 
   await page.goto(full.tickets)
   await page.getByRole('link', { name: 'Sign in' }).first().click()
   await atIssuer(page, 'ada')
-  await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
+  await signedIn(page).waitFor({ timeout: 20_000 })
   assert.equal(new URL(page.url()).origin, full.tickets)
   assert.match(await page.locator('header').innerText(), /Ada Lovelace/)
   // No page of the built-in provider was shown on the way: no password form.
@@ -42,7 +43,7 @@ test('Sign in in the tracker goes straight to the organisation\'s provider, and 
 
   await page.goto(full.notes)
   await page.getByRole('link', { name: 'Sign in' }).click()
-  await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
+  await signedIn(page).waitFor({ timeout: 20_000 })
   assert.equal(new URL(page.url()).origin, full.notes)
   await context.close()
 })

@@ -18,16 +18,13 @@ export interface LoginRequest {
 /** The hidden fields that carry the sign-in's request and the form's token. */
 export function hiddenFields(request: LoginRequest, csrf: string): Html {
   return html`<input type="hidden" name="csrf" value="${csrf}">${request.returnTo === '' ? '' : html`
-<input type="hidden" name="key" value="${request.key}"><input type="hidden" name="return" value="${request.returnTo}">`}`
+<input type="hidden" name="return" value="${request.returnTo}">`}`
 }
 
-/** `?key=…&return=…` for a link that keeps the sign-in's request, or '' for the provider's own. */
+/** `?return=…` for a link that keeps the sign-in's request (no key: see loginRequest), or '' for the provider's own. */
 export function requestQuery(request: LoginRequest, extra: Record<string, string> = {}): string {
   const params = new URLSearchParams(extra)
-  if (request.returnTo !== '') {
-    params.set('key', request.key)
-    params.set('return', request.returnTo)
-  }
+  if (request.returnTo !== '') params.set('return', request.returnTo)
   const query = params.toString()
   return query === '' ? '' : `?${query}`
 }
@@ -36,9 +33,9 @@ function errorLine(id: string, error: string | null): Html {
   return error === null ? html`` : html`<p class="error" id="${id}" role="alert">${error}</p>`
 }
 
-function nameField(value: string, error: string | null, autocomplete: 'username' | 'off' = 'username'): Html {
+function nameField(value: string, error: string | null, autocomplete: 'username' | 'off' = 'username', focus = true): Html {
   return html`<div class="field"><label for="name">Name</label>
-<input id="name" name="name" required maxlength="100" autocomplete="${autocomplete}" value="${value}" autofocus${error ? html` aria-invalid="true" aria-describedby="name-error"` : ''}>
+<input id="name" name="name" required maxlength="100" autocomplete="${autocomplete}" value="${value}"${focus ? html` autofocus` : ''}${error ? html` aria-invalid="true" aria-describedby="name-error"` : ''}>
 ${errorLine('name-error', error)}</div>`
 }
 
@@ -69,18 +66,24 @@ export function signInContent(
   csrf: string,
   options: { name: string; error: string | null; invite: InviteContext | null; canSignUp: boolean; passkeys: boolean; sso?: Html | null },
 ): Html {
+  // Someone following an invite most likely has no account yet: the page leads with making one,
+  // and signing in comes second.
+  const inviteFirst = options.invite !== null && options.canSignUp
   return html`${options.invite ? invitedNotice(options.invite) : ''}
+${inviteFirst ? html`<div class="card stack"><h2>New here?</h2><a class="button primary sso" href="/signup${requestQuery(request)}">Create an account</a></div>
+<h2>Already have an account?</h2>` : ''}
 ${ssoBlock(options.sso ?? null)}<form method="post" action="/login" class="card stack">
 ${hiddenFields(request, csrf)}
 ${errorLine('signin-error', options.error)}
-${nameField(options.name, null)}
+${nameField(options.name, null, 'username', !inviteFirst)}
 ${passwordField('Password', 'password', 'current-password', null)}
-<button type="submit" class="primary">Sign in</button>
+<p class="muted"><a href="/forgot${requestQuery(request)}">Forgot password?</a></p>
+<button type="submit" class="${inviteFirst ? 'wide-button' : 'primary'}">Sign in</button>
 ${options.passkeys ? html`<div class="or">or</div>
 <button type="button" class="wide-button" id="passkey-signin" data-csrf="${csrf}" data-key="${request.key}" data-return="${request.returnTo}">Sign in with a passkey</button>
 <p class="error" id="passkey-error" role="alert" hidden></p>` : ''}
 </form>
-${options.canSignUp ? html`<p class="muted">New here? <a href="/signup${requestQuery(request)}">Create an account</a>${options.invite ? ' to join the project' : ''}.</p>` : ''}`
+${options.canSignUp && !inviteFirst ? html`<p class="muted">New here? <a href="/signup${requestQuery(request)}">Create an account</a>.</p>` : ''}`
 }
 
 /** Sign-up: through a link from the owner, a project invite, or open sign-up. */
@@ -152,7 +155,7 @@ export interface AdminView {
   csrf: string
   people: Account[]
   openSignup: boolean
-  links: { created: number; usesLeft: number; expires: number }[]
+  links: { id: string; created: number; usesLeft: number; expires: number }[]
   /** A link just made, shown once. */
   made: { what: string; url: string } | null
   error: string | null
@@ -177,7 +180,9 @@ ${view.error ? html`<div class="notice warn" role="alert"><p>${view.error}</p></
 <div class="row"><div class="field"><label for="uses">Uses <span class="hint">1 to 1000</span></label><input id="uses" name="uses" type="number" min="1" max="1000" value="1" required></div>
 <div class="field"><label for="days">Valid for days <span class="hint">1 to 90</span></label><input id="days" name="days" type="number" min="1" max="90" value="7" required></div></div>
 <button type="submit" class="primary">Make a sign-up link</button></form>
-${view.links.length > 0 ? html`<h3 class="small muted">Live links</h3><ul class="plain">${view.links.map((l) => html`<li><span>Made ${day(l.created)}</span><span class="muted small">${l.usesLeft} ${l.usesLeft === 1 ? 'use' : 'uses'} left, until ${day(l.expires)}</span></li>`)}</ul>` : ''}</section>
+${view.links.length > 0
+    ? html`<h3 class="small muted" id="live-links-h">Open sign-up links</h3><ul class="plain" aria-labelledby="live-links-h">${view.links.map((l) => html`<li><span>Made ${day(l.created)} by you</span><span class="muted small">${l.usesLeft} ${l.usesLeft === 1 ? 'use' : 'uses'} left, until ${day(l.expires)}</span><form method="post" action="/admin/signup-links/${l.id}/revoke">${token}<button type="submit" class="danger" aria-label="Revoke the link made ${day(l.created)}, ${l.usesLeft} ${l.usesLeft === 1 ? 'use' : 'uses'} left">Revoke</button></form></li>`)}</ul>`
+    : html`<p class="muted small">No open sign-up links.</p>`}</section>
 <section class="card" aria-labelledby="open-h"><h2 id="open-h">Open sign-up</h2>
 <p>${view.openSignup ? 'Anyone who can reach this page can create an account.' : 'Off: people join only through a sign-up link or a project invite.'}</p>
 <form method="post" action="/admin/open-signup">${token}<input type="hidden" name="on" value="${view.openSignup ? '0' : '1'}"><button type="submit">${view.openSignup ? 'Turn open sign-up off' : 'Turn open sign-up on'}</button></form></section>`

@@ -35,7 +35,7 @@ import { shownName } from '../auth/shown-name.ts'
 import { addressKey, clientAddress } from '../limits/rate-limit.ts'
 import { providerPage, providerPolicy, type PageFrame } from './page.ts'
 import { hashPassword, passwordDefect, UNKNOWN_ACCOUNT_HASH, verifyPassword } from './password.ts'
-import { messageContent, resetContent, setupContent, signInContent, signUpContent, type LoginRequest } from './pages.ts'
+import { messageContent, requestQuery, resetContent, setupContent, signInContent, signUpContent, type LoginRequest } from './pages.ts'
 import { settingsRoutes } from './settings.ts'
 import { createAccountStore, PROVIDER_SESSION_MS, SESSION_COOKIE, type Account, type AccountStore, type SignUpPlace } from './store.ts'
 import { createPasskeys } from './passkeys.ts'
@@ -119,8 +119,10 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   }
 
   function loginRequest(key: string | null, returnTo: string | null): { ok: true; request: LoginRequest } | { ok: false; response: Response } {
-    const k = key ?? ''
     const r = returnTo ?? ''
+    // The apps this provider serves send no key (their links stay free of it): the return
+    // address, which must be one of theirs, says whose sign-in it is. A key, when sent, must match.
+    const k = key === null || key === '' ? (r === '' ? '' : deps.apiKey) : key
     if (k === '' && r === '') return { ok: true, request: { key: '', returnTo: '' } }
     const refuse = (text: string) => ({ ok: false as const, response: providerPage(frame, 400, 'Sign-in refused', messageContent(text)) })
     if (k !== deps.apiKey) return refuse(TEXT.unknownKey)
@@ -177,8 +179,9 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
 
   async function signInPage(req: Request, request: LoginRequest, status: number, name: string, error: string | null): Promise<Response> {
     const invite = await inviteContextOf(deps.hooks, request.returnTo)
+    if (invite?.revoked) return message(req, 400, `Join ${invite.project}`, TEXT.inviteRevoked)
     const canSignUp = invite !== null || (await store.openSignup())
-    return page(req, status, invite ? `Sign in to join ${invite.project}` : 'Sign in', (csrf) =>
+    return page(req, status, invite ? `Join ${invite.project}` : 'Sign in', (csrf) =>
       signInContent(request, csrf, { name, error, invite, canSignUp, passkeys: deps.assets !== null, sso: ssoButton(request) }),
     )
   }
@@ -271,11 +274,18 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
    * the new account must take: `place`); null when it is not.
    */
   async function signUpAllowed(link: string, request: LoginRequest): Promise<{ link: string; invite: InviteContext | null; place?: SignUpPlace } | null> {
-    const invite = await inviteContextOf(deps.hooks, request.returnTo)
+    const found = await inviteContextOf(deps.hooks, request.returnTo)
+    const invite = found?.revoked ? null : found
     if (link !== '') return (await store.signupLinkValid(link)) ? { link, invite } : null
     if (await store.openSignup()) return { link: '', invite }
     if (invite !== null) return { link: '', invite, place: (tx) => takeInviteSignupOf(deps.hooks, tx, request.returnTo) }
     return null
+  }
+
+  /** Why a sign-up is refused: a used link, a revoked invite, or sign-up closed. */
+  async function refusedSignUp(link: string, request: LoginRequest): Promise<string> {
+    if (link !== '') return TEXT.linkUsed
+    return (await inviteContextOf(deps.hooks, request.returnTo))?.revoked ? TEXT.inviteRevoked : TEXT.signUpClosed
   }
 
   // GET /signup
@@ -284,7 +294,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     if (!checked.ok) return checked.response
     const link = req.query.get('link') ?? ''
     const allowed = await signUpAllowed(link, checked.request)
-    if (allowed === null) return message(req, 403, 'Sign-up', link === '' ? TEXT.signUpClosed : TEXT.linkUsed, { href: '/login', text: 'Sign in' })
+    if (allowed === null) return message(req, 403, 'Sign-up', await refusedSignUp(link, checked.request), { href: '/login', text: 'Sign in' })
     // Under OIDC_ONLY=1 a sign-up link leads straight to the organisation's provider, the link kept.
     if (oidcOnly) return redirect(303, oidc!.startHref(checked.request, allowed.link === '' ? {} : { link: allowed.link }), undefined, { 'cache-control': 'no-store' })
     const title = allowed.invite ? `Join ${allowed.invite.project}` : 'Create an account'
@@ -299,7 +309,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     if (!got.ok) return got.response
     const link = got.form.get('link') ?? ''
     const allowed = await signUpAllowed(link, got.request)
-    if (allowed === null) return message(req, 403, 'Sign-up', link === '' ? TEXT.signUpClosed : TEXT.linkUsed)
+    if (allowed === null) return message(req, 403, 'Sign-up', await refusedSignUp(link, got.request))
     const wait = await attempts.fromAddress(req)
     if (wait > 0) return message(req, 429, 'Sign-up', TEXT.tooManyAttempts(Math.ceil(wait / 1000)))
     const title = allowed.invite ? `Join ${allowed.invite.project}` : 'Create an account'
@@ -355,6 +365,16 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     { method: 'GET', path: '/signup', handler: signUpForm, rateLimit: 'signin' },
     { method: 'POST', path: '/signup', handler: signUp, rateLimit: 'signin' },
     { method: 'POST', path: '/signout', handler: signOut },
+    // Accounts have no mail address here, so a forgotten password is reset by the owner's link.
+    {
+      method: 'GET',
+      path: '/forgot',
+      handler: async (req) => {
+        const request = loginRequest(req.query.get('key'), req.query.get('return'))
+        if (!request.ok) return request.response
+        return message(req, 200, 'Forgot password?', TEXT.forgotPassword, { href: `/login${requestQuery(request.request)}`, text: 'Back to sign in' })
+      },
+    },
     ...settingsRoutes({ store, attempts, publicUrl: deps.publicUrl, apps, secure, page, message, member, memberForm, passkeys, oidc: oidc ? { name: oidc.name, issuer: oidc.issuer } : null, hashing, busy }),
     ...(oidc?.routes ?? []),
     {
@@ -404,8 +424,9 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     const account = await store.takeCode(typeof body.code === 'string' ? body.code : '')
     if (account === null) return jsonError(400, 'login code unknown, used or expired')
     if ('failure' in account) return jsonError(400, account.failure)
-    // `login`, the account's unique name, lets the apps show it beside the display name.
-    return json(200, { id: account.id, name: account.displayName, login: account.name }, { 'cache-control': 'no-store' })
+    // `login`, the account's unique name, lets the apps show it beside the display name; `owner`
+    // shows the owner the way to `/admin` (docs/core.md, "Finding your way").
+    return json(200, { id: account.id, name: account.displayName, login: account.name, ...(account.isOwner ? { owner: true } : {}) }, { 'cache-control': 'no-store' })
   }
 
   return { routes, store }

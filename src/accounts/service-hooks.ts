@@ -17,13 +17,15 @@ export interface InviteContext {
   project: string
   inviter: string
   role: string
+  /** Revoked by an admin of the project: the page says the link is no longer valid. */
+  revoked?: boolean
 }
 
 /** One service's part in the provider's flows. */
 export interface ServiceHooks {
   /**
-   * The live invite the sign-in's return address names, or null (not this service's, unknown,
-   * used up or expired). A service with no invites leaves it out.
+   * The live or revoked invite the sign-in's return address names, or null (not this service's,
+   * unknown, used up or expired). A service with no invites leaves it out.
    */
   inviteContext?(returnTo: string): Promise<InviteContext | null>
   /**

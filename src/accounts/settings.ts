@@ -146,6 +146,16 @@ export function settingsRoutes(tools: SettingsTools): HttpRoute[] {
     },
     {
       method: 'POST',
+      path: '/admin/signup-links/:id/revoke',
+      handler: async (req) => {
+        const got = await memberForm(req, true)
+        if (!got.ok) return got.response
+        if (!(await store.revokeSignupLink(req.params.id!))) return adminPage(req, got.account, 404, null, 'That sign-up link is no longer live: it was used up, it expired or it was revoked already.')
+        return redirect(303, '/admin')
+      },
+    },
+    {
+      method: 'POST',
       path: '/admin/open-signup',
       handler: async (req) => {
         const got = await memberForm(req, true)

@@ -351,11 +351,18 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number; hooks:
       return rows.length === 1
     },
 
-    /** The live sign-up links, newest first, without their secrets. */
-    async signupLinks(): Promise<{ created: number; usesLeft: number; expires: number }[]> {
-      const rows = await sql<{ created: number; uses_left: number; expires: number }[]>`
-        select created, uses_left, expires from idp_signup_links where uses_left > 0 and expires > ${clock()} order by created desc limit 50`
-      return rows.map((r) => ({ created: Number(r.created), usesLeft: r.uses_left, expires: Number(r.expires) }))
+    /** The live sign-up links, newest first, without their secrets (`id` is the stored hash, which opens nothing). */
+    async signupLinks(): Promise<{ id: string; created: number; usesLeft: number; expires: number }[]> {
+      const rows = await sql<{ id_hash: string; created: number; uses_left: number; expires: number }[]>`
+        select id_hash, created, uses_left, expires from idp_signup_links where uses_left > 0 and expires > ${clock()} order by created desc limit 50`
+      return rows.map((r) => ({ id: r.id_hash, created: Number(r.created), usesLeft: r.uses_left, expires: Number(r.expires) }))
+    },
+
+    /** Revokes a live sign-up link by its stored hash: it has no use left from now on. */
+    async revokeSignupLink(idHash: string): Promise<boolean> {
+      if (idHash === '' || idHash.length > 100) return false
+      const rows = await sql`update idp_signup_links set uses_left = 0 where id_hash = ${idHash} and uses_left > 0 and expires > ${clock()} returning 1`
+      return rows.length === 1
     },
 
     /** A one-time reset link's secret for the account (an older one stops working). */

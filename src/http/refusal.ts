@@ -65,6 +65,7 @@ export type RefusalCode =
   | 'slug_taken'
   | 'invite_used_up'
   | 'invite_expired'
+  | 'invite_revoked'
   | 'bad_code'
   | 'bad_relation'
   | 'too_many'

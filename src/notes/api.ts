@@ -14,6 +14,7 @@ import type { Sessions } from '../auth/session.ts'
 import { textDefect } from '../http/text.ts'
 import { cursors, parseLimit } from '../http/paging.ts'
 import { API, FIELD } from './messages.ts'
+import type { Publications } from './publications.ts'
 import type { DeleteInput, NoteStore, SaveInput } from './store.ts'
 
 /** The longest `id` and `local` of a save (docs/notes-api.md, "Checks of /api/notes, in order", item 5). */
@@ -42,10 +43,15 @@ export interface ApiHandlers {
   changes(req: Request): Promise<Response>
   /** `/api/notes/revisions?id=` (docs/notes-api.md): every method, so the 401 comes first. */
   revisions(req: Request): Promise<Response>
+  /** `/api/notes/trash` (docs/notes-api.md, "Recently deleted"): every method, so the 401 comes first. */
+  trash(req: Request): Promise<Response>
+  /** `/api/notes/publications` (docs/notes-api.md, "Publishing"): every method, so the 401 comes first. */
+  publications(req: Request): Promise<Response>
 }
 
-export function createApiHandlers(deps: { store: NoteStore; sessions: Sessions; publicUrl: string }): ApiHandlers {
-  const { store, sessions } = deps
+export function createApiHandlers(deps: { store: NoteStore; publications: Publications; sessions: Sessions; publicUrl: string }): ApiHandlers {
+  const { store, publications, sessions } = deps
+  const pageUrl = (id: string) => `${deps.publicUrl}/p/${id}`
   const ownOrigin = originOf(deps.publicUrl)
 
   async function read(user: string, req: Request): Promise<Response> {
@@ -115,7 +121,55 @@ export function createApiHandlers(deps: { store: NoteStore; sessions: Sessions; 
     return result instanceof Refusal ? refused(result) : answer(200, result)
   }
 
+  /**
+   * The signed-in user and the JSON object of a POST, checked in the order of `/api/notes`
+   * (sign-in, cross-site, content type, method, body, JSON, object); or the answer that refuses.
+   */
+  async function accept(req: Request): Promise<{ user: string; body: Body | null } | Response> {
+    const user = (await sessions.load(req))?.userId ?? null
+    if (user === null) return refused(refuse(401, API.signIn))
+    if (req.method === 'GET') return { user, body: null }
+    if (req.method !== 'POST') return refused(refuse(405, API.methods), { allow: 'GET, POST' })
+    const crossSite = refuseCrossSite(req, sessions.cookieName, ownOrigin)
+    if (crossSite) return refused(crossSite)
+    const bytes = await req.body()
+    const wrongType = refuseContentType(req, bytes)
+    if (wrongType) return refused(wrongType)
+    if (bytes.length === 0) return refused(refuse(400, API.bodyNeeded))
+    const parsed = parseJsonObject(bytes)
+    if (!parsed.ok) return refused(parsed)
+    return { user, body: parsed.value as Body }
+  }
+
   return {
+    async trash(req) {
+      const accepted = await accept(req)
+      if ('status' in accepted) return accepted
+      const { user, body } = accepted
+      if (body === null) return answer(200, { notes: await store.trash(user) })
+      if (body.op !== 'empty') return refused(refuse(400, API.trashOp))
+      const unknown = unknownField(body, { op: 'string' })
+      if (unknown !== null) return refused(refuse(400, FIELD.unknown(unknown)))
+      return answer(200, { ok: true, removed: await store.purge(user, null) })
+    },
+
+    async publications(req) {
+      const accepted = await accept(req)
+      if ('status' in accepted) return accepted
+      const { user, body } = accepted
+      if (body === null) {
+        const list = await publications.list(user)
+        return answer(200, { publications: list.map((p) => ({ ...p, url: pageUrl(p.id) })) })
+      }
+      if (body.op !== 'publish' && body.op !== 'unpublish') return refused(refuse(400, API.publishOp))
+      if (typeof body.id !== 'string') return refused(refuse(400, API.publishFields))
+      const unknown = unknownField(body, { op: 'string', id: 'string' })
+      if (unknown !== null) return refused(refuse(400, FIELD.unknown(unknown)))
+      if (body.op === 'unpublish') return answer(200, { ok: true, was: await publications.unpublish(user, body.id) })
+      const made = await publications.publish(user, body.id)
+      return made === null ? refused(refuse(404, API.noSuchNote)) : answer(200, { ...made, url: pageUrl(made.id) })
+    },
+
     async me(req) {
       const session = await sessions.load(req)
       return answer(200, { user: session?.userId ?? null })

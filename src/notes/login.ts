@@ -69,6 +69,7 @@ export function createLoginHandlers(deps: { idp: IdentityProvider; sessions: Ses
       session.data.tag = randomToken(16)
       // Shown in the app instead of the id.
       session.data.name = result.identity.name
+      session.data.owner = result.identity.owner === true
       session.data.login = result.identity.login ?? null
       session.data.loginError = null
       return answer(session, safeNext(req.query.get('next')), LOGIN.loggedIn)

@@ -16,6 +16,11 @@ export const API = {
   tooLong: reason('too_long', 'id / local too long'),
   deleteFields: reason('bad_field', 'delete needs id (string) and base (number)'),
   op: reason('bad_field', "op must be 'save' or 'delete'"),
+  /** POST /api/notes/trash (docs/notes-api.md, "Recently deleted"). */
+  trashOp: reason('bad_field', "op must be 'empty'"),
+  /** POST /api/notes/publications (docs/notes-api.md, "Publishing"). */
+  publishOp: reason('bad_field', "op must be 'publish' or 'unpublish'"),
+  publishFields: reason('bad_field', 'publish and unpublish need id (string)'),
 } as const
 
 /** docs/notes-api.md, "Signing in". */

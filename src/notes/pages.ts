@@ -3,7 +3,11 @@
  * login failure page. The app page is the whole markup of the notes web app; its script
  * (src/notes/app/) adds the behaviour and never builds note text as HTML.
  */
-import { html, htmlDocument, htmlPage, type Html } from '../http/html.ts'
+import { html, htmlDocument, htmlPage, rawHtml, type Html } from '../http/html.ts'
+import { noteHtml } from './app/markdown.ts'
+import { titleOf } from './app/text.ts'
+import type { PublishedNote } from './publications.ts'
+import type { MenuLink } from '../auth/person-menu.ts'
 
 /** The addresses of the app's bundled files. */
 export interface AppFiles {
@@ -17,6 +21,8 @@ export interface Person {
   id: string
   /** As the apps show who you are: the display name, and the unique sign-in name beside it (src/auth/shown-name.ts). */
   name: string
+  /** The links of their menu above **Sign out** (src/auth/person-menu.ts). */
+  menu?: readonly MenuLink[]
   /** Whom the session named before a login return switched it to this person, once (docs/core.md, "Login CSRF"). */
   switchedFrom?: string | null
 }
@@ -65,12 +71,34 @@ ${person.switchedFrom ? html`<p class="switched" role="alert">You are now signed
 </header>
 <section class="sidebar" aria-label="All notes">
 <div class="tools">
-<input type="search" id="search" aria-label="Search notes" placeholder="Search  (/)" autocomplete="off" spellcheck="false">
+<input type="search" id="search" aria-label="Search notes" placeholder="Search" data-keys-placeholder="Search  (/)" autocomplete="off" spellcheck="false">
 <button type="button" class="primary" id="new-note" title="New note (Alt+N)">New note</button>
 </div>
 <p class="empty" id="empty" aria-live="polite" hidden></p>
+<nav class="tags" aria-label="Tags">
+<details id="tags-box" open>
+<summary>Tags</summary>
+<p class="tags-none" id="tags-none">No tags yet: write <code>#word</code> in a note.</p>
+<ul class="tag-list" id="tags" aria-label="Tags" hidden></ul>
+</details>
+</nav>
+<div class="tag-bar" id="tag-bar" hidden>
+<p>Notes tagged <strong id="tag-chosen"></strong></p>
+<button type="button" class="quiet" id="rename-tag" aria-expanded="false" aria-controls="rename-form">Rename tag</button>
+</div>
+<form class="rename" id="rename-form" hidden novalidate>
+<label for="rename-to">New name</label>
+<div class="rename-row">
+<input type="text" id="rename-to" autocomplete="off" spellcheck="false" aria-describedby="rename-error">
+<button type="submit" class="primary">Rename</button>
+<button type="button" class="quiet" id="rename-cancel">Cancel</button>
+</div>
+<p class="field-error" id="rename-error" hidden></p>
+</form>
 <ul class="list" id="list" aria-label="Notes"></ul>
 <div class="sidebar-foot">
+<button type="button" class="quiet" id="show-trash">Recently deleted</button>
+<button type="button" class="quiet" id="show-import">Import notes</button>
 <button type="button" class="quiet" id="export">Export all notes</button>
 </div>
 </section>
@@ -78,11 +106,18 @@ ${person.switchedFrom ? html`<p class="switched" role="alert">You are now signed
 <div class="toolbar">
 <button type="button" class="quiet back" id="back">Back</button>
 <span class="edited" id="edited"></span>
+<div class="mode" role="group" aria-label="Write or read">
+<button type="button" class="quiet" id="write-mode" aria-pressed="true">Write</button>
+<button type="button" class="quiet" id="read-mode" aria-pressed="false">Read</button>
+</div>
+<button type="button" class="quiet" id="pin" aria-pressed="false">Pin</button>
+<button type="button" class="quiet" id="share-button">Share</button>
 <button type="button" class="quiet" id="history-button">History</button>
 <button type="button" class="quiet danger" id="delete">Delete</button>
 </div>
 <p class="notice" id="notice" hidden></p>
 <textarea id="editor" aria-label="Note" spellcheck="true" placeholder="Start writing…" disabled></textarea>
+<article class="reading" id="reading" aria-label="Note, read as Markdown" hidden></article>
 <section class="panel" id="compare" hidden aria-labelledby="compare-title">
 <h2 id="compare-title">Conflicted copy</h2>
 <p class="hint" id="compare-hint">Two devices changed the same lines, so both versions are kept. Lines only in the note are struck through; lines only in the copy are marked.</p>
@@ -102,15 +137,96 @@ ${person.switchedFrom ? html`<p class="switched" role="alert">You are now signed
 <ol class="revisions" id="revisions"></ol>
 <div class="actions"><button type="button" id="history-close">Close history</button></div>
 </section>
-<div class="placeholder" id="placeholder"><p>Select a note, or press <kbd>Alt</kbd>+<kbd>N</kbd> for a new one.</p></div>
+<section class="panel" id="share" hidden aria-labelledby="share-title">
+<h2 id="share-title" tabindex="-1">Share</h2>
+<div class="share-block" id="publish-block">
+<h3>Publish to the web</h3>
+<p class="hint" id="publish-hint"></p>
+<p class="field-error" id="publish-problem" role="alert" hidden></p>
+<button type="button" class="primary" id="publish" hidden>Publish</button>
+<div id="published-link" hidden>
+<label for="published-url">Link</label>
+<div class="rename-row">
+<input type="text" id="published-url" readonly>
+<button type="button" id="copy-link">Copy link</button>
+</div>
+<p class="actions"><a class="button" id="published-open" href="#" target="_blank" rel="noopener">Open the page</a> <button type="button" class="danger" id="unpublish">Unpublish</button></p>
+</div>
+</div>
+<div class="actions"><button type="button" id="share-close">Close</button></div>
+</section>
+<section class="panel" id="import" hidden aria-labelledby="import-title">
+<h2 id="import-title" tabindex="-1">Import notes</h2>
+<p class="hint">Markdown and text files (<code>.md</code>, <code>.txt</code>), alone, in a folder or in a zip, this app's own export, and the JSON exports of Simplenote and Standard Notes (decrypted). Each note is saved like one typed here, offline too; its first line is its title.</p>
+<div class="import-pick">
+<label for="import-files">Files or a zip</label>
+<input type="file" id="import-files" multiple accept=".md,.markdown,.txt,.text,.zip,.json">
+</div>
+<div class="import-pick">
+<label for="import-folder">A folder</label>
+<input type="file" id="import-folder" webkitdirectory multiple>
+</div>
+<div class="import-result" id="import-result" role="status"></div>
+<div class="actions"><button type="button" id="import-close">Close</button></div>
+</section>
+<section class="panel" id="trash" hidden aria-labelledby="trash-title">
+<h2 id="trash-title" tabindex="-1">Recently deleted</h2>
+<p class="hint" id="trash-hint"></p>
+<ol class="revisions" id="trash-list" aria-label="Deleted notes"></ol>
+<div class="actions">
+<button type="button" class="danger" id="empty-trash">Empty trash</button>
+<button type="button" id="trash-close">Close</button>
+</div>
+</section>
+<div class="placeholder" id="placeholder"><p>Select a note, or make a new one<span class="keys-hint"> with <kbd>Alt</kbd>+<kbd>N</kbd></span>.</p></div>
 </main>
 <section class="account" aria-label="Account">
-<span class="person" title="Signed in as ${person.name}">${person.name}</span>
-<button type="button" class="quiet" id="sign-out">Sign out</button>
+<details class="person-menu"><summary class="person" title="Signed in as ${person.name}">${person.name}</summary>
+<ul class="menu">${(person.menu ?? []).map((l) => html`<li><a href="${l.href}">${l.label}</a></li>`)}
+<li><button type="button" class="quiet" id="sign-out">Sign out</button></li></ul>
+</details>
 </section>
 </div>
 <div class="toast" id="toast" aria-live="polite" hidden><span id="toast-text"></span> <button type="button" class="quiet" id="toast-action">Undo</button></div>
 <div class="toast update" id="update" hidden><span>A new version of Notes is ready.</span> <button type="button" class="primary" id="update-reload">Reload</button></div>`)
+}
+
+/** A page anyone may read (a published note): no manifest, kept out of search engines. */
+function publicPage(files: AppFiles, title: string, parts: { script?: string; bodyClass: string }, body: Html): Html {
+  return htmlPage(
+    {
+      title,
+      head: html`<meta name="color-scheme" content="light dark">
+<meta name="robots" content="noindex, nofollow">
+<link rel="icon" href="${files.icon}" type="image/svg+xml">
+<link rel="stylesheet" href="${files.style}">${parts.script ? html`
+<script type="module" src="${parts.script}"></script>` : ''}`,
+      bodyClass: parts.bodyClass,
+    },
+    body,
+  )
+}
+
+/**
+ * A published note (`/p/<id>`): its text read as Markdown (src/notes/app/markdown.ts: no raw
+ * HTML, safe links, no image loaded), task boxes shown but not ticked; the script follows the
+ * owner's later saves while the page is open.
+ */
+export function publishedPage(note: PublishedNote, files: AppFiles): Html {
+  const updated = new Date(note.edited)
+  // A Markdown heading's marks are no part of the page's title.
+  const title = titleOf(note.text).replace(/^#{1,6}\s+/, '')
+  return publicPage(files, title, { script: files.script, bodyClass: 'published' }, html`<main class="reading published-note" id="published" data-edited="${String(note.edited)}">
+${rawHtml(noteHtml(note.text, { tasks: 'shown' }))}</main>
+<footer class="published-foot"><p id="published-status" role="status">Updated <time datetime="${updated.toISOString()}">${updated.toISOString().slice(0, 16).replace('T', ' ')} UTC</time></p><p>Published with Notes</p></footer>`)
+}
+
+/** The answer of an address that is not (or no longer) published. */
+export function notPublishedPage(files: AppFiles): Html {
+  return publicPage(files, 'Not published', { bodyClass: 'welcome' }, html`<main class="welcome-card">
+<h1>Not published</h1>
+<p>This note is not published, or no longer is. Ask its owner for a new link.</p>
+</main>`)
 }
 
 /** The login failure page: the stored reason, escaped, and a link to try again. */

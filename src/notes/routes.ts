@@ -24,6 +24,11 @@ export function notesRoutes(login: LoginHandlers, api: ApiHandlers, web: WebHand
     // same reason.
     { method: '*', path: '/api/notes/changes', handler: api.changes },
     { method: '*', path: '/api/notes/revisions', handler: api.revisions },
+    // The deleted notes kept for 30 days, and emptying them (docs/notes-api.md, "Recently deleted").
+    { method: '*', path: '/api/notes/trash', handler: api.trash },
+    // Published notes: the owner's list and switch, and the page anyone with the address reads.
+    { method: '*', path: '/api/notes/publications', handler: api.publications },
+    { method: 'GET', path: '/p/:id', handler: web.published },
     // Section 5: the login button's target.
     { method: 'GET', path: '/login', handler: login.login, rateLimit: 'signin' },
     { method: 'POST', path: '/logout', handler: web.logout },

@@ -4,16 +4,30 @@ import type { Service, ServiceDeps } from '../service.ts'
 import { createApiHandlers } from './api.ts'
 import { createLoginHandlers } from './login.ts'
 import { notesRoutes } from './routes.ts'
-import { createNoteStore } from './store.ts'
+import { createPublications } from './publications.ts'
+import { createNoteStore, TRASH_MS } from './store.ts'
 import { createWebHandlers } from './web.ts'
 
-/** Builds the notes service; its web app's files are bundled now, in the background. */
+/** How often deleted notes past their 30 days are removed for good. */
+const PURGE_EVERY_MS = 60 * 60 * 1000
+
+/**
+ * Builds the notes service; its web app's files are bundled now, in the background. Deleted
+ * notes past their 30 days lose their text and history at start and every hour after.
+ */
 export function createNotesService(deps: ServiceDeps): Service {
-  const { sql, clock, idp, sessions, publicUrl } = deps
+  const { sql, clock, idp, sessions, publicUrl, logger } = deps
   const store = createNoteStore({ sql, clock })
+  const purge = () => store.purge(null, clock() - TRASH_MS).catch((err: unknown) => {
+    logger.line(`notes: removing deleted notes past their 30 days failed: ${err instanceof Error ? err.message : String(err)}`)
+  })
+  void purge()
+  const purgeTimer = setInterval(() => void purge(), PURGE_EVERY_MS)
+  purgeTimer.unref()
   const login = createLoginHandlers({ idp, sessions, publicUrl })
-  const api = createApiHandlers({ store, sessions, publicUrl })
-  const web = createWebHandlers({ sessions, publicUrl })
+  const publications = createPublications({ sql, clock })
+  const api = createApiHandlers({ store, publications, sessions, publicUrl })
+  const web = createWebHandlers({ sessions, publications, publicUrl, places: deps.places })
   return {
     // Every answer carries the strict Content-Security-Policy and its companions.
     routes: pageHeadersOn(notesRoutes(login, api, web)),
@@ -23,6 +37,9 @@ export function createNotesService(deps: ServiceDeps): Service {
       if (authorization !== undefined && authorization !== '') return null
       const userId = (await sessions.load(req))?.userId ?? null
       return userId === null ? null : `user:${userId}`
+    },
+    close() {
+      clearInterval(purgeTimer)
     },
   }
 }

@@ -123,7 +123,34 @@ export interface NoteStore {
    */
   revisions(user: string, id: string): Promise<Revision[] | null>
   remove(user: string, input: DeleteInput): Promise<DeleteResult | Refusal>
+  /**
+   * The user's deleted notes whose text is still kept (deleted at most {@link TRASH_DAYS} days
+   * ago by the store's clock), last deleted first, with their last text: at most
+   * {@link MAX_TRASH}, and no more than {@link MAX_CHANGE_CHARS} characters after the first.
+   */
+  trash(user: string): Promise<TrashedNote[]>
+  /**
+   * Removes for good the text and history of deleted notes: of `user` (every user when null)
+   * deleted before `before` (any time when null). The tombstones stay. Returns how many.
+   */
+  purge(user: string | null, before: number | null): Promise<number>
 }
+
+/** A deleted note in the trash: when it was deleted, until when it is kept, its last text. */
+export interface TrashedNote {
+  id: string
+  /** The tombstone's `edited`: the time of the delete. */
+  deleted: number
+  /** When its text and history are removed for good. */
+  until: number
+  text: string
+}
+
+/** How long a deleted note's text and history are kept. */
+export const TRASH_DAYS = 30
+export const TRASH_MS = TRASH_DAYS * 24 * 60 * 60 * 1000
+/** The most deleted notes the trash lists. */
+export const MAX_TRASH = 500
 
 /** The stored state a save is decided on. */
 interface Stored {
@@ -164,7 +191,7 @@ export function createNoteStore(deps: { sql: Sql; clock: () => number }): NoteSt
       ), saved as (
         insert into notes (user_id, id, text, created, edited, gone)
         select ${user}, ${input.id}, ${input.text}, last_edited, last_edited, false from clock
-        on conflict (user_id, id) do update set text = excluded.text, edited = excluded.edited, gone = false
+        on conflict (user_id, id) do update set text = excluded.text, edited = excluded.edited, gone = false, purged = false
         where notes.gone or (notes.edited = ${input.base} and notes.text <> excluded.text)
         returning edited
       ), revision as (
@@ -195,7 +222,7 @@ export function createNoteStore(deps: { sql: Sql; clock: () => number }): NoteSt
       await tx`
         insert into notes (user_id, id, text, created, edited, gone)
         values (${user}, ${input.id}, ${decided.text}, ${edited}, ${edited}, false)
-        on conflict (user_id, id) do update set text = excluded.text, edited = excluded.edited, gone = false`
+        on conflict (user_id, id) do update set text = excluded.text, edited = excluded.edited, gone = false, purged = false`
       await addRevision(tx, user, input.id, edited, decided.text, input)
       return { id: input.id, edited, text: decided.text }
     }
@@ -289,9 +316,43 @@ export function createNoteStore(deps: { sql: Sql; clock: () => number }): NoteSt
           for update`
         if (!row || row.gone) return { ok: true }
         if (row.edited !== input.base) return { kept: true, id: input.id, edited: row.edited, text: row.text }
-        await tx`update notes set gone = true, edited = ${edited} where user_id = ${user} and id = ${input.id}`
+        await tx`update notes set gone = true, purged = false, edited = ${edited} where user_id = ${user} and id = ${input.id}`
         return { ok: true }
       })
+    },
+
+    async trash(user) {
+      const rows = await sql<{ id: string; edited: number; text: string }[]>`
+        select id, edited, text from notes
+        where user_id = ${user} and gone and not purged and edited >= ${clock() - TRASH_MS}
+        order by edited desc
+        limit ${MAX_TRASH}`
+      const out: TrashedNote[] = []
+      let chars = 0
+      for (const row of rows) {
+        if (out.length > 0 && chars + row.text.length > MAX_CHANGE_CHARS) break
+        chars += row.text.length
+        out.push({ id: row.id, deleted: row.edited, until: row.edited + TRASH_MS, text: row.text })
+      }
+      return out
+    },
+
+    async purge(user, before) {
+      // One statement: a save that brings a note back meanwhile either commits first (the row is
+      // no longer gone, so it is passed over) or waits for this one and writes its text anew.
+      const rows = await sql<{ n: number }[]>`
+        with purged as (
+          update notes set text = '', purged = true
+          where gone and not purged
+            and (${user}::text is null or user_id = ${user})
+            and (${before}::bigint is null or edited < ${before})
+          returning user_id, id
+        ), history as (
+          delete from note_revisions r using purged p
+          where r.user_id = p.user_id and r.note_id = p.id
+        )
+        select count(*)::int as n from purged`
+      return rows[0]!.n
     },
   }
 }

@@ -14,7 +14,11 @@ import { answerRefusal } from '../http/refusal.ts'
 import { json, type Response } from '../http/response.ts'
 import type { Request } from '../http/request.ts'
 import type { Sessions } from '../auth/session.ts'
-import { homePage, type Person } from './pages.ts'
+import { htmlResponse } from '../http/html.ts'
+import { homePage, notPublishedPage, publishedPage, type Person } from './pages.ts'
+import type { Publications } from './publications.ts'
+import { menuLinks } from '../auth/person-menu.ts'
+import type { Places } from '../service.ts'
 
 const APP_DIR = fileURLToPath(new URL('./app/', import.meta.url))
 
@@ -39,6 +43,8 @@ export interface WebHandlers {
   serviceWorker(req: Request): Promise<Response>
   /** `GET /manifest.webmanifest`. */
   manifest(req: Request): Promise<Response>
+  /** `GET /p/:id`: a published note, read-only, for anyone with the address; no cookie read or set. */
+  published(req: Request): Promise<Response>
   /** `POST /logout`: ends the session on the server. */
   logout(req: Request): Promise<Response>
   /** The built files (for the bench's size figure). */
@@ -55,7 +61,7 @@ export interface Built {
 export async function buildWebApp(): Promise<Built> {
   const { readFile } = await import('node:fs/promises')
   const assets = await bundleAssets({
-    entries: { app: `${APP_DIR}main.ts`, style: `${APP_DIR}app.css` },
+    entries: { app: `${APP_DIR}main.ts`, published: `${APP_DIR}published.ts`, style: `${APP_DIR}app.css` },
     files: Object.fromEntries(await Promise.all(ICONS.map(async (i) => [i.file, await readFile(`${APP_DIR}${i.file}`)] as const))),
   })
   // The worker keeps the page and every hashed file; its version changes with any of them, so a
@@ -80,7 +86,17 @@ export async function buildWebApp(): Promise<Built> {
   return { assets, worker, manifest }
 }
 
-export function createWebHandlers(deps: { sessions: Sessions; publicUrl: string; build?: () => Promise<Built> }): WebHandlers {
+/** A published page's id: 128 random bits in base64url. */
+const PUBLICATION_ID = /^[A-Za-z0-9_-]{22}$/
+
+/**
+ * A published page's own headers: kept out of search engines, and revalidated at every view (its
+ * `ETag` makes that a 304), so an Unpublish is seen at the next view, by the browser and any
+ * cache between.
+ */
+const PUBLISHED_HEADERS = { 'cache-control': 'public, no-cache', 'x-robots-tag': 'noindex, nofollow' }
+
+export function createWebHandlers(deps: { sessions: Sessions; publications: Publications; publicUrl: string; places?: Places | undefined; build?: () => Promise<Built> }): WebHandlers {
   const { sessions } = deps
   const ownOrigin = originOf(deps.publicUrl)
   const building = (deps.build ?? buildWebApp)()
@@ -94,7 +110,7 @@ export function createWebHandlers(deps: { sessions: Sessions; publicUrl: string;
       const session = await sessions.load(req)
       const switchedFrom = typeof session?.data.switchedFrom === 'string' ? session.data.switchedFrom : null
       const person: Person | null = session?.userId
-        ? { id: session.userId, name: typeof session.data.name === 'string' && session.data.name !== '' ? shownName(session.data.name, session.data.login) : 'you', switchedFrom }
+        ? { id: session.userId, name: typeof session.data.name === 'string' && session.data.name !== '' ? shownName(session.data.name, session.data.login) : 'you', switchedFrom, menu: menuLinks(deps.places, session.data.owner === true, 'notes') }
         : null
       // A switch of person is said once, on this page.
       if (session !== null && switchedFrom !== null) {
@@ -105,6 +121,15 @@ export function createWebHandlers(deps: { sessions: Sessions; publicUrl: string;
       // Private: the page names the person, so no shared cache keeps it, and the browser's
       // revalidates it for the cookie it was answered to.
       return revalidated(req, uncompressed(new TextEncoder().encode(page.text), 'text/html; charset=utf-8'), { 'cache-control': 'private, no-cache', vary: 'Cookie' })
+    },
+
+    async published(req) {
+      const { assets } = await building
+      const files = { script: assets.url('published'), style: assets.url('style'), icon: assets.url('icon.svg') }
+      const id = req.params.id ?? ''
+      const note = PUBLICATION_ID.test(id) ? await deps.publications.page(id) : null
+      if (note === null) return htmlResponse(404, notPublishedPage(files), { 'cache-control': 'no-store', 'x-robots-tag': 'noindex, nofollow' })
+      return revalidated(req, uncompressed(new TextEncoder().encode(publishedPage(note, files).text), 'text/html; charset=utf-8'), PUBLISHED_HEADERS)
     },
 
     async asset(req) {

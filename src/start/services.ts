@@ -7,7 +7,7 @@ import { createSessions } from '../auth/session.ts'
 import { serve, type Served } from '../http/server.ts'
 import type { RateLimiter } from '../limits/rate-limit.ts'
 import { createNotesService } from '../notes/service.ts'
-import type { Service, ServiceDeps, ServiceName } from '../service.ts'
+import type { Places, Service, ServiceDeps, ServiceName } from '../service.ts'
 import { createTicketsService } from '../tickets/service.ts'
 import { startLimiter } from './limits.ts'
 import { portNamed, type PlannedService } from './ports.ts'
@@ -27,6 +27,8 @@ export interface ServingDeps {
   /** The sessions' secret. */
   secret: Uint8Array
   idp: IdentityProvider
+  /** Where the person's menu leads. */
+  places: Places
   /** `/healthz`'s readiness (src/db/client.ts, createReadiness). */
   ready: () => Promise<boolean>
   /** Told of the service and its limiter as soon as they exist, so that a later failure still stops them. */
@@ -39,7 +41,7 @@ export async function startService(deps: ServingDeps, planned: PlannedService): 
   const { config, db, clock, logger } = deps
   const { name, port, publicUrl } = planned
   const sessions = createSessions({ sql: db.sql, secret: deps.secret, service: name, secure: publicUrl.startsWith('https:'), clock })
-  const service = FACTORIES[name]({ sql: db.sql, config, clock, idp: deps.idp, sessions, logger, publicUrl })
+  const service = FACTORIES[name]({ sql: db.sql, config, clock, idp: deps.idp, sessions, logger, publicUrl, places: deps.places })
   deps.onService(service)
   const limiter = startLimiter(config, db, clock, name, { cookieName: sessions.cookieName, verify: service.verifyCredential })
   if (limiter) deps.onLimiter(limiter)

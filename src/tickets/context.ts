@@ -3,6 +3,7 @@
  * from the service dependencies, never a module-level singleton.
  */
 import type { IdentityProvider } from '../auth/idp.ts'
+import type { Places } from '../service.ts'
 import type { Logger } from '../base/log.ts'
 import type { Sessions } from '../auth/session.ts'
 import type { Credentials } from './credentials.ts'
@@ -22,4 +23,6 @@ export interface Context {
   /** Null when `SMTP_URL` is unset: invites are then not mailed. */
   mailer: Mailer | null
   credentials: Credentials
+  /** Where the person's menu leads (src/auth/person-menu.ts). */
+  places?: Places
 }

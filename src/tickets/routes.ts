@@ -13,6 +13,7 @@ import type { TicketHandlers } from './api/tickets.ts'
 import type { TokenHandlers } from './api/tokens.ts'
 import type { WebHandlers } from './pages/web.ts'
 import type { WebhookHandlers } from './api/webhooks.ts'
+import type { InviteListHandlers } from './api/invites.ts'
 
 export interface Handlers {
   tickets: TicketHandlers
@@ -20,6 +21,7 @@ export interface Handlers {
   relations: RelationHandlers
   projects: ProjectHandlers
   invite: Handler
+  invites: InviteListHandlers
   inbox: Handler
   login: Handler
   addresses: AddressHandlers
@@ -59,7 +61,9 @@ export function ticketRoutes(h: Handlers): HttpRoute[] {
     { method: 'POST', path: '/api/projects/:slug', handler: h.projects.update },
     { method: 'POST', path: '/api/projects/:slug/members', handler: h.projects.setMember },
     { method: 'POST', path: '/api/projects/:slug/members/remove', handler: h.projects.removeMember },
+    { method: 'GET', path: '/api/projects/:slug/invites', handler: h.invites.list },
     { method: 'POST', path: '/api/projects/:slug/invites', handler: h.invite },
+    { method: 'POST', path: '/api/projects/:slug/invites/:id/revoke', handler: h.invites.revoke },
     { method: 'GET', path: '/api/inbox', handler: h.inbox },
     // 4.9 Connecting an app: GET /connect takes every method, since its 405 is an HTML page
     { method: '*', path: '/connect', handler: h.connect.start },

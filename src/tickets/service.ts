@@ -8,7 +8,7 @@ import type { Context } from './context.ts'
 import { createWake, type Wake } from './live/events.ts'
 import { createInboxHandler } from './api/inbox.ts'
 import { createLive } from './live/hub.ts'
-import { createInviteHandler } from './api/invites.ts'
+import { createInviteHandler, createInviteListHandlers } from './api/invites.ts'
 import { createLoginHandler } from './api/login.ts'
 import { createMailer } from './mailer/mailer.ts'
 import { createAddressHandlers } from './pages/addresses.ts'
@@ -57,6 +57,7 @@ export function createTicketsService(deps: ServiceDeps & { /** What the pages ca
     logger: deps.logger,
     mailer,
     credentials: createCredentials({ store, clock, sessions, origin }),
+    ...(deps.places ? { places: deps.places } : {}),
   }
 
   const live = createLive({
@@ -95,6 +96,7 @@ export function createTicketsService(deps: ServiceDeps & { /** What the pages ca
     relations: createRelationHandlers(ctx),
     projects: createProjectHandlers(ctx),
     invite: createInviteHandler(ctx),
+    invites: createInviteListHandlers(ctx),
     inbox: createInboxHandler(ctx),
     login: createLoginHandler(ctx),
     addresses: createAddressHandlers(ctx),

@@ -3,6 +3,7 @@
  * conflicts, history, export, a full disk, and note text that looks like HTML. One server and
  * one browser for the file; each test signs in its own user, so their notes never meet.
  */
+import { signOut } from '../support/person-menu.ts'
 import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
 import { unzipSync, strFromU8 } from 'fflate'
@@ -102,7 +103,7 @@ test('writing: "New note" makes a note at once, it saves by itself after typing 
   assert.equal(await editor(page).inputValue(), 'Shopping list\nmilk\neggs\n')
 
   // Delete asks nothing and offers Undo.
-  await page.getByRole('button', { name: 'Delete' }).click()
+  await page.getByRole('button', { name: 'Delete', exact: true }).click()
   await listed(page, 1)
   await page.getByRole('button', { name: 'Undo' }).click()
   await notesList(page).getByRole('button', { name: 'Shopping list' }).waitFor()
@@ -309,7 +310,7 @@ test('conflicted copy: "Edit by hand" puts both texts in one note to tidy, and d
 test('a delete on one device while the other edited the note gives the note back, with a notice', T, async () => {
   const { a, b, title } = await twoDevices('deleter', 'Recipe\nflour\n')
   await a.context.setOffline(true)
-  await a.page.getByRole('button', { name: 'Delete' }).click()
+  await a.page.getByRole('button', { name: 'Delete', exact: true }).click()
   await listed(a.page, 0)
   await editor(b.page).fill('Recipe\nflour\nsugar\n')
   await onServer('deleter', 'Recipe\nflour\nsugar\n')
@@ -436,7 +437,7 @@ test('note text that looks like HTML is only ever shown as text', T, async () =>
 test('"Sign out" ends the session on the server and clears this browser\'s copy', T, async () => {
   const { page, context } = await app.device('leaver')
   await write(page, 'leaver', 'Private thought')
-  await page.getByRole('button', { name: 'Sign out' }).click()
+  await signOut(page)
   await page.getByRole('link', { name: 'Sign in' }).waitFor()
   const me = await page.evaluate(() => fetch('/api/me').then((r) => r.json()))
   assert.deepEqual(me, { user: null })
@@ -513,7 +514,7 @@ test('a browser holding the copy of the app\'s previous version (notes one a rec
   await open(page, 'Synced before the update')
   assert.equal(await editor(page).inputValue(), 'Synced before the update\nfrom the server')
   const version = await page.evaluate(() => indexedDB.databases().then((d) => d.find((x) => x.name === 'notes-upgrader')?.version))
-  assert.equal(version, 3)
+  assert.equal(version, 4)
   await context.close()
 })
 
@@ -532,10 +533,10 @@ test('a tab of the app left open when another tab opens a newer version lets go 
     box.value = 'Typed in the old tab\nand more, not saved yet'
     box.dispatchEvent(new Event('input'))
   })
-  // The other tab opens the copy with a newer layout (version 4, as a later app would).
+  // The other tab opens the copy with a newer layout (version 5, as a later app would).
   const kept = await newer.evaluate(async () => {
     const db = await new Promise<IDBDatabase>((resolve, reject) => {
-      const req = indexedDB.open('notes-oldtab', 4)
+      const req = indexedDB.open('notes-oldtab', 5)
       req.onsuccess = () => resolve(req.result)
       req.onerror = () => reject(req.error)
       setTimeout(() => reject(new Error('the upgrade waited for the old tab')), 5_000)
@@ -561,18 +562,18 @@ test('a tab of the app left open when another tab opens a newer version lets go 
   // Export and sign out: each says, where it was pressed, that the tab must reload first.
   await page.getByRole('button', { name: 'Export all notes' }).click()
   await page.getByText('Notes was updated in another tab: reload this tab to export your notes.').waitFor()
-  await page.getByRole('button', { name: 'Sign out' }).click()
+  await signOut(page)
   await page.getByText('Notes was updated in another tab: reload this tab to sign out.').waitFor()
   // Nothing half-done: no file, still signed in, and the copy with the waiting edit still here.
   assert.deepEqual(downloads, [])
   assert.equal(new URL(page.url()).pathname, '/')
   assert.equal(await page.evaluate(() => fetch('/api/notes/changes?since=0').then((r) => r.status)), 200, 'the session was not ended')
-  assert.equal(await newer.evaluate(() => indexedDB.databases().then((d) => d.find((x) => x.name === 'notes-oldtab')?.version)), 4)
+  assert.equal(await newer.evaluate(() => indexedDB.databases().then((d) => d.find((x) => x.name === 'notes-oldtab')?.version)), 5)
   // Writing is off: "New note" and "Delete" are disabled, also with the note opened again, and
   // the shortcut for a new note says why.
   await open(page, 'Typed in the old tab')
   assert.equal(await page.getByRole('button', { name: 'New note' }).isDisabled(), true)
-  assert.equal(await page.getByRole('button', { name: 'Delete' }).isDisabled(), true)
+  assert.equal(await page.getByRole('button', { name: 'Delete', exact: true }).isDisabled(), true)
   await page.keyboard.press('Alt+KeyN')
   await page.getByText('Notes was updated in another tab: reload this tab to write a new note.').waitFor()
   await listed(page, 1)
@@ -586,7 +587,7 @@ test('a tab of the app left open when another tab opens a newer version lets go 
   // and its buttons say it too.
   await page.reload()
   await page.getByRole('status').filter({ hasText: 'updated in another tab: reload this tab' }).waitFor()
-  await page.getByRole('button', { name: 'Sign out' }).click()
+  await signOut(page)
   await page.getByText('Notes was updated in another tab: reload this tab to sign out.').waitFor()
   await page.getByRole('button', { name: 'Export all notes' }).click()
   await page.getByText('Notes was updated in another tab: reload this tab to export your notes.').waitFor()

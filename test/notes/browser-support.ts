@@ -44,8 +44,9 @@ export async function notesBrowserApp() {
    * first in a page of the service's origin that is not the app (the manifest), to put
    * things into the browser before the app ever opens.
    */
-  async function device(user: string, options: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark'; name?: string; before?: (page: Page) => Promise<void> } = {}): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await browser.newContext({ viewport: options.viewport ?? WIDE, colorScheme: options.colorScheme ?? 'light', acceptDownloads: true })
+  async function device(user: string, options: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark'; name?: string; touch?: boolean; before?: (page: Page) => Promise<void> } = {}): Promise<{ context: BrowserContext; page: Page }> {
+    const touch = options.touch ? { hasTouch: true, isMobile: true } : {}
+    const context = await browser.newContext({ viewport: options.viewport ?? WIDE, colorScheme: options.colorScheme ?? 'light', acceptDownloads: true, ...touch })
     const page = await context.newPage()
     if (options.before) {
       await page.goto(`${url}/manifest.webmanifest`)

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { etagOf } from '../../src/http/conditional.ts'
 import { createHandler } from '../../src/http/handler.ts'
+import { createPublications } from '../../src/notes/publications.ts'
 import { createApiHandlers } from '../../src/notes/api.ts'
 import { createNoteStore, type NoteStore } from '../../src/notes/store.ts'
 import { makeRequest } from '../../src/http/request.ts'
@@ -71,7 +72,7 @@ test('a matching If-None-Match is answered without reading the list', async () =
   const real = createNoteStore({ sql: app.sql, clock: app.clock.now })
   let lists = 0
   const store: NoteStore = { ...real, list: (...args) => (lists++, real.list(...args)) }
-  const api = createApiHandlers({ store, sessions: app.sessions, publicUrl: app.publicUrl })
+  const api = createApiHandlers({ store, publications: createPublications({ sql: app.sql, clock: app.clock.now }), sessions: app.sessions, publicUrl: app.publicUrl })
   const handler = createHandler([{ method: '*', path: '/api/notes', handler: api.notes }], { name: 'notes', logger: testLogger() })
   const get = (headers: Record<string, string> = {}) => handler(makeRequest({ url: '/api/notes?since=0', headers: { cookie, ...headers } }))
   const full = await get()

@@ -25,8 +25,10 @@ export async function ticketsBrowserApp(options: { env?: NodeJS.ProcessEnv } = {
   let people = 0
 
   /** A browser of `name`, signed in (or signed out with `null`), at `viewport`. */
-  async function person(name: string | null, options: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark'; idpId?: string } = {}): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await browser.newContext({ viewport: options.viewport ?? WIDE, colorScheme: options.colorScheme ?? 'light' })
+  /** `touch`: a phone's touch screen (no hover, a coarse pointer) rather than a mouse. */
+  async function person(name: string | null, options: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark'; idpId?: string; touch?: boolean } = {}): Promise<{ context: BrowserContext; page: Page }> {
+    const touch = options.touch ? { hasTouch: true, isMobile: true } : {}
+    const context = await browser.newContext({ viewport: options.viewport ?? WIDE, colorScheme: options.colorScheme ?? 'light', ...touch })
     const page = await context.newPage()
     if (name !== null) {
       const code = app.idp.code({ id: options.idpId ?? `idp-${name}-${++people}`, name })

@@ -103,3 +103,13 @@ test('task list items render as checkboxes that only show, ticked for [x]', () =
   // In a subject (one line) nothing becomes a checkbox.
   assert.doesNotMatch(markdownInline('[ ] not a box'), /<input/)
 })
+
+test('a single line break inside a paragraph is kept, as GitHub keeps it in comments; a blank line still starts a paragraph', () => {
+  assert.equal(markdownToHtml('Steps:\nopen the page\npress Save'), '<p>Steps:<br>\nopen the page<br>\npress Save</p>\n')
+  assert.equal(markdownToHtml('one\n\ntwo'), '<p>one</p>\n<p>two</p>\n')
+  assert.equal(markdownToHtml('- a\n  still a'), '<ul>\n<li>a<br>\nstill a</li>\n</ul>\n')
+})
+
+test('a subject, one line, has no line break to keep', () => {
+  assert.equal(markdownSubject('one\ntwo'), 'one\ntwo')
+})

@@ -41,6 +41,7 @@ export function createAccountView(app: App) {
     }
     app.channel?.postMessage({ signedOut: true })
     await app.local.destroy().catch(() => {})
+    app.prefs.forget()
     if ('caches' in window) for (const key of await caches.keys()) await caches.delete(key)
     location.assign('/')
   }
@@ -50,6 +51,17 @@ export function createAccountView(app: App) {
     wireAccount(): void {
       $('export').addEventListener('click', () => void exportAll())
       $('sign-out').addEventListener('click', () => void signOut())
+      // The person's menu closes on a click elsewhere and on Escape, as menus do.
+      const menu = document.querySelector<HTMLDetailsElement>('details.person-menu')
+      document.addEventListener('click', (e) => {
+        if (menu?.open && !menu.contains(e.target as Node)) menu.open = false
+      })
+      menu?.addEventListener('keydown', (e) => {
+        if (e.key === 'Escape' && menu.open) {
+          menu.open = false
+          menu.querySelector('summary')?.focus()
+        }
+      })
       // The notice of a switched sign-in offers its own "Sign out" (docs/core.md, "Login CSRF").
       document.getElementById('switch-sign-out')?.addEventListener('click', () => void signOut())
     },

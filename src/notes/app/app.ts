@@ -9,6 +9,7 @@
 import type { Address } from './address.ts'
 import type { AppState, NotesController, Shown } from './controller.ts'
 import type { Local } from './local.ts'
+import type { NotePrefs } from './note-prefs.ts'
 import type { Send, Sync } from './sync.ts'
 
 /** A pause in typing this long saves the note. */
@@ -28,10 +29,15 @@ export function findElements() {
     app: $('app'),
     status: $('status'),
     list: $<HTMLUListElement>('list'),
+    tags: $<HTMLUListElement>('tags'),
     empty: $('empty'),
     search: $<HTMLInputElement>('search'),
     newNote: $<HTMLButtonElement>('new-note'),
     editor: $<HTMLTextAreaElement>('editor'),
+    reading: $('reading'),
+    writeMode: $<HTMLButtonElement>('write-mode'),
+    readMode: $<HTMLButtonElement>('read-mode'),
+    pin: $<HTMLButtonElement>('pin'),
     edited: $('edited'),
     notice: $('notice'),
     back: $<HTMLButtonElement>('back'),
@@ -40,6 +46,11 @@ export function findElements() {
     history: $('history'),
     historyHint: $('history-hint'),
     revisions: $<HTMLOListElement>('revisions'),
+    trash: $('trash'),
+    importPanel: $('import'),
+    share: $('share'),
+    shareButton: $<HTMLButtonElement>('share-button'),
+    trashList: $<HTMLOListElement>('trash-list'),
     compare: $('compare'),
     placeholder: $('placeholder'),
     toast: $('toast'),
@@ -71,11 +82,15 @@ export interface Actions {
   sortAndDraw(): void
   drawSoon(): void
   reloadIds(ids: readonly string[]): Promise<void>
+  // tags-view.ts
+  drawTags(): void
   // editor-view.ts
   openNote(id: string, options?: { save?: boolean; focus?: boolean }): Promise<void>
   closeNote(): void
   refreshOpen(): void
   setEditorText(text: string): void
+  /** Shows the open note as its choice says: the editor, or the reading view drawn anew. */
+  showMode(): void
   drawMeta(note: Shown): void
   saveNow(): Promise<void>
   backToList(): Promise<void>
@@ -84,6 +99,12 @@ export interface Actions {
   showCompare(copy: Shown): void
   // history-view.ts
   closeHistory(): void
+  // trash-view.ts
+  closeTrash(): void
+  // import-view.ts
+  closeImport(): void
+  // share-view.ts
+  closeShare(): void
 }
 
 export interface App {
@@ -97,6 +118,7 @@ export interface App {
   local: Local
   sync: Sync
   send: Send
+  prefs: NotePrefs
   channel: BroadcastChannel | null
   address: Address
   userId: string

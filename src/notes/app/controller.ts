@@ -11,6 +11,7 @@ import { conflictWords } from './conflict-words.ts'
 import { combined } from './diff-view.ts'
 import type { EditStart, Local, LocalNote } from './local.ts'
 import { parseQuery, search } from './search.ts'
+import { renameTag, tagsOf, tagTree, type TagNode } from './tags.ts'
 import { newNoteId, titleOf } from './text.ts'
 
 /** The list draws this many notes at most; a search narrows the rest. */
@@ -22,6 +23,8 @@ export interface Shown extends LocalNote {
   lower: string
   /** Lower-case title, for the search's order. */
   titleLower: string
+  /** The tags written in the text, by key (tags.ts). */
+  tags: string[]
   /** Made by "New note" and not written to yet: kept in memory only. */
   draft?: boolean
 }
@@ -30,16 +33,25 @@ export interface Shown extends LocalNote {
 export interface AppState {
   notes: Map<string, Shown>
   /**
-   * `notes`, newest edit first (ties by id), as of the last `sort()`, which the list view calls
+   * `notes`, pinned first, then newest edit first (ties by id), as of the last `sort()`, which the list view calls
    * before it draws a change. The controller's changes do not sort: a first sync changes
    * thousands of notes a page, and one sort after them is enough.
    */
   order: Shown[]
+  /** The notes pinned to the top of the list (note-prefs.ts). */
+  pinned: ReadonlySet<string>
+  /** The tags of `notes` as of the last `sort()`, for the tag list. */
+  tags: TagNode[]
   openId: string | null
   /** Every stored note is in `notes` (not only the first screen's). */
   loaded: boolean
   /** How many notes are stored, known before they are all read. */
   stored: number
+  /**
+   * This device's copy has never been filled from the server (a new device, before its first
+   * sync): an empty list says the notes are loading, not that there are none.
+   */
+  firstSync: boolean
   /** The editor holds text not yet in the copy. */
   dirty: boolean
   lastInput: number
@@ -61,9 +73,12 @@ export function createAppState(): AppState {
   return {
     notes: new Map(),
     order: [],
+    pinned: new Set(),
+    tags: [],
     openId: null,
     loaded: false,
     stored: 0,
+    firstSync: false,
     dirty: false,
     lastInput: 0,
     editorBase: 0,
@@ -77,7 +92,7 @@ export function createAppState(): AppState {
 }
 
 export function shown(note: LocalNote): Shown {
-  return { ...note, lower: note.text.toLowerCase(), titleLower: titleOf(note.text).toLowerCase() }
+  return { ...note, lower: note.text.toLowerCase(), titleLower: titleOf(note.text).toLowerCase(), tags: tagsOf(note.text) }
 }
 
 /** A conflicted copy another device made, arrived here: its words are this device's side. */
@@ -105,7 +120,9 @@ export type NotesController = ReturnType<typeof createNotesController>
 /** The rules over `state` and the copy `local`; `clock` stamps every edit. */
 export function createNotesController({ state, local, clock }: { state: AppState; local: Local; clock: () => number }) {
   function sort(): void {
-    state.order = [...state.notes.values()].sort((a, b) => b.edited - a.edited || (a.id < b.id ? -1 : 1))
+    const pinned = state.pinned
+    state.order = [...state.notes.values()].sort((a, b) => Number(pinned.has(b.id)) - Number(pinned.has(a.id)) || b.edited - a.edited || (a.id < b.id ? -1 : 1))
+    state.tags = tagTree(state.order)
   }
 
   /** Takes the stored state of the notes `ids` (`notes`: those still stored) into memory. */
@@ -125,6 +142,16 @@ export function createNotesController({ state, local, clock }: { state: AppState
     }))
   }
 
+  /** Writes `text` of note `id` (started from `from`) to the copy and into memory. */
+  async function keepEdit(id: string, text: string, from: EditStart): Promise<Shown> {
+    const note = await local.edit(id, text, clock(), from)
+    if (state.openId === id) state.editorText = text
+    if (state.problem?.startsWith('Storage full')) state.problem = null
+    const kept = shown(note)
+    state.notes.set(id, kept)
+    return kept
+  }
+
   return {
     state,
     local,
@@ -136,6 +163,7 @@ export function createNotesController({ state, local, clock }: { state: AppState
       const { notes, count } = await local.newest(LIST_LIMIT)
       for (const n of notes) if (!state.notes.has(n.id)) state.notes.set(n.id, shown(n))
       state.stored = count
+      state.firstSync = count === 0 && (await local.getSince()) === 0
     },
 
     /** Reads every note into memory, keeping what changed in memory while it read. */
@@ -166,15 +194,46 @@ export function createNotesController({ state, local, clock }: { state: AppState
       // Before every note is read, the list without a search counts the stored ones; a search
       // is drawn again when they are all read.
       if (!state.loaded && parsed === null) matches = Math.max(matches, state.stored)
-      const empty = !state.loaded ? 'Looking through every note…' : state.notes.size === 0 ? 'No notes yet. “New note” starts one.' : 'No note has these words.'
+      const empty = !state.loaded ? 'Looking through every note…'
+        : state.notes.size === 0 ? (state.firstSync ? 'Loading your notes…' : 'No notes yet. “New note” starts one.')
+        : parsed?.patterns.length === 0 ? 'No note has this tag.'
+        : 'No note has these words.'
       return { notes: found.slice(0, LIST_LIMIT), matches, empty }
+    },
+
+    /**
+     * Renames the tag `from` (a key) and its sub-tags to `to` in every note that has them, each
+     * an ordinary edit from the note's text in the copy (so it merges like typing would);
+     * returns the ids of the notes changed. The open note is edited from the editor's start.
+     */
+    async renameTag(from: string, to: string): Promise<string[]> {
+      const changed: string[] = []
+      for (const note of [...state.notes.values()]) {
+        if (note.draft || !note.tags.some((t) => t === from || t.startsWith(`${from}/`))) continue
+        const text = renameTag(note.text, from, to)
+        if (text === note.text) continue
+        await keepEdit(note.id, text, { base: note.base, text: note.text })
+        changed.push(note.id)
+      }
+      return changed
+    },
+
+    /** Saves each of `texts` as a new note, as typing would (queued, offline too); returns their ids. */
+    async importNotes(texts: readonly string[]): Promise<string[]> {
+      const ids: string[] = []
+      for (const text of texts) {
+        const id = newNoteId(clock())
+        await keepEdit(id, text, { base: 0 })
+        ids.push(id)
+      }
+      return ids
     },
 
     /** A new empty note in memory only (a draft); returns its id. */
     addDraft(): string {
       const now = clock()
       const id = newNoteId(now)
-      state.notes.set(id, { id, text: '', base: 0, edited: now, lower: '', titleLower: '', draft: true })
+      state.notes.set(id, { id, text: '', base: 0, edited: now, lower: '', titleLower: '', tags: [], draft: true })
       return id
     },
 
@@ -209,14 +268,15 @@ export function createNotesController({ state, local, clock }: { state: AppState
       return { base: state.editorBase, text: state.editorText }
     },
 
-    /** Writes `text` of note `id` (started from `from`) to the copy and into memory. */
-    async keepEdit(id: string, text: string, from: EditStart): Promise<Shown> {
-      const note = await local.edit(id, text, clock(), from)
-      if (state.openId === id) state.editorText = text
-      if (state.problem?.startsWith('Storage full')) state.problem = null
-      const kept = shown(note)
-      state.notes.set(id, kept)
-      return kept
+    keepEdit,
+
+    /** Brings the deleted note `id` back from the trash into the copy and memory; null when it is not there. */
+    async restore(id: string): Promise<Shown | null> {
+      const note = await local.restore(id, clock())
+      if (!note) return null
+      const back = shown(note)
+      state.notes.set(id, back)
+      return back
     },
 
     /** Deletes note `id` from the copy (undoable for `undoMs`) and from memory, closing it. */

@@ -6,6 +6,7 @@
  */
 import { SAVE_AFTER_MS, TYPING_MS, UNDO_MS, type Actions, type App } from './app.ts'
 import type { Shown } from './controller.ts'
+import { noteHtml, toggleTask } from './markdown.ts'
 import { forgetRescue } from './rescue.ts'
 import { movedCaret, titleOf } from './text.ts'
 
@@ -30,6 +31,8 @@ export function createEditorView(app: App) {
       const note = app.notes.open(id)
       if (!note) return
       app.address.show(id)
+      act.closeTrash()
+      act.closeImport()
       ui.app.dataset.view = 'note'
       ui.placeholder.hidden = true
       ui.history.hidden = true
@@ -38,14 +41,19 @@ export function createEditorView(app: App) {
       if (state.conflictNotice?.ids.includes(id)) act.showNotice(state.conflictNotice.text)
       ui.del.disabled = state.outdated
       ui.historyButton.disabled = false
+      ui.pin.disabled = false
+      ui.shareButton.disabled = note.conflictOf !== undefined
+      ui.share.hidden = true
       view.drawMeta(note)
       if (note.conflictOf) {
+        ui.reading.hidden = true
         act.showCompare(note)
+        view.showMode()
       } else {
         ui.compare.hidden = true
-        ui.editor.hidden = false
         ui.editor.value = note.text
-        if (options.focus) ui.editor.focus()
+        view.showMode()
+        if (options.focus && !ui.editor.hidden) ui.editor.focus()
       }
       act.drawList()
       await saved
@@ -61,6 +69,8 @@ export function createEditorView(app: App) {
       ui.app.dataset.view = 'list'
       ui.editor.value = ''
       ui.editor.hidden = false
+      ui.reading.hidden = true
+      ui.reading.replaceChildren()
       ui.compare.hidden = true
       ui.history.hidden = true
       ui.notice.hidden = true
@@ -68,6 +78,10 @@ export function createEditorView(app: App) {
       ui.edited.textContent = ''
       ui.del.disabled = true
       ui.historyButton.disabled = true
+      ui.pin.disabled = true
+      ui.shareButton.disabled = true
+      ui.share.hidden = true
+      view.showMode()
       act.drawList()
     },
 
@@ -200,6 +214,56 @@ export function createEditorView(app: App) {
       const end = movedCaret(before, text, editor.selectionEnd)
       editor.value = text
       if (focused) editor.setSelectionRange(start, end)
+      if (!ui.reading.hidden) ui.reading.innerHTML = noteHtml(text)
+    },
+
+    showMode(): void {
+      const note = state.openId === null ? undefined : state.notes.get(state.openId)
+      const reading = note !== undefined && !note.conflictOf && app.prefs.has('reading', note.id)
+      ui.writeMode.setAttribute('aria-pressed', String(!reading))
+      ui.readMode.setAttribute('aria-pressed', String(reading))
+      ui.writeMode.disabled = ui.readMode.disabled = note === undefined || note.conflictOf !== undefined
+      ui.pin.setAttribute('aria-pressed', String(note !== undefined && state.pinned.has(note.id)))
+      if (!ui.history.hidden || !ui.compare.hidden || !ui.share.hidden) return
+      ui.editor.hidden = reading
+      ui.reading.hidden = !reading
+      // The text is markdown.ts's HTML: raw HTML off, safe links only, no image loaded.
+      if (reading) ui.reading.innerHTML = noteHtml(ui.editor.value)
+      else ui.reading.replaceChildren()
+    },
+
+    /** Write or Read: the open note's choice, kept for it across reloads. */
+    async chooseReading(reading: boolean): Promise<void> {
+      const id = state.openId
+      if (id === null) return
+      await view.saveNow()
+      app.prefs.set('reading', id, reading)
+      view.showMode()
+      if (!reading) ui.editor.focus()
+    },
+
+    /** Pin or unpin the open note: a pinned note stays at the top of the list. */
+    togglePin(): void {
+      const id = state.openId
+      if (id === null) return
+      app.prefs.set('pinned', id, !state.pinned.has(id))
+      act.sortAndDraw()
+      view.showMode()
+    },
+
+    /** A task box ticked in the reading view: an ordinary edit of its `[ ]`. */
+    onTick(e: Event): void {
+      const box = e.target
+      if (!(box instanceof HTMLInputElement) || !box.classList.contains('task-box')) return
+      if (act.refusedOutdated('to tick a task')) {
+        box.checked = !box.checked
+        return
+      }
+      const text = toggleTask(ui.editor.value, Number(box.dataset.line), box.checked)
+      if (text === null) return view.showMode()
+      ui.editor.value = text
+      view.onInput()
+      void view.saveNow()
     },
 
     async backToList(): Promise<void> {
@@ -207,6 +271,8 @@ export function createEditorView(app: App) {
       const id = state.openId
       dropEmptyDraft()
       app.address.show(null)
+      act.closeTrash()
+      act.closeImport()
       ui.app.dataset.view = 'list'
       ui.history.hidden = true
       const item = id === null ? null : ui.list.querySelector<HTMLButtonElement>(`button.item[data-id="${CSS.escape(id)}"]`)

@@ -67,6 +67,8 @@ export function createHistoryView(app: App) {
       await act.saveNow()
       ui.history.hidden = false
       ui.editor.hidden = true
+      ui.reading.hidden = true
+      ui.share.hidden = true
       ui.compare.hidden = true
       ui.revisions.replaceChildren()
       ui.historyHint.textContent = 'Loading the history…'
@@ -94,7 +96,7 @@ export function createHistoryView(app: App) {
       ui.history.hidden = true
       const note = state.openId === null ? undefined : state.notes.get(state.openId)
       if (note?.conflictOf) act.showCompare(note)
-      else ui.editor.hidden = false
+      else act.showMode()
     },
   } satisfies Partial<Actions> & Record<string, unknown>
   return view

@@ -25,6 +25,12 @@ export function createListView(app: App) {
     title.className = 'title'
     title.textContent = titleOf(note.text)
     button.append(title)
+    if (state.pinned.has(note.id)) {
+      const pin = document.createElement('span')
+      pin.className = 'badge pinned'
+      pin.textContent = 'Pinned'
+      button.append(' ', pin)
+    }
     if (note.conflictOf) {
       const badge = document.createElement('span')
       badge.className = 'badge'
@@ -58,6 +64,7 @@ export function createListView(app: App) {
       ui.list.replaceChildren(...items)
       ui.empty.hidden = listed.matches > 0
       ui.empty.textContent = listed.empty
+      app.act.drawTags()
     },
 
     sortAndDraw(): void {
@@ -82,6 +89,16 @@ export function createListView(app: App) {
     applyNotes(ids: readonly string[], notes: readonly LocalNote[]): void {
       // A conflicted copy made by another device's save: this device is told as well.
       for (const copy of app.notes.applyStored(ids, notes)) app.act.tellConflict(copy.notice, copy.noteId, copy.copyId)
+      // A conflict sorted out on another device (the copy or the note deleted, or the copy kept
+      // as an ordinary note): its notice goes here too, as it went there.
+      const told = state.conflictNotice
+      const [noteId, copyId] = told?.ids ?? []
+      const copy = copyId === undefined ? undefined : state.notes.get(copyId)
+      const over = !copy?.conflictOf || noteId === undefined || !state.notes.has(noteId)
+      if (told && told.ids.some((id) => ids.includes(id)) && over) {
+        state.conflictNotice = null
+        if (!ui.notice.hidden && ui.notice.textContent === told.text) ui.notice.hidden = true
+      }
       // Sorted and drawn once the sync has sent its next write: pages of a first sync come
       // faster than 10,000 notes are sorted and drawn, and the write need not wait for them.
       view.drawSoon()

@@ -57,6 +57,14 @@ export interface Pending {
   refused?: string
 }
 
+/** A deleted note in the trash ("Recently deleted"): its last text and when it was deleted. */
+export interface TrashEntry {
+  id: string
+  text: string
+  /** The time of the delete: the server's tombstone `edited`, or this device's time of it. */
+  deleted: number
+}
+
 /** Notes kept together by the first sync: one page of changes, oldest first. */
 interface Pack {
   /** The ids of `notes`, indexed (multiEntry) to find a note's pack. */
@@ -69,14 +77,15 @@ interface Schema extends DBSchema {
   packs: { key: number; value: Pack; indexes: { ids: string } }
   queue: { key: string; value: Pending }
   meta: { key: string; value: string | number }
+  trash: { key: string; value: TrashEntry }
 }
 
-type Stores = ('notes' | 'packs' | 'queue' | 'meta')[]
+type Stores = ('notes' | 'packs' | 'queue' | 'meta' | 'trash')[]
 type Tx = IDBPTransaction<Schema, Stores, 'readwrite'>
 
-/** The version of the copy's layout: 2 added the `edited` index, 3 the packs. */
-export const VERSION = 3
-const STORES: Stores = ['notes', 'packs', 'queue', 'meta']
+/** The version of the copy's layout: 2 added the `edited` index, 3 the packs, 4 the trash. */
+export const VERSION = 4
+const STORES: Stores = ['notes', 'packs', 'queue', 'meta', 'trash']
 
 export interface Local {
   /** The device's own `local` id, made once. */
@@ -107,6 +116,22 @@ export interface Local {
   remove(id: string, at: number, undoMs: number): Promise<void>
   /** Takes back a delete that was not sent yet; false when it was. */
   undoRemove(id: string): Promise<boolean>
+  /** The deleted notes kept in the trash, last deleted first. */
+  trash(): Promise<TrashEntry[]>
+  /**
+   * Takes the server's trash (`entries`, the whole of it) into the copy: entries it no longer
+   * has go, unless their delete still waits in the queue here; entries of notes with a save
+   * waiting here (brought back meanwhile) are passed over.
+   */
+  replaceTrash(entries: readonly TrashEntry[]): Promise<void>
+  /** Forgets the trash entries of `ids` (emptied on the server). */
+  dropTrash(ids: readonly string[]): Promise<void>
+  /**
+   * Brings the deleted note `id` back from the trash with its last text, as an edit at `at`
+   * queued like a save (a delete not sent yet is simply taken back); null when it is not in
+   * the trash.
+   */
+  restore(id: string, at: number): Promise<LocalNote | null>
   /** Changes a note's fields without queueing anything (a conflict marker cleared). */
   mark(id: string, fields: Partial<Pick<LocalNote, 'conflictOf' | 'conflictHere'>>): Promise<void>
   /** The queue, oldest change first. */
@@ -187,6 +212,8 @@ export async function openLocal(name: string, options: { random?: () => string; 
       // Version 3: the first sync's packs. The notes and queue of an older copy stay as they
       // are: a note in `notes` is where the new layout keeps every note not packed.
       if (oldVersion < 3) db.createObjectStore('packs', { autoIncrement: true }).createIndex('ids', 'ids', { multiEntry: true })
+      // Version 4: the trash. An older copy starts with it empty; the server's trash fills it.
+      if (oldVersion < 4) db.createObjectStore('trash', { keyPath: 'id' })
     },
     blocked() {
       // An older tab keeps the copy open and has not let go yet.
@@ -229,6 +256,23 @@ export async function openLocal(name: string, options: { random?: () => string; 
     const seq = Number((await tx.objectStore('meta').get('seq')) ?? 0) + 1
     await tx.objectStore('meta').put(seq, 'seq')
     return seq
+  }
+
+  /** Takes back the delete `entry` not sent yet: the note is live again, the save it replaced queued again. */
+  async function takeBack(tx: Tx, entry: Pending): Promise<LocalNote | null> {
+    const { id } = entry
+    const queue = tx.objectStore('queue')
+    await unpack(tx, [id])
+    const note = await tx.objectStore('notes').get(id)
+    let back: LocalNote | null = null
+    if (note) {
+      back = { ...note }
+      delete back.deleted
+      await tx.objectStore('notes').put(back)
+    }
+    if (entry.replaced) await queue.put({ ...entry.replaced, seq: await nextSeq(tx) })
+    else await queue.delete(id)
+    return back
   }
 
   function write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -315,6 +359,7 @@ export async function openLocal(name: string, options: { random?: () => string; 
         const note = await notes.get(id)
         if (!note) return
         await notes.put({ ...note, deleted: true })
+        await tx.objectStore('trash').put({ id, text: note.text, deleted: at })
         const entry = await queue.get(id)
         const replaced = entry?.op === 'save' ? entry : undefined
         const base = replaced?.base ?? note.base
@@ -329,16 +374,53 @@ export async function openLocal(name: string, options: { random?: () => string; 
         const queue = tx.objectStore('queue')
         const entry = await queue.get(id)
         if (entry?.op !== 'delete') return false
-        await unpack(tx, [id])
-        const note = await tx.objectStore('notes').get(id)
-        if (note) {
-          const back = { ...note }
-          delete back.deleted
-          await tx.objectStore('notes').put(back)
-        }
-        if (entry.replaced) await queue.put({ ...entry.replaced, seq: await nextSeq(tx) })
-        else await queue.delete(id)
+        await takeBack(tx, entry)
+        await tx.objectStore('trash').delete(id)
         return true
+      })
+    },
+
+    async trash() {
+      return (await db.getAll('trash')).sort((a, b) => b.deleted - a.deleted)
+    },
+
+    replaceTrash(entries) {
+      return write(async (tx) => {
+        const trash = tx.objectStore('trash')
+        const queue = tx.objectStore('queue')
+        const server = new Set(entries.map((e) => e.id))
+        for (const entry of await trash.getAll()) {
+          if (server.has(entry.id)) continue
+          if ((await queue.get(entry.id))?.op !== 'delete') await trash.delete(entry.id)
+        }
+        for (const entry of entries) {
+          if ((await queue.get(entry.id))?.op !== 'save') await trash.put({ id: entry.id, text: entry.text, deleted: entry.deleted })
+        }
+      })
+    },
+
+    dropTrash(ids) {
+      return write(async (tx) => {
+        await Promise.all(ids.map((id) => tx.objectStore('trash').delete(id)))
+      })
+    },
+
+    restore(id, at) {
+      return write(async (tx) => {
+        const trash = tx.objectStore('trash')
+        const entry = await trash.get(id)
+        if (!entry) return null
+        await trash.delete(id)
+        const queue = tx.objectStore('queue')
+        const waiting = await queue.get(id)
+        // Deleted here and not sent yet: the delete is taken back, as Undo does.
+        if (waiting?.op === 'delete') return takeBack(tx, waiting)
+        await unpack(tx, [id])
+        // The server keeps the text of a deleted note, and a save of it brings it back.
+        const note: LocalNote = { id, text: entry.text, base: entry.deleted, edited: at }
+        await tx.objectStore('notes').put(note)
+        await queue.put({ id, op: 'save', text: entry.text, base: entry.deleted, at, seq: await nextSeq(tx) })
+        return note
       })
     },
 

@@ -20,9 +20,14 @@ import { createEditorView } from './editor-view.ts'
 import { createHistoryView } from './history-view.ts'
 import { createListView } from './list-view.ts'
 import { openLocal } from './local.ts'
+import { createNotePrefs } from './note-prefs.ts'
 import { applyRescue, forgetRescue, keepRescue } from './rescue.ts'
 import { createSend } from './send.ts'
 import { createStatusView, describe } from './status-view.ts'
+import { createTagsView } from './tags-view.ts'
+import { createTrashView } from './trash-view.ts'
+import { createShareView } from './share-view.ts'
+import { createImportView } from './import-view.ts'
 import { createLocalLock, createSync, type Lock, type SyncEvent } from './sync.ts'
 import { titleOf } from './text.ts'
 import { deviceName } from './versions.ts'
@@ -37,15 +42,21 @@ const app = {
   send: createSend(state),
   channel: typeof BroadcastChannel === 'function' ? new BroadcastChannel(`notes-${userId}`) : null,
   address: createAddress(window),
+  prefs: createNotePrefs(userId, localStorage),
   userId,
   act: {} as Actions,
 } as App
 const { ui, act } = app
+state.pinned = app.prefs.all('pinned')
 const status = createStatusView(app)
 const list = createListView(app)
 const editor = createEditorView(app)
 const conflicts = createConflictView(app)
 const history = createHistoryView(app)
+const tags = createTagsView(app)
+const trash = createTrashView(app)
+const share = createShareView(app)
+const importer = createImportView(app)
 const account = createAccountView(app)
 const actions: Actions = {
   ...status,
@@ -53,16 +64,21 @@ const actions: Actions = {
   sortAndDraw: list.sortAndDraw,
   drawSoon: list.drawSoon,
   reloadIds: list.reloadIds,
+  drawTags: tags.drawTags,
   openNote: editor.openNote,
   closeNote: editor.closeNote,
   refreshOpen: editor.refreshOpen,
   setEditorText: editor.setEditorText,
+  showMode: editor.showMode,
   drawMeta: editor.drawMeta,
   saveNow: editor.saveNow,
   backToList: editor.backToList,
   tellConflict: conflicts.tellConflict,
   showCompare: conflicts.showCompare,
   closeHistory: history.closeHistory,
+  closeTrash: trash.closeTrash,
+  closeShare: share.closeShare,
+  closeImport: importer.closeImport,
 }
 Object.assign(act, actions)
 
@@ -228,10 +244,21 @@ function wire(): void {
     // rather than the list item it hides.
     if (item?.dataset.id) void act.openNote(item.dataset.id, { focus: e.detail === 0 || window.matchMedia('(min-width: 44rem)').matches })
   })
+  // The search box names its key (/) only where there is a keyboard to press it: the same test
+  // as the stylesheet's `.keys-hint`.
+  if (!window.matchMedia('(hover: none) and (pointer: coarse)').matches) ui.search.placeholder = ui.search.dataset.keysPlaceholder ?? ui.search.placeholder
   ui.search.addEventListener('input', () => act.drawList())
+  tags.wireTags()
+  trash.wireTrash()
+  share.wireShare()
+  importer.wireImport()
   ui.search.addEventListener('keydown', list.onListKey)
   ui.list.addEventListener('keydown', list.onListKey)
   ui.editor.addEventListener('input', editor.onInput)
+  ui.writeMode.addEventListener('click', () => void editor.chooseReading(false))
+  ui.readMode.addEventListener('click', () => void editor.chooseReading(true))
+  ui.pin.addEventListener('click', editor.togglePin)
+  ui.reading.addEventListener('change', editor.onTick)
   ui.editor.addEventListener('blur', () => void act.saveNow())
   ui.back.addEventListener('click', () => void act.backToList())
   ui.del.addEventListener('click', () => void editor.deleteOpen())
@@ -243,6 +270,9 @@ function wire(): void {
   account.wireAccount()
   ui.del.disabled = true
   ui.historyButton.disabled = true
+  ui.pin.disabled = true
+  ui.shareButton.disabled = true
+  ui.writeMode.disabled = ui.readMode.disabled = true
 
   window.addEventListener('online', () => void act.runSync())
   window.addEventListener('offline', () => void act.refreshStatus())
@@ -275,7 +305,8 @@ async function openFromAddress(): Promise<void> {
 /** The browser's back and forward buttons: the screen follows the address. */
 async function followAddress(): Promise<void> {
   const id = app.address.current()
-  const noteShown = ui.app.dataset.view === 'note'
+  // The trash has the list's address: going back to it from a note leaves the trash open.
+  const noteShown = ui.app.dataset.view === 'note' && ui.trash.hidden && ui.importPanel.hidden
   if (id === null) {
     if (noteShown) await act.backToList()
   } else if ((id !== state.openId || !noteShown) && state.notes.has(id)) await act.openNote(id)
@@ -295,6 +326,9 @@ function onKey(e: KeyboardEvent): void {
       ui.search.value = ''
       act.drawList()
     } else if (!ui.history.hidden) act.closeHistory()
+    else if (!ui.trash.hidden) act.closeTrash()
+    else if (!ui.share.hidden) act.closeShare()
+    else if (!ui.importPanel.hidden) act.closeImport()
     else if (state.openId !== null) void act.backToList()
   }
 }

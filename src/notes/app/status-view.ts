@@ -20,7 +20,7 @@ function isQuota(error: unknown): boolean {
 }
 
 /** `app.local` and `app.sync` are read only once the copy is open. */
-export function createStatusView(app: Pick<App, 'ui' | 'state' | 'local' | 'sync'>): StatusActions {
+export function createStatusView(app: Pick<App, 'ui' | 'state' | 'local' | 'sync' | 'act'>): StatusActions {
   const { ui, state } = app
   let toastTimer = 0
 
@@ -102,7 +102,12 @@ export function createStatusView(app: Pick<App, 'ui' | 'state' | 'local' | 'sync
     async runSync() {
       if (state.outdated) return
       if (!navigator.onLine) return view.refreshStatus()
-      await app.sync.run().catch((error: unknown) => view.noteError(error))
+      const synced = await app.sync.run().catch((error: unknown) => view.noteError(error))
+      // The first sync of a new device is over: an empty list now means there are no notes.
+      if (synced === true && state.firstSync) {
+        state.firstSync = false
+        app.act.drawList()
+      }
       await view.refreshStatus()
     },
 

@@ -185,7 +185,8 @@ export function createSync(deps: {
       }
 
       if (!newer) {
-        if (note) await notes.put({ ...note, text: answer.text, base: answer.edited })
+        // The server's time of the save, not this device's clock: every device shows one time.
+        if (note) await notes.put({ ...note, text: answer.text, base: answer.edited, edited: answer.edited })
         if (answer.text !== sent.text) events.push({ kind: 'merged', id: sent.id, sent: sent.text, text: answer.text })
         return
       }
@@ -218,6 +219,7 @@ export function createSync(deps: {
       if (!newer) await queue.delete(sent.id)
       if (answer.kept) {
         kept = true
+        await tx.objectStore('trash').delete(sent.id)
         const note = await notes.get(sent.id)
         const back: LocalNote = { ...note, id: sent.id, text: answer.text, base: answer.edited, edited: answer.edited }
         delete back.deleted
@@ -298,7 +300,10 @@ export function createSync(deps: {
    */
   async function applyChanges(tx: Tx, rows: readonly Change[], seen: Set<string> | null): Promise<{ ids: string[]; notes: LocalNote[] }> {
     const notes = tx.objectStore('notes')
-    const waiting = new Set(await tx.objectStore('queue').getAllKeys())
+    const trash = tx.objectStore('trash')
+    const [waitingKeys, trashedKeys] = await Promise.all([tx.objectStore('queue').getAllKeys(), trash.getAllKeys()])
+    const waiting = new Set(waitingKeys)
+    const trashed = new Set(trashedKeys)
     const stored = rows.filter((r) => !waiting.has(r.id) && (seen === null || seen.has(r.id))).map((r) => r.id)
     const stems = seen === null ? rows.map((r) => COPY_ID.exec(r.id)?.[1]).filter((s) => s !== undefined) : []
     await unpack(tx, [...stored, ...stems])
@@ -314,12 +319,15 @@ export function createSync(deps: {
       if (waiting.has(row.id)) return
       if (row.gone) {
         if (old) {
-          writes.push(notes.delete(row.id))
+          // Deleted on another device: its last text goes to the trash here too.
+          writes.push(notes.delete(row.id), trash.put({ id: row.id, text: old.text, deleted: row.edited }))
           ids.push(row.id)
           seen?.delete(row.id)
         }
         return
       }
+      // Brought back on another device: no longer in the trash.
+      if (trashed.has(row.id)) writes.push(trash.delete(row.id))
       if (old && old.base >= row.edited) return
       const note: LocalNote = { id: row.id, text: row.text ?? '', base: row.edited, edited: row.edited }
       if (old?.conflictOf) note.conflictOf = old.conflictOf

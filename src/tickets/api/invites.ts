@@ -9,7 +9,8 @@ import type { Context } from '../context.ts'
 import { answerRefusal, refuse } from '../../http/refusal.ts'
 import type { Actor } from '../rules/actor.ts'
 import { NO_SUCH_PROJECT } from '../rules/messages.ts'
-import { makeInvite } from '../domain/invites.ts'
+import { makeInvite, openInvites, revokeInvite } from '../domain/invites.ts'
+import type { OpenInvite } from '../store/invites.ts'
 import { acceptWrite } from './accept-write.ts'
 
 export function createInviteHandler(ctx: Context): Handler {
@@ -40,5 +41,49 @@ export function createInviteHandler(ctx: Context): Handler {
       })
     }
     return json(201, { url, id, expires, mailed })
+  }
+}
+
+/** An open invite as the API answers it (docs/tickets-api.md, "GET /api/projects/<slug>/invites"). */
+export function inviteAnswer(i: OpenInvite) {
+  return { id: i.id, role: i.role, uses: i.uses, usesLeft: i.usesLeft, expires: i.expires, by: i.by }
+}
+
+export interface InviteListHandlers {
+  /** `GET /api/projects/<slug>/invites`: the open invites, for the project's admins. */
+  list: Handler
+  /** `POST /api/projects/<slug>/invites/<id>/revoke`: the invite lets nobody in any more. */
+  revoke: Handler
+}
+
+const NO_STORE = { 'cache-control': 'no-store' } as const
+
+/**
+ * The project's open invites and their revoking (the rules: src/tickets/domain/invites.ts), in
+ * the order of checks of every project route: 405 (the router), 401, 400 body, 404 `no such
+ * project`, then the domain's 403 and 404 `no such invite`.
+ */
+export function createInviteListHandlers(ctx: Context): InviteListHandlers {
+  const { store } = ctx
+  return {
+    async list(req) {
+      const who = await ctx.credentials.resolve(req, 'user')
+      if (!who.ok) return answerRefusal(who)
+      const project = await store.projects.find(req.params.slug!)
+      if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
+      const actor: Actor = { user: who.caller.user, app: null, now: ctx.clock() }
+      const listed = await store.transact((tx) => openInvites(tx, actor, project))
+      return listed.ok ? json(200, { invites: listed.invites.map(inviteAnswer) }, NO_STORE) : answerRefusal(listed)
+    },
+
+    async revoke(req) {
+      const w = await acceptWrite(ctx, req, 'user', {})
+      if (!w.ok) return answerRefusal(w)
+      const project = await store.projects.find(req.params.slug!)
+      if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
+      const actor: Actor = { user: w.caller.user, app: null, now: ctx.clock() }
+      const done = await store.transact((tx) => revokeInvite(tx, actor, project, req.params.id!))
+      return done.ok ? json(200, { revoked: req.params.id!, invites: done.invites.map(inviteAnswer) }, NO_STORE) : answerRefusal(done)
+    },
   }
 }

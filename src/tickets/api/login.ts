@@ -57,6 +57,7 @@ export function createLoginHandler(ctx: Context): Handler {
       tag: randomToken(16),
       switchedFrom: before ? shownName(before.name, loaded?.data.login) : null,
       login: exchanged.identity.login ?? null,
+      owner: exchanged.identity.owner === true,
       ...(joinedSlug !== null ? { joined: joinedSlug } : {}),
     }
     await ctx.sessions.save(session)

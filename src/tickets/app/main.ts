@@ -85,7 +85,8 @@ function done(form: HTMLFormElement, answer: Extract<ApiAnswer, { ok: true }>, b
       // The page redraws with what the server now holds; the form shows it, not what was typed.
       endConflict(form)
       form.reset()
-      form.closest('details')?.removeAttribute('open')
+      // The Edit panel folds once saved; the ticket's folded details (a phone's) stay open for the next change.
+      form.closest('details.panel')?.removeAttribute('open')
       break
     case 'secret': {
       // A new token, invite link or webhook secret: shown once, in the output next to the form.
@@ -198,6 +199,20 @@ document.addEventListener('submit', (event) => {
       })
     }
   })
+})
+
+// The bar's menus (projects, the person's) close on a click elsewhere and on Escape, as menus do.
+document.addEventListener('click', (event) => {
+  for (const menu of Array.from(document.querySelectorAll<HTMLDetailsElement>('details.switcher[open]'))) {
+    if (!menu.contains(event.target as Node)) menu.open = false
+  }
+})
+document.addEventListener('keydown', (event) => {
+  if (event.key !== 'Escape') return
+  for (const menu of Array.from(document.querySelectorAll<HTMLDetailsElement>('details.switcher[open]'))) {
+    menu.open = false
+    menu.querySelector('summary')?.focus()
+  }
 })
 
 // The ticket's details are folded into one line on a narrow screen only; on a wide one the

@@ -3,6 +3,8 @@
  * module renders on the server (pages) and in the browser (the preview under a text box), so
  * what the preview shows is what the page will show.
  *
+ * A line break inside a paragraph is kept (`<br>`), as in GitHub's comments.
+ *
  * Safe by construction, not by filtering afterwards: markdown-it with raw HTML off (`<script>`
  * stays text), links and autolinks only to `http:`, `https:` and `mailto:` (a `javascript:` or
  * `data:` link stays text), and images shown as links, so a ticket cannot load a tracking pixel
@@ -13,7 +15,9 @@ import MarkdownIt, { type StateCore } from 'markdown-it'
 const ALLOWED_LINK = /^(?:https?:|mailto:)/i
 
 function createRenderer(inline: boolean, links = true): InstanceType<typeof MarkdownIt> {
-  const md = new MarkdownIt({ html: false, linkify: links, typographer: false, breaks: false })
+  // A single line break inside a paragraph stays a line break (`breaks`), as GitHub keeps it in
+  // comments: people write addresses, steps and short lines and mean them as written.
+  const md = new MarkdownIt({ html: false, linkify: links, typographer: false, breaks: !inline })
   // markdown-it's own check lets through every link but `javascript:`, `vbscript:`, `file:` and
   // most `data:`; ours lets through only what the issue asks for.
   md.validateLink = (url) => ALLOWED_LINK.test(url.trim())

@@ -25,9 +25,24 @@ export function inUse(region: Element, active: Element | null): boolean {
   return false
 }
 
+/**
+ * What an item says, for telling whether it changed: its markup without the page's own marks
+ * (the `changed` highlight) and without relative times' words, which the page refreshes by the
+ * clock while the ticket stays the same (the time itself is in `datetime`).
+ */
+export function signature(item: Element): string {
+  const copy = item.cloneNode(true) as Element
+  for (const el of [copy, ...Array.from(copy.querySelectorAll('.changed'))]) {
+    el.classList.remove('changed')
+    if (el.getAttribute('class') === '') el.removeAttribute('class')
+  }
+  for (const time of Array.from(copy.querySelectorAll('time[data-relative]'))) time.textContent = ''
+  return copy.outerHTML
+}
+
 function keyed(root: Element): Map<string, string> {
   const map = new Map<string, string>()
-  for (const el of Array.from(root.querySelectorAll<HTMLElement>('[data-key]'))) map.set(el.dataset.key!, el.outerHTML)
+  for (const el of Array.from(root.querySelectorAll<HTMLElement>('[data-key]'))) map.set(el.dataset.key!, signature(el))
   return map
 }
 

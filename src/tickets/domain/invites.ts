@@ -8,7 +8,8 @@ import { randomToken } from '../../base/random.ts'
 import { refuse, type Refusal } from '../../http/refusal.ts'
 import type { Actor } from '../rules/actor.ts'
 import { isLookupText } from '../rules/ids.ts'
-import { BAD_DAYS, BAD_EMAIL, BAD_USES, INVITE_EXPIRED, INVITE_USED_UP, NO_SUCH_INVITE, unknownRole } from '../rules/messages.ts'
+import { BAD_DAYS, BAD_EMAIL, BAD_USES, INVITE_EXPIRED, INVITE_REVOKED, INVITE_USED_UP, NO_SUCH_INVITE, unknownRole } from '../rules/messages.ts'
+import type { OpenInvite } from '../store/invites.ts'
 import { isRole, type Role } from '../rules/roles.ts'
 import type { Project } from '../store/projects.ts'
 import type { TicketTx } from '../store/ticket-store.ts'
@@ -62,6 +63,7 @@ export async function joinInvite(tx: TicketTx, inviteId: string, userId: string)
   if (!used) {
     const invite = await tx.invites.state(inviteId)
     if (!invite) return refuse(400, NO_SUCH_INVITE)
+    if (invite.revoked) return refuse(400, INVITE_REVOKED)
     return refuse(400, invite.usesLeft <= 0 ? INVITE_USED_UP : INVITE_EXPIRED)
   }
   await tx.invites.joinWithRole(used.projectId, userId, used.role)
@@ -79,4 +81,22 @@ export async function makeInvite(tx: TicketTx, actor: Actor, project: Project, i
   const { id, role, uses, expires } = checked.invite
   await tx.invites.insert(actor, { id, projectId: project.id, role, uses, expires })
   return checked
+}
+
+/** The invites of `project` that still let someone in, for an admin of it. */
+export async function openInvites(tx: TicketTx, actor: Actor, project: Project): Promise<{ ok: true; invites: OpenInvite[] } | Refusal> {
+  const refused = await refuseUnlessAdmin(tx, project.id, actor.user.id)
+  if (refused) return refused
+  return { ok: true, invites: await tx.invites.open(project.id) }
+}
+
+/**
+ * Revokes one of `project`'s open invites, as an admin of it: its link lets nobody in from then
+ * on. `id` is the listed id or the link's own; an invite not open is `no such invite` (404).
+ */
+export async function revokeInvite(tx: TicketTx, actor: Actor, project: Project, id: string): Promise<{ ok: true; invites: OpenInvite[] } | Refusal> {
+  const refused = await refuseUnlessAdmin(tx, project.id, actor.user.id)
+  if (refused) return refused
+  if (!isLookupText(id) || !(await tx.invites.revoke(project.id, id))) return refuse(404, NO_SUCH_INVITE)
+  return { ok: true, invites: await tx.invites.open(project.id) }
 }

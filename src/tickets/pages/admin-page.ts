@@ -9,6 +9,7 @@
 import { TITLE_BLANK } from '../text/page-words.ts'
 import { html, type Html } from '../../http/html.ts'
 import type { Connection } from '../store/connections.ts'
+import type { OpenInvite } from '../store/invites.ts'
 import type { Member, Project } from '../store/projects.ts'
 import { ROLES, type Role } from '../rules/roles.ts'
 import { field, formError, timeAgo } from './frame.ts'
@@ -17,6 +18,8 @@ export interface AdminInput {
   project: Project
   members: readonly Member[]
   connections: readonly Connection[]
+  /** The invites that still let someone in. */
+  invites: readonly OpenInvite[]
   /** The Webhooks section (`webhooks-section.ts`). */
   webhooks: Html
   viewerId: string
@@ -83,6 +86,13 @@ ${formError}
 <label for="new-invite-value">Invite link</label>
 <div class="secret"><input id="new-invite-value" type="text" readonly><button type="button" data-copy="new-invite-value">Copy</button></div>
 </div>
+<h3 id="open-invites-title">Open invites</h3>
+<div data-live="invites">${input.invites.length
+    ? html`<div class="table-wrap"><table class="list" aria-labelledby="open-invites-title"><thead><tr><th>Role</th><th>Uses left</th><th>Expires</th><th>Made by</th><th><span class="visually-hidden">Revoke</span></th></tr></thead><tbody>
+${input.invites.map((i) => html`<tr data-key="${i.id}"><td>${i.role}</td><td>${String(i.usesLeft)} of ${String(i.uses)}</td><td>${timeAgo(i.expires, now)}</td><td>${i.by.name}</td>
+<td><form data-api="${api}/invites/${i.id}/revoke" data-done="reload"><button type="submit" class="danger" data-confirm="Revoke this ${i.role} invite? Its link stops working at once.">Revoke</button>${formError}</form></td></tr>`)}
+</tbody></table></div>`
+    : html`<p class="muted">No open invites. A link that is used up, expired or revoked lets nobody in.</p>`}</div>
 </section>
 
 <section class="card" aria-labelledby="apps-title">

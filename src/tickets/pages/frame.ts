@@ -5,6 +5,8 @@
  * state badges, times, form fields). Pure functions of their input, written with the
  * auto-escaping template (src/http/html.ts).
  */
+import { menuLinks } from '../../auth/person-menu.ts'
+import type { Places } from '../../service.ts'
 import { escapeHtml, html, htmlPage, rawHtml, type Html, type HtmlValue } from '../../http/html.ts'
 import { markdownSubject } from '../app/markdown-html.ts'
 import { exactTime, isoTime, relativeTime } from '../app/relative-time.ts'
@@ -39,6 +41,8 @@ export interface FrameInput {
   q?: string
   /** Where "Sign in" comes back to. */
   loginUrl: string
+  /** Where the person's menu leads. */
+  places?: Places | undefined
   assets: PageAssets
   live?: LiveTarget | null
   body: Html
@@ -59,14 +63,16 @@ export function framePage(input: FrameInput): Html {
     (p) => html`<li><a href="/${p.slug}"${p.slug === project?.slug ? rawHtml(' aria-current="page"') : ''}>${p.title}</a></li>`,
   )
   const inbox = viewer
-    ? html`<a href="/inbox" aria-describedby="inbox-count-text">Inbox<span class="count"${viewer.inboxCount === 0 ? rawHtml(' data-zero') : ''} aria-hidden="true" data-live="inbox-count">${viewer.inboxCount}</span></a>
-<span id="inbox-count-text" hidden>${viewer.inboxCount === 1 ? '1 ticket waits for you' : `${viewer.inboxCount} tickets wait for you`}</span>`
+    ? html`<a href="/inbox" aria-describedby="inbox-count-text">Inbox<span aria-hidden="true" data-live="inbox-count"><span class="count"${viewer.inboxCount === 0 ? rawHtml(' data-zero') : ''}>${viewer.inboxCount}</span></span></a>
+<span id="inbox-count-text" hidden data-live="inbox-count-text">${viewer.inboxCount === 1 ? '1 ticket waits for you' : `${viewer.inboxCount} tickets wait for you`}</span>`
     : ''
   const account = viewer
     ? html`${inbox}
 <a href="/settings">Settings</a>
-<span class="who" title="Signed in as ${viewer.name}">${viewer.name}</span>
-<form data-api="/logout" data-done="go"><button type="submit" class="quiet">Sign out</button></form>`
+<details class="switcher person-menu"><summary class="who" title="Signed in as ${viewer.name}">${viewer.name}</summary>
+<ul class="menu">${menuLinks(input.places, viewer.owner, 'tickets').map((l) => html`<li><a href="${l.href}">${l.label}</a></li>`)}
+<li><form data-api="/logout" data-done="go"><button type="submit" class="quiet">Sign out</button></form></li></ul>
+</details>`
     : html`<a class="button primary" href="${input.loginUrl}">Sign in</a>`
   const liveAttrs = live
     ? html` data-cursor="${String(live.cursor)}"${live.project ? html` data-project="${live.project}"` : ''}${live.ticket ? html` data-ticket="${live.ticket}"` : ''}${live.events ? html` data-events="${live.events.join(' ')}"` : ''}`
@@ -98,7 +104,7 @@ ${account}
 ${viewer?.switchedFrom ? html`<div class="notice switched" role="alert"><p>You are now signed in as ${viewer.name}, no longer as ${viewer.switchedFrom}. Not you?</p><form data-api="/logout" data-done="go"><button type="submit">Sign out</button></form></div>` : ''}
 ${input.body}
 </main>
-<footer class="foot">Press <kbd>?</kbd> for keyboard shortcuts. The same data is in the <a href="/api/projects">JSON API</a>.</footer>
+<footer class="foot"><span class="keys-hint">Press <kbd>?</kbd> for keyboard shortcuts. </span>The same data is in the <a href="/api/projects">JSON API</a>.</footer>
 <dialog id="shortcuts" aria-labelledby="shortcuts-title">
 <h2 id="shortcuts-title">Keyboard shortcuts</h2>
 <dl>${SHORTCUTS.map((s) => html`<dt>${s.keys.split(' ').map((k, i) => html`${i ? ' then ' : ''}<kbd>${k}</kbd>`)}</dt><dd>${s.does}</dd>`)}

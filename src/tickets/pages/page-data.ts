@@ -34,6 +34,8 @@ export interface Viewer {
   tag: string
   /** Tickets assigned to them in open, doing or review (the inbox). */
   inboxCount: number
+  /** The provider's owner: their menu leads to `/admin`. */
+  owner: boolean
   /** Whom the session named before a login return switched it to this person, said once (docs/core.md, "Login CSRF"). */
   switchedFrom?: string | null
 }
@@ -135,7 +137,7 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
       const switchedFrom = signedIn && typeof session?.data.switchedFrom === 'string' ? session.data.switchedFrom : null
       if (session && switchedFrom !== null) await credentials.forgetSwitch(session)
       const context = await store.pages.context(signedIn?.id ?? null, projectRef, list ? list(signedIn) : null, ticketNumber)
-      const viewer = signedIn ? { ...signedIn, inboxCount: context.inboxCount ?? 0, switchedFrom } : null
+      const viewer = signedIn ? { ...signedIn, inboxCount: context.inboxCount ?? 0, owner: session?.data.owner === true, switchedFrom } : null
       return { viewer, cursor: context.cursor, switcher: context.switcher, project: context.project }
     },
 

@@ -90,22 +90,22 @@ export function projectBody(input: ProjectPageInput): Html {
 </div>
 ${input.joined && input.role ? html`<p class="notice welcome" role="status">${youJoined(p.title, input.role)}</p>` : ''}
 ${newTicket(input)}
-<nav class="tabs" aria-label="States">${tabs}</nav>
+<nav class="tabs" aria-label="States" data-live="tabs">${tabs}</nav>
 ${input.queryError
     ? searchHelp(input.queryError)
     : html`<div class="tools">
-<span>${total === 0 ? 'No tickets' : html`${counted(first)}–${counted(last)} of ${of}`}${q ? html` matching <code>${q}</code>` : ''}</span>
+<span data-live="range">${total === 0 ? 'No tickets' : html`${counted(first)}–${counted(last)} of ${of}`}${q ? html` matching <code>${q}</code>` : ''}</span>
 <span class="sorts"><span>Sort:</span> ${sorts}</span>
 </div>
 ${list ? ticketList(list.rows, input.now, empty) : ''}
 ${searchHelp(null)}`}
-${(page > 1 || hasNext) && !input.queryError
+<div data-live="pager">${(page > 1 || hasNext) && !input.queryError
     ? html`<nav class="pager" aria-label="Pages">
 ${page > 1 ? html`<a href="${listUrl(p.slug, { q, state, page: page - 1 })}" rel="prev">← Previous</a>` : html`<span></span>`}
 <span>${pages === null ? `Page ${page}` : `Page ${page} of ${pages}`}</span>
 ${hasNext ? html`<a href="${listUrl(p.slug, { q, state, page: page + 1 })}" rel="next">Next →</a>` : html`<span></span>`}
 </nav>`
-    : ''}`
+    : ''}</div>`
 }
 
 /** A count as the pages write it: 1,000 and 200,025. */
@@ -125,7 +125,7 @@ ${field({ id: 'ticket-subject', name: 'subject', label: 'Subject', control: html
 ${markdownField({ id: 'ticket-summary', name: 'summary', label: 'Summary', placeholder: 'What happens, what should happen, how to see it', max: 100_000, what: 'the summary' })}
 ${field({ id: 'ticket-assignee', name: 'assignee', label: 'Assignee', control: assigneeSelect('ticket-assignee', input.members, null) })}
 ${formError}
-<div class="actions"><button type="submit" class="primary">New ticket</button><span class="muted small"><kbd>Ctrl</kbd> + <kbd>Enter</kbd> in the summary sends</span></div>
+<div class="actions"><button type="submit" class="primary">New ticket</button><span class="muted small keys-hint"><kbd>Ctrl</kbd> + <kbd>Enter</kbd> in the summary sends</span></div>
 </form>
 </div>
 </details>`

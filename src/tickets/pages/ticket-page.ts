@@ -39,7 +39,7 @@ export function ticketBody(input: TicketPageInput): Html {
   return html`<p class="crumbs"><a href="/${t.slug}">${input.projectTitle}</a> / #${t.number}</p>
 <div data-live="head">
 <h1 class="ticket-title"><span>${subjectHtml(t.subject)}</span> <span class="ref">${t.ref}</span></h1>
-<p class="byline">${stateBadge(t.state)}<span>opened by ${t.author?.name ?? 'someone'} ${timeAgo(t.created, now)}</span><span>·</span><span>${t.assignee ? html`assigned to <b>${t.assignee.name}</b>` : 'unassigned'}</span>${detail.blockers.some((b) => !['done', 'dropped'].includes(b.ticket.state)) ? html`<span class="blocked">blocked</span>` : ''}</p>
+<p class="byline"><span class="in-details">${stateBadge(t.state)}</span><span>opened by ${t.author?.name ?? 'someone'} ${timeAgo(t.created, now)}</span><span class="in-details">·</span><span class="in-details">${t.assignee ? html`assigned to <b>${t.assignee.name}</b>` : 'unassigned'}</span>${detail.blockers.some((b) => !['done', 'dropped'].includes(b.ticket.state)) ? html`<span class="blocked in-details">blocked</span>` : ''}</p>
 </div>
 <div class="columns">
 <details class="side-details">
@@ -119,7 +119,7 @@ function commentBox(input: TicketPageInput, api: string): Html {
   return html`<form class="card" data-api="${api}/comments" data-done="reset">
 ${markdownField({ id: 'comment-text', name: 'text', label: 'Comment', placeholder: 'Write a comment', rows: 4, notBlank: COMMENT_BLANK, max: 100_000, what: 'the comment' })}
 ${formError}
-<div class="actions"><button type="submit" class="primary">Comment</button><span class="muted small"><kbd>Ctrl</kbd> + <kbd>Enter</kbd> sends</span></div>
+<div class="actions"><button type="submit" class="primary">Comment</button><span class="muted small keys-hint"><kbd>Ctrl</kbd> + <kbd>Enter</kbd> sends</span></div>
 </form>`
 }
 

@@ -92,7 +92,7 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
   ): Promise<Response> {
     const assets = await building
     const pageAssets: PageAssets = { script: assets.url('tickets'), style: assets.url('style') }
-    const body = framePage({ ...input, projects: input.switcher, loginUrl: loginUrl(req), assets: pageAssets, now: ctx.clock() })
+    const body = framePage({ ...input, projects: input.switcher, loginUrl: loginUrl(req), places: ctx.places, assets: pageAssets, now: ctx.clock() })
     return htmlResponse(status, body, { ...PAGE_HEADERS, ...PRIVATE })
   }
 
@@ -141,10 +141,10 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
     if (p.slug !== slug) return redirect(301, `/${p.slug}/settings`)
     if (!viewer) return page(req, 200, { title: 'Project settings', viewer, switcher, body: signInBody('Project settings', loginUrl(req), `Sign in to manage ${p.title}.`), project: p })
     if (!mayAct(role, ADMIN)) return message(req, 403, 'Project settings', `Only admins of ${p.title} can change its settings.`)
-    const [connections, hooks] = await Promise.all([data.connections(p.id), data.webhooks(p.id, DELIVERIES_SHOWN)])
+    const [connections, hooks, invites] = await Promise.all([data.connections(p.id), data.webhooks(p.id, DELIVERIES_SHOWN), ctx.store.transact((tx) => tx.invites.open(p.id))])
     const now = ctx.clock()
     const webhooks = webhooksSection({ slug: p.slug, webhooks: hooks, now, max: WEBHOOKS_MAX })
-    const body = adminBody({ project: p, members, connections, webhooks, viewerId: viewer.id, now })
+    const body = adminBody({ project: p, members, connections, invites, webhooks, viewerId: viewer.id, now })
     return page(req, 200, { title: `Settings · ${p.title}`, viewer, switcher, body, project: p, live: { project: p.slug, ticket: null, cursor, events: SETTINGS_EVENTS } })
   }
 

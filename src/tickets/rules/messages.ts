@@ -82,6 +82,7 @@ export const BAD_EMAIL = reason('bad_field', "'email' is not a mail address")
 export const NO_SUCH_INVITE = reason('no_such_invite', 'no such invite')
 export const INVITE_USED_UP = reason('invite_used_up', 'this invite has been used up')
 export const INVITE_EXPIRED = reason('invite_expired', 'this invite has expired')
+export const INVITE_REVOKED = reason('invite_revoked', 'this invite is no longer valid: an admin of the project revoked it')
 
 // Changes
 export const alreadyInState = (state: string) => reason('already_so', `the ticket is already ${state}`)

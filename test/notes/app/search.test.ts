@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { matches, parseQuery, rankOf, search } from '../../../src/notes/app/search.ts'
+import { matches, parseQuery, rankOf, search, tagSearched } from '../../../src/notes/app/search.ts'
+import { tagsOf } from '../../../src/notes/app/tags.ts'
 
-const note = (text: string) => ({ text, lower: text.toLowerCase(), titleLower: text.split('\n')[0]!.trim().toLowerCase() })
+const note = (text: string) => ({ text, lower: text.toLowerCase(), titleLower: text.split('\n')[0]!.trim().toLowerCase(), tags: tagsOf(text) })
 
 function found(typed: string, texts: string[]): string[] {
   return search(texts.map(note), parseQuery(typed)!).map((n) => n.text)
@@ -36,4 +37,24 @@ test('letters with accents and other scripts are words too', () => {
   assert.equal(matches(parseQuery('café')!, 'le café du coin'), true)
   assert.equal(matches(parseQuery('fé')!, 'le café du coin'), false)
   assert.equal(matches(parseQuery('東京')!, '旅行 東京'), true)
+})
+
+test('#word in the search finds the notes with that tag or one of its sub-tags, beside the other words', () => {
+  const list = ['Plans #work/q3', 'Meeting #Work', 'Workshop #workshop', 'Work without a tag', 'Shopping #home #work']
+  assert.deepEqual(found('#work', list), ['Plans #work/q3', 'Meeting #Work', 'Shopping #home #work'])
+  assert.deepEqual(found('#WORK/Q3', list), ['Plans #work/q3'])
+  assert.deepEqual(found('#work shopping', list), ['Shopping #home #work'])
+  assert.deepEqual(found('#work #home', list), ['Shopping #home #work'])
+  assert.deepEqual(found('#nothing', list), [])
+})
+
+test('a # word that is no tag is searched as a word', () => {
+  assert.deepEqual(found('#42', ['Bug #42', 'Bug 42']), ['Bug #42'])
+})
+
+test('a search of one tag alone is told apart, as the tag list shows it chosen', () => {
+  assert.equal(tagSearched(' #Work/Plans '), 'work/plans')
+  assert.equal(tagSearched('#work milk'), null)
+  assert.equal(tagSearched('#a #b'), null)
+  assert.equal(tagSearched('work'), null)
 })

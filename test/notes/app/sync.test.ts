@@ -48,6 +48,14 @@ async function serverText(cookie: string, id: string): Promise<string | null> {
   return res.status === 200 ? res.json.text : null
 }
 
+test('once its save is taken, the device that wrote a note keeps the server\'s time for it, the time every other device shows', async () => {
+  const { phone, laptop } = await twoDevicesWith('u-one-time', 'one-time', 'Bought the seeds')
+  const onPhone = (await phone.local.all()).find((n) => n.id === 'one-time')!
+  const onLaptop = (await laptop.local.all()).find((n) => n.id === 'one-time')!
+  assert.notEqual(onLaptop.edited, 1, 'the laptop has the server\'s time, not the phone\'s clock')
+  assert.equal(onPhone.edited, onLaptop.edited)
+})
+
 test('a save that never gets an answer is given up after the time limit, the sync is free again, and the next try sends the edit', { timeout: 10_000 }, async () => {
   const user = await app.signIn('u-hung')
   let hung = true
