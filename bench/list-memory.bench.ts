@@ -39,7 +39,7 @@ async function start(): Promise<{ child: ChildProcess; url: string; stop(): Prom
     env: { ...process.env, HOST: '127.0.0.1', NOTES_PORT: '0', TICKETS_PORT: '0', DEV_IDP_PORT: '0', DEV_SIGNIN: '1', DATABASE_URL: database.url, SESSION_SECRET: secret, SERVICES: 'tickets' },
   })
   const url = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
       const m = /^tickets: .*, open (\S+)$/.exec(line)
       if (m) resolve(m[1]!)
     })

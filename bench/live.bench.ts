@@ -266,7 +266,7 @@ async function startChild(command: string, args: string[], env: Record<string, s
   const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
   children.push(child)
   const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', resolve)
+    createInterface({ input: child.stdout }).once('line', resolve)
     child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)))
   })
   return { child, first: JSON.parse(line) }

@@ -99,7 +99,7 @@ async function compare(name: string, ours: () => Promise<number>, theirs: () => 
 }
 
 console.log(`# notes bench on ${embedded ? 'the embedded database (PGlite)' : 'the PostgreSQL server of DATABASE_URL'}, concurrency ${CONCURRENCY}, pool ${POOL}`)
-let ok = false
+let ok: boolean
 try {
   ok = await compare(`list of ${LIST_ROWS} through the API`, apiLists, bareSelects)
 } finally {

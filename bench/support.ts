@@ -79,7 +79,7 @@ export async function startChild(script: string, args: string[] = [], env: NodeJ
     env: { ...process.env, ...env },
   })
   const url = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
       const m = /^listening (\S+)/.exec(line)
       if (m) resolve(m[1]!)
     })

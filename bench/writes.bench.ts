@@ -73,7 +73,7 @@ async function startBaseline(env: Record<string, string>): Promise<{ url: string
   const args = startCommand('bench/servers/writes.ts')
   const child = spawn(PINNED ? 'taskset' : process.execPath, PINNED ? ['-c', '0', process.execPath, ...args] : args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } })
   const url = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
       const m = /^listening (\S+)/.exec(line)
       if (m) resolve(m[1]!)
     })

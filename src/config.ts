@@ -71,6 +71,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: trustProxy(env.TRUST_PROXY),
     oidc: oidc(env, authUrl),
     webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', 'webhooks may target private addresses'),
+    uploadMaxMb: megabytes(env, 'UPLOAD_MAX_MB', 25),
+    projectFilesMaxMb: megabytes(env, 'PROJECT_FILES_MAX_MB', 2000),
   }
 }
 
@@ -178,5 +180,14 @@ function trustProxy(raw: string | undefined): number {
   if (!/^[0-9]{1,2}$/.test(raw) || !Number.isInteger(n)) {
     throw new Error(`TRUST_PROXY must be the number of reverse proxies in front (0 to 99), not '${raw}'`)
   }
+  return n
+}
+
+/** A size in MB: a whole number from 1 to 1,000,000. */
+function megabytes(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name]
+  if (!raw) return fallback
+  const n = Number(raw)
+  if (!/^[0-9]{1,7}$/.test(raw.trim()) || n < 1 || n > 1_000_000) throw new Error(`${name} must be a whole number of MB from 1 to 1000000, not '${raw}'`)
   return n
 }

@@ -20,6 +20,10 @@ export interface ServiceSettings {
   databaseUrl: string | null
   /** `WEBHOOK_ALLOW_PRIVATE=1`: webhooks may target loopback and private addresses. */
   webhookAllowPrivate: boolean
+  /** `UPLOAD_MAX_MB`: the largest file a ticket may be given, in MB of 1,048,576 bytes. */
+  uploadMaxMb: number
+  /** `PROJECT_FILES_MAX_MB`: the most a project's files may take, in MB. */
+  projectFilesMaxMb: number
 }
 
 export interface ServiceDeps {

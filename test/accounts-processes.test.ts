@@ -1,3 +1,4 @@
+// Test tier: faults: it starts processes of its own (test/run.ts).
 /**
  * The built-in provider and both services in two processes on one database, as behind a load
  * balancer (issue 35, points 2, 4 and 11): what one process does to a person holds at the other

@@ -1,3 +1,4 @@
+// Test tier: faults: it starts processes of its own (test/run.ts).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
@@ -79,8 +80,12 @@ test('npm start runs the built-in accounts by default, and its log says where to
 test('a SIGTERM sent to npm start reaches the server, which stops and frees its ports', async () => {
   const dataDir = await startedDataDir('app-data-')
   const app = await startMain({ DATA_DIR: dataDir }, 'npm')
-  assert.equal((await fetch(`${app.urls.tickets}/healthz`)).status, 200)
-  assert.equal(await app.stop(), 0)
+  try {
+    assert.equal((await fetch(`${app.urls.tickets}/healthz`)).status, 200)
+  } finally {
+    // Stopped whatever the answer: a server left running kept the file from exiting.
+    assert.equal(await app.stop(), 0)
+  }
   assert.ok(app.lines.some((l) => l.startsWith('SIGTERM: stopping')))
   await assert.rejects(fetch(`${app.urls.tickets}/healthz`))
 })

@@ -1,3 +1,4 @@
+// Test tier: faults: it starts processes of its own (test/run.ts).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'

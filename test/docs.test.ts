@@ -1,3 +1,4 @@
+// Test tier: faults: it starts processes of its own (test/run.ts).
 /**
  * The documents run as written. Every shell block of README.md and docs/*.md runs, in order, in
  * one bash session per file (so variables carry from block to block), against a freshly started

@@ -1,3 +1,4 @@
+// Test tier: faults: it breaks connections or servers and waits out the results (test/run.ts).
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -38,7 +39,7 @@ async function startServer(env: Record<string, string> = {}): Promise<Server> {
     await proxy.close()
   })
   const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', resolve)
+    createInterface({ input: child.stdout }).once('line', resolve)
     void exited.then((code) => reject(new Error(`fault-server exited ${code}`)))
   })
   return { url: (JSON.parse(line) as { url: string }).url, child, exited, proxy }
@@ -203,7 +204,7 @@ test('kill -9 under 8 writers on the embedded database: a restart on the same di
     })
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
     const line = await new Promise<string>((resolve, reject) => {
-      createInterface({ input: child.stdout! }).once('line', resolve)
+      createInterface({ input: child.stdout }).once('line', resolve)
       void exited.then((code) => reject(new Error(`fault-server exited ${code}`)))
     })
     return { url: (JSON.parse(line) as { url: string }).url, child, exited }

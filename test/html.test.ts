@@ -32,7 +32,8 @@ test('html renders nothing for null, undefined, false and an empty string, so co
   const admin = false
   const note: string | null = null
   assert.equal(render(html`<p>${admin && html`<b>admin</b>`}${note}${undefined}${''}${admin ? html`x` : ''}</p>`), '<p></p>')
-  assert.equal(render(html`<input${true ? html` checked` : ''}>`), '<input checked>')
+  const checked: boolean = true
+  assert.equal(render(html`<input${checked ? html` checked` : ''}>`), '<input checked>')
 })
 
 test('html refuses an interpolation in an unquoted attribute value', () => {

@@ -2,8 +2,9 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { request as rawRequest } from 'node:http'
 import { connect as netConnect } from 'node:net'
-import { serve, type Served } from '../src/http/server.ts'
+import { serve } from '../src/http/server.ts'
 import { BODY_LIMIT, makeRequest } from '../src/http/request.ts'
+import { Refusal } from '../src/http/refusal.ts'
 import { json, jsonStream } from '../src/http/response.ts'
 import type { HttpRoute } from '../src/http/handler.ts'
 import { createLogger } from '../src/base/log.ts'
@@ -133,7 +134,7 @@ test('a malformed request line answers 400 and the connection closes', async (t)
   const answer = await new Promise<string>((resolve) => {
     const socket = netConnect(served.port, '127.0.0.1', () => socket.write('NOT A REQUEST\r\n\r\n'))
     let data = ''
-    socket.on('data', (c) => (data += c))
+    socket.on('data', (c: Buffer) => (data += c.toString()))
     socket.on('close', () => resolve(data))
   })
   assert.match(answer, /^HTTP\/1\.1 400 Bad Request/)
@@ -145,7 +146,7 @@ test('a client that does not finish its headers in time is answered 408 and cut 
   const answer = await new Promise<string>((resolve) => {
     const socket = netConnect(served.port, '127.0.0.1', () => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n'))
     let data = ''
-    socket.on('data', (c) => (data += c))
+    socket.on('data', (c: Buffer) => (data += c.toString()))
     socket.on('close', () => resolve(data))
   })
   assert.match(answer, /^HTTP\/1\.1 408 Request Timeout/)
@@ -181,7 +182,7 @@ function writeBodyAndRead(port: number, head: string, length: number): Promise<{
     let answer = ''
     let written = 0
     let done = false
-    socket.on('data', (c) => (answer += c))
+    socket.on('data', (c: Buffer) => (answer += c.toString()))
     socket.on('error', () => {})
     socket.on('close', () => ((done = true), resolve({ answer, written })))
     socket.write(head)
@@ -240,9 +241,12 @@ function rawExchange(port: number, bytes: string, until: RegExp): Promise<string
   return new Promise((resolve) => {
     const socket = netConnect(port, '127.0.0.1', () => socket.write(bytes))
     let data = ''
-    socket.on('data', (c) => {
-      data += c
-      if (until.test(data)) (socket.destroy(), resolve(data))
+    socket.on('data', (c: Buffer) => {
+      data += c.toString()
+      if (until.test(data)) {
+        socket.destroy()
+        resolve(data)
+      }
     })
     socket.on('close', () => resolve(data))
   })
@@ -465,4 +469,65 @@ test('a client that goes away mid-stream stops the reading', async (t) => {
   const after = pieces
   await new Promise((r) => setTimeout(r, 50))
   assert.equal(pieces, after, 'nothing is read once the client is gone')
+})
+
+const streamed: HttpRoute = {
+  method: 'POST',
+  path: '/stream',
+  handler: async (req) => {
+    let bytes = 0
+    let pieces = 0
+    for await (const piece of req.bodyStream(1024 * 1024)) {
+      bytes += piece.length
+      pieces++
+    }
+    return json(200, { bytes, pieces })
+  },
+}
+
+test('bodyStream hands a body over in pieces as it arrives, up to its limit', async (t) => {
+  const { served } = await start([streamed])
+  t.after(() => served.close())
+  const res = await fetch(`${served.url}/stream`, { method: 'POST', body: new Uint8Array(1024 * 1024) })
+  assert.equal(res.status, 200)
+  const got = (await res.json()) as { bytes: number; pieces: number }
+  assert.equal(got.bytes, 1024 * 1024)
+  assert.ok(got.pieces > 1, `${got.pieces} pieces`)
+})
+
+test('bodyStream refuses a declared length over its limit unread, and a chunked body as soon as it passes it', async (t) => {
+  const { served } = await start([streamed])
+  t.after(() => served.close())
+  const declared = await fetch(`${served.url}/stream`, { method: 'POST', body: new Uint8Array(1024 * 1024 + 1) })
+  assert.equal(declared.status, 413)
+  assert.deepEqual(await declared.json(), { error: 'body too large' })
+  const chunked = await new Promise<number>((resolve, reject) => {
+    const req = rawRequest(`${served.url}/stream`, { method: 'POST', headers: { 'transfer-encoding': 'chunked' } })
+    req.on('response', (res) => {
+      res.resume()
+      resolve(res.statusCode!)
+    })
+    req.on('error', reject)
+    const piece = new Uint8Array(64 * 1024)
+    let sent = 0
+    const write = () => {
+      while (sent < 4 * 1024 * 1024) {
+        sent += piece.length
+        if (!req.write(piece)) return void req.once('drain', write)
+      }
+      req.end()
+    }
+    write()
+  })
+  assert.equal(chunked, 413)
+})
+
+test('makeRequest\'s bodyStream counts the bytes given, whatever Content-Length says', async () => {
+  const req = makeRequest({ method: 'POST', headers: { 'content-length': '3' }, body: new Uint8Array(2 * 1024 * 1024) })
+  await assert.rejects(async () => {
+    for await (const _ of req.bodyStream(1024 * 1024)) void _
+  }, (err: unknown) => err instanceof Refusal && err.status === 413 && err.code === 'body_too_large')
+  let total = 0
+  for await (const piece of makeRequest({ method: 'POST', body: new Uint8Array(100) }).bodyStream(1024)) total += piece.length
+  assert.equal(total, 100)
 })

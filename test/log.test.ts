@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { createLogger, requestLine } from '../src/base/log.ts'
+import { until } from './support/wait.ts'
 
 /** A logger whose writes are kept. */
 function recorded() {
@@ -28,7 +29,7 @@ test('lines are written together, in order, once flushed', () => {
 test('queued lines reach the output on their own within a moment', async () => {
   const { logger, text } = recorded()
   logger.line('tickets POST /api/projects 201 3.2ms')
-  await new Promise((resolve) => setTimeout(resolve, 120))
+  await until(() => text() !== '')
   assert.equal(text(), 'tickets POST /api/projects 201 3.2ms\n')
 })
 

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict'
 import type { Page } from 'playwright-core'
 import { fullApp, PHONE, screenshot, WIDE } from './support/full-app.ts'
 import { assertAccessible } from './support/axe.ts'
+import { signedIn, signOut } from './support/person-menu.ts'
 
 const full = await fullApp()
 after(() => full.close())
@@ -18,7 +19,7 @@ after(() => full.close())
 /** Signs in at the app at `app` through the provider's password form (or its one click). */
 async function signIn(page: Page, app: string, name: string, password: string): Promise<void> {
   await page.goto(app)
-  const out = page.getByRole('button', { name: 'Sign out' }).first()
+  const out = signedIn(page)
   const start = page.getByRole('link', { name: 'Sign in' }).first()
   await Promise.race([start.waitFor({ timeout: 20_000 }), out.waitFor({ timeout: 20_000 })])
   if (await out.isVisible()) return
@@ -39,7 +40,7 @@ await owner.page.getByRole('link', { name: 'Sign in' }).click()
 await owner.page.getByLabel('Name').fill('owner')
 await owner.page.getByLabel('Password').fill('owner password')
 await owner.page.getByRole('button', { name: 'Create account' }).click()
-await owner.page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 })
+await signedIn(owner.page).waitFor({ timeout: 20_000 })
 
 // bob: an account through a sign-up link, renamed "owner".
 await owner.page.goto(`${full.idp}/admin`)
@@ -89,12 +90,12 @@ for (const [app, label] of [
     await owner.page.emulateMedia({ colorScheme: 'light' })
     // Said once: the next page no longer says it, and still names bob.
     await owner.page.reload()
-    await owner.page.getByRole('button', { name: 'Sign out' }).first().waitFor()
+    await signedIn(owner.page).waitFor()
     assert.equal(await owner.page.getByText('no longer as owner').count(), 0)
     assert.ok(await owner.page.getByText('owner (bob)', { exact: true }).first().isVisible())
     // bob's second code on a session that already names bob: no switch, no notice.
     await owner.page.goto(await bobsLoginReturn(app()))
-    await owner.page.getByRole('button', { name: 'Sign out' }).first().waitFor()
+    await signedIn(owner.page).waitFor()
     assert.equal(await owner.page.getByText('no longer as').count(), 0, 'the same person again is no switch')
   })
 }
@@ -102,7 +103,7 @@ for (const [app, label] of [
 test("the notice's Sign out signs the browser out of the app", async () => {
   // The owner's browser names bob after the tests above: signed out, then in as the owner again.
   await owner.page.goto(full.tickets)
-  await owner.page.getByRole('button', { name: 'Sign out' }).first().click()
+  await signOut(owner.page)
   await owner.page.getByRole('link', { name: 'Sign in' }).first().waitFor()
   await signIn(owner.page, full.tickets, 'owner', 'owner password')
   await owner.page.goto(await bobsLoginReturn(full.tickets))

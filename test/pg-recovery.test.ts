@@ -1,3 +1,4 @@
+// Test tier: faults: it breaks connections or servers and waits out the results (test/run.ts).
 /**
  * A real PostgreSQL server restarted and stopped under a running service (docs/operations.md,
  * "When the database is unreachable"): a private cluster of this file's own (initdb, pg_ctl;
@@ -145,7 +146,7 @@ test("the live-events listener of another process LISTENs again after a restart:
     child.kill('SIGTERM')
     await exited
   })
-  const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once('line', resolve))
+  const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve))
   const base = (JSON.parse(line) as { url: string }).url
   const { cursor } = (await (await fetch(`${base}/api/live`)).json()) as { cursor: number }
   const poll = fetch(`${base}/api/live?after=${cursor}`).then(async (res) => ({ status: res.status, body: (await res.json()) as { events: { name: string; args: unknown }[] }, at: performance.now() }))

@@ -1,3 +1,4 @@
+// Test tier: faults: it breaks connections or servers and waits out the results (test/run.ts).
 import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'

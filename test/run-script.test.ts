@@ -1,3 +1,4 @@
+// Test tier: faults: it starts processes of its own (test/run.ts).
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { resolve } from 'node:path'

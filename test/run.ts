@@ -1,45 +1,202 @@
 /**
- * `npm test`: runs every `test/**\/*.test.ts` with node:test. With `DATABASE_URL` unset, it first
- * starts one throw-away embedded database (PGlite, in memory) on a local port and points the
- * test files at it, so the suite runs on the embedded database; with `DATABASE_URL` set, on
- * that server. Each test file works in a schema of its own (test/support/db.ts).
+ * `npm test`: runs every `test/**\/*.test.ts` with node:test, each file in a process of its own,
+ * two files at a time. With `DATABASE_URL` unset, it first starts throw-away embedded databases
+ * (PGlite, in memory), one per file running at a time, each in a process of its own on a local
+ * port, so the suite runs on the embedded database; with `DATABASE_URL` set, on that server.
+ * Each test file works in a schema of its own (test/support/db.ts). An embedded database is one
+ * session whose `search_path` is shared by all its connections, so two files never share one.
+ *
+ * Tiers, chosen by `--tier=unit|browser|faults` (`npm run test:unit`, `test:browser`,
+ * `test:faults`); `npm test` runs all three:
+ * - browser: files named `*-browser.test.ts` (they drive Chromium);
+ * - faults: files with a line `// Test tier: faults` among their first lines (they start
+ *   processes of their own, cut connections or wait out timeouts);
+ * - unit: every other file (no browser, no second process, no fault).
+ *
+ * A file with a line `// Test alone` among its first lines runs while no other file runs (it
+ * needs the database server to itself: a vacuum that must reclaim rows, say).
+ *
+ * A file that runs longer than `TEST_FILE_LIMIT` seconds (default 600) is killed and fails
+ * with its name and what it printed, so a hang costs minutes, not the whole CI run.
+ * `TEST_JOBS` sets how many files run at a time (default 2).
  *
  * Arguments are passed to node's test runner; file arguments replace the default list:
  * `npm test -- test/router.test.ts`.
  */
-import { spawn } from 'node:child_process'
-import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startEmbedded } from '../src/db/embedded.ts'
+import { createInterface } from 'node:readline'
+
+const TIERS = ['unit', 'browser', 'faults'] as const
+type Tier = (typeof TIERS)[number]
 
 const args = process.argv.slice(2)
+const tierArg = args.find((a) => a.startsWith('--tier='))?.slice('--tier='.length)
+if (tierArg !== undefined && !TIERS.includes(tierArg as Tier)) throw new Error(`--tier must be one of ${TIERS.join(', ')}`)
 const files = args.filter((a) => a.endsWith('.ts'))
-const flags = args.filter((a) => !a.endsWith('.ts'))
+const flags = args.filter((a) => !a.endsWith('.ts') && !a.startsWith('--tier='))
+if (!flags.some((f) => f.startsWith('--test-reporter'))) flags.push('--test-reporter=spec')
+const jobs = Math.max(1, Number(process.env.TEST_JOBS ?? 2))
+const limitMs = Number(process.env.TEST_FILE_LIMIT ?? 600) * 1000
+
+/** Whether a test file needs the database server to itself (see above). */
+async function runsAlone(file: string): Promise<boolean> {
+  return (await readFile(file, 'utf8')).split('\n', 30).some((line) => /^\/\/ Test alone\b/.test(line))
+}
+
+/** The tier a test file is in: by its name, or by the line it declares (see above). */
+async function tierOf(file: string): Promise<Tier> {
+  if (file.endsWith('-browser.test.ts')) return 'browser'
+  const head = (await readFile(file, 'utf8')).split('\n', 30)
+  return head.some((line) => /^\/\/ Test tier: faults\b/.test(line)) ? 'faults' : 'unit'
+}
+
 if (files.length === 0) {
   const all = await readdir(new URL('.', import.meta.url), { recursive: true })
   files.push(...all.filter((f) => f.endsWith('.test.ts')).sort().map((f) => `test/${f}`))
 }
+const tiers = new Map(await Promise.all(files.map(async (f) => [f, await tierOf(f)] as const)))
+const alone = new Set((await Promise.all(files.map(async (f) => ((await runsAlone(f)) ? f : null)))).filter((f) => f !== null))
+// The slow tiers first, so that the many short files fill the gaps at the end.
+const order: Tier[] = ['faults', 'browser', 'unit']
+const queue = files
+  .filter((f) => tierArg === undefined || tiers.get(f) === tierArg)
+  .sort((a, b) => order.indexOf(tiers.get(a)!) - order.indexOf(tiers.get(b)!))
+  // Files that run alone first, while the others wait.
+  .sort((a, b) => Number(alone.has(b)) - Number(alone.has(a)))
 
 const env = { ...process.env }
 // Where the first test file that needs an embedded data directory of its own makes one, for the
 // others to copy (test/support/data-dir.ts).
 const scratch = await mkdtemp(join(tmpdir(), 'test-run-'))
 env.TEST_DATA_TEMPLATE = join(scratch, 'data')
-let embedded: Awaited<ReturnType<typeof startEmbedded>> | null = null
+const children = new Set<ChildProcess>()
+const urls: string[] = []
 if (!env.DATABASE_URL) {
-  embedded = await startEmbedded('memory://', { tcp: true })
-  env.DATABASE_URL = `postgres://postgres@127.0.0.1:${embedded.port}/postgres`
   env.TEST_DATABASE_KIND = 'embedded'
-  console.log(`# tests on the embedded database (PGlite) at 127.0.0.1:${embedded.port}`)
+  const ports = await Promise.all(Array.from({ length: Math.min(jobs, queue.length) }, () => startDatabase()))
+  urls.push(...ports.map((port) => `postgres://postgres@127.0.0.1:${port}/postgres`))
+  console.log(`# tests on the embedded database (PGlite), ${urls.length} at a time, at 127.0.0.1:${ports.join(', ')}`)
 } else {
   env.TEST_DATABASE_KIND = 'postgres'
-  console.log(`# tests on the PostgreSQL server of DATABASE_URL`)
+  urls.push(...Array.from({ length: jobs }, () => env.DATABASE_URL!))
+  console.log(`# tests on the PostgreSQL server of DATABASE_URL, ${jobs} files at a time`)
 }
 
-// --expose-gc as `npm start` runs node (src/base/collect.ts).
-const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', '--test', '--test-concurrency=1', ...flags, ...files], { stdio: 'inherit', env })
-const code: number = await new Promise((resolve) => child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))))
-await embedded?.stop()
+/** Starts test/support/embedded-server.ts; answers its port. It stops when this process ends. */
+async function startDatabase(): Promise<number> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/embedded-server.ts'], { stdio: ['pipe', 'pipe', 'inherit'] })
+  children.add(child)
+  const lines = createInterface({ input: child.stdout })
+  for await (const line of lines) return Number(line)
+  throw new Error('the embedded database did not start')
+}
+
+interface Outcome {
+  file: string
+  ok: boolean
+  ms: number
+  why?: string
+  /** The tests the file's reporter counted as passed and failed. */
+  passed: number
+  failed: number
+}
+
+/** A count from the closing lines of node's test reporters (spec's `ℹ pass 3`, TAP's `# pass 3`). */
+function counted(output: string, word: 'pass' | 'fail'): number {
+  const match = new RegExp(`^(?:ℹ|#) ${word} (\\d+)$`, 'm').exec(output)
+  return match ? Number(match[1]) : 0
+}
+
+/** Runs one test file in a process of its own; kills it after the limit. */
+function runFile(file: string, url: string): Promise<Outcome> {
+  const started = performance.now()
+  // --expose-gc as `npm start` runs node (src/base/collect.ts). detached: its own process group,
+  // so a kill reaches the processes it started as well.
+  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', '--test', '--test-concurrency=1', ...flags, file], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...env, DATABASE_URL: url },
+    detached: true,
+  })
+  children.add(child)
+  const output: Buffer[] = []
+  child.stdout.on('data', (chunk: Buffer) => output.push(chunk))
+  child.stderr.on('data', (chunk: Buffer) => output.push(chunk))
+  let timedOut = false
+  const watchdog = setTimeout(() => {
+    timedOut = true
+    kill(child)
+  }, limitMs)
+  return new Promise((resolve) => {
+    child.on('close', (code, signal) => {
+      clearTimeout(watchdog)
+      children.delete(child)
+      const ms = performance.now() - started
+      const why = timedOut ? `still running after ${limitMs / 1000} s: killed` : code !== 0 ? `exit ${code ?? signal}` : undefined
+      process.stdout.write(`\n# ${file} (${tiers.get(file)}, ${(ms / 1000).toFixed(1)} s)${why ? `: FAILED, ${why}` : ''}\n`)
+      const text = Buffer.concat(output).toString()
+      process.stdout.write(text)
+      resolve({ file, ok: why === undefined, ms, why, passed: counted(text, 'pass'), failed: counted(text, 'fail') })
+    })
+  })
+}
+
+function kill(child: ChildProcess): void {
+  try {
+    process.kill(-child.pid!, 'SIGKILL')
+  } catch {
+    child.kill('SIGKILL')
+  }
+}
+
+const stopAll = () => {
+  for (const child of children) {
+    if (child.spawnargs.includes('--test')) kill(child)
+    else child.stdin?.end()
+  }
+}
+process.on('SIGINT', () => {
+  stopAll()
+  process.exit(130)
+})
+
+const started = performance.now()
+const outcomes: Outcome[] = []
+let running = 0
+let exclusive: Promise<unknown> | null = null
+await Promise.all(
+  urls.map(async (url) => {
+    for (let file = queue.shift(); file; file = queue.shift()) {
+      while (exclusive) await exclusive
+      if (alone.has(file)) {
+        const run = (async () => {
+          while (running > 0) await new Promise((resolve) => setTimeout(resolve, 100))
+          outcomes.push(await runFile(file, url))
+        })()
+        exclusive = run
+        await run
+        exclusive = null
+        continue
+      }
+      running++
+      outcomes.push(await runFile(file, url))
+      running--
+    }
+  }),
+)
+stopAll()
 await rm(scratch, { recursive: true, force: true })
-process.exit(code)
+
+const failed = outcomes.filter((o) => !o.ok)
+const slowest = [...outcomes].sort((a, b) => b.ms - a.ms).slice(0, 10)
+console.log(`\n# ${outcomes.length} files in ${((performance.now() - started) / 1000).toFixed(0)} s, ${jobs} at a time; slowest:`)
+for (const o of slowest) console.log(`#   ${(o.ms / 1000).toFixed(1).padStart(6)} s  ${o.file}`)
+if (failed.length) console.log(`# FAILED:\n${failed.map((o) => `#   ${o.file}: ${o.why}`).join('\n')}`)
+// The plain closing line CI reads: every test of every file, and a file that failed without a
+// failing test (a crash, a hang) counts as one failure.
+const passed = outcomes.reduce((sum, o) => sum + o.passed, 0)
+const failures = outcomes.reduce((sum, o) => sum + (o.ok ? o.failed : Math.max(o.failed, 1)), 0)
+console.log(`tests: ${passed} passed, ${failures} failed`)
+process.exit(failed.length ? 1 : 0)

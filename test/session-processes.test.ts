@@ -1,3 +1,4 @@
+// Test tier: faults: it starts processes of its own (test/run.ts).
 /**
  * Sessions across processes: two whole applications on one database, as behind a load balancer.
  * A sign-in renews the session id and a sign-out removes the session, and the other process
@@ -26,7 +27,7 @@ async function startProcess(): Promise<Process> {
     await exited
   })
   const first = await Promise.race([
-    new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once('line', resolve)),
+    new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve)),
     exited.then((code) => {
       throw new Error(`app process exited with ${code} before listening`)
     }),

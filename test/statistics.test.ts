@@ -1,7 +1,9 @@
+// Test alone: its vacuum must reclaim deleted rows, which it may not while another session's
+// older transaction could still see them (another test file's, on PostgreSQL).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { testDatabase } from './support/db.ts'
+import { until } from './support/wait.ts'
 import { vacuumHourly } from '../src/db/vacuum.ts'
 
 const db = await testDatabase()
@@ -19,10 +21,10 @@ test('the planner learns what a table holds once the first analyze has run, and 
   assert.equal(await plannerRows('kept'), -1, 'nothing told the planner yet')
   const statistics = vacuumHourly(db.sql, { line: (t) => lines.push(t), flush() {} }, { first: 20, every: 200 })
   try {
-    for (let i = 0; i < 200 && (await plannerRows('kept')) !== 1000; i++) await sleep(25)
+    await until(async () => (await plannerRows('kept')) === 1000)
     assert.equal(await plannerRows('kept'), 1000)
     await db.sql`insert into kept select i, 'row ' || i from generate_series(1001, 3000) i`
-    for (let i = 0; i < 200 && (await plannerRows('kept')) !== 3000; i++) await sleep(25)
+    await until(async () => (await plannerRows('kept')) === 3000)
     assert.equal(await plannerRows('kept'), 3000)
   } finally {
     await statistics.stop()
@@ -38,7 +40,7 @@ test('the space of deleted rows is used again once the upkeep has run, so a tabl
   await db.sql`delete from churn`
   const statistics = vacuumHourly(db.sql, { line() {}, flush() {} }, { first: 1, every: 60_000 })
   try {
-    for (let i = 0; i < 200 && (await plannerRows('churn')) !== 0; i++) await sleep(25)
+    await until(async () => (await plannerRows('churn')) === 0)
     assert.equal(await plannerRows('churn'), 0)
   } finally {
     await statistics.stop()
@@ -51,12 +53,13 @@ test('a failed vacuum is logged, and the timer stops when asked', async () => {
   const lines: string[] = []
   const failing = Object.assign(() => Promise.reject(new Error('the database went away')), {}) as unknown as typeof db.sql
   const statistics = vacuumHourly(failing, { line: (t) => lines.push(t), flush() {} }, { first: 1, every: 10_000 })
-  for (let i = 0; i < 100 && lines.length === 0; i++) await sleep(10)
+  await until(() => lines.length > 0)
   await statistics.stop()
   assert.deepEqual(lines, ['database: vacuum failed: the database went away'])
 })
 
-test('a vacuum slower than the interval is not overlapped by the next, and none starts after stop', async () => {
+test('a vacuum slower than the interval is not overlapped by the next, and none starts after stop', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] })
   let now = 0
   let most = 0
   let calls = 0
@@ -70,17 +73,22 @@ test('a vacuum slower than the interval is not overlapped by the next, and none 
     }))
   }, {}) as unknown as typeof db.sql
   const statistics = vacuumHourly(slow, { line() {}, flush() {} }, { first: 1, every: 5 })
-  for (let i = 0; i < 100 && calls === 0; i++) await sleep(5)
+  t.mock.timers.tick(1)
+  assert.equal(calls, 1)
   // The first run takes ten intervals and more: no second one starts meanwhile.
-  await sleep(60)
+  t.mock.timers.tick(60)
   assert.equal(calls, 1)
   finish.shift()!()
-  for (let i = 0; i < 100 && calls < 2; i++) await sleep(5)
+  // The next is armed once the first has ended (after its promise's turn), an interval later.
+  await new Promise((resolve) => setImmediate(resolve))
+  t.mock.timers.tick(4)
+  assert.equal(calls, 1)
+  t.mock.timers.tick(1)
   assert.equal(calls, 2, 'the next runs an interval after the first ended')
   const stopping = statistics.stop()
   finish.shift()!()
   await stopping
-  await sleep(30)
+  t.mock.timers.tick(30)
   assert.equal(calls, 2)
   assert.equal(most, 1)
 })

@@ -60,11 +60,10 @@ test('transaction() rolls back what its function wrote when the last statement, 
 test('transaction() runs the last statement inside the transaction, before the commit', async () => {
   // txid_current() is the same inside one transaction and differs between two.
   let inside = 0
-  let last = 0
   await transaction(sql, async (tx) => {
     inside = (await tx<{ id: number }[]>`select txid_current()::int as id`)[0]!.id
   }, (tx) => tx`insert into kept select txid_current()::int`)
-  last = (await sql<{ n: number }[]>`select n from kept order by n desc limit 1`)[0]!.n
+  const last = (await sql<{ n: number }[]>`select n from kept order by n desc limit 1`)[0]!.n
   assert.equal(last, inside)
 })
 

@@ -145,12 +145,12 @@ select edited from saved`, params: [v.listerUser, now, 'note-explained', 'A new 
     let rows: { 'QUERY PLAN': string }[] = []
     if (h.write) {
       await sql.begin(async (tx) => {
-        rows = (await tx.unsafe(explain, h.params as never[])) as never
+        rows = await tx.unsafe<{ 'QUERY PLAN': string }[]>(explain, h.params as never[])
         throw new RolledBack()
       }).catch((err) => {
         if (!(err instanceof RolledBack)) throw err
       })
-    } else rows = (await sql.unsafe(explain, h.params as never[])) as never
+    } else rows = await sql.unsafe<{ 'QUERY PLAN': string }[]>(explain, h.params as never[])
     out.push({ name: `${h.name} (${h.routes})`, routes: h.routes, query: h.query.trim(), plan: rows.map((r) => r['QUERY PLAN']).join('\n') })
   }
   return out

@@ -43,9 +43,9 @@ export async function startService(
   const wanted = (env.SERVICES ?? 'notes,tickets').split(',')
   const urls: Record<string, string> = {}
   let bytes = 0
-  child.stdout!.on('data', (chunk: Buffer) => (bytes += chunk.length))
+  child.stdout.on('data', (chunk: Buffer) => (bytes += chunk.length))
   await new Promise<void>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
       // The start-up log ends with `notes: the notes sync service on …, open <url>` (src/app.ts).
       const m = /^(\w+): .*, open (\S+)$/.exec(line)
       if (m) urls[m[1]!] = m[2]!

@@ -19,7 +19,6 @@ import { transaction, type TransactionQuery } from '../../src/db/transaction.ts'
 
 type Q = Sql | TransactionSql | TransactionQuery
 type LiveEvent = { project: string; name: string; args: unknown[]; created: number }
-type Fragment = postgres.PendingQuery<postgres.Row[]>
 
 const sql = connect(process.env.DATABASE_URL!)
 const cookies = new Map(Object.entries(JSON.parse(process.env.BASELINE_COOKIES ?? '{}') as Record<string, string>))

@@ -99,9 +99,7 @@ export interface Sessions {
  *
  * Every load reads the session's row, so a row deleted by any code path in any process (a
  * sign-out, an account disabled at the identity provider) ends the session on the next request
- * everywhere.
- */
-/** `service` names the cookie (`<service>_session`) and the rows it owns. */
+ * everywhere. `service` names the cookie (`<service>_session`) and the rows it owns. */
 export function createSessions(deps: { sql: Sql; secret: Uint8Array; service: string; secure: boolean; clock: () => number }): Sessions {
   const { sql, secret, service, clock } = deps
   const cookieName = `${service}_session`

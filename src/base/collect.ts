@@ -1,5 +1,5 @@
 /**
- * A full garbage collection after a mass answer: when one event answers thousands of waiting
+ * A full garbage collection after a mass answer (and a young one during large transfers): when one event answers thousands of waiting
  * long-polls at once, everything node kept for those requests (promoted to V8's old generation
  * while they waited) turns to garbage at once, and V8's own heuristics let the old generation
  * grow to several times what is live before collecting it. {@link collectAfterMassAnswer}
@@ -21,7 +21,7 @@ export const MIN_SPACING_MS = 500
 /** The next collection waits this many times the last one's pause after it began. */
 const PAUSES_APART = 10
 
-const gc = (globalThis as { gc?: () => void }).gc ?? null
+const gc = (globalThis as { gc?: (options?: { type: 'minor' | 'major' }) => void }).gc ?? null
 let runs = 0
 let lastStart = -Infinity
 let lastPause = 0
@@ -29,7 +29,30 @@ let pending: NodeJS.Immediate | NodeJS.Timeout | null = null
 
 /** Called with how many requests were just answered; collects once they are sent, when they are many and `gc()` is there. */
 export function collectAfterMassAnswer(count: number): void {
-  if (count < MASS_ANSWER || pending !== null || gc === null) return
+  if (count < MASS_ANSWER) return
+  schedule()
+}
+
+/**
+ * Bytes of large transfers (file uploads and downloads) after which a young-generation
+ * collection runs. Their pieces pass through buffers held outside V8's heap and through large
+ * strings (the database client's text), all short-lived; V8 collects for outside memory only
+ * after tens of megabytes, so a 25 MB file would lift the process's memory by several times its
+ * chunk. A young collection (a scavenge) frees them and takes a millisecond or two.
+ */
+export const TRANSFER_BYTES = 2 * 1024 * 1024
+let transferred = 0
+
+/** Called with the bytes a large transfer just moved; runs a young collection after every {@link TRANSFER_BYTES}. */
+export function collectAfterTransfer(bytes: number): void {
+  transferred += bytes
+  if (transferred < TRANSFER_BYTES || gc === null) return
+  transferred = 0
+  gc({ type: 'minor' })
+}
+
+function schedule(): void {
+  if (pending !== null || gc === null) return
   // setImmediate: the answers are written in this turn's promise jobs, and their objects are let
   // go once written; spaced, so that a storm of events spends at most a tenth of the time in
   // collections.

@@ -32,6 +32,8 @@ export interface ConnectOptions {
    * deadline with `null` (for statements that may rightly run long, such as a migration).
    */
   answerTimeout?: number | null
+  /** Seconds a connection attempt may take; 3 unless told (see below). */
+  connectTimeout?: number
 }
 
 /** How long queries wait for a first byte of answer before their connection is taken for dead. */
@@ -47,7 +49,7 @@ function clientOptions(options: ConnectOptions): postgres.Options<Types> {
     // During an outage requests should fail fast with a 503 rather than queue: a connection
     // attempt gives up after 3 s, and reconnection waits at most 1 s between tries (the driver's
     // default back-off grows to about 20 s, and requests queued behind it).
-    connect_timeout: 3,
+    connect_timeout: options.connectTimeout ?? 3,
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
     // Connections a failover, a NAT or a proxy dropped without a word must not reach a request:
     // an unused one is closed after IDLE_TIMEOUT_S; TCP keep-alive probes an idle socket every
@@ -56,6 +58,12 @@ function clientOptions(options: ConnectOptions): postgres.Options<Types> {
     // reconnect at once), so none outlives a failover's DNS change for long; and one whose
     // queries have heard nothing for `answerTimeout` seconds is closed, which fails them with
     // CONNECTION_CLOSED (a 503, or a transaction run again) instead of a wait of many minutes.
+    // answer_timeout is ours, added by patches/postgres+3.4.9.patch: the driver has no such
+    // option (a query on a half-open connection waits for good: porsager/postgres#1089,
+    // https://github.com/porsager/postgres/issues/1089), and its documented hooks cannot make
+    // one: statement_timeout is the server's, so it cannot end a wait for a server that is
+    // gone, TCP keep-alive takes minutes and misses a proxy that stopped forwarding, and the
+    // `socket` option sees bytes (under TLS, ciphertext), not which queries await an answer.
     idle_timeout: IDLE_TIMEOUT_S,
     keep_alive: 30,
     max_lifetime: () => 60 * (15 + Math.random() * 15),
@@ -183,7 +191,10 @@ async function databaseReady(sql: Sql, deadlineMs = 2000): Promise<boolean> {
  * the values; a text search's does. A generic plan knows nothing of the searched word and reads
  * every ticket holding it through the text index, where a plan made for a common word walks
  * the project's own index and stops at the page's rows. postgres.js reads this from the query's options when it
- * sends it; its types do not show them.
+ * sends it; its types do not show them, and it offers no per-query switch of its own, only the
+ * pool-wide `prepare: false` (porsager/postgres#997, https://github.com/porsager/postgres/issues/997).
+ * test/tickets/search.test.ts ("a search for words is sent unprepared") fails if an upgrade
+ * stops reading it.
  */
 export function plannedEachTime<T>(statement: T): T {
   ;(statement as unknown as { options: { prepare?: boolean } }).options.prepare = false

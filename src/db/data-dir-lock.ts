@@ -89,7 +89,7 @@ function askHolder(address: string): Promise<number | 'gone' | null> {
     const socket = connect(address)
     let text = ''
     socket.setTimeout(2000, () => socket.destroy())
-    socket.on('data', (chunk) => (text += chunk))
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString()))
     socket.on('error', (err: NodeJS.ErrnoException) => done(err.code === 'ECONNREFUSED' || err.code === 'ENOENT' ? 'gone' : null))
     socket.on('close', () => {
       const pid = Number(text.trim())

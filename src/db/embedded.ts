@@ -6,7 +6,8 @@
  * PGlite is one session. `@electric-sql/pglite-socket` shares it between connections by
  * queueing their protocol messages, but its queue switches connections between single
  * messages, so two clients' extended-protocol batches (Parse, Bind, Execute ... Sync)
- * interleave and one's unnamed portal replaces the other's ("portal "" does not exist"). {@link BatchQueue} below keeps the library's
+ * interleave and one's unnamed portal replaces the other's ("portal "" does not exist";
+ * electric-sql/pglite#1046, https://github.com/electric-sql/pglite/issues/1046). {@link BatchQueue} below keeps the library's
  * handler and replaces the queue: a connection keeps the database from its first extended
  * message until its Sync, and for as long as it has a transaction open. Other connections'
  * statements wait meanwhile, which is why no code holds a transaction open across anything slow.
@@ -41,7 +42,11 @@ const BATCH_OPENERS = new Set(['P', 'B', 'D', 'E', 'C', 'H'].map((c) => c.charCo
 const SYNC = 'S'.charCodeAt(0)
 const QUERY = 'Q'.charCodeAt(0)
 
-/** The queue given to pglite-socket's handlers, in place of its own (same three methods). */
+/**
+ * The queue given to pglite-socket's handlers, in place of its own (same three methods; the
+ * handler's `queryQueue` option). test/library-contracts.test.ts fails if an upgrade of
+ * pglite-socket stops calling them; test/embedded-db.test.ts checks what the queue does.
+ */
 class BatchQueue {
   private items: Item[] = []
   private owner: number | null = null
@@ -124,13 +129,14 @@ export const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers
  */
 export async function startEmbedded(dataDir: string, options: { tcp?: boolean } = {}): Promise<EmbeddedServer> {
   let loadDataDir: Blob | undefined
-  if (dataDir !== 'memory://') {
-    await mkdir(dataDir, { recursive: true })
-    if (!existsSync(join(dataDir, 'PG_VERSION'))) {
-      const template = await readFile(TEMPLATE).catch(() => null)
-      if (template) loadDataDir = new Blob([template])
-      else await createInChild(dataDir)
-    }
+  const memory = dataDir === 'memory://'
+  if (!memory) await mkdir(dataDir, { recursive: true })
+  if (memory || !existsSync(join(dataDir, 'PG_VERSION'))) {
+    // A throw-away database in memory starts from the template too: seconds instead of initdb's
+    // tens of seconds on a busy machine (the test runner starts one per file run at a time).
+    const template = await readFile(TEMPLATE).catch(() => null)
+    if (template) loadDataDir = new Blob([template])
+    else if (!memory) await createInChild(dataDir)
   }
   const db = await PGlite.create(dataDir === 'memory://' ? undefined : dataDir, { startParams: START_PARAMS, loadDataDir })
   const queue = new BatchQueue(db)

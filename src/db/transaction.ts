@@ -3,7 +3,10 @@
  * `begin` before the first statement and sends `commit` only after the last has answered.
  * Here `begin` goes out just ahead of the first statement and `commit` just behind the last,
  * on a connection of their own, so the server answers each pair in one round trip: a write of
- * four statements between them waits for four answers, not six.
+ * four statements between them waits for four answers, not six. (postgres.js pipelines only
+ * a whole array returned by `sql.begin`'s callback: porsager/postgres#951,
+ * https://github.com/porsager/postgres/issues/951.) This relies on the driver writing the queries
+ * made on a reserved connection in one turn together; test/library-contracts.test.ts checks it.
  *
  * ```ts
  * const id = await transaction(sql, async (tx) => (await tx`insert ... returning id`)[0].id,

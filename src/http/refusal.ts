@@ -70,6 +70,11 @@ export type RefusalCode =
   | 'bad_relation'
   | 'too_many'
   | 'bad_import'
+  // Files attached to tickets.
+  | 'file_too_large'
+  | 'project_files_full'
+  | 'file_empty'
+  | 'no_such_file'
   // Signing in.
   | 'login_failed'
   | 'form_expired'

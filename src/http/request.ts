@@ -6,7 +6,7 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { parseCookies } from './cookie.ts'
 import type { Headers, Response } from './response.ts'
-import { answerRefusal, reason, refuse } from './refusal.ts'
+import { answerRefusal, reason, refuse, type Refusal } from './refusal.ts'
 import type { Params } from './router.ts'
 
 /** The largest request body read: 2 MiB. */
@@ -36,6 +36,15 @@ export interface Request {
   /** The body, read up to {@link BODY_LIMIT} on first call; rejects with a 413 {@link Refusal} past it. */
   body(): Promise<Uint8Array>
   /**
+   * The body piece by piece as it arrives, for bodies too large to hold (uploads): reading waits
+   * for the consumer, so the client is held back rather than memory filled. Fails with
+   * {@link bodyOverLimit}'s 413 before a byte is read when `Content-Length` says more than
+   * `limit`, and as soon as more than `limit` bytes arrived (a length that lied, a chunked
+   * body); with {@link bodyIncomplete}'s 400 when the client goes away mid-body. A request's body is read once:
+   * by this or by {@link Request.body}.
+   */
+  bodyStream(limit: number): AsyncIterable<Uint8Array>
+  /**
    * Calls `listener` once when the client goes away or the server shuts down before the answer
    * is sent (at once when that has happened already); answers a function that cancels it.
    * Long-polls stop waiting on it.
@@ -52,12 +61,25 @@ export const CLOSE: Readonly<Headers> = Object.freeze({ connection: 'close' })
 /** The answer to a body past {@link BODY_LIMIT}. */
 export const bodyTooLarge = (): Response => answerRefusal(refuse(413, BODY_TOO_LARGE), CLOSE)
 
+/** The refusal of a body whose client went away before it was whole. */
+export const BODY_INCOMPLETE = reason('body_incomplete', 'request body incomplete')
+
+/**
+ * What a streamed body past the limit its reader set throws ({@link Request.bodyStream}): a 413
+ * {@link Refusal} with the code `body_too_large`, which the reader may answer in its own words.
+ */
+export const bodyOverLimit = (): Refusal => refuse(413, BODY_TOO_LARGE)
+
+/** What a body whose client went away throws: a 400 {@link Refusal}. */
+export const bodyIncomplete = (): Refusal => refuse(400, BODY_INCOMPLETE)
+
 /** Where a request's headers, body and close come from: a live socket, or given values. */
 export interface RequestSource {
   readonly headers: IncomingHttpHeaders
   readonly address: string
-  /** Called at most once per request. */
+  /** Called at most once per request, as is `stream`. */
   body(): Promise<Uint8Array>
+  stream(limit: number): AsyncIterable<Uint8Array>
   onClose(listener: () => void): () => void
 }
 
@@ -100,6 +122,10 @@ export class RequestRecord implements Request {
     return (this.#body ??= this.source.body())
   }
 
+  bodyStream(limit: number): AsyncIterable<Uint8Array> {
+    return this.source.stream(limit)
+  }
+
   onClose(listener: () => void): () => void {
     return this.source.onClose(listener)
   }
@@ -129,6 +155,8 @@ export function makeRequest(init: {
   )
 }
 
+const GIVEN_PIECE = 64 * 1024
+
 /** A request's parts given as values, with a signal standing for the client going away. */
 class GivenSource implements RequestSource {
   constructor(
@@ -140,6 +168,18 @@ class GivenSource implements RequestSource {
 
   body(): Promise<Uint8Array> {
     return this.bytes.length > BODY_LIMIT ? Promise.reject(refuse(413, BODY_TOO_LARGE)) : Promise.resolve(this.bytes)
+  }
+
+  // In 64 KiB pieces, as a socket would give them; the limit counts the bytes, whatever
+  // `Content-Length` says, as it does on a socket.
+  async *stream(limit: number): AsyncGenerator<Uint8Array> {
+    if (Number(this.headers['content-length']) > limit) throw bodyOverLimit()
+    const bytes = this.bytes
+    for (let at = 0; at < bytes.length; at += GIVEN_PIECE) {
+      if (Math.min(at + GIVEN_PIECE, bytes.length) > limit) throw bodyOverLimit()
+      if (this.signal?.aborted) throw bodyIncomplete()
+      yield bytes.subarray(at, at + GIVEN_PIECE)
+    }
   }
 
   onClose(listener: () => void): () => void {

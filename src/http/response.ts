@@ -6,10 +6,11 @@
 export type Headers = Record<string, string | string[]>
 
 /**
- * A body written piece by piece as it is made (a long list read from the database in batches),
- * so it is never held whole. `serve` sends it chunked; nothing reads it for a 304 or a HEAD.
+ * A body written piece by piece as it is made (a long list read from the database in batches,
+ * a file read chunk by chunk), so it is never held whole. `serve` sends it chunked, or with
+ * the `content-length` its handler set; nothing reads it for a 304 or a HEAD.
  */
-export type BodyStream = AsyncIterable<string>
+export type BodyStream = AsyncIterable<string | Uint8Array>
 
 /** What a handler answers. */
 export interface Response {
@@ -23,14 +24,25 @@ export function isStream(body: Response['body']): body is BodyStream {
   return typeof body === 'object' && Symbol.asyncIterator in body
 }
 
+/** A body's whole bytes, a stream read to its end (tests and tools). */
+export async function bodyBytes(body: Response['body']): Promise<Uint8Array> {
+  if (body === undefined) return new Uint8Array(0)
+  if (typeof body === 'string') return new TextEncoder().encode(body)
+  if (!isStream(body)) return body
+  const pieces: Uint8Array[] = []
+  for await (const piece of body) pieces.push(typeof piece === 'string' ? new TextEncoder().encode(piece) : piece)
+  return Buffer.concat(pieces)
+}
+
 /** A body's whole text, a stream read to its end (tests and tools; `serve` never holds one whole). */
 export async function bodyText(body: Response['body']): Promise<string> {
   if (body === undefined) return ''
   if (typeof body === 'string') return body
   if (!isStream(body)) return new TextDecoder().decode(body)
+  const decoder = new TextDecoder()
   let text = ''
-  for await (const piece of body) text += piece
-  return text
+  for await (const piece of body) text += typeof piece === 'string' ? piece : decoder.decode(piece, { stream: true })
+  return text + decoder.decode()
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'

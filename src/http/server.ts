@@ -8,11 +8,9 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import { Server as NetServer, type AddressInfo, type Socket } from 'node:net'
 import { createHandler, type HandlerOptions, type HttpRoute } from './handler.ts'
 import { requestLine, type Logger } from '../base/log.ts'
-import { BODY_LIMIT, BODY_TOO_LARGE, NO_PARAMS, noop, RequestRecord, type RequestSource } from './request.ts'
+import { BODY_INCOMPLETE, BODY_LIMIT, BODY_TOO_LARGE, bodyIncomplete, bodyOverLimit, NO_PARAMS, noop, RequestRecord, type RequestSource } from './request.ts'
 import { isStream, type BodyStream, type Response } from './response.ts'
-import { reason, refuse } from './refusal.ts'
-
-const BODY_INCOMPLETE = reason('body_incomplete', 'request body incomplete')
+import { refuse } from './refusal.ts'
 
 export interface ServeOptions extends HandlerOptions {
   /** Takes the request lines, and the handler's lines (src/http/handler.ts). */
@@ -264,6 +262,10 @@ class SocketSource implements RequestSource {
     return readBody(this.raw)
   }
 
+  stream(limit: number): AsyncIterable<Uint8Array> {
+    return streamBody(this.raw, limit)
+  }
+
   onClose(listener: () => void): () => void {
     return this.waiting.add(this.res, listener)
   }
@@ -317,6 +319,44 @@ class CloseWatch {
   cancel(): void {
     this.#done = true
     this.open.delete(this)
+  }
+}
+
+/**
+ * A body read piece by piece (see `Request.bodyStream`). The socket's iterator is taken without
+ * `destroyOnReturn`: a reader that stops early (a 413, a refusal) must leave the connection
+ * whole for its answer; the unread rest is then dropped (`req.resume()`), and `send` closes
+ * the connection when that rest is large.
+ */
+async function* streamBody(req: IncomingMessage, limit: number): AsyncGenerator<Uint8Array> {
+  if (Number(req.headers['content-length']) > limit) {
+    req.resume()
+    throw bodyOverLimit()
+  }
+  let size = 0
+  let pieces: AsyncIterator<Buffer>
+  try {
+    pieces = req.iterator({ destroyOnReturn: false })[Symbol.asyncIterator]()
+  } catch {
+    throw bodyIncomplete()
+  }
+  try {
+    while (true) {
+      let next: IteratorResult<Buffer>
+      try {
+        next = await pieces.next()
+      } catch {
+        throw bodyIncomplete()
+      }
+      if (next.done) break
+      size += next.value.length
+      if (size > limit) throw bodyOverLimit()
+      yield next.value
+    }
+    if (!req.complete) throw bodyIncomplete()
+  } finally {
+    await pieces.return?.()
+    if (!req.complete) req.resume()
   }
 }
 

@@ -262,7 +262,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       }
     }
     if (shared === null) return
-    let level = new Map<string, number>()
+    let level: Map<string, number>
     try {
       // A full bucket is as good as no row: the rows of full buckets go, about once a minute.
       if (++syncs % 60 === 0) await shared.sweep(now)

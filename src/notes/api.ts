@@ -193,8 +193,8 @@ export function createApiHandlers(deps: { store: NoteStore; publications: Public
       if (!parsed.ok) return refused(parsed)
       const body = parsed.value
       const op = Object.hasOwn(body, 'op') ? (body as Body).op : undefined
-      if (op === 'save') return save(user, body as Body)
-      if (op === 'delete') return remove(user, body as Body)
+      if (op === 'save') return save(user, body)
+      if (op === 'delete') return remove(user, body)
       return refused(refuse(400, API.op))
     },
 

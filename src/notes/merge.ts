@@ -54,7 +54,7 @@ export function mergeText(base: string, stored: string, sent: string): MergeResu
   while (i < all.length) {
     const first = all[i]!
     const region: Hunk[] = [first]
-    let start = first.start
+    const start = first.start
     let end = first.end
     for (i++; i < all.length; i++) {
       const next = all[i]!

@@ -51,6 +51,6 @@ export async function portNamed<T>(variable: string, port: number, listen: () =>
     return await listen()
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err
-    throw new Error(`port ${port} is already in use by another program: set ${variable} to a free port`)
+    throw new Error(`port ${port} is already in use by another program: set ${variable} to a free port`, { cause: err })
   }
 }

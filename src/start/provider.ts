@@ -58,7 +58,7 @@ export async function startProvider(deps: ProviderDeps): Promise<StartedProvider
     try {
       await party.configuration()
     } catch (err) {
-      if (!config.oidc.lazy) throw new Error(`OIDC_ISSUER ${config.oidc.issuer}: its discovery document cannot be read (${(err as Error).message}); set OIDC_LAZY=1 to start anyway`)
+      if (!config.oidc.lazy) throw new Error(`OIDC_ISSUER ${config.oidc.issuer}: its discovery document cannot be read (${(err as Error).message}); set OIDC_LAZY=1 to start anyway`, { cause: err })
       logger.line(`idp: OIDC_ISSUER ${config.oidc.issuer} cannot be read yet (${(err as Error).message}); it is tried again at each sign-in (OIDC_LAZY=1)`)
     }
   }

@@ -25,4 +25,6 @@ export interface Context {
   credentials: Credentials
   /** Where the person's menu leads (src/auth/person-menu.ts). */
   places?: Places
+  /** `UPLOAD_MAX_MB`: the largest file, shown beside Attach files. */
+  uploadMaxMb: number
 }

@@ -6,6 +6,7 @@
 import type { HttpRoute, Handler } from '../http/handler.ts'
 import type { ChangeHandlers } from './api/changes.ts'
 import type { ConnectHandlers } from './api/connect.ts'
+import type { FileHandlers } from './api/files.ts'
 import type { AddressHandlers } from './pages/addresses.ts'
 import type { ProjectHandlers } from './api/projects.ts'
 import type { RelationHandlers } from './api/relations.ts'
@@ -30,6 +31,7 @@ export interface Handlers {
   connect: ConnectHandlers
   live: Handler
   webhooks: WebhookHandlers
+  files: FileHandlers
 }
 
 export function ticketRoutes(h: Handlers): HttpRoute[] {
@@ -89,6 +91,10 @@ export function ticketRoutes(h: Handlers): HttpRoute[] {
     { method: 'POST', path: '/api/projects/:slug/webhooks/:id/test', handler: h.webhooks.test },
     { method: 'GET', path: '/api/projects/:slug/webhooks/:id/deliveries', handler: h.webhooks.deliveries },
     { method: 'POST', path: '/api/projects/:slug/webhooks/:id/deliveries/:delivery/redeliver', handler: h.webhooks.redeliver },
+    // 4.13 Files (docs/tickets-api.md, "Files")
+    { method: 'GET', path: '/api/projects/:slug/files', handler: h.files.list },
+    { method: 'POST', path: '/api/projects/:slug/files', handler: h.files.upload },
+    { method: 'GET', path: '/files/:id/:name', handler: h.files.serve },
     // The web app (docs/tickets-app.md): its pages, files and sign-out
     { method: '*', path: '/', handler: h.web.home },
     { method: '*', path: '/inbox', handler: h.web.inbox },

@@ -4,6 +4,8 @@ import type { Service, ServiceDeps } from '../service.ts'
 import { createCredentials } from './credentials.ts'
 import { createChangeHandlers } from './api/changes.ts'
 import { createConnectHandlers } from './api/connect.ts'
+import { createFileHandlers } from './api/files.ts'
+import { createFileSweep, type FileSweep } from './workers/file-sweep.ts'
 import type { Context } from './context.ts'
 import { createWake, type Wake } from './live/events.ts'
 import { createInboxHandler } from './api/inbox.ts'
@@ -27,6 +29,8 @@ export interface TicketsService extends Service {
   wake: Wake
   /** Delivers webhooks from the events outbox; started here, stopped by `close`. */
   webhooks: WebhookWorker
+  /** Removes files no ticket names a day after their upload; started here unless told, stopped by `close`. */
+  fileSweep: FileSweep
 }
 
 /** What tests and benches may set on the webhook worker (src/tickets/workers/webhook-worker.ts). */
@@ -40,7 +44,7 @@ export interface WebhookOptions {
 }
 
 /** Builds the ticket service. */
-export function createTicketsService(deps: ServiceDeps & { /** What the pages cache between requests (src/tickets/store/page-reads.ts); 0 reads everything every time. */ cachedReads?: number; webhooks?: WebhookOptions }): TicketsService {
+export function createTicketsService(deps: ServiceDeps & { /** What the pages cache between requests (src/tickets/store/page-reads.ts); 0 reads everything every time. */ cachedReads?: number; webhooks?: WebhookOptions; /** False: the file sweep does not run by itself (a test runs it). */ fileSweep?: boolean }): TicketsService {
   const { sql, clock, publicUrl, sessions } = deps
   const origin = originOf(publicUrl)
   const wake = createWake()
@@ -58,6 +62,7 @@ export function createTicketsService(deps: ServiceDeps & { /** What the pages ca
     mailer,
     credentials: createCredentials({ store, clock, sessions, origin }),
     ...(deps.places ? { places: deps.places } : {}),
+    uploadMaxMb: deps.config.uploadMaxMb,
   }
 
   const live = createLive({
@@ -86,6 +91,9 @@ export function createTicketsService(deps: ServiceDeps & { /** What the pages ca
   })
   if (hooks.start !== false) worker.start()
 
+  const fileSweep = createFileSweep({ store, clock, logger: deps.logger })
+  if (deps.fileSweep !== false) fileSweep.start()
+
   // The web app's script and stylesheet, bundled once in the background; pages wait for them.
   const assets = buildTicketAssets()
   assets.catch(() => {})
@@ -108,13 +116,16 @@ export function createTicketsService(deps: ServiceDeps & { /** What the pages ca
     }),
     live: live.handler,
     webhooks: createWebhookHandlers(ctx, { allowPrivate: deps.config.webhookAllowPrivate, poke: () => worker.poke() }),
+    files: createFileHandlers(ctx, deps.config),
   })
   return {
     routes,
     wake,
     verifyCredential: (req) => ctx.credentials.owner(req),
     webhooks: worker,
+    fileSweep,
     async close() {
+      await fileSweep.stop()
       mailer?.close()
       await worker.close()
       await live.close()

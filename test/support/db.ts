@@ -24,15 +24,22 @@ export async function testDatabase(options: { max?: number } = {}): Promise<Test
   const admin = connect(url, { max: 1 })
   await admin.unsafe(`create schema ${schema}`)
   const clients: Sql[] = []
+  // On the embedded database, as the application itself connects to it (src/db/client.ts): no
+  // answer deadline, and a connection attempt may wait. Its one session runs one statement at a
+  // time for every connection (a new connection's start-up included), so on a busy machine a
+  // long one (a vacuum) may keep the others waiting past the deadlines; the socket cannot go
+  // silent.
+  const embedded = process.env.TEST_DATABASE_KIND === 'embedded'
   const open = (max = options.max ?? 5) => {
-    const sql = connect(url, { max, schema })
+    const sql = connect(url, { max, schema, ...(embedded ? { answerTimeout: null, connectTimeout: 60 } : {}) })
     clients.push(sql)
     return sql
   }
   const sql = open()
   // The embedded database is one session shared by every connection, and it ignores the
   // search_path a connection asks for at start-up; a session-wide SET reaches all of them.
-  // Test files run one at a time, so they never share it. On a real server this is harmless.
+  // test/run.ts gives each test file running at a time an embedded database of its own, so no
+  // two files share one. On a real server this is harmless.
   await sql.unsafe(`set search_path to ${schema}`)
   await migrate(sql)
   after(async () => {

@@ -56,6 +56,7 @@ export const SETUP_COMMANDS: { pattern: RegExp; instead: string }[] = [
   { pattern: withEnv('npm start'), instead: 'the test starts the application with startApp (development provider) on its own ports and database schema' },
   { pattern: withEnv('npm test( -- \\S+)*'), instead: 'the test is part of npm test' },
   { pattern: /^npm run check$/, instead: 'the type check is run by .ci/run, not by a test' },
+  { pattern: /^npm run test:(unit|browser|faults)$/, instead: 'the test is part of npm test' },
   { pattern: withEnv('npm run bench( -- \\S+)*'), instead: 'benchmarks are not tests' },
   { pattern: withEnv('npm run (backup|restore|import-tickets) -- \\S+'), instead: 'these open the database in a process of their own; their own tests cover them' },
   { pattern: /^createdb \S+$/, instead: 'the test works in a schema of its own' },

@@ -94,11 +94,11 @@ export async function startServices(url: string): Promise<RunningServices> {
     },
   })
   let stderr = ''
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-20_000)))
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-20_000)))
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
   const urls: Record<string, string> = {}
   await new Promise<void>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
       // The start-up log ends with `notes: the notes sync service on …, open <url>` (src/app.ts).
       const m = /^(\w+): .*, open (\S+)$/.exec(line)
       if (m) urls[m[1]!] = m[2]!

@@ -31,7 +31,7 @@ test('the API client posts JSON with the session tag and answers the body', asyn
 })
 
 test('a refusal answers its code, the API message as a sentence and the field it names', async () => {
-  const refusal = (status: number, code: string, body: unknown) => createApiClient({ tag: 't', fetch: (async () => jsonAnswer(status, body, { 'x-error-code': code })) as unknown as typeof fetch })
+  const refusal = (status: number, code: string, body: unknown) => createApiClient({ tag: 't', fetch: async () => jsonAnswer(status, body, { 'x-error-code': code }) })
   const api = refusal(403, 'forbidden', { error: 'this needs role edit or admin' })
   assert.deepEqual(await api.post('/x', {}), { ok: false, status: 403, code: 'forbidden', error: 'This needs role edit or admin.', field: null })
   const field = refusal(400, 'field_required', { error: "'subject' is required", field: 'subject' })
@@ -42,7 +42,7 @@ test('a refusal answers its code, the API message as a sentence and the field it
 })
 
 test('a network failure, a timeout, a signed-out session and a non-JSON error each say what happened', async () => {
-  const down = createApiClient({ tag: 't', fetch: (async () => { throw new TypeError('Failed to fetch') }) as unknown as typeof fetch })
+  const down = createApiClient({ tag: 't', fetch: async () => { throw new TypeError('Failed to fetch') } })
   assert.deepEqual(await down.post('/x', {}), { ok: false, status: 0, code: 'network_failed', error: NETWORK_FAILED, field: null })
   const slow = createApiClient({
     tag: 't',
@@ -51,9 +51,9 @@ test('a network failure, a timeout, a signed-out session and a non-JSON error ea
       new Promise((_resolve, reject) => init.signal!.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))))) as unknown as typeof fetch,
   })
   assert.deepEqual(await slow.post('/x', {}), { ok: false, status: 0, code: 'timed_out', error: TIMED_OUT, field: null })
-  const out = createApiClient({ tag: 't', fetch: (async () => jsonAnswer(401, { error: 'a token is needed' }, { 'x-error-code': 'token_needed' })) as unknown as typeof fetch })
+  const out = createApiClient({ tag: 't', fetch: async () => jsonAnswer(401, { error: 'a token is needed' }, { 'x-error-code': 'token_needed' }) })
   assert.deepEqual(await out.post('/x', {}), { ok: false, status: 401, code: 'token_needed', error: SIGNED_OUT, field: null })
-  const proxy = createApiClient({ tag: 't', fetch: (async () => new Response('<h1>Bad gateway</h1>', { status: 502 })) as unknown as typeof fetch })
+  const proxy = createApiClient({ tag: 't', fetch: async () => new Response('<h1>Bad gateway</h1>', { status: 502 }) })
   assert.deepEqual(await proxy.post('/x', {}), { ok: false, status: 502, code: null, error: 'The server answered 502. Nothing was saved; try again.', field: null })
 })
 

@@ -3,6 +3,12 @@ import { test } from 'node:test'
 import { checkBody, type Shape } from '../../src/tickets/rules/body.ts'
 import { expectJson, ticketsApp } from './support.ts'
 
+// Set up before the first test is declared (test/test-files.test.ts says why).
+const app = await ticketsApp()
+const alice = await app.login('alice')
+const demo = await app.project(alice, 'Demo')
+const t = await app.ticket(alice, demo.slug)
+
 const shape: Shape = { subject: 'required', assignee: 'present', summary: 'optional' }
 
 /** Checks that `body` (raw text) is refused with exactly `error` and `field`. */
@@ -42,11 +48,6 @@ test('checkBody takes zero bytes as an empty object when nothing is required', (
   assert.ok(got.ok)
   assert.deepEqual({ ...got.body }, {})
 })
-
-const app = await ticketsApp()
-const alice = await app.login('alice')
-const demo = await app.project(alice, 'Demo')
-const t = await app.ticket(alice, demo.slug)
 
 // Every POST route with a path that exists, and a body that is invalid JSON.
 const POSTS = [

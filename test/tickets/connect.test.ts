@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { test } from 'node:test'
-import { CODE_MS, REQUEST_MS } from '../../src/tickets/api/connect.ts'
+import { REQUEST_MS } from '../../src/tickets/api/connect.ts'
+import { CODE_MS } from '../../src/tickets/domain/connections.ts'
 import { expectJson, ticketsApp, type Answer, type Person } from './support.ts'
 
 const app = await ticketsApp()
@@ -222,7 +223,7 @@ test('the connect page lists the projects the person administers and offers a ne
   const form = /<form id="connect" data-confirm="([^"]+)" data-tag="([^"]+)">/.exec(page.text)!
   assert.equal(form[1], `/api/connect/${nonce}/confirm`)
   assert.equal(form[2], bob.tag, "the page carries the session's tag for x-tag")
-  const confirmed = await app.call('POST', form[1]!, { headers: { cookie: bob.cookie, 'x-tag': form[2]! }, body: { project: offered[0] } })
+  const confirmed = await app.call('POST', form[1], { headers: { cookie: bob.cookie, 'x-tag': form[2] }, body: { project: offered[0] } })
   expectJson(confirmed, 200)
   assert.ok(confirmed.body.location.startsWith(`${RETURN}?code=`))
 })

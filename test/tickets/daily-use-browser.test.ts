@@ -22,7 +22,7 @@ const { page } = await b.person('alice', { idpId: 'idp-alice' })
 const errors: string[] = []
 page.on('pageerror', (e) => errors.push(e.message))
 
-const web = await app.project(aliceApi, 'Web site', { slug: 'web' })
+await app.project(aliceApi, 'Web site', { slug: 'web' })
 const history = (p: Page) => p.getByRole('list', { name: 'History' })
 
 /**

@@ -8,7 +8,7 @@ import { test } from 'node:test'
 import { Refusal } from '../../src/http/refusal.ts'
 import { changeState, comment } from '../../src/tickets/domain/changes.ts'
 import { createTicket } from '../../src/tickets/domain/tickets.ts'
-import { mayAct, rolesAtLeast, ROLES, type Role } from '../../src/tickets/rules/roles.ts'
+import { mayAct, rolesAtLeast, ROLES } from '../../src/tickets/rules/roles.ts'
 import type { Actor } from '../../src/tickets/rules/actor.ts'
 import { createTicketStore } from '../../src/tickets/store/ticket-store.ts'
 import { ticketsApp } from './support.ts'
@@ -31,7 +31,7 @@ test('the membership rule: each role may do what the roles below it may, and nob
   assert.deepEqual(rolesAtLeast('admin'), ['admin'])
   for (const needed of ROLES) {
     assert.equal(mayAct(null, needed), false, `a non-member may not do what ${needed} may`)
-    for (const role of ROLES) assert.equal(mayAct(role as Role, needed), ROLES.indexOf(role) >= ROLES.indexOf(needed), `${role} for ${needed}`)
+    for (const role of ROLES) assert.equal(mayAct(role, needed), ROLES.indexOf(role) >= ROLES.indexOf(needed), `${role} for ${needed}`)
   }
 })
 

@@ -4,7 +4,7 @@ import { eventSentence, eventWords } from '../../src/tickets/text/history-words.
 import type { TicketEvent } from '../../src/tickets/rules/ticket-event.ts'
 
 const base = { id: 1, by: 'alice', user: 'u1', app: null, created: 0 }
-const ev = (fields: Partial<TicketEvent> & { kind: TicketEvent['kind'] }): TicketEvent => ({ ...base, ...fields }) as TicketEvent
+const ev = (fields: Partial<TicketEvent> & { kind: TicketEvent['kind'] }): TicketEvent => ({ ...base, ...fields })
 const bob = { id: 'u2', name: 'bob' }
 const carol = { id: 'u3', name: 'carol' }
 const web1 = { id: 'x', ref: 'web#1' }

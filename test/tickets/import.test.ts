@@ -11,6 +11,8 @@ import { expectJson, ticketsApp } from './support.ts'
 
 const app = await ticketsApp()
 const alice = await app.login('alice')
+const dir = await mkdtemp(join(tmpdir(), 'import-test-'))
+after(() => rm(dir, { recursive: true, force: true }))
 
 const FILE = {
   project: { slug: 'legacy', title: 'Legacy tracker', description: 'from the old tool', admin: 'alice' },
@@ -87,9 +89,6 @@ test('a bad file is refused whole, naming the place, and imports nothing', async
   const [row] = await app.sql`select count(*)::int as n from projects where slug = 'x'`
   assert.equal(row!.n, 0)
 })
-
-const dir = await mkdtemp(join(tmpdir(), 'import-test-'))
-after(() => rm(dir, { recursive: true, force: true }))
 
 test('the progress line says how many tickets of how many, and how many a second', () => {
   assert.equal(progressLine(12_000, 80_000, 5), '12,000 of 80,000 tickets, 2,400 a second')

@@ -155,7 +155,7 @@ test('the whole list is streamed in batches, with exactly the bytes of the list 
   ] as const) {
     const response = await handler(makeRequest({ method: 'GET', url }))
     assert.ok(isStream(response.body), url)
-    const pieces: string[] = []
+    const pieces: (string | Uint8Array)[] = []
     for await (const piece of response.body) pieces.push(piece)
     assert.ok(pieces.length >= 4, `${url}: read in batches (${pieces.length} pieces)`)
     const parsed = parseQuery(q)
@@ -191,13 +191,13 @@ test('the whole Markdown list is streamed too: its heading counts the tickets (a
   const whole = await handler(makeRequest({ method: 'GET', url: '/api/projects/pages-big/tickets?state=all', headers: accept }))
   assert.ok(isStream(whole.body))
   assert.equal(whole.headers?.['content-type'], 'text/markdown; charset=utf-8')
-  const pieces: string[] = []
+  const pieces: (string | Uint8Array)[] = []
   for await (const piece of whole.body) pieces.push(piece)
   assert.ok(pieces.length >= 4, `read in batches (${pieces.length} pieces)`)
   const all = JSON.parse(await bodyText((await handler(makeRequest({ method: 'GET', url: '/api/projects/pages-big/tickets?state=all' }))).body)).tickets
   assert.equal(all.length, 1234)
   assert.equal(pieces.join(''), listMarkdown(title, states, all))
-  assert.match(pieces[0]!, /^# pages-big \(Pages Big\): 1234 tickets \(open, doing, review, done, dropped\)\n\n$/)
+  assert.match(String(pieces[0]), /^# pages-big \(Pages Big\): 1234 tickets \(open, doing, review, done, dropped\)\n\n$/)
 
   const first = await app.call('GET', '/api/projects/pages-big/tickets?state=all&limit=1000')
   const cursor = new URL(first.body.next).searchParams.get('after')

@@ -1,3 +1,4 @@
+// Test tier: faults: it starts processes of its own (test/run.ts).
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -36,7 +37,7 @@ async function startServer(): Promise<Server> {
     if (child.exitCode === null) child.kill('SIGTERM')
     await exited
   })
-  const lines = createInterface({ input: child.stdout! })
+  const lines = createInterface({ input: child.stdout })
   const first = await Promise.race([
     new Promise<string>((resolve) => lines.once('line', resolve)),
     exited.then((code) => {

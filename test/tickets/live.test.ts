@@ -1,7 +1,6 @@
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { makeRequest } from '../../src/http/request.ts'
-import type { Sql } from '../../src/db/client.ts'
 import { createWake } from '../../src/tickets/live/events.ts'
 import { emit } from '../../src/tickets/store/outbox.ts'
 import { createLive, KEEP_MS, type LiveDeps } from '../../src/tickets/live/hub.ts'
@@ -323,7 +322,7 @@ test('one read answers all waiting polls, not one read per poll', T, async () =>
       reads++
       return Reflect.apply(target, self, args)
     },
-  }) as Sql
+  })
   const { live, wake } = makeLive({ sql: counted })
   const start = await cursorNow(live)
   const waiting: Promise<Answer>[] = []
@@ -345,7 +344,7 @@ test('a failed read fails the polls it was for (a logged 500) and later polls ar
       if (failing) return Promise.reject(new Error('database gone'))
       return Reflect.apply(target, self, args)
     },
-  }) as Sql
+  })
   const lines: string[] = []
   const { live } = makeLive({ sql: flaky, holdMs: 10, logger: { line: (text) => void lines.push(text), flush() {} } })
   const start = await cursorNow(live)

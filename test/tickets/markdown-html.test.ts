@@ -113,3 +113,19 @@ test('a single line break inside a paragraph is kept, as GitHub keeps it in comm
 test('a subject, one line, has no line break to keep', () => {
   assert.equal(markdownSubject('one\ntwo'), 'one\ntwo')
 })
+
+test('an image of this tracker\'s own files is shown inline, linking to itself full size', () => {
+  const out = markdownToHtml('![screen shot.png](/files/AbCdEfGhIjKlMnOpQrStUv/screen%20shot.png)')
+  assert.equal(out, '<p><a href="/files/AbCdEfGhIjKlMnOpQrStUv/screen%20shot.png" class="image-link"><img src="/files/AbCdEfGhIjKlMnOpQrStUv/screen%20shot.png" alt="screen shot.png" loading="lazy"></a></p>\n')
+})
+
+test('a link to one of this tracker\'s files is a link, and images from elsewhere stay links', () => {
+  assert.equal(markdownToHtml('[log.txt (1.2 MB)](/files/AbCdEfGhIjKlMnOpQrStUv/log.txt)'), '<p><a href="/files/AbCdEfGhIjKlMnOpQrStUv/log.txt" rel="nofollow noopener noreferrer">log.txt (1.2 MB)</a></p>\n')
+  assert.doesNotMatch(markdownToHtml('![pixel](https://tracker.example/p.gif)'), /<img/)
+  // Not one of ours: another path, a short id, or a path that climbs out.
+  for (const src of ['/avatar.png', '/files/short/x.png', '//evil.example/files/AbCdEfGhIjKlMnOpQrStUv/x.png', '/files/AbCdEfGhIjKlMnOpQrStUv/../x.png', '/files/AbCdEfGhIjKlMnOpQrStUv/..']) {
+    assert.doesNotMatch(markdownToHtml(`![x](${src})`), /<img/, src)
+  }
+  // A quote in the address is percent-encoded: it cannot end the attribute.
+  assert.doesNotMatch(markdownToHtml('![x](/files/AbCdEfGhIjKlMnOpQrStUv/x.png"onerror="alert(1))'), /"onerror/)
+})

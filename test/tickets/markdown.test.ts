@@ -4,6 +4,14 @@ import { makeRequest } from '../../src/http/request.ts'
 import { wantsMarkdown } from '../../src/tickets/representations/markdown.ts'
 import { expectJson, ticketsApp } from './support.ts'
 
+// Set up before the first test is declared (test/test-files.test.ts says why).
+const app = await ticketsApp()
+const alice = await app.login('alice')
+const bob = await app.login('bob')
+const demo = await app.project(alice, 'Demo Board')
+await app.member(alice, demo.slug, bob, 'edit')
+const md = { accept: 'text/markdown' }
+
 test('wantsMarkdown follows the Accept header’s preference', () => {
   const cases: [string | undefined, boolean][] = [
     [undefined, false],
@@ -22,13 +30,6 @@ test('wantsMarkdown follows the Accept header’s preference', () => {
     assert.equal(wantsMarkdown(makeRequest({ headers: accept === undefined ? {} : { accept } })), want, String(accept))
   }
 })
-
-const app = await ticketsApp()
-const alice = await app.login('alice')
-const bob = await app.login('bob')
-const demo = await app.project(alice, 'Demo Board')
-await app.member(alice, demo.slug, bob, 'edit')
-const md = { accept: 'text/markdown' }
 
 test('the project list answers one line per ticket: reference, state, subject, assignee, link', async () => {
   const a = await app.ticket(alice, demo.slug, { subject: 'Fix\nthe   login', assignee: 'bob' })

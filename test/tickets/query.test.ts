@@ -15,7 +15,8 @@ function assertRefuses(text: string, error: string | RegExp): void {
   if (parsed.ok) return
   assert.equal(parsed.code, 'bad_query', text)
   assert.equal(parsed.field, 'q', text)
-  typeof error === 'string' ? assert.equal(parsed.message, error) : assert.match(parsed.message, error)
+  if (typeof error === 'string') assert.equal(parsed.message, error)
+  else assert.match(parsed.message, error)
 }
 
 test('the issue example: state, assignee, is:blocked and words', () => {

@@ -192,7 +192,7 @@ test('pages of any size are read with a few prepared statements, the page size a
     // only, and for sixty page sizes these five.
     const rows = await conn<{ statement: string }[]>`select statement from pg_prepared_statements where statement like '%t.id desc limit %' and statement not like '%pg_prepared_statements%'`
     const limits = new Set(rows.map((r) => /t\.id desc limit (\S+)\s*$/.exec(r.statement)?.[1]).filter((l) => l !== undefined))
-    for (const l of limits) assert.match(l!, /^\d+$/, `a list statement prepared with limit ${l}`)
+    for (const l of limits) assert.match(l, /^\d+$/, `a list statement prepared with limit ${l}`)
     for (const l of ['2', '11', '26', '51', '101']) assert.ok(limits.has(l), `limit ${l} among ${[...limits].join(', ')}`)
   } finally {
     conn.release()

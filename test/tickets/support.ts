@@ -16,7 +16,6 @@ export interface Answer {
   status: number
   headers: Record<string, string | string[]>
   text: string
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any
 }
 
@@ -96,7 +95,7 @@ export async function ticketsApp(options: { env?: NodeJS.ProcessEnv; webhooks?: 
 
   /** The live events stored in the outbox, oldest first. */
   async function events(): Promise<{ name: string; args: unknown[]; project_id: string }[]> {
-    return (await db.sql`select name, args, project_id from events order by id`) as never
+    return (await db.sql`select name, args, project_id from events order by id`)
   }
 
   return { db, sql: db.sql, clock, idp, sessions, config, service, call, another, login, project, member, ticket, events }

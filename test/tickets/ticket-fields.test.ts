@@ -88,7 +88,7 @@ test('a webhook’s and a live event’s ticket carry the same fields as the JSO
   const event = (await app.events()).filter((e) => e.name === 'ticketEvent').at(-1)!
   const message = webhookMessageOf(event as never, { id: t.project, slug: t.slug })
   assert.equal(message?.type, 'ticket.commented')
-  const sent = message!.data.ticket as Record<string, unknown>
+  const sent = message.data.ticket as Record<string, unknown>
   assert.deepEqual(Object.keys(sent).sort(), expectedKeys)
   assert.deepEqual({ ...sent, updated: t.updated }, { ...t }, 'the same values, but the time of the change')
 })

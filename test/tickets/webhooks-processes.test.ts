@@ -1,3 +1,4 @@
+// Test tier: faults: it starts processes of its own (test/run.ts).
 /**
  * Webhook delivery across processes (docs/webhooks.md, "How delivery works"): a service killed
  * with SIGKILL right after writes delivers them, once started again, exactly as if nothing had
@@ -38,7 +39,7 @@ async function startServer(): Promise<Server> {
     await exited
   })
   const first = await Promise.race([
-    new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once('line', resolve)),
+    new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve)),
     exited.then((code) => {
       throw new Error(`tickets server exited with ${code} before listening`)
     }),

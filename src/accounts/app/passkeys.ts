@@ -60,7 +60,7 @@ function wire(id: string, action: (button: HTMLButtonElement) => Promise<void>):
   }
   button.addEventListener('click', () => {
     button.disabled = true
-    action(button).finally(() => (button.disabled = false))
+    void action(button).finally(() => (button.disabled = false))
   })
 }
 

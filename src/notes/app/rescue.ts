@@ -44,7 +44,7 @@ export function forgetRescue(userId: string, storage: RescueStorage = localStora
 
 /** Puts what a closing page kept into the copy (unless the copy has that text already), then forgets it. */
 export async function applyRescue(local: Local, userId: string, storage: RescueStorage = localStorage): Promise<void> {
-  let kept: Rescued | null = null
+  let kept: Rescued | null
   try {
     kept = JSON.parse(storage.getItem(keyOf(userId)) ?? 'null')
   } catch {

@@ -19,9 +19,9 @@ import { mergeText } from '../merge.ts'
 import { pack, unpack, type Local, type LocalNote, type Pending, type Tx } from './local.ts'
 
 /** What an HTTP exchange gave: a status and the parsed body, or null when the network failed. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a JSON answer, read by callers that know its shape
 export type Sent = { status: number; body: any } | null
 
-/** Sends one request to the service (same origin, JSON). */
 /** A row of `/api/notes/changes` (docs/notes-api.md). */
 interface Change {
   id: string
@@ -307,7 +307,7 @@ export function createSync(deps: {
     const stored = rows.filter((r) => !waiting.has(r.id) && (seen === null || seen.has(r.id))).map((r) => r.id)
     const stems = seen === null ? rows.map((r) => COPY_ID.exec(r.id)?.[1]).filter((s) => s !== undefined) : []
     await unpack(tx, [...stored, ...stems])
-    const olds = await Promise.all(rows.map((r) => waiting.has(r.id) || (seen !== null && !seen.has(r.id)) ? undefined : notes.get(r.id)))
+    const olds = await Promise.all(rows.map((r) => waiting.has(r.id) || (seen !== null && !seen.has(r.id)) ? Promise.resolve(undefined) : notes.get(r.id)))
     const known = new Set(olds.filter((n) => n !== undefined).map((n) => n.id))
     for (const row of rows) if (!row.gone && !waiting.has(row.id)) known.add(row.id)
     const ids: string[] = []

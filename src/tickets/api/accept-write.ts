@@ -8,7 +8,7 @@ import { refuseContentType } from '../../http/guards.ts'
 import type { Caller, Callers, UserCaller } from '../credentials.ts'
 import { checkBody, type Body, type Shape } from '../rules/body.ts'
 import type { Context } from '../context.ts'
-import { refuse, type Refusal } from '../../http/refusal.ts'
+import type { Refusal } from '../../http/refusal.ts'
 
 export type Accepted<C extends Caller = Caller> = { ok: true; caller: C; body: Body } | Refusal
 

@@ -26,9 +26,8 @@ import type { Context } from '../context.ts'
 import { answerRefusal, reason, refuse, type Refusal } from '../../http/refusal.ts'
 import { messagePage } from '../pages/message-page.ts'
 import type { Actor } from '../rules/actor.ts'
-import { createProject, refuseUnlessAdmin } from '../domain/projects.ts'
-import type { Project } from '../store/projects.ts'
-import type { TicketTx } from '../store/ticket-store.ts'
+import { refuseUnlessAdmin } from '../domain/projects.ts'
+import { confirmConnection } from '../domain/connections.ts'
 import type { Connection } from '../store/connections.ts'
 import {
   mustBeAtMost,
@@ -56,8 +55,6 @@ export const STATE_MAX = 500
 export const RETURN_MAX = 2000
 /** A stored request waits this long for the person's confirmation. */
 export const REQUEST_MS = 10 * 60 * 1000
-/** A code must be exchanged within this time. */
-export const CODE_MS = 5 * 60 * 1000
 
 // 192 random bits: more than the 128 asked for, and still a short address.
 const NONCE_BYTES = 24
@@ -130,41 +127,6 @@ function checkReturn(value: string): { ok: true; url: string } | Refusal {
   return { ok: true, url: url.href }
 }
 
-/** The `return` address with `code` and `state` added to its query, the app's own query kept as sent. */
-function returnAddress(returnUrl: string, code: string, state: string): string {
-  const url = new URL(returnUrl)
-  const added = `code=${encodeURIComponent(code)}&state=${encodeURIComponent(state)}`
-  url.search = url.search === '' || url.search === '?' ? `?${added}` : `${url.search}&${added}`
-  return url.href
-}
-
-/** A connection as the API lists it; never its key. */
-type Confirmed = { ok: true; location: string } | Refusal
-
-/**
- * Confirms a request for `user`: uses it up, picks the project (`project`, which they must
- * administer) or makes one (`title`), and issues a code. A refusal rolls everything back, so
- * the person can choose again.
- */
-async function confirm(tx: TicketTx, actor: Actor, input: { nonce: string; project?: string; title?: string }): Promise<Confirmed> {
-  const request = await tx.connections.takeRequest(hashSecret(input.nonce))
-  if (!request) return refuse(404, NO_SUCH_REQUEST)
-  let project: Project
-  if (input.project !== undefined) {
-    const found = await tx.projects.find(input.project)
-    if (!found) return refuse(404, NO_SUCH_PROJECT)
-    const refused = await refuseUnlessAdmin(tx, found.id, actor.user.id)
-    if (refused) return refused
-    project = found
-  } else {
-    const made = await createProject(tx, actor, { title: input.title!, slug: null, description: '' })
-    if (!made.ok) return made
-    project = made.project
-  }
-  const code = randomToken(32)
-  await tx.connections.insertCode({ hash: hashSecret(code), projectId: project.id, userId: actor.user.id, app: request.app, label: request.label }, CODE_MS)
-  return { ok: true, location: returnAddress(request.returnUrl, code, request.state) }
-}
 
 /** The exchange's answer: the key, shown this once. */
 interface Exchanged {
@@ -242,7 +204,7 @@ export function createConnectHandlers(ctx: Context, files: () => Promise<{ style
       const title = w.body.title || undefined
       if ((project === undefined) === (title === undefined)) return answerRefusal(refuse(400, PROJECT_OR_TITLE, project ? 'title' : 'project'))
       const actor: Actor = { user: w.caller.user, app: null, now: clock() }
-      const result = await store.transact((tx) => confirm(tx, actor, { nonce: req.params.nonce!, project, title }))
+      const result = await store.transact((tx) => confirmConnection(tx, actor, { nonce: req.params.nonce!, project, title }))
       return result.ok ? json(200, { location: result.location }, NO_STORE) : answerRefusal(result, NO_STORE)
     },
 
@@ -278,7 +240,7 @@ export function createConnectHandlers(ctx: Context, files: () => Promise<{ style
       const result = await store.transact(async (tx): Promise<{ ok: true; removed: Connection; connections: Connection[] } | Refusal> => {
         const refused = await refuseUnlessAdmin(tx, project.id, w.caller.user.id)
         if (refused) return refused
-        const [removed] = await tx.connections.of(project.id, w.body.id!)
+        const [removed] = await tx.connections.of(project.id, w.body.id)
         if (!removed) return refuse(400, NO_SUCH_CONNECTION, 'id')
         await tx.connections.delete(removed.id)
         await tx.emit(project.id, 'connectionsChanged', [project.slug])

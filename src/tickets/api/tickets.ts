@@ -21,6 +21,8 @@ import { ticketAnswer, ticketAnswers, ticketReadBody } from '../representations/
 import type { Ticket } from '../store/ticket-row.ts'
 import { ME_NEEDS_SIGN_IN, needsMe, parseQuery } from '../rules/query.ts'
 import { acceptWrite } from './accept-write.ts'
+import { fileAnswer } from './files.ts'
+import { fileIdsIn } from '../rules/files.ts'
 import { createTicket, isBlank } from '../domain/tickets.ts'
 
 export interface TicketHandlers {
@@ -125,7 +127,11 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
   async function show(req: Request, found: Ticket | null): Promise<Response> {
     if (!found) return answerRefusal(refuse(404, NO_SUCH_TICKET), VARY)
     const events = await store.history.of(found.id)
-    if (wantsMarkdown(req)) return markdown(200, ticketMarkdown(ticketAnswer(publicUrl, found), events))
+    if (wantsMarkdown(req)) {
+      // The files its text links to, with their whole addresses: the text links them from the root.
+      const files = await store.files.inProject(found.project, fileIdsIn(`${found.summary}\n${JSON.stringify(events)}`))
+      return markdown(200, ticketMarkdown(ticketAnswer(publicUrl, found), events, files.map((f) => fileAnswer(publicUrl, f))))
+    }
     const body = ticketReadBody(publicUrl, found, events)
     return withEtag(json(200, body, VARY), etagOf(JSON.stringify(body)))
   }
@@ -177,7 +183,6 @@ async function* mapBatches<T, U>(batches: AsyncIterable<readonly T[]>, f: (item:
   for await (const batch of batches) yield batch.map(f)
 }
 
-/** `response` with the list's `etag` (and a `link`), so the core does not hash it again. */
 /** The headers of a list answered to its reader (`assignee:me`): it varies with the credential too. */
 const READER_VARY: Headers = { vary: 'Accept, Authorization, Cookie', 'cache-control': 'private, no-cache' }
 

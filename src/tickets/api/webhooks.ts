@@ -14,7 +14,7 @@ import { refuseContentType } from '../../http/guards.ts'
 import type { Handler } from '../../http/handler.ts'
 import { parseJsonObject } from '../../http/json-validate.ts'
 import { refuseHost } from '../../http/outbound.ts'
-import { randomBase64, recordId } from '../../base/random.ts'
+import { randomBase64 } from '../../base/random.ts'
 import type { Request } from '../../http/request.ts'
 import { json } from '../../http/response.ts'
 import type { Caller } from '../credentials.ts'
@@ -31,16 +31,14 @@ import {
   NO_SUCH_PROJECT,
   NO_SUCH_WEBHOOK,
   refusedWebhookUrl,
-  tooManyWebhooks,
   unknownField,
   unknownWebhookKind,
 } from '../rules/messages.ts'
 import { answerRefusal, refuse, type Refusal } from '../../http/refusal.ts'
-import { refuseRole } from '../rules/roles.ts'
-import { ADMIN } from '../domain/projects.ts'
+import { addWebhook, refuseWebhookManager } from '../domain/webhooks.ts'
 import type { Project } from '../store/projects.ts'
 import type { Delivery, Webhook } from '../store/webhooks.ts'
-import { isWebhookKind, TEST_KIND, webhookBody, WEBHOOKS_MAX } from '../rules/webhook-events.ts'
+import { isWebhookKind, TEST_KIND, webhookBody } from '../rules/webhook-events.ts'
 import { newMessageId } from '../workers/webhook-worker.ts'
 
 /** A target address is at most this long. */
@@ -141,7 +139,7 @@ export function createWebhookHandlers(ctx: Context, options: { allowPrivate: boo
       if (!acting.ok) return acting
       return { ok: true, project, connection: caller.connection.id }
     }
-    const refused = refuseRole(await store.projects.roleOf(project.id, caller.user.id), ADMIN, 'project')
+    const refused = refuseWebhookManager(await store.projects.roleOf(project.id, caller.user.id))
     return refused ?? { ok: true, project }
   }
 
@@ -189,19 +187,8 @@ export function createWebhookHandlers(ctx: Context, options: { allowPrivate: boo
       const refused = await refuseHost(checked.url.hostname, options.allowPrivate)
       if (refused) return answerRefusal(refuse(400, refusedWebhookUrl(refused), 'url'))
       const secret = newWebhookSecret()
-      const made = await store.transact(async (tx): Promise<{ ok: true; webhook: Webhook } | Refusal> => {
-        if ((await tx.webhooks.lockedCount(a.project.id)) >= WEBHOOKS_MAX) return refuse(400, tooManyWebhooks(WEBHOOKS_MAX), 'url')
-        const webhook = await tx.webhooks.insert({
-          id: recordId(),
-          projectId: a.project.id,
-          connection: a.connection ?? null,
-          url: checked.url.href,
-          events: w.body.events ?? [],
-          active: w.body.active ?? true,
-          secret,
-        })
-        return { ok: true, webhook }
-      })
+      const input = { url: checked.url.href, events: w.body.events ?? [], active: w.body.active ?? true, secret }
+      const made = await store.transact((tx) => addWebhook(tx, a.project.id, a.connection ?? null, input))
       if (!made.ok) return answerRefusal(made)
       return json(201, { webhook: made.webhook, secret }, NO_STORE)
     },

@@ -8,7 +8,8 @@
  */
 import { createApiClient, type ApiAnswer } from './api.ts'
 import { alreadyChosen, appliedSelect, settle, showNotice } from './applied-change.ts'
-import { overLimit } from '../text/page-words.ts'
+import { clearUploads, startAttaching, uploading } from './attach.ts'
+import { overLimit, STILL_UPLOADING } from '../text/page-words.ts'
 import { chooseVersion, endConflict, resolveStaleEdit } from './edit-conflict.ts'
 import { createFormSender, domFormView } from './form.ts'
 import { createLiveFollower, announcement } from './live.ts'
@@ -21,6 +22,7 @@ import { attachTicketPicker } from './ticket-picker.ts'
 const tag = document.querySelector<HTMLMetaElement>('meta[name="x-tag"]')?.content ?? ''
 const api = createApiClient({ fetch: (input, init) => fetch(input, init), tag })
 const sender = createFormSender({ api })
+startAttaching(tag)
 const live = document.querySelector<HTMLElement>('main[data-cursor]')
 let pendingRedraw = false
 
@@ -78,6 +80,7 @@ function done(form: HTMLFormElement, answer: Extract<ApiAnswer, { ok: true }>, b
     }
     case 'reset':
       form.reset()
+      clearUploads(form)
       for (const p of Array.from(form.querySelectorAll<HTMLElement>('[data-preview]'))) p.hidden = true
       for (const b of Array.from(form.querySelectorAll<HTMLElement>('[data-preview-for]'))) b.setAttribute('aria-pressed', 'false')
       break
@@ -85,6 +88,7 @@ function done(form: HTMLFormElement, answer: Extract<ApiAnswer, { ok: true }>, b
       // The page redraws with what the server now holds; the form shows it, not what was typed.
       endConflict(form)
       form.reset()
+      clearUploads(form)
       // The Edit panel folds once saved; the ticket's folded details (a phone's) stay open for the next change.
       form.closest('details.panel')?.removeAttribute('open')
       break
@@ -172,6 +176,12 @@ document.addEventListener('submit', (event) => {
   // someone else chose the same value first), which is no error.
   let held: [string | null, string] | null = null
   const view = applied ? { ...shown, showError: (field: string | null, text: string) => void (held = [field, text]) } : shown
+  // A link still on its way would be missing from what is sent.
+  if (uploading(form)) {
+    shown.clearErrors()
+    shown.showError(null, STILL_UPLOADING)
+    return
+  }
   const over = Array.from(form.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>('[data-max]')).find((f) => !f.disabled && overBy(f) !== null)
   if (over) {
     shown.clearErrors()
@@ -249,7 +259,7 @@ document.addEventListener('click', (event) => {
     if (form && chooseVersion(form, target.dataset.resolve)) void refresh()
   } else if (target.dataset.previewFor !== undefined) togglePreview(target)
   else if (target.dataset.copy !== undefined) void copy(target)
-  else (target.closest('dialog') as HTMLDialogElement | null)?.close()
+  else target.closest('dialog')?.close()
 })
 
 function togglePreview(button: HTMLElement): void {

@@ -7,12 +7,16 @@
  *
  * Safe by construction, not by filtering afterwards: markdown-it with raw HTML off (`<script>`
  * stays text), links and autolinks only to `http:`, `https:` and `mailto:` (a `javascript:` or
- * `data:` link stays text), and images shown as links, so a ticket cannot load a tracking pixel
- * or anything else from another site.
+ * `data:` link stays text) and to this tracker's own files (`/files/<id>/<name>`), and images
+ * shown as links, so a ticket cannot load a tracking pixel or anything else from another site.
+ * The one exception is an image of this tracker's own files: it is shown, scaled to the column,
+ * and opens full size on click.
  */
 import MarkdownIt, { type StateCore } from 'markdown-it'
 
 const ALLOWED_LINK = /^(?:https?:|mailto:)/i
+/** An address of this tracker's own files, as their Markdown links them (src/tickets/rules/files.ts). */
+const OWN_FILE = /^\/files\/[A-Za-z0-9_-]{22}\/(?!\.\.?$)[^\s"'<>\\/]*$/
 
 function createRenderer(inline: boolean, links = true): InstanceType<typeof MarkdownIt> {
   // A single line break inside a paragraph stays a line break (`breaks`), as GitHub keeps it in
@@ -20,7 +24,7 @@ function createRenderer(inline: boolean, links = true): InstanceType<typeof Mark
   const md = new MarkdownIt({ html: false, linkify: links, typographer: false, breaks: !inline })
   // markdown-it's own check lets through every link but `javascript:`, `vbscript:`, `file:` and
   // most `data:`; ours lets through only what the issue asks for.
-  md.validateLink = (url) => ALLOWED_LINK.test(url.trim())
+  md.validateLink = (url) => ALLOWED_LINK.test(url.trim()) || OWN_FILE.test(url.trim())
   const defaultOpen = md.renderer.rules.link_open ?? ((tokens, i, options, _env, self) => self.renderToken(tokens, i, options))
   md.renderer.rules.link_open = (tokens, i, options, env, self) => {
     tokens[i]!.attrSet('rel', 'nofollow noopener noreferrer')
@@ -29,6 +33,11 @@ function createRenderer(inline: boolean, links = true): InstanceType<typeof Mark
   md.renderer.rules.image = (tokens, i, options, env, self) => {
     const token = tokens[i]!
     const alt = self.renderInlineAsText(token.children ?? [], options, env)
+    const src = String(token.attrGet('src') ?? '')
+    if (OWN_FILE.test(src)) {
+      const at = md.utils.escapeHtml(src)
+      return `<a href="${at}" class="image-link"><img src="${at}" alt="${md.utils.escapeHtml(alt)}" loading="lazy"></a>`
+    }
     return `<a href="${md.utils.escapeHtml(String(token.attrGet('src') ?? ''))}" rel="nofollow noopener noreferrer">${md.utils.escapeHtml(alt || 'image')}</a>`
   }
   if (!inline) md.core.ruler.after('inline', 'task_lists', taskLists)
@@ -103,7 +112,7 @@ export function markdownInline(text: string): string {
 // Text without any character inline Markdown acts on renders as itself, escaped: most subjects,
 // so a list of 50 skips the parser, the larger part of a row's cost.
 // A colon is plain text here: this renderer links nothing, so `Ticket 12: crash` needs no parse.
-const INLINE_SYNTAX = /[*_`\[\]\\~!<&]|^\s|\s$|\s{2}/
+const INLINE_SYNTAX = /[*_`[\]\\~!<&]|^\s|\s$|\s{2}/
 
 /** A subject inside a link (a list row, a heading): inline marks without links of its own. */
 export function markdownSubject(text: string): string {

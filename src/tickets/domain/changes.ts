@@ -15,7 +15,7 @@ import {
 } from '../rules/messages.ts'
 import { COMMENT_MAX } from '../rules/lengths.ts'
 import { refuseRole } from '../rules/roles.ts'
-import { isState, type State } from '../rules/states.ts'
+import { isState } from '../rules/states.ts'
 import type { TicketEvent } from '../rules/ticket-event.ts'
 import { ticketAnswer, ticketAnswers, ticketEtag, type TicketAnswer } from '../representations/json.ts'
 import type { TicketTx } from '../store/ticket-store.ts'
@@ -69,7 +69,7 @@ export async function changeState(tx: TicketTx, publicUrl: string, actor: Actor,
 
   const data: Record<string, unknown> = { from: t.state, to: state }
   if (text.trim() !== '') data.text = text
-  const change = { state: state as State, updated: actor.now, ...(assignTo !== undefined ? { assigneeId: assignTo.id } : {}) }
+  const change = { state: state, updated: actor.now, ...(assignTo !== undefined ? { assigneeId: assignTo.id } : {}) }
   const events = [{ kind: 'state' as const, data }, ...(assignTo !== undefined ? [{ kind: 'assign' as const, data: { from: t.assignee, to: assignTo } }] : [])]
   const { ticket, events: [event, assignEvent] } = await emitTicketEvents(tx, publicUrl, (await tx.tickets.change(t.id, change, events, actor))!)
   await tx.emit(t.projectId, 'ticketsRelated', [ticketAnswers(publicUrl, await tx.tickets.related([t.id]))])

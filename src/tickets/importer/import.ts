@@ -285,8 +285,8 @@ function checkTicket(raw: unknown, at: string, now: number): Checked<ImportedTic
       author: str(raw.author),
       assignee: str(raw.assignee),
       created,
-      parent: (raw.parent as number | null | undefined) ?? null,
-      blockedBy: blockedBy as number[],
+      parent: (raw.parent) ?? null,
+      blockedBy: blockedBy,
       comments,
     },
   }

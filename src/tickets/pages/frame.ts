@@ -180,16 +180,40 @@ export function sentenceOf(text: string): string {
 /** The error line of a whole form. */
 export const formError = html`<p class="form-error" data-error role="alert" hidden></p>`
 
-/** A text box for Markdown with a Preview toggle. */
-/** `notBlank`: the message the page shows at the field, without sending, when it holds only white space. */
-export function markdownField(input: { id: string; name: string; label: string; value?: string; placeholder?: string; required?: boolean; rows?: number; notBlank?: string; max?: number; what?: string }): Html {
-  return html`<div class="field compose">
+/**
+ * A text box for Markdown with a Preview toggle. `notBlank`: the message the page shows at the field, without sending, when it holds only white space.
+ * `attach`: files may be attached to the text (dragged in, pasted, or chosen with Attach files),
+ * uploaded to the project's files and linked at the cursor (src/tickets/app/attach.ts).
+ */
+export function markdownField(input: { id: string; name: string; label: string; value?: string; placeholder?: string; required?: boolean; rows?: number; notBlank?: string; max?: number; what?: string; attach?: Attach }): Html {
+  return html`<div class="field compose"${input.attach ? html` data-attach-to="${input.id}" data-attach-api="/api/projects/${input.attach.slug}/files" data-attach-max="${String(input.attach.maxMb)}"` : ''}>
 <div class="tabbar"><label for="${input.id}">${input.label}</label><button type="button" class="quiet" data-preview-for="${input.id}" aria-pressed="false" aria-controls="${input.id}-preview">Preview</button></div>
 <textarea id="${input.id}" name="${input.name}" rows="${String(input.rows ?? 6)}" placeholder="${input.placeholder ?? ''}"${input.required ? rawHtml(' required') : ''}${input.notBlank ? html` aria-required="true" data-not-blank="${input.notBlank}"` : ''}${input.max ? html` data-max="${String(input.max)}" data-what="${input.what ?? input.label.toLowerCase()}"` : ''}>${input.value ?? ''}</textarea>
 <div class="preview markdown" id="${input.id}-preview" data-preview="${input.id}" hidden></div>
-<p class="hint">Markdown: <code>**bold**</code>, <code>\`code\`</code>, <code>- lists</code>, links.</p>
+${input.attach ? attachControls(input.id, input.attach) : ''}<p class="hint">Markdown: <code>**bold**</code>, <code>\`code\`</code>, <code>- lists</code>, links.${input.attach ? ' Drag files in or paste an image.' : ''}</p>
 <p class="field-error" data-error-for="${input.name}" hidden></p>
 </div>`
+}
+
+/** Where a text's attachments go: the project's slug, and the largest file (`UPLOAD_MAX_MB`). */
+export interface Attach {
+  slug: string
+  maxMb: number
+}
+
+/**
+ * Attach files, the limit beside it, the hidden file chooser it opens and the list of uploads
+ * under way (each with its progress and Cancel, drawn by the script). Without the script the
+ * button does nothing and the page works as before.
+ */
+function attachControls(id: string, attach: Attach): Html {
+  return html`<div class="attach">
+<button type="button" class="quiet" data-attach-button="${id}" aria-describedby="${id}-attach-limit">Attach files</button>
+<span class="muted small" id="${id}-attach-limit">up to ${String(attach.maxMb)} MB a file</span>
+<input type="file" multiple hidden data-attach-input="${id}" tabindex="-1" aria-hidden="true">
+</div>
+<ul class="uploads" data-uploads="${id}" aria-label="Uploads" aria-live="polite"></ul>
+`
 }
 
 /**

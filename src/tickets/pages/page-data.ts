@@ -13,10 +13,12 @@ import { DEFAULT_FILTER, type State } from '../rules/states.ts'
 import type { Connection } from '../store/connections.ts'
 import type { Delivery, Webhook } from '../store/webhooks.ts'
 import type { TicketEvent } from '../rules/ticket-event.ts'
-import type { Member, Project, ProjectSummary } from '../store/projects.ts'
+import type { Member, ProjectSummary } from '../store/projects.ts'
 import { assignedPosition, type ListRequest, type ListRow, type PageContext, type Relation } from '../store/page-reads.ts'
 import type { TicketStore } from '../store/ticket-store.ts'
 import type { ListPosition } from '../store/tickets.ts'
+import type { StoredFile } from '../store/files.ts'
+import { fileIdsIn } from '../rules/files.ts'
 
 /** A webhook with the newest entries of its log, as the settings page shows it. */
 export interface WebhookView extends Webhook {
@@ -75,6 +77,8 @@ export interface TicketDetail {
   /** Its blockers with their states. */
   blockers: Row[]
   members: Member[]
+  /** The files its text and history link to, oldest first. */
+  files: StoredFile[]
 }
 
 /**
@@ -164,10 +168,12 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
      * A ticket's history and neighbours: its children, the tickets it blocks and its blockers,
      * read with the context as one list of related tickets and told apart by their relations.
      */
-    async history(ticketId: string, related: readonly (Row & { relation: Relation })[]): Promise<Omit<TicketDetail, 'members'>> {
-      const events = await store.history.of(ticketId)
+    async history(ticket: { id: string; project: string; summary: string }, related: readonly (Row & { relation: Relation })[]): Promise<Omit<TicketDetail, 'members'>> {
+      const events = await store.history.of(ticket.id)
       const which = (relation: Relation) => related.filter((r) => r.relation === relation).map(({ ticket, blocked }) => ({ ticket, blocked }))
-      return { events, children: which('child'), blocks: which('blocks'), blockers: which('blocker') }
+      // The files of this project its summary and history link to (an edit's old text too).
+      const files = await store.files.inProject(ticket.project, fileIdsIn(`${ticket.summary}\n${JSON.stringify(events)}`))
+      return { events, children: which('child'), blocks: which('blocks'), blockers: which('blocker'), files }
     },
 
     /**

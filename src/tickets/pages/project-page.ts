@@ -4,6 +4,7 @@
  */
 import { SUBJECT_BLANK, youJoined } from '../text/page-words.ts'
 import { html, rawHtml, type Html } from '../../http/html.ts'
+import { SUBJECT_MAX, SUMMARY_MAX } from '../rules/lengths.ts'
 import { markdownToHtml } from '../app/markdown-html.ts'
 import type { Project } from '../store/projects.ts'
 import { withSort, type Sort } from '../rules/query.ts'
@@ -48,6 +49,8 @@ export interface ProjectPageInput {
   members: readonly Member[]
   loginUrl: string
   now: number
+  /** `UPLOAD_MAX_MB`, shown beside Attach files. */
+  uploadMaxMb: number
 }
 
 /** The address of this list with some parameters changed. */
@@ -121,8 +124,8 @@ function newTicket(input: ProjectPageInput): Html {
 <summary class="button primary">New ticket</summary>
 <div class="card">
 <form data-api="/api/projects/${p.slug}/tickets" data-done="go">
-${field({ id: 'ticket-subject', name: 'subject', label: 'Subject', control: html`<input id="ticket-subject" name="subject" type="text" data-max="500" data-what="the subject" aria-required="true" data-not-blank="${SUBJECT_BLANK}" autocomplete="off" data-shortcut="new-ticket">` })}
-${markdownField({ id: 'ticket-summary', name: 'summary', label: 'Summary', placeholder: 'What happens, what should happen, how to see it', max: 100_000, what: 'the summary' })}
+${field({ id: 'ticket-subject', name: 'subject', label: 'Subject', control: html`<input id="ticket-subject" name="subject" type="text" data-max="${String(SUBJECT_MAX)}" data-what="the subject" aria-required="true" data-not-blank="${SUBJECT_BLANK}" autocomplete="off" data-shortcut="new-ticket">` })}
+${markdownField({ id: 'ticket-summary', name: 'summary', label: 'Summary', placeholder: 'What happens, what should happen, how to see it', max: SUMMARY_MAX, what: 'the summary', attach: { slug: p.slug, maxMb: input.uploadMaxMb } })}
 ${field({ id: 'ticket-assignee', name: 'assignee', label: 'Assignee', control: assigneeSelect('ticket-assignee', input.members, null) })}
 ${formError}
 <div class="actions"><button type="submit" class="primary">New ticket</button><span class="muted small keys-hint"><kbd>Ctrl</kbd> + <kbd>Enter</kbd> in the summary sends</span></div>

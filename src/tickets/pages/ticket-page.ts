@@ -7,6 +7,7 @@
  */
 import { COMMENT_BLANK, SUBJECT_BLANK } from '../text/page-words.ts'
 import { html, rawHtml, type Html } from '../../http/html.ts'
+import { COMMENT_MAX, SUBJECT_MAX, SUMMARY_MAX } from '../rules/lengths.ts'
 import { markdownToHtml } from '../app/markdown-html.ts'
 import { eventWords } from '../text/history-words.ts'
 import { lineParts } from '../text/text-diff.ts'
@@ -16,6 +17,8 @@ import type { Ticket } from '../store/ticket-row.ts'
 import { field, formError, markdownField, stateBadge, subjectHtml, timeAgo } from './frame.ts'
 import type { Row, TicketDetail, Viewer } from './page-data.ts'
 import { assigneeSelect } from './project-page.ts'
+import { filePath, formatSize } from '../rules/files.ts'
+import type { StoredFile } from '../store/files.ts'
 import { mayAct, type Role } from '../rules/roles.ts'
 import { EDIT } from '../domain/tickets.ts'
 
@@ -29,6 +32,8 @@ export interface TicketPageInput {
   role: Role | null
   loginUrl: string
   now: number
+  /** `UPLOAD_MAX_MB`, shown beside Attach files. */
+  uploadMaxMb: number
 }
 
 const mayEdit = (role: Role | null) => mayAct(role, EDIT)
@@ -51,11 +56,12 @@ ${parentBox(t, role, api)}
 ${blockersBox(t, detail.blockers, role, api)}
 ${relatedBox('Children', 'children', detail.children)}
 ${relatedBox('Blocks', 'blocks', detail.blocks)}
+${filesBox(detail.files, now)}
 </aside>
 </details>
 <div class="ticket-main">
 <div class="card summary markdown" data-live="summary">${t.summary.trim() ? rawHtml(markdownToHtml(t.summary)) : html`<p class="muted">No summary.</p>`}</div>
-${mayEdit(role) ? editForm(t, input.etag, api) : ''}
+${mayEdit(role) ? editForm(t, input.etag, api, input.uploadMaxMb) : ''}
 <h2 id="history-title">History</h2>
 <ol class="history" aria-labelledby="history-title" aria-label="History" data-live="history">
 <li data-key="opened"><span class="avatar" aria-hidden="true">${initial(t.author?.name ?? '?')}</span><div class="what"><b>${t.author?.name ?? 'someone'}</b> opened this ticket · ${timeAgo(t.created, now)}</div></li>
@@ -74,6 +80,7 @@ function sideSummary(t: Ticket, detail: TicketDetail, role: Role | null): Html {
   const parts = [html`${stateBadge(t.state)}`, html`<span>${t.assignee ? t.assignee.name : 'unassigned'}</span>`]
   if (t.parent) parts.push(html`<span>parent ${t.parent.ref}</span>`)
   if (detail.blockers.length) parts.push(html`<span>blocked by ${detail.blockers.length === 1 ? detail.blockers[0]!.ticket.ref : `${detail.blockers.length} tickets`}</span>`)
+  if (detail.files.length) parts.push(html`<span>${detail.files.length === 1 ? '1 file' : `${detail.files.length} files`}</span>`)
   return html`${parts.map((p, i) => html`${i ? html`<span aria-hidden="true"> · </span>` : ''}${p}`)}<span class="side-open">${role ? 'Change' : 'Details'}</span>`
 }
 
@@ -110,14 +117,14 @@ ${summary ? html`<pre class="diff" aria-label="Summary changes">${lineParts(summ
 /** `web#12` as a link to its page. */
 function refLinkHtml(ref: string): Html {
   const m = /^([a-z0-9-]+)#(\d+)$/.exec(ref)
-  return m ? html`<a href="/${m[1]!}/${m[2]!}">${ref}</a>` : html`${ref}`
+  return m ? html`<a href="/${m[1]}/${m[2]}">${ref}</a>` : html`${ref}`
 }
 
 function commentBox(input: TicketPageInput, api: string): Html {
   if (!input.viewer) return html`<p class="notice"><a href="${input.loginUrl}">Sign in</a> to comment.</p>`
   if (!input.role) return html`<p class="notice">Only members of this project can comment. An admin of the project can invite you.</p>`
   return html`<form class="card" data-api="${api}/comments" data-done="reset">
-${markdownField({ id: 'comment-text', name: 'text', label: 'Comment', placeholder: 'Write a comment', rows: 4, notBlank: COMMENT_BLANK, max: 100_000, what: 'the comment' })}
+${markdownField({ id: 'comment-text', name: 'text', label: 'Comment', placeholder: 'Write a comment', rows: 4, notBlank: COMMENT_BLANK, max: COMMENT_MAX, what: 'the comment', attach: { slug: input.ticket.slug, maxMb: input.uploadMaxMb } })}
 ${formError}
 <div class="actions"><button type="submit" class="primary">Comment</button><span class="muted small keys-hint"><kbd>Ctrl</kbd> + <kbd>Enter</kbd> sends</span></div>
 </form>`
@@ -128,11 +135,11 @@ ${formError}
  * version is refused (412) and the script fills the conflict part: both texts side by side,
  * "Keep mine", "Keep theirs" and an editable merge (src/tickets/app/edit-conflict.ts).
  */
-function editForm(t: Ticket, etag: string, api: string): Html {
+function editForm(t: Ticket, etag: string, api: string, uploadMaxMb: number): Html {
   return html`<details class="panel" data-live="edit"><summary class="button">Edit</summary>
 <form class="card" data-api="${api}/edit" data-read="${api}" data-if-match="${etag}" data-done="reload" aria-label="Edit ticket">
-${field({ id: 'edit-subject', name: 'subject', label: 'Subject', control: html`<input id="edit-subject" name="subject" type="text" data-max="500" data-what="the subject" value="${t.subject}" aria-required="true" data-not-blank="${SUBJECT_BLANK}">` })}
-${markdownField({ id: 'edit-summary', name: 'summary', label: 'Summary', value: t.summary, rows: 8, max: 100_000, what: 'the summary' })}
+${field({ id: 'edit-subject', name: 'subject', label: 'Subject', control: html`<input id="edit-subject" name="subject" type="text" data-max="${String(SUBJECT_MAX)}" data-what="the subject" value="${t.subject}" aria-required="true" data-not-blank="${SUBJECT_BLANK}">` })}
+${markdownField({ id: 'edit-summary', name: 'summary', label: 'Summary', value: t.summary, rows: 8, max: SUMMARY_MAX, what: 'the summary', attach: { slug: t.slug, maxMb: uploadMaxMb } })}
 <section class="conflict" data-conflict hidden aria-labelledby="conflict-title">
 <h3 id="conflict-title">Someone else saved this ticket while you were editing</h3>
 <p>Nothing is lost: their version is saved, yours is below. Keep one, or edit the merge and save it.</p>
@@ -205,4 +212,11 @@ function relatedBox(title: string, id: string, rows: readonly Row[]): Html {
   if (rows.length === 0) return html``
   return html`<section class="side-box" data-live="${id}-box"><h2 id="${id}-title">${title}</h2>
 <ul>${rows.map(({ ticket: r }) => html`<li><span>${refLinkHtml(r.ref)} ${subjectHtml(r.subject)}</span>${stateBadge(r.state)}</li>`)}</ul></section>`
+}
+
+/** The files the ticket's text and history link to: name, size, who uploaded it and when. */
+// Always drawn, empty without files, so that a redraw brings the first one in.
+function filesBox(files: readonly StoredFile[], now: number): Html {
+  return html`<div data-live="files-box">${files.length === 0 ? '' : html`<section class="side-box" aria-labelledby="files-title"><h2 id="files-title">Files</h2>
+<ul class="files">${files.map((f) => html`<li><a href="${filePath(f.id, f.name)}"${f.image === null ? html` download` : ''}>${f.name}</a><span class="muted small">${formatSize(f.size)} · ${f.by}${f.app ? ` via ${f.app}` : ''} · ${timeAgo(f.created, now)}</span></li>`)}</ul></section>`}</div>`
 }

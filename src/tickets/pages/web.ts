@@ -167,7 +167,7 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
       const tab = filter.ok && ['', 'all', ...STATES].includes(stateParam) ? stateParam : ''
       // The list is read in the context's statement; its search needs to know who is signed in.
       let asked!: ReturnType<typeof search>
-      const { viewer, cursor, switcher, project } = await data.context(req, req.params.slug!, (signedIn) => {
+      const { viewer, cursor, switcher, project } = await data.context(req, req.params.slug, (signedIn) => {
         asked = search(req, signedIn)
         return listRequest(asked.query, states, signedIn?.id ?? null, pageNumber(req))
       })
@@ -181,7 +181,7 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
       const list = projectList(project.list!, query, states, counts, pageNumber(req))
       const queryError = error ?? (filter.ok ? null : filter.message)
       const joined = viewer !== null && role !== null && (await takeWelcome(req, p.slug))
-      const body = projectBody({ project: p, viewer, role, joined, list, q, queryError, state: tab, sort: query.sort, page: pageNumber(req), members, loginUrl: loginUrl(req), now: ctx.clock() })
+      const body = projectBody({ project: p, viewer, role, joined, list, q, queryError, state: tab, sort: query.sort, page: pageNumber(req), members, loginUrl: loginUrl(req), now: ctx.clock(), uploadMaxMb: ctx.uploadMaxMb })
       return page(req, queryError ? 400 : 200, { title: p.title, viewer, switcher, body, project: p, q, live: { project: p.slug, ticket: null, cursor } })
     },
 
@@ -192,15 +192,15 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
       // The context, the ticket and its related tickets in one statement; the cursor it carries
       // is as old as the ticket shown.
       const number = parseNumber(req.params.number!)
-      const { viewer, cursor, switcher, project } = await data.context(req, req.params.slug!, null, number)
+      const { viewer, cursor, switcher, project } = await data.context(req, req.params.slug, null, number)
       const read = project?.ticket
       if (!project || !read) return message(req, 404, 'Not found', project ? noTicketHere(project.project.slug, req.params.number!) : noProjectHere(req.params.slug!))
       const t = read.ticket
       if (t.slug !== req.params.slug) return redirect(301, `/${t.slug}/${t.number}`)
       const { project: p, role, members } = project
-      const detail = { ...(await data.history(t.id, read.related)), members }
+      const detail = { ...(await data.history(t, read.related)), members }
       const etag = ticketEtag(ctx.publicUrl, t, detail.events)
-      const body = ticketBody({ ticket: t, etag, projectTitle: p.title, detail, viewer, role, loginUrl: loginUrl(req), now: ctx.clock() })
+      const body = ticketBody({ ticket: t, etag, projectTitle: p.title, detail, viewer, role, loginUrl: loginUrl(req), now: ctx.clock(), uploadMaxMb: ctx.uploadMaxMb })
       return page(req, 200, { title: `${t.subject} · ${t.ref}`, viewer, switcher, body, project: p, live: { project: t.slug, ticket: t.id, cursor } })
     },
 

@@ -10,6 +10,7 @@ import type { TicketAnswer as Ticket } from './json.ts'
 import type { TicketEvent } from '../rules/ticket-event.ts'
 import { eventSentence, oneLine } from '../text/history-words.ts'
 import { isoTime } from '../app/relative-time.ts'
+import { formatSize } from '../rules/files.ts'
 
 /** Every answer of a route that negotiates carries this, errors included. */
 export const VARY: Headers = { vary: 'Accept' }
@@ -78,7 +79,7 @@ function listLine(t: Ticket): string {
 }
 
 /** A ticket: heading, fields, summary, history. */
-export function ticketMarkdown(t: Ticket, events: readonly TicketEvent[]): string {
+export function ticketMarkdown(t: Ticket, events: readonly TicketEvent[], files: readonly { name: string; size: number; url: string }[] = []): string {
   const out = [`# ${t.ref}: ${oneLine(t.subject)}`, '']
   out.push(`- state: ${t.state}`)
   out.push(`- assignee: ${t.assignee ? oneLine(t.assignee.name) : 'nobody'}`)
@@ -88,7 +89,9 @@ export function ticketMarkdown(t: Ticket, events: readonly TicketEvent[]): strin
   if (t.oldNumber !== null) out.push(`- old number: ${t.oldNumber}`)
   if (t.source) out.push(`- source: ${oneLine(t.source)}`)
   out.push(`- created: ${time(t.created)}, updated: ${time(t.updated)}`)
-  out.push(`- link: <${t.url}>`, '')
+  out.push(`- link: <${t.url}>`)
+  if (files.length > 0) out.push(`- files: ${files.map((f) => `${oneLine(f.name)} (${formatSize(f.size)}) <${f.url}>`).join(', ')}`)
+  out.push('')
   if (t.summary.trim() !== '') out.push(t.summary.trim(), '')
   out.push('## History', '')
   if (events.length === 0) out.push('No events yet.')

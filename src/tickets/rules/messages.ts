@@ -148,3 +148,10 @@ export const importNeedsAdmin = (slug: string) => reason('bad_import', `project 
 /** Another check's refusal, said of a place in the file. */
 export const atPlace = (at: string, why: Reason) => reason('bad_import', `${at}: ${why.message}`)
 export const notLoggedInHere = (name: string) => `'${name}' has not logged in here: kept as a name`
+
+/** Files (docs/tickets-api.md, "Files"). Sizes in MB of 1,048,576 bytes, as the settings count them. */
+export const fileTooLarge = (maxMb: number) => reason('file_too_large', `a file may be at most ${maxMb} MB (UPLOAD_MAX_MB)`)
+export const projectFilesFull = (useMb: string, maxMb: number) =>
+  reason('project_files_full', `this project's files use ${useMb} MB of its ${maxMb} MB (PROJECT_FILES_MAX_MB): remove unused files or ask for a higher limit`)
+export const FILE_EMPTY = reason('file_empty', 'the file is empty')
+export const NO_SUCH_FILE = reason('no_such_file', 'no such file')

@@ -226,7 +226,7 @@ export function parseQuery(text: string): ParsedQuery {
     }
   }
   if (states !== null || notStates.size > 0) {
-    const base: readonly State[] = states === null ? STATES : STATES.filter((s) => states!.has(s))
+    const base: readonly State[] = states === null ? STATES : STATES.filter((s) => states.has(s))
     query.states = base.filter((s) => !notStates.has(s))
   }
   return { ok: true, query }

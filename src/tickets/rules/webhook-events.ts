@@ -59,11 +59,11 @@ export function webhookMessageOf(event: OutboxEvent, project: { id: string; slug
   const a = event.args
   switch (event.name) {
     case 'ticketCreated':
-      return { type: 'ticket.created', data: { project, ticket: a[0] as Obj } }
+      return { type: 'ticket.created', data: { project, ticket: a[0] } }
     case 'ticketEvent': {
       const historyEvent = a[1] as Obj
       const type = BY_HISTORY_KIND[String(historyEvent?.kind)]
-      return type ? { type, data: { project, ticket: a[2] as Obj, event: historyEvent } } : null
+      return type ? { type, data: { project, ticket: a[2], event: historyEvent } } : null
     }
     case 'membersChanged':
       return { type: 'member.changed', data: { project } }

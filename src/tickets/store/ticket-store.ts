@@ -27,6 +27,7 @@ import { ticketTable } from './tickets.ts'
 import { tokenTable } from './tokens.ts'
 import { userTable } from './users.ts'
 import { webhookTable } from './webhooks.ts'
+import { fileTable } from './files.ts'
 
 function tablesOn(q: Query, clock: () => number, cachedReads = 0) {
   return {
@@ -41,6 +42,7 @@ function tablesOn(q: Query, clock: () => number, cachedReads = 0) {
     outbox: outboxTable(q),
     pages: pageReadTable(q, cachedReads),
     webhooks: webhookTable(q, clock),
+    files: fileTable(q),
   }
 }
 
@@ -119,7 +121,7 @@ export function createTicketStore(deps: TicketStoreDeps): TicketStore {
             (q) => (emitted.length > 0 ? emitAll(q, emitted) : null),
           )
           if (emitted.length > 0) wake?.ping()
-          return result as T
+          return result
         } catch (err) {
           if (err instanceof Refusal) return err as T
           // PostgreSQL chose this transaction to break a deadlock (or a serialization conflict):

@@ -26,7 +26,7 @@ export async function storeUser(q: Query, identity: Identity, now: number): Prom
       where (users.name, users.email) is distinct from (excluded.name, coalesce(excluded.email, users.email))
     returning id, name`
   const [row] = written ? [written] : await q<User[]>`select id, name from users where idp_id = ${identity.id}`
-  return { id: row!.id, name: row!.name }
+  return { id: row.id, name: row.name }
 }
 
 /** The user of an id, or null. */

@@ -24,3 +24,7 @@ const ROLE_CAN = {
   edit: 'You can write tickets, comment, change their state, and assign, edit and relate them.',
   admin: 'You can do everything members do, and change the project\'s settings and members.',
 } as const
+/** The pages' words while attaching files (src/tickets/app/attach.ts). */
+export const UPLOAD_UNREACHABLE = 'Could not reach the server, so the file was not attached. Try again.'
+export const STILL_UPLOADING = 'Files are still uploading: send this once they are done.'
+export const fileOverLimit = (name: string, size: string, maxMb: number) => `${name} is ${size}: a file may be at most ${maxMb} MB.`
