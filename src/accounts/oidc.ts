@@ -290,7 +290,7 @@ export function createOidc(deps: OidcDeps): Oidc {
 
     if (flow.connect !== '') {
       const linked = await store.useIdentityLink(flow.connect, issuer, subject)
-      if (!linked.ok) return failure(req, flow.request, linked.reason === 'link used' ? OIDC_TEXT.linkUsed : OIDC_TEXT.identityTaken(name))
+      if (!linked.ok) return failure(req, flow.request, linked.code === 'link_used' ? OIDC_TEXT.linkUsed : OIDC_TEXT.identityTaken(name))
       log(`linked an identity to account ${linked.account.id}`)
       return signIn(req, linked.account, flow.request)
     }
@@ -313,7 +313,7 @@ export function createOidc(deps: OidcDeps): Oidc {
     }
     // Through an invite, the account takes one of its sign-up places in the same transaction.
     const made = await store.createForIdentity({ issuer, subject, name: displayName, owner: false, place: allowed.place })
-    if (!made.ok && made.reason === 'place taken') {
+    if (!made.ok && made.code === 'place_taken') {
       log('sign-in refused: the invite has made as many accounts as it has uses')
       return deps.page(req, 403, 'Ask for an invite', () => messageContent(TEXT.invitePlacesTaken), { headers: { 'set-cookie': clearFlow } })
     }

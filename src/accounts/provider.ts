@@ -322,7 +322,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     if (passwordHash === 'busy') return busy(req)
     if (link !== '' && !(await store.useSignupLink(link))) return message(req, 403, 'Sign-up', TEXT.linkUsed)
     const made = await store.create({ name: fields.name, passwordHash, owner: false, place: allowed.place })
-    if (!made.ok) return made.reason === 'place taken' ? message(req, 403, 'Sign-up', TEXT.invitePlacesTaken) : again(fields.name, { name: TEXT.nameTaken })
+    if (!made.ok) return made.code === 'place_taken' ? message(req, 403, 'Sign-up', TEXT.invitePlacesTaken) : again(fields.name, { name: TEXT.nameTaken })
     return finish(req, made.account, got.request)
   }
 

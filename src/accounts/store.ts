@@ -6,6 +6,7 @@
  */
 import type { Query, Sql } from '../db/client.ts'
 import { hashSecret, randomToken, recordId } from '../base/random.ts'
+import { reason, refuse, type Refusal } from '../http/refusal.ts'
 import { nameKey } from './names.ts'
 import type { ServiceHooks } from './service-hooks.ts'
 
@@ -55,11 +56,19 @@ function account(row: AccountRow): Account {
   }
 }
 
-export type CreateResult = { ok: true; account: Account } | { ok: false; reason: 'name taken' | 'owner exists' | 'place taken' }
+/** A made account, or why not: `name_taken`, `owner_exists` or `place_taken` (409). */
+export type CreateResult = { ok: true; account: Account } | Refusal
+
+/** Why the store refuses: the provider's pages say each in their own words (messages.ts). */
+const NAME_TAKEN = reason('name_taken', 'the name is taken')
+const OWNER_EXISTS = reason('owner_exists', 'the owner account exists')
+const PLACE_TAKEN = reason('place_taken', "the invite's sign-up places are taken")
+const LINK_USED = reason('link_used', 'the identity link is used up or expired')
+const IDENTITY_TAKEN = reason('identity_taken', 'the identity belongs to another account')
 
 /**
  * What a new account must take in the transaction that makes it (a project invite's sign-up
- * place): false refuses the account, as 'place taken'.
+ * place): false refuses the account, as `place_taken`.
  */
 export type SignUpPlace = (tx: Query) => Promise<boolean>
 
@@ -114,13 +123,13 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number; hooks:
               values (${recordId()}, ${input.name}, ${nameKey(input.name)}, ${input.name}, ${input.passwordHash}, ${now})
               returning *`
         })
-        if (rows === null) return { ok: false, reason: 'place taken' }
-        if (rows.length === 0) return { ok: false, reason: 'owner exists' }
+        if (rows === null) return refuse(409, PLACE_TAKEN)
+        if (rows.length === 0) return refuse(409, OWNER_EXISTS)
         return { ok: true, account: account(rows[0]!) }
       } catch (err) {
         const constraint = (err as { constraint_name?: string }).constraint_name
-        if (constraint === 'idp_accounts_name') return { ok: false, reason: 'name taken' }
-        if (constraint === 'idp_accounts_one_owner') return { ok: false, reason: 'owner exists' }
+        if (constraint === 'idp_accounts_name') return refuse(409, NAME_TAKEN)
+        if (constraint === 'idp_accounts_one_owner') return refuse(409, OWNER_EXISTS)
         throw err
       }
     },
@@ -278,17 +287,17 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number; hooks:
             await tx`insert into idp_oidc_identities (issuer, subject, account_id, created) values (${input.issuer}, ${input.subject}, ${rows[0]!.id}, ${now})`
             return account(rows[0]!)
           })
-          if (made === 'place taken') return { ok: false, reason: 'place taken' }
-          return made === null ? { ok: false, reason: 'owner exists' } : { ok: true, account: made }
+          if (made === 'place taken') return refuse(409, PLACE_TAKEN)
+          return made === null ? refuse(409, OWNER_EXISTS) : { ok: true, account: made }
         } catch (err) {
           const constraint = (err as { constraint_name?: string }).constraint_name
           if (constraint === 'idp_accounts_name') continue
-          if (constraint === 'idp_accounts_one_owner') return { ok: false, reason: 'owner exists' }
-          if (constraint === 'idp_oidc_identities_pkey') return { ok: false, reason: 'name taken' }
+          if (constraint === 'idp_accounts_one_owner') return refuse(409, OWNER_EXISTS)
+          if (constraint === 'idp_oidc_identities_pkey') return refuse(409, NAME_TAKEN)
           throw err
         }
       }
-      return { ok: false, reason: 'name taken' }
+      return refuse(409, NAME_TAKEN)
     },
 
     /** A one-time link the owner gives a person so they link their identity to their account. */
@@ -311,21 +320,21 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number; hooks:
 
     /**
      * Links the identity to the account of an identity link, taking the link: the account, or
-     * why not ('link used' when it is used up or expired, 'identity taken' when the identity
+     * why not (`link_used` when it is used up or expired, `identity_taken` when the identity
      * belongs to another account). An earlier identity of the same issuer is replaced.
      */
-    async useIdentityLink(id: string, issuer: string, subject: string): Promise<{ ok: true; account: Account } | { ok: false; reason: 'link used' | 'identity taken' }> {
-      if (id === '' || id.length > 100) return { ok: false, reason: 'link used' }
+    async useIdentityLink(id: string, issuer: string, subject: string): Promise<{ ok: true; account: Account } | Refusal> {
+      if (id === '' || id.length > 100) return refuse(400, LINK_USED)
       return sql.begin(async (tx) => {
         const [taken] = await tx<{ account_id: string }[]>`
           delete from idp_oidc_links where id_hash = ${hashSecret(id)} and expires > ${clock()} returning account_id`
-        if (!taken) return { ok: false as const, reason: 'link used' as const }
+        if (!taken) return refuse(400, LINK_USED)
         const [other] = await tx<{ account_id: string }[]>`select account_id from idp_oidc_identities where issuer = ${issuer} and subject = ${subject}`
-        if (other && other.account_id !== taken.account_id) return { ok: false as const, reason: 'identity taken' as const }
+        if (other && other.account_id !== taken.account_id) return refuse(409, IDENTITY_TAKEN)
         await tx`delete from idp_oidc_identities where account_id = ${taken.account_id} and issuer = ${issuer}`
         await tx`insert into idp_oidc_identities (issuer, subject, account_id, created) values (${issuer}, ${subject}, ${taken.account_id}, ${clock()})`
         const [row] = await tx<AccountRow[]>`select * from idp_accounts where id = ${taken.account_id} and not disabled`
-        return row ? { ok: true as const, account: account(row) } : { ok: false as const, reason: 'link used' as const }
+        return row ? { ok: true as const, account: account(row) } : refuse(400, LINK_USED)
       })
     },
 

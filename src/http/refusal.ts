@@ -78,6 +78,12 @@ export type RefusalCode =
   // Signing in.
   | 'login_failed'
   | 'form_expired'
+  // The provider's accounts.
+  | 'name_taken'
+  | 'owner_exists'
+  | 'place_taken'
+  | 'link_used'
+  | 'identity_taken'
 
 /** What went wrong, in code and in words: a refusal without its status and field. */
 export interface Reason {
