@@ -6,6 +6,7 @@ import { createServer, type AddressInfo } from 'node:net'
 import { createInterface } from 'node:readline'
 import { emptyDataDir, startedDataDir } from './support/data-dir.ts'
 import { startCommand } from './support/start-command.ts'
+import { until } from './support/wait.ts'
 
 /**
  * Runs `src/main.ts` as `npm start` does, with the given environment, until it has listened;
@@ -81,7 +82,9 @@ test('a SIGTERM sent to npm start reaches the server, which stops and frees its 
   const dataDir = await startedDataDir('app-data-')
   const app = await startMain({ DATA_DIR: dataDir }, 'npm')
   try {
-    assert.equal((await fetch(`${app.urls.tickets}/healthz`)).status, 200)
+    // Ready once its database has answered; a machine under load may take a moment after the
+    // start line (a 503 until then is /healthz doing its work).
+    await until(async () => (await fetch(`${app.urls.tickets}/healthz`)).status === 200)
   } finally {
     // Stopped whatever the answer: a server left running kept the file from exiting.
     assert.equal(await app.stop(), 0)

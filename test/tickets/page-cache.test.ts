@@ -12,7 +12,7 @@ import { createPageCache, type ListRequest, type SharedParts } from '../../src/t
 const ask = (text: string): ListRequest => {
   const parsed = parseQuery(text)
   assert.ok(parsed.ok)
-  return { query: parsed.query, search: { states: DEFAULT_FILTER, me: null }, limit: 50, skip: 0, count: false }
+  return { query: parsed.query, search: { states: DEFAULT_FILTER, me: null }, limit: 50, skip: 0 }
 }
 
 const counts: Record<State, number> = { open: 1, doing: 0, review: 0, done: 0, dropped: 0 }
@@ -22,7 +22,7 @@ function parts(version: number, withList = true): SharedParts {
     version,
     switcher: [{ slug: 'web', title: 'Web' }],
     project: { projectId: 'p1', members: [], counts },
-    list: withList ? { projectId: 'p1', rows: [], total: null } : null,
+    list: withList ? { projectId: 'p1', rows: [] } : null,
   }
 }
 

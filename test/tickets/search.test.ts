@@ -214,7 +214,7 @@ test('a search for words is sent unprepared, so each is planned for its words (a
       await tickets.count(parsed.query, search)
       await tickets.search(parsed.query, search, { limit: 50, offset: 0 })
       await pages.list(parsed.query, search, 50, 0)
-      const page = await pages.context(alice.id, web.slug, { query: parsed.query, search: { states: DEFAULT_FILTER, me: alice.id }, limit: 50, skip: 0, count: true })
+      const page = await pages.context(alice.id, web.slug, { query: parsed.query, search: { states: DEFAULT_FILTER, me: alice.id }, limit: 50, skip: 0 })
       assert.ok(page.project?.list?.rows.length, `"${text}" finds tickets`)
     }
     assert.equal(await prepared(), before)

@@ -6,7 +6,8 @@ import { etagOf, matches, notModified } from '../../http/conditional.ts'
 import { json, jsonStream, type Headers, type Response } from '../../http/response.ts'
 import type { Handler } from '../../http/handler.ts'
 import type { Request } from '../../http/request.ts'
-import { cursors, parseLimit } from '../../http/paging.ts'
+import { parseLimit } from '../../http/paging.ts'
+import { listCursors } from '../rules/list-cursors.ts'
 import type { Actor } from '../rules/actor.ts'
 import type { Caller } from '../credentials.ts'
 import { refuseText, type Body } from '../rules/body.ts'
@@ -18,7 +19,6 @@ import { parseStateFilter } from '../rules/states.ts'
 import { BAD_AFTER, BAD_LIMIT, NO_SUCH_PROJECT, NO_SUCH_TICKET, fieldRequired } from '../rules/messages.ts'
 import { ticketAnswer, ticketAnswers, ticketReadBody } from '../representations/json.ts'
 import type { Ticket } from '../store/ticket-row.ts'
-import type { ListPosition } from '../store/tickets.ts'
 import { ME_NEEDS_SIGN_IN, needsMe, parseQuery } from '../rules/query.ts'
 import { acceptWrite } from './accept-write.ts'
 import { fileAnswer } from './files.ts'
@@ -55,7 +55,7 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
     const limit = limitText === null ? undefined : parseLimit(limitText, MAX_LIMIT)
     if (limit === null) return answerRefusal(refuse(400, BAD_LIMIT, 'limit'), VARY)
     const afterText = req.query.get('after')
-    const after = afterText === null ? undefined : pageCursors.read(afterText)
+    const after = afterText === null ? undefined : listCursors.read(afterText)
     if (after === null) return answerRefusal(refuse(400, BAD_AFTER, 'after'), VARY)
     let me: string | null = null
     if (needsMe(parsed.query)) {
@@ -106,7 +106,7 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
       params.delete('limit')
       params.delete('after')
       params.set('limit', String(limit))
-      params.set('after', pageCursors.write(store.tickets.positionOf(query.sort, rows[limit - 1]!)))
+      params.set('after', listCursors.write(store.tickets.positionOf(query.sort, rows[limit - 1]!)))
       next = `${publicUrl}${req.path}?${params}`
     }
     const link: Headers = next === null ? {} : { link: `<${next}>; rel="next"` }
@@ -177,20 +177,6 @@ export const MAX_LIMIT = 1000
 
 /** Tickets read per statement while a whole list is streamed. */
 const STREAM_BATCH = 500
-
-/**
- * The cursor of a page that ends at a position; today the position's sort key, number and id.
- */
-const pageCursors = cursors<ListPosition>(
-  (p) => `${p.key}.${p.number}.${p.id}`,
-  (text) => {
-    const match = /^([0-9]{1,16})\.([0-9]{1,9})\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/.exec(text)
-    if (match === null) return null
-    const p = { key: Number(match[1]), number: Number(match[2]), id: match[3]! }
-    return Number.isSafeInteger(p.key) ? p : null
-  },
-  100,
-)
 
 /** `batches` with `f` applied to each item. */
 async function* mapBatches<T, U>(batches: AsyncIterable<readonly T[]>, f: (item: T) => U): AsyncGenerator<U[]> {

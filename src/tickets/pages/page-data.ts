@@ -14,8 +14,9 @@ import type { Connection } from '../store/connections.ts'
 import type { Delivery, Webhook } from '../store/webhooks.ts'
 import type { TicketEvent } from '../rules/ticket-event.ts'
 import type { Member, ProjectSummary } from '../store/projects.ts'
-import type { ListRequest, ListRow, PageContext, Relation } from '../store/page-reads.ts'
+import { assignedPosition, type ListRequest, type ListRow, type PageContext, type Relation } from '../store/page-reads.ts'
 import type { TicketStore } from '../store/ticket-store.ts'
+import type { ListPosition } from '../store/tickets.ts'
 import type { StoredFile } from '../store/files.ts'
 import { fileIdsIn } from '../rules/files.ts'
 
@@ -48,10 +49,24 @@ export type Row = ListRow
 
 export interface TicketList {
   rows: Row[]
-  /** Tickets matching, over all pages. */
+  /** Whether a page follows this one. */
+  hasNext: boolean
+  /** Tickets matching, over all pages; with `more`, at least this many. */
   total: number
+  /** There are more than `total`: a search's pages know its total only on its last page. */
+  more: boolean
   /** Tickets per state in the project (all of them, before the search). */
   counts: Record<State, number>
+}
+
+/** One list of the inbox: a page of it, where the next page starts, and how many tickets it has in all. */
+export interface InboxSection {
+  rows: Row[]
+  /** The position the next page starts after, or null on the last page. */
+  next: ListPosition | null
+  /** Whether this is a later page than the first. */
+  later: boolean
+  total: number
 }
 
 export interface TicketDetail {
@@ -68,17 +83,38 @@ export interface TicketDetail {
 
 /**
  * The page of a project's list a project page asks for: 50 tickets of a search (the states
- * when it names none), counted when it searches (without a search the tab counts give the total).
+ * when it names none) and one more, which tells whether a next page exists.
  */
 export function listRequest(query: TicketQuery, states: readonly State[], me: string | null, page: number): ListRequest {
-  const filtered = query.states !== null || query.assignee.any.length + query.assignee.not.length + query.author.any.length + query.author.not.length > 0
-    || query.blocked !== null || query.numbers.length + query.words.length + query.notWords.length + query.phrases.length + query.notPhrases.length > 0
-  return { query, search: { states, me }, limit: PAGE_SIZE, skip: (page - 1) * PAGE_SIZE, count: filtered }
+  return { query, search: { states, me }, limit: PAGE_SIZE + 1, skip: (page - 1) * PAGE_SIZE }
 }
 
-/** The project page's list: its rows, the total over all pages and the tab counts. */
-export function projectList(read: { rows: ListRow[]; total: number | null }, states: readonly State[], counts: Record<State, number>): TicketList {
-  return { rows: read.rows, total: read.total ?? states.reduce((sum, s) => sum + counts[s], 0), counts }
+/** Whether a search names more than states: then the tab counts cannot give its total. */
+function searchesMoreThanStates(query: TicketQuery): boolean {
+  return query.assignee.any.length + query.assignee.not.length + query.author.any.length + query.author.not.length > 0
+    || query.blocked !== null || query.numbers.length + query.words.length + query.notWords.length + query.phrases.length + query.notPhrases.length > 0
+}
+
+/**
+ * A page of a list read with one row more than it shows (`skip` rows before it): its rows, whether
+ * a page follows, and its total; `exact` when the total is known otherwise. Without it, the total
+ * is known on the last page only, and before it is "more than" the tickets up to this page's end.
+ */
+export function pageOf(read: readonly Row[], skip: number, exact: number | null = null): { rows: Row[]; hasNext: boolean; total: number; more: boolean } {
+  const rows = read.slice(0, PAGE_SIZE)
+  const hasNext = read.length > PAGE_SIZE
+  if (exact !== null) return { rows, hasNext, total: exact, more: false }
+  return { rows, hasNext, total: skip + rows.length, more: hasNext }
+}
+
+/**
+ * The project page's list: its rows, whether a page follows, the total over all pages and the
+ * tab counts. A search of states alone is counted by the tab counts (`ticket_counts`); any
+ * other search is not counted (docs/scaling.md, "A million tickets").
+ */
+export function projectList(read: { rows: ListRow[] }, query: TicketQuery, states: readonly State[], counts: Record<State, number>, page: number): TicketList {
+  const exact = searchesMoreThanStates(query) ? null : (query.states ?? states).reduce((sum, s) => sum + counts[s], 0)
+  return { ...pageOf(read.rows, (page - 1) * PAGE_SIZE, exact), counts }
 }
 
 export function createPageData(deps: { store: TicketStore; credentials: Credentials }) {
@@ -122,14 +158,10 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
       return Promise.all(hooks.map(async (w) => ({ ...w, deliveries: await store.webhooks.deliveries(w.id, shown) })))
     },
 
-    /** Tickets of every project for a search (the search page without a project). */
-    async everywhere(query: TicketQuery, me: string | null, page: number): Promise<{ rows: Row[]; total: number }> {
-      const search = { states: DEFAULT_FILTER, me }
-      const [rows, total] = await Promise.all([
-        store.pages.list(query, search, PAGE_SIZE, (page - 1) * PAGE_SIZE),
-        store.tickets.count(query, search),
-      ])
-      return { rows, total }
+    /** Tickets of every project for a search (the search page without a project): a page of 50, not counted (see {@link pageOf}). */
+    async everywhere(query: TicketQuery, me: string | null, page: number): Promise<ReturnType<typeof pageOf>> {
+      const skip = (page - 1) * PAGE_SIZE
+      return pageOf(await store.pages.list(query, { states: DEFAULT_FILTER, me }, PAGE_SIZE + 1, skip), skip)
     },
 
     /**
@@ -144,10 +176,21 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
       return { events, children: which('child'), blocks: which('blocks'), blockers: which('blocker'), files }
     },
 
-    /** The inbox: assigned to the viewer, pending (open, doing) and review, latest change first. */
-    async inbox(viewerId: string): Promise<{ pending: Row[]; review: Row[] }> {
-      const rows = await store.pages.assigned(viewerId, ['open', 'doing', 'review'])
-      return { pending: rows.filter((r) => r.ticket.state !== 'review'), review: rows.filter((r) => r.ticket.state === 'review') }
+    /**
+     * The inbox: assigned to the viewer, pending (open, doing) and review, latest change first;
+     * of each the page after its position (the first when null) and how many there are in all.
+     */
+    async inbox(viewerId: string, from: { pending: ListPosition | null; review: ListPosition | null }): Promise<{ pending: InboxSection; review: InboxSection }> {
+      const section = async (states: State[], after: ListPosition | null): Promise<Omit<InboxSection, 'total'>> => {
+        const rows = await store.pages.assigned(viewerId, states, PAGE_SIZE + 1, after)
+        return { rows: rows.slice(0, PAGE_SIZE), next: rows.length > PAGE_SIZE ? assignedPosition(rows[PAGE_SIZE - 1]!) : null, later: after !== null }
+      }
+      const [pending, review, counts] = await Promise.all([
+        section(['open', 'doing'], from.pending),
+        section(['review'], from.review),
+        store.pages.assignedCounts(viewerId, ['open', 'doing', 'review']),
+      ])
+      return { pending: { ...pending, total: counts.open + counts.doing }, review: { ...review, total: counts.review } }
     },
 
     tokens: (viewerId: string) => store.tokens.of(viewerId),

@@ -75,9 +75,13 @@ export function projectBody(input: ProjectPageInput): Html {
     return html`<a href="${listUrl(p.slug, { q: withSort(q, sort === 'created-desc' ? null : sort), state })}"${current ? html` aria-current="true"` : ''}>${label}</a>`
   })
   const total = list?.total ?? 0
-  const pages = Math.max(1, Math.ceil(total / PAGE_SIZE))
+  // A search counts up to a cap: past it the number of pages is not known, only whether one follows.
+  const more = list?.more ?? false
+  const pages = more ? null : Math.max(1, Math.ceil(total / PAGE_SIZE))
+  const hasNext = list?.hasNext ?? false
   const first = total === 0 ? 0 : (page - 1) * PAGE_SIZE + 1
-  const last = Math.min(total, page * PAGE_SIZE)
+  const last = more ? (page - 1) * PAGE_SIZE + (list?.rows.length ?? 0) : Math.min(total, page * PAGE_SIZE)
+  const of = more ? `more than ${counted(last)}` : counted(total)
   const empty = q
     ? html`<h2>No tickets match</h2><p>Nothing in ${p.title} matches <code>${q}</code> here. Try another tab, fewer words, or <a href="${listUrl(p.slug, { state })}">clear the search</a>.</p>`
     : state === '' && total === 0 && counts && Object.values(counts).every((n) => n === 0)
@@ -93,18 +97,23 @@ ${newTicket(input)}
 ${input.queryError
     ? searchHelp(input.queryError)
     : html`<div class="tools">
-<span data-live="range">${total === 0 ? 'No tickets' : html`${first}–${last} of ${total}`}${q ? html` matching <code>${q}</code>` : ''}</span>
+<span data-live="range">${total === 0 ? 'No tickets' : html`${counted(first)}–${counted(last)} of ${of}`}${q ? html` matching <code>${q}</code>` : ''}</span>
 <span class="sorts"><span>Sort:</span> ${sorts}</span>
 </div>
 ${list ? ticketList(list.rows, input.now, empty) : ''}
 ${searchHelp(null)}`}
-<div data-live="pager">${pages > 1 && !input.queryError
+<div data-live="pager">${(page > 1 || hasNext) && !input.queryError
     ? html`<nav class="pager" aria-label="Pages">
 ${page > 1 ? html`<a href="${listUrl(p.slug, { q, state, page: page - 1 })}" rel="prev">← Previous</a>` : html`<span></span>`}
-<span>Page ${page} of ${pages}</span>
-${page < pages ? html`<a href="${listUrl(p.slug, { q, state, page: page + 1 })}" rel="next">Next →</a>` : html`<span></span>`}
+<span>${pages === null ? `Page ${page}` : `Page ${page} of ${pages}`}</span>
+${hasNext ? html`<a href="${listUrl(p.slug, { q, state, page: page + 1 })}" rel="next">Next →</a>` : html`<span></span>`}
 </nav>`
     : ''}</div>`
+}
+
+/** A count as the pages write it: 1,000 and 200,025. */
+export function counted(n: number): string {
+  return n.toLocaleString('en-US')
 }
 
 function newTicket(input: ProjectPageInput): Html {

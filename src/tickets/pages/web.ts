@@ -25,12 +25,14 @@ import { framePage, searchHelp, ticketList, type LiveTarget, type PageAssets } f
 import { homeBody } from './home-page.ts'
 import { inboxBody, signInBody } from './inbox-page.ts'
 import { createPageData, listRequest, projectList, type PageData, type Viewer } from './page-data.ts'
-import { projectBody } from './project-page.ts'
+import { counted, projectBody } from './project-page.ts'
 import { settingsBody } from './settings-page.ts'
 import { ticketBody } from './ticket-page.ts'
 import { ticketEtag } from '../representations/json.ts'
 import { emptyQuery, ME_NEEDS_SIGN_IN, needsMe, parseQuery, type TicketQuery } from '../rules/query.ts'
 import { parseNumber } from '../rules/ids.ts'
+import { listCursors } from '../rules/list-cursors.ts'
+import type { ListPosition } from '../store/tickets.ts'
 import { parseStateFilter, STATES } from '../rules/states.ts'
 import { NOT_FOUND, GET_OR_HEAD_ONLY, POST_ONLY } from '../rules/messages.ts'
 import { noProjectHere, noTicketHere } from '../text/page-words.ts'
@@ -113,6 +115,12 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
     return Number.isSafeInteger(n) && n >= 1 && n <= 100_000 ? n : 1
   }
 
+  /** Where a list of the inbox starts: after the position of its cursor parameter, or at the top. */
+  function inboxCursor(req: Request, name: 'pending' | 'review'): ListPosition | null {
+    const text = req.query.get(name)
+    return text === null ? null : listCursors.read(text)
+  }
+
   /**
    * True once after the person joined the project of `slug` through an invite (the login return
    * notes it in the session): the flag is taken out of the session as the page is drawn.
@@ -170,7 +178,7 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
         return redirect(301, `/${p.slug}${search ? `?${search}` : ''}`)
       }
       const { q, query, error } = asked
-      const list = projectList(project.list!, states, counts)
+      const list = projectList(project.list!, query, states, counts, pageNumber(req))
       const queryError = error ?? (filter.ok ? null : filter.message)
       const joined = viewer !== null && role !== null && (await takeWelcome(req, p.slug))
       const body = projectBody({ project: p, viewer, role, joined, list, q, queryError, state: tab, sort: query.sort, page: pageNumber(req), members, loginUrl: loginUrl(req), now: ctx.clock(), uploadMaxMb: ctx.uploadMaxMb })
@@ -207,8 +215,10 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
       if (refused) return refused
       const { viewer, cursor, switcher } = await data.context(req)
       if (!viewer) return page(req, 200, { title: 'Inbox', viewer, switcher, body: signInBody('Inbox', loginUrl(req), 'Your inbox lists the tickets assigned to you. Sign in to see it.') })
-      const { pending, review } = await data.inbox(viewer.id)
-      return page(req, 200, { title: 'Inbox', viewer, switcher, body: inboxBody({ pending, review, now: ctx.clock() }), live: { project: null, ticket: null, cursor } })
+      // A cursor the inbox did not hand out starts its list at the top, as a bad `?page=` does.
+      const from = { pending: inboxCursor(req, 'pending'), review: inboxCursor(req, 'review') }
+      const { pending, review } = await data.inbox(viewer.id, from)
+      return page(req, 200, { title: 'Inbox', viewer, switcher, body: inboxBody({ pending, review, from, now: ctx.clock() }), live: { project: null, ticket: null, cursor } })
     },
 
     async settings(req) {
@@ -225,10 +235,18 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
       if (refused) return refused
       const { viewer, switcher } = await data.context(req)
       const { q, query, error } = search(req, viewer)
-      const found = await data.everywhere(query, viewer?.id ?? null, pageNumber(req))
+      const at = pageNumber(req)
+      const found = await data.everywhere(query, viewer?.id ?? null, at)
       const now = ctx.clock()
-      const body = html`<div class="page-head"><div><h1>Search</h1><p class="muted">${error ? html`Nothing was searched: the search below was not understood.` : q ? html`${found.total === 1 ? '1 ticket' : `${found.total} tickets`} in every project matching <code>${q}</code>` : 'Active tickets in every project, newest first.'}</p></div></div>
+      const pageUrl = (n: number) => `/tickets?${new URLSearchParams([...(q ? [['q', q]] : []), ...(n > 1 ? [['page', String(n)]] : [])])}`
+      const pager = !error && (at > 1 || found.hasNext) ? html`<nav class="pager" aria-label="Pages">
+${at > 1 ? html`<a href="${pageUrl(at - 1)}" rel="prev">← Previous</a>` : html`<span></span>`}
+<span>Page ${at}</span>
+${found.hasNext ? html`<a href="${pageUrl(at + 1)}" rel="next">Next →</a>` : html`<span></span>`}
+</nav>` : ''
+      const body = html`<div class="page-head"><div><h1>Search</h1><p class="muted">${error ? html`Nothing was searched: the search below was not understood.` : q ? html`${found.more ? `More than ${counted(found.total)} tickets` : found.total === 1 ? '1 ticket' : `${counted(found.total)} tickets`} in every project matching <code>${q}</code>` : 'Active tickets in every project, newest first.'}</p></div></div>
 ${error ? searchHelp(error) : html`${ticketList(found.rows, now, html`<h2>No tickets match</h2><p>Try fewer words, or <code>state:all</code> to include done and dropped tickets.</p>`, { showProject: true })}
+${pager}
 ${searchHelp(null)}`}`
       return page(req, error ? 400 : 200, { title: 'Search', viewer, switcher, body, q })
     },

@@ -38,8 +38,6 @@ export interface ListRequest {
   search: SearchContext
   limit: number
   skip: number
-  /** Whether to count the matches too (a search: the tab counts cannot give its total). */
-  count: boolean
 }
 
 /** A project's part that is the same for everyone. */
@@ -55,8 +53,6 @@ export interface SharedProject {
 export interface ListPage {
   projectId: string
   rows: ListRow[]
-  /** The matches in all, when counted. */
-  total: number | null
 }
 
 /** What a request's page shows that is the same for everyone, as read at one lists' version. */
@@ -126,5 +122,5 @@ export function createPageCache(limit: number): PageCache {
 /** A list request's key: the project as named, the page, and the search (with who is `me` only when it says `me`). */
 function keyOf(ref: string, list: ListRequest): string {
   const me = needsMe(list.query) ? list.search.me : null
-  return `${ref}\n${list.limit}\n${list.skip}\n${list.count}\n${list.search.states.join(' ')}\n${me ?? ''}\n${JSON.stringify(list.query)}`
+  return `${ref}\n${list.limit}\n${list.skip}\n${list.search.states.join(' ')}\n${me ?? ''}\n${JSON.stringify(list.query)}`
 }

@@ -25,7 +25,7 @@ import { createPageCache, type ListPage, type ListRequest, type ListRow, type Pa
 import type { Member, Project } from './projects.ts'
 import { searchCondition, searchOrder, textSearched } from './search.ts'
 import { ticketOf, viewOf, type Ticket, type TicketRow } from './ticket-row.ts'
-import { limitClause, searchWhere, type TicketSearch } from './tickets.ts'
+import { limitClause, searchWhere, type ListPosition, type TicketSearch } from './tickets.ts'
 
 export { CACHED_READS, type ListedTicket, type ListRequest, type ListRow } from './page-cache.ts'
 
@@ -48,7 +48,7 @@ export interface PageContext {
     /** Tickets per state, every state present. */
     counts: Record<State, number>
     /** The page of the project's list asked for, or null when none was. */
-    list: { rows: ListRow[]; total: number | null } | null
+    list: { rows: ListRow[] } | null
     /** The ticket of the number asked for (the ticket page) with its related tickets; null when none was asked for or found. */
     ticket: PageTicket | null
   } | null
@@ -102,7 +102,6 @@ interface ContextRow {
   members?: Json<{ id: string; name: string; role: Role }[]>
   counts?: Json<{ state: State; n: number }[]>
   list?: Json<Omit<ListRowRow, 'slug'>[]>
-  total?: number
   ticket?: Json<TicketRow> | null
   related?: Json<(ListRowRow & { relation: Relation })[]>
 }
@@ -153,7 +152,7 @@ function contextOf(own: OwnParts, shared: SharedParts): PageContext {
     ...here,
     members: shared.project.members,
     counts: shared.project.counts,
-    list: shared.list === null ? null : { rows: shared.list.rows, total: shared.list.total },
+    list: shared.list === null ? null : { rows: shared.list.rows },
     ticket: own.ticket,
   }
   return { cursor: own.cursor, switcher: shared.switcher, inboxCount: own.inboxCount, project }
@@ -197,7 +196,6 @@ function sharedOf(r: ContextRow, request: ContextRequest): SharedParts {
   const list: ListPage | null = request.list === null ? null : {
     projectId: r.id,
     rows: parsed(r.list ?? []).map((t) => listRowOf({ ...t, slug: r.slug! })),
-    total: r.total ?? null,
   }
   return { version: r.version, switcher, project: { projectId: r.id, members, counts }, list }
 }
@@ -245,7 +243,9 @@ function sharedColumns(q: Query, list: ListRequest | null): Fragment {
 
 /**
  * The context's columns for a page of the project's list (`list`, a JSON array of rows in the
- * list's order) and, for a search, its count (`total`), read in the context's statement.
+ * list's order), read in the context's statement. A search's matches are not counted: a count
+ * reads every match (docs/scaling.md, "A million tickets"); the page's one row more tells
+ * whether another page follows.
  */
 function listColumns(q: Query, list: ListRequest): Fragment {
   const where = q`t.project_id = here.id and ${searchCondition(q, list.query, list.search)}`
@@ -259,8 +259,7 @@ function listColumns(q: Query, list: ListRequest): Fragment {
           from tickets t left join users a on a.id = t.assignee_id
           where ${where}
           order by ${order} ${pageClause(q, list.limit, list.skip)}
-        ) as t) as list
-      ${list.count ? q`, (select count(*)::int from tickets t where ${where}) as total` : q``}`
+        ) as t) as list`
 }
 
 /**
@@ -320,6 +319,11 @@ async function listRows(q: Query, where: Fragment, order: Fragment, limit: numbe
   return rows.map(listRowOf)
 }
 
+/** Where an inbox row stands in its list ({@link pageReadTable}'s `assigned`): its last change, number and id. */
+export function assignedPosition(row: ListRow): ListPosition {
+  return { key: row.ticket.updated, number: row.ticket.number, id: row.ticket.id }
+}
+
 function listRowOf(r: ListRowRow): ListRow {
   return {
     ticket: {
@@ -346,8 +350,20 @@ export function pageReadTable(q: Query, cachedReads: number) {
     /** Up to `limit` rows a search finds, in its order, after `skip` of them. */
     list: (query: TicketQuery, search: TicketSearch, limit: number, skip: number) =>
       listRows(q, searchWhere(q, query, search), searchOrder(q, query.sort), limit, skip, textSearched(query)),
-    /** The person's tickets in `states`, latest change first. */
-    assigned: (userId: string, states: readonly State[]) =>
-      listRows(q, q`t.assignee_id = ${userId} and t.state in ${q(states as State[])}`, q`t.updated desc, t.created desc`, null),
+    /**
+     * Up to `limit` of the person's tickets in `states`, latest change first, after `from` (a
+     * row's {@link assignedPosition}). `limit` is a constant of the statement: a page's size and one.
+     */
+    assigned: (userId: string, states: readonly State[], limit: number, from: ListPosition | null) =>
+      listRows(q, q`t.assignee_id = ${userId} and t.state in ${q(states as State[])}${from === null ? q`` : q` and (t.updated, t.number, t.id) < (${from.key}::bigint, ${from.number}::int, ${from.id}::uuid)`}`,
+        q`t.updated desc, t.number desc, t.id desc`, limit),
+    /** How many of the person's tickets are in each state of `states` (an index-only count). */
+    async assignedCounts(userId: string, states: readonly State[]): Promise<Record<State, number>> {
+      const rows = await q<{ state: State; n: number }[]>`
+        select state, count(*)::int as n from tickets where assignee_id = ${userId} and state in ${q(states as State[])} group by state`
+      const counts = Object.fromEntries(STATES.map((s) => [s, 0])) as Record<State, number>
+      for (const r of rows) counts[r.state] = r.n
+      return counts
+    },
   }
 }
