@@ -103,7 +103,9 @@ test('project routes answer 405 with the interface texts', async () => {
   expectJson(await app.call('DELETE', '/api/projects/web-site'), 405, { error: 'GET or POST' })
   expectJson(await app.call('GET', '/api/projects/web-site/members'), 405, { error: 'POST only' })
   expectJson(await app.call('GET', '/api/projects/web-site/members/remove'), 405, { error: 'POST only' })
-  expectJson(await app.call('GET', '/api/projects/web-site/invites'), 405, { error: 'POST only' })
+  // GET lists the open invites (docs/tickets-api.md); other methods are refused.
+  expectJson(await app.call('DELETE', '/api/projects/web-site/invites'), 405, { error: 'GET or POST' })
+  expectJson(await app.call('GET', '/api/projects/web-site/invites/x/revoke'), 405, { error: 'POST only' })
   expectJson(await app.call('POST', '/api/inbox'), 405, { error: 'GET only' })
 })
 
