@@ -45,7 +45,7 @@ async function startProcess(): Promise<Process> {
   })
   const first = await Promise.race([
     new Promise<string>((resolve) =>
-      createInterface({ input: child.stdout! }).once('line', resolve),
+      createInterface({ input: child.stdout }).once('line', resolve),
     ),
     exited.then((code) => {
       throw new Error(`app process exited with ${code} before listening`)

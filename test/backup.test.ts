@@ -122,7 +122,7 @@ test('a backup carries attached files: restored, their bytes come back whole', a
     const served = await again.served(done.file.id)
     assert.equal(served?.name, 'kept.bin')
     const pieces: Uint8Array[] = []
-    for await (const chunk of again.chunks(served!.contentId)) pieces.push(chunk)
+    for await (const chunk of again.chunks(served.contentId)) pieces.push(chunk)
     assert.equal(Buffer.compare(Buffer.concat(pieces), bytes), 0)
   } finally {
     await restored.close()

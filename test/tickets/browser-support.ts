@@ -30,8 +30,10 @@ export async function ticketsBrowserApp(options: { env?: NodeJS.ProcessEnv } = {
   const browser: Browser = await launchBrowser()
   let people = 0
 
-  /** A browser of `name`, signed in (or signed out with `null`), at `viewport`. */
-  /** `touch`: a phone's touch screen (no hover, a coarse pointer) rather than a mouse. */
+  /**
+   * A browser of `name`, signed in (or signed out with `null`), at `viewport`. `touch`: a phone's
+   * touch screen (no hover, a coarse pointer) rather than a mouse.
+   */
   async function person(
     name: string | null,
     options: {

@@ -26,7 +26,7 @@ async function startProcess(): Promise<{ tickets: string }> {
   })
   const first = await Promise.race([
     new Promise<string>((resolve) =>
-      createInterface({ input: child.stdout! }).once('line', resolve),
+      createInterface({ input: child.stdout }).once('line', resolve),
     ),
     exited.then((code) => {
       throw new Error(`app process exited with ${code} before listening`)

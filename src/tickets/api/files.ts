@@ -232,7 +232,7 @@ export function createFileHandlers(
   const serve: Handler = async (req) => {
     const id = req.params.id!
     const file = FILE_ID.test(id) ? await store.files.served(id) : null
-    if (!file) return answerRefusal(refuse(404, NO_SUCH_FILE), FILE_HEADERS as Headers)
+    if (!file) return answerRefusal(refuse(404, NO_SUCH_FILE), FILE_HEADERS)
     const headers: Headers = Object.assign({}, FILE_HEADERS, {
       'content-type': file.image !== null ? IMAGE_TYPES[file.image] : 'application/octet-stream',
       'content-length': String(file.size),

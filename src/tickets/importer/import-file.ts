@@ -70,10 +70,10 @@ async function* tokensOf(input: Readable): AsyncGenerator<Token[]> {
         : (chunk as string)
     first = false
     const out = parse(text)
-    if (isMany(out)) yield getManyValues(out) as Token[]
+    if (isMany(out)) yield getManyValues(out)
   }
   const out = parse(none as never)
-  if (isMany(out)) yield getManyValues(out) as Token[]
+  if (isMany(out)) yield getManyValues(out)
 }
 
 async function* parts(input: Readable): AsyncGenerator<ImportPart> {

@@ -237,8 +237,10 @@ function relatedBox(title: string, id: string, rows: readonly Row[]): Html {
 <ul>${rows.map(({ ticket: r }) => html`<li><span>${refLinkHtml(r.ref)} ${subjectHtml(r.subject)}</span>${stateBadge(r.state)}</li>`)}</ul></section>`
 }
 
-/** The files the ticket's text and history link to: name, size, who uploaded it and when. */
-// Always drawn, empty without files, so that a redraw brings the first one in.
+/**
+ * The files the ticket's text and history link to: name, size, who uploaded it and when. Always
+ * drawn, empty without files, so that a redraw brings the first one in.
+ */
 function filesBox(files: readonly StoredFile[], now: number): Html {
   return html`<div data-live="files-box">${
     files.length === 0
