@@ -32,7 +32,19 @@ import { issueToken } from '../src/tickets/api/tokens.ts'
 import { createTicketStore } from '../src/tickets/store/ticket-store.ts'
 import { fillBase, fillNotes, fillTickets, noteUser, userId } from './scale/fill.ts'
 import { startService } from './scale/service.ts'
-import { budgetVerdict, capture, cpuMs, fmt, keepAliveClient, median, percentile, PINNED, requestsPerSecond, serviceDatabase, startChild } from './support.ts'
+import {
+  budgetVerdict,
+  capture,
+  cpuMs,
+  fmt,
+  keepAliveClient,
+  median,
+  percentile,
+  PINNED,
+  requestsPerSecond,
+  serviceDatabase,
+  startChild,
+} from './support.ts'
 
 const FLOOR = 0.8
 const PAGE_MEDIAN_MS = 20
@@ -70,7 +82,12 @@ function report(name: string, figure: string, verdict: { met: boolean; text: str
  * contenders' order rotating, CONCURRENCY clients at a time. `before` runs untimed before each
  * timed request of its client.
  */
-async function timeRounds(contenders: Record<string, { one: (client: number) => Promise<void>; before?: (client: number) => Promise<void> }>): Promise<Record<string, number[]>> {
+async function timeRounds(
+  contenders: Record<
+    string,
+    { one: (client: number) => Promise<void>; before?: (client: number) => Promise<void> }
+  >,
+): Promise<Record<string, number[]>> {
   const names = Object.keys(contenders)
   const times: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]))
   for (let round = -1; round < ROUNDS; round++) {
@@ -79,14 +96,16 @@ async function timeRounds(contenders: Record<string, { one: (client: number) => 
       const { one, before } = contenders[name]!
       // The first round warms up: every pooled connection prepares its statements.
       const until = performance.now() + (round < 0 ? 1 : ROUND_SECONDS) * 1000
-      await Promise.all(Array.from({ length: CONCURRENCY }, async (_, c) => {
-        while (performance.now() < until) {
-          await before?.(c)
-          const t = performance.now()
-          await one(c)
-          if (round >= 0) times[name]!.push(performance.now() - t)
-        }
-      }))
+      await Promise.all(
+        Array.from({ length: CONCURRENCY }, async (_, c) => {
+          while (performance.now() < until) {
+            await before?.(c)
+            const t = performance.now()
+            await one(c)
+            if (round >= 0) times[name]!.push(performance.now() - t)
+          }
+        }),
+      )
     }
   }
   return times
@@ -122,12 +141,25 @@ try {
   // before the timing starts.
   await sql`vacuum (analyze)`
   await sql`checkpoint`
-  console.log(`# budgets bench: ${kind} database; services as npm start starts them${PINNED ? ', on core 0' : ''}; ${kind === 'postgres' ? `${fmt(TICKETS)} tickets in one project, ` : ''}${fmt(NOTES)} notes (filled in ${((performance.now() - t0) / 1000).toFixed(0)} s)`)
+  console.log(
+    `# budgets bench: ${kind} database; services as npm start starts them${PINNED ? ', on core 0' : ''}; ${kind === 'postgres' ? `${fmt(TICKETS)} tickets in one project, ` : ''}${fmt(NOTES)} notes (filled in ${((performance.now() - t0) / 1000).toFixed(0)} s)`,
+  )
 
-  const service = await startService({ DATABASE_URL: database.url, SESSION_SECRET: secret.toString('base64'), SERVICES: 'notes,tickets', RATE_LIMIT: '1000000000,1000000000' })
+  const service = await startService({
+    DATABASE_URL: database.url,
+    SESSION_SECRET: secret.toString('base64'),
+    SERVICES: 'notes,tickets',
+    RATE_LIMIT: '1000000000,1000000000',
+  })
   stops.push(service.stop)
   const cookieOf = async (name: 'notes' | 'tickets', user: string) => {
-    const sessions = createSessions({ sql, secret: new Uint8Array(secret), service: name, secure: false, clock: Date.now })
+    const sessions = createSessions({
+      sql,
+      secret: new Uint8Array(secret),
+      service: name,
+      secure: false,
+      clock: Date.now,
+    })
     const session = sessions.create()
     session.userId = user
     // The tickets pages take a session as signed in only with the tag its forms send (as sign-in stores).
@@ -139,7 +171,9 @@ try {
   // (a) /api/me against bare node:http sending the same bytes.
   const me = await capture(`${service.urls.notes}/api/me`, {})
   if (me.status !== 200) throw new Error(`/api/me answered ${me.status}: ${me.body}`)
-  const bare = await startChild('./servers/replay.ts', [], { REPLAY: JSON.stringify({ '/api/me': me }) })
+  const bare = await startChild('./servers/replay.ts', [], {
+    REPLAY: JSON.stringify({ '/api/me': me }),
+  })
   stops.push(bare.stop)
   const meUrls = { service: `${service.urls.notes}/api/me`, bare: `${bare.url}/api/me` }
   for (const url of Object.values(meUrls)) await requestsPerSecond(url, { seconds: 1 })
@@ -159,11 +193,21 @@ try {
     capacities.push(cpuUs.bare / cpuUs.service)
   }
   const ratio = median(ratios)
-  console.log(`\n(a) notes GET /api/me, no cookie: ${HTTP_ROUNDS} rounds of ${HTTP_SECONDS} s each, autocannon, 50 connections`)
-  console.log(`  the service ${fmt(median(rates.service))}/s, bare node:http ${fmt(median(rates.bare))}/s; rounds' ratios ${ratios.map((r) => fmt(r, 2)).join(', ')}`)
+  console.log(
+    `\n(a) notes GET /api/me, no cookie: ${HTTP_ROUNDS} rounds of ${HTTP_SECONDS} s each, autocannon, 50 connections`,
+  )
+  console.log(
+    `  the service ${fmt(median(rates.service))}/s, bare node:http ${fmt(median(rates.bare))}/s; rounds' ratios ${ratios.map((r) => fmt(r, 2)).join(', ')}`,
+  )
   // Less moved by the machine's other load than the rates: bare's CPU time a request over the service's.
-  console.log(`  capacity (bare's CPU time a request over the service's, no budget): ${fmt(median(capacities), 2)} (rounds ${capacities.map((r) => fmt(r, 2)).join(', ')})`)
-  report(`/api/me at least ${FLOOR} of bare node:http`, fmt(ratio, 2), budgetVerdict(ratio, FLOOR, 'at least'))
+  console.log(
+    `  capacity (bare's CPU time a request over the service's, no budget): ${fmt(median(capacities), 2)} (rounds ${capacities.map((r) => fmt(r, 2)).join(', ')})`,
+  )
+  report(
+    `/api/me at least ${FLOOR} of bare node:http`,
+    fmt(ratio, 2),
+    budgetVerdict(ratio, FLOOR, 'at least'),
+  )
   await bare.stop()
 
   // (b) The web app's pages of a project of TICKETS tickets, signed in.
@@ -172,109 +216,209 @@ try {
     const writer = keepAliveClient(service.urls.tickets!, CONCURRENCY)
     try {
       const signedIn = { cookie: await cookieOf('tickets', userId(1)) }
-      const { token } = await issueToken(createTicketStore({ sql, clock: Date.now }), userId(1), 'bench')
+      const { token } = await issueToken(
+        createTicketStore({ sql, clock: Date.now }),
+        userId(1),
+        'bench',
+      )
       const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
       const someTicket = () => 1 + Math.floor(Math.random() * TICKETS)
       for (const path of ['/project-1', '/project-1/1', '/inbox']) {
         const page = await tickets.call('GET', path, signedIn)
-        if (page.status !== 200 || !page.text.includes('Sign out')) throw new Error(`${path} answered ${page.status}, ${page.text.includes('Sign out') ? 'signed in' : 'not signed in'}`)
+        if (page.status !== 200 || !page.text.includes('Sign out'))
+          throw new Error(
+            `${path} answered ${page.status}, ${page.text.includes('Sign out') ? 'signed in' : 'not signed in'}`,
+          )
       }
       const get = (path: () => string) => async () => {
         const got = await tickets.fetchBytes('GET', path(), signedIn)
         if (got.status !== 200) throw new Error(`${path()} answered ${got.status}`)
       }
       const comment = async () => {
-        const got = await writer.call('POST', `/api/projects/project-1/tickets/${someTicket()}/comments`, auth, JSON.stringify({ text: 'A comment from the budgets bench.' }))
-        if (got.status !== 201) throw new Error(`a comment answered ${got.status}: ${got.text.slice(0, 200)}`)
+        const got = await writer.call(
+          'POST',
+          `/api/projects/project-1/tickets/${someTicket()}/comments`,
+          auth,
+          JSON.stringify({ text: 'A comment from the budgets bench.' }),
+        )
+        if (got.status !== 201)
+          throw new Error(`a comment answered ${got.status}: ${got.text.slice(0, 200)}`)
       }
       const projectPage = get(() => '/project-1')
       const ticketPage = get(() => `/project-1/${someTicket()}`)
       const searchPage = get(() => `/project-1?q=${encodeURIComponent('needs state:review')}`)
       const inboxPage = get(() => '/inbox')
-      const pages = { 'project page': projectPage, 'ticket page': ticketPage, 'search first page': searchPage, inbox: inboxPage }
+      const pages = {
+        'project page': projectPage,
+        'ticket page': ticketPage,
+        'search first page': searchPage,
+        inbox: inboxPage,
+      }
       // 8 writers commenting on and changing the states of tickets of the project, the whole time
       // the `with 8 writers` contenders are timed.
       let writing = false
       const states = ['doing', 'review', 'done', 'open']
       let step = 0
       const writers = async () => {
-        await Promise.all(Array.from({ length: CONCURRENCY }, async (_, w) => {
-          while (writing) {
-            if (w % 2 === 0) await comment()
-            else {
-              const got = await writer.call('POST', `/api/projects/project-1/tickets/${someTicket()}/state`, auth, JSON.stringify({ state: states[step++ % states.length] }))
-              // A ticket already in that state is refused (400); either way the write was tried.
-              if (got.status !== 201 && got.status !== 400) throw new Error(`a state change answered ${got.status}: ${got.text.slice(0, 200)}`)
+        await Promise.all(
+          Array.from({ length: CONCURRENCY }, async (_, w) => {
+            while (writing) {
+              if (w % 2 === 0) await comment()
+              else {
+                const got = await writer.call(
+                  'POST',
+                  `/api/projects/project-1/tickets/${someTicket()}/state`,
+                  auth,
+                  JSON.stringify({ state: states[step++ % states.length] }),
+                )
+                // A ticket already in that state is refused (400); either way the write was tried.
+                if (got.status !== 201 && got.status !== 400)
+                  throw new Error(
+                    `a state change answered ${got.status}: ${got.text.slice(0, 200)}`,
+                  )
+              }
             }
-          }
-        }))
+          }),
+        )
       }
       const contenders: Parameters<typeof timeRounds>[0] = {}
       for (const [name, one] of Object.entries(pages)) {
         contenders[name] = { one }
-        if (name === 'project page' || name === 'ticket page') contenders[`${name} after a write`] = { one, before: comment }
+        if (name === 'project page' || name === 'ticket page')
+          contenders[`${name} after a write`] = { one, before: comment }
       }
       const times = await timeRounds(contenders)
       const busy: Record<string, number[]> = {}
       writing = true
       const writes = writers()
       try {
-        Object.assign(busy, await timeRounds(Object.fromEntries(Object.entries(pages).map(([name, one]) => [`${name} with 8 writers`, { one }]))))
+        Object.assign(
+          busy,
+          await timeRounds(
+            Object.fromEntries(
+              Object.entries(pages).map(([name, one]) => [`${name} with 8 writers`, { one }]),
+            ),
+          ),
+        )
       } finally {
         writing = false
         await writes
       }
-      console.log(`\n(b) the web app's pages, signed in, ${fmt(TICKETS)} tickets in the project, ${CONCURRENCY} clients, ${ROUNDS} rounds of ${ROUND_SECONDS} s each (after a write: a comment by the same client before each read, untimed; with 8 writers: while 8 more clients comment and change states)`)
+      console.log(
+        `\n(b) the web app's pages, signed in, ${fmt(TICKETS)} tickets in the project, ${CONCURRENCY} clients, ${ROUNDS} rounds of ${ROUND_SECONDS} s each (after a write: a comment by the same client before each read, untimed; with 8 writers: while 8 more clients comment and change states)`,
+      )
       for (const [name, one] of Object.entries(pages)) {
         const mid = await alone(one)
         console.log(`  ${name}, one client alone: median ${fmt(mid, 1)} ms`)
-        report(`${name} alone, median under ${ALONE_MEDIAN_MS} ms`, `${fmt(mid, 1)} ms`, budgetVerdict(mid, ALONE_MEDIAN_MS, 'at most', ' ms', 1))
+        report(
+          `${name} alone, median under ${ALONE_MEDIAN_MS} ms`,
+          `${fmt(mid, 1)} ms`,
+          budgetVerdict(mid, ALONE_MEDIAN_MS, 'at most', ' ms', 1),
+        )
       }
       for (const [name, t] of Object.entries({ ...times, ...busy })) {
         const mid = median(t)
         const p99 = percentile(t, 0.99)
-        console.log(`  ${name}: ${fmt(t.length)} requests, median ${fmt(mid, 1)} ms, p99 ${fmt(p99, 1)} ms`)
-        report(`${name}, median under ${PAGE_MEDIAN_MS} ms`, `${fmt(mid, 1)} ms`, budgetVerdict(mid, PAGE_MEDIAN_MS, 'at most', ' ms', 1))
-        report(`${name}, p99 under ${PAGE_P99_MS} ms`, `${fmt(p99, 1)} ms`, budgetVerdict(p99, PAGE_P99_MS, 'at most', ' ms', 1))
+        console.log(
+          `  ${name}: ${fmt(t.length)} requests, median ${fmt(mid, 1)} ms, p99 ${fmt(p99, 1)} ms`,
+        )
+        report(
+          `${name}, median under ${PAGE_MEDIAN_MS} ms`,
+          `${fmt(mid, 1)} ms`,
+          budgetVerdict(mid, PAGE_MEDIAN_MS, 'at most', ' ms', 1),
+        )
+        report(
+          `${name}, p99 under ${PAGE_P99_MS} ms`,
+          `${fmt(p99, 1)} ms`,
+          budgetVerdict(p99, PAGE_P99_MS, 'at most', ' ms', 1),
+        )
       }
     } finally {
       tickets.close()
       writer.close()
     }
-  } else console.log(`\n(b) the pages of a project of ${fmt(TICKETS)} tickets: a budget on PostgreSQL, not measured here (set DATABASE_URL)`)
+  } else
+    console.log(
+      `\n(b) the pages of a project of ${fmt(TICKETS)} tickets: a budget on PostgreSQL, not measured here (set DATABASE_URL)`,
+    )
 
   // (c) Note saves, each client saving its own note from the `edited` its last save answered.
-  const cookies = await Promise.all(Array.from({ length: CONCURRENCY }, (_, c) => cookieOf('notes', noteUser(c + 1))))
-  const baseline = await startChild('./servers/writes.ts', [], { DATABASE_URL: database.url, BASELINE_COOKIES: JSON.stringify(Object.fromEntries(cookies.map((c, i) => [c, noteUser(i + 1)]))) })
+  const cookies = await Promise.all(
+    Array.from({ length: CONCURRENCY }, (_, c) => cookieOf('notes', noteUser(c + 1))),
+  )
+  const baseline = await startChild('./servers/writes.ts', [], {
+    DATABASE_URL: database.url,
+    BASELINE_COOKIES: JSON.stringify(
+      Object.fromEntries(cookies.map((c, i) => [c, noteUser(i + 1)])),
+    ),
+  })
   stops.push(baseline.stop)
-  const clients = { service: keepAliveClient(service.urls.notes!, CONCURRENCY), baseline: keepAliveClient(baseline.url, CONCURRENCY) }
+  const clients = {
+    service: keepAliveClient(service.urls.notes!, CONCURRENCY),
+    baseline: keepAliveClient(baseline.url, CONCURRENCY),
+  }
   try {
     const bases = Array.from({ length: CONCURRENCY }, () => 0)
     // Each save's text differs from the last: a save of the same text is answered unchanged.
     let saves = 0
     const save = (which: keyof typeof clients) => async (c: number) => {
-      const body = JSON.stringify({ op: 'save', id: 'bench-save', local: 'bench', text: `Save ${++saves} at ${Date.now()} by the budgets bench.`, base: bases[c], at: Date.now() })
-      const got = await clients[which].call('POST', '/api/notes', { cookie: cookies[c]!, 'content-type': 'application/json' }, body)
-      if (got.status !== 200) throw new Error(`a note save on the ${which} answered ${got.status}: ${got.text.slice(0, 200)}`)
+      const body = JSON.stringify({
+        op: 'save',
+        id: 'bench-save',
+        local: 'bench',
+        text: `Save ${++saves} at ${Date.now()} by the budgets bench.`,
+        base: bases[c],
+        at: Date.now(),
+      })
+      const got = await clients[which].call(
+        'POST',
+        '/api/notes',
+        { cookie: cookies[c]!, 'content-type': 'application/json' },
+        body,
+      )
+      if (got.status !== 200)
+        throw new Error(
+          `a note save on the ${which} answered ${got.status}: ${got.text.slice(0, 200)}`,
+        )
       const answer = JSON.parse(got.text) as { edited: number; copy?: unknown }
       if (answer.copy) throw new Error('a note save made a copy')
       bases[c] = answer.edited
     }
-    const times = await timeRounds({ service: { one: save('service') }, baseline: { one: save('baseline') } })
-    const single = { service: await alone(save('service')), baseline: await alone(save('baseline')) }
+    const times = await timeRounds({
+      service: { one: save('service') },
+      baseline: { one: save('baseline') },
+    })
+    const single = {
+      service: await alone(save('service')),
+      baseline: await alone(save('baseline')),
+    }
     const mid = median(times.service!)
-    console.log(`\n(c) note saves (POST /api/notes, op save), ${CONCURRENCY} clients, ${ROUNDS} rounds of ${ROUND_SECONDS} s each`)
-    console.log(`  the service: ${fmt(times.service!.length)} saves, median ${fmt(mid, 1)} ms, p99 ${fmt(percentile(times.service!, 0.99), 1)} ms; bare node:http running the same statements: median ${fmt(median(times.baseline!), 1)} ms, p99 ${fmt(percentile(times.baseline!, 0.99), 1)} ms`)
-    console.log(`  one client alone: the service median ${fmt(single.service, 1)} ms, bare ${fmt(single.baseline, 1)} ms`)
-    report(`a note save, median under ${SAVE_MEDIAN_MS} ms`, `${fmt(mid, 1)} ms`, budgetVerdict(mid, SAVE_MEDIAN_MS, 'at most', ' ms', 1))
+    console.log(
+      `\n(c) note saves (POST /api/notes, op save), ${CONCURRENCY} clients, ${ROUNDS} rounds of ${ROUND_SECONDS} s each`,
+    )
+    console.log(
+      `  the service: ${fmt(times.service!.length)} saves, median ${fmt(mid, 1)} ms, p99 ${fmt(percentile(times.service!, 0.99), 1)} ms; bare node:http running the same statements: median ${fmt(median(times.baseline!), 1)} ms, p99 ${fmt(percentile(times.baseline!, 0.99), 1)} ms`,
+    )
+    console.log(
+      `  one client alone: the service median ${fmt(single.service, 1)} ms, bare ${fmt(single.baseline, 1)} ms`,
+    )
+    report(
+      `a note save, median under ${SAVE_MEDIAN_MS} ms`,
+      `${fmt(mid, 1)} ms`,
+      budgetVerdict(mid, SAVE_MEDIAN_MS, 'at most', ' ms', 1),
+    )
   } finally {
     clients.service.close()
     clients.baseline.close()
   }
 
   const missed = verdicts.filter((v) => !v.met)
-  console.log(`\nload average over the last minute: ${fmt(loadavg()[0]!, 1)} on ${cpus().length} cores (at the start: ${fmt(load, 1)})`)
-  console.log(`${missed.length === 0 ? `all ${verdicts.length} budgets met` : `${missed.length} of ${verdicts.length} budgets NOT met: ${missed.map((v) => v.name).join('; ')}`} (${kind} database, ${elapsed()})`)
+  console.log(
+    `\nload average over the last minute: ${fmt(loadavg()[0]!, 1)} on ${cpus().length} cores (at the start: ${fmt(load, 1)})`,
+  )
+  console.log(
+    `${missed.length === 0 ? `all ${verdicts.length} budgets met` : `${missed.length} of ${verdicts.length} budgets NOT met: ${missed.map((v) => v.name).join('; ')}`} (${kind} database, ${elapsed()})`,
+  )
 } finally {
   for (const stop of stops.reverse()) await stop()
   await database.close()

@@ -34,11 +34,19 @@ const PAGE_READS = 200
 const IN_PROCESS = process.env.FILES_BENCH_IN_PROCESS === '1'
 
 function status(pid: number, field: 'VmHWM' | 'VmRSS'): number {
-  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024
+  return (
+    Number(
+      new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ??
+        0,
+    ) * 1024
+  )
 }
 
 /** Runs `transfer` with the peak resident memory of `pid` reset; answers its time and the peak's rise over the memory before. */
-async function measured(pid: number, transfer: () => Promise<void>): Promise<{ ms: number; mb: number }> {
+async function measured(
+  pid: number,
+  transfer: () => Promise<void>,
+): Promise<{ ms: number; mb: number }> {
   await writeFile(`/proc/${pid}/clear_refs`, '5')
   const before = status(pid, 'VmRSS')
   const t0 = performance.now()
@@ -59,7 +67,11 @@ const database = IN_PROCESS ? null : await serviceDatabase('files')
 const dataDir = IN_PROCESS ? await mkdtemp(join(tmpdir(), 'files-bench-')) : null
 let service: RunningService | null = null
 try {
-  service = await startService(IN_PROCESS ? { DATA_DIR: dataDir!, SERVICES: 'tickets' } : { DATABASE_URL: database!.url, SERVICES: 'tickets' })
+  service = await startService(
+    IN_PROCESS
+      ? { DATA_DIR: dataDir!, SERVICES: 'tickets' }
+      : { DATABASE_URL: database!.url, SERVICES: 'tickets' },
+  )
   const tickets = service.urls.tickets!
   const pid = service.child.pid!
   // The schema is the service's (migrated at its start); a user, a project and a token go in beside it.
@@ -71,17 +83,26 @@ try {
     await sql`insert into projects (id, slug, title, created) values ('benchproj001', ${slug}, 'Files bench', 1)`
     await sql`insert into project_names (name, project_id) values (${slug}, 'benchproj001'), ('benchproj001', 'benchproj001')`
     await sql`insert into members (project_id, user_id, role) values ('benchproj001', 'benchuser001', 'admin')`
-    token = (await issueToken(createTicketStore({ sql, clock: Date.now }), 'benchuser001', 'bench')).token
+    token = (await issueToken(createTicketStore({ sql, clock: Date.now }), 'benchuser001', 'bench'))
+      .token
   } else {
     // In process: the service holds the data directory; sign in through its provider instead.
     token = await tokenBySignIn(service)
-    const made = await fetch(`${tickets}/api/projects`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Files bench' }) })
+    const made = await fetch(`${tickets}/api/projects`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Files bench' }),
+    })
     slug = ((await made.json()) as { project: { slug: string } }).project.slug
   }
   const auth = { authorization: `Bearer ${token}` }
 
   // A warm-up of each path, so what the first request loads counts in the baseline.
-  await fetch(`${tickets}/api/projects/${slug}/files?name=warm.bin`, { method: 'POST', headers: { ...auth, 'content-type': 'application/octet-stream' }, body: randomBytes(2 * MB) }).then(readAll)
+  await fetch(`${tickets}/api/projects/${slug}/files?name=warm.bin`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/octet-stream' },
+    body: randomBytes(2 * MB),
+  }).then(readAll)
   const ups: { ms: number; mb: number }[] = []
   const downs: { ms: number; mb: number }[] = []
   const bareUps: number[] = []
@@ -99,79 +120,138 @@ try {
     const t0 = performance.now()
     await readAll(await fetch(`${bare.url}/`, { method: 'POST', body }))
     bareUps.push(performance.now() - t0)
-    ups.push(await measured(pid, async () => {
-      const res = await fetch(`${tickets}/api/projects/${slug}/files?name=big-${round}.bin`, { method: 'POST', headers: { ...auth, 'content-type': 'application/octet-stream' }, body })
-      if (res.status !== 201) throw new Error(`upload: ${res.status} ${await res.text()}`)
-      url = ((await res.json()) as { file: { url: string } }).file.url
-    }))
+    ups.push(
+      await measured(pid, async () => {
+        const res = await fetch(`${tickets}/api/projects/${slug}/files?name=big-${round}.bin`, {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/octet-stream' },
+          body,
+        })
+        if (res.status !== 201) throw new Error(`upload: ${res.status} ${await res.text()}`)
+        url = ((await res.json()) as { file: { url: string } }).file.url
+      }),
+    )
     const t1 = performance.now()
     await readAll(await fetch(`${bare.url}/`))
     bareDowns.push(performance.now() - t1)
     if (sql) {
       await sql`truncate scratch_chunks`
       const t2 = performance.now()
-      for (let seq = 0; seq < SIZE / MB; seq++) await sql`insert into scratch_chunks values (${seq}, decode(${body.subarray(seq * MB, (seq + 1) * MB).toString('base64')}, 'base64'))`
+      for (let seq = 0; seq < SIZE / MB; seq++)
+        await sql`insert into scratch_chunks values (${seq}, decode(${body.subarray(seq * MB, (seq + 1) * MB).toString('base64')}, 'base64'))`
       floorUps.push(performance.now() - t2)
       const t3 = performance.now()
-      for (let seq = 0; seq < SIZE / MB; seq++) Buffer.from((await sql<{ data: string }[]>`select encode(data, 'base64') as data from scratch_chunks where seq = ${seq}`)[0]!.data, 'base64')
+      for (let seq = 0; seq < SIZE / MB; seq++)
+        Buffer.from(
+          (
+            await sql<
+              { data: string }[]
+            >`select encode(data, 'base64') as data from scratch_chunks where seq = ${seq}`
+          )[0]!.data,
+          'base64',
+        )
       floorDowns.push(performance.now() - t3)
     }
-    downs.push(await measured(pid, async () => {
-      const res = await fetch(`${tickets}${new URL(url).pathname}`)
-      const got = await readAll(res)
-      if (got !== SIZE) throw new Error(`download: ${got} bytes`)
-    }))
+    downs.push(
+      await measured(pid, async () => {
+        const res = await fetch(`${tickets}${new URL(url).pathname}`)
+        const got = await readAll(res)
+        if (got !== SIZE) throw new Error(`download: ${got} bytes`)
+      }),
+    )
   }
   const med = (xs: number[]) => median(xs)
-  console.log(`files (${database?.kind ?? 'embedded in the service process'}): 25 MB, ${ROUNDS} rounds, medians`)
+  console.log(
+    `files (${database?.kind ?? 'embedded in the service process'}): 25 MB, ${ROUNDS} rounds, medians`,
+  )
   const line = (name: string, ms: number, mb: number, bareMs: number, floorMs: number | null) => {
     const time = budgetVerdict(ms / 1000, 2, 'at most', ' s')
     const memory = budgetVerdict(mb, 20, 'at most', ' MB', 1)
     const floor = floorMs === null ? '' : `, database alone ${fmt(floorMs)} ms`
-    console.log(`  ${name.padEnd(9)} ${fmt(ms).padStart(6)} ms ${time.text}   resident +${fmt(mb, 1)} MB ${memory.text}   (bare node:http ${fmt(bareMs)} ms${floor})`)
+    console.log(
+      `  ${name.padEnd(9)} ${fmt(ms).padStart(6)} ms ${time.text}   resident +${fmt(mb, 1)} MB ${memory.text}   (bare node:http ${fmt(bareMs)} ms${floor})`,
+    )
   }
-  line('upload', med(ups.map((u) => u.ms)), med(ups.map((u) => u.mb)), med(bareUps), sql ? med(floorUps) : null)
-  line('download', med(downs.map((u) => u.ms)), med(downs.map((u) => u.mb)), med(bareDowns), sql ? med(floorDowns) : null)
+  line(
+    'upload',
+    med(ups.map((u) => u.ms)),
+    med(ups.map((u) => u.mb)),
+    med(bareUps),
+    sql ? med(floorUps) : null,
+  )
+  line(
+    'download',
+    med(downs.map((u) => u.ms)),
+    med(downs.map((u) => u.mb)),
+    med(bareDowns),
+    sql ? med(floorDowns) : null,
+  )
 
   // The ticket page with 20 images against the same page with none.
   const images: string[] = []
   for (let i = 0; i < 20; i++) {
     const png = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), randomBytes(40_000)])
-    const res = await fetch(`${tickets}/api/projects/${slug}/files?name=shot-${i}.png`, { method: 'POST', headers: { ...auth, 'content-type': 'image/png' }, body: png })
+    const res = await fetch(`${tickets}/api/projects/${slug}/files?name=shot-${i}.png`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'image/png' },
+      body: png,
+    })
     images.push(((await res.json()) as { file: { markdown: string } }).file.markdown)
   }
   const ticket = async (summary: string) => {
-    const res = await fetch(`${tickets}/api/projects/${slug}/tickets`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ subject: 'Screens', summary }) })
+    const res = await fetch(`${tickets}/api/projects/${slug}/tickets`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ subject: 'Screens', summary }),
+    })
     return ((await res.json()) as { ticket: { number: number } }).ticket.number
   }
   const withImages = await ticket(images.join('\n\n'))
   const without = await ticket('No images here.')
   const times = { with: [] as number[], without: [] as number[] }
   for (let i = 0; i < PAGE_READS; i++) {
-    for (const [key, n] of [['with', withImages], ['without', without]] as const) {
+    for (const [key, n] of [
+      ['with', withImages],
+      ['without', without],
+    ] as const) {
       const t0 = performance.now()
       const res = await fetch(`${tickets}/${slug}/${n}`, { headers: auth })
       await res.text()
       times[key].push(performance.now() - t0)
     }
   }
-  console.log(`  ticket page, one client, ${PAGE_READS} reads each (budget: median under 20 ms, 99th percentile under 100 ms):`)
+  console.log(
+    `  ticket page, one client, ${PAGE_READS} reads each (budget: median under 20 ms, 99th percentile under 100 ms):`,
+  )
   for (const key of ['with', 'without'] as const) {
     const m = median(times[key])
     const p99 = percentile(times[key], 0.99)
     const verdict = m < 20 && p99 < 100 ? 'met' : 'NOT met'
-    console.log(`    ${key === 'with' ? '20 images' : 'no image '}  median ${fmt(m, 1)} ms, p99 ${fmt(p99, 1)} ms  ${verdict}`)
+    console.log(
+      `    ${key === 'with' ? '20 images' : 'no image '}  median ${fmt(m, 1)} ms, p99 ${fmt(p99, 1)} ms  ${verdict}`,
+    )
   }
   const page = await (await fetch(`${tickets}/${slug}/${withImages}`)).text()
-  const srcs = [...page.matchAll(/<img [^>]*src="([^"]+)"/g)].map((m) => m[1]!.replaceAll('&amp;', '&'))
-  const firsts = await Promise.all(srcs.map(async (src) => {
-    const res = await fetch(new URL(src, tickets))
-    await res.arrayBuffer()
-    return res.headers.get('etag')!
-  }))
+  const srcs = [...page.matchAll(/<img [^>]*src="([^"]+)"/g)].map((m) =>
+    m[1]!.replaceAll('&amp;', '&'),
+  )
+  const firsts = await Promise.all(
+    srcs.map(async (src) => {
+      const res = await fetch(new URL(src, tickets))
+      await res.arrayBuffer()
+      return res.headers.get('etag')!
+    }),
+  )
   const t0 = performance.now()
-  const statuses = await Promise.all(srcs.map(async (src, i) => (await fetch(new URL(src, tickets), { headers: { 'if-none-match': firsts[i]! } })).status))
-  console.log(`  the page's ${srcs.length} images read again with their ETag: ${statuses.filter((s) => s === 304).length} answered 304, in ${fmt(performance.now() - t0, 1)} ms together`)
+  const statuses = await Promise.all(
+    srcs.map(
+      async (src, i) =>
+        (await fetch(new URL(src, tickets), { headers: { 'if-none-match': firsts[i]! } })).status,
+    ),
+  )
+  console.log(
+    `  the page's ${srcs.length} images read again with their ETag: ${statuses.filter((s) => s === 304).length} answered 304, in ${fmt(performance.now() - t0, 1)} ms together`,
+  )
 } finally {
   await service?.stop()
   await bare.stop()
@@ -186,8 +266,17 @@ async function tokenBySignIn(running: RunningService): Promise<string> {
   atProvider.searchParams.set('name', 'bench')
   const back = new URL((await fetch(atProvider, { redirect: 'manual' })).headers.get('location')!)
   const res = await fetch(new URL(`${back.pathname}${back.search}`, base), { redirect: 'manual' })
-  const cookie = res.headers.getSetCookie().find((c) => c.startsWith('tickets_session='))!.split(';')[0]!
-  const me = (await (await fetch(`${base}/api/me`, { headers: { cookie } })).json()) as { tag: string }
-  const made = await fetch(`${base}/api/tokens`, { method: 'POST', headers: { cookie, 'x-tag': me.tag, 'content-type': 'application/json' }, body: JSON.stringify({ label: 'bench' }) })
+  const cookie = res.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('tickets_session='))!
+    .split(';')[0]!
+  const me = (await (await fetch(`${base}/api/me`, { headers: { cookie } })).json()) as {
+    tag: string
+  }
+  const made = await fetch(`${base}/api/tokens`, {
+    method: 'POST',
+    headers: { cookie, 'x-tag': me.tag, 'content-type': 'application/json' },
+    body: JSON.stringify({ label: 'bench' }),
+  })
   return ((await made.json()) as { token: string }).token
 }

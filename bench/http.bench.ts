@@ -51,7 +51,18 @@ import { createTicketStore } from '../src/tickets/store/ticket-store.ts'
 import { issueToken } from '../src/tickets/api/tokens.ts'
 import { fillBase, fillTickets, userId } from './scale/fill.ts'
 import { startService } from './scale/service.ts'
-import { budgetVerdict, capture, cpuMs, fmt, median, PINNED, requestsPerSecond, sendRequests, serviceDatabase, startChild } from './support.ts'
+import {
+  budgetVerdict,
+  capture,
+  cpuMs,
+  fmt,
+  median,
+  PINNED,
+  requestsPerSecond,
+  sendRequests,
+  serviceDatabase,
+  startChild,
+} from './support.ts'
 
 const ROUNDS = Number(process.env.HTTP_BENCH_ROUNDS ?? 5)
 const SECONDS = 3
@@ -73,23 +84,38 @@ async function inProcess(): Promise<void> {
     }
     return median(runs)
   }
-  const limiter = createRateLimiter({ limits: { api: { rate: 1e9, burst: 1e9 }, signin: DEFAULT_LIMITS.signin }, clock: Date.now, cookieName: 'notes_session', verify: async () => 'user:bench' })
+  const limiter = createRateLimiter({
+    limits: { api: { rate: 1e9, burst: 1e9 }, signin: DEFAULT_LIMITS.signin },
+    clock: Date.now,
+    cookieName: 'notes_session',
+    verify: async () => 'user:bench',
+  })
   // A fresh request record a call, as the server makes one a request (its cookie is parsed on
   // first use); the cost of making the record alone is taken off.
   const token = { authorization: 'Bearer tt_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG' }
-  const cookie = { cookie: 'notes_session=0123456789abcdefghijklmnopqrstuvwxyzABCDEFG0123456789abcdefghij' }
-  const make = (headers: Record<string, string>) => makeRequest({ url: '/api/me', address: '127.0.0.1', headers })
+  const cookie = {
+    cookie: 'notes_session=0123456789abcdefghijklmnopqrstuvwxyzABCDEFG0123456789abcdefghij',
+  }
+  const make = (headers: Record<string, string>) =>
+    makeRequest({ url: '/api/me', address: '127.0.0.1', headers })
   // Verified once, as a service verifies a credential's first request: later checks count on its bucket.
   for (const headers of [token, cookie]) await limiter.check(make(headers), 'api')
-  const cost = (headers: Record<string, string>) => time(() => limiter.check(make(headers), 'api')) - time(() => make(headers))
+  const cost = (headers: Record<string, string>) =>
+    time(() => limiter.check(make(headers), 'api')) - time(() => make(headers))
   console.log('\nin this process, a call (median of 5 runs of 200,000):')
-  console.log(`  rate limit check, by address ${fmt(cost({}))} ns, by token ${fmt(cost(token))} ns, by session cookie ${fmt(cost(cookie))} ns`)
+  console.log(
+    `  rate limit check, by address ${fmt(cost({}))} ns, by token ${fmt(cost(token))} ns, by session cookie ${fmt(cost(cookie))} ns`,
+  )
   const small = json(200, { user: null })
   const get = makeRequest({ url: '/api/me' })
-  console.log(`  ETag of a ${String(small.body).length}-byte answer ${fmt(time(() => conditional(get, small)))} ns`)
+  console.log(
+    `  ETag of a ${String(small.body).length}-byte answer ${fmt(time(() => conditional(get, small)))} ns`,
+  )
 }
 
-const CALLGRIND = spawnSync('valgrind', ['--version']).status === 0 && spawnSync('callgrind_control', ['--version']).status === 0
+const CALLGRIND =
+  spawnSync('valgrind', ['--version']).status === 0 &&
+  spawnSync('callgrind_control', ['--version']).status === 0
 const WARM_REQUESTS = 30_000
 const COUNTED_REQUESTS = 20_000
 
@@ -105,15 +131,26 @@ const REQUEST_PATH = 'Parser::OnStreamRead'
  * firing every 50 ms comes once in 16 requests instead of once in 1,500. Null when the dump does
  * not name the parser (another node version).
  */
-async function instructionsPerRequest(path: string, start: (wrapper: string[]) => Promise<{ base: string; pid: number; host: string | undefined; stop(): Promise<void> }>): Promise<{ process: number; request: number | null }> {
+async function instructionsPerRequest(
+  path: string,
+  start: (
+    wrapper: string[],
+  ) => Promise<{ base: string; pid: number; host: string | undefined; stop(): Promise<void> }>,
+): Promise<{ process: number; request: number | null }> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-callgrind-'))
-  const server = await start(['valgrind', '-q', '--tool=callgrind', `--callgrind-out-file=${join(dir, 'out.%p')}`])
+  const server = await start([
+    'valgrind',
+    '-q',
+    '--tool=callgrind',
+    `--callgrind-out-file=${join(dir, 'out.%p')}`,
+  ])
   // valgrind names its control pipe after the HOST of the process's environment, which for the
   // service is its bind address: callgrind_control must see the same.
   const env = { ...process.env }
   if (server.host === undefined) delete env.HOST
   else env.HOST = server.host
-  const control = (...args: string[]) => spawnSync('callgrind_control', [...args, String(server.pid)], { encoding: 'utf8', env }).stdout
+  const control = (...args: string[]) =>
+    spawnSync('callgrind_control', [...args, String(server.pid)], { encoding: 'utf8', env }).stdout
   try {
     // The first answers under callgrind, while everything is compiled, take seconds, and a
     // connection can wait past the server's 10 s for its headers: an error while warming up
@@ -128,13 +165,20 @@ async function instructionsPerRequest(path: string, start: (wrapper: string[]) =
     // The counts since the zeroing, written to out.<pid>.1; the parser's inclusive figure from it.
     control('--dump')
     const dump = join(dir, `out.${server.pid}.1`)
-    const annotated = spawnSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', dump], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).stdout ?? ''
+    const annotated =
+      spawnSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', dump], {
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+      }).stdout ?? ''
     const parsed = annotated
       .split('\n')
       .filter((line) => line.includes(REQUEST_PATH))
       .map((line) => Number(/^\s*([\d,]+)/.exec(line)?.[1]?.replaceAll(',', '') ?? NaN))
       .filter((n) => Number.isFinite(n))
-    return { process: whole / COUNTED_REQUESTS, request: parsed.length === 0 ? null : Math.max(...parsed) / COUNTED_REQUESTS }
+    return {
+      process: whole / COUNTED_REQUESTS,
+      request: parsed.length === 0 ? null : Math.max(...parsed) / COUNTED_REQUESTS,
+    }
   } finally {
     await server.stop()
     rmSync(dir, { recursive: true, force: true })
@@ -149,8 +193,14 @@ try {
   await migrate(sql)
   await fillBase(sql)
   await fillTickets(sql, 0, 1_000)
-  const token = (await issueToken(createTicketStore({ sql, clock: Date.now }), userId(1), 'bench')).token
-  const env = { DATABASE_URL: database.url, SESSION_SECRET: randomBytes(32).toString('base64'), SERVICES: 'notes,tickets', RATE_LIMIT: '1000000000,1000000000' }
+  const token = (await issueToken(createTicketStore({ sql, clock: Date.now }), userId(1), 'bench'))
+    .token
+  const env = {
+    DATABASE_URL: database.url,
+    SESSION_SECRET: randomBytes(32).toString('base64'),
+    SERVICES: 'notes,tickets',
+    RATE_LIMIT: '1000000000,1000000000',
+  }
   const service = await startService(env)
   stops.push(service.stop)
   const defaults = await startService(env, { nodeOptions: [] })
@@ -159,9 +209,21 @@ try {
   stops.push(unlimited.stop)
 
   const routes = [
-    { name: 'notes GET /api/me, no cookie', service: 'notes', path: '/api/me', headers: {} as Record<string, string>, budget: true },
+    {
+      name: 'notes GET /api/me, no cookie',
+      service: 'notes',
+      path: '/api/me',
+      headers: {} as Record<string, string>,
+      budget: true,
+    },
     { name: 'notes GET /healthz', service: 'notes', path: '/healthz', headers: {}, budget: false },
-    { name: 'tickets: a ticket read (token)', service: 'tickets', path: '/api/projects/project-1/tickets/1', headers: { authorization: `Bearer ${token}` }, budget: false },
+    {
+      name: 'tickets: a ticket read (token)',
+      service: 'tickets',
+      path: '/api/projects/project-1/tickets/1',
+      headers: { authorization: `Bearer ${token}` },
+      budget: false,
+    },
   ]
   const replay: Record<string, unknown> = {}
   for (const r of routes) {
@@ -173,48 +235,88 @@ try {
   stops.push(bare.stop)
 
   const contenders = {
-    service: { label: "the service, npm start's options", base: (s: string) => service.urls[s]!, pid: service.child.pid! },
-    defaults: { label: "the service, node's default options", base: (s: string) => defaults.urls[s]!, pid: defaults.child.pid! },
-    unlimited: { label: 'the service, rate limits off', base: (s: string) => unlimited.urls[s]!, pid: unlimited.child.pid! },
+    service: {
+      label: "the service, npm start's options",
+      base: (s: string) => service.urls[s]!,
+      pid: service.child.pid!,
+    },
+    defaults: {
+      label: "the service, node's default options",
+      base: (s: string) => defaults.urls[s]!,
+      pid: defaults.child.pid!,
+    },
+    unlimited: {
+      label: 'the service, rate limits off',
+      base: (s: string) => unlimited.urls[s]!,
+      pid: unlimited.child.pid!,
+    },
     bare: { label: 'bare node:http, same bytes', base: () => bare.url, pid: bare.child.pid! },
   }
   type Name = keyof typeof contenders
   const names = Object.keys(contenders) as Name[]
-  console.log(`# http bench: the real services as npm start runs them (logging on), ${kind} database${PINNED ? '; servers on core 0, autocannon on core 1' : ''}; ${ROUNDS} rounds of ${SECONDS} s a contender and route, 50 connections`)
+  console.log(
+    `# http bench: the real services as npm start runs them (logging on), ${kind} database${PINNED ? '; servers on core 0, autocannon on core 1' : ''}; ${ROUNDS} rounds of ${SECONDS} s a contender and route, 50 connections`,
+  )
   for (const r of routes) {
     const measure = async (n: Name) => {
       const url = `${contenders[n].base(r.service)}${r.path}`
       const before = cpuMs(contenders[n].pid)
       const perSecond = await requestsPerSecond(url, { seconds: SECONDS, headers: r.headers })
-      return { perSecond, cpuUs: ((cpuMs(contenders[n].pid) - before) * 1000) / (perSecond * SECONDS) }
+      return {
+        perSecond,
+        cpuUs: ((cpuMs(contenders[n].pid) - before) * 1000) / (perSecond * SECONDS),
+      }
     }
-    for (const n of names) await requestsPerSecond(`${contenders[n].base(r.service)}${r.path}`, { seconds: 1, headers: r.headers })
-    const got: Record<Name, { perSecond: number; cpuUs: number }[]> = { service: [], defaults: [], unlimited: [], bare: [] }
+    for (const n of names)
+      await requestsPerSecond(`${contenders[n].base(r.service)}${r.path}`, {
+        seconds: 1,
+        headers: r.headers,
+      })
+    const got: Record<Name, { perSecond: number; cpuUs: number }[]> = {
+      service: [],
+      defaults: [],
+      unlimited: [],
+      bare: [],
+    }
     for (let round = 0; round < ROUNDS; round++) {
       for (let i = 0; i < names.length; i++) {
         const n = names[(i + round) % names.length]!
         got[n].push(await measure(n))
       }
     }
-    const ratio = (n: Name, f: (a: { perSecond: number; cpuUs: number }, b: { perSecond: number; cpuUs: number }) => number) => got[n].map((g, i) => f(g, got.bare[i]!))
+    const ratio = (
+      n: Name,
+      f: (
+        a: { perSecond: number; cpuUs: number },
+        b: { perSecond: number; cpuUs: number },
+      ) => number,
+    ) => got[n].map((g, i) => f(g, got.bare[i]!))
     console.log(`\n${r.name}:`)
     for (const n of names) {
       const speed = ratio(n, (a, b) => a.perSecond / b.perSecond)
       const capacity = ratio(n, (a, b) => b.cpuUs / a.cpuUs)
       const sorted = [...speed].sort((a, b) => a - b)
       const verdict = n === 'bare' ? '' : r.budget && n === 'service' ? ` (budget >= ${FLOOR})` : ''
-      console.log(`  ${contenders[n].label.padEnd(38)} ${fmt(median(got[n].map((g) => g.perSecond))).padStart(7)}/s, CPU ${fmt(median(got[n].map((g) => g.cpuUs)), 1).padStart(6)} µs a request${n === 'bare' ? '' : `; ratio to bare ${fmt(median(speed), 2)} (${fmt(sorted[0]!, 2)}–${fmt(sorted.at(-1)!, 2)}), capacity ${fmt(median(capacity), 2)}${verdict}`}`)
+      console.log(
+        `  ${contenders[n].label.padEnd(38)} ${fmt(median(got[n].map((g) => g.perSecond))).padStart(7)}/s, CPU ${fmt(median(got[n].map((g) => g.cpuUs)), 1).padStart(6)} µs a request${n === 'bare' ? '' : `; ratio to bare ${fmt(median(speed), 2)} (${fmt(sorted[0]!, 2)}–${fmt(sorted.at(-1)!, 2)}), capacity ${fmt(median(capacity), 2)}${verdict}`}`,
+      )
     }
     if (r.budget) {
       const figure = median(ratio('service', (a, b) => a.perSecond / b.perSecond))
-      console.log(`  budget: ${r.path} at least ${FLOOR} of bare node:http: ${fmt(figure, 2)}, ${budgetVerdict(figure, FLOOR, 'at least').text}`)
+      console.log(
+        `  budget: ${r.path} at least ${FLOOR} of bare node:http: ${fmt(figure, 2)}, ${budgetVerdict(figure, FLOOR, 'at least').text}`,
+      )
     }
     // Rate limits on vs off, the same service and options, measured in the same rounds.
     const limited = got.service.map((g, i) => g.perSecond / got.unlimited[i]!.perSecond)
     const limitedCpu = got.service.map((g, i) => got.unlimited[i]!.cpuUs / g.cpuUs)
-    console.log(`  rate limits on / off: requests/s ${fmt(median(limited), 2)} (${fmt(Math.min(...limited), 2)}–${fmt(Math.max(...limited), 2)}), capacity ${fmt(median(limitedCpu), 2)}; CPU ${fmt(median(got.service.map((g) => g.cpuUs)) - median(got.unlimited.map((g) => g.cpuUs)), 1)} µs a request more`)
+    console.log(
+      `  rate limits on / off: requests/s ${fmt(median(limited), 2)} (${fmt(Math.min(...limited), 2)}–${fmt(Math.max(...limited), 2)}), capacity ${fmt(median(limitedCpu), 2)}; CPU ${fmt(median(got.service.map((g) => g.cpuUs)) - median(got.unlimited.map((g) => g.cpuUs)), 1)} µs a request more`,
+    )
   }
-  console.log(`\nlog written by the npm start service: ${fmt(service.logged() / 1024 / 1024, 1)} MB`)
+  console.log(
+    `\nlog written by the npm start service: ${fmt(service.logged() / 1024 / 1024, 1)} MB`,
+  )
 
   if (CALLGRIND) {
     const ours = await instructionsPerRequest('/api/me', async (wrapper) => {
@@ -222,13 +324,24 @@ try {
       return { base: s.urls.notes!, pid: s.child.pid!, host: '127.0.0.1', stop: s.stop }
     })
     const theirs = await instructionsPerRequest('/api/me', async (wrapper) => {
-      const s = await startChild('./servers/replay.ts', [], { REPLAY: JSON.stringify(replay) }, wrapper)
+      const s = await startChild(
+        './servers/replay.ts',
+        [],
+        { REPLAY: JSON.stringify(replay) },
+        wrapper,
+      )
       return { base: s.url, pid: s.child.pid!, host: process.env.HOST, stop: s.stop }
     })
-    console.log(`\nnotes GET /api/me, instructions a request (callgrind, user space, after ${fmt(WARM_REQUESTS)} requests, counted over ${fmt(COUNTED_REQUESTS)}):`)
-    console.log(`  whole process: the service with npm start's options ${fmt(ours.process)}, bare ${fmt(theirs.process)}; ratio ${fmt(theirs.process / ours.process, 2)}`)
+    console.log(
+      `\nnotes GET /api/me, instructions a request (callgrind, user space, after ${fmt(WARM_REQUESTS)} requests, counted over ${fmt(COUNTED_REQUESTS)}):`,
+    )
+    console.log(
+      `  whole process: the service with npm start's options ${fmt(ours.process)}, bare ${fmt(theirs.process)}; ratio ${fmt(theirs.process / ours.process, 2)}`,
+    )
     if (ours.request !== null && theirs.request !== null) {
-      console.log(`  the request's own path (node's parser, inclusive): the service ${fmt(ours.request)}, bare ${fmt(theirs.request)}; ratio ${fmt(theirs.request / ours.request, 2)}`)
+      console.log(
+        `  the request's own path (node's parser, inclusive): the service ${fmt(ours.request)}, bare ${fmt(theirs.request)}; ratio ${fmt(theirs.request / ours.request, 2)}`,
+      )
     } else console.log(`  the request's own path: not found in the dump (no ${REQUEST_PATH})`)
   } else console.log('\ninstructions a request: not counted (valgrind is not installed)')
   await inProcess()

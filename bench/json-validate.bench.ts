@@ -11,17 +11,35 @@ const ROUNDS = 15
 const MIN_ROUND_MS = 40
 const GOAL = 0.5
 
-
 // ASCII text, as most bodies are: V8 then stores one byte per character, where JSON.parse is
 // fastest. Other characters go in as \u escapes.
 // Mostly plain words, like the text of a note; now and then one that needs an escape.
-const WORDS = ['note', 'ticket', 'sync', 'path/to/file', 'lorem', 'ipsum', 'dolor', 'sit', 'amet',
-  'consectetur', 'adipiscing', 'elit', 'sed', 'do', 'eiusmod', 'tempor', 'incididunt']
+const WORDS = [
+  'note',
+  'ticket',
+  'sync',
+  'path/to/file',
+  'lorem',
+  'ipsum',
+  'dolor',
+  'sit',
+  'amet',
+  'consectetur',
+  'adipiscing',
+  'elit',
+  'sed',
+  'do',
+  'eiusmod',
+  'tempor',
+  'incididunt',
+]
 const ODD_WORDS = ['tab\there', 'paragraph\n\n', 'quote "this"', 'état', 'emoji 🎉']
 
 function asciiJson(value: unknown): string {
-  return JSON.stringify(value).replace(/[^\x00-\x7f]/g,
-    (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'))
+  return JSON.stringify(value).replace(
+    /[^\x00-\x7f]/g,
+    (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'),
+  )
 }
 
 function stringsDocument(random: () => number): string {
@@ -34,7 +52,11 @@ function stringsDocument(random: () => number): string {
       const list = random() < 0.03 ? ODD_WORDS : WORDS
       words.push(list[Math.floor(random() * list.length)]!)
     }
-    const item = asciiJson({ id: `n-${items.length}`, title: words.slice(0, 3).join(' '), body: words.join(' ') })
+    const item = asciiJson({
+      id: `n-${items.length}`,
+      title: words.slice(0, 3).join(' '),
+      body: words.join(' '),
+    })
     size += item.length + 1
     items.push(item)
   }
@@ -48,7 +70,9 @@ function numbersDocument(random: () => number): string {
     const row: number[] = []
     for (let i = 0; i < 16; i++) {
       const r = random()
-      row.push(r < 0.4 ? Math.floor(r * 1e6) : r < 0.7 ? (r - 0.5) * 1e3 : r < 0.9 ? -r * 1e-7 : r * 1e21)
+      row.push(
+        r < 0.4 ? Math.floor(r * 1e6) : r < 0.7 ? (r - 0.5) * 1e3 : r < 0.9 ? -r * 1e-7 : r * 1e21,
+      )
     }
     size += JSON.stringify(row).length + 1
     rows.push(row)
@@ -126,8 +150,10 @@ function measure(name: string, text: string): number {
   const v = median(validateRates)
   const p = median(parseRates)
   const ratio = v / p
-  console.log(`json-validate ${name}: ${v.toFixed(0)} MB/s vs JSON.parse ${p.toFixed(0)} MB/s, ` +
-    `ratio ${ratio.toFixed(2)} (goal >= ${GOAL}), ${megabytes.toFixed(2)} MB`)
+  console.log(
+    `json-validate ${name}: ${v.toFixed(0)} MB/s vs JSON.parse ${p.toFixed(0)} MB/s, ` +
+      `ratio ${ratio.toFixed(2)} (goal >= ${GOAL}), ${megabytes.toFixed(2)} MB`,
+  )
   return ratio
 }
 
@@ -140,6 +166,8 @@ const documents: [string, string][] = [
 const ratios = documents.map(([name, text]) => measure(name, text))
 const worst = Math.min(...ratios)
 const geomean = Math.exp(ratios.reduce((sum, r) => sum + Math.log(r), 0) / ratios.length)
-console.log(`json-validate overall: worst ratio ${worst.toFixed(2)}, geometric mean ` +
-  `${geomean.toFixed(2)} (goal >= ${GOAL}) ${worst >= GOAL ? 'met' : 'NOT met'}`)
+console.log(
+  `json-validate overall: worst ratio ${worst.toFixed(2)}, geometric mean ` +
+    `${geomean.toFixed(2)} (goal >= ${GOAL}) ${worst >= GOAL ? 'met' : 'NOT met'}`,
+)
 void sink

@@ -36,7 +36,17 @@ async function start(): Promise<{ child: ChildProcess; url: string; stop(): Prom
   const child = spawn(process.execPath, startCommand(), {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, HOST: '127.0.0.1', NOTES_PORT: '0', TICKETS_PORT: '0', DEV_IDP_PORT: '0', DEV_SIGNIN: '1', DATABASE_URL: database.url, SESSION_SECRET: secret, SERVICES: 'tickets' },
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      NOTES_PORT: '0',
+      TICKETS_PORT: '0',
+      DEV_IDP_PORT: '0',
+      DEV_SIGNIN: '1',
+      DATABASE_URL: database.url,
+      SESSION_SECRET: secret,
+      SERVICES: 'tickets',
+    },
   })
   const url = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout }).on('line', (line) => {
@@ -48,11 +58,12 @@ async function start(): Promise<{ child: ChildProcess; url: string; stop(): Prom
   return {
     child,
     url,
-    stop: () => new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve()
-      child.once('exit', () => resolve())
-      child.kill('SIGTERM')
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve()
+        child.once('exit', () => resolve())
+        child.kill('SIGTERM')
+      }),
   }
 }
 
@@ -62,7 +73,11 @@ function status(pid: number, field: 'VmHWM' | 'VmRSS'): number {
 }
 
 /** Reads `path` `clients` times at once in a fresh process; the peak over the resident memory before. */
-async function measure(path: string, headers: Record<string, string>, clients: number): Promise<{ mb: number; bytes: number; ms: number }> {
+async function measure(
+  path: string,
+  headers: Record<string, string>,
+  clients: number,
+): Promise<{ mb: number; bytes: number; ms: number }> {
   const service = await start()
   try {
     // One small read first, so what the first request loads counts in the baseline.
@@ -70,13 +85,15 @@ async function measure(path: string, headers: Record<string, string>, clients: n
     await new Promise((r) => setTimeout(r, 500))
     const before = status(service.child.pid!, 'VmRSS')
     const t0 = performance.now()
-    const sizes = await Promise.all(Array.from({ length: clients }, async () => {
-      const res = await fetch(`${service.url}${path}`, { headers })
-      let bytes = 0
-      // Read and dropped piece by piece: the bench process holds no list either.
-      for await (const piece of res.body!) bytes += (piece as Uint8Array).byteLength
-      return bytes
-    }))
+    const sizes = await Promise.all(
+      Array.from({ length: clients }, async () => {
+        const res = await fetch(`${service.url}${path}`, { headers })
+        let bytes = 0
+        // Read and dropped piece by piece: the bench process holds no list either.
+        for await (const piece of res.body!) bytes += (piece as Uint8Array).byteLength
+        return bytes
+      }),
+    )
     const ms = performance.now() - t0
     return { mb: (status(service.child.pid!, 'VmHWM') - before) / MB, bytes: sizes[0]!, ms }
   } finally {
@@ -89,12 +106,16 @@ try {
   await (await start()).stop()
   await fillBase(sql)
   await fillTickets(sql, 0, TICKETS)
-  console.log(`list memory (${kind}, ${ROOT === fileURLToPath(new URL('..', import.meta.url)) ? 'this checkout' : ROOT}): ${TICKETS.toLocaleString('en')} tickets, GET /api/tickets?state=all`)
+  console.log(
+    `list memory (${kind}, ${ROOT === fileURLToPath(new URL('..', import.meta.url)) ? 'this checkout' : ROOT}): ${TICKETS.toLocaleString('en')} tickets, GET /api/tickets?state=all`,
+  )
   const json = await measure('/api/tickets?state=all', {}, 1)
   const markdown = await measure('/api/tickets?state=all', { accept: 'text/markdown' }, 1)
   const eight = await measure('/api/tickets?state=all', {}, 8)
   const line = (name: string, r: { mb: number; bytes: number; ms: number }) =>
-    console.log(`  ${name.padEnd(16)} peak +${fmt(r.mb).padStart(6)} MB over the process before the read   ${fmt(r.bytes / MB)} MB answered in ${fmt(r.ms / 1000, 1)} s`)
+    console.log(
+      `  ${name.padEnd(16)} peak +${fmt(r.mb).padStart(6)} MB over the process before the read   ${fmt(r.bytes / MB)} MB answered in ${fmt(r.ms / 1000, 1)} s`,
+    )
   line('json', json)
   line('markdown', markdown)
   line('json, 8 at once', eight)

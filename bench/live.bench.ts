@@ -43,11 +43,22 @@ const role = process.argv[2] ?? 'main'
 /** Runs this file again with the open-file limit raised to the hard limit (and on core 1). */
 async function restartRaised(): Promise<void> {
   const pin = PINNED ? 'taskset -c 1 ' : ''
-  const child = spawn('bash', ['-c', `ulimit -n "$(ulimit -Hn)" && exec ${pin}"$0" --import tsx "$1"`, process.execPath, SELF], {
-    stdio: 'inherit',
-    env: { ...process.env, LIVE_BENCH_RAISED: '1' },
-  })
-  process.exitCode = await new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? 1)))
+  const child = spawn(
+    'bash',
+    [
+      '-c',
+      `ulimit -n "$(ulimit -Hn)" && exec ${pin}"$0" --import tsx "$1"`,
+      process.execPath,
+      SELF,
+    ],
+    {
+      stdio: 'inherit',
+      env: { ...process.env, LIVE_BENCH_RAISED: '1' },
+    },
+  )
+  process.exitCode = await new Promise<number>((resolve) =>
+    child.on('exit', (code) => resolve(code ?? 1)),
+  )
 }
 
 /** The embedded database in a process of its own, as the test runner serves it. */
@@ -82,16 +93,35 @@ async function main(): Promise<void> {
     try {
       await migrate(sql)
       const options = startOptions()
-      console.log(`live events bench: ${kind} database, ${POLLS} polls, open-file limit ${openFiles}${PINNED ? ', server on core 0, polls on core 1' : ''}`)
-      console.log(`server process: node ${options.join(' ')} scripts/run.mjs (as npm start runs a service)`)
+      console.log(
+        `live events bench: ${kind} database, ${POLLS} polls, open-file limit ${openFiles}${PINNED ? ', server on core 0, polls on core 1' : ''}`,
+      )
+      console.log(
+        `server process: node ${options.join(' ')} scripts/run.mjs (as npm start runs a service)`,
+      )
 
-      const server = await startChild(PINNED ? 'taskset' : process.execPath, [...(PINNED ? ['-c', '0', process.execPath] : []), ...startCommand('test/support/live-server.ts', [], [...options, ...(process.env.LIVE_BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : [])])], {
-        DATABASE_URL: url,
-        LIVE_SCHEMA: schema,
-        LIVE_LISTEN: kind === 'postgres' ? '1' : '0',
-        LIVE_HOLD_MS: '300000',
-        LIVE_MAX_WAITING: String(POLLS * 2),
-      }, children)
+      const server = await startChild(
+        PINNED ? 'taskset' : process.execPath,
+        [
+          ...(PINNED ? ['-c', '0', process.execPath] : []),
+          ...startCommand(
+            'test/support/live-server.ts',
+            [],
+            [
+              ...options,
+              ...(process.env.LIVE_BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []),
+            ],
+          ),
+        ],
+        {
+          DATABASE_URL: url,
+          LIVE_SCHEMA: schema,
+          LIVE_LISTEN: kind === 'postgres' ? '1' : '0',
+          LIVE_HOLD_MS: '300000',
+          LIVE_MAX_WAITING: String(POLLS * 2),
+        },
+        children,
+      )
       await polls(sql, (server.first as { url: string }).url, kind)
       await stop(server.child)
       await writeCost(sql)
@@ -123,8 +153,11 @@ class Poller {
     const connection = (this.connection ??= new HttpConnection(this.url))
     connection.request('GET', `/api/live?after=${cursor}`, []).then(
       (answer) => {
-        if (answer.status === 408 || answer.status === 503) return this.retry(connection, `status ${answer.status}`, cursor)
-        this.onAnswer(answer.status === 200 ? (JSON.parse(answer.body) as { events?: unknown[] }) : {})
+        if (answer.status === 408 || answer.status === 503)
+          return this.retry(connection, `status ${answer.status}`, cursor)
+        this.onAnswer(
+          answer.status === 200 ? (JSON.parse(answer.body) as { events?: unknown[] }) : {},
+        )
       },
       (err: NodeJS.ErrnoException) => this.retry(connection, err.code ?? err.message, cursor),
     )
@@ -153,21 +186,33 @@ async function polls(sql: Sql, base: string, kind: string): Promise<void> {
   let bad = 0
   let onAll: (() => void) | null = null
   const retried = new Map<string, number>()
-  const pollers = Array.from({ length: POLLS }, () => new Poller(
-    base,
-    (body) => {
-      if (!Array.isArray(body.events) || body.events.length !== 1) bad++
-      if (++arrived === POLLS) onAll?.()
-    },
-    (why) => retried.set(why, (retried.get(why) ?? 0) + 1),
-  ))
-  const stats = () => call(control, 'GET', `${base}/stats`) as Promise<{ waiting: number; rss: number; heapUsed: number }>
+  const pollers = Array.from(
+    { length: POLLS },
+    () =>
+      new Poller(
+        base,
+        (body) => {
+          if (!Array.isArray(body.events) || body.events.length !== 1) bad++
+          if (++arrived === POLLS) onAll?.()
+        },
+        (why) => retried.set(why, (retried.get(why) ?? 0) + 1),
+      ),
+  )
+  const stats = () =>
+    call(control, 'GET', `${base}/stats`) as Promise<{
+      waiting: number
+      rss: number
+      heapUsed: number
+    }>
   const allWaiting = async () => {
     const deadline = Date.now() + 120_000
     for (;;) {
       const now = await stats()
       if (now.waiting === POLLS) return now
-      if (Date.now() > deadline) throw new Error(`only ${now.waiting} of ${POLLS} polls are waiting; ${arrived} answered; tried again ${JSON.stringify([...retried])}`)
+      if (Date.now() > deadline)
+        throw new Error(
+          `only ${now.waiting} of ${POLLS} polls are waiting; ${arrived} answered; tried again ${JSON.stringify([...retried])}`,
+        )
       await sleep(20)
     }
   }
@@ -193,7 +238,13 @@ async function polls(sql: Sql, base: string, kind: string): Promise<void> {
     const all = new Promise<void>((resolve) => (onAll = resolve))
     const started = performance.now()
     if (fromOther) await sql.begin((tx) => emit(tx, 'p1', 'ticketCreated', [{ round }], Date.now()))
-    else await call(control, 'POST', `${base}/emit`, JSON.stringify({ project: 'p1', args: [{ round }] }))
+    else
+      await call(
+        control,
+        'POST',
+        `${base}/emit`,
+        JSON.stringify({ project: 'p1', args: [{ round }] }),
+      )
     const committed = performance.now()
     await all
     const done = performance.now()
@@ -203,7 +254,12 @@ async function polls(sql: Sql, base: string, kind: string): Promise<void> {
     rounds.push({
       reach: done - started,
       afterCommit: done - committed,
-      from: round < WARM_UP_ROUNDS ? 'the server process, warm-up' : fromOther ? 'another process (NOTIFY)' : 'the server process',
+      from:
+        round < WARM_UP_ROUNDS
+          ? 'the server process, warm-up'
+          : fromOther
+            ? 'another process (NOTIFY)'
+            : 'the server process',
       rss: after.rss,
     })
   }
@@ -213,14 +269,24 @@ async function polls(sql: Sql, base: string, kind: string): Promise<void> {
   const mb = (n: number) => (n / 1024 / 1024).toFixed(1)
   const counted = rounds.filter((r) => r.from === 'the server process').map((r) => r.reach)
   const peak = Math.max(waiting.rss, ...rounds.map((r) => r.rss))
-  console.log(`server process: ${mb(idle.rss)} MB resident idle; ${mb(waiting.rss)} MB with ${POLLS} polls waiting (heap ${mb(waiting.heapUsed)} MB)`)
+  console.log(
+    `server process: ${mb(idle.rss)} MB resident idle; ${mb(waiting.rss)} MB with ${POLLS} polls waiting (heap ${mb(waiting.heapUsed)} MB)`,
+  )
   for (const [i, r] of rounds.entries()) {
-    console.log(`  round ${i + 1}: written by ${r.from}: all ${POLLS} answered ${r.reach.toFixed(0)} ms after the write began (${r.afterCommit.toFixed(0)} ms after its commit); ${mb(r.rss)} MB once all wait again`)
+    console.log(
+      `  round ${i + 1}: written by ${r.from}: all ${POLLS} answered ${r.reach.toFixed(0)} ms after the write began (${r.afterCommit.toFixed(0)} ms after its commit); ${mb(r.rss)} MB once all wait again`,
+    )
   }
-  console.log(`answers without the event: ${bad}; polls tried again: ${JSON.stringify([...retried])}`)
+  console.log(
+    `answers without the event: ${bad}; polls tried again: ${JSON.stringify([...retried])}`,
+  )
   const reach = median(counted)
-  console.log(`memory: ${mb(waiting.rss)} MB with ${POLLS} polls waiting, at most ${mb(peak)} MB over the rounds; goal under ${GOAL_RSS_MB} MB: ${peak / 1024 / 1024 < GOAL_RSS_MB ? 'met' : 'MISSED'} (ratio ${(peak / 1024 / 1024 / GOAL_RSS_MB).toFixed(2)})`)
-  console.log(`reach all: median ${reach.toFixed(0)} ms of ${counted.length} rounds, worst ${Math.max(...counted).toFixed(0)} ms, goal under ${GOAL_REACH_MS} ms: ${reach < GOAL_REACH_MS && bad === 0 ? 'met' : 'MISSED'} (ratio ${(reach / GOAL_REACH_MS).toFixed(2)})`)
+  console.log(
+    `memory: ${mb(waiting.rss)} MB with ${POLLS} polls waiting, at most ${mb(peak)} MB over the rounds; goal under ${GOAL_RSS_MB} MB: ${peak / 1024 / 1024 < GOAL_RSS_MB ? 'met' : 'MISSED'} (ratio ${(peak / 1024 / 1024 / GOAL_RSS_MB).toFixed(2)})`,
+  )
+  console.log(
+    `reach all: median ${reach.toFixed(0)} ms of ${counted.length} rounds, worst ${Math.max(...counted).toFixed(0)} ms, goal under ${GOAL_REACH_MS} ms: ${reach < GOAL_REACH_MS && bad === 0 ? 'met' : 'MISSED'} (ratio ${(reach / GOAL_REACH_MS).toFixed(2)})`,
+  )
 }
 
 /** A write (one row updated in a transaction) with and without an event, one and 8 at a time. */
@@ -228,11 +294,18 @@ async function writeCost(sql: Sql): Promise<void> {
   await sql`create table bench_writes (id int primary key, n int not null)`
   await sql`insert into bench_writes select i, 0 from generate_series(1, 64) as i`
   let next = 0
-  const plain = (id: number) => sql.begin((tx) => tx`update bench_writes set n = n + 1 where id = ${id}`)
+  const plain = (id: number) =>
+    sql.begin((tx) => tx`update bench_writes set n = n + 1 where id = ${id}`)
   const withEvent = (id: number) =>
     sql.begin(async (tx) => {
       await tx`update bench_writes set n = n + 1 where id = ${id}`
-      await emit(tx, 'p1', 'ticketEvent', [id, { kind: 'state', to: 'doing' }, { id, subject: 'a ticket', state: 'doing' }], Date.now())
+      await emit(
+        tx,
+        'p1',
+        'ticketEvent',
+        [id, { kind: 'state', to: 'doing' }, { id, subject: 'a ticket', state: 'doing' }],
+        Date.now(),
+      )
     })
   // Rounds alternate the two kinds, and which goes first, so drift falls on both alike.
   for (const concurrency of [1, 8]) {
@@ -242,15 +315,20 @@ async function writeCost(sql: Sql): Promise<void> {
       for (const which of order) {
         const write = which === 'plain' ? plain : withEvent
         const started = performance.now()
-        await Promise.all(Array.from({ length: concurrency }, async (_, worker) => {
-          for (let i = worker; i < WRITES_PER_ROUND; i += concurrency) await write((next++ % 64) + 1)
-        }))
+        await Promise.all(
+          Array.from({ length: concurrency }, async (_, worker) => {
+            for (let i = worker; i < WRITES_PER_ROUND; i += concurrency)
+              await write((next++ % 64) + 1)
+          }),
+        )
         times[which].push((performance.now() - started) / WRITES_PER_ROUND)
       }
     }
     const p = median(times.plain)
     const e = median(times.event)
-    console.log(`write, ${concurrency} at a time: ${(1000 / p).toFixed(0)} writes/s plain, ${(1000 / e).toFixed(0)} with an event; ${(p * 1000).toFixed(0)} µs vs ${(e * 1000).toFixed(0)} µs a write: ratio ${(e / p).toFixed(2)}`)
+    console.log(
+      `write, ${concurrency} at a time: ${(1000 / p).toFixed(0)} writes/s plain, ${(1000 / e).toFixed(0)} with an event; ${(p * 1000).toFixed(0)} µs vs ${(e * 1000).toFixed(0)} µs a write: ratio ${(e / p).toFixed(2)}`,
+    )
   }
 }
 
@@ -262,8 +340,17 @@ async function stop(child: ChildProcess): Promise<void> {
 }
 
 /** Starts a child process and waits for the JSON line it prints once ready. */
-async function startChild(command: string, args: string[], env: Record<string, string>, children: ChildProcess[]): Promise<{ child: ChildProcess; first: unknown }> {
-  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+async function startChild(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  children: ChildProcess[],
+): Promise<{ child: ChildProcess; first: unknown }> {
+  const child = spawn(command, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   children.push(child)
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout }).once('line', resolve)
@@ -272,21 +359,33 @@ async function startChild(command: string, args: string[], env: Record<string, s
   return { child, first: JSON.parse(line) }
 }
 
-function call(agent: Agent, method: string, url: string, body?: string): Promise<Record<string, unknown>> {
+function call(
+  agent: Agent,
+  method: string,
+  url: string,
+  body?: string,
+): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, agent, headers: body ? { 'content-type': 'application/json' } : {} }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', () => {
-        try {
-          if (res.statusCode !== 200) throw Object.assign(new Error(`status ${res.statusCode}`), { code: `status ${res.statusCode}` })
-          resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')))
-        } catch (err) {
-          reject(err)
-        }
-      })
-      res.on('error', reject)
-    })
+    const req = request(
+      url,
+      { method, agent, headers: body ? { 'content-type': 'application/json' } : {} },
+      (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (c: Buffer) => chunks.push(c))
+        res.on('end', () => {
+          try {
+            if (res.statusCode !== 200)
+              throw Object.assign(new Error(`status ${res.statusCode}`), {
+                code: `status ${res.statusCode}`,
+              })
+            resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')))
+          } catch (err) {
+            reject(err)
+          }
+        })
+        res.on('error', reject)
+      },
+    )
     req.on('error', reject)
     req.end(body)
   })

@@ -63,7 +63,10 @@ function sampler(pid: number) {
 
 /** A notes session cookie for `name`, through the development provider as a browser gets one. */
 async function signIn(urls: Record<string, string>, name: string): Promise<string> {
-  const idp = await fetch(`${urls.devIdp}/login?key=dev-key&name=${name}&return=${encodeURIComponent(`${urls.notes}/login/callback`)}`, { redirect: 'manual' })
+  const idp = await fetch(
+    `${urls.devIdp}/login?key=dev-key&name=${name}&return=${encodeURIComponent(`${urls.notes}/login/callback`)}`,
+    { redirect: 'manual' },
+  )
   const back = await fetch(idp.headers.get('location')!, { redirect: 'manual' })
   const cookie = back.headers.getSetCookie().find((c) => c.startsWith('notes_session='))
   if (!cookie) throw new Error(`no session for ${name}: ${back.status}`)
@@ -73,7 +76,11 @@ async function signIn(urls: Record<string, string>, name: string): Promise<strin
 async function load(urls: Record<string, string>): Promise<number> {
   const notes = keepAliveClient(urls.notes!, CLIENTS)
   const tickets = keepAliveClient(urls.tickets!, CLIENTS)
-  const people = await Promise.all(Array.from({ length: CLIENTS }, (_, i) => signIn(urls, `memory-${i}-${randomBytes(3).toString('hex')}`)))
+  const people = await Promise.all(
+    Array.from({ length: CLIENTS }, (_, i) =>
+      signIn(urls, `memory-${i}-${randomBytes(3).toString('hex')}`),
+    ),
+  )
   const end = Date.now() + LOAD_MS
   let requests = 0
   await Promise.all(
@@ -81,7 +88,19 @@ async function load(urls: Record<string, string>): Promise<number> {
       const headers = { cookie, 'content-type': 'application/json' }
       for (let n = 0; Date.now() < end; n++) {
         const text = `note ${n} of client ${i}\n${'x'.repeat(1000)}\n`
-        const save = await notes.call('POST', '/api/notes', headers, JSON.stringify({ op: 'save', id: `n${n % 200}`, local: `bench-${i}`, text, base: 0, at: Date.now() }))
+        const save = await notes.call(
+          'POST',
+          '/api/notes',
+          headers,
+          JSON.stringify({
+            op: 'save',
+            id: `n${n % 200}`,
+            local: `bench-${i}`,
+            text,
+            base: 0,
+            at: Date.now(),
+          }),
+        )
         if (save.status !== 200) throw new Error(`save answered ${save.status}: ${save.text}`)
         const list = await notes.call('GET', '/api/notes', { cookie })
         if (list.status !== 200) throw new Error(`list answered ${list.status}`)
@@ -100,7 +119,9 @@ const mb = (bytes: number) => fmt(bytes / MB)
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 // The baseline: a bare node process, started with the same options.
-const bare = spawn(process.execPath, [...startOptions(), '-e', 'setInterval(() => {}, 1e6)'], { stdio: 'ignore' })
+const bare = spawn(process.execPath, [...startOptions(), '-e', 'setInterval(() => {}, 1e6)'], {
+  stdio: 'ignore',
+})
 await pause(IDLE_SETTLE_MS)
 const bareRss = await treeRss(bare.pid!)
 bare.kill()
@@ -136,9 +157,14 @@ if (process.env.DATABASE_URL) {
   // 1. The first start, with the child that creates the database.
   const started = Date.now()
   let peakOfStart: ReturnType<typeof sampler> | undefined
-  const service = await startService(serviceEnv, { onSpawn: (child) => (peakOfStart = sampler(child.pid!)) })
+  const service = await startService(serviceEnv, {
+    onSpawn: (child) => (peakOfStart = sampler(child.pid!)),
+  })
   const startPeak = await peakOfStart!.stop()
-  note(`first start on an empty directory, highest total while starting (${fmt((Date.now() - started) / 1000)} s)`, startPeak)
+  note(
+    `first start on an empty directory, highest total while starting (${fmt((Date.now() - started) / 1000)} s)`,
+    startPeak,
+  )
   note('first start, the process once it listens', await treeRss(service.child.pid!))
   await service.stop()
 }
@@ -155,7 +181,10 @@ try {
   const started = performance.now()
   const requests = await load(service.urls)
   const seconds = (performance.now() - started) / 1000
-  note(`under load (${CLIENTS} clients, ${fmt(requests / seconds)} requests/s), highest`, await loadPeak.stop())
+  note(
+    `under load (${CLIENTS} clients, ${fmt(requests / seconds)} requests/s), highest`,
+    await loadPeak.stop(),
+  )
   await pause(IDLE_SETTLE_MS)
   note('after the load, idle again', await treeRss(service.child.pid!))
 } finally {
@@ -164,4 +193,6 @@ try {
 }
 
 const worst = Math.max(...figures.map((f) => f.bytes))
-console.log(`memory: at most ${mb(worst)} MB; goal at most ${GOAL_MB} MB at every moment: ${worst / MB <= GOAL_MB ? 'met' : 'MISSED'} (ratio ${fmt(worst / MB / GOAL_MB, 2)})`)
+console.log(
+  `memory: at most ${mb(worst)} MB; goal at most ${GOAL_MB} MB at every moment: ${worst / MB <= GOAL_MB ? 'met' : 'MISSED'} (ratio ${fmt(worst / MB / GOAL_MB, 2)})`,
+)

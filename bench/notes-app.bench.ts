@@ -48,8 +48,22 @@ const secret = await loadSessionSecret(sql, null)
 const sessions = createSessions({ sql, secret, service: 'notes', secure: false, clock: Date.now })
 const logger = createLogger(null)
 const idp = { loginUrl: () => '', exchange: async () => loginFailed('not in the bench') }
-const service = createNotesService({ sql, config, clock: Date.now, idp, sessions, logger, publicUrl: url })
-const server = await serve({ name: 'notes', routes: service.routes, host: '127.0.0.1', port, logger })
+const service = createNotesService({
+  sql,
+  config,
+  clock: Date.now,
+  idp,
+  sessions,
+  logger,
+  publicUrl: url,
+})
+const server = await serve({
+  name: 'notes',
+  routes: service.routes,
+  host: '127.0.0.1',
+  port,
+  logger,
+})
 
 // The account, filled in one statement: about 1 KB of words a note.
 const t0 = 1_700_000_000_000
@@ -65,7 +79,10 @@ const session = sessions.create()
 session.userId = 'reader'
 session.data.name = 'Reader'
 await sessions.save(session)
-const [cookieName, cookieValue] = sessions.cookie(session).split(';')[0]!.split('=') as [string, string]
+const [cookieName, cookieValue] = sessions.cookie(session).split(';')[0]!.split('=') as [
+  string,
+  string,
+]
 
 const browser = await launchBrowser()
 
@@ -75,12 +92,20 @@ const browser = await launchBrowser()
  * `aria-busy`), so the search covers them all.
  */
 async function listDrawn(page: Page, all: boolean): Promise<void> {
-  await page.waitForFunction(([n, all]) => {
-    const list = document.getElementById('list')
-    const more = list?.querySelector('.more')?.textContent ?? ''
-    const first = list?.querySelector('.item .title')?.textContent ?? ''
-    return more.startsWith(`${n - 200} more`) && first === `Note number ${n}` && (!all || !list!.hasAttribute('aria-busy'))
-  }, [NOTES, all] as const, { timeout: 120_000, polling: 10 })
+  await page.waitForFunction(
+    ([n, all]) => {
+      const list = document.getElementById('list')
+      const more = list?.querySelector('.more')?.textContent ?? ''
+      const first = list?.querySelector('.item .title')?.textContent ?? ''
+      return (
+        more.startsWith(`${n - 200} more`) &&
+        first === `Note number ${n}` &&
+        (!all || !list!.hasAttribute('aria-busy'))
+      )
+    },
+    [NOTES, all] as const,
+    { timeout: 120_000, polling: 10 },
+  )
 }
 
 async function freshPage(): Promise<Page> {
@@ -92,7 +117,13 @@ async function freshPage(): Promise<Page> {
 const firstSync: number[] = []
 const fetchOnly: number[] = []
 /** Where a first sync spends its time, from the page's own measures (src/notes/app/). */
-const parts: Record<'startup' | 'wait' | 'write' | 'draw' | 'rest', number[]> = { startup: [], wait: [], write: [], draw: [], rest: [] }
+const parts: Record<'startup' | 'wait' | 'write' | 'draw' | 'rest', number[]> = {
+  startup: [],
+  wait: [],
+  write: [],
+  draw: [],
+  rest: [],
+}
 let page: Page | null = null
 for (let round = 0; round < 3; round++) {
   const p = await freshPage()
@@ -102,7 +133,9 @@ for (let round = 0; round < 3; round++) {
   const total = performance.now() - started
   firstSync.push(total)
   const spent = await p.evaluate(() => {
-    const [wait, write, draw] = ['notes:pull-wait', 'notes:pull-write', 'notes:draw'].map((name) => performance.getEntriesByName(name).reduce((all, e) => all + e.duration, 0))
+    const [wait, write, draw] = ['notes:pull-wait', 'notes:pull-write', 'notes:draw'].map((name) =>
+      performance.getEntriesByName(name).reduce((all, e) => all + e.duration, 0),
+    )
     const screen = performance.getEntriesByName('notes:first-screen')[0]!
     return { startup: screen.startTime + screen.duration, wait: wait!, write: write!, draw: draw! }
   })
@@ -113,7 +146,10 @@ for (let round = 0; round < 3; round++) {
   started = performance.now()
   await p.evaluate(async () => {
     for (let since = 0; ;) {
-      const page = (await (await fetch(`/api/notes/changes?since=${since}`)).json()) as { notes: { edited: number }[]; more: boolean }
+      const page = (await (await fetch(`/api/notes/changes?since=${since}`)).json()) as {
+        notes: { edited: number }[]
+        more: boolean
+      }
       if (page.notes.length === 0 || !page.more) break
       since = page.notes[page.notes.length - 1]!.edited
     }
@@ -137,28 +173,33 @@ for (let round = 0; round < ROUNDS; round++) {
   loads.push(performance.now() - started)
   // The page's own measure: Playwright's polling sees the first screen only when the page's
   // thread is free, and reading every note keeps it busy right after the first screen is drawn.
-  drawnAt.push(await app.evaluate(() => {
-    const screen = performance.getEntriesByName('notes:first-screen')[0]!
-    return screen.startTime + screen.duration
-  }))
-  getAlls.push(await app.evaluate(async () => {
-    const name = `notes-${document.querySelector<HTMLMetaElement>('meta[name="notes-user"]')!.content}`
-    const db = await new Promise<IDBDatabase>((resolve, reject) => {
-      const r = indexedDB.open(name)
-      r.onsuccess = () => resolve(r.result)
-      r.onerror = () => reject(r.error)
-    })
-    const t = performance.now()
-    await new Promise((resolve) => {
-      const tx = db.transaction(['notes', 'packs'])
-      const kept = tx.objectStore('notes').getAll()
-      const packs = tx.objectStore('packs').getAll()
-      tx.oncomplete = () => resolve([...kept.result, ...packs.result.flatMap((p: { notes: unknown[] }) => p.notes)])
-    })
-    const ms = performance.now() - t
-    db.close()
-    return ms
-  }))
+  drawnAt.push(
+    await app.evaluate(() => {
+      const screen = performance.getEntriesByName('notes:first-screen')[0]!
+      return screen.startTime + screen.duration
+    }),
+  )
+  getAlls.push(
+    await app.evaluate(async () => {
+      const name = `notes-${document.querySelector<HTMLMetaElement>('meta[name="notes-user"]')!.content}`
+      const db = await new Promise<IDBDatabase>((resolve, reject) => {
+        const r = indexedDB.open(name)
+        r.onsuccess = () => resolve(r.result)
+        r.onerror = () => reject(r.error)
+      })
+      const t = performance.now()
+      await new Promise((resolve) => {
+        const tx = db.transaction(['notes', 'packs'])
+        const kept = tx.objectStore('notes').getAll()
+        const packs = tx.objectStore('packs').getAll()
+        tx.oncomplete = () =>
+          resolve([...kept.result, ...packs.result.flatMap((p: { notes: unknown[] }) => p.notes)])
+      })
+      const ms = performance.now() - t
+      db.close()
+      return ms
+    }),
+  )
 }
 
 // Search: words in some notes ("number 12"), in none ("zebra"), in all ("garden").
@@ -166,13 +207,15 @@ const searches: number[] = []
 const loops: number[] = []
 for (let round = 0; round < ROUNDS; round++) {
   for (const query of ['number 12', 'zebra', 'garden']) {
-    searches.push(await app.evaluate((q) => {
-      const box = document.getElementById('search') as HTMLInputElement
-      const t = performance.now()
-      box.value = q
-      box.dispatchEvent(new Event('input'))
-      return performance.now() - t
-    }, query))
+    searches.push(
+      await app.evaluate((q) => {
+        const box = document.getElementById('search') as HTMLInputElement
+        const t = performance.now()
+        box.value = q
+        box.dispatchEvent(new Event('input'))
+        return performance.now() - t
+      }, query),
+    )
   }
 }
 // A tag chosen in the tag list: the click's whole work, filtering and drawing both lists.
@@ -180,44 +223,57 @@ const tagPicks: number[] = []
 const tagDraws: number[] = []
 for (let round = 0; round < ROUNDS; round++) {
   for (const tag of ['area3', 'status5', 'area3']) {
-    tagPicks.push(await app.evaluate((t) => {
-      const button = document.querySelector<HTMLButtonElement>(`#tags button.tag[data-tag="${t}"]`)!
-      const started = performance.now()
-      button.click()
-      return performance.now() - started
-    }, tag))
+    tagPicks.push(
+      await app.evaluate((t) => {
+        const button = document.querySelector<HTMLButtonElement>(
+          `#tags button.tag[data-tag="${t}"]`,
+        )!
+        const started = performance.now()
+        button.click()
+        return performance.now() - started
+      }, tag),
+    )
   }
-  tagDraws.push(await app.evaluate(() => {
-    const box = document.getElementById('search') as HTMLInputElement
-    const started = performance.now()
-    box.value = '#area7/topic7'
-    box.dispatchEvent(new Event('input'))
-    return performance.now() - started
-  }))
+  tagDraws.push(
+    await app.evaluate(() => {
+      const box = document.getElementById('search') as HTMLInputElement
+      const started = performance.now()
+      box.value = '#area7/topic7'
+      box.dispatchEvent(new Event('input'))
+      return performance.now() - started
+    }),
+  )
 }
 const tagCount = await app.evaluate(() => document.querySelectorAll('#tags button.tag').length)
 const texts = await app.evaluate(() => [...document.querySelectorAll('#list .item')].length)
 void texts
 for (let round = 0; round < ROUNDS; round++) {
-  loops.push(await app.evaluate(async () => {
-    const name = `notes-${document.querySelector<HTMLMetaElement>('meta[name="notes-user"]')!.content}`
-    const db = await new Promise<IDBDatabase>((resolve) => {
-      const r = indexedDB.open(name)
-      r.onsuccess = () => resolve(r.result)
-    })
-    const all = await new Promise<{ text: string }[]>((resolve) => {
-      const tx = db.transaction(['notes', 'packs'])
-      const kept = tx.objectStore('notes').getAll()
-      const packs = tx.objectStore('packs').getAll()
-      tx.oncomplete = () => resolve([...kept.result, ...packs.result.flatMap((p: { notes: { text: string }[] }) => p.notes)])
-    })
-    db.close()
-    const lower = all.map((n) => n.text.toLowerCase())
-    const t = performance.now()
-    let hits = 0
-    for (const q of ['number 12', 'zebra', 'garden']) for (const s of lower) if (s.includes(q)) hits++
-    return (performance.now() - t) / 3 + hits * 0
-  }))
+  loops.push(
+    await app.evaluate(async () => {
+      const name = `notes-${document.querySelector<HTMLMetaElement>('meta[name="notes-user"]')!.content}`
+      const db = await new Promise<IDBDatabase>((resolve) => {
+        const r = indexedDB.open(name)
+        r.onsuccess = () => resolve(r.result)
+      })
+      const all = await new Promise<{ text: string }[]>((resolve) => {
+        const tx = db.transaction(['notes', 'packs'])
+        const kept = tx.objectStore('notes').getAll()
+        const packs = tx.objectStore('packs').getAll()
+        tx.oncomplete = () =>
+          resolve([
+            ...kept.result,
+            ...packs.result.flatMap((p: { notes: { text: string }[] }) => p.notes),
+          ])
+      })
+      db.close()
+      const lower = all.map((n) => n.text.toLowerCase())
+      const t = performance.now()
+      let hits = 0
+      for (const q of ['number 12', 'zebra', 'garden'])
+        for (const s of lower) if (s.includes(q)) hits++
+      return (performance.now() - t) / 3 + hits * 0
+    }),
+  )
 }
 await app.evaluate(() => {
   const box = document.getElementById('search') as HTMLInputElement
@@ -235,25 +291,29 @@ for (let i = 0; i < 20; i++) {
   await app.keyboard.type('x')
   await app.waitForTimeout(700)
 }
-const keeps = await app.evaluate(() => performance.getEntriesByName('notes:keep-edit').map((e) => e.duration))
+const keeps = await app.evaluate(() =>
+  performance.getEntriesByName('notes:keep-edit').map((e) => e.duration),
+)
 const puts: number[] = []
 for (let round = 0; round < ROUNDS; round++) {
-  puts.push(await app.evaluate(async () => {
-    const db = await new Promise<IDBDatabase>((resolve) => {
-      const r = indexedDB.open('bench-baseline', 1)
-      r.onupgradeneeded = () => r.result.createObjectStore('x')
-      r.onsuccess = () => resolve(r.result)
-    })
-    const t = performance.now()
-    await new Promise((resolve) => {
-      const tx = db.transaction('x', 'readwrite')
-      tx.objectStore('x').put({ text: 'y'.repeat(1000) }, 'k')
-      tx.oncomplete = resolve
-    })
-    const ms = performance.now() - t
-    db.close()
-    return ms
-  }))
+  puts.push(
+    await app.evaluate(async () => {
+      const db = await new Promise<IDBDatabase>((resolve) => {
+        const r = indexedDB.open('bench-baseline', 1)
+        r.onupgradeneeded = () => r.result.createObjectStore('x')
+        r.onsuccess = () => resolve(r.result)
+      })
+      const t = performance.now()
+      await new Promise((resolve) => {
+        const tx = db.transaction('x', 'readwrite')
+        tx.objectStore('x').put({ text: 'y'.repeat(1000) }, 'k')
+        tx.oncomplete = resolve
+      })
+      const ms = performance.now() - t
+      db.close()
+      return ms
+    }),
+  )
 }
 
 /** The time to type 40 characters into the editor. */
@@ -288,14 +348,30 @@ const open = median(opens)
 const search = median(searches)
 const keep = median(keeps)
 console.log(`notes app, ${fmt(NOTES)} notes of about 1 KB, ${database.kind} database, Chromium`)
-console.log(`first full sync into an empty browser: ${ms(sync)} (goal < 5,000 ms); the page fetching the same changes alone: ${ms(median(fetchOnly))}, ratio ${fmt(median(fetchOnly) / sync, 2)}`)
-console.log(`  of which: the page loaded and its first screen ${ms(median(parts.startup))}; waiting for pages (server, network, JSON) ${ms(median(parts.wait))}; writing them to IndexedDB ${ms(median(parts.write))}; the rest (taking the last notes into the list, Playwright's navigation and polling) ${ms(median(parts.rest))}. Sorting and drawing the list, between pages: ${ms(median(parts.draw))}`)
-console.log(`opening the app with them stored:      ${ms(open)} to the first screen (goal < 1,000 ms; drawn ${ms(median(drawnAt))} after the navigation began, by the page's own measure), ${ms(median(loads))} to every note read for the search; the same notes read bare from IndexedDB: ${ms(median(getAlls))}, ratio ${fmt(median(getAlls) / median(loads), 2)}`)
-console.log(`search filtering all and drawing:      ${ms(search)} (goal < 50 ms, slowest ${ms(Math.max(...searches))}); a bare includes loop: ${ms(median(loops))}`)
-console.log(`a tag chosen in the tag list:          ${ms(median(tagPicks))} (goal < 50 ms, slowest ${ms(Math.max(...tagPicks))}); #area7/topic7 typed: ${ms(median(tagDraws))}; ${tagCount} buttons drawn of 532 tags (25 parents with 20 sub-tags each, 7 more; and All notes)`)
-console.log(`keeping a keystroke in IndexedDB:      ${ms(keep)} (median of ${keeps.length}); a bare put: ${ms(median(puts))}, ratio ${fmt(median(puts) / keep, 2)}`)
-console.log(`typing 40 characters:                  ${ms(typeFast)} with the API answering at once, ${ms(typeSlow)} and ${ms(typeSlow2)} with it answering 2 s late`)
-console.log(`JavaScript and CSS compressed:         ${fmt(br / 1024, 1)} KB brotli, ${fmt(gzip / 1024, 1)} KB gzip (goal < 60 KB)`)
+console.log(
+  `first full sync into an empty browser: ${ms(sync)} (goal < 5,000 ms); the page fetching the same changes alone: ${ms(median(fetchOnly))}, ratio ${fmt(median(fetchOnly) / sync, 2)}`,
+)
+console.log(
+  `  of which: the page loaded and its first screen ${ms(median(parts.startup))}; waiting for pages (server, network, JSON) ${ms(median(parts.wait))}; writing them to IndexedDB ${ms(median(parts.write))}; the rest (taking the last notes into the list, Playwright's navigation and polling) ${ms(median(parts.rest))}. Sorting and drawing the list, between pages: ${ms(median(parts.draw))}`,
+)
+console.log(
+  `opening the app with them stored:      ${ms(open)} to the first screen (goal < 1,000 ms; drawn ${ms(median(drawnAt))} after the navigation began, by the page's own measure), ${ms(median(loads))} to every note read for the search; the same notes read bare from IndexedDB: ${ms(median(getAlls))}, ratio ${fmt(median(getAlls) / median(loads), 2)}`,
+)
+console.log(
+  `search filtering all and drawing:      ${ms(search)} (goal < 50 ms, slowest ${ms(Math.max(...searches))}); a bare includes loop: ${ms(median(loops))}`,
+)
+console.log(
+  `a tag chosen in the tag list:          ${ms(median(tagPicks))} (goal < 50 ms, slowest ${ms(Math.max(...tagPicks))}); #area7/topic7 typed: ${ms(median(tagDraws))}; ${tagCount} buttons drawn of 532 tags (25 parents with 20 sub-tags each, 7 more; and All notes)`,
+)
+console.log(
+  `keeping a keystroke in IndexedDB:      ${ms(keep)} (median of ${keeps.length}); a bare put: ${ms(median(puts))}, ratio ${fmt(median(puts) / keep, 2)}`,
+)
+console.log(
+  `typing 40 characters:                  ${ms(typeFast)} with the API answering at once, ${ms(typeSlow)} and ${ms(typeSlow2)} with it answering 2 s late`,
+)
+console.log(
+  `JavaScript and CSS compressed:         ${fmt(br / 1024, 1)} KB brotli, ${fmt(gzip / 1024, 1)} KB gzip (goal < 60 KB)`,
+)
 
 await browser.close()
 await server.close()

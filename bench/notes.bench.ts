@@ -35,8 +35,22 @@ const secret = await loadSessionSecret(sql, null)
 const sessions = createSessions({ sql, secret, service: 'notes', secure: false, clock: Date.now })
 const logger = createLogger(null)
 const idp = { loginUrl: () => '', exchange: async () => loginFailed('not in the bench') }
-const service = createNotesService({ sql, config, clock: Date.now, idp, sessions, logger, publicUrl: 'http://localhost' })
-const server = await serve({ name: 'notes', routes: service.routes, host: '127.0.0.1', port: 0, logger })
+const service = createNotesService({
+  sql,
+  config,
+  clock: Date.now,
+  idp,
+  sessions,
+  logger,
+  publicUrl: 'http://localhost',
+})
+const server = await serve({
+  name: 'notes',
+  routes: service.routes,
+  host: '127.0.0.1',
+  port: 0,
+  logger,
+})
 
 async function cookieFor(user: string): Promise<string> {
   const session = sessions.create()
@@ -55,30 +69,41 @@ const client = keepAliveClient(server.url, CONCURRENCY)
 const call = client.call
 
 /** Runs `total` calls of `one` over CONCURRENCY workers; answers calls per second. */
-async function perSecond(total: number, one: (worker: number, n: number) => Promise<void>): Promise<number> {
+async function perSecond(
+  total: number,
+  one: (worker: number, n: number) => Promise<void>,
+): Promise<number> {
   let next = 0
   const started = performance.now()
-  await Promise.all(Array.from({ length: CONCURRENCY }, async (_, w) => {
-    while (next < total) await one(w, next++)
-  }))
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async (_, w) => {
+      while (next < total) await one(w, next++)
+    }),
+  )
   return total / ((performance.now() - started) / 1000)
 }
 
 async function apiLists(): Promise<number> {
   return perSecond(LISTS_PER_ROUND, async () => {
     const res = await call('GET', '/api/notes', { cookie: lister })
-    if (res.status !== 200 || res.text.length < LIST_ROWS * 30) throw new Error(`list answered ${res.status}`)
+    if (res.status !== 200 || res.text.length < LIST_ROWS * 30)
+      throw new Error(`list answered ${res.status}`)
   })
 }
 
 async function bareSelects(): Promise<number> {
   return perSecond(LISTS_PER_ROUND, async () => {
-    const rows = await sql`select id, edited, gone from notes where user_id = 'lister' order by edited`
+    const rows =
+      await sql`select id, edited, gone from notes where user_id = 'lister' order by edited`
     JSON.stringify({ notes: rows })
   })
 }
 
-async function compare(name: string, ours: () => Promise<number>, theirs: () => Promise<number>): Promise<boolean> {
+async function compare(
+  name: string,
+  ours: () => Promise<number>,
+  theirs: () => Promise<number>,
+): Promise<boolean> {
   await ours()
   await theirs()
   const a: number[] = []
@@ -94,11 +119,15 @@ async function compare(name: string, ours: () => Promise<number>, theirs: () => 
   }
   const ratio = median(a) / median(b)
   const verdict = `(goal ${GOAL}) ${ratio >= GOAL ? 'ok' : 'BELOW GOAL'}`
-  console.log(`${name}: ours ${median(a).toFixed(0)}/s, direct ${median(b).toFixed(0)}/s, ratio ${ratio.toFixed(2)} ${verdict}`)
+  console.log(
+    `${name}: ours ${median(a).toFixed(0)}/s, direct ${median(b).toFixed(0)}/s, ratio ${ratio.toFixed(2)} ${verdict}`,
+  )
   return ratio >= GOAL
 }
 
-console.log(`# notes bench on ${embedded ? 'the embedded database (PGlite)' : 'the PostgreSQL server of DATABASE_URL'}, concurrency ${CONCURRENCY}, pool ${POOL}`)
+console.log(
+  `# notes bench on ${embedded ? 'the embedded database (PGlite)' : 'the PostgreSQL server of DATABASE_URL'}, concurrency ${CONCURRENCY}, pool ${POOL}`,
+)
 let ok: boolean
 try {
   ok = await compare(`list of ${LIST_ROWS} through the API`, apiLists, bareSelects)

@@ -14,11 +14,15 @@ const files = readdirSync(dir)
   .filter((f) => f.endsWith('.bench.ts'))
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
   .sort()
-console.log(`# ${new Date().toISOString()} node ${process.version}, database: ${process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded'}`)
+console.log(
+  `# ${new Date().toISOString()} node ${process.version}, database: ${process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded'}`,
+)
 let failed = 0
 for (const file of files) {
   console.log(`\n## ${file}`)
-  const run = spawnSync(process.execPath, ['--import', 'tsx', `${dir}${file}`], { stdio: 'inherit' })
+  const run = spawnSync(process.execPath, ['--import', 'tsx', `${dir}${file}`], {
+    stdio: 'inherit',
+  })
   if (run.status !== 0) {
     failed++
     console.log(`${file} failed (exit ${run.status})`)

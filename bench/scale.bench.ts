@@ -82,20 +82,36 @@ try {
   await fillBase(sql)
   // The callers: a token of the first user (an admin everywhere) for the writes and reads, one
   // of the second for the inbox, and a session for each note-saving worker and for the lister.
-  const token = (await issueToken(createTicketStore({ sql, clock: Date.now }), userId(1), 'bench')).token
-  const inboxToken = (await issueToken(createTicketStore({ sql, clock: Date.now }), userId(2), 'bench')).token
-  const sessions = createSessions({ sql, secret: new Uint8Array(secret), service: 'notes', secure: false, clock: Date.now })
+  const token = (await issueToken(createTicketStore({ sql, clock: Date.now }), userId(1), 'bench'))
+    .token
+  const inboxToken = (
+    await issueToken(createTicketStore({ sql, clock: Date.now }), userId(2), 'bench')
+  ).token
+  const sessions = createSessions({
+    sql,
+    secret: new Uint8Array(secret),
+    service: 'notes',
+    secure: false,
+    clock: Date.now,
+  })
   const cookieOf = async (user: string) => {
     const session = sessions.create()
     session.userId = user
     await sessions.save(session)
     return sessions.cookie(session).split(';')[0]!
   }
-  const saverCookies = await Promise.all(Array.from({ length: CONCURRENCY }, (_, w) => cookieOf(noteUser(w + 1))))
+  const saverCookies = await Promise.all(
+    Array.from({ length: CONCURRENCY }, (_, w) => cookieOf(noteUser(w + 1))),
+  )
   const listerUser = noteUser(500)
   const listerCookie = await cookieOf(listerUser)
 
-  service = await startService({ DATABASE_URL: database.url, SESSION_SECRET: secret.toString('base64'), SERVICES: 'notes,tickets', RATE_LIMIT: '1000000000,1000000000' })
+  service = await startService({
+    DATABASE_URL: database.url,
+    SESSION_SECRET: secret.toString('base64'),
+    SERVICES: 'notes,tickets',
+    RATE_LIMIT: '1000000000,1000000000',
+  })
   const tickets = service.urls.tickets!
   const notes = service.urls.notes!
   tc = keepAliveClient(tickets, CONCURRENCY)
@@ -103,9 +119,18 @@ try {
   const tcall = tc.call
   const ncall = nc.call
   const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
-  console.log(`# growth bench: ${kind} database, services started as npm start starts them (${tickets}, ${notes}); ${ROUNDS} rounds a size of ${PER_ROUND.write} writes, ${PER_ROUND.read} reads or ${PER_ROUND.list} list reads a route, ${CONCURRENCY} at a time`)
+  console.log(
+    `# growth bench: ${kind} database, services started as npm start starts them (${tickets}, ${notes}); ${ROUNDS} rounds a size of ${PER_ROUND.write} writes, ${PER_ROUND.read} reads or ${PER_ROUND.list} list reads a route, ${CONCURRENCY} at a time`,
+  )
 
-  const results: ScaleResults = { kind, date: new Date().toISOString(), sizes: [], routes: {}, live: [], explain: [] }
+  const results: ScaleResults = {
+    kind,
+    date: new Date().toISOString(),
+    sizes: [],
+    routes: {},
+    live: [],
+    explain: [],
+  }
   let filled = { tickets: 0, notes: 0 }
   let since = 0
   // Each saving worker replaces its own note, from the `edited` its last save answered.
@@ -130,7 +155,9 @@ try {
     await sql`checkpoint`
     const analysed = (performance.now() - a0) / 1000
     const perProject = size.tickets / PROJECTS
-    console.log(`\n## ${fmt(size.tickets)} tickets, ${fmt(size.notes)} notes (filled in ${((performance.now() - t0) / 1000).toFixed(1)} s, of which vacuum (analyze) and checkpoint ${analysed.toFixed(1)} s; ${elapsed()} so far)`)
+    console.log(
+      `\n## ${fmt(size.tickets)} tickets, ${fmt(size.notes)} notes (filled in ${((performance.now() - t0) / 1000).toFixed(1)} s, of which vacuum (analyze) and checkpoint ${analysed.toFixed(1)} s; ${elapsed()} so far)`,
+    )
 
     // The state changes each worker makes go round one ticket of its own in the last project.
     await sql`update tickets set state = 'open', assignee_id = null where project_id = ${`p${String(PROJECTS).padStart(11, '0')}`} and number <= ${CONCURRENCY}`
@@ -139,39 +166,134 @@ try {
     const [lister] = await sql`select last_edited from note_clocks where user_id = ${listerUser}`
     since = (lister!.last_edited as number) - 10
     const random = (n: number) => 1 + Math.floor(Math.random() * n)
-    const someTicket = () => `/api/projects/project-${random(PROJECTS - 1)}/tickets/${random(perProject)}`
+    const someTicket = () =>
+      `/api/projects/project-${random(PROJECTS - 1)}/tickets/${random(perProject)}`
     let made = 0
 
     type Call = (worker: number) => Promise<void>
     const expect = async (want: number, got: Promise<{ status: number; text: string }>) => {
       const res = await got
-      if (res.status !== want) throw new Error(`status ${res.status}, not ${want}: ${res.text.slice(0, 200)}`)
+      if (res.status !== want)
+        throw new Error(`status ${res.status}, not ${want}: ${res.text.slice(0, 200)}`)
       return res
     }
     const routes: Record<string, { count: number; list?: boolean; call: Call }> = {
-      'ticket create': { count: PER_ROUND.write, call: async () => void (await expect(201, tcall('POST', '/api/projects/project-1/tickets', auth, JSON.stringify({ subject: `Bench ticket ${++made}`, summary: 'made by the growth bench' })))) },
-      comment: { count: PER_ROUND.write, call: async () => void (await expect(201, tcall('POST', `${someTicket()}/comments`, auth, JSON.stringify({ text: 'A comment from the growth bench.' })))) },
+      'ticket create': {
+        count: PER_ROUND.write,
+        call: async () =>
+          void (await expect(
+            201,
+            tcall(
+              'POST',
+              '/api/projects/project-1/tickets',
+              auth,
+              JSON.stringify({
+                subject: `Bench ticket ${++made}`,
+                summary: 'made by the growth bench',
+              }),
+            ),
+          )),
+      },
+      comment: {
+        count: PER_ROUND.write,
+        call: async () =>
+          void (await expect(
+            201,
+            tcall(
+              'POST',
+              `${someTicket()}/comments`,
+              auth,
+              JSON.stringify({ text: 'A comment from the growth bench.' }),
+            ),
+          )),
+      },
       'state change': {
         count: PER_ROUND.write,
         call: async (w) => {
           const state = cycle[stateStep[w]!++ % cycle.length]!
-          await expect(201, tcall('POST', `/api/projects/project-${PROJECTS}/tickets/${w + 1}/state`, auth, JSON.stringify({ state })))
+          await expect(
+            201,
+            tcall(
+              'POST',
+              `/api/projects/project-${PROJECTS}/tickets/${w + 1}/state`,
+              auth,
+              JSON.stringify({ state }),
+            ),
+          )
         },
       },
-      'ticket read': { count: PER_ROUND.read, call: async () => void (await expect(200, tcall('GET', someTicket(), { authorization: auth.authorization }))) },
-      'project list (whole)': { count: PER_ROUND.list, list: true, call: async () => void (await expect(200, tcall('GET', '/api/projects/project-2/tickets', { authorization: auth.authorization }))) },
+      'ticket read': {
+        count: PER_ROUND.read,
+        call: async () =>
+          void (await expect(
+            200,
+            tcall('GET', someTicket(), { authorization: auth.authorization }),
+          )),
+      },
+      'project list (whole)': {
+        count: PER_ROUND.list,
+        list: true,
+        call: async () =>
+          void (await expect(
+            200,
+            tcall('GET', '/api/projects/project-2/tickets', { authorization: auth.authorization }),
+          )),
+      },
       // The pages are as long at every size, so each size does the same work: at 1,000 tickets
       // the project holds 30 open, doing or review tickets, 10 of them in review (a page of 50
       // was a page of 30 there, and of 50 with a next page at the larger sizes).
-      'project first page': { count: PER_ROUND.read, call: async () => void (await expect(200, tcall('GET', '/api/projects/project-2/tickets?limit=25', { authorization: auth.authorization }))) },
+      'project first page': {
+        count: PER_ROUND.read,
+        call: async () =>
+          void (await expect(
+            200,
+            tcall('GET', '/api/projects/project-2/tickets?limit=25', {
+              authorization: auth.authorization,
+            }),
+          )),
+      },
       // The web app's search language through the list route (the first page of what it finds).
-      search: { count: PER_ROUND.read, call: async () => void (await expect(200, tcall('GET', `/api/projects/project-2/tickets?limit=10&q=${encodeURIComponent(SEARCH)}`, { authorization: auth.authorization }))) },
-      'inbox (whole)': { count: PER_ROUND.list * 5, list: true, call: async () => void (await expect(200, tcall('GET', '/api/inbox', { authorization: `Bearer ${inboxToken}` }))) },
+      search: {
+        count: PER_ROUND.read,
+        call: async () =>
+          void (await expect(
+            200,
+            tcall(
+              'GET',
+              `/api/projects/project-2/tickets?limit=10&q=${encodeURIComponent(SEARCH)}`,
+              { authorization: auth.authorization },
+            ),
+          )),
+      },
+      'inbox (whole)': {
+        count: PER_ROUND.list * 5,
+        list: true,
+        call: async () =>
+          void (await expect(
+            200,
+            tcall('GET', '/api/inbox', { authorization: `Bearer ${inboxToken}` }),
+          )),
+      },
       'note save': {
         count: PER_ROUND.write,
         call: async (w) => {
-          const body = JSON.stringify({ op: 'save', id: 'bench-save', local: 'bench', text: `Save ${++saves} at ${Date.now()} by the growth bench.`, base: noteBases[w], at: Date.now() })
-          const res = await expect(200, ncall('POST', '/api/notes', { cookie: saverCookies[w]!, 'content-type': 'application/json' }, body))
+          const body = JSON.stringify({
+            op: 'save',
+            id: 'bench-save',
+            local: 'bench',
+            text: `Save ${++saves} at ${Date.now()} by the growth bench.`,
+            base: noteBases[w],
+            at: Date.now(),
+          })
+          const res = await expect(
+            200,
+            ncall(
+              'POST',
+              '/api/notes',
+              { cookie: saverCookies[w]!, 'content-type': 'application/json' },
+              body,
+            ),
+          )
           const answer = JSON.parse(res.text) as { edited: number; copy?: unknown }
           if (answer.copy) throw new Error('a note save made a copy')
           noteBases[w] = answer.edited
@@ -180,8 +302,12 @@ try {
       'note list ?since=': {
         count: PER_ROUND.read,
         call: async () => {
-          const res = await expect(200, ncall('GET', `/api/notes?since=${since}`, { cookie: listerCookie }))
-          if ((JSON.parse(res.text) as { notes: unknown[] }).notes.length !== 10) throw new Error(`the list since ${since} is not 10 notes: ${res.text.slice(0, 200)}`)
+          const res = await expect(
+            200,
+            ncall('GET', `/api/notes?since=${since}`, { cookie: listerCookie }),
+          )
+          if ((JSON.parse(res.text) as { notes: unknown[] }).notes.length !== 10)
+            throw new Error(`the list since ${since} is not 10 notes: ${res.text.slice(0, 200)}`)
         },
       },
     }
@@ -198,33 +324,51 @@ try {
         let done = 0
         const t = performance.now()
         const until = t + ROUND_SECONDS * 1000
-        await Promise.all(Array.from({ length: CONCURRENCY }, async (_, w) => {
-          while (left-- > 0 && performance.now() < until) {
-            const one = performance.now()
-            await route.call(w)
-            done++
-            if (round >= 0) times[name]!.push(performance.now() - one)
-          }
-        }))
+        await Promise.all(
+          Array.from({ length: CONCURRENCY }, async (_, w) => {
+            while (left-- > 0 && performance.now() < until) {
+              const one = performance.now()
+              await route.call(w)
+              done++
+              if (round >= 0) times[name]!.push(performance.now() - one)
+            }
+          }),
+        )
         if (round >= 0) perRound[name]!.push(done / ((performance.now() - t) / 1000))
       }
     }
     const row: Record<string, { perSecond: number; p99: number }> = {}
     for (const name of names) {
       row[name] = { perSecond: median(perRound[name]!), p99: percentile(times[name]!, 0.99) }
-      ;(results.routes[name] ??= { list: routes[name]!.list === true, figures: [] }).figures.push(row[name])
-      console.log(`${name.padEnd(22)} ${fmt(row[name].perSecond).padStart(7)}/s  p99 ${fmt(row[name].p99, 1).padStart(7)} ms  (rounds ${perRound[name]!.map((x) => fmt(x)).join(', ')})`)
+      ;(results.routes[name] ??= { list: routes[name]!.list === true, figures: [] }).figures.push(
+        row[name],
+      )
+      console.log(
+        `${name.padEnd(22)} ${fmt(row[name].perSecond).padStart(7)}/s  p99 ${fmt(row[name].p99, 1).padStart(7)} ms  (rounds ${perRound[name]!.map((x) => fmt(x)).join(', ')})`,
+      )
     }
     const live = await liveWakeUps(tickets, tcall, auth)
     results.live.push(live)
-    console.log(`/api/live wake-up      median ${fmt(live.median, 1)} ms, p99 ${fmt(live.p99, 1)} ms (${LIVE_POLLS} polls, ${LIVE_ROUNDS} writes)`)
+    console.log(
+      `/api/live wake-up      median ${fmt(live.median, 1)} ms, p99 ${fmt(live.p99, 1)} ms (${LIVE_POLLS} polls, ${LIVE_ROUNDS} writes)`,
+    )
     // Bulk writes of as many tickets as the size holds (bench/scale/bulk.ts): tickets a second.
     const bulk = await bulkStatements(sql, size.tickets)
-    console.log(`${'bulk statement'.padEnd(22)} ${fmt(bulk.perSecond).padStart(7)} tickets/s  (${fmt(size.tickets)} tickets a statement: insert ${fmt(bulk.insertMs)} ms, state change ${fmt(bulk.updateMs)} ms, delete ${fmt(bulk.deleteMs)} ms)`)
+    console.log(
+      `${'bulk statement'.padEnd(22)} ${fmt(bulk.perSecond).padStart(7)} tickets/s  (${fmt(size.tickets)} tickets a statement: insert ${fmt(bulk.insertMs)} ms, state change ${fmt(bulk.updateMs)} ms, delete ${fmt(bulk.deleteMs)} ms)`,
+    )
     const imported = await importRun(sql, size.tickets, 500_000_000 + size.tickets)
-    console.log(`${'import'.padEnd(22)} ${fmt(imported.perSecond).padStart(7)} tickets/s  (${fmt(size.tickets)} tickets with a comment each in ${fmt(imported.ms / 1000, 1)} s)`)
-    for (const [name, f] of [['bulk statement (tickets/s)', bulk], ['import (tickets/s)', imported]] as const) {
-      ;(results.routes[name] ??= { list: false, figures: [] }).figures.push({ perSecond: f.perSecond, p99: f.ms })
+    console.log(
+      `${'import'.padEnd(22)} ${fmt(imported.perSecond).padStart(7)} tickets/s  (${fmt(size.tickets)} tickets with a comment each in ${fmt(imported.ms / 1000, 1)} s)`,
+    )
+    for (const [name, f] of [
+      ['bulk statement (tickets/s)', bulk],
+      ['import (tickets/s)', imported],
+    ] as const) {
+      ;(results.routes[name] ??= { list: false, figures: [] }).figures.push({
+        perSecond: f.perSecond,
+        p99: f.ms,
+      })
     }
     const rss = peakRss(service.child.pid!)
     console.log(`service process: peak resident memory ${fmt(rss / 1024 / 1024)} MB so far`)
@@ -232,17 +376,27 @@ try {
   }
 
   // The table: size by route, and the growth factor from the smallest size to the largest.
-  console.log(`\n## ${kind}: requests/s and p99 (ms) by size; growth = smallest size's requests/s over the largest's (goal <= ${GOAL}, whole-list reads excepted)`)
-  const header = ['route', ...results.sizes.map((s) => `${fmt(s.tickets)} t / ${fmt(s.notes)} n`), 'growth']
+  console.log(
+    `\n## ${kind}: requests/s and p99 (ms) by size; growth = smallest size's requests/s over the largest's (goal <= ${GOAL}, whole-list reads excepted)`,
+  )
+  const header = [
+    'route',
+    ...results.sizes.map((s) => `${fmt(s.tickets)} t / ${fmt(s.notes)} n`),
+    'growth',
+  ]
   console.log(`| ${header.join(' | ')} |`)
   console.log(`|${header.map(() => '---').join('|')}|`)
   for (const [name, r] of Object.entries(results.routes)) {
     const growth = r.figures[0]!.perSecond / r.figures.at(-1)!.perSecond
     const verdict = r.list ? '(no goal)' : growth <= GOAL ? 'met' : 'MISSED'
-    console.log(`| ${name} | ${r.figures.map((f) => `${fmt(f.perSecond)}/s, ${fmt(f.p99, 1)}`).join(' | ')} | ${fmt(growth, 2)} ${verdict} |`)
+    console.log(
+      `| ${name} | ${r.figures.map((f) => `${fmt(f.perSecond)}/s, ${fmt(f.p99, 1)}`).join(' | ')} | ${fmt(growth, 2)} ${verdict} |`,
+    )
   }
   const lg = results.live.at(-1)!.median / results.live[0]!.median
-  console.log(`| /api/live wake-up (ms) | ${results.live.map((l) => `median ${fmt(l.median, 1)}, p99 ${fmt(l.p99, 1)}`).join(' | ')} | ${fmt(lg, 2)} ${lg <= GOAL ? 'met' : 'MISSED'} |`)
+  console.log(
+    `| /api/live wake-up (ms) | ${results.live.map((l) => `median ${fmt(l.median, 1)}, p99 ${fmt(l.p99, 1)}`).join(' | ')} | ${fmt(lg, 2)} ${lg <= GOAL ? 'met' : 'MISSED'} |`,
+  )
 
   if (SIZES.length === 3) {
     console.log(`\n## EXPLAIN (ANALYZE, BUFFERS) at the largest size (${kind})`)
@@ -250,7 +404,9 @@ try {
     for (const e of results.explain) console.log(`\n### ${e.name}\n${e.query}\n${e.plan}`)
     writeFileSync(`${IMAGES}scale-${kind}.json`, JSON.stringify(results, null, 1) + '\n')
     redraw()
-    console.log(`\nwrote docs/images/scale-${kind}.json and docs/images/scale.svg; ${elapsed()} in all`)
+    console.log(
+      `\nwrote docs/images/scale-${kind}.json and docs/images/scale.svg; ${elapsed()} in all`,
+    )
   }
 } finally {
   tc?.close()
@@ -260,20 +416,31 @@ try {
 }
 
 /** Polls wait on `/api/live`; a comment is written; each poll's answer is timed from the write's start. */
-async function liveWakeUps(base: string, tcall: ReturnType<typeof keepAliveClient>['call'], auth: Record<string, string>): Promise<{ median: number; p99: number }> {
+async function liveWakeUps(
+  base: string,
+  tcall: ReturnType<typeof keepAliveClient>['call'],
+  auth: Record<string, string>,
+): Promise<{ median: number; p99: number }> {
   const polls = Array.from({ length: LIVE_POLLS }, () => new HttpConnection(base))
   const got: number[] = []
   try {
     for (let round = -1; round < LIVE_ROUNDS; round++) {
       const now = JSON.parse((await tcall('GET', '/api/live', {})).text) as { cursor: number }
-      const answered = polls.map((p) => p.request('GET', `/api/live?after=${now.cursor}`, []).then((a) => {
-        if (a.status !== 200) throw new Error(`live answered ${a.status}`)
-        return performance.now()
-      }))
+      const answered = polls.map((p) =>
+        p.request('GET', `/api/live?after=${now.cursor}`, []).then((a) => {
+          if (a.status !== 200) throw new Error(`live answered ${a.status}`)
+          return performance.now()
+        }),
+      )
       // Every poll has had its first read and waits (they are answered at once otherwise).
       await new Promise((resolve) => setTimeout(resolve, 150))
       const t = performance.now()
-      const res = await tcall('POST', '/api/projects/project-3/tickets/1/comments', auth, JSON.stringify({ text: 'Wake up.' }))
+      const res = await tcall(
+        'POST',
+        '/api/projects/project-3/tickets/1/comments',
+        auth,
+        JSON.stringify({ text: 'Wake up.' }),
+      )
       if (res.status !== 201) throw new Error(`comment answered ${res.status}`)
       for (const at of await Promise.all(answered)) if (round >= 0) got.push(at - t)
     }

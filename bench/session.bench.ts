@@ -37,12 +37,53 @@ const user = await storeUser(sql, { id: 'bench-user', name: 'bench' }, Date.now(
 
 /** Both services on one server each; a signed-in cookie for each. */
 async function services() {
-  const notesSessions = createSessions({ sql, secret, service: 'notes', secure: false, clock: Date.now })
-  const ticketsSessions = createSessions({ sql, secret, service: 'tickets', secure: false, clock: Date.now })
-  const notes = createNotesService({ sql, config, clock: Date.now, idp, sessions: notesSessions, logger, publicUrl: 'http://localhost:3001' })
-  const tickets = createTicketsService({ sql, config, clock: Date.now, idp, sessions: ticketsSessions, logger, publicUrl: 'http://localhost:3002' })
-  const notesServer = await serve({ name: 'notes', routes: notes.routes, host: '127.0.0.1', port: 0, logger })
-  const ticketsServer = await serve({ name: 'tickets', routes: tickets.routes, notFound: tickets.notFound, host: '127.0.0.1', port: 0, logger })
+  const notesSessions = createSessions({
+    sql,
+    secret,
+    service: 'notes',
+    secure: false,
+    clock: Date.now,
+  })
+  const ticketsSessions = createSessions({
+    sql,
+    secret,
+    service: 'tickets',
+    secure: false,
+    clock: Date.now,
+  })
+  const notes = createNotesService({
+    sql,
+    config,
+    clock: Date.now,
+    idp,
+    sessions: notesSessions,
+    logger,
+    publicUrl: 'http://localhost:3001',
+  })
+  const tickets = createTicketsService({
+    sql,
+    config,
+    clock: Date.now,
+    idp,
+    sessions: ticketsSessions,
+    logger,
+    publicUrl: 'http://localhost:3002',
+  })
+  const notesServer = await serve({
+    name: 'notes',
+    routes: notes.routes,
+    host: '127.0.0.1',
+    port: 0,
+    logger,
+  })
+  const ticketsServer = await serve({
+    name: 'tickets',
+    routes: tickets.routes,
+    notFound: tickets.notFound,
+    host: '127.0.0.1',
+    port: 0,
+    logger,
+  })
   const notesSession = notesSessions.create()
   notesSession.userId = user.id
   await notesSessions.save(notesSession)
@@ -51,8 +92,14 @@ async function services() {
   ticketsSession.data = { user: { id: user.id }, tag: 'bench-tag' }
   await ticketsSessions.save(ticketsSession)
   return {
-    notes: { client: keepAliveClient(notesServer.url, CONCURRENCY), cookie: notesSessions.cookie(notesSession).split(';')[0]! },
-    tickets: { client: keepAliveClient(ticketsServer.url, CONCURRENCY), cookie: ticketsSessions.cookie(ticketsSession).split(';')[0]! },
+    notes: {
+      client: keepAliveClient(notesServer.url, CONCURRENCY),
+      cookie: notesSessions.cookie(notesSession).split(';')[0]!,
+    },
+    tickets: {
+      client: keepAliveClient(ticketsServer.url, CONCURRENCY),
+      cookie: ticketsSessions.cookie(ticketsSession).split(';')[0]!,
+    },
     async close() {
       for (const s of [notesServer, ticketsServer]) await s.close()
       await notes.close?.()
@@ -64,19 +111,38 @@ async function services() {
 const side = await services()
 
 const { token } = await issueToken(createTicketStore({ sql, clock: Date.now }), user.id, 'bench')
-const made = await side.tickets.client.call('POST', '/api/projects', { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, JSON.stringify({ title: 'P', slug: 'p' }))
+const made = await side.tickets.client.call(
+  'POST',
+  '/api/projects',
+  { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+  JSON.stringify({ title: 'P', slug: 'p' }),
+)
 if (made.status !== 201) throw new Error(`could not create the project: ${made.status}`)
-const ticket = await side.tickets.client.call('POST', '/api/projects/p/tickets', { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, JSON.stringify({ subject: 'A ticket', summary: 'Its summary.' }))
-if (ticket.status !== 201) throw new Error(`could not create the ticket: ${ticket.status} ${ticket.text}`)
+const ticket = await side.tickets.client.call(
+  'POST',
+  '/api/projects/p/tickets',
+  { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+  JSON.stringify({ subject: 'A ticket', summary: 'Its summary.' }),
+)
+if (ticket.status !== 201)
+  throw new Error(`could not create the ticket: ${ticket.status} ${ticket.text}`)
 const ticketId = (JSON.parse(ticket.text) as { ticket: { id: string } }).ticket.id
 for (let i = 0; i < 20; i++) {
-  const got = await side.tickets.client.call('POST', `/api/tickets/${ticketId}/comments`, { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, JSON.stringify({ text: `Comment ${i} with **Markdown**.` }))
+  const got = await side.tickets.client.call(
+    'POST',
+    `/api/tickets/${ticketId}/comments`,
+    { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    JSON.stringify({ text: `Comment ${i} with **Markdown**.` }),
+  )
   if (got.status !== 201) throw new Error(`could not comment: ${got.status} ${got.text}`)
 }
 
 type Contender = { service: 'notes' | 'tickets'; path: string; signedIn: boolean }
 const contenders: Record<string, Contender> = {}
-for (const [label, signedIn] of [['signed in', true], ['signed out', false]] as const) {
+for (const [label, signedIn] of [
+  ['signed in', true],
+  ['signed out', false],
+] as const) {
   contenders[`notes /api/me, ${label}`] = { service: 'notes', path: '/api/me', signedIn }
   contenders[`tickets /api/me, ${label}`] = { service: 'tickets', path: '/api/me', signedIn }
   contenders[`ticket page, ${label}`] = { service: 'tickets', path: '/p/1', signedIn }
@@ -114,7 +180,9 @@ for (let round = 0; round < ROUNDS; round++) {
 for (const what of ['notes /api/me', 'tickets /api/me', 'ticket page']) {
   const signedIn = median(results[`${what}, signed in`]!)
   const signedOut = median(results[`${what}, signed out`]!)
-  console.log(`${what.padEnd(16)} signed in ${signedIn.toFixed(0).padStart(6)} req/s   signed out ${signedOut.toFixed(0).padStart(6)} req/s   ratio ${(signedIn / signedOut).toFixed(2)}`)
+  console.log(
+    `${what.padEnd(16)} signed in ${signedIn.toFixed(0).padStart(6)} req/s   signed out ${signedOut.toFixed(0).padStart(6)} req/s   ratio ${(signedIn / signedOut).toFixed(2)}`,
+  )
 }
 
 side.notes.client.close()

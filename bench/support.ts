@@ -14,7 +14,9 @@ import { connect, type ConnectOptions, type Sql } from '../src/db/client.ts'
 import { startEmbedded } from '../src/db/embedded.ts'
 import { migrate } from '../src/db/migrate.ts'
 
-const AUTOCANNON = fileURLToPath(new URL('../node_modules/autocannon/autocannon.js', import.meta.url))
+const AUTOCANNON = fileURLToPath(
+  new URL('../node_modules/autocannon/autocannon.js', import.meta.url),
+)
 
 // On a machine of few cores, a server and its load generator fight for the same cores and the
 // figures measure the scheduler (a bare server measured 30% idle, waiting for its client). With
@@ -63,7 +65,8 @@ async function autocannon(url: string, load: Load, length: string[]): Promise<nu
   child.stdout.on('data', (c) => (out += c))
   await new Promise((resolve) => child.on('exit', resolve))
   const result = JSON.parse(out) as { non2xx: number; errors: number; '2xx': number }
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers and ${result.errors} errors`)
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${url}: ${result.non2xx} non-2xx answers and ${result.errors} errors`)
   return result['2xx']
 }
 
@@ -72,8 +75,20 @@ async function autocannon(url: string, load: Load, length: string[]): Promise<nu
  * node in its own process, as `valgrind` does); resolves with its URL once it prints
  * `listening <url>`.
  */
-export async function startChild(script: string, args: string[] = [], env: NodeJS.ProcessEnv = {}, wrapper: string[] = []): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
-  const [command, commandArgs] = pinned(0, [...wrapper, process.execPath, '--import', 'tsx', fileURLToPath(new URL(script, import.meta.url)), ...args])
+export async function startChild(
+  script: string,
+  args: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+  wrapper: string[] = [],
+): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
+  const [command, commandArgs] = pinned(0, [
+    ...wrapper,
+    process.execPath,
+    '--import',
+    'tsx',
+    fileURLToPath(new URL(script, import.meta.url)),
+    ...args,
+  ])
   const child = spawn(command, commandArgs, {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, ...env },
@@ -123,14 +138,26 @@ export function percentile(values: number[], p: number): number {
  * A budget's verdict: `figure` against `limit` (`at most`: the figure must stay under it; `at
  * least`: over or at it), as `met` or `NOT met by <the gap>`.
  */
-export function budgetVerdict(figure: number, limit: number, kind: 'at most' | 'at least', unit = '', digits = 2): { met: boolean; text: string } {
+export function budgetVerdict(
+  figure: number,
+  limit: number,
+  kind: 'at most' | 'at least',
+  unit = '',
+  digits = 2,
+): { met: boolean; text: string } {
   const met = kind === 'at most' ? figure < limit : figure >= limit
   const gap = Math.abs(figure - limit)
-  return { met, text: met ? 'met' : `NOT met by ${fmt(gap, digits)}${unit} (${fmt((gap / limit) * 100)}%)` }
+  return {
+    met,
+    text: met ? 'met' : `NOT met by ${fmt(gap, digits)}${unit} (${fmt((gap / limit) * 100)}%)`,
+  }
 }
 
 /** One GET, answering the status, the headers node did not add itself, and the body. */
-export function capture(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+export function capture(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Record<string, string>; body: string }> {
   return new Promise((resolve, reject) => {
     request(url, { headers }, (res) => {
       let body = ''
@@ -139,11 +166,14 @@ export function capture(url: string, headers: Record<string, string>): Promise<{
       res.on('end', () => {
         const kept: Record<string, string> = {}
         for (const [name, value] of Object.entries(res.headers)) {
-          if (!['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name)) kept[name] = String(value)
+          if (!['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name))
+            kept[name] = String(value)
         }
         resolve({ status: res.statusCode ?? 0, headers: kept, body })
       })
-    }).on('error', reject).end()
+    })
+      .on('error', reject)
+      .end()
   })
 }
 
@@ -155,7 +185,15 @@ export function capture(url: string, headers: Record<string, string>): Promise<{
  * (`new Error()` for every query and fragment), which cost a page built of twenty fragments
  * a tenth of its time, and timed rounds must not pay it.
  */
-export async function benchDatabase(pool: number, onQuery?: (statement: string) => void): Promise<{ sql: Sql; counting: Sql | null; kind: 'embedded' | 'postgres'; close(): Promise<void> }> {
+export async function benchDatabase(
+  pool: number,
+  onQuery?: (statement: string) => void,
+): Promise<{
+  sql: Sql
+  counting: Sql | null
+  kind: 'embedded' | 'postgres'
+  close(): Promise<void>
+}> {
   const embedded = process.env.DATABASE_URL ? null : await startEmbedded('memory://', { tcp: true })
   const url = process.env.DATABASE_URL ?? `postgres://postgres@127.0.0.1:${embedded!.port}/postgres`
   const schema = `bench_${randomBytes(4).toString('hex')}`
@@ -188,15 +226,28 @@ export function keepAliveClient(baseUrl: string, sockets: number) {
   const agent = new Agent({ keepAlive: true, maxSockets: sockets, timeout: 2_000 })
   const { hostname, port } = new URL(baseUrl)
   /** One request; `read` takes the answer and settles with what the caller keeps of it. */
-  const exchange = <T>(method: string, path: string, headers: Record<string, string>, body: string | undefined, read: (res: IncomingMessage, done: (value: T) => void) => void) =>
+  const exchange = <T>(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body: string | undefined,
+    read: (res: IncomingMessage, done: (value: T) => void) => void,
+  ) =>
     new Promise<T>((resolve, reject) => {
-      const req = request({ host: hostname, port, path, method, headers, agent }, (res) => read(res, resolve))
+      const req = request({ host: hostname, port, path, method, headers, agent }, (res) =>
+        read(res, resolve),
+      )
       req.on('error', reject)
       req.end(body)
     })
   return {
     /** One request; answers the status and the body's text. */
-    call(method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; text: string }> {
+    call(
+      method: string,
+      path: string,
+      headers: Record<string, string>,
+      body?: string,
+    ): Promise<{ status: number; text: string }> {
       return exchange(method, path, headers, body, (res, done) => {
         let text = ''
         res.setEncoding('utf8')
@@ -208,7 +259,11 @@ export function keepAliveClient(baseUrl: string, sockets: number) {
      * One request whose body is read but not decoded; answers the status and the body's size.
      * For timed rounds: decoding a page's text cost this process more for the larger answer.
      */
-    fetchBytes(method: string, path: string, headers: Record<string, string>): Promise<{ status: number; bytes: number }> {
+    fetchBytes(
+      method: string,
+      path: string,
+      headers: Record<string, string>,
+    ): Promise<{ status: number; bytes: number }> {
       return exchange(method, path, headers, undefined, (res, done) => {
         let bytes = 0
         res.on('data', (chunk: Buffer) => (bytes += chunk.length))
@@ -225,7 +280,10 @@ export function keepAliveClient(baseUrl: string, sockets: number) {
  * embedded database in a process of its own on a TCP port. `url` is what a service's
  * DATABASE_URL is set to; `sql` is the bench's own client (2 connections unless `options` say).
  */
-export async function serviceDatabase(name: string, options: ConnectOptions = {}): Promise<{ kind: 'embedded' | 'postgres'; sql: Sql; url: string; close(): Promise<void> }> {
+export async function serviceDatabase(
+  name: string,
+  options: ConnectOptions = {},
+): Promise<{ kind: 'embedded' | 'postgres'; sql: Sql; url: string; close(): Promise<void> }> {
   const kind = process.env.DATABASE_URL ? 'postgres' : 'embedded'
   const embedded = kind === 'embedded' ? await startChild('./scale/embedded.ts') : null
   const baseUrl = process.env.DATABASE_URL ?? embedded!.url

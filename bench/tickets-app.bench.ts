@@ -56,46 +56,97 @@ const { sql } = database
 const config = loadConfig({})
 const logger = createLogger(null)
 const secret = await loadSessionSecret(sql, null)
-const idp = { loginUrl: (r: string) => `http://idp.invalid/login?return=${encodeURIComponent(r)}`, exchange: async () => loginFailed('not in the bench') }
+const idp = {
+  loginUrl: (r: string) => `http://idp.invalid/login?return=${encodeURIComponent(r)}`,
+  exchange: async () => loginFailed('not in the bench'),
+}
 const publicUrl = 'http://localhost:3002'
 
 /** The tickets service and the two baselines on the connection `sql`; `cachedReads` 0 caches nothing between requests, as after a write. */
 function routesOn(sql: Sql, cachedReads?: number) {
-  const sessions = createSessions({ sql, secret, service: 'tickets', secure: false, clock: Date.now })
-  const service = createTicketsService({ sql, config, clock: Date.now, idp, sessions, logger, publicUrl, ...(cachedReads === undefined ? {} : { cachedReads }) })
+  const sessions = createSessions({
+    sql,
+    secret,
+    service: 'tickets',
+    secure: false,
+    clock: Date.now,
+  })
+  const service = createTicketsService({
+    sql,
+    config,
+    clock: Date.now,
+    idp,
+    sessions,
+    logger,
+    publicUrl,
+    ...(cachedReads === undefined ? {} : { cachedReads }),
+  })
   return { service, routes: [...baselines(sql), ...service.routes] }
 }
 
-const page = (title: string, body: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body>${body}</body></html>`
+const page = (title: string, body: string) =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body>${body}</body></html>`
 const baselines = (sql: Sql): HttpRoute[] => [
   {
     method: 'GET',
     path: '/bench/project',
     handler: async () => {
-      const rows = await sql<{ number: number; subject: string; state: string; name: string | null; updated: number }[]>`
+      const rows = await sql<
+        { number: number; subject: string; state: string; name: string | null; updated: number }[]
+      >`
         select t.number, t.subject, t.state, a.name, t.updated from tickets t left join users a on a.id = t.assignee_id
         where t.project_id = ${projectId} and t.state in ('open', 'doing', 'review') order by t.created desc, t.number desc limit 50`
       const body = `<ul>${rows.map((r) => `<li><a href="/big/${r.number}">${escapeHtml(r.subject)}</a> ${r.state} ${escapeHtml(r.name ?? '')} ${new Date(r.updated).toISOString()}</li>`).join('')}</ul>`
-      return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: page('big', body) }
+      return {
+        status: 200,
+        headers: { 'content-type': 'text/html; charset=utf-8' },
+        body: page('big', body),
+      }
     },
   },
   {
     method: 'GET',
     path: '/bench/ticket',
     handler: async () => {
-      const [t] = await sql<{ id: string; subject: string; summary: string; state: string }[]>`select id, subject, summary, state from tickets where project_id = ${projectId} and number = 1`
-      const events = await sql<{ by: string; kind: string; data: { text?: string }; created: number }[]>`select by, kind, data, created from ticket_events where ticket_id = ${t!.id} order by id`
+      const [t] = await sql<
+        { id: string; subject: string; summary: string; state: string }[]
+      >`select id, subject, summary, state from tickets where project_id = ${projectId} and number = 1`
+      const events = await sql<
+        { by: string; kind: string; data: { text?: string }; created: number }[]
+      >`select by, kind, data, created from ticket_events where ticket_id = ${t!.id} order by id`
       const body = `<h1>${escapeHtml(t!.subject)}</h1><p>${t!.state}</p><div>${escapeHtml(t!.summary)}</div><ol>${events.map((e) => `<li>${escapeHtml(e.by)} ${e.kind} ${new Date(e.created).toISOString()} ${escapeHtml(e.data.text ?? '')}</li>`).join('')}</ol>`
-      return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: page(t!.subject, body) }
+      return {
+        status: 200,
+        headers: { 'content-type': 'text/html; charset=utf-8' },
+        body: page(t!.subject, body),
+      }
     },
   },
 ]
 const timed = routesOn(sql)
 const counted = routesOn(database.counting!)
 const unkept = routesOn(sql, 0)
-const server = await serve({ name: 'tickets', routes: timed.routes, host: '127.0.0.1', port: 0, logger })
-const countingServer = await serve({ name: 'tickets', routes: counted.routes, host: '127.0.0.1', port: 0, logger })
-const unkeptServer = await serve({ name: 'tickets', routes: unkept.routes, host: '127.0.0.1', port: 0, logger })
+const server = await serve({
+  name: 'tickets',
+  routes: timed.routes,
+  host: '127.0.0.1',
+  port: 0,
+  logger,
+})
+const countingServer = await serve({
+  name: 'tickets',
+  routes: counted.routes,
+  host: '127.0.0.1',
+  port: 0,
+  logger,
+})
+const unkeptServer = await serve({
+  name: 'tickets',
+  routes: unkept.routes,
+  host: '127.0.0.1',
+  port: 0,
+  logger,
+})
 const client = keepAliveClient(server.url, CONCURRENCY)
 const countingClient = keepAliveClient(countingServer.url, 1)
 const unkeptClient = keepAliveClient(unkeptServer.url, CONCURRENCY)
@@ -103,10 +154,31 @@ const unkeptClient = keepAliveClient(unkeptServer.url, CONCURRENCY)
 // The data.
 const user = await storeUser(sql, { id: 'bench-user', name: 'bench' }, Date.now())
 const { token } = await issueToken(createTicketStore({ sql, clock: Date.now }), user.id, 'bench')
-const made = await client.call('POST', '/api/projects', { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, JSON.stringify({ title: 'Big', slug: 'big' }))
+const made = await client.call(
+  'POST',
+  '/api/projects',
+  { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+  JSON.stringify({ title: 'Big', slug: 'big' }),
+)
 if (made.status !== 201) throw new Error(`could not create the project: ${made.status}`)
 const projectId = (JSON.parse(made.text) as { project: { id: string } }).project.id
-const WORDS = ['login', 'export', 'safari', 'firefox', 'crash', 'slow', 'button', 'colour', 'import', 'search', 'backup', 'mail', 'invite', 'token', 'report']
+const WORDS = [
+  'login',
+  'export',
+  'safari',
+  'firefox',
+  'crash',
+  'slow',
+  'button',
+  'colour',
+  'import',
+  'search',
+  'backup',
+  'mail',
+  'invite',
+  'token',
+  'report',
+]
 await sql`
   insert into tickets (project_id, number, subject, summary, state, assignee_id, author_id, created, updated)
   select ${projectId}, n,
@@ -164,21 +236,35 @@ async function measure([client, path]: [Client, string], seconds: number): Promi
   const cpu0 = process.cpuUsage()
   const started = performance.now()
   const end = started + seconds * 1000
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (performance.now() < end) {
-      const got = await client.fetchBytes('GET', path, {})
-      if (got.status !== 200) throw new Error(`${path}: status ${got.status}`)
-      count++
-    }
-  }))
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (performance.now() < end) {
+        const got = await client.fetchBytes('GET', path, {})
+        if (got.status !== 200) throw new Error(`${path}: status ${got.status}`)
+        count++
+      }
+    }),
+  )
   const cpu = process.cpuUsage(cpu0)
-  ;(cpuPerRequest[`${path}${client === unkeptClient ? ' (list read)' : ''}`] ??= []).push((cpu.user + cpu.system) / count)
+  ;(cpuPerRequest[`${path}${client === unkeptClient ? ' (list read)' : ''}`] ??= []).push(
+    (cpu.user + cpu.system) / count,
+  )
   return count / ((performance.now() - started) / 1000)
 }
 
-console.log(`# tickets app bench on the ${database.kind} database: ${TICKETS} tickets, ticket #1 with ${EVENTS} events, concurrency ${CONCURRENCY}`)
-console.log(`# page sizes: ${Object.entries(sizes).map(([n, s]) => `${n} ${s} bytes`).join(', ')}`)
-console.log(`# statements per request: ${Object.entries(perRequest).map(([n, c]) => `${n} ${c}`).join(', ')} (the list kept or read, the project page's statement is one)`)
+console.log(
+  `# tickets app bench on the ${database.kind} database: ${TICKETS} tickets, ticket #1 with ${EVENTS} events, concurrency ${CONCURRENCY}`,
+)
+console.log(
+  `# page sizes: ${Object.entries(sizes)
+    .map(([n, s]) => `${n} ${s} bytes`)
+    .join(', ')}`,
+)
+console.log(
+  `# statements per request: ${Object.entries(perRequest)
+    .map(([n, c]) => `${n} ${c}`)
+    .join(', ')} (the list kept or read, the project page's statement is one)`,
+)
 const names = Object.keys(contenders)
 for (const name of names) await measure(contenders[name]!, ROUND_SECONDS)
 const results: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]))
@@ -188,17 +274,34 @@ for (let round = 0; round < ROUNDS; round++) {
     results[name]!.push(await measure(contenders[name]!, ROUND_SECONDS))
   }
 }
-for (const [pageName, base] of [['project page', 'project baseline'], ['project page, list read', 'project baseline'], ['ticket page', 'ticket baseline']] as const) {
+for (const [pageName, base] of [
+  ['project page', 'project baseline'],
+  ['project page, list read', 'project baseline'],
+  ['ticket page', 'ticket baseline'],
+] as const) {
   const rps = median(results[pageName]!)
   const baseRps = median(results[base]!)
-  console.log(`${pageName.padEnd(23)} ${rps.toFixed(0).padStart(6)} req/s   ${base} ${baseRps.toFixed(0).padStart(6)} req/s   ratio ${(rps / baseRps).toFixed(2)} (goal at least 0.5)`)
+  console.log(
+    `${pageName.padEnd(23)} ${rps.toFixed(0).padStart(6)} req/s   ${base} ${baseRps.toFixed(0).padStart(6)} req/s   ratio ${(rps / baseRps).toFixed(2)} (goal at least 0.5)`,
+  )
 }
 
-for (const [path, times] of Object.entries(cpuPerRequest)) console.log(`CPU a request ${path.padEnd(17)} ${median(times).toFixed(0).padStart(5)} µs (this process, median of the rounds)`)
+for (const [path, times] of Object.entries(cpuPerRequest))
+  console.log(
+    `CPU a request ${path.padEnd(17)} ${median(times).toFixed(0).padStart(5)} µs (this process, median of the rounds)`,
+  )
 // The search: what the project page runs for `q` (count, then the first 50), timed here; and
 // the page's whole statement (the context with that list read in it).
 const store = createTicketStore({ sql, clock: Date.now })
-for (const q of ['login', 'safari crash', '"needs doing" -export', 'state:all search', 'is:blocked', 'assignee:bench sort:updated', 'zzz-no-such-word']) {
+for (const q of [
+  'login',
+  'safari crash',
+  '"needs doing" -export',
+  'state:all search',
+  'is:blocked',
+  'assignee:bench sort:updated',
+  'zzz-no-such-word',
+]) {
   const parsed = parseQuery(q)
   if (!parsed.ok) throw new Error(parsed.message)
   const times: number[] = []
@@ -206,7 +309,9 @@ for (const q of ['login', 'safari crash', '"needs doing" -export', 'state:all se
   for (let i = 0; i < 30; i++) {
     const started = performance.now()
     const where = sql`t.project_id = ${projectId} and ${searchCondition(sql, parsed.query, { states: DEFAULT_FILTER, me: null })}`
-    const [count] = await sql<{ n: number }[]>`select count(*)::int as n from tickets t where ${where}`
+    const [count] = await sql<
+      { n: number }[]
+    >`select count(*)::int as n from tickets t where ${where}`
     await sql`select t.id from tickets t where ${where} order by ${searchOrder(sql, parsed.query.sort)} limit 50`
     times.push(performance.now() - started)
     found = count!.n
@@ -217,7 +322,9 @@ for (const q of ['login', 'safari crash', '"needs doing" -export', 'state:all se
     await store.pages.context(null, 'big', listRequest(parsed.query, DEFAULT_FILTER, null, 1))
     whole.push(performance.now() - started)
   }
-  console.log(`search ${JSON.stringify(q).padEnd(32)} ${String(found).padStart(5)} found   ${median(times).toFixed(2).padStart(6)} ms (goal under 20)   whole list page data ${median(whole).toFixed(2)} ms`)
+  console.log(
+    `search ${JSON.stringify(q).padEnd(32)} ${String(found).padStart(5)} found   ${median(times).toFixed(2).padStart(6)} ms (goal under 20)   whole list page data ${median(whole).toFixed(2)} ms`,
+  )
 }
 
 client.close()

@@ -27,7 +27,12 @@ const CONCURRENCY = 8
 const POOL = 10
 const TICKETS = 1_000
 const ROUNDS = 5
-const PER_ROUND: Record<string, number> = { trivial: 4_000, 'list json': 60, 'list markdown': 60, create: 400 }
+const PER_ROUND: Record<string, number> = {
+  trivial: 4_000,
+  'list json': 60,
+  'list markdown': 60,
+  create: 400,
+}
 
 const database = await benchDatabase(POOL)
 const { sql } = database
@@ -37,14 +42,33 @@ const config = loadConfig({})
 const logger = createLogger(null)
 const secret = await loadSessionSecret(sql, null)
 const sessions = createSessions({ sql, secret, service: 'tickets', secure: false, clock: Date.now })
-const idp = { loginUrl: (r: string) => `http://idp.invalid/login?return=${encodeURIComponent(r)}`, exchange: async () => loginFailed('not in the bench') }
-const service = createTicketsService({ sql, config, clock: Date.now, idp, sessions, logger, publicUrl: 'http://localhost:3002' })
-const routes = [...service.routes, { method: 'GET' as const, path: '/bench/trivial', handler: () => json(200, { ok: true }) }]
+const idp = {
+  loginUrl: (r: string) => `http://idp.invalid/login?return=${encodeURIComponent(r)}`,
+  exchange: async () => loginFailed('not in the bench'),
+}
+const service = createTicketsService({
+  sql,
+  config,
+  clock: Date.now,
+  idp,
+  sessions,
+  logger,
+  publicUrl: 'http://localhost:3002',
+})
+const routes = [
+  ...service.routes,
+  { method: 'GET' as const, path: '/bench/trivial', handler: () => json(200, { ok: true }) },
+]
 const server = await serve({ name: 'tickets', routes, host: '127.0.0.1', port: 0, logger })
 
 const client = keepAliveClient(server.url, CONCURRENCY)
 /** One request; answers the status and the body's length. */
-const call = async (method: string, path: string, headers: Record<string, string>, body?: string) => {
+const call = async (
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+) => {
   const res = await client.call(method, path, headers, body)
   return { status: res.status, length: Buffer.byteLength(res.text), text: res.text }
 }
@@ -69,27 +93,43 @@ let created = 0
 const contenders: Record<string, () => Promise<{ status: number; length: number }>> = {
   trivial: () => call('GET', '/bench/trivial', {}),
   'list json': () => call('GET', '/api/projects/listed/tickets?state=all', {}),
-  'list markdown': () => call('GET', '/api/projects/listed/tickets?state=all', { accept: 'text/markdown' }),
-  create: () => call('POST', '/api/projects/created/tickets', auth, JSON.stringify({ subject: `Bench ticket ${++created}`, summary: 'made by the bench' })),
+  'list markdown': () =>
+    call('GET', '/api/projects/listed/tickets?state=all', { accept: 'text/markdown' }),
+  create: () =>
+    call(
+      'POST',
+      '/api/projects/created/tickets',
+      auth,
+      JSON.stringify({ subject: `Bench ticket ${++created}`, summary: 'made by the bench' }),
+    ),
 }
-const expected: Record<string, number> = { trivial: 200, 'list json': 200, 'list markdown': 200, create: 201 }
+const expected: Record<string, number> = {
+  trivial: 200,
+  'list json': 200,
+  'list markdown': 200,
+  create: 201,
+}
 
 /** Sends `count` requests with CONCURRENCY workers; answers requests per second. */
 async function measure(name: string, count: number): Promise<number> {
   let left = count
   const started = performance.now()
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (left-- > 0) {
-      const got = await contenders[name]!()
-      if (got.status !== expected[name]) throw new Error(`${name}: status ${got.status}`)
-    }
-  }))
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (left-- > 0) {
+        const got = await contenders[name]!()
+        if (got.status !== expected[name]) throw new Error(`${name}: status ${got.status}`)
+      }
+    }),
+  )
   return count / ((performance.now() - started) / 1000)
 }
 
 const check = await contenders['list json']!()
 const checkMd = await contenders['list markdown']!()
-console.log(`# tickets bench on the ${embedded ? 'embedded' : 'PostgreSQL'} database: ${TICKETS} listed tickets (JSON ${check.length} bytes, Markdown ${checkMd.length} bytes), concurrency ${CONCURRENCY}`)
+console.log(
+  `# tickets bench on the ${embedded ? 'embedded' : 'PostgreSQL'} database: ${TICKETS} listed tickets (JSON ${check.length} bytes, Markdown ${checkMd.length} bytes), concurrency ${CONCURRENCY}`,
+)
 
 const names = Object.keys(contenders)
 for (const name of names) await measure(name, Math.ceil(PER_ROUND[name]! / 4)) // warm-up
@@ -105,7 +145,9 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const trivial = median(results.trivial!)
 for (const name of names) {
   const rps = median(results[name]!)
-  console.log(`${name.padEnd(14)} ${rps.toFixed(0).padStart(7)} req/s   ratio to trivial ${(rps / trivial).toFixed(4)}`)
+  console.log(
+    `${name.padEnd(14)} ${rps.toFixed(0).padStart(7)} req/s   ratio to trivial ${(rps / trivial).toFixed(4)}`,
+  )
 }
 
 client.close()

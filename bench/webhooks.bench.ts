@@ -33,7 +33,9 @@ if (process.argv[2] === 'receiver') {
     })
   })
   server.keepAliveTimeout = 60_000
-  server.listen(0, '127.0.0.1', () => process.send!({ port: (server.address() as { port: number }).port }))
+  server.listen(0, '127.0.0.1', () =>
+    process.send!({ port: (server.address() as { port: number }).port }),
+  )
   process.on('message', () => process.send!({ count }))
 } else {
   await main()
@@ -47,8 +49,12 @@ async function main(): Promise<void> {
   const HOOKS_PER_PROJECT = 10
   const EVENTS_PER_PROJECT = 5
 
-  const receiver = fork(fileURLToPath(import.meta.url), ['receiver'], { execArgv: ['--import', 'tsx'] })
-  const port = await new Promise<number>((resolve) => receiver.once('message', (m: { port: number }) => resolve(m.port)))
+  const receiver = fork(fileURLToPath(import.meta.url), ['receiver'], {
+    execArgv: ['--import', 'tsx'],
+  })
+  const port = await new Promise<number>((resolve) =>
+    receiver.once('message', (m: { port: number }) => resolve(m.port)),
+  )
   const received = () =>
     new Promise<number>((resolve) => {
       receiver.once('message', (m: { count: number }) => resolve(m.count))
@@ -60,10 +66,34 @@ async function main(): Promise<void> {
   const config = loadConfig({ WEBHOOK_ALLOW_PRIVATE: '1' })
   const logger = createLogger(null)
   const secret = await loadSessionSecret(sql, null)
-  const sessions = createSessions({ sql, secret, service: 'tickets', secure: false, clock: Date.now })
-  const idp = { loginUrl: (r: string) => `http://idp.invalid/login?return=${encodeURIComponent(r)}`, exchange: async () => loginFailed('not in the bench') }
-  const service = createTicketsService({ sql, config, clock: Date.now, idp, sessions, logger, publicUrl: 'http://localhost:3002', webhooks: { intervalMs: 200, start: false } })
-  const server = await serve({ name: 'tickets', routes: service.routes, host: '127.0.0.1', port: 0, logger })
+  const sessions = createSessions({
+    sql,
+    secret,
+    service: 'tickets',
+    secure: false,
+    clock: Date.now,
+  })
+  const idp = {
+    loginUrl: (r: string) => `http://idp.invalid/login?return=${encodeURIComponent(r)}`,
+    exchange: async () => loginFailed('not in the bench'),
+  }
+  const service = createTicketsService({
+    sql,
+    config,
+    clock: Date.now,
+    idp,
+    sessions,
+    logger,
+    publicUrl: 'http://localhost:3002',
+    webhooks: { intervalMs: 200, start: false },
+  })
+  const server = await serve({
+    name: 'tickets',
+    routes: service.routes,
+    host: '127.0.0.1',
+    port: 0,
+    logger,
+  })
   const client = keepAliveClient(server.url, CONCURRENCY)
 
   const user = await storeUser(sql, { id: 'bench-user', name: 'bench' }, Date.now())
@@ -74,14 +104,17 @@ async function main(): Promise<void> {
     if (res.status !== status) throw new Error(`${path}: ${res.status} ${res.text}`)
     return JSON.parse(res.text)
   }
-  const hook = (slug: string, path: string) => post(`/api/projects/${slug}/webhooks`, { url: `http://127.0.0.1:${port}/${path}` }, 201)
+  const hook = (slug: string, path: string) =>
+    post(`/api/projects/${slug}/webhooks`, { url: `http://127.0.0.1:${port}/${path}` }, 201)
 
   /** Runs `fn` `count` times, CONCURRENCY at a time. */
   async function many(count: number, fn: (i: number) => Promise<unknown>): Promise<void> {
     let next = 0
-    await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-      while (next < count) await fn(next++)
-    }))
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < count) await fn(next++)
+      }),
+    )
   }
 
   // 1. Deliveries a second: 100 projects with 10 webhooks each, 5 tickets made in each project
@@ -90,7 +123,9 @@ async function main(): Promise<void> {
     await post('/api/projects', { title: `Project ${p}`, slug: `p${p}` }, 201)
     for (let h = 0; h < HOOKS_PER_PROJECT; h++) await hook(`p${p}`, `p${p}/${h}`)
   }
-  await many(PROJECTS * EVENTS_PER_PROJECT, (i) => post(`/api/projects/p${i % PROJECTS}/tickets`, { subject: `Ticket ${i}` }, 201))
+  await many(PROJECTS * EVENTS_PER_PROJECT, (i) =>
+    post(`/api/projects/p${i % PROJECTS}/tickets`, { subject: `Ticket ${i}` }, 201),
+  )
   const expected = PROJECTS * HOOKS_PER_PROJECT * EVENTS_PER_PROJECT
   const started = performance.now()
   service.webhooks.start()
@@ -98,7 +133,9 @@ async function main(): Promise<void> {
   const seconds = (performance.now() - started) / 1000
   await service.webhooks.settled()
   console.log(`database: ${database.kind}`)
-  console.log(`deliveries: ${expected} (${EVENTS_PER_PROJECT} events each to ${PROJECTS * HOOKS_PER_PROJECT} webhooks in ${PROJECTS} projects) in ${fmt(seconds, 2)} s: ${fmt(expected / seconds)} a second`)
+  console.log(
+    `deliveries: ${expected} (${EVENTS_PER_PROJECT} events each to ${PROJECTS * HOOKS_PER_PROJECT} webhooks in ${PROJECTS} projects) in ${fmt(seconds, 2)} s: ${fmt(expected / seconds)} a second`,
+  )
 
   // 2. A write with 10 webhooks on its project against none, in alternating rounds.
   await post('/api/projects', { title: 'Hooked', slug: 'hooked' }, 201)
@@ -108,7 +145,9 @@ async function main(): Promise<void> {
   const plain = await post('/api/projects/plain/tickets', { subject: 'Commented on' }, 201)
   const rate = async (slug: string, number: number) => {
     const t0 = performance.now()
-    await many(PER_ROUND, (i) => post(`/api/projects/${slug}/tickets/${number}/comments`, { text: `comment ${i}` }, 201))
+    await many(PER_ROUND, (i) =>
+      post(`/api/projects/${slug}/tickets/${number}/comments`, { text: `comment ${i}` }, 201),
+    )
     return PER_ROUND / ((performance.now() - t0) / 1000)
   }
   await rate('plain', plain.ticket.number)
@@ -118,9 +157,13 @@ async function main(): Promise<void> {
     const none = await rate('plain', plain.ticket.number)
     const ten = await rate('hooked', hooked.ticket.number)
     ratios.push(ten / none)
-    console.log(`round ${r + 1}: ${fmt(none)} comments/s without webhooks, ${fmt(ten)} with 10: × ${fmt(ten / none, 2)}`)
+    console.log(
+      `round ${r + 1}: ${fmt(none)} comments/s without webhooks, ${fmt(ten)} with 10: × ${fmt(ten / none, 2)}`,
+    )
   }
-  console.log(`comments with 10 webhooks / without: median × ${fmt(median(ratios), 2)} (goal ≥ 0.9)`)
+  console.log(
+    `comments with 10 webhooks / without: median × ${fmt(median(ratios), 2)} (goal ≥ 0.9)`,
+  )
 
   client.close?.()
   await server.close()

@@ -69,9 +69,15 @@ const secret = randomBytes(32)
 const children: { stop(): Promise<void> }[] = []
 
 /** `node <npm start's options> <script>` on core 0, resolving once it prints `listening <url>`. */
-async function startBaseline(env: Record<string, string>): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
+async function startBaseline(
+  env: Record<string, string>,
+): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
   const args = startCommand('bench/servers/writes.ts')
-  const child = spawn(PINNED ? 'taskset' : process.execPath, PINNED ? ['-c', '0', process.execPath, ...args] : args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } })
+  const child = spawn(
+    PINNED ? 'taskset' : process.execPath,
+    PINNED ? ['-c', '0', process.execPath, ...args] : args,
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } },
+  )
   const url = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout }).on('line', (line) => {
       const m = /^listening (\S+)/.exec(line)
@@ -79,7 +85,16 @@ async function startBaseline(env: Record<string, string>): Promise<{ url: string
     })
     child.once('exit', (code) => reject(new Error(`the baseline exited with ${code}`)))
   })
-  return { url, child, stop: () => new Promise((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', () => resolve()), child.kill('SIGTERM')))) }
+  return {
+    url,
+    child,
+    stop: () =>
+      new Promise((resolve) =>
+        child.exitCode !== null
+          ? resolve()
+          : (child.once('exit', () => resolve()), child.kill('SIGTERM')),
+      ),
+  }
 }
 
 try {
@@ -87,8 +102,15 @@ try {
   await fillBase(sql)
   await fillTickets(sql, 0, 1_000)
   await fillNotes(sql, 0, 10_000)
-  const token = (await issueToken(createTicketStore({ sql, clock: Date.now }), userId(1), 'bench')).token
-  const sessions = createSessions({ sql, secret: new Uint8Array(secret), service: 'notes', secure: false, clock: Date.now })
+  const token = (await issueToken(createTicketStore({ sql, clock: Date.now }), userId(1), 'bench'))
+    .token
+  const sessions = createSessions({
+    sql,
+    secret: new Uint8Array(secret),
+    service: 'notes',
+    secure: false,
+    clock: Date.now,
+  })
   const cookies: string[] = []
   for (let w = 0; w < CONCURRENCY; w++) {
     const session = sessions.create()
@@ -98,7 +120,11 @@ try {
   }
   // Rate limits counted, as in production, but never reached: the bench's one token makes
   // hundreds of writes a second, past the default limit.
-  const serviceEnv = { SESSION_SECRET: secret.toString('base64'), SERVICES: 'notes,tickets', RATE_LIMIT: '1000000000,1000000000' }
+  const serviceEnv = {
+    SESSION_SECRET: secret.toString('base64'),
+    SERVICES: 'notes,tickets',
+    RATE_LIMIT: '1000000000,1000000000',
+  }
   const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
   const perProject = 1_000 / PROJECTS
   const cycle = ['doing', 'review', 'done', 'open']
@@ -116,23 +142,80 @@ try {
     if (!c) clients.set(base, (c = keepAliveClient(base, CONCURRENCY)))
     return c
   }
-  const expect = async (base: string, want: number, method: string, path: string, headers: Record<string, string>, body: string) => {
+  const expect = async (
+    base: string,
+    want: number,
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body: string,
+  ) => {
     const res = await client(base).call(method, path, headers, body)
-    if (res.status !== want) throw new Error(`${base}${path}: status ${res.status}, not ${want}: ${res.text.slice(0, 200)}`)
+    if (res.status !== want)
+      throw new Error(
+        `${base}${path}: status ${res.status}, not ${want}: ${res.text.slice(0, 200)}`,
+      )
     return JSON.parse(res.text) as Record<string, unknown>
   }
   const writes: Record<string, { service: 'tickets' | 'notes'; call: Call }> = {
-    'ticket create': { service: 'tickets', call: async (b) => void (await expect(b, 201, 'POST', '/api/projects/project-1/tickets', auth, JSON.stringify({ subject: 'A ticket from the writes bench', summary: 'made by the bench' }))) },
-    comment: { service: 'tickets', call: async (b) => void (await expect(b, 201, 'POST', `/api/projects/project-${1 + Math.floor(Math.random() * (PROJECTS - 1))}/tickets/${1 + Math.floor(Math.random() * perProject)}/comments`, auth, JSON.stringify({ text: 'A comment from the writes bench.' }))) },
+    'ticket create': {
+      service: 'tickets',
+      call: async (b) =>
+        void (await expect(
+          b,
+          201,
+          'POST',
+          '/api/projects/project-1/tickets',
+          auth,
+          JSON.stringify({
+            subject: 'A ticket from the writes bench',
+            summary: 'made by the bench',
+          }),
+        )),
+    },
+    comment: {
+      service: 'tickets',
+      call: async (b) =>
+        void (await expect(
+          b,
+          201,
+          'POST',
+          `/api/projects/project-${1 + Math.floor(Math.random() * (PROJECTS - 1))}/tickets/${1 + Math.floor(Math.random() * perProject)}/comments`,
+          auth,
+          JSON.stringify({ text: 'A comment from the writes bench.' }),
+        )),
+    },
     'state change': {
       service: 'tickets',
-      call: async (b, w) => void (await expect(b, 201, 'POST', `/api/projects/project-${PROJECTS}/tickets/${w + 1}/state`, auth, JSON.stringify({ state: cycle[stateStep[w]!++ % cycle.length] }))),
+      call: async (b, w) =>
+        void (await expect(
+          b,
+          201,
+          'POST',
+          `/api/projects/project-${PROJECTS}/tickets/${w + 1}/state`,
+          auth,
+          JSON.stringify({ state: cycle[stateStep[w]!++ % cycle.length] }),
+        )),
     },
     'note save': {
       service: 'notes',
       call: async (b, w) => {
-        const body = JSON.stringify({ op: 'save', id: 'bench-save', local: 'bench', text: `Save ${++saves} at ${Date.now()} by the writes bench.`, base: noteBases[w], at: Date.now() })
-        const answer = await expect(b, 200, 'POST', '/api/notes', { cookie: cookies[w]!, 'content-type': 'application/json' }, body)
+        const body = JSON.stringify({
+          op: 'save',
+          id: 'bench-save',
+          local: 'bench',
+          text: `Save ${++saves} at ${Date.now()} by the writes bench.`,
+          base: noteBases[w],
+          at: Date.now(),
+        })
+        const answer = await expect(
+          b,
+          200,
+          'POST',
+          '/api/notes',
+          { cookie: cookies[w]!, 'content-type': 'application/json' },
+          body,
+        )
         if (answer.copy) throw new Error('a note save made a copy')
         noteBases[w] = answer.edited as number
       },
@@ -142,17 +225,40 @@ try {
   // 1. Statements and round trips a write, counted on the wire.
   const db = new URL(baseUrl)
   const wire = await startWireLog(db.hostname, Number(db.port || 5432))
-  const counted = await startService({ ...serviceEnv, DATABASE_URL: withSchema(wire.url(db.pathname.slice(1))) })
+  const counted = await startService({
+    ...serviceEnv,
+    DATABASE_URL: withSchema(wire.url(db.pathname.slice(1))),
+  })
   children.push(counted)
-  console.log(`# writes bench: ${kind} database; service and baseline on ${PINNED ? 'core 0' : 'any core'}, node ${startOptions().join(' ')} (scripts/run.mjs)`)
-  console.log(`\nstatements and round trips a write makes (one write after ${WARM_UPS} of warm-up; begin and commit count as statements):`)
+  console.log(
+    `# writes bench: ${kind} database; service and baseline on ${PINNED ? 'core 0' : 'any core'}, node ${startOptions().join(' ')} (scripts/run.mjs)`,
+  )
+  console.log(
+    `\nstatements and round trips a write makes (one write after ${WARM_UPS} of warm-up; begin and commit count as statements):`,
+  )
   const counts: Record<string, { statements: number; roundTrips: number }> = {}
   // A state change to `doing` of an unassigned ticket also assigns it: counted on tickets of
   // project-<PROJECTS> past the workers' own, the first ones for warm-up.
-  const assigning = (number: number): Call => async (b) => void (await expect(b, 201, 'POST', `/api/projects/project-${PROJECTS}/tickets/${number}/state`, auth, JSON.stringify({ state: 'doing' })))
+  const assigning =
+    (number: number): Call =>
+    async (b) =>
+      void (await expect(
+        b,
+        201,
+        'POST',
+        `/api/projects/project-${PROJECTS}/tickets/${number}/state`,
+        auth,
+        JSON.stringify({ state: 'doing' }),
+      ))
   const warmUps = (call: (i: number) => Call) => Array.from({ length: WARM_UPS }, (_, i) => call(i))
-  const toCount: [string, Call[], (attempt: number) => Call][] = Object.entries(writes).map(([name, write]) => [name, warmUps(() => write.call), () => write.call])
-  toCount.splice(3, 0, ['state change (assigning)', warmUps((i) => assigning(CONCURRENCY + 1 + i)), (attempt) => assigning(CONCURRENCY + 1 + WARM_UPS + attempt)])
+  const toCount: [string, Call[], (attempt: number) => Call][] = Object.entries(writes).map(
+    ([name, write]) => [name, warmUps(() => write.call), () => write.call],
+  )
+  toCount.splice(3, 0, [
+    'state change (assigning)',
+    warmUps((i) => assigning(CONCURRENCY + 1 + i)),
+    (attempt) => assigning(CONCURRENCY + 1 + WARM_UPS + attempt),
+  ])
   for (const [name, warmUps, write] of toCount) {
     const base = counted.urls[writes[name]?.service ?? 'tickets']!
     for (const warmUp of warmUps) await warmUp(base, 0)
@@ -166,11 +272,19 @@ try {
       if (!wire.entries.some((e) => e.kind === 'statement' && /rate_limits/.test(e.text))) break
     }
     const statements = wire.entries.filter((e) => e.kind === 'statement')
-    counts[name] = { statements: statements.length, roundTrips: wire.entries.filter((e) => e.kind === 'round trip').length }
-    console.log(`  ${name}: ${statements.length} statements, ${counts[name].roundTrips} round trips`)
+    counts[name] = {
+      statements: statements.length,
+      roundTrips: wire.entries.filter((e) => e.kind === 'round trip').length,
+    }
+    console.log(
+      `  ${name}: ${statements.length} statements, ${counts[name].roundTrips} round trips`,
+    )
     // S a statement, s its sync, R a sync that starts a round trip (nothing was waiting for an answer).
-    console.log(`    on the wire: ${wire.entries.map((e) => (e.kind === 'statement' ? 'S' : e.kind === 'sync' ? 's' : 'R')).join('')}`)
-    for (const s of statements) console.log(`    ${s.text.replace(/\s+/g, ' ').trim().slice(0, 110)}`)
+    console.log(
+      `    on the wire: ${wire.entries.map((e) => (e.kind === 'statement' ? 'S' : e.kind === 'sync' ? 's' : 'R')).join('')}`,
+    )
+    for (const s of statements)
+      console.log(`    ${s.text.replace(/\s+/g, ' ').trim().slice(0, 110)}`)
   }
   await counted.stop()
   await wire.close()
@@ -178,10 +292,17 @@ try {
   // 2. The service against the baseline, alternately.
   // WRITES_BENCH_PROF=<dir>: the timed service writes a CPU profile there when it stops.
   const prof = process.env.WRITES_BENCH_PROF
-  const service = await startService({ ...serviceEnv, DATABASE_URL: withSchema(baseUrl) }, prof ? { extraOptions: ['--cpu-prof', `--cpu-prof-dir=${prof}`] } : {})
+  const service = await startService(
+    { ...serviceEnv, DATABASE_URL: withSchema(baseUrl) },
+    prof ? { extraOptions: ['--cpu-prof', `--cpu-prof-dir=${prof}`] } : {},
+  )
   children.push(service)
   const [cookieUser] = [Object.fromEntries(cookies.map((c, w) => [c, noteUser(w + 1)]))]
-  const baseline = await startBaseline({ DATABASE_URL: withSchema(baseUrl), BASELINE_COOKIES: JSON.stringify(cookieUser), TICKETS_URL: 'http://localhost:0' })
+  const baseline = await startBaseline({
+    DATABASE_URL: withSchema(baseUrl),
+    BASELINE_COOKIES: JSON.stringify(cookieUser),
+    TICKETS_URL: 'http://localhost:0',
+  })
   children.push(baseline)
   // The service's public URL is http://localhost:<its port setting, 0>, as the baseline's.
   const measure = async (which: 'service' | 'baseline', name: string, count: number) => {
@@ -191,23 +312,37 @@ try {
     let left = count
     const cpu = cpuMs(pid)
     const t = performance.now()
-    await Promise.all(Array.from({ length: CONCURRENCY }, async (_, w) => {
-      while (left-- > 0) await write.call(base, w)
-    }))
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async (_, w) => {
+        while (left-- > 0) await write.call(base, w)
+      }),
+    )
     const seconds = (performance.now() - t) / 1000
     return { perSecond: count / seconds, cpuUs: ((cpuMs(pid) - cpu) * 1000) / count }
   }
-  console.log(`\nrequests/s, ${ROUNDS} rounds of at least ${PER_ROUND} writes and ${ROUND_SECONDS} s, ${CONCURRENCY} at a time (medians; which goes first alternates); server CPU a write from /proc:`)
+  console.log(
+    `\nrequests/s, ${ROUNDS} rounds of at least ${PER_ROUND} writes and ${ROUND_SECONDS} s, ${CONCURRENCY} at a time (medians; which goes first alternates); server CPU a write from /proc:`,
+  )
   for (const name of Object.keys(writes)) {
     if (ONLY && !ONLY.includes(name)) continue
     await measure('service', name, 40)
     await measure('baseline', name, 40)
-    const warm = [await measure('service', name, PER_ROUND), await measure('baseline', name, PER_ROUND)]
-    const perRound = Math.max(PER_ROUND, Math.round(Math.max(...warm.map((w) => w.perSecond)) * ROUND_SECONDS))
-    const got: Record<'service' | 'baseline', { perSecond: number; cpuUs: number }[]> = { service: [], baseline: [] }
+    const warm = [
+      await measure('service', name, PER_ROUND),
+      await measure('baseline', name, PER_ROUND),
+    ]
+    const perRound = Math.max(
+      PER_ROUND,
+      Math.round(Math.max(...warm.map((w) => w.perSecond)) * ROUND_SECONDS),
+    )
+    const got: Record<'service' | 'baseline', { perSecond: number; cpuUs: number }[]> = {
+      service: [],
+      baseline: [],
+    }
     const ratios: number[] = []
     for (let round = 0; round < ROUNDS; round++) {
-      const order = round % 2 === 0 ? (['service', 'baseline'] as const) : (['baseline', 'service'] as const)
+      const order =
+        round % 2 === 0 ? (['service', 'baseline'] as const) : (['baseline', 'service'] as const)
       const r: Partial<Record<'service' | 'baseline', { perSecond: number; cpuUs: number }>> = {}
       for (const which of order) r[which] = await measure(which, name, perRound)
       got.service.push(r.service!)
@@ -216,7 +351,9 @@ try {
     }
     const ratio = median(ratios)
     const sorted = [...ratios].sort((a, b) => a - b)
-    console.log(`  ${name.padEnd(13)} service ${fmt(median(got.service.map((g) => g.perSecond))).padStart(6)}/s, baseline ${fmt(median(got.baseline.map((g) => g.perSecond))).padStart(6)}/s, ratio ${fmt(ratio, 2)} (rounds ${fmt(sorted[0]!, 2)}–${fmt(sorted.at(-1)!, 2)} of ${fmt(perRound)} writes) (goal >= ${GOAL}) ${ratio >= GOAL ? 'MET' : 'NOT MET'}; CPU a write: service ${fmt(median(got.service.map((g) => g.cpuUs)))} µs, baseline ${fmt(median(got.baseline.map((g) => g.cpuUs)))} µs; ${counts[name]!.statements} statements, ${counts[name]!.roundTrips} round trips`)
+    console.log(
+      `  ${name.padEnd(13)} service ${fmt(median(got.service.map((g) => g.perSecond))).padStart(6)}/s, baseline ${fmt(median(got.baseline.map((g) => g.perSecond))).padStart(6)}/s, ratio ${fmt(ratio, 2)} (rounds ${fmt(sorted[0]!, 2)}–${fmt(sorted.at(-1)!, 2)} of ${fmt(perRound)} writes) (goal >= ${GOAL}) ${ratio >= GOAL ? 'MET' : 'NOT MET'}; CPU a write: service ${fmt(median(got.service.map((g) => g.cpuUs)))} µs, baseline ${fmt(median(got.baseline.map((g) => g.cpuUs)))} µs; ${counts[name]!.statements} statements, ${counts[name]!.roundTrips} round trips`,
+    )
   }
 } finally {
   for (const c of children.reverse()) await c.stop()

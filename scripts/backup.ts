@@ -25,12 +25,16 @@ if ((command !== 'backup' && command !== 'restore') || !file || process.argv.len
 try {
   loadEnvFile()
   const config = loadConfig()
-  if (config.databaseUrl) throw new Error(`DATABASE_URL is set: back up a PostgreSQL server with pg_dump (docs/operations.md)`)
+  if (config.databaseUrl)
+    throw new Error(
+      `DATABASE_URL is set: back up a PostgreSQL server with pg_dump (docs/operations.md)`,
+    )
   const lock = await lockDataDir(config.dataDir)
   const pgdata = join(config.dataDir, 'pglite')
   try {
     if (command === 'backup') {
-      if (!existsSync(join(pgdata, 'PG_VERSION'))) throw new Error(`${pgdata} holds no database to back up`)
+      if (!existsSync(join(pgdata, 'PG_VERSION')))
+        throw new Error(`${pgdata} holds no database to back up`)
       const db = await PGlite.create(pgdata, { startParams: START_PARAMS })
       const dump = await db.dumpDataDir('gzip')
       await db.close()
@@ -40,10 +44,15 @@ try {
       console.log(`backup: ${pgdata} written to ${file}`)
     } else {
       if (existsSync(join(pgdata, 'PG_VERSION'))) {
-        throw new Error(`${pgdata} already holds a database: move it away (or set DATA_DIR to a new directory) before restoring`)
+        throw new Error(
+          `${pgdata} already holds a database: move it away (or set DATA_DIR to a new directory) before restoring`,
+        )
       }
       const bytes = await readFile(file)
-      const db = await PGlite.create(pgdata, { startParams: START_PARAMS, loadDataDir: new Blob([bytes]) })
+      const db = await PGlite.create(pgdata, {
+        startParams: START_PARAMS,
+        loadDataDir: new Blob([bytes]),
+      })
       await db.close()
       console.log(`restore: ${file} restored into ${pgdata}`)
     }

@@ -34,7 +34,10 @@ const db = await openDatabase(loadConfig(), { answerTimeout: null }).catch((err:
 })
 const started = performance.now()
 const onProgress = process.stderr.isTTY
-  ? (done: number, total: number) => process.stderr.write(`\r${progressLine(done, total, (performance.now() - started) / 1000)}\u001b[K`)
+  ? (done: number, total: number) =>
+      process.stderr.write(
+        `\r${progressLine(done, total, (performance.now() - started) / 1000)}\u001b[K`,
+      )
   : undefined
 try {
   await migrate(db.sql)

@@ -24,10 +24,16 @@ const maskable = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 512 512">
 const browser = await launchBrowser()
 try {
   const page = await browser.newPage({ deviceScaleFactor: 1 })
-  for (const [file, source, size] of [['icon-192.png', svg, 192], ['icon-512.png', svg, 512], ['icon-maskable-512.png', maskable, 512]] as const) {
+  for (const [file, source, size] of [
+    ['icon-192.png', svg, 192],
+    ['icon-512.png', svg, 512],
+    ['icon-maskable-512.png', maskable, 512],
+  ] as const) {
     await page.setViewportSize({ width: size, height: size })
     const sized = source.replace('<svg ', `<svg width="${size}" height="${size}" `)
-    await page.setContent(`<!doctype html><style>html,body{margin:0;background:transparent}svg{display:block}</style>${sized}`)
+    await page.setContent(
+      `<!doctype html><style>html,body{margin:0;background:transparent}svg{display:block}</style>${sized}`,
+    )
     await writeFile(`${dir}${file}`, await page.screenshot({ omitBackground: true }))
     console.log(`wrote src/notes/app/${file}`)
   }

@@ -44,7 +44,10 @@ const ownUrls = {
   setup(b) {
     b.onLoad({ filter: /\.ts$/ }, async (args) => {
       const text = await readFile(args.path, 'utf8')
-      return { contents: text.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)), loader: 'ts' }
+      return {
+        contents: text.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)),
+        loader: 'ts',
+      }
     })
   },
 }
@@ -69,7 +72,8 @@ const result = await build({
 await stop()
 
 const hash = createHash('sha256')
-for (const file of result.outputFiles) hash.update(relative(BUILT, file.path)).update('\0').update(file.contents)
+for (const file of result.outputFiles)
+  hash.update(relative(BUILT, file.path)).update('\0').update(file.contents)
 const dir = join(OUT, hash.digest('hex').slice(0, 16))
 
 if (!(await exists(dir))) {
@@ -92,7 +96,10 @@ process.argv.splice(1, 2, entryPath)
 await import(pathToFileURL(join(dir, 'main.js')).href)
 
 async function exists(path) {
-  return stat(path).then(() => true, () => false)
+  return stat(path).then(
+    () => true,
+    () => false,
+  )
 }
 
 /** Bundles not used for a day, and leftovers of a start that stopped while writing. */
@@ -102,6 +109,7 @@ async function removeOld() {
     const path = join(OUT, name)
     if (path === dir) continue
     const info = await stat(path).catch(() => null)
-    if (info && Date.now() - info.mtimeMs > KEEP_MS) await rm(path, { recursive: true, force: true }).catch(() => {})
+    if (info && Date.now() - info.mtimeMs > KEEP_MS)
+      await rm(path, { recursive: true, force: true }).catch(() => {})
   }
 }

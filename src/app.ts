@@ -30,7 +30,10 @@ export interface App {
 }
 
 /** Starts everything `config` asks for; resolves once every server listens. */
-export async function startApp(config: Config, options: { logger: Logger; clock?: () => number; db?: Database }): Promise<App> {
+export async function startApp(
+  config: Config,
+  options: { logger: Logger; clock?: () => number; db?: Database },
+): Promise<App> {
   const { logger } = options
   const clock = options.clock ?? Date.now
   const db = options.db ?? (await openDatabase(config))
@@ -61,17 +64,51 @@ export async function startApp(config: Config, options: { logger: Logger; clock?
       const onServer = (server: Served) => (servers.idp = server)
       // What each service does for the provider, served here or not: another process may serve
       // it on this database.
-      const hooks: ServiceHooks[] = [notesAccountHooks(), ticketsAccountHooks({ sql: db.sql, clock, publicUrl: addressOf('tickets') })]
-      const provider = await startProvider({ config, db, clock, logger, secret, ready, addressOf, hooks, onLimiter, onServer })
+      const hooks: ServiceHooks[] = [
+        notesAccountHooks(),
+        ticketsAccountHooks({ sql: db.sql, clock, publicUrl: addressOf('tickets') }),
+      ]
+      const provider = await startProvider({
+        config,
+        db,
+        clock,
+        logger,
+        secret,
+        ready,
+        addressOf,
+        hooks,
+        onLimiter,
+        onServer,
+      })
       authUrl = provider.authUrl
       providerLines.push(...provider.lines)
     }
-    const idp = createIdentityProvider({ authUrl, apiKey: config.apiKey, apiSecret: config.apiSecret, keyInLinks: config.authUrl !== null || config.devSignin })
+    const idp = createIdentityProvider({
+      authUrl,
+      apiKey: config.apiKey,
+      apiSecret: config.apiSecret,
+      keyInLinks: config.authUrl !== null || config.devSignin,
+    })
 
     const lines: string[] = []
     // The built-in accounts have `/account` and `/admin`; an outside provider and the development one do not.
-    const places = { provider: config.authUrl === null && !config.devSignin ? authUrl : null, notes: addressOf('notes'), tickets: addressOf('tickets') }
-    const serving = { config, db, clock, logger, secret, idp, places, ready, onService: (s: Service) => services.push(s), onLimiter }
+    const places = {
+      provider: config.authUrl === null && !config.devSignin ? authUrl : null,
+      notes: addressOf('notes'),
+      tickets: addressOf('tickets'),
+    }
+    const serving = {
+      config,
+      db,
+      clock,
+      logger,
+      secret,
+      idp,
+      places,
+      ready,
+      onService: (s: Service) => services.push(s),
+      onLimiter,
+    }
     for (const p of planned) {
       const { server, line } = await startService(serving, p)
       servers[p.name] = server

@@ -7,7 +7,6 @@ import type { OidcConfig } from './accounts/oidc.ts'
 import { DEFAULT_LIMITS, type Limit, type Limits } from './limits/rate-limit.ts'
 import type { ServiceName, ServiceSettings } from './service.ts'
 
-
 /** Every setting; a service sees its part, {@link ServiceSettings}. */
 export interface Config extends ServiceSettings {
   host: string
@@ -36,7 +35,6 @@ export interface Config extends ServiceSettings {
   /** Sign-in through an organisation's OpenID Connect provider (`OIDC_ISSUER`), or null. */
   oidc: OidcConfig | null
 }
-
 
 /** Reads `.env` from the working directory into `process.env` when the file exists. */
 export function loadEnvFile(path = '.env'): void {
@@ -70,7 +68,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimits: rateLimits(env),
     trustProxy: trustProxy(env.TRUST_PROXY),
     oidc: oidc(env, authUrl),
-    webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', 'webhooks may target private addresses'),
+    webhookAllowPrivate: flag(
+      env,
+      'WEBHOOK_ALLOW_PRIVATE',
+      'webhooks may target private addresses',
+    ),
     uploadMaxMb: megabytes(env, 'UPLOAD_MAX_MB', 25),
     projectFilesMaxMb: megabytes(env, 'PROJECT_FILES_MAX_MB', 2000),
   }
@@ -78,24 +80,47 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 function oidc(env: NodeJS.ProcessEnv, authUrl: string | null): OidcConfig | null {
   if (!env.OIDC_ISSUER) {
-    for (const name of ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_ONLY', 'OIDC_SCOPES', 'OIDC_LAZY', 'OIDC_NAME']) {
-      if (env[name]) throw new Error(`${name} is set but OIDC_ISSUER is not: set OIDC_ISSUER to your provider's issuer URL`)
+    for (const name of [
+      'OIDC_CLIENT_ID',
+      'OIDC_CLIENT_SECRET',
+      'OIDC_ONLY',
+      'OIDC_SCOPES',
+      'OIDC_LAZY',
+      'OIDC_NAME',
+    ]) {
+      if (env[name])
+        throw new Error(
+          `${name} is set but OIDC_ISSUER is not: set OIDC_ISSUER to your provider's issuer URL`,
+        )
     }
     return null
   }
-  if (authUrl !== null) throw new Error('OIDC_ISSUER works with the built-in provider: unset AUTH_URL, or set OpenID Connect up at your own provider')
-  if (flag(env, 'DEV_SIGNIN', 'the development provider')) throw new Error('OIDC_ISSUER works with the built-in accounts, not with DEV_SIGNIN=1')
+  if (authUrl !== null)
+    throw new Error(
+      'OIDC_ISSUER works with the built-in provider: unset AUTH_URL, or set OpenID Connect up at your own provider',
+    )
+  if (flag(env, 'DEV_SIGNIN', 'the development provider'))
+    throw new Error('OIDC_ISSUER works with the built-in accounts, not with DEV_SIGNIN=1')
   // Kept exactly as written: the discovery document's `issuer` must equal it, and some
   // providers' issuers end with a slash (Authentik's do).
   const issuer = env.OIDC_ISSUER
   baseUrl(env, 'OIDC_ISSUER')
   const host = new URL(issuer).hostname
-  if (issuer.startsWith('http:') && host !== 'localhost' && host !== '127.0.0.1' && host !== '[::1]') {
+  if (
+    issuer.startsWith('http:') &&
+    host !== 'localhost' &&
+    host !== '127.0.0.1' &&
+    host !== '[::1]'
+  ) {
     throw new Error(`OIDC_ISSUER must be an https URL (http only for localhost), not '${issuer}'`)
   }
-  if (!env.OIDC_CLIENT_ID) throw new Error('OIDC_CLIENT_ID must be set with OIDC_ISSUER: the client id your provider gave this site')
+  if (!env.OIDC_CLIENT_ID)
+    throw new Error(
+      'OIDC_CLIENT_ID must be set with OIDC_ISSUER: the client id your provider gave this site',
+    )
   const scopes = (env.OIDC_SCOPES || 'openid profile email').trim().split(/\s+/)
-  if (!scopes.includes('openid')) throw new Error(`OIDC_SCOPES must include 'openid', not '${env.OIDC_SCOPES}'`)
+  if (!scopes.includes('openid'))
+    throw new Error(`OIDC_SCOPES must include 'openid', not '${env.OIDC_SCOPES}'`)
   const name = (env.OIDC_NAME || 'Single sign-on').trim()
   if (name.length > 60) throw new Error('OIDC_NAME must be at most 60 characters')
   return {
@@ -121,7 +146,8 @@ function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name]
   if (!raw) return fallback
   const n = Number(raw)
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name} must be a port number from 0 to 65535, not '${raw}'`)
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new Error(`${name} must be a port number from 0 to 65535, not '${raw}'`)
   return n
 }
 
@@ -133,21 +159,27 @@ function baseUrl(env: NodeJS.ProcessEnv, name: string): string {
   } catch {
     throw new Error(`${name} must be an absolute http(s) URL, not '${raw}'`)
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`${name} must be an http(s) URL, not '${raw}'`)
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new Error(`${name} must be an http(s) URL, not '${raw}'`)
   return raw.replace(/\/+$/, '')
 }
 
 function secret(raw: string): Uint8Array {
   const bytes = Buffer.from(raw, 'base64')
-  if (bytes.length !== 32) throw new Error('SESSION_SECRET must be 32 bytes in base64 (try: openssl rand -base64 32)')
+  if (bytes.length !== 32)
+    throw new Error('SESSION_SECRET must be 32 bytes in base64 (try: openssl rand -base64 32)')
   return new Uint8Array(bytes)
 }
 
 function services(raw: string | undefined): ServiceName[] {
   if (!raw) return ['notes', 'tickets']
-  const names = raw.split(',').map((s) => s.trim()).filter(Boolean)
+  const names = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
   for (const name of names) {
-    if (name !== 'notes' && name !== 'tickets') throw new Error(`SERVICES takes 'notes' and/or 'tickets', not '${name}'`)
+    if (name !== 'notes' && name !== 'tickets')
+      throw new Error(`SERVICES takes 'notes' and/or 'tickets', not '${name}'`)
   }
   return [...new Set(names)] as ServiceName[]
 }
@@ -169,7 +201,9 @@ function limit(env: NodeJS.ProcessEnv, name: string, fallback: Limit): Limit {
   const burst = Number(match?.[2])
   if (match === null || !(rate > 0) || !(burst >= 1) || !Number.isSafeInteger(burst)) {
     const off = name === 'RATE_LIMIT' ? "'off' or " : ''
-    throw new Error(`${name} must be ${off}'<requests a second>,<burst>' such as '${fallback.rate},${fallback.burst}', not '${raw}'`)
+    throw new Error(
+      `${name} must be ${off}'<requests a second>,<burst>' such as '${fallback.rate},${fallback.burst}', not '${raw}'`,
+    )
   }
   return { rate, burst }
 }
@@ -178,7 +212,9 @@ function trustProxy(raw: string | undefined): number {
   if (!raw) return 0
   const n = Number(raw)
   if (!/^[0-9]{1,2}$/.test(raw) || !Number.isInteger(n)) {
-    throw new Error(`TRUST_PROXY must be the number of reverse proxies in front (0 to 99), not '${raw}'`)
+    throw new Error(
+      `TRUST_PROXY must be the number of reverse proxies in front (0 to 99), not '${raw}'`,
+    )
   }
   return n
 }
@@ -188,6 +224,7 @@ function megabytes(env: NodeJS.ProcessEnv, name: string, fallback: number): numb
   const raw = env[name]
   if (!raw) return fallback
   const n = Number(raw)
-  if (!/^[0-9]{1,7}$/.test(raw.trim()) || n < 1 || n > 1_000_000) throw new Error(`${name} must be a whole number of MB from 1 to 1000000, not '${raw}'`)
+  if (!/^[0-9]{1,7}$/.test(raw.trim()) || n < 1 || n > 1_000_000)
+    throw new Error(`${name} must be a whole number of MB from 1 to 1000000, not '${raw}'`)
   return n
 }

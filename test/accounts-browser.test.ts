@@ -22,7 +22,14 @@ async function virtualAuthenticator(context: BrowserContext, page: Page): Promis
   const cdp = await context.newCDPSession(page)
   await cdp.send('WebAuthn.enable')
   await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
   })
 }
 
@@ -65,11 +72,17 @@ test('a wrong password is refused with "wrong name or password", and so is an un
   const { context, page } = await full.person()
   await page.goto(full.notes)
   await page.getByRole('link', { name: 'Sign in' }).click()
-  for (const [name, password] of [[OWNER.name, 'not the password'], ['Nobody', OWNER.password]] as const) {
+  for (const [name, password] of [
+    [OWNER.name, 'not the password'],
+    ['Nobody', OWNER.password],
+  ] as const) {
     await page.getByLabel('Name').fill(name)
     await page.getByLabel('Password').fill(password)
     await page.getByRole('button', { name: 'Sign in', exact: true }).click()
-    await page.getByRole('alert').filter({ hasText: /wrong name or password/i }).waitFor()
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /wrong name or password/i })
+      .waitFor()
     assert.equal(new URL(page.url()).origin, full.idp)
   }
   await page.getByLabel('Password').fill(OWNER.password)
@@ -80,7 +93,7 @@ test('a wrong password is refused with "wrong name or password", and so is an un
   await context.close()
 })
 
-test('a second person signs up through the owner\'s link, adds a passkey, and later signs in with it', async () => {
+test("a second person signs up through the owner's link, adds a passkey, and later signs in with it", async () => {
   const { page } = owner
   await page.goto(`${full.idp}/admin`)
   await page.getByRole('heading', { name: 'People' }).waitFor()
@@ -98,7 +111,10 @@ test('a second person signs up through the owner\'s link, adds a passkey, and la
   await p.getByRole('button', { name: 'Create account' }).click()
   await p.getByRole('heading', { name: 'Your account' }).waitFor()
   await p.getByRole('button', { name: 'Add a passkey' }).click()
-  await p.getByRole('status').filter({ hasText: 'Your passkey is added.' }).waitFor({ timeout: 20_000 })
+  await p
+    .getByRole('status')
+    .filter({ hasText: 'Your passkey is added.' })
+    .waitFor({ timeout: 20_000 })
   assert.match(await p.locator('main').innerText(), /Passkey 1/)
 
   // Signed out at the provider: the next sign-in needs the passkey.
@@ -112,7 +128,10 @@ test('a second person signs up through the owner\'s link, adds a passkey, and la
   // The link was for one person: it does not open a second sign-up.
   const again = await full.person()
   await again.page.goto(link)
-  assert.match(await again.page.locator('main').innerText(), /no longer valid: it was used up, it expired or the owner revoked it/)
+  assert.match(
+    await again.page.locator('main').innerText(),
+    /no longer valid: it was used up, it expired or the owner revoked it/,
+  )
   await again.context.close()
 
   // The owner sees Pat among the people, with a last sign-in.
@@ -128,15 +147,28 @@ test('a person following a project invite sees the project, the inviter and the 
   const made = await page.evaluate(async () => {
     const me = (await (await fetch('/api/me')).json()) as { tag: string }
     const headers = { 'content-type': 'application/json', 'x-tag': me.tag }
-    const project = (await (await fetch('/api/projects', { method: 'POST', headers, body: JSON.stringify({ title: 'Web site' }) })).json()) as { project: { slug: string } }
-    const invite = await fetch(`/api/projects/${project.project.slug}/invites`, { method: 'POST', headers, body: JSON.stringify({ role: 'edit' }) })
+    const project = (await (
+      await fetch('/api/projects', {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ title: 'Web site' }),
+      })
+    ).json()) as { project: { slug: string } }
+    const invite = await fetch(`/api/projects/${project.project.slug}/invites`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ role: 'edit' }),
+    })
     return (await invite.json()) as { url: string }
   })
   const invited = await full.person({ viewport: PHONE })
   const p = invited.page
   await p.goto(made.url)
   await p.getByRole('heading', { name: 'Join Web site' }).waitFor()
-  assert.match(await p.locator('main').innerText(), /Olivia invites you to the project Web site with the role edit\./)
+  assert.match(
+    await p.locator('main').innerText(),
+    /Olivia invites you to the project Web site with the role edit\./,
+  )
   await screenshot(p, 'idp-invite-390-light')
   await assertAccessible(p, 'the invite sign-in page')
   await p.getByRole('link', { name: 'Create an account' }).click()
@@ -159,7 +191,13 @@ test('the provider pages look right at 1280 and 390 px, light and dark', async (
       await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor()
       await screenshot(page, `idp-signin-${tag}`)
       await assertAccessible(page, `the sign-in page at ${tag}`)
-      assert.equal(await page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth), false, `sign-in page scrolls sideways at ${tag}`)
+      assert.equal(
+        await page.evaluate(
+          () => document.documentElement.scrollWidth > document.documentElement.clientWidth,
+        ),
+        false,
+        `sign-in page scrolls sideways at ${tag}`,
+      )
       await page.getByLabel('Name').fill(OWNER.name)
       await page.getByLabel('Password').fill(OWNER.password)
       await page.getByRole('button', { name: 'Sign in', exact: true }).click()
@@ -168,7 +206,13 @@ test('the provider pages look right at 1280 and 390 px, light and dark', async (
         await page.goto(`${full.idp}${path}`)
         await screenshot(page, `idp${path.replace('/', '-')}-${tag}`)
         await assertAccessible(page, `${path} at ${tag}`)
-        assert.equal(await page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth), false, `${path} scrolls sideways at ${tag}`)
+        assert.equal(
+          await page.evaluate(
+            () => document.documentElement.scrollWidth > document.documentElement.clientWidth,
+          ),
+          false,
+          `${path} scrolls sideways at ${tag}`,
+        )
       }
       await context.close()
     }

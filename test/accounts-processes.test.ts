@@ -47,15 +47,25 @@ async function settingUp<T>(work: () => Promise<T>): Promise<T> {
 }
 
 async function startProcess(): Promise<Process> {
-  const env = { ...process.env, APP_SCHEMA: db.schema, APP_PROVIDER: 'accounts', APP_RATE_LIMIT: '0.001,1000' }
-  const child = spawn(process.execPath, ['--import', 'tsx', APP], { env, stdio: ['ignore', 'pipe', 'inherit'] })
+  const env = {
+    ...process.env,
+    APP_SCHEMA: db.schema,
+    APP_PROVIDER: 'accounts',
+    APP_RATE_LIMIT: '0.001,1000',
+  }
+  const child = spawn(process.execPath, ['--import', 'tsx', APP], {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
   stops.push(async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
     await exited
   })
   const first = await Promise.race([
-    new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once('line', resolve)),
+    new Promise<string>((resolve) =>
+      createInterface({ input: child.stdout! }).once('line', resolve),
+    ),
     exited.then((code) => {
       throw new Error(`app process exited with ${code} before listening`)
     }),
@@ -77,7 +87,15 @@ function browser() {
   const jars = new Map<string, Map<string, string>>()
   let csrf = ''
   const local = (url: string) => url.replace('//localhost:', '//127.0.0.1:')
-  async function go(url: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string>; body?: string } = {}): Promise<Page> {
+  async function go(
+    url: string,
+    init: {
+      method?: string
+      form?: Record<string, string>
+      headers?: Record<string, string>
+      body?: string
+    } = {},
+  ): Promise<Page> {
     const target = new URL(local(url))
     const jar = jars.get(target.origin) ?? new Map<string, string>()
     jars.set(target.origin, jar)
@@ -88,7 +106,12 @@ function browser() {
       headers['content-type'] = 'application/x-www-form-urlencoded'
       body = new URLSearchParams({ csrf, ...init.form }).toString()
     }
-    const res = await fetch(target, { method: init.method ?? (init.form ? 'POST' : 'GET'), headers, body, redirect: 'manual' })
+    const res = await fetch(target, {
+      method: init.method ?? (init.form ? 'POST' : 'GET'),
+      headers,
+      body,
+      redirect: 'manual',
+    })
     for (const line of res.headers.getSetCookie()) {
       const [pair] = line.split(';')
       const eq = pair!.indexOf('=')
@@ -115,7 +138,14 @@ function browser() {
         const url = new URL(start.location!)
         // The built-in provider's links carry no key; the form sends one only when the link did.
         const key = url.searchParams.get('key')
-        atProvider = await go(`${url.origin}/login`, { form: { ...(key === null ? {} : { key }), return: url.searchParams.get('return')!, name, password } })
+        atProvider = await go(`${url.origin}/login`, {
+          form: {
+            ...(key === null ? {} : { key }),
+            return: url.searchParams.get('return')!,
+            name,
+            password,
+          },
+        })
       }
       assert.equal(atProvider.status, 303, atProvider.text)
       const back = await go(atProvider.location!)
@@ -138,7 +168,9 @@ const owner = browser()
 const link = await settingUp(async () => {
   const form = await owner.go(`${a.idp}/login`)
   assert.equal(form.status, 200, form.text)
-  const setup = await owner.go(`${a.idp}/setup`, { form: { name: 'owner', password: 'owner password' } })
+  const setup = await owner.go(`${a.idp}/setup`, {
+    form: { name: 'owner', password: 'owner password' },
+  })
   assert.equal(setup.status, 303, setup.text)
   await owner.go(`${a.idp}/admin`)
   const made = await owner.go(`${a.idp}/admin/signup-links`, { form: { uses: '10', days: '7' } })
@@ -166,7 +198,10 @@ async function tagOf(person: ReturnType<typeof browser>, app: string): Promise<s
 async function api(app: string, method: string, path: string, secret: string, body?: unknown) {
   const res = await fetch(`${app.replace('//localhost:', '//127.0.0.1:')}${path}`, {
     method,
-    headers: { authorization: `Bearer ${secret}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${secret}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   })
   const text = await res.text()
@@ -179,7 +214,11 @@ test('2: disabling a person at one process stops, at the other, the project key 
   await alice.signIn(b.notes, 'alice', 'alice password')
   // alice's user token, made with her session, and a project of hers.
   const tag = await tagOf(alice, a.tickets)
-  const made = await alice.go(`${a.tickets}/api/tokens`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-tag': tag }, body: JSON.stringify({ label: 'cli' }) })
+  const made = await alice.go(`${a.tickets}/api/tokens`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-tag': tag },
+    body: JSON.stringify({ label: 'cli' }),
+  })
   assert.equal(made.status, 201, made.text)
   const token = (JSON.parse(made.text) as { token: string }).token
   const project = await api(a.tickets, 'POST', '/api/projects', token, { title: 'Alice project' })
@@ -190,18 +229,42 @@ test('2: disabling a person at one process stops, at the other, the project key 
   const [user] = await sql<{ id: string }[]>`select id from users where idp_id = ${aliceId}`
   await sql`insert into connections (id, project_id, user_id, app, label, hash, created)
     values ('conn-alice', ${projectId}, ${user!.id}, 'https://app.example', 'Alice app', ${createHash('sha256').update(key).digest('hex')}, ${Date.now()})`
-  assert.equal((await api(b.tickets, 'POST', `/api/projects/${slug}/tickets`, key, { subject: 'by the key' })).status, 201)
-  const hook = await api(b.tickets, 'POST', `/api/projects/${slug}/webhooks`, key, { url: 'https://93.184.215.14/hook', events: ['ticket.created'] })
+  assert.equal(
+    (await api(b.tickets, 'POST', `/api/projects/${slug}/tickets`, key, { subject: 'by the key' }))
+      .status,
+    201,
+  )
+  const hook = await api(b.tickets, 'POST', `/api/projects/${slug}/webhooks`, key, {
+    url: 'https://93.184.215.14/hook',
+    events: ['ticket.created'],
+  })
   assert.equal(hook.status, 201, JSON.stringify(hook.body))
 
   await owner.go(`${a.idp}/admin`)
-  assert.equal((await owner.go(`${a.idp}/admin/people/${aliceId}/disable`, { form: {} })).status, 303)
+  assert.equal(
+    (await owner.go(`${a.idp}/admin/people/${aliceId}/disable`, { form: {} })).status,
+    303,
+  )
 
   // The finding: the key still created tickets as alice and added webhooks.
-  assert.deepEqual(await api(b.tickets, 'POST', `/api/projects/${slug}/tickets`, key, { subject: 'after' }), { status: 401, body: { error: 'bad or revoked token' } })
-  assert.equal((await api(b.tickets, 'POST', `/api/projects/${slug}/webhooks`, key, { url: 'https://93.184.215.14/other', events: ['ticket.created'] })).status, 401)
+  assert.deepEqual(
+    await api(b.tickets, 'POST', `/api/projects/${slug}/tickets`, key, { subject: 'after' }),
+    { status: 401, body: { error: 'bad or revoked token' } },
+  )
+  assert.equal(
+    (
+      await api(b.tickets, 'POST', `/api/projects/${slug}/webhooks`, key, {
+        url: 'https://93.184.215.14/other',
+        events: ['ticket.created'],
+      })
+    ).status,
+    401,
+  )
   assert.equal((await api(b.tickets, 'GET', '/api/tokens', token)).status, 401)
-  assert.equal((await sql`select count(*)::int as n from webhooks where project_id = ${projectId}`)[0]!.n, 0)
+  assert.equal(
+    (await sql`select count(*)::int as n from webhooks where project_id = ${projectId}`)[0]!.n,
+    0,
+  )
   assert.equal(await me(alice, b.notes), null)
   assert.equal(await me(alice, a.tickets), null)
 })
@@ -216,10 +279,15 @@ test('11: a password change at one process ends every other session of the perso
   assert.notEqual(bob, null)
 
   await here.go(`${a.idp}/account`)
-  const changed = await here.go(`${a.idp}/account/password`, { form: { current: 'bob password', password: 'a new bob password' } })
+  const changed = await here.go(`${a.idp}/account/password`, {
+    form: { current: 'bob password', password: 'a new bob password' },
+  })
   assert.equal(changed.status, 303)
   const page = await here.go(`${a.idp}${changed.location}`)
-  assert.match(page.text, /Your password is changed\. Every other place you were signed in, here and in the apps, is signed out\./)
+  assert.match(
+    page.text,
+    /Your password is changed\. Every other place you were signed in, here and in the apps, is signed out\./,
+  )
   // The other browser: signed out at the provider (B) and at both apps.
   assert.equal((await there.go(`${b.idp}/account`)).status, 303)
   assert.equal(await me(there, b.notes), null)
@@ -228,18 +296,35 @@ test('11: a password change at one process ends every other session of the perso
   assert.equal((await here.go(`${b.idp}/account`.replace(b.idp, a.idp))).status, 200)
 })
 
-test('11: a reset link used at one process ends the apps\' sessions and the user tokens too', async () => {
+test("11: a reset link used at one process ends the apps' sessions and the user tokens too", async () => {
   const { person: carol, id: carolId } = await account('carol', 'carol password')
   await carol.signIn(b.tickets, 'carol', 'carol password')
   await carol.signIn(a.notes, 'carol', 'carol password')
   const tag = await tagOf(carol, b.tickets)
-  const token = (JSON.parse((await carol.go(`${b.tickets}/api/tokens`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-tag': tag }, body: JSON.stringify({ label: 'cli' }) })).text) as { token: string }).token
+  const token = (
+    JSON.parse(
+      (
+        await carol.go(`${b.tickets}/api/tokens`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-tag': tag },
+          body: JSON.stringify({ label: 'cli' }),
+        })
+      ).text,
+    ) as { token: string }
+  ).token
   await owner.go(`${a.idp}/admin`)
   const made = await owner.go(`${a.idp}/admin/people/${carolId}/reset`, { form: {} })
   const reset = new URL(/id="made-link">([^<]+)</.exec(made.text)![1]!).searchParams.get('link')!
   const elsewhere = browser()
   await elsewhere.go(`${b.idp}/reset?link=${reset}`)
-  assert.equal((await elsewhere.go(`${b.idp}/reset`, { form: { link: reset, password: 'a new carol password' } })).status, 303)
+  assert.equal(
+    (
+      await elsewhere.go(`${b.idp}/reset`, {
+        form: { link: reset, password: 'a new carol password' },
+      })
+    ).status,
+    303,
+  )
   assert.equal(await me(carol, b.tickets), null)
   assert.equal(await me(carol, a.notes), null)
   assert.equal((await api(a.tickets, 'GET', '/api/tokens', token)).status, 401)
@@ -249,10 +334,17 @@ test('11: failed passwords counted at one process hold at the other', async () =
   await account('dora', 'dora password')
   const guesser = browser()
   await guesser.go(`${a.idp}/login`)
-  for (let i = 0; i < FREE_FAILURES; i++) assert.equal((await guesser.go(`${a.idp}/login`, { form: { name: 'dora', password: `guess ${i}` } })).status, 400)
+  for (let i = 0; i < FREE_FAILURES; i++)
+    assert.equal(
+      (await guesser.go(`${a.idp}/login`, { form: { name: 'dora', password: `guess ${i}` } }))
+        .status,
+      400,
+    )
   // The finding: at B the right password got 429 from its own count while A answered 303; now both count one.
   await guesser.go(`${b.idp}/login`)
-  const atB = await guesser.go(`${b.idp}/login`, { form: { name: 'dora', password: 'dora password' } })
+  const atB = await guesser.go(`${b.idp}/login`, {
+    form: { name: 'dora', password: 'dora password' },
+  })
   assert.equal(atB.status, 429)
   assert.match(atB.text, /Too many sign-in attempts/)
 })
@@ -271,7 +363,9 @@ test('4: the sessions of one person at both processes count on the one bucket of
   // Each process sends its counts about once a second: the person's one row gathers all six.
   const row = createHash('sha256').update(`tickets\napi\nc\nuser:${userId}`).digest('base64url')
   await until(async () => {
-    const [found] = await sql<{ tokens: number }[]>`select tokens from rate_limits where key = ${row}`
+    const [found] = await sql<
+      { tokens: number }[]
+    >`select tokens from rate_limits where key = ${row}`
     return found !== undefined && Number(found.tokens) <= 1000 - 6 + 0.1
   })
 })

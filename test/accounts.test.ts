@@ -26,7 +26,13 @@ const RETURN = `${NOTES}/login/callback`
 const tickets = await ticketsApp()
 const { sql, clock } = tickets
 const SECRET = new Uint8Array(32).fill(3)
-const attempts = createSignInAttempts({ sql, clock: clock.now, trustProxy: 0, secret: SECRET, secure: false })
+const attempts = createSignInAttempts({
+  sql,
+  clock: clock.now,
+  trustProxy: 0,
+  secret: SECRET,
+  secure: false,
+})
 const provider = createAccountsProvider({
   sql,
   clock: clock.now,
@@ -93,7 +99,13 @@ function codeOf(answer: Answer): string {
 }
 
 async function exchange(code: string, secret = 'dev-secret') {
-  const response = await handler(makeRequest({ method: 'POST', url: '/api/exchange', body: JSON.stringify({ key: 'dev-key', secret, code }) }))
+  const response = await handler(
+    makeRequest({
+      method: 'POST',
+      url: '/api/exchange',
+      body: JSON.stringify({ key: 'dev-key', secret, code }),
+    }),
+  )
   return { status: response.status, body: JSON.parse(await bodyText(response.body)) }
 }
 
@@ -108,7 +120,11 @@ test('on the first run the sign-in page asks for the owner account, refusing a p
   const short = await owner.post('/setup', { ...request, name: 'Olivia', password: 'seven77' })
   assert.equal(short.status, 400)
   assert.match(short.text, /A password has at least 8 characters\./)
-  const made = await owner.post('/setup', { ...request, name: 'Olivia', password: 'owner password' })
+  const made = await owner.post('/setup', {
+    ...request,
+    name: 'Olivia',
+    password: 'owner password',
+  })
   const { status, body } = await exchange(codeOf(made))
   assert.equal(status, 200)
   assert.equal(body.name, 'Olivia')
@@ -131,7 +147,10 @@ test('a login code works once, only with the right secret, and not after 60 seco
   const code = codeOf(await owner.get(login))
   assert.deepEqual((await exchange(code, 'wrong')).status, 401)
   assert.equal((await exchange(code)).status, 200)
-  assert.deepEqual(await exchange(code), { status: 400, body: { error: 'login code unknown, used or expired' } })
+  assert.deepEqual(await exchange(code), {
+    status: 400,
+    body: { error: 'login code unknown, used or expired' },
+  })
   const late = codeOf(await owner.get(login))
   clock.advance(60_001)
   assert.equal((await exchange(late)).status, 400)
@@ -153,13 +172,15 @@ test('the provider session, login codes and links are stored only as their SHA-2
   assert.ok(codes.some((r) => r.code_hash === hashSecret(code)))
 })
 
-test('a sign-in without a key, returning to a service, is that service\'s; its page\'s links carry no key', async () => {
+test("a sign-in without a key, returning to a service, is that service's; its page's links carry no key", async () => {
   const stranger = browser('10.0.9.1')
   const page = await stranger.get(`/login?return=${encodeURIComponent(RETURN)}`)
   assert.equal(page.status, 200)
   assert.doesNotMatch(page.text, /key=|name="key"/)
   assert.match(page.text, /href="\/forgot\?return=/)
-  const elsewhere = await stranger.get(`/login?return=${encodeURIComponent('https://evil.example/login/callback')}`)
+  const elsewhere = await stranger.get(
+    `/login?return=${encodeURIComponent('https://evil.example/login/callback')}`,
+  )
   assert.equal(elsewhere.status, 400)
 })
 
@@ -167,12 +188,17 @@ test('the forgot-password page says to ask the owner for a reset link and leads 
   const page = await browser('10.0.9.2').get(`/forgot?return=${encodeURIComponent(RETURN)}`)
   assert.equal(page.status, 200)
   assert.match(page.text, /Ask the owner of this site for a reset link/)
-  assert.match(page.text, new RegExp(`href="/login\\?return=${encodeURIComponent(RETURN).replace(/%/g, '%')}"`))
+  assert.match(
+    page.text,
+    new RegExp(`href="/login\\?return=${encodeURIComponent(RETURN).replace(/%/g, '%')}"`),
+  )
 })
 
 test('a sign-in returning anywhere but the services, or with another app key, is refused', async () => {
   const stranger = browser()
-  const elsewhere = await stranger.get(`/login?key=dev-key&return=${encodeURIComponent('https://evil.example/login/callback')}`)
+  const elsewhere = await stranger.get(
+    `/login?key=dev-key&return=${encodeURIComponent('https://evil.example/login/callback')}`,
+  )
   assert.equal(elsewhere.status, 400)
   assert.match(elsewhere.text, /must return to one of this site&#39;s apps/)
   const key = await stranger.get(`/login?key=other&return=${encodeURIComponent(RETURN)}`)
@@ -182,7 +208,10 @@ test('a sign-in returning anywhere but the services, or with another app key, is
 
 test('the provider pages allow exactly the services origins in form-action', async () => {
   const page = await browser().get(login)
-  assert.match(String(page.headers['content-security-policy']), /form-action 'self' http:\/\/localhost:3001 http:\/\/localhost:3002;/)
+  assert.match(
+    String(page.headers['content-security-policy']),
+    /form-action 'self' http:\/\/localhost:3001 http:\/\/localhost:3002;/,
+  )
 })
 
 test('a form without the token of its own browser is refused (login CSRF)', async () => {
@@ -192,7 +221,11 @@ test('a form without the token of its own browser is refused (login CSRF)', asyn
   await attacker.get(login)
   // The attacker's page posts the attacker's token from the victim's browser.
   victim.setCsrf(/name="csrf" value="([^"]+)"/.exec((await attacker.get(login)).text)![1]!)
-  const forged = await victim.post('/login', { ...request, name: 'Olivia', password: 'owner password' })
+  const forged = await victim.post('/login', {
+    ...request,
+    name: 'Olivia',
+    password: 'owner password',
+  })
   assert.equal(forged.status, 403)
   assert.match(forged.text, /This form has expired/)
 })
@@ -200,8 +233,16 @@ test('a form without the token of its own browser is refused (login CSRF)', asyn
 test('a wrong password or unknown name says "wrong name or password" and nothing more', async () => {
   const someone = browser('10.0.0.4')
   await someone.get(login)
-  const wrong = await someone.post('/login', { ...request, name: 'Olivia', password: 'not it at all' })
-  const unknown = await someone.post('/login', { ...request, name: 'Nobody', password: 'owner password' })
+  const wrong = await someone.post('/login', {
+    ...request,
+    name: 'Olivia',
+    password: 'not it at all',
+  })
+  const unknown = await someone.post('/login', {
+    ...request,
+    name: 'Nobody',
+    password: 'owner password',
+  })
   for (const answer of [wrong, unknown]) {
     assert.equal(answer.status, 400)
     assert.match(answer.text, /Wrong name or password\./)
@@ -212,14 +253,28 @@ test('failed sign-ins slow down the address that fails, not another one, and are
   clock.advance(LONGEST_WAIT_MS)
   const guesser = browser('10.1.0.1')
   await guesser.get(login)
-  for (let i = 0; i < FREE_FAILURES; i++) assert.equal((await guesser.post('/login', { ...request, name: 'olivia', password: `guess ${i}` })).status, 400)
+  for (let i = 0; i < FREE_FAILURES; i++)
+    assert.equal(
+      (await guesser.post('/login', { ...request, name: 'olivia', password: `guess ${i}` })).status,
+      400,
+    )
   // Then that address waits before each next try of the account: a second, then two, then four.
-  const limited = await guesser.post('/login', { ...request, name: 'Olivia', password: 'owner password' })
+  const limited = await guesser.post('/login', {
+    ...request,
+    name: 'Olivia',
+    password: 'owner password',
+  })
   assert.equal(limited.status, 429)
   assert.match(limited.text, /Too many sign-in attempts\. Try again in 1 seconds\./)
   clock.advance(1000)
-  assert.equal((await guesser.post('/login', { ...request, name: 'Olivia', password: 'guess more' })).status, 400)
-  assert.match((await guesser.post('/login', { ...request, name: 'Olivia', password: 'owner password' })).text, /Try again in 2 seconds/)
+  assert.equal(
+    (await guesser.post('/login', { ...request, name: 'Olivia', password: 'guess more' })).status,
+    400,
+  )
+  assert.match(
+    (await guesser.post('/login', { ...request, name: 'Olivia', password: 'owner password' })).text,
+    /Try again in 2 seconds/,
+  )
   // Another address with no failures for the account signs in at once.
   const next = browser('10.1.1.1')
   await next.get(login)
@@ -228,7 +283,10 @@ test('failed sign-ins slow down the address that fails, not another one, and are
   const sprayer = browser('10.2.0.1')
   await sprayer.get(login)
   let status = 0
-  for (let i = 0; i < 40 && status !== 429; i++) status = (await sprayer.post('/login', { ...request, name: `name ${i}`, password: 'password1' })).status
+  for (let i = 0; i < 40 && status !== 429; i++)
+    status = (
+      await sprayer.post('/login', { ...request, name: `name ${i}`, password: 'password1' })
+    ).status
   assert.equal(status, 429)
 })
 
@@ -242,7 +300,10 @@ test('sign-up is closed by default; a link made on /admin works for its number o
   const url = /id="made-link">([^<]+)</.exec(admin.text)![1]!
   const link = new URL(url).searchParams.get('link')!
   const stored = await sql`select id_hash, uses_left from idp_signup_links`
-  assert.deepEqual(stored.map((r) => [r.id_hash, r.uses_left]), [[hashSecret(link), 2]])
+  assert.deepEqual(
+    stored.map((r) => [r.id_hash, r.uses_left]),
+    [[hashSecret(link), 2]],
+  )
   for (const name of ['Pat', 'Quinn']) {
     const person = browser(`10.3.0.${name.length}${name.charCodeAt(0)}`)
     assert.equal((await person.get(`/signup?link=${link}`)).status, 200)
@@ -277,20 +338,34 @@ test('a project invite that brings a person to sign in names the project, the in
   const olivia = (await sql`select id from idp_accounts where is_owner`)[0]!.id as string
   const admin = await tickets.login('Olivia', olivia)
   const { slug } = await tickets.project(admin, 'Web site')
-  const invite = await tickets.call('POST', `/api/projects/${slug}/invites`, { token: admin.token, body: { role: 'edit' } })
+  const invite = await tickets.call('POST', `/api/projects/${slug}/invites`, {
+    token: admin.token,
+    body: { role: 'edit' },
+  })
   assert.equal(invite.status, 201, invite.text)
   const returnTo = new URL(invite.body.url).searchParams.get('return')!
   assert.equal(new URL(returnTo).origin, TICKETS)
   const invited = browser('10.4.0.1')
   const page = await invited.get(`/login?key=dev-key&return=${encodeURIComponent(returnTo)}`)
   assert.equal(page.status, 200)
-  assert.match(page.text, /<strong>Olivia<\/strong> invites you to the project <strong>Web site<\/strong> with the role <strong>edit<\/strong>/)
+  assert.match(
+    page.text,
+    /<strong>Olivia<\/strong> invites you to the project <strong>Web site<\/strong> with the role <strong>edit<\/strong>/,
+  )
   // The page leads with Create an account, and Sign in comes second.
   const create = page.text.indexOf('>Create an account</a>')
-  assert.ok(create > 0 && create < page.text.indexOf('>Sign in</button>'), 'Create an account comes before Sign in')
+  assert.ok(
+    create > 0 && create < page.text.indexOf('>Sign in</button>'),
+    'Create an account comes before Sign in',
+  )
   const signup = await invited.get(`/signup?key=dev-key&return=${encodeURIComponent(returnTo)}`)
   assert.equal(signup.status, 200)
-  const joined = await invited.post('/signup', { key: 'dev-key', return: returnTo, name: 'Rita', password: 'rita password' })
+  const joined = await invited.post('/signup', {
+    key: 'dev-key',
+    return: returnTo,
+    name: 'Rita',
+    password: 'rita password',
+  })
   const back = new URL(String(joined.headers.location))
   assert.equal(back.searchParams.get('invite'), new URL(returnTo).searchParams.get('invite'))
   assert.equal((await exchange(back.searchParams.get('idp_code')!)).body.name, 'Rita')
@@ -300,10 +375,21 @@ test('a revoked project invite brings a person to a page saying it is no longer 
   const olivia = (await sql`select id from idp_accounts where is_owner`)[0]!.id as string
   const admin = await tickets.login('Olivia', olivia)
   const { slug } = await tickets.project(admin, 'Revoked site')
-  const invite = await tickets.call('POST', `/api/projects/${slug}/invites`, { token: admin.token, body: { role: 'use' } })
+  const invite = await tickets.call('POST', `/api/projects/${slug}/invites`, {
+    token: admin.token,
+    body: { role: 'use' },
+  })
   assert.equal(invite.status, 201, invite.text)
   const returnTo = new URL(invite.body.url).searchParams.get('return')!
-  assert.equal((await tickets.call('POST', `/api/projects/${slug}/invites/${invite.body.id}/revoke`, { token: admin.token, body: {} })).status, 200)
+  assert.equal(
+    (
+      await tickets.call('POST', `/api/projects/${slug}/invites/${invite.body.id}/revoke`, {
+        token: admin.token,
+        body: {},
+      })
+    ).status,
+    200,
+  )
   const someone = browser('10.4.9.1')
   const page = await someone.get(`/login?return=${encodeURIComponent(returnTo)}`)
   assert.equal(page.status, 400)
@@ -324,13 +410,27 @@ test('disabling an account ends its sessions at the provider and both services, 
   assert.match(admin.text, /Pat/)
   const disabled = await owner.post(`/admin/people/${patId}/disable`, {})
   assert.equal(disabled.status, 303)
-  assert.equal((await sql`select count(*)::int as n from sessions where user_id in (${patId}, ${inTickets.id})`)[0]!.n, 0)
-  assert.equal((await sql`select count(*)::int as n from idp_sessions where account_id = ${patId}`)[0]!.n, 0)
+  assert.equal(
+    (
+      await sql`select count(*)::int as n from sessions where user_id in (${patId}, ${inTickets.id})`
+    )[0]!.n,
+    0,
+  )
+  assert.equal(
+    (await sql`select count(*)::int as n from idp_sessions where account_id = ${patId}`)[0]!.n,
+    0,
+  )
   assert.equal((await tickets.call('GET', '/api/tokens', { token: inTickets.token })).status, 401)
-  assert.equal((await sql`select count(*)::int as n from tokens where user_id = ${inTickets.id}`)[0]!.n, 0)
+  assert.equal(
+    (await sql`select count(*)::int as n from tokens where user_id = ${inTickets.id}`)[0]!.n,
+    0,
+  )
   assert.equal((await pat.get('/account')).status, 303)
   await pat.get(login)
-  assert.match((await pat.post('/login', { ...request, name: 'Pat', password: 'Pat password' })).text, /Wrong name or password/)
+  assert.match(
+    (await pat.post('/login', { ...request, name: 'Pat', password: 'Pat password' })).text,
+    /Wrong name or password/,
+  )
 })
 
 test('a reset link sets a new password once, and the old one stops working', async () => {
@@ -345,7 +445,10 @@ test('a reset link sets a new password once, and the old one stops working', asy
   assert.equal((await quinn.get(`/reset?link=${link}`)).status, 404)
   const again = browser('10.6.0.2')
   await again.get(login)
-  assert.equal((await again.post('/login', { ...request, name: 'Quinn', password: 'Quinn password' })).status, 400)
+  assert.equal(
+    (await again.post('/login', { ...request, name: 'Quinn', password: 'Quinn password' })).status,
+    400,
+  )
   codeOf(await again.post('/login', { ...request, name: 'Quinn', password: 'a new password' }))
 })
 
@@ -358,19 +461,32 @@ test('"Sign out everywhere" ends every session of the person, here and at both s
   await quinn.get('/account')
   const out = await quinn.post('/account/signout-everywhere', {})
   assert.equal(out.status, 303)
-  assert.equal((await sql`select count(*)::int as n from sessions where user_id = ${quinnId}`)[0]!.n, 0)
-  assert.equal((await sql`select count(*)::int as n from idp_sessions where account_id = ${quinnId}`)[0]!.n, 0)
+  assert.equal(
+    (await sql`select count(*)::int as n from sessions where user_id = ${quinnId}`)[0]!.n,
+    0,
+  )
+  assert.equal(
+    (await sql`select count(*)::int as n from idp_sessions where account_id = ${quinnId}`)[0]!.n,
+    0,
+  )
 })
 
 test('a password change asks for the current password', async () => {
   clock.advance(LONGEST_WAIT_MS)
   await owner.get('/account')
-  const wrong = await owner.post('/account/password', { current: 'not mine at all', password: 'brand new password' })
+  const wrong = await owner.post('/account/password', {
+    current: 'not mine at all',
+    password: 'brand new password',
+  })
   assert.equal(wrong.status, 400)
   assert.match(wrong.text, /The current password is wrong\./)
-  const changed = await owner.post('/account/password', { current: 'owner password', password: 'brand new password' })
+  const changed = await owner.post('/account/password', {
+    current: 'owner password',
+    password: 'brand new password',
+  })
   assert.equal(changed.status, 303)
-  const hash = (await sql`select password_hash from idp_accounts where is_owner`)[0]!.password_hash as string
+  const hash = (await sql`select password_hash from idp_accounts where is_owner`)[0]!
+    .password_hash as string
   assert.equal(await verifyPassword('brand new password', hash), true)
 })
 
@@ -400,7 +516,12 @@ test('signing in again gives the browser a new provider session, and the old coo
   codeOf(await rita.post('/login', { ...request, name: 'Rita', password: 'rita password' }))
   const second = rita.jar.get('idp_session')!
   assert.notEqual(second, first)
-  assert.equal((await sql`select count(*)::int as n from idp_sessions where id_hash = ${hashSecret(first)}`)[0]!.n, 0)
+  assert.equal(
+    (
+      await sql`select count(*)::int as n from idp_sessions where id_hash = ${hashSecret(first)}`
+    )[0]!.n,
+    0,
+  )
 })
 
 test('a new display name is what the apps get from the next sign-in', async () => {
@@ -409,7 +530,11 @@ test('a new display name is what the apps get from the next sign-in', async () =
   assert.equal(saved.status, 303)
   const { body } = await exchange(codeOf(await owner.get(login)))
   assert.equal(body.name, 'Olivia O.')
-  assert.equal(body.login, 'Olivia', 'the unique name the apps show beside a display name that reads differently')
+  assert.equal(
+    body.login,
+    'Olivia',
+    'the unique name the apps show beside a display name that reads differently',
+  )
   const empty = await owner.post('/account/name', { display_name: '   ' })
   assert.equal(empty.status, 400)
   assert.match(empty.text, /Enter a name\./)
@@ -420,16 +545,28 @@ test('a passkey can be renamed and removed on /account, only by its own person',
   await sql`insert into idp_passkeys (id, account_id, public_key, counter, name, created) values ('cred-1', ${ownerId}, ${Buffer.from([1])}, 0, 'Passkey 1', 0)`
   const page = await owner.get('/account')
   assert.match(page.text, /<strong>Passkey 1<\/strong>/)
-  assert.equal((await owner.post('/account/passkeys/rename', { id: 'cred-1', name: 'Laptop' })).status, 303)
-  assert.match((await owner.get('/account?done=renamed')).text, /<strong>Laptop<\/strong>[\s\S]*The passkey is renamed\.|The passkey is renamed\.[\s\S]*<strong>Laptop<\/strong>/)
+  assert.equal(
+    (await owner.post('/account/passkeys/rename', { id: 'cred-1', name: 'Laptop' })).status,
+    303,
+  )
+  assert.match(
+    (await owner.get('/account?done=renamed')).text,
+    /<strong>Laptop<\/strong>[\s\S]*The passkey is renamed\.|The passkey is renamed\.[\s\S]*<strong>Laptop<\/strong>/,
+  )
   const rita = browser('10.9.0.2')
   await rita.get(login)
   codeOf(await rita.post('/login', { ...request, name: 'Rita', password: 'rita password' }))
   await rita.get('/account')
   await rita.post('/account/passkeys/remove', { id: 'cred-1' })
-  assert.equal((await sql`select count(*)::int as n from idp_passkeys where id = 'cred-1'`)[0]!.n, 1)
+  assert.equal(
+    (await sql`select count(*)::int as n from idp_passkeys where id = 'cred-1'`)[0]!.n,
+    1,
+  )
   assert.equal((await owner.post('/account/passkeys/remove', { id: 'cred-1' })).status, 303)
-  assert.equal((await sql`select count(*)::int as n from idp_passkeys where id = 'cred-1'`)[0]!.n, 0)
+  assert.equal(
+    (await sql`select count(*)::int as n from idp_passkeys where id = 'cred-1'`)[0]!.n,
+    0,
+  )
 })
 
 test('open sign-up, off by default, lets anyone create an account while the owner has it on', async () => {
@@ -438,7 +575,10 @@ test('open sign-up, off by default, lets anyone create an account while the owne
   await owner.get('/admin')
   assert.equal((await owner.post('/admin/open-signup', { on: '1' })).status, 303)
   assert.equal((await visitor.get('/signup')).status, 200)
-  assert.equal((await visitor.post('/signup', { name: 'Uma', password: 'uma password' })).status, 303)
+  assert.equal(
+    (await visitor.post('/signup', { name: 'Uma', password: 'uma password' })).status,
+    303,
+  )
   await owner.post('/admin/open-signup', { on: '0' })
   assert.equal((await browser('10.10.0.2').get('/signup')).status, 403)
 })
@@ -461,19 +601,49 @@ test('a passkey ceremony needs the page token of its browser and the challenge t
   const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)![1]!
   const cookie = [...someone.jar].map(([k, v]) => `${k}=${v}`).join('; ')
   const post = async (url: string, body: unknown, extraCookie = '') => {
-    const response = await handler(makeRequest({ method: 'POST', url, headers: { cookie: cookie + extraCookie, 'content-type': 'application/json' }, body: JSON.stringify(body), address: '10.12.0.1' }))
-    return { status: response.status, headers: response.headers ?? {}, body: JSON.parse(await bodyText(response.body)) }
+    const response = await handler(
+      makeRequest({
+        method: 'POST',
+        url,
+        headers: { cookie: cookie + extraCookie, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        address: '10.12.0.1',
+      }),
+    )
+    return {
+      status: response.status,
+      headers: response.headers ?? {},
+      body: JSON.parse(await bodyText(response.body)),
+    }
   }
   assert.equal((await post('/passkeys/signin/options', { csrf: 'not the token' })).status, 403)
   const options = await post('/passkeys/signin/options', { csrf })
   assert.equal(options.status, 200)
   assert.equal(options.body.rpId, 'localhost')
-  assert.match(String(options.headers['set-cookie']), new RegExp(`^idp_challenge=${options.body.challenge}; Max-Age=300; Path=/passkeys/; HttpOnly; SameSite=Strict`))
-  const response = { id: 'no-such-credential', rawId: 'no-such-credential', type: 'public-key', response: {}, clientExtensionResults: {} }
+  assert.match(
+    String(options.headers['set-cookie']),
+    new RegExp(
+      `^idp_challenge=${options.body.challenge}; Max-Age=300; Path=/passkeys/; HttpOnly; SameSite=Strict`,
+    ),
+  )
+  const response = {
+    id: 'no-such-credential',
+    rawId: 'no-such-credential',
+    type: 'public-key',
+    response: {},
+    clientExtensionResults: {},
+  }
   // Without the challenge cookie, nothing verifies.
   const noChallenge = await post('/passkeys/signin', { csrf, ...request, response })
-  assert.deepEqual([noChallenge.status, noChallenge.body.error], [400, 'The passkey could not be verified. Try again.'])
-  const unknown = await post('/passkeys/signin', { csrf, ...request, response }, `; idp_challenge=${options.body.challenge}`)
+  assert.deepEqual(
+    [noChallenge.status, noChallenge.body.error],
+    [400, 'The passkey could not be verified. Try again.'],
+  )
+  const unknown = await post(
+    '/passkeys/signin',
+    { csrf, ...request, response },
+    `; idp_challenge=${options.body.challenge}`,
+  )
   assert.equal(unknown.status, 400)
   assert.match(unknown.body.error, /This passkey is not known here/)
   // Adding a passkey needs a provider session.

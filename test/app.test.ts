@@ -13,9 +13,17 @@ import { until } from './support/wait.ts'
  * `through: 'npm'` runs `npm start` itself.
  */
 async function startMain(env: NodeJS.ProcessEnv, through: 'node' | 'npm' = 'node') {
-  const [command, args] = through === 'npm' ? ['npm', ['start']] : [process.execPath, startCommand()]
+  const [command, args] =
+    through === 'npm' ? ['npm', ['start']] : [process.execPath, startCommand()]
   const child = spawn(command, args, {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NOTES_PORT: '0', TICKETS_PORT: '0', DEV_IDP_PORT: '0', ...env },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NOTES_PORT: '0',
+      TICKETS_PORT: '0',
+      DEV_IDP_PORT: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   const lines: string[] = []
@@ -26,7 +34,8 @@ async function startMain(env: NodeJS.ProcessEnv, through: 'node' | 'npm' = 'node
   await new Promise<void>((resolve, reject) => {
     createInterface({ input: child.stdout }).on('line', (line) => {
       lines.push(line)
-      const m = /^(notes|tickets): .*, open (\S+)$/.exec(line) ?? /^dev-idp: .* at (\S+):/.exec(line)
+      const m =
+        /^(notes|tickets): .*, open (\S+)$/.exec(line) ?? /^dev-idp: .* at (\S+):/.exec(line)
       if (m) urls[m.length === 3 ? m[1]! : 'devIdp'] = m.length === 3 ? m[2]! : m[1]!
       if (Object.keys(urls).filter((k) => k !== 'devIdp').length === expected) resolve()
     })
@@ -51,7 +60,9 @@ test('npm start serves both services and the development provider on a fresh emb
     }
     assert.ok(app.lines.some((l) => l.includes('DEVELOPMENT ONLY')))
     const idpPort = new URL(app.urls.devIdp!).port
-    const page = await fetch(`http://127.0.0.1:${idpPort}/login?key=dev-key&return=http://localhost/`)
+    const page = await fetch(
+      `http://127.0.0.1:${idpPort}/login?key=dev-key&return=http://localhost/`,
+    )
     assert.equal(page.status, 200)
     assert.match(await page.text(), /Development only/)
   } finally {
@@ -66,9 +77,17 @@ test('npm start runs the built-in accounts by default, and its log says where to
     const line = app.lines.find((l) => l.startsWith('idp: sign-in with built-in accounts at '))
     assert.ok(line, app.lines.join('\n'))
     assert.ok(!app.lines.some((l) => l.includes('DEVELOPMENT ONLY')))
-    assert.ok(app.lines.some((l) => l === 'idp: no account yet: the first person to press Sign in in either app creates the owner account'))
+    assert.ok(
+      app.lines.some(
+        (l) =>
+          l ===
+          'idp: no account yet: the first person to press Sign in in either app creates the owner account',
+      ),
+    )
     const idp = line.slice('idp: sign-in with built-in accounts at '.length)
-    const page = await fetch(`${idp}/login?key=dev-key&return=${encodeURIComponent(`${app.urls.notes}/login/callback`)}`)
+    const page = await fetch(
+      `${idp}/login?key=dev-key&return=${encodeURIComponent(`${app.urls.notes}/login/callback`)}`,
+    )
     assert.equal(page.status, 200)
     assert.match(await page.text(), /<h1>Create the owner account<\/h1>/)
     // The lines naming the addresses to open come last.
@@ -112,7 +131,10 @@ test('the embedded database keeps its data across restarts', async () => {
 })
 
 test('a wrong setting stops the start with exit code 1 and a message', async () => {
-  const child = spawn(process.execPath, startCommand(), { env: { PATH: process.env.PATH, NOTES_PORT: 'x' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, startCommand(), {
+    env: { PATH: process.env.PATH, NOTES_PORT: 'x' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let stderr = ''
   child.stderr.on('data', (c) => (stderr += c))
   const code = await new Promise((resolve) => child.on('exit', resolve))
@@ -125,8 +147,14 @@ test('the start-up log ends with one line per service naming the one address to 
   const app = await startMain({ DATA_DIR: dataDir })
   try {
     const last = app.lines.slice(-2)
-    assert.match(last[0]!, /^notes: the notes sync service on the embedded database, open http:\/\/localhost:\d+$/)
-    assert.match(last[1]!, /^tickets: the ticket tracker on the embedded database, open http:\/\/localhost:\d+$/)
+    assert.match(
+      last[0]!,
+      /^notes: the notes sync service on the embedded database, open http:\/\/localhost:\d+$/,
+    )
+    assert.match(
+      last[1]!,
+      /^tickets: the ticket tracker on the embedded database, open http:\/\/localhost:\d+$/,
+    )
     // One address per line: the bound one is not printed beside it.
     for (const line of last) assert.equal(line.match(/http:\/\//g)!.length, 1)
     const notes = app.urls.notes!
@@ -146,13 +174,24 @@ test('a port in use stops the start with a message naming the variable to set', 
   const dataDir = await startedDataDir('app-data-')
   try {
     const child = spawn(process.execPath, startCommand(), {
-      env: { PATH: process.env.PATH, DATA_DIR: dataDir, NOTES_PORT: '0', TICKETS_PORT: String(port), DEV_IDP_PORT: '0' },
+      env: {
+        PATH: process.env.PATH,
+        DATA_DIR: dataDir,
+        NOTES_PORT: '0',
+        TICKETS_PORT: String(port),
+        DEV_IDP_PORT: '0',
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     })
     let stderr = ''
     child.stderr.on('data', (c) => (stderr += c))
     assert.equal(await new Promise((resolve) => child.on('exit', resolve)), 1)
-    assert.match(stderr, new RegExp(`port ${port} is already in use by another program: set TICKETS_PORT to a free port`))
+    assert.match(
+      stderr,
+      new RegExp(
+        `port ${port} is already in use by another program: set TICKETS_PORT to a free port`,
+      ),
+    )
   } finally {
     taken.close()
   }

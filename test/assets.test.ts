@@ -9,14 +9,25 @@ import { until } from './support/wait.ts'
 import { makeRequest } from '../src/http/request.ts'
 
 const dir = await mkdtemp(join(tmpdir(), 'assets-test-'))
-await writeFile(join(dir, 'helper.ts'), 'export const greet = (name: string): string => `hello ${name}`\n')
-await writeFile(join(dir, 'main.ts'), `import { greet } from './helper.ts'\n${Array.from({ length: 40 }, (_, i) => `document.title = greet('world number ${i}')\n`).join('')}`)
+await writeFile(
+  join(dir, 'helper.ts'),
+  'export const greet = (name: string): string => `hello ${name}`\n',
+)
+await writeFile(
+  join(dir, 'main.ts'),
+  `import { greet } from './helper.ts'\n${Array.from({ length: 40 }, (_, i) => `document.title = greet('world number ${i}')\n`).join('')}`,
+)
 await writeFile(join(dir, 'a.css'), ':root { --x: 1px }\nbody { margin: var(--x) }\n')
-const assets = await bundleAssets({ entries: { main: join(dir, 'main.ts'), look: join(dir, 'a.css') }, files: { 'logo.svg': '<svg xmlns="http://www.w3.org/2000/svg"/>' } })
+const assets = await bundleAssets({
+  entries: { main: join(dir, 'main.ts'), look: join(dir, 'a.css') },
+  files: { 'logo.svg': '<svg xmlns="http://www.w3.org/2000/svg"/>' },
+})
 
 function get(url: string, headers: Record<string, string> = {}) {
   const file = url.slice('/assets/'.length)
-  return assets.handler(makeRequest({ url, headers, params: Object.assign(Object.create(null), { file }) }))
+  return assets.handler(
+    makeRequest({ url, headers, params: Object.assign(Object.create(null), { file }) }),
+  )
 }
 
 test('entries are bundled into one file each under a content-hashed name', () => {
@@ -26,7 +37,10 @@ test('entries are bundled into one file each under a content-hashed name', () =>
   const body = new TextDecoder().decode(get(assets.url('main')).body as Uint8Array)
   assert.ok(body.includes('hello '), body)
   assert.ok(!body.includes('import'), 'the helper is bundled in')
-  assert.deepEqual([...assets.urls].sort(), [assets.url('main'), assets.url('look'), assets.url('logo.svg')].sort())
+  assert.deepEqual(
+    [...assets.urls].sort(),
+    [assets.url('main'), assets.url('look'), assets.url('logo.svg')].sort(),
+  )
 })
 
 test('a file is answered immutable, brotli or gzip as the request accepts, and both decompress to the file', () => {
@@ -37,12 +51,17 @@ test('a file is answered immutable, brotli or gzip as the request accepts, and b
   assert.equal(br.headers!['content-encoding'], 'br')
   assert.deepEqual(new Uint8Array(brotliDecompressSync(br.body as Uint8Array)), plain.body)
   const gz = get(assets.url('look'), { 'accept-encoding': 'gzip' })
-  if (gz.headers!['content-encoding'] === 'gzip') assert.deepEqual(new Uint8Array(gunzipSync(gz.body as Uint8Array)), get(assets.url('look')).body)
+  if (gz.headers!['content-encoding'] === 'gzip')
+    assert.deepEqual(
+      new Uint8Array(gunzipSync(gz.body as Uint8Array)),
+      get(assets.url('look')).body,
+    )
   assert.equal(get('/assets/main-UNKNOWN.js').status, 404)
 })
 
 test('a coding the request refuses with q=0 is never sent, and the higher weighed one wins', () => {
-  const encoding = (accept: string) => get(assets.url('main'), { 'accept-encoding': accept }).headers!['content-encoding']
+  const encoding = (accept: string) =>
+    get(assets.url('main'), { 'accept-encoding': accept }).headers!['content-encoding']
   assert.equal(encoding('br;q=0'), undefined)
   assert.equal(encoding('gzip, br;q=0'), 'gzip')
   assert.equal(encoding('br;q=0, gzip;q=0'), undefined)
@@ -54,7 +73,7 @@ test('a coding the request refuses with q=0 is never sent, and the higher weighe
   assert.equal(encoding('gzip, br;q=zero'), 'gzip')
 })
 
-test('encodingWeights reads each coding\'s q, falling back to * and then to 0', () => {
+test("encodingWeights reads each coding's q, falling back to * and then to 0", () => {
   const weight = encodingWeights('gzip;q=0.3, br ; q=1.0, *;q=0.1, identity;q=0')
   assert.equal(weight('gzip'), 0.3)
   assert.equal(weight('br'), 1)
@@ -75,14 +94,32 @@ test('revalidated() answers no-cache with an ETag and 304 for a matching If-None
   assert.equal(first.status, 200)
   assert.equal(first.headers!['cache-control'], 'no-cache')
   assert.equal(first.headers!['x-extra'], '1')
-  assert.equal(revalidated(makeRequest({ url: '/', headers: { 'if-none-match': file.etag } }), file).status, 304)
-  assert.equal(revalidated(makeRequest({ url: '/', headers: { 'if-none-match': `"other", W/${file.etag}` } }), file).status, 304)
-  assert.equal(revalidated(makeRequest({ url: '/', headers: { 'if-none-match': '"other"' } }), file).status, 200)
-  assert.equal(revalidated(makeRequest({ url: '/', headers: { 'if-none-match': '*' } }), file).status, 304)
+  assert.equal(
+    revalidated(makeRequest({ url: '/', headers: { 'if-none-match': file.etag } }), file).status,
+    304,
+  )
+  assert.equal(
+    revalidated(
+      makeRequest({ url: '/', headers: { 'if-none-match': `"other", W/${file.etag}` } }),
+      file,
+    ).status,
+    304,
+  )
+  assert.equal(
+    revalidated(makeRequest({ url: '/', headers: { 'if-none-match': '"other"' } }), file).status,
+    200,
+  )
+  assert.equal(
+    revalidated(makeRequest({ url: '/', headers: { 'if-none-match': '*' } }), file).status,
+    304,
+  )
 })
 
 test('a bundle that does not build throws at start-up', async () => {
-  await writeFile(join(dir, 'broken.ts'), 'import { nothing } from "./missing.ts"\nconsole.log(nothing)\n')
+  await writeFile(
+    join(dir, 'broken.ts'),
+    'import { nothing } from "./missing.ts"\nconsole.log(nothing)\n',
+  )
   await assert.rejects(bundleAssets({ entries: { broken: join(dir, 'broken.ts') } }))
 })
 
@@ -99,22 +136,48 @@ async function esbuildChildren(): Promise<number> {
   return n
 }
 
-test('each web app\'s stylesheet carries the shared base once, before its own rules', async () => {
-  const sheets = { notes: 'src/notes/app/app.css', tickets: 'src/tickets/app/style.css', provider: 'src/accounts/app/style.css' }
+test("each web app's stylesheet carries the shared base once, before its own rules", async () => {
+  const sheets = {
+    notes: 'src/notes/app/app.css',
+    tickets: 'src/tickets/app/style.css',
+    provider: 'src/accounts/app/style.css',
+  }
   // A rule of each app's own, which must come after the base so that it wins at equal specificity.
-  const own: Record<string, string> = { notes: '.welcome-card{', tickets: '.skip{', provider: '.or{' }
+  const own: Record<string, string> = {
+    notes: '.welcome-card{',
+    tickets: '.skip{',
+    provider: '.or{',
+  }
   const bundled = await bundleAssets({ entries: sheets })
   for (const name of Object.keys(sheets)) {
     const url = bundled.url(name)
-    const body = new TextDecoder().decode(bundled.handler(makeRequest({ url, params: Object.assign(Object.create(null), { file: url.slice('/assets/'.length) }) })).body as Uint8Array)
+    const body = new TextDecoder().decode(
+      bundled.handler(
+        makeRequest({
+          url,
+          params: Object.assign(Object.create(null), { file: url.slice('/assets/'.length) }),
+        }),
+      ).body as Uint8Array,
+    )
     assert.ok(!body.includes('@import'), `${name}: the base is bundled in`)
-    assert.equal(body.split('--focus:').length - 1, 2, `${name}: the focus colour, light and dark, once each`)
-    assert.equal(body.split('button.primary,.button.primary{').length - 1, 1, `${name}: the buttons once`)
-    assert.ok(body.includes(own[name]!) && body.indexOf('[aria-invalid=true]') < body.indexOf(own[name]!), `${name}: the base first, then the app's own rules`)
+    assert.equal(
+      body.split('--focus:').length - 1,
+      2,
+      `${name}: the focus colour, light and dark, once each`,
+    )
+    assert.equal(
+      body.split('button.primary,.button.primary{').length - 1,
+      1,
+      `${name}: the buttons once`,
+    )
+    assert.ok(
+      body.includes(own[name]!) && body.indexOf('[aria-invalid=true]') < body.indexOf(own[name]!),
+      `${name}: the base first, then the app's own rules`,
+    )
   }
 })
 
-test('esbuild\'s child process is stopped a second after the last bundle, and a later bundle starts one again', async () => {
+test("esbuild's child process is stopped a second after the last bundle, and a later bundle starts one again", async () => {
   const during = bundleAssets({ entries: { main: join(dir, 'main.ts') } })
   await during
   const right = await esbuildChildren()

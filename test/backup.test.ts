@@ -35,7 +35,9 @@ test('a backup restored into a fresh data directory holds every row, the schema 
   const db = await openDatabase({ databaseUrl: null, dataDir: source })
   await db.sql`create table kept (n int primary key, text text)`
   await db.sql`insert into kept select n, 'row ' || n from generate_series(1, 500) n`
-  const migrations = (await db.sql`select name from schema_migrations order by name`).map((r) => r.name)
+  const migrations = (await db.sql`select name from schema_migrations order by name`).map(
+    (r) => r.name,
+  )
   await db.close()
 
   const file = join(await mkdtemp(join(tmpdir(), 'backup-file-')), 'data.tar.gz')
@@ -47,9 +49,13 @@ test('a backup restored into a fresh data directory holds every row, the schema 
 
   const restored = await openDatabase({ databaseUrl: null, dataDir: target })
   try {
-    const [row] = await restored.sql`select count(*)::int as n, sum(n)::int as total, max(text) as last from kept`
+    const [row] =
+      await restored.sql`select count(*)::int as n, sum(n)::int as total, max(text) as last from kept`
     assert.deepEqual({ ...row }, { n: 500, total: 125250, last: 'row 99' })
-    assert.deepEqual((await restored.sql`select name from schema_migrations order by name`).map((r) => r.name), migrations)
+    assert.deepEqual(
+      (await restored.sql`select name from schema_migrations order by name`).map((r) => r.name),
+      migrations,
+    )
     assert.deepEqual(await migrate(restored.sql), [])
   } finally {
     await restored.close()
@@ -64,7 +70,12 @@ test('backup refuses while a process holds the data directory, and restore refus
   try {
     const busy = await script('backup', dir, file)
     assert.equal(busy.code, 1)
-    assert.match(busy.stderr, new RegExp(`backup: the data directory ${resolve(dir)} is in use by another process \\(pid ${process.pid}\\)`))
+    assert.match(
+      busy.stderr,
+      new RegExp(
+        `backup: the data directory ${resolve(dir)} is in use by another process \\(pid ${process.pid}\\)`,
+      ),
+    )
   } finally {
     await db.close()
   }
@@ -84,9 +95,19 @@ test('a backup carries attached files: restored, their bytes come back whole', a
   await db.sql`insert into users (id, idp_id, name, created) values ('backupuser01', 'idp-b', 'Bea', 1)`
   await db.sql`insert into projects (id, slug, title, created) values ('backupproj01', 'kept', 'Kept', 1)`
   const contentId = await files.begin('backupproj01', 1)
-  for (let seq = 0; seq * CHUNK_BYTES < bytes.length; seq++) await files.addChunk(contentId, seq, bytes.subarray(seq * CHUNK_BYTES, (seq + 1) * CHUNK_BYTES))
+  for (let seq = 0; seq * CHUNK_BYTES < bytes.length; seq++)
+    await files.addChunk(contentId, seq, bytes.subarray(seq * CHUNK_BYTES, (seq + 1) * CHUNK_BYTES))
   const actor = { user: { id: 'backupuser01', name: 'Bea' }, app: null, now: 1 }
-  const done = await files.finish(actor, { projectId: 'backupproj01', contentId, sha256: createHash('sha256').update(bytes).digest(), size: bytes.length, name: 'kept.bin', type: 'application/octet-stream', image: null, projectMax: 1e9 })
+  const done = await files.finish(actor, {
+    projectId: 'backupproj01',
+    contentId,
+    sha256: createHash('sha256').update(bytes).digest(),
+    size: bytes.length,
+    name: 'kept.bin',
+    type: 'application/octet-stream',
+    image: null,
+    projectMax: 1e9,
+  })
   assert.ok(done.ok)
   await db.close()
 

@@ -5,7 +5,12 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { collectAfterMassAnswer, collections, MASS_ANSWER, MIN_SPACING_MS } from '../src/base/collect.ts'
+import {
+  collectAfterMassAnswer,
+  collections,
+  MASS_ANSWER,
+  MIN_SPACING_MS,
+} from '../src/base/collect.ts'
 import { until } from './support/wait.ts'
 
 const turn = () => new Promise((resolve) => setTimeout(resolve, 50))

@@ -48,10 +48,30 @@ test('etagOf gives the same strong tag for the same bytes, another for others', 
 })
 
 const routes: HttpRoute[] = [
-  { method: 'GET', path: '/json', handler: () => json(200, { hello: 'world' }, { 'cache-control': 'no-store' }) },
-  { method: 'GET', path: '/markdown', handler: async () => ({ status: 200, headers: { 'content-type': 'text/markdown; charset=utf-8' }, body: '# hi\n' }) },
+  {
+    method: 'GET',
+    path: '/json',
+    handler: () => json(200, { hello: 'world' }, { 'cache-control': 'no-store' }),
+  },
+  {
+    method: 'GET',
+    path: '/markdown',
+    handler: async () => ({
+      status: 200,
+      headers: { 'content-type': 'text/markdown; charset=utf-8' },
+      body: '# hi\n',
+    }),
+  },
   { method: 'GET', path: '/own', handler: () => json(200, { v: 1 }, { etag: 'W/"v1"' }) },
-  { method: 'GET', path: '/html', handler: () => ({ status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: '<p>hi</p>' }) },
+  {
+    method: 'GET',
+    path: '/html',
+    handler: () => ({
+      status: 200,
+      headers: { 'content-type': 'text/html; charset=utf-8' },
+      body: '<p>hi</p>',
+    }),
+  },
   { method: 'GET', path: '/text', handler: () => text(200, 'hi') },
   { method: 'GET', path: '/missing', handler: () => json(404, { error: 'no such thing' }) },
   { method: 'POST', path: '/json', handler: () => json(200, { hello: 'world' }) },
@@ -104,10 +124,20 @@ test('If-None-Match never turns a POST or an error into a 304', async () => {
 })
 
 test('over a socket the 304 has no body and no Content-Length', async () => {
-  const served = await serve({ name: 'test', routes, host: '127.0.0.1', port: 0, logger: createLogger(null) })
+  const served = await serve({
+    name: 'test',
+    routes,
+    host: '127.0.0.1',
+    port: 0,
+    logger: createLogger(null),
+  })
   try {
     const tag = (await get('/json')).headers!.etag as string
-    const got = await new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
+    const got = await new Promise<{
+      status: number
+      headers: Record<string, unknown>
+      body: string
+    }>((resolve, reject) => {
       request(`${served.url}/json`, { headers: { 'if-none-match': tag } }, (res) => {
         let body = ''
         res.on('data', (c) => (body += c))
@@ -132,14 +162,23 @@ test('a streamed body is never read for a tag: without its own ETag it has none,
     reads++
     yield [{ n: 1 }]
   }
-  const streamed = createHandler([
-    { method: 'GET', path: '/plain', handler: () => jsonStream(200, 'items', rows()) },
-    { method: 'GET', path: '/tagged', handler: () => jsonStream(200, 'items', rows(), { etag: '"v7"' }) },
-  ], { name: 'test', logger: createLogger(null) })
+  const streamed = createHandler(
+    [
+      { method: 'GET', path: '/plain', handler: () => jsonStream(200, 'items', rows()) },
+      {
+        method: 'GET',
+        path: '/tagged',
+        handler: () => jsonStream(200, 'items', rows(), { etag: '"v7"' }),
+      },
+    ],
+    { name: 'test', logger: createLogger(null) },
+  )
   const plain = await streamed(makeRequest({ method: 'GET', url: '/plain' }))
   assert.equal(plain.headers?.etag, undefined)
   assert.equal(reads, 0)
-  const matched = await streamed(makeRequest({ method: 'GET', url: '/tagged', headers: { 'if-none-match': '"v7"' } }))
+  const matched = await streamed(
+    makeRequest({ method: 'GET', url: '/tagged', headers: { 'if-none-match': '"v7"' } }),
+  )
   assert.equal(matched.status, 304)
   assert.equal(matched.body, undefined)
   assert.equal(reads, 0)

@@ -18,7 +18,10 @@ test('with no settings, the defaults of the configuration table apply', () => {
   assert.equal(c.sessionSecret, null)
   assert.equal(c.smtpUrl, null)
   assert.deepEqual(c.services, ['notes', 'tickets'])
-  assert.deepEqual(c.rateLimits, { api: { rate: 100, burst: 1000 }, signin: { rate: 5, burst: 100 } })
+  assert.deepEqual(c.rateLimits, {
+    api: { rate: 100, burst: 1000 },
+    signin: { rate: 5, burst: 100 },
+  })
   assert.equal(c.trustProxy, 0)
 })
 
@@ -28,14 +31,23 @@ test('RATE_LIMIT and RATE_LIMIT_SIGNIN take a rate a second and a burst; RATE_LI
     signin: { rate: 0.5, burst: 10 },
   })
   assert.equal(loadConfig({ RATE_LIMIT: 'off' }).rateLimits, null)
-  assert.throws(() => loadConfig({ RATE_LIMIT: '100' }), /RATE_LIMIT must be 'off' or '<requests a second>,<burst>' such as '100,1000', not '100'/)
-  assert.throws(() => loadConfig({ RATE_LIMIT_SIGNIN: '0,10' }), /RATE_LIMIT_SIGNIN must be '<requests a second>,<burst>'/)
+  assert.throws(
+    () => loadConfig({ RATE_LIMIT: '100' }),
+    /RATE_LIMIT must be 'off' or '<requests a second>,<burst>' such as '100,1000', not '100'/,
+  )
+  assert.throws(
+    () => loadConfig({ RATE_LIMIT_SIGNIN: '0,10' }),
+    /RATE_LIMIT_SIGNIN must be '<requests a second>,<burst>'/,
+  )
   assert.throws(() => loadConfig({ RATE_LIMIT: '10,0' }), /RATE_LIMIT must be/)
 })
 
 test('TRUST_PROXY is a number of proxies', () => {
   assert.equal(loadConfig({ TRUST_PROXY: '1' }).trustProxy, 1)
-  assert.throws(() => loadConfig({ TRUST_PROXY: 'yes' }), /TRUST_PROXY must be the number of reverse proxies in front/)
+  assert.throws(
+    () => loadConfig({ TRUST_PROXY: 'yes' }),
+    /TRUST_PROXY must be the number of reverse proxies in front/,
+  )
 })
 
 test('ports set the default public URLs, and a trailing slash is dropped from a given one', () => {
@@ -50,9 +62,18 @@ test('SERVICES runs one service alone', () => {
 
 test('a wrong setting stops the start with a message naming the variable', () => {
   assert.throws(() => loadConfig({ NOTES_PORT: 'abc' }), /NOTES_PORT must be a port number/)
-  assert.throws(() => loadConfig({ AUTH_URL: 'not a url' }), /AUTH_URL must be an absolute http\(s\) URL/)
-  assert.throws(() => loadConfig({ SESSION_SECRET: 'c2hvcnQ=' }), /SESSION_SECRET must be 32 bytes in base64/)
-  assert.throws(() => loadConfig({ SERVICES: 'mail' }), /SERVICES takes 'notes' and\/or 'tickets', not 'mail'/)
+  assert.throws(
+    () => loadConfig({ AUTH_URL: 'not a url' }),
+    /AUTH_URL must be an absolute http\(s\) URL/,
+  )
+  assert.throws(
+    () => loadConfig({ SESSION_SECRET: 'c2hvcnQ=' }),
+    /SESSION_SECRET must be 32 bytes in base64/,
+  )
+  assert.throws(
+    () => loadConfig({ SERVICES: 'mail' }),
+    /SERVICES takes 'notes' and\/or 'tickets', not 'mail'/,
+  )
 })
 
 test('a 32-byte base64 SESSION_SECRET is taken as it is', () => {
@@ -65,9 +86,15 @@ test('IDP_PORT names the provider port, DEV_IDP_PORT is still read, IDP_URL is i
   assert.equal(loadConfig({ DEV_IDP_PORT: '4004' }).idpPort, 4004)
   assert.equal(loadConfig({ IDP_PORT: '4003', DEV_IDP_PORT: '4004' }).idpPort, 4003)
   assert.equal(loadConfig({}).idpUrl, null)
-  assert.equal(loadConfig({ IDP_URL: 'https://login.example.org/' }).idpUrl, 'https://login.example.org')
+  assert.equal(
+    loadConfig({ IDP_URL: 'https://login.example.org/' }).idpUrl,
+    'https://login.example.org',
+  )
   assert.equal(loadConfig({}).devSignin, false)
   assert.equal(loadConfig({ DEV_SIGNIN: '1' }).devSignin, true)
-  assert.throws(() => loadConfig({ DEV_SIGNIN: 'yes' }), /DEV_SIGNIN must be 1 \(the development provider\) or 0, not 'yes'/)
+  assert.throws(
+    () => loadConfig({ DEV_SIGNIN: 'yes' }),
+    /DEV_SIGNIN must be 1 \(the development provider\) or 0, not 'yes'/,
+  )
   assert.throws(() => loadConfig({ IDP_URL: 'login' }), /IDP_URL must be an absolute http\(s\) URL/)
 })

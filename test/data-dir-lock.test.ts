@@ -12,7 +12,15 @@ import { startCommand } from './support/start-command.ts'
 
 function start(dataDir: string, script = 'src/main.ts', args: string[] = []) {
   const child = spawn(process.execPath, startCommand(script, args), {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, NOTES_PORT: '0', TICKETS_PORT: '0', DEV_IDP_PORT: '0', SERVICES: 'notes' },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      DATA_DIR: dataDir,
+      NOTES_PORT: '0',
+      TICKETS_PORT: '0',
+      DEV_IDP_PORT: '0',
+      SERVICES: 'notes',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let stderr = ''
@@ -36,8 +44,16 @@ test('a second process on the same data directory refuses to start, naming the d
   try {
     const second = start(dataDir)
     assert.equal(await second.exited, 1)
-    assert.match(second.stderr(), new RegExp(`the data directory ${resolve(dataDir)} is in use by another process \\(pid ${first.child.pid}\\)`))
-    assert.match(second.stderr(), /set DATABASE_URL to a PostgreSQL server to run several processes/)
+    assert.match(
+      second.stderr(),
+      new RegExp(
+        `the data directory ${resolve(dataDir)} is in use by another process \\(pid ${first.child.pid}\\)`,
+      ),
+    )
+    assert.match(
+      second.stderr(),
+      /set DATABASE_URL to a PostgreSQL server to run several processes/,
+    )
     // The first one still serves.
     assert.equal((await fetch(`${await first.listening}/healthz`)).status, 200)
   } finally {

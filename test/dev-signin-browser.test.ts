@@ -13,7 +13,9 @@ const full = await fullApp({ DEV_SIGNIN: '1' })
 after(() => full.close())
 
 test('the development provider page allows exactly the services origins in form-action and has no inline style', async () => {
-  const res = await fetch(`${full.idp}/login?key=dev-key&return=${encodeURIComponent(`${full.notes}/login/callback`)}`)
+  const res = await fetch(
+    `${full.idp}/login?key=dev-key&return=${encodeURIComponent(`${full.notes}/login/callback`)}`,
+  )
   const policy = res.headers.get('content-security-policy') ?? ''
   assert.match(policy, new RegExp(`form-action 'self' ${full.notes} ${full.tickets};`))
   assert.match(policy, /style-src 'self';/)

@@ -7,7 +7,14 @@ import postgres from 'postgres'
 import { startEmbedded } from '../src/db/embedded.ts'
 
 const server = await startEmbedded('memory://')
-const client = (max: number) => postgres({ path: server.socketPath!, username: 'postgres', database: 'postgres', max, onnotice: () => {} })
+const client = (max: number) =>
+  postgres({
+    path: server.socketPath!,
+    username: 'postgres',
+    database: 'postgres',
+    max,
+    onnotice: () => {},
+  })
 after(() => server.stop())
 
 test('parameterised queries from many connections at once each get their own answer', async () => {
@@ -16,7 +23,10 @@ test('parameterised queries from many connections at once each get their own ans
   const b = client(4)
   try {
     const answers = await Promise.all(
-      Array.from({ length: 200 }, (_, i) => (i % 2 ? a : b)`select ${i}::int as n, ${'v' + i}::text as v`),
+      Array.from(
+        { length: 200 },
+        (_, i) => (i % 2 ? a : b)`select ${i}::int as n, ${'v' + i}::text as v`,
+      ),
     )
     answers.forEach((rows, i) => assert.deepEqual([...rows], [{ n: i, v: 'v' + i }]))
   } finally {
@@ -77,22 +87,42 @@ test('an error inside a batch leaves the connection usable', async () => {
 test('the empty database a first start unpacks is there for the installed PGlite version (npm run pglite-template makes it)', async () => {
   const { PGLITE_VERSION, TEMPLATE } = await import('../src/db/embedded.ts')
   assert.match(TEMPLATE, new RegExp(`pglite-${PGLITE_VERSION.replace(/\./g, '\\.')}\\.tar\\.gz$`))
-  assert.ok((await stat(TEMPLATE)).size > 1_000_000, `${TEMPLATE} is missing: run npm run pglite-template after upgrading PGlite`)
+  assert.ok(
+    (await stat(TEMPLATE)).size > 1_000_000,
+    `${TEMPLATE} is missing: run npm run pglite-template after upgrading PGlite`,
+  )
 })
 
 test('a first start on an empty directory unpacks that database: it answers, takes writes and keeps them across a restart', async () => {
   const dir = join(await mkdtemp(join(tmpdir(), 'embedded-first-')), 'pglite')
   const first = await startEmbedded(dir, { tcp: true })
-  const sql = postgres({ host: '127.0.0.1', port: first.port!, username: 'postgres', database: 'postgres', max: 1, onnotice: () => {} })
+  const sql = postgres({
+    host: '127.0.0.1',
+    port: first.port!,
+    username: 'postgres',
+    database: 'postgres',
+    max: 1,
+    onnotice: () => {},
+  })
   await sql`create table kept (n int)`
   await sql`insert into kept values (7)`
   assert.equal((await sql`select current_setting('shared_buffers') as b`)[0]!.b, '16MB')
   await sql.end()
   await first.stop()
   const second = await startEmbedded(dir, { tcp: true })
-  const again = postgres({ host: '127.0.0.1', port: second.port!, username: 'postgres', database: 'postgres', max: 1, onnotice: () => {} })
+  const again = postgres({
+    host: '127.0.0.1',
+    port: second.port!,
+    username: 'postgres',
+    database: 'postgres',
+    max: 1,
+    onnotice: () => {},
+  })
   try {
-    assert.deepEqual((await again`select n from kept`).map((r) => r.n), [7])
+    assert.deepEqual(
+      (await again`select n from kept`).map((r) => r.n),
+      [7],
+    )
   } finally {
     await again.end()
     await second.stop()

@@ -58,11 +58,26 @@ async function write(server: Server): Promise<Outcome & { id: string; began: num
   const id = `w${++n}`
   const started = performance.now()
   try {
-    const res = await fetch(`${server.url}/write`, { method: 'POST', body: JSON.stringify({ id }), signal: AbortSignal.timeout(20_000) })
-    return { id, began: started, ms: performance.now() - started, status: res.status, body: await res.json() }
+    const res = await fetch(`${server.url}/write`, {
+      method: 'POST',
+      body: JSON.stringify({ id }),
+      signal: AbortSignal.timeout(20_000),
+    })
+    return {
+      id,
+      began: started,
+      ms: performance.now() - started,
+      status: res.status,
+      body: await res.json(),
+    }
   } catch (err) {
     const e = err as { name?: string; cause?: { code?: string } }
-    return { id, began: started, ms: performance.now() - started, error: e.cause?.code ?? e.name ?? String(err) }
+    return {
+      id,
+      began: started,
+      ms: performance.now() - started,
+      error: e.cause?.code ?? e.name ?? String(err),
+    }
   }
 }
 
@@ -157,22 +172,31 @@ test('every connection silenced under 8 writers (a NAT or a proxy that forgot th
   const deadlineMs = 2_000
   const server = await startServer({ FAULT_ANSWER_TIMEOUT: String(deadlineMs / 1000) })
   let silenced = 0
-  const outcomes = await writeLoad(server, 8, (async () => {
-    await sleep(1_000)
-    server.proxy.silence()
-    silenced = performance.now()
-    await sleep(deadlineMs + 4_000)
-  })())
+  const outcomes = await writeLoad(
+    server,
+    8,
+    (async () => {
+      await sleep(1_000)
+      server.proxy.silence()
+      silenced = performance.now()
+      await sleep(deadlineMs + 4_000)
+    })(),
+  )
   assert.equal(server.child.exitCode, null, 'the process is still running')
   for (const o of outcomes) {
     if (o.status === 503) assert.deepEqual(o.body, { error: 'database unavailable' })
     else assert.equal(o.status, 200, JSON.stringify(o))
   }
   // The writes on the silenced connections waited for the deadline, and no longer.
-  for (const o of outcomes) assert.ok(o.ms < deadlineMs + 2_000, `a write took ${Math.round(o.ms)} ms`)
+  for (const o of outcomes)
+    assert.ok(o.ms < deadlineMs + 2_000, `a write took ${Math.round(o.ms)} ms`)
   const late = outcomes.filter((o) => o.began >= silenced + deadlineMs + 2_000)
   assert.ok(late.length > 20, `writes after the deadline: ${late.length}`)
-  assert.deepEqual(late.filter((o) => o.status !== 200), [], 'writes begun 2 s after the deadline that failed')
+  assert.deepEqual(
+    late.filter((o) => o.status !== 200),
+    [],
+    'writes begun 2 s after the deadline that failed',
+  )
   assertAcknowledgedStored(outcomes, await stored())
 })
 
@@ -210,11 +234,15 @@ test('kill -9 under 8 writers on the embedded database: a restart on the same di
     return { url: (JSON.parse(line) as { url: string }).url, child, exited }
   }
   const first = await start()
-  const outcomes = await writeLoad({ ...first, proxy: null as never }, 8, (async () => {
-    await sleep(1500)
-    first.child.kill('SIGKILL')
-    await first.exited
-  })())
+  const outcomes = await writeLoad(
+    { ...first, proxy: null as never },
+    8,
+    (async () => {
+      await sleep(1500)
+      first.child.kill('SIGKILL')
+      await first.exited
+    })(),
+  )
   const second = await start()
   try {
     const ids = (await (await fetch(`${second.url}/ids`)).json()) as string[]

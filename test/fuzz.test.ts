@@ -29,32 +29,128 @@ type Random = () => number
 
 /** Strings no field should store as sent, or that push on limits and parsers. */
 const HOSTILE_TEXT = [
-  '', ' ', 'a\u0000b', '\u0000', 'x\ud800y', '\udc00', 'ok\ud83d', '\ude00\ud83d', '\ufffd', '\u202e\u2066',
-  '__proto__', 'constructor', 'toString', '../../etc/passwd', '<script>alert(1)</script>', "'; drop table users; --",
-  '%00', '%ED%A0%80', 'web#1', 'web#999999999999', '-1', '0', '1e9', '2147483648', 'NaN', 'null', 'true',
-  'x'.repeat(501), 'y'.repeat(100_001), '🚀'.repeat(300), 'a\r\nset-cookie: x=y',
+  '',
+  ' ',
+  'a\u0000b',
+  '\u0000',
+  'x\ud800y',
+  '\udc00',
+  'ok\ud83d',
+  '\ude00\ud83d',
+  '\ufffd',
+  '\u202e\u2066',
+  '__proto__',
+  'constructor',
+  'toString',
+  '../../etc/passwd',
+  '<script>alert(1)</script>',
+  "'; drop table users; --",
+  '%00',
+  '%ED%A0%80',
+  'web#1',
+  'web#999999999999',
+  '-1',
+  '0',
+  '1e9',
+  '2147483648',
+  'NaN',
+  'null',
+  'true',
+  'x'.repeat(501),
+  'y'.repeat(100_001),
+  '🚀'.repeat(300),
+  'a\r\nset-cookie: x=y',
 ]
 
 /** Texts the database cannot hold as sent: every field must refuse them. */
-const DEFECT_TEXT = ['a\u0000b', '\u0000', 'x\ud800y', '\udc00', 'ok\ud83d', '\ude00\ud83d', '\ud800\u0000']
+const DEFECT_TEXT = [
+  'a\u0000b',
+  '\u0000',
+  'x\ud800y',
+  '\udc00',
+  'ok\ud83d',
+  '\ude00\ud83d',
+  '\ud800\u0000',
+]
 
 /** Raw segments for a path parameter: percent-encodings good and bad. */
 const HOSTILE_SEGMENT = [
-  '%00', 'a%00b', '%ED%A0%80', '%C0%AF', '%FF', '%ZZ', '%', '__proto__', 'constructor', '..', '%2F', 'x'.repeat(3000),
-  encodeURIComponent('é🚀'), '-1', '0', '99999999999', '1.5', '00000000-0000-0000-0000-000000000000',
+  '%00',
+  'a%00b',
+  '%ED%A0%80',
+  '%C0%AF',
+  '%FF',
+  '%ZZ',
+  '%',
+  '__proto__',
+  'constructor',
+  '..',
+  '%2F',
+  'x'.repeat(3000),
+  encodeURIComponent('é🚀'),
+  '-1',
+  '0',
+  '99999999999',
+  '1.5',
+  '00000000-0000-0000-0000-000000000000',
 ]
 
 /** Raw query values. */
 const HOSTILE_QUERY = [
-  '%00', 'a%00b', '%ED%A0%80', '%C0%AF', '%FF', 'x%E2%82', '%ZZ', '%', '', '__proto__', 'all', 'open,doing,nope',
-  '-1', '99999999999999999999', '1e3', encodeURIComponent('é🚀'), 'x'.repeat(5000), '%2Flogin%2Fx', '//evil.example',
+  '%00',
+  'a%00b',
+  '%ED%A0%80',
+  '%C0%AF',
+  '%FF',
+  'x%E2%82',
+  '%ZZ',
+  '%',
+  '',
+  '__proto__',
+  'all',
+  'open,doing,nope',
+  '-1',
+  '99999999999999999999',
+  '1e3',
+  encodeURIComponent('é🚀'),
+  'x'.repeat(5000),
+  '%2Flogin%2Fx',
+  '//evil.example',
 ]
-const QUERY_NAMES = ['id', 'since', 'project', 'state', 'after', 'next', 'idp_code', 'invite', 'app', 'label', 'return', 'q', '__proto__', 'constructor']
+const QUERY_NAMES = [
+  'id',
+  'since',
+  'project',
+  'state',
+  'after',
+  'next',
+  'idp_code',
+  'invite',
+  'app',
+  'label',
+  'return',
+  'q',
+  '__proto__',
+  'constructor',
+]
 
 /** Whole bodies, as bytes, that no route should choke on. */
 const HOSTILE_BODIES: (string | Uint8Array)[] = [
-  '', ' ', 'null', '[]', '"x"', '0', '{', '{"a":1,}', '[1 2]', '\ufeff{}', '{"__proto__":{"x":"y"}}', '{"constructor":"x"}',
-  '['.repeat(600) + ']'.repeat(600), '{"a":'.repeat(513) + '1' + '}'.repeat(513), '[' + '0,'.repeat(50_000) + '0]',
+  '',
+  ' ',
+  'null',
+  '[]',
+  '"x"',
+  '0',
+  '{',
+  '{"a":1,}',
+  '[1 2]',
+  '\ufeff{}',
+  '{"__proto__":{"x":"y"}}',
+  '{"constructor":"x"}',
+  '['.repeat(600) + ']'.repeat(600),
+  '{"a":'.repeat(513) + '1' + '}'.repeat(513),
+  '[' + '0,'.repeat(50_000) + '0]',
   new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]), // {"a":"<FF>"}
   new Uint8Array([0x7b, 0x22, 0xed, 0xa0, 0x80, 0x22, 0x3a, 0x31, 0x7d]), // a UTF-8-encoded surrogate as a key
   new Uint8Array([0xc0, 0xaf]),
@@ -62,8 +158,33 @@ const HOSTILE_BODIES: (string | Uint8Array)[] = [
 
 /** Field names a body may carry: every route's, and a few no route takes. */
 const FIELD_NAMES = [
-  'text', 'state', 'subject', 'summary', 'source', 'assignee', 'project', 'title', 'slug', 'description', 'user', 'role',
-  'uses', 'days', 'label', 'id', 'code', 'parent', 'add', 'remove', 'op', 'local', 'base', 'at', 'author', '__proto__', 'constructor',
+  'text',
+  'state',
+  'subject',
+  'summary',
+  'source',
+  'assignee',
+  'project',
+  'title',
+  'slug',
+  'description',
+  'user',
+  'role',
+  'uses',
+  'days',
+  'label',
+  'id',
+  'code',
+  'parent',
+  'add',
+  'remove',
+  'op',
+  'local',
+  'base',
+  'at',
+  'author',
+  '__proto__',
+  'constructor',
 ]
 
 function pick<T>(random: Random, list: readonly T[]): T {
@@ -99,7 +220,8 @@ function hostileBody(random: Random, good: Record<string, unknown>): string | Ui
   if (r < 0.75 && names.length > 0) {
     // One field of a good body made hostile: the checks after the body's shape run.
     const s = random()
-    body[pick(random, names)] = s < 0.5 ? pick(random, DEFECT_TEXT) : s < 0.85 ? pick(random, HOSTILE_TEXT) : anyValue(random)
+    body[pick(random, names)] =
+      s < 0.5 ? pick(random, DEFECT_TEXT) : s < 0.85 ? pick(random, HOSTILE_TEXT) : anyValue(random)
   } else if (r < 0.85) {
     body[pick(random, FIELD_NAMES)] = anyValue(random)
   } else if (r < 0.9) {
@@ -112,13 +234,16 @@ function hostileBody(random: Random, good: Record<string, unknown>): string | Ui
 function pathFor(random: Random, route: HttpRoute, real: Record<string, string[]>): string {
   return route.path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, (_, name: string) => {
     const known = real[name]
-    return known && random() < 0.85 ? encodeURIComponent(pick(random, known)) : pick(random, HOSTILE_SEGMENT)
+    return known && random() < 0.85
+      ? encodeURIComponent(pick(random, known))
+      : pick(random, HOSTILE_SEGMENT)
   })
 }
 
 function queryFor(random: Random, good: Record<string, string>): string {
   const parts: string[] = []
-  for (const [name, value] of Object.entries(good)) if (random() < 0.5) parts.push(`${name}=${encodeURIComponent(value)}`)
+  for (const [name, value] of Object.entries(good))
+    if (random() < 0.5) parts.push(`${name}=${encodeURIComponent(value)}`)
   // Seldom: a query that is not UTF-8 is refused before the route runs.
   if (random() < 0.25) parts.push(`${pick(random, QUERY_NAMES)}=${pick(random, HOSTILE_QUERY)}`)
   if (random() < 0.05) parts.push(`${pick(random, HOSTILE_QUERY)}=1`)
@@ -149,8 +274,16 @@ interface Fuzzed {
 
 const FORGED: Credential[] = [
   { name: 'signed out', headers: {} },
-  { name: 'forged cookie', headers: { cookie: 'tickets_session=AAAA; notes_session=bm90IHNlYWxlZA; __proto__=x; constructor=y' } },
-  { name: 'cookie with bytes that are not text', headers: { cookie: 'tickets_session=\u00ff\u00fe%00; notes_session="\u00e9\u0001"' } },
+  {
+    name: 'forged cookie',
+    headers: {
+      cookie: 'tickets_session=AAAA; notes_session=bm90IHNlYWxlZA; __proto__=x; constructor=y',
+    },
+  },
+  {
+    name: 'cookie with bytes that are not text',
+    headers: { cookie: 'tickets_session=\u00ff\u00fe%00; notes_session="\u00e9\u0001"' },
+  },
   { name: 'bad bearer', headers: { authorization: 'Bearer tt_\u00ff\u00e9' } },
   { name: 'bearer project key that does not exist', headers: { authorization: 'Bearer tk_nope' } },
 ]
@@ -160,7 +293,12 @@ async function fuzz(service: string, f: Fuzzed): Promise<void> {
   let sent = 0
   for (const route of f.routes) {
     for (let i = 0; i < PER_ROUTE; i++) {
-      const method = route.method === '*' ? pick(random, ['GET', 'POST', 'PUT', 'DELETE', 'HEAD']) : random() < 0.9 ? route.method : pick(random, ['PATCH', 'OPTIONS'])
+      const method =
+        route.method === '*'
+          ? pick(random, ['GET', 'POST', 'PUT', 'DELETE', 'HEAD'])
+          : random() < 0.9
+            ? route.method
+            : pick(random, ['PATCH', 'OPTIONS'])
       const credential = random() < 0.85 ? pick(random, f.credentials) : pick(random, FORGED)
       const url = pathFor(random, route, f.real) + queryFor(random, f.goodQuery(route))
       const headers: Record<string, string> = { ...credential.headers }
@@ -168,12 +306,23 @@ async function fuzz(service: string, f: Fuzzed): Promise<void> {
       if (random() < 0.2) headers.accept = 'text/markdown'
       if (random() < 0.1) headers.origin = 'https://evil.example'
       if (random() < 0.1) headers['x-tag'] = pick(random, ['', 'wrong', '\u00ff'])
-      const body = method === 'GET' || method === 'HEAD' ? undefined : hostileBody(random, f.goodBody(route, random))
+      const body =
+        method === 'GET' || method === 'HEAD'
+          ? undefined
+          : hostileBody(random, f.goodBody(route, random))
       const shown = `${service} seed ${SEED}: ${method} ${url.slice(0, 300)} as ${credential.name} with ${typeof body === 'string' ? body.slice(0, 300) : String(body)}`
-      const response = await f.handler(makeRequest({ method, url, headers, body, signal: AbortSignal.timeout(20) }))
+      const response = await f.handler(
+        makeRequest({ method, url, headers, body, signal: AbortSignal.timeout(20) }),
+      )
       sent++
-      if (process.env.FUZZ_DEBUG) console.log(`# ${response.status} ${method} ${route.path} ${credential.name} ${typeof body === 'string' ? body.slice(0, 80) : ''} -> ${String(response.body).slice(0, 100)}`)
-      assert.ok(response.status < 500, `${shown} answered ${response.status}: ${String(response.body).slice(0, 300)}`)
+      if (process.env.FUZZ_DEBUG)
+        console.log(
+          `# ${response.status} ${method} ${route.path} ${credential.name} ${typeof body === 'string' ? body.slice(0, 80) : ''} -> ${String(response.body).slice(0, 100)}`,
+        )
+      assert.ok(
+        response.status < 500,
+        `${shown} answered ${response.status}: ${String(response.body).slice(0, 300)}`,
+      )
       assert.deepEqual(f.logger.lines, [], `${shown} logged an error`)
     }
   }
@@ -190,7 +339,9 @@ test('no route of the ticket service answers 5xx or logs an error for hostile in
   const t1 = await app.ticket(alice, demo.slug, { subject: 'First' })
   const t2 = await app.ticket(alice, demo.slug, { subject: 'Second' })
   // A token of alice's for the revoke route, so the tokens the requests use stay.
-  const spare = (await app.call('POST', '/api/tokens', { token: alice.token, body: { label: 'spare' } })).body as { id: string }
+  const spare = (
+    await app.call('POST', '/api/tokens', { token: alice.token, body: { label: 'spare' } })
+  ).body as { id: string }
 
   // The same schema and session secret, with a logger that keeps what the handlers log.
   const logger = recordingLogger()
@@ -200,19 +351,50 @@ test('no route of the ticket service answers 5xx or logs an error for hostile in
   const handler = createHandler(service.routes, { name: 'tickets', logger })
 
   const good: Record<string, string> = {
-    text: 'a comment', state: 'doing', subject: 'A subject', summary: 'A summary', source: 'src-1', assignee: 'bob',
-    project: demo.slug, title: 'A title', slug: 'fuzzed', description: 'd', user: 'carol', role: 'use', uses: '2', days: '3',
-    label: 'a label', id: spare.id, code: 'nope', parent: t2.ref, add: t2.ref, remove: t2.ref,
+    text: 'a comment',
+    state: 'doing',
+    subject: 'A subject',
+    summary: 'A summary',
+    source: 'src-1',
+    assignee: 'bob',
+    project: demo.slug,
+    title: 'A title',
+    slug: 'fuzzed',
+    description: 'd',
+    user: 'carol',
+    role: 'use',
+    uses: '2',
+    days: '3',
+    label: 'a label',
+    id: spare.id,
+    code: 'nope',
+    parent: t2.ref,
+    add: t2.ref,
+    remove: t2.ref,
   }
   // The fields a route takes, found by asking it: each `'x' is required` names one more.
   const shapes = new Map<HttpRoute, Record<string, unknown>>()
   for (const route of service.routes) {
     if (route.method !== 'POST') continue
     const body: Record<string, unknown> = {}
-    const path = route.path.replace(':slug', demo.slug).replace(':ref', t1.id).replace(':number', String(t1.number)).replace(':nonce', 'n')
+    const path = route.path
+      .replace(':slug', demo.slug)
+      .replace(':ref', t1.id)
+      .replace(':number', String(t1.number))
+      .replace(':nonce', 'n')
     for (let i = 0; i < 6; i++) {
-      const answer = await handler(makeRequest({ method: 'POST', url: path, headers: { authorization: `Bearer ${alice.token}` }, body: JSON.stringify(body) }))
-      const refusal = answer.status === 400 ? JSON.parse(String(answer.body)) as { error: string; field?: string } : null
+      const answer = await handler(
+        makeRequest({
+          method: 'POST',
+          url: path,
+          headers: { authorization: `Bearer ${alice.token}` },
+          body: JSON.stringify(body),
+        }),
+      )
+      const refusal =
+        answer.status === 400
+          ? (JSON.parse(String(answer.body)) as { error: string; field?: string })
+          : null
       if (refusal?.field === undefined || refusal.error !== `'${refusal.field}' is required`) break
       body[refusal.field] = good[refusal.field] ?? 'x'
     }
@@ -230,12 +412,18 @@ test('no route of the ticket service answers 5xx or logs an error for hostile in
       { name: 'alice by session', headers: { cookie: alice.cookie, 'x-tag': alice.tag } },
       { name: 'alice by session without her tag', headers: { cookie: alice.cookie } },
     ],
-    real: { slug: [demo.slug, demo.id], ref: [t1.id, t2.id], number: [String(t1.number), String(t2.number)] },
+    real: {
+      slug: [demo.slug, demo.id],
+      ref: [t1.id, t2.id],
+      number: [String(t1.number), String(t2.number)],
+    },
     goodBody: (route, random) => {
       const shape = shapes.get(route) ?? {}
       // Optional fields too, now and then, so their checks run.
       const extra = pick(random, Object.keys(good))
-      return Object.keys(shape).length > 0 || route.path.endsWith('/edit') ? { ...shape, ...(route.path.endsWith('/edit') ? { summary: good.summary } : {}) } : { [extra]: good[extra] }
+      return Object.keys(shape).length > 0 || route.path.endsWith('/edit')
+        ? { ...shape, ...(route.path.endsWith('/edit') ? { summary: good.summary } : {}) }
+        : { [extra]: good[extra] }
     },
     goodQuery: () => ({ project: demo.slug, state: 'all', after: '0' }),
   })
@@ -244,7 +432,14 @@ test('no route of the ticket service answers 5xx or logs an error for hostile in
 test('no route of the notes service answers 5xx or logs an error for hostile input', async () => {
   const app = await notesService()
   const cookie = await app.signIn('alice')
-  const saved = await app.post(cookie, { op: 'save', id: 'groceries', local: 'phone', text: 'milk\n', base: 0, at: 1 })
+  const saved = await app.post(cookie, {
+    op: 'save',
+    id: 'groceries',
+    local: 'phone',
+    text: 'milk\n',
+    base: 0,
+    at: 1,
+  })
   assert.equal(saved.status, 200, saved.text)
 
   const logger = recordingLogger()
@@ -258,16 +453,30 @@ test('no route of the notes service answers 5xx or logs an error for hostile inp
     logger,
     credentials: [
       { name: 'alice by session', headers: { cookie } },
-      { name: 'alice by session from another site', headers: { cookie, 'sec-fetch-site': 'cross-site' } },
+      {
+        name: 'alice by session from another site',
+        headers: { cookie, 'sec-fetch-site': 'cross-site' },
+      },
     ],
     real: {},
-    goodBody: (route, random) => (route.path === '/api/notes'
-      ? pick(random, [
-        { op: 'save', id: 'groceries', local: 'laptop', text: 'oat milk\n', base: saved.json.edited, at: 2 },
-        { op: 'save', id: 'new', local: 'phone', text: 'x', base: 0, at: 3 },
-        { op: 'delete', id: 'groceries', base: 0 },
-      ])
-      : {}),
-    goodQuery: (route): Record<string, string> => (route.path.startsWith('/api/') ? { id: 'groceries', since: '0' } : { idp_code: 'nope', next: '/x' }),
+    goodBody: (route, random) =>
+      route.path === '/api/notes'
+        ? pick(random, [
+            {
+              op: 'save',
+              id: 'groceries',
+              local: 'laptop',
+              text: 'oat milk\n',
+              base: saved.json.edited,
+              at: 2,
+            },
+            { op: 'save', id: 'new', local: 'phone', text: 'x', base: 0, at: 3 },
+            { op: 'delete', id: 'groceries', base: 0 },
+          ])
+        : {},
+    goodQuery: (route): Record<string, string> =>
+      route.path.startsWith('/api/')
+        ? { id: 'groceries', since: '0' }
+        : { idp_code: 'nope', next: '/x' },
   })
 })

@@ -33,7 +33,8 @@ test('the migration stores existing session and invite ids as their hashes, and 
   // The migrations before this one.
   const before = await mkdtemp(join(tmpdir(), 'migrations-'))
   after(() => rm(before, { recursive: true, force: true }))
-  for (const file of await readdir(MIGRATIONS_DIR)) if (file < '0015') await cp(join(MIGRATIONS_DIR, file), join(before, file))
+  for (const file of await readdir(MIGRATIONS_DIR))
+    if (file < '0015') await cp(join(MIGRATIONS_DIR, file), join(before, file))
   await migrate(sql, before)
 
   const now = Date.now()
@@ -48,12 +49,20 @@ test('the migration stores existing session and invite ids as their hashes, and 
 
   await migrate(sql)
 
-  assert.deepEqual((await sql`select id from sessions`).map((r) => r.id), [sha256(sessionId)])
-  assert.deepEqual((await sql`select id from invites`).map((r) => r.id), [sha256(inviteId)])
+  assert.deepEqual(
+    (await sql`select id from sessions`).map((r) => r.id),
+    [sha256(sessionId)],
+  )
+  assert.deepEqual(
+    (await sql`select id from invites`).map((r) => r.id),
+    [sha256(inviteId)],
+  )
   // A cookie sealed before the migration still opens its session.
   const secret = new Uint8Array(randomBytes(32))
   const sessions = createSessions({ sql, secret, service: 'notes', secure: false, clock: Date.now })
-  const loaded = await sessions.load(makeRequest({ headers: { cookie: `notes_session=${seal(sessionId, secret)}` } }))
+  const loaded = await sessions.load(
+    makeRequest({ headers: { cookie: `notes_session=${seal(sessionId, secret)}` } }),
+  )
   assert.equal(loaded?.userId, 'u-old')
   // An invite link sent before the migration still takes its use.
   const store = createTicketStore({ sql, clock: Date.now })

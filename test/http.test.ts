@@ -12,11 +12,21 @@ import { deferred, until } from './support/wait.ts'
 
 function collectingLogger() {
   const lines: string[] = []
-  const logger = createLogger({ write: (chunk: string) => lines.push(...chunk.trimEnd().split('\n')) })
+  const logger = createLogger({
+    write: (chunk: string) => lines.push(...chunk.trimEnd().split('\n')),
+  })
   return { logger, lines }
 }
 
-async function start(routes: HttpRoute[], extra: { ready?: () => boolean | Promise<boolean>; drainMs?: number; headersTimeoutMs?: number; requestTimeoutMs?: number } = {}) {
+async function start(
+  routes: HttpRoute[],
+  extra: {
+    ready?: () => boolean | Promise<boolean>
+    drainMs?: number
+    headersTimeoutMs?: number
+    requestTimeoutMs?: number
+  } = {},
+) {
   const { logger, lines } = collectingLogger()
   const served = await serve({ name: 'demo', routes, host: '127.0.0.1', port: 0, logger, ...extra })
   return { served, lines, logger }
@@ -29,7 +39,9 @@ const echo: HttpRoute = {
 }
 
 test('a route answers JSON with its status and content type', async (t) => {
-  const { served } = await start([{ method: 'GET', path: '/hello/:name', handler: (req) => json(200, { hi: req.params.name }) }])
+  const { served } = await start([
+    { method: 'GET', path: '/hello/:name', handler: (req) => json(200, { hi: req.params.name }) },
+  ])
   t.after(() => served.close())
   const res = await fetch(`${served.url}/hello/ada%20l`)
   assert.equal(res.status, 200)
@@ -38,7 +50,9 @@ test('a route answers JSON with its status and content type', async (t) => {
 })
 
 test('an unknown path answers 404 and a known path with another method answers 405 with its text', async (t) => {
-  const { served } = await start([{ method: 'GET', path: '/only-get', handler: () => json(200, {}) }])
+  const { served } = await start([
+    { method: 'GET', path: '/only-get', handler: () => json(200, {}) },
+  ])
   t.after(() => served.close())
   const missing = await fetch(`${served.url}/nothing`)
   assert.equal(missing.status, 404)
@@ -51,7 +65,9 @@ test('an unknown path answers 404 and a known path with another method answers 4
 
 test('GET /healthz answers 200 { ok: true } when ready and 503 when the database does not answer', async (t) => {
   let up = true
-  const { served } = await start([], { ready: async () => (up ? true : Promise.reject(new Error('down'))) })
+  const { served } = await start([], {
+    ready: async () => (up ? true : Promise.reject(new Error('down'))),
+  })
   t.after(() => served.close())
   const ok = await fetch(`${served.url}/healthz`)
   assert.equal(ok.status, 200)
@@ -71,11 +87,15 @@ test('a body over 2 MiB answers 413 { error: body too large }, by its declared l
   assert.deepEqual(await declared.json(), { error: 'body too large' })
 
   const streamed = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = rawRequest(`${served.url}/echo`, { method: 'POST', headers: { 'transfer-encoding': 'chunked' } }, (res) => {
-      let body = ''
-      res.on('data', (c) => (body += c))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
-    })
+    const req = rawRequest(
+      `${served.url}/echo`,
+      { method: 'POST', headers: { 'transfer-encoding': 'chunked' } },
+      (res) => {
+        let body = ''
+        res.on('data', (c) => (body += c))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+      },
+    )
     req.on('error', reject)
     const chunk = Buffer.alloc(256 * 1024)
     for (let sent = 0; sent <= BODY_LIMIT; sent += chunk.length) req.write(chunk)
@@ -88,14 +108,23 @@ test('a body over 2 MiB answers 413 { error: body too large }, by its declared l
 test('a body of exactly 2 MiB is read whole', async (t) => {
   const { served } = await start([echo])
   t.after(() => served.close())
-  const res = await fetch(`${served.url}/echo`, { method: 'POST', body: new Uint8Array(BODY_LIMIT) })
+  const res = await fetch(`${served.url}/echo`, {
+    method: 'POST',
+    body: new Uint8Array(BODY_LIMIT),
+  })
   assert.equal(res.status, 200)
   assert.deepEqual(await res.json(), { bytes: BODY_LIMIT })
 })
 
 test('an exception in a handler answers a generic 500 and logs the stack, not the request data', async (t) => {
   const { served, lines, logger } = await start([
-    { method: 'GET', path: '/boom', handler: () => { throw new Error('secret detail') } },
+    {
+      method: 'GET',
+      path: '/boom',
+      handler: () => {
+        throw new Error('secret detail')
+      },
+    },
   ])
   t.after(() => served.close())
   const res = await fetch(`${served.url}/boom?token=tt_hidden`)
@@ -107,7 +136,9 @@ test('an exception in a handler answers a generic 500 and logs the stack, not th
 })
 
 test('each request writes one log line with method, path without query, status and duration', async (t) => {
-  const { served, lines, logger } = await start([{ method: 'GET', path: '/x', handler: () => json(200, {}) }])
+  const { served, lines, logger } = await start([
+    { method: 'GET', path: '/x', handler: () => json(200, {}) },
+  ])
   t.after(() => served.close())
   await (await fetch(`${served.url}/x?idp_code=abc`)).text()
   await (await fetch(`${served.url}/missing`)).text()
@@ -121,7 +152,9 @@ test('each request writes one log line with method, path without query, status a
 })
 
 test('HEAD is answered by the GET route without a body', async (t) => {
-  const { served } = await start([{ method: 'GET', path: '/x', handler: () => json(200, { a: 1 }) }])
+  const { served } = await start([
+    { method: 'GET', path: '/x', handler: () => json(200, { a: 1 }) },
+  ])
   t.after(() => served.close())
   const res = await fetch(`${served.url}/x`, { method: 'HEAD' })
   assert.equal(res.status, 200)
@@ -140,43 +173,75 @@ test('a malformed request line answers 400 and the connection closes', async (t)
   assert.match(answer, /^HTTP\/1\.1 400 Bad Request/)
 })
 
-test('a client that does not finish its headers in time is answered 408 and cut off', { timeout: 10_000 }, async (t) => {
-  const { served } = await start([], { headersTimeoutMs: 200 })
-  t.after(() => served.close())
-  const answer = await new Promise<string>((resolve) => {
-    const socket = netConnect(served.port, '127.0.0.1', () => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n'))
-    let data = ''
-    socket.on('data', (c: Buffer) => (data += c.toString()))
-    socket.on('close', () => resolve(data))
-  })
-  assert.match(answer, /^HTTP\/1\.1 408 Request Timeout/)
-})
+test(
+  'a client that does not finish its headers in time is answered 408 and cut off',
+  { timeout: 10_000 },
+  async (t) => {
+    const { served } = await start([], { headersTimeoutMs: 200 })
+    t.after(() => served.close())
+    const answer = await new Promise<string>((resolve) => {
+      const socket = netConnect(served.port, '127.0.0.1', () =>
+        socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n'),
+      )
+      let data = ''
+      socket.on('data', (c: Buffer) => (data += c.toString()))
+      socket.on('close', () => resolve(data))
+    })
+    assert.match(answer, /^HTTP\/1\.1 408 Request Timeout/)
+  },
+)
 
-test('a connection that never sends a byte is closed after the headers timeout', { timeout: 10_000 }, async (t) => {
-  const { served } = await start([], { headersTimeoutMs: 300 })
-  t.after(() => served.close())
-  const closed = await new Promise<boolean>((resolve) => {
-    const socket = netConnect(served.port, '127.0.0.1')
-    socket.resume() // read, so that the server's FIN is seen
-    socket.on('close', () => resolve(true))
-    socket.on('error', () => {})
-    setTimeout(() => (socket.destroy(), resolve(false)), 5_000).unref()
-  })
-  assert.equal(closed, true, 'the silent connection was still open after 5 s')
-})
+test(
+  'a connection that never sends a byte is closed after the headers timeout',
+  { timeout: 10_000 },
+  async (t) => {
+    const { served } = await start([], { headersTimeoutMs: 300 })
+    t.after(() => served.close())
+    const closed = await new Promise<boolean>((resolve) => {
+      const socket = netConnect(served.port, '127.0.0.1')
+      socket.resume() // read, so that the server's FIN is seen
+      socket.on('close', () => resolve(true))
+      socket.on('error', () => {})
+      setTimeout(() => (socket.destroy(), resolve(false)), 5_000).unref()
+    })
+    assert.equal(closed, true, 'the silent connection was still open after 5 s')
+  },
+)
 
-test('a request that takes longer than the headers timeout to answer is not cut by it', { timeout: 10_000 }, async (t) => {
-  const { served } = await start([{ method: 'GET', path: '/slow', handler: () => new Promise((resolve) => setTimeout(() => resolve(json(200, { ok: true })), 600)) }], { headersTimeoutMs: 300 })
-  t.after(() => served.close())
-  const answer = await rawExchange(served.port, 'GET /slow HTTP/1.1\r\nhost: x\r\n\r\n', /\r\n\r\n\{"ok":true\}/)
-  assert.match(answer, /^HTTP\/1\.1 200 OK/)
-})
+test(
+  'a request that takes longer than the headers timeout to answer is not cut by it',
+  { timeout: 10_000 },
+  async (t) => {
+    const { served } = await start(
+      [
+        {
+          method: 'GET',
+          path: '/slow',
+          handler: () =>
+            new Promise((resolve) => setTimeout(() => resolve(json(200, { ok: true })), 600)),
+        },
+      ],
+      { headersTimeoutMs: 300 },
+    )
+    t.after(() => served.close())
+    const answer = await rawExchange(
+      served.port,
+      'GET /slow HTTP/1.1\r\nhost: x\r\n\r\n',
+      /\r\n\r\n\{"ok":true\}/,
+    )
+    assert.match(answer, /^HTTP\/1\.1 200 OK/)
+  },
+)
 
 /**
  * Sends `head`, then writes a body of `length` bytes in 64 KiB pieces for as long as the server
  * lets it, reading answers as they come. Resolves with what was read and how much was written.
  */
-function writeBodyAndRead(port: number, head: string, length: number): Promise<{ answer: string; written: number }> {
+function writeBodyAndRead(
+  port: number,
+  head: string,
+  length: number,
+): Promise<{ answer: string; written: number }> {
   return new Promise((resolve) => {
     const socket = netConnect(port, '127.0.0.1')
     let answer = ''
@@ -197,33 +262,64 @@ function writeBodyAndRead(port: number, head: string, length: number): Promise<{
   })
 }
 
-test('a client still writing a body that is too large reads the 413, every time', { timeout: 60_000 }, async (t) => {
-  const { served } = await start([echo])
-  t.after(() => served.close())
-  const size = 3 * 1024 * 1024
-  for (let i = 0; i < 20; i++) {
-    const { answer } = await writeBodyAndRead(served.port, `POST /echo HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${size}\r\n\r\n`, size)
-    assert.match(answer, /^HTTP\/1\.1 413 /, `try ${i + 1}: ${JSON.stringify(answer.slice(0, 80))}`)
-    assert.match(answer, /\{"error":"body too large"\}$/)
-  }
-})
+test(
+  'a client still writing a body that is too large reads the 413, every time',
+  { timeout: 60_000 },
+  async (t) => {
+    const { served } = await start([echo])
+    t.after(() => served.close())
+    const size = 3 * 1024 * 1024
+    for (let i = 0; i < 20; i++) {
+      const { answer } = await writeBodyAndRead(
+        served.port,
+        `POST /echo HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${size}\r\n\r\n`,
+        size,
+      )
+      assert.match(
+        answer,
+        /^HTTP\/1\.1 413 /,
+        `try ${i + 1}: ${JSON.stringify(answer.slice(0, 80))}`,
+      )
+      assert.match(answer, /\{"error":"body too large"\}$/)
+    }
+  },
+)
 
-test('after answering before the body is read, the server stops reading a huge body and closes', { timeout: 30_000 }, async (t) => {
-  const refuse: HttpRoute = { method: 'POST', path: '/refuse', handler: () => json(401, { error: 'unauthorized' }) }
-  const { served } = await start([refuse])
-  t.after(() => served.close())
-  const declared = 100 * 1024 * 1024
-  const { answer, written } = await writeBodyAndRead(served.port, `POST /refuse HTTP/1.1\r\nhost: x\r\ncontent-length: ${declared}\r\n\r\n`, declared)
-  assert.match(answer, /^HTTP\/1\.1 401 /)
-  assert.match(answer, /\r\nconnection: close\r\n/i)
-  // What the client wrote before the connection closed: the server's reads (at most 1 MiB after
-  // the answer) plus what the two sockets' buffers hold, far from the 100 MB declared.
-  assert.ok(written < 24 * 1024 * 1024, `the client could write ${written} bytes`)
-})
+test(
+  'after answering before the body is read, the server stops reading a huge body and closes',
+  { timeout: 30_000 },
+  async (t) => {
+    const refuse: HttpRoute = {
+      method: 'POST',
+      path: '/refuse',
+      handler: () => json(401, { error: 'unauthorized' }),
+    }
+    const { served } = await start([refuse])
+    t.after(() => served.close())
+    const declared = 100 * 1024 * 1024
+    const { answer, written } = await writeBodyAndRead(
+      served.port,
+      `POST /refuse HTTP/1.1\r\nhost: x\r\ncontent-length: ${declared}\r\n\r\n`,
+      declared,
+    )
+    assert.match(answer, /^HTTP\/1\.1 401 /)
+    assert.match(answer, /\r\nconnection: close\r\n/i)
+    // What the client wrote before the connection closed: the server's reads (at most 1 MiB after
+    // the answer) plus what the two sockets' buffers hold, far from the 100 MB declared.
+    assert.ok(written < 24 * 1024 * 1024, `the client could write ${written} bytes`)
+  },
+)
 
 test('a small body left unread by an early answer is dropped and the connection kept for the next request', async (t) => {
-  const refuse: HttpRoute = { method: 'POST', path: '/refuse', handler: () => json(401, { error: 'unauthorized' }) }
-  const { served } = await start([refuse, { method: 'GET', path: '/next', handler: () => json(200, { next: true }) }])
+  const refuse: HttpRoute = {
+    method: 'POST',
+    path: '/refuse',
+    handler: () => json(401, { error: 'unauthorized' }),
+  }
+  const { served } = await start([
+    refuse,
+    { method: 'GET', path: '/next', handler: () => json(200, { next: true }) },
+  ])
   t.after(() => served.close())
   const body = '{"text":"hello"}'
   const answer = await rawExchange(
@@ -252,27 +348,32 @@ function rawExchange(port: number, bytes: string, until: RegExp): Promise<string
   })
 }
 
-test('a long-poll may wait longer than the request timeout: that limit covers receiving the request only', { timeout: 10_000 }, async (t) => {
-  let waited: () => void = () => {}
-  const { served } = await start(
-    [
-      {
-        method: 'GET',
-        path: '/poll',
-        handler: () => new Promise((resolve) => (waited = () => resolve(json(200, { events: [] })))),
-      },
-    ],
-    { headersTimeoutMs: 100, requestTimeoutMs: 100 },
-  )
-  t.after(() => served.close())
-  const poll = fetch(`${served.url}/poll`)
-  // Hold the poll well past both limits, then answer it.
-  await new Promise((r) => setTimeout(r, 600))
-  waited()
-  const res = await poll
-  assert.equal(res.status, 200)
-  assert.deepEqual(await res.json(), { events: [] })
-})
+test(
+  'a long-poll may wait longer than the request timeout: that limit covers receiving the request only',
+  { timeout: 10_000 },
+  async (t) => {
+    let waited: () => void = () => {}
+    const { served } = await start(
+      [
+        {
+          method: 'GET',
+          path: '/poll',
+          handler: () =>
+            new Promise((resolve) => (waited = () => resolve(json(200, { events: [] })))),
+        },
+      ],
+      { headersTimeoutMs: 100, requestTimeoutMs: 100 },
+    )
+    t.after(() => served.close())
+    const poll = fetch(`${served.url}/poll`)
+    // Hold the poll well past both limits, then answer it.
+    await new Promise((r) => setTimeout(r, 600))
+    waited()
+    const res = await poll
+    assert.equal(res.status, 200)
+    assert.deepEqual(await res.json(), { events: [] })
+  },
+)
 
 test('close() lets a request in flight finish and answers a waiting long-poll at once', async () => {
   let release: () => void = () => {}
@@ -283,18 +384,20 @@ test('close() lets a request in flight finish and answers a waiting long-poll at
     {
       method: 'GET',
       path: '/slow',
-      handler: () => new Promise((resolve) => {
-        release = () => resolve(json(200, { done: true }))
-        arrive()
-      }),
+      handler: () =>
+        new Promise((resolve) => {
+          release = () => resolve(json(200, { done: true }))
+          arrive()
+        }),
     },
     {
       method: 'GET',
       path: '/poll',
-      handler: (req) => new Promise((resolve) => {
-        req.onClose(() => resolve(json(200, { events: [] })))
-        arrive()
-      }),
+      handler: (req) =>
+        new Promise((resolve) => {
+          req.onClose(() => resolve(json(200, { events: [] })))
+          arrive()
+        }),
     },
   ])
   const slow = fetch(`${served.url}/slow`)
@@ -318,14 +421,15 @@ test('onClose calls its listener once when the client goes away while its reques
     {
       method: 'GET',
       path: '/poll',
-      handler: (req) => new Promise((resolve) => {
-        req.onClose(() => {
-          closed++
-          wentAway.resolve()
-          resolve(json(200, { events: [] }))
-        })
-        arrival.resolve()
-      }),
+      handler: (req) =>
+        new Promise((resolve) => {
+          req.onClose(() => {
+            closed++
+            wentAway.resolve()
+            resolve(json(200, { events: [] }))
+          })
+          arrival.resolve()
+        }),
     },
   ])
   t.after(() => served.close())
@@ -338,56 +442,67 @@ test('onClose calls its listener once when the client goes away while its reques
   assert.equal(closed, 1)
 })
 
-test('onClose does not call a listener that was cancelled, and calls one registered after the client went away at once', { timeout: 10_000 }, async (t) => {
-  const calls: string[] = []
-  let answerCancelled: () => void = () => {}
-  let arrival = deferred()
-  const { served } = await start([
-    {
-      method: 'GET',
-      path: '/cancelled',
-      handler: (req) => new Promise((resolve) => {
-        const cancel = req.onClose(() => calls.push('cancelled listener'))
-        answerCancelled = () => {
-          cancel()
-          resolve(json(200, { answered: true }))
-        }
-        arrival.resolve()
-      }),
-    },
-    {
-      method: 'GET',
-      path: '/late',
-      // The second listener is registered once the client is known to be gone.
-      handler: (req) => new Promise((resolve) => {
-        req.onClose(() => {
-          req.onClose(() => {
-            calls.push('late listener')
-            resolve(json(200, {}))
-          })
-        })
-        arrival.resolve()
-      }),
-    },
-  ])
-  t.after(() => served.close())
-  const waiting = fetch(`${served.url}/cancelled`)
-  await arrival.promise
-  answerCancelled()
-  assert.deepEqual(await (await waiting).json(), { answered: true })
+test(
+  'onClose does not call a listener that was cancelled, and calls one registered after the client went away at once',
+  { timeout: 10_000 },
+  async (t) => {
+    const calls: string[] = []
+    let answerCancelled: () => void = () => {}
+    let arrival = deferred()
+    const { served } = await start([
+      {
+        method: 'GET',
+        path: '/cancelled',
+        handler: (req) =>
+          new Promise((resolve) => {
+            const cancel = req.onClose(() => calls.push('cancelled listener'))
+            answerCancelled = () => {
+              cancel()
+              resolve(json(200, { answered: true }))
+            }
+            arrival.resolve()
+          }),
+      },
+      {
+        method: 'GET',
+        path: '/late',
+        // The second listener is registered once the client is known to be gone.
+        handler: (req) =>
+          new Promise((resolve) => {
+            req.onClose(() => {
+              req.onClose(() => {
+                calls.push('late listener')
+                resolve(json(200, {}))
+              })
+            })
+            arrival.resolve()
+          }),
+      },
+    ])
+    t.after(() => served.close())
+    const waiting = fetch(`${served.url}/cancelled`)
+    await arrival.promise
+    answerCancelled()
+    assert.deepEqual(await (await waiting).json(), { answered: true })
 
-  arrival = deferred()
-  const socket = netConnect(served.port, '127.0.0.1')
-  socket.write('GET /late HTTP/1.1\r\nhost: x\r\n\r\n')
-  await arrival.promise
-  socket.destroy()
-  await until(() => calls.includes('late listener'))
-  await served.close()
-  assert.deepEqual(calls, ['late listener'])
-})
+    arrival = deferred()
+    const socket = netConnect(served.port, '127.0.0.1')
+    socket.write('GET /late HTTP/1.1\r\nhost: x\r\n\r\n')
+    await arrival.promise
+    socket.destroy()
+    await until(() => calls.includes('late listener'))
+    await served.close()
+    assert.deepEqual(calls, ['late listener'])
+  },
+)
 
 test('makeRequest builds a request record that handlers can read without a socket', async () => {
-  const req = makeRequest({ method: 'POST', url: '/a/b?x=1&x=2', headers: { cookie: 'a=1; __proto__=2' }, body: '{"k":1}' })
+  const req = makeRequest({
+    method: 'POST',
+    url: '/a/b?x=1&x=2',
+    headers: { cookie: 'a=1; __proto__=2' },
+    body: '{"k":1}',
+  })
   assert.equal(req.path, '/a/b')
   assert.deepEqual(req.query.getAll('x'), ['1', '2'])
   assert.equal(req.cookies.a, '1')
@@ -404,7 +519,13 @@ test('a streamed JSON body is sent chunked, piece by piece, with the same bytes 
       yield batch
     }
   }
-  const { served } = await start([{ method: 'GET', path: '/list', handler: () => jsonStream(200, 'items', slowly(), { etag: '"v1"' }) }])
+  const { served } = await start([
+    {
+      method: 'GET',
+      path: '/list',
+      handler: () => jsonStream(200, 'items', slowly(), { etag: '"v1"' }),
+    },
+  ])
   t.after(() => served.close())
   const res = await fetch(`${served.url}/list`)
   assert.equal(res.status, 200)
@@ -421,7 +542,9 @@ test('HEAD of a streamed route reads nothing of the stream', async (t) => {
     read = true
     yield [1]
   }
-  const { served } = await start([{ method: 'GET', path: '/list', handler: () => jsonStream(200, 'items', never()) }])
+  const { served } = await start([
+    { method: 'GET', path: '/list', handler: () => jsonStream(200, 'items', never()) },
+  ])
   t.after(() => served.close())
   const res = await fetch(`${served.url}/list`, { method: 'HEAD' })
   assert.equal(res.status, 200)
@@ -434,7 +557,9 @@ test('a stream that fails after its first piece cuts the connection and logs the
     yield [{ n: 1 }]
     throw new Error('database went away')
   }
-  const { served, lines, logger } = await start([{ method: 'GET', path: '/list', handler: () => jsonStream(200, 'items', failing()) }])
+  const { served, lines, logger } = await start([
+    { method: 'GET', path: '/list', handler: () => jsonStream(200, 'items', failing()) },
+  ])
   t.after(() => served.close())
   // The headers may or may not have left before the cut; either way the client sees a failure.
   await assert.rejects(async () => (await fetch(`${served.url}/list`)).text())
@@ -442,7 +567,10 @@ test('a stream that fails after its first piece cuts the connection and logs the
     logger.flush()
     return lines.some((l) => l.startsWith('demo error: Error: database went away'))
   })
-  assert.ok(lines.some((l) => /^demo GET \/list 200 /.test(l)), 'the request is logged once it ends')
+  assert.ok(
+    lines.some((l) => /^demo GET \/list 200 /.test(l)),
+    'the request is logged once it ends',
+  )
 })
 
 test('a client that goes away mid-stream stops the reading', async (t) => {
@@ -458,7 +586,9 @@ test('a client that goes away mid-stream stops the reading', async (t) => {
       finished = true
     }
   }
-  const { served } = await start([{ method: 'GET', path: '/list', handler: () => jsonStream(200, 'items', endless()) }])
+  const { served } = await start([
+    { method: 'GET', path: '/list', handler: () => jsonStream(200, 'items', endless()) },
+  ])
   t.after(() => served.close())
   const controller = new AbortController()
   const res = await fetch(`${served.url}/list`, { signal: controller.signal })
@@ -488,7 +618,10 @@ const streamed: HttpRoute = {
 test('bodyStream hands a body over in pieces as it arrives, up to its limit', async (t) => {
   const { served } = await start([streamed])
   t.after(() => served.close())
-  const res = await fetch(`${served.url}/stream`, { method: 'POST', body: new Uint8Array(1024 * 1024) })
+  const res = await fetch(`${served.url}/stream`, {
+    method: 'POST',
+    body: new Uint8Array(1024 * 1024),
+  })
   assert.equal(res.status, 200)
   const got = (await res.json()) as { bytes: number; pieces: number }
   assert.equal(got.bytes, 1024 * 1024)
@@ -498,11 +631,17 @@ test('bodyStream hands a body over in pieces as it arrives, up to its limit', as
 test('bodyStream refuses a declared length over its limit unread, and a chunked body as soon as it passes it', async (t) => {
   const { served } = await start([streamed])
   t.after(() => served.close())
-  const declared = await fetch(`${served.url}/stream`, { method: 'POST', body: new Uint8Array(1024 * 1024 + 1) })
+  const declared = await fetch(`${served.url}/stream`, {
+    method: 'POST',
+    body: new Uint8Array(1024 * 1024 + 1),
+  })
   assert.equal(declared.status, 413)
   assert.deepEqual(await declared.json(), { error: 'body too large' })
   const chunked = await new Promise<number>((resolve, reject) => {
-    const req = rawRequest(`${served.url}/stream`, { method: 'POST', headers: { 'transfer-encoding': 'chunked' } })
+    const req = rawRequest(`${served.url}/stream`, {
+      method: 'POST',
+      headers: { 'transfer-encoding': 'chunked' },
+    })
     req.on('response', (res) => {
       res.resume()
       resolve(res.statusCode!)
@@ -522,12 +661,22 @@ test('bodyStream refuses a declared length over its limit unread, and a chunked 
   assert.equal(chunked, 413)
 })
 
-test('makeRequest\'s bodyStream counts the bytes given, whatever Content-Length says', async () => {
-  const req = makeRequest({ method: 'POST', headers: { 'content-length': '3' }, body: new Uint8Array(2 * 1024 * 1024) })
-  await assert.rejects(async () => {
-    for await (const _ of req.bodyStream(1024 * 1024)) void _
-  }, (err: unknown) => err instanceof Refusal && err.status === 413 && err.code === 'body_too_large')
+test("makeRequest's bodyStream counts the bytes given, whatever Content-Length says", async () => {
+  const req = makeRequest({
+    method: 'POST',
+    headers: { 'content-length': '3' },
+    body: new Uint8Array(2 * 1024 * 1024),
+  })
+  await assert.rejects(
+    async () => {
+      for await (const _ of req.bodyStream(1024 * 1024)) void _
+    },
+    (err: unknown) => err instanceof Refusal && err.status === 413 && err.code === 'body_too_large',
+  )
   let total = 0
-  for await (const piece of makeRequest({ method: 'POST', body: new Uint8Array(100) }).bodyStream(1024)) total += piece.length
+  for await (const piece of makeRequest({ method: 'POST', body: new Uint8Array(100) }).bodyStream(
+    1024,
+  ))
+    total += piece.length
   assert.equal(total, 100)
 })

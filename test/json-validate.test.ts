@@ -5,18 +5,31 @@ import { fileURLToPath } from 'node:url'
 import { describe, test } from 'node:test'
 
 import { reason, refuse } from '../src/http/refusal.ts'
-import { decodeUtf8, NOT_AN_OBJECT, parseJsonBody, parseJsonObject, validateJson } from '../src/http/json-validate.ts'
+import {
+  decodeUtf8,
+  NOT_AN_OBJECT,
+  parseJsonBody,
+  parseJsonObject,
+  validateJson,
+} from '../src/http/json-validate.ts'
 import { prng } from './support/prng.ts'
 
 /** JSONTestSuite's parsing cases, vendored with their licence (test/fixtures/jsontestsuite/LICENSE). */
 const SUITE = fileURLToPath(new URL('./fixtures/jsontestsuite/test_parsing', import.meta.url))
 const encode = (text: string): Uint8Array => new TextEncoder().encode(text)
 const bytes = (...parts: (string | number[])[]): Uint8Array =>
-  Uint8Array.from(parts.flatMap((part) => typeof part === 'string' ? [...encode(part)] : part))
+  Uint8Array.from(parts.flatMap((part) => (typeof part === 'string' ? [...encode(part)] : part)))
 
 /** The one assertion helper: what validateJson says about `text`, shown with the text. */
-function assertCheck(text: string, expected: number | 'ok', kind: 'syntax' | 'depth' = 'syntax'): void {
-  const shown = text.length > 60 ? `${JSON.stringify(text.slice(0, 60))}... (${text.length} chars)` : JSON.stringify(text)
+function assertCheck(
+  text: string,
+  expected: number | 'ok',
+  kind: 'syntax' | 'depth' = 'syntax',
+): void {
+  const shown =
+    text.length > 60
+      ? `${JSON.stringify(text.slice(0, 60))}... (${text.length} chars)`
+      : JSON.stringify(text)
   const want = expected === 'ok' ? { ok: true } : { ok: false, offset: expected, kind }
   assert.deepEqual(validateJson(text), want, `validateJson(${shown})`)
 }
@@ -31,14 +44,19 @@ function parses(text: string): boolean {
 }
 
 describe('JSONTestSuite', () => {
-  const files = readdirSync(SUITE).filter((name) => name.endsWith('.json')).sort()
+  const files = readdirSync(SUITE)
+    .filter((name) => name.endsWith('.json'))
+    .sort()
   // ignoreBOM: docs/core.md, "JSON bodies", makes a byte-order mark a defect, so the reference must
   // see it too.
   const reference = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
   test('the suite is where we expect it, with all three kinds of file', () => {
     for (const prefix of ['y_', 'n_', 'i_']) {
-      assert.ok(files.filter((name) => name.startsWith(prefix)).length > 30, `${prefix} files in ${SUITE}`)
+      assert.ok(
+        files.filter((name) => name.startsWith(prefix)).length > 30,
+        `${prefix} files in ${SUITE}`,
+      )
     }
   })
 
@@ -69,14 +87,16 @@ describe('JSONTestSuite', () => {
   }
 
   test('parseJsonBody refuses the UTF-8 byte-order mark before an empty object at character 0', () => {
-    const body = new Uint8Array(readFileSync(join(SUITE, 'i_structure_UTF-8_BOM_empty_object.json')))
+    const body = new Uint8Array(
+      readFileSync(join(SUITE, 'i_structure_UTF-8_BOM_empty_object.json')),
+    )
     assert.deepEqual(parseJsonBody(body), { ok: false, error: 'invalid JSON at character 0' })
   })
 })
 
 describe('validateJson positions', () => {
   const cases: [title: string, text: string, expected: number | 'ok'][] = [
-    ['refuses a trailing comma in an object at the comma\'s successor', '{"a":1,}', 7],
+    ["refuses a trailing comma in an object at the comma's successor", '{"a":1,}', 7],
     ['refuses a missing comma between array elements at the second element', '[1 2]', 3],
     ['refuses a truncated literal at its end', 'tru', 3],
     ['refuses a digit after a leading zero at that digit', '01', 1],
@@ -181,8 +201,13 @@ describe('validateJson depth', () => {
   test('validateJson never throws RangeError on 100,000 levels of nesting', () => {
     const deep = '['.repeat(100_000) + ']'.repeat(100_000)
     assert.deepEqual(validateJson(deep, Infinity), { ok: true })
-    assert.deepEqual(validateJson('{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000), Infinity), { ok: true })
-    assert.deepEqual(parseJsonBody(encode(deep)), { ok: false, error: 'JSON nested too deep at character 512' })
+    assert.deepEqual(validateJson('{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000), Infinity), {
+      ok: true,
+    })
+    assert.deepEqual(parseJsonBody(encode(deep)), {
+      ok: false,
+      error: 'JSON nested too deep at character 512',
+    })
   })
 
   test('validateJson throws at a maxDepth that is not a count', () => {
@@ -243,7 +268,11 @@ describe('decodeUtf8', () => {
       assert.equal(result.ok, valid, `bytes ${[...input].join(',')}`)
       if (!result.ok && !good.includes(0xbd)) {
         // Without U+FFFD in the input, the first one the replacing decoder writes marks the place.
-        assert.equal(result.offset, replacing.decode(input).indexOf('\ufffd'), `bytes ${[...input].join(',')}`)
+        assert.equal(
+          result.offset,
+          replacing.decode(input).indexOf('\ufffd'),
+          `bytes ${[...input].join(',')}`,
+        )
       }
     }
   })
@@ -251,8 +280,10 @@ describe('decodeUtf8', () => {
 
 describe('parseJsonBody', () => {
   test('parseJsonBody returns the parsed value of a valid body', () => {
-    assert.deepEqual(parseJsonBody(encode(' {"a":[1,2.5e1,"x\\n",true,null],"é":{}} ')),
-      { ok: true, value: { a: [1, 25, 'x\n', true, null], é: {} } })
+    assert.deepEqual(parseJsonBody(encode(' {"a":[1,2.5e1,"x\\n",true,null],"é":{}} ')), {
+      ok: true,
+      value: { a: [1, 25, 'x\n', true, null], é: {} },
+    })
     assert.deepEqual(parseJsonBody(encode('"\\uD800"')), { ok: true, value: '\ud800' })
     assert.deepEqual(parseJsonBody(encode('0')), { ok: true, value: 0 })
   })
@@ -268,19 +299,42 @@ describe('parseJsonBody', () => {
     ['a trailing comma', encode('{"a":1,}'), 'invalid JSON at character 7'],
     ['zero bytes', new Uint8Array(), 'invalid JSON at character 0'],
     ['a UTF-8 byte-order mark', bytes([0xef, 0xbb, 0xbf], '{}'), 'invalid JSON at character 0'],
-    ['a bad byte where the text could go on', bytes('[1,', [0xff], '2]'), 'invalid JSON at character 3'],
+    [
+      'a bad byte where the text could go on',
+      bytes('[1,', [0xff], '2]'),
+      'invalid JSON at character 3',
+    ],
     ['a bad byte after a complete value', bytes('{}', [0xff]), 'invalid JSON at character 2'],
-    ['a bad byte inside a string, counted in UTF-16 units', bytes('["🎉é', [0xc0, 0x80], '"]'),
-      'invalid JSON at character 5'],
-    ['a surrogate encoded in UTF-8 inside a string', bytes('"a', [0xed, 0xa0, 0x80], '"'),
-      'invalid JSON at character 2'],
-    ['a syntax defect before a later bad byte, at the defect', bytes('[1 2', [0xff]),
-      'invalid JSON at character 3'],
-    ['a control character before a later bad byte, at the control character', bytes('"\t', [0xff]),
-      'invalid JSON at character 1'],
-    ['nesting too deep before a later bad byte, at the bracket', bytes('['.repeat(600), [0xff]),
-      'JSON nested too deep at character 512'],
-    ['513 nested arrays', encode('['.repeat(513) + ']'.repeat(513)), 'JSON nested too deep at character 512'],
+    [
+      'a bad byte inside a string, counted in UTF-16 units',
+      bytes('["🎉é', [0xc0, 0x80], '"]'),
+      'invalid JSON at character 5',
+    ],
+    [
+      'a surrogate encoded in UTF-8 inside a string',
+      bytes('"a', [0xed, 0xa0, 0x80], '"'),
+      'invalid JSON at character 2',
+    ],
+    [
+      'a syntax defect before a later bad byte, at the defect',
+      bytes('[1 2', [0xff]),
+      'invalid JSON at character 3',
+    ],
+    [
+      'a control character before a later bad byte, at the control character',
+      bytes('"\t', [0xff]),
+      'invalid JSON at character 1',
+    ],
+    [
+      'nesting too deep before a later bad byte, at the bracket',
+      bytes('['.repeat(600), [0xff]),
+      'JSON nested too deep at character 512',
+    ],
+    [
+      '513 nested arrays',
+      encode('['.repeat(513) + ']'.repeat(513)),
+      'JSON nested too deep at character 512',
+    ],
   ]
   for (const [title, body, error] of refusals) {
     test(`parseJsonBody refuses ${title} with "${error}"`, () => {
@@ -289,12 +343,38 @@ describe('parseJsonBody', () => {
   }
 })
 
+const pick = <T>(random: () => number, items: readonly T[]): T =>
+  items[Math.floor(random() * items.length)]!
 
-const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)]!
-
-const STRING_PIECES = ['a', 'b', 'z', ' ', '0', '/', 'é', '日', '🎉', '\ud800', '\udc00', '\u007f', '\u2028',
-  '\\"', '\\\\', '\\/', '\\b', '\\f', '\\n', '\\r', '\\t', '\\u0041', '\\u00e9', '\\uD83C\\uDF89', '\\udc00',
-  '\\uABCD', '\\uffff']
+const STRING_PIECES = [
+  'a',
+  'b',
+  'z',
+  ' ',
+  '0',
+  '/',
+  'é',
+  '日',
+  '🎉',
+  '\ud800',
+  '\udc00',
+  '\u007f',
+  '\u2028',
+  '\\"',
+  '\\\\',
+  '\\/',
+  '\\b',
+  '\\f',
+  '\\n',
+  '\\r',
+  '\\t',
+  '\\u0041',
+  '\\u00e9',
+  '\\uD83C\\uDF89',
+  '\\udc00',
+  '\\uABCD',
+  '\\uffff',
+]
 const WHITESPACE = ['', '', '', ' ', '\n', '\t', '\r\n', '  ']
 
 function randomString(random: () => number, maxPieces: number): string {
@@ -306,9 +386,15 @@ function randomString(random: () => number, maxPieces: number): string {
 
 function randomNumber(random: () => number): string {
   let out = random() < 0.3 ? '-' : ''
-  out += random() < 0.3 ? '0' : String(1 + Math.floor(random() * 9)) + String(Math.floor(random() * 1000)).slice(0, Math.floor(random() * 4))
+  out +=
+    random() < 0.3
+      ? '0'
+      : String(1 + Math.floor(random() * 9)) +
+        String(Math.floor(random() * 1000)).slice(0, Math.floor(random() * 4))
   if (random() < 0.3) out += '.' + String(Math.floor(random() * 10_000))
-  if (random() < 0.3) out += pick(random, ['e', 'E']) + pick(random, ['', '+', '-']) + String(Math.floor(random() * 400))
+  if (random() < 0.3)
+    out +=
+      pick(random, ['e', 'E']) + pick(random, ['', '+', '-']) + String(Math.floor(random() * 400))
   return out
 }
 
@@ -335,15 +421,27 @@ function randomJson(random: () => number, depth: number): string {
       const n = Math.floor(random() * 4)
       const members: string[] = []
       for (let i = 0; i < n; i++) {
-        members.push(`${ws()}"${randomString(random, 3)}"${ws()}:${ws()}${randomJson(random, depth + 1)}${ws()}`)
+        members.push(
+          `${ws()}"${randomString(random, 3)}"${ws()}:${ws()}${randomJson(random, depth + 1)}${ws()}`,
+        )
       }
       return `{${members.join(',') || ws()}}`
     }
   }
 }
 
-const MUTATION_ALPHABET = [...'{}[]:,"\\/ \t\n\r0123456789-+.eEtrufalsnxuAF\'',
-  '\u0000', '\u001f', '\u00a0', '\ufeff', '\u2028', 'é', '\ud800', '\f', '\v']
+const MUTATION_ALPHABET = [
+  ...'{}[]:,"\\/ \t\n\r0123456789-+.eEtrufalsnxuAF\'',
+  '\u0000',
+  '\u001f',
+  '\u00a0',
+  '\ufeff',
+  '\u2028',
+  'é',
+  '\ud800',
+  '\f',
+  '\v',
+]
 
 function mutate(random: () => number, text: string): string {
   const at = (): number => Math.floor(random() * (text.length + 1))
@@ -448,7 +546,22 @@ function completion(prefix: string): string {
 
 describe('validateJson against JSON.parse', () => {
   test('the completion helper closes the examples of docs/core.md, "JSON bodies"', () => {
-    for (const prefix of ['', '  ', '{"a":1,', '[1 ', 'tru', '"ab', '{"a"', '{"a":', '[1,[', '"\\u1', '"\\', '-', '1.', '1e+']) {
+    for (const prefix of [
+      '',
+      '  ',
+      '{"a":1,',
+      '[1 ',
+      'tru',
+      '"ab',
+      '{"a"',
+      '{"a":',
+      '[1,[',
+      '"\\u1',
+      '"\\',
+      '-',
+      '1.',
+      '1e+',
+    ]) {
       assert.ok(parses(prefix + completion(prefix)), JSON.stringify(prefix + completion(prefix)))
     }
   })
@@ -458,23 +571,31 @@ describe('validateJson against JSON.parse', () => {
     let refused = 0
     for (let i = 0; i < 100_000; i++) {
       const valid = randomJson(random, 0)
-      const text = random() < 0.2 ? valid : mutate(random, pick(random, WHITESPACE) + valid + pick(random, WHITESPACE))
+      const text =
+        random() < 0.2
+          ? valid
+          : mutate(random, pick(random, WHITESPACE) + valid + pick(random, WHITESPACE))
       const shown = `input #${i} ${JSON.stringify(text)}`
       const check = validateJson(text)
-      if (check.ok !== parses(text)) assert.fail(`${shown}: validateJson ${JSON.stringify(check)} but JSON.parse disagrees`)
+      if (check.ok !== parses(text))
+        assert.fail(`${shown}: validateJson ${JSON.stringify(check)} but JSON.parse disagrees`)
       if (check.ok) continue
       refused++
       const n = check.offset
-      if (check.kind !== 'syntax' || n < 0 || n > text.length) assert.fail(`${shown}: ${JSON.stringify(check)}`)
+      if (check.kind !== 'syntax' || n < 0 || n > text.length)
+        assert.fail(`${shown}: ${JSON.stringify(check)}`)
       // What comes after the defect cannot move it, and the text before it is a viable start.
       const before = validateJson(text.slice(0, n))
-      if (!before.ok && before.offset !== n) assert.fail(`${shown}: prefix of ${n} gives ${JSON.stringify(before)}`)
+      if (!before.ok && before.offset !== n)
+        assert.fail(`${shown}: prefix of ${n} gives ${JSON.stringify(before)}`)
       if (n < text.length) {
         const through = validateJson(text.slice(0, n + 1))
-        if (through.ok || through.offset !== n) assert.fail(`${shown}: prefix of ${n + 1} gives ${JSON.stringify(through)}`)
+        if (through.ok || through.offset !== n)
+          assert.fail(`${shown}: prefix of ${n + 1} gives ${JSON.stringify(through)}`)
       }
       const completed = text.slice(0, n) + completion(text.slice(0, n))
-      if (!parses(completed)) assert.fail(`${shown}: offset ${n}, but ${JSON.stringify(completed)} does not parse`)
+      if (!parses(completed))
+        assert.fail(`${shown}: offset ${n}, but ${JSON.stringify(completed)} does not parse`)
     }
     // The mutations must actually produce a mix, or the comparison proves little.
     assert.ok(refused > 50_000 && refused < 95_000, `refused ${refused} of 100,000`)
@@ -487,8 +608,17 @@ describe('validateJson against JSON.parse', () => {
       const body = encode(randomJson(random, 0))
       const flips = Math.floor(random() * 3)
       for (let f = 0; f < flips && body.length > 0; f++) {
-        body[Math.floor(random() * body.length)] = pick(random, [0x80, 0xbf, 0xc0, 0xe0, 0xed, 0xf4, 0xf5, 0xff,
-          Math.floor(random() * 256)])
+        body[Math.floor(random() * body.length)] = pick(random, [
+          0x80,
+          0xbf,
+          0xc0,
+          0xe0,
+          0xed,
+          0xf4,
+          0xf5,
+          0xff,
+          Math.floor(random() * 256),
+        ])
       }
       let expected = false
       try {
@@ -498,12 +628,14 @@ describe('validateJson against JSON.parse', () => {
       }
       const result = parseJsonBody(body)
       const shown = `bytes ${[...body].join(',')}`
-      if (result.ok !== expected) assert.fail(`${shown}: parseJsonBody ${JSON.stringify(result)}, expected ok ${expected}`)
+      if (result.ok !== expected)
+        assert.fail(`${shown}: parseJsonBody ${JSON.stringify(result)}, expected ok ${expected}`)
       const decoded = decodeUtf8(body)
       if (!result.ok && !decoded.ok) {
         // Of a syntax defect and a bad byte, the earlier wins: never a place past the bad byte.
         const n = Number(/\d+$/.exec(result.error)![0])
-        if (n > decoded.offset) assert.fail(`${shown}: ${result.error} is past the bad byte at ${decoded.offset}`)
+        if (n > decoded.offset)
+          assert.fail(`${shown}: ${result.error} is past the bad byte at ${decoded.offset}`)
       }
     }
   })
@@ -512,9 +644,16 @@ describe('validateJson against JSON.parse', () => {
     const random = prng(99)
     for (let i = 0; i < 5_000; i++) {
       // Raw lone surrogates cannot travel as UTF-8, so only escaped ones appear here.
-      const text = randomJson(random, 0).replace(/[\ud800-\udfff]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`)
+      const text = randomJson(random, 0).replace(
+        /[\ud800-\udfff]/g,
+        (c) => `\\u${c.charCodeAt(0).toString(16)}`,
+      )
       if (!parses(text)) continue
-      assert.deepEqual(parseJsonBody(encode(text)), { ok: true, value: JSON.parse(text) }, JSON.stringify(text))
+      assert.deepEqual(
+        parseJsonBody(encode(text)),
+        { ok: true, value: JSON.parse(text) },
+        JSON.stringify(text),
+      )
     }
   })
 })
@@ -522,11 +661,16 @@ describe('validateJson against JSON.parse', () => {
 test('parseJsonObject refuses any JSON value but an object, in the same words for every service', () => {
   const bytes = (text: string) => new TextEncoder().encode(text)
   assert.deepEqual(parseJsonObject(bytes('{"a":1}')), { ok: true, value: { a: 1 } })
-  const badJson = (message: string, field?: string) => refuse(400, reason('bad_json', message), field)
-  for (const text of ['[]', 'null', '"x"', '1', 'true']) assert.deepEqual(parseJsonObject(bytes(text)), badJson(NOT_AN_OBJECT), text)
+  const badJson = (message: string, field?: string) =>
+    refuse(400, reason('bad_json', message), field)
+  for (const text of ['[]', 'null', '"x"', '1', 'true'])
+    assert.deepEqual(parseJsonObject(bytes(text)), badJson(NOT_AN_OBJECT), text)
   assert.equal(NOT_AN_OBJECT, 'the body must be a JSON object')
   assert.deepEqual(parseJsonObject(bytes('{"a":')), badJson('invalid JSON at character 5'))
   assert.deepEqual(parseJsonObject(bytes('[]'), { field: 'body' }), badJson(NOT_AN_OBJECT, 'body'))
   assert.deepEqual(parseJsonObject(new Uint8Array(0)), badJson('invalid JSON at character 0'))
-  assert.deepEqual(parseJsonObject(new Uint8Array(0), { emptyIsObject: true }), { ok: true, value: {} })
+  assert.deepEqual(parseJsonObject(new Uint8Array(0), { emptyIsObject: true }), {
+    ok: true,
+    value: {},
+  })
 })

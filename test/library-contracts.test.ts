@@ -24,9 +24,13 @@ test('the postgres driver is pinned to exactly the version its patch is for, and
   const patches = (await readdir('patches')).filter((f) => f.startsWith('postgres+'))
   assert.equal(patches.length, 1)
   const version = /^postgres\+(.+)\.patch$/.exec(patches[0]!)![1]
-  const pkg = JSON.parse(await readFile('package.json', 'utf8')) as { dependencies: Record<string, string> }
+  const pkg = JSON.parse(await readFile('package.json', 'utf8')) as {
+    dependencies: Record<string, string>
+  }
   assert.equal(pkg.dependencies.postgres, version, 'package.json names the exact version, no range')
-  const installed = JSON.parse(await readFile('node_modules/postgres/package.json', 'utf8')) as { version: string }
+  const installed = JSON.parse(await readFile('node_modules/postgres/package.json', 'utf8')) as {
+    version: string
+  }
   assert.equal(installed.version, version)
 })
 
@@ -41,11 +45,14 @@ test('transaction() sends begin in the same write as its first statement, and co
     socket: () =>
       new Promise<Socket>((resolve, reject) => {
         const socket = tcpConnect(Number(url.port || 5432), url.hostname)
-        const write = socket.write.bind(socket) as (chunk: Uint8Array, ...rest: unknown[]) => boolean
-        socket.write = ((chunk: Uint8Array, ...rest: unknown[]) => {
+        const write = socket.write.bind(socket) as (
+          chunk: Uint8Array,
+          ...rest: unknown[]
+        ) => boolean
+        socket.write = (chunk: Uint8Array, ...rest: unknown[]) => {
           writes.push(Buffer.from(chunk).toString('latin1'))
           return write(chunk, ...rest)
-        })
+        }
         socket.once('connect', () => resolve(socket)).once('error', reject)
       }),
   }
@@ -70,9 +77,15 @@ test('transaction() sends begin in the same write as its first statement, and co
 test("pglite-socket's handler uses the queue it is given: enqueue for each message, and both clearing methods when its client goes", async () => {
   const calls: string[] = []
   const queue = {
-    enqueue: (id: number, message: Uint8Array) => (calls.push(`enqueue ${id} ${String.fromCharCode(message[0]!)}`), Promise.resolve(0)),
+    enqueue: (id: number, message: Uint8Array) => (
+      calls.push(`enqueue ${id} ${String.fromCharCode(message[0]!)}`),
+      Promise.resolve(0)
+    ),
     clearQueueForHandler: (id: number) => void calls.push(`clearQueueForHandler ${id}`),
-    clearTransactionIfNeeded: (id: number) => (calls.push(`clearTransactionIfNeeded ${id}`), Promise.resolve()),
+    clearTransactionIfNeeded: (id: number) => (
+      calls.push(`clearTransactionIfNeeded ${id}`),
+      Promise.resolve()
+    ),
   }
   let id = 0
   const server = createServer((socket) => {
@@ -92,7 +105,11 @@ test("pglite-socket's handler uses the queue it is given: enqueue for each messa
     await until(() => calls.length === 1)
     client.destroy()
     await until(() => calls.length === 3)
-    assert.deepEqual(calls, [`enqueue ${id} Q`, `clearQueueForHandler ${id}`, `clearTransactionIfNeeded ${id}`])
+    assert.deepEqual(calls, [
+      `enqueue ${id} Q`,
+      `clearQueueForHandler ${id}`,
+      `clearTransactionIfNeeded ${id}`,
+    ])
   } finally {
     server.close()
   }

@@ -42,9 +42,15 @@ test('text in any script keeps its characters', () => {
 
 test('a busy log is written before the flush, in order and whole', () => {
   const { logger, writes, text } = recorded()
-  const lines = Array.from({ length: 5_000 }, (_, i) => `notes GET /api/notes/${i} 200 ${i % 10}.${i % 7}ms`)
+  const lines = Array.from(
+    { length: 5_000 },
+    (_, i) => `notes GET /api/notes/${i} 200 ${i % 10}.${i % 7}ms`,
+  )
   for (const line of lines) logger.line(line)
-  assert.ok(writes.length >= 2, `queued lines were written before the flush (${writes.length} writes)`)
+  assert.ok(
+    writes.length >= 2,
+    `queued lines were written before the flush (${writes.length} writes)`,
+  )
   logger.flush()
   assert.equal(text(), lines.map((l) => l + '\n').join(''))
 })
@@ -61,7 +67,13 @@ test('a long line (a stack trace) is written whole, between the lines around it'
 
 test('a request line reads: service, method, path, status and the time in milliseconds to a tenth', () => {
   assert.equal(requestLine('notes', 'GET', '/api/me', 200, 0.31), 'notes GET /api/me 200 0.3ms')
-  assert.equal(requestLine('tickets', 'POST', '/api/projects/web/tickets', 201, 123.44), 'tickets POST /api/projects/web/tickets 201 123.4ms')
-  assert.equal(requestLine('notes', 'GET', '/api/live', 204, 30000.7), 'notes GET /api/live 204 30000.7ms')
+  assert.equal(
+    requestLine('tickets', 'POST', '/api/projects/web/tickets', 201, 123.44),
+    'tickets POST /api/projects/web/tickets 201 123.4ms',
+  )
+  assert.equal(
+    requestLine('notes', 'GET', '/api/live', 204, 30000.7),
+    'notes GET /api/live 204 30000.7ms',
+  )
   assert.equal(requestLine('notes', 'HEAD', '/', 404, 0), 'notes HEAD / 404 0.0ms')
 })

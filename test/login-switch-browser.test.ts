@@ -74,12 +74,20 @@ for (const [app, label] of [
     assert.equal(await owner.page.getByText('owner (bob)').count(), 0)
     const forged = await bobsLoginReturn(app())
     await owner.page.goto(forged)
-    const notice = owner.page.getByRole('alert').filter({ hasText: 'You are now signed in as owner (bob), no longer as owner. Not you?' })
+    const notice = owner.page
+      .getByRole('alert')
+      .filter({ hasText: 'You are now signed in as owner (bob), no longer as owner. Not you?' })
     await notice.waitFor({ timeout: 20_000 })
     assert.equal(await notice.getByRole('button', { name: 'Sign out' }).isVisible(), true)
-    assert.ok(await owner.page.getByText('owner (bob)', { exact: true }).first().isVisible(), 'the unique name beside the display name')
+    assert.ok(
+      await owner.page.getByText('owner (bob)', { exact: true }).first().isVisible(),
+      'the unique name beside the display name',
+    )
     await assertAccessible(owner.page, `the ${label} switch notice`)
-    for (const [size, viewport] of [['1280', WIDE], ['390', PHONE]] as const) {
+    for (const [size, viewport] of [
+      ['1280', WIDE],
+      ['390', PHONE],
+    ] as const) {
       for (const scheme of ['light', 'dark'] as const) {
         await owner.page.setViewportSize(viewport)
         await owner.page.emulateMedia({ colorScheme: scheme })
@@ -96,7 +104,11 @@ for (const [app, label] of [
     // bob's second code on a session that already names bob: no switch, no notice.
     await owner.page.goto(await bobsLoginReturn(app()))
     await signedIn(owner.page).waitFor()
-    assert.equal(await owner.page.getByText('no longer as').count(), 0, 'the same person again is no switch')
+    assert.equal(
+      await owner.page.getByText('no longer as').count(),
+      0,
+      'the same person again is no switch',
+    )
   })
 }
 

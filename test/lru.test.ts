@@ -9,5 +9,11 @@ test('past the limit the entry set longest ago goes; an entry set again counts a
   lruSet(map, 'b', 2, 2)
   lruSet(map, 'a', 3, 2)
   lruSet(map, 'c', 4, 2)
-  assert.deepEqual([...map], [['a', 3], ['c', 4]])
+  assert.deepEqual(
+    [...map],
+    [
+      ['a', 3],
+      ['c', 4],
+    ],
+  )
 })

@@ -16,7 +16,8 @@ test('migrations are recorded and a second run applies nothing', async () => {
 })
 
 test('the schema of this test file holds the tables', async () => {
-  const [row] = await db.sql`select current_schema() as s, to_regclass('sessions') is not null as has`
+  const [row] =
+    await db.sql`select current_schema() as s, to_regclass('sessions') is not null as has`
   assert.equal(row!.s, db.schema)
   assert.equal(row!.has, true)
 })
@@ -30,7 +31,10 @@ test('a gap in the numbering stops with a message naming the file', async () => 
 
 test('a failing migration applies nothing of itself', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'mig-'))
-  for (const [name, text] of [['0001_core.sql', 'select 1;'], ['0002_bad.sql', 'create table half_made (id int); select * from no_such_table;']] as const) {
+  for (const [name, text] of [
+    ['0001_core.sql', 'select 1;'],
+    ['0002_bad.sql', 'create table half_made (id int); select * from no_such_table;'],
+  ] as const) {
     await writeFile(join(dir, name), text)
   }
   const sql = db.connect(1)
@@ -44,5 +48,8 @@ test('events keep no writing-transaction column, which nothing reads since deliv
   const columns = await db.sql`
     select column_name from information_schema.columns
     where table_schema = ${db.schema} and table_name = 'events' order by ordinal_position`
-  assert.deepEqual(columns.map((c) => c.column_name), ['id', 'project_id', 'name', 'args', 'created', 'seq'])
+  assert.deepEqual(
+    columns.map((c) => c.column_name),
+    ['id', 'project_id', 'name', 'args', 'created', 'seq'],
+  )
 })

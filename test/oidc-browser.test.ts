@@ -14,12 +14,25 @@ import type { Page } from 'playwright-core'
 import { OIDC_TEXT } from '../src/accounts/oidc.ts'
 import { cspViolations, fullApp, PHONE, screenshot, type FullApp } from './support/full-app.ts'
 import { assertAccessible } from './support/axe.ts'
-import { CLIENT_ID, CLIENT_SECRET, startTestIssuer, type TestIssuer } from './support/oidc-issuer.ts'
+import {
+  CLIENT_ID,
+  CLIENT_SECRET,
+  startTestIssuer,
+  type TestIssuer,
+} from './support/oidc-issuer.ts'
 import { freePort } from './support/ports.ts'
 
 const idpPort = await freePort()
-const issuer: TestIssuer = await startTestIssuer({ port: await freePort(), redirectUri: `http://localhost:${idpPort}/oidc/callback` })
-const full: FullApp = await fullApp({ IDP_PORT: String(idpPort), OIDC_ISSUER: issuer.issuer, OIDC_CLIENT_ID: CLIENT_ID, OIDC_CLIENT_SECRET: CLIENT_SECRET })
+const issuer: TestIssuer = await startTestIssuer({
+  port: await freePort(),
+  redirectUri: `http://localhost:${idpPort}/oidc/callback`,
+})
+const full: FullApp = await fullApp({
+  IDP_PORT: String(idpPort),
+  OIDC_ISSUER: issuer.issuer,
+  OIDC_CLIENT_ID: CLIENT_ID,
+  OIDC_CLIENT_SECRET: CLIENT_SECRET,
+})
 after(async () => {
   await full.close()
   await issuer.stop()
@@ -48,7 +61,7 @@ async function notesFailure(page: Page): Promise<string> {
   return page.locator('body').innerText()
 }
 
-test('the first person signs in through the organisation\'s provider, becomes the owner, and is signed in to the tracker with one click', async () => {
+test("the first person signs in through the organisation's provider, becomes the owner, and is signed in to the tracker with one click", async () => {
   const { context, page } = await full.person()
   const refused = cspViolations(page)
   await page.goto(full.notes)
@@ -65,9 +78,14 @@ test('the first person signs in through the organisation\'s provider, becomes th
   await signedIn(page).waitFor({ timeout: 20_000 })
   assert.match(await page.locator('header').innerText(), /Ada Lovelace/)
 
-  const [row] = await full.db.sql<{ issuer: string; subject: string; is_owner: boolean; display_name: string }[]>`
+  const [row] = await full.db.sql<
+    { issuer: string; subject: string; is_owner: boolean; display_name: string }[]
+  >`
     select i.issuer, i.subject, a.is_owner, a.display_name from idp_oidc_identities i join idp_accounts a on a.id = i.account_id`
-  assert.deepEqual({ ...row }, { issuer: issuer.issuer, subject: 'ada', is_owner: true, display_name: 'Ada Lovelace' })
+  assert.deepEqual(
+    { ...row },
+    { issuer: issuer.issuer, subject: 'ada', is_owner: true, display_name: 'Ada Lovelace' },
+  )
   assert.deepEqual(refused, [])
   await context.close()
 })
@@ -89,7 +107,10 @@ test('after the provider rotates its signing key (its JWKS changes), people stil
 })
 
 test('a person without an account, a sign-up link or an invite is told that an owner must invite them', async () => {
-  for (const [viewport, colorScheme, name] of [[undefined, 'light', '1280-light'], [PHONE, 'dark', '390-dark']] as const) {
+  for (const [viewport, colorScheme, name] of [
+    [undefined, 'light', '1280-light'],
+    [PHONE, 'dark', '390-dark'],
+  ] as const) {
     const { context, page } = await full.person({ viewport, colorScheme })
     await page.goto(full.notes)
     await page.getByRole('link', { name: 'Sign in' }).click()
@@ -99,12 +120,17 @@ test('a person without an account, a sign-up link or an invite is told that an o
     await page.getByRole('link', { name: 'Single sign-on' }).click()
     await atIssuer(page, 'grace')
     await page.getByRole('heading', { name: 'Ask for an invite' }).waitFor()
-    assert.match(await page.locator('main').innerText(), /You signed in at Single sign-on as grace, but you have no account here yet\. An owner of this site must invite you/)
+    assert.match(
+      await page.locator('main').innerText(),
+      /You signed in at Single sign-on as grace, but you have no account here yet\. An owner of this site must invite you/,
+    )
     await screenshot(page, `oidc-must-invite-${name}`)
     await assertAccessible(page, `the ask-for-an-invite page at ${name}`)
     await context.close()
   }
-  const [count] = await full.db.sql<{ n: number }[]>`select count(*)::int as n from idp_oidc_identities where subject = 'grace'`
+  const [count] = await full.db.sql<
+    { n: number }[]
+  >`select count(*)::int as n from idp_oidc_identities where subject = 'grace'`
   assert.equal(count!.n, 0)
 })
 
@@ -122,7 +148,10 @@ test('a sign-up link from the owner lets a person in through the provider, named
   await atIssuer(page, 'grace')
   await page.getByRole('heading', { name: 'Your account' }).waitFor()
   assert.match(await page.locator('header').innerText(), /Signed in as grace/)
-  assert.match(await page.locator('main').innerText(), /This account has no password: you sign in through your organisation's provider\./)
+  assert.match(
+    await page.locator('main').innerText(),
+    /This account has no password: you sign in through your organisation's provider\./,
+  )
   assert.equal(await page.getByRole('button', { name: 'Change password' }).count(), 0)
   await context.close()
   await owner.context.close()
@@ -138,8 +167,18 @@ test('a project invite lets a person in through the provider, and the tracker jo
   const made = await owner.page.evaluate(async () => {
     const me = (await (await fetch('/api/me')).json()) as { tag: string }
     const headers = { 'content-type': 'application/json', 'x-tag': me.tag }
-    const project = (await (await fetch('/api/projects', { method: 'POST', headers, body: JSON.stringify({ title: 'Web site' }) })).json()) as { project: { slug: string } }
-    const invite = await fetch(`/api/projects/${project.project.slug}/invites`, { method: 'POST', headers, body: JSON.stringify({ role: 'edit' }) })
+    const project = (await (
+      await fetch('/api/projects', {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ title: 'Web site' }),
+      })
+    ).json()) as { project: { slug: string } }
+    const invite = await fetch(`/api/projects/${project.project.slug}/invites`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ role: 'edit' }),
+    })
     return (await invite.json()) as { url: string }
   })
   const { context, page } = await full.person()
@@ -174,11 +213,22 @@ test('the owner links a password account to the provider on /admin, and its note
   await bob.page.goto(full.notes)
   await bob.page.getByRole('link', { name: 'Sign in' }).click()
   await bob.page.getByRole('button', { name: 'New note' }).click()
-  await bob.page.getByRole('textbox', { name: 'Note' }).fill('Bob\'s plans\nmove to single sign-on\n')
+  await bob.page
+    .getByRole('textbox', { name: 'Note' })
+    .fill("Bob's plans\nmove to single sign-on\n")
   await bob.page.getByRole('status').filter({ hasText: 'Saved' }).waitFor({ timeout: 20_000 })
   // Stored at the server under Bob's account (the app saves in the browser first, then syncs).
-  const [bobAccount] = await full.db.sql<{ id: string }[]>`select id from idp_accounts where name = 'Bob'`
-  for (let waited = 0; (await full.db.sql`select 1 from notes where user_id = ${bobAccount!.id} and text like 'Bob''s plans%'`).length === 0; waited += 100) {
+  const [bobAccount] = await full.db.sql<
+    { id: string }[]
+  >`select id from idp_accounts where name = 'Bob'`
+  for (
+    let waited = 0;
+    (
+      await full.db
+        .sql`select 1 from notes where user_id = ${bobAccount!.id} and text like 'Bob''s plans%'`
+    ).length === 0;
+    waited += 100
+  ) {
     assert.ok(waited < 20_000, 'the note reached the server')
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
@@ -190,7 +240,10 @@ test('the owner links a password account to the provider on /admin, and its note
   await owner.page.getByRole('button', { name: 'Link Bob to Single sign-on' }).click()
   const link = (await owner.page.locator('#made-link').innerText()).trim()
   assert.match(link, /\/oidc\/link\?link=/)
-  for (const [viewport, colorScheme, name] of [[PHONE, 'light', '390-light'], [undefined, 'dark', '1280-dark']] as const) {
+  for (const [viewport, colorScheme, name] of [
+    [PHONE, 'light', '390-light'],
+    [undefined, 'dark', '1280-dark'],
+  ] as const) {
     const look = await full.person({ viewport, colorScheme })
     await look.page.goto(`${full.idp}/login`)
     await look.page.getByRole('link', { name: 'Single sign-on' }).click()
@@ -212,16 +265,21 @@ test('the owner links a password account to the provider on /admin, and its note
   const later = await full.person()
   await signInToNotes(later.page, 'bob.b')
   await signedIn(later.page).waitFor({ timeout: 20_000 })
-  await later.page.getByText('Bob\'s plans').first().waitFor()
-  const [linked] = await full.db.sql<{ account_id: string }[]>`select account_id from idp_oidc_identities where subject = 'bob.b'`
+  await later.page.getByText("Bob's plans").first().waitFor()
+  const [linked] = await full.db.sql<
+    { account_id: string }[]
+  >`select account_id from idp_oidc_identities where subject = 'bob.b'`
   assert.equal(linked!.account_id, bobAccount!.id)
   await owner.page.goto(`${full.idp}/admin`)
-  assert.equal(await owner.page.getByRole('button', { name: 'Link Bob to Single sign-on' }).count(), 0)
+  assert.equal(
+    await owner.page.getByRole('button', { name: 'Link Bob to Single sign-on' }).count(),
+    0,
+  )
   await later.context.close()
   await owner.context.close()
 })
 
-test('a denied consent (error=access_denied) ends on the app\'s failure page with its reason', async () => {
+test("a denied consent (error=access_denied) ends on the app's failure page with its reason", async () => {
   const { context, page } = await full.person()
   await page.goto(full.notes)
   await page.getByRole('link', { name: 'Sign in' }).click()
@@ -254,7 +312,7 @@ test('a tampered state is refused with "wrong state" on the tracker\'s failure p
   await context.close()
 })
 
-test('a replayed code is refused as expired or used, even with the browser\'s own flow cookie', async () => {
+test("a replayed code is refused as expired or used, even with the browser's own flow cookie", async () => {
   const { context, page } = await full.person()
   let callback = ''
   issuer.onCallback = (url) => {
@@ -262,7 +320,8 @@ test('a replayed code is refused as expired or used, even with the browser\'s ow
   }
   const flowCookie = new Promise<string>((resolve) =>
     page.on('response', async (response) => {
-      if (response.url().startsWith(`${full.idp}/oidc/start`)) resolve((await response.headerValue('set-cookie')) ?? '')
+      if (response.url().startsWith(`${full.idp}/oidc/start`))
+        resolve((await response.headerValue('set-cookie')) ?? '')
     }),
   )
   try {
@@ -283,7 +342,10 @@ test('an ID token made for another client is refused', async () => {
   try {
     const { context, page } = await full.person()
     await signInToNotes(page, 'ada')
-    assert.match(await notesFailure(page), /meant for another app \(an ID token for another client\)/)
+    assert.match(
+      await notesFailure(page),
+      /meant for another app \(an ID token for another client\)/,
+    )
     await context.close()
   } finally {
     issuer.tokensForAnotherClient = false
@@ -295,7 +357,10 @@ test('a provider stopped mid-flow, between its answer and the token request, is 
   issuer.onCallback = () => ({ stop: true })
   try {
     await signInToNotes(page, 'ada')
-    assert.match(await notesFailure(page), new RegExp(escape(OIDC_TEXT.unreachable('Single sign-on'))))
+    assert.match(
+      await notesFailure(page),
+      new RegExp(escape(OIDC_TEXT.unreachable('Single sign-on'))),
+    )
   } finally {
     issuer.onCallback = null
     await issuer.start()
@@ -320,7 +385,10 @@ test('a callback in a browser that did not start the sign-in is refused (no logi
   await victim.page.getByRole('heading', { name: 'Sign-in failed' }).waitFor()
   assert.match(await victim.page.locator('main').innerText(), new RegExp(escape(OIDC_TEXT.noFlow)))
   const cookies = await victim.context.cookies(full.idp)
-  assert.equal(cookies.some((c) => c.name === 'idp_session'), false)
+  assert.equal(
+    cookies.some((c) => c.name === 'idp_session'),
+    false,
+  )
   await attacker.context.close()
   await victim.context.close()
 })

@@ -13,8 +13,18 @@ import { CLIENT_ID, CLIENT_SECRET, startTestIssuer } from './support/oidc-issuer
 import { freePort } from './support/ports.ts'
 
 const idpPort = await freePort()
-const issuer = await startTestIssuer({ port: await freePort(), redirectUri: `http://localhost:${idpPort}/oidc/callback` })
-const full = await fullApp({ IDP_PORT: String(idpPort), OIDC_ISSUER: issuer.issuer, OIDC_CLIENT_ID: CLIENT_ID, OIDC_CLIENT_SECRET: CLIENT_SECRET, OIDC_ONLY: '1', OIDC_NAME: 'Example Corp' })
+const issuer = await startTestIssuer({
+  port: await freePort(),
+  redirectUri: `http://localhost:${idpPort}/oidc/callback`,
+})
+const full = await fullApp({
+  IDP_PORT: String(idpPort),
+  OIDC_ISSUER: issuer.issuer,
+  OIDC_CLIENT_ID: CLIENT_ID,
+  OIDC_CLIENT_SECRET: CLIENT_SECRET,
+  OIDC_ONLY: '1',
+  OIDC_NAME: 'Example Corp',
+})
 after(async () => {
   await full.close()
   await issuer.stop()
@@ -28,7 +38,7 @@ async function atIssuer(page: Page, login: string): Promise<void> {
   await page.getByRole('button', { name: 'Continue' }).click()
 }
 
-test('Sign in in the tracker goes straight to the organisation\'s provider, and the notes app then signs in with one click', async () => {
+test("Sign in in the tracker goes straight to the organisation's provider, and the notes app then signs in with one click", async () => {
   const { context, page } = await full.person()
   const visited: string[] = []
   page.on('framenavigated', (frame) => visited.push(frame.url()))
@@ -39,7 +49,10 @@ test('Sign in in the tracker goes straight to the organisation\'s provider, and 
   assert.equal(new URL(page.url()).origin, full.tickets)
   assert.match(await page.locator('header').innerText(), /Ada Lovelace/)
   // No page of the built-in provider was shown on the way: no password form.
-  assert.deepEqual(visited.filter((url) => url.startsWith(full.idp)), [])
+  assert.deepEqual(
+    visited.filter((url) => url.startsWith(full.idp)),
+    [],
+  )
 
   await page.goto(full.notes)
   await page.getByRole('link', { name: 'Sign in' }).click()
@@ -48,7 +61,7 @@ test('Sign in in the tracker goes straight to the organisation\'s provider, and 
   await context.close()
 })
 
-test('the password and sign-up routes refuse, and a sign-up link goes through the organisation\'s provider', async () => {
+test("the password and sign-up routes refuse, and a sign-up link goes through the organisation's provider", async () => {
   const owner = await full.person()
   await owner.page.goto(`${full.idp}/login`)
   await atIssuer(owner.page, 'ada')
@@ -58,7 +71,11 @@ test('the password and sign-up routes refuse, and a sign-up link goes through th
   const link = (await owner.page.locator('#made-link').innerText()).trim()
 
   for (const path of ['/login', '/setup', '/signup']) {
-    const res = await fetch(`${full.idp}${path}`, { method: 'POST', body: 'name=ada&password=correct+horse+battery', headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+    const res = await fetch(`${full.idp}${path}`, {
+      method: 'POST',
+      body: 'name=ada&password=correct+horse+battery',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    })
     assert.equal(res.status, 403, path)
     assert.match(await res.text(), /Sign-in here is through Example Corp only\./)
   }

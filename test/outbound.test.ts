@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { isPublicAddress, NOT_PUBLIC_ADDRESS, postChecked, refuseHost } from '../src/http/outbound.ts'
+import {
+  isPublicAddress,
+  NOT_PUBLIC_ADDRESS,
+  postChecked,
+  refuseHost,
+} from '../src/http/outbound.ts'
 
 test('isPublicAddress refuses loopback, private, link-local, metadata and reserved addresses', () => {
   const cases: [string, boolean][] = [
@@ -38,7 +43,11 @@ test('refuseHost resolves the name first: localhost is refused unless private ta
 })
 
 test('postChecked refuses a literal private address without connecting', async () => {
-  const outcome = await postChecked('http://127.0.0.1:9/hook', {}, '{}', { timeoutMs: 1000, allowPrivate: false, keepBytes: 1024 })
+  const outcome = await postChecked('http://127.0.0.1:9/hook', {}, '{}', {
+    timeoutMs: 1000,
+    allowPrivate: false,
+    keepBytes: 1024,
+  })
   assert.deepEqual(outcome, { ok: false, error: NOT_PUBLIC_ADDRESS, durationMs: 0 })
 })
 
@@ -70,7 +79,11 @@ test('every IPv6 form that carries an IPv4 address is judged by that address (is
 
 test('a webhook target spelled as IPv6 carrying a loopback IPv4 address is refused without connecting', async () => {
   for (const host of ['[::7f00:1]', '[::ffff:0:7f00:1]', '[2002:7f00:1::]']) {
-    const outcome = await postChecked(`http://${host}:9/hook`, {}, '{}', { timeoutMs: 1000, allowPrivate: false, keepBytes: 1024 })
+    const outcome = await postChecked(`http://${host}:9/hook`, {}, '{}', {
+      timeoutMs: 1000,
+      allowPrivate: false,
+      keepBytes: 1024,
+    })
     assert.deepEqual(outcome, { ok: false, error: NOT_PUBLIC_ADDRESS, durationMs: 0 }, host)
     assert.equal(await refuseHost(host, false), NOT_PUBLIC_ADDRESS, host)
   }

@@ -15,8 +15,21 @@ import { json } from '../src/http/response.ts'
 import { testDatabase } from './support/db.ts'
 
 const db = await testDatabase()
-const config = loadConfig({ HOST: '127.0.0.1', NOTES_PORT: '0', TICKETS_PORT: '0', DEV_IDP_PORT: '0', DEV_SIGNIN: '1' })
-const app = await startApp(config, { logger: createLogger(null), db: { sql: db.sql, kind: process.env.TEST_DATABASE_KIND === 'embedded' ? 'embedded' : 'postgres', close: async () => {} } })
+const config = loadConfig({
+  HOST: '127.0.0.1',
+  NOTES_PORT: '0',
+  TICKETS_PORT: '0',
+  DEV_IDP_PORT: '0',
+  DEV_SIGNIN: '1',
+})
+const app = await startApp(config, {
+  logger: createLogger(null),
+  db: {
+    sql: db.sql,
+    kind: process.env.TEST_DATABASE_KIND === 'embedded' ? 'embedded' : 'postgres',
+    close: async () => {},
+  },
+})
 after(() => app.close())
 const notes = app.servers.notes!.url
 const tickets = app.servers.tickets!.url
@@ -38,11 +51,19 @@ function assertPageHeaders(res: Response, what: string): void {
   assert.match(res.headers.get('content-type') ?? '', /^text\/html/, `${what} is not HTML`)
   const policy = res.headers.get('content-security-policy') ?? ''
   assert.match(policy, /frame-ancestors 'none'/, `${what}: ${policy || 'no policy'}`)
-  const script = /script-src ([^;]*)/.exec(policy)?.[1] ?? /default-src ([^;]*)/.exec(policy)?.[1] ?? ''
-  assert.ok(script !== '' && !script.includes('unsafe-inline') && !script.includes('sha256-'), `${what} allows inline script: ${policy}`)
+  const script =
+    /script-src ([^;]*)/.exec(policy)?.[1] ?? /default-src ([^;]*)/.exec(policy)?.[1] ?? ''
+  assert.ok(
+    script !== '' && !script.includes('unsafe-inline') && !script.includes('sha256-'),
+    `${what} allows inline script: ${policy}`,
+  )
   assert.equal(res.headers.get('x-content-type-options'), 'nosniff', `${what}: nosniff`)
   // The connect page sends no referrer at all (its address holds the nonce): stricter still.
-  assert.match(res.headers.get('referrer-policy') ?? '', /^(same-origin|no-referrer)$/, `${what}: referrer policy`)
+  assert.match(
+    res.headers.get('referrer-policy') ?? '',
+    /^(same-origin|no-referrer)$/,
+    `${what}: referrer policy`,
+  )
 }
 
 test('every page of both services and the development provider carries the page headers', async () => {
@@ -50,12 +71,19 @@ test('every page of both services and the development provider carries the page 
   const aliceTickets = await signIn(tickets, 'alice')
   const created = await fetch(`${tickets}/api/projects`, {
     method: 'POST',
-    headers: { cookie: aliceTickets, 'content-type': 'application/json', 'x-tag': await tagOf(aliceTickets) },
+    headers: {
+      cookie: aliceTickets,
+      'content-type': 'application/json',
+      'x-tag': await tagOf(aliceTickets),
+    },
     body: JSON.stringify({ title: 'Headers' }),
   })
   assert.equal(created.status, 201, await created.clone().text())
   const { slug } = (await created.json()) as { slug: string }
-  const connect = await fetch(`${tickets}/connect?app=my-app&label=My%20app&return=${encodeURIComponent('https://app.example/back')}&state=s1`, { redirect: 'manual' })
+  const connect = await fetch(
+    `${tickets}/connect?app=my-app&label=My%20app&return=${encodeURIComponent('https://app.example/back')}&state=s1`,
+    { redirect: 'manual' },
+  )
   const connectPage = `${tickets}${connect.headers.get('location')}`
   const pages: [string, string, string | null][] = [
     ['notes start page, signed out', `${notes}/`, null],
@@ -69,7 +97,11 @@ test('every page of both services and the development provider carries the page 
     ['unknown project page', `${tickets}/no-such-project`, aliceTickets],
     ['connect page, signed out', connectPage, null],
     ['connect page', connectPage, aliceTickets],
-    ['development provider login page', `${devIdp}/login?key=${config.apiKey}&return=${encodeURIComponent(`${notes}/login/callback`)}`, null],
+    [
+      'development provider login page',
+      `${devIdp}/login?key=${config.apiKey}&return=${encodeURIComponent(`${notes}/login/callback`)}`,
+      null,
+    ],
   ]
   for (const [what, url, cookie] of pages) {
     const res = await fetch(url, { headers: cookie ? { cookie } : {}, redirect: 'manual' })
@@ -83,17 +115,27 @@ test('JSON, text and Markdown answers carry nosniff', async () => {
     ['notes /api/me', `${notes}/api/me`, {}],
     ['notes 404', `${notes}/api/nothing`, {}],
     ['tickets /api/me', `${tickets}/api/me`, {}],
-    ['tickets Markdown list (401 or answer)', `${tickets}/api/tickets`, { accept: 'text/markdown' }],
+    [
+      'tickets Markdown list (401 or answer)',
+      `${tickets}/api/tickets`,
+      { accept: 'text/markdown' },
+    ],
     ['health', `${tickets}/healthz`, {}],
   ]
   for (const [what, url, headers] of answers) {
     const res = await fetch(url, { headers })
-    assert.equal(res.headers.get('x-content-type-options'), 'nosniff', `${what} (${res.status} ${res.headers.get('content-type')})`)
+    assert.equal(
+      res.headers.get('x-content-type-options'),
+      'nosniff',
+      `${what} (${res.status} ${res.headers.get('content-type')})`,
+    )
   }
 })
 
 test("a handler's answer gets the page headers, and a header the handler set itself wins", async () => {
-  const answer = await withPageHeadersOf(() => json(200, { user: null }, { 'referrer-policy': 'no-referrer' }))(makeRequest({ url: '/api/me' }))
+  const answer = await withPageHeadersOf(() =>
+    json(200, { user: null }, { 'referrer-policy': 'no-referrer' }),
+  )(makeRequest({ url: '/api/me' }))
   assert.equal(answer.headers?.['x-content-type-options'], 'nosniff')
   assert.match(String(answer.headers?.['content-security-policy']), /frame-ancestors 'none'/)
   assert.equal(answer.headers?.['referrer-policy'], 'no-referrer')

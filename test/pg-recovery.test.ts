@@ -53,113 +53,178 @@ async function servicesOn(t: TestContext, pg: PgCluster): Promise<RunningService
 }
 
 const succeeded = (o: Outcome) => o.status === 200 || o.status === 201
-const describe = (o: Outcome) => `${o.kind} ${o.status ?? o.error} ${o.body?.slice(0, 80) ?? ''} after ${Math.round(o.ended - o.began)} ms`
+const describe = (o: Outcome) =>
+  `${o.kind} ${o.status ?? o.error} ${o.body?.slice(0, 80) ?? ''} after ${Math.round(o.ended - o.began)} ms`
 
 /** The requests begun in [from, to) that did not succeed. */
 function failedBetween(outcomes: Outcome[], from: number, to: number): string[] {
-  return outcomes.filter((o) => o.began >= from && o.began < to && !succeeded(o)).map((o) => `${describe(o)}, begun ${Math.round(o.began - from + GRACE_MS)} ms after the server was back`)
+  return outcomes
+    .filter((o) => o.began >= from && o.began < to && !succeeded(o))
+    .map(
+      (o) =>
+        `${describe(o)}, begun ${Math.round(o.began - from + GRACE_MS)} ms after the server was back`,
+    )
 }
 
-test('PostgreSQL restarted three times (pg_ctl restart -m fast) under 8 writers and 2 long-polls: every request begun 2 s after each restart succeeds, and every acknowledged write is kept', { skip }, async (t) => {
-  const pg = await theCluster()
-  const services = await servicesOn(t, pg)
-  const load = services.load(8, 2)
-  await sleep(2_000)
-  const windows: { from: number; to: number }[] = []
-  for (let round = 0; round < 3; round++) {
-    // A request begun just before the next restart may be cut by it: a round's window ends a
-    // second before the next restart begins.
-    const restarting = performance.now()
-    if (round > 0) windows[round - 1]!.to = restarting - 1_000
-    await pg.restart('fast')
-    windows.push({ from: performance.now() + GRACE_MS, to: Infinity })
+test(
+  'PostgreSQL restarted three times (pg_ctl restart -m fast) under 8 writers and 2 long-polls: every request begun 2 s after each restart succeeds, and every acknowledged write is kept',
+  { skip },
+  async (t) => {
+    const pg = await theCluster()
+    const services = await servicesOn(t, pg)
+    const load = services.load(8, 2)
+    await sleep(2_000)
+    const windows: { from: number; to: number }[] = []
+    for (let round = 0; round < 3; round++) {
+      // A request begun just before the next restart may be cut by it: a round's window ends a
+      // second before the next restart begins.
+      const restarting = performance.now()
+      if (round > 0) windows[round - 1]!.to = restarting - 1_000
+      await pg.restart('fast')
+      windows.push({ from: performance.now() + GRACE_MS, to: Infinity })
+      await sleep(AFTER_MS)
+    }
+    await load.stop()
+    assert.equal(
+      services.child.exitCode,
+      null,
+      `the process is still running: ${services.stderr()}`,
+    )
+    for (const [round, window] of windows.entries()) {
+      const begun = load.outcomes.filter((o) => o.began >= window.from && o.began < window.to)
+      assert.ok(
+        begun.filter(succeeded).length > 50,
+        `round ${round + 1}: the load ran (${begun.length} requests)`,
+      )
+      assert.deepEqual(
+        failedBetween(load.outcomes, window.from, window.to),
+        [],
+        `round ${round + 1}: requests begun 2 s after the restart that failed`,
+      )
+    }
+    for (const o of load.outcomes) {
+      if (succeeded(o) || o.status === undefined) continue
+      assert.equal(o.status, 503, describe(o))
+      assert.deepEqual(JSON.parse(o.body!), { error: 'database unavailable' })
+    }
+    assert.deepEqual(await services.missing(load.outcomes), [], 'acknowledged writes missing')
+  },
+)
+
+test(
+  'PostgreSQL stopped for 10 s under 8 writers and 2 long-polls: quick 503s with Retry-After and /healthz 503 meanwhile, every request begun 2 s after the start succeeds, nothing acknowledged lost',
+  { skip },
+  async (t) => {
+    const pg = await theCluster()
+    const services = await servicesOn(t, pg)
+    const load = services.load(8, 2)
+    await sleep(2_000)
+    await pg.stop('fast')
+    const stopped = performance.now()
+    await sleep(STOP_MS / 2)
+    const health = await fetch(`${services.tickets}/healthz`)
+    assert.equal(health.status, 503)
+    assert.deepEqual(await health.json(), { ok: false })
+    await sleep(STOP_MS / 2)
+    const starting = performance.now()
+    await pg.start()
+    const back = performance.now()
     await sleep(AFTER_MS)
-  }
-  await load.stop()
-  assert.equal(services.child.exitCode, null, `the process is still running: ${services.stderr()}`)
-  for (const [round, window] of windows.entries()) {
-    const begun = load.outcomes.filter((o) => o.began >= window.from && o.began < window.to)
-    assert.ok(begun.filter(succeeded).length > 50, `round ${round + 1}: the load ran (${begun.length} requests)`)
-    assert.deepEqual(failedBetween(load.outcomes, window.from, window.to), [], `round ${round + 1}: requests begun 2 s after the restart that failed`)
-  }
-  for (const o of load.outcomes) {
-    if (succeeded(o) || o.status === undefined) continue
-    assert.equal(o.status, 503, describe(o))
-    assert.deepEqual(JSON.parse(o.body!), { error: 'database unavailable' })
-  }
-  assert.deepEqual(await services.missing(load.outcomes), [], 'acknowledged writes missing')
-})
+    assert.equal((await fetch(`${services.tickets}/healthz`)).status, 200)
+    await load.stop()
+    assert.equal(
+      services.child.exitCode,
+      null,
+      `the process is still running: ${services.stderr()}`,
+    )
 
-test('PostgreSQL stopped for 10 s under 8 writers and 2 long-polls: quick 503s with Retry-After and /healthz 503 meanwhile, every request begun 2 s after the start succeeds, nothing acknowledged lost', { skip }, async (t) => {
-  const pg = await theCluster()
-  const services = await servicesOn(t, pg)
-  const load = services.load(8, 2)
-  await sleep(2_000)
-  await pg.stop('fast')
-  const stopped = performance.now()
-  await sleep(STOP_MS / 2)
-  const health = await fetch(`${services.tickets}/healthz`)
-  assert.equal(health.status, 503)
-  assert.deepEqual(await health.json(), { ok: false })
-  await sleep(STOP_MS / 2)
-  const starting = performance.now()
-  await pg.start()
-  const back = performance.now()
-  await sleep(AFTER_MS)
-  assert.equal((await fetch(`${services.tickets}/healthz`)).status, 200)
-  await load.stop()
-  assert.equal(services.child.exitCode, null, `the process is still running: ${services.stderr()}`)
+    // While it was stopped (from a second in, once the requests in flight were answered, until
+    // 3.5 s before the start, so that no answer can come from the server back): 503s, each within
+    // the 3 s a connection attempt may take.
+    const during = load.outcomes.filter(
+      (o) => o.began >= stopped + 1_000 && o.began < starting - 3_500 && o.kind !== 'live',
+    )
+    assert.ok(during.length > 20, `writes were tried while it was stopped (${during.length})`)
+    for (const o of during) {
+      assert.equal(o.status, 503, describe(o))
+      assert.deepEqual(JSON.parse(o.body!), { error: 'database unavailable' })
+      assert.equal(o.retryAfter, '5')
+      assert.ok(o.ended - o.began < 3_500, describe(o))
+    }
+    assert.ok(
+      load.outcomes.filter((o) => o.began >= back + GRACE_MS && succeeded(o)).length > 50,
+      'the load ran after the start',
+    )
+    assert.deepEqual(
+      failedBetween(load.outcomes, back + GRACE_MS, Infinity),
+      [],
+      'requests begun 2 s after the start that failed',
+    )
+    assert.deepEqual(await services.missing(load.outcomes), [], 'acknowledged writes missing')
+  },
+)
 
-  // While it was stopped (from a second in, once the requests in flight were answered, until
-  // 3.5 s before the start, so that no answer can come from the server back): 503s, each within
-  // the 3 s a connection attempt may take.
-  const during = load.outcomes.filter((o) => o.began >= stopped + 1_000 && o.began < starting - 3_500 && o.kind !== 'live')
-  assert.ok(during.length > 20, `writes were tried while it was stopped (${during.length})`)
-  for (const o of during) {
-    assert.equal(o.status, 503, describe(o))
-    assert.deepEqual(JSON.parse(o.body!), { error: 'database unavailable' })
-    assert.equal(o.retryAfter, '5')
-    assert.ok(o.ended - o.began < 3_500, describe(o))
-  }
-  assert.ok(load.outcomes.filter((o) => o.began >= back + GRACE_MS && succeeded(o)).length > 50, 'the load ran after the start')
-  assert.deepEqual(failedBetween(load.outcomes, back + GRACE_MS, Infinity), [], 'requests begun 2 s after the start that failed')
-  assert.deepEqual(await services.missing(load.outcomes), [], 'acknowledged writes missing')
-})
-
-test("the live-events listener of another process LISTENs again after a restart: a page's poll waiting across it hears of an event written after it at once", { skip }, async (t) => {
-  const pg = await theCluster()
-  const schema = `live_${randomBytes(4).toString('hex')}`
-  const admin = connect(pg.url, { max: 1 })
-  await admin.unsafe(`create schema ${schema}`)
-  await admin.end()
-  const sql = connect(pg.url, { max: 2, schema })
-  t.after(() => sql.end({ timeout: 5 }))
-  await migrate(sql)
-  // A process that learns of other processes' events only through LISTEN: its own check of the
-  // table (every 2 s by default, for a NOTIFY lost) is put off for 10 minutes.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/live-server.ts'], {
-    env: { ...process.env, DATABASE_URL: pg.url, LIVE_SCHEMA: schema, LIVE_LISTEN: '1', LIVE_CHECK_MS: '600000' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-  const exited = new Promise((resolve) => child.once('exit', resolve))
-  t.after(async () => {
-    child.kill('SIGTERM')
-    await exited
-  })
-  const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve))
-  const base = (JSON.parse(line) as { url: string }).url
-  const { cursor } = (await (await fetch(`${base}/api/live`)).json()) as { cursor: number }
-  const poll = fetch(`${base}/api/live?after=${cursor}`).then(async (res) => ({ status: res.status, body: (await res.json()) as { events: { name: string; args: unknown }[] }, at: performance.now() }))
-  await sleep(300)
-  await pg.restart('fast')
-  // Written by another client once the server is back, as another process of the service would.
-  let written = 0
-  for (let tries = 0; written === 0 && tries < 50; tries++) {
-    await sql.begin((tx) => emit(tx, null, 'ticketCreated', [{ after: 'restart' }], Date.now())).then(() => (written = performance.now()), () => sleep(100))
-  }
-  assert.ok(written > 0, 'the event was written')
-  const answer = await poll
-  assert.equal(answer.status, 200)
-  assert.deepEqual(answer.body.events.map((e) => e.args), [[{ after: 'restart' }]])
-  assert.ok(answer.at - written < 3_000, `heard ${Math.round(answer.at - written)} ms after the write`)
-})
+test(
+  "the live-events listener of another process LISTENs again after a restart: a page's poll waiting across it hears of an event written after it at once",
+  { skip },
+  async (t) => {
+    const pg = await theCluster()
+    const schema = `live_${randomBytes(4).toString('hex')}`
+    const admin = connect(pg.url, { max: 1 })
+    await admin.unsafe(`create schema ${schema}`)
+    await admin.end()
+    const sql = connect(pg.url, { max: 2, schema })
+    t.after(() => sql.end({ timeout: 5 }))
+    await migrate(sql)
+    // A process that learns of other processes' events only through LISTEN: its own check of the
+    // table (every 2 s by default, for a NOTIFY lost) is put off for 10 minutes.
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/live-server.ts'], {
+      env: {
+        ...process.env,
+        DATABASE_URL: pg.url,
+        LIVE_SCHEMA: schema,
+        LIVE_LISTEN: '1',
+        LIVE_CHECK_MS: '600000',
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    const exited = new Promise((resolve) => child.once('exit', resolve))
+    t.after(async () => {
+      child.kill('SIGTERM')
+      await exited
+    })
+    const line = await new Promise<string>((resolve) =>
+      createInterface({ input: child.stdout }).once('line', resolve),
+    )
+    const base = (JSON.parse(line) as { url: string }).url
+    const { cursor } = (await (await fetch(`${base}/api/live`)).json()) as { cursor: number }
+    const poll = fetch(`${base}/api/live?after=${cursor}`).then(async (res) => ({
+      status: res.status,
+      body: (await res.json()) as { events: { name: string; args: unknown }[] },
+      at: performance.now(),
+    }))
+    await sleep(300)
+    await pg.restart('fast')
+    // Written by another client once the server is back, as another process of the service would.
+    let written = 0
+    for (let tries = 0; written === 0 && tries < 50; tries++) {
+      await sql
+        .begin((tx) => emit(tx, null, 'ticketCreated', [{ after: 'restart' }], Date.now()))
+        .then(
+          () => (written = performance.now()),
+          () => sleep(100),
+        )
+    }
+    assert.ok(written > 0, 'the event was written')
+    const answer = await poll
+    assert.equal(answer.status, 200)
+    assert.deepEqual(
+      answer.body.events.map((e) => e.args),
+      [[{ after: 'restart' }]],
+    )
+    assert.ok(
+      answer.at - written < 3_000,
+      `heard ${Math.round(answer.at - written)} ms after the write`,
+    )
+  },
+)

@@ -17,9 +17,17 @@ const run = promisify(execFile)
 const FIXTURE = 'test/fixtures/reserved-after-cut.ts'
 const DRIVER = 'node_modules/postgres'
 
-async function useAfterCut(driverDir: string): Promise<{ code: number; stdout: string; stderr: string }> {
+async function useAfterCut(
+  driverDir: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', FIXTURE, driverDir, process.env.DATABASE_URL!])
+    const { stdout, stderr } = await run(process.execPath, [
+      '--import',
+      'tsx',
+      FIXTURE,
+      driverDir,
+      process.env.DATABASE_URL!,
+    ])
     return { code: 0, stdout, stderr }
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string }
@@ -67,7 +75,10 @@ async function pooled(t: TestContext, max: number, options: { answerTimeout?: nu
 /** `promise`, or a rejection naming `what` after `ms`: a query the pool lost would wait for ever. */
 function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms)))
+  const late = new Promise<never>(
+    (_, reject) =>
+      (timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms)),
+  )
   return Promise.race([promise, late]).finally(() => clearTimeout(timer))
 }
 
@@ -82,7 +93,8 @@ test('a reserved connection the database dropped, once released, leaves the pool
   reserved.release()
   // The pool's one connection reconnects; before, release() put the dead one back in the pool
   // and every query on it failed at once, for the life of the process.
-  for (let i = 0; i < 5; i++) assert.equal((await within(5000, `query ${i}`, sql`select ${i}::int as n`))[0]!.n, i)
+  for (let i = 0; i < 5; i++)
+    assert.equal((await within(5000, `query ${i}`, sql`select ${i}::int as n`))[0]!.n, i)
 })
 
 test('a reserved connection used after the database dropped it is refused, and the connection it had serves others', async (t) => {
@@ -138,7 +150,8 @@ test('sql.begin whose connection the database dropped rolls back on nothing and 
     }),
     (err) => codeOf(err) === 'CONNECTION_CLOSED',
   )
-  for (let i = 0; i < 3; i++) assert.equal((await within(5000, `query ${i}`, sql`select ${i}::int as n`))[0]!.n, i)
+  for (let i = 0; i < 3; i++)
+    assert.equal((await within(5000, `query ${i}`, sql`select ${i}::int as n`))[0]!.n, i)
 })
 
 test('queries on a connection that went silent fail after answer_timeout, and the pool connects again', async (t) => {
@@ -146,7 +159,9 @@ test('queries on a connection that went silent fail after answer_timeout, and th
   await Promise.all([sql`select 1`, sql`select 2`])
   proxy.silence()
   const started = performance.now()
-  const lost = await Promise.all([sql`select 3`, sql`select 4`, sql`select 5`].map((q) => q.then(() => 'answered', codeOf)))
+  const lost = await Promise.all(
+    [sql`select 3`, sql`select 4`, sql`select 5`].map((q) => q.then(() => 'answered', codeOf)),
+  )
   const waited = performance.now() - started
   assert.deepEqual(lost, ['CONNECTION_CLOSED', 'CONNECTION_CLOSED', 'CONNECTION_CLOSED'])
   assert.ok(waited >= 900 && waited < 4000, `failed after ${Math.round(waited)} ms`)

@@ -22,7 +22,14 @@ const config = loadConfig({
   RATE_LIMIT: '0.001,4',
   RATE_LIMIT_SIGNIN: '0.001,3',
 })
-const app = await startApp(config, { logger: createLogger(null), db: { sql: db.sql, kind: process.env.TEST_DATABASE_KIND === 'embedded' ? 'embedded' : 'postgres', close: async () => {} } })
+const app = await startApp(config, {
+  logger: createLogger(null),
+  db: {
+    sql: db.sql,
+    kind: process.env.TEST_DATABASE_KIND === 'embedded' ? 'embedded' : 'postgres',
+    close: async () => {},
+  },
+})
 after(() => app.close())
 const tickets = app.servers.tickets!.url
 const notes = app.servers.notes!.url
@@ -30,10 +37,26 @@ const notes = app.servers.notes!.url
 // A second application behind a trusted proxy, so each test that uses it counts for an address
 // of its own. Both start before any test is declared: a test file's `after` hooks may run once
 // the tests declared so far have ended, while the file still awaits at its top level.
-const proxied = await startApp(loadConfig({ HOST: '127.0.0.1', NOTES_PORT: '0', TICKETS_PORT: '0', DEV_IDP_PORT: '0', DEV_SIGNIN: '1', RATE_LIMIT: '0.001,4', RATE_LIMIT_SIGNIN: '0.001,3', TRUST_PROXY: '1' }), {
-  logger: createLogger(null),
-  db: { sql: db.sql, kind: process.env.TEST_DATABASE_KIND === 'embedded' ? 'embedded' : 'postgres', close: async () => {} },
-})
+const proxied = await startApp(
+  loadConfig({
+    HOST: '127.0.0.1',
+    NOTES_PORT: '0',
+    TICKETS_PORT: '0',
+    DEV_IDP_PORT: '0',
+    DEV_SIGNIN: '1',
+    RATE_LIMIT: '0.001,4',
+    RATE_LIMIT_SIGNIN: '0.001,3',
+    TRUST_PROXY: '1',
+  }),
+  {
+    logger: createLogger(null),
+    db: {
+      sql: db.sql,
+      kind: process.env.TEST_DATABASE_KIND === 'embedded' ? 'embedded' : 'postgres',
+      close: async () => {},
+    },
+  },
+)
 after(() => proxied.close())
 
 /** A user of the ticket service with a token, made in the database as the service stores them (docs/core.md). */
@@ -49,14 +72,19 @@ async function tokenOf(name: string): Promise<string> {
 test("the request past a token's burst answers 429 with the header fields; another token goes on", async () => {
   const alice = await tokenOf('alice')
   const bob = await tokenOf('bob')
-  const read = (token: string) => fetch(`${tickets}/api/tickets`, { headers: { authorization: `Bearer ${token}` } })
-  for (let i = 0; i < 4; i++) assert.equal((await read(alice)).status, 200, `alice's request ${i + 1}`)
+  const read = (token: string) =>
+    fetch(`${tickets}/api/tickets`, { headers: { authorization: `Bearer ${token}` } })
+  for (let i = 0; i < 4; i++)
+    assert.equal((await read(alice)).status, 200, `alice's request ${i + 1}`)
   const refused = await read(alice)
   assert.equal(refused.status, 429)
   assert.deepEqual(await refused.json(), { error: 'too many requests' })
   assert.match(refused.headers.get('retry-after') ?? '', /^[1-9][0-9]*$/)
   assert.equal(refused.headers.get('ratelimit-policy'), '"api";q=4;w=4000')
-  assert.equal(refused.headers.get('ratelimit'), `"api";r=0;t=${refused.headers.get('retry-after')}`)
+  assert.equal(
+    refused.headers.get('ratelimit'),
+    `"api";r=0;t=${refused.headers.get('retry-after')}`,
+  )
   const other = await read(bob)
   assert.equal(other.status, 200, "bob's token is not touched by alice's")
   assert.ok(Array.isArray(((await other.json()) as { tickets: unknown }).tickets))
@@ -71,7 +99,12 @@ test('sign-in runs out before reads, by address, with its own policy', async () 
   // The address's bucket for reads is another one.
   assert.equal((await fetch(`${notes}/api/me`)).status, 200)
   // The code exchange of connected apps is a sign-in route too, on the ticket service.
-  const exchange = () => fetch(`${tickets}/api/connect/exchange`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+  const exchange = () =>
+    fetch(`${tickets}/api/connect/exchange`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    })
   for (let i = 0; i < 3; i++) assert.notEqual((await exchange()).status, 429)
   assert.equal((await exchange()).status, 429)
 })
@@ -81,24 +114,37 @@ test('/healthz is never limited', async () => {
 })
 
 /** The statuses of `n` requests from `address`, the i-th with `headers(i)`. */
-async function statuses(url: string, address: string, n: number, headers: (i: number) => Record<string, string>): Promise<number[]> {
+async function statuses(
+  url: string,
+  address: string,
+  n: number,
+  headers: (i: number) => Record<string, string>,
+): Promise<number[]> {
   const out: number[] = []
-  for (let i = 0; i < n; i++) out.push((await fetch(url, { headers: { 'x-forwarded-for': address, ...headers(i) } })).status)
+  for (let i = 0; i < n; i++)
+    out.push((await fetch(url, { headers: { 'x-forwarded-for': address, ...headers(i) } })).status)
   return out
 }
 
 test('a made-up token changed every few requests buys no fresh bucket: its address meets 429 after its burst', async () => {
   // The issue's probe, scaled down: a junk token changed every 4 requests (the burst).
-  const got = await statuses(`${proxied.servers.tickets!.url}/api/tickets`, '198.51.100.1', 20, (i) => ({ authorization: `Bearer tt_junk${Math.floor(i / 4)}` }))
+  const got = await statuses(
+    `${proxied.servers.tickets!.url}/api/tickets`,
+    '198.51.100.1',
+    20,
+    (i) => ({ authorization: `Bearer tt_junk${Math.floor(i / 4)}` }),
+  )
   assert.deepEqual(got, [200, 200, 200, 200, ...Array<number>(16).fill(429)])
 })
 
 test('a made-up session cookie changed every few requests buys no fresh bucket either', async () => {
-  const got = await statuses(`${proxied.servers.notes!.url}/api/me`, '198.51.100.2', 12, (i) => ({ cookie: `notes_session=junk${Math.floor(i / 4)}` }))
+  const got = await statuses(`${proxied.servers.notes!.url}/api/me`, '198.51.100.2', 12, (i) => ({
+    cookie: `notes_session=junk${Math.floor(i / 4)}`,
+  }))
   assert.deepEqual(got, [200, 200, 200, 200, ...Array<number>(8).fill(429)])
 })
 
-test("a real token counts on its own bucket once verified, the address paying only for its first request", async () => {
+test('a real token counts on its own bucket once verified, the address paying only for its first request', async () => {
   const token = await tokenOf('carol')
   const url = `${proxied.servers.tickets!.url}/api/tickets`
   const real = await statuses(url, '198.51.100.3', 5, () => ({ authorization: `Bearer ${token}` }))
@@ -110,25 +156,53 @@ test("a real token counts on its own bucket once verified, the address paying on
 test('a signed-in session cookie counts on its own bucket once verified', async () => {
   const notesUrl = proxied.servers.notes!.url
   const address = '198.51.100.4'
-  const start = await fetch(`${notesUrl}/login?next=/`, { redirect: 'manual', headers: { 'x-forwarded-for': address } })
+  const start = await fetch(`${notesUrl}/login?next=/`, {
+    redirect: 'manual',
+    headers: { 'x-forwarded-for': address },
+  })
   const atProvider = new URL(start.headers.get('location')!)
   atProvider.searchParams.set('name', 'dora')
   const back = new URL((await fetch(atProvider, { redirect: 'manual' })).headers.get('location')!)
-  const signedIn = await fetch(new URL(`${back.pathname}${back.search}`, notesUrl), { redirect: 'manual', headers: { 'x-forwarded-for': address } })
-  const cookie = signedIn.headers.getSetCookie().find((c) => c.startsWith('notes_session='))!.split(';')[0]!
-  assert.deepEqual(await statuses(`${notesUrl}/api/me`, address, 5, () => ({ cookie })), [200, 200, 200, 200, 429])
-  assert.deepEqual(await statuses(`${notesUrl}/api/me`, address, 4, () => ({})), [200, 200, 200, 429])
+  const signedIn = await fetch(new URL(`${back.pathname}${back.search}`, notesUrl), {
+    redirect: 'manual',
+    headers: { 'x-forwarded-for': address },
+  })
+  const cookie = signedIn.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('notes_session='))!
+    .split(';')[0]!
+  assert.deepEqual(
+    await statuses(`${notesUrl}/api/me`, address, 5, () => ({ cookie })),
+    [200, 200, 200, 200, 429],
+  )
+  assert.deepEqual(
+    await statuses(`${notesUrl}/api/me`, address, 4, () => ({})),
+    [200, 200, 200, 429],
+  )
 })
 
 /** Signs `name` in at the notes service behind the proxy, from `address`: the session cookie's `name=value`. */
 async function notesSession(name: string, address: string): Promise<string> {
   const notesUrl = proxied.servers.notes!.url
-  const start = await fetch(`${notesUrl}/login?next=/`, { redirect: 'manual', headers: { 'x-forwarded-for': address } })
+  const start = await fetch(`${notesUrl}/login?next=/`, {
+    redirect: 'manual',
+    headers: { 'x-forwarded-for': address },
+  })
   const atProvider = new URL(start.headers.get('location')!)
   atProvider.searchParams.set('name', name)
-  const back = new URL((await fetch(atProvider, { redirect: 'manual', headers: { 'x-forwarded-for': address } })).headers.get('location')!)
-  const signedIn = await fetch(new URL(`${back.pathname}${back.search}`, notesUrl), { redirect: 'manual', headers: { 'x-forwarded-for': address } })
-  return signedIn.headers.getSetCookie().find((c) => c.startsWith('notes_session='))!.split(';')[0]!
+  const back = new URL(
+    (
+      await fetch(atProvider, { redirect: 'manual', headers: { 'x-forwarded-for': address } })
+    ).headers.get('location')!,
+  )
+  const signedIn = await fetch(new URL(`${back.pathname}${back.search}`, notesUrl), {
+    redirect: 'manual',
+    headers: { 'x-forwarded-for': address },
+  })
+  return signedIn.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('notes_session='))!
+    .split(';')[0]!
 }
 
 test('a session cookie spelled any other way opens no session: one cookie is one credential to the limiter', async () => {
@@ -137,20 +211,30 @@ test('a session cookie spelled any other way opens no session: one cookie is one
   let n = 0
   const me = async (c: string) => {
     // Each request from an address of its own, so that no limit answers instead.
-    const res = await fetch(`${proxied.servers.notes!.url}/api/me`, { headers: { cookie: c, 'x-forwarded-for': `203.0.113.${++n}` } })
+    const res = await fetch(`${proxied.servers.notes!.url}/api/me`, {
+      headers: { cookie: c, 'x-forwarded-for': `203.0.113.${++n}` },
+    })
     assert.equal(res.status, 200)
     return (await res.json()) as { user: string | null }
   }
   assert.notEqual((await me(cookie)).user, null)
-  for (const suffix of ['A', 'AA', 'w', '_', '-']) assert.equal((await me(cookie + suffix)).user, null, `cookie + ${suffix}`)
+  for (const suffix of ['A', 'AA', 'w', '_', '-'])
+    assert.equal((await me(cookie + suffix)).user, null, `cookie + ${suffix}`)
   assert.equal((await me(cookie.slice(0, -1))).user, null, 'cut short')
 })
 
 test('a token spelled any other way is no token', async () => {
   const token = await tokenOf('frank')
-  const read = (authorization: string) => fetch(`${proxied.servers.tickets!.url}/api/inbox`, { headers: { authorization, 'x-forwarded-for': '198.51.100.6' } })
+  const read = (authorization: string) =>
+    fetch(`${proxied.servers.tickets!.url}/api/inbox`, {
+      headers: { authorization, 'x-forwarded-for': '198.51.100.6' },
+    })
   assert.equal((await read(`Bearer ${token}`)).status, 200)
-  for (const spelling of [`Bearer ${token}A`, `Bearer ${token.slice(0, -1)}`, `Bearer ${token.slice(0, -1)}${token.at(-1) === 'A' ? 'B' : 'A'}`]) {
+  for (const spelling of [
+    `Bearer ${token}A`,
+    `Bearer ${token.slice(0, -1)}`,
+    `Bearer ${token.slice(0, -1)}${token.at(-1) === 'A' ? 'B' : 'A'}`,
+  ]) {
     assert.equal((await read(spelling)).status, 401, spelling)
   }
 })

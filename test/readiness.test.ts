@@ -12,7 +12,12 @@ function fakeDatabase() {
   let asked = 0
   const sql = (() => {
     asked++
-    return new Promise((resolve, reject) => pending.push({ ok: () => resolve([{ '?column?': 1 }]), fail: () => reject(new Error('connection refused')) }))
+    return new Promise((resolve, reject) =>
+      pending.push({
+        ok: () => resolve([{ '?column?': 1 }]),
+        fail: () => reject(new Error('connection refused')),
+      }),
+    )
   }) as unknown as Sql
   return { sql, pending, asked: () => asked }
 }

@@ -12,7 +12,16 @@ test('refuse() makes a refusal of a status, a reason and a field', () => {
   const refusal = refuse(400, reason('field_required', "'subject' is required"), 'subject')
   assert.ok(refusal instanceof Refusal)
   assert.equal(refusal.ok, false)
-  assert.deepEqual({ ...refusal }, { ok: false, status: 400, code: 'field_required', message: "'subject' is required", field: 'subject' })
+  assert.deepEqual(
+    { ...refusal },
+    {
+      ok: false,
+      status: 400,
+      code: 'field_required',
+      message: "'subject' is required",
+      field: 'subject',
+    },
+  )
 })
 
 test('a refusal is answered with { error } or { error, field } and its code in x-error-code', () => {
@@ -27,7 +36,9 @@ test('a refusal is answered with { error } or { error, field } and its code in x
 })
 
 test('headers given with a refusal are added to its answer, its code kept', () => {
-  const answer = answerRefusal(refuse(405, reason('method_not_allowed', 'GET only')), { allow: 'GET' })
+  const answer = answerRefusal(refuse(405, reason('method_not_allowed', 'GET only')), {
+    allow: 'GET',
+  })
   assert.equal(answer.headers!.allow, 'GET')
   assert.equal(answer.headers![ERROR_CODE], 'method_not_allowed')
 })

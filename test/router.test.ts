@@ -5,7 +5,11 @@ import { createRouter, type Method, type Route, type Router } from '../src/http/
 type Handler = () => void
 const handler: Handler = () => {}
 
-function route(method: Method | '*', path: string, extra: Partial<Route<Handler>> = {}): Route<Handler> {
+function route(
+  method: Method | '*',
+  path: string,
+  extra: Partial<Route<Handler>> = {},
+): Route<Handler> {
   return { method, path, handler, ...extra }
 }
 
@@ -13,7 +17,12 @@ function route(method: Method | '*', path: string, extra: Partial<Route<Handler>
 type Want = string | { allowed: Method[]; text: string } | null
 
 /** Asks `router` for `request` ('METHOD /raw/path') and checks the whole answer against `want`. */
-function check(router: Router<Handler>, request: string, want: Want, params: Record<string, string> = {}): void {
+function check(
+  router: Router<Handler>,
+  request: string,
+  want: Want,
+  params: Record<string, string> = {},
+): void {
   const space = request.indexOf(' ')
   const got = router.match(request.slice(0, space), request.slice(space + 1))
   if (want === null) return assert.equal(got, null, `${request} should match nothing`)
@@ -31,15 +40,22 @@ function check(router: Router<Handler>, request: string, want: Want, params: Rec
 
 /** Checks that building a router from `routes` throws at start-up with a message matching `message`. */
 function refused(routes: Route<Handler>[], message: RegExp): void {
-  assert.throws(() => createRouter(routes), (error: unknown) => {
-    assert.ok(error instanceof Error)
-    assert.match(error.message, message)
-    return true
-  })
+  assert.throws(
+    () => createRouter(routes),
+    (error: unknown) => {
+      assert.ok(error instanceof Error)
+      assert.match(error.message, message)
+      return true
+    },
+  )
 }
 
 test('a static path matches exactly, and the root path is a route', () => {
-  const router = createRouter([route('GET', '/'), route('GET', '/api/notes'), route('GET', '/healthz')])
+  const router = createRouter([
+    route('GET', '/'),
+    route('GET', '/api/notes'),
+    route('GET', '/healthz'),
+  ])
   check(router, 'GET /', 'GET /')
   check(router, 'GET /api/notes', 'GET /api/notes')
   check(router, 'GET /healthz', 'GET /healthz')
@@ -55,7 +71,11 @@ test('matching is case-sensitive', () => {
 })
 
 test('a trailing slash or an empty segment does not match a route without one', () => {
-  const router = createRouter([route('GET', '/api/notes'), route('GET', '/p/:slug'), route('GET', '/:slug/:number')])
+  const router = createRouter([
+    route('GET', '/api/notes'),
+    route('GET', '/p/:slug'),
+    route('GET', '/:slug/:number'),
+  ])
   check(router, 'GET /api/notes/', null)
   check(router, 'GET /api//notes', null)
   check(router, 'GET //api/notes', null)
@@ -98,7 +118,11 @@ test('parameters are percent-decoded, and only they are', () => {
 })
 
 test('a malformed percent escape makes the path match nothing instead of throwing', () => {
-  const router = createRouter([route('GET', '/p/:slug'), route('POST', '/q/:slug'), route('GET', '/:a/:b/:c')])
+  const router = createRouter([
+    route('GET', '/p/:slug'),
+    route('POST', '/q/:slug'),
+    route('GET', '/:a/:b/:c'),
+  ])
   for (const bad of ['%E0%A4%A', '%', '%zz', 'a%2', '%C3', '%FF', '%ED%A0%80']) {
     check(router, `GET /p/${bad}`, null)
     check(router, `GET /x/y/${bad}`, null)
@@ -107,7 +131,11 @@ test('a malformed percent escape makes the path match nothing instead of throwin
 })
 
 test('a static segment wins over a parameter at the same place, whatever the registration order', () => {
-  const routes = [route('GET', '/api/projects/:slug'), route('GET', '/:slug/:number'), route('GET', '/:slug/:number/:x')]
+  const routes = [
+    route('GET', '/api/projects/:slug'),
+    route('GET', '/:slug/:number'),
+    route('GET', '/:slug/:number/:x'),
+  ]
   for (const table of [routes, [...routes].reverse()]) {
     const router = createRouter(table)
     check(router, 'GET /api/projects/x', 'GET /api/projects/:slug', { slug: 'x' })
@@ -118,7 +146,10 @@ test('a static segment wins over a parameter at the same place, whatever the reg
 test('a static branch that leads to no route falls back to the parameter', () => {
   const routes = [route('GET', '/api/projects/:slug'), route('GET', '/:slug/:number')]
   for (const table of [routes, [...routes].reverse()]) {
-    check(createRouter(table), 'GET /api/projects', 'GET /:slug/:number', { slug: 'api', number: 'projects' })
+    check(createRouter(table), 'GET /api/projects', 'GET /:slug/:number', {
+      slug: 'api',
+      number: 'projects',
+    })
   }
   const deeper = [route('GET', '/a/b/d'), route('GET', '/a/:x/c'), route('GET', '/:y/b/c/d')]
   for (const table of [deeper, [...deeper].reverse()]) {
@@ -167,7 +198,17 @@ test('HEAD falls back to the GET route unless the path has a HEAD route', () => 
 
 test("a '*' route takes every method, also ones no route names", () => {
   const router = createRouter([route('*', '/login/callback'), route('*', '/p/:slug')])
-  for (const method of ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'PROPFIND', 'get']) {
+  for (const method of [
+    'GET',
+    'HEAD',
+    'POST',
+    'PUT',
+    'PATCH',
+    'DELETE',
+    'OPTIONS',
+    'PROPFIND',
+    'get',
+  ]) {
     check(router, `${method} /login/callback`, '* /login/callback')
     check(router, `${method} /p/demo`, '* /p/:slug', { slug: 'demo' })
   }
@@ -188,7 +229,10 @@ test('405 texts are derived from the methods of the path in registration order',
   check(router, 'GET /api/connect/exchange', { allowed: ['POST'], text: 'POST only' })
   check(router, 'HEAD /api/connect/exchange', { allowed: ['POST'], text: 'POST only' })
   check(router, 'PUT /api/projects', { allowed: ['GET', 'HEAD', 'POST'], text: 'GET or POST' })
-  check(router, 'PATCH /api/tokens', { allowed: ['POST', 'GET', 'HEAD', 'DELETE'], text: 'POST or GET or DELETE' })
+  check(router, 'PATCH /api/tokens', {
+    allowed: ['POST', 'GET', 'HEAD', 'DELETE'],
+    text: 'POST or GET or DELETE',
+  })
 })
 
 test('a methodText given by a route is the 405 text of its whole path', () => {
@@ -235,7 +279,10 @@ test('params have no prototype, so parameters named after Object.prototype membe
   ])
   check(router, 'GET /a/x', 'GET /a/:constructor', { constructor: 'x' })
   check(router, 'GET /b/y', 'GET /b/:__proto__', { ['__proto__']: 'y' })
-  check(router, 'GET /c/1/2', 'GET /c/:toString/:hasOwnProperty', { toString: '1', hasOwnProperty: '2' })
+  check(router, 'GET /c/1/2', 'GET /c/:toString/:hasOwnProperty', {
+    toString: '1',
+    hasOwnProperty: '2',
+  })
 
   const proto = router.match('GET', '/b/y')
   assert.ok(proto?.found)
@@ -260,7 +307,7 @@ test('the matched route is the object from the table, its own fields and methodT
   const got = router.match('GET', '/api/live')
   assert.ok(got?.found)
   assert.equal(got.route, live)
-  assert.equal((got.route).note, 'waits')
+  assert.equal(got.route.note, 'waits')
   const any = router.match('PUT', '/api/notes')
   assert.ok(any?.found)
   assert.equal(any.route, notes)
@@ -280,7 +327,10 @@ test('a very long path with many segments is answered without trouble', () => {
 test('registration refuses a path that does not start with a slash', () => {
   refused([route('GET', 'api/notes')], /'GET api\/notes'.*must start with '\/'/)
   refused([route('GET', '')], /must start with '\/'/)
-  refused([{ method: 'GET', path: undefined as unknown as string, handler }], /must start with '\/'/)
+  refused(
+    [{ method: 'GET', path: undefined as unknown as string, handler }],
+    /must start with '\/'/,
+  )
 })
 
 test('registration refuses an empty parameter name', () => {
@@ -299,47 +349,90 @@ test('registration refuses the same parameter name twice in one path', () => {
 })
 
 test('registration refuses the same method and path twice, also when only parameter names differ', () => {
-  refused([route('GET', '/api/notes'), route('GET', '/api/notes')], /'GET \/api\/notes'.*same method and path as 'GET \/api\/notes'/)
-  refused([route('GET', '/a/:x'), route('POST', '/a/:x'), route('GET', '/a/:y')], /'GET \/a\/:y'.*same method and path as 'GET \/a\/:x'/)
-  refused([route('*', '/p/:slug'), route('*', '/p/:id')], /'\* \/p\/:id'.*same method and path as '\* \/p\/:slug'/)
+  refused(
+    [route('GET', '/api/notes'), route('GET', '/api/notes')],
+    /'GET \/api\/notes'.*same method and path as 'GET \/api\/notes'/,
+  )
+  refused(
+    [route('GET', '/a/:x'), route('POST', '/a/:x'), route('GET', '/a/:y')],
+    /'GET \/a\/:y'.*same method and path as 'GET \/a\/:x'/,
+  )
+  refused(
+    [route('*', '/p/:slug'), route('*', '/p/:id')],
+    /'\* \/p\/:id'.*same method and path as '\* \/p\/:slug'/,
+  )
 })
 
 test('registration refuses an unknown method', () => {
   for (const method of ['get', 'TRACE', 'ANY', '']) {
-    refused([{ method: method as Method, path: '/x', handler }], new RegExp(`'${method} /x'.*unknown method`))
+    refused(
+      [{ method: method as Method, path: '/x', handler }],
+      new RegExp(`'${method} /x'.*unknown method`),
+    )
   }
 })
 
 test('registration refuses a handler that is not a function', () => {
   for (const bad of [undefined, null, 'notes.list', {}]) {
-    refused([{ method: 'GET', path: '/x', handler: bad as Handler }], /'GET \/x'.*handler is not a function/)
+    refused(
+      [{ method: 'GET', path: '/x', handler: bad as Handler }],
+      /'GET \/x'.*handler is not a function/,
+    )
   }
 })
 
 test('registration refuses different methodTexts on one path', () => {
   refused(
-    [route('GET', '/api/notes', { methodText: 'GET or POST only' }), route('POST', '/api/notes', { methodText: 'POST only' })],
+    [
+      route('GET', '/api/notes', { methodText: 'GET or POST only' }),
+      route('POST', '/api/notes', { methodText: 'POST only' }),
+    ],
     /'POST \/api\/notes'.*methodText 'POST only' differs from 'GET or POST only'/,
   )
-  refused([route('GET', '/a/:x', { methodText: 'one' }), route('POST', '/a/:y', { methodText: 'two' })], /'POST \/a\/:y'.*differs/)
-  refused([route('GET', '/x', { methodText: '' })], /'GET \/x'.*methodText must be a non-empty string/)
+  refused(
+    [route('GET', '/a/:x', { methodText: 'one' }), route('POST', '/a/:y', { methodText: 'two' })],
+    /'POST \/a\/:y'.*differs/,
+  )
+  refused(
+    [route('GET', '/x', { methodText: '' })],
+    /'GET \/x'.*methodText must be a non-empty string/,
+  )
 })
 
 test("registration refuses a '*' route beside specific methods on one path, in either order", () => {
-  refused([route('GET', '/api/me'), route('*', '/api/me')], /'\* \/api\/me'.*either one '\*' route.*'GET \/api\/me'/)
-  refused([route('*', '/api/me'), route('POST', '/api/me')], /'POST \/api\/me'.*either one '\*' route.*'\* \/api\/me'/)
+  refused(
+    [route('GET', '/api/me'), route('*', '/api/me')],
+    /'\* \/api\/me'.*either one '\*' route.*'GET \/api\/me'/,
+  )
+  refused(
+    [route('*', '/api/me'), route('POST', '/api/me')],
+    /'POST \/api\/me'.*either one '\*' route.*'\* \/api\/me'/,
+  )
   refused([route('*', '/p/:a'), route('GET', '/p/:b')], /'GET \/p\/:b'.*'\* \/p\/:a'/)
 })
 
 test('registration refuses a static segment a raw request path cannot carry as is', () => {
-  for (const path of ['/static/*', '/a b', '/caf\u00e9', '/a%20b', '/api/notes?id=1', '/page#top', '/a\\b']) {
+  for (const path of [
+    '/static/*',
+    '/a b',
+    '/caf\u00e9',
+    '/a%20b',
+    '/api/notes?id=1',
+    '/page#top',
+    '/a\\b',
+  ]) {
     refused([route('GET', path)], /cannot carry as is/)
   }
 })
 
 test('registration accepts different parameter names at the same place on different paths', () => {
   assert.doesNotThrow(() =>
-    createRouter([route('GET', '/p/:slug/tickets'), route('GET', '/p/:id/members'), route('GET', '/:slug'), route('POST', '/:id')]),
+    createRouter([
+      route('GET', '/p/:slug/tickets'),
+      route('GET', '/p/:id/members'),
+      route('GET', '/:slug'),
+      route('POST', '/:id'),
+    ]),
   )
 })
 
@@ -412,10 +505,22 @@ const serviceCases: [request: string, want: Want, params?: Record<string, string
   ['POST /api/projects/demo', 'POST /api/projects/:slug', { slug: 'demo' }],
   ['DELETE /api/projects/demo', { allowed: ['GET', 'HEAD', 'POST'], text: 'GET or POST' }],
   ['GET /api/projects/demo/tickets', 'GET /api/projects/:slug/tickets', { slug: 'demo' }],
-  ['GET /api/projects/demo/tickets/7', 'GET /api/projects/:slug/tickets/:number', { slug: 'demo', number: '7' }],
-  ['POST /api/projects/demo/tickets/7/state', 'POST /api/projects/:slug/tickets/:number/state', { slug: 'demo', number: '7' }],
+  [
+    'GET /api/projects/demo/tickets/7',
+    'GET /api/projects/:slug/tickets/:number',
+    { slug: 'demo', number: '7' },
+  ],
+  [
+    'POST /api/projects/demo/tickets/7/state',
+    'POST /api/projects/:slug/tickets/:number/state',
+    { slug: 'demo', number: '7' },
+  ],
   ['GET /api/projects/demo/tickets/7/state', { allowed: ['POST'], text: 'POST only' }],
-  ['POST /api/projects/demo/members/remove', 'POST /api/projects/:slug/members/remove', { slug: 'demo' }],
+  [
+    'POST /api/projects/demo/members/remove',
+    'POST /api/projects/:slug/members/remove',
+    { slug: 'demo' },
+  ],
   ['GET /api/projects/demo/connections', 'GET /api/projects/:slug/connections', { slug: 'demo' }],
   ['GET /api/projects/demo/unknown', null],
   ['POST /api/inbox', { allowed: ['GET', 'HEAD'], text: 'GET only' }],
@@ -431,8 +536,16 @@ const serviceCases: [request: string, want: Want, params?: Record<string, string
   ['GET /tickets/a1b2', 'GET /tickets/:ref', { ref: 'a1b2' }],
   ['GET /projects/demo', 'GET /projects/:slug', { slug: 'demo' }],
   ['GET /projects/demo/7', 'GET /projects/:slug/:number', { slug: 'demo', number: '7' }],
-  ['GET /projects/demo/tickets/7', 'GET /projects/:slug/tickets/:number', { slug: 'demo', number: '7' }],
-  ['GET /projects/demo/tickets', 'GET /projects/:slug/:number', { slug: 'demo', number: 'tickets' }],
+  [
+    'GET /projects/demo/tickets/7',
+    'GET /projects/:slug/tickets/:number',
+    { slug: 'demo', number: '7' },
+  ],
+  [
+    'GET /projects/demo/tickets',
+    'GET /projects/:slug/:number',
+    { slug: 'demo', number: 'tickets' },
+  ],
   ['GET /', 'GET /'],
   ['POST /', { allowed: ['GET', 'HEAD'], text: 'GET only' }],
   ['GET /demo', 'GET /:slug', { slug: 'demo' }],
@@ -460,7 +573,9 @@ test('reordering the paths of a real service table changes no answer', () => {
 })
 
 test('a route without params answers empty params that no handler can change for the next request', () => {
-  const router = createRouter<Handler>([{ method: 'GET', path: '/static', handler: () => ({ status: 200 }) }])
+  const router = createRouter<Handler>([
+    { method: 'GET', path: '/static', handler: () => ({ status: 200 }) },
+  ])
   const first = router.match('GET', '/static')
   assert.ok(first?.found)
   assert.throws(() => {

@@ -34,7 +34,8 @@ type Tier = (typeof TIERS)[number]
 
 const args = process.argv.slice(2)
 const tierArg = args.find((a) => a.startsWith('--tier='))?.slice('--tier='.length)
-if (tierArg !== undefined && !TIERS.includes(tierArg as Tier)) throw new Error(`--tier must be one of ${TIERS.join(', ')}`)
+if (tierArg !== undefined && !TIERS.includes(tierArg as Tier))
+  throw new Error(`--tier must be one of ${TIERS.join(', ')}`)
 const files = args.filter((a) => a.endsWith('.ts'))
 const flags = args.filter((a) => !a.endsWith('.ts') && !a.startsWith('--tier='))
 if (!flags.some((f) => f.startsWith('--test-reporter'))) flags.push('--test-reporter=spec')
@@ -43,7 +44,9 @@ const limitMs = Number(process.env.TEST_FILE_LIMIT ?? 600) * 1000
 
 /** Whether a test file needs the database server to itself (see above). */
 async function runsAlone(file: string): Promise<boolean> {
-  return (await readFile(file, 'utf8')).split('\n', 30).some((line) => /^\/\/ Test alone\b/.test(line))
+  return (await readFile(file, 'utf8'))
+    .split('\n', 30)
+    .some((line) => /^\/\/ Test alone\b/.test(line))
 }
 
 /** The tier a test file is in: by its name, or by the line it declares (see above). */
@@ -55,10 +58,19 @@ async function tierOf(file: string): Promise<Tier> {
 
 if (files.length === 0) {
   const all = await readdir(new URL('.', import.meta.url), { recursive: true })
-  files.push(...all.filter((f) => f.endsWith('.test.ts')).sort().map((f) => `test/${f}`))
+  files.push(
+    ...all
+      .filter((f) => f.endsWith('.test.ts'))
+      .sort()
+      .map((f) => `test/${f}`),
+  )
 }
 const tiers = new Map(await Promise.all(files.map(async (f) => [f, await tierOf(f)] as const)))
-const alone = new Set((await Promise.all(files.map(async (f) => ((await runsAlone(f)) ? f : null)))).filter((f) => f !== null))
+const alone = new Set(
+  (await Promise.all(files.map(async (f) => ((await runsAlone(f)) ? f : null)))).filter(
+    (f) => f !== null,
+  ),
+)
 // The slow tiers first, so that the many short files fill the gaps at the end.
 const order: Tier[] = ['faults', 'browser', 'unit']
 const queue = files
@@ -76,9 +88,13 @@ const children = new Set<ChildProcess>()
 const urls: string[] = []
 if (!env.DATABASE_URL) {
   env.TEST_DATABASE_KIND = 'embedded'
-  const ports = await Promise.all(Array.from({ length: Math.min(jobs, queue.length) }, () => startDatabase()))
+  const ports = await Promise.all(
+    Array.from({ length: Math.min(jobs, queue.length) }, () => startDatabase()),
+  )
   urls.push(...ports.map((port) => `postgres://postgres@127.0.0.1:${port}/postgres`))
-  console.log(`# tests on the embedded database (PGlite), ${urls.length} at a time, at 127.0.0.1:${ports.join(', ')}`)
+  console.log(
+    `# tests on the embedded database (PGlite), ${urls.length} at a time, at 127.0.0.1:${ports.join(', ')}`,
+  )
 } else {
   env.TEST_DATABASE_KIND = 'postgres'
   urls.push(...Array.from({ length: jobs }, () => env.DATABASE_URL!))
@@ -87,7 +103,9 @@ if (!env.DATABASE_URL) {
 
 /** Starts test/support/embedded-server.ts; answers its port. It stops when this process ends. */
 async function startDatabase(): Promise<number> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/embedded-server.ts'], { stdio: ['pipe', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/embedded-server.ts'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  })
   children.add(child)
   const lines = createInterface({ input: child.stdout })
   for await (const line of lines) return Number(line)
@@ -115,11 +133,15 @@ function runFile(file: string, url: string): Promise<Outcome> {
   const started = performance.now()
   // --expose-gc as `npm start` runs node (src/base/collect.ts). detached: its own process group,
   // so a kill reaches the processes it started as well.
-  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', '--test', '--test-concurrency=1', ...flags, file], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...env, DATABASE_URL: url },
-    detached: true,
-  })
+  const child = spawn(
+    process.execPath,
+    ['--expose-gc', '--import', 'tsx', '--test', '--test-concurrency=1', ...flags, file],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...env, DATABASE_URL: url },
+      detached: true,
+    },
+  )
   children.add(child)
   const output: Buffer[] = []
   child.stdout.on('data', (chunk: Buffer) => output.push(chunk))
@@ -134,11 +156,24 @@ function runFile(file: string, url: string): Promise<Outcome> {
       clearTimeout(watchdog)
       children.delete(child)
       const ms = performance.now() - started
-      const why = timedOut ? `still running after ${limitMs / 1000} s: killed` : code !== 0 ? `exit ${code ?? signal}` : undefined
-      process.stdout.write(`\n# ${file} (${tiers.get(file)}, ${(ms / 1000).toFixed(1)} s)${why ? `: FAILED, ${why}` : ''}\n`)
+      const why = timedOut
+        ? `still running after ${limitMs / 1000} s: killed`
+        : code !== 0
+          ? `exit ${code ?? signal}`
+          : undefined
+      process.stdout.write(
+        `\n# ${file} (${tiers.get(file)}, ${(ms / 1000).toFixed(1)} s)${why ? `: FAILED, ${why}` : ''}\n`,
+      )
       const text = Buffer.concat(output).toString()
       process.stdout.write(text)
-      resolve({ file, ok: why === undefined, ms, why, passed: counted(text, 'pass'), failed: counted(text, 'fail') })
+      resolve({
+        file,
+        ok: why === undefined,
+        ms,
+        why,
+        passed: counted(text, 'pass'),
+        failed: counted(text, 'fail'),
+      })
     })
   })
 }
@@ -191,9 +226,12 @@ await rm(scratch, { recursive: true, force: true })
 
 const failed = outcomes.filter((o) => !o.ok)
 const slowest = [...outcomes].sort((a, b) => b.ms - a.ms).slice(0, 10)
-console.log(`\n# ${outcomes.length} files in ${((performance.now() - started) / 1000).toFixed(0)} s, ${jobs} at a time; slowest:`)
+console.log(
+  `\n# ${outcomes.length} files in ${((performance.now() - started) / 1000).toFixed(0)} s, ${jobs} at a time; slowest:`,
+)
 for (const o of slowest) console.log(`#   ${(o.ms / 1000).toFixed(1).padStart(6)} s  ${o.file}`)
-if (failed.length) console.log(`# FAILED:\n${failed.map((o) => `#   ${o.file}: ${o.why}`).join('\n')}`)
+if (failed.length)
+  console.log(`# FAILED:\n${failed.map((o) => `#   ${o.file}: ${o.why}`).join('\n')}`)
 // The plain closing line CI reads: every test of every file, and a file that failed without a
 // failing test (a crash, a hang) counts as one failure.
 const passed = outcomes.reduce((sum, o) => sum + o.passed, 0)

@@ -20,14 +20,19 @@ interface Process {
 }
 
 async function startProcess(): Promise<Process> {
-  const child = spawn(process.execPath, ['--import', 'tsx', APP], { env: { ...process.env, APP_SCHEMA: db.schema }, stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, ['--import', 'tsx', APP], {
+    env: { ...process.env, APP_SCHEMA: db.schema },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
   after(async () => {
     if (child.exitCode === null) child.kill('SIGTERM')
     await exited
   })
   const first = await Promise.race([
-    new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve)),
+    new Promise<string>((resolve) =>
+      createInterface({ input: child.stdout }).once('line', resolve),
+    ),
     exited.then((code) => {
       throw new Error(`app process exited with ${code} before listening`)
     }),
@@ -75,7 +80,10 @@ test('a sign-out on one notes process is answered as signed out by the other at 
   assert.equal((await me(b.notes, cookie)).user, alice)
   const out = await fetch(`${a.notes}/logout`, { method: 'POST', headers: { cookie } })
   assert.equal(out.status, 200)
-  assert.match(out.headers.get('set-cookie') ?? '', /^notes_session=; Max-Age=0; Path=\/; HttpOnly; SameSite=Lax$/)
+  assert.match(
+    out.headers.get('set-cookie') ?? '',
+    /^notes_session=; Max-Age=0; Path=\/; HttpOnly; SameSite=Lax$/,
+  )
   assert.deepEqual(await me(b.notes, cookie), { user: null })
   assert.deepEqual(await me(a.notes, cookie), { user: null })
   const notes = await fetch(`${b.notes}/api/notes`, { headers: { cookie } })
@@ -104,7 +112,10 @@ test('a tickets sign-out on one process is answered as signed out by the other a
   assert.equal((await me(b.tickets, cookie)).user.name, 'carol')
   const page = await fetch(`${b.tickets}/`, { headers: { cookie } })
   assert.ok((await page.text()).includes('carol'))
-  const out = await fetch(`${a.tickets}/logout`, { method: 'POST', headers: { cookie, 'x-tag': mine.tag } })
+  const out = await fetch(`${a.tickets}/logout`, {
+    method: 'POST',
+    headers: { cookie, 'x-tag': mine.tag },
+  })
   assert.equal(out.status, 200)
   assert.match(out.headers.get('set-cookie') ?? '', /^tickets_session=; Max-Age=0;/)
   assert.equal((await me(b.tickets, cookie)).user, null)

@@ -42,45 +42,100 @@ test('two seals of one id differ (fresh nonce each time)', () => {
 })
 
 test('a saved session loads back from its cookie with user and data', async () => {
-  const sessions = createSessions({ sql: db.sql, secret: key, service: 'notes', secure: false, clock: Date.now })
+  const sessions = createSessions({
+    sql: db.sql,
+    secret: key,
+    service: 'notes',
+    secure: false,
+    clock: Date.now,
+  })
   const s = sessions.create()
   assert.equal(s.isNew, true)
   s.userId = 'u1'
   s.data = { tag: 'xyz', loginError: null }
   await sessions.save(s)
   const loaded = await sessions.load(requestWith(sessions.cookie(s)))
-  assert.deepEqual(loaded, { id: s.id, userId: 'u1', data: { tag: 'xyz', loginError: null }, isNew: false })
+  assert.deepEqual(loaded, {
+    id: s.id,
+    userId: 'u1',
+    data: { tag: 'xyz', loginError: null },
+    isNew: false,
+  })
 })
 
 test('the cookie is HttpOnly, SameSite=Lax, Path=/, and Secure only for an https public URL', () => {
-  const plain = createSessions({ sql: db.sql, secret: key, service: 'tickets', secure: false, clock: Date.now })
-  const secure = createSessions({ sql: db.sql, secret: key, service: 'tickets', secure: true, clock: Date.now })
+  const plain = createSessions({
+    sql: db.sql,
+    secret: key,
+    service: 'tickets',
+    secure: false,
+    clock: Date.now,
+  })
+  const secure = createSessions({
+    sql: db.sql,
+    secret: key,
+    service: 'tickets',
+    secure: true,
+    clock: Date.now,
+  })
   const c = plain.cookie(plain.create())
-  assert.match(c, /^tickets_session=[A-Za-z0-9_-]+; Max-Age=2592000; Path=\/; HttpOnly; SameSite=Lax$/)
+  assert.match(
+    c,
+    /^tickets_session=[A-Za-z0-9_-]+; Max-Age=2592000; Path=\/; HttpOnly; SameSite=Lax$/,
+  )
   assert.match(secure.cookie(secure.create()), /; HttpOnly; Secure; SameSite=Lax$/)
 })
 
 test('an expired session, a forged cookie or an unknown id is no session, never an error', async () => {
   let now = 1_000_000
-  const sessions = createSessions({ sql: db.sql, secret: key, service: 'notes', secure: false, clock: () => now })
+  const sessions = createSessions({
+    sql: db.sql,
+    secret: key,
+    service: 'notes',
+    secure: false,
+    clock: () => now,
+  })
   const s = sessions.create()
   await sessions.save(s)
   const cookie = sessions.cookie(s)
   assert.notEqual(await sessions.load(requestWith(cookie)), null)
   now += 30 * 24 * 60 * 60 * 1000 + 1
   assert.equal(await sessions.load(requestWith(cookie)), null)
-  assert.equal(await sessions.load(makeRequest({ headers: { cookie: 'notes_session=forged' } })), null)
-  assert.equal(await sessions.load(makeRequest({ headers: { cookie: `notes_session=${seal('no-such-row', key)}` } })), null)
+  assert.equal(
+    await sessions.load(makeRequest({ headers: { cookie: 'notes_session=forged' } })),
+    null,
+  )
+  assert.equal(
+    await sessions.load(
+      makeRequest({ headers: { cookie: `notes_session=${seal('no-such-row', key)}` } }),
+    ),
+    null,
+  )
   assert.equal(await sessions.load(makeRequest({})), null)
 })
 
-test("a session of one service is not a session of the other", async () => {
-  const notes = createSessions({ sql: db.sql, secret: key, service: 'notes', secure: false, clock: Date.now })
-  const tickets = createSessions({ sql: db.sql, secret: key, service: 'tickets', secure: false, clock: Date.now })
+test('a session of one service is not a session of the other', async () => {
+  const notes = createSessions({
+    sql: db.sql,
+    secret: key,
+    service: 'notes',
+    secure: false,
+    clock: Date.now,
+  })
+  const tickets = createSessions({
+    sql: db.sql,
+    secret: key,
+    service: 'tickets',
+    secure: false,
+    clock: Date.now,
+  })
   const s = notes.create()
   await notes.save(s)
   const sealed = notes.cookie(s).split(';')[0]!.split('=')[1]!
-  assert.equal(await tickets.load(makeRequest({ headers: { cookie: `tickets_session=${sealed}` } })), null)
+  assert.equal(
+    await tickets.load(makeRequest({ headers: { cookie: `tickets_session=${sealed}` } })),
+    null,
+  )
 })
 
 test('the session secret is generated once and kept in the database', async () => {
@@ -103,8 +158,20 @@ test('parseCookies keeps a cookie named __proto__ as data, in a null-prototype r
 
 test('a change or a removal made through another Sessions on the same database is seen on the next load', async () => {
   // Two processes on one database: each has its own Sessions.
-  const here = createSessions({ sql: db.sql, secret: key, service: 'notes', secure: false, clock: Date.now })
-  const there = createSessions({ sql: db.sql, secret: key, service: 'notes', secure: false, clock: Date.now })
+  const here = createSessions({
+    sql: db.sql,
+    secret: key,
+    service: 'notes',
+    secure: false,
+    clock: Date.now,
+  })
+  const there = createSessions({
+    sql: db.sql,
+    secret: key,
+    service: 'notes',
+    secure: false,
+    clock: Date.now,
+  })
   const s = here.create()
   s.userId = 'first-user'
   await here.save(s)
@@ -119,7 +186,13 @@ test('a change or a removal made through another Sessions on the same database i
 })
 
 test('deleting the rows of a person ends their sessions on the next load, whoever deletes them', async () => {
-  const sessions = createSessions({ sql: db.sql, secret: key, service: 'tickets', secure: false, clock: Date.now })
+  const sessions = createSessions({
+    sql: db.sql,
+    secret: key,
+    service: 'tickets',
+    secure: false,
+    clock: Date.now,
+  })
   const s = sessions.create()
   s.userId = 'disabled-person'
   await sessions.save(s)
@@ -130,7 +203,13 @@ test('deleting the rows of a person ends their sessions on the next load, whoeve
 })
 
 test('renew() gives a fresh id with the user and data carried over; once saved, the old cookie names nothing', async () => {
-  const sessions = createSessions({ sql: db.sql, secret: key, service: 'notes', secure: false, clock: Date.now })
+  const sessions = createSessions({
+    sql: db.sql,
+    secret: key,
+    service: 'notes',
+    secure: false,
+    clock: Date.now,
+  })
   const planted = sessions.create()
   planted.data = { loginError: 'earlier' }
   await sessions.save(planted)
@@ -148,18 +227,38 @@ test('renew() gives a fresh id with the user and data carried over; once saved, 
 })
 
 test('the sessions table holds the hash of a session id, never the id the cookie carries', async () => {
-  const sessions = createSessions({ sql: db.sql, secret: key, service: 'notes', secure: false, clock: Date.now })
+  const sessions = createSessions({
+    sql: db.sql,
+    secret: key,
+    service: 'notes',
+    secure: false,
+    clock: Date.now,
+  })
   const s = sessions.create()
   s.userId = 'u-hash'
   await sessions.save(s)
   const rows = await db.sql`select id from sessions where user_id = 'u-hash'`
-  assert.deepEqual(rows.map((r) => r.id), [createHash('sha256').update(s.id).digest('hex')])
+  assert.deepEqual(
+    rows.map((r) => r.id),
+    [createHash('sha256').update(s.id).digest('hex')],
+  )
   // A cookie sealed around what a database copy holds opens no session.
-  assert.equal(await sessions.load(makeRequest({ headers: { cookie: `notes_session=${seal(rows[0]!.id as string, key)}` } })), null)
+  assert.equal(
+    await sessions.load(
+      makeRequest({ headers: { cookie: `notes_session=${seal(rows[0]!.id as string, key)}` } }),
+    ),
+    null,
+  )
 })
 
 test('remove() ends a session and clearCookie() tells the browser to forget it', async () => {
-  const sessions = createSessions({ sql: db.sql, secret: key, service: 'notes', secure: false, clock: Date.now })
+  const sessions = createSessions({
+    sql: db.sql,
+    secret: key,
+    service: 'notes',
+    secure: false,
+    clock: Date.now,
+  })
   const s = sessions.create()
   s.userId = 'leaving'
   await sessions.save(s)
@@ -170,7 +269,13 @@ test('remove() ends a session and clearCookie() tells the browser to forget it',
 })
 
 test('changing a loaded session object does not change what the next load answers until it is saved', async () => {
-  const sessions = createSessions({ sql: db.sql, secret: key, service: 'notes', secure: false, clock: Date.now })
+  const sessions = createSessions({
+    sql: db.sql,
+    secret: key,
+    service: 'notes',
+    secure: false,
+    clock: Date.now,
+  })
   const s = sessions.create()
   s.userId = 'u'
   s.data = { tag: 'a' }
@@ -189,7 +294,12 @@ test('unseal() opens only the canonical spelling: a character added or unused bi
   const short = seal('abc', key)
   const last = short.at(-1)!
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
-  const others = [...alphabet].filter((c) => c !== last && Buffer.from(short.slice(0, -1) + c, 'base64url').equals(Buffer.from(short, 'base64url')))
+  const others = [...alphabet].filter(
+    (c) =>
+      c !== last &&
+      Buffer.from(short.slice(0, -1) + c, 'base64url').equals(Buffer.from(short, 'base64url')),
+  )
   assert.ok(others.length > 0)
-  for (const c of others) assert.equal(unseal(short.slice(0, -1) + c, key), null, `last character ${c}`)
+  for (const c of others)
+    assert.equal(unseal(short.slice(0, -1) + c, key), null, `last character ${c}`)
 })

@@ -16,12 +16,22 @@ test('shownName() puts the unique name beside a display name that reads differen
     ['owner', '', 'owner'],
     ['owner', 42, 'owner'],
   ]
-  for (const [name, login, shown] of cases) assert.equal(shownName(name, login), shown, `${name} / ${String(login)}`)
+  for (const [name, login, shown] of cases)
+    assert.equal(shownName(name, login), shown, `${name} / ${String(login)}`)
 })
 
 test('switchSentence() names both people, or says another account when the two read the same', () => {
-  assert.equal(switchSentence('owner (bob)', 'owner'), 'You are now signed in as owner (bob), no longer as owner.')
+  assert.equal(
+    switchSentence('owner (bob)', 'owner'),
+    'You are now signed in as owner (bob), no longer as owner.',
+  )
   // An outside provider that sends no unique name: two people may both be "owner".
-  assert.equal(switchSentence('owner', 'owner'), 'You are now signed in as another account, also named owner.')
-  assert.equal(switchSentence('Owner', 'owner'), 'You are now signed in as another account, also named Owner.')
+  assert.equal(
+    switchSentence('owner', 'owner'),
+    'You are now signed in as another account, also named owner.',
+  )
+  assert.equal(
+    switchSentence('Owner', 'owner'),
+    'You are now signed in as another account, also named Owner.',
+  )
 })

@@ -14,7 +14,15 @@ import { startCommand } from './support/start-command.ts'
 test('npm start serves the tracker, and a person signs in through the development provider and is known to /api/me', async () => {
   const dataDir = await startedDataDir('smoke-')
   const child = spawn(process.execPath, startCommand(), {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, DEV_SIGNIN: '1', NOTES_PORT: '0', TICKETS_PORT: '0', DEV_IDP_PORT: '0' },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      DATA_DIR: dataDir,
+      DEV_SIGNIN: '1',
+      NOTES_PORT: '0',
+      TICKETS_PORT: '0',
+      DEV_IDP_PORT: '0',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let stderr = ''
@@ -39,7 +47,10 @@ test('npm start serves the tracker, and a person signs in through the developmen
     providerUrl.searchParams.set('name', 'alice')
     const back = await fetch(providerUrl, { redirect: 'manual' })
     assert.equal(back.status, 302)
-    const callback = await fetch(back.headers.get('location')!, { redirect: 'manual', headers: { cookie: cookiesOf(toProvider) } })
+    const callback = await fetch(back.headers.get('location')!, {
+      redirect: 'manual',
+      headers: { cookie: cookiesOf(toProvider) },
+    })
     assert.equal(callback.status, 302, await callback.text())
     const me = await fetch(`${tickets}/api/me`, { headers: { cookie: cookiesOf(callback) } })
     assert.equal(me.status, 200)

@@ -10,7 +10,8 @@ const db = await testDatabase()
 
 /** What the planner believes a table holds: -1 until it is first analysed. */
 async function plannerRows(table: string): Promise<number> {
-  const [row] = await db.sql`select reltuples::int as n from pg_class where oid = ${`${db.schema}.${table}`}::regclass`
+  const [row] =
+    await db.sql`select reltuples::int as n from pg_class where oid = ${`${db.schema}.${table}`}::regclass`
   return row!.n as number
 }
 
@@ -19,7 +20,11 @@ test('the planner learns what a table holds once the first analyze has run, and 
   await db.sql`create table kept (id int, text text)`
   await db.sql`insert into kept select i, 'row ' || i from generate_series(1, 1000) i`
   assert.equal(await plannerRows('kept'), -1, 'nothing told the planner yet')
-  const statistics = vacuumHourly(db.sql, { line: (t) => lines.push(t), flush() {} }, { first: 20, every: 200 })
+  const statistics = vacuumHourly(
+    db.sql,
+    { line: (t) => lines.push(t), flush() {} },
+    { first: 20, every: 200 },
+  )
   try {
     await until(async () => (await plannerRows('kept')) === 1000)
     assert.equal(await plannerRows('kept'), 1000)
@@ -33,7 +38,10 @@ test('the planner learns what a table holds once the first analyze has run, and 
 })
 
 test('the space of deleted rows is used again once the upkeep has run, so a table written and emptied over and over stops growing', async () => {
-  const size = async () => Number((await db.sql`select pg_relation_size(${`${db.schema}.churn`}::regclass)::int8 as n`)[0]!.n)
+  const size = async () =>
+    Number(
+      (await db.sql`select pg_relation_size(${`${db.schema}.churn`}::regclass)::int8 as n`)[0]!.n,
+    )
   await db.sql`create table churn (id int, text text)`
   await db.sql`insert into churn select i, repeat('x', 200) from generate_series(1, 2000) i`
   const full = await size()
@@ -51,8 +59,15 @@ test('the space of deleted rows is used again once the upkeep has run, so a tabl
 
 test('a failed vacuum is logged, and the timer stops when asked', async () => {
   const lines: string[] = []
-  const failing = Object.assign(() => Promise.reject(new Error('the database went away')), {}) as unknown as typeof db.sql
-  const statistics = vacuumHourly(failing, { line: (t) => lines.push(t), flush() {} }, { first: 1, every: 10_000 })
+  const failing = Object.assign(
+    () => Promise.reject(new Error('the database went away')),
+    {},
+  ) as unknown as typeof db.sql
+  const statistics = vacuumHourly(
+    failing,
+    { line: (t) => lines.push(t), flush() {} },
+    { first: 1, every: 10_000 },
+  )
   await until(() => lines.length > 0)
   await statistics.stop()
   assert.deepEqual(lines, ['database: vacuum failed: the database went away'])
@@ -67,10 +82,12 @@ test('a vacuum slower than the interval is not overlapped by the next, and none 
   const slow = Object.assign(() => {
     calls++
     most = Math.max(most, ++now)
-    return new Promise<void>((resolve) => finish.push(() => {
-      now--
-      resolve()
-    }))
+    return new Promise<void>((resolve) =>
+      finish.push(() => {
+        now--
+        resolve()
+      }),
+    )
   }, {}) as unknown as typeof db.sql
   const statistics = vacuumHourly(slow, { line() {}, flush() {} }, { first: 1, every: 5 })
   t.mock.timers.tick(1)

@@ -19,7 +19,9 @@ test('no test file declares a test before its top-level set-up has been awaited'
     const lines = (await readFile(new URL(file, dir), 'utf8')).split('\n')
     const first = lines.findIndex((line) => /^(test|describe|it)(\.\w+)?\(/.test(line))
     if (first === -1) continue
-    const awaited = lines.findIndex((line, i) => i > first && /^(export )?((const|let|var) [^=]+= )?await /.test(line))
+    const awaited = lines.findIndex(
+      (line, i) => i > first && /^(export )?((const|let|var) [^=]+= )?await /.test(line),
+    )
     if (awaited !== -1) late.push(`test/${file}:${awaited + 1}`)
   }
   assert.deepEqual(late, [])

@@ -15,11 +15,15 @@ async function kept(): Promise<number[]> {
 
 test('transaction() commits what its function and its last statement wrote, and answers the value', async () => {
   await sql`delete from kept`
-  const value = await transaction(sql, async (tx) => {
-    await tx`insert into kept values (1)`
-    await tx`insert into kept values (2)`
-    return 'done'
-  }, (tx, v) => (v === 'done' ? tx`insert into kept values (3)` : null))
+  const value = await transaction(
+    sql,
+    async (tx) => {
+      await tx`insert into kept values (1)`
+      await tx`insert into kept values (2)`
+      return 'done'
+    },
+    (tx, v) => (v === 'done' ? tx`insert into kept values (3)` : null),
+  )
   assert.equal(value, 'done')
   assert.deepEqual(await kept(), [1, 2, 3])
 })
@@ -27,30 +31,46 @@ test('transaction() commits what its function and its last statement wrote, and 
 test('transaction() rolls back everything when its function throws, and throws the same', async () => {
   await sql`delete from kept`
   const failure = new Error('refused')
-  await assert.rejects(transaction(sql, async (tx) => {
-    await tx`insert into kept values (1)`
-    throw failure
-  }), (err) => err === failure)
+  await assert.rejects(
+    transaction(sql, async (tx) => {
+      await tx`insert into kept values (1)`
+      throw failure
+    }),
+    (err) => err === failure,
+  )
   assert.deepEqual(await kept(), [])
 })
 
 test('transaction() rolls back everything when a statement fails, the first one included', async () => {
   await sql`delete from kept`
-  await assert.rejects(transaction(sql, async (tx) => {
-    await tx`insert into kept values (null)`
-  }), /null value/)
-  await assert.rejects(transaction(sql, async (tx) => {
-    await tx`insert into kept values (1)`
-    await tx`insert into kept values (null)`
-  }), /null value/)
+  await assert.rejects(
+    transaction(sql, async (tx) => {
+      await tx`insert into kept values (null)`
+    }),
+    /null value/,
+  )
+  await assert.rejects(
+    transaction(sql, async (tx) => {
+      await tx`insert into kept values (1)`
+      await tx`insert into kept values (null)`
+    }),
+    /null value/,
+  )
   assert.deepEqual(await kept(), [])
 })
 
 test('transaction() rolls back what its function wrote when the last statement, sent with the commit, fails', async () => {
   await sql`delete from kept`
-  await assert.rejects(transaction(sql, async (tx) => {
-    await tx`insert into kept values (1)`
-  }, (tx) => tx`insert into kept values (null)`), /null value/)
+  await assert.rejects(
+    transaction(
+      sql,
+      async (tx) => {
+        await tx`insert into kept values (1)`
+      },
+      (tx) => tx`insert into kept values (null)`,
+    ),
+    /null value/,
+  )
   assert.deepEqual(await kept(), [])
   // The connection went back to the pool out of any transaction: the next write is kept.
   await transaction(sql, async (tx) => void (await tx`insert into kept values (4)`))
@@ -60,9 +80,13 @@ test('transaction() rolls back what its function wrote when the last statement, 
 test('transaction() runs the last statement inside the transaction, before the commit', async () => {
   // txid_current() is the same inside one transaction and differs between two.
   let inside = 0
-  await transaction(sql, async (tx) => {
-    inside = (await tx<{ id: number }[]>`select txid_current()::int as id`)[0]!.id
-  }, (tx) => tx`insert into kept select txid_current()::int`)
+  await transaction(
+    sql,
+    async (tx) => {
+      inside = (await tx<{ id: number }[]>`select txid_current()::int as id`)[0]!.id
+    },
+    (tx) => tx`insert into kept select txid_current()::int`,
+  )
   const last = (await sql<{ n: number }[]>`select n from kept order by n desc limit 1`)[0]!.n
   assert.equal(last, inside)
 })
@@ -107,14 +131,18 @@ test('transaction() whose connection fails while its commit is on its way throws
   const { sql: cut, proxy } = await throughProxy(t)
   let runs = 0
   await assert.rejects(
-    transaction(cut, async (tx) => {
-      runs++
-      await tx`insert into kept values (${runs})`
-    }, () => {
-      // Called just before the commit is sent, in the same tick.
-      proxy.cut()
-      return null
-    }),
+    transaction(
+      cut,
+      async (tx) => {
+        runs++
+        await tx`insert into kept values (${runs})`
+      },
+      () => {
+        // Called just before the commit is sent, in the same tick.
+        proxy.cut()
+        return null
+      },
+    ),
     (err) => isDatabaseUnavailable(err),
   )
   assert.equal(runs, 1)
@@ -144,6 +172,9 @@ test('transaction() that gets no connection (the database down) throws at once, 
   await new Promise((resolve) => setTimeout(resolve, 100))
   let reserves = 0
   const counting = { reserve: () => (reserves++, cut.reserve()) } as unknown as typeof cut
-  await assert.rejects(transaction(counting, async () => {}), (err) => isDatabaseUnavailable(err))
+  await assert.rejects(
+    transaction(counting, async () => {}),
+    (err) => isDatabaseUnavailable(err),
+  )
   assert.equal(reserves, 1)
 })

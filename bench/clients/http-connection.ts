@@ -33,7 +33,12 @@ export class HttpConnection {
     if (this.#waiting) throw new Error('one request at a time')
     if (this.#socket.destroyed) return Promise.reject(new Error('connection closed'))
     const length = Buffer.byteLength(body)
-    const head = [`${method} ${path} HTTP/1.1`, 'host: bench', ...headers, ...(length > 0 ? [`content-length: ${length}`] : [])]
+    const head = [
+      `${method} ${path} HTTP/1.1`,
+      'host: bench',
+      ...headers,
+      ...(length > 0 ? [`content-length: ${length}`] : []),
+    ]
     return new Promise((resolve, reject) => {
       this.#waiting = { resolve, reject }
       this.#socket.write(`${head.join('\r\n')}\r\n\r\n${body}`)

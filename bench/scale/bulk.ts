@@ -25,27 +25,32 @@ export interface BulkFigures {
 }
 
 /** Insert, state change and delete of `n` tickets, one statement each, rolled back. */
-export async function bulkStatements(sql: Sql, n: number): Promise<BulkFigures & { insertMs: number; updateMs: number; deleteMs: number }> {
+export async function bulkStatements(
+  sql: Sql,
+  n: number,
+): Promise<BulkFigures & { insertMs: number; updateMs: number; deleteMs: number }> {
   const project = projectId(PROJECTS)
   const times = { insertMs: 0, updateMs: 0, deleteMs: 0 }
   const t0 = performance.now()
-  await sql.begin(async (tx) => {
-    let t = performance.now()
-    await tx`
+  await sql
+    .begin(async (tx) => {
+      let t = performance.now()
+      await tx`
       insert into tickets (project_id, number, subject, state, author_id, created, updated)
       select ${project}, 1000000000 + i, 'Bulk ticket ' || i, (array['open', 'doing', 'review', 'done', 'dropped'])[1 + i % 5], ${userId(1)}, 1, 1
       from generate_series(1, ${n}::int) i`
-    times.insertMs = performance.now() - t
-    t = performance.now()
-    await tx`update tickets set state = case state when 'open' then 'doing' else 'open' end where project_id = ${project} and number > 1000000000`
-    times.updateMs = performance.now() - t
-    t = performance.now()
-    await tx`delete from tickets where project_id = ${project} and number > 1000000000`
-    times.deleteMs = performance.now() - t
-    throw new RolledBack()
-  }).catch((err: unknown) => {
-    if (!(err instanceof RolledBack)) throw err
-  })
+      times.insertMs = performance.now() - t
+      t = performance.now()
+      await tx`update tickets set state = case state when 'open' then 'doing' else 'open' end where project_id = ${project} and number > 1000000000`
+      times.updateMs = performance.now() - t
+      t = performance.now()
+      await tx`delete from tickets where project_id = ${project} and number > 1000000000`
+      times.deleteMs = performance.now() - t
+      throw new RolledBack()
+    })
+    .catch((err: unknown) => {
+      if (!(err instanceof RolledBack)) throw err
+    })
   const ms = times.insertMs + times.updateMs + times.deleteMs
   return { ...times, ms: performance.now() - t0, perSecond: (3 * n) / (ms / 1000) }
 }
@@ -61,7 +66,8 @@ export async function importRun(sql: Sql, n: number, firstNumber: number): Promi
     const t = performance.now()
     const result = await importTicketsFile(sql, path, { now: Date.now() })
     const ms = performance.now() - t
-    if (!result.ok || result.report.imported !== n) throw new Error(`the import answered ${JSON.stringify(result).slice(0, 300)}`)
+    if (!result.ok || result.report.imported !== n)
+      throw new Error(`the import answered ${JSON.stringify(result).slice(0, 300)}`)
     return { ms, perSecond: n / (ms / 1000) }
   } finally {
     await sql`delete from projects where slug = ${slug}`

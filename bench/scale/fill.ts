@@ -44,7 +44,12 @@ export async function fillBase(sql: Sql): Promise<void> {
 }
 
 /** Adds tickets `from + 1` to `to` with their relations, history and live events, spread over the first `projects` projects. */
-export async function fillTickets(sql: Sql, from: number, to: number, projects = PROJECTS): Promise<void> {
+export async function fillTickets(
+  sql: Sql,
+  from: number,
+  to: number,
+  projects = PROJECTS,
+): Promise<void> {
   const lo = T0 + (from + 1) * 60_000
   const hi = T0 + to * 60_000
   // The search index takes each new ticket straight into its tree (sql/0012), the fill's costliest

@@ -47,20 +47,58 @@ export interface Explained {
 }
 
 /** Explains every hot query with values from the filled data. */
-export async function explainAll(sql: Sql, v: { token: string; inboxUser: string; listerUser: string; since: number }): Promise<Explained[]> {
+export async function explainAll(
+  sql: Sql,
+  v: { token: string; inboxUser: string; listerUser: string; since: number },
+): Promise<Explained[]> {
   const p3 = projectId(3)
   const [t] = await sql`select id from tickets where project_id = ${p3} and number = 40`
   const ticket = t!.id as string
-  const [s] = await sql`select id from sessions where service = 'notes' and user_id = ${v.listerUser}`
+  const [s] =
+    await sql`select id from sessions where service = 'notes' and user_id = ${v.listerUser}`
   const [top] = await sql`select max(seq) as seq from events`
   const now = Date.now()
   const hot: Hot[] = [
-    { name: 'token lookup', routes: 'every request with a user token', query: 'select t.id as token_id, t.last_used, u.id, u.name from tokens t join users u on u.id = t.user_id where t.hash = $1', params: [hashSecret(v.token)] },
-    { name: 'project by name', routes: 'create, lists', query: 'select p.id, p.slug, p.title, p.description, p.created from project_names n join projects p on p.id = n.project_id where n.name = $1', params: ['project-3'] },
-    { name: 'ticket by project and number', routes: 'single ticket', query: selectTickets('t.number = $1 and t.project_id = (select project_id from project_names where name = $2)'), params: [40, 'project-3'] },
-    { name: 'ticket history', routes: 'single ticket', query: 'select id, kind, user_id, by, app, data, created from ticket_events where ticket_id = $1 order by id', params: [ticket] },
-    { name: 'locate the ticket', routes: 'comment, state change (the 404 before the transaction)', query: 'select id, project_id from tickets where number = $1 and project_id = (select project_id from project_names where name = $2)', params: [40, 'project-3'] },
-    { name: 'insert the ticket (one statement)', routes: 'create', query: `with counter as (
+    {
+      name: 'token lookup',
+      routes: 'every request with a user token',
+      query:
+        'select t.id as token_id, t.last_used, u.id, u.name from tokens t join users u on u.id = t.user_id where t.hash = $1',
+      params: [hashSecret(v.token)],
+    },
+    {
+      name: 'project by name',
+      routes: 'create, lists',
+      query:
+        'select p.id, p.slug, p.title, p.description, p.created from project_names n join projects p on p.id = n.project_id where n.name = $1',
+      params: ['project-3'],
+    },
+    {
+      name: 'ticket by project and number',
+      routes: 'single ticket',
+      query: selectTickets(
+        't.number = $1 and t.project_id = (select project_id from project_names where name = $2)',
+      ),
+      params: [40, 'project-3'],
+    },
+    {
+      name: 'ticket history',
+      routes: 'single ticket',
+      query:
+        'select id, kind, user_id, by, app, data, created from ticket_events where ticket_id = $1 order by id',
+      params: [ticket],
+    },
+    {
+      name: 'locate the ticket',
+      routes: 'comment, state change (the 404 before the transaction)',
+      query:
+        'select id, project_id from tickets where number = $1 and project_id = (select project_id from project_names where name = $2)',
+      params: [40, 'project-3'],
+    },
+    {
+      name: 'insert the ticket (one statement)',
+      routes: 'create',
+      query: `with counter as (
   update projects set next_number = next_number + 1 where id = $1 and exists (select 1 from members m where m.project_id = $1 and m.user_id = $2)
   returning next_number - 1 as number
 ), t as (
@@ -69,18 +107,42 @@ export async function explainAll(sql: Sql, v: { token: string; inboxUser: string
   from counter
   returning *
 )
-select ${VIEW_COLUMNS} from t ${VIEW_JOINS}`, params: [p3, userId(1), 'A subject', 'A summary', '', null, now], write: true },
-    { name: 'lock the project with the role', routes: 'create with a source or an assignee, member changes', query: 'select m.role from projects p left join members m on m.project_id = p.id and m.user_id = $2 where p.id = $1 for no key update of p', params: [p3, userId(1)], write: true },
-    { name: 'ticket by id', routes: 'single ticket by id, relations', query: selectTickets('t.id = $1'), params: [ticket] },
-    { name: 'lock the ticket with the role', routes: 'state change, assign, edit', query: `select t.project_id, t.state, t.assignee_id, t.author_id, t.parent_id, t.subject, t.summary,
+select ${VIEW_COLUMNS} from t ${VIEW_JOINS}`,
+      params: [p3, userId(1), 'A subject', 'A summary', '', null, now],
+      write: true,
+    },
+    {
+      name: 'lock the project with the role',
+      routes: 'create with a source or an assignee, member changes',
+      query:
+        'select m.role from projects p left join members m on m.project_id = p.id and m.user_id = $2 where p.id = $1 for no key update of p',
+      params: [p3, userId(1)],
+      write: true,
+    },
+    {
+      name: 'ticket by id',
+      routes: 'single ticket by id, relations',
+      query: selectTickets('t.id = $1'),
+      params: [ticket],
+    },
+    {
+      name: 'lock the ticket with the role',
+      routes: 'state change, assign, edit',
+      query: `select t.project_id, t.state, t.assignee_id, t.author_id, t.parent_id, t.subject, t.summary,
   m.role, a.name as assignee_name, au.name as author_user_name
 from tickets t
 left join members m on m.project_id = t.project_id and m.user_id = $2
 left join users a on a.id = t.assignee_id
 left join users au on au.id = t.author_id
 where t.id = $1
-for no key update of t`, params: [ticket, userId(1)], write: true },
-    { name: 'change the ticket (one statement)', routes: 'comment (as here, only for a member), state change', query: `with t as (
+for no key update of t`,
+      params: [ticket, userId(1)],
+      write: true,
+    },
+    {
+      name: 'change the ticket (one statement)',
+      routes: 'comment (as here, only for a member), state change',
+      query: `with t as (
   update tickets set updated = $1 where id = $2 and exists (select 1 from members m where m.project_id = tickets.project_id and m.user_id = $3)
   returning *
 ), e as (
@@ -93,25 +155,91 @@ for no key update of t`, params: [ticket, userId(1)], write: true },
 select ${VIEW_COLUMNS}, e.id as event_id, e.kind as event_kind, e.user_id as event_user_id, e.by as event_by,
   e.app as event_app, e.data as event_data, e.created as event_created
 from t ${VIEW_JOINS} cross join e
-order by e.id`, params: [now, ticket, userId(1), 'User 1', null, [{ kind: 'comment', data: { text: 'hello' } }]], write: true },
-    { name: 'related views', routes: 'state change', query: selectTickets(`t.id in (
+order by e.id`,
+      params: [
+        now,
+        ticket,
+        userId(1),
+        'User 1',
+        null,
+        [{ kind: 'comment', data: { text: 'hello' } }],
+      ],
+      write: true,
+    },
+    {
+      name: 'related views',
+      routes: 'state change',
+      query: selectTickets(
+        `t.id in (
   select id from tickets where id in ($1)
   union select parent_id from tickets where id in ($1)
   union select id from tickets where parent_id in ($1)
   union select blocker_id from blockers where ticket_id in ($1)
-  union select ticket_id from blockers where blocker_id in ($1))`, 't.project_id, t.number'), params: [ticket] },
-    { name: 'emit the live events', routes: 'create, comment, state change (all of a write\'s events)', query: `with stored as (
+  union select ticket_id from blockers where blocker_id in ($1))`,
+        't.project_id, t.number',
+      ),
+      params: [ticket],
+    },
+    {
+      name: 'emit the live events',
+      routes: "create, comment, state change (all of a write's events)",
+      query: `with stored as (
   insert into events (project_id, name, args, created)
   select e->>'project', e->>'name', e->'args', (e->>'created')::bigint
   from jsonb_array_elements($1::jsonb) with ordinality as n(e, i)
   order by n.i)
-select pg_notify('tickets_events', '')`, params: [[{ project: p3, name: 'ticketEvent', args: [ticket, { kind: 'comment' }], created: now }]], write: true },
-    { name: 'project first page', routes: "the project's first page (?limit=25)", query: selectTickets("t.project_id = $1 and t.state in ('open', 'doing', 'review')", 't.created desc, t.number desc, t.id desc limit 26'), params: [projectId(2)] },
-    { name: 'search', routes: 'search ?q=needs state:review (its first page of 10)', query: selectTickets("t.project_id = $1 and t.state = 'review' and t.search @@ to_tsquery('simple', $2)", 't.created desc, t.number desc, t.id desc limit 11'), params: [projectId(2), "('needs' | 'needs':*)"] },
-    { name: 'project list', routes: "the project's list (whole)", query: selectTickets("t.project_id = $1 and t.state in ('open', 'doing', 'review')"), params: [projectId(2)] },
-    { name: 'inbox pending', routes: 'inbox (whole)', query: selectTickets("t.assignee_id = $1 and t.state in ('open', 'doing')", 't.updated desc, t.created desc'), params: [v.inboxUser] },
-    { name: 'inbox review', routes: 'inbox (whole)', query: selectTickets("t.assignee_id = $1 and t.state = 'review'", 't.updated desc, t.created desc'), params: [v.inboxUser] },
-    { name: 'live read', routes: '/api/live', query: `select s.pruned_through as pruned,
+select pg_notify('tickets_events', '')`,
+      params: [
+        [{ project: p3, name: 'ticketEvent', args: [ticket, { kind: 'comment' }], created: now }],
+      ],
+      write: true,
+    },
+    {
+      name: 'project first page',
+      routes: "the project's first page (?limit=25)",
+      query: selectTickets(
+        "t.project_id = $1 and t.state in ('open', 'doing', 'review')",
+        't.created desc, t.number desc, t.id desc limit 26',
+      ),
+      params: [projectId(2)],
+    },
+    {
+      name: 'search',
+      routes: 'search ?q=needs state:review (its first page of 10)',
+      query: selectTickets(
+        "t.project_id = $1 and t.state = 'review' and t.search @@ to_tsquery('simple', $2)",
+        't.created desc, t.number desc, t.id desc limit 11',
+      ),
+      params: [projectId(2), "('needs' | 'needs':*)"],
+    },
+    {
+      name: 'project list',
+      routes: "the project's list (whole)",
+      query: selectTickets("t.project_id = $1 and t.state in ('open', 'doing', 'review')"),
+      params: [projectId(2)],
+    },
+    {
+      name: 'inbox pending',
+      routes: 'inbox (whole)',
+      query: selectTickets(
+        "t.assignee_id = $1 and t.state in ('open', 'doing')",
+        't.updated desc, t.created desc',
+      ),
+      params: [v.inboxUser],
+    },
+    {
+      name: 'inbox review',
+      routes: 'inbox (whole)',
+      query: selectTickets(
+        "t.assignee_id = $1 and t.state = 'review'",
+        't.updated desc, t.created desc',
+      ),
+      params: [v.inboxUser],
+    },
+    {
+      name: 'live read',
+      routes: '/api/live',
+      query: `select s.pruned_through as pruned,
        greatest(s.pruned_through, (select max(seq) from events)) as top,
        e.seq, e.id, e.name, e.args, e.project_id
 from live_state s
@@ -119,10 +247,26 @@ left join lateral (
   select seq, id, name, args, project_id from events
   where seq > $1 order by seq limit 500
 ) e on true
-order by e.seq`, params: [(top!.seq as number) - 3] },
-    { name: 'live cursor', routes: '/api/live without a cursor', query: 'select greatest(pruned_through, (select max(seq) from events)) as top from live_state', params: [] },
-    { name: 'session load', routes: 'every request with a session cookie', query: 'select user_id, data from sessions where id = $1 and service = $2 and expires > $3', params: [s?.id ?? 'none', 'notes', now] },
-    { name: 'note save (one statement)', routes: 'note save', query: `with clock as (
+order by e.seq`,
+      params: [(top!.seq as number) - 3],
+    },
+    {
+      name: 'live cursor',
+      routes: '/api/live without a cursor',
+      query:
+        'select greatest(pruned_through, (select max(seq) from events)) as top from live_state',
+      params: [],
+    },
+    {
+      name: 'session load',
+      routes: 'every request with a session cookie',
+      query: 'select user_id, data from sessions where id = $1 and service = $2 and expires > $3',
+      params: [s?.id ?? 'none', 'notes', now],
+    },
+    {
+      name: 'note save (one statement)',
+      routes: 'note save',
+      query: `with clock as (
   insert into note_clocks (user_id, last_edited) values ($1, $2)
   on conflict (user_id) do update set last_edited = greatest(excluded.last_edited, note_clocks.last_edited + 1)
   returning last_edited
@@ -136,22 +280,38 @@ order by e.seq`, params: [(top!.seq as number) - 3] },
   insert into note_revisions (user_id, note_id, edited, text, at, local)
   select $1, $3, edited, $4, $6, $7 from saved
 )
-select edited from saved`, params: [v.listerUser, now, 'note-explained', 'A new note.', 0, now, 'bench'], write: true },
-    { name: 'note list since', routes: 'note list ?since=', query: 'select id, edited, gone from notes where user_id = $1 and edited > $2 order by edited', params: [v.listerUser, v.since] },
+select edited from saved`,
+      params: [v.listerUser, now, 'note-explained', 'A new note.', 0, now, 'bench'],
+      write: true,
+    },
+    {
+      name: 'note list since',
+      routes: 'note list ?since=',
+      query:
+        'select id, edited, gone from notes where user_id = $1 and edited > $2 order by edited',
+      params: [v.listerUser, v.since],
+    },
   ]
   const out: Explained[] = []
   for (const h of hot) {
     const explain = `explain (analyze, buffers) ${h.query}`
     let rows: { 'QUERY PLAN': string }[] = []
     if (h.write) {
-      await sql.begin(async (tx) => {
-        rows = await tx.unsafe<{ 'QUERY PLAN': string }[]>(explain, h.params as never[])
-        throw new RolledBack()
-      }).catch((err) => {
-        if (!(err instanceof RolledBack)) throw err
-      })
+      await sql
+        .begin(async (tx) => {
+          rows = await tx.unsafe<{ 'QUERY PLAN': string }[]>(explain, h.params as never[])
+          throw new RolledBack()
+        })
+        .catch((err) => {
+          if (!(err instanceof RolledBack)) throw err
+        })
     } else rows = await sql.unsafe<{ 'QUERY PLAN': string }[]>(explain, h.params as never[])
-    out.push({ name: `${h.name} (${h.routes})`, routes: h.routes, query: h.query.trim(), plan: rows.map((r) => r['QUERY PLAN']).join('\n') })
+    out.push({
+      name: `${h.name} (${h.routes})`,
+      routes: h.routes,
+      query: h.query.trim(),
+      plan: rows.map((r) => r['QUERY PLAN']).join('\n'),
+    })
   }
   return out
 }

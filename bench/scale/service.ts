@@ -30,14 +30,35 @@ export interface RunningService {
  */
 export async function startService(
   env: Record<string, string>,
-  opts: { nodeOptions?: string[]; extraOptions?: string[]; wrapper?: string[]; onSpawn?: (child: ChildProcess) => void } = {},
+  opts: {
+    nodeOptions?: string[]
+    extraOptions?: string[]
+    wrapper?: string[]
+    onSpawn?: (child: ChildProcess) => void
+  } = {},
 ): Promise<RunningService> {
-  const command = [...(opts.wrapper ?? []), process.execPath, ...startCommand('src/main.ts', [], [...(opts.nodeOptions ?? startOptions()), ...(opts.extraOptions ?? [])])]
+  const command = [
+    ...(opts.wrapper ?? []),
+    process.execPath,
+    ...startCommand(
+      'src/main.ts',
+      [],
+      [...(opts.nodeOptions ?? startOptions()), ...(opts.extraOptions ?? [])],
+    ),
+  ]
   const [program, args] = pinned(0, command)
   const child = spawn(program, args, {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, HOST: '127.0.0.1', NOTES_PORT: '0', TICKETS_PORT: '0', DEV_IDP_PORT: '0', DEV_SIGNIN: '1', ...env },
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      NOTES_PORT: '0',
+      TICKETS_PORT: '0',
+      DEV_IDP_PORT: '0',
+      DEV_SIGNIN: '1',
+      ...env,
+    },
   })
   opts.onSpawn?.(child)
   const wanted = (env.SERVICES ?? 'notes,tickets').split(',')

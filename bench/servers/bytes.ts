@@ -18,9 +18,12 @@ const server = createServer(async (req, res) => {
   }
   res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(size) })
   for (let sent = 0; sent < size; sent += piece.length) {
-    if (!res.write(piece.subarray(0, Math.min(piece.length, size - sent)))) await new Promise((resolve) => res.once('drain', resolve))
+    if (!res.write(piece.subarray(0, Math.min(piece.length, size - sent))))
+      await new Promise((resolve) => res.once('drain', resolve))
   }
   res.end()
 })
-server.listen(0, '127.0.0.1', () => console.log(`listening http://127.0.0.1:${(server.address() as AddressInfo).port}`))
+server.listen(0, '127.0.0.1', () =>
+  console.log(`listening http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+)
 process.on('SIGTERM', () => process.exit(0))

@@ -7,7 +7,14 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
-const answers = new Map(Object.entries(JSON.parse(process.env.REPLAY ?? '{}') as Record<string, { status: number; headers: Record<string, string>; body: string }>).map(([path, a]) => [path, { ...a, body: Buffer.from(a.body, 'utf8') }]))
+const answers = new Map(
+  Object.entries(
+    JSON.parse(process.env.REPLAY ?? '{}') as Record<
+      string,
+      { status: number; headers: Record<string, string>; body: string }
+    >,
+  ).map(([path, a]) => [path, { ...a, body: Buffer.from(a.body, 'utf8') }]),
+)
 
 const server = createServer((req, res) => {
   const answer = answers.get(req.url ?? '')
@@ -19,5 +26,7 @@ const server = createServer((req, res) => {
     res.end()
   }
 })
-server.listen(0, '127.0.0.1', () => console.log(`listening http://127.0.0.1:${(server.address() as AddressInfo).port}`))
+server.listen(0, '127.0.0.1', () =>
+  console.log(`listening http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+)
 process.on('SIGTERM', () => process.exit(0))

@@ -17,18 +17,26 @@ if (kind === 'bare') {
   const server = createServer((req, res) => {
     if (req.url === '/api/ping') {
       const body = '{"ok":true}'
-      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) })
+      res.writeHead(200, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(body),
+      })
       res.end(body)
     } else {
       res.writeHead(404)
       res.end()
     }
   })
-  server.listen(0, '127.0.0.1', () => console.log(`listening http://127.0.0.1:${(server.address() as AddressInfo).port}`))
+  server.listen(0, '127.0.0.1', () =>
+    console.log(`listening http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+  )
   process.on('SIGTERM', () => process.exit(0))
 } else {
   // Logging on, into a real file, as a service writes to its stdout.
-  const logger = kind === 'ours-nolog' ? createLogger(null) : createLogger(createWriteStream(join(tmpdir(), `bench-http-${process.pid}.log`)))
+  const logger =
+    kind === 'ours-nolog'
+      ? createLogger(null)
+      : createLogger(createWriteStream(join(tmpdir(), `bench-http-${process.pid}.log`)))
   const served = await serve({
     name: 'bench',
     host: '127.0.0.1',
@@ -36,7 +44,11 @@ if (kind === 'bare') {
     logger,
     routes: [
       { method: 'GET', path: '/api/ping', handler: () => json(200, { ok: true }) },
-      { method: 'GET', path: '/api/projects/:slug/tickets/:number', handler: () => json(200, { ok: true }) },
+      {
+        method: 'GET',
+        path: '/api/projects/:slug/tickets/:number',
+        handler: () => json(200, { ok: true }),
+      },
     ],
   })
   console.log(`listening ${served.url}`)

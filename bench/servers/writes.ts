@@ -21,7 +21,9 @@ type Q = Sql | TransactionSql | TransactionQuery
 type LiveEvent = { project: string; name: string; args: unknown[]; created: number }
 
 const sql = connect(process.env.DATABASE_URL!)
-const cookies = new Map(Object.entries(JSON.parse(process.env.BASELINE_COOKIES ?? '{}') as Record<string, string>))
+const cookies = new Map(
+  Object.entries(JSON.parse(process.env.BASELINE_COOKIES ?? '{}') as Record<string, string>),
+)
 const PUBLIC_URL = process.env.TICKETS_URL ?? 'http://localhost:0'
 
 /** The columns of a ticket's view read from `t` and their joins (src/tickets/store/ticket-row.ts, viewOf). */
@@ -43,26 +45,59 @@ function viewOf(q: Q) {
 }
 
 function ticketView(r: postgres.Row) {
-  const blockedBy = (typeof r.blocked_by === 'string' ? JSON.parse(r.blocked_by) : r.blocked_by) as { id: string; slug: string; number: number }[]
+  const blockedBy = (
+    typeof r.blocked_by === 'string' ? JSON.parse(r.blocked_by) : r.blocked_by
+  ) as { id: string; slug: string; number: number }[]
   return {
-    id: r.id, ref: `${r.slug}#${r.number}`, number: r.number, oldNumber: r.old_number ?? null, project: r.project_id, slug: r.slug,
-    subject: r.subject, summary: r.summary, source: r.source, state: r.state,
+    id: r.id,
+    ref: `${r.slug}#${r.number}`,
+    number: r.number,
+    oldNumber: r.old_number ?? null,
+    project: r.project_id,
+    slug: r.slug,
+    subject: r.subject,
+    summary: r.summary,
+    source: r.source,
+    state: r.state,
     assignee: r.assignee_id ? { id: r.assignee_id, name: r.assignee_name } : null,
     author: r.author_name ? { id: r.author_id ?? null, name: r.author_name } : null,
     parent: r.parent_id ? { id: r.parent_id, ref: `${r.parent_slug}#${r.parent_number}` } : null,
     blockedBy: blockedBy.map((b) => ({ id: b.id, ref: `${b.slug}#${b.number}` })),
-    created: r.created, updated: r.updated, url: `${PUBLIC_URL}/${r.slug}/${r.number}`,
+    created: r.created,
+    updated: r.updated,
+    url: `${PUBLIC_URL}/${r.slug}/${r.number}`,
   }
 }
 
 function eventView(r: postgres.Row) {
-  const data = (typeof r.event_data === 'string' ? JSON.parse(r.event_data) : r.event_data) as Record<string, unknown>
-  return { id: r.event_id, kind: r.event_kind, by: r.event_by, user: r.event_user_id ?? null, app: r.event_app ?? null, created: r.event_created, ...data }
+  const data = (
+    typeof r.event_data === 'string' ? JSON.parse(r.event_data) : r.event_data
+  ) as Record<string, unknown>
+  return {
+    id: r.event_id,
+    kind: r.event_kind,
+    by: r.event_by,
+    user: r.event_user_id ?? null,
+    app: r.event_app ?? null,
+    created: r.event_created,
+    ...data,
+  }
 }
 
 /** A ticket's change and its history events in one statement, the ticket read back (store/ticket-writes.ts, changeTicket). */
-async function change(q: Q, id: string, set: Record<string, unknown>, events: { kind: string; data: unknown }[], user: { id: string; name: string }, now: number, ifMember?: string) {
-  const member = ifMember === undefined ? q`true` : q`exists (select 1 from members m where m.project_id = tickets.project_id and m.user_id = ${ifMember})`
+async function change(
+  q: Q,
+  id: string,
+  set: Record<string, unknown>,
+  events: { kind: string; data: unknown }[],
+  user: { id: string; name: string },
+  now: number,
+  ifMember?: string,
+) {
+  const member =
+    ifMember === undefined
+      ? q`true`
+      : q`exists (select 1 from members m where m.project_id = tickets.project_id and m.user_id = ${ifMember})`
   const view = viewOf(q)
   const rows = await q`
     with t as (
@@ -105,9 +140,15 @@ async function caller(req: IncomingMessage) {
 
 /** The id and project of a ticket by project and number (store/tickets.ts, locateTicket). */
 const locate = async (slug: string, number: number) =>
-  (await sql`select id, project_id from tickets where number = ${number} and project_id = (select project_id from project_names where name = ${slug})`)[0]!
+  (
+    await sql`select id, project_id from tickets where number = ${number} and project_id = (select project_id from project_names where name = ${slug})`
+  )[0]!
 
-async function create(req: IncomingMessage, slug: string, body: { subject: string; summary?: string }) {
+async function create(
+  req: IncomingMessage,
+  slug: string,
+  body: { subject: string; summary?: string },
+) {
   const user = await caller(req)
   const [p] = await sql`
     select p.id, p.slug, p.title, p.description, p.created
@@ -115,10 +156,12 @@ async function create(req: IncomingMessage, slug: string, body: { subject: strin
     where n.name = ${slug}`
   const projectId = p!.id as string
   const now = Date.now()
-  const { ticket } = await transaction(sql, async (tx) => {
-    const member = tx`exists (select 1 from members m where m.project_id = ${projectId} and m.user_id = ${user.id})`
-    const view = viewOf(tx)
-    const [row] = await tx`
+  const { ticket } = await transaction(
+    sql,
+    async (tx) => {
+      const member = tx`exists (select 1 from members m where m.project_id = ${projectId} and m.user_id = ${user.id})`
+      const view = viewOf(tx)
+      const [row] = await tx`
     with counter as (
       update projects set next_number = next_number + 1 where id = ${projectId} and ${member}
       returning next_number - 1 as number
@@ -129,9 +172,14 @@ async function create(req: IncomingMessage, slug: string, body: { subject: strin
       returning *
     )
     select ${view.columns} from t ${view.joins}`
-    const made = ticketView(row!)
-    return { ticket: made, events: [{ project: projectId, name: 'ticketCreated', args: [made], created: Date.now() }] }
-  }, (tx, done) => emitAll(tx, done.events))
+      const made = ticketView(row!)
+      return {
+        ticket: made,
+        events: [{ project: projectId, name: 'ticketCreated', args: [made], created: Date.now() }],
+      }
+    },
+    (tx, done) => emitAll(tx, done.events),
+  )
   return [201, { ticket, existed: false }] as const
 }
 
@@ -139,20 +187,49 @@ async function comment(req: IncomingMessage, slug: string, number: number, body:
   const user = await caller(req)
   const found = await locate(slug, number)
   const now = Date.now()
-  const { answer } = await transaction(sql, async (tx) => {
-    const { ticket, events: [event] } = await change(tx, found.id as string, { updated: now }, [{ kind: 'comment', data: { text: body.text } }], user, now, user.id)
-    const events: LiveEvent[] = [{ project: found.project_id as string, name: 'ticketEvent', args: [found.id, event, ticket], created: Date.now() }]
-    return { answer: { ticket, event }, events }
-  }, (tx, done) => emitAll(tx, done.events))
+  const { answer } = await transaction(
+    sql,
+    async (tx) => {
+      const {
+        ticket,
+        events: [event],
+      } = await change(
+        tx,
+        found.id as string,
+        { updated: now },
+        [{ kind: 'comment', data: { text: body.text } }],
+        user,
+        now,
+        user.id,
+      )
+      const events: LiveEvent[] = [
+        {
+          project: found.project_id as string,
+          name: 'ticketEvent',
+          args: [found.id, event, ticket],
+          created: Date.now(),
+        },
+      ]
+      return { answer: { ticket, event }, events }
+    },
+    (tx, done) => emitAll(tx, done.events),
+  )
   return [201, answer] as const
 }
 
-async function changeState(req: IncomingMessage, slug: string, number: number, body: { state: string; text?: string }) {
+async function changeState(
+  req: IncomingMessage,
+  slug: string,
+  number: number,
+  body: { state: string; text?: string },
+) {
   const user = await caller(req)
   const found = await locate(slug, number)
   const now = Date.now()
-  const { answer } = await transaction(sql, async (tx) => {
-    const [t] = await tx`
+  const { answer } = await transaction(
+    sql,
+    async (tx) => {
+      const [t] = await tx`
     select t.project_id, t.state, t.assignee_id, t.author_id, t.parent_id, t.subject, t.summary,
       m.role, a.name as assignee_name, au.name as author_user_name
     from tickets t
@@ -161,19 +238,38 @@ async function changeState(req: IncomingMessage, slug: string, number: number, b
     left join users au on au.id = t.author_id
     where t.id = ${found.id as string}
     for no key update of t`
-    const projectId = t!.project_id as string
-    let assignTo: { id: string; name: string } | undefined
-    if (body.state === 'doing' && t!.assignee_id === null) assignTo = user
-    if (body.state === 'review' && t!.assignee_id !== null && t!.author_id !== null && t!.assignee_id !== t!.author_id) assignTo = { id: t!.author_id as string, name: t!.author_user_name as string }
-    const data: Record<string, unknown> = { from: t!.state, to: body.state }
-    if (body.text) data.text = body.text
-    const set: Record<string, unknown> = { state: body.state, updated: now, ...(assignTo ? { assignee_id: assignTo.id } : {}) }
-    const from = t!.assignee_id ? { id: t!.assignee_id as string, name: t!.assignee_name as string } : null
-    const events = [{ kind: 'state', data }, ...(assignTo ? [{ kind: 'assign', data: { from, to: assignTo } }] : [])]
-    const { ticket, events: [event, assignEvent] } = await change(tx, found.id as string, set, events, user, now)
-    const seeds = tx([found.id as string])
-    const view = viewOf(tx)
-    const related = (await tx`
+      const projectId = t!.project_id as string
+      let assignTo: { id: string; name: string } | undefined
+      if (body.state === 'doing' && t!.assignee_id === null) assignTo = user
+      if (
+        body.state === 'review' &&
+        t!.assignee_id !== null &&
+        t!.author_id !== null &&
+        t!.assignee_id !== t!.author_id
+      )
+        assignTo = { id: t!.author_id as string, name: t!.author_user_name as string }
+      const data: Record<string, unknown> = { from: t!.state, to: body.state }
+      if (body.text) data.text = body.text
+      const set: Record<string, unknown> = {
+        state: body.state,
+        updated: now,
+        ...(assignTo ? { assignee_id: assignTo.id } : {}),
+      }
+      const from = t!.assignee_id
+        ? { id: t!.assignee_id as string, name: t!.assignee_name as string }
+        : null
+      const events = [
+        { kind: 'state', data },
+        ...(assignTo ? [{ kind: 'assign', data: { from, to: assignTo } }] : []),
+      ]
+      const {
+        ticket,
+        events: [event, assignEvent],
+      } = await change(tx, found.id as string, set, events, user, now)
+      const seeds = tx([found.id as string])
+      const view = viewOf(tx)
+      const related = (
+        await tx`
     select ${view.columns}
     from tickets t ${view.joins}
     where t.id in (
@@ -182,19 +278,37 @@ async function changeState(req: IncomingMessage, slug: string, number: number, b
       union select id from tickets where parent_id in ${seeds}
       union select blocker_id from blockers where ticket_id in ${seeds}
       union select ticket_id from blockers where blocker_id in ${seeds})
-    order by t.project_id, t.number`).map(ticketView)
-    const at = Date.now()
-    const live: LiveEvent[] = [
-      { project: projectId, name: 'ticketEvent', args: [found.id, event, ticket], created: at },
-      ...(assignEvent ? [{ project: projectId, name: 'ticketEvent', args: [found.id, assignEvent, ticket], created: at }] : []),
-      { project: projectId, name: 'ticketsRelated', args: [related], created: at },
-    ]
-    return { answer: assignEvent ? { ticket, event, assignEvent } : { ticket, event }, events: live }
-  }, (tx, done) => emitAll(tx, done.events))
+    order by t.project_id, t.number`
+      ).map(ticketView)
+      const at = Date.now()
+      const live: LiveEvent[] = [
+        { project: projectId, name: 'ticketEvent', args: [found.id, event, ticket], created: at },
+        ...(assignEvent
+          ? [
+              {
+                project: projectId,
+                name: 'ticketEvent',
+                args: [found.id, assignEvent, ticket],
+                created: at,
+              },
+            ]
+          : []),
+        { project: projectId, name: 'ticketsRelated', args: [related], created: at },
+      ]
+      return {
+        answer: assignEvent ? { ticket, event, assignEvent } : { ticket, event },
+        events: live,
+      }
+    },
+    (tx, done) => emitAll(tx, done.events),
+  )
   return [201, answer] as const
 }
 
-async function saveNote(req: IncomingMessage, input: { id: string; local: string; text: string; base: number; at: number }) {
+async function saveNote(
+  req: IncomingMessage,
+  input: { id: string; local: string; text: string; base: number; at: number },
+) {
   const user = cookies.get(req.headers.cookie ?? '')!
   const [row] = await sql<{ edited: number }[]>`
     with clock as (
@@ -221,7 +335,9 @@ async function route(req: IncomingMessage, body: unknown): Promise<readonly [num
   const m = /^\/api\/projects\/([^/]+)\/tickets(?:\/(\d+)\/(comments|state))?$/.exec(path)
   if (!m) return [404, { error: 'not found' }]
   if (!m[2]) return create(req, m[1]!, body as never)
-  return m[3] === 'comments' ? comment(req, m[1]!, Number(m[2]), body as never) : changeState(req, m[1]!, Number(m[2]), body as never)
+  return m[3] === 'comments'
+    ? comment(req, m[1]!, Number(m[2]), body as never)
+    : changeState(req, m[1]!, Number(m[2]), body as never)
 }
 
 const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -231,7 +347,10 @@ const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     route(req, JSON.parse(Buffer.concat(chunks).toString('utf8'))).then(
       ([status, value]) => {
         const text = JSON.stringify(value)
-        res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) })
+        res.writeHead(status, {
+          'content-type': 'application/json; charset=utf-8',
+          'content-length': Buffer.byteLength(text),
+        })
         res.end(text)
       },
       (err: Error) => {
@@ -241,5 +360,7 @@ const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     )
   })
 })
-server.listen(0, '127.0.0.1', () => console.log(`listening http://127.0.0.1:${(server.address() as AddressInfo).port}`))
+server.listen(0, '127.0.0.1', () =>
+  console.log(`listening http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+)
 process.on('SIGTERM', () => void sql.end({ timeout: 2 }).then(() => process.exit(0)))

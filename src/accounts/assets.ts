@@ -5,5 +5,7 @@ import { bundleAssets, type Assets } from '../http/assets.ts'
 const APP_DIR = fileURLToPath(new URL('./app/', import.meta.url))
 
 export function bundleProviderAssets(): Promise<Assets> {
-  return bundleAssets({ entries: { style: `${APP_DIR}style.css`, passkeys: `${APP_DIR}passkeys.ts` } })
+  return bundleAssets({
+    entries: { style: `${APP_DIR}style.css`, passkeys: `${APP_DIR}passkeys.ts` },
+  })
 }

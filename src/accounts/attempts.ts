@@ -62,7 +62,14 @@ export interface SignInAttempts {
   succeeded(req: Request, name: string): Promise<string>
 }
 
-export function createSignInAttempts(deps: { sql: Sql; clock: () => number; trustProxy: number; secret: Uint8Array; secure: boolean; address?: Limit }): SignInAttempts {
+export function createSignInAttempts(deps: {
+  sql: Sql
+  clock: () => number
+  trustProxy: number
+  secret: Uint8Array
+  secure: boolean
+  address?: Limit
+}): SignInAttempts {
   const { sql, clock, trustProxy, secret, secure } = deps
   const addressLimit = deps.address ?? ADDRESS_LIMIT
   const buckets = createSharedBuckets(sql, 'idp')
@@ -74,12 +81,14 @@ export function createSignInAttempts(deps: { sql: Sql; clock: () => number; trus
   /** Failures recorded by this process since it last swept the old ones. */
   let recorded = 0
   const deviceCookie = cookieName(DEVICE_COOKIE, secure)
-  const mac = (key: string, nonce: string) => createHmac('sha256', secret).update(`idp device\n${key}\n${nonce}`).digest('base64url')
+  const mac = (key: string, nonce: string) =>
+    createHmac('sha256', secret).update(`idp device\n${key}\n${nonce}`).digest('base64url')
 
   /** The device nonce of a valid device cookie for `name`, or null. */
   function device(req: Request, name: string): string | null {
     const value = req.cookies[deviceCookie]
-    const match = value === undefined ? null : /^([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/.exec(value)
+    const match =
+      value === undefined ? null : /^([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/.exec(value)
     if (match === null) return null
     const expected = Buffer.from(mac(nameKey(name), match[1]!))
     const given = Buffer.from(match[2]!)
@@ -105,7 +114,13 @@ export function createSignInAttempts(deps: { sql: Sql; clock: () => number; trus
       const wait = mine.take(now)
       if (wait > 0) return wait
       const key = hash(`address\n${address}`)
-      const level = (await buckets.exchange([{ key, spent: 1, rate: addressLimit.rate, burst: addressLimit.burst }], now)).get(key) ?? 0
+      const level =
+        (
+          await buckets.exchange(
+            [{ key, spent: 1, rate: addressLimit.rate, burst: addressLimit.burst }],
+            now,
+          )
+        ).get(key) ?? 0
       // The level after this attempt: below 0, there was no token for it.
       return level >= 0 ? 0 : Math.ceil((-level * 1000) / addressLimit.rate)
     },
@@ -124,12 +139,19 @@ export function createSignInAttempts(deps: { sql: Sql; clock: () => number; trus
         on conflict (key) do update set
           failures = case when f.last_failure <= ${now - FAILURES_KEPT_MS} then 1 else f.failures + 1 end,
           last_failure = ${now}`
-      if (++recorded % 100 === 0) await sql`delete from idp_signin_failures where last_failure <= ${now - FAILURES_KEPT_MS}`
+      if (++recorded % 100 === 0)
+        await sql`delete from idp_signin_failures where last_failure <= ${now - FAILURES_KEPT_MS}`
     },
     async succeeded(req, name) {
       await sql`delete from idp_signin_failures where key = ${failureKey(req, name)}`
       const nonce = device(req, name) ?? randomToken(16)
-      return serializeCookie(deviceCookie, `${nonce}.${mac(nameKey(name), nonce)}`, { httpOnly: true, secure, sameSite: 'Lax', path: '/', maxAgeSeconds: DEVICE_DAYS * 86_400 })
+      return serializeCookie(deviceCookie, `${nonce}.${mac(nameKey(name), nonce)}`, {
+        httpOnly: true,
+        secure,
+        sameSite: 'Lax',
+        path: '/',
+        maxAgeSeconds: DEVICE_DAYS * 86_400,
+      })
     },
   }
 }

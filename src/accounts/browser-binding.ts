@@ -23,10 +23,16 @@ export interface BrowserBinding {
   check(req: Request, token: string | null | undefined): boolean
 }
 
-export function createBrowserBinding(deps: { secret: Uint8Array; secure: boolean; sessionCookie: string }): BrowserBinding {
+export function createBrowserBinding(deps: {
+  secret: Uint8Array
+  secure: boolean
+  sessionCookie: string
+}): BrowserBinding {
   const browserCookie = cookieName(BROWSER_COOKIE, deps.secure)
-  const tokenOf = (kind: 'browser' | 'session', value: string) => createHmac('sha256', deps.secret).update(`idp form\n${kind}\n${value}`).digest('base64url')
-  const valid = (value: string | undefined): value is string => value !== undefined && /^[A-Za-z0-9_-]{20,60}$/.test(value)
+  const tokenOf = (kind: 'browser' | 'session', value: string) =>
+    createHmac('sha256', deps.secret).update(`idp form\n${kind}\n${value}`).digest('base64url')
+  const valid = (value: string | undefined): value is string =>
+    value !== undefined && /^[A-Za-z0-9_-]{20,60}$/.test(value)
   /** The token the request's forms must carry, or null when it has neither session nor browser cookie. */
   function expected(req: Request): string | null {
     const session = req.cookies[deps.sessionCookie]
@@ -39,7 +45,12 @@ export function createBrowserBinding(deps: { secret: Uint8Array; secure: boolean
       const token = expected(req)
       if (token !== null) return { csrf: token, setCookie: null }
       const browser = randomToken(24)
-      const setCookie = serializeCookie(browserCookie, browser, { httpOnly: true, secure: deps.secure, sameSite: 'Lax', path: '/' })
+      const setCookie = serializeCookie(browserCookie, browser, {
+        httpOnly: true,
+        secure: deps.secure,
+        sameSite: 'Lax',
+        path: '/',
+      })
       return { csrf: tokenOf('browser', browser), setCookie }
     },
     check(req, token) {

@@ -29,7 +29,12 @@ export interface DevIdentityProvider {
  * page its stylesheet and its policy (whose `form-action` names the services' origins, where
  * the form's answer redirects); without it the page has no stylesheet and allows only itself.
  */
-export function createDevIdentityProvider(deps: { apiKey: string; apiSecret: string; clock?: () => number; frame?: PageFrame }): DevIdentityProvider {
+export function createDevIdentityProvider(deps: {
+  apiKey: string
+  apiSecret: string
+  clock?: () => number
+  frame?: PageFrame
+}): DevIdentityProvider {
   const clock = deps.clock ?? Date.now
   const frame = deps.frame ?? { stylesheet: null, policy: providerPolicy([]) }
   const page = (status: number, content: Html) => devPage(frame, status, content)
@@ -46,14 +51,25 @@ export function createDevIdentityProvider(deps: { apiKey: string; apiSecret: str
   function login(req: Request): Response {
     const key = req.query.get('key') ?? ''
     const returnTo = req.query.get('return') ?? ''
-    if (key !== deps.apiKey) return page(400, html`<p class="error">This app key is not known here, so the login is refused.</p>`)
-    if (!isHttpUrl(returnTo)) return page(400, html`<p class="error">The login needs a <code>return</code> address (an absolute http or https URL).</p>`)
+    if (key !== deps.apiKey)
+      return page(
+        400,
+        html`<p class="error">This app key is not known here, so the login is refused.</p>`,
+      )
+    if (!isHttpUrl(returnTo))
+      return page(
+        400,
+        html`<p class="error">The login needs a <code>return</code> address (an absolute http or https URL).</p>`,
+      )
     const name = (req.query.get('name') ?? '').trim()
     if (name !== '') {
-      if (name.length > 100) return page(400, html`<p class="error">A name has at most 100 characters.</p>`)
+      if (name.length > 100)
+        return page(400, html`<p class="error">A name has at most 100 characters.</p>`)
       const target = new URL(returnTo)
       target.searchParams.set('idp_code', issue(name))
-      return redirect(302, target.href, 'logged in at the development provider', { 'cache-control': 'no-store' })
+      return redirect(302, target.href, 'logged in at the development provider', {
+        'cache-control': 'no-store',
+      })
     }
     return page(
       200,
@@ -70,17 +86,27 @@ export function createDevIdentityProvider(deps: { apiKey: string; apiSecret: str
     const parsed = parseJsonObject(await req.body())
     if (!parsed.ok) return answerRefusal(parsed)
     const body = parsed.value
-    if (body.key !== deps.apiKey || body.secret !== deps.apiSecret) return jsonError(401, 'unknown app key or wrong secret')
+    if (body.key !== deps.apiKey || body.secret !== deps.apiSecret)
+      return jsonError(401, 'unknown app key or wrong secret')
     const code = typeof body.code === 'string' ? body.code : ''
     const entry = codes.get(code)
     codes.delete(code)
-    if (!entry || entry.expires <= clock()) return jsonError(400, 'login code unknown, used or expired')
+    if (!entry || entry.expires <= clock())
+      return jsonError(400, 'login code unknown, used or expired')
     return json(200, { id: devUserId(entry.name), name: entry.name })
   }
 
   return {
     routes: [
-      { method: 'GET', path: '/', handler: () => page(200, html`<p>Apps send people to <code>/login?key=…&amp;return=…</code> to sign in here.</p>`) },
+      {
+        method: 'GET',
+        path: '/',
+        handler: () =>
+          page(
+            200,
+            html`<p>Apps send people to <code>/login?key=…&amp;return=…</code> to sign in here.</p>`,
+          ),
+      },
       { method: 'GET', path: '/login', handler: login },
       { method: 'POST', path: '/api/exchange', handler: exchange },
     ],

@@ -21,7 +21,8 @@ export async function readForm(req: Request): Promise<URLSearchParams | null> {
   }
   if (queryNotUtf8(text) !== null) return null
   const form = new URLSearchParams(text)
-  for (const [name, value] of form) if (textDefect(name) !== null || textDefect(value) !== null) return null
+  for (const [name, value] of form)
+    if (textDefect(name) !== null || textDefect(value) !== null) return null
   return form
 }
 
@@ -40,5 +41,11 @@ export function cookiesOf(headers: Headers): string[] {
 
 /** A `Set-Cookie` that deletes the cookie `name`. */
 export function expired(name: string, secure: boolean): string {
-  return serializeCookie(name, '', { httpOnly: true, secure, sameSite: 'Lax', path: '/', maxAgeSeconds: 0 })
+  return serializeCookie(name, '', {
+    httpOnly: true,
+    secure,
+    sameSite: 'Lax',
+    path: '/',
+    maxAgeSeconds: 0,
+  })
 }

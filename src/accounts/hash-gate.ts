@@ -18,7 +18,9 @@ export const HASH_CONCURRENCY = 2
 export const HASHES_PER_CLIENT = 1
 export const HASH_WAIT_MS = 5_000
 
-export function createHashGate(options: { concurrency?: number; perClient?: number; waitMs?: number } = {}): HashGate {
+export function createHashGate(
+  options: { concurrency?: number; perClient?: number; waitMs?: number } = {},
+): HashGate {
   const concurrency = options.concurrency ?? HASH_CONCURRENCY
   const perClient = options.perClient ?? HASHES_PER_CLIENT
   const waitMs = options.waitMs ?? HASH_WAIT_MS

@@ -1,7 +1,8 @@
 /** The texts the built-in provider's pages show, each in one place. */
 export const TEXT = {
   wrongNameOrPassword: 'Wrong name or password.',
-  tooManyAttempts: (seconds: number) => `Too many sign-in attempts. Try again in ${seconds} seconds.`,
+  tooManyAttempts: (seconds: number) =>
+    `Too many sign-in attempts. Try again in ${seconds} seconds.`,
   unknownKey: 'This app key is not known here, so the sign-in is refused.',
   badReturn: "The sign-in must return to one of this site's apps.",
   formExpired: 'This form has expired. Go back, reload the page and try again.',
@@ -10,11 +11,14 @@ export const TEXT = {
   nameTaken: 'That name is taken. Choose another.',
   ownerExists: 'The owner account exists already. Sign in instead.',
   signUpClosed: 'Sign-up here needs a link from the owner of this site, or an invite to a project.',
-  linkUsed: 'This sign-up link is no longer valid: it was used up, it expired or the owner revoked it. Ask the owner for a new one.',
+  linkUsed:
+    'This sign-up link is no longer valid: it was used up, it expired or the owner revoked it. Ask the owner for a new one.',
   resetUnknown: 'This reset link has been used or has expired. Ask the owner for a new one.',
   wrongCurrent: 'The current password is wrong.',
-  inviteRevoked: 'This invite is no longer valid: an admin of the project revoked it. Ask them for a new one.',
-  forgotPassword: 'Ask the owner of this site for a reset link: they make one on their Admin page, under People, and it works once, for 24 hours. If you added a passkey, you can sign in with it instead.',
+  inviteRevoked:
+    'This invite is no longer valid: an admin of the project revoked it. Ask them for a new one.',
+  forgotPassword:
+    'Ask the owner of this site for a reset link: they make one on their Admin page, under People, and it works once, for 24 hours. If you added a passkey, you can sign in with it instead.',
   busy: 'Many people are signing in at this moment. Try again in a few seconds.',
   formUnreadable: 'The form could not be read. Go back and try again.',
   invitePlacesTaken: 'This invite has made as many accounts as it has uses. Ask for a new invite.',

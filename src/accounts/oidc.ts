@@ -51,20 +51,27 @@ const TIMEOUT_SECONDS = 5
 
 /** What a person reads when an OpenID Connect sign-in fails, each in one place. */
 export const OIDC_TEXT = {
-  unreachable: (name: string) => `${name} cannot be reached just now, so the sign-in could not finish. Try again in a few minutes.`,
-  wrongState: 'The answer from the sign-in provider does not belong to the sign-in this browser started (wrong state). Go back to the app and press Sign in again.',
-  noFlow: 'This sign-in was not started in this browser, or it took longer than 10 minutes. Go back to the app and press Sign in again.',
+  unreachable: (name: string) =>
+    `${name} cannot be reached just now, so the sign-in could not finish. Try again in a few minutes.`,
+  wrongState:
+    'The answer from the sign-in provider does not belong to the sign-in this browser started (wrong state). Go back to the app and press Sign in again.',
+  noFlow:
+    'This sign-in was not started in this browser, or it took longer than 10 minutes. Go back to the app and press Sign in again.',
   codeUsed: 'The sign-in code from the provider has expired or was used already. Sign in again.',
-  otherClient: "The provider's answer was meant for another app (an ID token for another client), so it is refused. Sign in again; if it happens again, tell the owner of this site.",
+  otherClient:
+    "The provider's answer was meant for another app (an ID token for another client), so it is refused. Sign in again; if it happens again, tell the owner of this site.",
   denied: (name: string) => `You declined the sign-in at ${name}, so you are not signed in.`,
   refused: (name: string, why: string) => `${name} refused the sign-in: ${why}`,
-  unknownKey: "The provider's answer is signed with a key this site does not know yet. Sign in again: the provider's keys are read again.",
-  unverified: "The provider's answer could not be verified, so it is refused. Sign in again; if it happens again, tell the owner of this site.",
+  unknownKey:
+    "The provider's answer is signed with a key this site does not know yet. Sign in again: the provider's keys are read again.",
+  unverified:
+    "The provider's answer could not be verified, so it is refused. Sign in again; if it happens again, tell the owner of this site.",
   disabled: 'This account is disabled. Ask the owner of this site.',
   mustInvite: (name: string, who: string) =>
     `You signed in at ${name} as ${who}, but you have no account here yet. An owner of this site must invite you: ask them for a sign-up link or an invite to a project, and open it.`,
   linkUsed: 'This link has been used or has expired. Ask the owner for a new one.',
-  identityTaken: (name: string) => `This ${name} identity is linked to another account here already. Ask the owner of this site.`,
+  identityTaken: (name: string) =>
+    `This ${name} identity is linked to another account here already. Ask the owner of this site.`,
 } as const
 
 /** The organisation's provider, discovered once (again after a key it does not know). */
@@ -79,12 +86,23 @@ export function createRelyingParty(settings: OidcConfig): RelyingParty {
   let discovered: Promise<client.Configuration> | null = null
   const insecure = settings.issuer.startsWith('http:')
   async function discover(): Promise<client.Configuration> {
-    const found = await client.discovery(new URL(settings.issuer), settings.clientId, undefined, undefined, {
-      execute: insecure ? [client.allowInsecureRequests] : [],
-      timeout: TIMEOUT_SECONDS,
-    })
+    const found = await client.discovery(
+      new URL(settings.issuer),
+      settings.clientId,
+      undefined,
+      undefined,
+      {
+        execute: insecure ? [client.allowInsecureRequests] : [],
+        timeout: TIMEOUT_SECONDS,
+      },
+    )
     const metadata = found.serverMetadata()
-    const config = new client.Configuration(metadata, settings.clientId, undefined, clientAuthentication(settings.clientSecret, metadata.token_endpoint_auth_methods_supported))
+    const config = new client.Configuration(
+      metadata,
+      settings.clientId,
+      undefined,
+      clientAuthentication(settings.clientSecret, metadata.token_endpoint_auth_methods_supported),
+    )
     if (insecure) client.allowInsecureRequests(config)
     config.timeout = TIMEOUT_SECONDS
     return config
@@ -104,9 +122,13 @@ export function createRelyingParty(settings: OidcConfig): RelyingParty {
 }
 
 /** Client authentication as the discovery document allows it: Basic when listed (or nothing is), else the form's fields. */
-function clientAuthentication(secret: string | null, supported: string[] | undefined): client.ClientAuth {
+function clientAuthentication(
+  secret: string | null,
+  supported: string[] | undefined,
+): client.ClientAuth {
   if (secret === null) return client.None()
-  if (supported === undefined || supported.includes('client_secret_basic')) return client.ClientSecretBasic(secret)
+  if (supported === undefined || supported.includes('client_secret_basic'))
+    return client.ClientSecretBasic(secret)
   return client.ClientSecretPost(secret)
 }
 
@@ -135,7 +157,11 @@ function reasonOf(err: unknown, name: string): string {
   const detail = inner instanceof Error ? inner.message : ''
   const claim = (inner as { cause?: { claim?: unknown } }).cause?.claim
   if (code === 'OAUTH_INVALID_RESPONSE' && /"state"/.test(detail)) return OIDC_TEXT.wrongState
-  if (code === 'OAUTH_JWT_CLAIM_COMPARISON_FAILED' && (claim === 'aud' || claim === 'azp' || /"aud"|"azp"/.test(detail))) return OIDC_TEXT.otherClient
+  if (
+    code === 'OAUTH_JWT_CLAIM_COMPARISON_FAILED' &&
+    (claim === 'aud' || claim === 'azp' || /"aud"|"azp"/.test(detail))
+  )
+    return OIDC_TEXT.otherClient
   if (code === 'OAUTH_KEY_SELECTION_FAILED') return OIDC_TEXT.unknownKey
   if (typeof code === 'string' && code.startsWith('OAUTH_')) return OIDC_TEXT.unverified
   // fetch's TypeError, a timeout's AbortError or DOMException: no answer came.
@@ -170,9 +196,18 @@ export interface OidcDeps {
   clock: () => number
   logger: Logger | null
   /** A provider page in its frame. */
-  page(req: Request, status: number, title: string, content: (csrf: string) => Html, options?: { headers?: Headers }): Response
+  page(
+    req: Request,
+    status: number,
+    title: string,
+    content: (csrf: string) => Html,
+    options?: { headers?: Headers },
+  ): Response
   /** How a first sign-in may make an account: a live sign-up link, an invite, open sign-up; null when none allows it. */
-  signUpAllowed(link: string, request: LoginRequest): Promise<{ link: string; invite: InviteContext | null; place?: SignUpPlace } | null>
+  signUpAllowed(
+    link: string,
+    request: LoginRequest,
+  ): Promise<{ link: string; invite: InviteContext | null; place?: SignUpPlace } | null>
 }
 
 export interface Oidc {
@@ -189,14 +224,29 @@ export function createOidc(deps: OidcDeps): Oidc {
   const name = settings.name
   const secure = deps.publicUrl.startsWith('https:')
   const redirectUri = `${deps.publicUrl}/oidc/callback`
-  const sealKey = createHmac('sha256', deps.secret).update('idp oidc flow').digest().subarray(0, nacl.secretbox.keyLength)
-  const clearFlow = serializeCookie(FLOW_COOKIE, '', { httpOnly: true, secure, sameSite: 'Lax', path: '/oidc/', maxAgeSeconds: 0 })
+  const sealKey = createHmac('sha256', deps.secret)
+    .update('idp oidc flow')
+    .digest()
+    .subarray(0, nacl.secretbox.keyLength)
+  const clearFlow = serializeCookie(FLOW_COOKIE, '', {
+    httpOnly: true,
+    secure,
+    sameSite: 'Lax',
+    path: '/oidc/',
+    maxAgeSeconds: 0,
+  })
 
   const flowCookie = (flow: Flow) => {
     const nonce = nacl.randomBytes(nacl.secretbox.nonceLength)
     const box = nacl.secretbox(new TextEncoder().encode(JSON.stringify(flow)), nonce, sealKey)
     const value = Buffer.concat([nonce, box]).toString('base64url')
-    return serializeCookie(FLOW_COOKIE, value, { httpOnly: true, secure, sameSite: 'Lax', path: '/oidc/', maxAgeSeconds: FLOW_SECONDS })
+    return serializeCookie(FLOW_COOKIE, value, {
+      httpOnly: true,
+      secure,
+      sameSite: 'Lax',
+      path: '/oidc/',
+      maxAgeSeconds: FLOW_SECONDS,
+    })
   }
 
   /** The flow this browser started and has not finished, or null. */
@@ -205,7 +255,10 @@ export function createOidc(deps: OidcDeps): Oidc {
     if (value === undefined || value.length > 4000 || !/^[A-Za-z0-9_-]+$/.test(value)) return null
     const bytes = new Uint8Array(Buffer.from(value, 'base64url'))
     const n = nacl.secretbox.nonceLength
-    const opened = bytes.length > n ? nacl.secretbox.open(bytes.subarray(n), bytes.subarray(0, n), sealKey) : null
+    const opened =
+      bytes.length > n
+        ? nacl.secretbox.open(bytes.subarray(n), bytes.subarray(0, n), sealKey)
+        : null
     if (!opened) return null
     const flow = JSON.parse(new TextDecoder().decode(opened)) as Flow
     return flow.expires > clock() ? flow : null
@@ -214,14 +267,25 @@ export function createOidc(deps: OidcDeps): Oidc {
   const log = (text: string) => deps.logger?.line(`idp: oidc ${text}`)
 
   /** A failure: back to the app with a code carrying the reason, or a page here when no app asked. */
-  async function failure(req: Request, request: LoginRequest | null, reason: string, status = 400): Promise<Response> {
+  async function failure(
+    req: Request,
+    request: LoginRequest | null,
+    reason: string,
+    status = 400,
+  ): Promise<Response> {
     const headers: Headers = { 'set-cookie': clearFlow, 'cache-control': 'no-store' }
     if (request !== null && request.returnTo !== '') {
       const target = new URL(request.returnTo)
       target.searchParams.set('idp_code', await store.issueFailure(reason))
       return redirect(303, target.href, 'sign-in failed', headers)
     }
-    return deps.page(req, status, 'Sign-in failed', () => messageContent(reason, { href: '/login', text: 'Sign in' }), { headers })
+    return deps.page(
+      req,
+      status,
+      'Sign-in failed',
+      () => messageContent(reason, { href: '/login', text: 'Sign in' }),
+      { headers },
+    )
   }
 
   // GET /oidc/start?key&return&link&connect
@@ -254,7 +318,10 @@ export function createOidc(deps: OidcDeps): Oidc {
       state: flow.state,
       nonce: flow.nonce,
     })
-    return redirect(303, target.href, undefined, { 'set-cookie': flowCookie(flow), 'cache-control': 'no-store' })
+    return redirect(303, target.href, undefined, {
+      'set-cookie': flowCookie(flow),
+      'cache-control': 'no-store',
+    })
   }
 
   // GET /oidc/callback
@@ -268,15 +335,22 @@ export function createOidc(deps: OidcDeps): Oidc {
     let claims: Record<string, unknown>
     try {
       config = await party.configuration()
-      const tokens = await client.authorizationCodeGrant(config, new URL(`${redirectUri}${req.search === '' ? '' : `?${req.search}`}`), {
-        pkceCodeVerifier: flow.verifier,
-        expectedState: flow.state,
-        expectedNonce: flow.nonce,
-        idTokenExpected: true,
-      })
+      const tokens = await client.authorizationCodeGrant(
+        config,
+        new URL(`${redirectUri}${req.search === '' ? '' : `?${req.search}`}`),
+        {
+          pkceCodeVerifier: flow.verifier,
+          expectedState: flow.state,
+          expectedNonce: flow.nonce,
+          idTokenExpected: true,
+        },
+      )
       claims = { ...tokens.claims() }
       if (displayNameOf(claims) === null && config.serverMetadata().userinfo_endpoint) {
-        claims = { ...(await client.fetchUserInfo(config, tokens.access_token, String(claims.sub))), ...claims }
+        claims = {
+          ...(await client.fetchUserInfo(config, tokens.access_token, String(claims.sub))),
+          ...claims,
+        }
       }
     } catch (err) {
       if ((err as { code?: unknown }).code === 'OAUTH_KEY_SELECTION_FAILED') party.forget()
@@ -290,7 +364,12 @@ export function createOidc(deps: OidcDeps): Oidc {
 
     if (flow.connect !== '') {
       const linked = await store.useIdentityLink(flow.connect, issuer, subject)
-      if (!linked.ok) return failure(req, flow.request, linked.code === 'link_used' ? OIDC_TEXT.linkUsed : OIDC_TEXT.identityTaken(name))
+      if (!linked.ok)
+        return failure(
+          req,
+          flow.request,
+          linked.code === 'link_used' ? OIDC_TEXT.linkUsed : OIDC_TEXT.identityTaken(name),
+        )
       log(`linked an identity to account ${linked.account.id}`)
       return signIn(req, linked.account, flow.request)
     }
@@ -303,19 +382,42 @@ export function createOidc(deps: OidcDeps): Oidc {
 
     // A first sign-in: the owner on a fresh install, else as sign-up allows.
     if (!(await store.hasAccounts())) {
-      const made = await store.createForIdentity({ issuer, subject, name: displayName, owner: true })
+      const made = await store.createForIdentity({
+        issuer,
+        subject,
+        name: displayName,
+        owner: true,
+      })
       if (made.ok) return signIn(req, made.account, flow.request)
     }
     const allowed = await deps.signUpAllowed(flow.link, flow.request)
     if (allowed === null || (allowed.link !== '' && !(await store.useSignupLink(allowed.link)))) {
       log('sign-in refused: no account, and no sign-up link, invite or open sign-up')
-      return deps.page(req, 403, 'Ask for an invite', () => messageContent(OIDC_TEXT.mustInvite(name, displayName)), { headers: { 'set-cookie': clearFlow } })
+      return deps.page(
+        req,
+        403,
+        'Ask for an invite',
+        () => messageContent(OIDC_TEXT.mustInvite(name, displayName)),
+        { headers: { 'set-cookie': clearFlow } },
+      )
     }
     // Through an invite, the account takes one of its sign-up places in the same transaction.
-    const made = await store.createForIdentity({ issuer, subject, name: displayName, owner: false, place: allowed.place })
+    const made = await store.createForIdentity({
+      issuer,
+      subject,
+      name: displayName,
+      owner: false,
+      place: allowed.place,
+    })
     if (!made.ok && made.code === 'place_taken') {
       log('sign-in refused: the invite has made as many accounts as it has uses')
-      return deps.page(req, 403, 'Ask for an invite', () => messageContent(TEXT.invitePlacesTaken), { headers: { 'set-cookie': clearFlow } })
+      return deps.page(
+        req,
+        403,
+        'Ask for an invite',
+        () => messageContent(TEXT.invitePlacesTaken),
+        { headers: { 'set-cookie': clearFlow } },
+      )
     }
     if (!made.ok) {
       // Made by a sign-in of the same identity a moment ago.
@@ -337,8 +439,13 @@ export function createOidc(deps: OidcDeps): Oidc {
   async function linkPage(req: Request): Promise<Response> {
     const link = req.query.get('link') ?? ''
     const account = await store.identityLinkAccount(link)
-    if (account === null) return deps.page(req, 404, `Link ${name}`, () => messageContent(OIDC_TEXT.linkUsed, { href: '/login', text: 'Sign in' }))
-    return deps.page(req, 200, `Link ${name}`, () => linkContent(name, account, `/oidc/start?${new URLSearchParams({ connect: link })}`))
+    if (account === null)
+      return deps.page(req, 404, `Link ${name}`, () =>
+        messageContent(OIDC_TEXT.linkUsed, { href: '/login', text: 'Sign in' }),
+      )
+    return deps.page(req, 200, `Link ${name}`, () =>
+      linkContent(name, account, `/oidc/start?${new URLSearchParams({ connect: link })}`),
+    )
   }
 
   return {
@@ -359,7 +466,8 @@ export function createOidc(deps: OidcDeps): Oidc {
 export function displayNameOf(claims: Record<string, unknown>): string | null {
   for (const key of ['name', 'preferred_username', 'email']) {
     const value = claims[key]
-    if (typeof value === 'string' && value.trim() !== '' && textDefect(value) === null) return value.trim().slice(0, 100)
+    if (typeof value === 'string' && value.trim() !== '' && textDefect(value) === null)
+      return value.trim().slice(0, 100)
   }
   return null
 }

@@ -22,7 +22,10 @@ export interface PageFrame {
 /** The pages' policy: the project's strict one, with `form-action` also naming `serviceOrigins`. */
 export function providerPolicy(serviceOrigins: readonly string[]): string {
   const origins = [...new Set(serviceOrigins.map((url) => new URL(url).origin))]
-  return CONTENT_SECURITY_POLICY.replace("form-action 'self'", ["form-action 'self'", ...origins].join(' '))
+  return CONTENT_SECURITY_POLICY.replace(
+    "form-action 'self'",
+    ["form-action 'self'", ...origins].join(' '),
+  )
 }
 
 /** A provider page: `title`, the signed-in person's name (with their links) or none, and `content`. */
@@ -31,7 +34,11 @@ export function providerPage(
   status: number,
   title: string,
   content: Html,
-  options: { signedIn?: { name: string; isOwner: boolean; csrf: string } | null; wide?: boolean; headers?: Headers } = {},
+  options: {
+    signedIn?: { name: string; isOwner: boolean; csrf: string } | null
+    wide?: boolean
+    headers?: Headers
+  } = {},
 ): Response {
   const who = options.signedIn
   const nav = who
@@ -44,10 +51,17 @@ export function providerPage(
     : ''
   const head = html`${frame.stylesheet ? html`<link rel="stylesheet" href="${frame.stylesheet}">` : ''}
 ${(frame.scripts ?? []).map((src) => html`<script type="module" src="${src}"></script>`)}`
-  const body = htmlPage({ title, head }, html`<header class="top"><a class="brand" href="/">Sign-in</a>${nav}</header>
+  const body = htmlPage(
+    { title, head },
+    html`<header class="top"><a class="brand" href="/">Sign-in</a>${nav}</header>
 <main class="${options.wide ? 'wide' : ''}">
 <h1>${title}</h1>
 ${content}
-</main>`)
-  return htmlResponse(status, body, { 'content-security-policy': frame.policy, 'cache-control': 'no-store', ...options.headers })
+</main>`,
+  )
+  return htmlResponse(status, body, {
+    'content-security-policy': frame.policy,
+    'cache-control': 'no-store',
+    ...options.headers,
+  })
 }

@@ -17,8 +17,12 @@ export interface LoginRequest {
 
 /** The hidden fields that carry the sign-in's request and the form's token. */
 export function hiddenFields(request: LoginRequest, csrf: string): Html {
-  return html`<input type="hidden" name="csrf" value="${csrf}">${request.returnTo === '' ? '' : html`
-<input type="hidden" name="return" value="${request.returnTo}">`}`
+  return html`<input type="hidden" name="csrf" value="${csrf}">${
+    request.returnTo === ''
+      ? ''
+      : html`
+<input type="hidden" name="return" value="${request.returnTo}">`
+  }`
 }
 
 /** `?return=…` for a link that keeps the sign-in's request (no key: see loginRequest), or '' for the provider's own. */
@@ -33,13 +37,24 @@ function errorLine(id: string, error: string | null): Html {
   return error === null ? html`` : html`<p class="error" id="${id}" role="alert">${error}</p>`
 }
 
-function nameField(value: string, error: string | null, autocomplete: 'username' | 'off' = 'username', focus = true): Html {
+function nameField(
+  value: string,
+  error: string | null,
+  autocomplete: 'username' | 'off' = 'username',
+  focus = true,
+): Html {
   return html`<div class="field"><label for="name">Name</label>
 <input id="name" name="name" required maxlength="100" autocomplete="${autocomplete}" value="${value}"${focus ? html` autofocus` : ''}${error ? html` aria-invalid="true" aria-describedby="name-error"` : ''}>
 ${errorLine('name-error', error)}</div>`
 }
 
-function passwordField(label: string, name: string, autocomplete: 'current-password' | 'new-password', error: string | null, hint = true): Html {
+function passwordField(
+  label: string,
+  name: string,
+  autocomplete: 'current-password' | 'new-password',
+  error: string | null,
+  hint = true,
+): Html {
   return html`<div class="field"><label for="${name}">${label}${hint && autocomplete === 'new-password' ? html` <span class="hint">At least ${PASSWORD_MIN} characters.</span>` : ''}</label>
 <input id="${name}" name="${name}" type="password" required autocomplete="${autocomplete}"${autocomplete === 'new-password' ? html` minlength="${PASSWORD_MIN}"` : ''}${error ? html` aria-invalid="true" aria-describedby="${name}-error"` : ''}>
 ${errorLine(`${name}-error`, error)}</div>`
@@ -50,7 +65,13 @@ export function invitedNotice(invite: InviteContext): Html {
 }
 
 /** First run: the first person makes the owner account. */
-export function setupContent(request: LoginRequest, csrf: string, values: { name: string }, errors: { name?: string; password?: string } = {}, sso: Html | null = null): Html {
+export function setupContent(
+  request: LoginRequest,
+  csrf: string,
+  values: { name: string },
+  errors: { name?: string; password?: string } = {},
+  sso: Html | null = null,
+): Html {
   return html`<div class="notice"><p>Welcome. Nobody has an account here yet: the account you create now is the <strong>owner</strong>, who can invite other people and manage their accounts.</p></div>
 ${ssoBlock(sso)}<form method="post" action="/setup" class="card stack">
 ${hiddenFields(request, csrf)}
@@ -64,14 +85,25 @@ ${passwordField('Password', 'password', 'new-password', errors.password ?? null)
 export function signInContent(
   request: LoginRequest,
   csrf: string,
-  options: { name: string; error: string | null; invite: InviteContext | null; canSignUp: boolean; passkeys: boolean; sso?: Html | null },
+  options: {
+    name: string
+    error: string | null
+    invite: InviteContext | null
+    canSignUp: boolean
+    passkeys: boolean
+    sso?: Html | null
+  },
 ): Html {
   // Someone following an invite most likely has no account yet: the page leads with making one,
   // and signing in comes second.
   const inviteFirst = options.invite !== null && options.canSignUp
   return html`${options.invite ? invitedNotice(options.invite) : ''}
-${inviteFirst ? html`<div class="card stack"><h2>New here?</h2><a class="button primary sso" href="/signup${requestQuery(request)}">Create an account</a></div>
-<h2>Already have an account?</h2>` : ''}
+${
+  inviteFirst
+    ? html`<div class="card stack"><h2>New here?</h2><a class="button primary sso" href="/signup${requestQuery(request)}">Create an account</a></div>
+<h2>Already have an account?</h2>`
+    : ''
+}
 ${ssoBlock(options.sso ?? null)}<form method="post" action="/login" class="card stack">
 ${hiddenFields(request, csrf)}
 ${errorLine('signin-error', options.error)}
@@ -79,15 +111,27 @@ ${nameField(options.name, null, 'username', !inviteFirst)}
 ${passwordField('Password', 'password', 'current-password', null)}
 <p class="muted"><a href="/forgot${requestQuery(request)}">Forgot password?</a></p>
 <button type="submit" class="${inviteFirst ? 'wide-button' : 'primary'}">Sign in</button>
-${options.passkeys ? html`<div class="or">or</div>
+${
+  options.passkeys
+    ? html`<div class="or">or</div>
 <button type="button" class="wide-button" id="passkey-signin" data-csrf="${csrf}" data-key="${request.key}" data-return="${request.returnTo}">Sign in with a passkey</button>
-<p class="error" id="passkey-error" role="alert" hidden></p>` : ''}
+<p class="error" id="passkey-error" role="alert" hidden></p>`
+    : ''
+}
 </form>
 ${options.canSignUp && !inviteFirst ? html`<p class="muted">New here? <a href="/signup${requestQuery(request)}">Create an account</a>.</p>` : ''}`
 }
 
 /** Sign-up: through a link from the owner, a project invite, or open sign-up. */
-export function signUpContent(request: LoginRequest, csrf: string, link: string, invite: InviteContext | null, values: { name: string }, errors: { name?: string; password?: string } = {}, sso: Html | null = null): Html {
+export function signUpContent(
+  request: LoginRequest,
+  csrf: string,
+  link: string,
+  invite: InviteContext | null,
+  values: { name: string },
+  errors: { name?: string; password?: string } = {},
+  sso: Html | null = null,
+): Html {
   return html`${invite ? invitedNotice(invite) : ''}
 ${ssoBlock(sso)}<form method="post" action="/signup" class="card stack">
 ${hiddenFields(request, csrf)}
@@ -101,7 +145,9 @@ ${passwordField('Password', 'password', 'new-password', errors.password ?? null)
 
 /** The organisation's sign-in button above the password form, or nothing. */
 function ssoBlock(sso: Html | null): Html {
-  return sso === null ? html`` : html`<div class="card stack sso-card">${sso}</div>
+  return sso === null
+    ? html``
+    : html`<div class="card stack sso-card">${sso}</div>
 <div class="or">or with a password</div>`
 }
 
@@ -124,9 +170,13 @@ export function accountContent(view: AccountView): Html {
   const { account, csrf, errors } = view
   const token = html`<input type="hidden" name="csrf" value="${csrf}">`
   return html`${view.notice ? html`<div class="notice done" role="status"><p>${view.notice}</p></div>` : ''}
-${view.apps.length > 0 ? html`<section class="card" aria-labelledby="apps-h"><h2 id="apps-h">Your apps</h2>
+${
+  view.apps.length > 0
+    ? html`<section class="card" aria-labelledby="apps-h"><h2 id="apps-h">Your apps</h2>
 <p>Press <strong>Sign in</strong> in an app: you are signed in there at once.</p>
-<div class="actions">${view.apps.map((app) => html`<a class="button" href="${app.url}">${app.name}</a>`)}</div></section>` : ''}
+<div class="actions">${view.apps.map((app) => html`<a class="button" href="${app.url}">${app.name}</a>`)}</div></section>`
+    : ''
+}
 <section class="card" aria-labelledby="name-h"><h2 id="name-h">Profile</h2>
 <form method="post" action="/account/name">${token}
 <div class="field"><label for="display-name">Display name <span class="hint">What the apps show. You sign in as <strong>${account.name}</strong>.</span></label>
@@ -134,16 +184,28 @@ ${view.apps.length > 0 ? html`<section class="card" aria-labelledby="apps-h"><h2
 ${errorLine('display-name-error', errors.displayName ?? null)}</div>
 <button type="submit">Save name</button></form></section>
 <section class="card" aria-labelledby="password-h"><h2 id="password-h">Password</h2>
-${account.passwordHash === '' ? html`<p class="muted">This account has no password: you sign in through your organisation's provider.</p>` : html`<form method="post" action="/account/password">${token}
+${
+  account.passwordHash === ''
+    ? html`<p class="muted">This account has no password: you sign in through your organisation's provider.</p>`
+    : html`<form method="post" action="/account/password">${token}
 <input type="text" name="username" value="${account.name}" autocomplete="username" hidden>
 ${passwordField('Current password', 'current', 'current-password', errors.current ?? null)}
 ${passwordField('New password', 'password', 'new-password', errors.password ?? null)}
-<button type="submit">Change password</button></form>`}</section>
+<button type="submit">Change password</button></form>`
+}</section>
 <section class="card" aria-labelledby="passkeys-h"><h2 id="passkeys-h">Passkeys</h2>
 <p class="muted">A passkey signs you in with this device's screen lock or a security key, without a password.</p>
-${view.passkeys.length > 0 ? html`<ul class="plain">${view.passkeys.map((key) => html`<li><span><strong>${key.name}</strong> <span class="muted small">added ${day(key.created)}${key.lastUsed ? `, last used ${day(key.lastUsed)}` : ''}</span></span>
+${
+  view.passkeys.length > 0
+    ? html`<ul class="plain">${view.passkeys.map(
+        (
+          key,
+        ) => html`<li><span><strong>${key.name}</strong> <span class="muted small">added ${day(key.created)}${key.lastUsed ? `, last used ${day(key.lastUsed)}` : ''}</span></span>
 <span class="actions"><form method="post" action="/account/passkeys/rename">${token}<input type="hidden" name="id" value="${key.id}"><label class="visually-hidden" for="rename-${key.id}">New name for ${key.name}</label><input id="rename-${key.id}" name="name" maxlength="60" value="${key.name}"> <button type="submit">Rename</button></form>
-<form method="post" action="/account/passkeys/remove">${token}<input type="hidden" name="id" value="${key.id}"><button type="submit" class="danger" aria-label="Remove ${key.name}">Remove</button></form></span></li>`)}</ul>` : html`<p>No passkey yet.</p>`}
+<form method="post" action="/account/passkeys/remove">${token}<input type="hidden" name="id" value="${key.id}"><button type="submit" class="danger" aria-label="Remove ${key.name}">Remove</button></form></span></li>`,
+      )}</ul>`
+    : html`<p>No passkey yet.</p>`
+}
 <div class="actions"><button type="button" id="passkey-add" data-csrf="${csrf}">Add a passkey</button></div>
 <p class="error" id="passkey-error" role="alert"${errors.passkey ? '' : html` hidden`}>${errors.passkey ?? ''}</p></section>
 <section class="card" aria-labelledby="everywhere-h"><h2 id="everywhere-h">Sessions</h2>
@@ -170,19 +232,29 @@ export function adminContent(view: AdminView): Html {
 ${view.error ? html`<div class="notice warn" role="alert"><p>${view.error}</p></div>` : ''}
 <section class="card" aria-labelledby="people-h"><h2 id="people-h">People</h2>
 <table class="people"><thead><tr><th scope="col">Name</th><th scope="col">Created</th><th scope="col">Last sign-in</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-<tbody>${view.people.map((p) => html`<tr><td><strong>${p.displayName}</strong>${p.displayName !== p.name ? html` <span class="muted">(${p.name})</span>` : ''} ${p.isOwner ? html`<span class="tag">owner</span>` : ''}${p.disabled ? html`<span class="tag">disabled</span>` : ''}${view.sso?.linked.has(p.id) ? html` <span class="tag">${view.sso.name}</span>` : ''}</td>
+<tbody>${view.people.map(
+    (
+      p,
+    ) => html`<tr><td><strong>${p.displayName}</strong>${p.displayName !== p.name ? html` <span class="muted">(${p.name})</span>` : ''} ${p.isOwner ? html`<span class="tag">owner</span>` : ''}${p.disabled ? html`<span class="tag">disabled</span>` : ''}${view.sso?.linked.has(p.id) ? html` <span class="tag">${view.sso.name}</span>` : ''}</td>
 <td><span class="phone-label">Created </span>${day(p.created)}</td><td><span class="phone-label">Last sign-in </span>${p.lastSignIn ? day(p.lastSignIn) : 'never'}</td>
-<td><span class="actions">${ssoControl(view, p)}${p.isOwner ? '' : html`<form method="post" action="/admin/people/${p.id}/reset">${token}<button type="submit" aria-label="Reset link for ${p.name}">Reset link</button></form>
-<form method="post" action="/admin/people/${p.id}/${p.disabled ? 'enable' : 'disable'}">${token}<button type="submit" class="${p.disabled ? '' : 'danger'}" aria-label="${p.disabled ? 'Enable' : 'Disable'} ${p.name}">${p.disabled ? 'Enable' : 'Disable'}</button></form>`}</span></td></tr>`)}</tbody></table></section>
+<td><span class="actions">${ssoControl(view, p)}${
+      p.isOwner
+        ? ''
+        : html`<form method="post" action="/admin/people/${p.id}/reset">${token}<button type="submit" aria-label="Reset link for ${p.name}">Reset link</button></form>
+<form method="post" action="/admin/people/${p.id}/${p.disabled ? 'enable' : 'disable'}">${token}<button type="submit" class="${p.disabled ? '' : 'danger'}" aria-label="${p.disabled ? 'Enable' : 'Disable'} ${p.name}">${p.disabled ? 'Enable' : 'Disable'}</button></form>`
+    }</span></td></tr>`,
+  )}</tbody></table></section>
 <section class="card" aria-labelledby="links-h"><h2 id="links-h">Sign-up links</h2>
 <p class="muted">A link lets people create an account here. Send it to them yourself.</p>
 <form method="post" action="/admin/signup-links">${token}
 <div class="row"><div class="field"><label for="uses">Uses <span class="hint">1 to 1000</span></label><input id="uses" name="uses" type="number" min="1" max="1000" value="1" required></div>
 <div class="field"><label for="days">Valid for days <span class="hint">1 to 90</span></label><input id="days" name="days" type="number" min="1" max="90" value="7" required></div></div>
 <button type="submit" class="primary">Make a sign-up link</button></form>
-${view.links.length > 0
+${
+  view.links.length > 0
     ? html`<h3 class="small muted" id="live-links-h">Open sign-up links</h3><ul class="plain" aria-labelledby="live-links-h">${view.links.map((l) => html`<li><span>Made ${day(l.created)} by you</span><span class="muted small">${l.usesLeft} ${l.usesLeft === 1 ? 'use' : 'uses'} left, until ${day(l.expires)}</span><form method="post" action="/admin/signup-links/${l.id}/revoke">${token}<button type="submit" class="danger" aria-label="Revoke the link made ${day(l.created)}, ${l.usesLeft} ${l.usesLeft === 1 ? 'use' : 'uses'} left">Revoke</button></form></li>`)}</ul>`
-    : html`<p class="muted small">No open sign-up links.</p>`}</section>
+    : html`<p class="muted small">No open sign-up links.</p>`
+}</section>
 <section class="card" aria-labelledby="open-h"><h2 id="open-h">Open sign-up</h2>
 <p>${view.openSignup ? 'Anyone who can reach this page can create an account.' : 'Off: people join only through a sign-up link or a project invite.'}</p>
 <form method="post" action="/admin/open-signup">${token}<input type="hidden" name="on" value="${view.openSignup ? '0' : '1'}"><button type="submit">${view.openSignup ? 'Turn open sign-up off' : 'Turn open sign-up on'}</button></form></section>`
@@ -197,7 +269,12 @@ function ssoControl(view: AdminView, p: Account): Html {
 }
 
 /** A reset link's page: a new password. */
-export function resetContent(link: string, csrf: string, account: Account, error: string | null): Html {
+export function resetContent(
+  link: string,
+  csrf: string,
+  account: Account,
+  error: string | null,
+): Html {
   return html`<form method="post" action="/reset" class="card stack">
 <input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="link" value="${link}">
 <p>Choose a new password for <strong>${account.name}</strong>.</p>

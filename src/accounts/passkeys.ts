@@ -36,7 +36,8 @@ export const MOST_PASSKEYS = 20
 
 export const PASSKEY_TEXT = {
   notVerified: 'The passkey could not be verified. Try again.',
-  unknown: 'This passkey is not known here. Sign in with your name and password, then add it on your account page.',
+  unknown:
+    'This passkey is not known here. Sign in with your name and password, then add it on your account page.',
   tooMany: `An account has at most ${MOST_PASSKEYS} passkeys. Remove one first.`,
 } as const
 
@@ -48,8 +49,19 @@ export interface PasskeyItem {
 }
 
 interface PageTools {
-  memberForm(req: Request, owner: boolean): Promise<{ ok: true; account: Account; form: URLSearchParams } | { ok: false; response: Response }>
-  accountPage(req: Request, account: Account, status?: number, notice?: string | null, errors?: { passkey?: string }): Promise<Response>
+  memberForm(
+    req: Request,
+    owner: boolean,
+  ): Promise<
+    { ok: true; account: Account; form: URLSearchParams } | { ok: false; response: Response }
+  >
+  accountPage(
+    req: Request,
+    account: Account,
+    status?: number,
+    notice?: string | null,
+    errors?: { passkey?: string },
+  ): Promise<Response>
 }
 
 export function createPasskeys(deps: {
@@ -66,15 +78,24 @@ export function createPasskeys(deps: {
   const secure = deps.publicUrl.startsWith('https:')
 
   const challengeCookie = (value: string, seconds: number) =>
-    serializeCookie(CHALLENGE_COOKIE, value, { httpOnly: true, secure, sameSite: 'Strict', path: '/passkeys/', maxAgeSeconds: seconds })
+    serializeCookie(CHALLENGE_COOKIE, value, {
+      httpOnly: true,
+      secure,
+      sameSite: 'Strict',
+      path: '/passkeys/',
+      maxAgeSeconds: seconds,
+    })
 
   /** The JSON body of a passkey request, its browser token checked; else the 4xx. */
-  async function jsonBody(req: Request): Promise<{ ok: true; body: Record<string, unknown> } | Refusal> {
+  async function jsonBody(
+    req: Request,
+  ): Promise<{ ok: true; body: Record<string, unknown> } | Refusal> {
     const parsed = parseJsonObject(await req.body())
     // The page's script sends these bodies: one that is not JSON is answered as not an object.
     if (!parsed.ok) return refuse(400, reason('bad_json', NOT_AN_OBJECT))
     const body = parsed.value
-    if (!binding.check(req, typeof body.csrf === 'string' ? body.csrf : null)) return refuse(403, PAGE_EXPIRED)
+    if (!binding.check(req, typeof body.csrf === 'string' ? body.csrf : null))
+      return refuse(403, PAGE_EXPIRED)
     return { ok: true, body }
   }
 
@@ -88,14 +109,24 @@ export function createPasskeys(deps: {
   function asJson(response: Response, extraCookie: string): Response {
     const location = String(response.headers?.location ?? '/account')
     const cookies = response.headers?.['set-cookie']
-    const setCookie = [...(cookies === undefined ? [] : Array.isArray(cookies) ? cookies : [cookies]), extraCookie]
+    const setCookie = [
+      ...(cookies === undefined ? [] : Array.isArray(cookies) ? cookies : [cookies]),
+      extraCookie,
+    ]
     return json(200, { location }, { 'set-cookie': setCookie, 'cache-control': 'no-store' })
   }
 
   async function list(accountId: string): Promise<PasskeyItem[]> {
-    const rows = await sql<{ id: string; name: string; created: number; last_used: number | null }[]>`
+    const rows = await sql<
+      { id: string; name: string; created: number; last_used: number | null }[]
+    >`
       select id, name, created, last_used from idp_passkeys where account_id = ${accountId} order by created, id`
-    return rows.map((r) => ({ id: r.id, name: r.name, created: Number(r.created), lastUsed: r.last_used === null ? null : Number(r.last_used) }))
+    return rows.map((r) => ({
+      id: r.id,
+      name: r.name,
+      created: Number(r.created),
+      lastUsed: r.last_used === null ? null : Number(r.last_used),
+    }))
   }
 
   function routes(tools: PageTools): HttpRoute[] {
@@ -107,8 +138,14 @@ export function createPasskeys(deps: {
         handler: async (req) => {
           const got = await jsonBody(req)
           if (!got.ok) return answerRefusal(got)
-          const options = await generateAuthenticationOptions({ rpID, userVerification: 'preferred' })
-          return json(200, options, { 'set-cookie': challengeCookie(options.challenge, CHALLENGE_SECONDS), 'cache-control': 'no-store' })
+          const options = await generateAuthenticationOptions({
+            rpID,
+            userVerification: 'preferred',
+          })
+          return json(200, options, {
+            'set-cookie': challengeCookie(options.challenge, CHALLENGE_SECONDS),
+            'cache-control': 'no-store',
+          })
         },
       },
       {
@@ -119,13 +156,30 @@ export function createPasskeys(deps: {
           const got = await jsonBody(req)
           if (!got.ok) return answerRefusal(got)
           const request = core.loginRequest(stringOf(got.body.key), stringOf(got.body.return))
-          if (!request.ok) return jsonError(400, 'This sign-in cannot go on: go back to the app and press Sign in again.')
+          if (!request.ok)
+            return jsonError(
+              400,
+              'This sign-in cannot go on: go back to the app and press Sign in again.',
+            )
           const expectedChallenge = challengeOf(req)
           const response = got.body.response as AuthenticationResponseJSON | undefined
-          if (expectedChallenge === null || typeof response !== 'object' || response === null || typeof response.id !== 'string') {
+          if (
+            expectedChallenge === null ||
+            typeof response !== 'object' ||
+            response === null ||
+            typeof response.id !== 'string'
+          ) {
             return jsonError(400, PASSKEY_TEXT.notVerified)
           }
-          const [row] = await sql<{ id: string; account_id: string; public_key: Uint8Array; counter: number; transports: string }[]>`
+          const [row] = await sql<
+            {
+              id: string
+              account_id: string
+              public_key: Uint8Array
+              counter: number
+              transports: string
+            }[]
+          >`
             select id, account_id, public_key, counter, transports from idp_passkeys where id = ${response.id.slice(0, 1400)}`
           if (!row) return jsonError(400, PASSKEY_TEXT.unknown)
           let verified
@@ -135,7 +189,12 @@ export function createPasskeys(deps: {
               expectedChallenge,
               expectedOrigin: origin,
               expectedRPID: rpID,
-              credential: { id: row.id, publicKey: new Uint8Array(row.public_key), counter: Number(row.counter), transports: row.transports ? row.transports.split(',') : undefined },
+              credential: {
+                id: row.id,
+                publicKey: new Uint8Array(row.public_key),
+                counter: Number(row.counter),
+                transports: row.transports ? row.transports.split(',') : undefined,
+              },
               requireUserVerification: false,
             })
           } catch {
@@ -144,7 +203,8 @@ export function createPasskeys(deps: {
           if (!verified.verified) return jsonError(400, PASSKEY_TEXT.notVerified)
           await sql`update idp_passkeys set counter = ${verified.authenticationInfo.newCounter}, last_used = ${clock()} where id = ${row.id}`
           const account = await store.byId(row.account_id)
-          if (account === null || account.disabled) return jsonError(403, 'This account is disabled.')
+          if (account === null || account.disabled)
+            return jsonError(403, 'This account is disabled.')
           return asJson(await core.finish(req, account, request.request), challengeCookie('', 0))
         },
       },
@@ -152,11 +212,15 @@ export function createPasskeys(deps: {
         method: 'POST',
         path: '/passkeys/register/options',
         handler: async (req) => {
-          const account = await store.sessionAccount(req.cookies[cookieName(SESSION_COOKIE, secure)])
+          const account = await store.sessionAccount(
+            req.cookies[cookieName(SESSION_COOKIE, secure)],
+          )
           if (account === null) return jsonError(401, 'Sign in first.')
           const got = await jsonBody(req)
           if (!got.ok) return answerRefusal(got)
-          const existing = await sql<{ id: string; transports: string }[]>`select id, transports from idp_passkeys where account_id = ${account.id}`
+          const existing = await sql<
+            { id: string; transports: string }[]
+          >`select id, transports from idp_passkeys where account_id = ${account.id}`
           if (existing.length >= MOST_PASSKEYS) return jsonError(400, PASSKEY_TEXT.tooMany)
           const options = await generateRegistrationOptions({
             rpName: 'Notes and tickets',
@@ -165,32 +229,49 @@ export function createPasskeys(deps: {
             userDisplayName: account.displayName,
             userID: new TextEncoder().encode(account.id),
             attestationType: 'none',
-            excludeCredentials: existing.map((k) => ({ id: k.id, transports: k.transports ? (k.transports.split(',') as never) : undefined })),
+            excludeCredentials: existing.map((k) => ({
+              id: k.id,
+              transports: k.transports ? (k.transports.split(',') as never) : undefined,
+            })),
             authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
           })
-          return json(200, options, { 'set-cookie': challengeCookie(options.challenge, CHALLENGE_SECONDS), 'cache-control': 'no-store' })
+          return json(200, options, {
+            'set-cookie': challengeCookie(options.challenge, CHALLENGE_SECONDS),
+            'cache-control': 'no-store',
+          })
         },
       },
       {
         method: 'POST',
         path: '/passkeys/register',
         handler: async (req) => {
-          const account = await store.sessionAccount(req.cookies[cookieName(SESSION_COOKIE, secure)])
+          const account = await store.sessionAccount(
+            req.cookies[cookieName(SESSION_COOKIE, secure)],
+          )
           if (account === null) return jsonError(401, 'Sign in first.')
           const got = await jsonBody(req)
           if (!got.ok) return answerRefusal(got)
           const expectedChallenge = challengeOf(req)
           const response = got.body.response as RegistrationResponseJSON | undefined
-          if (expectedChallenge === null || typeof response !== 'object' || response === null) return jsonError(400, PASSKEY_TEXT.notVerified)
+          if (expectedChallenge === null || typeof response !== 'object' || response === null)
+            return jsonError(400, PASSKEY_TEXT.notVerified)
           let verified
           try {
-            verified = await verifyRegistrationResponse({ response, expectedChallenge, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: false })
+            verified = await verifyRegistrationResponse({
+              response,
+              expectedChallenge,
+              expectedOrigin: origin,
+              expectedRPID: rpID,
+              requireUserVerification: false,
+            })
           } catch {
             return jsonError(400, PASSKEY_TEXT.notVerified)
           }
           if (!verified.verified) return jsonError(400, PASSKEY_TEXT.notVerified)
           const { credential } = verified.registrationInfo
-          const [counted] = await sql<{ count: number }[]>`select count(*)::int as count from idp_passkeys where account_id = ${account.id}`
+          const [counted] = await sql<
+            { count: number }[]
+          >`select count(*)::int as count from idp_passkeys where account_id = ${account.id}`
           const count = counted?.count ?? 0
           const now = clock()
           const inserted = await sql`
@@ -198,7 +279,11 @@ export function createPasskeys(deps: {
             values (${credential.id}, ${account.id}, ${Buffer.from(credential.publicKey)}, ${credential.counter}, ${(credential.transports ?? []).join(',')}, ${`Passkey ${count + 1}`}, ${now})
             on conflict (id) do nothing returning 1`
           if (inserted.length === 0) return jsonError(400, 'This passkey is added already.')
-          return json(200, { location: '/account?done=passkey' }, { 'set-cookie': challengeCookie('', 0), 'cache-control': 'no-store' })
+          return json(
+            200,
+            { location: '/account?done=passkey' },
+            { 'set-cookie': challengeCookie('', 0), 'cache-control': 'no-store' },
+          )
         },
       },
       {
@@ -208,7 +293,10 @@ export function createPasskeys(deps: {
           const got = await tools.memberForm(req, false)
           if (!got.ok) return got.response
           const name = (got.form.get('name') ?? '').trim()
-          if (name === '' || name.length > 60) return tools.accountPage(req, got.account, 400, null, { passkey: 'A passkey name has 1 to 60 characters.' })
+          if (name === '' || name.length > 60)
+            return tools.accountPage(req, got.account, 400, null, {
+              passkey: 'A passkey name has 1 to 60 characters.',
+            })
           await sql`update idp_passkeys set name = ${name} where id = ${got.form.get('id') ?? ''} and account_id = ${got.account.id}`
           return redirect(303, '/account?done=renamed')
         },
@@ -232,4 +320,3 @@ export function createPasskeys(deps: {
 function stringOf(value: unknown): string | null {
   return typeof value === 'string' ? value : null
 }
-

@@ -16,9 +16,17 @@ export const PASSWORD_MAX = 1000
 const COST = { N: 1 << 15, r: 8, p: 3 }
 const KEY_BYTES = 32
 
-function derive(password: string, salt: Buffer, options: { N: number; r: number; p: number }): Promise<Buffer> {
+function derive(
+  password: string,
+  salt: Buffer,
+  options: { N: number; r: number; p: number },
+): Promise<Buffer> {
   const opts: ScryptOptions = { ...options, maxmem: 256 * options.N * options.r }
-  return new Promise((resolve, reject) => scrypt(password.normalize('NFC'), salt, KEY_BYTES, opts, (err, key) => (err ? reject(err) : resolve(key))))
+  return new Promise((resolve, reject) =>
+    scrypt(password.normalize('NFC'), salt, KEY_BYTES, opts, (err, key) =>
+      err ? reject(err) : resolve(key),
+    ),
+  )
 }
 
 /** The stored form of `password`. */
@@ -33,7 +41,8 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const parts = stored.split('$')
   if (parts.length !== 6 || parts[0] !== 'scrypt') return false
   const [N, r, p] = parts.slice(1, 4).map(Number) as [number, number, number]
-  if (![N, r, p].every((n) => Number.isSafeInteger(n) && n > 0) || N > 1 << 20 || r > 32 || p > 16) return false
+  if (![N, r, p].every((n) => Number.isSafeInteger(n) && n > 0) || N > 1 << 20 || r > 32 || p > 16)
+    return false
   const expected = Buffer.from(parts[5]!, 'base64url')
   if (expected.length !== KEY_BYTES) return false
   const key = await derive(password, Buffer.from(parts[4]!, 'base64url'), { N, r, p })
@@ -45,7 +54,8 @@ export const UNKNOWN_ACCOUNT_HASH = `scrypt$${COST.N}$${COST.r}$${COST.p}$${Buff
 
 /** Why a new password is refused, or null when it will do. */
 export function passwordDefect(password: string): string | null {
-  if ([...password].length < PASSWORD_MIN) return `A password has at least ${PASSWORD_MIN} characters.`
+  if ([...password].length < PASSWORD_MIN)
+    return `A password has at least ${PASSWORD_MIN} characters.`
   if (password.length > PASSWORD_MAX) return `A password has at most ${PASSWORD_MAX} characters.`
   return null
 }

@@ -17,5 +17,8 @@ export interface ProviderCore {
    */
   finish(req: Request, account: Account, request: LoginRequest): Promise<Response>
   /** The login request a form or query carries, or the page refusing it. */
-  loginRequest(key: string | null, returnTo: string | null): { ok: true; request: LoginRequest } | { ok: false; response: Response }
+  loginRequest(
+    key: string | null,
+    returnTo: string | null,
+  ): { ok: true; request: LoginRequest } | { ok: false; response: Response }
 }

@@ -27,7 +27,12 @@ import { createSignInAttempts, type SignInAttempts } from './attempts.ts'
 import { cookiesOf, expired, readForm } from './forms.ts'
 import { TEXT } from './messages.ts'
 import { createBrowserBinding } from './browser-binding.ts'
-import { inviteContextOf, takeInviteSignupOf, type InviteContext, type ServiceHooks } from './service-hooks.ts'
+import {
+  inviteContextOf,
+  takeInviteSignupOf,
+  type InviteContext,
+  type ServiceHooks,
+} from './service-hooks.ts'
 import { createHashGate, type HashGate } from './hash-gate.ts'
 import { cleanName } from './names.ts'
 import { cookieName } from './cookies.ts'
@@ -35,9 +40,24 @@ import { shownName } from '../auth/shown-name.ts'
 import { addressKey, clientAddress } from '../limits/rate-limit.ts'
 import { providerPage, providerPolicy, type PageFrame } from './page.ts'
 import { hashPassword, passwordDefect, UNKNOWN_ACCOUNT_HASH, verifyPassword } from './password.ts'
-import { messageContent, requestQuery, resetContent, setupContent, signInContent, signUpContent, type LoginRequest } from './pages.ts'
+import {
+  messageContent,
+  requestQuery,
+  resetContent,
+  setupContent,
+  signInContent,
+  signUpContent,
+  type LoginRequest,
+} from './pages.ts'
 import { settingsRoutes } from './settings.ts'
-import { createAccountStore, PROVIDER_SESSION_MS, SESSION_COOKIE, type Account, type AccountStore, type SignUpPlace } from './store.ts'
+import {
+  createAccountStore,
+  PROVIDER_SESSION_MS,
+  SESSION_COOKIE,
+  type Account,
+  type AccountStore,
+  type SignUpPlace,
+} from './store.ts'
 import { createPasskeys } from './passkeys.ts'
 import type { OidcConfig } from './oidc.ts'
 import type { Logger } from '../base/log.ts'
@@ -85,16 +105,21 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   /** The provider session's cookie name (`__Host-idp_session` on https). */
   const SESSION = cookieName(SESSION_COOKIE, secure)
   const binding = createBrowserBinding({ secret: deps.secret, secure, sessionCookie: SESSION })
-  const attempts = deps.attempts ?? createSignInAttempts({ sql, clock, trustProxy: deps.trustProxy, secret: deps.secret, secure })
+  const attempts =
+    deps.attempts ??
+    createSignInAttempts({ sql, clock, trustProxy: deps.trustProxy, secret: deps.secret, secure })
   const hashes = deps.hashes ?? createHashGate()
   /** Runs a password hash for the request through the ceiling: its answer, or 'busy'. */
-  const hashing = <T>(req: Request, work: () => Promise<T>) => hashes.run(addressKey(clientAddress(req, deps.trustProxy)), work)
+  const hashing = <T>(req: Request, work: () => Promise<T>) =>
+    hashes.run(addressKey(clientAddress(req, deps.trustProxy)), work)
   /** The answer when no hash could be had. */
   const busy = (req: Request) => {
     const answer = message(req, 503, 'Busy', TEXT.busy)
     return { ...answer, headers: { ...answer.headers, 'retry-after': '2' } }
   }
-  const serviceUrls = [deps.services.notes, deps.services.tickets].filter((u): u is string => u !== null)
+  const serviceUrls = [deps.services.notes, deps.services.tickets].filter(
+    (u): u is string => u !== null,
+  )
   const origins = new Set(serviceUrls.map((u) => new URL(u).origin))
   const frame: PageFrame = {
     stylesheet: deps.assets?.url('style') ?? null,
@@ -106,25 +131,53 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     ...(deps.services.tickets ? [{ name: 'Tickets', url: deps.services.tickets }] : []),
   ]
 
-  function page(req: Request, status: number, title: string, content: (csrf: string) => Html, options: { account?: Account | null; wide?: boolean; headers?: Headers } = {}): Response {
+  function page(
+    req: Request,
+    status: number,
+    title: string,
+    content: (csrf: string) => Html,
+    options: { account?: Account | null; wide?: boolean; headers?: Headers } = {},
+  ): Response {
     const { csrf, setCookie } = binding.of(req)
     const headers: Headers = { ...options.headers }
     if (setCookie !== null) headers['set-cookie'] = [...cookiesOf(headers), setCookie]
-    const signedIn = options.account ? { name: shownName(options.account.displayName, options.account.name), isOwner: options.account.isOwner, csrf } : null
-    return providerPage(frame, status, title, content(csrf), { signedIn, wide: options.wide, headers })
+    const signedIn = options.account
+      ? {
+          name: shownName(options.account.displayName, options.account.name),
+          isOwner: options.account.isOwner,
+          csrf,
+        }
+      : null
+    return providerPage(frame, status, title, content(csrf), {
+      signedIn,
+      wide: options.wide,
+      headers,
+    })
   }
 
-  function message(req: Request, status: number, title: string, text: string, next?: { href: string; text: string }): Response {
+  function message(
+    req: Request,
+    status: number,
+    title: string,
+    text: string,
+    next?: { href: string; text: string },
+  ): Response {
     return page(req, status, title, () => messageContent(text, next))
   }
 
-  function loginRequest(key: string | null, returnTo: string | null): { ok: true; request: LoginRequest } | { ok: false; response: Response } {
+  function loginRequest(
+    key: string | null,
+    returnTo: string | null,
+  ): { ok: true; request: LoginRequest } | { ok: false; response: Response } {
     const r = returnTo ?? ''
     // The apps this provider serves send no key (their links stay free of it): the return
     // address, which must be one of theirs, says whose sign-in it is. A key, when sent, must match.
     const k = key === null || key === '' ? (r === '' ? '' : deps.apiKey) : key
     if (k === '' && r === '') return { ok: true, request: { key: '', returnTo: '' } }
-    const refuse = (text: string) => ({ ok: false as const, response: providerPage(frame, 400, 'Sign-in refused', messageContent(text)) })
+    const refuse = (text: string) => ({
+      ok: false as const,
+      response: providerPage(frame, 400, 'Sign-in refused', messageContent(text)),
+    })
     if (k !== deps.apiKey) return refuse(TEXT.unknownKey)
     let url: URL
     try {
@@ -140,12 +193,23 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     await store.endSession(req.cookies[SESSION])
     const session = await store.startSession(account.id)
     await store.recordSignIn(account.id)
-    const cookie = serializeCookie(SESSION, session, { httpOnly: true, secure, sameSite: 'Lax', path: '/', maxAgeSeconds: PROVIDER_SESSION_MS / 1000 })
+    const cookie = serializeCookie(SESSION, session, {
+      httpOnly: true,
+      secure,
+      sameSite: 'Lax',
+      path: '/',
+      maxAgeSeconds: PROVIDER_SESSION_MS / 1000,
+    })
     return backToApp(account, request, { 'set-cookie': cookie })
   }
 
-  async function backToApp(account: Account, request: LoginRequest, headers: Headers = {}): Promise<Response> {
-    if (request.returnTo === '') return redirect(303, '/account', 'signed in', { ...headers, 'cache-control': 'no-store' })
+  async function backToApp(
+    account: Account,
+    request: LoginRequest,
+    headers: Headers = {},
+  ): Promise<Response> {
+    if (request.returnTo === '')
+      return redirect(303, '/account', 'signed in', { ...headers, 'cache-control': 'no-store' })
     const target = new URL(request.returnTo)
     target.searchParams.set('idp_code', await store.issueCode(account.id))
     return redirect(303, target.href, 'signed in', { ...headers, 'cache-control': 'no-store' })
@@ -170,19 +234,37 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   /** `OIDC_ONLY=1`: every sign-in goes through the organisation's provider. */
   const oidcOnly = deps.oidc?.settings.only === true
   /** The organisation's sign-in button for a page, or nothing. */
-  const ssoButton = (request: LoginRequest, extra: Record<string, string> = {}) => (oidc ? oidcButton(oidc.name, oidc.startHref(request, extra)) : null)
+  const ssoButton = (request: LoginRequest, extra: Record<string, string> = {}) =>
+    oidc ? oidcButton(oidc.name, oidc.startHref(request, extra)) : null
   /** The answer to a password or sign-up route under `OIDC_ONLY=1`. */
-  const onlyThroughOidc = (req: Request) => message(req, 403, 'Sign-in', `Sign-in here is through ${oidc!.name} only.`, { href: '/login', text: 'Sign in' })
+  const onlyThroughOidc = (req: Request) =>
+    message(req, 403, 'Sign-in', `Sign-in here is through ${oidc!.name} only.`, {
+      href: '/login',
+      text: 'Sign in',
+    })
 
   /** The signed-in account of the request, or null. */
   const signedIn = (req: Request) => store.sessionAccount(req.cookies[SESSION])
 
-  async function signInPage(req: Request, request: LoginRequest, status: number, name: string, error: string | null): Promise<Response> {
+  async function signInPage(
+    req: Request,
+    request: LoginRequest,
+    status: number,
+    name: string,
+    error: string | null,
+  ): Promise<Response> {
     const invite = await inviteContextOf(deps.hooks, request.returnTo)
     if (invite?.revoked) return message(req, 400, `Join ${invite.project}`, TEXT.inviteRevoked)
     const canSignUp = invite !== null || (await store.openSignup())
     return page(req, status, invite ? `Join ${invite.project}` : 'Sign in', (csrf) =>
-      signInContent(request, csrf, { name, error, invite, canSignUp, passkeys: deps.assets !== null, sso: ssoButton(request) }),
+      signInContent(request, csrf, {
+        name,
+        error,
+        invite,
+        canSignUp,
+        passkeys: deps.assets !== null,
+        sso: ssoButton(request),
+      }),
     )
   }
 
@@ -192,21 +274,34 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     if (!checked.ok) return checked.response
     const account = await signedIn(req)
     if (account !== null) {
-      if (checked.request.returnTo === '') return redirect(303, '/account', undefined, { 'cache-control': 'no-store' })
+      if (checked.request.returnTo === '')
+        return redirect(303, '/account', undefined, { 'cache-control': 'no-store' })
       // Signed in here already: back to the app at once, the one click on its Sign in.
       await store.recordSignIn(account.id)
       return backToApp(account, checked.request)
     }
-    if (oidcOnly) return redirect(303, oidc!.startHref(checked.request), undefined, { 'cache-control': 'no-store' })
-    if (!(await store.hasAccounts())) return page(req, 200, 'Create the owner account', (csrf) => setupContent(checked.request, csrf, { name: '' }, {}, ssoButton(checked.request)))
+    if (oidcOnly)
+      return redirect(303, oidc!.startHref(checked.request), undefined, {
+        'cache-control': 'no-store',
+      })
+    if (!(await store.hasAccounts()))
+      return page(req, 200, 'Create the owner account', (csrf) =>
+        setupContent(checked.request, csrf, { name: '' }, {}, ssoButton(checked.request)),
+      )
     return signInPage(req, checked.request, 200, '', null)
   }
 
   /** The form of a POST, with its login request and browser token checked; else the page refusing it. */
-  async function formOf(req: Request): Promise<{ ok: true; form: URLSearchParams; request: LoginRequest } | { ok: false; response: Response }> {
+  async function formOf(
+    req: Request,
+  ): Promise<
+    { ok: true; form: URLSearchParams; request: LoginRequest } | { ok: false; response: Response }
+  > {
     const form = await readForm(req)
-    if (form === null) return { ok: false, response: message(req, 400, 'Form refused', TEXT.formUnreadable) }
-    if (!binding.check(req, form.get('csrf'))) return { ok: false, response: message(req, 403, 'Form expired', TEXT.formExpired) }
+    if (form === null)
+      return { ok: false, response: message(req, 400, 'Form refused', TEXT.formUnreadable) }
+    if (!binding.check(req, form.get('csrf')))
+      return { ok: false, response: message(req, 403, 'Form expired', TEXT.formExpired) }
     const checked = loginRequest(form.get('key'), form.get('return'))
     if (!checked.ok) return checked
     return { ok: true, form, request: checked.request }
@@ -222,11 +317,14 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     const password = form.get('password') ?? ''
     // The cheap checks first: the address's attempts, then this name's failures from here.
     const wait = Math.max(await attempts.fromAddress(req), await attempts.accountWait(req, name))
-    if (wait > 0) return signInPage(req, request, 429, name, TEXT.tooManyAttempts(Math.ceil(wait / 1000)))
+    if (wait > 0)
+      return signInPage(req, request, 429, name, TEXT.tooManyAttempts(Math.ceil(wait / 1000)))
     const account = name === '' ? null : await store.byName(name)
     // The same scrypt work whether or not the name exists (or has a password: an account made
     // through the organisation's provider has none), so the time tells nothing either.
-    const matches = await hashing(req, () => verifyPassword(password.slice(0, 1000), account?.passwordHash || UNKNOWN_ACCOUNT_HASH))
+    const matches = await hashing(req, () =>
+      verifyPassword(password.slice(0, 1000), account?.passwordHash || UNKNOWN_ACCOUNT_HASH),
+    )
     if (matches === 'busy') return busy(req)
     if (account === null || !matches || account.disabled) {
       await attempts.failed(req, name)
@@ -234,11 +332,18 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     }
     const device = await attempts.succeeded(req, account.name)
     const answer = await finish(req, account, request)
-    return { ...answer, headers: { ...answer.headers, 'set-cookie': [...cookiesOf(answer.headers ?? {}), device] } }
+    return {
+      ...answer,
+      headers: { ...answer.headers, 'set-cookie': [...cookiesOf(answer.headers ?? {}), device] },
+    }
   }
 
   /** A new account's name and password, or the errors to show next to the fields; nothing hashed yet. */
-  function newAccountFields(form: URLSearchParams): { ok: true; name: string; password: string } | { ok: false; name: string; errors: { name?: string; password?: string } } {
+  function newAccountFields(
+    form: URLSearchParams,
+  ):
+    | { ok: true; name: string; password: string }
+    | { ok: false; name: string; errors: { name?: string; password?: string } } {
     const name = cleanName(form.get('name') ?? '')
     const password = form.get('password') ?? ''
     const errors: { name?: string; password?: string } = {}
@@ -258,10 +363,25 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     // The cheap checks before any hash: the address's attempts (a setup counts as a sign-in),
     // an owner exists (the usual case once set up), the fields.
     const wait = await attempts.fromAddress(req)
-    if (wait > 0) return message(req, 429, 'Create the owner account', TEXT.tooManyAttempts(Math.ceil(wait / 1000)))
+    if (wait > 0)
+      return message(
+        req,
+        429,
+        'Create the owner account',
+        TEXT.tooManyAttempts(Math.ceil(wait / 1000)),
+      )
     if (await store.hasAccounts()) return signInPage(req, got.request, 409, '', TEXT.ownerExists)
     const fields = newAccountFields(got.form)
-    if (!fields.ok) return page(req, 400, 'Create the owner account', (csrf) => setupContent(got.request, csrf, { name: fields.name }, fields.errors, ssoButton(got.request)))
+    if (!fields.ok)
+      return page(req, 400, 'Create the owner account', (csrf) =>
+        setupContent(
+          got.request,
+          csrf,
+          { name: fields.name },
+          fields.errors,
+          ssoButton(got.request),
+        ),
+      )
     const passwordHash = await hashing(req, () => hashPassword(fields.password))
     if (passwordHash === 'busy') return busy(req)
     const made = await store.create({ name: fields.name, passwordHash, owner: true })
@@ -273,19 +393,29 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
    * How a sign-up is allowed: a live link, open sign-up, or a live invite (whose sign-up place
    * the new account must take: `place`); null when it is not.
    */
-  async function signUpAllowed(link: string, request: LoginRequest): Promise<{ link: string; invite: InviteContext | null; place?: SignUpPlace } | null> {
+  async function signUpAllowed(
+    link: string,
+    request: LoginRequest,
+  ): Promise<{ link: string; invite: InviteContext | null; place?: SignUpPlace } | null> {
     const found = await inviteContextOf(deps.hooks, request.returnTo)
     const invite = found?.revoked ? null : found
     if (link !== '') return (await store.signupLinkValid(link)) ? { link, invite } : null
     if (await store.openSignup()) return { link: '', invite }
-    if (invite !== null) return { link: '', invite, place: (tx) => takeInviteSignupOf(deps.hooks, tx, request.returnTo) }
+    if (invite !== null)
+      return {
+        link: '',
+        invite,
+        place: (tx) => takeInviteSignupOf(deps.hooks, tx, request.returnTo),
+      }
     return null
   }
 
   /** Why a sign-up is refused: a used link, a revoked invite, or sign-up closed. */
   async function refusedSignUp(link: string, request: LoginRequest): Promise<string> {
     if (link !== '') return TEXT.linkUsed
-    return (await inviteContextOf(deps.hooks, request.returnTo))?.revoked ? TEXT.inviteRevoked : TEXT.signUpClosed
+    return (await inviteContextOf(deps.hooks, request.returnTo))?.revoked
+      ? TEXT.inviteRevoked
+      : TEXT.signUpClosed
   }
 
   // GET /signup
@@ -294,12 +424,24 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     if (!checked.ok) return checked.response
     const link = req.query.get('link') ?? ''
     const allowed = await signUpAllowed(link, checked.request)
-    if (allowed === null) return message(req, 403, 'Sign-up', await refusedSignUp(link, checked.request), { href: '/login', text: 'Sign in' })
+    if (allowed === null)
+      return message(req, 403, 'Sign-up', await refusedSignUp(link, checked.request), {
+        href: '/login',
+        text: 'Sign in',
+      })
     // Under OIDC_ONLY=1 a sign-up link leads straight to the organisation's provider, the link kept.
-    if (oidcOnly) return redirect(303, oidc!.startHref(checked.request, allowed.link === '' ? {} : { link: allowed.link }), undefined, { 'cache-control': 'no-store' })
+    if (oidcOnly)
+      return redirect(
+        303,
+        oidc!.startHref(checked.request, allowed.link === '' ? {} : { link: allowed.link }),
+        undefined,
+        { 'cache-control': 'no-store' },
+      )
     const title = allowed.invite ? `Join ${allowed.invite.project}` : 'Create an account'
     const sso = ssoButton(checked.request, allowed.link === '' ? {} : { link: allowed.link })
-    return page(req, 200, title, (csrf) => signUpContent(checked.request, csrf, allowed.link, allowed.invite, { name: '' }, {}, sso))
+    return page(req, 200, title, (csrf) =>
+      signUpContent(checked.request, csrf, allowed.link, allowed.invite, { name: '' }, {}, sso),
+    )
   }
 
   // POST /signup
@@ -309,20 +451,41 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     if (!got.ok) return got.response
     const link = got.form.get('link') ?? ''
     const allowed = await signUpAllowed(link, got.request)
-    if (allowed === null) return message(req, 403, 'Sign-up', await refusedSignUp(link, got.request))
+    if (allowed === null)
+      return message(req, 403, 'Sign-up', await refusedSignUp(link, got.request))
     const wait = await attempts.fromAddress(req)
     if (wait > 0) return message(req, 429, 'Sign-up', TEXT.tooManyAttempts(Math.ceil(wait / 1000)))
     const title = allowed.invite ? `Join ${allowed.invite.project}` : 'Create an account'
     const again = (name: string, errors: { name?: string; password?: string }) =>
-      page(req, 400, title, (csrf) => signUpContent(got.request, csrf, allowed.link, allowed.invite, { name }, errors, ssoButton(got.request, allowed.link === '' ? {} : { link: allowed.link })))
+      page(req, 400, title, (csrf) =>
+        signUpContent(
+          got.request,
+          csrf,
+          allowed.link,
+          allowed.invite,
+          { name },
+          errors,
+          ssoButton(got.request, allowed.link === '' ? {} : { link: allowed.link }),
+        ),
+      )
     const fields = newAccountFields(got.form)
     if (!fields.ok) return again(fields.name, fields.errors)
-    if ((await store.byName(fields.name)) !== null) return again(fields.name, { name: TEXT.nameTaken })
+    if ((await store.byName(fields.name)) !== null)
+      return again(fields.name, { name: TEXT.nameTaken })
     const passwordHash = await hashing(req, () => hashPassword(fields.password))
     if (passwordHash === 'busy') return busy(req)
-    if (link !== '' && !(await store.useSignupLink(link))) return message(req, 403, 'Sign-up', TEXT.linkUsed)
-    const made = await store.create({ name: fields.name, passwordHash, owner: false, place: allowed.place })
-    if (!made.ok) return made.code === 'place_taken' ? message(req, 403, 'Sign-up', TEXT.invitePlacesTaken) : again(fields.name, { name: TEXT.nameTaken })
+    if (link !== '' && !(await store.useSignupLink(link)))
+      return message(req, 403, 'Sign-up', TEXT.linkUsed)
+    const made = await store.create({
+      name: fields.name,
+      passwordHash,
+      owner: false,
+      place: allowed.place,
+    })
+    if (!made.ok)
+      return made.code === 'place_taken'
+        ? message(req, 403, 'Sign-up', TEXT.invitePlacesTaken)
+        : again(fields.name, { name: TEXT.nameTaken })
     return finish(req, made.account, got.request)
   }
 
@@ -330,26 +493,51 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   async function signOut(req: Request): Promise<Response> {
     const form = await readForm(req)
     if (form === null) return message(req, 400, 'Form refused', TEXT.formUnreadable)
-    if (!binding.check(req, form.get('csrf'))) return message(req, 403, 'Form expired', TEXT.formExpired)
+    if (!binding.check(req, form.get('csrf')))
+      return message(req, 403, 'Form expired', TEXT.formExpired)
     await store.endSession(req.cookies[SESSION])
-    return redirect(303, '/login', 'signed out', { 'set-cookie': expired(SESSION, secure), 'cache-control': 'no-store' })
+    return redirect(303, '/login', 'signed out', {
+      'set-cookie': expired(SESSION, secure),
+      'cache-control': 'no-store',
+    })
   }
 
   /** The signed-in account for a page or form of `/account` or `/admin`; else the answer to give. */
-  async function member(req: Request, owner: boolean): Promise<{ ok: true; account: Account } | { ok: false; response: Response }> {
+  async function member(
+    req: Request,
+    owner: boolean,
+  ): Promise<{ ok: true; account: Account } | { ok: false; response: Response }> {
     const account = await signedIn(req)
-    if (account === null) return { ok: false, response: redirect(303, '/login', undefined, { 'cache-control': 'no-store' }) }
-    if (owner && !account.isOwner) return { ok: false, response: message(req, 403, 'Admin', 'Only the owner of this site sees this page.', { href: '/account', text: 'Your account' }) }
+    if (account === null)
+      return {
+        ok: false,
+        response: redirect(303, '/login', undefined, { 'cache-control': 'no-store' }),
+      }
+    if (owner && !account.isOwner)
+      return {
+        ok: false,
+        response: message(req, 403, 'Admin', 'Only the owner of this site sees this page.', {
+          href: '/account',
+          text: 'Your account',
+        }),
+      }
     return { ok: true, account }
   }
 
   /** A POST of `/account` or `/admin`: the account and the form, its token checked. */
-  async function memberForm(req: Request, owner: boolean): Promise<{ ok: true; account: Account; form: URLSearchParams } | { ok: false; response: Response }> {
+  async function memberForm(
+    req: Request,
+    owner: boolean,
+  ): Promise<
+    { ok: true; account: Account; form: URLSearchParams } | { ok: false; response: Response }
+  > {
     const who = await member(req, owner)
     if (!who.ok) return who
     const form = await readForm(req)
-    if (form === null) return { ok: false, response: message(req, 400, 'Form refused', TEXT.formUnreadable) }
-    if (!binding.check(req, form.get('csrf'))) return { ok: false, response: message(req, 403, 'Form expired', TEXT.formExpired) }
+    if (form === null)
+      return { ok: false, response: message(req, 400, 'Form refused', TEXT.formUnreadable) }
+    if (!binding.check(req, form.get('csrf')))
+      return { ok: false, response: message(req, 403, 'Form expired', TEXT.formExpired) }
     return { ok: true, account: who.account, form }
   }
 
@@ -357,7 +545,10 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     {
       method: 'GET',
       path: '/',
-      handler: async (req) => redirect(303, (await signedIn(req)) ? '/account' : '/login', undefined, { 'cache-control': 'no-store' }),
+      handler: async (req) =>
+        redirect(303, (await signedIn(req)) ? '/account' : '/login', undefined, {
+          'cache-control': 'no-store',
+        }),
     },
     { method: 'GET', path: '/login', handler: loginForm, rateLimit: 'signin' },
     { method: 'POST', path: '/login', handler: passwordSignIn, rateLimit: 'signin' },
@@ -372,10 +563,27 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
       handler: async (req) => {
         const request = loginRequest(req.query.get('key'), req.query.get('return'))
         if (!request.ok) return request.response
-        return message(req, 200, 'Forgot password?', TEXT.forgotPassword, { href: `/login${requestQuery(request.request)}`, text: 'Back to sign in' })
+        return message(req, 200, 'Forgot password?', TEXT.forgotPassword, {
+          href: `/login${requestQuery(request.request)}`,
+          text: 'Back to sign in',
+        })
       },
     },
-    ...settingsRoutes({ store, attempts, publicUrl: deps.publicUrl, apps, secure, page, message, member, memberForm, passkeys, oidc: oidc ? { name: oidc.name, issuer: oidc.issuer } : null, hashing, busy }),
+    ...settingsRoutes({
+      store,
+      attempts,
+      publicUrl: deps.publicUrl,
+      apps,
+      secure,
+      page,
+      message,
+      member,
+      memberForm,
+      passkeys,
+      oidc: oidc ? { name: oidc.name, issuer: oidc.issuer } : null,
+      hashing,
+      busy,
+    }),
     ...(oidc?.routes ?? []),
     {
       method: 'GET',
@@ -383,8 +591,14 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
       handler: async (req) => {
         const link = req.query.get('link') ?? ''
         const account = await store.resetLinkAccount(link)
-        if (account === null) return message(req, 404, 'Reset your password', TEXT.resetUnknown, { href: '/login', text: 'Sign in' })
-        return page(req, 200, 'Reset your password', (csrf) => resetContent(link, csrf, account, null))
+        if (account === null)
+          return message(req, 404, 'Reset your password', TEXT.resetUnknown, {
+            href: '/login',
+            text: 'Sign in',
+          })
+        return page(req, 200, 'Reset your password', (csrf) =>
+          resetContent(link, csrf, account, null),
+        )
       },
     },
     {
@@ -395,15 +609,25 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
         if (oidcOnly) return onlyThroughOidc(req)
         const form = await readForm(req)
         if (form === null) return message(req, 400, 'Form refused', TEXT.formUnreadable)
-        if (!binding.check(req, form.get('csrf'))) return message(req, 403, 'Form expired', TEXT.formExpired)
+        if (!binding.check(req, form.get('csrf')))
+          return message(req, 403, 'Form expired', TEXT.formExpired)
         const wait = await attempts.fromAddress(req)
-        if (wait > 0) return message(req, 429, 'Reset your password', TEXT.tooManyAttempts(Math.ceil(wait / 1000)))
+        if (wait > 0)
+          return message(
+            req,
+            429,
+            'Reset your password',
+            TEXT.tooManyAttempts(Math.ceil(wait / 1000)),
+          )
         const link = form.get('link') ?? ''
         const account = await store.resetLinkAccount(link)
         if (account === null) return message(req, 404, 'Reset your password', TEXT.resetUnknown)
         const password = form.get('password') ?? ''
         const weak = passwordDefect(password)
-        if (weak !== null) return page(req, 400, 'Reset your password', (csrf) => resetContent(link, csrf, account, weak))
+        if (weak !== null)
+          return page(req, 400, 'Reset your password', (csrf) =>
+            resetContent(link, csrf, account, weak),
+          )
         const passwordHash = await hashing(req, () => hashPassword(password))
         if (passwordHash === 'busy') return busy(req)
         const reset = await store.resetPassword(link, passwordHash)
@@ -413,20 +637,31 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     },
     { method: 'POST', path: '/api/exchange', handler: exchange, rateLimit: 'signin' },
   ]
-  if (deps.assets) routes.push({ method: 'GET', path: '/assets/:file', handler: deps.assets.handler })
+  if (deps.assets)
+    routes.push({ method: 'GET', path: '/assets/:file', handler: deps.assets.handler })
 
   // POST /api/exchange (decisions, section 3)
   async function exchange(req: Request): Promise<Response> {
     const parsed = parseJsonObject(await req.body())
     if (!parsed.ok) return answerRefusal(parsed)
     const body = parsed.value
-    if (body.key !== deps.apiKey || body.secret !== deps.apiSecret) return jsonError(401, 'unknown app key or wrong secret')
+    if (body.key !== deps.apiKey || body.secret !== deps.apiSecret)
+      return jsonError(401, 'unknown app key or wrong secret')
     const account = await store.takeCode(typeof body.code === 'string' ? body.code : '')
     if (account === null) return jsonError(400, 'login code unknown, used or expired')
     if ('failure' in account) return jsonError(400, account.failure)
     // `login`, the account's unique name, lets the apps show it beside the display name; `owner`
     // shows the owner the way to `/admin` (docs/core.md, "Finding your way").
-    return json(200, { id: account.id, name: account.displayName, login: account.name, ...(account.isOwner ? { owner: true } : {}) }, { 'cache-control': 'no-store' })
+    return json(
+      200,
+      {
+        id: account.id,
+        name: account.displayName,
+        login: account.name,
+        ...(account.isOwner ? { owner: true } : {}),
+      },
+      { 'cache-control': 'no-store' },
+    )
   }
 
   return { routes, store }

@@ -50,7 +50,11 @@ export interface ServiceHooks {
 }
 
 /** Takes a sign-up place of the invite behind `returnTo` in `tx`: false when no service has one for it. */
-export async function takeInviteSignupOf(hooks: readonly ServiceHooks[], tx: Query, returnTo: string): Promise<boolean> {
+export async function takeInviteSignupOf(
+  hooks: readonly ServiceHooks[],
+  tx: Query,
+  returnTo: string,
+): Promise<boolean> {
   for (const h of hooks) {
     const taken = (await h.takeInviteSignup?.(tx, returnTo)) ?? null
     if (taken !== null) return taken
@@ -59,7 +63,10 @@ export async function takeInviteSignupOf(hooks: readonly ServiceHooks[], tx: Que
 }
 
 /** The first invite any service finds behind `returnTo`, or null. */
-export async function inviteContextOf(hooks: readonly ServiceHooks[], returnTo: string): Promise<InviteContext | null> {
+export async function inviteContextOf(
+  hooks: readonly ServiceHooks[],
+  returnTo: string,
+): Promise<InviteContext | null> {
   for (const h of hooks) {
     const found = (await h.inviteContext?.(returnTo)) ?? null
     if (found !== null) return found

@@ -26,10 +26,25 @@ export interface SettingsTools {
   publicUrl: string
   apps: { name: string; url: string }[]
   secure: boolean
-  page(req: Request, status: number, title: string, content: (csrf: string) => Html, options?: { account?: Account | null; wide?: boolean; headers?: Headers }): Response
-  message(req: Request, status: number, title: string, text: string, next?: { href: string; text: string }): Response
+  page(
+    req: Request,
+    status: number,
+    title: string,
+    content: (csrf: string) => Html,
+    options?: { account?: Account | null; wide?: boolean; headers?: Headers },
+  ): Response
+  message(
+    req: Request,
+    status: number,
+    title: string,
+    text: string,
+    next?: { href: string; text: string },
+  ): Response
   member(req: Request, owner: boolean): Promise<Answer<{ account: Account }>>
-  memberForm(req: Request, owner: boolean): Promise<Answer<{ account: Account; form: URLSearchParams }>>
+  memberForm(
+    req: Request,
+    owner: boolean,
+  ): Promise<Answer<{ account: Account; form: URLSearchParams }>>
   passkeys: ReturnType<typeof createPasskeys>
   /** The organisation's OpenID Connect provider (its button's words and issuer), or null. */
   oidc: { name: string; issuer: string } | null
@@ -42,20 +57,39 @@ export interface SettingsTools {
 export function settingsRoutes(tools: SettingsTools): HttpRoute[] {
   const { store, attempts, apps, secure, page, member, memberForm, passkeys } = tools
   const { publicUrl } = tools
-  async function accountPage(req: Request, account: Account, status = 200, notice: string | null = null, errors: Parameters<typeof accountContent>[0]['errors'] = {}): Promise<Response> {
+  async function accountPage(
+    req: Request,
+    account: Account,
+    status = 200,
+    notice: string | null = null,
+    errors: Parameters<typeof accountContent>[0]['errors'] = {},
+  ): Promise<Response> {
     const keys = await passkeys.list(account.id)
-    return page(req, status, 'Your account', (csrf) => accountContent({ account, csrf, apps, passkeys: keys, notice, errors }), { account, wide: true })
+    return page(
+      req,
+      status,
+      'Your account',
+      (csrf) => accountContent({ account, csrf, apps, passkeys: keys, notice, errors }),
+      { account, wide: true },
+    )
   }
 
   const NOTICES: Record<string, string> = Object.assign(Object.create(null), {
     name: 'Your display name is saved. The apps show it from your next sign-in.',
-    password: 'Your password is changed. Every other place you were signed in, here and in the apps, is signed out.',
+    password:
+      'Your password is changed. Every other place you were signed in, here and in the apps, is signed out.',
     passkey: 'Your passkey is added.',
     renamed: 'The passkey is renamed.',
     removed: 'The passkey is removed.',
   })
 
-  async function adminPage(req: Request, account: Account, status = 200, made: { what: string; url: string } | null = null, error: string | null = null): Promise<Response> {
+  async function adminPage(
+    req: Request,
+    account: Account,
+    status = 200,
+    made: { what: string; url: string } | null = null,
+    error: string | null = null,
+  ): Promise<Response> {
     const [people, openSignup, links, linked] = await Promise.all([
       store.list(),
       store.openSignup(),
@@ -63,7 +97,13 @@ export function settingsRoutes(tools: SettingsTools): HttpRoute[] {
       tools.oidc ? store.linkedAccounts(tools.oidc.issuer) : null,
     ])
     const sso = tools.oidc && linked ? { name: tools.oidc.name, linked } : null
-    return page(req, status, 'Admin', (csrf) => adminContent({ csrf, people, openSignup, links, made, error, sso }), { account, wide: true })
+    return page(
+      req,
+      status,
+      'Admin',
+      (csrf) => adminContent({ csrf, people, openSignup, links, made, error, sso }),
+      { account, wide: true },
+    )
   }
 
   return [
@@ -83,7 +123,10 @@ export function settingsRoutes(tools: SettingsTools): HttpRoute[] {
         const got = await memberForm(req, false)
         if (!got.ok) return got.response
         const name = (got.form.get('display_name') ?? '').trim()
-        if (name === '' || name.length > 100) return accountPage(req, got.account, 400, null, { displayName: name === '' ? TEXT.nameRequired : TEXT.nameTooLong })
+        if (name === '' || name.length > 100)
+          return accountPage(req, got.account, 400, null, {
+            displayName: name === '' ? TEXT.nameRequired : TEXT.nameTooLong,
+          })
         await store.setDisplayName(got.account.id, name)
         return redirect(303, '/account?done=name')
       },
@@ -95,10 +138,18 @@ export function settingsRoutes(tools: SettingsTools): HttpRoute[] {
         const got = await memberForm(req, false)
         if (!got.ok) return got.response
         const { account, form } = got
-        const wait = Math.max(await attempts.fromAddress(req), await attempts.accountWait(req, account.name))
-        if (wait > 0) return accountPage(req, account, 429, null, { current: TEXT.tooManyAttempts(Math.ceil(wait / 1000)) })
+        const wait = Math.max(
+          await attempts.fromAddress(req),
+          await attempts.accountWait(req, account.name),
+        )
+        if (wait > 0)
+          return accountPage(req, account, 429, null, {
+            current: TEXT.tooManyAttempts(Math.ceil(wait / 1000)),
+          })
         const password = form.get('password') ?? ''
-        const matches = await tools.hashing(req, () => verifyPassword((form.get('current') ?? '').slice(0, 1000), account.passwordHash))
+        const matches = await tools.hashing(req, () =>
+          verifyPassword((form.get('current') ?? '').slice(0, 1000), account.passwordHash),
+        )
         if (matches === 'busy') return tools.busy(req)
         if (!matches) {
           await attempts.failed(req, account.name)
@@ -108,7 +159,11 @@ export function settingsRoutes(tools: SettingsTools): HttpRoute[] {
         if (weak !== null) return accountPage(req, account, 400, null, { password: weak })
         const passwordHash = await tools.hashing(req, () => hashPassword(password))
         if (passwordHash === 'busy') return tools.busy(req)
-        await store.setPassword(account.id, passwordHash, req.cookies[cookieName(SESSION_COOKIE, secure)] ?? '')
+        await store.setPassword(
+          account.id,
+          passwordHash,
+          req.cookies[cookieName(SESSION_COOKIE, secure)] ?? '',
+        )
         return redirect(303, '/account?done=password')
       },
     },
@@ -119,7 +174,10 @@ export function settingsRoutes(tools: SettingsTools): HttpRoute[] {
         const got = await memberForm(req, false)
         if (!got.ok) return got.response
         await store.signOutEverywhere(got.account.id)
-        return redirect(303, '/login', 'signed out everywhere', { 'set-cookie': expired(cookieName(SESSION_COOKIE, secure), secure), 'cache-control': 'no-store' })
+        return redirect(303, '/login', 'signed out everywhere', {
+          'set-cookie': expired(cookieName(SESSION_COOKIE, secure), secure),
+          'cache-control': 'no-store',
+        })
       },
     },
     {
@@ -138,7 +196,14 @@ export function settingsRoutes(tools: SettingsTools): HttpRoute[] {
         if (!got.ok) return got.response
         const uses = wholeNumber(got.form.get('uses'), 1, 1000)
         const days = wholeNumber(got.form.get('days'), 1, 90)
-        if (uses === null || days === null) return adminPage(req, got.account, 400, null, 'Uses is a whole number from 1 to 1000, and days from 1 to 90.')
+        if (uses === null || days === null)
+          return adminPage(
+            req,
+            got.account,
+            400,
+            null,
+            'Uses is a whole number from 1 to 1000, and days from 1 to 90.',
+          )
         const link = await store.createSignupLink(uses, days)
         const what = `A sign-up link for ${uses === 1 ? 'one person' : `${uses} people`}, valid for ${days} ${days === 1 ? 'day' : 'days'}.`
         return adminPage(req, got.account, 200, { what, url: `${publicUrl}/signup?link=${link}` })
@@ -150,7 +215,14 @@ export function settingsRoutes(tools: SettingsTools): HttpRoute[] {
       handler: async (req) => {
         const got = await memberForm(req, true)
         if (!got.ok) return got.response
-        if (!(await store.revokeSignupLink(req.params.id!))) return adminPage(req, got.account, 404, null, 'That sign-up link is no longer live: it was used up, it expired or it was revoked already.')
+        if (!(await store.revokeSignupLink(req.params.id!)))
+          return adminPage(
+            req,
+            got.account,
+            404,
+            null,
+            'That sign-up link is no longer live: it was used up, it expired or it was revoked already.',
+          )
         return redirect(303, '/admin')
       },
     },
@@ -176,14 +248,28 @@ export function settingsRoutes(tools: SettingsTools): HttpRoute[] {
           // The owner too may move from a password to the organisation's provider.
           const link = await store.createIdentityLink(person.id)
           const what = `A link for ${person.name} to sign in with ${tools.oidc.name} from now on, valid for 24 hours and once. Their notes and projects stay theirs.`
-          return adminPage(req, got.account, 200, { what, url: `${publicUrl}/oidc/link?link=${link}` })
+          return adminPage(req, got.account, 200, {
+            what,
+            url: `${publicUrl}/oidc/link?link=${link}`,
+          })
         }
-        if (person === null || person.isOwner) return adminPage(req, got.account, 404, null, 'There is no such person, or the owner cannot be changed here.')
+        if (person === null || person.isOwner)
+          return adminPage(
+            req,
+            got.account,
+            404,
+            null,
+            'There is no such person, or the owner cannot be changed here.',
+          )
         if (action === 'reset') {
           const link = await store.createResetLink(person.id)
-          return adminPage(req, got.account, 200, { what: `A password reset link for ${person.name}, valid for 24 hours and once.`, url: `${publicUrl}/reset?link=${link}` })
+          return adminPage(req, got.account, 200, {
+            what: `A password reset link for ${person.name}, valid for 24 hours and once.`,
+            url: `${publicUrl}/reset?link=${link}`,
+          })
         }
-        if (action !== 'disable' && action !== 'enable') return adminPage(req, got.account, 404, null, 'There is no such action.')
+        if (action !== 'disable' && action !== 'enable')
+          return adminPage(req, got.account, 404, null, 'There is no such action.')
         await store.setDisabled(person.id, action === 'disable')
         return redirect(303, '/admin')
       },

@@ -79,7 +79,11 @@ export type AccountStore = ReturnType<typeof createAccountStore>
  * holds at the services when it signs out everywhere, changes or resets its password, or is
  * disabled, and take an invite's sign-up place.
  */
-export function createAccountStore(deps: { sql: Sql; clock: () => number; hooks: readonly ServiceHooks[] }) {
+export function createAccountStore(deps: {
+  sql: Sql
+  clock: () => number
+  hooks: readonly ServiceHooks[]
+}) {
   const { sql, clock, hooks } = deps
 
   /**
@@ -87,14 +91,21 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number; hooks:
    * `keep`), then each service's through its hook. A deleted `sessions` row is a signed-out
    * session in every process.
    */
-  async function endSessions(tx: Query, accountId: string, options: { keep?: string } = {}): Promise<void> {
-    if (options.keep === undefined) await tx`delete from idp_sessions where account_id = ${accountId}`
-    else await tx`delete from idp_sessions where account_id = ${accountId} and id_hash <> ${hashSecret(options.keep)}`
+  async function endSessions(
+    tx: Query,
+    accountId: string,
+    options: { keep?: string } = {},
+  ): Promise<void> {
+    if (options.keep === undefined)
+      await tx`delete from idp_sessions where account_id = ${accountId}`
+    else
+      await tx`delete from idp_sessions where account_id = ${accountId} and id_hash <> ${hashSecret(options.keep)}`
     for (const h of hooks) await h.endSessions(tx, accountId)
   }
 
   const one = (rows: AccountRow[]): Account | null => (rows[0] ? account(rows[0]) : null)
-  const byId = async (id: string): Promise<Account | null> => one(await sql<AccountRow[]>`select * from idp_accounts where id = ${id}`)
+  const byId = async (id: string): Promise<Account | null> =>
+    one(await sql<AccountRow[]>`select * from idp_accounts where id = ${id}`)
 
   return {
     /** True once any account exists (the first run is over). */
@@ -107,7 +118,12 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number; hooks:
      * Makes an account. `owner: true` makes the owner, refused once there is any account; the
      * unique indexes decide a race between two first runs or two sign-ups with one name.
      */
-    async create(input: { name: string; passwordHash: string; owner: boolean; place?: SignUpPlace }): Promise<CreateResult> {
+    async create(input: {
+      name: string
+      passwordHash: string
+      owner: boolean
+      place?: SignUpPlace
+    }): Promise<CreateResult> {
       const now = clock()
       try {
         const rows = await sql.begin(async (tx) => {
@@ -136,7 +152,9 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number; hooks:
 
     /** The account whose name is `name` by {@link nameKey}: one spelling rule for every caller. */
     async byName(name: string): Promise<Account | null> {
-      return one(await sql<AccountRow[]>`select * from idp_accounts where name_key = ${nameKey(name)}`)
+      return one(
+        await sql<AccountRow[]>`select * from idp_accounts where name_key = ${nameKey(name)}`,
+      )
     },
 
     byId,
@@ -173,7 +191,8 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number; hooks:
      */
     async setDisabled(id: string, disabled: boolean): Promise<void> {
       await sql.begin(async (tx) => {
-        const changed = await tx`update idp_accounts set disabled = ${disabled} where id = ${id} and not is_owner returning 1`
+        const changed =
+          await tx`update idp_accounts set disabled = ${disabled} where id = ${id} and not is_owner returning 1`
         if (disabled && changed.length === 1) {
           await endSessions(tx, id)
           for (const h of hooks) await h.onDisable?.(tx, id)
@@ -198,13 +217,16 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number; hooks:
     /** The enabled account a provider session cookie names, or null. */
     async sessionAccount(cookie: string | undefined): Promise<Account | null> {
       if (!cookie || cookie.length > 100) return null
-      return one(await sql<AccountRow[]>`
+      return one(
+        await sql<AccountRow[]>`
         select a.* from idp_sessions s join idp_accounts a on a.id = s.account_id
-        where s.id_hash = ${hashSecret(cookie)} and s.expires > ${clock()} and not a.disabled`)
+        where s.id_hash = ${hashSecret(cookie)} and s.expires > ${clock()} and not a.disabled`,
+      )
     },
 
     async endSession(cookie: string | undefined): Promise<void> {
-      if (cookie && cookie.length <= 100) await sql`delete from idp_sessions where id_hash = ${hashSecret(cookie)}`
+      if (cookie && cookie.length <= 100)
+        await sql`delete from idp_sessions where id_hash = ${hashSecret(cookie)}`
     },
 
     /** A one-time login code for the account. */
@@ -234,7 +256,9 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number; hooks:
      */
     async takeCode(code: string): Promise<Account | { failure: string } | null> {
       if (code === '' || code.length > 100) return null
-      const [taken] = await sql<{ account_id: string | null; failure: string | null; expires: number }[]>`
+      const [taken] = await sql<
+        { account_id: string | null; failure: string | null; expires: number }[]
+      >`
         delete from idp_codes where code_hash = ${hashSecret(code)} returning account_id, failure, expires`
       if (!taken || Number(taken.expires) <= clock()) return null
       if (taken.failure !== null) return { failure: taken.failure }
@@ -244,20 +268,26 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number; hooks:
 
     /** The account an OpenID Connect identity (issuer, subject) is linked to, or null. */
     async byIdentity(issuer: string, subject: string): Promise<Account | null> {
-      return one(await sql<AccountRow[]>`
+      return one(
+        await sql<AccountRow[]>`
         select a.* from idp_oidc_identities i join idp_accounts a on a.id = i.account_id
-        where i.issuer = ${issuer} and i.subject = ${subject}`)
+        where i.issuer = ${issuer} and i.subject = ${subject}`,
+      )
     },
 
     /** The issuers whose identities are linked to the account. */
     async identitiesOf(accountId: string): Promise<string[]> {
-      const rows = await sql<{ issuer: string }[]>`select issuer from idp_oidc_identities where account_id = ${accountId} order by issuer`
+      const rows = await sql<
+        { issuer: string }[]
+      >`select issuer from idp_oidc_identities where account_id = ${accountId} order by issuer`
       return rows.map((r) => r.issuer)
     },
 
     /** The accounts linked to an identity of `issuer` (the owner's people list). */
     async linkedAccounts(issuer: string): Promise<Set<string>> {
-      const rows = await sql<{ account_id: string }[]>`select account_id from idp_oidc_identities where issuer = ${issuer}`
+      const rows = await sql<
+        { account_id: string }[]
+      >`select account_id from idp_oidc_identities where issuer = ${issuer}`
       return new Set(rows.map((r) => r.account_id))
     },
 
@@ -266,7 +296,13 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number; hooks:
      * identity, with no password. `owner: true` makes the owner, refused once any account
      * exists. The sign-in name is `name`, or `name` with a number after it when that is taken.
      */
-    async createForIdentity(input: { issuer: string; subject: string; name: string; owner: boolean; place?: SignUpPlace }): Promise<CreateResult> {
+    async createForIdentity(input: {
+      issuer: string
+      subject: string
+      name: string
+      owner: boolean
+      place?: SignUpPlace
+    }): Promise<CreateResult> {
       const now = clock()
       for (let attempt = 1; attempt <= 20; attempt++) {
         const name = attempt === 1 ? input.name : `${input.name.slice(0, 95)} ${attempt}`
@@ -313,9 +349,11 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number; hooks:
     /** The enabled account an identity link is for, without taking it; null when unknown or expired. */
     async identityLinkAccount(id: string): Promise<Account | null> {
       if (id === '' || id.length > 100) return null
-      return one(await sql<AccountRow[]>`
+      return one(
+        await sql<AccountRow[]>`
         select a.* from idp_oidc_links l join idp_accounts a on a.id = l.account_id
-        where l.id_hash = ${hashSecret(id)} and l.expires > ${clock()} and not a.disabled`)
+        where l.id_hash = ${hashSecret(id)} and l.expires > ${clock()} and not a.disabled`,
+      )
     },
 
     /**
@@ -323,17 +361,25 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number; hooks:
      * why not (`link_used` when it is used up or expired, `identity_taken` when the identity
      * belongs to another account). An earlier identity of the same issuer is replaced.
      */
-    async useIdentityLink(id: string, issuer: string, subject: string): Promise<{ ok: true; account: Account } | Refusal> {
+    async useIdentityLink(
+      id: string,
+      issuer: string,
+      subject: string,
+    ): Promise<{ ok: true; account: Account } | Refusal> {
       if (id === '' || id.length > 100) return refuse(400, LINK_USED)
       return sql.begin(async (tx) => {
         const [taken] = await tx<{ account_id: string }[]>`
           delete from idp_oidc_links where id_hash = ${hashSecret(id)} and expires > ${clock()} returning account_id`
         if (!taken) return refuse(400, LINK_USED)
-        const [other] = await tx<{ account_id: string }[]>`select account_id from idp_oidc_identities where issuer = ${issuer} and subject = ${subject}`
+        const [other] = await tx<
+          { account_id: string }[]
+        >`select account_id from idp_oidc_identities where issuer = ${issuer} and subject = ${subject}`
         if (other && other.account_id !== taken.account_id) return refuse(409, IDENTITY_TAKEN)
         await tx`delete from idp_oidc_identities where account_id = ${taken.account_id} and issuer = ${issuer}`
         await tx`insert into idp_oidc_identities (issuer, subject, account_id, created) values (${issuer}, ${subject}, ${taken.account_id}, ${clock()})`
-        const [row] = await tx<AccountRow[]>`select * from idp_accounts where id = ${taken.account_id} and not disabled`
+        const [row] = await tx<
+          AccountRow[]
+        >`select * from idp_accounts where id = ${taken.account_id} and not disabled`
         return row ? { ok: true as const, account: account(row) } : refuse(400, LINK_USED)
       })
     },
@@ -349,28 +395,40 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number; hooks:
     /** True when the sign-up link has a use left and has not expired. */
     async signupLinkValid(id: string): Promise<boolean> {
       if (id === '' || id.length > 100) return false
-      const [row] = await sql`select 1 from idp_signup_links where id_hash = ${hashSecret(id)} and uses_left > 0 and expires > ${clock()}`
+      const [row] =
+        await sql`select 1 from idp_signup_links where id_hash = ${hashSecret(id)} and uses_left > 0 and expires > ${clock()}`
       return row !== undefined
     },
 
     /** Takes one use of a sign-up link; false when none is left or it expired. */
     async useSignupLink(id: string): Promise<boolean> {
       if (id === '' || id.length > 100) return false
-      const rows = await sql`update idp_signup_links set uses_left = uses_left - 1 where id_hash = ${hashSecret(id)} and uses_left > 0 and expires > ${clock()} returning 1`
+      const rows =
+        await sql`update idp_signup_links set uses_left = uses_left - 1 where id_hash = ${hashSecret(id)} and uses_left > 0 and expires > ${clock()} returning 1`
       return rows.length === 1
     },
 
     /** The live sign-up links, newest first, without their secrets (`id` is the stored hash, which opens nothing). */
-    async signupLinks(): Promise<{ id: string; created: number; usesLeft: number; expires: number }[]> {
-      const rows = await sql<{ id_hash: string; created: number; uses_left: number; expires: number }[]>`
+    async signupLinks(): Promise<
+      { id: string; created: number; usesLeft: number; expires: number }[]
+    > {
+      const rows = await sql<
+        { id_hash: string; created: number; uses_left: number; expires: number }[]
+      >`
         select id_hash, created, uses_left, expires from idp_signup_links where uses_left > 0 and expires > ${clock()} order by created desc limit 50`
-      return rows.map((r) => ({ id: r.id_hash, created: Number(r.created), usesLeft: r.uses_left, expires: Number(r.expires) }))
+      return rows.map((r) => ({
+        id: r.id_hash,
+        created: Number(r.created),
+        usesLeft: r.uses_left,
+        expires: Number(r.expires),
+      }))
     },
 
     /** Revokes a live sign-up link by its stored hash: it has no use left from now on. */
     async revokeSignupLink(idHash: string): Promise<boolean> {
       if (idHash === '' || idHash.length > 100) return false
-      const rows = await sql`update idp_signup_links set uses_left = 0 where id_hash = ${idHash} and uses_left > 0 and expires > ${clock()} returning 1`
+      const rows =
+        await sql`update idp_signup_links set uses_left = 0 where id_hash = ${idHash} and uses_left > 0 and expires > ${clock()} returning 1`
       return rows.length === 1
     },
 
@@ -387,9 +445,11 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number; hooks:
     /** The enabled account a reset link is for, without taking it; null when unknown or expired. */
     async resetLinkAccount(id: string): Promise<Account | null> {
       if (id === '' || id.length > 100) return null
-      return one(await sql<AccountRow[]>`
+      return one(
+        await sql<AccountRow[]>`
         select a.* from idp_reset_links r join idp_accounts a on a.id = r.account_id
-        where r.id_hash = ${hashSecret(id)} and r.expires > ${clock()} and not a.disabled`)
+        where r.id_hash = ${hashSecret(id)} and r.expires > ${clock()} and not a.disabled`,
+      )
     },
 
     /**
@@ -402,7 +462,9 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number; hooks:
         const [taken] = await tx<{ account_id: string }[]>`
           delete from idp_reset_links where id_hash = ${hashSecret(id)} and expires > ${clock()} returning account_id`
         if (!taken) return null
-        const rows = await tx<AccountRow[]>`update idp_accounts set password_hash = ${passwordHash} where id = ${taken.account_id} and not disabled returning *`
+        const rows = await tx<
+          AccountRow[]
+        >`update idp_accounts set password_hash = ${passwordHash} where id = ${taken.account_id} and not disabled returning *`
         if (rows.length === 0) return null
         // A reset may follow a stolen password: every session ends, and the user tokens too.
         await endSessions(tx, taken.account_id)
@@ -412,7 +474,9 @@ export function createAccountStore(deps: { sql: Sql; clock: () => number; hooks:
     },
 
     async openSignup(): Promise<boolean> {
-      const [row] = await sql<{ value: string }[]>`select value from settings where key = ${OPEN_SIGNUP_KEY}`
+      const [row] = await sql<
+        { value: string }[]
+      >`select value from settings where key = ${OPEN_SIGNUP_KEY}`
       return row?.value === 'on'
     },
 

@@ -90,14 +90,20 @@ export function exchangeResult(status: number, body: unknown): ExchangeResult {
   }
   const id = typeof record.id === 'number' ? String(record.id) : record.id
   const { name, email } = record
-  if (typeof id !== 'string' || id === '' || typeof name !== 'string') return loginFailed(NO_USABLE_IDENTITY)
-  if (textDefect(id) !== null || textDefect(name) !== null || (typeof email === 'string' && textDefect(email) !== null)) {
+  if (typeof id !== 'string' || id === '' || typeof name !== 'string')
+    return loginFailed(NO_USABLE_IDENTITY)
+  if (
+    textDefect(id) !== null ||
+    textDefect(name) !== null ||
+    (typeof email === 'string' && textDefect(email) !== null)
+  ) {
     return loginFailed(NO_USABLE_IDENTITY)
   }
   const identity: Identity = { id, name }
   if (typeof email === 'string') identity.email = email
   if (record.owner === true) identity.owner = true
-  if (typeof record.login === 'string' && record.login !== '' && textDefect(record.login) === null) identity.login = record.login
+  if (typeof record.login === 'string' && record.login !== '' && textDefect(record.login) === null)
+    identity.login = record.login
   return { ok: true, identity }
 }
 
@@ -114,7 +120,9 @@ export function loginFailed(why: string): Refusal {
  * is given. The caller passes a path it has made safe (or built itself).
  */
 export function loginButtonUrl(idp: IdentityProvider, publicUrl: string, next?: string): string {
-  return idp.loginUrl(`${publicUrl}/login/callback${next === undefined ? '' : `?next=${encodeURIComponent(next)}`}`)
+  return idp.loginUrl(
+    `${publicUrl}/login/callback${next === undefined ? '' : `?next=${encodeURIComponent(next)}`}`,
+  )
 }
 
 /**

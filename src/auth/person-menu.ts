@@ -11,14 +11,21 @@ export interface MenuLink {
   href: string
 }
 
-export function menuLinks(places: Places | undefined, owner: boolean, here: 'notes' | 'tickets'): MenuLink[] {
+export function menuLinks(
+  places: Places | undefined,
+  owner: boolean,
+  here: 'notes' | 'tickets',
+): MenuLink[] {
   const links: MenuLink[] = []
   if (!places) return links
   if (places.provider !== null) {
     links.push({ label: 'Account', href: `${places.provider}/account` })
     if (owner) links.push({ label: 'Admin', href: `${places.provider}/admin` })
   }
-  const other = here === 'notes' ? { label: 'Tickets', href: places.tickets } : { label: 'Notes', href: places.notes }
+  const other =
+    here === 'notes'
+      ? { label: 'Tickets', href: places.tickets }
+      : { label: 'Notes', href: places.notes }
   if (other.href !== null) links.push({ label: other.label, href: `${other.href}/` })
   return links
 }

@@ -65,7 +65,10 @@ export function unseal(cookie: string, key: Uint8Array): string | null {
  * The session secret: `configured` when given, else the one kept in `settings`, made once
  * (the first process to start wins; the others read its secret).
  */
-export async function loadSessionSecret(sql: Sql, configured: Uint8Array | null): Promise<Uint8Array> {
+export async function loadSessionSecret(
+  sql: Sql,
+  configured: Uint8Array | null,
+): Promise<Uint8Array> {
   if (configured) return configured
   const fresh = Buffer.from(nacl.randomBytes(nacl.secretbox.keyLength)).toString('base64')
   await sql`insert into settings (key, value) values ('session_secret', ${fresh}) on conflict (key) do nothing`
@@ -100,14 +103,26 @@ export interface Sessions {
  * Every load reads the session's row, so a row deleted by any code path in any process (a
  * sign-out, an account disabled at the identity provider) ends the session on the next request
  * everywhere. `service` names the cookie (`<service>_session`) and the rows it owns. */
-export function createSessions(deps: { sql: Sql; secret: Uint8Array; service: string; secure: boolean; clock: () => number }): Sessions {
+export function createSessions(deps: {
+  sql: Sql
+  secret: Uint8Array
+  service: string
+  secure: boolean
+  clock: () => number
+}): Sessions {
   const { sql, secret, service, clock } = deps
   const cookieName = `${service}_session`
   // A renewed session, and the id of the row its save replaces.
   const replaces = new WeakMap<Session, string>()
 
   function cookieWith(value: string, maxAgeSeconds: number): string {
-    return serializeCookie(cookieName, value, { httpOnly: true, sameSite: 'Lax', path: '/', secure: deps.secure, maxAgeSeconds })
+    return serializeCookie(cookieName, value, {
+      httpOnly: true,
+      sameSite: 'Lax',
+      path: '/',
+      secure: deps.secure,
+      maxAgeSeconds,
+    })
   }
 
   return {
@@ -121,13 +136,23 @@ export function createSessions(deps: { sql: Sql; secret: Uint8Array; service: st
         select user_id, data from sessions
         where id = ${hashSecret(id)} and service = ${service} and expires > ${clock()}`
       if (!row) return null
-      return { id, userId: row.user_id as string | null, data: (row.data ?? {}) as Record<string, unknown>, isNew: false }
+      return {
+        id,
+        userId: row.user_id as string | null,
+        data: (row.data ?? {}) as Record<string, unknown>,
+        isNew: false,
+      }
     },
     create() {
       return { id: randomToken(SESSION_ID_BYTES), userId: null, data: {}, isNew: true }
     },
     renew(session) {
-      const renewed: Session = { id: randomToken(SESSION_ID_BYTES), userId: session.userId, data: session.data, isNew: true }
+      const renewed: Session = {
+        id: randomToken(SESSION_ID_BYTES),
+        userId: session.userId,
+        data: session.data,
+        isNew: true,
+      }
       if (!session.isNew) replaces.set(renewed, session.id)
       return renewed
     },
@@ -139,7 +164,8 @@ export function createSessions(deps: { sql: Sql; secret: Uint8Array; service: st
         on conflict (id) do update set user_id = excluded.user_id, data = excluded.data`
       const old = replaces.get(session)
       if (old === undefined) await insert
-      else await sql`with gone as (delete from sessions where id = ${hashSecret(old)} and service = ${service}) ${insert}`
+      else
+        await sql`with gone as (delete from sessions where id = ${hashSecret(old)} and service = ${service}) ${insert}`
       replaces.delete(session)
     },
     async remove(session) {

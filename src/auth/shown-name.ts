@@ -5,7 +5,8 @@
  * so a display name cannot pass for another person's: bob renamed "owner" shows as "owner (bob)".
  */
 export function shownName(name: string, login: unknown): string {
-  if (typeof login !== 'string' || login === '' || login.toLowerCase() === name.toLowerCase()) return name
+  if (typeof login !== 'string' || login === '' || login.toLowerCase() === name.toLowerCase())
+    return name
   return `${name} (${login})`
 }
 
@@ -16,6 +17,7 @@ export function shownName(name: string, login: unknown): string {
  * another account signed in, so the switch is still seen.
  */
 export function switchSentence(now: string, before: string): string {
-  if (now.toLowerCase() === before.toLowerCase()) return `You are now signed in as another account, also named ${now}.`
+  if (now.toLowerCase() === before.toLowerCase())
+    return `You are now signed in as another account, also named ${now}.`
   return `You are now signed in as ${now}, no longer as ${before}.`
 }

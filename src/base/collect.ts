@@ -56,7 +56,10 @@ function schedule(): void {
   // setImmediate: the answers are written in this turn's promise jobs, and their objects are let
   // go once written; spaced, so that a storm of events spends at most a tenth of the time in
   // collections.
-  const wait = Math.max(0, lastStart + Math.max(MIN_SPACING_MS, PAUSES_APART * lastPause) - performance.now())
+  const wait = Math.max(
+    0,
+    lastStart + Math.max(MIN_SPACING_MS, PAUSES_APART * lastPause) - performance.now(),
+  )
   pending = wait === 0 ? setImmediate(collect) : setTimeout(collect, wait)
   pending.unref()
 }

@@ -15,7 +15,13 @@ export interface Logger {
  * codes), status, and the time taken in milliseconds to a tenth:
  * `notes GET /api/me 200 0.3ms`.
  */
-export function requestLine(service: string, method: string, path: string, status: number, ms: number): string {
+export function requestLine(
+  service: string,
+  method: string,
+  path: string,
+  status: number,
+  ms: number,
+): string {
   return `${service} ${method} ${path} ${status} ${ms.toFixed(1)}ms`
 }
 

@@ -69,9 +69,18 @@ function clientOptions(options: ConnectOptions): postgres.Options<Types> {
     max_lifetime: () => 60 * (15 + Math.random() * 15),
     answer_timeout: options.answerTimeout === undefined ? ANSWER_TIMEOUT_S : options.answerTimeout,
     // Times are milliseconds since the epoch in bigint columns: well inside a double's exact range.
-    types: { bigint: { to: 20, from: [20], serialize: (n: number) => String(n), parse: (s: string) => Number(s) } },
+    types: {
+      bigint: {
+        to: 20,
+        from: [20],
+        serialize: (n: number) => String(n),
+        parse: (s: string) => Number(s),
+      },
+    },
     connection: options.schema ? { search_path: options.schema } : {},
-    ...(options.onQuery ? { debug: (_connection: number, statement: string) => options.onQuery!(statement) } : {}),
+    ...(options.onQuery
+      ? { debug: (_connection: number, statement: string) => options.onQuery!(statement) }
+      : {}),
   }
 }
 
@@ -81,7 +90,10 @@ export function connect(url: string, options: ConnectOptions = {}): Sql {
 }
 
 /** Opens the configured database: the server at `databaseUrl`, else the embedded one in `dataDir`. */
-export async function openDatabase(config: { databaseUrl: string | null; dataDir: string }, options: ConnectOptions = {}): Promise<Database> {
+export async function openDatabase(
+  config: { databaseUrl: string | null; dataDir: string },
+  options: ConnectOptions = {},
+): Promise<Database> {
   if (config.databaseUrl) {
     const sql = connect(config.databaseUrl, options)
     return { sql, kind: 'postgres', close: () => sql.end({ timeout: 5 }) }
@@ -91,10 +103,12 @@ export async function openDatabase(config: { databaseUrl: string | null; dataDir
   const { startEmbedded } = await import('./embedded.ts')
   // One process per data directory (src/db/data-dir-lock.ts); released when the process ends, however.
   const lock = await lockDataDir(config.dataDir)
-  const embedded = await startEmbedded(join(config.dataDir, 'pglite')).catch(async (err: unknown) => {
-    await lock.release()
-    throw err
-  })
+  const embedded = await startEmbedded(join(config.dataDir, 'pglite')).catch(
+    async (err: unknown) => {
+      await lock.release()
+      throw err
+    },
+  )
   const sql = postgres({
     ...clientOptions({ ...options, max: options.max ?? 4 }),
     path: embedded.socketPath as string,
@@ -154,7 +168,10 @@ const UNAVAILABLE_CODES = new Set([
  * request asks again. What a request hears is the database as it was at most `freshMs` ago,
  * or as the check under way finds it.
  */
-export function createReadiness(sql: Sql, options: { freshMs?: number; deadlineMs?: number; now?: () => number } = {}): () => Promise<boolean> {
+export function createReadiness(
+  sql: Sql,
+  options: { freshMs?: number; deadlineMs?: number; now?: () => number } = {},
+): () => Promise<boolean> {
   const freshMs = options.freshMs ?? 250
   const now = options.now ?? (() => performance.now())
   let checking: Promise<boolean> | null = null
@@ -163,11 +180,13 @@ export function createReadiness(sql: Sql, options: { freshMs?: number; deadlineM
     if (now() < okUntil) return true
     if (checking === null) {
       // A refusal (the database gone) is a "no" like a late answer.
-      checking = databaseReady(sql, options.deadlineMs).catch(() => false).then((ok) => {
-        checking = null
-        okUntil = ok ? now() + freshMs : -Infinity
-        return ok
-      })
+      checking = databaseReady(sql, options.deadlineMs)
+        .catch(() => false)
+        .then((ok) => {
+          checking = null
+          okUntil = ok ? now() + freshMs : -Infinity
+          return ok
+        })
     }
     return checking
   }
@@ -176,7 +195,9 @@ export function createReadiness(sql: Sql, options: { freshMs?: number; deadlineM
 /** Whether the database answers `select 1` within `deadlineMs`. */
 async function databaseReady(sql: Sql, deadlineMs = 2000): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined
-  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), deadlineMs)))
+  const late = new Promise<boolean>(
+    (resolve) => (timer = setTimeout(() => resolve(false), deadlineMs)),
+  )
   try {
     return await Promise.race([sql`select 1`.then(() => true), late])
   } finally {

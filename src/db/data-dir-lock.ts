@@ -90,7 +90,9 @@ function askHolder(address: string): Promise<number | 'gone' | null> {
     let text = ''
     socket.setTimeout(2000, () => socket.destroy())
     socket.on('data', (chunk: Buffer) => (text += chunk.toString()))
-    socket.on('error', (err: NodeJS.ErrnoException) => done(err.code === 'ECONNREFUSED' || err.code === 'ENOENT' ? 'gone' : null))
+    socket.on('error', (err: NodeJS.ErrnoException) =>
+      done(err.code === 'ECONNREFUSED' || err.code === 'ENOENT' ? 'gone' : null),
+    )
     socket.on('close', () => {
       const pid = Number(text.trim())
       done(Number.isInteger(pid) && pid > 0 ? pid : null)

@@ -54,7 +54,11 @@ class BatchQueue {
   private running = false
   constructor(private readonly db: PGlite) {}
 
-  enqueue(handlerId: number, message: Uint8Array, onData: (data: Uint8Array) => void): Promise<number> {
+  enqueue(
+    handlerId: number,
+    message: Uint8Array,
+    onData: (data: Uint8Array) => void,
+  ): Promise<number> {
     return new Promise((resolve, reject) => {
       this.items.push({ handlerId, message, onData, resolve, reject })
       void this.pump()
@@ -106,7 +110,10 @@ class BatchQueue {
         const type = current.message[0] as number
         if (BATCH_OPENERS.has(type)) this.openBatch.add(current.handlerId)
         else if (type === SYNC || type === QUERY) this.openBatch.delete(current.handlerId)
-        this.owner = this.openBatch.has(current.handlerId) || this.db.isInTransaction() ? current.handlerId : null
+        this.owner =
+          this.openBatch.has(current.handlerId) || this.db.isInTransaction()
+            ? current.handlerId
+            : null
         current.resolve(size)
       }
     } finally {
@@ -127,7 +134,10 @@ export const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers
  * Opens (or creates) the PGlite database in `dataDir` (`memory://` for a throw-away one) and
  * serves it on a private unix socket, or on 127.0.0.1 with `{ tcp: true }`.
  */
-export async function startEmbedded(dataDir: string, options: { tcp?: boolean } = {}): Promise<EmbeddedServer> {
+export async function startEmbedded(
+  dataDir: string,
+  options: { tcp?: boolean } = {},
+): Promise<EmbeddedServer> {
   let loadDataDir: Blob | undefined
   const memory = dataDir === 'memory://'
   if (!memory) await mkdir(dataDir, { recursive: true })
@@ -138,7 +148,10 @@ export async function startEmbedded(dataDir: string, options: { tcp?: boolean } 
     if (template) loadDataDir = new Blob([template])
     else if (!memory) await createInChild(dataDir)
   }
-  const db = await PGlite.create(dataDir === 'memory://' ? undefined : dataDir, { startParams: START_PARAMS, loadDataDir })
+  const db = await PGlite.create(dataDir === 'memory://' ? undefined : dataDir, {
+    startParams: START_PARAMS,
+    loadDataDir,
+  })
   const queue = new BatchQueue(db)
   const handlers = new Set<PGLiteSocketHandler>()
   const server: Server = createServer((socket) => {
@@ -151,12 +164,16 @@ export async function startEmbedded(dataDir: string, options: { tcp?: boolean } 
   let socketDir: string | null = null
   let socketPath: string | null = null
   if (options.tcp) {
-    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve))
+    await new Promise<void>((resolve, reject) =>
+      server.once('error', reject).listen(0, '127.0.0.1', resolve),
+    )
   } else {
     // A fresh 0700 folder: the socket is private to this user, and its path stays short.
     socketDir = await mkdtemp(join(tmpdir(), 'pglite-'))
     socketPath = join(socketDir, '.s.PGSQL.5432')
-    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(socketPath, resolve))
+    await new Promise<void>((resolve, reject) =>
+      server.once('error', reject).listen(socketPath, resolve),
+    )
   }
   const address = server.address()
   return {
@@ -174,7 +191,11 @@ export async function startEmbedded(dataDir: string, options: { tcp?: boolean } 
 }
 
 /** The installed PGlite's version: a data directory made by one version may not open in another. */
-export const PGLITE_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.resolve('@electric-sql/pglite')), 'utf8')) as { version: string }).version
+export const PGLITE_VERSION = (
+  JSON.parse(
+    readFileSync(new URL('../package.json', import.meta.resolve('@electric-sql/pglite')), 'utf8'),
+  ) as { version: string }
+).version
 
 /**
  * A new, empty database as PGlite's initdb makes it, dumped by `npm run pglite-template`
@@ -183,7 +204,9 @@ export const PGLITE_VERSION = (JSON.parse(readFileSync(new URL('../package.json'
  * shrinks, to about 0.8 GB (docs/operations.md, "Memory"). Without one for the installed
  * version, the database is made by initdb in a child process.
  */
-export const TEMPLATE = fileURLToPath(new URL(`../../pglite-template/pglite-${PGLITE_VERSION}.tar.gz`, import.meta.url))
+export const TEMPLATE = fileURLToPath(
+  new URL(`../../pglite-template/pglite-${PGLITE_VERSION}.tar.gz`, import.meta.url),
+)
 
 /**
  * Creates a new database in `dataDir` in a child process. PGlite's first start runs initdb in a
@@ -208,6 +231,11 @@ async function createInChild(dataDir: string): Promise<void> {
   })
   let stderr = ''
   child.stderr.on('data', (chunk) => (stderr += chunk))
-  const exit: number | null = await new Promise((resolve, reject) => child.on('error', reject).on('exit', resolve))
-  if (exit !== 0) throw new Error(`creating the database in ${dataDir} failed: ${stderr.trim() || `exit ${exit}`}`)
+  const exit: number | null = await new Promise((resolve, reject) =>
+    child.on('error', reject).on('exit', resolve),
+  )
+  if (exit !== 0)
+    throw new Error(
+      `creating the database in ${dataDir} failed: ${stderr.trim() || `exit ${exit}`}`,
+    )
 }

@@ -16,12 +16,16 @@ const LOCK_KEY = 4_711_042
 const FILE = /^(\d{4})_[a-z0-9_]+\.sql$/
 
 /** The migration files of `dir` in order; throws on a gap or a repeated number. */
-export async function migrationFiles(dir = MIGRATIONS_DIR): Promise<{ version: number; name: string }[]> {
+export async function migrationFiles(
+  dir = MIGRATIONS_DIR,
+): Promise<{ version: number; name: string }[]> {
   const files = (await readdir(dir)).filter((name) => FILE.test(name)).sort()
   return files.map((name, i) => {
     const version = Number(name.slice(0, 4))
     if (version !== i + 1) {
-      throw new Error(`migrations: expected number ${String(i + 1).padStart(4, '0')} next, found ${name}; the numbering must have no gaps or repeats`)
+      throw new Error(
+        `migrations: expected number ${String(i + 1).padStart(4, '0')} next, found ${name}; the numbering must have no gaps or repeats`,
+      )
     }
     return { version, name }
   })
@@ -37,7 +41,9 @@ export async function migrate(sql: Sql, dir = MIGRATIONS_DIR): Promise<string[]>
       name text not null,
       applied_at timestamptz not null default now()
     )`
-    const done = new Set((await tx`select version from schema_migrations`).map((row) => row.version as number))
+    const done = new Set(
+      (await tx`select version from schema_migrations`).map((row) => row.version as number),
+    )
     const applied: string[] = []
     for (const file of files) {
       if (done.has(file.version)) continue

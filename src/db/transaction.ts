@@ -40,7 +40,11 @@ export const CONNECTION_ATTEMPTS = 2
  * microtask after it is first awaited or executed, so this function executes it just before the
  * `commit`, and the two leave in that order.
  */
-export async function transaction<T>(sql: Sql, fn: (tx: TransactionQuery) => Promise<T>, last?: (tx: TransactionQuery, value: T) => PendingQuery<Row[]> | null): Promise<T> {
+export async function transaction<T>(
+  sql: Sql,
+  fn: (tx: TransactionQuery) => Promise<T>,
+  last?: (tx: TransactionQuery, value: T) => PendingQuery<Row[]> | null,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const run = { connected: false, committing: false }
     try {
@@ -48,7 +52,13 @@ export async function transaction<T>(sql: Sql, fn: (tx: TransactionQuery) => Pro
     } catch (err) {
       // No connection to be had (the database down) is answered at once: another try would
       // only make the request wait as long again.
-      if (attempt < CONNECTION_ATTEMPTS && run.connected && !run.committing && isDatabaseUnavailable(err)) continue
+      if (
+        attempt < CONNECTION_ATTEMPTS &&
+        run.connected &&
+        !run.committing &&
+        isDatabaseUnavailable(err)
+      )
+        continue
       throw err
     }
   }

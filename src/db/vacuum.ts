@@ -29,7 +29,11 @@ export const ANALYZE_EVERY_MS = 60 * 60_000
  * by the next (with a short interval, a database of many large tables once had every pooled
  * connection running one and more queued behind them).
  */
-export function vacuumHourly(sql: Sql, logger: Logger, timing = { first: FIRST_ANALYZE_MS, every: ANALYZE_EVERY_MS }): { stop(): Promise<void> } {
+export function vacuumHourly(
+  sql: Sql,
+  logger: Logger,
+  timing = { first: FIRST_ANALYZE_MS, every: ANALYZE_EVERY_MS },
+): { stop(): Promise<void> } {
   let running: Promise<void> | null = null
   let timer: NodeJS.Timeout | null = null
   let stopped = false
@@ -39,13 +43,18 @@ export function vacuumHourly(sql: Sql, logger: Logger, timing = { first: FIRST_A
   }
   const run = () => {
     timer = null
-    running = sql`vacuum (analyze)`.then(
-      () => {},
-      (err: unknown) => logger.line(`database: vacuum failed: ${err instanceof Error ? err.message : String(err)}`),
-    ).finally(() => {
-      running = null
-      if (!stopped) arm(timing.every)
-    })
+    running = sql`vacuum (analyze)`
+      .then(
+        () => {},
+        (err: unknown) =>
+          logger.line(
+            `database: vacuum failed: ${err instanceof Error ? err.message : String(err)}`,
+          ),
+      )
+      .finally(() => {
+        running = null
+        if (!stopped) arm(timing.every)
+      })
   }
   arm(timing.first)
   return {

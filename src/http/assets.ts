@@ -111,7 +111,8 @@ export async function bundleAssets(options: BundleOptions): Promise<Assets> {
     // '[name]-[hash]': the entry's name, then esbuild's hash.
     const stem = served.replace(/-[A-Za-z0-9]+\.[a-z]+$/, '')
     const input = options.entries[stem]
-    if (input !== undefined && extensionOf(served) === (input.endsWith('.css') ? '.css' : '.js')) byName.set(stem, served)
+    if (input !== undefined && extensionOf(served) === (input.endsWith('.css') ? '.css' : '.js'))
+      byName.set(stem, served)
   }
   for (const [name, content] of Object.entries(options.files ?? {})) {
     const bytes = typeof content === 'string' ? new TextEncoder().encode(content) : content
@@ -124,7 +125,12 @@ export async function bundleAssets(options: BundleOptions): Promise<Assets> {
     if (!byName.has(name)) throw new Error(`assets: entry ${name} gave no output file`)
   }
   const sizes: Record<string, { identity: number; br: number; gzip: number }> = {}
-  for (const [served, file] of files) sizes[ASSET_PREFIX + served] = { identity: file.identity.length, br: file.br.length, gzip: file.gzip.length }
+  for (const [served, file] of files)
+    sizes[ASSET_PREFIX + served] = {
+      identity: file.identity.length,
+      br: file.br.length,
+      gzip: file.gzip.length,
+    }
 
   return {
     url(name) {
@@ -143,7 +149,10 @@ export async function bundleAssets(options: BundleOptions): Promise<Assets> {
 }
 
 /** Bundles one script under a fixed name (a service worker), compressed; `define` as esbuild's. */
-export async function bundleScript(entry: string, define: Record<string, string> = {}): Promise<CompressedFile> {
+export async function bundleScript(
+  entry: string,
+  define: Record<string, string> = {},
+): Promise<CompressedFile> {
   const result = await build({
     entryPoints: [entry],
     bundle: true,
@@ -165,7 +174,12 @@ export function compress(bytes: Uint8Array, type: string): CompressedFile {
     etag: `"${hashOf(bytes).slice(0, 27)}"`,
     identity: bytes,
     gzip: gzipSync(bytes, { level: 9 }),
-    br: brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } }),
+    br: brotliCompressSync(bytes, {
+      params: {
+        [constants.BROTLI_PARAM_QUALITY]: 11,
+        [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
+      },
+    }),
   }
 }
 
@@ -191,8 +205,10 @@ function encoded(req: Request, file: CompressedFile, headers: Headers): Response
   const br = file.br.length < file.identity.length ? weight('br') : 0
   const gzip = file.gzip.length < file.identity.length ? weight('gzip') : 0
   // The coding the client weighs highest; on a tie brotli, the smaller.
-  if (br > 0 && br >= gzip) return { status: 200, headers: { ...vary, 'content-encoding': 'br' }, body: file.br }
-  if (gzip > 0) return { status: 200, headers: { ...vary, 'content-encoding': 'gzip' }, body: file.gzip }
+  if (br > 0 && br >= gzip)
+    return { status: 200, headers: { ...vary, 'content-encoding': 'br' }, body: file.br }
+  if (gzip > 0)
+    return { status: 200, headers: { ...vary, 'content-encoding': 'gzip' }, body: file.gzip }
   return { status: 200, headers: vary, body: file.identity }
 }
 

@@ -75,13 +75,17 @@ function opaque(etag: string): string {
  */
 export function notModified(headers: Headers | undefined): Response {
   const kept: Headers = {}
-  for (const name in headers) if (name !== 'content-type' && name !== 'content-length') kept[name] = headers[name]!
+  for (const name in headers)
+    if (name !== 'content-type' && name !== 'content-length') kept[name] = headers[name]!
   return { status: 304, headers: kept }
 }
 
 /** Answers that get a validator: the JSON API and the Markdown answers. */
 function validated(type: string | string[] | undefined): boolean {
-  return typeof type === 'string' && (type.startsWith('application/json') || type.startsWith('text/markdown'))
+  return (
+    typeof type === 'string' &&
+    (type.startsWith('application/json') || type.startsWith('text/markdown'))
+  )
 }
 
 /**
@@ -101,7 +105,11 @@ export function conditional(req: Request, response: Response): Response {
     if (isStream(response.body)) return response
     etag = etagOf(response.body ?? '')
     // A copy: a handler may answer a shared headers object.
-    out = { status: response.status, headers: Object.assign({}, headers, { etag }), body: response.body }
+    out = {
+      status: response.status,
+      headers: Object.assign({}, headers, { etag }),
+      body: response.body,
+    }
   }
   const field = req.headers['if-none-match']
   return field !== undefined && matches(field, etag) ? notModified(out.headers) : out

@@ -13,7 +13,8 @@ export function parseCookies(header: string | undefined): Record<string, string>
     const name = part.slice(0, eq).trim()
     if (!name || name in out) continue
     let value = part.slice(eq + 1).trim()
-    if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1)
+    if (value.length >= 2 && value.startsWith('"') && value.endsWith('"'))
+      value = value.slice(1, -1)
     out[name] = value
   }
   return out

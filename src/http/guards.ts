@@ -14,10 +14,17 @@ const BAD_TAG = reason('bad_tag', 'x-tag header missing or wrong')
  * Refuses a cross-site write made with a session cookie: `Sec-Fetch-Site: cross-site`, or an
  * `Origin` other than `ownOrigin` (the service's public URL's origin).
  */
-export function refuseCrossSite(req: Request, cookieName: string, ownOrigin: string): Refusal | null {
+export function refuseCrossSite(
+  req: Request,
+  cookieName: string,
+  ownOrigin: string,
+): Refusal | null {
   if (!(cookieName in req.cookies)) return null
   const origin = req.headers.origin
-  if (req.headers['sec-fetch-site'] === 'cross-site' || (origin !== undefined && origin !== ownOrigin)) {
+  if (
+    req.headers['sec-fetch-site'] === 'cross-site' ||
+    (origin !== undefined && origin !== ownOrigin)
+  ) {
     return refuse(403, CROSS_SITE)
   }
   return null

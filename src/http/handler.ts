@@ -52,7 +52,10 @@ export interface HandlerOptions {
 }
 
 /** Builds the function that answers every request of a route table; it never rejects. */
-export function createHandler(routes: readonly HttpRoute[], options: HandlerOptions): (req: Request) => Promise<Response> {
+export function createHandler(
+  routes: readonly HttpRoute[],
+  options: HandlerOptions,
+): (req: Request) => Promise<Response> {
   const router = createRouter(routes)
   const { logger, name } = options
   const ready = options.ready ?? (() => true)
@@ -66,14 +69,21 @@ export function createHandler(routes: readonly HttpRoute[], options: HandlerOpti
     const match = router.match(method, path)
     if (limiter !== null) {
       // The router hands back the row it was given, so the row's own field is there.
-      const refused = await limiter.check(req, (match?.found && (match.route as HttpRoute).rateLimit) || 'api')
+      const refused = await limiter.check(
+        req,
+        (match?.found && (match.route as HttpRoute).rateLimit) || 'api',
+      )
       if (refused !== null) return refused
     }
     if (match === null) return notFound(req)
-    if (!match.found) return answerRefusal(refuse(405, reason('method_not_allowed', match.text)), { allow: match.allowed.join(', ') })
+    if (!match.found)
+      return answerRefusal(refuse(405, reason('method_not_allowed', match.text)), {
+        allow: match.allowed.join(', '),
+      })
     req.params = match.params
     const notUtf8 = queryNotUtf8(req.search)
-    if (notUtf8 !== null) return answerRefusal(refuse(400, reason('bad_text', queryNotUtf8Text(notUtf8)), notUtf8))
+    if (notUtf8 !== null)
+      return answerRefusal(refuse(400, reason('bad_text', queryNotUtf8Text(notUtf8)), notUtf8))
     return match.route.handler(req)
   }
 
@@ -92,9 +102,11 @@ export function createHandler(routes: readonly HttpRoute[], options: HandlerOpti
    * 413, after which the connection closes) as it is, else a logged 500.
    */
   function recover(err: unknown): Response {
-    if (err instanceof Refusal) return answerRefusal(err, err.code === 'body_too_large' ? CLOSE : undefined)
+    if (err instanceof Refusal)
+      return answerRefusal(err, err.code === 'body_too_large' ? CLOSE : undefined)
     // The database is unreachable (a restart, an outage): a quick 503 the client may retry.
-    if (isDatabaseUnavailable(err)) return answerRefusal(refuse(503, DATABASE_UNAVAILABLE), { 'retry-after': '5' })
+    if (isDatabaseUnavailable(err))
+      return answerRefusal(refuse(503, DATABASE_UNAVAILABLE), { 'retry-after': '5' })
     logger.line(`${name} error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`)
     return answerRefusal(refuse(500, INTERNAL_ERROR))
   }

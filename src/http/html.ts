@@ -28,7 +28,8 @@ const MADE_HERE = Symbol('html')
 export class Html {
   readonly text: string
   constructor(made: typeof MADE_HERE, text: string) {
-    if (made !== MADE_HERE) throw new TypeError('Html values come from html`...`, rawHtml() or joinHtml()')
+    if (made !== MADE_HERE)
+      throw new TypeError('Html values come from html`...`, rawHtml() or joinHtml()')
     this.text = text
   }
 
@@ -91,7 +92,9 @@ function render(value: HtmlValue): string {
     for (const item of value as readonly HtmlValue[]) out += render(item)
     return out
   }
-  throw new TypeError(`html: cannot render ${typeof value} ${String(value)}; give a string, a number or html`)
+  throw new TypeError(
+    `html: cannot render ${typeof value} ${String(value)}; give a string, a number or html`,
+  )
 }
 
 /** Finds for each interpolation whether it stands in text, in a script or style, or unquoted. */
@@ -104,7 +107,9 @@ function placesOf(strings: TemplateStringsArray): Place[] {
     const opened = Math.max(lower.lastIndexOf('<script'), lower.lastIndexOf('<style'))
     const inTag = before.lastIndexOf('<') > before.lastIndexOf('>')
     // Inside a script or style element, not in its opening tag's attributes (`<script src="${url}">`).
-    const raw = opened > Math.max(lower.lastIndexOf('</script'), lower.lastIndexOf('</style')) && !(inTag && before.lastIndexOf('<') === opened)
+    const raw =
+      opened > Math.max(lower.lastIndexOf('</script'), lower.lastIndexOf('</style')) &&
+      !(inTag && before.lastIndexOf('<') === opened)
     out.push(raw ? 'raw' : inTag && /=\s*$/.test(before) ? 'unquoted' : 'text')
     before += '\0'
   }
@@ -114,8 +119,11 @@ function placesOf(strings: TemplateStringsArray): Place[] {
 function refuseAt(strings: TemplateStringsArray, i: number, place: Place, value: HtmlValue): void {
   if (place === 'raw' && value instanceof Html) return
   const at = JSON.stringify(strings[i]!.slice(-40))
-  if (place === 'raw') throw new TypeError(`html: only rawHtml may go inside <script> or <style> (after ${at})`)
-  throw new TypeError(`html: quote the attribute value (after ${at}); an unquoted one cannot be escaped safely`)
+  if (place === 'raw')
+    throw new TypeError(`html: only rawHtml may go inside <script> or <style> (after ${at})`)
+  throw new TypeError(
+    `html: quote the attribute value (after ${at}); an unquoted one cannot be escaped safely`,
+  )
 }
 
 /** Escapes text for HTML element content and quoted attribute values. */
@@ -125,7 +133,13 @@ export function escapeHtml(value: string): string {
 }
 const NEEDS_ESCAPE = /[&<>"']/
 const ESCAPED = /[&<>"']/g
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
+const HTML_ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+}
 
 /** What a page's document has beyond what every page's has. */
 export interface DocumentParts {
@@ -149,8 +163,12 @@ export function htmlPage(parts: DocumentParts, body: Html): Html {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1${parts.coverViewport ? ', viewport-fit=cover' : ''}">
 <title>${parts.title}</title>
-${parts.head ? html`${parts.head}
-` : ''}</head>
+${
+  parts.head
+    ? html`${parts.head}
+`
+    : ''
+}</head>
 <body${parts.bodyClass ? html` class="${parts.bodyClass}"` : ''}>
 ${body}
 </body>
@@ -160,8 +178,11 @@ ${body}
 
 /** A small HTML document: `title` as its title and heading, then `body`. */
 export function htmlDocument(title: string, body: Html): Html {
-  return htmlPage({ title }, html`<h1>${title}</h1>
-${body}`)
+  return htmlPage(
+    { title },
+    html`<h1>${title}</h1>
+${body}`,
+  )
 }
 
 /**
@@ -170,5 +191,9 @@ ${body}`)
  * own policy passes it in `headers`, which win.
  */
 export function htmlResponse(status: number, body: Html, headers?: Headers): Response {
-  return { status, headers: { 'content-type': 'text/html; charset=utf-8', ...PAGE_HEADERS, ...headers }, body: body.text }
+  return {
+    status,
+    headers: { 'content-type': 'text/html; charset=utf-8', ...PAGE_HEADERS, ...headers },
+    body: body.text,
+  }
 }

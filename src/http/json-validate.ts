@@ -176,19 +176,24 @@ export const NOT_AN_OBJECT = 'the body must be a JSON object'
  * given. With `emptyIsObject`, zero bytes are `{}` (so a route answers which field is missing);
  * without, they are refused as {@link parseJsonBody} does.
  */
-export function parseJsonObject(bytes: Uint8Array, options: { emptyIsObject?: boolean; field?: string } = {}): { ok: true; value: Record<string, unknown> } | Refusal {
+export function parseJsonObject(
+  bytes: Uint8Array,
+  options: { emptyIsObject?: boolean; field?: string } = {},
+): { ok: true; value: Record<string, unknown> } | Refusal {
   if (bytes.length === 0 && options.emptyIsObject) return { ok: true, value: {} }
   const parsed = parseJsonBody(bytes)
   if (!parsed.ok) return refuse(400, reason('bad_json', parsed.error), options.field)
   const value = parsed.value
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return refuse(400, reason('bad_json', NOT_AN_OBJECT), options.field)
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return refuse(400, reason('bad_json', NOT_AN_OBJECT), options.field)
   return { ok: true, value: value as Record<string, unknown> }
 }
 
 function defect(kind: 'syntax' | 'depth', offset: number): JsonBody {
-  const error = kind === 'depth'
-    ? `JSON nested too deep at character ${offset}`
-    : `invalid JSON at character ${offset}`
+  const error =
+    kind === 'depth'
+      ? `JSON nested too deep at character ${offset}`
+      : `invalid JSON at character ${offset}`
   return { ok: false, error }
 }
 
@@ -273,8 +278,11 @@ function scanEscape(text: string, pos: number, end: number): number {
 }
 
 function isHexDigit(c: number): boolean {
-  return (c >= DIGIT_0 && c <= DIGIT_9) || (c >= LOWER_A && c <= LOWER_F) ||
+  return (
+    (c >= DIGIT_0 && c <= DIGIT_9) ||
+    (c >= LOWER_A && c <= LOWER_F) ||
     (c >= UPPER_A && c <= UPPER_F)
+  )
 }
 
 /** `true`, `false` or `null`, whose first letter is already known to match. */
@@ -345,7 +353,10 @@ function decodeValidPrefix(bytes: Uint8Array): { text: string; complete: boolean
     return { text: strictUtf8.decode(bytes), complete: true }
   } catch {
     // The decoder does not say where it failed; find the place once, on this slow path only.
-    return { text: strictUtf8.decode(bytes.subarray(0, wellFormedUtf8Length(bytes))), complete: false }
+    return {
+      text: strictUtf8.decode(bytes.subarray(0, wellFormedUtf8Length(bytes))),
+      complete: false,
+    }
   }
 }
 

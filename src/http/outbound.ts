@@ -40,7 +40,8 @@ export function isPublicAddress(address: string): boolean {
  */
 function embeddedIPv4(v6: ipaddr.IPv6): ipaddr.IPv4[] | null {
   const p = v6.parts
-  const v4 = (high: number, low: number) => new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff])
+  const v4 = (high: number, low: number) =>
+    new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff])
   switch (v6.range()) {
     case 'ipv4Mapped':
     case 'rfc6145':
@@ -64,13 +65,18 @@ function embeddedIPv4(v6: ipaddr.IPv6): ipaddr.IPv4[] | null {
 }
 
 /** Why an address may not be reached, in words for the person who gave it. */
-export const NOT_PUBLIC_ADDRESS = 'the address is not on the public internet (loopback, private, link-local or reserved); set WEBHOOK_ALLOW_PRIVATE=1 to allow such targets'
+export const NOT_PUBLIC_ADDRESS =
+  'the address is not on the public internet (loopback, private, link-local or reserved); set WEBHOOK_ALLOW_PRIVATE=1 to allow such targets'
 export const NO_SUCH_HOST = 'the host name does not resolve'
 
 /** Resolves `hostname` to every address DNS gives it (a literal resolves to itself). */
 export function resolveAll(hostname: string): Promise<LookupAddress[]> {
   const bare = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname
-  return new Promise((resolve, reject) => dnsLookup(bare, { all: true, verbatim: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))))
+  return new Promise((resolve, reject) =>
+    dnsLookup(bare, { all: true, verbatim: true }, (err, addresses) =>
+      err ? reject(err) : resolve(addresses),
+    ),
+  )
 }
 
 /**
@@ -105,7 +111,12 @@ export interface PostOptions {
 }
 
 /** POSTs `body` to `url` with `headers`; never throws, never follows a redirect. */
-export function postChecked(url: string, headers: Record<string, string>, body: string, options: PostOptions): Promise<Outcome> {
+export function postChecked(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  options: PostOptions,
+): Promise<Outcome> {
   const clock = options.clock ?? Date.now
   const started = clock()
   const elapsed = () => Math.max(0, Math.round(clock() - started))
@@ -136,11 +147,16 @@ export function postChecked(url: string, headers: Record<string, string>, body: 
       method: 'POST',
       headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
       // The address is checked here, after DNS, for the connection actually made.
-      lookup: ((hostname: string, lookupOptions: { all?: boolean }, callback: (err: Error | null, address?: string | LookupAddress[], family?: number) => void) => {
+      lookup: ((
+        hostname: string,
+        lookupOptions: { all?: boolean },
+        callback: (err: Error | null, address?: string | LookupAddress[], family?: number) => void,
+      ) => {
         resolveAll(hostname).then(
           (addresses) => {
             if (addresses.length === 0) return callback(new Error(NO_SUCH_HOST))
-            if (!options.allowPrivate && addresses.some((a) => !isPublicAddress(a.address))) return callback(new Error(NOT_PUBLIC_ADDRESS))
+            if (!options.allowPrivate && addresses.some((a) => !isPublicAddress(a.address)))
+              return callback(new Error(NOT_PUBLIC_ADDRESS))
             if (lookupOptions.all) callback(null, addresses)
             else callback(null, addresses[0]!.address, addresses[0]!.family)
           },
@@ -148,8 +164,25 @@ export function postChecked(url: string, headers: Record<string, string>, body: 
         )
       }) as unknown as LookupFunction,
     })
-    const timer = setTimeout(() => finish({ ok: false, error: `no answer within ${options.timeoutMs / 1000} s`, durationMs: elapsed() }), options.timeoutMs)
-    req.on('error', (err) => finish({ ok: false, error: err.message === NOT_PUBLIC_ADDRESS || err.message === NO_SUCH_HOST ? err.message : `could not connect: ${err.message}`, durationMs: elapsed() }))
+    const timer = setTimeout(
+      () =>
+        finish({
+          ok: false,
+          error: `no answer within ${options.timeoutMs / 1000} s`,
+          durationMs: elapsed(),
+        }),
+      options.timeoutMs,
+    )
+    req.on('error', (err) =>
+      finish({
+        ok: false,
+        error:
+          err.message === NOT_PUBLIC_ADDRESS || err.message === NO_SUCH_HOST
+            ? err.message
+            : `could not connect: ${err.message}`,
+        durationMs: elapsed(),
+      }),
+    )
     req.on('response', (res: IncomingMessage) => {
       const chunks: Buffer[] = []
       let kept = 0
@@ -159,7 +192,15 @@ export function postChecked(url: string, headers: Record<string, string>, body: 
           kept += Math.min(chunk.length, options.keepBytes - kept)
         }
       })
-      const done = () => finish({ ok: true, status: res.statusCode ?? 0, answer: Buffer.concat(chunks).toString('utf8').replace(/\u0000/g, ''), durationMs: elapsed() })
+      const done = () =>
+        finish({
+          ok: true,
+          status: res.statusCode ?? 0,
+          answer: Buffer.concat(chunks)
+            .toString('utf8')
+            .replace(/\u0000/g, ''),
+          durationMs: elapsed(),
+        })
       res.on('end', done)
       res.on('error', done)
       res.on('close', done)

@@ -32,7 +32,9 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
 /** The response with {@link PAGE_HEADERS} added (a header the handler set itself wins). */
 export function withPageHeaders(response: Response): Response {
   const headers = Object.assign({}, PAGE_HEADERS, response.headers)
-  return response.body === undefined ? { status: response.status, headers } : { status: response.status, headers, body: response.body }
+  return response.body === undefined
+    ? { status: response.status, headers }
+    : { status: response.status, headers, body: response.body }
 }
 
 /** Every route of the table with its handler's answers given {@link PAGE_HEADERS}. */

@@ -28,7 +28,11 @@ export interface Cursors<T> {
  * is not one). A cursor is read only when writing its value again gives the same cursor, so
  * every value has one cursor and nothing else is read as one.
  */
-export function cursors<T>(format: (value: T) => string, parse: (text: string) => T | null, maxLength: number): Cursors<T> {
+export function cursors<T>(
+  format: (value: T) => string,
+  parse: (text: string) => T | null,
+  maxLength: number,
+): Cursors<T> {
   const write = (value: T) => Buffer.from(format(value)).toString('base64url')
   return {
     write,

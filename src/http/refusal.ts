@@ -122,6 +122,9 @@ export const ERROR_CODE = 'x-error-code'
  * the code in {@link ERROR_CODE}. `headers` are added (a `Vary`, an `Allow`, a `Retry-After`).
  */
 export function answerRefusal(refusal: Refusal, headers?: Headers): Response {
-  const body = refusal.field === undefined ? { error: refusal.message } : { error: refusal.message, field: refusal.field }
+  const body =
+    refusal.field === undefined
+      ? { error: refusal.message }
+      : { error: refusal.message, field: refusal.field }
   return json(refusal.status, body, Object.assign({ [ERROR_CODE]: refusal.code }, headers))
 }

@@ -145,7 +145,10 @@ export function makeRequest(init: {
 }): Request {
   const url = init.url ?? '/'
   const q = url.indexOf('?')
-  const body = typeof init.body === 'string' ? new TextEncoder().encode(init.body) : (init.body ?? new Uint8Array(0))
+  const body =
+    typeof init.body === 'string'
+      ? new TextEncoder().encode(init.body)
+      : (init.body ?? new Uint8Array(0))
   return new RequestRecord(
     init.method ?? 'GET',
     q === -1 ? url : url.slice(0, q),
@@ -167,7 +170,9 @@ class GivenSource implements RequestSource {
   ) {}
 
   body(): Promise<Uint8Array> {
-    return this.bytes.length > BODY_LIMIT ? Promise.reject(refuse(413, BODY_TOO_LARGE)) : Promise.resolve(this.bytes)
+    return this.bytes.length > BODY_LIMIT
+      ? Promise.reject(refuse(413, BODY_TOO_LARGE))
+      : Promise.resolve(this.bytes)
   }
 
   // In 64 KiB pieces, as a socket would give them; the limit counts the bytes, whatever

@@ -30,7 +30,8 @@ export async function bodyBytes(body: Response['body']): Promise<Uint8Array> {
   if (typeof body === 'string') return new TextEncoder().encode(body)
   if (!isStream(body)) return body
   const pieces: Uint8Array[] = []
-  for await (const piece of body) pieces.push(typeof piece === 'string' ? new TextEncoder().encode(piece) : piece)
+  for await (const piece of body)
+    pieces.push(typeof piece === 'string' ? new TextEncoder().encode(piece) : piece)
   return Buffer.concat(pieces)
 }
 
@@ -41,7 +42,8 @@ export async function bodyText(body: Response['body']): Promise<string> {
   if (!isStream(body)) return new TextDecoder().decode(body)
   const decoder = new TextDecoder()
   let text = ''
-  for await (const piece of body) text += typeof piece === 'string' ? piece : decoder.decode(piece, { stream: true })
+  for await (const piece of body)
+    text += typeof piece === 'string' ? piece : decoder.decode(piece, { stream: true })
   return text + decoder.decode()
 }
 
@@ -56,20 +58,36 @@ export const NOSNIFF = 'nosniff'
  * The `Cache-Control` of an answer that depends on who is signed in (docs/core.md, "Sessions
  * and credentials"): no cache, shared or the browser's, keeps it.
  */
-export const PRIVATE_NO_STORE: Readonly<Headers> = Object.freeze({ 'cache-control': 'private, no-store' })
+export const PRIVATE_NO_STORE: Readonly<Headers> = Object.freeze({
+  'cache-control': 'private, no-store',
+})
 
 /** A JSON answer. */
 export function json(status: number, value: unknown, headers?: Headers): Response {
   const body = JSON.stringify(value)
   const length = String(Buffer.byteLength(body))
-  return { status, headers: { 'content-type': JSON_TYPE, 'content-length': length, 'x-content-type-options': NOSNIFF, ...headers }, body }
+  return {
+    status,
+    headers: {
+      'content-type': JSON_TYPE,
+      'content-length': length,
+      'x-content-type-options': NOSNIFF,
+      ...headers,
+    },
+    body,
+  }
 }
 
 /**
  * A JSON answer `{"<name>":[...]}` whose array is written batch by batch as `batches` yields,
  * with the same bytes as {@link json} of the whole array. Nothing is read before the body is.
  */
-export function jsonStream<T>(status: number, name: string, batches: AsyncIterable<readonly T[]>, headers?: Headers): Response {
+export function jsonStream<T>(
+  status: number,
+  name: string,
+  batches: AsyncIterable<readonly T[]>,
+  headers?: Headers,
+): Response {
   async function* body(): AsyncGenerator<string> {
     let first = true
     yield `{${JSON.stringify(name)}:[`
@@ -83,16 +101,33 @@ export function jsonStream<T>(status: number, name: string, batches: AsyncIterab
     }
     yield ']}'
   }
-  return { status, headers: { 'content-type': JSON_TYPE, 'x-content-type-options': NOSNIFF, ...headers }, body: body() }
+  return {
+    status,
+    headers: { 'content-type': JSON_TYPE, 'x-content-type-options': NOSNIFF, ...headers },
+    body: body(),
+  }
 }
 
 /** A plain-text answer. */
 export function text(status: number, body: string, headers?: Headers): Response {
-  return { status, headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': NOSNIFF, ...headers }, body }
+  return {
+    status,
+    headers: {
+      'content-type': 'text/plain; charset=utf-8',
+      'x-content-type-options': NOSNIFF,
+      ...headers,
+    },
+    body,
+  }
 }
 
 /** A redirect with a short plain-text body. */
-export function redirect(status: 301 | 302 | 303, location: string, body = `redirecting to ${location}`, headers?: Headers): Response {
+export function redirect(
+  status: 301 | 302 | 303,
+  location: string,
+  body = `redirecting to ${location}`,
+  headers?: Headers,
+): Response {
   return text(status, body, { location, ...headers })
 }
 

@@ -64,7 +64,15 @@ export interface Router<H> {
   readonly routes: readonly Route<H>[]
 }
 
-const METHODS: ReadonlySet<string> = new Set<string>(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
+const METHODS: ReadonlySet<string> = new Set<string>([
+  'GET',
+  'HEAD',
+  'POST',
+  'PUT',
+  'PATCH',
+  'DELETE',
+  'OPTIONS',
+])
 const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 // RFC 3986 pchar without pct-encoded: static segments are compared with the raw path, so a
 // segment holding anything a client must percent-encode (or '%' itself) could never match.
@@ -132,7 +140,9 @@ export function createRouter<H>(routes: readonly Route<H>[]): Router<H> {
     )
     // Only after listing `registered`: the derived text names the table's methods, not this one.
     if (headFromGet) leaf.methods.set('HEAD', get)
-    leaf.text = leaf.methodText ?? (registered.length === 1 ? `${registered[0]} only` : registered.join(' or '))
+    leaf.text =
+      leaf.methodText ??
+      (registered.length === 1 ? `${registered[0]} only` : registered.join(' or '))
   }
 
   const table = Object.freeze([...routes])
@@ -154,10 +164,12 @@ export function createRouter<H>(routes: readonly Route<H>[]): Router<H> {
         }
       }
       const target = leaf.any ?? leaf.methods.get(method)
-      if (target === undefined) return { found: false, allowed: leaf.allowed.slice(), text: leaf.text }
+      if (target === undefined)
+        return { found: false, allowed: leaf.allowed.slice(), text: leaf.text }
       const names = target.names
       // A route without params answers one shared match: nothing to allocate per request.
-      if (names.length === 0) return (target.match ??= { found: true, route: target.route, params: NO_PARAMS })
+      if (names.length === 0)
+        return (target.match ??= { found: true, route: target.route, params: NO_PARAMS })
       const params: Params = Object.create(null)
       for (let i = 0; i < names.length; i++) params[names[i]!] = values[i]!
       return { found: true, route: target.route, params }
@@ -179,9 +191,11 @@ function refuse(route: Route<unknown>, why: string): never {
 
 /** Checks one route's path and method and finds or makes its trie node. */
 function insert<H>(root: Node<H>, route: Route<H>): { names: string[]; node: Node<H> } {
-  if (route === null || typeof route !== 'object') throw new Error(`route ${String(route)} is not an object`)
+  if (route === null || typeof route !== 'object')
+    throw new Error(`route ${String(route)} is not an object`)
   const { method, path } = route
-  if (typeof path !== 'string' || !path.startsWith('/')) refuse(route, "the path must start with '/'")
+  if (typeof path !== 'string' || !path.startsWith('/'))
+    refuse(route, "the path must start with '/'")
   if (method !== '*' && !METHODS.has(method)) {
     refuse(route, `unknown method; use one of ${[...METHODS].join(', ')} or '*'`)
   }
@@ -193,7 +207,8 @@ function insert<H>(root: Node<H>, route: Route<H>): { names: string[]; node: Nod
     if (segment.startsWith(':')) {
       const name = segment.slice(1)
       if (name === '') refuse(route, "a param needs a name after ':'")
-      if (!PARAM_NAME.test(name)) refuse(route, `param name '${name}' is not an identifier ([A-Za-z_][A-Za-z0-9_]*)`)
+      if (!PARAM_NAME.test(name))
+        refuse(route, `param name '${name}' is not an identifier ([A-Za-z_][A-Za-z0-9_]*)`)
       if (names.includes(name)) refuse(route, `param name '${name}' appears twice`)
       names.push(name)
       node = node.param ??= newNode()
@@ -222,15 +237,20 @@ function addTarget<H>(leaf: Leaf<H>, target: Target<H>): void {
     refuse(route, why)
   }
   const same = method === '*' ? leaf.any : leaf.methods.get(method)
-  if (same !== null && same !== undefined) refuse(route, `the same method and path as ${describe(same.route)}`)
+  if (same !== null && same !== undefined)
+    refuse(route, `the same method and path as ${describe(same.route)}`)
   if (method === '*') leaf.any = target
   else leaf.methods.set(method, target)
 
   const text = route.methodText
   if (text === undefined) return
-  if (typeof text !== 'string' || text === '') refuse(route, 'methodText must be a non-empty string')
+  if (typeof text !== 'string' || text === '')
+    refuse(route, 'methodText must be a non-empty string')
   if (leaf.methodText !== undefined && leaf.methodText !== text) {
-    refuse(route, `methodText '${text}' differs from '${leaf.methodText}' given by another route of this path`)
+    refuse(
+      route,
+      `methodText '${text}' differs from '${leaf.methodText}' given by another route of this path`,
+    )
   }
   leaf.methodText = text
 }

@@ -4,11 +4,26 @@
  * against slow clients and shuts down gracefully; what a request is answered is decided by
  * the handler of `src/http/handler.ts`, which tests call without a socket.
  */
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http'
 import { Server as NetServer, type AddressInfo, type Socket } from 'node:net'
 import { createHandler, type HandlerOptions, type HttpRoute } from './handler.ts'
 import { requestLine, type Logger } from '../base/log.ts'
-import { BODY_INCOMPLETE, BODY_LIMIT, BODY_TOO_LARGE, bodyIncomplete, bodyOverLimit, NO_PARAMS, noop, RequestRecord, type RequestSource } from './request.ts'
+import {
+  BODY_INCOMPLETE,
+  BODY_LIMIT,
+  BODY_TOO_LARGE,
+  bodyIncomplete,
+  bodyOverLimit,
+  NO_PARAMS,
+  noop,
+  RequestRecord,
+  type RequestSource,
+} from './request.ts'
 import { isStream, type BodyStream, type Response } from './response.ts'
 import { refuse } from './refusal.ts'
 
@@ -64,23 +79,41 @@ export async function serve(options: ServeOptions): Promise<Served> {
 
   const headersTimeout = options.headersTimeoutMs ?? 10_000
   const requestTimeout = options.requestTimeoutMs ?? 30_000
-  const server = createServer({ connectionsCheckingInterval: Math.min(1000, headersTimeout / 2) }, (req, res) => {
-    inFlight++
-    const started = performance.now()
-    const url = req.url ?? '/'
-    const q = url.indexOf('?')
-    const path = q === -1 ? url : url.slice(0, q)
-    const request = new RequestRecord(req.method ?? 'GET', path, q === -1 ? '' : url.slice(q + 1), NO_PARAMS, new SocketSource(req, res, waiting))
-    void answer(request).then((response) => finish(req, res, path, response, started))
-  })
+  const server = createServer(
+    { connectionsCheckingInterval: Math.min(1000, headersTimeout / 2) },
+    (req, res) => {
+      inFlight++
+      const started = performance.now()
+      const url = req.url ?? '/'
+      const q = url.indexOf('?')
+      const path = q === -1 ? url : url.slice(0, q)
+      const request = new RequestRecord(
+        req.method ?? 'GET',
+        path,
+        q === -1 ? '' : url.slice(q + 1),
+        NO_PARAMS,
+        new SocketSource(req, res, waiting),
+      )
+      void answer(request).then((response) => finish(req, res, path, response, started))
+    },
+  )
 
   // The log line names the path without the query: a query can carry login codes.
-  function finish(req: IncomingMessage, res: ServerResponse, path: string, response: Response, started: number): void {
+  function finish(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    response: Response,
+    started: number,
+  ): void {
     if (shutdown.signal.aborted && !res.headersSent) res.setHeader('connection', 'close')
     if (isStream(response.body) && response.status !== 304) {
       // Logged and counted out once the last piece is written (or the stream failed).
       void sendStream(req, res, response, response.body).then((failed) => {
-        if (failed !== null) logger.line(`${name} error: ${failed instanceof Error ? (failed.stack ?? failed.message) : String(failed)}`)
+        if (failed !== null)
+          logger.line(
+            `${name} error: ${failed instanceof Error ? (failed.stack ?? failed.message) : String(failed)}`,
+          )
         logged(req, path, response, started)
       })
       return
@@ -90,7 +123,9 @@ export async function serve(options: ServeOptions): Promise<Served> {
   }
 
   function logged(req: IncomingMessage, path: string, response: Response, started: number): void {
-    logger.line(requestLine(name, req.method ?? '', path, response.status, performance.now() - started))
+    logger.line(
+      requestLine(name, req.method ?? '', path, response.status, performance.now() - started),
+    )
     if (--inFlight === 0 && drained) drained()
   }
 
@@ -102,7 +137,8 @@ export async function serve(options: ServeOptions): Promise<Served> {
   server.keepAliveTimeout = 5_000
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     if (socket.writable && !socket.writableEnded) {
-      const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request'
+      const status =
+        err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request'
       socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`)
     } else socket.destroy()
   })
@@ -128,8 +164,12 @@ export async function serve(options: ServeOptions): Promise<Served> {
       // connections at once: a request may be on its way on one (clients saw ECONNRESET).
       // Answers from now on carry `connection: close`; connections still idle after a second's
       // grace are closed (250 ms still cut a request now and then on a busy machine).
-      const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()))
-      const open = await new Promise<number>((resolve) => server.getConnections((_, n) => resolve(n ?? 0)))
+      const closed = new Promise<void>((resolve) =>
+        NetServer.prototype.close.call(server, () => resolve()),
+      )
+      const open = await new Promise<number>((resolve) =>
+        server.getConnections((_, n) => resolve(n ?? 0)),
+      )
       if (open > 0) await new Promise((resolve) => setTimeout(resolve, 1000))
       server.closeIdleConnections()
       if (inFlight > 0) {
@@ -159,7 +199,11 @@ function send(req: IncomingMessage, res: ServerResponse, response: Response): vo
   let headers = response.headers
   // A 304 has no body, and a length would claim the 200's (RFC 9110 section 8.6).
   if (headers?.['content-length'] === undefined && response.status !== 304) {
-    headers = Object.assign({}, headers, { 'content-length': String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength) })
+    headers = Object.assign({}, headers, {
+      'content-length': String(
+        typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength,
+      ),
+    })
   }
   if (!req.complete && unreadRest(req) > DRAIN_TO_KEEP) {
     headers = Object.assign({}, headers, { connection: 'close' })
@@ -175,7 +219,12 @@ function send(req: IncomingMessage, res: ServerResponse, response: Response): vo
  * fails after the headers went out cannot become a 500: the connection is cut, so the client
  * sees a truncated answer (no final chunk) instead of a short list that looks whole.
  */
-async function sendStream(req: IncomingMessage, res: ServerResponse, response: Response, body: BodyStream): Promise<unknown> {
+async function sendStream(
+  req: IncomingMessage,
+  res: ServerResponse,
+  response: Response,
+  body: BodyStream,
+): Promise<unknown> {
   if (res.headersSent || res.destroyed) return null
   let headers = response.headers
   if (!req.complete && unreadRest(req) > DRAIN_TO_KEEP) {
@@ -190,15 +239,16 @@ async function sendStream(req: IncomingMessage, res: ServerResponse, response: R
   try {
     for await (const piece of body) {
       if (res.destroyed) return null
-      if (!res.write(piece)) await new Promise<void>((resolve) => {
-        const done = () => {
-          res.off('drain', done)
-          res.off('close', done)
-          resolve()
-        }
-        res.on('drain', done)
-        res.on('close', done)
-      })
+      if (!res.write(piece))
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            res.off('drain', done)
+            res.off('close', done)
+            resolve()
+          }
+          res.on('drain', done)
+          res.on('close', done)
+        })
     }
     res.end()
     return null

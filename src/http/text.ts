@@ -43,7 +43,8 @@ export function queryNotUtf8(search: string): string | null {
     const eq = pair.indexOf('=')
     const name = eq === -1 ? pair : pair.slice(0, eq)
     const value = eq === -1 ? '' : pair.slice(eq + 1)
-    if (!isUtf8Escaped(name) || !isUtf8Escaped(value)) return new URLSearchParams(`${name}=`).keys().next().value ?? ''
+    if (!isUtf8Escaped(name) || !isUtf8Escaped(value))
+      return new URLSearchParams(`${name}=`).keys().next().value ?? ''
   }
   return null
 }
@@ -64,5 +65,7 @@ function isUtf8Escaped(raw: string): boolean {
 
 /** `%XY` escapes turned into the byte they name, in a latin1 string of bytes. */
 function unescapeBytes(latin1: string): string {
-  return latin1.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+  return latin1.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) =>
+    String.fromCharCode(parseInt(hex, 16)),
+  )
 }

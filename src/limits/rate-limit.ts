@@ -83,7 +83,10 @@ export class TokenBucket {
   /** Refills the bucket up to `now` (a clock that went back refills nothing). */
   refill(now: number): void {
     if (now <= this.at) return
-    this.tokens = Math.min(this.limit.burst, this.tokens + ((now - this.at) * this.limit.rate) / 1000)
+    this.tokens = Math.min(
+      this.limit.burst,
+      this.tokens + ((now - this.at) * this.limit.rate) / 1000,
+    )
     this.at = now
   }
 
@@ -182,7 +185,10 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   }
   /** The owner each verified credential was found to belong to, and when it was last used. */
   const owners = new Map<string, { owner: string; used: number }>()
-  const policies = { api: policyField('api', limits.api), signin: policyField('signin', limits.signin) }
+  const policies = {
+    api: policyField('api', limits.api),
+    signin: policyField('signin', limits.signin),
+  }
   let timer: NodeJS.Timeout | null = null
   let running: Promise<void> | null = null
   let syncs = 0
@@ -198,7 +204,12 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   }
 
   /** Takes from the bucket of `key` in `map`, making it (full) when there is none. */
-  function takeFrom(map: Map<string, TokenBucket>, key: string, cls: LimitClass, now: number): Response | null {
+  function takeFrom(
+    map: Map<string, TokenBucket>,
+    key: string,
+    cls: LimitClass,
+    now: number,
+  ): Response | null {
     let bucket = map.get(key)
     if (bucket === undefined) map.set(key, (bucket = new TokenBucket(limits[cls], now)))
     const wait = bucket.take(now)
@@ -241,9 +252,13 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     const now = clock()
     const batch: { bucket: TokenBucket; sent: number }[] = []
     // A credential unused for a while is verified again on its next request.
-    for (const [credential, known] of owners) if (now - known.used >= IDLE_MS) owners.delete(credential)
+    for (const [credential, known] of owners)
+      if (now - known.used >= IDLE_MS) owners.delete(credential)
     for (const cls of ['api', 'signin'] as const) {
-      for (const [kind, map] of [['c', buckets[cls].byOwner], ['a', buckets[cls].byAddress]] as const) {
+      for (const [kind, map] of [
+        ['c', buckets[cls].byOwner],
+        ['a', buckets[cls].byAddress],
+      ] as const) {
         for (const [key, bucket] of map) {
           const full = bucket.full(now)
           if (shared === null) {
@@ -255,7 +270,9 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
             if (now - bucket.used >= IDLE_MS) map.delete(key)
             continue
           }
-          bucket.id ??= createHash('sha256').update(`${shared.scope}\n${cls}\n${kind}\n${key}`).digest('base64url')
+          bucket.id ??= createHash('sha256')
+            .update(`${shared.scope}\n${cls}\n${kind}\n${key}`)
+            .digest('base64url')
           batch.push({ bucket, sent: bucket.spent })
           bucket.spent = 0
         }
@@ -268,7 +285,12 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       if (++syncs % 60 === 0) await shared.sweep(now)
       if (batch.length === 0) return
       level = await shared.exchange(
-        batch.map(({ bucket, sent }) => ({ key: bucket.id!, spent: sent, rate: bucket.limit.rate, burst: bucket.limit.burst })),
+        batch.map(({ bucket, sent }) => ({
+          key: bucket.id!,
+          spent: sent,
+          rate: bucket.limit.rate,
+          burst: bucket.limit.burst,
+        })),
         now,
       )
     } catch (err) {
@@ -344,7 +366,10 @@ export function addressKey(address: string): string {
   const [head, tail] = bare.split('::') as [string, string | undefined]
   const left = head === '' ? [] : head.split(':')
   const right = tail === undefined || tail === '' ? [] : tail.split(':')
-  const groups = tail === undefined ? left : [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right]
+  const groups =
+    tail === undefined
+      ? left
+      : [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right]
   return `${groups
     .slice(0, 4)
     .map((g) => (parseInt(g, 16) || 0).toString(16))

@@ -29,7 +29,14 @@ const NO_STORE = PRIVATE_NO_STORE
 type Body = Record<string, unknown>
 
 /** The fields of each op with their JSON types, in the order the interface names them. */
-const SAVE_FIELDS = { op: 'string', id: 'string', local: 'string', text: 'string', base: 'number', at: 'number' } as const
+const SAVE_FIELDS = {
+  op: 'string',
+  id: 'string',
+  local: 'string',
+  text: 'string',
+  base: 'number',
+  at: 'number',
+} as const
 const DELETE_FIELDS = { op: 'string', id: 'string', base: 'number' } as const
 /** The save's fields the interface leaves to this service: the device's words for itself. */
 const SAVE_OPTIONAL = { device: 'string' } as const
@@ -49,7 +56,12 @@ export interface ApiHandlers {
   publications(req: Request): Promise<Response>
 }
 
-export function createApiHandlers(deps: { store: NoteStore; publications: Publications; sessions: Sessions; publicUrl: string }): ApiHandlers {
+export function createApiHandlers(deps: {
+  store: NoteStore
+  publications: Publications
+  sessions: Sessions
+  publicUrl: string
+}): ApiHandlers {
   const { store, publications, sessions } = deps
   const pageUrl = (id: string) => `${deps.publicUrl}/p/${id}`
   const ownOrigin = originOf(deps.publicUrl)
@@ -85,7 +97,8 @@ export function createApiHandlers(deps: { store: NoteStore; publications: Public
     const headers = { ...NO_STORE, etag }
     if (matches(req.headers['if-none-match'], etag)) return notModified(headers)
     const from = Math.max(since ?? -1, after ?? -1)
-    if (limit === undefined) return json(200, { notes: await store.list(user, from < 0 ? undefined : from) }, headers)
+    if (limit === undefined)
+      return json(200, { notes: await store.list(user, from < 0 ? undefined : from) }, headers)
     // One row past the page says whether another page follows. `edited` is unique per user and
     // rows are listed by it, so the last row's `edited` is where the next page starts.
     const rows = await store.list(user, from < 0 ? undefined : from, limit + 1)
@@ -103,11 +116,20 @@ export function createApiHandlers(deps: { store: NoteStore; publications: Public
   async function save(user: string, body: Body): Promise<Response> {
     if (!hasFields(body, SAVE_FIELDS)) return refused(refuse(400, API.saveFields))
     const input = body as unknown as SaveInput & { op: 'save' }
-    if (input.id.length > MAX_ID || input.local.length > MAX_ID) return refused(refuse(400, API.tooLong))
+    if (input.id.length > MAX_ID || input.local.length > MAX_ID)
+      return refused(refuse(400, API.tooLong))
     const unknown = unknownField(body, { ...SAVE_FIELDS, ...SAVE_OPTIONAL })
     if (unknown !== null) return refused(refuse(400, FIELD.unknown(unknown)))
-    if (Object.hasOwn(body, 'device') && typeof body.device !== 'string') return refused(refuse(400, FIELD.device, 'device'))
-    const result = await store.save(user, { id: input.id, local: input.local, text: input.text, base: input.base, at: input.at, ...(Object.hasOwn(body, 'device') ? { device: body.device as string } : {}) })
+    if (Object.hasOwn(body, 'device') && typeof body.device !== 'string')
+      return refused(refuse(400, FIELD.device, 'device'))
+    const result = await store.save(user, {
+      id: input.id,
+      local: input.local,
+      text: input.text,
+      base: input.base,
+      at: input.at,
+      ...(Object.hasOwn(body, 'device') ? { device: body.device as string } : {}),
+    })
     return result instanceof Refusal ? refused(result) : answer(200, result)
   }
 
@@ -161,13 +183,17 @@ export function createApiHandlers(deps: { store: NoteStore; publications: Public
         const list = await publications.list(user)
         return answer(200, { publications: list.map((p) => ({ ...p, url: pageUrl(p.id) })) })
       }
-      if (body.op !== 'publish' && body.op !== 'unpublish') return refused(refuse(400, API.publishOp))
+      if (body.op !== 'publish' && body.op !== 'unpublish')
+        return refused(refuse(400, API.publishOp))
       if (typeof body.id !== 'string') return refused(refuse(400, API.publishFields))
       const unknown = unknownField(body, { op: 'string', id: 'string' })
       if (unknown !== null) return refused(refuse(400, FIELD.unknown(unknown)))
-      if (body.op === 'unpublish') return answer(200, { ok: true, was: await publications.unpublish(user, body.id) })
+      if (body.op === 'unpublish')
+        return answer(200, { ok: true, was: await publications.unpublish(user, body.id) })
       const made = await publications.publish(user, body.id)
-      return made === null ? refused(refuse(404, API.noSuchNote)) : answer(200, { ...made, url: pageUrl(made.id) })
+      return made === null
+        ? refused(refuse(404, API.noSuchNote))
+        : answer(200, { ...made, url: pageUrl(made.id) })
     },
 
     async me(req) {

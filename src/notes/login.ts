@@ -23,7 +23,11 @@ export interface LoginHandlers {
   failed(req: Request): Promise<Response>
 }
 
-export function createLoginHandlers(deps: { idp: IdentityProvider; sessions: Sessions; publicUrl: string }): LoginHandlers {
+export function createLoginHandlers(deps: {
+  idp: IdentityProvider
+  sessions: Sessions
+  publicUrl: string
+}): LoginHandlers {
   const { idp, sessions, publicUrl } = deps
 
   /** Rule 6: the reason goes into the session, then the 302 to the failure page. */
@@ -45,7 +49,12 @@ export function createLoginHandlers(deps: { idp: IdentityProvider; sessions: Ses
   return {
     login(req) {
       const next = req.query.get('next')
-      return redirect(302, loginButtonUrl(idp, publicUrl, next ? safeNext(next) : undefined), undefined, NO_STORE)
+      return redirect(
+        302,
+        loginButtonUrl(idp, publicUrl, next ? safeNext(next) : undefined),
+        undefined,
+        NO_STORE,
+      )
     },
 
     async callback(req) {
@@ -63,7 +72,10 @@ export function createLoginHandlers(deps: { idp: IdentityProvider; sessions: Ses
       const same = loaded !== null && loaded.userId === result.identity.id
       const session = same ? loaded : sessions.renew(loaded ?? sessions.create())
       // A switch from one person to another is said on the next page (docs/core.md, "Login CSRF").
-      const before = !same && loaded?.userId && typeof loaded.data.name === 'string' ? shownName(loaded.data.name, loaded.data.login) : null
+      const before =
+        !same && loaded?.userId && typeof loaded.data.name === 'string'
+          ? shownName(loaded.data.name, loaded.data.login)
+          : null
       session.data.switchedFrom = before
       session.userId = result.identity.id
       session.data.tag = randomToken(16)
@@ -79,7 +91,11 @@ export function createLoginHandlers(deps: { idp: IdentityProvider; sessions: Ses
       const session = await sessions.load(req)
       const reason = session?.data.loginError
       // The reason is the session's: no cache keeps it.
-      return htmlResponse(200, loginFailedPage(typeof reason === 'string' ? reason : null), PRIVATE_NO_STORE)
+      return htmlResponse(
+        200,
+        loginFailedPage(typeof reason === 'string' ? reason : null),
+        PRIVATE_NO_STORE,
+      )
     },
   }
 }

@@ -135,7 +135,12 @@ function hunks(o: string[], x: string[], side: Hunk['side']): Hunk[] | null {
   let head = 0
   while (head < o.length && head < x.length && o[head] === x[head]) head++
   let tail = 0
-  while (tail < o.length - head && tail < x.length - head && o[o.length - 1 - tail] === x[x.length - 1 - tail]) tail++
+  while (
+    tail < o.length - head &&
+    tail < x.length - head &&
+    o[o.length - 1 - tail] === x[x.length - 1 - tail]
+  )
+    tail++
   const oMiddle = o.slice(head, o.length - tail)
   const xMiddle = x.slice(head, x.length - tail)
   if (oMiddle.length === 0 || xMiddle.length === 0) {

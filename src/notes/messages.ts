@@ -41,5 +41,6 @@ export const FIELD = {
   limit: reason('bad_field', "'limit' must be a whole number from 1 to 1000"),
   cursor: reason('bad_field', "'after' must be a cursor from a 'next' address of this list"),
   nul: (name: string) => reason('bad_text', `'${name}' must not contain the character U+0000`),
-  surrogate: (name: string) => reason('bad_text', `'${name}' must be valid Unicode (it has a lone surrogate)`),
+  surrogate: (name: string) =>
+    reason('bad_text', `'${name}' must be valid Unicode (it has a lone surrogate)`),
 } as const

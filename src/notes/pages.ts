@@ -44,8 +44,12 @@ function notesPage(files: AppFiles, parts: { head?: Html; bodyClass?: string }, 
 <meta name="theme-color" content="#1b1c1f" media="(prefers-color-scheme: dark)">
 <link rel="manifest" href="/manifest.webmanifest">
 <link rel="icon" href="${files.icon}" type="image/svg+xml">
-<link rel="stylesheet" href="${files.style}">${parts.head ? html`
-${parts.head}` : ''}`,
+<link rel="stylesheet" href="${files.style}">${
+        parts.head
+          ? html`
+${parts.head}`
+          : ''
+      }`,
       bodyClass: parts.bodyClass,
     },
     body,
@@ -53,18 +57,25 @@ ${parts.head}` : ''}`,
 }
 
 function welcomePage(files: AppFiles): Html {
-  return notesPage(files, { bodyClass: 'welcome' }, html`<main class="welcome-card">
+  return notesPage(
+    files,
+    { bodyClass: 'welcome' },
+    html`<main class="welcome-card">
 <img src="${files.icon}" alt="" width="64" height="64">
 <h1>Notes</h1>
 <p>Your notes on every device, written offline or online, and never a word lost.</p>
 <p><a class="button primary" href="/login">Sign in</a></p>
-</main>`)
+</main>`,
+  )
 }
 
 function appPage(person: Person, files: AppFiles): Html {
   const head = html`<meta name="notes-user" content="${person.id}">
 <script type="module" src="${files.script}"></script>`
-  return notesPage(files, { head }, html`<div class="app" id="app" data-view="list">
+  return notesPage(
+    files,
+    { head },
+    html`<div class="app" id="app" data-view="list">
 ${person.switchedFrom ? html`<p class="switched" role="alert">${switchSentence(person.name, person.switchedFrom)} Not you? <button type="button" class="quiet" id="switch-sign-out">Sign out</button></p>` : ''}
 <header class="bar">
 <h1 class="brand"><img src="${files.icon}" alt="" width="22" height="22"> <span>Notes</span></h1>
@@ -189,19 +200,29 @@ ${person.switchedFrom ? html`<p class="switched" role="alert">${switchSentence(p
 </section>
 </div>
 <div class="toast" id="toast" aria-live="polite" hidden><span id="toast-text"></span> <button type="button" class="quiet" id="toast-action">Undo</button></div>
-<div class="toast update" id="update" hidden><span>A new version of Notes is ready.</span> <button type="button" class="primary" id="update-reload">Reload</button></div>`)
+<div class="toast update" id="update" hidden><span>A new version of Notes is ready.</span> <button type="button" class="primary" id="update-reload">Reload</button></div>`,
+  )
 }
 
 /** A page anyone may read (a published note): no manifest, kept out of search engines. */
-function publicPage(files: AppFiles, title: string, parts: { script?: string; bodyClass: string }, body: Html): Html {
+function publicPage(
+  files: AppFiles,
+  title: string,
+  parts: { script?: string; bodyClass: string },
+  body: Html,
+): Html {
   return htmlPage(
     {
       title,
       head: html`<meta name="color-scheme" content="light dark">
 <meta name="robots" content="noindex, nofollow">
 <link rel="icon" href="${files.icon}" type="image/svg+xml">
-<link rel="stylesheet" href="${files.style}">${parts.script ? html`
-<script type="module" src="${parts.script}"></script>` : ''}`,
+<link rel="stylesheet" href="${files.style}">${
+        parts.script
+          ? html`
+<script type="module" src="${parts.script}"></script>`
+          : ''
+      }`,
       bodyClass: parts.bodyClass,
     },
     body,
@@ -217,23 +238,34 @@ export function publishedPage(note: PublishedNote, files: AppFiles): Html {
   const updated = new Date(note.edited)
   // A Markdown heading's marks are no part of the page's title.
   const title = titleOf(note.text).replace(/^#{1,6}\s+/, '')
-  return publicPage(files, title, { script: files.script, bodyClass: 'published' }, html`<main class="reading published-note" id="published" data-edited="${String(note.edited)}">
+  return publicPage(
+    files,
+    title,
+    { script: files.script, bodyClass: 'published' },
+    html`<main class="reading published-note" id="published" data-edited="${String(note.edited)}">
 ${rawHtml(noteHtml(note.text, { tasks: 'shown' }))}</main>
-<footer class="published-foot"><p id="published-status" role="status">Updated <time datetime="${updated.toISOString()}">${updated.toISOString().slice(0, 16).replace('T', ' ')} UTC</time></p><p>Published with Notes</p></footer>`)
+<footer class="published-foot"><p id="published-status" role="status">Updated <time datetime="${updated.toISOString()}">${updated.toISOString().slice(0, 16).replace('T', ' ')} UTC</time></p><p>Published with Notes</p></footer>`,
+  )
 }
 
 /** The answer of an address that is not (or no longer) published. */
 export function notPublishedPage(files: AppFiles): Html {
-  return publicPage(files, 'Not published', { bodyClass: 'welcome' }, html`<main class="welcome-card">
+  return publicPage(
+    files,
+    'Not published',
+    { bodyClass: 'welcome' },
+    html`<main class="welcome-card">
 <h1>Not published</h1>
 <p>This note is not published, or no longer is. Ask its owner for a new link.</p>
-</main>`)
+</main>`,
+  )
 }
 
 /** The login failure page: the stored reason, escaped, and a link to try again. */
 export function loginFailedPage(reason: string | null): Html {
-  const what = reason === null
-    ? html`<p>No failed sign-in is recorded for this browser.</p>`
-    : html`<p>The sign-in failed: <strong class="reason">${reason}</strong></p>`
+  const what =
+    reason === null
+      ? html`<p>No failed sign-in is recorded for this browser.</p>`
+      : html`<p>The sign-in failed: <strong class="reason">${reason}</strong></p>`
   return htmlDocument('Sign-in failed', html`${what}\n<p><a href="/login">Sign in again</a></p>`)
 }

@@ -31,10 +31,12 @@ export function createPublications(deps: { sql: Sql; clock: () => number }) {
   return {
     /** The user's published notes, oldest publication first. */
     async list(user: string): Promise<Publication[]> {
-      return [...await sql<Publication[]>`
+      return [
+        ...(await sql<Publication[]>`
         select note_id as note, id from note_publications
         where user_id = ${user}
-        order by created, id`]
+        order by created, id`),
+      ]
     },
 
     /**
@@ -66,7 +68,8 @@ export function createPublications(deps: { sql: Sql; clock: () => number }) {
 
     /** Ends the publication of the user's note `note`; false when it was not published. */
     async unpublish(user: string, note: string): Promise<boolean> {
-      const rows = await sql`delete from note_publications where user_id = ${user} and note_id = ${note} returning id`
+      const rows =
+        await sql`delete from note_publications where user_id = ${user} and note_id = ${note} returning id`
       return rows.length > 0
     },
 

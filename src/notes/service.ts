@@ -18,9 +18,12 @@ const PURGE_EVERY_MS = 60 * 60 * 1000
 export function createNotesService(deps: ServiceDeps): Service {
   const { sql, clock, idp, sessions, publicUrl, logger } = deps
   const store = createNoteStore({ sql, clock })
-  const purge = () => store.purge(null, clock() - TRASH_MS).catch((err: unknown) => {
-    logger.line(`notes: removing deleted notes past their 30 days failed: ${err instanceof Error ? err.message : String(err)}`)
-  })
+  const purge = () =>
+    store.purge(null, clock() - TRASH_MS).catch((err: unknown) => {
+      logger.line(
+        `notes: removing deleted notes past their 30 days failed: ${err instanceof Error ? err.message : String(err)}`,
+      )
+    })
   void purge()
   const purgeTimer = setInterval(() => void purge(), PURGE_EVERY_MS)
   purgeTimer.unref()

@@ -94,7 +94,6 @@ export const MAX_REVISION_CHARS = 5_000_000
 
 export type DeleteResult = { ok: true } | { kept: true; id: string; edited: number; text: string }
 
-
 export interface NoteStore {
   /**
    * The user's notes, tombstones included, oldest edit first; only those edited after `since`
@@ -209,14 +208,24 @@ export function createNoteStore(deps: { sql: Sql; clock: () => number }): NoteSt
       const edited = await nextEdited(tx, user)
       const stored = await readStored(tx, user, input, true)
       // Every write gives the note a new `edited`, so an equal one means nothing changed since.
-      const decided: Plan = stored === null
-        ? { kind: 'write', text: input.text }
-        : early !== null && early.edited === stored.edited ? early.plan : plan(stored, input)
+      const decided: Plan =
+        stored === null
+          ? { kind: 'write', text: input.text }
+          : early !== null && early.edited === stored.edited
+            ? early.plan
+            : plan(stored, input)
       return apply(tx, user, input, stored, decided, edited)
     })
   }
 
-  async function apply(tx: Query, user: string, input: SaveInput, stored: Stored | null, decided: Plan, edited: number): Promise<SaveResult> {
+  async function apply(
+    tx: Query,
+    user: string,
+    input: SaveInput,
+    stored: Stored | null,
+    decided: Plan,
+    edited: number,
+  ): Promise<SaveResult> {
     if (decided.kind === 'keep') return { id: input.id, edited: stored!.edited, text: stored!.text }
     if (decided.kind === 'write') {
       await tx`
@@ -231,10 +240,22 @@ export function createNoteStore(deps: { sql: Sql; clock: () => number }): NoteSt
       insert into notes (user_id, id, text, created, edited, gone)
       values (${user}, ${copyId}, ${input.text}, ${edited}, ${edited}, false)`
     await addRevision(tx, user, copyId, edited, input.text, input)
-    return { id: input.id, edited: stored!.edited, text: stored!.text, copy: { id: copyId, edited, text: input.text } }
+    return {
+      id: input.id,
+      edited: stored!.edited,
+      text: stored!.text,
+      copy: { id: copyId, edited, text: input.text },
+    }
   }
 
-  async function addRevision(tx: Query, user: string, noteId: string, edited: number, text: string, input: SaveInput): Promise<void> {
+  async function addRevision(
+    tx: Query,
+    user: string,
+    noteId: string,
+    edited: number,
+    text: string,
+    input: SaveInput,
+  ): Promise<void> {
     await tx`
       insert into note_revisions (user_id, note_id, edited, text, at, local, device)
       values (${user}, ${noteId}, ${edited}, ${text}, ${input.at}, ${input.local}, ${input.device ?? null})`
@@ -251,7 +272,9 @@ export function createNoteStore(deps: { sql: Sql; clock: () => number }): NoteSt
     },
 
     async version(user) {
-      const [row] = await sql<{ last_edited: number }[]>`select last_edited from note_clocks where user_id = ${user}`
+      const [row] = await sql<
+        { last_edited: number }[]
+      >`select last_edited from note_clocks where user_id = ${user}`
       return row?.last_edited ?? 0
     },
 
@@ -277,9 +300,17 @@ export function createNoteStore(deps: { sql: Sql; clock: () => number }): NoteSt
       const notes: Change[] = []
       let chars = 0
       for (const row of rows) {
-        if (notes.length === MAX_CHANGES || (notes.length > 0 && chars + (row.text?.length ?? 0) > MAX_CHANGE_CHARS)) break
+        if (
+          notes.length === MAX_CHANGES ||
+          (notes.length > 0 && chars + (row.text?.length ?? 0) > MAX_CHANGE_CHARS)
+        )
+          break
         chars += row.text?.length ?? 0
-        notes.push(row.gone ? { id: row.id, edited: row.edited, gone: true } : { id: row.id, edited: row.edited, gone: false, text: row.text! })
+        notes.push(
+          row.gone
+            ? { id: row.id, edited: row.edited, gone: true }
+            : { id: row.id, edited: row.edited, gone: false, text: row.text! },
+        )
       }
       return { notes, more: notes.length < rows.length }
     },
@@ -292,7 +323,8 @@ export function createNoteStore(deps: { sql: Sql; clock: () => number }): NoteSt
         order by r.edited desc
         limit ${MAX_REVISIONS}`
       if (rows.length === 0) {
-        const [note] = await sql`select 1 from notes where user_id = ${user} and id = ${id} and not gone`
+        const [note] =
+          await sql`select 1 from notes where user_id = ${user} and id = ${id} and not gone`
         return note ? [] : null
       }
       const out: Revision[] = []
@@ -300,7 +332,13 @@ export function createNoteStore(deps: { sql: Sql; clock: () => number }): NoteSt
       for (const row of rows) {
         if (out.length > 0 && chars + row.text.length > MAX_REVISION_CHARS) break
         chars += row.text.length
-        out.push({ edited: row.edited, at: row.at, local: row.local, device: row.device, text: row.text })
+        out.push({
+          edited: row.edited,
+          at: row.at,
+          local: row.local,
+          device: row.device,
+          text: row.text,
+        })
       }
       return out
     },
@@ -315,7 +353,8 @@ export function createNoteStore(deps: { sql: Sql; clock: () => number }): NoteSt
           where user_id = ${user} and id = ${input.id}
           for update`
         if (!row || row.gone) return { ok: true }
-        if (row.edited !== input.base) return { kept: true, id: input.id, edited: row.edited, text: row.text }
+        if (row.edited !== input.base)
+          return { kept: true, id: input.id, edited: row.edited, text: row.text }
         await tx`update notes set gone = true, purged = false, edited = ${edited} where user_id = ${user} and id = ${input.id}`
         return { ok: true }
       })
@@ -374,14 +413,23 @@ function plan(stored: Stored, input: SaveInput): Plan {
 }
 
 /** The note and the text at the save's `base`; `lock` takes the note row's lock. */
-async function readStored(sql: Query, user: string, input: SaveInput, lock: boolean): Promise<Stored | null> {
-  const [row] = await sql<{ text: string; edited: number; gone: boolean; base_text: string | null }[]>`
+async function readStored(
+  sql: Query,
+  user: string,
+  input: SaveInput,
+  lock: boolean,
+): Promise<Stored | null> {
+  const [row] = await sql<
+    { text: string; edited: number; gone: boolean; base_text: string | null }[]
+  >`
     select n.text, n.edited, n.gone, r.text as base_text
     from notes n
     left join note_revisions r on r.user_id = n.user_id and r.note_id = n.id and r.edited = ${input.base}
     where n.user_id = ${user} and n.id = ${input.id}
     ${lock ? sql`for update of n` : sql``}`
-  return row ? { text: row.text, edited: row.edited, gone: row.gone, baseText: row.base_text } : null
+  return row
+    ? { text: row.text, edited: row.edited, gone: row.gone, baseText: row.base_text }
+    : null
 }
 
 /** A fresh id for a copy: the note's id (cut to 40) and 72 random bits, at most 58 characters. */
@@ -395,12 +443,14 @@ function copyIdFor(id: string): string {
  * the order of the fields.
  */
 function checkSave(input: SaveInput): Refusal | null {
-  return checkString('id', input.id) ??
+  return (
+    checkString('id', input.id) ??
     checkString('local', input.local) ??
     checkText(input.text) ??
     checkTime('base', input.base) ??
     checkTime('at', input.at) ??
     (input.device === undefined ? null : checkDevice(input.device))
+  )
 }
 
 /** A device's words for itself: at most {@link MAX_DEVICE} characters, something in them. */
@@ -428,5 +478,7 @@ function checkCharacters(field: string, value: string): Refusal | null {
 
 /** A time: a whole number from 0 that a double holds exactly (bigint columns). */
 function checkTime(field: string, value: number): Refusal | null {
-  return Number.isSafeInteger(value) && value >= 0 ? null : refuse(400, FIELD.wholeNumber(field), field)
+  return Number.isSafeInteger(value) && value >= 0
+    ? null
+    : refuse(400, FIELD.wholeNumber(field), field)
 }

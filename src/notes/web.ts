@@ -8,7 +8,15 @@
  */
 import { shownName } from '../auth/shown-name.ts'
 import { fileURLToPath } from 'node:url'
-import { bundleAssets, bundleScript, compress, revalidated, uncompressed, type Assets, type CompressedFile } from '../http/assets.ts'
+import {
+  bundleAssets,
+  bundleScript,
+  compress,
+  revalidated,
+  uncompressed,
+  type Assets,
+  type CompressedFile,
+} from '../http/assets.ts'
 import { originOf, refuseCrossSite } from '../http/guards.ts'
 import { answerRefusal } from '../http/refusal.ts'
 import { json, type Response } from '../http/response.ts'
@@ -61,8 +69,16 @@ export interface Built {
 export async function buildWebApp(): Promise<Built> {
   const { readFile } = await import('node:fs/promises')
   const assets = await bundleAssets({
-    entries: { app: `${APP_DIR}main.ts`, published: `${APP_DIR}published.ts`, style: `${APP_DIR}app.css` },
-    files: Object.fromEntries(await Promise.all(ICONS.map(async (i) => [i.file, await readFile(`${APP_DIR}${i.file}`)] as const))),
+    entries: {
+      app: `${APP_DIR}main.ts`,
+      published: `${APP_DIR}published.ts`,
+      style: `${APP_DIR}app.css`,
+    },
+    files: Object.fromEntries(
+      await Promise.all(
+        ICONS.map(async (i) => [i.file, await readFile(`${APP_DIR}${i.file}`)] as const),
+      ),
+    ),
   })
   // The worker keeps the page and every hashed file; its version changes with any of them, so a
   // new build installs a new worker.
@@ -70,19 +86,31 @@ export async function buildWebApp(): Promise<Built> {
   const version = workerFiles.join('|')
   const worker = await bundleScript(`${APP_DIR}sw.ts`, {
     __APP_FILES__: JSON.stringify(workerFiles),
-    __APP_VERSION__: JSON.stringify(compress(new TextEncoder().encode(version), 'text/plain').etag.replaceAll('"', '')),
+    __APP_VERSION__: JSON.stringify(
+      compress(new TextEncoder().encode(version), 'text/plain').etag.replaceAll('"', ''),
+    ),
   })
-  const manifest = compress(new TextEncoder().encode(JSON.stringify({
-    name: 'Notes',
-    short_name: 'Notes',
-    description: 'Your notes on every device, offline first.',
-    start_url: '/',
-    scope: '/',
-    display: 'standalone',
-    background_color: '#f7f6f3',
-    theme_color: '#e8a33d',
-    icons: ICONS.map((i) => ({ src: assets.url(i.file), sizes: i.sizes, type: i.type, purpose: i.purpose })),
-  })), 'application/manifest+json; charset=utf-8')
+  const manifest = compress(
+    new TextEncoder().encode(
+      JSON.stringify({
+        name: 'Notes',
+        short_name: 'Notes',
+        description: 'Your notes on every device, offline first.',
+        start_url: '/',
+        scope: '/',
+        display: 'standalone',
+        background_color: '#f7f6f3',
+        theme_color: '#e8a33d',
+        icons: ICONS.map((i) => ({
+          src: assets.url(i.file),
+          sizes: i.sizes,
+          type: i.type,
+          purpose: i.purpose,
+        })),
+      }),
+    ),
+    'application/manifest+json; charset=utf-8',
+  )
   return { assets, worker, manifest }
 }
 
@@ -94,9 +122,18 @@ const PUBLICATION_ID = /^[A-Za-z0-9_-]{22}$/
  * `ETag` makes that a 304), so an Unpublish is seen at the next view, by the browser and any
  * cache between.
  */
-const PUBLISHED_HEADERS = { 'cache-control': 'public, no-cache', 'x-robots-tag': 'noindex, nofollow' }
+const PUBLISHED_HEADERS = {
+  'cache-control': 'public, no-cache',
+  'x-robots-tag': 'noindex, nofollow',
+}
 
-export function createWebHandlers(deps: { sessions: Sessions; publications: Publications; publicUrl: string; places?: Places | undefined; build?: () => Promise<Built> }): WebHandlers {
+export function createWebHandlers(deps: {
+  sessions: Sessions
+  publications: Publications
+  publicUrl: string
+  places?: Places | undefined
+  build?: () => Promise<Built>
+}): WebHandlers {
   const { sessions } = deps
   const ownOrigin = originOf(deps.publicUrl)
   const building = (deps.build ?? buildWebApp)()
@@ -108,28 +145,60 @@ export function createWebHandlers(deps: { sessions: Sessions; publications: Publ
     async home(req) {
       const { assets } = await building
       const session = await sessions.load(req)
-      const switchedFrom = typeof session?.data.switchedFrom === 'string' ? session.data.switchedFrom : null
+      const switchedFrom =
+        typeof session?.data.switchedFrom === 'string' ? session.data.switchedFrom : null
       const person: Person | null = session?.userId
-        ? { id: session.userId, name: typeof session.data.name === 'string' && session.data.name !== '' ? shownName(session.data.name, session.data.login) : 'you', switchedFrom, menu: menuLinks(deps.places, session.data.owner === true, 'notes') }
+        ? {
+            id: session.userId,
+            name:
+              typeof session.data.name === 'string' && session.data.name !== ''
+                ? shownName(session.data.name, session.data.login)
+                : 'you',
+            switchedFrom,
+            menu: menuLinks(deps.places, session.data.owner === true, 'notes'),
+          }
         : null
       // A switch of person is said once, on this page.
       if (session !== null && switchedFrom !== null) {
         session.data.switchedFrom = null
         await sessions.save(session)
       }
-      const page = homePage(person, { script: assets.url('app'), style: assets.url('style'), icon: assets.url('icon.svg') })
+      const page = homePage(person, {
+        script: assets.url('app'),
+        style: assets.url('style'),
+        icon: assets.url('icon.svg'),
+      })
       // Private: the page names the person, so no shared cache keeps it, and the browser's
       // revalidates it for the cookie it was answered to.
-      return revalidated(req, uncompressed(new TextEncoder().encode(page.text), 'text/html; charset=utf-8'), { 'cache-control': 'private, no-cache', vary: 'Cookie' })
+      return revalidated(
+        req,
+        uncompressed(new TextEncoder().encode(page.text), 'text/html; charset=utf-8'),
+        { 'cache-control': 'private, no-cache', vary: 'Cookie' },
+      )
     },
 
     async published(req) {
       const { assets } = await building
-      const files = { script: assets.url('published'), style: assets.url('style'), icon: assets.url('icon.svg') }
+      const files = {
+        script: assets.url('published'),
+        style: assets.url('style'),
+        icon: assets.url('icon.svg'),
+      }
       const id = req.params.id ?? ''
       const note = PUBLICATION_ID.test(id) ? await deps.publications.page(id) : null
-      if (note === null) return htmlResponse(404, notPublishedPage(files), { 'cache-control': 'no-store', 'x-robots-tag': 'noindex, nofollow' })
-      return revalidated(req, uncompressed(new TextEncoder().encode(publishedPage(note, files).text), 'text/html; charset=utf-8'), PUBLISHED_HEADERS)
+      if (note === null)
+        return htmlResponse(404, notPublishedPage(files), {
+          'cache-control': 'no-store',
+          'x-robots-tag': 'noindex, nofollow',
+        })
+      return revalidated(
+        req,
+        uncompressed(
+          new TextEncoder().encode(publishedPage(note, files).text),
+          'text/html; charset=utf-8',
+        ),
+        PUBLISHED_HEADERS,
+      )
     },
 
     async asset(req) {
@@ -150,7 +219,11 @@ export function createWebHandlers(deps: { sessions: Sessions; publications: Publ
       const session = await sessions.load(req)
       // The row goes: the cookie names nothing from now on, in every process.
       if (session) await sessions.remove(session)
-      return json(200, { ok: true }, { 'cache-control': 'no-store', 'set-cookie': sessions.clearCookie() })
+      return json(
+        200,
+        { ok: true },
+        { 'cache-control': 'no-store', 'set-cookie': sessions.clearCookie() },
+      )
     },
 
     built: () => building,

@@ -8,10 +8,20 @@ import type { Logger } from '../base/log.ts'
  * Applies the migrations not applied yet and logs their names. `ownDatabase` is false when the
  * caller handed the database in (tests): then they run on its pool.
  */
-export async function runMigrations(config: Config, db: Database, ownDatabase: boolean, logger: Logger): Promise<void> {
+export async function runMigrations(
+  config: Config,
+  db: Database,
+  ownDatabase: boolean,
+  logger: Logger,
+): Promise<void> {
   // A migration may rightly run longer than the pool's answer deadline (a rewrite of a large
   // table), so on a server of our own opening it runs on a client without one.
-  const migrator = config.databaseUrl && ownDatabase ? connect(config.databaseUrl, { max: 1, answerTimeout: null }) : db.sql
-  const applied = await migrate(migrator).finally(() => (migrator === db.sql ? undefined : migrator.end({ timeout: 5 })))
+  const migrator =
+    config.databaseUrl && ownDatabase
+      ? connect(config.databaseUrl, { max: 1, answerTimeout: null })
+      : db.sql
+  const applied = await migrate(migrator).finally(() =>
+    migrator === db.sql ? undefined : migrator.end({ timeout: 5 }),
+  )
   if (applied.length > 0) logger.line(`database: applied ${applied.join(', ')}`)
 }

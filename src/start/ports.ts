@@ -19,7 +19,16 @@ export async function planServices(config: Config): Promise<PlannedService[]> {
   for (const name of config.services) {
     const configured = name === 'notes' ? config.notesPort : config.ticketsPort
     const port = configured === 0 ? await freePort(config.host) : configured
-    planned.push({ name, port, publicUrl: publicUrlOf(name === 'notes' ? config.notesUrl : config.ticketsUrl, config.host, configured, port) })
+    planned.push({
+      name,
+      port,
+      publicUrl: publicUrlOf(
+        name === 'notes' ? config.notesUrl : config.ticketsUrl,
+        config.host,
+        configured,
+        port,
+      ),
+    })
   }
   return planned
 }
@@ -30,7 +39,12 @@ export async function planServices(config: Config): Promise<PlannedService[]> {
  * other than this machine's loopback or every address, so that the printed address, the bound
  * one and the one the sign-in returns to (where the cookie lives) are the same.
  */
-export function publicUrlOf(url: string, host: string, configuredPort: number, port: number): string {
+export function publicUrlOf(
+  url: string,
+  host: string,
+  configuredPort: number,
+  port: number,
+): string {
   if (url !== `http://localhost:${configuredPort}`) return url
   const local = ['127.0.0.1', '::1', 'localhost', '0.0.0.0', '::', ''].includes(host)
   return `http://${local ? 'localhost' : host.includes(':') ? `[${host}]` : host}:${port}`
@@ -46,11 +60,18 @@ export async function freePort(host: string): Promise<number> {
 }
 
 /** Runs `listen`; a port in use becomes a message naming the variable that moves it. */
-export async function portNamed<T>(variable: string, port: number, listen: () => Promise<T>): Promise<T> {
+export async function portNamed<T>(
+  variable: string,
+  port: number,
+  listen: () => Promise<T>,
+): Promise<T> {
   try {
     return await listen()
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err
-    throw new Error(`port ${port} is already in use by another program: set ${variable} to a free port`, { cause: err })
+    throw new Error(
+      `port ${port} is already in use by another program: set ${variable} to a free port`,
+      { cause: err },
+    )
   }
 }

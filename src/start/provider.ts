@@ -48,40 +48,84 @@ export interface StartedProvider {
 export async function startProvider(deps: ProviderDeps): Promise<StartedProvider> {
   const { config, db, clock, logger, secret } = deps
   const port = config.idpPort === 0 ? await freePort(config.host) : config.idpPort
-  const authUrl = config.idpUrl ?? publicUrlOf(`http://localhost:${config.idpPort}`, config.host, config.idpPort, port)
+  const authUrl =
+    config.idpUrl ??
+    publicUrlOf(`http://localhost:${config.idpPort}`, config.host, config.idpPort, port)
   const services = { notes: deps.addressOf('notes'), tickets: deps.addressOf('tickets') }
   const assets = await bundleProviderAssets()
-  const frame = { stylesheet: assets.url('style'), policy: providerPolicy([services.notes, services.tickets].filter((u): u is string => u !== null)) }
+  const frame = {
+    stylesheet: assets.url('style'),
+    policy: providerPolicy(
+      [services.notes, services.tickets].filter((u): u is string => u !== null),
+    ),
+  }
   // The organisation's provider is read at start: an unreadable issuer stops it, unless OIDC_LAZY=1.
   const party = config.oidc ? createRelyingParty(config.oidc) : null
   if (config.oidc && party) {
     try {
       await party.configuration()
     } catch (err) {
-      if (!config.oidc.lazy) throw new Error(`OIDC_ISSUER ${config.oidc.issuer}: its discovery document cannot be read (${(err as Error).message}); set OIDC_LAZY=1 to start anyway`, { cause: err })
-      logger.line(`idp: OIDC_ISSUER ${config.oidc.issuer} cannot be read yet (${(err as Error).message}); it is tried again at each sign-in (OIDC_LAZY=1)`)
+      if (!config.oidc.lazy)
+        throw new Error(
+          `OIDC_ISSUER ${config.oidc.issuer}: its discovery document cannot be read (${(err as Error).message}); set OIDC_LAZY=1 to start anyway`,
+          { cause: err },
+        )
+      logger.line(
+        `idp: OIDC_ISSUER ${config.oidc.issuer} cannot be read yet (${(err as Error).message}); it is tried again at each sign-in (OIDC_LAZY=1)`,
+      )
     }
   }
   const oidc = config.oidc && party ? { settings: config.oidc, party } : null
   const routes: HttpRoute[] = config.devSignin
-    ? [...createDevIdentityProvider({ apiKey: config.apiKey, apiSecret: config.apiSecret, frame }).routes, { method: 'GET', path: '/assets/:file', handler: assets.handler }]
-    : createAccountsProvider({ sql: db.sql, clock, apiKey: config.apiKey, apiSecret: config.apiSecret, publicUrl: authUrl, services, hooks: deps.hooks, secret, trustProxy: config.trustProxy, assets, oidc, logger }).routes
+    ? [
+        ...createDevIdentityProvider({ apiKey: config.apiKey, apiSecret: config.apiSecret, frame })
+          .routes,
+        { method: 'GET', path: '/assets/:file', handler: assets.handler },
+      ]
+    : createAccountsProvider({
+        sql: db.sql,
+        clock,
+        apiKey: config.apiKey,
+        apiSecret: config.apiSecret,
+        publicUrl: authUrl,
+        services,
+        hooks: deps.hooks,
+        secret,
+        trustProxy: config.trustProxy,
+        assets,
+        oidc,
+        logger,
+      }).routes
   const limiter = startLimiter(config, db, clock, 'idp')
   if (limiter) deps.onLimiter(limiter)
   const server = await portNamed('IDP_PORT', port, () =>
-    serve({ name: config.devSignin ? 'dev-idp' : 'idp', routes, host: config.host, port, logger, ready: deps.ready, limiter }),
+    serve({
+      name: config.devSignin ? 'dev-idp' : 'idp',
+      routes,
+      host: config.host,
+      port,
+      logger,
+      ready: deps.ready,
+      limiter,
+    }),
   )
   deps.onServer(server)
   const lines: string[] = []
   if (config.devSignin) {
-    logger.line(`dev-idp: DEVELOPMENT ONLY identity provider at ${authUrl}: it signs anyone in as anyone (DEV_SIGNIN=1; unset it for real accounts)`)
+    logger.line(
+      `dev-idp: DEVELOPMENT ONLY identity provider at ${authUrl}: it signs anyone in as anyone (DEV_SIGNIN=1; unset it for real accounts)`,
+    )
   } else {
     lines.push(`idp: sign-in with built-in accounts at ${authUrl}`)
     if (config.oidc) {
-      lines.push(`idp: ${config.oidc.name} through ${config.oidc.issuer}${config.oidc.only ? ' only (OIDC_ONLY=1)' : ''}; register the redirect URI ${authUrl}/oidc/callback there`)
+      lines.push(
+        `idp: ${config.oidc.name} through ${config.oidc.issuer}${config.oidc.only ? ' only (OIDC_ONLY=1)' : ''}; register the redirect URI ${authUrl}/oidc/callback there`,
+      )
     }
     if (!(await createAccountStore({ sql: db.sql, clock, hooks: deps.hooks }).hasAccounts())) {
-      lines.push(`idp: no account yet: the first person to press Sign in in either app creates the owner account`)
+      lines.push(
+        `idp: no account yet: the first person to press Sign in in either app creates the owner account`,
+      )
     }
   }
   return { authUrl, lines }

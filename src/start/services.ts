@@ -17,7 +17,10 @@ const FACTORIES: Record<ServiceName, (deps: ServiceDeps) => Service> = {
   tickets: createTicketsService,
 }
 
-const WHAT: Record<ServiceName, string> = { notes: 'the notes sync service', tickets: 'the ticket tracker' }
+const WHAT: Record<ServiceName, string> = {
+  notes: 'the notes sync service',
+  tickets: 'the ticket tracker',
+}
 
 export interface ServingDeps {
   config: Config
@@ -37,16 +40,46 @@ export interface ServingDeps {
 }
 
 /** Builds the service `planned` names and serves it; resolves with its server and its log line. */
-export async function startService(deps: ServingDeps, planned: PlannedService): Promise<{ server: Served; line: string }> {
+export async function startService(
+  deps: ServingDeps,
+  planned: PlannedService,
+): Promise<{ server: Served; line: string }> {
   const { config, db, clock, logger } = deps
   const { name, port, publicUrl } = planned
-  const sessions = createSessions({ sql: db.sql, secret: deps.secret, service: name, secure: publicUrl.startsWith('https:'), clock })
-  const service = FACTORIES[name]({ sql: db.sql, config, clock, idp: deps.idp, sessions, logger, publicUrl, places: deps.places })
+  const sessions = createSessions({
+    sql: db.sql,
+    secret: deps.secret,
+    service: name,
+    secure: publicUrl.startsWith('https:'),
+    clock,
+  })
+  const service = FACTORIES[name]({
+    sql: db.sql,
+    config,
+    clock,
+    idp: deps.idp,
+    sessions,
+    logger,
+    publicUrl,
+    places: deps.places,
+  })
   deps.onService(service)
-  const limiter = startLimiter(config, db, clock, name, { cookieName: sessions.cookieName, verify: service.verifyCredential })
+  const limiter = startLimiter(config, db, clock, name, {
+    cookieName: sessions.cookieName,
+    verify: service.verifyCredential,
+  })
   if (limiter) deps.onLimiter(limiter)
   const server = await portNamed(name === 'notes' ? 'NOTES_PORT' : 'TICKETS_PORT', port, () =>
-    serve({ name, routes: service.routes, notFound: service.notFound, host: config.host, port, logger, ready: deps.ready, limiter }),
+    serve({
+      name,
+      routes: service.routes,
+      notFound: service.notFound,
+      host: config.host,
+      port,
+      logger,
+      ready: deps.ready,
+      limiter,
+    }),
   )
   return { server, line: `${name}: ${WHAT[name]} on the ${db.kind} database, open ${publicUrl}` }
 }

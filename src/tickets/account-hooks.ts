@@ -22,7 +22,8 @@ export function inviteIdOf(publicUrl: string, returnTo: string): string | null {
   } catch {
     return null
   }
-  if (url.origin !== new URL(publicUrl).origin || !url.pathname.endsWith('/login/callback')) return null
+  if (url.origin !== new URL(publicUrl).origin || !url.pathname.endsWith('/login/callback'))
+    return null
   const id = url.searchParams.get('invite') ?? ''
   return id === '' || id.length > 100 ? null : id
 }
@@ -32,7 +33,11 @@ export function inviteIdOf(publicUrl: string, returnTo: string): string | null {
  * or null: then no return address is its, but its sessions and tokens still end, since another
  * process may serve it on the same database.
  */
-export function ticketsAccountHooks(deps: { sql: Sql; clock: () => number; publicUrl: string | null }): ServiceHooks {
+export function ticketsAccountHooks(deps: {
+  sql: Sql
+  clock: () => number
+  publicUrl: string | null
+}): ServiceHooks {
   const { sql, clock, publicUrl } = deps
   return {
     async inviteContext(returnTo) {

@@ -14,7 +14,13 @@ import type { Request } from '../http/request.ts'
 import { refuseCrossSite, refuseTag } from '../http/guards.ts'
 import type { Session, Sessions } from '../auth/session.ts'
 import { refuse, type Reason, type Refusal } from '../http/refusal.ts'
-import { BAD_TOKEN, KEY_OTHER_PROJECT, KEY_PERSON_GONE, TOKEN_NEEDED, USER_TOKEN_NEEDED } from './rules/messages.ts'
+import {
+  BAD_TOKEN,
+  KEY_OTHER_PROJECT,
+  KEY_PERSON_GONE,
+  TOKEN_NEEDED,
+  USER_TOKEN_NEEDED,
+} from './rules/messages.ts'
 import type { TicketStore } from './store/ticket-store.ts'
 import type { User } from './store/users.ts'
 
@@ -77,7 +83,6 @@ export interface Credentials {
   reader(req: Request): Promise<string | null>
 }
 
-
 // `last_used` is written at most once a minute per token or key, so reads with one stay reads.
 const LAST_USED_STEP_MS = 60_000
 
@@ -94,7 +99,12 @@ export function wellFormedSecret(secret: string): boolean {
   return Buffer.from(body, 'base64url').toString('base64url') === body
 }
 
-export function createCredentials(deps: { store: TicketStore; clock: () => number; sessions: Sessions; origin: string }): Credentials {
+export function createCredentials(deps: {
+  store: TicketStore
+  clock: () => number
+  sessions: Sessions
+  origin: string
+}): Credentials {
   const { store, clock, sessions, origin } = deps
 
   function due(lastUsed: number | null, now: number): boolean {
@@ -119,19 +129,25 @@ export function createCredentials(deps: { store: TicketStore; clock: () => numbe
     const header = req.headers.authorization
     if (header !== undefined && header !== '') {
       const secret = BEARER.exec(header)?.[1]
-      if (secret?.startsWith(KEY_PREFIX) && callers === 'user') return refused(401, USER_TOKEN_NEEDED)
+      if (secret?.startsWith(KEY_PREFIX) && callers === 'user')
+        return refused(401, USER_TOKEN_NEEDED)
       if (secret === undefined || !wellFormedSecret(secret)) return refused(401, BAD_TOKEN)
       if (secret.startsWith(KEY_PREFIX)) {
         const connection = await byKey(secret)
-        return connection ? { ok: true, caller: { kind: 'key', via: 'key', connection } } : refused(401, BAD_TOKEN)
+        return connection
+          ? { ok: true, caller: { kind: 'key', via: 'key', connection } }
+          : refused(401, BAD_TOKEN)
       }
       const user = await byToken(secret)
-      return user ? { ok: true, caller: { kind: 'user', user, via: 'token' } } : refused(401, BAD_TOKEN)
+      return user
+        ? { ok: true, caller: { kind: 'user', user, via: 'token' } }
+        : refused(401, BAD_TOKEN)
     }
     const session = await sessions.load(req)
     const user = session?.userId ? await store.users.byId(session.userId) : null
     if (session === null || user === null) return refused(401, TOKEN_NEEDED)
-    const refusal = refuseCrossSite(req, sessions.cookieName, origin) ?? refuseTag(req, session.data.tag)
+    const refusal =
+      refuseCrossSite(req, sessions.cookieName, origin) ?? refuseTag(req, session.data.tag)
     if (refusal) return refusal
     return { ok: true, caller: { kind: 'user', user, via: 'session' } }
   }
@@ -153,7 +169,8 @@ export function createCredentials(deps: { store: TicketStore; clock: () => numbe
         return userId === null ? null : `user:${userId}`
       }
       const secret = BEARER.exec(header)?.[1]
-      if (secret === undefined || header !== `Bearer ${secret}` || !wellFormedSecret(secret)) return null
+      if (secret === undefined || header !== `Bearer ${secret}` || !wellFormedSecret(secret))
+        return null
       if (secret.startsWith(TOKEN_PREFIX)) {
         const token = await store.tokens.byHash(hashSecret(secret))
         return token ? `user:${token.user.id}` : null
@@ -172,7 +189,10 @@ export function createCredentials(deps: { store: TicketStore; clock: () => numbe
     },
     async reader(req) {
       const secret = BEARER.exec(req.headers.authorization ?? '')?.[1]
-      if (secret !== undefined) return secret.startsWith(TOKEN_PREFIX) && wellFormedSecret(secret) ? ((await byToken(secret))?.id ?? null) : null
+      if (secret !== undefined)
+        return secret.startsWith(TOKEN_PREFIX) && wellFormedSecret(secret)
+          ? ((await byToken(secret))?.id ?? null)
+          : null
       const session = await sessions.load(req)
       return session?.userId ?? null
     },

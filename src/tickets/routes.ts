@@ -62,14 +62,23 @@ export function ticketRoutes(h: Handlers): HttpRoute[] {
     { method: 'GET', path: '/api/projects/:slug', handler: h.projects.show },
     { method: 'POST', path: '/api/projects/:slug', handler: h.projects.update },
     { method: 'POST', path: '/api/projects/:slug/members', handler: h.projects.setMember },
-    { method: 'POST', path: '/api/projects/:slug/members/remove', handler: h.projects.removeMember },
+    {
+      method: 'POST',
+      path: '/api/projects/:slug/members/remove',
+      handler: h.projects.removeMember,
+    },
     { method: 'GET', path: '/api/projects/:slug/invites', handler: h.invites.list },
     { method: 'POST', path: '/api/projects/:slug/invites', handler: h.invite },
     { method: 'POST', path: '/api/projects/:slug/invites/:id/revoke', handler: h.invites.revoke },
     { method: 'GET', path: '/api/inbox', handler: h.inbox },
     // 4.9 Connecting an app: GET /connect takes every method, since its 405 is an HTML page
     { method: '*', path: '/connect', handler: h.connect.start },
-    { method: 'POST', path: '/api/connect/exchange', handler: h.connect.exchange, rateLimit: 'signin' },
+    {
+      method: 'POST',
+      path: '/api/connect/exchange',
+      handler: h.connect.exchange,
+      rateLimit: 'signin',
+    },
     { method: 'GET', path: '/api/projects/:slug/connections', handler: h.connect.list },
     { method: 'POST', path: '/api/projects/:slug/connections/remove', handler: h.connect.remove },
     { method: '*', path: '/connect/:nonce', handler: h.connect.page },
@@ -81,7 +90,11 @@ export function ticketRoutes(h: Handlers): HttpRoute[] {
     { method: 'GET', path: '/tickets/:ref', handler: h.addresses.oldTicket },
     { method: 'GET', path: '/projects/:slug', handler: h.addresses.oldProject },
     { method: 'GET', path: '/projects/:slug/:number', handler: h.addresses.oldProjectTicket },
-    { method: 'GET', path: '/projects/:slug/tickets/:number', handler: h.addresses.oldProjectTicket },
+    {
+      method: 'GET',
+      path: '/projects/:slug/tickets/:number',
+      handler: h.addresses.oldProjectTicket,
+    },
     // 4.12 Webhooks (docs/webhooks.md)
     { method: 'GET', path: '/api/projects/:slug/webhooks', handler: h.webhooks.list },
     { method: 'POST', path: '/api/projects/:slug/webhooks', handler: h.webhooks.create },
@@ -89,8 +102,16 @@ export function ticketRoutes(h: Handlers): HttpRoute[] {
     { method: 'POST', path: '/api/projects/:slug/webhooks/:id/rotate', handler: h.webhooks.rotate },
     { method: 'POST', path: '/api/projects/:slug/webhooks/:id/remove', handler: h.webhooks.remove },
     { method: 'POST', path: '/api/projects/:slug/webhooks/:id/test', handler: h.webhooks.test },
-    { method: 'GET', path: '/api/projects/:slug/webhooks/:id/deliveries', handler: h.webhooks.deliveries },
-    { method: 'POST', path: '/api/projects/:slug/webhooks/:id/deliveries/:delivery/redeliver', handler: h.webhooks.redeliver },
+    {
+      method: 'GET',
+      path: '/api/projects/:slug/webhooks/:id/deliveries',
+      handler: h.webhooks.deliveries,
+    },
+    {
+      method: 'POST',
+      path: '/api/projects/:slug/webhooks/:id/deliveries/:delivery/redeliver',
+      handler: h.webhooks.redeliver,
+    },
     // 4.13 Files (docs/tickets-api.md, "Files")
     { method: 'GET', path: '/api/projects/:slug/files', handler: h.files.list },
     { method: 'POST', path: '/api/projects/:slug/files', handler: h.files.upload },

@@ -44,13 +44,26 @@ export interface WebhookOptions {
 }
 
 /** Builds the ticket service. */
-export function createTicketsService(deps: ServiceDeps & { /** What the pages cache between requests (src/tickets/store/page-reads.ts); 0 reads everything every time. */ cachedReads?: number; webhooks?: WebhookOptions; /** False: the file sweep does not run by itself (a test runs it). */ fileSweep?: boolean }): TicketsService {
+export function createTicketsService(
+  deps: ServiceDeps & {
+    /** What the pages cache between requests (src/tickets/store/page-reads.ts); 0 reads everything every time. */ cachedReads?: number
+    webhooks?: WebhookOptions
+    /** False: the file sweep does not run by itself (a test runs it). */ fileSweep?: boolean
+  },
+): TicketsService {
   const { sql, clock, publicUrl, sessions } = deps
   const origin = originOf(publicUrl)
   const wake = createWake()
-  const mailer = deps.config.smtpUrl ? createMailer(deps.config.smtpUrl, `tickets@${new URL(publicUrl).hostname}`, deps.logger) : null
+  const mailer = deps.config.smtpUrl
+    ? createMailer(deps.config.smtpUrl, `tickets@${new URL(publicUrl).hostname}`, deps.logger)
+    : null
 
-  const store = createTicketStore({ sql, clock, wake, ...(deps.cachedReads === undefined ? {} : { cachedReads: deps.cachedReads }) })
+  const store = createTicketStore({
+    sql,
+    clock,
+    wake,
+    ...(deps.cachedReads === undefined ? {} : { cachedReads: deps.cachedReads }),
+  })
   const ctx: Context = {
     store,
     clock,
@@ -115,7 +128,10 @@ export function createTicketsService(deps: ServiceDeps & { /** What the pages ca
       return { style: files.url('style'), script: files.url('connect') }
     }),
     live: live.handler,
-    webhooks: createWebhookHandlers(ctx, { allowPrivate: deps.config.webhookAllowPrivate, poke: () => worker.poke() }),
+    webhooks: createWebhookHandlers(ctx, {
+      allowPrivate: deps.config.webhookAllowPrivate,
+      poke: () => worker.poke(),
+    }),
     files: createFileHandlers(ctx, deps.config),
   })
   return {

@@ -27,16 +27,30 @@ export async function notesBrowserApp() {
   const service = createNotesService(deps)
   // newBuild() makes /sw.js answer different bytes, as a new version of the app would.
   let build = 0
-  const routes = service.routes.map((route) => route.path !== '/sw.js' ? route : {
-    ...route,
-    handler: async (req: Request): Promise<Response> => {
-      const original = await route.handler(makeRequest({ url: '/sw.js' }))
-      if (build === 0) return route.handler(req)
-      const body = `${new TextDecoder().decode(original.body as Uint8Array)}\n// build ${build}\n`
-      return revalidated(req, compress(new TextEncoder().encode(body), 'text/javascript; charset=utf-8'), PAGE_HEADERS)
-    },
+  const routes = service.routes.map((route) =>
+    route.path !== '/sw.js'
+      ? route
+      : {
+          ...route,
+          handler: async (req: Request): Promise<Response> => {
+            const original = await route.handler(makeRequest({ url: '/sw.js' }))
+            if (build === 0) return route.handler(req)
+            const body = `${new TextDecoder().decode(original.body as Uint8Array)}\n// build ${build}\n`
+            return revalidated(
+              req,
+              compress(new TextEncoder().encode(body), 'text/javascript; charset=utf-8'),
+              PAGE_HEADERS,
+            )
+          },
+        },
+  )
+  const served = await serve({
+    name: 'notes',
+    routes,
+    host: '127.0.0.1',
+    port,
+    logger: createLogger(null),
   })
-  const served = await serve({ name: 'notes', routes, host: '127.0.0.1', port, logger: createLogger(null) })
   const browser: Browser = await launchBrowser()
 
   /**
@@ -44,15 +58,31 @@ export async function notesBrowserApp() {
    * first in a page of the service's origin that is not the app (the manifest), to put
    * things into the browser before the app ever opens.
    */
-  async function device(user: string, options: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark'; name?: string; touch?: boolean; before?: (page: Page) => Promise<void> } = {}): Promise<{ context: BrowserContext; page: Page }> {
+  async function device(
+    user: string,
+    options: {
+      viewport?: { width: number; height: number }
+      colorScheme?: 'light' | 'dark'
+      name?: string
+      touch?: boolean
+      before?: (page: Page) => Promise<void>
+    } = {},
+  ): Promise<{ context: BrowserContext; page: Page }> {
     const touch = options.touch ? { hasTouch: true, isMobile: true } : {}
-    const context = await browser.newContext({ viewport: options.viewport ?? WIDE, colorScheme: options.colorScheme ?? 'light', acceptDownloads: true, ...touch })
+    const context = await browser.newContext({
+      viewport: options.viewport ?? WIDE,
+      colorScheme: options.colorScheme ?? 'light',
+      acceptDownloads: true,
+      ...touch,
+    })
     const page = await context.newPage()
     if (options.before) {
       await page.goto(`${url}/manifest.webmanifest`)
       await options.before(page)
     }
-    await page.goto(`${url}/login/callback?idp_code=${idp.code({ id: user, name: options.name ?? user })}`)
+    await page.goto(
+      `${url}/login/callback?idp_code=${idp.code({ id: user, name: options.name ?? user })}`,
+    )
     await ready(page)
     return { context, page }
   }
@@ -67,10 +97,14 @@ export async function notesBrowserApp() {
 
 /** Waits until the app has opened its copy (the status line says where it stands). */
 export async function ready(page: Page): Promise<void> {
-  await page.waitForFunction(() => {
-    const status = document.getElementById('status')?.textContent ?? ''
-    return status !== '' && status !== 'Opening…'
-  }, undefined, { timeout: 20_000 })
+  await page.waitForFunction(
+    () => {
+      const status = document.getElementById('status')?.textContent ?? ''
+      return status !== '' && status !== 'Opening…'
+    },
+    undefined,
+    { timeout: 20_000 },
+  )
 }
 
 /** Waits until the status line says "Saved": every edit has reached the server. */

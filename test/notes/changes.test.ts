@@ -8,18 +8,44 @@ const alice = await app.signIn('alice')
 const bob = await app.signIn('bob')
 
 test('changes answers the notes edited after since, oldest first, with texts, and tombstones without', async () => {
-  const a = await app.post(alice, { op: 'save', id: 'a', local: 'p', text: 'first', base: 0, at: 1 })
+  const a = await app.post(alice, {
+    op: 'save',
+    id: 'a',
+    local: 'p',
+    text: 'first',
+    base: 0,
+    at: 1,
+  })
   app.clock.advance(5)
-  const b = await app.post(alice, { op: 'save', id: 'b', local: 'p', text: 'second', base: 0, at: 1 })
+  const b = await app.post(alice, {
+    op: 'save',
+    id: 'b',
+    local: 'p',
+    text: 'second',
+    base: 0,
+    at: 1,
+  })
   app.clock.advance(5)
   await app.post(alice, { op: 'delete', id: 'a', base: a.json.edited })
   const all = await app.call('GET', '/api/notes/changes', { cookie: alice })
   assert.equal(all.status, 200)
   assert.equal(all.headers['cache-control'], 'private, no-store')
   const gone = all.json.notes[1]
-  assert.deepEqual(all.json, { notes: [{ id: 'b', edited: b.json.edited, gone: false, text: 'second' }, { id: 'a', edited: gone.edited, gone: true }], more: false })
-  assert.deepEqual((await app.call('GET', `/api/notes/changes?since=${b.json.edited}`, { cookie: alice })).json, { notes: [gone], more: false })
-  assert.deepEqual((await app.call('GET', '/api/notes/changes?since=0', { cookie: bob })).json, { notes: [], more: false })
+  assert.deepEqual(all.json, {
+    notes: [
+      { id: 'b', edited: b.json.edited, gone: false, text: 'second' },
+      { id: 'a', edited: gone.edited, gone: true },
+    ],
+    more: false,
+  })
+  assert.deepEqual(
+    (await app.call('GET', `/api/notes/changes?since=${b.json.edited}`, { cookie: alice })).json,
+    { notes: [gone], more: false },
+  )
+  assert.deepEqual((await app.call('GET', '/api/notes/changes?since=0', { cookie: bob })).json, {
+    notes: [],
+    more: false,
+  })
 })
 
 test('changes comes a page at a time: more is true until the last page', async () => {

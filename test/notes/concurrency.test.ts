@@ -18,7 +18,10 @@ async function allTexts(): Promise<Map<string, string>> {
   const texts = new Map<string, string>()
   for (const row of list.json.notes as { id: string; gone: boolean }[]) {
     if (row.gone) continue
-    texts.set(row.id, (await app.call('GET', `/api/notes?id=${encodeURIComponent(row.id)}`, { cookie })).json.text)
+    texts.set(
+      row.id,
+      (await app.call('GET', `/api/notes?id=${encodeURIComponent(row.id)}`, { cookie })).json.text,
+    )
   }
   return texts
 }
@@ -27,13 +30,22 @@ test('50 saves of one note in parallel from the same base lose no text: each is 
   const base = await create('shared', 'title\n')
   const sent = Array.from({ length: 50 }, (_, i) => `title from device ${i}\n`)
   const answers = await Promise.all(
-    sent.map((text, i) => app.post(cookie, { op: 'save', id: 'shared', local: `device-${i}`, text, base, at: i })),
+    sent.map((text, i) =>
+      app.post(cookie, { op: 'save', id: 'shared', local: `device-${i}`, text, base, at: i }),
+    ),
   )
-  assert.deepEqual(answers.map((a) => a.status), sent.map(() => 200))
+  assert.deepEqual(
+    answers.map((a) => a.status),
+    sent.map(() => 200),
+  )
   const texts = await allTexts()
   const stored = [...texts.values()]
   for (const text of sent) assert.ok(stored.includes(text), `'${text.trim()}' is kept`)
-  assert.equal(answers.filter((a) => a.json.copy).length, 49, 'one save replaces, the other 49 collide')
+  assert.equal(
+    answers.filter((a) => a.json.copy).length,
+    49,
+    'one save replaces, the other 49 collide',
+  )
   const edits = answers.flatMap((a) => [a.json.copy?.edited ?? a.json.edited])
   assert.equal(new Set(edits).size, 50, 'every accepted save has an edited of its own')
 })
@@ -47,7 +59,10 @@ test('50 saves of one note in parallel editing different lines all merge into th
       return app.post(cookie, { op: 'save', id: 'list', local: `device-${i}`, text, base, at: i })
     }),
   )
-  assert.deepEqual(answers.map((a) => [a.status, a.json.copy]), lines.map(() => [200, undefined]))
+  assert.deepEqual(
+    answers.map((a) => [a.status, a.json.copy]),
+    lines.map(() => [200, undefined]),
+  )
   const note = await app.call('GET', '/api/notes?id=list', { cookie })
   assert.equal(note.json.text, lines.map((l) => l.replace('[ ]', '[x]')).join(''))
 })
@@ -57,9 +72,14 @@ test('a delete racing 20 saves from the same base never loses a sent text', asyn
   const sent = Array.from({ length: 20 }, (_, i) => `version ${i}\n`)
   const answers = await Promise.all([
     app.post(cookie, { op: 'delete', id: 'raced', base }),
-    ...sent.map((text, i) => app.post(cookie, { op: 'save', id: 'raced', local: `d${i}`, text, base, at: i })),
+    ...sent.map((text, i) =>
+      app.post(cookie, { op: 'save', id: 'raced', local: `d${i}`, text, base, at: i }),
+    ),
   ])
-  assert.deepEqual(answers.map((a) => a.status), answers.map(() => 200))
+  assert.deepEqual(
+    answers.map((a) => a.status),
+    answers.map(() => 200),
+  )
   const stored = [...(await allTexts()).values()]
   for (const text of sent) assert.ok(stored.includes(text), `'${text.trim()}' is kept`)
 })

@@ -23,12 +23,23 @@ test('the list carries an ETag, and the same list the same one', async () => {
   const second = await app.call('GET', '/api/notes', { cookie })
   assert.match(first.headers.etag ?? '', /^"[A-Za-z0-9_-]{20}"$/)
   assert.equal(second.headers.etag, first.headers.etag)
-  assert.notEqual((await app.call('GET', '/api/notes?since=0', { cookie })).headers.etag, first.headers.etag, 'another query, another tag')
+  assert.notEqual(
+    (await app.call('GET', '/api/notes?since=0', { cookie })).headers.etag,
+    first.headers.etag,
+    'another query, another tag',
+  )
 })
 
 test('a client that has the list gets 304 with the ETag and no body; after a save, a delete or a conflict the list again', async () => {
   const cookie = await app.signIn('etag-poll')
-  const saved = await app.post(cookie, { op: 'save', id: 'n', local: 'l', text: 'a\n', base: 0, at: 1 })
+  const saved = await app.post(cookie, {
+    op: 'save',
+    id: 'n',
+    local: 'l',
+    text: 'a\n',
+    base: 0,
+    at: 1,
+  })
   for (const url of ['/api/notes', `/api/notes?since=${saved.json.edited}`]) {
     let tag = (await app.call('GET', url, { cookie })).headers.etag!
     const unchanged = await app.call('GET', url, { cookie, headers: { 'if-none-match': tag } })
@@ -63,7 +74,11 @@ test("one user's tag is no good for another user's list", async () => {
   const one = await app.signIn('etag-one')
   const two = await app.signIn('etag-two')
   const tag = (await app.call('GET', '/api/notes', { cookie: one })).headers.etag!
-  assert.equal((await app.call('GET', '/api/notes', { cookie: two, headers: { 'if-none-match': tag } })).status, 200)
+  assert.equal(
+    (await app.call('GET', '/api/notes', { cookie: two, headers: { 'if-none-match': tag } }))
+      .status,
+    200,
+  )
 })
 
 test('a matching If-None-Match is answered without reading the list', async () => {
@@ -72,9 +87,18 @@ test('a matching If-None-Match is answered without reading the list', async () =
   const real = createNoteStore({ sql: app.sql, clock: app.clock.now })
   let lists = 0
   const store: NoteStore = { ...real, list: (...args) => (lists++, real.list(...args)) }
-  const api = createApiHandlers({ store, publications: createPublications({ sql: app.sql, clock: app.clock.now }), sessions: app.sessions, publicUrl: app.publicUrl })
-  const handler = createHandler([{ method: '*', path: '/api/notes', handler: api.notes }], { name: 'notes', logger: testLogger() })
-  const get = (headers: Record<string, string> = {}) => handler(makeRequest({ url: '/api/notes?since=0', headers: { cookie, ...headers } }))
+  const api = createApiHandlers({
+    store,
+    publications: createPublications({ sql: app.sql, clock: app.clock.now }),
+    sessions: app.sessions,
+    publicUrl: app.publicUrl,
+  })
+  const handler = createHandler([{ method: '*', path: '/api/notes', handler: api.notes }], {
+    name: 'notes',
+    logger: testLogger(),
+  })
+  const get = (headers: Record<string, string> = {}) =>
+    handler(makeRequest({ url: '/api/notes?since=0', headers: { cookie, ...headers } }))
   const full = await get()
   assert.equal(lists, 1)
   const again = await get({ 'if-none-match': full.headers!.etag as string })
@@ -86,17 +110,33 @@ test('the version is the last edited given out to the user, 0 before the first w
   const store = createNoteStore({ sql: app.sql, clock: app.clock.now })
   assert.equal(await store.version('nobody-yet'), 0)
   const cookie = await app.signIn('etag-version')
-  const saved = await app.post(cookie, { op: 'save', id: 'v', local: 'l', text: '1', base: 0, at: 1 })
+  const saved = await app.post(cookie, {
+    op: 'save',
+    id: 'v',
+    local: 'l',
+    text: '1',
+    base: 0,
+    at: 1,
+  })
   assert.equal(await store.version('etag-version'), saved.json.edited)
 })
 
 test('a note, the changes and the history get a tag of their bytes, and 304 with it', async () => {
   const cookie = await app.signIn('etag-others')
   await app.post(cookie, { op: 'save', id: 'o', local: 'l', text: '1', base: 0, at: 1 })
-  for (const url of ['/api/notes?id=o', '/api/notes/changes?since=0', '/api/notes/revisions?id=o', '/api/me']) {
+  for (const url of [
+    '/api/notes?id=o',
+    '/api/notes/changes?since=0',
+    '/api/notes/revisions?id=o',
+    '/api/me',
+  ]) {
     const tag = (await app.call('GET', url, { cookie })).headers.etag
     assert.ok(tag, url)
-    assert.equal((await app.call('GET', url, { cookie, headers: { 'if-none-match': tag } })).status, 304, url)
+    assert.equal(
+      (await app.call('GET', url, { cookie, headers: { 'if-none-match': tag } })).status,
+      304,
+      url,
+    )
   }
 })
 
@@ -106,7 +146,9 @@ test('/api/me without a session is tagged like any answer: the tag of its bytes,
   assert.equal(first.headers.etag, etagOf('{"user":null}'))
   assert.equal(first.headers['cache-control'], 'private, no-store')
   assert.equal(first.headers['content-length'], '13')
-  const again = await app.call('GET', '/api/me', { headers: { 'if-none-match': first.headers.etag } })
+  const again = await app.call('GET', '/api/me', {
+    headers: { 'if-none-match': first.headers.etag },
+  })
   assert.equal(again.status, 304)
   assert.equal(again.text, '')
   const head = await app.call('HEAD', '/api/me')

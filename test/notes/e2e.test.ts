@@ -13,13 +13,29 @@ import { freePort } from '../support/ports.ts'
 // to with fetch and a real cookie.
 const db = await testDatabase()
 const logger = createLogger(null)
-const devIdp = await serve({ name: 'dev-idp', routes: createDevIdentityProvider({ apiKey: 'dev-key', apiSecret: 'dev-secret' }).routes, host: '127.0.0.1', port: 0, logger })
+const devIdp = await serve({
+  name: 'dev-idp',
+  routes: createDevIdentityProvider({ apiKey: 'dev-key', apiSecret: 'dev-secret' }).routes,
+  host: '127.0.0.1',
+  port: 0,
+  logger,
+})
 const port = await freePort()
 const publicUrl = `http://127.0.0.1:${port}`
 const { deps } = await serviceDeps(db.sql, 'notes')
-const idp = createIdentityProvider({ authUrl: devIdp.url, apiKey: 'dev-key', apiSecret: 'dev-secret' })
+const idp = createIdentityProvider({
+  authUrl: devIdp.url,
+  apiKey: 'dev-key',
+  apiSecret: 'dev-secret',
+})
 const service = createNotesService({ ...deps, idp, publicUrl })
-const notes = await serve({ name: 'notes', routes: service.routes, host: '127.0.0.1', port, logger })
+const notes = await serve({
+  name: 'notes',
+  routes: service.routes,
+  host: '127.0.0.1',
+  port,
+  logger,
+})
 after(async () => {
   await notes.close()
   await devIdp.close()
@@ -36,7 +52,10 @@ async function signIn(name: string): Promise<{ cookie: string; landed: string }>
   const callback = await fetch(idpAnswer.headers.get('location')!, { redirect: 'manual' })
   assert.equal(callback.status, 302)
   assert.equal(await callback.text(), 'logged in')
-  return { cookie: callback.headers.get('set-cookie')!.split(';')[0]!, landed: callback.headers.get('location')! }
+  return {
+    cookie: callback.headers.get('set-cookie')!.split(';')[0]!,
+    landed: callback.headers.get('location')!,
+  }
 }
 
 function post(cookie: string, value: unknown, headers: Record<string, string> = {}) {
@@ -53,10 +72,40 @@ test('a browser signs in through the provider, saves, meets a conflict, and dele
   const me = await (await fetch(`${notes.url}/api/me`, { headers: { cookie } })).json()
   assert.equal(typeof me.user, 'string')
 
-  const created = await (await post(cookie, { op: 'save', id: 'n1', local: 'phone', text: 'groceries\n', base: 0, at: 1 })).json()
-  const phone = await (await post(cookie, { op: 'save', id: 'n1', local: 'phone', text: 'groceries: milk\n', base: created.edited, at: 2 })).json()
-  const laptop = await (await post(cookie, { op: 'save', id: 'n1', local: 'laptop', text: 'groceries: bread\n', base: created.edited, at: 3 })).json()
-  assert.deepEqual({ id: laptop.id, text: laptop.text, edited: laptop.edited }, { id: 'n1', text: 'groceries: milk\n', edited: phone.edited })
+  const created = await (
+    await post(cookie, {
+      op: 'save',
+      id: 'n1',
+      local: 'phone',
+      text: 'groceries\n',
+      base: 0,
+      at: 1,
+    })
+  ).json()
+  const phone = await (
+    await post(cookie, {
+      op: 'save',
+      id: 'n1',
+      local: 'phone',
+      text: 'groceries: milk\n',
+      base: created.edited,
+      at: 2,
+    })
+  ).json()
+  const laptop = await (
+    await post(cookie, {
+      op: 'save',
+      id: 'n1',
+      local: 'laptop',
+      text: 'groceries: bread\n',
+      base: created.edited,
+      at: 3,
+    })
+  ).json()
+  assert.deepEqual(
+    { id: laptop.id, text: laptop.text, edited: laptop.edited },
+    { id: 'n1', text: 'groceries: milk\n', edited: phone.edited },
+  )
   assert.equal(laptop.copy.text, 'groceries: bread\n')
 
   const deleted = await post(cookie, { op: 'delete', id: 'n1', base: phone.edited })
@@ -65,7 +114,13 @@ test('a browser signs in through the provider, saves, meets a conflict, and dele
   const list = await fetch(`${notes.url}/api/notes`, { headers: { cookie } })
   assert.equal(list.headers.get('content-type'), 'application/json; charset=utf-8')
   const rows = (await list.json()).notes as { id: string; gone: boolean }[]
-  assert.deepEqual(rows.map((r) => [r.id, r.gone]), [[laptop.copy.id, false], ['n1', true]])
+  assert.deepEqual(
+    rows.map((r) => [r.id, r.gone]),
+    [
+      [laptop.copy.id, false],
+      ['n1', true],
+    ],
+  )
 })
 
 test('over HTTP a cross-site POST with the cookie is refused with 403', async () => {

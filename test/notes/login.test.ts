@@ -22,7 +22,10 @@ function assertFailure(res: Answer, reason: string): void {
 
 test('4.1 rule 1: a method other than GET fails with reason GET only', async () => {
   for (const method of ['POST', 'PUT', 'HEAD', 'DELETE']) {
-    const res = await app.call(method, `/login/callback?idp_code=${app.idp.code({ id: 'u', name: 'u' })}`)
+    const res = await app.call(
+      method,
+      `/login/callback?idp_code=${app.idp.code({ id: 'u', name: 'u' })}`,
+    )
     assertFailure(res, 'GET only')
     assert.equal((await sessionOf(cookieOf(res.headers['set-cookie']!))).userId, null)
   }
@@ -37,7 +40,10 @@ test('4.1 rule 2: a missing or empty idp_code fails with reason idp sent no logi
 test('4.1 rule 3: an exchange error fails with the error text as the reason', async () => {
   app.idp.fail('idp unreachable')
   assertFailure(await app.call('GET', '/login/callback?idp_code=abc'), 'idp unreachable')
-  assertFailure(await app.call('GET', '/login/callback?idp_code=never-issued'), 'unknown login code')
+  assertFailure(
+    await app.call('GET', '/login/callback?idp_code=never-issued'),
+    'unknown login code',
+  )
 })
 
 test('4.1 rule 4: a login sets the user, 16 fresh random bytes as tag, and clears loginError', async () => {
@@ -45,7 +51,11 @@ test('4.1 rule 4: a login sets the user, 16 fresh random bytes as tag, and clear
   const cookie = cookieOf(failed.headers['set-cookie']!)
   assert.equal((await sessionOf(cookie)).data.loginError, 'idp sent no login code')
 
-  const res = await app.call('GET', `/login/callback?idp_code=${app.idp.code({ id: 'alice-id', name: 'Alice' })}`, { cookie })
+  const res = await app.call(
+    'GET',
+    `/login/callback?idp_code=${app.idp.code({ id: 'alice-id', name: 'Alice' })}`,
+    { cookie },
+  )
   assert.equal(res.status, 302)
   const signedIn = cookieOf(res.headers['set-cookie']!)
   const session = await sessionOf(signedIn)
@@ -54,7 +64,11 @@ test('4.1 rule 4: a login sets the user, 16 fresh random bytes as tag, and clear
   const tag = session.data.tag
   assert.ok(typeof tag === 'string' && Buffer.from(tag, 'base64url').length === 16)
 
-  const again = await app.call('GET', `/login/callback?idp_code=${app.idp.code({ id: 'alice-id', name: 'Alice' })}`, { cookie: signedIn })
+  const again = await app.call(
+    'GET',
+    `/login/callback?idp_code=${app.idp.code({ id: 'alice-id', name: 'Alice' })}`,
+    { cookie: signedIn },
+  )
   assert.notEqual((await sessionOf(signedIn)).data.tag, tag, 'every login gives a fresh tag')
   assert.equal(again.headers['set-cookie'], undefined)
 })
@@ -62,7 +76,11 @@ test('4.1 rule 4: a login sets the user, 16 fresh random bytes as tag, and clear
 test('4.1 rule 7: the same person signing in again on their own session keeps its id and gets no Set-Cookie', async () => {
   const cookie = await app.signIn('same-person')
   const before = await sessionOf(cookie)
-  const again = await app.call('GET', `/login/callback?idp_code=${app.idp.code({ id: 'same-person', name: 'Same' })}`, { cookie })
+  const again = await app.call(
+    'GET',
+    `/login/callback?idp_code=${app.idp.code({ id: 'same-person', name: 'Same' })}`,
+    { cookie },
+  )
   assert.equal(again.status, 302)
   assert.equal(again.text, 'logged in')
   assert.equal(again.headers['set-cookie'], undefined, 'no Set-Cookie: the session is not new')
@@ -78,7 +96,11 @@ test('4.1 rule 4: a login takes the session of the request cookie under a fresh 
   const before = await sessionOf(cookie)
   before.data.kept = 'yes'
   await app.sessions.save(before)
-  const res = await app.call('GET', `/login/callback?idp_code=${app.idp.code({ id: 'second-user', name: 'B' })}`, { cookie })
+  const res = await app.call(
+    'GET',
+    `/login/callback?idp_code=${app.idp.code({ id: 'second-user', name: 'B' })}`,
+    { cookie },
+  )
   assert.equal(res.status, 302)
   const renewed = cookieOf(res.headers['set-cookie']!)
   assert.notEqual(renewed, cookie)
@@ -102,7 +124,10 @@ test('4.1 rule 5: the success answer is a 302 to the safe form of next with body
   ]
   for (const [next, location] of cases) {
     const query = next === null ? '' : `&next=${encodeURIComponent(next)}`
-    const res = await app.call('GET', `/login/callback?idp_code=${app.idp.code({ id: 'u5', name: 'u' })}${query}`)
+    const res = await app.call(
+      'GET',
+      `/login/callback?idp_code=${app.idp.code({ id: 'u5', name: 'u' })}${query}`,
+    )
     assert.equal(res.status, 302)
     assert.equal(res.text, 'logged in')
     assert.equal(res.headers.location, location, `next ${next}`)
@@ -121,21 +146,32 @@ test('4.1 rule 6: a failure stores the reason in the existing session and sends 
 })
 
 test('4.1 rule 7: both answers carry Set-Cookie for a new session, HttpOnly and SameSite=Lax', async () => {
-  const ok = await app.call('GET', `/login/callback?idp_code=${app.idp.code({ id: 'u7', name: 'u' })}`)
+  const ok = await app.call(
+    'GET',
+    `/login/callback?idp_code=${app.idp.code({ id: 'u7', name: 'u' })}`,
+  )
   const failed = await app.call('GET', '/login/callback')
   for (const res of [ok, failed]) {
     const setCookie = res.headers['set-cookie']
     assert.ok(setCookie, 'Set-Cookie is sent')
-    assert.match(setCookie, /^notes_session=[A-Za-z0-9_-]+; Max-Age=2592000; Path=\/; HttpOnly; SameSite=Lax$/)
+    assert.match(
+      setCookie,
+      /^notes_session=[A-Za-z0-9_-]+; Max-Age=2592000; Path=\/; HttpOnly; SameSite=Lax$/,
+    )
   }
   assert.equal((await sessionOf(cookieOf(ok.headers['set-cookie']!))).userId, 'u7')
-  assert.equal((await sessionOf(cookieOf(failed.headers['set-cookie']!))).data.loginError, 'idp sent no login code')
+  assert.equal(
+    (await sessionOf(cookieOf(failed.headers['set-cookie']!))).data.loginError,
+    'idp sent no login code',
+  )
 })
 
 test('4.2: /login/failed shows the stored reason escaped and a link to sign in again', async () => {
   app.idp.fail('<script>alert("x")</script> & more')
   const failed = await app.call('GET', '/login/callback?idp_code=x')
-  const res = await app.call('GET', '/login/failed', { cookie: cookieOf(failed.headers['set-cookie']!) })
+  const res = await app.call('GET', '/login/failed', {
+    cookie: cookieOf(failed.headers['set-cookie']!),
+  })
   assert.equal(res.status, 200)
   assert.equal(res.headers['content-type'], 'text/html; charset=utf-8')
   assert.equal(res.headers['cache-control'], 'private, no-store')
@@ -152,12 +188,16 @@ test('4.2: /login/failed without a stored failure says so and still links to sig
 })
 
 test('section 5: /login sends the browser to the provider with the callback and the safe next as return address', async () => {
-  const back = (query: string) => `http://idp.test/login?key=dev-key&return=${encodeURIComponent(`${app.publicUrl}/login/callback${query}`)}`
+  const back = (query: string) =>
+    `http://idp.test/login?key=dev-key&return=${encodeURIComponent(`${app.publicUrl}/login/callback${query}`)}`
   const res = await app.call('GET', '/login?next=/notes/7')
   assert.equal(res.status, 302)
   assert.equal(res.headers.location, back('?next=%2Fnotes%2F7'))
   assert.equal(res.headers['cache-control'], 'no-store')
-  assert.equal((await app.call('GET', '/login?next=//evil.example')).headers.location, back('?next=%2F'))
+  assert.equal(
+    (await app.call('GET', '/login?next=//evil.example')).headers.location,
+    back('?next=%2F'),
+  )
   assert.equal((await app.call('GET', '/login')).headers.location, back(''))
 })
 
@@ -167,11 +207,21 @@ test('the start page is a welcome with "Sign in" when signed out, and the app sh
   assert.equal(anonymous.headers['content-type'], 'text/html; charset=utf-8')
   assert.ok(anonymous.text.includes('<a class="button primary" href="/login">Sign in</a>'))
   assert.ok(!anonymous.text.includes('<script'))
-  const res = await app.call('GET', `/login/callback?idp_code=${app.idp.code({ id: 'u-1234', name: '<b>Bob</b>' })}`)
+  const res = await app.call(
+    'GET',
+    `/login/callback?idp_code=${app.idp.code({ id: 'u-1234', name: '<b>Bob</b>' })}`,
+  )
   const signedIn = await app.call('GET', '/', { cookie: cookieOf(res.headers['set-cookie']!) })
-  assert.ok(signedIn.text.includes('<summary class="person" title="Signed in as &lt;b&gt;Bob&lt;/b&gt;">&lt;b&gt;Bob&lt;/b&gt;</summary>'))
+  assert.ok(
+    signedIn.text.includes(
+      '<summary class="person" title="Signed in as &lt;b&gt;Bob&lt;/b&gt;">&lt;b&gt;Bob&lt;/b&gt;</summary>',
+    ),
+  )
   assert.ok(!signedIn.text.includes('<b>Bob</b>'))
-  assert.match(signedIn.text, /<script type="module" src="\/assets\/app-[A-Za-z0-9]+\.js"><\/script>/)
+  assert.match(
+    signedIn.text,
+    /<script type="module" src="\/assets\/app-[A-Za-z0-9]+\.js"><\/script>/,
+  )
 })
 
 test('4.3: /api/me answers the signed-in user or null, for any method', async () => {
@@ -186,14 +236,26 @@ test('4.3: /api/me answers the signed-in user or null, for any method', async ()
   assert.deepEqual(post.json, { user: 'me-user' })
   const failedOnly = cookieOf((await app.call('GET', '/login/callback')).headers['set-cookie']!)
   assert.deepEqual((await app.call('GET', '/api/me', { cookie: failedOnly })).json, { user: null })
-  assert.deepEqual((await app.call('GET', '/api/me', { cookie: 'notes_session=forged' })).json, { user: null })
+  assert.deepEqual((await app.call('GET', '/api/me', { cookie: 'notes_session=forged' })).json, {
+    user: null,
+  })
 })
 
 test('a login return that switches the session to another person named the same says another account on the next page', async () => {
   // An outside provider that sends no unique name (`login`): both people are "owner".
-  const first = await app.call('GET', `/login/callback?idp_code=${app.idp.code({ id: 'owner-1', name: 'owner' })}`)
+  const first = await app.call(
+    'GET',
+    `/login/callback?idp_code=${app.idp.code({ id: 'owner-1', name: 'owner' })}`,
+  )
   const cookie = cookieOf(first.headers['set-cookie']!)
-  const switched = await app.call('GET', `/login/callback?idp_code=${app.idp.code({ id: 'owner-2', name: 'owner' })}`, { cookie })
+  const switched = await app.call(
+    'GET',
+    `/login/callback?idp_code=${app.idp.code({ id: 'owner-2', name: 'owner' })}`,
+    { cookie },
+  )
   const next = await app.call('GET', '/', { cookie: cookieOf(switched.headers['set-cookie']!) })
-  assert.match(next.text, /<p class="switched" role="alert">You are now signed in as another account, also named owner\. Not you\?/)
+  assert.match(
+    next.text,
+    /<p class="switched" role="alert">You are now signed in as another account, also named owner\. Not you\?/,
+  )
 })

@@ -10,7 +10,14 @@ import { notesService } from './support.ts'
 
 const app = await notesService()
 const cookie = await app.signIn('alice')
-const saved = await app.post(cookie, { op: 'save', id: 'n1', local: 'l1', text: 'private text', base: 0, at: 1 })
+const saved = await app.post(cookie, {
+  op: 'save',
+  id: 'n1',
+  local: 'l1',
+  text: 'private text',
+  base: 0,
+  at: 1,
+})
 assert.equal(saved.status, 200, saved.text)
 
 const apiReads: [string, string][] = [
@@ -30,7 +37,14 @@ for (const [name, url] of apiReads) {
 }
 
 test('a save and its refusals answer Cache-Control: private, no-store', async () => {
-  const ok = await app.post(cookie, { op: 'save', id: 'n2', local: 'l2', text: 'x', base: 0, at: 2 })
+  const ok = await app.post(cookie, {
+    op: 'save',
+    id: 'n2',
+    local: 'l2',
+    text: 'x',
+    base: 0,
+    at: 2,
+  })
   assert.equal(ok.status, 200, ok.text)
   assert.equal(ok.headers['cache-control'], 'private, no-store')
   const refused = await app.post(cookie, { op: 'nothing' })
@@ -44,7 +58,10 @@ test("the app's page, which names the person, is private and varies with the coo
   assert.ok(got.text.includes('alice'))
   assert.equal(got.headers['cache-control'], 'private, no-cache')
   assert.match(got.headers.vary ?? '', /\bCookie\b/)
-  const again = await app.call('GET', '/', { cookie, headers: { 'if-none-match': got.headers.etag } })
+  const again = await app.call('GET', '/', {
+    cookie,
+    headers: { 'if-none-match': got.headers.etag },
+  })
   assert.equal(again.status, 304)
   assert.match(again.headers.vary ?? '', /\bCookie\b/)
 })

@@ -30,36 +30,40 @@ async function publish(page: Page): Promise<string> {
   return link.inputValue()
 }
 
-test('a published note is read by anyone with the link, follows the owner\'s saves while open, and Unpublish ends it', T, async () => {
-  const { page } = await app.device('publisher')
-  await write(page, '# Trip notes\n\nTrain at **7:40**.\n')
-  await saved(page)
-  const url = await publish(page)
-  assert.match(url, new RegExp(`^${app.url}/p/[A-Za-z0-9_-]{22}$`))
+test(
+  "a published note is read by anyone with the link, follows the owner's saves while open, and Unpublish ends it",
+  T,
+  async () => {
+    const { page } = await app.device('publisher')
+    await write(page, '# Trip notes\n\nTrain at **7:40**.\n')
+    await saved(page)
+    const url = await publish(page)
+    assert.match(url, new RegExp(`^${app.url}/p/[A-Za-z0-9_-]{22}$`))
 
-  const reader = await app.browser.newContext()
-  const view = await reader.newPage()
-  const answer = await view.goto(url)
-  assert.equal(answer?.headers()['set-cookie'], undefined)
-  await view.getByRole('heading', { name: 'Trip notes' }).waitFor()
-  assert.equal(await view.locator('strong').innerText(), '7:40')
-  assert.deepEqual(await reader.cookies(), [])
+    const reader = await app.browser.newContext()
+    const view = await reader.newPage()
+    const answer = await view.goto(url)
+    assert.equal(answer?.headers()['set-cookie'], undefined)
+    await view.getByRole('heading', { name: 'Trip notes' }).waitFor()
+    assert.equal(await view.locator('strong').innerText(), '7:40')
+    assert.deepEqual(await reader.cookies(), [])
 
-  await page.getByRole('button', { name: 'Close' }).click()
-  await editor(page).fill('# Trip notes\n\nTrain at **8:10** now.\n')
-  await editor(page).blur()
-  await saved(page)
-  await view.getByText('now.').waitFor({ timeout: 15_000 })
-  assert.equal(await view.locator('strong').innerText(), '8:10')
+    await page.getByRole('button', { name: 'Close' }).click()
+    await editor(page).fill('# Trip notes\n\nTrain at **8:10** now.\n')
+    await editor(page).blur()
+    await saved(page)
+    await view.getByText('now.').waitFor({ timeout: 15_000 })
+    assert.equal(await view.locator('strong').innerText(), '8:10')
 
-  await page.getByRole('button', { name: 'Share' }).click()
-  await page.getByRole('button', { name: 'Unpublish' }).click()
-  await page.getByRole('button', { name: 'Publish', exact: true }).waitFor()
-  await view.getByText('This note is no longer published.').waitFor({ timeout: 15_000 })
-  const again = await view.reload()
-  assert.equal(again?.status(), 404)
-  await reader.close()
-})
+    await page.getByRole('button', { name: 'Share' }).click()
+    await page.getByRole('button', { name: 'Unpublish' }).click()
+    await page.getByRole('button', { name: 'Publish', exact: true }).waitFor()
+    await view.getByText('This note is no longer published.').waitFor({ timeout: 15_000 })
+    const again = await view.reload()
+    assert.equal(again?.status(), 404)
+    await reader.close()
+  },
+)
 
 test('offline, Share says publishing needs a connection', T, async () => {
   const { page, context } = await app.device('offline-publisher')
@@ -71,26 +75,36 @@ test('offline, Share says publishing needs a connection', T, async () => {
   assert.equal(await page.getByRole('button', { name: 'Publish', exact: true }).isVisible(), false)
 })
 
-test('the Share panel and the published page pass axe-core, light and dark, 1280 and 390 px', T, async () => {
-  for (const colorScheme of ['light', 'dark'] as const) {
-    for (const viewport of [{ width: 1280, height: 800 }, PHONE]) {
-      const what = `${colorScheme}, ${viewport.width} px`
-      const { page, context } = await app.device(`publish-${colorScheme}-${viewport.width}`, { viewport, colorScheme })
-      await write(page, '# Garden\n\n- [x] tomatoes\n- [ ] bench\n\nAsk *Ana* about the compost.\n')
-      await saved(page)
-      const url = await publish(page)
-      await assertAccessible(page, `the Share panel, ${what}`)
-      await page.screenshot({ path: `/tmp/share-${colorScheme}-${viewport.width}.png` })
-      const reader = await app.browser.newContext({ viewport, colorScheme })
-      const view = await reader.newPage()
-      await view.goto(url)
-      await view.getByRole('heading', { name: 'Garden' }).waitFor()
-      await assertAccessible(view, `the published page, ${what}`)
-      await view.screenshot({ path: `/tmp/published-${colorScheme}-${viewport.width}.png` })
-      await view.goto(`${app.url}/p/AAAAAAAAAAAAAAAAAAAAAA`)
-      await assertAccessible(view, `the page of an address not published, ${what}`)
-      await reader.close()
-      await context.close()
+test(
+  'the Share panel and the published page pass axe-core, light and dark, 1280 and 390 px',
+  T,
+  async () => {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      for (const viewport of [{ width: 1280, height: 800 }, PHONE]) {
+        const what = `${colorScheme}, ${viewport.width} px`
+        const { page, context } = await app.device(`publish-${colorScheme}-${viewport.width}`, {
+          viewport,
+          colorScheme,
+        })
+        await write(
+          page,
+          '# Garden\n\n- [x] tomatoes\n- [ ] bench\n\nAsk *Ana* about the compost.\n',
+        )
+        await saved(page)
+        const url = await publish(page)
+        await assertAccessible(page, `the Share panel, ${what}`)
+        await page.screenshot({ path: `/tmp/share-${colorScheme}-${viewport.width}.png` })
+        const reader = await app.browser.newContext({ viewport, colorScheme })
+        const view = await reader.newPage()
+        await view.goto(url)
+        await view.getByRole('heading', { name: 'Garden' }).waitFor()
+        await assertAccessible(view, `the published page, ${what}`)
+        await view.screenshot({ path: `/tmp/published-${colorScheme}-${viewport.width}.png` })
+        await view.goto(`${app.url}/p/AAAAAAAAAAAAAAAAAAAAAA`)
+        await assertAccessible(view, `the page of an address not published, ${what}`)
+        await reader.close()
+        await context.close()
+      }
     }
-  }
-})
+  },
+)

@@ -15,7 +15,11 @@ const app = await notesService()
 const json = { 'content-type': 'application/json' }
 
 function publications(cookie: string, body: unknown) {
-  return app.call('POST', '/api/notes/publications', { cookie, headers: json, body: JSON.stringify(body) })
+  return app.call('POST', '/api/notes/publications', {
+    cookie,
+    headers: json,
+    body: JSON.stringify(body),
+  })
 }
 
 async function page(path: string, headers: Record<string, string> = {}) {
@@ -28,7 +32,11 @@ async function note(cookie: string, id: string, text: string, base = 0): Promise
 
 test('Publish gives a page at /p/<128 random bits> that renders the note safely, with no cookie, noindex and a revalidated cache', async () => {
   const cookie = await app.signIn('p-owner')
-  await note(cookie, 'trip', '# Trip\n\n- [x] tickets\n- [ ] bags\n\n<script>alert(1)</script> ![pixel](https://tracker.example/p.png)\n')
+  await note(
+    cookie,
+    'trip',
+    '# Trip\n\n- [x] tickets\n- [ ] bags\n\n<script>alert(1)</script> ![pixel](https://tracker.example/p.png)\n',
+  )
   const made = await publications(cookie, { op: 'publish', id: 'trip' })
   assert.equal(made.status, 200)
   assert.match(made.json.id, /^[A-Za-z0-9_-]{22}$/)
@@ -46,14 +54,17 @@ test('Publish gives a page at /p/<128 random bits> that renders the note safely,
   assert.match(res.text, /<meta name="robots" content="noindex, nofollow">/)
   assert.match(res.text, /<title>Trip<\/title>/)
   assert.match(res.text, /<h1>Trip<\/h1>/)
-  assert.match(res.text, /<input type="checkbox" class="task-box" data-line="2" aria-labelledby="task-2" checked disabled>/)
+  assert.match(
+    res.text,
+    /<input type="checkbox" class="task-box" data-line="2" aria-labelledby="task-2" checked disabled>/,
+  )
   assert.match(res.text, /&lt;script&gt;alert\(1\)&lt;\/script&gt;/)
   assert.doesNotMatch(res.text, /<img|<script>alert/)
   const revalidated = await page(`/p/${made.json.id}`, { 'if-none-match': res.headers.etag! })
   assert.equal(revalidated.status, 304)
 })
 
-test('the page follows the owner\'s later saves, and a deleted note\'s page answers 404', async () => {
+test("the page follows the owner's later saves, and a deleted note's page answers 404", async () => {
   const cookie = await app.signIn('p-follow')
   const edited = await note(cookie, 'n', 'First words\n')
   const { json: made } = await publications(cookie, { op: 'publish', id: 'n' })
@@ -77,7 +88,11 @@ test('Unpublish ends the link at once, in this process and another; publishing a
     assert.equal(here.status, 404)
     assert.equal(here.headers['cache-control'], 'no-store')
     assert.match(here.text, /This note is not published, or no longer is/)
-    assert.equal((await otherProcess(makeRequest({ url: `/p/${made.id}` }))).status, 404, 'the other process answers 404 at once')
+    assert.equal(
+      (await otherProcess(makeRequest({ url: `/p/${made.id}` }))).status,
+      404,
+      'the other process answers 404 at once',
+    )
   } finally {
     await other.close?.()
   }
@@ -85,7 +100,9 @@ test('Unpublish ends the link at once, in this process and another; publishing a
   assert.notEqual(anew.id, made.id)
   assert.equal((await page(`/p/${made.id}`)).status, 404)
   assert.equal((await page(`/p/${anew.id}`)).status, 200)
-  assert.deepEqual((await app.call('GET', '/api/notes/publications', { cookie })).json, { publications: [{ note: 'n', id: anew.id, url: anew.url }] })
+  assert.deepEqual((await app.call('GET', '/api/notes/publications', { cookie })).json, {
+    publications: [{ note: 'n', id: anew.id, url: anew.url }],
+  })
 })
 
 test('nobody publishes a note that is not theirs, and an address that was never published answers 404', async () => {
@@ -101,15 +118,45 @@ test('nobody publishes a note that is not theirs, and an address that was never 
 
 test('the checks of /api/notes/publications come in the order of /api/notes', async () => {
   const cookie = await app.signIn('p-checks')
-  const cases: [string, { cookie?: string; headers?: Record<string, string>; body?: string }, number, unknown][] = [
+  const cases: [
+    string,
+    { cookie?: string; headers?: Record<string, string>; body?: string },
+    number,
+    unknown,
+  ][] = [
     ['GET', {}, 401, { error: 'log in with idp first' }],
     ['DELETE', { cookie }, 405, { error: 'GET or POST only' }],
     ['POST', { cookie, headers: json }, 400, { error: 'a JSON body is needed' }],
-    ['POST', { cookie, headers: json, body: '1' }, 400, { error: 'the body must be a JSON object' }],
-    ['POST', { cookie, headers: json, body: '{"op":"share","id":"x"}' }, 400, { error: "op must be 'publish' or 'unpublish'" }],
-    ['POST', { cookie, headers: json, body: '{"op":"publish"}' }, 400, { error: 'publish and unpublish need id (string)' }],
-    ['POST', { cookie, headers: json, body: '{"op":"publish","id":"x","at":1}' }, 400, { error: "unknown field 'at'" }],
-    ['POST', { cookie, headers: json, body: '{"op":"unpublish","id":"never"}' }, 200, { ok: true, was: false }],
+    [
+      'POST',
+      { cookie, headers: json, body: '1' },
+      400,
+      { error: 'the body must be a JSON object' },
+    ],
+    [
+      'POST',
+      { cookie, headers: json, body: '{"op":"share","id":"x"}' },
+      400,
+      { error: "op must be 'publish' or 'unpublish'" },
+    ],
+    [
+      'POST',
+      { cookie, headers: json, body: '{"op":"publish"}' },
+      400,
+      { error: 'publish and unpublish need id (string)' },
+    ],
+    [
+      'POST',
+      { cookie, headers: json, body: '{"op":"publish","id":"x","at":1}' },
+      400,
+      { error: "unknown field 'at'" },
+    ],
+    [
+      'POST',
+      { cookie, headers: json, body: '{"op":"unpublish","id":"never"}' },
+      200,
+      { ok: true, was: false },
+    ],
   ]
   for (const [method, init, status, body] of cases) {
     const res = await app.call(method, '/api/notes/publications', init)

@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url'
 import type { Page } from 'playwright-core'
 import { notesBrowserApp, PHONE, saved } from './browser-support.ts'
 
-const out = (name: string) => fileURLToPath(new URL(`../../docs/images/${name}.png`, import.meta.url))
+const out = (name: string) =>
+  fileURLToPath(new URL(`../../docs/images/${name}.png`, import.meta.url))
 const app = await notesBrowserApp()
 const DESK = { width: 1280, height: 760 }
 
@@ -19,7 +20,8 @@ const notes = [
 ]
 
 const editor = (page: Page) => page.getByRole('textbox', { name: 'Note' })
-const item = (page: Page, title: string) => page.getByRole('list', { name: 'Notes' }).getByRole('button', { name: title })
+const item = (page: Page, title: string) =>
+  page.getByRole('list', { name: 'Notes' }).getByRole('button', { name: title })
 
 async function fill(page: Page): Promise<void> {
   for (const text of notes) {
@@ -55,7 +57,10 @@ for (const scheme of ['light', 'dark'] as const) {
   const link = await desk.page.getByRole('textbox', { name: 'Link' }).inputValue()
   await desk.page.waitForTimeout(4500)
   await desk.page.screenshot({ path: out(`notes-share-${scheme}`) })
-  for (const [viewport, name] of [[DESK, `notes-published-${scheme}`], [PHONE, `notes-phone-published-${scheme}`]] as const) {
+  for (const [viewport, name] of [
+    [DESK, `notes-published-${scheme}`],
+    [PHONE, `notes-phone-published-${scheme}`],
+  ] as const) {
     const reader = await app.browser.newPage({ viewport, colorScheme: scheme })
     await reader.goto(link)
     await reader.getByRole('checkbox', { name: 'A Pattern Language' }).waitFor()
@@ -68,11 +73,23 @@ for (const scheme of ['light', 'dark'] as const) {
   const phone = await app.device(user, { name: 'Ana Lima', viewport: PHONE, colorScheme: scheme })
   await item(phone.page, 'Ideas for the garden').waitFor()
   await phone.page.screenshot({ path: out(`notes-phone-list-${scheme}`) })
-  await phone.page.getByRole('navigation', { name: 'Tags' }).getByText('Tags', { exact: true }).click()
-  await phone.page.getByRole('navigation', { name: 'Tags' }).getByRole('button', { name: /^#home/ }).click()
+  await phone.page
+    .getByRole('navigation', { name: 'Tags' })
+    .getByText('Tags', { exact: true })
+    .click()
+  await phone.page
+    .getByRole('navigation', { name: 'Tags' })
+    .getByRole('button', { name: /^#home/ })
+    .click()
   await phone.page.screenshot({ path: out(`notes-phone-tags-${scheme}`) })
-  await phone.page.getByRole('navigation', { name: 'Tags' }).getByRole('button', { name: 'All notes' }).click()
-  await phone.page.getByRole('navigation', { name: 'Tags' }).getByText('Tags', { exact: true }).click()
+  await phone.page
+    .getByRole('navigation', { name: 'Tags' })
+    .getByRole('button', { name: 'All notes' })
+    .click()
+  await phone.page
+    .getByRole('navigation', { name: 'Tags' })
+    .getByText('Tags', { exact: true })
+    .click()
   await item(phone.page, 'Reading list').click()
   await phone.page.getByRole('button', { name: 'Read', exact: true }).click()
   await phone.page.getByRole('checkbox', { name: 'A Pattern Language' }).waitFor()
@@ -102,7 +119,9 @@ for (const scheme of ['light', 'dark'] as const) {
   await phone.page.goBack()
   await phone.page.evaluate(() => window.dispatchEvent(new Event('focus')))
   await item(phone.page, 'Groceries').click()
-  await phone.page.waitForFunction(() => (document.getElementById('editor') as HTMLTextAreaElement).value.endsWith('lemons'))
+  await phone.page.waitForFunction(() =>
+    (document.getElementById('editor') as HTMLTextAreaElement).value.endsWith('lemons'),
+  )
   await editor(phone.page).fill(`${notes[3]}\nlemons\noat milk`)
   await phone.page.waitForTimeout(900)
   await saved(phone.page)
@@ -110,7 +129,9 @@ for (const scheme of ['light', 'dark'] as const) {
   await phone.page.locator('#revisions > li').nth(2).waitFor()
   await phone.page.screenshot({ path: out(`notes-phone-history-${scheme}`) })
   await desk.page.evaluate(() => window.dispatchEvent(new Event('focus')))
-  await desk.page.waitForFunction(() => (document.getElementById('editor') as HTMLTextAreaElement).value.endsWith('oat milk'))
+  await desk.page.waitForFunction(() =>
+    (document.getElementById('editor') as HTMLTextAreaElement).value.endsWith('oat milk'),
+  )
   await desk.page.getByRole('button', { name: 'History' }).click()
   await desk.page.locator('#revisions > li').nth(2).waitFor()
   await desk.page.screenshot({ path: out(`notes-history-${scheme}`) })
@@ -124,7 +145,9 @@ for (const scheme of ['light', 'dark'] as const) {
   await desk.context.setOffline(true)
   await phone.context.setOffline(true)
   await editor(desk.page).fill(notes[1]!.replace('seat 42', 'seat 17, window'))
-  await editor(phone.page).fill(notes[1]!.replace('seat 42', 'seat 44').replace('one bag', 'one small bag'))
+  await editor(phone.page).fill(
+    notes[1]!.replace('seat 42', 'seat 44').replace('one bag', 'one small bag'),
+  )
   await phone.page.waitForTimeout(800)
   await desk.context.setOffline(false)
   await saved(desk.page)
@@ -141,8 +164,22 @@ for (const scheme of ['light', 'dark'] as const) {
   // Import: a zip and a file that is not a note.
   await desk.page.getByRole('button', { name: 'Import notes' }).click()
   await desk.page.getByLabel('Files or a zip').setInputFiles([
-    { name: 'Simplenote export.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify({ activeNotes: [{ id: '1', content: 'Book club\nNext: The Left Hand of Darkness', tags: ['books'] }] })) },
-    { name: 'Packing.md', mimeType: 'text/markdown', buffer: Buffer.from('Packing\n- [ ] passport\n- [ ] charger\n') },
+    {
+      name: 'Simplenote export.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from(
+        JSON.stringify({
+          activeNotes: [
+            { id: '1', content: 'Book club\nNext: The Left Hand of Darkness', tags: ['books'] },
+          ],
+        }),
+      ),
+    },
+    {
+      name: 'Packing.md',
+      mimeType: 'text/markdown',
+      buffer: Buffer.from('Packing\n- [ ] passport\n- [ ] charger\n'),
+    },
     { name: 'scan.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF') },
   ])
   await desk.page.getByText('Imported 2 notes').waitFor()
@@ -151,7 +188,12 @@ for (const scheme of ['light', 'dark'] as const) {
 
   await item(desk.page, 'Ideas for the garden').click()
   await desk.page.getByRole('button', { name: 'Delete', exact: true }).click()
-  for (let i = 0; i < 200 && (await app.sql`select 1 from notes where user_id = ${user} and gone`).length === 0; i++) await desk.page.waitForTimeout(100)
+  for (
+    let i = 0;
+    i < 200 && (await app.sql`select 1 from notes where user_id = ${user} and gone`).length === 0;
+    i++
+  )
+    await desk.page.waitForTimeout(100)
   await desk.page.getByRole('button', { name: 'Recently deleted' }).click()
   await desk.page.getByRole('button', { name: 'Restore' }).waitFor()
   await desk.page.screenshot({ path: out(`notes-trash-${scheme}`) })

@@ -10,7 +10,10 @@ import { notesBrowserApp, PHONE, WIDE } from './browser-support.ts'
 const app = await notesBrowserApp()
 after(() => app.close())
 
-for (const [size, viewport] of [['1280 px', WIDE], ['390 px', PHONE]] as const) {
+for (const [size, viewport] of [
+  ['1280 px', WIDE],
+  ['390 px', PHONE],
+] as const) {
   test(`the signed-in name is visible in the list and in a note at ${size}`, async () => {
     const { context, page } = await app.device(`ana-${size}`, { name: 'Ana Lima', viewport })
     try {
@@ -20,7 +23,8 @@ for (const [size, viewport] of [['1280 px', WIDE], ['390 px', PHONE]] as const) 
       await page.getByRole('textbox', { name: 'Note' }).fill('Seeds to buy')
       assert.equal(await name.isVisible(), true, `a note at ${size}`)
       const dir = process.env.SCREENSHOTS
-      if (dir) await page.screenshot({ path: `${dir}/notes-signed-in-name-${size.replace(' ', '')}.png` })
+      if (dir)
+        await page.screenshot({ path: `${dir}/notes-signed-in-name-${size.replace(' ', '')}.png` })
     } finally {
       await context.close()
     }

@@ -37,7 +37,12 @@ test('a save of an unknown id creates the note, with created equal to its first 
   now = T0
   const result = await saved(user, 'n1', 'hello\n')
   assert.deepEqual(result, { id: 'n1', edited: T0, text: 'hello\n' })
-  assert.deepEqual(await store.get(user, 'n1'), { id: 'n1', text: 'hello\n', edited: T0, created: T0 })
+  assert.deepEqual(await store.get(user, 'n1'), {
+    id: 'n1',
+    text: 'hello\n',
+    edited: T0,
+    created: T0,
+  })
 })
 
 test('edited rises strictly for a user even when the clock stands still or goes back', async () => {
@@ -67,14 +72,22 @@ test('a save whose base matches the stored edited replaces the text and keeps cr
   now += 5
   const second = await saved(user, 'n', 'two\n', first.edited)
   assert.deepEqual(second, { id: 'n', edited: T0 + 100_005, text: 'two\n' })
-  assert.deepEqual(await store.get(user, 'n'), { id: 'n', text: 'two\n', edited: second.edited, created: first.edited })
+  assert.deepEqual(await store.get(user, 'n'), {
+    id: 'n',
+    text: 'two\n',
+    edited: second.edited,
+    created: first.edited,
+  })
 })
 
 test('every accepted save keeps a revision with its text, edited, at and local', async () => {
   const user = newUser()
   const first = await store.save(user, input('n', 'one\n', 0, { at: 11, local: 'phone' }))
   assert.ok(!(first instanceof Refusal))
-  const second = await store.save(user, input('n', 'two\n', first.edited, { at: 22, local: 'laptop' }))
+  const second = await store.save(
+    user,
+    input('n', 'two\n', first.edited, { at: 22, local: 'laptop' }),
+  )
   assert.ok(!(second instanceof Refusal))
   assert.deepEqual(
     (await revisions(user, 'n')).map((r) => ({ ...r })),
@@ -95,7 +108,10 @@ test('a save from an older base with edits in other lines merges, stores and ans
   assert.equal(laptop.copy, undefined)
   assert.ok(laptop.edited > phone.edited)
   assert.equal((await store.get(user, 'n'))?.text, 'A\nb\nC\n')
-  assert.deepEqual((await revisions(user, 'n')).map((r) => r.text), ['a\nb\nc\n', 'A\nb\nc\n', 'A\nb\nC\n'])
+  assert.deepEqual(
+    (await revisions(user, 'n')).map((r) => r.text),
+    ['a\nb\nc\n', 'A\nb\nc\n', 'A\nb\nC\n'],
+  )
 })
 
 test('overlapping edits keep the stored text and save the sent text as a copy', async () => {
@@ -104,13 +120,24 @@ test('overlapping edits keep the stored text and save the sent text as a copy', 
   const phone = await saved(user, 'n', 'phone title\n', base.edited)
   const laptop = await store.save(user, input('n', 'laptop title\n', base.edited))
   assert.ok(!(laptop instanceof Refusal) && laptop.copy)
-  assert.deepEqual({ id: laptop.id, edited: laptop.edited, text: laptop.text }, { id: 'n', edited: phone.edited, text: 'phone title\n' })
+  assert.deepEqual(
+    { id: laptop.id, edited: laptop.edited, text: laptop.text },
+    { id: 'n', edited: phone.edited, text: 'phone title\n' },
+  )
   assert.equal(laptop.copy.text, 'laptop title\n')
   assert.ok(laptop.copy.edited > phone.edited)
   assert.match(laptop.copy.id, /^n-copy-[A-Za-z0-9_-]{12}$/)
   assert.equal((await store.get(user, 'n'))?.text, 'phone title\n')
-  assert.deepEqual(await store.get(user, laptop.copy.id), { id: laptop.copy.id, text: 'laptop title\n', edited: laptop.copy.edited, created: laptop.copy.edited })
-  assert.deepEqual((await revisions(user, laptop.copy.id)).map((r) => r.text), ['laptop title\n'])
+  assert.deepEqual(await store.get(user, laptop.copy.id), {
+    id: laptop.copy.id,
+    text: 'laptop title\n',
+    edited: laptop.copy.edited,
+    created: laptop.copy.edited,
+  })
+  assert.deepEqual(
+    (await revisions(user, laptop.copy.id)).map((r) => r.text),
+    ['laptop title\n'],
+  )
 })
 
 test('a base whose text is not known makes a copy', async () => {
@@ -129,7 +156,10 @@ test('a copy of a note with a 64-character id has an id of at most 64 characters
   const result = await store.save(user, input(id, 'sent\n', 1))
   assert.ok(!(result instanceof Refusal) && result.copy)
   assert.ok(result.copy.id.length <= 64, result.copy.id)
-  assert.ok(result.copy.id.startsWith('x'.repeat(39) + '-copy-'), 'a surrogate pair is not cut in half')
+  assert.ok(
+    result.copy.id.startsWith('x'.repeat(39) + '-copy-'),
+    'a surrogate pair is not cut in half',
+  )
 })
 
 test('identical texts never make a copy and change nothing, whatever the base', async () => {
@@ -139,7 +169,10 @@ test('identical texts never make a copy and change nothing, whatever the base', 
     const result = await store.save(user, input('n', 'same\n', base))
     assert.deepEqual(result, { id: 'n', edited: stored.edited, text: 'same\n' })
   }
-  assert.deepEqual((await store.list(user)).map((r) => r.id), ['n'])
+  assert.deepEqual(
+    (await store.list(user)).map((r) => r.id),
+    ['n'],
+  )
   assert.equal((await revisions(user, 'n')).length, 1)
 })
 
@@ -158,7 +191,12 @@ test('an edit beats a deletion: a save to a tombstone brings the note back with 
   const revived = await saved(user, 'n', 'edited offline\n', first.edited)
   assert.equal(revived.text, 'edited offline\n')
   assert.equal(revived.copy, undefined)
-  assert.deepEqual(await store.get(user, 'n'), { id: 'n', text: 'edited offline\n', edited: revived.edited, created: first.edited })
+  assert.deepEqual(await store.get(user, 'n'), {
+    id: 'n',
+    text: 'edited offline\n',
+    edited: revived.edited,
+    created: first.edited,
+  })
   assert.deepEqual(await store.list(user), [{ id: 'n', edited: revived.edited, gone: false }])
 })
 
@@ -176,7 +214,12 @@ test('a delete of a note edited elsewhere keeps it and answers kept with the not
   const user = newUser()
   const first = await saved(user, 'n', 'one\n')
   const second = await saved(user, 'n', 'two\n', first.edited)
-  assert.deepEqual(await store.remove(user, { id: 'n', base: first.edited }), { kept: true, id: 'n', edited: second.edited, text: 'two\n' })
+  assert.deepEqual(await store.remove(user, { id: 'n', base: first.edited }), {
+    kept: true,
+    id: 'n',
+    edited: second.edited,
+    text: 'two\n',
+  })
   assert.equal((await store.get(user, 'n'))?.text, 'two\n')
 })
 
@@ -188,7 +231,10 @@ test('a delete of an unknown or already deleted note answers ok and changes noth
   const before = await store.list(user)
   assert.deepEqual(await store.remove(user, { id: 'n', base: 123 }), { ok: true })
   assert.deepEqual(await store.list(user), before)
-  assert.deepEqual(before.map((r) => r.id), ['n'])
+  assert.deepEqual(
+    before.map((r) => r.id),
+    ['n'],
+  )
 })
 
 test('the list is oldest edit first, tombstones included, and since lists only later edits', async () => {
@@ -199,9 +245,22 @@ test('the list is oldest edit first, tombstones included, and since lists only l
   const a2 = await saved(user, 'a', '2', a.edited)
   await store.remove(user, { id: 'b', base: b.edited })
   const list = await store.list(user)
-  assert.deepEqual(list.map((r) => [r.id, r.gone]), [['c', false], ['a', false], ['b', true]])
-  assert.deepEqual((await store.list(user, c.edited)).map((r) => r.id), ['a', 'b'])
-  assert.deepEqual((await store.list(user, a2.edited)).map((r) => r.id), ['b'])
+  assert.deepEqual(
+    list.map((r) => [r.id, r.gone]),
+    [
+      ['c', false],
+      ['a', false],
+      ['b', true],
+    ],
+  )
+  assert.deepEqual(
+    (await store.list(user, c.edited)).map((r) => r.id),
+    ['a', 'b'],
+  )
+  assert.deepEqual(
+    (await store.list(user, a2.edited)).map((r) => r.id),
+    ['b'],
+  )
   assert.deepEqual(await store.list(user, list.at(-1)!.edited), [])
 })
 
@@ -228,7 +287,11 @@ test("the store refuses a save's bad fields with a 400 naming the field", async 
     [{ text: 'a\uDC00' }, "'text' must be valid Unicode (it has a lone surrogate)", 'text'],
   ]
   for (const [change, error, field] of cases) {
-    assert.deepEqual(said(await store.save(user, { ...input('n', 'text', 0), ...change })), { status: 400, error, field }, JSON.stringify(change).slice(0, 80))
+    assert.deepEqual(
+      said(await store.save(user, { ...input('n', 'text', 0), ...change })),
+      { status: 400, error, field },
+      JSON.stringify(change).slice(0, 80),
+    )
   }
   assert.deepEqual(await store.list(user), [])
 })
@@ -243,12 +306,24 @@ test('a text of exactly 1,000,000 characters and a surrogate pair are accepted a
 
 test("the store refuses a delete's bad base or empty id with a 400 naming the field", async () => {
   const user = newUser()
-  assert.deepEqual(said(await store.remove(user, { id: 'n', base: -3 })), { status: 400, error: "'base' must be a whole number from 0", field: 'base' })
-  assert.deepEqual(said(await store.remove(user, { id: 'n', base: 1e300 })), { status: 400, error: "'base' must be a whole number from 0", field: 'base' })
-  assert.deepEqual(said(await store.remove(user, { id: '', base: 1 })), { status: 400, error: "'id' must not be empty", field: 'id' })
+  assert.deepEqual(said(await store.remove(user, { id: 'n', base: -3 })), {
+    status: 400,
+    error: "'base' must be a whole number from 0",
+    field: 'base',
+  })
+  assert.deepEqual(said(await store.remove(user, { id: 'n', base: 1e300 })), {
+    status: 400,
+    error: "'base' must be a whole number from 0",
+    field: 'base',
+  })
+  assert.deepEqual(said(await store.remove(user, { id: '', base: 1 })), {
+    status: 400,
+    error: "'id' must not be empty",
+    field: 'id',
+  })
 })
 
-test("a delete whose connection is cut before its commit is run again on another connection, and the note is gone once", async (t) => {
+test('a delete whose connection is cut before its commit is run again on another connection, and the note is gone once', async (t) => {
   const user = newUser()
   now = T0 + 50_000
   const first = await saved(user, 'cut', 'to go\n')

@@ -29,7 +29,11 @@ export async function notesService(options: { max?: number } = {}) {
   const handler = createHandler(service.routes, { name: 'notes', logger: testLogger() })
 
   /** Sends one request through the service's handler. */
-  async function call(method: string, url: string, init: { cookie?: string; headers?: IncomingHttpHeaders; body?: string | Uint8Array } = {}): Promise<Answer> {
+  async function call(
+    method: string,
+    url: string,
+    init: { cookie?: string; headers?: IncomingHttpHeaders; body?: string | Uint8Array } = {},
+  ): Promise<Answer> {
     const headers: IncomingHttpHeaders = { ...init.headers }
     if (init.cookie) headers.cookie = init.cookie
     const response = await handler(makeRequest({ method, url, headers, body: init.body }))
@@ -39,16 +43,33 @@ export async function notesService(options: { max?: number } = {}) {
   /** Signs `user` in through the callback; returns the `Cookie` header for the session. */
   async function signIn(user: string): Promise<string> {
     const res = await call('GET', `/login/callback?idp_code=${idp.code({ id: user, name: user })}`)
-    if (res.status !== 302 || !res.headers['set-cookie']) throw new Error(`sign-in failed: ${res.status} ${res.text}`)
+    if (res.status !== 302 || !res.headers['set-cookie'])
+      throw new Error(`sign-in failed: ${res.status} ${res.text}`)
     return cookieOf(res.headers['set-cookie'])
   }
 
   /** POSTs a JSON value to /api/notes as a signed-in browser would. */
   function post(cookie: string, value: unknown): Promise<Answer> {
-    return call('POST', '/api/notes', { cookie, headers: { 'content-type': 'application/json' }, body: JSON.stringify(value) })
+    return call('POST', '/api/notes', {
+      cookie,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(value),
+    })
   }
 
-  return { db, sql: db.sql, clock, idp, sessions, deps, service, call, signIn, post, publicUrl: deps.publicUrl }
+  return {
+    db,
+    sql: db.sql,
+    clock,
+    idp,
+    sessions,
+    deps,
+    service,
+    call,
+    signIn,
+    post,
+    publicUrl: deps.publicUrl,
+  }
 }
 
 /** The `name=value` part of a `Set-Cookie` value. */
@@ -58,7 +79,8 @@ export function cookieOf(setCookie: string): string {
 
 function answerOf(response: Response): Answer {
   const headers: Record<string, string> = {}
-  for (const [name, value] of Object.entries(response.headers ?? {})) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value
+  for (const [name, value] of Object.entries(response.headers ?? {}))
+    headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value
   // The notes service answers whole bodies, never streams.
   const body = (response.body ?? '') as string | Uint8Array
   const text = typeof body === 'string' ? body : new TextDecoder().decode(body)

@@ -24,7 +24,11 @@ test('a percent-encoded surrogate or other bytes that are not UTF-8 in ?id= answ
     assert.equal(got.status, 400, got.text)
     assert.deepEqual(got.json, { error: "'id' must be percent-encoded UTF-8", field: 'id' })
   }
-  assert.equal((await app.call('GET', '/api/notes?id=%ZZ', { cookie })).status, 404, 'a % without hex digits is the text itself')
+  assert.equal(
+    (await app.call('GET', '/api/notes?id=%ZZ', { cookie })).status,
+    404,
+    'a % without hex digits is the text itself',
+  )
 })
 
 test('the sign-in check still comes first for a bad ?id=', async () => {
@@ -32,7 +36,14 @@ test('the sign-in check still comes first for a bad ?id=', async () => {
 })
 
 test('a note whose id is not ASCII is found by its percent-encoded UTF-8 id', async () => {
-  const saved = await app.post(cookie, { op: 'save', id: 'café 🚀', local: 'l', text: 't', base: 0, at: 1 })
+  const saved = await app.post(cookie, {
+    op: 'save',
+    id: 'café 🚀',
+    local: 'l',
+    text: 't',
+    base: 0,
+    at: 1,
+  })
   assert.equal(saved.status, 200, saved.text)
   const got = await app.call('GET', `/api/notes?id=${encodeURIComponent('café 🚀')}`, { cookie })
   assert.equal(got.status, 200)
@@ -40,7 +51,12 @@ test('a note whose id is not ASCII is found by its percent-encoded UTF-8 id', as
 })
 
 test("U+0000 or a lone surrogate in the identity provider's answer is the login failure answer, not a 500", async () => {
-  const identities = [{ id: 'a\u0000', name: 'a' }, { id: 'b', name: 'b\ud800' }, { id: '\udfff', name: 'c' }, { id: 'd', name: 'd', email: 'd\u0000@x' }]
+  const identities = [
+    { id: 'a\u0000', name: 'a' },
+    { id: 'b', name: 'b\ud800' },
+    { id: '\udfff', name: 'c' },
+    { id: 'd', name: 'd', email: 'd\u0000@x' },
+  ]
   for (const identity of identities) {
     const got = await app.call('GET', `/login/callback?idp_code=${app.idp.code(identity)}`)
     assert.equal(got.status, 302, got.text)
@@ -50,6 +66,8 @@ test("U+0000 or a lone surrogate in the identity provider's answer is the login 
   app.idp.fail('no \ud800 such code')
   const got = await app.call('GET', '/login/callback?idp_code=x')
   assert.equal(got.text, 'login failed: idp answered 400')
-  const page = await app.call('GET', '/login/failed', { cookie: got.headers['set-cookie']!.split(';')[0] })
+  const page = await app.call('GET', '/login/failed', {
+    cookie: got.headers['set-cookie']!.split(';')[0],
+  })
   assert.ok(page.text.includes('idp answered 400'), page.text)
 })

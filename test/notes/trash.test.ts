@@ -15,14 +15,29 @@ const DAY = 24 * 60 * 60 * 1000
 
 async function saveAndDelete(cookie: string, id: string, texts: string[]): Promise<number> {
   let edited = 0
-  for (const text of texts) edited = (await app.post(cookie, { op: 'save', id, local: 'phone', text, base: edited, at: 1 })).json.edited
+  for (const text of texts)
+    edited = (await app.post(cookie, { op: 'save', id, local: 'phone', text, base: edited, at: 1 }))
+      .json.edited
   const answer = await app.post(cookie, { op: 'delete', id, base: edited })
   assert.deepEqual(answer.json, { ok: true })
-  return (await app.call('GET', '/api/notes', { cookie })).json.notes.find((n: { id: string }) => n.id === id).edited
+  return (await app.call('GET', '/api/notes', { cookie })).json.notes.find(
+    (n: { id: string }) => n.id === id,
+  ).edited
 }
 
-const trashOf = async (cookie: string) => (await app.call('GET', '/api/notes/trash', { cookie })).json.notes as { id: string; deleted: number; until: number; text: string }[]
-const revisionCount = async (user: string, id: string) => (await app.sql<{ n: number }[]>`select count(*)::int as n from note_revisions where user_id = ${user} and note_id = ${id}`)[0]!.n
+const trashOf = async (cookie: string) =>
+  (await app.call('GET', '/api/notes/trash', { cookie })).json.notes as {
+    id: string
+    deleted: number
+    until: number
+    text: string
+  }[]
+const revisionCount = async (user: string, id: string) =>
+  (
+    await app.sql<
+      { n: number }[]
+    >`select count(*)::int as n from note_revisions where user_id = ${user} and note_id = ${id}`
+  )[0]!.n
 
 test('a deleted note is listed in the trash with its last text, when it was deleted and until when it is kept, last deleted first', async () => {
   const alice = await app.signIn('t-alice')
@@ -44,10 +59,22 @@ test('a deleted note is listed in the trash with its last text, when it was dele
 test('a save brings a deleted note back as it was, with its history, and it leaves the trash', async () => {
   const alice = await app.signIn('t-restore')
   const deleted = await saveAndDelete(alice, 'diary', ['one\n', 'one\ntwo\n'])
-  const back = await app.post(alice, { op: 'save', id: 'diary', local: 'laptop', text: 'one\ntwo\n', base: deleted, at: 2 })
+  const back = await app.post(alice, {
+    op: 'save',
+    id: 'diary',
+    local: 'laptop',
+    text: 'one\ntwo\n',
+    base: deleted,
+    at: 2,
+  })
   assert.equal(back.status, 200)
-  assert.equal((await app.call('GET', '/api/notes?id=diary', { cookie: alice })).json.text, 'one\ntwo\n')
-  const history = (await app.call('GET', '/api/notes/revisions?id=diary', { cookie: alice })).json.revisions.map((r: { text: string }) => r.text)
+  assert.equal(
+    (await app.call('GET', '/api/notes?id=diary', { cookie: alice })).json.text,
+    'one\ntwo\n',
+  )
+  const history = (
+    await app.call('GET', '/api/notes/revisions?id=diary', { cookie: alice })
+  ).json.revisions.map((r: { text: string }) => r.text)
   assert.deepEqual(history, ['one\ntwo\n', 'one\ntwo\n', 'one\n'])
   assert.deepEqual(await trashOf(alice), [])
 })
@@ -60,21 +87,44 @@ test('after 30 days the text and history are removed for good, the tombstone sta
   app.clock.advance(28 * DAY + 1000)
   // A session does not last 30 days: signed in again.
   cookie = await app.signIn('t-purge')
-  assert.deepEqual((await trashOf(cookie)).map((n) => n.id), ['recent'], 'the trash no longer lists a note past its 30 days')
+  assert.deepEqual(
+    (await trashOf(cookie)).map((n) => n.id),
+    ['recent'],
+    'the trash no longer lists a note past its 30 days',
+  )
 
   const store = createNoteStore({ sql: app.sql, clock: app.clock.now })
-  assert.ok(await store.purge(null, app.clock.now() - TRASH_MS) >= 1)
-  const [row] = await app.sql<{ text: string; gone: boolean; purged: boolean; edited: number }[]>`select text, gone, purged, edited from notes where user_id = 't-purge' and id = 'old'`
+  assert.ok((await store.purge(null, app.clock.now() - TRASH_MS)) >= 1)
+  const [row] = await app.sql<
+    { text: string; gone: boolean; purged: boolean; edited: number }[]
+  >`select text, gone, purged, edited from notes where user_id = 't-purge' and id = 'old'`
   assert.deepEqual(row, { text: '', gone: true, purged: true, edited: old })
   assert.equal(await revisionCount('t-purge', 'old'), 0)
-  assert.equal(await revisionCount('t-purge', 'recent'), 1, 'a note deleted 28 days ago keeps its history')
+  assert.equal(
+    await revisionCount('t-purge', 'recent'),
+    1,
+    'a note deleted 28 days ago keeps its history',
+  )
   const list = (await app.call('GET', '/api/notes', { cookie })).json.notes
-  assert.deepEqual(list.find((n: { id: string }) => n.id === 'old'), { id: 'old', edited: old, gone: true })
+  assert.deepEqual(
+    list.find((n: { id: string }) => n.id === 'old'),
+    { id: 'old', edited: old, gone: true },
+  )
 
   // A device offline all along still brings its text back: the edit beats the deletion.
-  const saved = await app.post(cookie, { op: 'save', id: 'old', local: 'tablet', text: 'kept on the tablet\n', base: 5, at: 3 })
+  const saved = await app.post(cookie, {
+    op: 'save',
+    id: 'old',
+    local: 'tablet',
+    text: 'kept on the tablet\n',
+    base: 5,
+    at: 3,
+  })
   assert.equal(saved.json.text, 'kept on the tablet\n')
-  assert.equal((await app.call('GET', '/api/notes?id=old', { cookie })).json.text, 'kept on the tablet\n')
+  assert.equal(
+    (await app.call('GET', '/api/notes?id=old', { cookie })).json.text,
+    'kept on the tablet\n',
+  )
 })
 
 test('the service removes notes past their 30 days by itself, at start and every hour after', async () => {
@@ -83,45 +133,96 @@ test('the service removes notes past their 30 days by itself, at start and every
   app.clock.advance(31 * DAY)
   const service = createNotesService(app.deps)
   try {
-    await until(async () => (await app.sql<{ purged: boolean }[]>`select purged from notes where user_id = 't-sweep' and id = 'swept'`)[0]!.purged)
+    await until(
+      async () =>
+        (
+          await app.sql<
+            { purged: boolean }[]
+          >`select purged from notes where user_id = 't-sweep' and id = 'swept'`
+        )[0]!.purged,
+    )
   } finally {
     await service.close?.()
   }
   assert.equal(await revisionCount('t-sweep', 'swept'), 0)
 })
 
-test('Empty trash removes every deleted note\'s text and history at once, and no live note', async () => {
+test("Empty trash removes every deleted note's text and history at once, and no live note", async () => {
   const cookie = await app.signIn('t-empty')
   await saveAndDelete(cookie, 'a', ['a\n'])
   await saveAndDelete(cookie, 'b', ['b\n'])
-  await app.post(cookie, { op: 'save', id: 'live', local: 'phone', text: 'stays\n', base: 0, at: 1 })
-  const res = await app.call('POST', '/api/notes/trash', { cookie, headers: { 'content-type': 'application/json' }, body: '{"op":"empty"}' })
+  await app.post(cookie, {
+    op: 'save',
+    id: 'live',
+    local: 'phone',
+    text: 'stays\n',
+    base: 0,
+    at: 1,
+  })
+  const res = await app.call('POST', '/api/notes/trash', {
+    cookie,
+    headers: { 'content-type': 'application/json' },
+    body: '{"op":"empty"}',
+  })
   assert.equal(res.status, 200)
   assert.deepEqual(res.json, { ok: true, removed: 2 })
   assert.deepEqual(await trashOf(cookie), [])
   assert.equal(await revisionCount('t-empty', 'a'), 0)
   assert.equal(await revisionCount('t-empty', 'live'), 1)
-  assert.equal((await app.call('GET', '/api/notes', { cookie })).json.notes.length, 3, 'the tombstones stay listed')
+  assert.equal(
+    (await app.call('GET', '/api/notes', { cookie })).json.notes.length,
+    3,
+    'the tombstones stay listed',
+  )
 })
 
 test('the checks of /api/notes/trash come in the order of /api/notes', async () => {
   const cookie = await app.signIn('t-checks')
   const json = { 'content-type': 'application/json' }
-  const cases: [string, { cookie?: string; headers?: Record<string, string>; body?: string }, number, unknown][] = [
+  const cases: [
+    string,
+    { cookie?: string; headers?: Record<string, string>; body?: string },
+    number,
+    unknown,
+  ][] = [
     ['GET', {}, 401, { error: 'log in with idp first' }],
     ['POST', { headers: json, body: '{"op":"empty"}' }, 401, { error: 'log in with idp first' }],
     ['PUT', { cookie }, 405, { error: 'GET or POST only' }],
     ['POST', { cookie, headers: json }, 400, { error: 'a JSON body is needed' }],
-    ['POST', { cookie, headers: json, body: '{"op":' }, 400, { error: 'invalid JSON at character 6' }],
-    ['POST', { cookie, headers: json, body: '[]' }, 400, { error: 'the body must be a JSON object' }],
-    ['POST', { cookie, headers: json, body: '{"op":"burn"}' }, 400, { error: "op must be 'empty'" }],
-    ['POST', { cookie, headers: json, body: '{"op":"empty","id":"x"}' }, 400, { error: "unknown field 'id'" }],
+    [
+      'POST',
+      { cookie, headers: json, body: '{"op":' },
+      400,
+      { error: 'invalid JSON at character 6' },
+    ],
+    [
+      'POST',
+      { cookie, headers: json, body: '[]' },
+      400,
+      { error: 'the body must be a JSON object' },
+    ],
+    [
+      'POST',
+      { cookie, headers: json, body: '{"op":"burn"}' },
+      400,
+      { error: "op must be 'empty'" },
+    ],
+    [
+      'POST',
+      { cookie, headers: json, body: '{"op":"empty","id":"x"}' },
+      400,
+      { error: "unknown field 'id'" },
+    ],
   ]
   for (const [method, init, status, body] of cases) {
     const res = await app.call(method, '/api/notes/trash', init)
     assert.equal(res.status, status, `${method} ${JSON.stringify(init)}`)
     assert.deepEqual(res.json, body)
   }
-  const crossSite = await app.call('POST', '/api/notes/trash', { cookie, headers: { ...json, 'sec-fetch-site': 'cross-site' }, body: '{"op":"empty"}' })
+  const crossSite = await app.call('POST', '/api/notes/trash', {
+    cookie,
+    headers: { ...json, 'sec-fetch-site': 'cross-site' },
+    body: '{"op":"empty"}',
+  })
   assert.equal(crossSite.status, 403)
 })

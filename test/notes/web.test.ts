@@ -8,7 +8,14 @@ const alice = await app.signIn('alice')
 const CSP = /default-src 'self'; script-src 'self'; .*frame-ancestors 'none'/
 
 test('every answer of the notes service carries the strict CSP, nosniff and same-origin referrer', async () => {
-  for (const [url, cookie] of [['/', undefined], ['/', alice], ['/login/failed', undefined], ['/api/notes', alice], ['/manifest.webmanifest', undefined], ['/sw.js', undefined]] as const) {
+  for (const [url, cookie] of [
+    ['/', undefined],
+    ['/', alice],
+    ['/login/failed', undefined],
+    ['/api/notes', alice],
+    ['/manifest.webmanifest', undefined],
+    ['/sw.js', undefined],
+  ] as const) {
     const res = await app.call('GET', url, { cookie })
     assert.match(res.headers['content-security-policy'] ?? '', CSP, url)
     assert.doesNotMatch(res.headers['content-security-policy'] ?? '', /unsafe-inline|unsafe-eval/)
@@ -67,9 +74,15 @@ function pngSize(bytes: Buffer): string {
 }
 
 test('the manifest offers PNG icons of 192 and 512 pixels and a maskable one, each served as the type and size it says', async () => {
-  const { icons } = (await app.call('GET', '/manifest.webmanifest')).json as { icons: { src: string; sizes: string; type: string; purpose: string }[] }
+  const { icons } = (await app.call('GET', '/manifest.webmanifest')).json as {
+    icons: { src: string; sizes: string; type: string; purpose: string }[]
+  }
   const pngs = icons.filter((i) => i.type === 'image/png')
-  assert.deepEqual(pngs.map((i) => `${i.sizes} ${i.purpose}`).sort(), ['192x192 any', '512x512 any', '512x512 maskable'])
+  assert.deepEqual(pngs.map((i) => `${i.sizes} ${i.purpose}`).sort(), [
+    '192x192 any',
+    '512x512 any',
+    '512x512 maskable',
+  ])
   for (const icon of icons) {
     const res = await app.call('GET', icon.src)
     assert.equal(res.status, 200, icon.src)
@@ -79,7 +92,8 @@ test('the manifest offers PNG icons of 192 and 512 pixels and a maskable one, ea
   }
   // The service worker keeps them, so an installed app shows its icon offline.
   const worker = (await app.call('GET', '/sw.js')).text
-  for (const icon of icons) assert.ok(worker.includes(icon.src), `the service worker keeps ${icon.src}`)
+  for (const icon of icons)
+    assert.ok(worker.includes(icon.src), `the service worker keeps ${icon.src}`)
 })
 
 test('the service worker is served at /sw.js with no-cache, and lists the hashed files it keeps', async () => {
@@ -89,9 +103,15 @@ test('the service worker is served at /sw.js with no-cache, and lists the hashed
 })
 
 test('POST /logout ends the session on the server; a cross-site one is refused', async () => {
-  const res = await app.call('GET', `/login/callback?idp_code=${app.idp.code({ id: 'carol', name: 'Carol' })}`)
+  const res = await app.call(
+    'GET',
+    `/login/callback?idp_code=${app.idp.code({ id: 'carol', name: 'Carol' })}`,
+  )
   const cookie = cookieOf(res.headers['set-cookie']!)
-  const cross = await app.call('POST', '/logout', { cookie, headers: { origin: 'https://evil.example' } })
+  const cross = await app.call('POST', '/logout', {
+    cookie,
+    headers: { origin: 'https://evil.example' },
+  })
   assert.equal(cross.status, 403)
   assert.deepEqual((await app.call('GET', '/api/me', { cookie })).json, { user: 'carol' })
   const out = await app.call('POST', '/logout', { cookie, headers: { origin: app.publicUrl } })

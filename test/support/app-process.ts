@@ -31,8 +31,17 @@ const config = loadConfig({
   DATABASE_URL: url,
 })
 const kind = process.env.TEST_DATABASE_KIND === 'embedded' ? 'embedded' : 'postgres'
-const app = await startApp(config, { logger: createLogger(null), db: { sql, kind, close: () => sql.end({ timeout: 5 }) } })
-console.log(JSON.stringify({ notes: app.servers.notes!.url, tickets: app.servers.tickets!.url, idp: app.servers.idp!.url }))
+const app = await startApp(config, {
+  logger: createLogger(null),
+  db: { sql, kind, close: () => sql.end({ timeout: 5 }) },
+})
+console.log(
+  JSON.stringify({
+    notes: app.servers.notes!.url,
+    tickets: app.servers.tickets!.url,
+    idp: app.servers.idp!.url,
+  }),
+)
 process.once('SIGTERM', () => {
   app.close().then(
     () => process.exit(0),

@@ -22,9 +22,18 @@ export async function seriousViolations(page: Page): Promise<Violation[]> {
   source ??= readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
   await page.evaluate(await source)
   const violations = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(context: Document): Promise<{ violations: Violation[] }> } }).axe
+    const axe = (
+      globalThis as unknown as {
+        axe: { run(context: Document): Promise<{ violations: Violation[] }> }
+      }
+    ).axe
     const result = await axe.run(document)
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) }))
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => ({ target: n.target })),
+    }))
   })
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
 }
@@ -33,7 +42,10 @@ export async function seriousViolations(page: Page): Promise<Violation[]> {
 export async function assertAccessible(page: Page, what: string): Promise<void> {
   const found = await seriousViolations(page)
   assert.deepEqual(
-    found.map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')})`),
+    found.map(
+      (v) =>
+        `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')})`,
+    ),
     [],
     `${what} has accessibility violations`,
   )

@@ -23,7 +23,12 @@ export async function chromiumPath(): Promise<string> {
 }
 
 async function packagedChromium(): Promise<string> {
-  const manifest = JSON.parse(await readFile(new URL('../../node_modules/@sparticuz/chromium/package.json', import.meta.url), 'utf8')) as { version: string }
+  const manifest = JSON.parse(
+    await readFile(
+      new URL('../../node_modules/@sparticuz/chromium/package.json', import.meta.url),
+      'utf8',
+    ),
+  ) as { version: string }
   const home = join(tmpdir(), `notes-tickets-chromium-${manifest.version}`)
   const binary = join(home, 'chromium')
   if (existsSync(binary)) return binary
@@ -54,6 +59,13 @@ export async function launchBrowser(options: LaunchOptions = {}): Promise<Browse
   return chromium.launch({
     executablePath: await chromiumPath(),
     ...options,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', ...(options.args ?? [])],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      ...(options.args ?? []),
+    ],
   })
 }

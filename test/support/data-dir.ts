@@ -21,7 +21,9 @@ let template: Promise<string> | null = null
  */
 function templateDir(): Promise<string> {
   template ??= (async () => {
-    const dir = process.env.TEST_DATA_TEMPLATE ?? join(await mkdtemp(join(tmpdir(), 'data-template-')), 'data')
+    const dir =
+      process.env.TEST_DATA_TEMPLATE ??
+      join(await mkdtemp(join(tmpdir(), 'data-template-')), 'data')
     if (await exists(dir)) return dir
     const mine = `${dir}-${process.pid}`
     const db = await openDatabase({ databaseUrl: null, dataDir: mine })
@@ -37,7 +39,10 @@ function templateDir(): Promise<string> {
 }
 
 function exists(path: string): Promise<boolean> {
-  return stat(path).then(() => true, () => false)
+  return stat(path).then(
+    () => true,
+    () => false,
+  )
 }
 
 /** An empty directory: the first start happens in the test. */

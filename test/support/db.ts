@@ -19,7 +19,8 @@ export interface TestDatabase {
 /** A migrated schema for this test file; dropped in an `after` hook. */
 export async function testDatabase(options: { max?: number } = {}): Promise<TestDatabase> {
   const url = process.env.DATABASE_URL
-  if (!url) throw new Error('DATABASE_URL is unset: run the tests with `npm test`, which provides one')
+  if (!url)
+    throw new Error('DATABASE_URL is unset: run the tests with `npm test`, which provides one')
   const schema = `test_${process.pid}_${randomBytes(4).toString('hex')}`
   const admin = connect(url, { max: 1 })
   await admin.unsafe(`create schema ${schema}`)
@@ -31,7 +32,11 @@ export async function testDatabase(options: { max?: number } = {}): Promise<Test
   // silent.
   const embedded = process.env.TEST_DATABASE_KIND === 'embedded'
   const open = (max = options.max ?? 5) => {
-    const sql = connect(url, { max, schema, ...(embedded ? { answerTimeout: null, connectTimeout: 60 } : {}) })
+    const sql = connect(url, {
+      max,
+      schema,
+      ...(embedded ? { answerTimeout: null, connectTimeout: 60 } : {}),
+    })
     clients.push(sql)
     return sql
   }

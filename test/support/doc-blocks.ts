@@ -53,12 +53,19 @@ const FENCE = /^(`{3,}|~{3,})(.*)$/
  */
 export const SETUP_COMMANDS: { pattern: RegExp; instead: string }[] = [
   { pattern: /^npm (install|ci)$/, instead: 'the test runs inside an installed checkout' },
-  { pattern: withEnv('npm start'), instead: 'the test starts the application with startApp (development provider) on its own ports and database schema' },
+  {
+    pattern: withEnv('npm start'),
+    instead:
+      'the test starts the application with startApp (development provider) on its own ports and database schema',
+  },
   { pattern: withEnv('npm test( -- \\S+)*'), instead: 'the test is part of npm test' },
   { pattern: /^npm run check$/, instead: 'the type check is run by .ci/run, not by a test' },
   { pattern: /^npm run test:(unit|browser|faults)$/, instead: 'the test is part of npm test' },
   { pattern: withEnv('npm run bench( -- \\S+)*'), instead: 'benchmarks are not tests' },
-  { pattern: withEnv('npm run (backup|restore|import-tickets) -- \\S+'), instead: 'these open the database in a process of their own; their own tests cover them' },
+  {
+    pattern: withEnv('npm run (backup|restore|import-tickets) -- \\S+'),
+    instead: 'these open the database in a process of their own; their own tests cover them',
+  },
   { pattern: /^createdb \S+$/, instead: 'the test works in a schema of its own' },
   { pattern: /^pg_dump .+$/, instead: 'a server backup, not a request to the services' },
   { pattern: /^(pg_restore|psql) .+$/, instead: 'a server restore, not a request to the services' },
@@ -79,7 +86,13 @@ export function fencedBlocks(markdown: string): { line: number; info: string; te
     const fence = open[1]!
     const start = i
     const body: string[] = []
-    for (i++; i < lines.length && !(lines[i]!.startsWith(fence) && lines[i]!.slice(fence.length).trim() === ''); i++) body.push(lines[i]!)
+    for (
+      i++;
+      i < lines.length &&
+      !(lines[i]!.startsWith(fence) && lines[i]!.slice(fence.length).trim() === '');
+      i++
+    )
+      body.push(lines[i]!)
     if (i === lines.length) throw new Error(`line ${start + 1}: a fenced block is not closed`)
     blocks.push({ line: start + 1, info: open[2]!.trim(), text: body.join('\n') })
   }
@@ -96,14 +109,20 @@ export function shellBlocks(markdown: string): ShellBlock[] {
   for (const block of fencedBlocks(markdown)) {
     const [language = '', ...markers] = block.info.split(/\s+/).filter(Boolean)
     if (!SHELL_INFO.has(language)) {
-      const command = block.text.split('\n').findIndex((l) => /^\s*(\$ )?(curl|npm|node|createdb|pg_dump) /.test(l))
+      const command = block.text
+        .split('\n')
+        .findIndex((l) => /^\s*(\$ )?(curl|npm|node|createdb|pg_dump) /.test(l))
       if (command >= 0 && language !== 'js' && language !== 'ts') {
-        throw new Error(`line ${block.line + 1 + command}: shell commands in a block marked '${block.info}': mark it sh (or sh setup)`)
+        throw new Error(
+          `line ${block.line + 1 + command}: shell commands in a block marked '${block.info}': mark it sh (or sh setup)`,
+        )
       }
       continue
     }
     if (markers.length > 1 || (markers.length === 1 && markers[0] !== 'setup')) {
-      throw new Error(`line ${block.line}: unknown marker '${markers.join(' ')}' (only 'sh setup' is known)`)
+      throw new Error(
+        `line ${block.line}: unknown marker '${markers.join(' ')}' (only 'sh setup' is known)`,
+      )
     }
     const setup = markers[0] === 'setup'
     const steps = splitSteps(block.text, block.line + 1)
@@ -127,15 +146,26 @@ function splitSteps(text: string, firstLine: number): Step[] {
     }
     const answerLine = firstLine + i
     const shown: string[] = []
-    for (; i < lines.length && lines[i]!.startsWith('#>'); i++) shown.push(lines[i]!.slice(2).replace(/^ /, ''))
+    for (; i < lines.length && lines[i]!.startsWith('#>'); i++)
+      shown.push(lines[i]!.slice(2).replace(/^ /, ''))
     i--
-    if (!commands.some(isCommand)) throw new Error(`line ${answerLine}: an answer (#>) with no command before it`)
+    if (!commands.some(isCommand))
+      throw new Error(`line ${answerLine}: an answer (#>) with no command before it`)
     const status = /^([1-5]\d\d)(?: |$)/.exec(shown[0]!)
     if (status) shown[0] = shown[0]!.slice(4)
-    steps.push({ line: commandLine, commands: commands.join('\n'), answer: { line: answerLine, status: status ? Number(status[1]) : null, body: shown.join('\n').trim() } })
+    steps.push({
+      line: commandLine,
+      commands: commands.join('\n'),
+      answer: {
+        line: answerLine,
+        status: status ? Number(status[1]) : null,
+        body: shown.join('\n').trim(),
+      },
+    })
     commands = []
   }
-  if (commands.some(isCommand)) steps.push({ line: commandLine, commands: commands.join('\n'), answer: null })
+  if (commands.some(isCommand))
+    steps.push({ line: commandLine, commands: commands.join('\n'), answer: null })
   return steps
 }
 
@@ -150,7 +180,9 @@ function checkSetup(text: string, firstLine: number): void {
     if (code === '' || code.startsWith('#')) return
     for (const part of code.split(/\s*&&\s*/)) {
       if (!SETUP_COMMANDS.some((c) => c.pattern.test(part))) {
-        throw new Error(`line ${firstLine + i}: '${part}' in a sh setup block is not a known setup command (test/support/doc-blocks.ts SETUP_COMMANDS); run it in a plain sh block`)
+        throw new Error(
+          `line ${firstLine + i}: '${part}' in a sh setup block is not a known setup command (test/support/doc-blocks.ts SETUP_COMMANDS); run it in a plain sh block`,
+        )
       }
     }
   })
@@ -199,18 +231,29 @@ export function parseShownJson(shown: string): unknown {
 }
 
 function describe(value: unknown): string {
-  return JSON.stringify(value)?.replaceAll(`{"${ANY}":`, '{any:').replaceAll(`"${MORE}"`, '…') ?? String(value)
+  return (
+    JSON.stringify(value)?.replaceAll(`{"${ANY}":`, '{any:').replaceAll(`"${MORE}"`, '…') ??
+    String(value)
+  )
 }
 
 /** Null when `actual` matches the shown JSON `expected`, else where and how it differs. */
 function compareJson(expected: unknown, actual: unknown, path: string): string | null {
-  if (expected !== null && typeof expected === 'object' && !Array.isArray(expected) && ANY in expected) return null
+  if (
+    expected !== null &&
+    typeof expected === 'object' &&
+    !Array.isArray(expected) &&
+    ANY in expected
+  )
+    return null
   if (typeof expected === 'string') {
     if (typeof actual === 'string' && textPattern(expected).test(actual)) return null
     return `${path}: expected ${describe(expected)}, got ${JSON.stringify(actual)}`
   }
   if (expected === null || typeof expected !== 'object') {
-    return Object.is(expected, actual) ? null : `${path}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`
+    return Object.is(expected, actual)
+      ? null
+      : `${path}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`
   }
   if (Array.isArray(expected)) {
     if (!Array.isArray(actual)) return `${path}: expected an array, got ${JSON.stringify(actual)}`
@@ -225,7 +268,8 @@ function compareJson(expected: unknown, actual: unknown, path: string): string |
     }
     return null
   }
-  if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) return `${path}: expected an object, got ${JSON.stringify(actual)}`
+  if (actual === null || typeof actual !== 'object' || Array.isArray(actual))
+    return `${path}: expected an object, got ${JSON.stringify(actual)}`
   const shown = expected as Record<string, unknown>
   const got = actual as Record<string, unknown>
   for (const key of Object.keys(shown)) {
@@ -275,7 +319,8 @@ function matchLines(want: string[], w: number, got: string[], g: number): string
       return first
     }
     if (g >= got.length) return `line ${g + 1}: missing (expected ${JSON.stringify(want[w])})`
-    if (!textPattern(want[w]!).test(got[g]!)) return `line ${g + 1}: expected ${JSON.stringify(want[w])}, got ${JSON.stringify(got[g])}`
+    if (!textPattern(want[w]!).test(got[g]!))
+      return `line ${g + 1}: expected ${JSON.stringify(want[w])}, got ${JSON.stringify(got[g])}`
   }
   return g < got.length ? `line ${g + 1}: not expected (${JSON.stringify(got[g])})` : null
 }

@@ -24,15 +24,32 @@ export interface FullApp {
   tickets: string
   idp: string
   /** A new browser context (its own cookies) with a page. */
-  person(options?: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' }): Promise<{ context: BrowserContext; page: Page }>
+  person(options?: {
+    viewport?: { width: number; height: number }
+    colorScheme?: 'light' | 'dark'
+  }): Promise<{ context: BrowserContext; page: Page }>
   close(): Promise<void>
 }
 
 /** Starts the application with `env` (ports 0, rate limits off unless given) and a browser. */
 export async function fullApp(env: NodeJS.ProcessEnv = {}): Promise<FullApp> {
   const db = await testDatabase()
-  const config = loadConfig({ HOST: '127.0.0.1', NOTES_PORT: '0', TICKETS_PORT: '0', IDP_PORT: '0', RATE_LIMIT: 'off', ...env })
-  const app = await startApp(config, { logger: createLogger(null), db: { sql: db.sql, kind: process.env.TEST_DATABASE_KIND === 'embedded' ? 'embedded' : 'postgres', close: async () => {} } })
+  const config = loadConfig({
+    HOST: '127.0.0.1',
+    NOTES_PORT: '0',
+    TICKETS_PORT: '0',
+    IDP_PORT: '0',
+    RATE_LIMIT: 'off',
+    ...env,
+  })
+  const app = await startApp(config, {
+    logger: createLogger(null),
+    db: {
+      sql: db.sql,
+      kind: process.env.TEST_DATABASE_KIND === 'embedded' ? 'embedded' : 'postgres',
+      close: async () => {},
+    },
+  })
   const browser = await launchBrowser()
   // The services' public addresses are localhost ones (where their cookies live), as npm start prints them.
   const local = (url: string) => url.replace('127.0.0.1', 'localhost')
@@ -45,7 +62,10 @@ export async function fullApp(env: NodeJS.ProcessEnv = {}): Promise<FullApp> {
     tickets: local(app.servers.tickets!.url),
     idp: local(app.servers.idp!.url),
     async person(options = {}) {
-      const context = await browser.newContext({ viewport: options.viewport ?? WIDE, colorScheme: options.colorScheme ?? 'light' })
+      const context = await browser.newContext({
+        viewport: options.viewport ?? WIDE,
+        colorScheme: options.colorScheme ?? 'light',
+      })
       return { context, page: await context.newPage() }
     },
     async close() {

@@ -25,7 +25,9 @@ export async function writeImportFile(path: string, o: ImportFileOptions): Promi
     bytes += Buffer.byteLength(text)
     if (!out.write(text)) await once(out, 'drain')
   }
-  const filler = 'Steps to see it, what was expected, what was seen. '.repeat(Math.ceil((o.summary ?? 60) / 52)).slice(0, o.summary ?? 60)
+  const filler = 'Steps to see it, what was expected, what was seen. '
+    .repeat(Math.ceil((o.summary ?? 60) / 52))
+    .slice(0, o.summary ?? 60)
   await write(`{"tickets": [\n`)
   for (let i = o.tickets - 1; i >= 0; i--) {
     const number = o.firstNumber + i
@@ -36,7 +38,11 @@ export async function writeImportFile(path: string, o: ImportFileOptions): Promi
       state: ['open', 'doing', 'review', 'done', 'dropped'][i % 5],
       author: i % 2 === 0 ? o.admin : `Old Person ${i % 50}`,
       created: 1_500_000_000_000 + i * 60_000,
-      comments: Array.from({ length: o.comments ?? 1 }, (_, j) => ({ author: `Old Person ${(i + j) % 50}`, text: `Comment ${j} on ticket ${number}`, created: 1_500_000_000_000 + i * 60_000 + j })),
+      comments: Array.from({ length: o.comments ?? 1 }, (_, j) => ({
+        author: `Old Person ${(i + j) % 50}`,
+        text: `Comment ${j} on ticket ${number}`,
+        created: 1_500_000_000_000 + i * 60_000 + j,
+      })),
     }
     if (i % 10 === 9) ticket.parent = number - 1
     if (i % 20 === 19) ticket.blockedBy = [number - 2]

@@ -55,8 +55,13 @@ const served = await serve({
       method: 'POST',
       path: '/emit',
       handler: async (req) => {
-        const body = JSON.parse(new TextDecoder().decode(await req.body())) as { project: string | null; args?: unknown[] }
-        await sql.begin((tx) => emit(tx, body.project, 'ticketCreated', body.args ?? [], Date.now()))
+        const body = JSON.parse(new TextDecoder().decode(await req.body())) as {
+          project: string | null
+          args?: unknown[]
+        }
+        await sql.begin((tx) =>
+          emit(tx, body.project, 'ticketCreated', body.args ?? [], Date.now()),
+        )
         wake.ping()
         return json(200, { ok: true })
       },

@@ -43,7 +43,10 @@ function signingKey(): Record<string, unknown> {
   return { ...privateKey.export({ format: 'jwk' }), kid: randomUUID(), use: 'sig', alg: 'RS256' }
 }
 
-export async function startTestIssuer(options: { port: number; redirectUri: string }): Promise<TestIssuer> {
+export async function startTestIssuer(options: {
+  port: number
+  redirectUri: string
+}): Promise<TestIssuer> {
   const issuer = `http://127.0.0.1:${options.port}`
   let key = signingKey()
   let server: Server | null = null
@@ -63,12 +66,27 @@ export async function startTestIssuer(options: { port: number; redirectUri: stri
       if (startOptions.rotate) key = signingKey()
       const provider = new Provider(issuer, {
         clients: [
-          { client_id: CLIENT_ID, client_secret: CLIENT_SECRET, redirect_uris: [options.redirectUri], grant_types: ['authorization_code'], response_types: ['code'] },
-          { client_id: OTHER_CLIENT_ID, client_secret: 'another-secret', redirect_uris: [options.redirectUri], grant_types: ['authorization_code'], response_types: ['code'] },
+          {
+            client_id: CLIENT_ID,
+            client_secret: CLIENT_SECRET,
+            redirect_uris: [options.redirectUri],
+            grant_types: ['authorization_code'],
+            response_types: ['code'],
+          },
+          {
+            client_id: OTHER_CLIENT_ID,
+            client_secret: 'another-secret',
+            redirect_uris: [options.redirectUri],
+            grant_types: ['authorization_code'],
+            response_types: ['code'],
+          },
         ],
         jwks: { keys: [key] },
         async findAccount(_ctx: unknown, sub: string) {
-          return { accountId: sub, claims: async () => ({ sub, ...(PEOPLE[sub] ?? { preferred_username: sub }) }) }
+          return {
+            accountId: sub,
+            claims: async () => ({ sub, ...(PEOPLE[sub] ?? { preferred_username: sub }) }),
+          }
         },
         claims: { openid: ['sub'], profile: ['name', 'preferred_username'], email: ['email'] },
         // The profile's claims in the ID token too, as Google and Keycloak put them.
@@ -89,7 +107,11 @@ export async function startTestIssuer(options: { port: number; redirectUri: stri
         if (self.tokensForAnotherClient && ctx.path === '/token' && body?.id_token) {
           const claims = decodeJwt(body.id_token)
           const signer = await importJWK(key as never, 'RS256')
-          body.id_token = await new SignJWT({ ...claims, aud: OTHER_CLIENT_ID, azp: OTHER_CLIENT_ID })
+          body.id_token = await new SignJWT({
+            ...claims,
+            aud: OTHER_CLIENT_ID,
+            azp: OTHER_CLIENT_ID,
+          })
             .setProtectedHeader({ alg: 'RS256', kid: key.kid as string })
             .sign(signer)
         }
@@ -137,10 +159,19 @@ export async function throughIssuer(authorization: string, login: string): Promi
       continue
     }
     const page = await response.text()
-    const action = /<form autocomplete="off" action="([^"]+)" method="post">\s*<input type="hidden" name="prompt" value="(login|consent)"\/>/.exec(page)
-    if (response.status !== 200 || action === null) throw new Error(`the issuer answered ${response.status} at ${next.pathname}: ${page.slice(0, 300)}`)
+    const action =
+      /<form autocomplete="off" action="([^"]+)" method="post">\s*<input type="hidden" name="prompt" value="(login|consent)"\/>/.exec(
+        page,
+      )
+    if (response.status !== 200 || action === null)
+      throw new Error(
+        `the issuer answered ${response.status} at ${next.pathname}: ${page.slice(0, 300)}`,
+      )
     next = new URL(action[1]!.replaceAll('&amp;', '&'), next)
-    form = action[2] === 'login' ? { prompt: 'login', login, password: 'any password' } : { prompt: 'consent' }
+    form =
+      action[2] === 'login'
+        ? { prompt: 'login', login, password: 'any password' }
+        : { prompt: 'consent' }
   }
   throw new Error('the issuer did not send the person back to the app in 20 steps')
 }

@@ -36,22 +36,36 @@ export interface PgCluster {
 /** The directory of `initdb` and `pg_ctl`, or why there is none. */
 export function findPgBinaries(): { bin: string } | { missing: string } {
   const has = (dir: string) => existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'pg_ctl'))
-  if (process.env.PG_BIN) return has(process.env.PG_BIN) ? { bin: process.env.PG_BIN } : { missing: `PG_BIN (${process.env.PG_BIN}) holds no initdb and pg_ctl` }
+  if (process.env.PG_BIN)
+    return has(process.env.PG_BIN)
+      ? { bin: process.env.PG_BIN }
+      : { missing: `PG_BIN (${process.env.PG_BIN}) holds no initdb and pg_ctl` }
   try {
-    const dir = execFileSync('pg_config', ['--bindir'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
+    const dir = execFileSync('pg_config', ['--bindir'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim()
     if (has(dir)) return { bin: dir }
   } catch {
     // No pg_config on the path: look where Debian and Ubuntu install the server.
   }
   const root = '/usr/lib/postgresql'
-  const versions = existsSync(root) ? readdirSync(root).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a)) : []
+  const versions = existsSync(root)
+    ? readdirSync(root)
+        .filter((v) => /^\d+$/.test(v))
+        .sort((a, b) => Number(b) - Number(a))
+    : []
   for (const v of versions) if (has(join(root, v, 'bin'))) return { bin: join(root, v, 'bin') }
-  return { missing: 'no PostgreSQL server binaries (initdb, pg_ctl) on this machine: install the server, or set PG_BIN to their directory' }
+  return {
+    missing:
+      'no PostgreSQL server binaries (initdb, pg_ctl) on this machine: install the server, or set PG_BIN to their directory',
+  }
 }
 
 /** Why a private cluster cannot run here, or null when it can. */
 export function privateClusterUnavailable(): string | null {
-  if (process.env.TEST_DATABASE_KIND !== 'postgres') return 'the private-cluster tests run in the PostgreSQL pass (DATABASE_URL set); this pass is on the embedded database'
+  if (process.env.TEST_DATABASE_KIND !== 'postgres')
+    return 'the private-cluster tests run in the PostgreSQL pass (DATABASE_URL set); this pass is on the embedded database'
   const found = findPgBinaries()
   if ('missing' in found) return found.missing
   if (userInfo().uid === 0) {
@@ -77,13 +91,26 @@ export async function startPgCluster(): Promise<PgCluster> {
     await chown(dir, Number(stdout.trim()), Number(gid.trim()))
   }
   const data = join(dir, 'data')
-  const pg = (tool: string, args: string[]) => (asRoot ? run('runuser', ['-u', 'postgres', '--', join(bin, tool), ...args]) : run(join(bin, tool), args))
-  await pg('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '--no-instructions'])
+  const pg = (tool: string, args: string[]) =>
+    asRoot
+      ? run('runuser', ['-u', 'postgres', '--', join(bin, tool), ...args])
+      : run(join(bin, tool), args)
+  await pg('initdb', [
+    '-D',
+    data,
+    '-A',
+    'trust',
+    '-U',
+    'postgres',
+    '--no-sync',
+    '--no-instructions',
+  ])
   const port = await freePort()
   // Its socket in its own directory, no fsync (a test's data need not survive a power cut), and
   // few connections; the log beside the data, for a failing test to read.
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=40`
-  const ctl = (args: string[]) => pg('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-o', options, ...args])
+  const ctl = (args: string[]) =>
+    pg('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-o', options, ...args])
   await ctl(['start', '-w', '-t', '60'])
   let running = true
   return {

@@ -68,7 +68,13 @@ export async function startServices(url: string): Promise<RunningServices> {
   await sql`insert into members (project_id, user_id, role) values ('p1', 'u1', 'admin')`
   const { token } = await issueToken(createTicketStore({ sql, clock: Date.now }), 'u1', 'load')
   const secret = randomBytes(32)
-  const sessions = createSessions({ sql, secret: new Uint8Array(secret), service: 'notes', secure: false, clock: Date.now })
+  const sessions = createSessions({
+    sql,
+    secret: new Uint8Array(secret),
+    service: 'notes',
+    secure: false,
+    clock: Date.now,
+  })
   const cookies: string[] = []
   for (let i = 0; i < 8; i++) {
     const session = sessions.create()
@@ -94,7 +100,9 @@ export async function startServices(url: string): Promise<RunningServices> {
     },
   })
   let stderr = ''
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-20_000)))
+  child.stderr
+    .setEncoding('utf8')
+    .on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-20_000)))
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
   const urls: Record<string, string> = {}
   await new Promise<void>((resolve, reject) => {
@@ -109,25 +117,59 @@ export async function startServices(url: string): Promise<RunningServices> {
 
   let writes = 0
   /** One request; never throws. */
-  const call = async (kind: Outcome['kind'], key: string, target: string, init: RequestInit): Promise<Outcome> => {
+  const call = async (
+    kind: Outcome['kind'],
+    key: string,
+    target: string,
+    init: RequestInit,
+  ): Promise<Outcome> => {
     const began = performance.now()
     try {
       const res = await fetch(target, { ...init, signal: AbortSignal.timeout(30_000) })
       const body = await res.text()
-      return { kind, key, began, ended: performance.now(), status: res.status, body, retryAfter: res.headers.get('retry-after') }
+      return {
+        kind,
+        key,
+        began,
+        ended: performance.now(),
+        status: res.status,
+        body,
+        retryAfter: res.headers.get('retry-after'),
+      }
     } catch (err) {
       const e = err as { name?: string; cause?: { code?: string } }
-      return { kind, key, began, ended: performance.now(), error: e.cause?.code ?? e.name ?? String(err) }
+      return {
+        kind,
+        key,
+        began,
+        ended: performance.now(),
+        error: e.cause?.code ?? e.name ?? String(err),
+      }
     }
   }
   const noteSave = (writer: number) => {
     const id = `n${++writes}`
-    const body = JSON.stringify({ op: 'save', id, local: 'load', text: `note ${id}\n`, base: 0, at: Date.now() })
-    return call('note save', `${writer % 8}/${id}`, `${urls.notes}/api/notes`, { method: 'POST', headers: { cookie: cookies[writer % 8]!, 'content-type': 'application/json' }, body })
+    const body = JSON.stringify({
+      op: 'save',
+      id,
+      local: 'load',
+      text: `note ${id}\n`,
+      base: 0,
+      at: Date.now(),
+    })
+    return call('note save', `${writer % 8}/${id}`, `${urls.notes}/api/notes`, {
+      method: 'POST',
+      headers: { cookie: cookies[writer % 8]!, 'content-type': 'application/json' },
+      body,
+    })
   }
   const ticketCreate = () => {
     const subject = `ticket ${++writes}`
-    return call('ticket create', subject, `${urls.tickets}/api/projects/web/tickets`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ subject }) })
+    return call('ticket create', subject, `${urls.tickets}/api/projects/web/tickets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ subject }),
+    })
   }
 
   return {
@@ -150,9 +192,15 @@ export async function startServices(url: string): Promise<RunningServices> {
         ...Array.from({ length: polls }, async () => {
           let cursor: number | null = null
           while (!stopped) {
-            const outcome = await call('live', '', `${urls.tickets}/api/live${cursor === null ? '' : `?after=${cursor}`}`, {})
+            const outcome = await call(
+              'live',
+              '',
+              `${urls.tickets}/api/live${cursor === null ? '' : `?after=${cursor}`}`,
+              {},
+            )
             outcomes.push(outcome)
-            if (outcome.status === 200) cursor = (JSON.parse(outcome.body!) as { cursor: number }).cursor
+            if (outcome.status === 200)
+              cursor = (JSON.parse(outcome.body!) as { cursor: number }).cursor
             else await sleep(20)
           }
         }),
@@ -166,10 +214,22 @@ export async function startServices(url: string): Promise<RunningServices> {
       }
     },
     async missing(outcomes) {
-      const notes = new Set((await sql<{ key: string }[]>`select substr(user_id, 11) || '/' || id as key from notes where user_id like 'note-user-%'`).map((r) => r.key))
-      const tickets = new Set((await sql<{ subject: string }[]>`select subject from tickets`).map((r) => r.subject))
+      const notes = new Set(
+        (
+          await sql<
+            { key: string }[]
+          >`select substr(user_id, 11) || '/' || id as key from notes where user_id like 'note-user-%'`
+        ).map((r) => r.key),
+      )
+      const tickets = new Set(
+        (await sql<{ subject: string }[]>`select subject from tickets`).map((r) => r.subject),
+      )
       return outcomes
-        .filter((o) => (o.kind === 'note save' && o.status === 200 && !notes.has(o.key)) || (o.kind === 'ticket create' && o.status === 201 && !tickets.has(o.key)))
+        .filter(
+          (o) =>
+            (o.kind === 'note save' && o.status === 200 && !notes.has(o.key)) ||
+            (o.kind === 'ticket create' && o.status === 201 && !tickets.has(o.key)),
+        )
         .map((o) => `${o.kind} ${o.key}`)
     },
     async stop() {

@@ -4,13 +4,22 @@
  */
 import { loadConfig } from '../../src/config.ts'
 import type { Sql } from '../../src/db/client.ts'
-import { exchangeResult, loginFailed, type ExchangeResult, type Identity, type IdentityProvider } from '../../src/auth/idp.ts'
+import {
+  exchangeResult,
+  loginFailed,
+  type ExchangeResult,
+  type Identity,
+  type IdentityProvider,
+} from '../../src/auth/idp.ts'
 import { createLogger, type Logger } from '../../src/base/log.ts'
 import type { ServiceDeps, ServiceName } from '../../src/service.ts'
 import { createSessions, loadSessionSecret } from '../../src/auth/session.ts'
 
 /** A clock the test moves by hand: it stands still until `advance(ms)`. */
-export function testClock(start = 1_700_000_000_000): { now: () => number; advance(ms: number): void } {
+export function testClock(start = 1_700_000_000_000): {
+  now: () => number
+  advance(ms: number): void
+} {
   let t = start
   return { now: () => t, advance: (ms) => void (t += ms) }
 }
@@ -53,14 +62,26 @@ export function fakeIdentityProvider(authUrl = 'http://idp.test'): IdentityProvi
 }
 
 /** Service dependencies on `sql` for `service`, with public URL `http://localhost:300x`. */
-export async function serviceDeps(sql: Sql, service: ServiceName, options: { clock?: () => number; env?: NodeJS.ProcessEnv } = {}) {
+export async function serviceDeps(
+  sql: Sql,
+  service: ServiceName,
+  options: { clock?: () => number; env?: NodeJS.ProcessEnv } = {},
+) {
   const config = loadConfig(options.env ?? {})
   const clock = options.clock ?? Date.now
   const idp = fakeIdentityProvider()
   const publicUrl = service === 'notes' ? config.notesUrl : config.ticketsUrl
   const secret = await loadSessionSecret(sql, config.sessionSecret)
   const sessions = createSessions({ sql, secret, service, secure: false, clock })
-  const deps: ServiceDeps = { sql, config, clock, idp, sessions, logger: createLogger(null), publicUrl }
+  const deps: ServiceDeps = {
+    sql,
+    config,
+    clock,
+    idp,
+    sessions,
+    logger: createLogger(null),
+    publicUrl,
+  }
   return { deps, idp, sessions, config }
 }
 

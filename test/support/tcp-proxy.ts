@@ -45,7 +45,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   }
   let server: Server = createServer(onConnection)
   const listen = (port: number) =>
-    new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', () => resolve()))
+    new Promise<void>((resolve, reject) =>
+      server.once('error', reject).listen(port, '127.0.0.1', () => resolve()),
+    )
   await listen(0)
   const port = (server.address() as { port: number }).port
   const cut = () => {
@@ -73,7 +75,10 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
         client.unpipe(upstream)
         upstream.unpipe(client)
         for (const socket of [client, upstream]) {
-          socket.removeAllListeners('close').removeAllListeners('error').on('error', () => {})
+          socket
+            .removeAllListeners('close')
+            .removeAllListeners('error')
+            .on('error', () => {})
           // Read and drop: the bytes are acknowledged, as by a peer that never answers.
           socket.resume()
           silent.add(socket)

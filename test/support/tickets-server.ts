@@ -15,11 +15,22 @@ import { createTicketsService } from '../../src/tickets/service.ts'
 import { serviceDeps } from './service.ts'
 
 const env = process.env
-if (!env.DATABASE_URL || !env.TICKETS_SCHEMA) throw new Error('tickets-server: DATABASE_URL and TICKETS_SCHEMA are needed')
+if (!env.DATABASE_URL || !env.TICKETS_SCHEMA)
+  throw new Error('tickets-server: DATABASE_URL and TICKETS_SCHEMA are needed')
 const sql = connect(env.DATABASE_URL, { schema: env.TICKETS_SCHEMA, max: 4 })
 const { deps } = await serviceDeps(sql, 'tickets', { env: { WEBHOOK_ALLOW_PRIVATE: '1' } })
-const service = createTicketsService({ ...deps, logger: createLogger(process.stderr), webhooks: { intervalMs: 100, leaseMs: Number(env.WEBHOOK_LEASE_MS ?? 30_000) } })
-const served = await serve({ name: 'tickets', routes: service.routes, host: '127.0.0.1', port: 0, logger: createLogger(null) })
+const service = createTicketsService({
+  ...deps,
+  logger: createLogger(process.stderr),
+  webhooks: { intervalMs: 100, leaseMs: Number(env.WEBHOOK_LEASE_MS ?? 30_000) },
+})
+const served = await serve({
+  name: 'tickets',
+  routes: service.routes,
+  host: '127.0.0.1',
+  port: 0,
+  logger: createLogger(null),
+})
 process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${served.port}` })}\n`)
 process.once('SIGTERM', async () => {
   await served.close()

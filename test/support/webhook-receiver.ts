@@ -34,12 +34,19 @@ export async function webhookReceiver() {
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8')
-      const r: Received = { path: req.url ?? '', headers: req.headers, body, json: JSON.parse(body), id: String(req.headers['webhook-id']) }
+      const r: Received = {
+        path: req.url ?? '',
+        headers: req.headers,
+        body,
+        json: JSON.parse(body),
+        id: String(req.headers['webhook-id']),
+      }
       received.push(r)
       for (const w of waiters) w()
       const a = answer(r, received.length)
       const send = () => {
-        if (!res.writableEnded && !res.destroyed) res.writeHead(a.status, a.headers ?? {}).end(a.body ?? '')
+        if (!res.writableEnded && !res.destroyed)
+          res.writeHead(a.status, a.headers ?? {}).end(a.body ?? '')
       }
       if (a.delayMs === Infinity) return
       if (a.delayMs) setTimeout(send, a.delayMs)
@@ -64,7 +71,10 @@ export async function webhookReceiver() {
     async until(test: () => boolean, ms = 10_000): Promise<void> {
       const end = Date.now() + ms
       while (!test()) {
-        if (Date.now() > end) throw new Error(`the receiver waited ${ms} ms in vain; it got ${received.length} requests`)
+        if (Date.now() > end)
+          throw new Error(
+            `the receiver waited ${ms} ms in vain; it got ${received.length} requests`,
+          )
         await new Promise<void>((resolve) => {
           const done = () => {
             waiters.delete(done)
@@ -81,7 +91,11 @@ export async function webhookReceiver() {
 
 /** Verifies `r` with `standardwebhooks` and `secret` (it throws when the signature or timestamp is wrong); answers the parsed message. */
 export function verifyWith(secret: string, r: Received): unknown {
-  const headers = { 'webhook-id': String(r.headers['webhook-id']), 'webhook-timestamp': String(r.headers['webhook-timestamp']), 'webhook-signature': String(r.headers['webhook-signature']) }
+  const headers = {
+    'webhook-id': String(r.headers['webhook-id']),
+    'webhook-timestamp': String(r.headers['webhook-timestamp']),
+    'webhook-signature': String(r.headers['webhook-signature']),
+  }
   return new Webhook(secret).verify(r.body, headers)
 }
 
@@ -91,6 +105,10 @@ export function verifyWith(secret: string, r: Received): unknown {
  * would refuse the timestamp as too old or too new.
  */
 export function signedWith(secret: string, r: Received): boolean {
-  const expected = new Webhook(secret).sign(r.id, new Date(Number(r.headers['webhook-timestamp']) * 1000), r.body)
+  const expected = new Webhook(secret).sign(
+    r.id,
+    new Date(Number(r.headers['webhook-timestamp']) * 1000),
+    r.body,
+  )
   return String(r.headers['webhook-signature']).split(' ').includes(expected)
 }

@@ -22,60 +22,88 @@ await app.ticket(aliceApi, 'site', { subject: 'Footer overlaps on phones' })
 const errors: string[] = []
 page.on('pageerror', (e) => errors.push(e.message))
 
-test('an admin renames the title and slug; the new address shows it and the old one still leads there', { timeout: 60_000 }, async () => {
-  await page.goto(`${url}/site/settings`)
-  await page.getByLabel('Title').fill('Public website')
-  await page.getByLabel('Slug').fill('www')
-  await page.getByRole('button', { name: 'Save', exact: true }).first().click()
-  await page.waitForURL(`${url}/www/settings`)
-  assert.equal(await page.getByLabel('Title').inputValue(), 'Public website')
-  await page.goto(`${url}/site`)
-  await page.waitForURL(`${url}/www`)
-  await page.getByRole('heading', { name: 'Public website' }).waitFor()
-  await page.getByRole('list', { name: 'Tickets' }).getByText('Footer overlaps on phones').waitFor()
-  await page.goto(`${url}/site/1`)
-  await page.waitForURL(`${url}/www/1`)
-  await page.goto(`${url}/site/settings`)
-  await page.waitForURL(`${url}/www/settings`)
-})
+test(
+  'an admin renames the title and slug; the new address shows it and the old one still leads there',
+  { timeout: 60_000 },
+  async () => {
+    await page.goto(`${url}/site/settings`)
+    await page.getByLabel('Title').fill('Public website')
+    await page.getByLabel('Slug').fill('www')
+    await page.getByRole('button', { name: 'Save', exact: true }).first().click()
+    await page.waitForURL(`${url}/www/settings`)
+    assert.equal(await page.getByLabel('Title').inputValue(), 'Public website')
+    await page.goto(`${url}/site`)
+    await page.waitForURL(`${url}/www`)
+    await page.getByRole('heading', { name: 'Public website' }).waitFor()
+    await page
+      .getByRole('list', { name: 'Tickets' })
+      .getByText('Footer overlaps on phones')
+      .waitFor()
+    await page.goto(`${url}/site/1`)
+    await page.waitForURL(`${url}/www/1`)
+    await page.goto(`${url}/site/settings`)
+    await page.waitForURL(`${url}/www/settings`)
+  },
+)
 
-test('an admin changes a member\'s role; the member then sees the new role\'s controls and not the old ones', { timeout: 60_000 }, async () => {
-  const carolApi = await app.login('carol', 'idp-carol')
-  await app.member(aliceApi, 'www', carolApi, 'edit')
-  const carol = await b.person('carol', { idpId: 'idp-carol' })
-  await carol.page.goto(`${url}/www/1`)
-  await carol.page.getByLabel('Assignee').waitFor()
+test(
+  "an admin changes a member's role; the member then sees the new role's controls and not the old ones",
+  { timeout: 60_000 },
+  async () => {
+    const carolApi = await app.login('carol', 'idp-carol')
+    await app.member(aliceApi, 'www', carolApi, 'edit')
+    const carol = await b.person('carol', { idpId: 'idp-carol' })
+    await carol.page.goto(`${url}/www/1`)
+    await carol.page.getByLabel('Assignee').waitFor()
 
-  await page.goto(`${url}/www/settings`)
-  await page.getByLabel('Role of carol').selectOption('use')
-  await saveRole()
-  await page.reload()
-  assert.equal(await page.getByLabel('Role of carol').inputValue(), 'use')
+    await page.goto(`${url}/www/settings`)
+    await page.getByLabel('Role of carol').selectOption('use')
+    await saveRole()
+    await page.reload()
+    assert.equal(await page.getByLabel('Role of carol').inputValue(), 'use')
 
-  await carol.page.goto(`${url}/www/1`)
-  await carol.page.getByLabel('State').waitFor()
-  for (const label of ['Assignee', 'Parent', 'Blocked by']) assert.equal(await carol.page.getByLabel(label).count(), 0, label)
+    await carol.page.goto(`${url}/www/1`)
+    await carol.page.getByLabel('State').waitFor()
+    for (const label of ['Assignee', 'Parent', 'Blocked by'])
+      assert.equal(await carol.page.getByLabel(label).count(), 0, label)
 
-  await page.getByLabel('Role of carol').selectOption('admin')
-  await saveRole()
-  await carol.page.goto(`${url}/www`)
-  await carol.page.getByRole('link', { name: 'Project settings' }).waitFor()
-  await carol.page.goto(`${url}/www/settings`)
-  await carol.page.getByLabel('Role of alice').waitFor()
-})
+    await page.getByLabel('Role of carol').selectOption('admin')
+    await saveRole()
+    await carol.page.goto(`${url}/www`)
+    await carol.page.getByRole('link', { name: 'Project settings' }).waitFor()
+    await carol.page.goto(`${url}/www/settings`)
+    await carol.page.getByLabel('Role of alice').waitFor()
+  },
+)
 
 /** Presses the Save of carol's role and waits for the API's answer. */
 async function saveRole(): Promise<void> {
-  const answered = page.waitForResponse((r) => r.url().endsWith('/api/projects/www/members') && r.request().method() === 'POST')
-  await page.getByLabel('Role of carol').locator('xpath=..').getByRole('button', { name: 'Save' }).click()
+  const answered = page.waitForResponse(
+    (r) => r.url().endsWith('/api/projects/www/members') && r.request().method() === 'POST',
+  )
+  await page
+    .getByLabel('Role of carol')
+    .locator('xpath=..')
+    .getByRole('button', { name: 'Save' })
+    .click()
   assert.equal((await answered).status(), 200)
 }
 
 /** Connects an app to `slug` as `person` (the connect flow through the API); answers its key. */
-async function connectApp(person: { cookie: string; tag: string }, slug: string, label: string): Promise<string> {
-  const started = await app.call('GET', `/connect?${new URLSearchParams({ app: 'ci', label, return: 'https://ci.example/back', state: 's' })}`)
+async function connectApp(
+  person: { cookie: string; tag: string },
+  slug: string,
+  label: string,
+): Promise<string> {
+  const started = await app.call(
+    'GET',
+    `/connect?${new URLSearchParams({ app: 'ci', label, return: 'https://ci.example/back', state: 's' })}`,
+  )
   const nonce = String(started.headers.location).slice('/connect/'.length)
-  const confirmed = await app.call('POST', `/api/connect/${nonce}/confirm`, { headers: { cookie: person.cookie, 'x-tag': person.tag }, body: { project: slug } })
+  const confirmed = await app.call('POST', `/api/connect/${nonce}/confirm`, {
+    headers: { cookie: person.cookie, 'x-tag': person.tag },
+    body: { project: slug },
+  })
   const code = new URL(confirmed.body.location).searchParams.get('code')
   const exchanged = await app.call('POST', '/api/connect/exchange', { body: { code } })
   assert.equal(exchanged.status, 200, exchanged.text)
@@ -89,66 +117,94 @@ async function openFollowing(p: Page, slug: string): Promise<void> {
   await firstPoll
 }
 
-test('an open settings page shows a role changed and an app removed in another browser, marked and announced, without a reload', { timeout: 90_000 }, async () => {
-  const daveApi = await app.login('dave', 'idp-dave')
-  await app.member(aliceApi, 'www', daveApi, 'admin')
-  await connectApp(aliceApi, 'www', 'Deploy bot')
-  const dave = await b.person('dave', { idpId: 'idp-dave' })
-  await openFollowing(page, 'www')
-  let reloaded = false
-  page.on('load', () => (reloaded = true))
-  assert.equal(await page.getByLabel('Role of carol').inputValue(), 'admin')
+test(
+  'an open settings page shows a role changed and an app removed in another browser, marked and announced, without a reload',
+  { timeout: 90_000 },
+  async () => {
+    const daveApi = await app.login('dave', 'idp-dave')
+    await app.member(aliceApi, 'www', daveApi, 'admin')
+    await connectApp(aliceApi, 'www', 'Deploy bot')
+    const dave = await b.person('dave', { idpId: 'idp-dave' })
+    await openFollowing(page, 'www')
+    let reloaded = false
+    page.on('load', () => (reloaded = true))
+    assert.equal(await page.getByLabel('Role of carol').inputValue(), 'admin')
 
-  // Dave changes carol's role on his own settings page.
-  await dave.page.goto(`${url}/www/settings`)
-  await dave.page.getByLabel('Role of carol').selectOption('edit')
-  await dave.page.getByLabel('Role of carol').locator('xpath=..').getByRole('button', { name: 'Save' }).click()
-  await waitForValue(page, 'Role of carol', 'edit')
-  assert.equal(await page.getByRole('table', { name: 'Members' }).locator('tr.changed').count(), 1)
-  await page.locator('#announce').getByText('The members changed.').waitFor()
+    // Dave changes carol's role on his own settings page.
+    await dave.page.goto(`${url}/www/settings`)
+    await dave.page.getByLabel('Role of carol').selectOption('edit')
+    await dave.page
+      .getByLabel('Role of carol')
+      .locator('xpath=..')
+      .getByRole('button', { name: 'Save' })
+      .click()
+    await waitForValue(page, 'Role of carol', 'edit')
+    assert.equal(
+      await page.getByRole('table', { name: 'Members' }).locator('tr.changed').count(),
+      1,
+    )
+    await page.locator('#announce').getByText('The members changed.').waitFor()
 
-  // Dave removes the connected app.
-  await dave.page.goto(`${url}/www/settings`)
-  dave.page.once('dialog', (d) => void d.accept())
-  await dave.page.getByRole('button', { name: 'Remove Deploy bot' }).click()
-  await page.getByText('No app is connected.').waitFor({ timeout: 30_000 })
-  await page.locator('#announce').getByText('The connected apps changed.').waitFor()
-  await screenshot(page, 'project-settings-live')
-  assert.equal(reloaded, false)
-  await dave.context.close()
-})
+    // Dave removes the connected app.
+    await dave.page.goto(`${url}/www/settings`)
+    dave.page.once('dialog', (d) => void d.accept())
+    await dave.page.getByRole('button', { name: 'Remove Deploy bot' }).click()
+    await page.getByText('No app is connected.').waitFor({ timeout: 30_000 })
+    await page.locator('#announce').getByText('The connected apps changed.').waitFor()
+    await screenshot(page, 'project-settings-live')
+    assert.equal(reloaded, false)
+    await dave.context.close()
+  },
+)
 
-test('an open settings page keeps the title its person is typing while another admin changes the description, and shows it once they leave the field', { timeout: 90_000 }, async () => {
-  const erinApi = await app.login('erin', 'idp-erin')
-  await app.member(aliceApi, 'www', erinApi, 'admin')
-  await openFollowing(page, 'www')
-  await page.getByLabel('Title').fill('Public website, half typed')
-  const changed = await app.call('POST', '/api/projects/www', { headers: { cookie: erinApi.cookie, 'x-tag': erinApi.tag }, body: { description: 'The site everyone sees' } })
-  assert.equal(changed.status, 200, changed.text)
-  await page.locator('#announce').getByText('The project’s title, slug or description changed.').waitFor({ timeout: 30_000 })
-  assert.equal(await page.getByLabel('Title').inputValue(), 'Public website, half typed')
-  assert.equal(await page.getByLabel('Description').inputValue(), '')
-  // Once the person puts the title back and leaves the form, the new description shows.
-  await page.getByLabel('Title').fill('Public website')
-  await page.getByLabel('Title').blur()
-  await waitForValue(page, 'Description', 'The site everyone sees')
-})
+test(
+  'an open settings page keeps the title its person is typing while another admin changes the description, and shows it once they leave the field',
+  { timeout: 90_000 },
+  async () => {
+    const erinApi = await app.login('erin', 'idp-erin')
+    await app.member(aliceApi, 'www', erinApi, 'admin')
+    await openFollowing(page, 'www')
+    await page.getByLabel('Title').fill('Public website, half typed')
+    const changed = await app.call('POST', '/api/projects/www', {
+      headers: { cookie: erinApi.cookie, 'x-tag': erinApi.tag },
+      body: { description: 'The site everyone sees' },
+    })
+    assert.equal(changed.status, 200, changed.text)
+    await page
+      .locator('#announce')
+      .getByText('The project’s title, slug or description changed.')
+      .waitFor({ timeout: 30_000 })
+    assert.equal(await page.getByLabel('Title').inputValue(), 'Public website, half typed')
+    assert.equal(await page.getByLabel('Description').inputValue(), '')
+    // Once the person puts the title back and leaves the form, the new description shows.
+    await page.getByLabel('Title').fill('Public website')
+    await page.getByLabel('Title').blur()
+    await waitForValue(page, 'Description', 'The site everyone sees')
+  },
+)
 
-test('the settings page reads at 390 px without sideways scrolling', { timeout: 60_000 }, async () => {
-  const phone = await b.person('alice', { idpId: 'idp-alice', viewport: PHONE })
-  await phone.page.goto(`${url}/www/settings`)
-  await phone.page.getByLabel('Role of carol').waitFor()
-  assert.equal(await scrollsSideways(phone.page), false)
-  await screenshot(phone.page, 'project-settings-phone')
-  await phone.context.close()
-})
+test(
+  'the settings page reads at 390 px without sideways scrolling',
+  { timeout: 60_000 },
+  async () => {
+    const phone = await b.person('alice', { idpId: 'idp-alice', viewport: PHONE })
+    await phone.page.goto(`${url}/www/settings`)
+    await phone.page.getByLabel('Role of carol').waitFor()
+    assert.equal(await scrollsSideways(phone.page), false)
+    await screenshot(phone.page, 'project-settings-phone')
+    await phone.context.close()
+  },
+)
 
 /** Waits until the field labelled `label` holds `value`. */
 async function waitForValue(p: Page, label: string, value: string): Promise<void> {
   const field = p.getByLabel(label, { exact: true })
   const deadline = Date.now() + 30_000
   while ((await field.inputValue()) !== value) {
-    if (Date.now() > deadline) throw new Error(`${label} is ${JSON.stringify(await field.inputValue())}, not ${JSON.stringify(value)}`)
+    if (Date.now() > deadline)
+      throw new Error(
+        `${label} is ${JSON.stringify(await field.inputValue())}, not ${JSON.stringify(value)}`,
+      )
     await p.waitForTimeout(100)
   }
 }

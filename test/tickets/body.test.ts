@@ -15,17 +15,25 @@ const shape: Shape = { subject: 'required', assignee: 'present', summary: 'optio
 function assertRefused(raw: string, error: string, field: string): void {
   const got = checkBody(new TextEncoder().encode(raw), shape)
   assert.ok(!got.ok, raw)
-  assert.deepEqual({ status: got.status, error: got.message, field: got.field }, { status: 400, error, field }, raw)
+  assert.deepEqual(
+    { status: got.status, error: got.message, field: got.field },
+    { status: 400, error, field },
+    raw,
+  )
 }
 
 test('checkBody refuses each defect with { error, field } as decided', () => {
   assertRefused('{"subject":"x",}', 'invalid JSON at character 15', 'body')
-  assertRefused('[' .repeat(600), 'JSON nested too deep at character 512', 'body')
+  assertRefused('['.repeat(600), 'JSON nested too deep at character 512', 'body')
   assertRefused('["subject"]', 'the body must be a JSON object', 'body')
   assertRefused('"text"', 'the body must be a JSON object', 'body')
   assertRefused('null', 'the body must be a JSON object', 'body')
   assertRefused('{"subject":"x","assignee":"","colour":"red"}', "unknown field 'colour'", 'colour')
-  assertRefused('{"subject":"x","assignee":"","author":"bob"}', "'author' is not accepted: the author is the token's user", 'author')
+  assertRefused(
+    '{"subject":"x","assignee":"","author":"bob"}',
+    "'author' is not accepted: the author is the token's user",
+    'author',
+  )
   assertRefused('{"subject":3,"assignee":""}', "'subject' must be a string", 'subject')
   assertRefused('{"subject":"x","assignee":null}', "'assignee' must be a string", 'assignee')
   assertRefused('{"assignee":""}', "'subject' is required", 'subject')
@@ -71,14 +79,23 @@ const POSTS = [
 
 test('every POST route answers invalid JSON with 400 { error, field: body }', async () => {
   for (const path of POSTS) {
-    expectJson(await app.call('POST', path, { token: alice.token, raw: '{"a":1,}' }), 400, { error: 'invalid JSON at character 7', field: 'body' })
+    expectJson(await app.call('POST', path, { token: alice.token, raw: '{"a":1,}' }), 400, {
+      error: 'invalid JSON at character 7',
+      field: 'body',
+    })
   }
 })
 
 test('every POST route refuses an unknown field and author by name', async () => {
   for (const path of POSTS) {
-    expectJson(await app.call('POST', path, { token: alice.token, body: { zzz: 'x' } }), 400, { error: "unknown field 'zzz'", field: 'zzz' })
-    expectJson(await app.call('POST', path, { token: alice.token, body: { author: 'bob' } }), 400, { error: "'author' is not accepted: the author is the token's user", field: 'author' })
+    expectJson(await app.call('POST', path, { token: alice.token, body: { zzz: 'x' } }), 400, {
+      error: "unknown field 'zzz'",
+      field: 'zzz',
+    })
+    expectJson(await app.call('POST', path, { token: alice.token, body: { author: 'bob' } }), 400, {
+      error: "'author' is not accepted: the author is the token's user",
+      field: 'author',
+    })
   }
 })
 
@@ -102,17 +119,36 @@ test('every POST route refuses a non-string value, naming the field', async () =
   ]
   for (const value of [12, null, true, ['a'], { a: 'b' }]) {
     for (const [path, name] of cases) {
-      expectJson(await app.call('POST', path, { token: alice.token, body: { [name]: value } }), 400, { error: `'${name}' must be a string`, field: name })
+      expectJson(
+        await app.call('POST', path, { token: alice.token, body: { [name]: value } }),
+        400,
+        { error: `'${name}' must be a string`, field: name },
+      )
     }
   }
 })
 
 test('a body over 2 MiB answers 413 body too large', async () => {
   const big = JSON.stringify({ subject: 'x'.repeat(2 * 1024 * 1024) })
-  expectJson(await app.call('POST', `/api/projects/${demo.slug}/tickets`, { token: alice.token, raw: big }), 413, { error: 'body too large' })
+  expectJson(
+    await app.call('POST', `/api/projects/${demo.slug}/tickets`, { token: alice.token, raw: big }),
+    413,
+    { error: 'body too large' },
+  )
 })
 
 test('a body check comes before the existence check (400 before 404)', async () => {
-  expectJson(await app.call('POST', '/api/projects/nope/tickets', { token: alice.token, body: {} }), 400, { error: "'subject' is required", field: 'subject' })
-  expectJson(await app.call('POST', '/api/projects/nope/tickets', { token: alice.token, body: { subject: 'x' } }), 404, { error: 'no such project' })
+  expectJson(
+    await app.call('POST', '/api/projects/nope/tickets', { token: alice.token, body: {} }),
+    400,
+    { error: "'subject' is required", field: 'subject' },
+  )
+  expectJson(
+    await app.call('POST', '/api/projects/nope/tickets', {
+      token: alice.token,
+      body: { subject: 'x' },
+    }),
+    404,
+    { error: 'no such project' },
+  )
 })

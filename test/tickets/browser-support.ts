@@ -20,15 +20,33 @@ export async function ticketsBrowserApp(options: { env?: NodeJS.ProcessEnv } = {
   const app = await ticketsApp({ env: { ...options.env, TICKETS_URL: url } })
   // The pages' relative times are computed again in the browser with its own clock.
   app.clock.advance(Date.now() - app.clock.now())
-  const served = await serve({ name: 'tickets', routes: app.service.routes, host: '127.0.0.1', port, logger: createLogger(null) })
+  const served = await serve({
+    name: 'tickets',
+    routes: app.service.routes,
+    host: '127.0.0.1',
+    port,
+    logger: createLogger(null),
+  })
   const browser: Browser = await launchBrowser()
   let people = 0
 
   /** A browser of `name`, signed in (or signed out with `null`), at `viewport`. */
   /** `touch`: a phone's touch screen (no hover, a coarse pointer) rather than a mouse. */
-  async function person(name: string | null, options: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark'; idpId?: string; touch?: boolean } = {}): Promise<{ context: BrowserContext; page: Page }> {
+  async function person(
+    name: string | null,
+    options: {
+      viewport?: { width: number; height: number }
+      colorScheme?: 'light' | 'dark'
+      idpId?: string
+      touch?: boolean
+    } = {},
+  ): Promise<{ context: BrowserContext; page: Page }> {
     const touch = options.touch ? { hasTouch: true, isMobile: true } : {}
-    const context = await browser.newContext({ viewport: options.viewport ?? WIDE, colorScheme: options.colorScheme ?? 'light', ...touch })
+    const context = await browser.newContext({
+      viewport: options.viewport ?? WIDE,
+      colorScheme: options.colorScheme ?? 'light',
+      ...touch,
+    })
     const page = await context.newPage()
     if (name !== null) {
       const code = app.idp.code({ id: options.idpId ?? `idp-${name}-${++people}`, name })
@@ -56,5 +74,7 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 
 /** True when the page scrolls sideways (wider than its viewport). */
 export function scrollsSideways(page: Page): Promise<boolean> {
-  return page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth)
+  return page.evaluate(
+    () => document.documentElement.scrollWidth > document.documentElement.clientWidth,
+  )
 }

@@ -16,13 +16,25 @@ import { freePort } from '../support/ports.ts'
 const port = await freePort()
 const app = await ticketsApp({ env: { TICKETS_URL: `http://127.0.0.1:${port}` } })
 const logger = createLogger(null)
-const tickets = await serve({ name: 'tickets', routes: app.service.routes, host: '127.0.0.1', port, logger })
+const tickets = await serve({
+  name: 'tickets',
+  routes: app.service.routes,
+  host: '127.0.0.1',
+  port,
+  logger,
+})
 
 // The app's own server: its return handler keeps what it was sent.
 const returns: URLSearchParams[] = []
 const appServer = await serve({
   name: 'app',
-  routes: [{ method: 'GET', path: '/connected', handler: (req) => (returns.push(req.query), text(200, 'connected')) }],
+  routes: [
+    {
+      method: 'GET',
+      path: '/connected',
+      handler: (req) => (returns.push(req.query), text(200, 'connected')),
+    },
+  ],
   host: '127.0.0.1',
   port: 0,
   logger,
@@ -52,7 +64,12 @@ async function signedInPage() {
 }
 
 function connectUrl(state: string): string {
-  const query = new URLSearchParams({ app: 'browser-test', label: 'Browser <test>', return: `${appServer.url}/connected`, state })
+  const query = new URLSearchParams({
+    app: 'browser-test',
+    label: 'Browser <test>',
+    return: `${appServer.url}/connected`,
+    state,
+  })
   return `${tickets.url}/connect?${query}`
 }
 
@@ -62,12 +79,18 @@ test('in a browser: the page confirms a chosen project and lands on the return a
   assert.match(page.url(), /\/connect\/[A-Za-z0-9_-]{32}$/)
   assert.equal(await page.locator('strong').first().textContent(), 'Browser <test>')
   await page.check(`input[name=project][value="${demo.id}"]`)
-  await Promise.all([page.waitForURL(`${appServer.url}/connected?**`), page.click('button[name=go]')])
+  await Promise.all([
+    page.waitForURL(`${appServer.url}/connected?**`),
+    page.click('button[name=go]'),
+  ])
   assert.equal(await page.textContent('body'), 'connected')
   assert.deepEqual(refused, [], 'no script was refused by the page policy')
   const back = returns.at(-1)!
   assert.equal(back.get('state'), 's-1')
-  const exchanged = await fetch(`${tickets.url}/api/connect/exchange`, { method: 'POST', body: JSON.stringify({ code: back.get('code') }) })
+  const exchanged = await fetch(`${tickets.url}/api/connect/exchange`, {
+    method: 'POST',
+    body: JSON.stringify({ code: back.get('code') }),
+  })
   assert.equal(exchanged.status, 200)
   const answer = (await exchanged.json()) as { project: string; api: string; key: string }
   assert.deepEqual([answer.project, answer.api], [demo.slug, `${tickets.url}/api`])
@@ -82,7 +105,10 @@ test('in a browser: a refusal is shown on the page, and a new project can then b
   await page.waitForFunction(() => document.getElementById('connect-error')!.textContent !== '')
   assert.equal(await page.textContent('#connect-error'), "give exactly one of 'project' or 'title'")
   await page.fill('input[name=title]', 'Made in the browser')
-  await Promise.all([page.waitForURL(`${appServer.url}/connected?**`), page.click('button[name=go]')])
+  await Promise.all([
+    page.waitForURL(`${appServer.url}/connected?**`),
+    page.click('button[name=go]'),
+  ])
   assert.equal(returns.at(-1)!.get('state'), 's-2')
   assert.deepEqual(refused, [])
   const made = await fetch(`${tickets.url}/api/projects/made-in-the-browser`)

@@ -17,7 +17,8 @@ const other = await app.project(bob, 'Other')
 await app.member(alice, demo.slug, bob, 'edit')
 
 const RETURN = 'https://app.example/back'
-const BAD_RETURN = 'return must be an absolute https URL (http only for localhost, 127.0.0.1 or [::1])'
+const BAD_RETURN =
+  'return must be an absolute https URL (http only for localhost, 127.0.0.1 or [::1])'
 const BAD_CODE = { error: 'unknown, used or expired code', field: 'code' }
 const NO_REQUEST = 'this connect request is unknown, used or expired: start again from the app'
 
@@ -26,7 +27,15 @@ const asPage = (p: Person) => ({ cookie: p.cookie, 'x-tag': p.tag })
 
 /** `GET /connect` with the given query (a default app, label and return unless given). */
 function start(query: Record<string, string> = {}, raw?: string): Promise<Answer> {
-  const q = raw ?? new URLSearchParams({ app: 'scheduler', label: 'Nightly scheduler', return: RETURN, state: 'xyz', ...query }).toString()
+  const q =
+    raw ??
+    new URLSearchParams({
+      app: 'scheduler',
+      label: 'Nightly scheduler',
+      return: RETURN,
+      state: 'xyz',
+      ...query,
+    }).toString()
   return app.call('GET', `/connect?${q}`)
 }
 
@@ -40,7 +49,11 @@ function confirm(person: Person, nonce: string, body: unknown): Promise<Answer> 
 }
 
 /** Runs the browser half for `person`: a request, confirmed for `project`; answers the code and the location. */
-async function codeFor(person: Person, body: unknown = { project: demo.slug }, query: Record<string, string> = {}) {
+async function codeFor(
+  person: Person,
+  body: unknown = { project: demo.slug },
+  query: Record<string, string> = {},
+) {
   const confirmed = await confirm(person, nonceOf(await start(query)), body)
   expectJson(confirmed, 200)
   const location = new URL(confirmed.body.location)
@@ -69,7 +82,12 @@ function expectConnectPage(answer: Answer, status: number, text: string): void {
   assert.equal(answer.status, status, answer.text)
   assert.equal(answer.headers['content-type'], 'text/html; charset=utf-8')
   assert.match(answer.text, /<title>Connect<\/title>/)
-  assert.ok(answer.text.includes(`<p>${text.replaceAll('&', '&amp;').replaceAll("'", '&#39;').replaceAll('<', '&lt;').replaceAll('>', '&gt;')}</p>`), answer.text)
+  assert.ok(
+    answer.text.includes(
+      `<p>${text.replaceAll('&', '&amp;').replaceAll("'", '&#39;').replaceAll('<', '&lt;').replaceAll('>', '&gt;')}</p>`,
+    ),
+    answer.text,
+  )
 }
 
 async function requestCount(): Promise<number> {
@@ -83,23 +101,36 @@ test('GET /connect stores the request and answers 302 to /connect/<nonce> with n
   const got = await start({ state: 'abc' })
   assert.equal(got.status, 302)
   const location = String(got.headers.location)
-  assert.match(location, /^\/connect\/[A-Za-z0-9_-]{32}$/, 'a nonce of 24 random bytes in base64url')
+  assert.match(
+    location,
+    /^\/connect\/[A-Za-z0-9_-]{32}$/,
+    'a nonce of 24 random bytes in base64url',
+  )
   assert.equal(got.text, `continue at ${location}`)
   assert.equal(got.headers['cache-control'], 'no-store')
   assert.equal(got.headers['content-type'], 'text/plain; charset=utf-8')
   const nonce = nonceOf(got)
   const [row] = await app.sql`select * from connect_requests where hash = ${sha256(nonce)}`
   assert.ok(row, 'the request is stored under the hash of its nonce')
-  assert.deepEqual([row.app, row.label, row.return_url, row.state], ['scheduler', 'Nightly scheduler', RETURN, 'abc'])
+  assert.deepEqual(
+    [row.app, row.label, row.return_url, row.state],
+    ['scheduler', 'Nightly scheduler', RETURN, 'abc'],
+  )
   assert.equal(Number(row.expires) - Number(row.created), REQUEST_MS)
-  assert.ok(!JSON.stringify(await app.sql`select * from connect_requests`).includes(nonce), 'the nonce itself is not stored')
+  assert.ok(
+    !JSON.stringify(await app.sql`select * from connect_requests`).includes(nonce),
+    'the nonce itself is not stored',
+  )
   assert.notEqual(nonceOf(await start()), nonce, 'every request gets a fresh nonce')
 })
 
 test('other methods on /connect answer the HTML page Connect with 405 GET only and store nothing', async () => {
   const before = await requestCount()
   for (const method of ['POST', 'PUT', 'DELETE', 'HEAD']) {
-    const got = await app.call(method, `/connect?app=a&label=b&return=${encodeURIComponent(RETURN)}`)
+    const got = await app.call(
+      method,
+      `/connect?app=a&label=b&return=${encodeURIComponent(RETURN)}`,
+    )
     expectConnectPage(got, 405, 'GET only')
     assert.equal(got.headers.allow, 'GET')
   }
@@ -129,15 +160,33 @@ test('an invalid connect request answers the HTML page Connect with 400 and the 
     [{ return: 'javascript:alert(1)//https://x' }, BAD_RETURN],
     [{ return: 'ftp://app.example/back' }, BAD_RETURN],
     [{ return: 'https://' }, BAD_RETURN],
-    [{ return: 'https://user:pw@app.example/back' }, 'return must not have a user name, a password or a #fragment'],
-    [{ return: 'https://app.example/back#top' }, 'return must not have a user name, a password or a #fragment'],
-    [{ return: 'https://app.example/back?code=1' }, 'return must not already carry code or state in its query'],
-    [{ return: 'https://app.example/back?a=1&state=2' }, 'return must not already carry code or state in its query'],
-    [{ return: `https://app.example/${'x'.repeat(2000)}` }, 'return must be at most 2000 characters'],
+    [
+      { return: 'https://user:pw@app.example/back' },
+      'return must not have a user name, a password or a #fragment',
+    ],
+    [
+      { return: 'https://app.example/back#top' },
+      'return must not have a user name, a password or a #fragment',
+    ],
+    [
+      { return: 'https://app.example/back?code=1' },
+      'return must not already carry code or state in its query',
+    ],
+    [
+      { return: 'https://app.example/back?a=1&state=2' },
+      'return must not already carry code or state in its query',
+    ],
+    [
+      { return: `https://app.example/${'x'.repeat(2000)}` },
+      'return must be at most 2000 characters',
+    ],
     [{ state: 'x'.repeat(501) }, 'state must be at most 500 characters'],
     [{ state: 'a\u0000' }, 'state must not contain control characters'],
     ['app=A&app=B&label=L&return=https%3A%2F%2Fa.example%2F', 'app is given more than once'],
-    ['app=A&label=L&return=https%3A%2F%2Fa.example%2F&state=1&state=2', 'state is given more than once'],
+    [
+      'app=A&label=L&return=https%3A%2F%2Fa.example%2F&state=1&state=2',
+      'state is given more than once',
+    ],
   ]
   const before = await requestCount()
   for (const [query, error] of cases) {
@@ -167,7 +216,10 @@ test('a missing state is stored and sent back as empty', async () => {
   assert.equal(row!.state, '')
   const confirmed = await confirm(alice, nonce, { project: demo.slug })
   expectJson(confirmed, 200)
-  assert.match(confirmed.body.location, /^https:\/\/app\.example\/back\?code=[A-Za-z0-9_-]{43}&state=$/)
+  assert.match(
+    confirmed.body.location,
+    /^https:\/\/app\.example\/back\?code=[A-Za-z0-9_-]{43}&state=$/,
+  )
 })
 
 // The page /connect/<nonce>
@@ -190,13 +242,22 @@ test('the connect page asks a signed-out person to sign in and the login brings 
   assert.equal(back.searchParams.get('next'), `/connect/${nonce}`)
 
   const code = app.idp.code({ id: 'idp-carol', name: 'carol' })
-  const returned = await app.call('GET', `/login/callback?idp_code=${code}&next=${encodeURIComponent(back.searchParams.get('next')!)}`)
+  const returned = await app.call(
+    'GET',
+    `/login/callback?idp_code=${code}&next=${encodeURIComponent(back.searchParams.get('next')!)}`,
+  )
   assert.equal(returned.status, 302)
   assert.equal(returned.headers.location, `/connect/${nonce}`)
 })
 
 test('the connect page escapes the app, the label and the return address', async () => {
-  const nonce = nonceOf(await start({ app: '<script>alert(1)</script>', label: `"Bob's" & <b>`, return: 'https://app.example/back?q="x"&r=<i>' }))
+  const nonce = nonceOf(
+    await start({
+      app: '<script>alert(1)</script>',
+      label: `"Bob's" & <b>`,
+      return: 'https://app.example/back?q="x"&r=<i>',
+    }),
+  )
   for (const headers of [{}, asPage(alice)]) {
     const page = await app.call('GET', `/connect/${nonce}`, { headers })
     assert.equal(page.status, 200)
@@ -204,7 +265,10 @@ test('the connect page escapes the app, the label and the return address', async
     assert.ok(!page.text.includes('<b>') && !page.text.includes('<i>'))
     assert.ok(page.text.includes('&lt;script&gt;alert(1)&lt;/script&gt;'))
     assert.ok(page.text.includes('&quot;Bob&#39;s&quot; &amp; &lt;b&gt;'))
-    assert.ok(page.text.includes('https://app.example/back?q=%22x%22&amp;r=%3Ci%3E'), 'the normalised address, escaped')
+    assert.ok(
+      page.text.includes('https://app.example/back?q=%22x%22&amp;r=%3Ci%3E'),
+      'the normalised address, escaped',
+    )
   }
 })
 
@@ -214,7 +278,11 @@ test('the connect page lists the projects the person administers and offers a ne
   const page = await app.call('GET', `/connect/${nonce}`, { headers: asPage(bob) })
   assert.equal(page.status, 200)
   const offered = [...page.text.matchAll(/name="project" value="([^"]*)"/g)].map((m) => m[1])
-  assert.deepEqual(offered, [other.id, ''], 'bob administers Other only (he has edit in Demo); the empty value is the new project')
+  assert.deepEqual(
+    offered,
+    [other.id, ''],
+    'bob administers Other only (he has edit in Demo); the empty value is the new project',
+  )
   assert.ok(page.text.includes('name="title"'))
   assert.ok(!page.text.includes(mine.slug))
   const alicePage = await app.call('GET', `/connect/${nonce}`, { headers: asPage(alice) })
@@ -223,7 +291,10 @@ test('the connect page lists the projects the person administers and offers a ne
   const form = /<form id="connect" data-confirm="([^"]+)" data-tag="([^"]+)">/.exec(page.text)!
   assert.equal(form[1], `/api/connect/${nonce}/confirm`)
   assert.equal(form[2], bob.tag, "the page carries the session's tag for x-tag")
-  const confirmed = await app.call('POST', form[1], { headers: { cookie: bob.cookie, 'x-tag': form[2] }, body: { project: offered[0] } })
+  const confirmed = await app.call('POST', form[1], {
+    headers: { cookie: bob.cookie, 'x-tag': form[2] },
+    body: { project: offered[0] },
+  })
   expectJson(confirmed, 200)
   assert.ok(confirmed.body.location.startsWith(`${RETURN}?code=`))
 })
@@ -232,15 +303,28 @@ test('the connect page names the person by display name with their unique name b
   // Issue 35, point 3: bob renamed "owner" must not pass for the owner on the page that hands out a key.
   const nonce = nonceOf(await start())
   const named = async (name: string, login: string | undefined) => {
-    const code = app.idp.code({ id: `idp-shown-${name}-${login}`, name, ...(login === undefined ? {} : { login }) })
-    const back = await app.call('GET', `/login/callback?idp_code=${code}&next=${encodeURIComponent(`/connect/${nonce}`)}`)
+    const code = app.idp.code({
+      id: `idp-shown-${name}-${login}`,
+      name,
+      ...(login === undefined ? {} : { login }),
+    })
+    const back = await app.call(
+      'GET',
+      `/login/callback?idp_code=${code}&next=${encodeURIComponent(`/connect/${nonce}`)}`,
+    )
     assert.equal(back.status, 302, back.text)
-    const page = await app.call('GET', `/connect/${nonce}`, { headers: { cookie: String(back.headers['set-cookie']).split(';')[0]! } })
+    const page = await app.call('GET', `/connect/${nonce}`, {
+      headers: { cookie: String(back.headers['set-cookie']).split(';')[0]! },
+    })
     assert.equal(page.status, 200)
     return /as you, <strong>([^<]*)<\/strong>/.exec(page.text)?.[1]
   }
   assert.equal(await named('owner', 'bob'), 'owner (bob)')
-  assert.equal(await named('Carol', 'carol'), 'Carol', 'the same name in another case is not repeated')
+  assert.equal(
+    await named('Carol', 'carol'),
+    'Carol',
+    'the same name in another case is not repeated',
+  )
   assert.equal(await named('Dan', undefined), 'Dan', 'a provider that sends no unique name')
 })
 
@@ -256,25 +340,41 @@ test('a request older than 10 minutes can no longer be shown or confirmed', asyn
   app.clock.advance(REQUEST_MS - 1)
   expectJson(await confirm(alice, fresh, { project: demo.slug }), 200)
   app.clock.advance(1)
-  expectConnectPage(await app.call('GET', `/connect/${old}`, { headers: asPage(alice) }), 404, NO_REQUEST)
+  expectConnectPage(
+    await app.call('GET', `/connect/${old}`, { headers: asPage(alice) }),
+    404,
+    NO_REQUEST,
+  )
   expectJson(await confirm(alice, old, { project: demo.slug }), 404, { error: NO_REQUEST })
 })
 
 // POST /api/connect/<nonce>/confirm
 
 test('confirming answers the return address with code and state added, keeping its own query, and issues a code for 5 minutes', async () => {
-  const nonce = nonceOf(await start({ return: 'https://app.example/back?team=a%20b', state: 'st&te=1' }))
+  const nonce = nonceOf(
+    await start({ return: 'https://app.example/back?team=a%20b', state: 'st&te=1' }),
+  )
   const confirmed = await confirm(alice, nonce, { project: demo.slug })
   expectJson(confirmed, 200)
   assert.equal(confirmed.headers['cache-control'], 'no-store')
   assert.deepEqual(Object.keys(confirmed.body), ['location'])
-  const m = /^https:\/\/app\.example\/back\?team=a%20b&code=([A-Za-z0-9_-]{43})&state=st%26te%3D1$/.exec(confirmed.body.location)
+  const m =
+    /^https:\/\/app\.example\/back\?team=a%20b&code=([A-Za-z0-9_-]{43})&state=st%26te%3D1$/.exec(
+      confirmed.body.location,
+    )
   assert.ok(m, confirmed.body.location)
   const [row] = await app.sql`select * from connect_codes where hash = ${sha256(m[1]!)}`
   assert.ok(row, 'the code is stored as its hash')
-  assert.deepEqual([row.project_id, row.user_id, row.app, row.label, row.used], [demo.id, alice.id, 'scheduler', 'Nightly scheduler', null])
+  assert.deepEqual(
+    [row.project_id, row.user_id, row.app, row.label, row.used],
+    [demo.id, alice.id, 'scheduler', 'Nightly scheduler', null],
+  )
   assert.equal(Number(row.expires) - Number(row.created), CODE_MS)
-  assert.equal((await app.sql`select 1 from connect_requests where hash = ${sha256(nonce)}`).length, 0, 'the request is used up')
+  assert.equal(
+    (await app.sql`select 1 from connect_requests where hash = ${sha256(nonce)}`).length,
+    0,
+    'the request is used up',
+  )
   expectJson(await confirm(alice, nonce, { project: demo.slug }), 404, { error: NO_REQUEST })
 })
 
@@ -287,28 +387,70 @@ test('confirming takes the project by id as by slug, or makes a new project with
   assert.equal(got.body.project, 'made-for-the-app')
   assert.equal(got.body.title, 'Made for the app')
   const shown = await app.call('GET', '/api/projects/made-for-the-app')
-  assert.deepEqual(shown.body.members.map((m: { user: { id: string }; role: string }) => [m.user.id, m.role]), [[bob.id, 'admin']])
+  assert.deepEqual(
+    shown.body.members.map((m: { user: { id: string }; role: string }) => [m.user.id, m.role]),
+    [[bob.id, 'admin']],
+  )
 })
 
 test('confirming is refused in the order credential, body, request, project, role, and a refusal keeps the request', async () => {
   const nonce = nonceOf(await start())
   const path = `/api/connect/${nonce}/confirm`
   expectJson(await app.call('GET', path), 405, { error: 'POST only' })
-  expectJson(await app.call('POST', path, { body: { project: demo.slug } }), 401, { error: 'a token is needed' })
-  expectJson(await app.call('POST', path, { headers: { cookie: alice.cookie }, body: { project: demo.slug } }), 403, { error: 'x-tag header missing or wrong' })
-  expectJson(await app.call('POST', path, { token: 'tk_' + 'a'.repeat(43), body: { project: demo.slug } }), 401, { error: 'a user token is needed' })
-  expectJson(await confirm(alice, nonce, { nope: 'x' }), 400, { error: "unknown field 'nope'", field: 'nope' })
-  expectJson(await confirm(alice, nonce, {}), 400, { error: "give exactly one of 'project' or 'title'", field: 'project' })
-  expectJson(await confirm(alice, nonce, { project: demo.slug, title: 'New' }), 400, { error: "give exactly one of 'project' or 'title'", field: 'title' })
-  expectJson(await confirm(alice, 'unknown-nonce', { project: demo.slug }), 404, { error: NO_REQUEST })
+  expectJson(await app.call('POST', path, { body: { project: demo.slug } }), 401, {
+    error: 'a token is needed',
+  })
+  expectJson(
+    await app.call('POST', path, {
+      headers: { cookie: alice.cookie },
+      body: { project: demo.slug },
+    }),
+    403,
+    { error: 'x-tag header missing or wrong' },
+  )
+  expectJson(
+    await app.call('POST', path, { token: 'tk_' + 'a'.repeat(43), body: { project: demo.slug } }),
+    401,
+    { error: 'a user token is needed' },
+  )
+  expectJson(await confirm(alice, nonce, { nope: 'x' }), 400, {
+    error: "unknown field 'nope'",
+    field: 'nope',
+  })
+  expectJson(await confirm(alice, nonce, {}), 400, {
+    error: "give exactly one of 'project' or 'title'",
+    field: 'project',
+  })
+  expectJson(await confirm(alice, nonce, { project: demo.slug, title: 'New' }), 400, {
+    error: "give exactly one of 'project' or 'title'",
+    field: 'title',
+  })
+  expectJson(await confirm(alice, 'unknown-nonce', { project: demo.slug }), 404, {
+    error: NO_REQUEST,
+  })
   expectJson(await confirm(alice, nonce, { project: 'no-such' }), 404, { error: 'no such project' })
-  expectJson(await confirm(bob, nonce, { project: demo.slug }), 403, { error: 'this needs role admin', field: 'project' })
-  expectJson(await confirm(alice, nonce, { project: other.slug }), 403, { error: 'you are not a member of this project', field: 'project' })
-  expectJson(await confirm(alice, nonce, { title: '   ' }), 400, { error: "'title' is required", field: 'title' })
-  expectJson(await confirm(alice, nonce, { title: 'x'.repeat(201) }), 400, { error: "'title' is at most 200 characters", field: 'title' })
+  expectJson(await confirm(bob, nonce, { project: demo.slug }), 403, {
+    error: 'this needs role admin',
+    field: 'project',
+  })
+  expectJson(await confirm(alice, nonce, { project: other.slug }), 403, {
+    error: 'you are not a member of this project',
+    field: 'project',
+  })
+  expectJson(await confirm(alice, nonce, { title: '   ' }), 400, {
+    error: "'title' is required",
+    field: 'title',
+  })
+  expectJson(await confirm(alice, nonce, { title: 'x'.repeat(201) }), 400, {
+    error: "'title' is at most 200 characters",
+    field: 'title',
+  })
   assert.equal((await app.sql`select 1 from projects where title = ${'x'.repeat(201)}`).length, 0)
   // A user token works as well as the page's cookie.
-  const confirmed = await app.call('POST', path, { token: alice.token, body: { project: demo.slug } })
+  const confirmed = await app.call('POST', path, {
+    token: alice.token,
+    body: { project: demo.slug },
+  })
   expectJson(confirmed, 200)
 })
 
@@ -323,16 +465,28 @@ test('the exchange answers the key once with the exact headers, stores only its 
   assert.equal(got.headers['cache-control'], 'no-store')
   assert.deepEqual(Object.keys(got.body).sort(), ['api', 'key', 'project', 'title'])
   assert.match(got.body.key, /^tk_[A-Za-z0-9_-]{43}$/)
-  assert.deepEqual([got.body.project, got.body.title, got.body.api], [demo.slug, 'Demo', 'http://localhost:3002/api'])
+  assert.deepEqual(
+    [got.body.project, got.body.title, got.body.api],
+    [demo.slug, 'Demo', 'http://localhost:3002/api'],
+  )
   const [row] = await app.sql`select * from connections where hash = ${sha256(got.body.key)}`
   assert.ok(row)
-  assert.deepEqual([row.project_id, row.user_id, row.app, row.label, row.last_used], [demo.id, alice.id, 'scheduler', 'Nightly scheduler', null])
-  assert.ok(!JSON.stringify(await app.sql`select * from connections`).includes(got.body.key), 'the key is not stored')
+  assert.deepEqual(
+    [row.project_id, row.user_id, row.app, row.label, row.last_used],
+    [demo.id, alice.id, 'scheduler', 'Nightly scheduler', null],
+  )
+  assert.ok(
+    !JSON.stringify(await app.sql`select * from connections`).includes(got.body.key),
+    'the key is not stored',
+  )
   const [used] = await app.sql`select used from connect_codes where hash = ${sha256(code)}`
   assert.notEqual(used!.used, null)
   const last = (await app.events()).at(-1)!
   assert.deepEqual(last, { name: 'connectionsChanged', args: [demo.slug], project_id: demo.id })
-  const woken = await Promise.race([woke.then(() => true), new Promise((r) => setImmediate(() => r(false)))])
+  const woken = await Promise.race([
+    woke.then(() => true),
+    new Promise((r) => setImmediate(() => r(false))),
+  ])
   assert.equal(woken, true, 'live pollers are woken after the commit')
   expectJson(await exchange(code), 400, BAD_CODE)
 })
@@ -340,16 +494,22 @@ test('the exchange answers the key once with the exact headers, stores only its 
 test('20 parallel exchanges of one code: exactly one gets the key, 19 get 400 code', async () => {
   const { code } = await codeFor(alice)
   const before = (await app.events()).length
-  const connectionsBefore = (await app.sql`select count(*)::int as n from connections`)[0]!.n as number
+  const connectionsBefore = (await app.sql`select count(*)::int as n from connections`)[0]!
+    .n as number
   const answers = await Promise.all(Array.from({ length: 20 }, () => exchange(code)))
   const won = answers.filter((a) => a.status === 200)
   assert.equal(won.length, 1)
   for (const a of answers.filter((a) => a.status !== 200)) expectJson(a, 400, BAD_CODE)
-  const [n] = await app.sql`select count(*)::int as n from connections where hash = ${sha256(won[0]!.body.key)}`
+  const [n] =
+    await app.sql`select count(*)::int as n from connections where hash = ${sha256(won[0]!.body.key)}`
   assert.equal(n!.n, 1)
-  const connectionsAfter = (await app.sql`select count(*)::int as n from connections`)[0]!.n as number
+  const connectionsAfter = (await app.sql`select count(*)::int as n from connections`)[0]!
+    .n as number
   assert.equal(connectionsAfter, connectionsBefore + 1, 'one connection is stored')
-  assert.equal((await app.events()).slice(before).filter((e) => e.name === 'connectionsChanged').length, 1)
+  assert.equal(
+    (await app.events()).slice(before).filter((e) => e.name === 'connectionsChanged').length,
+    1,
+  )
 })
 
 test('a code older than 5 minutes is refused; one just younger works', async () => {
@@ -363,83 +523,202 @@ test('a code older than 5 minutes is refused; one just younger works', async () 
 
 test('the exchange needs no credential and checks method, body, then the code', async () => {
   expectJson(await app.call('GET', '/api/connect/exchange'), 405, { error: 'POST only' })
-  expectJson(await app.call('POST', '/api/connect/exchange'), 400, { error: "'code' is required", field: 'code' })
-  expectJson(await app.call('POST', '/api/connect/exchange', { raw: '{"code":' }), 400, { error: 'invalid JSON at character 8', field: 'body' })
+  expectJson(await app.call('POST', '/api/connect/exchange'), 400, {
+    error: "'code' is required",
+    field: 'code',
+  })
+  expectJson(await app.call('POST', '/api/connect/exchange', { raw: '{"code":' }), 400, {
+    error: 'invalid JSON at character 8',
+    field: 'body',
+  })
   expectJson(await exchange(42), 400, { error: "'code' must be a string", field: 'code' })
   expectJson(await exchange(''), 400, { error: "'code' is required", field: 'code' })
-  expectJson(await app.call('POST', '/api/connect/exchange', { body: { code: 'x', key: 'y' } }), 400, { error: "unknown field 'key'", field: 'key' })
+  expectJson(
+    await app.call('POST', '/api/connect/exchange', { body: { code: 'x', key: 'y' } }),
+    400,
+    { error: "unknown field 'key'", field: 'key' },
+  )
   expectJson(await exchange('never-issued'), 400, BAD_CODE)
   const { code } = await codeFor(alice)
-  expectJson(await app.call('POST', '/api/connect/exchange', { token: 'tt_whatever', body: { code } }), 200)
+  expectJson(
+    await app.call('POST', '/api/connect/exchange', { token: 'tt_whatever', body: { code } }),
+    200,
+  )
 })
 
 // Project keys
 
 test('a key creates tickets, comments and changes state in its project as the confirming person, its events carrying the label', async () => {
   const { key } = await connect(alice, demo.slug, 'Build bot')
-  const made = await app.call('POST', `/api/projects/${demo.slug}/tickets`, { token: key, body: { subject: 'From the app' } })
+  const made = await app.call('POST', `/api/projects/${demo.slug}/tickets`, {
+    token: key,
+    body: { subject: 'From the app' },
+  })
   expectJson(made, 201)
   assert.equal(made.body.ticket.author.id, alice.id)
-  const viaGlobal = await app.call('POST', '/api/tickets', { token: key, body: { project: demo.id, subject: 'Also from the app' } })
+  const viaGlobal = await app.call('POST', '/api/tickets', {
+    token: key,
+    body: { project: demo.id, subject: 'Also from the app' },
+  })
   expectJson(viaGlobal, 201)
   const t = made.body.ticket
-  const commented = await app.call('POST', `/api/tickets/${t.id}/comments`, { token: key, body: { text: 'built' } })
+  const commented = await app.call('POST', `/api/tickets/${t.id}/comments`, {
+    token: key,
+    body: { text: 'built' },
+  })
   expectJson(commented, 201)
-  assert.deepEqual([commented.body.event.by, commented.body.event.user, commented.body.event.app], ['alice', alice.id, 'Build bot'])
-  const moved = await app.call('POST', `/api/projects/${demo.slug}/tickets/${t.number}/state`, { token: key, body: { state: 'doing' } })
+  assert.deepEqual(
+    [commented.body.event.by, commented.body.event.user, commented.body.event.app],
+    ['alice', alice.id, 'Build bot'],
+  )
+  const moved = await app.call('POST', `/api/projects/${demo.slug}/tickets/${t.number}/state`, {
+    token: key,
+    body: { state: 'doing' },
+  })
   expectJson(moved, 201)
   assert.equal(moved.body.event.app, 'Build bot')
   assert.equal(moved.body.assignEvent.app, 'Build bot')
-  const byPerson = await app.call('POST', `/api/tickets/${t.id}/comments`, { token: alice.token, body: { text: 'thanks' } })
+  const byPerson = await app.call('POST', `/api/tickets/${t.id}/comments`, {
+    token: alice.token,
+    body: { text: 'thanks' },
+  })
   assert.equal(byPerson.body.event.app, null)
   const shown = await app.call('GET', `/api/tickets/${t.id}`)
-  assert.deepEqual(shown.body.events.map((e: { kind: string; app: string | null }) => [e.kind, e.app]), [
-    ['comment', 'Build bot'], ['state', 'Build bot'], ['assign', 'Build bot'], ['comment', null],
-  ])
-  const stored = await app.sql`select kind, app from ticket_events where ticket_id = ${t.id} order by id`
-  assert.deepEqual(stored.map((r) => r.app), ['Build bot', 'Build bot', 'Build bot', null])
-  const live = (await app.events()).filter((e) => e.name === 'ticketEvent' && (e.args[0] as string) === t.id)
-  assert.deepEqual(live.map((e) => (e.args[1] as { app: string | null }).app), ['Build bot', 'Build bot', 'Build bot', null])
+  assert.deepEqual(
+    shown.body.events.map((e: { kind: string; app: string | null }) => [e.kind, e.app]),
+    [
+      ['comment', 'Build bot'],
+      ['state', 'Build bot'],
+      ['assign', 'Build bot'],
+      ['comment', null],
+    ],
+  )
+  const stored =
+    await app.sql`select kind, app from ticket_events where ticket_id = ${t.id} order by id`
+  assert.deepEqual(
+    stored.map((r) => r.app),
+    ['Build bot', 'Build bot', 'Build bot', null],
+  )
+  const live = (await app.events()).filter(
+    (e) => e.name === 'ticketEvent' && (e.args[0] as string) === t.id,
+  )
+  assert.deepEqual(
+    live.map((e) => (e.args[1] as { app: string | null }).app),
+    ['Build bot', 'Build bot', 'Build bot', null],
+  )
 })
 
 test("the ticket's page and its Markdown name the app beside the person for the events it made", async () => {
   const { key } = await connect(alice, demo.slug, 'Build <bot>')
-  const made = await app.call('POST', `/api/projects/${demo.slug}/tickets`, { token: key, body: { subject: 'Shown with its app' } })
+  const made = await app.call('POST', `/api/projects/${demo.slug}/tickets`, {
+    token: key,
+    body: { subject: 'Shown with its app' },
+  })
   const t = made.body.ticket
   await app.call('POST', `/api/tickets/${t.id}/comments`, { token: key, body: { text: 'built' } })
-  await app.call('POST', `/api/tickets/${t.id}/comments`, { token: alice.token, body: { text: 'thanks' } })
-  const markdown = await app.call('GET', `/api/projects/${demo.slug}/tickets/${t.number}`, { headers: { accept: 'text/markdown' } })
+  await app.call('POST', `/api/tickets/${t.id}/comments`, {
+    token: alice.token,
+    body: { text: 'thanks' },
+  })
+  const markdown = await app.call('GET', `/api/projects/${demo.slug}/tickets/${t.number}`, {
+    headers: { accept: 'text/markdown' },
+  })
   const history = markdown.text.split('\n').filter((line) => line.startsWith('- 20'))
-  assert.deepEqual(history.map((line) => line.replace(/^- \S+ \S+ UTC /, '')), ['alice (via Build <bot>) commented:', 'alice commented:'])
+  assert.deepEqual(
+    history.map((line) => line.replace(/^- \S+ \S+ UTC /, '')),
+    ['alice (via Build <bot>) commented:', 'alice commented:'],
+  )
   const page = await app.call('GET', `/${demo.slug}/${t.number}`)
   assert.equal(page.status, 200)
-  assert.match(page.text, /<b>alice<\/b> <span class="pill">via Build &lt;bot&gt;<\/span> commented · <time[^>]*>[^<]*<\/time><\/div>\n<div class="bubble markdown"><p>built<\/p>/)
-  assert.match(page.text, /<b>alice<\/b> commented · <time[^>]*>[^<]*<\/time><\/div>\n<div class="bubble markdown"><p>thanks<\/p>/)
+  assert.match(
+    page.text,
+    /<b>alice<\/b> <span class="pill">via Build &lt;bot&gt;<\/span> commented · <time[^>]*>[^<]*<\/time><\/div>\n<div class="bubble markdown"><p>built<\/p>/,
+  )
+  assert.match(
+    page.text,
+    /<b>alice<\/b> commented · <time[^>]*>[^<]*<\/time><\/div>\n<div class="bubble markdown"><p>thanks<\/p>/,
+  )
 })
 
 test('a key used outside its project answers 403', async () => {
   const { key } = await connect(alice)
   const elsewhere = await app.ticket(bob, other.slug)
   const refusal = { error: 'this project key belongs to another project', field: 'project' }
-  expectJson(await app.call('POST', `/api/projects/${other.slug}/tickets`, { token: key, body: { subject: 'x' } }), 403, refusal)
-  expectJson(await app.call('POST', '/api/tickets', { token: key, body: { project: other.slug, subject: 'x' } }), 403, refusal)
-  expectJson(await app.call('POST', `/api/tickets/${elsewhere.id}/comments`, { token: key, body: { text: 'x' } }), 403, refusal)
-  expectJson(await app.call('POST', `/api/tickets/${elsewhere.id}/state`, { token: key, body: { state: 'done' } }), 403, refusal)
-  assert.equal((await app.sql`select 1 from ticket_events where ticket_id = ${elsewhere.id}`).length, 0)
+  expectJson(
+    await app.call('POST', `/api/projects/${other.slug}/tickets`, {
+      token: key,
+      body: { subject: 'x' },
+    }),
+    403,
+    refusal,
+  )
+  expectJson(
+    await app.call('POST', '/api/tickets', {
+      token: key,
+      body: { project: other.slug, subject: 'x' },
+    }),
+    403,
+    refusal,
+  )
+  expectJson(
+    await app.call('POST', `/api/tickets/${elsewhere.id}/comments`, {
+      token: key,
+      body: { text: 'x' },
+    }),
+    403,
+    refusal,
+  )
+  expectJson(
+    await app.call('POST', `/api/tickets/${elsewhere.id}/state`, {
+      token: key,
+      body: { state: 'done' },
+    }),
+    403,
+    refusal,
+  )
+  assert.equal(
+    (await app.sql`select 1 from ticket_events where ticket_id = ${elsewhere.id}`).length,
+    0,
+  )
 })
 
 test('a key whose confirming person is no longer a member of the project is refused', async () => {
   const dana = await app.login('dana')
   await app.member(alice, demo.slug, dana, 'admin')
   const { key } = await connect(dana)
-  expectJson(await app.call('POST', `/api/projects/${demo.slug}/tickets`, { token: key, body: { subject: 'while dana is here' } }), 201)
-  expectJson(await app.call('POST', `/api/projects/${demo.slug}/members/remove`, { token: alice.token, body: { user: dana.id } }), 200)
-  expectJson(await app.call('POST', `/api/projects/${demo.slug}/tickets`, { token: key, body: { subject: 'after' } }), 403, {
-    error: 'the person who connected this app is no longer a member of this project',
-    field: 'project',
-  })
+  expectJson(
+    await app.call('POST', `/api/projects/${demo.slug}/tickets`, {
+      token: key,
+      body: { subject: 'while dana is here' },
+    }),
+    201,
+  )
+  expectJson(
+    await app.call('POST', `/api/projects/${demo.slug}/members/remove`, {
+      token: alice.token,
+      body: { user: dana.id },
+    }),
+    200,
+  )
+  expectJson(
+    await app.call('POST', `/api/projects/${demo.slug}/tickets`, {
+      token: key,
+      body: { subject: 'after' },
+    }),
+    403,
+    {
+      error: 'the person who connected this app is no longer a member of this project',
+      field: 'project',
+    },
+  )
   await app.member(alice, demo.slug, dana, 'use')
-  expectJson(await app.call('POST', `/api/projects/${demo.slug}/tickets`, { token: key, body: { subject: 'back again' } }), 201)
+  expectJson(
+    await app.call('POST', `/api/projects/${demo.slug}/tickets`, {
+      token: key,
+      body: { subject: 'back again' },
+    }),
+    201,
+  )
 })
 
 test('a key on a Group B route answers 401 a user token is needed', async () => {
@@ -462,7 +741,9 @@ test('a key on a Group B route answers 401 a user token is needed', async () => 
     ['GET', '/api/inbox', undefined],
   ]
   for (const [method, path, body] of routes) {
-    expectJson(await app.call(method, path, { token: key, body }), 401, { error: 'a user token is needed' })
+    expectJson(await app.call(method, path, { token: key, body }), 401, {
+      error: 'a user token is needed',
+    })
   }
 })
 
@@ -480,7 +761,10 @@ test("a key's lastUsed is kept like a token's, at most once a minute, and shown 
   await app.ticket({ ...alice, token: key }, demo.slug)
   assert.equal(Number((await connectionRow(id))!.last_used), first + 60_000)
   const listed = await app.call('GET', `/api/projects/${demo.slug}/connections`)
-  assert.equal(listed.body.connections.find((c: { id: string }) => c.id === id).lastUsed, first + 60_000)
+  assert.equal(
+    listed.body.connections.find((c: { id: string }) => c.id === id).lastUsed,
+    first + 60_000,
+  )
 })
 
 // Connections list and removal
@@ -493,11 +777,24 @@ test('the connections list is public, shows rows { id, app, label, by, created, 
   assert.equal(listed.body.connections.length, 1)
   const [c] = listed.body.connections
   assert.deepEqual(Object.keys(c).sort(), ['app', 'by', 'created', 'id', 'label', 'lastUsed'])
-  assert.deepEqual([c.app, c.label, c.by, c.created, c.lastUsed], ['scheduler', 'Lister', { id: alice.id, name: 'alice' }, app.clock.now(), null])
+  assert.deepEqual(
+    [c.app, c.label, c.by, c.created, c.lastUsed],
+    ['scheduler', 'Lister', { id: alice.id, name: 'alice' }, app.clock.now(), null],
+  )
   assert.ok(!listed.text.includes(key) && !listed.text.includes(sha256(key)))
-  assert.deepEqual((await app.call('GET', `/api/projects/${project.id}/connections`)).body, listed.body, 'by id as by slug')
-  expectJson(await app.call('GET', '/api/projects/no-such/connections'), 404, { error: 'no such project' })
-  expectJson(await app.call('POST', `/api/projects/${project.slug}/connections`, { token: alice.token }), 405, { error: 'GET only' })
+  assert.deepEqual(
+    (await app.call('GET', `/api/projects/${project.id}/connections`)).body,
+    listed.body,
+    'by id as by slug',
+  )
+  expectJson(await app.call('GET', '/api/projects/no-such/connections'), 404, {
+    error: 'no such project',
+  })
+  expectJson(
+    await app.call('POST', `/api/projects/${project.slug}/connections`, { token: alice.token }),
+    405,
+    { error: 'GET only' },
+  )
 })
 
 test('removing a connection is refused in the order method, credential, body, project, role, then the id', async () => {
@@ -510,15 +807,44 @@ test('removing a connection is refused in the order method, credential, body, pr
   const elsewhere = await connect(alice, demo.slug)
   const [foreign] = await app.sql`select id from connections where hash = ${sha256(elsewhere.key)}`
   expectJson(await app.call('GET', path), 405, { error: 'POST only' })
-  expectJson(await app.call('POST', path, { body: { id: row!.id } }), 401, { error: 'a token is needed' })
-  expectJson(await app.call('POST', path, { token: key, body: { id: row!.id } }), 401, { error: 'a user token is needed' })
-  expectJson(await app.call('POST', path, { token: alice.token, raw: '[' }), 400, { error: 'invalid JSON at character 1', field: 'body' })
-  expectJson(await app.call('POST', path, { token: alice.token, body: {} }), 400, { error: "'id' is required", field: 'id' })
-  expectJson(await app.call('POST', '/api/projects/no-such/connections/remove', { token: alice.token, body: { id: row!.id } }), 404, { error: 'no such project' })
-  expectJson(await app.call('POST', path, { token: bob.token, body: { id: row!.id } }), 403, { error: 'this needs role admin', field: 'project' })
-  expectJson(await app.call('POST', path, { token: carol.token, body: { id: 'nothing' } }), 403, { error: 'you are not a member of this project', field: 'project' })
-  expectJson(await app.call('POST', path, { token: alice.token, body: { id: 'nothing' } }), 400, { error: 'no such connection in this project', field: 'id' })
-  expectJson(await app.call('POST', path, { token: alice.token, body: { id: foreign!.id } }), 400, { error: 'no such connection in this project', field: 'id' })
+  expectJson(await app.call('POST', path, { body: { id: row!.id } }), 401, {
+    error: 'a token is needed',
+  })
+  expectJson(await app.call('POST', path, { token: key, body: { id: row!.id } }), 401, {
+    error: 'a user token is needed',
+  })
+  expectJson(await app.call('POST', path, { token: alice.token, raw: '[' }), 400, {
+    error: 'invalid JSON at character 1',
+    field: 'body',
+  })
+  expectJson(await app.call('POST', path, { token: alice.token, body: {} }), 400, {
+    error: "'id' is required",
+    field: 'id',
+  })
+  expectJson(
+    await app.call('POST', '/api/projects/no-such/connections/remove', {
+      token: alice.token,
+      body: { id: row!.id },
+    }),
+    404,
+    { error: 'no such project' },
+  )
+  expectJson(await app.call('POST', path, { token: bob.token, body: { id: row!.id } }), 403, {
+    error: 'this needs role admin',
+    field: 'project',
+  })
+  expectJson(await app.call('POST', path, { token: carol.token, body: { id: 'nothing' } }), 403, {
+    error: 'you are not a member of this project',
+    field: 'project',
+  })
+  expectJson(await app.call('POST', path, { token: alice.token, body: { id: 'nothing' } }), 400, {
+    error: 'no such connection in this project',
+    field: 'id',
+  })
+  expectJson(await app.call('POST', path, { token: alice.token, body: { id: foreign!.id } }), 400, {
+    error: 'no such connection in this project',
+    field: 'id',
+  })
   assert.ok(await connectionRow(row!.id as string), 'nothing was removed')
   assert.ok(await connectionRow(foreign!.id as string))
 })
@@ -527,19 +853,56 @@ test('a removed connection emits connectionsChanged and its key gets 401 on its 
   const project = await app.project(alice, 'Revoked')
   const { key } = await connect(alice, project.slug, 'Doomed')
   const { key: kept } = await connect(alice, project.slug, 'Kept')
-  expectJson(await app.call('POST', `/api/projects/${project.slug}/tickets`, { token: key, body: { subject: 'before' } }), 201)
+  expectJson(
+    await app.call('POST', `/api/projects/${project.slug}/tickets`, {
+      token: key,
+      body: { subject: 'before' },
+    }),
+    201,
+  )
   const [row] = await app.sql`select id from connections where hash = ${sha256(key)}`
   const woke = app.service.wake.next()
-  const removed = await app.call('POST', `/api/projects/${project.slug}/connections/remove`, { headers: asPage(alice), body: { id: row!.id } })
+  const removed = await app.call('POST', `/api/projects/${project.slug}/connections/remove`, {
+    headers: asPage(alice),
+    body: { id: row!.id },
+  })
   expectJson(removed, 200)
   assert.equal(removed.body.removed.id, row!.id)
   assert.equal(removed.body.removed.label, 'Doomed')
-  assert.deepEqual(removed.body.connections.map((c: { label: string }) => c.label), ['Kept'])
-  assert.deepEqual((await app.events()).at(-1), { name: 'connectionsChanged', args: [project.slug], project_id: project.id })
-  assert.equal(await Promise.race([woke.then(() => true), new Promise((r) => setImmediate(() => r(false)))]), true)
-  expectJson(await app.call('POST', `/api/projects/${project.slug}/tickets`, { token: key, body: { subject: 'after' } }), 401, { error: 'bad or revoked token' })
-  expectJson(await app.call('POST', `/api/projects/${project.slug}/tickets`, { token: kept, body: { subject: 'still here' } }), 201)
-  assert.deepEqual((await app.call('GET', `/api/projects/${project.slug}/connections`)).body.connections.map((c: { label: string }) => c.label), ['Kept'])
+  assert.deepEqual(
+    removed.body.connections.map((c: { label: string }) => c.label),
+    ['Kept'],
+  )
+  assert.deepEqual((await app.events()).at(-1), {
+    name: 'connectionsChanged',
+    args: [project.slug],
+    project_id: project.id,
+  })
+  assert.equal(
+    await Promise.race([woke.then(() => true), new Promise((r) => setImmediate(() => r(false)))]),
+    true,
+  )
+  expectJson(
+    await app.call('POST', `/api/projects/${project.slug}/tickets`, {
+      token: key,
+      body: { subject: 'after' },
+    }),
+    401,
+    { error: 'bad or revoked token' },
+  )
+  expectJson(
+    await app.call('POST', `/api/projects/${project.slug}/tickets`, {
+      token: kept,
+      body: { subject: 'still here' },
+    }),
+    201,
+  )
+  assert.deepEqual(
+    (await app.call('GET', `/api/projects/${project.slug}/connections`)).body.connections.map(
+      (c: { label: string }) => c.label,
+    ),
+    ['Kept'],
+  )
 })
 
 test('the whole flow with a Unicode label: request, page, confirm, exchange, a ticket through the key', async () => {
@@ -553,7 +916,10 @@ test('the whole flow with a Unicode label: request, page, confirm, exchange, a t
   const got = await exchange(location.searchParams.get('code'))
   expectJson(got, 200)
   const t = await app.ticket({ ...alice, token: got.body.key }, demo.slug)
-  const commented = await app.call('POST', `/api/tickets/${t.id}/comments`, { token: got.body.key, body: { text: 'hi' } })
+  const commented = await app.call('POST', `/api/tickets/${t.id}/comments`, {
+    token: got.body.key,
+    body: { text: 'hi' },
+  })
   assert.equal(commented.body.event.app, label)
 })
 
@@ -561,7 +927,10 @@ test('the connect page offers Cancel, back to the app with error=access_denied a
   const nonce = nonceOf(await start({ state: 'a b&c' }))
   const signedOut = await app.call('GET', `/connect/${nonce}`)
   const cancel = `${RETURN}?error=access_denied&amp;state=a+b%26c`
-  assert.ok(signedOut.text.includes(`<a class="button" href="${cancel}">Cancel</a>`), signedOut.text)
+  assert.ok(
+    signedOut.text.includes(`<a class="button" href="${cancel}">Cancel</a>`),
+    signedOut.text,
+  )
   const signedIn = await app.call('GET', `/connect/${nonce}`, { headers: { cookie: alice.cookie } })
   assert.ok(signedIn.text.includes(`<a class="button" href="${cancel}">Cancel</a>`), signedIn.text)
   assert.ok(signedIn.text.includes('<label for="connect-title">Title</label>'))

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { cleanFileName, fileIdsIn, fileMarkdown, filePath, formatSize, imageKind } from '../../src/tickets/rules/files.ts'
+import {
+  cleanFileName,
+  fileIdsIn,
+  fileMarkdown,
+  filePath,
+  formatSize,
+  imageKind,
+} from '../../src/tickets/rules/files.ts'
 
 const bytes = (hex: string) => Buffer.from(hex.replaceAll(' ', ''), 'hex')
 
@@ -10,7 +17,14 @@ test('imageKind knows PNG, JPEG, GIF and WebP by their first bytes, and nothing 
   assert.equal(imageKind(Buffer.from('GIF89a....')), 'gif')
   assert.equal(imageKind(Buffer.from('GIF87a....')), 'gif')
   assert.equal(imageKind(Buffer.from('RIFF\x10\x00\x00\x00WEBPVP8 ')), 'webp')
-  for (const other of ['<svg xmlns="http://www.w3.org/2000/svg">', '<!doctype html>', 'RIFF\x10\x00\x00\x00WAVEfmt ', 'GIF88a', '', '\x89PNG']) {
+  for (const other of [
+    '<svg xmlns="http://www.w3.org/2000/svg">',
+    '<!doctype html>',
+    'RIFF\x10\x00\x00\x00WAVEfmt ',
+    'GIF88a',
+    '',
+    '\x89PNG',
+  ]) {
     assert.equal(imageKind(Buffer.from(other, 'latin1')), null, JSON.stringify(other))
   }
 })
@@ -28,12 +42,21 @@ test('cleanFileName keeps a safe last part of a path', () => {
 test('a file is linked by its path from the root: an image as an image, anything else with its size', () => {
   const id = 'AbCdEfGhIjKlMnOpQrStUv'
   assert.equal(filePath(id, 'a (1).png'), `/files/${id}/a%20%281%29.png`)
-  assert.equal(fileMarkdown({ id, name: 'shot [1].png', size: 10, image: 'png' }), `![shot \\[1\\].png](/files/${id}/shot%20%5B1%5D.png)`)
-  assert.equal(fileMarkdown({ id, name: 'log.txt', size: 1_300_000, image: null }), `[log.txt (1.2 MB)](/files/${id}/log.txt)`)
+  assert.equal(
+    fileMarkdown({ id, name: 'shot [1].png', size: 10, image: 'png' }),
+    `![shot \\[1\\].png](/files/${id}/shot%20%5B1%5D.png)`,
+  )
+  assert.equal(
+    fileMarkdown({ id, name: 'log.txt', size: 1_300_000, image: null }),
+    `[log.txt (1.2 MB)](/files/${id}/log.txt)`,
+  )
 })
 
 test('formatSize reads as people read sizes', () => {
-  assert.deepEqual([0, 512, 1024, 1536, 1_258_291, 150 * 1024 * 1024, 3 * 1024 ** 3].map(formatSize), ['0 B', '512 B', '1 kB', '1.5 kB', '1.2 MB', '150 MB', '3 GB'])
+  assert.deepEqual(
+    [0, 512, 1024, 1536, 1_258_291, 150 * 1024 * 1024, 3 * 1024 ** 3].map(formatSize),
+    ['0 B', '512 B', '1 kB', '1.5 kB', '1.2 MB', '150 MB', '3 GB'],
+  )
 })
 
 test('fileIdsIn finds the files a text links, relative or absolute, each once', () => {

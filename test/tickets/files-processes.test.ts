@@ -15,14 +15,19 @@ const db = await testDatabase()
 const APP = fileURLToPath(new URL('../support/app-process.ts', import.meta.url))
 
 async function startProcess(): Promise<{ tickets: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', APP], { env: { ...process.env, APP_SCHEMA: db.schema }, stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, ['--import', 'tsx', APP], {
+    env: { ...process.env, APP_SCHEMA: db.schema },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
   after(async () => {
     if (child.exitCode === null) child.kill('SIGTERM')
     await exited
   })
   const first = await Promise.race([
-    new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once('line', resolve)),
+    new Promise<string>((resolve) =>
+      createInterface({ input: child.stdout! }).once('line', resolve),
+    ),
     exited.then((code) => {
       throw new Error(`app process exited with ${code} before listening`)
     }),
@@ -39,8 +44,13 @@ async function signIn(base: string, name: string): Promise<{ cookie: string; tag
   const back = new URL(fromProvider.headers.get('location')!)
   const res = await fetch(new URL(`${back.pathname}${back.search}`, base), { redirect: 'manual' })
   assert.equal(res.status, 302)
-  const cookie = res.headers.getSetCookie().find((c) => c.startsWith('tickets_session='))!.split(';')[0]!
-  const me = (await (await fetch(`${base}/api/me`, { headers: { cookie } })).json()) as { tag: string }
+  const cookie = res.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('tickets_session='))!
+    .split(';')[0]!
+  const me = (await (await fetch(`${base}/api/me`, { headers: { cookie } })).json()) as {
+    tag: string
+  }
   return { cookie, tag: me.tag }
 }
 
@@ -49,17 +59,28 @@ const [a, b] = await Promise.all([startProcess(), startProcess()])
 test('a file uploaded through one process is served byte for byte by the other', async () => {
   const alice = await signIn(a.tickets, 'alice')
   const headers = { cookie: alice.cookie, 'x-tag': alice.tag }
-  const made = await fetch(`${a.tickets}/api/projects`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Shared Files' }) })
+  const made = await fetch(`${a.tickets}/api/projects`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ title: 'Shared Files' }),
+  })
   assert.equal(made.status, 201)
   const slug = ((await made.json()) as { project: { slug: string } }).project.slug
   const bytes = Buffer.alloc(3 * 1024 * 1024 + 17)
   for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 13) % 256
-  const up = await fetch(`${a.tickets}/api/projects/${slug}/files?name=trace.log`, { method: 'POST', headers: { ...headers, 'content-type': 'text/plain' }, body: bytes })
+  const up = await fetch(`${a.tickets}/api/projects/${slug}/files?name=trace.log`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'text/plain' },
+    body: bytes,
+  })
   assert.equal(up.status, 201, await up.clone().text())
   const file = ((await up.json()) as { file: { url: string } }).file
   const down = await fetch(`${b.tickets}${new URL(file.url).pathname}`)
   assert.equal(down.status, 200)
   assert.equal(down.headers.get('content-type'), 'application/octet-stream')
   const got = Buffer.from(await down.arrayBuffer())
-  assert.equal(createHash('sha256').update(got).digest('hex'), createHash('sha256').update(bytes).digest('hex'))
+  assert.equal(
+    createHash('sha256').update(got).digest('hex'),
+    createHash('sha256').update(bytes).digest('hex'),
+  )
 })

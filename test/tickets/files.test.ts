@@ -17,7 +17,10 @@ const alice = await app.login('alice')
 const bob = await app.login('bob')
 const { slug } = await app.project(alice, 'Files Project')
 
-const PNG = Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'), Buffer.alloc(200, 7)])
+const PNG = Buffer.concat([
+  Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'),
+  Buffer.alloc(200, 7),
+])
 const MB = 1024 * 1024
 
 interface Sent {
@@ -27,17 +30,46 @@ interface Sent {
   body: any
 }
 
-async function send(method: string, url: string, options: { body?: Uint8Array | string; token?: string; headers?: Record<string, string> } = {}): Promise<Sent> {
+async function send(
+  method: string,
+  url: string,
+  options: { body?: Uint8Array | string; token?: string; headers?: Record<string, string> } = {},
+): Promise<Sent> {
   const headers: Record<string, string> = { ...options.headers }
   if (options.token) headers.authorization = `Bearer ${options.token}`
-  const response = await handler(makeRequest({ method, url, headers, ...(options.body !== undefined ? { body: options.body } : {}) }))
+  const response = await handler(
+    makeRequest({
+      method,
+      url,
+      headers,
+      ...(options.body !== undefined ? { body: options.body } : {}),
+    }),
+  )
   const bytes = await bodyBytes(response.body)
   const type = String(response.headers?.['content-type'] ?? '')
-  return { status: response.status, headers: response.headers ?? {}, bytes, body: type.startsWith('application/json') ? JSON.parse(Buffer.from(bytes).toString()) : undefined }
+  return {
+    status: response.status,
+    headers: response.headers ?? {},
+    bytes,
+    body: type.startsWith('application/json')
+      ? JSON.parse(Buffer.from(bytes).toString())
+      : undefined,
+  }
 }
 
-function upload(person: Person | null, name: string, body: Uint8Array | string, type = 'application/octet-stream', extra: Record<string, string> = {}, to = slug) {
-  return send('POST', `/api/projects/${to}/files?name=${encodeURIComponent(name)}`, { body, ...(person ? { token: person.token } : {}), headers: { 'content-type': type, ...extra } })
+function upload(
+  person: Person | null,
+  name: string,
+  body: Uint8Array | string,
+  type = 'application/octet-stream',
+  extra: Record<string, string> = {},
+  to = slug,
+) {
+  return send('POST', `/api/projects/${to}/files?name=${encodeURIComponent(name)}`, {
+    body,
+    ...(person ? { token: person.token } : {}),
+    headers: { 'content-type': type, ...extra },
+  })
 }
 
 /** The path part of a file's URL. */
@@ -84,14 +116,27 @@ test('a file of several chunks comes back byte for byte', async () => {
   const got = await send('GET', pathOf(made.body.file.url))
   assert.equal(got.status, 200)
   assert.equal(Buffer.compare(Buffer.from(got.bytes), bytes), 0)
-  assert.equal(made.body.file.markdown, `[data.bin (1024 kB)](/files/${made.body.file.id}/data.bin)`)
+  assert.equal(
+    made.body.file.markdown,
+    `[data.bin (1024 kB)](/files/${made.body.file.id}/data.bin)`,
+  )
 })
 
 test('an SVG with a script and an HTML file are served as attachments of no type, and a PNG named .html as a PNG', async () => {
-  const svg = await upload(alice, 'x.svg', '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>', 'image/svg+xml')
+  const svg = await upload(
+    alice,
+    'x.svg',
+    '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',
+    'image/svg+xml',
+  )
   assert.equal(svg.body.file.type, 'image/svg+xml')
   assert.match(svg.body.file.markdown, /^\[x\.svg \(\d+ B\)\]/)
-  const html = await upload(alice, 'page.html', '<html><script>alert(1)</script></html>', 'text/html')
+  const html = await upload(
+    alice,
+    'page.html',
+    '<html><script>alert(1)</script></html>',
+    'text/html',
+  )
   for (const made of [svg, html]) {
     const got = await send('GET', pathOf(made.body.file.url))
     assert.equal(got.headers['content-type'], 'application/octet-stream')
@@ -114,7 +159,10 @@ test('the same content uploaded twice in a project is stored once, and each uplo
   assert.equal(two.status, 201)
   assert.notEqual(one.body.file.id, two.body.file.id)
   assert.equal(await contents(), before + 1)
-  assert.equal(Buffer.from((await send('GET', pathOf(two.body.file.url))).bytes).toString(), 'the same log\n')
+  assert.equal(
+    Buffer.from((await send('GET', pathOf(two.body.file.url))).bytes).toString(),
+    'the same log\n',
+  )
 })
 
 test('names are cleaned to a safe file name', async () => {
@@ -132,39 +180,64 @@ test('names are cleaned to a safe file name', async () => {
     assert.equal(made.status, 201, raw)
     assert.equal(made.body.file.name, clean, raw)
   }
-  const missing = await send('POST', `/api/projects/${slug}/files`, { token: alice.token, body: 'x' })
+  const missing = await send('POST', `/api/projects/${slug}/files`, {
+    token: alice.token,
+    body: 'x',
+  })
   assert.equal(missing.status, 400)
   assert.deepEqual(missing.body, { error: "'name' is required", field: 'name' })
 })
 
 test('a Content-Length over UPLOAD_MAX_MB is refused with 413 naming the limit, before the body is read', async () => {
   const before = await contents()
-  const refused = await upload(alice, 'big.bin', 'small', 'application/octet-stream', { 'content-length': String(MB + 1) })
+  const refused = await upload(alice, 'big.bin', 'small', 'application/octet-stream', {
+    'content-length': String(MB + 1),
+  })
   assert.equal(refused.status, 413)
-  assert.deepEqual(refused.body, { error: 'a file may be at most 1 MB (UPLOAD_MAX_MB)', field: 'body' })
+  assert.deepEqual(refused.body, {
+    error: 'a file may be at most 1 MB (UPLOAD_MAX_MB)',
+    field: 'body',
+  })
   assert.equal(refused.headers['x-error-code'], 'file_too_large')
   assert.equal(await contents(), before)
 })
 
 test('a body longer than its Content-Length said is cut off at the limit with 413, and nothing is kept', async () => {
   const before = await contents()
-  const refused = await upload(alice, 'liar.bin', Buffer.alloc(MB + 10, 1), 'application/octet-stream', { 'content-length': '100' })
+  const refused = await upload(
+    alice,
+    'liar.bin',
+    Buffer.alloc(MB + 10, 1),
+    'application/octet-stream',
+    { 'content-length': '100' },
+  )
   assert.equal(refused.status, 413)
   assert.equal(refused.body.error, 'a file may be at most 1 MB (UPLOAD_MAX_MB)')
   assert.equal(refused.headers['x-error-code'], 'file_too_large')
   assert.equal(await contents(), before)
-  const [chunks] = await app.sql`select count(*)::int as n from file_chunks c left join file_contents f on f.id = c.content_id where f.sha256 is null`
+  const [chunks] =
+    await app.sql`select count(*)::int as n from file_chunks c left join file_contents f on f.id = c.content_id where f.sha256 is null`
   assert.equal(chunks!.n, 0)
 })
 
 test('a chunked body past the limit on a real socket is answered 413, and nothing is kept', async (t) => {
-  const served = await serve({ name: 'tickets', routes: app.service.routes, host: '127.0.0.1', port: 0, logger: testLogger() })
+  const served = await serve({
+    name: 'tickets',
+    routes: app.service.routes,
+    host: '127.0.0.1',
+    port: 0,
+    logger: testLogger(),
+  })
   t.after(() => served.close())
   const before = await contents()
   const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
     const req = rawRequest(`${served.url}/api/projects/${slug}/files?name=stream.bin`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${alice.token}`, 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked' },
+      headers: {
+        authorization: `Bearer ${alice.token}`,
+        'content-type': 'application/octet-stream',
+        'transfer-encoding': 'chunked',
+      },
     })
     req.on('response', (res) => {
       let text = ''
@@ -188,37 +261,86 @@ test('a chunked body past the limit on a real socket is answered 413, and nothin
   assert.equal(await contents(), before)
 })
 
-test('PROJECT_FILES_MAX_MB refuses with 413 and the project\'s use, and dedup does not count twice', async () => {
+test("PROJECT_FILES_MAX_MB refuses with 413 and the project's use, and dedup does not count twice", async () => {
   const { slug: full } = await app.project(alice, 'Full Project')
   const piece = (n: number) => Buffer.alloc(MB - 100, n)
-  for (const n of [1, 2, 3]) assert.equal((await upload(alice, `p${n}.bin`, piece(n), 'application/octet-stream', {}, full)).status, 201)
+  for (const n of [1, 2, 3])
+    assert.equal(
+      (await upload(alice, `p${n}.bin`, piece(n), 'application/octet-stream', {}, full)).status,
+      201,
+    )
   // The same content again takes no room.
-  assert.equal((await upload(alice, 'p1-again.bin', piece(1), 'application/octet-stream', {}, full)).status, 201)
-  const refused = await upload(alice, 'p4.bin', Buffer.alloc(1000, 9), 'application/octet-stream', {}, full)
+  assert.equal(
+    (await upload(alice, 'p1-again.bin', piece(1), 'application/octet-stream', {}, full)).status,
+    201,
+  )
+  const refused = await upload(
+    alice,
+    'p4.bin',
+    Buffer.alloc(1000, 9),
+    'application/octet-stream',
+    {},
+    full,
+  )
   assert.equal(refused.status, 413)
-  assert.equal(refused.body.error, "this project's files use 3.0 MB of its 3 MB (PROJECT_FILES_MAX_MB): remove unused files or ask for a higher limit")
+  assert.equal(
+    refused.body.error,
+    "this project's files use 3.0 MB of its 3 MB (PROJECT_FILES_MAX_MB): remove unused files or ask for a higher limit",
+  )
   assert.equal(refused.headers['x-error-code'], 'project_files_full')
-  const declared = await upload(alice, 'p5.bin', 'x', 'application/octet-stream', { 'content-length': String(1000) }, full)
+  const declared = await upload(
+    alice,
+    'p5.bin',
+    'x',
+    'application/octet-stream',
+    { 'content-length': String(1000) },
+    full,
+  )
   assert.equal(declared.status, 413)
   assert.match(declared.body.error, /^this project's files use 3\.0 MB/)
 })
 
-test('uploads take a user token, a project key or the session with its x-tag, in the interface\'s order of checks', async () => {
+test("uploads take a user token, a project key or the session with its x-tag, in the interface's order of checks", async () => {
   assert.equal((await upload(null, 'a.txt', 'x')).status, 401)
-  const badToken = await send('POST', `/api/projects/${slug}/files?name=a.txt`, { token: 'tt_nothing', body: 'x' })
+  const badToken = await send('POST', `/api/projects/${slug}/files?name=a.txt`, {
+    token: 'tt_nothing',
+    body: 'x',
+  })
   assert.deepEqual([badToken.status, badToken.body], [401, { error: 'bad or revoked token' }])
-  const noTag = await send('POST', `/api/projects/${slug}/files?name=a.txt`, { body: 'x', headers: { cookie: alice.cookie } })
+  const noTag = await send('POST', `/api/projects/${slug}/files?name=a.txt`, {
+    body: 'x',
+    headers: { cookie: alice.cookie },
+  })
   assert.deepEqual([noTag.status, noTag.body], [403, { error: 'x-tag header missing or wrong' }])
-  const bySession = await send('POST', `/api/projects/${slug}/files?name=a.txt`, { body: 'by session', headers: { cookie: alice.cookie, 'x-tag': alice.tag, 'content-type': 'text/plain' } })
+  const bySession = await send('POST', `/api/projects/${slug}/files?name=a.txt`, {
+    body: 'by session',
+    headers: { cookie: alice.cookie, 'x-tag': alice.tag, 'content-type': 'text/plain' },
+  })
   assert.equal(bySession.status, 201)
-  assert.equal((await send('POST', '/api/projects/nothing-here/files?name=a.txt', { token: alice.token, body: 'x' })).status, 404)
+  assert.equal(
+    (
+      await send('POST', '/api/projects/nothing-here/files?name=a.txt', {
+        token: alice.token,
+        body: 'x',
+      })
+    ).status,
+    404,
+  )
   const outsider = await upload(bob, 'a.txt', 'x')
-  assert.deepEqual([outsider.status, outsider.body], [403, { error: 'you are not a member of this project', field: 'project' }])
+  assert.deepEqual(
+    [outsider.status, outsider.body],
+    [403, { error: 'you are not a member of this project', field: 'project' }],
+  )
   const empty = await upload(alice, 'a.txt', '')
   assert.deepEqual([empty.status, empty.body], [400, { error: 'the file is empty', field: 'body' }])
 
   const connection = await connectApp(alice, slug)
-  const byKey = await upload({ ...alice, token: connection }, 'crash.log', 'stack trace\n', 'text/plain')
+  const byKey = await upload(
+    { ...alice, token: connection },
+    'crash.log',
+    'stack trace\n',
+    'text/plain',
+  )
   assert.equal(byKey.status, 201)
   const listed = await send('GET', `/api/projects/${slug}/files`)
   const row = listed.body.files.find((f: { id: string }) => f.id === byKey.body.file.id)
@@ -226,14 +348,17 @@ test('uploads take a user token, a project key or the session with its x-tag, in
   assert.equal(row.app, 'Crash reporter')
 })
 
-test('GET /api/projects/<slug>/files lists the project\'s files newest first with who uploaded them', async () => {
+test("GET /api/projects/<slug>/files lists the project's files newest first with who uploaded them", async () => {
   const { slug: other } = await app.project(alice, 'Listed')
   await upload(alice, 'first.txt', 'one', 'text/plain', {}, other)
   app.clock.advance(1000)
   await upload(alice, 'second.txt', 'two', 'text/plain', {}, other)
   const listed = await send('GET', `/api/projects/${other}/files`)
   assert.equal(listed.status, 200)
-  assert.deepEqual(listed.body.files.map((f: { name: string }) => f.name), ['second.txt', 'first.txt'])
+  assert.deepEqual(
+    listed.body.files.map((f: { name: string }) => f.name),
+    ['second.txt', 'first.txt'],
+  )
   assert.equal(listed.body.files[0].by, 'alice')
   assert.equal(listed.body.files[0].user, alice.id)
   assert.equal(typeof listed.body.files[0].created, 'number')
@@ -250,13 +375,26 @@ test('an unknown or malformed file id answers 404 with the sandbox headers', asy
 
 test('the sweep removes a file no ticket names a day after its upload, and keeps one a ticket named, even after an edit removed it', async () => {
   const { slug: swept, id } = await app.project(alice, 'Swept')
-  const named = await upload(alice, 'named.png', Buffer.concat([PNG, Buffer.from('named')]), 'image/png', {}, swept)
+  const named = await upload(
+    alice,
+    'named.png',
+    Buffer.concat([PNG, Buffer.from('named')]),
+    'image/png',
+    {},
+    swept,
+  )
   const edited = await upload(alice, 'edited.txt', 'edited away', 'text/plain', {}, swept)
   const forgotten = await upload(alice, 'forgotten.txt', 'never linked', 'text/plain', {}, swept)
   const ticket = await app.ticket(alice, swept, { summary: `see ${edited.body.file.markdown}` })
-  const comment = await app.call('POST', `/api/tickets/${ticket.id}/comments`, { token: alice.token, body: { text: `look: ${named.body.file.markdown}` } })
+  const comment = await app.call('POST', `/api/tickets/${ticket.id}/comments`, {
+    token: alice.token,
+    body: { text: `look: ${named.body.file.markdown}` },
+  })
   assert.equal(comment.status, 201)
-  const edit = await app.call('POST', `/api/tickets/${ticket.id}/edit`, { token: alice.token, body: { summary: 'no link any more' } })
+  const edit = await app.call('POST', `/api/tickets/${ticket.id}/edit`, {
+    token: alice.token,
+    body: { summary: 'no link any more' },
+  })
   assert.equal(edit.status, 201, edit.text)
 
   // Before a day has passed, nothing goes.
@@ -270,7 +408,8 @@ test('the sweep removes a file no ticket names a day after its upload, and keeps
   assert.equal((await send('GET', pathOf(forgotten.body.file.url))).status, 404)
   assert.equal((await send('GET', pathOf(named.body.file.url))).status, 200)
   assert.equal((await send('GET', pathOf(edited.body.file.url))).status, 200)
-  const [left] = await app.sql`select count(*)::int as n from file_contents where project_id = ${id}`
+  const [left] =
+    await app.sql`select count(*)::int as n from file_contents where project_id = ${id}`
   assert.equal(left!.n, 2)
   // Kept for good: a later sweep leaves them.
   app.clock.advance(48 * 60 * 60 * 1000)
@@ -280,7 +419,12 @@ test('the sweep removes a file no ticket names a day after its upload, and keeps
 
 test('two service instances on one database serve one upload', async () => {
   const other = await app.another({ UPLOAD_MAX_MB: '1' })
-  const made = await upload(alice, 'shared.png', Buffer.concat([PNG, Buffer.from('shared')]), 'image/png')
+  const made = await upload(
+    alice,
+    'shared.png',
+    Buffer.concat([PNG, Buffer.from('shared')]),
+    'image/png',
+  )
   const got = await other('GET', pathOf(made.body.file.url))
   assert.equal(got.status, 200)
   assert.equal(got.headers['content-type'], 'image/png')
@@ -288,10 +432,16 @@ test('two service instances on one database serve one upload', async () => {
 
 /** Connects an app to the project as `person` through the connect flow; answers its key. */
 async function connectApp(person: Person, project: string): Promise<string> {
-  const start = await app.call('GET', `/connect?app=crash&label=${encodeURIComponent('Crash reporter')}&return=${encodeURIComponent('http://localhost:9/back')}&state=s`)
+  const start = await app.call(
+    'GET',
+    `/connect?app=crash&label=${encodeURIComponent('Crash reporter')}&return=${encodeURIComponent('http://localhost:9/back')}&state=s`,
+  )
   assert.equal(start.status, 302, start.text)
   const nonce = String(start.headers.location).split('/').pop()!
-  const confirmed = await app.call('POST', `/api/connect/${nonce}/confirm`, { body: { project }, headers: { cookie: person.cookie, 'x-tag': person.tag, origin: 'http://localhost:3002' } })
+  const confirmed = await app.call('POST', `/api/connect/${nonce}/confirm`, {
+    body: { project },
+    headers: { cookie: person.cookie, 'x-tag': person.tag, origin: 'http://localhost:3002' },
+  })
   assert.equal(confirmed.status, 200, confirmed.text)
   const code = new URL(confirmed.body.location).searchParams.get('code')!
   const exchanged = await app.call('POST', '/api/connect/exchange', { body: { code } })
@@ -299,35 +449,52 @@ async function connectApp(person: Person, project: string): Promise<string> {
   return exchanged.body.key
 }
 
-test('the ticket\'s Markdown answer lists the files its text links, with their whole addresses', async () => {
+test("the ticket's Markdown answer lists the files its text links, with their whole addresses", async () => {
   const log = await upload(alice, 'trace.log', 'a trace\n', 'text/plain')
-  const ticket = await app.ticket(alice, slug, { subject: 'With a log', summary: `The log: ${log.body.file.markdown}` })
-  const md = await app.call('GET', `/api/tickets/${ticket.id}`, { headers: { accept: 'text/markdown' } })
+  const ticket = await app.ticket(alice, slug, {
+    subject: 'With a log',
+    summary: `The log: ${log.body.file.markdown}`,
+  })
+  const md = await app.call('GET', `/api/tickets/${ticket.id}`, {
+    headers: { accept: 'text/markdown' },
+  })
   assert.equal(md.status, 200)
   assert.ok(md.text.includes(`- files: trace.log (8 B) <${log.body.file.url}>\n`), md.text)
 })
 
 test('an upload whose client goes away mid-body leaves nothing behind', async (t) => {
-  const served = await serve({ name: 'tickets', routes: app.service.routes, host: '127.0.0.1', port: 0, logger: testLogger() })
+  const served = await serve({
+    name: 'tickets',
+    routes: app.service.routes,
+    host: '127.0.0.1',
+    port: 0,
+    logger: testLogger(),
+  })
   t.after(() => served.close())
   const before = await contents()
   await new Promise<void>((resolve) => {
     const req = rawRequest(`${served.url}/api/projects/${slug}/files?name=half.bin`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${alice.token}`, 'content-type': 'application/octet-stream', 'content-length': String(900 * 1024) },
+      headers: {
+        authorization: `Bearer ${alice.token}`,
+        'content-type': 'application/octet-stream',
+        'content-length': String(900 * 1024),
+      },
     })
     req.on('error', () => resolve())
     req.write(Buffer.alloc(300 * 1024, 5), () => setTimeout(() => req.destroy(), 200))
   })
   await until(async () => (await contents()) === before)
-  const [arriving] = await app.sql`select count(*)::int as n from file_contents where sha256 is null`
+  const [arriving] =
+    await app.sql`select count(*)::int as n from file_contents where sha256 is null`
   assert.equal(arriving!.n, 0)
 })
 
 test('the sweep drops contents that stopped arriving an hour ago', async () => {
   const files = app.service
-  const [{ id }] = await app.sql`select id from projects limit 1` as unknown as [{ id: string }]
-  const [row] = await app.sql`insert into file_contents (project_id, created) values (${id}, ${app.clock.now()}) returning id`
+  const [{ id }] = (await app.sql`select id from projects limit 1`) as unknown as [{ id: string }]
+  const [row] =
+    await app.sql`insert into file_contents (project_id, created) values (${id}, ${app.clock.now()}) returning id`
   await app.sql`insert into file_chunks (content_id, seq, data) values (${row!.id}, 0, ${Buffer.from('abandoned')})`
   await files.fileSweep.run()
   assert.equal((await app.sql`select 1 from file_contents where id = ${row!.id}`).length, 1)

@@ -4,7 +4,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after } from 'node:test'
-import { importTickets, importTicketsFile, progressLine } from '../../src/tickets/importer/import.ts'
+import {
+  importTickets,
+  importTicketsFile,
+  progressLine,
+} from '../../src/tickets/importer/import.ts'
 import { writeImportFile } from '../support/import-file.ts'
 import { connect } from '../../src/db/client.ts'
 import { expectJson, ticketsApp } from './support.ts'
@@ -15,11 +19,31 @@ const dir = await mkdtemp(join(tmpdir(), 'import-test-'))
 after(() => rm(dir, { recursive: true, force: true }))
 
 const FILE = {
-  project: { slug: 'legacy', title: 'Legacy tracker', description: 'from the old tool', admin: 'alice' },
+  project: {
+    slug: 'legacy',
+    title: 'Legacy tracker',
+    description: 'from the old tool',
+    admin: 'alice',
+  },
   tickets: [
-    { number: 1041, subject: 'Second', state: 'done', author: 'alice', assignee: 'alice', created: '2020-01-02T03:04:05Z', parent: 1000,
-      comments: [{ author: 'ghost', text: 'old comment', created: 1577934245000 }] },
-    { number: 1000, subject: 'First', summary: 'the summary', source: 'old:1000', author: 'Old Person', blockedBy: [1041] },
+    {
+      number: 1041,
+      subject: 'Second',
+      state: 'done',
+      author: 'alice',
+      assignee: 'alice',
+      created: '2020-01-02T03:04:05Z',
+      parent: 1000,
+      comments: [{ author: 'ghost', text: 'old comment', created: 1577934245000 }],
+    },
+    {
+      number: 1000,
+      subject: 'First',
+      summary: 'the summary',
+      source: 'old:1000',
+      author: 'Old Person',
+      blockedBy: [1041],
+    },
   ],
 }
 
@@ -27,7 +51,15 @@ test('an import creates the project, numbers tickets by old number and keeps the
   const result = await importTickets(app.sql, FILE, app.clock.now())
   assert.deepEqual(result, {
     ok: true,
-    report: { project: 'legacy', imported: 2, skipped: 0, warnings: ["'Old Person' has not logged in here: kept as a name", "'ghost' has not logged in here: kept as a name"] },
+    report: {
+      project: 'legacy',
+      imported: 2,
+      skipped: 0,
+      warnings: [
+        "'Old Person' has not logged in here: kept as a name",
+        "'ghost' has not logged in here: kept as a name",
+      ],
+    },
   })
   const first = await app.call('GET', '/api/tickets/1000')
   expectJson(first, 200)
@@ -42,7 +74,10 @@ test('an import creates the project, numbers tickets by old number and keeps the
   assert.deepEqual(second.body.ticket.assignee, { id: alice.id, name: 'alice' })
   assert.deepEqual(second.body.ticket.parent, { id: first.body.ticket.id, ref: 'legacy#1' })
   assert.deepEqual(first.body.ticket.blockedBy, [{ id: second.body.ticket.id, ref: 'legacy#2' }])
-  assert.deepEqual(second.body.events.map((e: { by: string; text: string }) => [e.by, e.text]), [['ghost', 'old comment']])
+  assert.deepEqual(
+    second.body.events.map((e: { by: string; text: string }) => [e.by, e.text]),
+    [['ghost', 'old comment']],
+  )
   const members = (await app.call('GET', '/api/projects/legacy')).body.members
   assert.deepEqual(members, [{ user: { id: alice.id, name: 'alice' }, role: 'admin' }])
 })
@@ -71,20 +106,62 @@ test('a bad file is refused whole, naming the place, and imports nothing', async
   const cases: [unknown, string][] = [
     [[], 'the file must hold a JSON object with project and tickets'],
     [{ project: {}, tickets: [] }, 'project.slug is required'],
-    [{ project: { slug: 'x', admin: 'alice' }, tickets: [{ number: 0, subject: 's' }] }, 'tickets[0].number must be a whole number from 1'],
-    [{ project: { slug: 'x', admin: 'alice' }, tickets: [{ number: 5 }] }, 'tickets[0].subject is required'],
-    [{ project: { slug: 'x', admin: 'alice' }, tickets: [{ number: 5, subject: 's', state: 'closed' }] }, 'tickets[0].state must be one of open, doing, review, done, dropped'],
-    [{ project: { slug: 'x', admin: 'alice' }, tickets: [{ number: 5, subject: 's' }, { number: 5, subject: 't' }] }, 'tickets[1].number 5 appears twice'],
-    [{ project: { slug: 'x', admin: 'alice' }, tickets: [{ number: 5, subject: 's', parent: 6 }] }, 'ticket 5 names old number 6, which is neither in the file nor imported'],
-    [{ project: { slug: 'x', admin: 'alice' }, tickets: [{ number: 5, subject: 's', parent: 6 }, { number: 6, subject: 't', parent: 5 }] }, 'the parents in the file make a cycle'],
-    [{ project: { slug: 'x' }, tickets: [] }, "project 'x' does not exist: give project.admin, a person who has logged in, to create it"],
-    [{ project: { slug: 'x', admin: 'alice' }, tickets: [{ number: 1000, subject: 's' }] }, 'old number 1000 already belongs to a ticket of another project'],
+    [
+      { project: { slug: 'x', admin: 'alice' }, tickets: [{ number: 0, subject: 's' }] },
+      'tickets[0].number must be a whole number from 1',
+    ],
+    [
+      { project: { slug: 'x', admin: 'alice' }, tickets: [{ number: 5 }] },
+      'tickets[0].subject is required',
+    ],
+    [
+      {
+        project: { slug: 'x', admin: 'alice' },
+        tickets: [{ number: 5, subject: 's', state: 'closed' }],
+      },
+      'tickets[0].state must be one of open, doing, review, done, dropped',
+    ],
+    [
+      {
+        project: { slug: 'x', admin: 'alice' },
+        tickets: [
+          { number: 5, subject: 's' },
+          { number: 5, subject: 't' },
+        ],
+      },
+      'tickets[1].number 5 appears twice',
+    ],
+    [
+      { project: { slug: 'x', admin: 'alice' }, tickets: [{ number: 5, subject: 's', parent: 6 }] },
+      'ticket 5 names old number 6, which is neither in the file nor imported',
+    ],
+    [
+      {
+        project: { slug: 'x', admin: 'alice' },
+        tickets: [
+          { number: 5, subject: 's', parent: 6 },
+          { number: 6, subject: 't', parent: 5 },
+        ],
+      },
+      'the parents in the file make a cycle',
+    ],
+    [
+      { project: { slug: 'x' }, tickets: [] },
+      "project 'x' does not exist: give project.admin, a person who has logged in, to create it",
+    ],
+    [
+      { project: { slug: 'x', admin: 'alice' }, tickets: [{ number: 1000, subject: 's' }] },
+      'old number 1000 already belongs to a ticket of another project',
+    ],
     [{ project: { slug: 'api', admin: 'alice' }, tickets: [] }, "project.slug: 'api' is reserved"],
   ]
   for (const [file, error] of cases) {
     const got = await importTickets(app.sql, file, app.clock.now())
     assert.ok(!got.ok, error)
-    assert.deepEqual({ status: got.status, code: got.code, error: got.message }, { status: 400, code: 'bad_import', error })
+    assert.deepEqual(
+      { status: got.status, code: got.code, error: got.message },
+      { status: 400, code: 'bad_import', error },
+    )
   }
   const [row] = await app.sql`select count(*)::int as n from projects where slug = 'x'`
   assert.equal(row!.n, 0)
@@ -97,7 +174,13 @@ test('the progress line says how many tickets of how many, and how many a second
 
 test('a 50,000-ticket file is imported as a stream, with progress, in a memory far below its size', async (t) => {
   const path = join(dir, 'big.json')
-  const bytes = await writeImportFile(path, { slug: 'big-import', admin: 'alice', tickets: 50_000, firstNumber: 100_000, summary: 250 })
+  const bytes = await writeImportFile(path, {
+    slug: 'big-import',
+    admin: 'alice',
+    tickets: 50_000,
+    firstNumber: 100_000,
+    summary: 250,
+  })
   assert.ok(bytes > 20_000_000, `${bytes} bytes`)
   const gc = globalThis.gc!
   gc()
@@ -125,9 +208,15 @@ test('a 50,000-ticket file is imported as a stream, with progress, in a memory f
   // A batch at a time, in the file's order, to the end.
   assert.ok(progress.length >= 50, `${progress.length} calls`)
   assert.deepEqual(progress.at(-1), [50_000, 50_000])
-  assert.ok(progress.every(([done, total], i) => total === 50_000 && (i === 0 || done >= progress[i - 1]![0])))
+  assert.ok(
+    progress.every(
+      ([done, total], i) => total === 50_000 && (i === 0 || done >= progress[i - 1]![0]),
+    ),
+  )
   // Far below the file's size: the file was never held whole.
-  t.diagnostic(`${bytes} bytes of file; the live heap grew by at most ${heapPeak} bytes, the resident memory by ${rssPeak}`)
+  t.diagnostic(
+    `${bytes} bytes of file; the live heap grew by at most ${heapPeak} bytes, the resident memory by ${rssPeak}`,
+  )
   assert.ok(heapPeak < bytes / 4, `the live heap grew by ${heapPeak} bytes for a file of ${bytes}`)
   assert.ok(rssPeak < 300_000_000, `the resident memory grew by ${rssPeak} bytes`)
 
@@ -136,8 +225,14 @@ test('a 50,000-ticket file is imported as a stream, with progress, in a memory f
   assert.equal(lowest.body.ticket.ref, 'big-import#1')
   const ninth = await app.call('GET', '/api/tickets/100009')
   assert.equal(ninth.body.ticket.ref, 'big-import#10')
-  assert.deepEqual(ninth.body.ticket.parent, { id: (await app.call('GET', '/api/tickets/100008')).body.ticket.id, ref: 'big-import#9' })
-  assert.deepEqual(ninth.body.events.map((e: { text: string }) => e.text), ['Comment 0 on ticket 100009'])
+  assert.deepEqual(ninth.body.ticket.parent, {
+    id: (await app.call('GET', '/api/tickets/100008')).body.ticket.id,
+    ref: 'big-import#9',
+  })
+  assert.deepEqual(
+    ninth.body.events.map((e: { text: string }) => e.text),
+    ['Comment 0 on ticket 100009'],
+  )
   const [rows] = await app.sql`
     select count(*)::int as tickets, count(parent_id)::int as parents, (select count(*)::int from blockers x join tickets t on t.id = x.ticket_id where t.project_id = p.id) as blockers,
       (select sum(count)::int from ticket_counts c where c.project_id = p.id) as counted
@@ -147,10 +242,19 @@ test('a 50,000-ticket file is imported as a stream, with progress, in a memory f
 
 test('a file that is not JSON to its end is refused and imports nothing', async () => {
   const path = join(dir, 'cut.json')
-  await writeFile(path, '{"project": {"slug": "cut-short", "admin": "alice"}, "tickets": [{"number": 77001, "subject": "one"}, {"number": 77002, "subj')
+  await writeFile(
+    path,
+    '{"project": {"slug": "cut-short", "admin": "alice"}, "tickets": [{"number": 77001, "subject": "one"}, {"number": 77002, "subj',
+  )
   const result = await importTicketsFile(app.sql, path, { now: app.clock.now() })
   assert.equal(result.ok, false)
-  assert.ok(!result.ok && result.status === 400 && result.code === 'bad_import' && result.message.startsWith('the file is not valid JSON: '), JSON.stringify(result))
+  assert.ok(
+    !result.ok &&
+      result.status === 400 &&
+      result.code === 'bad_import' &&
+      result.message.startsWith('the file is not valid JSON: '),
+    JSON.stringify(result),
+  )
   const [row] = await app.sql`select count(*)::int as n from projects where slug = 'cut-short'`
   assert.equal(row!.n, 0)
 })
@@ -158,10 +262,27 @@ test('a file that is not JSON to its end is refused and imports nothing', async 
 test('a file whose tickets come before its project, with other keys, is imported as a whole one is', async () => {
   const path = join(dir, 'order.json')
   // Written with a byte-order mark first, as some exporters do.
-  await writeFile(path, '\uFEFF' + JSON.stringify({ version: { of: ['the', 'export'] }, tickets: [{ number: 88002, subject: 'two', blockedBy: [88001] }, { number: 88001, subject: 'one' }], project: { slug: 'late-project', admin: 'alice' } }))
+  await writeFile(
+    path,
+    '\uFEFF' +
+      JSON.stringify({
+        version: { of: ['the', 'export'] },
+        tickets: [
+          { number: 88002, subject: 'two', blockedBy: [88001] },
+          { number: 88001, subject: 'one' },
+        ],
+        project: { slug: 'late-project', admin: 'alice' },
+      }),
+  )
   const result = await importTicketsFile(app.sql, path, { now: app.clock.now() })
-  assert.deepEqual(result, { ok: true, report: { project: 'late-project', imported: 2, skipped: 0, warnings: [] } })
+  assert.deepEqual(result, {
+    ok: true,
+    report: { project: 'late-project', imported: 2, skipped: 0, warnings: [] },
+  })
   const two = await app.call('GET', '/api/tickets/88002')
   assert.equal(two.body.ticket.ref, 'late-project#2')
-  assert.deepEqual(two.body.ticket.blockedBy.map((b: { ref: string }) => b.ref), ['late-project#1'])
+  assert.deepEqual(
+    two.body.ticket.blockedBy.map((b: { ref: string }) => b.ref),
+    ['late-project#1'],
+  )
 })

@@ -15,10 +15,20 @@ const demo = await app.project(alice, 'Demo')
 await app.member(alice, demo.slug, bob, 'edit')
 const DAY = 24 * 60 * 60 * 1000
 
-const invite = (body: Record<string, string>) => app.call('POST', `/api/projects/${demo.slug}/invites`, { token: alice.token, body })
-const list = (who = alice, slug = demo.slug) => app.call('GET', `/api/projects/${slug}/invites`, { token: who.token })
-const revoke = (id: string, who = alice, slug = demo.slug) => app.call('POST', `/api/projects/${slug}/invites/${encodeURIComponent(id)}/revoke`, { token: who.token, body: {} })
-const join = (id: string, name: string) => app.call('GET', `/login/callback?idp_code=${app.idp.code({ id: `idp-${name}`, name })}&invite=${encodeURIComponent(id)}`)
+const invite = (body: Record<string, string>) =>
+  app.call('POST', `/api/projects/${demo.slug}/invites`, { token: alice.token, body })
+const list = (who = alice, slug = demo.slug) =>
+  app.call('GET', `/api/projects/${slug}/invites`, { token: who.token })
+const revoke = (id: string, who = alice, slug = demo.slug) =>
+  app.call('POST', `/api/projects/${slug}/invites/${encodeURIComponent(id)}/revoke`, {
+    token: who.token,
+    body: {},
+  })
+const join = (id: string, name: string) =>
+  app.call(
+    'GET',
+    `/login/callback?idp_code=${app.idp.code({ id: `idp-${name}`, name })}&invite=${encodeURIComponent(id)}`,
+  )
 
 test('an admin lists the open invites with role, uses, uses left, expiry and who made them, newest first', async () => {
   const first = await invite({ role: 'use', uses: '3' })
@@ -30,10 +40,26 @@ test('an admin lists the open invites with role, uses, uses left, expiry and who
   const got = await list()
   expectJson(got, 200)
   assert.equal(got.headers['cache-control'], 'no-store')
-  const mine = got.body.invites.filter((i: { id: string }) => [hashSecret(first.body.id), hashSecret(second.body.id)].includes(i.id))
+  const mine = got.body.invites.filter((i: { id: string }) =>
+    [hashSecret(first.body.id), hashSecret(second.body.id)].includes(i.id),
+  )
   assert.deepEqual(mine, [
-    { id: hashSecret(second.body.id), role: 'admin', uses: 1, usesLeft: 1, expires: second.body.expires, by: { id: alice.id, name: 'alice' } },
-    { id: hashSecret(first.body.id), role: 'use', uses: 3, usesLeft: 2, expires: first.body.expires, by: { id: alice.id, name: 'alice' } },
+    {
+      id: hashSecret(second.body.id),
+      role: 'admin',
+      uses: 1,
+      usesLeft: 1,
+      expires: second.body.expires,
+      by: { id: alice.id, name: 'alice' },
+    },
+    {
+      id: hashSecret(first.body.id),
+      role: 'use',
+      uses: 3,
+      usesLeft: 2,
+      expires: first.body.expires,
+      by: { id: alice.id, name: 'alice' },
+    },
   ])
 })
 
@@ -49,7 +75,9 @@ test('used-up and expired invites are not listed', async () => {
 
 test('a revoked invite is no longer listed, and its link says it is no longer valid', async () => {
   const made = await invite({ role: 'edit', uses: '5' })
-  const listed = (await list()).body.invites.find((i: { id: string }) => i.id === hashSecret(made.body.id))
+  const listed = (await list()).body.invites.find(
+    (i: { id: string }) => i.id === hashSecret(made.body.id),
+  )
   const gone = await revoke(listed.id)
   expectJson(gone, 200)
   assert.equal(gone.body.revoked, listed.id)
@@ -58,7 +86,8 @@ test('a revoked invite is no longer listed, and its link says it is no longer va
   const tried = await join(made.body.id, 'erin')
   assert.equal(tried.status, 400)
   assert.match(tried.text, /this invite is no longer valid/)
-  const [member] = await app.sql`select 1 from members m join users u on u.id = m.user_id where u.name = 'erin'`
+  const [member] =
+    await app.sql`select 1 from members m join users u on u.id = m.user_id where u.name = 'erin'`
   assert.equal(member, undefined)
 })
 
@@ -71,13 +100,21 @@ test('an invite is revoked by the id its creation answered, too', async () => {
 test('revoking: 401 without credentials, 404 no such project, 403 for a member who is not an admin, 404 no such invite', async () => {
   const made = await invite({ role: 'use' })
   const id = hashSecret(made.body.id)
-  expectJson(await app.call('POST', `/api/projects/${demo.slug}/invites/${id}/revoke`, { body: {} }), 401)
+  expectJson(
+    await app.call('POST', `/api/projects/${demo.slug}/invites/${id}/revoke`, { body: {} }),
+    401,
+  )
   expectJson(await revoke(id, alice, 'nope'), 404, { error: 'no such project' })
   expectJson(await revoke(id, bob), 403)
   expectJson(await revoke('not-an-invite'), 404, { error: 'no such invite' })
   expectJson(await revoke(id), 200)
   expectJson(await revoke(id), 404, { error: 'no such invite' })
-  expectJson(await app.call('GET', `/api/projects/${demo.slug}/invites/${id}/revoke`, { token: alice.token }), 405)
+  expectJson(
+    await app.call('GET', `/api/projects/${demo.slug}/invites/${id}/revoke`, {
+      token: alice.token,
+    }),
+    405,
+  )
 })
 
 test('listing: 401 without credentials, 404 no such project, 403 for a member who is not an admin', async () => {

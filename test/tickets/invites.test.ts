@@ -30,11 +30,15 @@ const bob = await app.login('bob')
 const demo = await app.project(alice, 'Demo')
 const DAY = 24 * 60 * 60 * 1000
 
-const invite = (body: Record<string, string>, who = alice, slug = demo.slug) => app.call('POST', `/api/projects/${slug}/invites`, { token: who.token, body })
+const invite = (body: Record<string, string>, who = alice, slug = demo.slug) =>
+  app.call('POST', `/api/projects/${slug}/invites`, { token: who.token, body })
 
 /** Logs `name` in through an invite link's return address. */
 function join(id: string, name: string, idpId = `idp-join-${name}`) {
-  return app.call('GET', `/login/callback?idp_code=${app.idp.code({ id: idpId, name })}&invite=${encodeURIComponent(id)}`)
+  return app.call(
+    'GET',
+    `/login/callback?idp_code=${app.idp.code({ id: idpId, name })}&invite=${encodeURIComponent(id)}`,
+  )
 }
 
 test('an invite answers 201 { url, id, expires, mailed } with the provider-made link', async () => {
@@ -46,7 +50,8 @@ test('an invite answers 201 { url, id, expires, mailed } with the provider-made 
   assert.equal(got.body.url, `http://idp.test/login?key=dev-key&return=${encodeURIComponent(back)}`)
   assert.equal(got.body.expires, app.clock.now() + 7 * DAY)
   assert.equal(got.body.mailed, false)
-  const [row] = await app.sql`select role, uses_left from invites where id = ${hashSecret(got.body.id)}`
+  const [row] =
+    await app.sql`select role, uses_left from invites where id = ${hashSecret(got.body.id)}`
   assert.deepEqual({ ...row }, { role: 'edit', uses_left: 1 })
 })
 
@@ -65,10 +70,16 @@ test('an invite is stored under the hash of its id, so a copy of the database ho
 
 test('uses must be a whole number from 1 to 1000 and days from 1 to 90', async () => {
   for (const uses of ['0', '1001', 'x', '1.5', '-1', '', '1e2']) {
-    expectJson(await invite({ role: 'use', uses }), 400, { error: "'uses' must be a whole number from 1 to 1000", field: 'uses' })
+    expectJson(await invite({ role: 'use', uses }), 400, {
+      error: "'uses' must be a whole number from 1 to 1000",
+      field: 'uses',
+    })
   }
   for (const days of ['0', '91', 'seven', '']) {
-    expectJson(await invite({ role: 'use', days }), 400, { error: "'days' must be a whole number from 1 to 90", field: 'days' })
+    expectJson(await invite({ role: 'use', days }), 400, {
+      error: "'days' must be a whole number from 1 to 90",
+      field: 'days',
+    })
   }
   const edges = await invite({ role: 'use', uses: '1000', days: '90' })
   expectJson(edges, 201)
@@ -77,21 +88,37 @@ test('uses must be a whole number from 1 to 1000 and days from 1 to 90', async (
 })
 
 test('an invite needs a known role, role admin, and a mail address that looks like one', async () => {
-  expectJson(await invite({ role: 'owner' }), 400, { error: "unknown role 'owner': use one of use, edit, admin", field: 'role' })
-  expectJson(await invite({ role: 'use', email: 'not an address' }), 400, { error: "'email' is not a mail address", field: 'email' })
+  expectJson(await invite({ role: 'owner' }), 400, {
+    error: "unknown role 'owner': use one of use, edit, admin",
+    field: 'role',
+  })
+  expectJson(await invite({ role: 'use', email: 'not an address' }), 400, {
+    error: "'email' is not a mail address",
+    field: 'email',
+  })
   await app.member(alice, demo.slug, bob, 'edit')
-  expectJson(await invite({ role: 'use' }, bob), 403, { error: 'this needs role admin', field: 'project' })
+  expectJson(await invite({ role: 'use' }, bob), 403, {
+    error: 'this needs role admin',
+    field: 'project',
+  })
 })
 
 test('joining an invite makes a member, emits membersChanged and sends the browser to the project page', async () => {
   const made = await invite({ role: 'edit' })
   const before = (await app.events()).length
   const got = await join(made.body.id, 'newcomer')
-  assert.deepEqual((await app.events()).slice(before), [{ name: 'membersChanged', args: [demo.slug], project_id: demo.id }])
+  assert.deepEqual((await app.events()).slice(before), [
+    { name: 'membersChanged', args: [demo.slug], project_id: demo.id },
+  ])
   assert.equal(got.status, 302)
   assert.equal(got.headers.location, `/${demo.slug}`)
   const members = (await app.call('GET', `/api/projects/${demo.slug}`)).body.members
-  assert.ok(members.some((m: { user: { name: string }; role: string }) => m.user.name === 'newcomer' && m.role === 'edit'))
+  assert.ok(
+    members.some(
+      (m: { user: { name: string }; role: string }) =>
+        m.user.name === 'newcomer' && m.role === 'edit',
+    ),
+  )
 })
 
 test('an invite works as many times as its uses, then answers Invite failed', async () => {
@@ -106,7 +133,9 @@ test('an invite works as many times as its uses, then answers Invite failed', as
 
 test('parallel joins never take more uses than the invite has', async () => {
   const made = await invite({ role: 'use', uses: '3' })
-  const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => join(made.body.id, `racer${i}`)))
+  const answers = await Promise.all(
+    Array.from({ length: 8 }, (_, i) => join(made.body.id, `racer${i}`)),
+  )
   assert.equal(answers.filter((a) => a.status === 302).length, 3)
   assert.equal(answers.filter((a) => a.status === 400).length, 5)
   const [row] = await app.sql`select uses_left from invites where id = ${hashSecret(made.body.id)}`
@@ -121,7 +150,10 @@ test('an expired or unknown invite answers Invite failed, 400', async () => {
   assert.ok(late.text.includes('<p>this invite has expired</p>'))
   const unknown = await join('nope', 'lost')
   assert.equal(unknown.status, 400)
-  assert.ok(unknown.text.includes('<title>Invite failed</title>') && unknown.text.includes('<p>no such invite</p>'))
+  assert.ok(
+    unknown.text.includes('<title>Invite failed</title>') &&
+      unknown.text.includes('<p>no such invite</p>'),
+  )
 })
 
 test('a member joining an invite keeps the higher of the two roles', async () => {
@@ -130,7 +162,10 @@ test('a member joining an invite keeps the higher of the two roles', async () =>
   await app.member(alice, p.slug, carol, 'edit')
   const lower = await invite({ role: 'use' }, alice, p.slug)
   assert.equal((await join(lower.body.id, 'carol')).status, 302)
-  const role = async () => (await app.sql`select role from members where project_id = ${p.id} and user_id = ${carol.id}`)[0]!.role
+  const role = async () =>
+    (
+      await app.sql`select role from members where project_id = ${p.id} and user_id = ${carol.id}`
+    )[0]!.role
   assert.equal(await role(), 'edit')
   const higher = await invite({ role: 'admin' }, alice, p.slug)
   assert.equal((await join(higher.body.id, 'carol')).status, 302)
@@ -150,11 +185,17 @@ test('with SMTP_URL set, an invite with email is mailed and answers mailed true'
 test('without SMTP_URL, or when the mail server cannot be reached, mailed is false', async () => {
   const before = received.length
   const plain = await app.another({})
-  const unset = await plain('POST', `/api/projects/${demo.slug}/invites`, { token: alice.token, body: { role: 'use', email: 'friend@example.com' } })
+  const unset = await plain('POST', `/api/projects/${demo.slug}/invites`, {
+    token: alice.token,
+    body: { role: 'use', email: 'friend@example.com' },
+  })
   expectJson(unset, 201)
   assert.equal(unset.body.mailed, false)
   const down = await app.another({ SMTP_URL: 'smtp://127.0.0.1:1' })
-  const failed = await down('POST', `/api/projects/${demo.slug}/invites`, { token: alice.token, body: { role: 'use', email: 'friend@example.com' } })
+  const failed = await down('POST', `/api/projects/${demo.slug}/invites`, {
+    token: alice.token,
+    body: { role: 'use', email: 'friend@example.com' },
+  })
   expectJson(failed, 201)
   assert.equal(failed.body.mailed, false)
   assert.equal(received.length, before)

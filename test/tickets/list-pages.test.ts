@@ -34,7 +34,10 @@ for (let i = 0; i < 7; i++) {
 const ids = (answer: Answer) => (answer.body.tickets as { id: string }[]).map((t) => t.id)
 
 /** Follows `next` from `url` to the last page, checking that `next` and `Link` agree. */
-async function walk(url: string, between?: (page: number) => Promise<void>): Promise<{ ids: string[]; pages: number }> {
+async function walk(
+  url: string,
+  between?: (page: number) => Promise<void>,
+): Promise<{ ids: string[]; pages: number }> {
   const seen: string[] = []
   let pages = 0
   for (let at: string | null = url; at !== null; pages++) {
@@ -50,7 +53,11 @@ async function walk(url: string, between?: (page: number) => Promise<void>): Pro
 }
 
 test('pages of limit tickets walk the whole list in its order, each ticket once; next and Link agree', async () => {
-  for (const url of ['/api/tickets', `/api/projects/${one.slug}/tickets`, `/api/tickets?project=${two.id}`]) {
+  for (const url of [
+    '/api/tickets',
+    `/api/projects/${one.slug}/tickets`,
+    `/api/tickets?project=${two.id}`,
+  ]) {
     const whole = ids(await app.call('GET', url))
     for (const limit of [1, 3, 5, 1000]) {
       const sep = url.includes('?') ? '&' : '?'
@@ -80,7 +87,10 @@ test('the next address keeps the filters and the search, absolute, with limit an
   assert.equal(next.searchParams.get('limit'), '2')
   assert.match(next.searchParams.get('after') ?? '', /^[A-Za-z0-9_-]+$/)
   const { ids: walked } = await walk(first.body.next)
-  assert.deepEqual([...ids(first), ...walked], ids(await app.call('GET', `/api/tickets?project=${one.slug}&state=all&q=one`)))
+  assert.deepEqual(
+    [...ids(first), ...walked],
+    ids(await app.call('GET', `/api/tickets?project=${one.slug}&state=all&q=one`)),
+  )
 })
 
 test('a walk misses and repeats no ticket when tickets are made and changed during it, in every sort order', async () => {
@@ -96,7 +106,11 @@ test('a walk misses and repeats no ticket when tickets are made and changed duri
       made.push((await app.ticket(alice, p.slug, { subject: `made during ${q}` })).id)
     })
     assert.equal(new Set(walked).size, walked.length, `no ticket twice (${q || 'newest first'})`)
-    for (const id of before) assert.ok(walked.includes(id), `every ticket there at the start is listed (${q || 'newest first'})`)
+    for (const id of before)
+      assert.ok(
+        walked.includes(id),
+        `every ticket there at the start is listed (${q || 'newest first'})`,
+      )
     // Oldest first, a ticket made during the walk comes on a later page.
     if (q === 'sort:created-asc' || q === 'sort:updated-asc') assert.ok(walked.includes(made[0]!))
   }
@@ -110,31 +124,45 @@ test('a bad limit or after answers 400 { error, field } before anything is read'
   }
   const first = await app.call('GET', `/api/tickets?limit=1`)
   const cursor = new URL(first.body.next).searchParams.get('after')!
-  const after = { error: "'after' must be a cursor from a 'next' address of this list", field: 'after' }
+  const after = {
+    error: "'after' must be a cursor from a 'next' address of this list",
+    field: 'after',
+  }
   const forged = Buffer.from('1.2.not-an-id').toString('base64url')
   for (const bad of ['', 'x', '!!', forged, `${cursor}A`, cursor.slice(1)]) {
     expectJson(await app.call('GET', `/api/tickets?limit=1&after=${bad}`), 400, after)
     expectJson(await app.call('GET', `/api/projects/${one.slug}/tickets?after=${bad}`), 400, after)
   }
   // The state filter's 400 comes first, then limit's, then after's.
-  expectJson(await app.call('GET', '/api/tickets?state=x&limit=0&after=x'), 400, { error: "unknown state 'x'", field: 'state' })
+  expectJson(await app.call('GET', '/api/tickets?state=x&limit=0&after=x'), 400, {
+    error: "unknown state 'x'",
+    field: 'state',
+  })
   expectJson(await app.call('GET', '/api/tickets?limit=0&after=x'), 400, limit)
 })
 
 test('after without limit answers every ticket after the cursor, without next', async () => {
   const whole = ids(await app.call('GET', '/api/tickets'))
   const first = await app.call('GET', '/api/tickets?limit=4')
-  const rest = await app.call('GET', `/api/tickets?after=${new URL(first.body.next).searchParams.get('after')}`)
+  const rest = await app.call(
+    'GET',
+    `/api/tickets?after=${new URL(first.body.next).searchParams.get('after')}`,
+  )
   expectJson(rest, 200)
   assert.deepEqual(Object.keys(rest.body), ['tickets'])
   assert.deepEqual([...ids(first), ...ids(rest)], whole)
 })
 
 test('pages answer Markdown too, with the next address in Link', async () => {
-  const md = await app.call('GET', `/api/projects/${one.slug}/tickets?limit=2`, { headers: { accept: 'text/markdown' } })
+  const md = await app.call('GET', `/api/projects/${one.slug}/tickets?limit=2`, {
+    headers: { accept: 'text/markdown' },
+  })
   assert.equal(md.status, 200)
   assert.match(md.text, /: 2 tickets \(open, doing, review\)\n\n- pages-one#7 .*\n- pages-one#6 /)
-  assert.match(String(md.headers.link), /^<http:\/\/[^>]+\/api\/projects\/pages-one\/tickets\?limit=2&after=[A-Za-z0-9_-]+>; rel="next"$/)
+  assert.match(
+    String(md.headers.link),
+    /^<http:\/\/[^>]+\/api\/projects\/pages-one\/tickets\?limit=2&after=[A-Za-z0-9_-]+>; rel="next"$/,
+  )
 })
 
 test('the whole list is streamed in batches, with exactly the bytes of the list made in one piece', async () => {
@@ -148,10 +176,18 @@ test('the whole list is streamed in batches, with exactly the bytes of the list 
   const store = createTicketStore({ sql: app.sql, clock: app.clock.now })
   const handler = createHandler(app.service.routes, { name: 'tickets', logger: testLogger() })
   for (const [url, q, state] of [
-    [`/api/projects/${big.slug}/tickets?state=all`, '', ['open', 'doing', 'review', 'done', 'dropped']],
+    [
+      `/api/projects/${big.slug}/tickets?state=all`,
+      '',
+      ['open', 'doing', 'review', 'done', 'dropped'],
+    ],
     [`/api/tickets?project=${big.slug}`, '', ['open', 'doing', 'review']],
     ['/api/tickets?state=all', '', ['open', 'doing', 'review', 'done', 'dropped']],
-    [`/api/tickets?q=${encodeURIComponent('bulk sort:updated-asc')}`, 'bulk sort:updated-asc', ['open', 'doing', 'review']],
+    [
+      `/api/tickets?q=${encodeURIComponent('bulk sort:updated-asc')}`,
+      'bulk sort:updated-asc',
+      ['open', 'doing', 'review'],
+    ],
   ] as const) {
     const response = await handler(makeRequest({ method: 'GET', url }))
     assert.ok(isStream(response.body), url)
@@ -161,14 +197,29 @@ test('the whole list is streamed in batches, with exactly the bytes of the list 
     const parsed = parseQuery(q)
     assert.ok(parsed.ok)
     const projectId = url.includes(big.slug) ? big.id : undefined
-    const before = await store.tickets.search(parsed.query, { states: parsed.query.states ?? state, me: null, ...(projectId ? { projectId } : {}) })
+    const before = await store.tickets.search(parsed.query, {
+      states: parsed.query.states ?? state,
+      me: null,
+      ...(projectId ? { projectId } : {}),
+    })
     // The one-piece list left tickets of two projects with the same time and number in no
     // particular order; the list now puts them by id, in its own direction.
-    const key = (t: (typeof before)[number]) => (parsed.query.sort?.startsWith('updated') ? t.updated : t.created)
+    const key = (t: (typeof before)[number]) =>
+      parsed.query.sort?.startsWith('updated') ? t.updated : t.created
     const asc = parsed.query.sort?.endsWith('asc') ? 1 : -1
-    const ordered = [...before].sort((a, b) => asc * (key(a) - key(b) || a.number - b.number || (a.id < b.id ? -1 : 1)))
-    assert.deepEqual(ordered.map((t) => t.ref).filter((_, i) => ordered[i]!.project === big.id), before.map((t) => t.ref).filter((_, i) => before[i]!.project === big.id), 'one project: the same order as before')
-    assert.equal(pieces.join(''), JSON.stringify({ tickets: ticketAnswers(app.config.ticketsUrl, ordered) }), url)
+    const ordered = [...before].sort(
+      (a, b) => asc * (key(a) - key(b) || a.number - b.number || (a.id < b.id ? -1 : 1)),
+    )
+    assert.deepEqual(
+      ordered.map((t) => t.ref).filter((_, i) => ordered[i]!.project === big.id),
+      before.map((t) => t.ref).filter((_, i) => before[i]!.project === big.id),
+      'one project: the same order as before',
+    )
+    assert.equal(
+      pieces.join(''),
+      JSON.stringify({ tickets: ticketAnswers(app.config.ticketsUrl, ordered) }),
+      url,
+    )
   }
 })
 
@@ -176,7 +227,12 @@ test('after without limit streams every ticket after the cursor, past any page s
   const big = (await app.call('GET', '/api/projects/pages-big/tickets?state=all&limit=1')).body
   const cursor = new URL(big.next).searchParams.get('after')
   const handler = createHandler(app.service.routes, { name: 'tickets', logger: testLogger() })
-  const rest = await handler(makeRequest({ method: 'GET', url: `/api/projects/pages-big/tickets?state=all&after=${cursor}` }))
+  const rest = await handler(
+    makeRequest({
+      method: 'GET',
+      url: `/api/projects/pages-big/tickets?state=all&after=${cursor}`,
+    }),
+  )
   assert.ok(isStream(rest.body))
   const tickets = JSON.parse(await bodyText(rest.body)).tickets as { ref: string }[]
   assert.equal(tickets.length, 1233)
@@ -188,24 +244,52 @@ test('the whole Markdown list is streamed too: its heading counts the tickets (a
   const accept = { accept: 'text/markdown' }
   const title = 'pages-big (Pages Big)'
   const states = ['open', 'doing', 'review', 'done', 'dropped']
-  const whole = await handler(makeRequest({ method: 'GET', url: '/api/projects/pages-big/tickets?state=all', headers: accept }))
+  const whole = await handler(
+    makeRequest({
+      method: 'GET',
+      url: '/api/projects/pages-big/tickets?state=all',
+      headers: accept,
+    }),
+  )
   assert.ok(isStream(whole.body))
   assert.equal(whole.headers?.['content-type'], 'text/markdown; charset=utf-8')
   const pieces: (string | Uint8Array)[] = []
   for await (const piece of whole.body) pieces.push(piece)
   assert.ok(pieces.length >= 4, `read in batches (${pieces.length} pieces)`)
-  const all = JSON.parse(await bodyText((await handler(makeRequest({ method: 'GET', url: '/api/projects/pages-big/tickets?state=all' }))).body)).tickets
+  const all = JSON.parse(
+    await bodyText(
+      (
+        await handler(
+          makeRequest({ method: 'GET', url: '/api/projects/pages-big/tickets?state=all' }),
+        )
+      ).body,
+    ),
+  ).tickets
   assert.equal(all.length, 1234)
   assert.equal(pieces.join(''), listMarkdown(title, states, all))
-  assert.match(String(pieces[0]), /^# pages-big \(Pages Big\): 1234 tickets \(open, doing, review, done, dropped\)\n\n$/)
+  assert.match(
+    String(pieces[0]),
+    /^# pages-big \(Pages Big\): 1234 tickets \(open, doing, review, done, dropped\)\n\n$/,
+  )
 
   const first = await app.call('GET', '/api/projects/pages-big/tickets?state=all&limit=1000')
   const cursor = new URL(first.body.next).searchParams.get('after')
-  const rest = await handler(makeRequest({ method: 'GET', url: `/api/projects/pages-big/tickets?state=all&after=${cursor}`, headers: accept }))
+  const rest = await handler(
+    makeRequest({
+      method: 'GET',
+      url: `/api/projects/pages-big/tickets?state=all&after=${cursor}`,
+      headers: accept,
+    }),
+  )
   assert.equal(await bodyText(rest.body), listMarkdown(title, states, all.slice(1000)))
 
-  const none = await app.call('GET', '/api/projects/pages-big/tickets?q=nothing-matches-this', { headers: accept })
-  assert.equal(none.text, '# pages-big (Pages Big): 0 tickets (open, doing, review)\n\nNo tickets.\n')
+  const none = await app.call('GET', '/api/projects/pages-big/tickets?q=nothing-matches-this', {
+    headers: accept,
+  })
+  assert.equal(
+    none.text,
+    '# pages-big (Pages Big): 0 tickets (open, doing, review)\n\nNo tickets.\n',
+  )
 })
 
 /** A client on `sql` that counts the statements it runs. */
@@ -233,7 +317,11 @@ test('a client that has the list gets 304 after one statement; any write gives a
   const { deps } = await serviceDeps(counted.sql, 'tickets', { clock: app.clock.now })
   // Its webhook worker stays stopped: a round of it would count among the request's statements.
   const call = caller(createTicketsService({ ...deps, webhooks: { start: false } }))
-  for (const url of [`/api/projects/${one.slug}/tickets`, '/api/tickets?state=all', `/api/tickets?project=${two.slug}&limit=2`]) {
+  for (const url of [
+    `/api/projects/${one.slug}/tickets`,
+    '/api/tickets?state=all',
+    `/api/tickets?project=${two.slug}&limit=2`,
+  ]) {
     const first = await call('GET', url)
     const tag = first.headers.etag as string
     assert.match(tag, /^"[A-Za-z0-9_-]{20}"$/, url)
@@ -255,7 +343,13 @@ test('a client that has the list gets 304 after one statement; any write gives a
   const changed = await call('GET', url, { headers: { 'if-none-match': tag } })
   assert.equal(changed.status, 200)
   const tag2 = changed.headers.etag as string
-  expectJson(await app.call('POST', `/api/tickets/${made.id}/state`, { token: alice.token, body: { state: 'doing' } }), 201)
+  expectJson(
+    await app.call('POST', `/api/tickets/${made.id}/state`, {
+      token: alice.token,
+      body: { state: 'doing' },
+    }),
+    201,
+  )
   assert.equal((await call('GET', url, { headers: { 'if-none-match': tag2 } })).status, 200)
 })
 
@@ -263,14 +357,30 @@ test('the 304 comes after the 400s, and a project that does not exist still answ
   const tag = (await app.call('GET', '/api/projects/nope/tickets')).headers.etag
   assert.equal(tag, undefined)
   const good = (await app.call('GET', `/api/projects/${one.slug}/tickets`)).headers.etag as string
-  expectJson(await app.call('GET', `/api/projects/${one.slug}/tickets?limit=0`, { headers: { 'if-none-match': good } }), 400)
-  expectJson(await app.call('GET', '/api/projects/nope/tickets', { headers: { 'if-none-match': good } }), 404, { error: 'no such project' })
+  expectJson(
+    await app.call('GET', `/api/projects/${one.slug}/tickets?limit=0`, {
+      headers: { 'if-none-match': good },
+    }),
+    400,
+  )
+  expectJson(
+    await app.call('GET', '/api/projects/nope/tickets', { headers: { 'if-none-match': good } }),
+    404,
+    { error: 'no such project' },
+  )
 })
 
 test('writes that emit no event change the tag too: an import, a project renamed, and a new display name at login', async () => {
   const url = '/api/tickets?state=all'
   const tag = (await app.call('GET', url)).headers.etag as string
-  const imported = await importTickets(app.sql, { project: { slug: 'pages-import', title: 'Imported', admin: 'alice' }, tickets: [{ number: 9001, subject: 'old' }] }, app.clock.now())
+  const imported = await importTickets(
+    app.sql,
+    {
+      project: { slug: 'pages-import', title: 'Imported', admin: 'alice' },
+      tickets: [{ number: 9001, subject: 'old' }],
+    },
+    app.clock.now(),
+  )
   assert.ok(imported.ok)
   const afterImport = await app.call('GET', url, { headers: { 'if-none-match': tag } })
   assert.equal(afterImport.status, 200, 'an import changes the tag')
@@ -279,14 +389,27 @@ test('writes that emit no event change the tag too: an import, a project renamed
   await app.ticket(carol, p.slug)
   const before = (await app.call('GET', url)).headers.etag as string
   await app.login('carol', 'idp-carol-pages')
-  assert.equal((await app.call('GET', url, { headers: { 'if-none-match': before } })).status, 304, 'a login with the same name changes nothing')
+  assert.equal(
+    (await app.call('GET', url, { headers: { 'if-none-match': before } })).status,
+    304,
+    'a login with the same name changes nothing',
+  )
   await app.login('Caroline', 'idp-carol-pages')
   const renamed = await app.call('GET', url, { headers: { 'if-none-match': before } })
   assert.equal(renamed.status, 200, 'a new name changes the tag')
   assert.ok(renamed.text.includes('"name":"Caroline"'))
-  const projectTag = (await app.call('GET', `/api/projects/${p.slug}/tickets`)).headers.etag as string
-  expectJson(await app.call('POST', `/api/projects/${p.slug}`, { token: carol.token, body: { slug: 'pages-carol-2' } }), 200)
-  const moved = await app.call('GET', `/api/projects/${p.slug}/tickets`, { headers: { 'if-none-match': projectTag } })
+  const projectTag = (await app.call('GET', `/api/projects/${p.slug}/tickets`)).headers
+    .etag as string
+  expectJson(
+    await app.call('POST', `/api/projects/${p.slug}`, {
+      token: carol.token,
+      body: { slug: 'pages-carol-2' },
+    }),
+    200,
+  )
+  const moved = await app.call('GET', `/api/projects/${p.slug}/tickets`, {
+    headers: { 'if-none-match': projectTag },
+  })
   assert.equal(moved.status, 200, 'a new slug changes the tag')
   assert.ok(moved.text.includes('"ref":"pages-carol-2#1"'))
 })

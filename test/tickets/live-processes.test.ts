@@ -57,14 +57,20 @@ async function waitingOn(server: Server, n: number): Promise<void> {
 }
 
 async function emitOn(server: Server, args: unknown[]): Promise<void> {
-  const res = await fetch(`${server.url}/emit`, { method: 'POST', body: JSON.stringify({ project: 'p1', args }) })
+  const res = await fetch(`${server.url}/emit`, {
+    method: 'POST',
+    body: JSON.stringify({ project: 'p1', args }),
+  })
   assert.equal(res.status, 200)
 }
 
 const [a, b] = await Promise.all([startServer(), startServer()])
 
 test('a write on one process reaches the polls waiting on both', { timeout: 60_000 }, async () => {
-  for (const [writer, name] of [[a, 'on a'], [b, 'on b']] as const) {
+  for (const [writer, name] of [
+    [a, 'on a'],
+    [b, 'on b'],
+  ] as const) {
     const { body: start } = await getJson(`${a.url}/api/live`)
     const polls = [a, b].map((server) => getJson(`${server.url}/api/live?after=${start.cursor}`))
     // Both polls have had their first read and wait: only a wake-up can answer them now.
@@ -73,7 +79,10 @@ test('a write on one process reaches the polls waiting on both', { timeout: 60_0
     const answers = await Promise.all(polls)
     for (const answer of answers) {
       assert.equal(answer.status, 200)
-      assert.deepEqual(answer.body.events.map((e: { args: unknown[] }) => e.args), [[name]])
+      assert.deepEqual(
+        answer.body.events.map((e: { args: unknown[] }) => e.args),
+        [[name]],
+      )
     }
     assert.equal(answers[0]!.body.cursor, answers[1]!.body.cursor)
   }
@@ -85,7 +94,10 @@ test('a project filter holds across processes', { timeout: 60_000 }, async () =>
   const mine = getJson(`${b.url}/api/live?after=${start.cursor}&project=p1`)
   await waitingOn(b, 2)
   await emitOn(a, ['for p1'])
-  assert.deepEqual((await mine).body.events.map((e: { args: unknown[] }) => e.args), [['for p1']])
+  assert.deepEqual(
+    (await mine).body.events.map((e: { args: unknown[] }) => e.args),
+    [['for p1']],
+  )
   assert.equal((await getJson(`${b.url}/stats`)).body.waiting, 1)
   // The p2 poll is still waiting; the server's shutdown answers it with no events.
   b.child.kill('SIGTERM')

@@ -14,7 +14,14 @@ const web = await app.project(alice, 'Long lists')
 const T0 = app.clock.now()
 
 /** Adds `n` tickets to `projectId` with `subject(i)`, in `state`, assigned to `assignee`, the newest last. */
-async function fill(projectId: string, n: number, subject: string, state: string, assignee: string | null, from = 0): Promise<void> {
+async function fill(
+  projectId: string,
+  n: number,
+  subject: string,
+  state: string,
+  assignee: string | null,
+  from = 0,
+): Promise<void> {
   await app.sql`
     insert into tickets (project_id, number, subject, state, assignee_id, author_id, created, updated)
     select ${projectId}, p.next_number + i - 1, ${subject} || ' ' || i, ${state}, ${assignee}, ${alice.id}, ${T0}::bigint + (${from} + i) * 1000, ${T0}::bigint + (${from} + i) * 1000
@@ -34,19 +41,29 @@ await fill(mine.id, 4, 'Mine to review', 'review', alice.id, 63)
 async function page(path: string): Promise<{ text: string; html: string }> {
   const answer = await app.call('GET', path, { headers: { cookie: alice.cookie } })
   assert.equal(answer.status, 200, answer.text)
-  return { html: answer.text, text: answer.text.replace(/<[^>]+>/g, ' ').replace(/&quot;/g, '"').replace(/\s+/g, ' ') }
+  return {
+    html: answer.text,
+    text: answer.text
+      .replace(/<[^>]+>/g, ' ')
+      .replace(/&quot;/g, '"')
+      .replace(/\s+/g, ' '),
+  }
 }
 
 /** The subjects a list of the page shows, by its accessible name. */
 function listed(html: string, label: string): string[] {
   const list = new RegExp(`<ul class="tickets" aria-label="${label}">([\\s\\S]*?)</ul>`).exec(html)
   if (list === null) return []
-  return [...list[1]!.matchAll(/<a class="subject" href="[^"]+">([\s\S]*?)<\/a>/g)].map((m) => m[1]!.replace(/<[^>]+>/g, '').trim())
+  return [...list[1]!.matchAll(/<a class="subject" href="[^"]+">([\s\S]*?)<\/a>/g)].map((m) =>
+    m[1]!.replace(/<[^>]+>/g, '').trim(),
+  )
 }
 
 /** The address of the link named `name` on the page. */
 function link(html: string, name: string): string {
-  const found = [...html.matchAll(/<a href="([^"]+)"[^>]*>([^<]*)<\/a>/g)].find((m) => m[2]!.trim() === name)
+  const found = [...html.matchAll(/<a href="([^"]+)"[^>]*>([^<]*)<\/a>/g)].find(
+    (m) => m[2]!.trim() === name,
+  )
   assert.ok(found, `a link named ${name}`)
   return found[1]!.replace(/&amp;/g, '&')
 }
@@ -86,10 +103,15 @@ test('the search in every project pages too, and says "more than" until its last
 })
 
 test('the API still answers every match of a search, and its Markdown heading counts them all', async () => {
-  const all = await app.call('GET', `/api/projects/${web.slug}/tickets?q=login`, { token: alice.token })
+  const all = await app.call('GET', `/api/projects/${web.slug}/tickets?q=login`, {
+    token: alice.token,
+  })
   assert.equal(all.status, 200, all.text)
   assert.equal((all.body.tickets as unknown[]).length, 1_100)
-  const md = await app.call('GET', `/api/projects/${web.slug}/tickets?q=login`, { token: alice.token, headers: { accept: 'text/markdown' } })
+  const md = await app.call('GET', `/api/projects/${web.slug}/tickets?q=login`, {
+    token: alice.token,
+    headers: { accept: 'text/markdown' },
+  })
   assert.match(md.text, /: 1100 tickets|: 1,100 tickets/)
 })
 
@@ -105,11 +127,17 @@ test('the inbox shows 50 tickets a list with the true counts, and its second pag
   assert.match(first.text, /50 of 63 shown Next →/)
   const second = await page(link(first.html, 'Next →'))
   assert.match(second.text, /Waiting for you \(63\)/, 'the count is of every page')
-  assert.deepEqual(listed(second.html, 'Waiting for you'), Array.from({ length: 13 }, (_, i) => `Mine to do ${13 - i}`))
+  assert.deepEqual(
+    listed(second.html, 'Waiting for you'),
+    Array.from({ length: 13 }, (_, i) => `Mine to do ${13 - i}`),
+  )
   assert.equal(listed(second.html, 'In review').length, 4, 'the other list stays on its page')
   assert.match(second.text, /← First page 13 of 63 shown/)
   assert.doesNotMatch(second.html, /rel="next"/)
-  assert.equal(listed((await page(link(second.html, '← First page'))).html, 'Waiting for you').length, 50)
+  assert.equal(
+    listed((await page(link(second.html, '← First page'))).html, 'Waiting for you').length,
+    50,
+  )
 })
 
 test('an inbox address with a cursor the inbox did not hand out shows the first page', async () => {

@@ -29,13 +29,21 @@ async function pingsDuring(run: () => Promise<unknown>): Promise<number> {
 
 test('a write that emits events pings the wake-up once, after it commits', async () => {
   const t = await app.ticket(alice, demo.slug)
-  const pings = await pingsDuring(() => app.call('POST', `/api/tickets/${t.id}/state`, { token: alice.token, body: { state: 'doing' } }))
+  const pings = await pingsDuring(() =>
+    app.call('POST', `/api/tickets/${t.id}/state`, {
+      token: alice.token,
+      body: { state: 'doing' },
+    }),
+  )
   assert.equal(pings, 1, 'three events in one transaction, one ping')
 })
 
 test('a refused write and a write without events do not ping', async () => {
   const pings = await pingsDuring(async () => {
-    await app.call('POST', `/api/projects/${demo.slug}/tickets`, { token: alice.token, body: { subject: 'x', assignee: 'nobody' } })
+    await app.call('POST', `/api/projects/${demo.slug}/tickets`, {
+      token: alice.token,
+      body: { subject: 'x', assignee: 'nobody' },
+    })
     await app.call('POST', '/api/projects', { token: alice.token, body: { title: 'No events' } })
   })
   assert.equal(pings, 0)
@@ -43,7 +51,10 @@ test('a refused write and a write without events do not ping', async () => {
 
 test('events record the project id, and an event is never stored for a refused write', async () => {
   const before = (await app.events()).length
-  await app.call('POST', `/api/projects/${demo.slug}/tickets`, { token: alice.token, body: { subject: 'x', assignee: 'nobody' } })
+  await app.call('POST', `/api/projects/${demo.slug}/tickets`, {
+    token: alice.token,
+    body: { subject: 'x', assignee: 'nobody' },
+  })
   assert.equal((await app.events()).length, before)
   const t = await app.ticket(alice, demo.slug)
   const last = (await app.events()).at(-1)!

@@ -7,7 +7,11 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { parseQuery } from '../../src/tickets/rules/query.ts'
 import { DEFAULT_FILTER, type State } from '../../src/tickets/rules/states.ts'
-import { createPageCache, type ListRequest, type SharedParts } from '../../src/tickets/store/page-cache.ts'
+import {
+  createPageCache,
+  type ListRequest,
+  type SharedParts,
+} from '../../src/tickets/store/page-cache.ts'
 
 const ask = (text: string): ListRequest => {
   const parsed = parseQuery(text)
@@ -43,7 +47,11 @@ test('what was kept for a project and a page of its list is given back with its 
   assert.equal(kept?.switcher, read.switcher)
   assert.equal(kept?.project, read.project)
   assert.equal(kept?.list, read.list)
-  assert.equal(cache.get(null, null)?.switcher, read.switcher, 'a page without a project needs only the switcher')
+  assert.equal(
+    cache.get(null, null)?.switcher,
+    read.switcher,
+    'a page without a project needs only the switcher',
+  )
   assert.equal(cache.get('web', null)?.project, read.project)
 })
 
@@ -58,7 +66,10 @@ test('a request that needs anything not kept gets nothing, so that it reads it a
 test('a read at another version replaces everything kept', () => {
   const cache = createPageCache(10)
   cache.set('web', ask('fonts'), parts(3))
-  cache.set('mobile', null, { ...parts(4, false), project: { projectId: 'p2', members: [], counts } })
+  cache.set('mobile', null, {
+    ...parts(4, false),
+    project: { projectId: 'p2', members: [], counts },
+  })
   assert.equal(cache.get('web', null), null)
   assert.equal(cache.get('mobile', null)?.version, 4)
 })

@@ -31,19 +31,28 @@ for (const [name, url] of [
 }
 
 test('a new token, shown once, is answered with Cache-Control: private, no-store', async () => {
-  const made = await app.call('POST', '/api/tokens', { headers: session, body: { label: 'laptop' } })
+  const made = await app.call('POST', '/api/tokens', {
+    headers: session,
+    body: { label: 'laptop' },
+  })
   assert.equal(made.status, 201, made.text)
   assert.equal(made.headers['cache-control'], 'private, no-store')
 })
 
 test('a list that says "me" is private and varies with the credential, in JSON and in Markdown, 304 included', async () => {
   for (const accept of ['application/json', 'text/markdown']) {
-    const got = await app.call('GET', '/api/tickets?q=assignee:me', { token: alice.token, headers: { accept } })
+    const got = await app.call('GET', '/api/tickets?q=assignee:me', {
+      token: alice.token,
+      headers: { accept },
+    })
     assert.equal(got.status, 200, got.text)
     assert.ok(got.text.includes('Mine'), accept)
     assert.equal(got.headers['cache-control'], 'private, no-cache', accept)
     assert.equal(got.headers.vary, 'Accept, Authorization, Cookie', accept)
-    const again = await app.call('GET', '/api/tickets?q=assignee:me', { token: alice.token, headers: { accept, 'if-none-match': String(got.headers.etag) } })
+    const again = await app.call('GET', '/api/tickets?q=assignee:me', {
+      token: alice.token,
+      headers: { accept, 'if-none-match': String(got.headers.etag) },
+    })
     assert.equal(again.status, 304, accept)
     assert.equal(again.headers.vary, 'Accept, Authorization, Cookie', accept)
   }
@@ -52,7 +61,16 @@ test('a list that says "me" is private and varies with the credential, in JSON a
   assert.equal(anonymous.headers.vary, 'Accept, Authorization, Cookie')
 })
 
-for (const path of ['/', '/inbox', '/settings', '/tickets?q=login', `/${demo.slug}`, `/${demo.slug}/${ticket.number}`, `/${demo.slug}/settings`, '/no-such-project']) {
+for (const path of [
+  '/',
+  '/inbox',
+  '/settings',
+  '/tickets?q=login',
+  `/${demo.slug}`,
+  `/${demo.slug}/${ticket.number}`,
+  `/${demo.slug}/settings`,
+  '/no-such-project',
+]) {
   test(`the page ${path} names the person, is private and varies with the cookie`, async () => {
     const got = await app.call('GET', path, { headers: { cookie: alice.cookie } })
     assert.ok(got.status === 200 || got.status === 404, `${got.status}`)

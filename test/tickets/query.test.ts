@@ -1,6 +1,17 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { emptyQuery, KEYS, needsMe, parseQuery, QUERY_MAX, SEARCH_HELP, TERMS_MAX, withSort, withState, type TicketQuery } from '../../src/tickets/rules/query.ts'
+import {
+  emptyQuery,
+  KEYS,
+  needsMe,
+  parseQuery,
+  QUERY_MAX,
+  SEARCH_HELP,
+  TERMS_MAX,
+  withSort,
+  withState,
+  type TicketQuery,
+} from '../../src/tickets/rules/query.ts'
 
 /** Parses `text` and compares the fields the case names against an otherwise empty query. */
 function assertParses(text: string, fields: Partial<TicketQuery>): void {
@@ -42,7 +53,9 @@ test('states: a comma list, repeated terms add up, all, and exclusions from ever
 })
 
 test('people: by name, quoted names with spaces, none and me, and exclusions', () => {
-  assertParses('assignee:"Mary Ann"', { assignee: { any: [{ kind: 'name', name: 'Mary Ann' }], not: [] } })
+  assertParses('assignee:"Mary Ann"', {
+    assignee: { any: [{ kind: 'name', name: 'Mary Ann' }], not: [] },
+  })
   assertParses('assignee:none', { assignee: { any: [{ kind: 'none' }], not: [] } })
   assertParses('is:unassigned', { assignee: { any: [{ kind: 'none' }], not: [] } })
   assertParses('is:assigned', { assignee: { any: [], not: [{ kind: 'none' }] } })
@@ -50,7 +63,15 @@ test('people: by name, quoted names with spaces, none and me, and exclusions', (
     assignee: { any: [], not: [{ kind: 'name', name: 'bob' }] },
     author: { any: [{ kind: 'me' }], not: [] },
   })
-  assertParses('assignee:bob assignee:carol', { assignee: { any: [{ kind: 'name', name: 'bob' }, { kind: 'name', name: 'carol' }], not: [] } })
+  assertParses('assignee:bob assignee:carol', {
+    assignee: {
+      any: [
+        { kind: 'name', name: 'bob' },
+        { kind: 'name', name: 'carol' },
+      ],
+      not: [],
+    },
+  })
 })
 
 test('is:blocked and its opposites', () => {
@@ -92,24 +113,42 @@ test('what GitHub users type: is:open, is:closed, state:closed, @me and @name, n
   assertParses('is:open state:review', { states: ['open', 'doing', 'review'] })
   assertParses('is:open -state:doing', { states: ['open', 'review'] })
   assertParses('assignee:@me', { assignee: { any: [{ kind: 'me' }], not: [] } })
-  assertParses('author:@Bob -assignee:@me', { author: { any: [{ kind: 'name', name: 'Bob' }], not: [] }, assignee: { any: [], not: [{ kind: 'me' }] } })
-  assertParses('is:open "login loop" -safari', { states: ['open', 'doing', 'review'], phrases: ['login loop'], notWords: ['safari'] })
+  assertParses('author:@Bob -assignee:@me', {
+    author: { any: [{ kind: 'name', name: 'Bob' }], not: [] },
+    assignee: { any: [], not: [{ kind: 'me' }] },
+  })
+  assertParses('is:open "login loop" -safari', {
+    states: ['open', 'doing', 'review'],
+    phrases: ['login loop'],
+    notWords: ['safari'],
+  })
   assert.equal(needsMe((parseQuery('assignee:@me') as { query: TicketQuery }).query), true)
 })
 
 test('the help names every key and every is: value the parser accepts', () => {
   const help = SEARCH_HELP.map(([term]) => term).join(' ')
   for (const key of KEYS) assert.match(help, new RegExp(`\\b${key}:`), key)
-  for (const value of ['open', 'closed', 'blocked', 'unblocked', 'assigned', 'unassigned']) assert.match(help, new RegExp(`is:${value}\\b`), value)
-  for (const [term] of SEARCH_HELP) for (const example of term.split(', ')) assert.ok(parseQuery(example).ok, example)
+  for (const value of ['open', 'closed', 'blocked', 'unblocked', 'assigned', 'unassigned'])
+    assert.match(help, new RegExp(`is:${value}\\b`), value)
+  for (const [term] of SEARCH_HELP)
+    for (const example of term.split(', ')) assert.ok(parseQuery(example).ok, example)
 })
 
 test('refusals say what to type instead', () => {
-  assertRefuses('label:bug', "unknown search key 'label:' (use state:, assignee:, author:, is:, sort:); put text with a colon in double quotes")
-  assertRefuses('state:shut', "unknown state 'shut' (use open, doing, review, done, dropped, closed or all)")
+  assertRefuses(
+    'label:bug',
+    "unknown search key 'label:' (use state:, assignee:, author:, is:, sort:); put text with a colon in double quotes",
+  )
+  assertRefuses(
+    'state:shut',
+    "unknown state 'shut' (use open, doing, review, done, dropped, closed or all)",
+  )
   assertRefuses('state:', "'state:' needs a value, for example state:review")
   assertRefuses('assignee:""', "'assignee:' needs a value, for example assignee:alice")
-  assertRefuses('is:urgent', "unknown 'is:urgent' (use is:open, is:closed, is:blocked, is:unblocked, is:assigned, is:unassigned)")
+  assertRefuses(
+    'is:urgent',
+    "unknown 'is:urgent' (use is:open, is:closed, is:blocked, is:unblocked, is:assigned, is:unassigned)",
+  )
   assertRefuses('sort:random', /^unknown 'sort:random' \(use sort:created-desc/)
   assertRefuses('sort:updated sort:created', "'sort:' may be given once")
   assertRefuses('-sort:updated', "'sort:' cannot be excluded with '-'")
@@ -120,11 +159,31 @@ test('limits: at most 500 characters and 30 terms', () => {
   assertParses('x'.repeat(QUERY_MAX), { words: ['x'.repeat(QUERY_MAX)] })
   assertRefuses('x'.repeat(QUERY_MAX + 1), 'the search must be at most 500 characters')
   assertParses(Array(TERMS_MAX).fill('a').join(' '), { words: Array(TERMS_MAX).fill('a') })
-  assertRefuses(Array(TERMS_MAX + 1).fill('a').join(' '), 'the search may have at most 30 terms')
+  assertRefuses(
+    Array(TERMS_MAX + 1)
+      .fill('a')
+      .join(' '),
+    'the search may have at most 30 terms',
+  )
 })
 
 test('no input throws: odd characters, quotes and dashes anywhere', () => {
-  for (const text of ['"', '-', '--', '-"', ':', 'a:', '::', '"a" "', '\u0000', 'state:"', '-state:"open', '#', '#99999999999', 'é:x']) {
+  for (const text of [
+    '"',
+    '-',
+    '--',
+    '-"',
+    ':',
+    'a:',
+    '::',
+    '"a" "',
+    '\u0000',
+    'state:"',
+    '-state:"open',
+    '#',
+    '#99999999999',
+    'é:x',
+  ]) {
     assert.doesNotThrow(() => parseQuery(text), text)
   }
 })
@@ -141,7 +200,10 @@ test('needsMe() is true only when a person filter says me', () => {
 })
 
 test('withSort() and withState() replace one key and keep the rest as typed', () => {
-  assert.equal(withSort('login sort:created assignee:"Mary Ann"', 'updated-asc'), 'login assignee:"Mary Ann" sort:updated-asc')
+  assert.equal(
+    withSort('login sort:created assignee:"Mary Ann"', 'updated-asc'),
+    'login assignee:"Mary Ann" sort:updated-asc',
+  )
   assert.equal(withSort('login sort:created', null), 'login')
   assert.equal(withState('state:open -bug "two words"', 'review'), 'state:review -bug "two words"')
   assert.equal(withState('state:open login', null), 'login')

@@ -18,7 +18,8 @@ test('relativeTime() says recent times in minutes, hours and days', () => {
     [now - 3 * 24 * 60 * MIN, '3 days ago'],
     [now - 29 * 24 * 60 * MIN, '29 days ago'],
   ]
-  for (const [then, words] of cases) assert.equal(relativeTime(then, now), words, `${(now - then) / MIN} minutes`)
+  for (const [then, words] of cases)
+    assert.equal(relativeTime(then, now), words, `${(now - then) / MIN} minutes`)
 })
 
 test('relativeTime() says older times as a date, with the year when it is another year', () => {

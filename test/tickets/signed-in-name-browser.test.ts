@@ -15,10 +15,23 @@ const project = await app.project(owner, 'Garden')
 const ticket = await app.ticket(owner, project.slug, { subject: 'Water the tomatoes' })
 
 // The browser signs in as the owner's identity again, so the project and its settings are theirs.
-const ownerIdp = (await app.sql`select idp_id from users where id = ${owner.id}`)[0]!.idp_id as string
-const pages = ['/', '/inbox', '/settings', '/tickets?q=water', `/${project.slug}`, `/${project.slug}/${ticket.number}`, `/${project.slug}/settings`, '/no-such-project']
+const ownerIdp = (await app.sql`select idp_id from users where id = ${owner.id}`)[0]!
+  .idp_id as string
+const pages = [
+  '/',
+  '/inbox',
+  '/settings',
+  '/tickets?q=water',
+  `/${project.slug}`,
+  `/${project.slug}/${ticket.number}`,
+  `/${project.slug}/settings`,
+  '/no-such-project',
+]
 
-for (const [size, viewport] of [['1280 px', WIDE], ['390 px', PHONE]] as const) {
+for (const [size, viewport] of [
+  ['1280 px', WIDE],
+  ['390 px', PHONE],
+] as const) {
   test(`the signed-in name is visible on every page at ${size}`, async () => {
     const { context, page } = await served.person('Ana Lima', { viewport, idpId: ownerIdp })
     try {
@@ -26,12 +39,24 @@ for (const [size, viewport] of [['1280 px', WIDE], ['390 px', PHONE]] as const) 
         await page.goto(`${served.url}${path}`)
         const name = page.locator('header').getByText('Ana Lima', { exact: true })
         assert.equal(await name.isVisible(), true, `${path} at ${size}`)
-        await screenshot(page, `signed-in-name-${size.replace(' ', '')}${path.replace(/[/?=]/g, '_')}`)
+        await screenshot(
+          page,
+          `signed-in-name-${size.replace(' ', '')}${path.replace(/[/?=]/g, '_')}`,
+        )
       }
       // The page where a connected app is confirmed says who confirms it.
-      const query = new URLSearchParams({ app: 'calendar', label: 'Calendar', return: 'http://127.0.0.1:9/connected', state: 's1' })
+      const query = new URLSearchParams({
+        app: 'calendar',
+        label: 'Calendar',
+        return: 'http://127.0.0.1:9/connected',
+        state: 's1',
+      })
       await page.goto(`${served.url}/connect?${query}`)
-      assert.equal(await page.getByText('Ana Lima', { exact: true }).isVisible(), true, `/connect at ${size}`)
+      assert.equal(
+        await page.getByText('Ana Lima', { exact: true }).isVisible(),
+        true,
+        `/connect at ${size}`,
+      )
       await screenshot(page, `signed-in-name-${size.replace(' ', '')}_connect`)
     } finally {
       await context.close()

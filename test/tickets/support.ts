@@ -37,7 +37,13 @@ export interface Person {
   tag: string
 }
 
-export async function ticketsApp(options: { env?: NodeJS.ProcessEnv; webhooks?: WebhookOptions; clock?: ReturnType<typeof testClock> } = {}) {
+export async function ticketsApp(
+  options: {
+    env?: NodeJS.ProcessEnv
+    webhooks?: WebhookOptions
+    clock?: ReturnType<typeof testClock>
+  } = {},
+) {
   // Registered before the database's own hook, so the services (and their webhook workers) stop
   // before their database closes.
   const services: { close?(): void | Promise<void> }[] = []
@@ -46,8 +52,14 @@ export async function ticketsApp(options: { env?: NodeJS.ProcessEnv; webhooks?: 
   })
   const db = await testDatabase()
   const clock = options.clock ?? testClock()
-  const { deps, idp, sessions, config } = await serviceDeps(db.sql, 'tickets', { clock: clock.now, env: options.env })
-  const service = createTicketsService({ ...deps, ...(options.webhooks ? { webhooks: options.webhooks } : {}) })
+  const { deps, idp, sessions, config } = await serviceDeps(db.sql, 'tickets', {
+    clock: clock.now,
+    env: options.env,
+  })
+  const service = createTicketsService({
+    ...deps,
+    ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+  })
   services.push(service)
 
   const call = caller(service)
@@ -68,43 +80,78 @@ export async function ticketsApp(options: { env?: NodeJS.ProcessEnv; webhooks?: 
     assert.equal(back.status, 302, back.text)
     const cookie = String(back.headers['set-cookie']).split(';')[0]!
     const me = await call('GET', '/api/me', { headers: { cookie } })
-    const made = await call('POST', '/api/tokens', { headers: { cookie, 'x-tag': me.body.tag }, body: { label: 'tests' } })
+    const made = await call('POST', '/api/tokens', {
+      headers: { cookie, 'x-tag': me.body.tag },
+      body: { label: 'tests' },
+    })
     assert.equal(made.status, 201, made.text)
     return { id: me.body.user.id, name, token: made.body.token, cookie, tag: me.body.tag }
   }
 
   /** Creates a project as `owner`; answers its slug and id. */
-  async function project(owner: Person, title: string, extra: Record<string, string> = {}): Promise<{ slug: string; id: string }> {
-    const made = await call('POST', '/api/projects', { token: owner.token, body: { title, ...extra } })
+  async function project(
+    owner: Person,
+    title: string,
+    extra: Record<string, string> = {},
+  ): Promise<{ slug: string; id: string }> {
+    const made = await call('POST', '/api/projects', {
+      token: owner.token,
+      body: { title, ...extra },
+    })
     assert.equal(made.status, 201, made.text)
     return { slug: made.body.project.slug, id: made.body.project.id }
   }
 
   /** Makes `person` a member of the project with `role`, as `admin`. */
   async function member(admin: Person, slug: string, person: Person, role: string): Promise<void> {
-    const set = await call('POST', `/api/projects/${slug}/members`, { token: admin.token, body: { user: person.id, role } })
+    const set = await call('POST', `/api/projects/${slug}/members`, {
+      token: admin.token,
+      body: { user: person.id, role },
+    })
     assert.equal(set.status, 200, set.text)
   }
 
   /** Creates a ticket; answers it. */
   async function ticket(author: Person, slug: string, fields: Record<string, string> = {}) {
-    const made = await call('POST', `/api/projects/${slug}/tickets`, { token: author.token, body: { subject: 'A ticket', ...fields } })
+    const made = await call('POST', `/api/projects/${slug}/tickets`, {
+      token: author.token,
+      body: { subject: 'A ticket', ...fields },
+    })
     assert.equal(made.status, 201, made.text)
     return made.body.ticket as { id: string; number: number; ref: string; [k: string]: unknown }
   }
 
   /** The live events stored in the outbox, oldest first. */
   async function events(): Promise<{ name: string; args: unknown[]; project_id: string }[]> {
-    return (await db.sql`select name, args, project_id from events order by id`)
+    return await db.sql`select name, args, project_id from events order by id`
   }
 
-  return { db, sql: db.sql, clock, idp, sessions, config, service, call, another, login, project, member, ticket, events }
+  return {
+    db,
+    sql: db.sql,
+    clock,
+    idp,
+    sessions,
+    config,
+    service,
+    call,
+    another,
+    login,
+    project,
+    member,
+    ticket,
+    events,
+  }
 }
 
 /** Sends requests to a service without a socket, through the handler `serve` puts on a port. */
 export function caller(service: { routes: HttpRoute[] }) {
   const handler = createHandler(service.routes, { name: 'tickets', logger: testLogger() })
-  return async function call(method: string, url: string, options: CallOptions = {}): Promise<Answer> {
+  return async function call(
+    method: string,
+    url: string,
+    options: CallOptions = {},
+  ): Promise<Answer> {
     const headers: Record<string, string> = { ...options.headers }
     if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
     let body: string | undefined = options.raw
@@ -115,7 +162,12 @@ export function caller(service: { routes: HttpRoute[] }) {
     const response = await handler(makeRequest({ method, url, headers, body }))
     const text = await bodyText(response.body)
     const type = String(response.headers?.['content-type'] ?? '')
-    return { status: response.status, headers: response.headers ?? {}, text, body: type.startsWith('application/json') ? JSON.parse(text) : undefined }
+    return {
+      status: response.status,
+      headers: response.headers ?? {},
+      text,
+      body: type.startsWith('application/json') ? JSON.parse(text) : undefined,
+    }
   }
 }
 

@@ -16,7 +16,7 @@ test('lineParts() shows a replaced line as removed then added', () => {
   ])
 })
 
-test('combined() keeps every line of both texts, shared lines once, the first text\'s first', () => {
+test("combined() keeps every line of both texts, shared lines once, the first text's first", () => {
   assert.equal(combined('one\ntwo\nthree', 'one\n2\nthree'), 'one\ntwo\n2\nthree')
   assert.equal(combined('same', 'same'), 'same')
   assert.equal(combined('a\n', 'b\n'), 'a\nb\n')

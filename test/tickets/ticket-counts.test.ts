@@ -23,7 +23,9 @@ async function counted(projectId: string): Promise<Record<string, number>> {
 
 /** How many `ticket_counts` rows a project has. */
 async function countRows(projectId: string): Promise<number> {
-  const [row] = await app.sql<{ rows: number }[]>`select count(*)::int as rows from ticket_counts where project_id = ${projectId}`
+  const [row] = await app.sql<
+    { rows: number }[]
+  >`select count(*)::int as rows from ticket_counts where project_id = ${projectId}`
   return row!.rows
 }
 
@@ -39,11 +41,17 @@ test('the state tabs count every ticket after more writes than one fold of the c
   const made = []
   for (let i = 0; i < 70; i++) made.push(await app.ticket(alice, p.slug))
   for (const t of made.slice(0, 12)) {
-    const moved = await app.call('POST', `/api/projects/${p.slug}/tickets/${t.number}/state`, { token: alice.token, body: { state: 'doing' } })
+    const moved = await app.call('POST', `/api/projects/${p.slug}/tickets/${t.number}/state`, {
+      token: alice.token,
+      body: { state: 'doing' },
+    })
     assert.equal(moved.status, 201, moved.text)
   }
   for (const t of made.slice(0, 5)) {
-    const moved = await app.call('POST', `/api/projects/${p.slug}/tickets/${t.number}/state`, { token: alice.token, body: { state: 'done' } })
+    const moved = await app.call('POST', `/api/projects/${p.slug}/tickets/${t.number}/state`, {
+      token: alice.token,
+      body: { state: 'done' },
+    })
     assert.equal(moved.status, 201, moved.text)
   }
   assert.deepEqual(await summed(p.id), { open: 58, doing: 7, done: 5 })
@@ -69,11 +77,13 @@ test('deleting a project deletes its counts with its tickets', async () => {
 
 /** The blockers of each ticket that are neither done nor dropped, counted from `blockers`. */
 async function openBlockersWrong(): Promise<unknown[]> {
-  return [...await app.sql`
+  return [
+    ...(await app.sql`
     select t.id, t.open_blockers, coalesce(c.n, 0)::int as counted from tickets t
     left join (select x.ticket_id, count(*) as n from blockers x join tickets b on b.id = x.blocker_id
       where b.state in ('open', 'doing', 'review') group by x.ticket_id) c on c.ticket_id = t.id
-    where t.open_blockers <> coalesce(c.n, 0)`]
+    where t.open_blockers <> coalesce(c.n, 0)`),
+  ]
 }
 
 test('the counts stay right under 8 writers mixing single and bulk inserts, state changes, moves and deletes', async () => {
@@ -122,7 +132,8 @@ test('the counts stay right under 8 writers mixing single and bulk inserts, stat
           await tx`delete from blockers where ticket_id in (${mine(tx, p)})`
         }
         // Some transactions write twice, so a later statement sees the earlier one's counting rows.
-        if (random() < 0.3) await tx`update tickets set state = ${pick(states)} where id in (${mine(tx, q)})`
+        if (random() < 0.3)
+          await tx`update tickets set state = ${pick(states)} where id in (${mine(tx, q)})`
       })
     }
   }
@@ -141,7 +152,8 @@ test('a statement changing the states of many blocking tickets keeps the blocked
     insert into blockers (ticket_id, blocker_id)
     select a.id, b.id from tickets a join tickets b on b.project_id = a.project_id and b.number in (a.number + 1, a.number + 2)
     where a.project_id = ${p.id}`
-  const [blocked] = await app.sql`select count(*)::int as n from tickets where project_id = ${p.id} and open_blockers = 2`
+  const [blocked] =
+    await app.sql`select count(*)::int as n from tickets where project_id = ${p.id} and open_blockers = 2`
   assert.equal(blocked!.n, 298)
   await app.sql`update tickets set state = 'done' where project_id = ${p.id} and number % 2 = 0`
   await app.sql`update tickets set state = 'review' where project_id = ${p.id} and number % 4 = 0`

@@ -13,12 +13,23 @@ const updated = Date.UTC(2026, 10, 24, 9, 5)
 
 function row(change: Partial<ListRow['ticket']> = {}, blocked = false): ListRow {
   return {
-    ticket: { id: 't-row-1', ref: 'web#7', slug: 'web', number: 7, subject: 'Login fails on Safari', state: 'open', assignee: null, updated, ...change },
+    ticket: {
+      id: 't-row-1',
+      ref: 'web#7',
+      slug: 'web',
+      number: 7,
+      subject: 'Login fails on Safari',
+      state: 'open',
+      assignee: null,
+      updated,
+      ...change,
+    },
     blocked,
   }
 }
 
-const render = (r: ListRow, now = updated + 5 * MINUTE, options: { showProject?: boolean } = {}) => ticketList([r], now, 'none', options).text
+const render = (r: ListRow, now = updated + 5 * MINUTE, options: { showProject?: boolean } = {}) =>
+  ticketList([r], now, 'none', options).text
 
 test('a row shows its ticket: link, subject, state, assignee, blocked marker and the time in words with the exact time', () => {
   const text = render(row())
@@ -26,14 +37,20 @@ test('a row shows its ticket: link, subject, state, assignee, blocked marker and
   assert.match(text, /<span class="state state-open">open<\/span>/)
   assert.match(text, /<span>unassigned<\/span>/)
   assert.doesNotMatch(text, /class="blocked"/)
-  assert.match(text, /<time datetime="2026-11-24T09:05:00.000Z" title="24 Nov 2026, 09:05 UTC" data-relative>5 minutes ago<\/time>/)
+  assert.match(
+    text,
+    /<time datetime="2026-11-24T09:05:00.000Z" title="24 Nov 2026, 09:05 UTC" data-relative>5 minutes ago<\/time>/,
+  )
 })
 
 test('a row shown before changes with each field it shows', () => {
   render(row())
   assert.match(render(row({ state: 'review' })), /state-review">review</)
   assert.match(render(row({ subject: 'Login fails on Firefox' })), />Login fails on Firefox</)
-  assert.match(render(row({ assignee: { id: 'u1', name: 'alice' } })), /<span>assigned to alice<\/span>/)
+  assert.match(
+    render(row({ assignee: { id: 'u1', name: 'alice' } })),
+    /<span>assigned to alice<\/span>/,
+  )
   assert.match(render(row({}, true)), /<span class="blocked">blocked<\/span>/)
   assert.match(render(row({ slug: 'mobile', ref: 'mobile#7' })), /href="\/mobile\/7"/)
   assert.match(render(row({ number: 8, ref: 'web#8' })), /href="\/web\/8"/)
@@ -56,7 +73,10 @@ test('the time in words follows the clock while the row stays the same', () => {
 })
 
 test('a kept row stays escaped: markup in a subject or a name makes no element', () => {
-  const hostile = row({ subject: '<script>alert(1)</script>', assignee: { id: 'u2', name: '"><svg onload=alert(1)>' } })
+  const hostile = row({
+    subject: '<script>alert(1)</script>',
+    assignee: { id: 'u2', name: '"><svg onload=alert(1)>' },
+  })
   for (let i = 0; i < 2; i++) {
     const text = render(hostile)
     assert.doesNotMatch(text, /<script|<svg/)

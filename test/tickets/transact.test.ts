@@ -26,16 +26,22 @@ test('a transaction the database broke off with a deadlock is run again, and onl
 
 test('after a few deadlocks in a row the error is answered, and other errors are not retried', async () => {
   let runs = 0
-  await assert.rejects(store.transact(async () => {
-    runs++
-    throw deadlock()
-  }), /deadlock detected/)
+  await assert.rejects(
+    store.transact(async () => {
+      runs++
+      throw deadlock()
+    }),
+    /deadlock detected/,
+  )
   assert.equal(runs, TRANSACT_ATTEMPTS)
   runs = 0
-  await assert.rejects(store.transact(async () => {
-    runs++
-    throw new Error('something else')
-  }), /something else/)
+  await assert.rejects(
+    store.transact(async () => {
+      runs++
+      throw new Error('something else')
+    }),
+    /something else/,
+  )
   assert.equal(runs, 1)
 })
 
@@ -58,7 +64,11 @@ test('a write whose connection is cut before its commit is run again on another 
     await proxy.close()
   })
   let pings = 0
-  const cutStore = createTicketStore({ sql, clock: Date.now, wake: { ping: () => void pings++, next: () => new Promise(() => {}) } })
+  const cutStore = createTicketStore({
+    sql,
+    clock: Date.now,
+    wake: { ping: () => void pings++, next: () => new Promise(() => {}) },
+  })
   let runs = 0
   const result = await cutStore.transact(async (tx) => {
     runs++
@@ -71,7 +81,12 @@ test('a write whose connection is cut before its commit is run again on another 
   })
   assert.equal(result, 'done')
   assert.equal(runs, 2)
-  const events = await db.sql<{ args: unknown }[]>`select args from events where project_id = 'p-cut'`
-  assert.deepEqual(events.map((e) => e.args), [[{ run: 2 }]])
+  const events = await db.sql<
+    { args: unknown }[]
+  >`select args from events where project_id = 'p-cut'`
+  assert.deepEqual(
+    events.map((e) => e.args),
+    [[{ run: 2 }]],
+  )
   assert.equal(pings, 1)
 })

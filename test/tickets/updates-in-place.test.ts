@@ -17,14 +17,21 @@ test('a comment keeps its ticket on the same page of the table, even when the ti
     select ${crowd.id}, n, 'Ticket ' || n || ' with a subject of some length', 'And a summary that says what happens and when.', 'open', ${alice.id}, n, n
     from generate_series(1, 400) n`
   const pageOf = async (ids: string[]) => {
-    const rows = await app.sql<{ id: string; page: string }[]>`select id, (ctid::text::point)[0]::text as page from tickets where id in ${app.sql(ids)}`
+    const rows = await app.sql<
+      { id: string; page: string }[]
+    >`select id, (ctid::text::point)[0]::text as page from tickets where id in ${app.sql(ids)}`
     return Object.fromEntries(rows.map((r) => [r.id, r.page]))
   }
-  const picked = await app.sql<{ id: string }[]>`select id from tickets where project_id = ${crowd.id} and number % 20 = 0 order by number`
+  const picked = await app.sql<
+    { id: string }[]
+  >`select id from tickets where project_id = ${crowd.id} and number % 20 = 0 order by number`
   const ids = picked.map((r) => r.id)
   const before = await pageOf(ids)
   for (const id of ids) {
-    const res = await app.call('POST', `/api/tickets/${id}/comments`, { token: alice.token, body: { text: 'Still happens.' } })
+    const res = await app.call('POST', `/api/tickets/${id}/comments`, {
+      token: alice.token,
+      body: { text: 'Still happens.' },
+    })
     assert.equal(res.status, 201, res.text)
   }
   assert.deepEqual(await pageOf(ids), before)

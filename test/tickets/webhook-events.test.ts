@@ -1,24 +1,52 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { nextAttemptAt, PAYLOAD_MAX_BYTES, RETRY_FOR_MS, webhookBody, webhookMessageOf } from '../../src/tickets/rules/webhook-events.ts'
+import {
+  nextAttemptAt,
+  PAYLOAD_MAX_BYTES,
+  RETRY_FOR_MS,
+  webhookBody,
+  webhookMessageOf,
+} from '../../src/tickets/rules/webhook-events.ts'
 
 const project = { id: 'p1', slug: 'web' }
 
 test('live events become webhook kinds; events no webhook hears become null', () => {
   const ticket = { id: 't1', ref: 'web#1' }
-  const ev = (name: string, args: unknown[]) => ({ seq: 1, projectId: 'p1', name: name as never, args, created: 0 })
+  const ev = (name: string, args: unknown[]) => ({
+    seq: 1,
+    projectId: 'p1',
+    name: name as never,
+    args,
+    created: 0,
+  })
   assert.equal(webhookMessageOf(ev('ticketCreated', [ticket]), project)?.type, 'ticket.created')
-  for (const [kind, type] of [['comment', 'ticket.commented'], ['state', 'ticket.state_changed'], ['assign', 'ticket.assigned'], ['edit', 'ticket.edited'], ['link', 'ticket.related']]) {
-    assert.deepEqual(webhookMessageOf(ev('ticketEvent', ['t1', { kind }, ticket]), project), { type, data: { project, ticket, event: { kind } } })
+  for (const [kind, type] of [
+    ['comment', 'ticket.commented'],
+    ['state', 'ticket.state_changed'],
+    ['assign', 'ticket.assigned'],
+    ['edit', 'ticket.edited'],
+    ['link', 'ticket.related'],
+  ]) {
+    assert.deepEqual(webhookMessageOf(ev('ticketEvent', ['t1', { kind }, ticket]), project), {
+      type,
+      data: { project, ticket, event: { kind } },
+    })
   }
   assert.equal(webhookMessageOf(ev('membersChanged', ['web']), project)?.type, 'member.changed')
-  assert.equal(webhookMessageOf(ev('connectionsChanged', ['web']), project)?.type, 'connection.changed')
+  assert.equal(
+    webhookMessageOf(ev('connectionsChanged', ['web']), project)?.type,
+    'connection.changed',
+  )
   assert.equal(webhookMessageOf(ev('projectChanged', ['web']), project), null)
   assert.equal(webhookMessageOf(ev('ticketsRelated', [[ticket]]), project), null)
 })
 
 test('a message over 256 KB is cut to the ids with the addresses to read the rest', () => {
-  const data = { project, ticket: { id: 't1', ref: 'web#1', number: 1, summary: 'x'.repeat(PAYLOAD_MAX_BYTES) }, event: { id: 7, kind: 'edit', summary: 'y' } }
+  const data = {
+    project,
+    ticket: { id: 't1', ref: 'web#1', number: 1, summary: 'x'.repeat(PAYLOAD_MAX_BYTES) },
+    event: { id: 7, kind: 'edit', summary: 'y' },
+  }
   const body = JSON.parse(webhookBody('ticket.edited', 0, data, 'https://t.example'))
   assert.deepEqual(body, {
     type: 'ticket.edited',
@@ -36,9 +64,24 @@ test('a message over 256 KB is cut to the ids with the addresses to read the res
 
 test('retries wait 5 s, 5 min, 30 min, 2 h, 5 h, then 10 h, with ±20 % jitter, for 3 days', () => {
   const waits = [1, 2, 3, 4, 5, 6, 7].map((n) => nextAttemptAt(n, 0, 0, () => 0.5))
-  assert.deepEqual(waits, [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000])
-  assert.equal(nextAttemptAt(1, 0, 0, () => 0), 4_000)
-  assert.equal(nextAttemptAt(1, 0, 0, () => 0.999999), 6_000)
-  assert.equal(nextAttemptAt(6, 0, RETRY_FOR_MS - 36_000_000, () => 0.5), RETRY_FOR_MS)
-  assert.equal(nextAttemptAt(6, 0, RETRY_FOR_MS - 35_000_000, () => 0.5), null)
+  assert.deepEqual(
+    waits,
+    [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+  )
+  assert.equal(
+    nextAttemptAt(1, 0, 0, () => 0),
+    4_000,
+  )
+  assert.equal(
+    nextAttemptAt(1, 0, 0, () => 0.999999),
+    6_000,
+  )
+  assert.equal(
+    nextAttemptAt(6, 0, RETRY_FOR_MS - 36_000_000, () => 0.5),
+    RETRY_FOR_MS,
+  )
+  assert.equal(
+    nextAttemptAt(6, 0, RETRY_FOR_MS - 35_000_000, () => 0.5),
+    null,
+  )
 })

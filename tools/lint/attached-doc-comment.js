@@ -23,12 +23,22 @@ export const attachedDocComment = {
       Program(program) {
         const first = program.body[0]
         for (const comment of source.getAllComments()) {
-          if (comment.type !== 'Block' || !comment.value.startsWith('*') || comment.value.startsWith('**')) continue
+          if (
+            comment.type !== 'Block' ||
+            !comment.value.startsWith('*') ||
+            comment.value.startsWith('**')
+          )
+            continue
           if (!first || comment.range[1] <= first.range[0]) continue
           if (/^\*\s*@(type|satisfies)\b/.test(comment.value)) continue
           const next = source.getTokenAfter(comment, { includeComments: true })
           const why = reason(comment, next)
-          if (why) context.report({ loc: comment.loc ?? program.loc ?? { line: 1, column: 0 }, messageId: 'detached', data: { why } })
+          if (why)
+            context.report({
+              loc: comment.loc ?? program.loc ?? { line: 1, column: 0 },
+              messageId: 'detached',
+              data: { why },
+            })
         }
       },
     }
@@ -41,13 +51,22 @@ export const attachedDocComment = {
       if (!next || !next.loc || !comment.loc) return 'nothing follows it'
       if (next.type === 'Line' || next.type === 'Block') {
         // An eslint directive may sit between a doc comment and its declaration.
-        if (next.type === 'Line' && /^\s*eslint-disable-next-line\b/.test(next.value)) return reason(next, source.getTokenAfter(next, { includeComments: true }))
+        if (next.type === 'Line' && /^\s*eslint-disable-next-line\b/.test(next.value))
+          return reason(next, source.getTokenAfter(next, { includeComments: true }))
         return 'another comment follows it'
       }
-      if (next.loc.start.line > comment.loc.end.line + 1) return 'a blank line parts it from the code below'
+      if (next.loc.start.line > comment.loc.end.line + 1)
+        return 'a blank line parts it from the code below'
       let node = source.getNodeByRangeIndex(next.range[0])
-      while (node && node.parent && node.parent.range?.[0] === next.range[0] && node.parent.type !== 'Program') node = node.parent
-      if (!node || !DOCUMENTED.has(node.type)) return `it is above ${node ? `a ${node.type}` : 'no node'}, not a declaration`
+      while (
+        node &&
+        node.parent &&
+        node.parent.range?.[0] === next.range[0] &&
+        node.parent.type !== 'Program'
+      )
+        node = node.parent
+      if (!node || !DOCUMENTED.has(node.type))
+        return `it is above ${node ? `a ${node.type}` : 'no node'}, not a declaration`
       return null
     }
   },

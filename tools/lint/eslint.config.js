@@ -16,7 +16,14 @@ const root = new URL('../..', import.meta.url).pathname
 
 export default tseslint.config(
   {
-    ignores: ['**/node_modules/**', 'data/**', '.build/**', 'pglite-template/**', 'test/fixtures/jsontestsuite/**', 'docs/**'],
+    ignores: [
+      '**/node_modules/**',
+      'data/**',
+      '.build/**',
+      'pglite-template/**',
+      'test/fixtures/jsontestsuite/**',
+      'docs/**',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
@@ -39,10 +46,16 @@ export default tseslint.config(
       'jsdoc/no-multi-asterisks': 'error',
       'jsdoc/check-alignment': 'error',
       // Underscore-prefixed names are parameters a signature must have but the body ignores.
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       // Promises handed to something that awaits them later (a test's `t.after`, `void`-ed
       // fire-and-forget) are explicit with `void`; route handlers may be async.
-      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false, attributes: false } }],
+      '@typescript-eslint/no-misused-promises': [
+        'error',
+        { checksVoidReturn: { arguments: false, attributes: false } },
+      ],
       // Types describe what postgres.js and JSON answer; `any` at those edges is narrowed at
       // once, and the rules below would flag every read of a row. The type checker's `strict`
       // and `noUncheckedIndexedAccess` do the work they would.
@@ -54,7 +67,14 @@ export default tseslint.config(
       // Template literals of numbers and of values with their own toString are the house style.
       '@typescript-eslint/restrict-template-expressions': 'off',
       // node:test's test() and describe() answer promises the runner itself awaits.
-      '@typescript-eslint/no-floating-promises': ['error', { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite'] }] }],
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        {
+          allowForKnownSafeCalls: [
+            { from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite'] },
+          ],
+        },
+      ],
       // Objects here are made by factories whose methods are closures and never use `this`;
       // the rule takes every such method for one that does.
       '@typescript-eslint/unbound-method': 'off',
@@ -81,7 +101,10 @@ export default tseslint.config(
     // Plain JavaScript (scripts/run.mjs, these configuration files): no type information.
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
-    languageOptions: { parserOptions: { project: false, projectService: false }, globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
+    languageOptions: {
+      parserOptions: { project: false, projectService: false },
+      globals: { process: 'readonly', console: 'readonly', URL: 'readonly' },
+    },
   },
   {
     // The command-line scripts are in no TypeScript project (npm run check skips them too).

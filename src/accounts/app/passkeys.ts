@@ -4,10 +4,22 @@
  * (`@simplewebauthn/browser`), sends the answer back, and follows where the server says to go.
  * Without this script the pages still work with names and passwords.
  */
-import { browserSupportsWebAuthn, startAuthentication, startRegistration } from '@simplewebauthn/browser'
+import {
+  browserSupportsWebAuthn,
+  startAuthentication,
+  startRegistration,
+} from '@simplewebauthn/browser'
 
-async function post(path: string, body: Record<string, unknown>): Promise<{ ok: boolean; value: Record<string, unknown> }> {
-  const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), credentials: 'same-origin' })
+async function post(
+  path: string,
+  body: Record<string, unknown>,
+): Promise<{ ok: boolean; value: Record<string, unknown> }> {
+  const res = await fetch(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    credentials: 'same-origin',
+  })
   const value = (await res.json().catch(() => ({}))) as Record<string, unknown>
   return { ok: res.ok, value }
 }
@@ -24,14 +36,20 @@ const CANCELLED = 'The passkey was not used. Try again, or use your password.'
 async function signIn(button: HTMLButtonElement): Promise<void> {
   const csrf = button.dataset.csrf ?? ''
   const options = await post('/passkeys/signin/options', { csrf })
-  if (!options.ok) return showError(String(options.value.error ?? 'The passkey sign-in could not start.'))
+  if (!options.ok)
+    return showError(String(options.value.error ?? 'The passkey sign-in could not start.'))
   let response
   try {
     response = await startAuthentication({ optionsJSON: options.value as never })
   } catch {
     return showError(CANCELLED)
   }
-  const done = await post('/passkeys/signin', { csrf, key: button.dataset.key ?? '', return: button.dataset.return ?? '', response })
+  const done = await post('/passkeys/signin', {
+    csrf,
+    key: button.dataset.key ?? '',
+    return: button.dataset.return ?? '',
+    response,
+  })
   if (!done.ok) return showError(String(done.value.error ?? 'The passkey sign-in failed.'))
   location.assign(String(done.value.location))
 }
@@ -39,7 +57,8 @@ async function signIn(button: HTMLButtonElement): Promise<void> {
 async function add(button: HTMLButtonElement): Promise<void> {
   const csrf = button.dataset.csrf ?? ''
   const options = await post('/passkeys/register/options', { csrf })
-  if (!options.ok) return showError(String(options.value.error ?? 'The passkey could not be added.'))
+  if (!options.ok)
+    return showError(String(options.value.error ?? 'The passkey could not be added.'))
   let response
   try {
     response = await startRegistration({ optionsJSON: options.value as never })

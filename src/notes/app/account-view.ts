@@ -32,7 +32,13 @@ export function createAccountView(app: App) {
     await act.saveNow()
     if (navigator.onLine) await app.sync.flush().catch(() => false)
     const waiting = await app.local.waiting()
-    if (waiting > 0 && !confirm(`${waiting} ${waiting === 1 ? 'change has' : 'changes have'} not reached the server yet, and signing out deletes this browser's copy. Sign out anyway and lose ${waiting === 1 ? 'it' : 'them'}?`)) return
+    if (
+      waiting > 0 &&
+      !confirm(
+        `${waiting} ${waiting === 1 ? 'change has' : 'changes have'} not reached the server yet, and signing out deletes this browser's copy. Sign out anyway and lose ${waiting === 1 ? 'it' : 'them'}?`,
+      )
+    )
+      return
     const answer = await app.send('POST', '/logout', {})
     if (answer === null || answer.status !== 200) {
       app.state.problem = 'Signing out needs a connection'
@@ -69,17 +75,20 @@ export function createAccountView(app: App) {
     registerWorker(): void {
       if (!('serviceWorker' in navigator)) return
       let reloadAsked = false
-      navigator.serviceWorker.register('/sw.js', { scope: '/' }).then((reg) => {
-        // A worker waiting while another controls the page is a new version: offer it. (The
-        // first worker of all takes over by itself and needs no reload.)
-        const offer = () => {
-          if (reg.waiting && navigator.serviceWorker.controller) ui.update.hidden = false
-        }
-        offer()
-        reg.addEventListener('updatefound', () => {
-          reg.installing?.addEventListener('statechange', offer)
+      navigator.serviceWorker
+        .register('/sw.js', { scope: '/' })
+        .then((reg) => {
+          // A worker waiting while another controls the page is a new version: offer it. (The
+          // first worker of all takes over by itself and needs no reload.)
+          const offer = () => {
+            if (reg.waiting && navigator.serviceWorker.controller) ui.update.hidden = false
+          }
+          offer()
+          reg.addEventListener('updatefound', () => {
+            reg.installing?.addEventListener('statechange', offer)
+          })
         })
-      }).catch(() => {})
+        .catch(() => {})
       navigator.serviceWorker.addEventListener('controllerchange', () => {
         if (reloadAsked) location.reload()
       })

@@ -59,7 +59,12 @@ interface EntryState {
 }
 
 function isEntryState(value: unknown): value is EntryState {
-  return typeof value === 'object' && value !== null && typeof (value as EntryState).note === 'string' && typeof (value as EntryState).overList === 'boolean'
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as EntryState).note === 'string' &&
+    typeof (value as EntryState).overList === 'boolean'
+  )
 }
 
 /** The address bar of `win` (see the module's comment). */
@@ -77,9 +82,17 @@ export function createAddress(win: AddressWindow): Address {
         if (overList) win.history.back()
         else win.history.replaceState(null, '', listUrl())
       } else if (now === null) {
-        win.history.pushState({ note: id, overList: true } satisfies EntryState, '', `${listUrl()}${noteHash(id)}`)
+        win.history.pushState(
+          { note: id, overList: true } satisfies EntryState,
+          '',
+          `${listUrl()}${noteHash(id)}`,
+        )
       } else {
-        win.history.replaceState({ note: id, overList } satisfies EntryState, '', `${listUrl()}${noteHash(id)}`)
+        win.history.replaceState(
+          { note: id, overList } satisfies EntryState,
+          '',
+          `${listUrl()}${noteHash(id)}`,
+        )
       }
     },
     adopt() {
@@ -87,7 +100,11 @@ export function createAddress(win: AddressWindow): Address {
       const state = win.history.state
       if (id === null || (isEntryState(state) && state.overList)) return
       win.history.replaceState(null, '', listUrl())
-      win.history.pushState({ note: id, overList: true } satisfies EntryState, '', `${listUrl()}${noteHash(id)}`)
+      win.history.pushState(
+        { note: id, overList: true } satisfies EntryState,
+        '',
+        `${listUrl()}${noteHash(id)}`,
+      )
     },
   }
 }

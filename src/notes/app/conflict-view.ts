@@ -22,7 +22,8 @@ export function createConflictView(app: App) {
       state.conflictNotice = { ids: [noteId, copyId], text }
       if (state.openId === noteId || state.openId === copyId) act.showNotice(text)
       // The copy open shows both versions already; anywhere else a message leads to it.
-      if (state.openId !== copyId) act.toast(text, { label: 'Compare', run: () => act.openNote(copyId) })
+      if (state.openId !== copyId)
+        act.toast(text, { label: 'Compare', run: () => act.openNote(copyId) })
     },
 
     showCompare(copy: Shown): void {
@@ -30,7 +31,8 @@ export function createConflictView(app: App) {
       ui.editor.hidden = !original ? false : true
       if (!original) {
         // The note it came from is gone here: it is an ordinary note now.
-        if (!state.outdated) void app.local.mark(copy.id, {}).then(() => act.reloadIds([copy.id]), act.noteError)
+        if (!state.outdated)
+          void app.local.mark(copy.id, {}).then(() => act.reloadIds([copy.id]), act.noteError)
         ui.compare.hidden = true
         ui.editor.value = copy.text
         state.editorText = copy.text

@@ -27,14 +27,15 @@ export function conflictWords(here: boolean): ConflictWords {
   const [noteSide, copySide] = here ? [theirs, mine] : [mine, theirs]
   return {
     hint: here
-      ? 'The note holds the other device\'s version; this conflicted copy holds yours. Lines only in the other device\'s version are struck through, lines only in this device\'s are marked.'
-      : 'The note holds this device\'s version; this conflicted copy holds the other device\'s. Lines only in this device\'s version are struck through, lines only in the other device\'s are marked.',
+      ? "The note holds the other device's version; this conflicted copy holds yours. Lines only in the other device's version are struck through, lines only in this device's are marked."
+      : "The note holds this device's version; this conflicted copy holds the other device's. Lines only in this device's version are struck through, lines only in the other device's are marked.",
     noteSide: capital(noteSide),
     copySide: `${capital(copySide)} (conflicted copy)`,
     keepCopy: `Keep only ${copySide}`,
-    notice: (title) => here
-      ? `Conflict in “${title}”: the other device changed the same lines while you edited them here. Both versions are kept; this device's is the conflicted copy.`
-      : `Conflict in “${title}”: the other device changed the same lines as this device. Both versions are kept; the other device's is the conflicted copy.`,
+    notice: (title) =>
+      here
+        ? `Conflict in “${title}”: the other device changed the same lines while you edited them here. Both versions are kept; this device's is the conflicted copy.`
+        : `Conflict in “${title}”: the other device changed the same lines as this device. Both versions are kept; the other device's is the conflicted copy.`,
   }
 }
 

@@ -92,7 +92,12 @@ export function createAppState(): AppState {
 }
 
 export function shown(note: LocalNote): Shown {
-  return { ...note, lower: note.text.toLowerCase(), titleLower: titleOf(note.text).toLowerCase(), tags: tagsOf(note.text) }
+  return {
+    ...note,
+    lower: note.text.toLowerCase(),
+    titleLower: titleOf(note.text).toLowerCase(),
+    tags: tagsOf(note.text),
+  }
 }
 
 /** A conflicted copy another device made, arrived here: its words are this device's side. */
@@ -118,10 +123,23 @@ export type Resolution = 'both' | 'this' | 'hand'
 export type NotesController = ReturnType<typeof createNotesController>
 
 /** The rules over `state` and the copy `local`; `clock` stamps every edit. */
-export function createNotesController({ state, local, clock }: { state: AppState; local: Local; clock: () => number }) {
+export function createNotesController({
+  state,
+  local,
+  clock,
+}: {
+  state: AppState
+  local: Local
+  clock: () => number
+}) {
   function sort(): void {
     const pinned = state.pinned
-    state.order = [...state.notes.values()].sort((a, b) => Number(pinned.has(b.id)) - Number(pinned.has(a.id)) || b.edited - a.edited || (a.id < b.id ? -1 : 1))
+    state.order = [...state.notes.values()].sort(
+      (a, b) =>
+        Number(pinned.has(b.id)) - Number(pinned.has(a.id)) ||
+        b.edited - a.edited ||
+        (a.id < b.id ? -1 : 1),
+    )
     state.tags = tagTree(state.order)
   }
 
@@ -138,7 +156,9 @@ export function createNotesController({ state, local, clock }: { state: AppState
     return arrived.map((copy) => ({
       noteId: copy.conflictOf!,
       copyId: copy.id,
-      notice: conflictWords(false).notice(titleOf(state.notes.get(copy.conflictOf!)?.text ?? copy.text)),
+      notice: conflictWords(false).notice(
+        titleOf(state.notes.get(copy.conflictOf!)?.text ?? copy.text),
+      ),
     }))
   }
 
@@ -194,10 +214,15 @@ export function createNotesController({ state, local, clock }: { state: AppState
       // Before every note is read, the list without a search counts the stored ones; a search
       // is drawn again when they are all read.
       if (!state.loaded && parsed === null) matches = Math.max(matches, state.stored)
-      const empty = !state.loaded ? 'Looking through every note…'
-        : state.notes.size === 0 ? (state.firstSync ? 'Loading your notes…' : 'No notes yet. “New note” starts one.')
-        : parsed?.patterns.length === 0 ? 'No note has this tag.'
-        : 'No note has these words.'
+      const empty = !state.loaded
+        ? 'Looking through every note…'
+        : state.notes.size === 0
+          ? state.firstSync
+            ? 'Loading your notes…'
+            : 'No notes yet. “New note” starts one.'
+          : parsed?.patterns.length === 0
+            ? 'No note has this tag.'
+            : 'No note has these words.'
       return { notes: found.slice(0, LIST_LIMIT), matches, empty }
     },
 
@@ -233,7 +258,16 @@ export function createNotesController({ state, local, clock }: { state: AppState
     addDraft(): string {
       const now = clock()
       const id = newNoteId(now)
-      state.notes.set(id, { id, text: '', base: 0, edited: now, lower: '', titleLower: '', tags: [], draft: true })
+      state.notes.set(id, {
+        id,
+        text: '',
+        base: 0,
+        edited: now,
+        lower: '',
+        titleLower: '',
+        tags: [],
+        draft: true,
+      })
       return id
     },
 
@@ -292,7 +326,10 @@ export function createNotesController({ state, local, clock }: { state: AppState
      * to open then, the notes to read again, and the notes other tabs must hear of (null when
      * `copyId` is no conflicted copy).
      */
-    async resolveConflict(copyId: string, how: Resolution): Promise<{ open: string; changed: string[]; told: string[] } | null> {
+    async resolveConflict(
+      copyId: string,
+      how: Resolution,
+    ): Promise<{ open: string; changed: string[]; told: string[] } | null> {
       const copy = state.notes.get(copyId)
       if (!copy?.conflictOf) return null
       const original = state.notes.get(copy.conflictOf)

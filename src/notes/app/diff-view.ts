@@ -18,7 +18,10 @@ export interface Part {
  * line as that line with one: a line appended after it does not change it.
  */
 export function lineParts(before: string, after: string): Part[] {
-  return diffLines(before, after, { ignoreNewlineAtEof: true }).map((p) => ({ kind: p.added ? 'added' : p.removed ? 'removed' : 'same', text: p.value }))
+  return diffLines(before, after, { ignoreNewlineAtEof: true }).map((p) => ({
+    kind: p.added ? 'added' : p.removed ? 'removed' : 'same',
+    text: p.value,
+  }))
 }
 
 /**
@@ -28,7 +31,9 @@ export function lineParts(before: string, after: string): Part[] {
  */
 export function shownParts(parts: readonly Part[], show: ReadonlySet<Part['kind']>): Part[] {
   const kept = parts.filter((p) => show.has(p.kind))
-  return kept.map((p, i) => (i < kept.length - 1 && !p.text.endsWith('\n') ? { ...p, text: `${p.text}\n` } : p))
+  return kept.map((p, i) =>
+    i < kept.length - 1 && !p.text.endsWith('\n') ? { ...p, text: `${p.text}\n` } : p,
+  )
 }
 
 /**
@@ -37,14 +42,22 @@ export function shownParts(parts: readonly Part[], show: ReadonlySet<Part['kind'
  */
 export function combined(before: string, after: string): string {
   const parts = lineParts(before, after)
-  return parts.map((p, i) => (p.text.endsWith('\n') || i === parts.length - 1 ? p.text : `${p.text}\n`)).join('')
+  return parts
+    .map((p, i) => (p.text.endsWith('\n') || i === parts.length - 1 ? p.text : `${p.text}\n`))
+    .join('')
 }
 
 /** Draws into `into` the parts of `parts` of the kinds in `show` (the others are left out). */
-export function drawParts(into: HTMLElement, parts: readonly Part[], show: ReadonlySet<Part['kind']>): void {
+export function drawParts(
+  into: HTMLElement,
+  parts: readonly Part[],
+  show: ReadonlySet<Part['kind']>,
+): void {
   into.replaceChildren()
   for (const part of shownParts(parts, show)) {
-    const el = document.createElement(part.kind === 'added' ? 'ins' : part.kind === 'removed' ? 'del' : 'span')
+    const el = document.createElement(
+      part.kind === 'added' ? 'ins' : part.kind === 'removed' ? 'del' : 'span',
+    )
     el.textContent = part.text
     into.append(el)
   }

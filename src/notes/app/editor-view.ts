@@ -60,7 +60,9 @@ export function createEditorView(app: App) {
     },
 
     drawMeta(note: Shown): void {
-      ui.edited.textContent = note.draft ? 'New note' : `Edited ${new Date(note.edited).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })}`
+      ui.edited.textContent = note.draft
+        ? 'New note'
+        : `Edited ${new Date(note.edited).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })}`
     },
 
     closeNote(): void {
@@ -222,7 +224,8 @@ export function createEditorView(app: App) {
       const reading = note !== undefined && !note.conflictOf && app.prefs.has('reading', note.id)
       ui.writeMode.setAttribute('aria-pressed', String(!reading))
       ui.readMode.setAttribute('aria-pressed', String(reading))
-      ui.writeMode.disabled = ui.readMode.disabled = note === undefined || note.conflictOf !== undefined
+      ui.writeMode.disabled = ui.readMode.disabled =
+        note === undefined || note.conflictOf !== undefined
       ui.pin.setAttribute('aria-pressed', String(note !== undefined && state.pinned.has(note.id)))
       if (!ui.history.hidden || !ui.compare.hidden || !ui.share.hidden) return
       ui.editor.hidden = reading
@@ -275,7 +278,10 @@ export function createEditorView(app: App) {
       act.closeImport()
       ui.app.dataset.view = 'list'
       ui.history.hidden = true
-      const item = id === null ? null : ui.list.querySelector<HTMLButtonElement>(`button.item[data-id="${CSS.escape(id)}"]`)
+      const item =
+        id === null
+          ? null
+          : ui.list.querySelector<HTMLButtonElement>(`button.item[data-id="${CSS.escape(id)}"]`)
       ;(item ?? ui.search).focus()
     },
   } satisfies Partial<Actions> & Record<string, unknown>

@@ -26,7 +26,10 @@ export function safeName(text: string): string {
     .replace(/^[#>*\-\s.]+/, '')
     .replace(/\s+/g, ' ')
     .trim()
-  name = Array.from(name).slice(0, NAME_MAX).join('').replace(/[\s.]+$/, '')
+  name = Array.from(name)
+    .slice(0, NAME_MAX)
+    .join('')
+    .replace(/[\s.]+$/, '')
   if (name === '' || RESERVED.test(name)) name = name === '' ? 'Untitled' : `${name} note`
   return name
 }
@@ -48,7 +51,14 @@ export function exportZip(notes: readonly ExportedNote[], now: number): Uint8Arr
   const names = fileNames(notes)
   const files: Record<string, Uint8Array> = {}
   notes.forEach((note, i) => (files[`notes/${names[i]}`] = strToU8(note.text)))
-  const index = notes.map((note, i) => ({ id: note.id, file: `notes/${names[i]}`, edited: new Date(note.edited).toISOString(), editedMs: note.edited }))
-  files['notes.json'] = strToU8(JSON.stringify({ exported: new Date(now).toISOString(), notes: index }, null, 2))
+  const index = notes.map((note, i) => ({
+    id: note.id,
+    file: `notes/${names[i]}`,
+    edited: new Date(note.edited).toISOString(),
+    editedMs: note.edited,
+  }))
+  files['notes.json'] = strToU8(
+    JSON.stringify({ exported: new Date(now).toISOString(), notes: index }, null, 2),
+  )
   return zipSync(files, { level: 6, mtime: new Date(now) })
 }

@@ -32,7 +32,13 @@ export function createHistoryView(app: App) {
     void act.flushSoon()
   }
 
-  function revisionItem(id: string, rev: Revision, time: string, older: string, first: boolean): HTMLLIElement {
+  function revisionItem(
+    id: string,
+    rev: Revision,
+    time: string,
+    older: string,
+    first: boolean,
+  ): HTMLLIElement {
     const li = document.createElement('li')
     const head = document.createElement('div')
     head.className = 'revision-head'
@@ -75,11 +81,13 @@ export function createHistoryView(app: App) {
       const answer = await app.send('GET', `/api/notes/revisions?id=${encodeURIComponent(id)}`)
       if (state.openId !== id || ui.history.hidden) return
       if (answer === null) {
-        ui.historyHint.textContent = 'The history is kept on the server: it shows when this device is online.'
+        ui.historyHint.textContent =
+          'The history is kept on the server: it shows when this device is online.'
         return
       }
       if (answer.status === 404) {
-        ui.historyHint.textContent = 'This note has not reached the server yet, so it has no history.'
+        ui.historyHint.textContent =
+          'This note has not reached the server yet, so it has no history.'
         return
       }
       if (answer.status !== 200) {
@@ -89,7 +97,11 @@ export function createHistoryView(app: App) {
       const revisions = answer.body.revisions as Revision[]
       ui.historyHint.textContent = `${revisions.length} saved ${revisions.length === 1 ? 'version' : 'versions'}, newest first. Added lines are marked, removed lines struck through.`
       const times = versionTimes(revisions.map((rev) => rev.edited))
-      ui.revisions.replaceChildren(...revisions.map((rev, i) => revisionItem(id, rev, times[i]!, revisions[i + 1]?.text ?? '', i === 0)))
+      ui.revisions.replaceChildren(
+        ...revisions.map((rev, i) =>
+          revisionItem(id, rev, times[i]!, revisions[i + 1]?.text ?? '', i === 0),
+        ),
+      )
     },
 
     closeHistory(): void {

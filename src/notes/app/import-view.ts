@@ -43,16 +43,30 @@ export function createImportView(app: App) {
     say(['Reading the files…'], [])
     let picked: PickedFile[]
     try {
-      picked = await Promise.all(files.map(async (f) => ({ path: f.webkitRelativePath || f.name, bytes: new Uint8Array(await f.arrayBuffer()) })))
+      picked = await Promise.all(
+        files.map(async (f) => ({
+          path: f.webkitRelativePath || f.name,
+          bytes: new Uint8Array(await f.arrayBuffer()),
+        })),
+      )
     } catch (error) {
-      say([`The files could not be read (${error instanceof Error ? error.message : String(error)}).`], [])
+      say(
+        [
+          `The files could not be read (${error instanceof Error ? error.message : String(error)}).`,
+        ],
+        [],
+      )
       return
     }
     const found = importFiles(picked)
     const skipped = [...found.skipped]
     const texts: string[] = []
     for (const note of found.notes) {
-      if (note.text.length > MAX_TEXT) skipped.push({ path: note.text.split('\n', 1)[0]!.slice(0, 60), why: 'longer than 1,000,000 characters' })
+      if (note.text.length > MAX_TEXT)
+        skipped.push({
+          path: note.text.split('\n', 1)[0]!.slice(0, 60),
+          why: 'longer than 1,000,000 characters',
+        })
       else texts.push(note.text)
     }
     let ids: string[] = []
@@ -65,8 +79,19 @@ export function createImportView(app: App) {
     app.channel?.postMessage({ ids })
     await act.refreshStatus()
     void act.flushSoon()
-    const imported = ids.length === 0 ? 'No note was imported.' : `Imported ${ids.length} ${ids.length === 1 ? 'note' : 'notes'}: they are in the list, and sync like notes typed here.`
-    say(skipped.length === 0 ? [imported] : [imported, `${skipped.length} ${skipped.length === 1 ? 'file was' : 'files were'} passed over:`], skipped)
+    const imported =
+      ids.length === 0
+        ? 'No note was imported.'
+        : `Imported ${ids.length} ${ids.length === 1 ? 'note' : 'notes'}: they are in the list, and sync like notes typed here.`
+    say(
+      skipped.length === 0
+        ? [imported]
+        : [
+            imported,
+            `${skipped.length} ${skipped.length === 1 ? 'file was' : 'files were'} passed over:`,
+          ],
+      skipped,
+    )
   }
 
   const view = {

@@ -91,8 +91,10 @@ function readJson(file: PickedFile, result: ImportResult): void {
     result.skipped.push({ path: file.path, why: 'not valid JSON' })
     return
   }
-  if (isRecord(value) && Array.isArray(value.activeNotes)) return readSimplenote(value.activeNotes, result)
-  if (isRecord(value) && Array.isArray(value.items)) return readStandardNotes(file.path, value.items, result)
+  if (isRecord(value) && Array.isArray(value.activeNotes))
+    return readSimplenote(value.activeNotes, result)
+  if (isRecord(value) && Array.isArray(value.items))
+    return readStandardNotes(file.path, value.items, result)
   if (isRecord(value) && typeof value.exported === 'string' && Array.isArray(value.notes)) return
   result.skipped.push({ path: file.path, why: 'not a Simplenote or Standard Notes export' })
 }
@@ -104,7 +106,13 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 /** `text` with a last line of `#tag`s for the tags it does not have written yet. */
 function withTags(text: string, tags: readonly string[]): string {
   const lower = text.toLowerCase()
-  const missing = [...new Set(tags.map(tagFrom).filter((t) => t !== null))].filter((t) => !new RegExp(`(^|\\s)#${t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\p{L}\\p{N}_/-])`, 'u').test(lower))
+  const missing = [...new Set(tags.map(tagFrom).filter((t) => t !== null))].filter(
+    (t) =>
+      !new RegExp(
+        `(^|\\s)#${t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\p{L}\\p{N}_/-])`,
+        'u',
+      ).test(lower),
+  )
   if (missing.length === 0) return text
   return `${text.replace(/\s+$/, '')}\n\n${missing.map((t) => `#${t}`).join(' ')}\n`
 }
@@ -118,7 +126,9 @@ function tagFrom(name: string): string | null {
 function readSimplenote(notes: unknown[], result: ImportResult): void {
   for (const note of notes) {
     if (!isRecord(note) || typeof note.content !== 'string' || note.content.trim() === '') continue
-    const tags = Array.isArray(note.tags) ? note.tags.filter((t): t is string => typeof t === 'string') : []
+    const tags = Array.isArray(note.tags)
+      ? note.tags.filter((t): t is string => typeof t === 'string')
+      : []
     result.notes.push({ text: withTags(note.content, tags) })
   }
 }
@@ -131,14 +141,25 @@ function readStandardNotes(path: string, items: unknown[], result: ImportResult)
   }
   const tagsOf = new Map<string, string[]>()
   for (const item of records) {
-    if (item.content_type !== 'Tag' || !isRecord(item.content) || typeof item.content.title !== 'string') continue
+    if (
+      item.content_type !== 'Tag' ||
+      !isRecord(item.content) ||
+      typeof item.content.title !== 'string'
+    )
+      continue
     for (const ref of Array.isArray(item.content.references) ? item.content.references : []) {
-      if (isRecord(ref) && typeof ref.uuid === 'string') tagsOf.set(ref.uuid, [...(tagsOf.get(ref.uuid) ?? []), item.content.title])
+      if (isRecord(ref) && typeof ref.uuid === 'string')
+        tagsOf.set(ref.uuid, [...(tagsOf.get(ref.uuid) ?? []), item.content.title])
     }
   }
   for (const item of records) {
     if (item.content_type !== 'Note' || item.deleted === true || !isRecord(item.content)) continue
-    if (isRecord(item.content.appData) && isRecord(item.content.appData['org.standardnotes.sn']) && item.content.appData['org.standardnotes.sn'].trashed === true) continue
+    if (
+      isRecord(item.content.appData) &&
+      isRecord(item.content.appData['org.standardnotes.sn']) &&
+      item.content.appData['org.standardnotes.sn'].trashed === true
+    )
+      continue
     if (item.content.trashed === true) continue
     const title = typeof item.content.title === 'string' ? item.content.title.trim() : ''
     const body = typeof item.content.text === 'string' ? item.content.text : ''

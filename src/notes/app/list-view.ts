@@ -88,7 +88,8 @@ export function createListView(app: App) {
     /** Takes the stored state of the notes `ids` (`notes`: those still stored) into the screen. */
     applyNotes(ids: readonly string[], notes: readonly LocalNote[]): void {
       // A conflicted copy made by another device's save: this device is told as well.
-      for (const copy of app.notes.applyStored(ids, notes)) app.act.tellConflict(copy.notice, copy.noteId, copy.copyId)
+      for (const copy of app.notes.applyStored(ids, notes))
+        app.act.tellConflict(copy.notice, copy.noteId, copy.copyId)
       // A conflict sorted out on another device (the copy or the note deleted, or the copy kept
       // as an ordinary note): its notice goes here too, as it went there.
       const told = state.conflictNotice
@@ -120,7 +121,8 @@ export function createListView(app: App) {
         }
         return
       }
-      const from = e.target === ui.search ? SEARCH_BOX : items.indexOf(e.target as HTMLButtonElement)
+      const from =
+        e.target === ui.search ? SEARCH_BOX : items.indexOf(e.target as HTMLButtonElement)
       if (from === SEARCH_BOX && e.target !== ui.search) return
       const to = moveTo(e.key, from, items.length)
       if (to === null) return

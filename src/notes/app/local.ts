@@ -173,22 +173,28 @@ export async function unpack(tx: Tx, ids: Iterable<string>): Promise<void> {
     const set = taken.get(key) ?? new Set()
     taken.set(key, set.add(id))
   })
-  await Promise.all([...taken].map(async ([key, out]) => {
-    const pack = await packs.get(key)
-    if (!pack) return
-    const stay = pack.notes.filter((n) => !out.has(n.id))
-    await Promise.all([
-      ...pack.notes.filter((n) => out.has(n.id)).map((n) => tx.objectStore('notes').put(n)),
-      stay.length === 0 ? packs.delete(key) : packs.put({ ids: stay.map((n) => n.id), notes: stay }, key),
-    ])
-  }))
+  await Promise.all(
+    [...taken].map(async ([key, out]) => {
+      const pack = await packs.get(key)
+      if (!pack) return
+      const stay = pack.notes.filter((n) => !out.has(n.id))
+      await Promise.all([
+        ...pack.notes.filter((n) => out.has(n.id)).map((n) => tx.objectStore('notes').put(n)),
+        stay.length === 0
+          ? packs.delete(key)
+          : packs.put({ ids: stay.map((n) => n.id), notes: stay }, key),
+      ])
+    }),
+  )
 }
 
 /** The base of an edit that started from `from`, the stored note being `old` (see `Local.edit`). */
 function startingBase(old: LocalNote | undefined, from: EditStart | undefined): number {
   const stored = old?.base ?? 0
   if (from === undefined) return stored
-  return from.base < stored && from.text !== undefined && old?.text === from.text ? stored : from.base
+  return from.base < stored && from.text !== undefined && old?.text === from.text
+    ? stored
+    : from.base
 }
 
 /**
@@ -199,7 +205,14 @@ function startingBase(old: LocalNote | undefined, from: EditStart | undefined): 
  * this open waits for an older tab to let go. A copy newer than this code rejects with a
  * `VersionError`.
  */
-export async function openLocal(name: string, options: { random?: () => string; onBlocking?: (next: number | null) => void; onBlocked?: () => void } = {}): Promise<Local> {
+export async function openLocal(
+  name: string,
+  options: {
+    random?: () => string
+    onBlocking?: (next: number | null) => void
+    onBlocked?: () => void
+  } = {},
+): Promise<Local> {
   const db: IDBPDatabase<Schema> = await openDB<Schema>(name, VERSION, {
     upgrade(db, oldVersion, _newVersion, tx) {
       if (oldVersion < 1) {
@@ -211,7 +224,10 @@ export async function openLocal(name: string, options: { random?: () => string; 
       if (oldVersion < 2) tx.objectStore('notes').createIndex('edited', 'edited')
       // Version 3: the first sync's packs. The notes and queue of an older copy stay as they
       // are: a note in `notes` is where the new layout keeps every note not packed.
-      if (oldVersion < 3) db.createObjectStore('packs', { autoIncrement: true }).createIndex('ids', 'ids', { multiEntry: true })
+      if (oldVersion < 3)
+        db.createObjectStore('packs', { autoIncrement: true }).createIndex('ids', 'ids', {
+          multiEntry: true,
+        })
       // Version 4: the trash. An older copy starts with it empty; the server's trash fills it.
       if (oldVersion < 4) db.createObjectStore('trash', { keyPath: 'id' })
     },
@@ -238,9 +254,15 @@ export async function openLocal(name: string, options: { random?: () => string; 
     const tx = db.transaction(['notes', 'packs'])
     const kept = await Promise.all(ids.map((id) => tx.objectStore('notes').get(id)))
     const missing = ids.filter((_, i) => kept[i] === undefined)
-    const keys = new Set((await Promise.all(missing.map((id) => tx.objectStore('packs').index('ids').getKey(id)))).filter((k) => k !== undefined))
+    const keys = new Set(
+      (
+        await Promise.all(missing.map((id) => tx.objectStore('packs').index('ids').getKey(id)))
+      ).filter((k) => k !== undefined),
+    )
     const packed = new Map<string, LocalNote>()
-    for (const pack of await Promise.all([...keys].map((key) => tx.objectStore('packs').get(key)))) {
+    for (const pack of await Promise.all(
+      [...keys].map((key) => tx.objectStore('packs').get(key)),
+    )) {
       for (const note of pack?.notes ?? []) packed.set(note.id, note)
     }
     return ids.map((id, i) => kept[i] ?? packed.get(id))
@@ -248,7 +270,10 @@ export async function openLocal(name: string, options: { random?: () => string; 
 
   /** How many notes are stored, deleted ones included. */
   async function count(tx: IDBPTransaction<Schema, Stores, IDBTransactionMode>): Promise<number> {
-    const [kept, packed] = await Promise.all([tx.objectStore('notes').count(), tx.objectStore('packs').index('ids').count()])
+    const [kept, packed] = await Promise.all([
+      tx.objectStore('notes').count(),
+      tx.objectStore('packs').index('ids').count(),
+    ])
     return kept + packed
   }
 
@@ -294,7 +319,10 @@ export async function openLocal(name: string, options: { random?: () => string; 
 
     async all() {
       const tx = db.transaction(['notes', 'packs'])
-      const [kept, packs] = await Promise.all([tx.objectStore('notes').getAll(), tx.objectStore('packs').getAll()])
+      const [kept, packs] = await Promise.all([
+        tx.objectStore('notes').getAll(),
+        tx.objectStore('packs').getAll(),
+      ])
       return [...kept, ...packs.flatMap((p) => p.notes)].filter((n) => !n.deleted)
     },
 
@@ -304,16 +332,27 @@ export async function openLocal(name: string, options: { random?: () => string; 
       const packed: LocalNote[] = []
       const [stored, deletes] = await Promise.all([
         count(tx),
-        tx.objectStore('queue').getAll().then((q) => q.filter((e) => e.op === 'delete').length),
+        tx
+          .objectStore('queue')
+          .getAll()
+          .then((q) => q.filter((e) => e.op === 'delete').length),
         (async () => {
-          for (let c = await tx.objectStore('notes').index('edited').openCursor(null, 'prev'); c && kept.length < limit; c = await c.continue()) {
+          for (
+            let c = await tx.objectStore('notes').index('edited').openCursor(null, 'prev');
+            c && kept.length < limit;
+            c = await c.continue()
+          ) {
             if (!c.value.deleted) kept.push(c.value)
           }
         })(),
         (async () => {
           // The pages came oldest first, so the last packs hold the newest packed notes; a
           // packed note is never deleted (a delete unpacks it first).
-          for (let c = await tx.objectStore('packs').openCursor(null, 'prev'); c && packed.length < limit; c = await c.continue()) {
+          for (
+            let c = await tx.objectStore('packs').openCursor(null, 'prev');
+            c && packed.length < limit;
+            c = await c.continue()
+          ) {
             packed.push(...c.value.notes)
           }
         })(),
@@ -341,7 +380,14 @@ export async function openLocal(name: string, options: { random?: () => string; 
         const notes = tx.objectStore('notes')
         const queue = tx.objectStore('queue')
         const old = await notes.get(id)
-        const note: LocalNote = { ...old, id, text, base: old?.base ?? 0, edited: at, deleted: false }
+        const note: LocalNote = {
+          ...old,
+          id,
+          text,
+          base: old?.base ?? 0,
+          edited: at,
+          deleted: false,
+        }
         delete note.deleted
         await notes.put(note)
         const entry = await queue.get(id)
@@ -363,7 +409,15 @@ export async function openLocal(name: string, options: { random?: () => string; 
         const entry = await queue.get(id)
         const replaced = entry?.op === 'save' ? entry : undefined
         const base = replaced?.base ?? note.base
-        const del: Pending = { id, op: 'delete', text: '', base, at, seq: await nextSeq(tx), notBefore: at + undoMs }
+        const del: Pending = {
+          id,
+          op: 'delete',
+          text: '',
+          base,
+          at,
+          seq: await nextSeq(tx),
+          notBefore: at + undoMs,
+        }
         if (replaced) del.replaced = replaced
         await queue.put(del)
       })
@@ -394,7 +448,8 @@ export async function openLocal(name: string, options: { random?: () => string; 
           if ((await queue.get(entry.id))?.op !== 'delete') await trash.delete(entry.id)
         }
         for (const entry of entries) {
-          if ((await queue.get(entry.id))?.op !== 'save') await trash.put({ id: entry.id, text: entry.text, deleted: entry.deleted })
+          if ((await queue.get(entry.id))?.op !== 'save')
+            await trash.put({ id: entry.id, text: entry.text, deleted: entry.deleted })
         }
       })
     },
@@ -419,7 +474,14 @@ export async function openLocal(name: string, options: { random?: () => string; 
         // The server keeps the text of a deleted note, and a save of it brings it back.
         const note: LocalNote = { id, text: entry.text, base: entry.deleted, edited: at }
         await tx.objectStore('notes').put(note)
-        await queue.put({ id, op: 'save', text: entry.text, base: entry.deleted, at, seq: await nextSeq(tx) })
+        await queue.put({
+          id,
+          op: 'save',
+          text: entry.text,
+          base: entry.deleted,
+          at,
+          seq: await nextSeq(tx),
+        })
         return note
       })
     },

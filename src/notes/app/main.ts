@@ -113,7 +113,15 @@ async function start(): Promise<void> {
     ? (name, fn) => navigator.locks.request(name, fn)
     : createLocalLock()
   app.notes = createNotesController({ state, local: app.local, clock: Date.now })
-  app.sync = createSync({ local: app.local, send: app.send, clock: Date.now, lock, onEvent: (event) => void handle(event), retry: (fn, ms) => setTimeout(fn, ms), deviceName: deviceName(navigator.userAgent) })
+  app.sync = createSync({
+    local: app.local,
+    send: app.send,
+    clock: Date.now,
+    lock,
+    onEvent: (event) => void handle(event),
+    retry: (fn, ms) => setTimeout(fn, ms),
+    deviceName: deviceName(navigator.userAgent),
+  })
   state.device = await app.local.device()
   await applyRescue(app.local, userId)
   // The first screen comes from the newest notes alone; reading every note (for the search
@@ -168,7 +176,10 @@ function letGo(): void {
     keepRescue(userId, { id, text, at: Date.now(), base: state.editorBase, from: state.editorText })
     state.dirty = false
     const at = Date.now()
-    void app.local.edit(id, text, at, app.notes.editStart()).then(() => forgetRescue(userId), () => {})
+    void app.local.edit(id, text, at, app.notes.editStart()).then(
+      () => forgetRescue(userId),
+      () => {},
+    )
     // The list and its search, which this tab still shows, show the text kept.
     const note = state.notes.get(id)
     if (note) {
@@ -184,7 +195,13 @@ function letGo(): void {
 function rescue(): void {
   if (!state.dirty || state.openId === null) return
   // A full disk leaves the IndexedDB write of `saveNow` as the only chance.
-  keepRescue(userId, { id: state.openId, text: ui.editor.value, at: Date.now(), base: state.editorBase, from: state.editorText })
+  keepRescue(userId, {
+    id: state.openId,
+    text: ui.editor.value,
+    at: Date.now(),
+    base: state.editorBase,
+    from: state.editorText,
+  })
   void act.saveNow()
 }
 
@@ -223,8 +240,12 @@ async function handle(event: SyncEvent): Promise<void> {
   } else if (event.kind === 'kept') {
     await act.reloadIds([event.id])
     const note = state.notes.get(event.id)
-    act.toast(`“${titleOf(note?.text ?? '')}” was edited on another device, so it was not deleted.`, null)
-    if (state.openId === event.id || state.openId === null) await act.openNote(event.id, { save: state.openId !== null })
+    act.toast(
+      `“${titleOf(note?.text ?? '')}” was edited on another device, so it was not deleted.`,
+      null,
+    )
+    if (state.openId === event.id || state.openId === null)
+      await act.openNote(event.id, { save: state.openId !== null })
     act.showNotice('This note was edited on another device after you deleted it, so it was kept.')
   } else if (event.kind === 'refused') {
     state.problem = `Not saved: ${event.error}`
@@ -242,11 +263,15 @@ function wire(): void {
     const item = (e.target as HTMLElement).closest<HTMLButtonElement>('button.item')
     // From the keyboard (no pointer: `detail` 0) the editor takes the focus on a phone too,
     // rather than the list item it hides.
-    if (item?.dataset.id) void act.openNote(item.dataset.id, { focus: e.detail === 0 || window.matchMedia('(min-width: 44rem)').matches })
+    if (item?.dataset.id)
+      void act.openNote(item.dataset.id, {
+        focus: e.detail === 0 || window.matchMedia('(min-width: 44rem)').matches,
+      })
   })
   // The search box names its key (/) only where there is a keyboard to press it: the same test
   // as the stylesheet's `.keys-hint`.
-  if (!window.matchMedia('(hover: none) and (pointer: coarse)').matches) ui.search.placeholder = ui.search.dataset.keysPlaceholder ?? ui.search.placeholder
+  if (!window.matchMedia('(hover: none) and (pointer: coarse)').matches)
+    ui.search.placeholder = ui.search.dataset.keysPlaceholder ?? ui.search.placeholder
   ui.search.addEventListener('input', () => act.drawList())
   tags.wireTags()
   trash.wireTrash()
@@ -313,7 +338,8 @@ async function followAddress(): Promise<void> {
 }
 
 function onKey(e: KeyboardEvent): void {
-  const typingField = e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement
+  const typingField =
+    e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement
   if (e.altKey && !e.ctrlKey && !e.metaKey && e.code === 'KeyN') {
     e.preventDefault()
     void editor.newNote()

@@ -19,7 +19,9 @@ function createRenderer(): InstanceType<typeof MarkdownIt> {
   // markdown-it's own check lets through every link but `javascript:`, `vbscript:`, `file:` and
   // most `data:`; ours only what a reader can follow safely.
   md.validateLink = (url) => ALLOWED_LINK.test(url.trim())
-  const defaultOpen = md.renderer.rules.link_open ?? ((tokens, i, options, _env, self) => self.renderToken(tokens, i, options))
+  const defaultOpen =
+    md.renderer.rules.link_open ??
+    ((tokens, i, options, _env, self) => self.renderToken(tokens, i, options))
   md.renderer.rules.link_open = (tokens, i, options, env, self) => {
     tokens[i]!.attrSet('rel', 'nofollow noopener noreferrer')
     tokens[i]!.attrSet('target', '_blank')
@@ -31,7 +33,9 @@ function createRenderer(): InstanceType<typeof MarkdownIt> {
     const src = String(token.attrGet('src') ?? '')
     const label = md.utils.escapeHtml(alt || 'image')
     // validateLink has already turned a link it refuses into text; an image is checked here.
-    return ALLOWED_LINK.test(src) ? `<a href="${md.utils.escapeHtml(src)}" rel="nofollow noopener noreferrer" target="_blank">${label}</a>` : label
+    return ALLOWED_LINK.test(src)
+      ? `<a href="${md.utils.escapeHtml(src)}" rel="nofollow noopener noreferrer" target="_blank">${label}</a>`
+      : label
   }
   md.core.ruler.after('inline', 'task_lists', taskLists)
   return md
@@ -50,7 +54,13 @@ function taskLists(state: StateCore): void {
   for (let i = 2; i < tokens.length; i++) {
     const t = tokens[i]!
     const item = tokens[i - 2]!
-    if (t.type !== 'inline' || tokens[i - 1]!.type !== 'paragraph_open' || item.type !== 'list_item_open' || !item.map) continue
+    if (
+      t.type !== 'inline' ||
+      tokens[i - 1]!.type !== 'paragraph_open' ||
+      item.type !== 'list_item_open' ||
+      !item.map
+    )
+      continue
     const marker = /^\[([ xX])\][ \t]+/.exec(t.content)
     const first = t.children?.[0]
     if (!marker || !first || first.type !== 'text' || !first.content.startsWith(marker[0])) continue

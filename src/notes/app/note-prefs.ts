@@ -21,7 +21,9 @@ export function createNotePrefs(userId: string, storage: PrefsStorage) {
   function read(pref: Pref): Set<string> {
     try {
       const ids: unknown = JSON.parse(storage.getItem(key(pref)) ?? '[]')
-      return new Set(Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [])
+      return new Set(
+        Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [],
+      )
     } catch {
       return new Set()
     }

@@ -16,7 +16,10 @@ async function follow(): Promise<void> {
   if (document.visibilityState !== 'visible' || !main || !status) return
   let answer: Response
   try {
-    answer = await fetch(location.href, { cache: 'no-cache', headers: etag ? { 'if-none-match': etag } : {} })
+    answer = await fetch(location.href, {
+      cache: 'no-cache',
+      headers: etag ? { 'if-none-match': etag } : {},
+    })
   } catch {
     return
   }
@@ -47,7 +50,8 @@ const LOCAL_TIME = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', tim
 
 /** The page's times in the reader's own time zone and words (the server writes them in UTC). */
 function localTimes(): void {
-  for (const time of document.querySelectorAll('time')) time.textContent = LOCAL_TIME.format(new Date(time.dateTime))
+  for (const time of document.querySelectorAll('time'))
+    time.textContent = LOCAL_TIME.format(new Date(time.dateTime))
 }
 
 localTimes()

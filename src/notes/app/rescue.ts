@@ -25,7 +25,11 @@ function keyOf(userId: string): string {
 }
 
 /** Keeps `rescued` for the next start; false when the storage is full. */
-export function keepRescue(userId: string, rescued: Rescued, storage: RescueStorage = localStorage): boolean {
+export function keepRescue(
+  userId: string,
+  rescued: Rescued,
+  storage: RescueStorage = localStorage,
+): boolean {
   try {
     storage.setItem(keyOf(userId), JSON.stringify(rescued))
     return true
@@ -43,7 +47,11 @@ export function forgetRescue(userId: string, storage: RescueStorage = localStora
 }
 
 /** Puts what a closing page kept into the copy (unless the copy has that text already), then forgets it. */
-export async function applyRescue(local: Local, userId: string, storage: RescueStorage = localStorage): Promise<void> {
+export async function applyRescue(
+  local: Local,
+  userId: string,
+  storage: RescueStorage = localStorage,
+): Promise<void> {
   let kept: Rescued | null
   try {
     kept = JSON.parse(storage.getItem(keyOf(userId)) ?? 'null')
@@ -52,6 +60,10 @@ export async function applyRescue(local: Local, userId: string, storage: RescueS
   }
   if (kept === null || typeof kept.id !== 'string' || typeof kept.text !== 'string') return
   const note = await local.get(kept.id)
-  if (note?.text !== kept.text) await local.edit(kept.id, kept.text, kept.at, { base: kept.base, ...(typeof kept.from === 'string' ? { text: kept.from } : {}) })
+  if (note?.text !== kept.text)
+    await local.edit(kept.id, kept.text, kept.at, {
+      base: kept.base,
+      ...(typeof kept.from === 'string' ? { text: kept.from } : {}),
+    })
   forgetRescue(userId, storage)
 }

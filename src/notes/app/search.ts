@@ -29,20 +29,27 @@ export interface Searchable {
 
 /** The search typed in the box, or null when it has no words (the whole list shows). */
 export function parseQuery(typed: string): Query | null {
-  const typedWords = typed.toLowerCase().split(/\s+/).filter((w) => w !== '')
+  const typedWords = typed
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((w) => w !== '')
   if (typedWords.length === 0) return null
   const isTag = (w: string) => w.startsWith('#') && isTagName(w.slice(1))
   const tags = typedWords.filter(isTag).map((w) => tagKey(w.slice(1)))
   const words = typedWords.filter((w) => !isTag(w))
   // A word starts where no letter or digit comes before it: "5" begins "5 kg", not "15".
-  const patterns = words.map((w) => new RegExp(`(?<![\\p{L}\\p{N}])${w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'u'))
+  const patterns = words.map(
+    (w) => new RegExp(`(?<![\\p{L}\\p{N}])${w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'u'),
+  )
   return { text: words.join(' '), patterns, tags }
 }
 
 /** The one tag a search is made of (`#work`, as choosing a tag in the list types it), or null. */
 export function tagSearched(typed: string): string | null {
   const query = parseQuery(typed)
-  return query !== null && query.tags.length === 1 && query.patterns.length === 0 ? query.tags[0]! : null
+  return query !== null && query.tags.length === 1 && query.patterns.length === 0
+    ? query.tags[0]!
+    : null
 }
 
 /** Whether `note` has every word of `query` at the start of one of its words. */
@@ -53,7 +60,13 @@ export function matches(query: Query, lower: string): boolean {
 /** 0: the title is exactly the search; 1: the title has every word; 2: only the text does. */
 export function rankOf(query: Query, titleLower: string): 0 | 1 | 2 {
   if (query.patterns.length === 0) return 2
-  if (titleLower.split(/\s+/).filter((w) => w !== '').join(' ') === query.text) return 0
+  if (
+    titleLower
+      .split(/\s+/)
+      .filter((w) => w !== '')
+      .join(' ') === query.text
+  )
+    return 0
   return matches(query, titleLower) ? 1 : 2
 }
 
@@ -63,6 +76,8 @@ export function rankOf(query: Query, titleLower: string): 0 | 1 | 2 {
  */
 export function search<T extends Searchable>(notes: readonly T[], query: Query): T[] {
   const groups: [T[], T[], T[]] = [[], [], []]
-  for (const note of notes) if (matches(query, note.lower) && query.tags.every((tag) => hasTag(note.tags, tag))) groups[rankOf(query, note.titleLower)].push(note)
+  for (const note of notes)
+    if (matches(query, note.lower) && query.tags.every((tag) => hasTag(note.tags, tag)))
+      groups[rankOf(query, note.titleLower)].push(note)
   return groups.flat()
 }

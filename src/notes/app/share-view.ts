@@ -23,9 +23,10 @@ export function createShareView(app: App) {
     const link = $<HTMLInputElement>('published-url')
     link.value = publication?.url ?? ''
     $<HTMLAnchorElement>('published-open').href = publication?.url ?? '#'
-    $('publish-hint').textContent = publication === null
-      ? 'Publish makes a read-only page of this note that anyone with its link can read, with your later saves. Unpublish ends the link at once.'
-      : 'Anyone with this link can read the note, with your later saves. Unpublish ends the link at once; publishing again makes a new one.'
+    $('publish-hint').textContent =
+      publication === null
+        ? 'Publish makes a read-only page of this note that anyone with its link can read, with your later saves. Unpublish ends the link at once.'
+        : 'Anyone with this link can read the note, with your later saves. Unpublish ends the link at once; publishing again makes a new one.'
   }
 
   function problem(text: string | null): void {
@@ -46,7 +47,10 @@ export function createShareView(app: App) {
       $('publish-hint').textContent = ''
       return problem('Publishing needs a connection: it shows when this device is online.')
     }
-    if (answer.status !== 200) return problem(`Could not read whether this note is published (${answer.body?.error ?? answer.status}).`)
+    if (answer.status !== 200)
+      return problem(
+        `Could not read whether this note is published (${answer.body?.error ?? answer.status}).`,
+      )
     const list = answer.body.publications as Publication[]
     drawPublication(list.find((p) => p.note === id) ?? null)
   }
@@ -61,12 +65,22 @@ export function createShareView(app: App) {
     }
     const answer = await app.send('POST', '/api/notes/publications', { op, id })
     if (state.openId !== id) return
-    if (answer === null) return problem(`${op === 'publish' ? 'Publishing' : 'Unpublishing'} needs a connection: try again when this device is online.`)
-    if (answer.status === 404) return problem('This note has not reached the server yet: publish it once it is saved.')
-    if (answer.status !== 200) return problem(`Could not ${op} (${answer.body?.error ?? answer.status}).`)
+    if (answer === null)
+      return problem(
+        `${op === 'publish' ? 'Publishing' : 'Unpublishing'} needs a connection: try again when this device is online.`,
+      )
+    if (answer.status === 404)
+      return problem('This note has not reached the server yet: publish it once it is saved.')
+    if (answer.status !== 200)
+      return problem(`Could not ${op} (${answer.body?.error ?? answer.status}).`)
     problem(null)
-    drawPublication(op === 'publish' ? answer.body as Publication : null)
-    act.toast(op === 'publish' ? 'Published: anyone with the link can read this note.' : 'Unpublished: the link no longer works.', null)
+    drawPublication(op === 'publish' ? (answer.body as Publication) : null)
+    act.toast(
+      op === 'publish'
+        ? 'Published: anyone with the link can read this note.'
+        : 'Unpublished: the link no longer works.',
+      null,
+    )
     ;(op === 'publish' ? $('published-url') : $('publish')).focus()
   }
 
@@ -101,7 +115,10 @@ export function createShareView(app: App) {
       $('copy-link').addEventListener('click', () => {
         const url = $<HTMLInputElement>('published-url')
         url.select()
-        void navigator.clipboard?.writeText(url.value).then(() => act.toast('Link copied.', null), () => {})
+        void navigator.clipboard?.writeText(url.value).then(
+          () => act.toast('Link copied.', null),
+          () => {},
+        )
       })
     },
   }

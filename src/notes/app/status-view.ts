@@ -8,7 +8,18 @@
 import { $, OUTDATED, UNDO_MS, type Actions, type App, type ToastAction } from './app.ts'
 import { statusText } from './text.ts'
 
-type StatusActions = Pick<Actions, 'refreshStatus' | 'showProblem' | 'noteError' | 'showNotice' | 'toast' | 'refusedOutdated' | 'outdated' | 'runSync' | 'flushSoon'>
+type StatusActions = Pick<
+  Actions,
+  | 'refreshStatus'
+  | 'showProblem'
+  | 'noteError'
+  | 'showNotice'
+  | 'toast'
+  | 'refusedOutdated'
+  | 'outdated'
+  | 'runSync'
+  | 'flushSoon'
+>
 
 export function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
@@ -20,7 +31,9 @@ function isQuota(error: unknown): boolean {
 }
 
 /** `app.local` and `app.sync` are read only once the copy is open. */
-export function createStatusView(app: Pick<App, 'ui' | 'state' | 'local' | 'sync' | 'act'>): StatusActions {
+export function createStatusView(
+  app: Pick<App, 'ui' | 'state' | 'local' | 'sync' | 'act'>,
+): StatusActions {
   const { ui, state } = app
   let toastTimer = 0
 
@@ -32,7 +45,13 @@ export function createStatusView(app: Pick<App, 'ui' | 'state' | 'local' | 'sync
       const waiting = (await app.local.waiting().catch(() => 0)) + (state.dirty ? 1 : 0)
       const text = statusText({ online: online(), waiting, problem: state.problem })
       if (ui.status.textContent !== text) ui.status.textContent = text
-      ui.status.dataset.state = !online() ? 'offline' : state.problem ? 'problem' : waiting > 0 ? 'waiting' : 'saved'
+      ui.status.dataset.state = !online()
+        ? 'offline'
+        : state.problem
+          ? 'problem'
+          : waiting > 0
+            ? 'waiting'
+            : 'saved'
     },
 
     showProblem(text) {
@@ -46,7 +65,9 @@ export function createStatusView(app: Pick<App, 'ui' | 'state' | 'local' | 'sync
       if (state.outdated) return
       if (isQuota(error)) {
         state.problem = 'Storage full: the last edit is not kept on this device'
-        view.showNotice('This device is out of storage space, so your last edit could not be kept here. It stays in the editor: free some space, then keep typing.')
+        view.showNotice(
+          'This device is out of storage space, so your last edit could not be kept here. It stays in the editor: free some space, then keep typing.',
+        )
       } else {
         state.problem = `Not kept: ${describe(error)}`
       }
@@ -65,12 +86,18 @@ export function createStatusView(app: Pick<App, 'ui' | 'state' | 'local' | 'sync
       ui.toastText.textContent = text
       ui.toastAction.hidden = act === null
       ui.toastAction.textContent = act?.label ?? 'Undo'
-      ui.toastAction.onclick = act === null ? null : () => {
-        ui.toast.hidden = true
-        void act.run()
-      }
+      ui.toastAction.onclick =
+        act === null
+          ? null
+          : () => {
+              ui.toast.hidden = true
+              void act.run()
+            }
       ui.toast.hidden = false
-      toastTimer = window.setTimeout(() => (ui.toast.hidden = true), typeof action === 'function' ? UNDO_MS : 8_000)
+      toastTimer = window.setTimeout(
+        () => (ui.toast.hidden = true),
+        typeof action === 'function' ? UNDO_MS : 8_000,
+      )
     },
 
     /**

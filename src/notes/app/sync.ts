@@ -35,7 +35,12 @@ interface Change {
  * time limit: `signal` aborts the request once it has been silent too long, and `alive()` says
  * it is not (called when the answer's headers and each piece of its body arrive).
  */
-export type Send = (method: 'GET' | 'POST', path: string, body?: unknown, watch?: RequestWatch) => Promise<Sent>
+export type Send = (
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+  watch?: RequestWatch,
+) => Promise<Sent>
 
 /** See {@link Send}. */
 export interface RequestWatch {
@@ -114,10 +119,13 @@ export function createSync(deps: {
         clearTimeout(timer)
         timer = setTimeout(silent, timeout)
       }
-      deps.send(method, path, body, { signal: controller.signal, alive }).then(
-        (answer) => resolve(answer),
-        () => resolve(null),
-      ).finally(() => clearTimeout(timer))
+      deps
+        .send(method, path, body, { signal: controller.signal, alive })
+        .then(
+          (answer) => resolve(answer),
+          () => resolve(null),
+        )
+        .finally(() => clearTimeout(timer))
     })
   }
 
@@ -137,17 +145,28 @@ export function createSync(deps: {
   }
 
   async function sendOne(entry: Pending, device: string): Promise<'sent' | 'failed' | 'stop'> {
-    const body = entry.op === 'save'
-      ? { op: 'save', id: entry.id, local: device, ...(deps.deviceName ? { device: deps.deviceName } : {}), text: entry.text, base: entry.base, at: entry.at }
-      : { op: 'delete', id: entry.id, base: entry.base }
+    const body =
+      entry.op === 'save'
+        ? {
+            op: 'save',
+            id: entry.id,
+            local: device,
+            ...(deps.deviceName ? { device: deps.deviceName } : {}),
+            text: entry.text,
+            base: entry.base,
+            at: entry.at,
+          }
+        : { op: 'delete', id: entry.id, base: entry.base }
     const answer = await send('POST', '/api/notes', body)
-    if (answer === null || answer.status >= 500 || answer.status === 408 || answer.status === 429) return 'failed'
+    if (answer === null || answer.status >= 500 || answer.status === 408 || answer.status === 429)
+      return 'failed'
     if (answer.status === 401) {
       onEvent({ kind: 'signed-out' })
       return 'stop'
     }
     if (answer.status !== 200) {
-      const error = typeof answer.body?.error === 'string' ? answer.body.error : `refused (${answer.status})`
+      const error =
+        typeof answer.body?.error === 'string' ? answer.body.error : `refused (${answer.status})`
       await local.write(async (tx) => {
         const now = await tx.objectStore('queue').get(entry.id)
         if (now?.seq === entry.seq) await tx.objectStore('queue').put({ ...now, refused: error })
@@ -160,7 +179,15 @@ export function createSync(deps: {
     return 'sent'
   }
 
-  async function settleSave(sent: Pending, answer: { id: string; edited: number; text: string; copy?: { id: string; edited: number; text: string } }): Promise<void> {
+  async function settleSave(
+    sent: Pending,
+    answer: {
+      id: string
+      edited: number
+      text: string
+      copy?: { id: string; edited: number; text: string }
+    },
+  ): Promise<void> {
     const events: SyncEvent[] = []
     await local.write(async (tx) => {
       await unpack(tx, answer.copy ? [sent.id, answer.copy.id] : [sent.id])
@@ -174,33 +201,61 @@ export function createSync(deps: {
       if (answer.copy) {
         // Ours became the copy; the note holds what the server kept.
         const copyText = newer?.op === 'save' ? newer.text : answer.copy.text
-        await notes.put({ id: answer.copy.id, text: copyText, base: answer.copy.edited, edited: answer.copy.edited, conflictOf: sent.id, conflictHere: true })
+        await notes.put({
+          id: answer.copy.id,
+          text: copyText,
+          base: answer.copy.edited,
+          edited: answer.copy.edited,
+          conflictOf: sent.id,
+          conflictHere: true,
+        })
         if (newer?.op === 'save') {
           await queue.delete(sent.id)
           await queue.put({ ...newer, id: answer.copy.id, base: answer.copy.edited })
         } else if (newer) await queue.put({ ...newer, base: answer.edited })
-        if (note) await notes.put({ ...note, text: answer.text, base: answer.edited, edited: answer.edited })
+        if (note)
+          await notes.put({
+            ...note,
+            text: answer.text,
+            base: answer.edited,
+            edited: answer.edited,
+          })
         events.push({ kind: 'copy', id: sent.id, copyId: answer.copy.id })
         return
       }
 
       if (!newer) {
         // The server's time of the save, not this device's clock: every device shows one time.
-        if (note) await notes.put({ ...note, text: answer.text, base: answer.edited, edited: answer.edited })
-        if (answer.text !== sent.text) events.push({ kind: 'merged', id: sent.id, sent: sent.text, text: answer.text })
+        if (note)
+          await notes.put({
+            ...note,
+            text: answer.text,
+            base: answer.edited,
+            edited: answer.edited,
+          })
+        if (answer.text !== sent.text)
+          events.push({ kind: 'merged', id: sent.id, sent: sent.text, text: answer.text })
         return
       }
       if (newer.op === 'delete') {
-        await queue.put({ ...newer, base: answer.edited, ...(newer.replaced ? { replaced: { ...newer.replaced, base: answer.edited } } : {}) })
+        await queue.put({
+          ...newer,
+          base: answer.edited,
+          ...(newer.replaced ? { replaced: { ...newer.replaced, base: answer.edited } } : {}),
+        })
         if (note) await notes.put({ ...note, base: answer.edited })
         return
       }
       // Typed on since the save was sent: rebase that typing onto the answer.
-      const merged = answer.text === sent.text ? { ok: true as const, text: newer.text } : mergeText(sent.text, answer.text, newer.text)
+      const merged =
+        answer.text === sent.text
+          ? { ok: true as const, text: newer.text }
+          : mergeText(sent.text, answer.text, newer.text)
       if (merged.ok) {
         await queue.put({ ...newer, text: merged.text, base: answer.edited })
         if (note) await notes.put({ ...note, text: merged.text, base: answer.edited })
-        if (answer.text !== sent.text) events.push({ kind: 'merged', id: sent.id, sent: sent.text, text: answer.text })
+        if (answer.text !== sent.text)
+          events.push({ kind: 'merged', id: sent.id, sent: sent.text, text: answer.text })
       }
       // Otherwise the entry keeps its older base: the server merges it or keeps it as a copy.
     })
@@ -208,7 +263,10 @@ export function createSync(deps: {
     for (const event of events) onEvent(event)
   }
 
-  async function settleDelete(sent: Pending, answer: { ok?: true; kept?: true; id: string; edited: number; text: string }): Promise<void> {
+  async function settleDelete(
+    sent: Pending,
+    answer: { ok?: true; kept?: true; id: string; edited: number; text: string },
+  ): Promise<void> {
     let kept = false
     await local.write(async (tx) => {
       await unpack(tx, [sent.id])
@@ -221,7 +279,13 @@ export function createSync(deps: {
         kept = true
         await tx.objectStore('trash').delete(sent.id)
         const note = await notes.get(sent.id)
-        const back: LocalNote = { ...note, id: sent.id, text: answer.text, base: answer.edited, edited: answer.edited }
+        const back: LocalNote = {
+          ...note,
+          id: sent.id,
+          text: answer.text,
+          base: answer.edited,
+          edited: answer.edited,
+        }
         delete back.deleted
         if (!newer) await notes.put(back)
         return
@@ -298,16 +362,32 @@ export function createSync(deps: {
    * when given, holds every note the copy can have besides those with a queue entry; the notes
    * not in it are new, and are packed together.
    */
-  async function applyChanges(tx: Tx, rows: readonly Change[], seen: Set<string> | null): Promise<{ ids: string[]; notes: LocalNote[] }> {
+  async function applyChanges(
+    tx: Tx,
+    rows: readonly Change[],
+    seen: Set<string> | null,
+  ): Promise<{ ids: string[]; notes: LocalNote[] }> {
     const notes = tx.objectStore('notes')
     const trash = tx.objectStore('trash')
-    const [waitingKeys, trashedKeys] = await Promise.all([tx.objectStore('queue').getAllKeys(), trash.getAllKeys()])
+    const [waitingKeys, trashedKeys] = await Promise.all([
+      tx.objectStore('queue').getAllKeys(),
+      trash.getAllKeys(),
+    ])
     const waiting = new Set(waitingKeys)
     const trashed = new Set(trashedKeys)
-    const stored = rows.filter((r) => !waiting.has(r.id) && (seen === null || seen.has(r.id))).map((r) => r.id)
-    const stems = seen === null ? rows.map((r) => COPY_ID.exec(r.id)?.[1]).filter((s) => s !== undefined) : []
+    const stored = rows
+      .filter((r) => !waiting.has(r.id) && (seen === null || seen.has(r.id)))
+      .map((r) => r.id)
+    const stems =
+      seen === null ? rows.map((r) => COPY_ID.exec(r.id)?.[1]).filter((s) => s !== undefined) : []
     await unpack(tx, [...stored, ...stems])
-    const olds = await Promise.all(rows.map((r) => waiting.has(r.id) || (seen !== null && !seen.has(r.id)) ? Promise.resolve(undefined) : notes.get(r.id)))
+    const olds = await Promise.all(
+      rows.map((r) =>
+        waiting.has(r.id) || (seen !== null && !seen.has(r.id))
+          ? Promise.resolve(undefined)
+          : notes.get(r.id),
+      ),
+    )
     const known = new Set(olds.filter((n) => n !== undefined).map((n) => n.id))
     for (const row of rows) if (!row.gone && !waiting.has(row.id)) known.add(row.id)
     const ids: string[] = []
@@ -320,7 +400,10 @@ export function createSync(deps: {
       if (row.gone) {
         if (old) {
           // Deleted on another device: its last text goes to the trash here too.
-          writes.push(notes.delete(row.id), trash.put({ id: row.id, text: old.text, deleted: row.edited }))
+          writes.push(
+            notes.delete(row.id),
+            trash.put({ id: row.id, text: old.text, deleted: row.edited }),
+          )
           ids.push(row.id)
           seen?.delete(row.id)
         }
@@ -329,16 +412,23 @@ export function createSync(deps: {
       // Brought back on another device: no longer in the trash.
       if (trashed.has(row.id)) writes.push(trash.delete(row.id))
       if (old && old.base >= row.edited) return
-      const note: LocalNote = { id: row.id, text: row.text ?? '', base: row.edited, edited: row.edited }
+      const note: LocalNote = {
+        id: row.id,
+        text: row.text ?? '',
+        base: row.edited,
+        edited: row.edited,
+      }
       if (old?.conflictOf) note.conflictOf = old.conflictOf
       if (old?.conflictHere) note.conflictHere = true
       const stem = COPY_ID.exec(row.id)?.[1]
       if (!old && stem !== undefined && known.has(stem)) note.conflictOf = stem
       if (!old && stem !== undefined && !known.has(stem) && seen === null) {
-        writes.push(notes.get(stem).then((n) => {
-          if (n) note.conflictOf = stem
-          return notes.put(note)
-        }))
+        writes.push(
+          notes.get(stem).then((n) => {
+            if (n) note.conflictOf = stem
+            return notes.put(note)
+          }),
+        )
       } else if (seen !== null && !seen.has(row.id)) packed.push(note)
       else writes.push(notes.put(note))
       ids.push(row.id)
@@ -370,7 +460,10 @@ export function createLocalLock(): Lock {
   return (name, fn) => {
     const before = tails.get(name) ?? Promise.resolve()
     const run = before.then(fn, fn)
-    tails.set(name, run.catch(() => {}))
+    tails.set(
+      name,
+      run.catch(() => {}),
+    )
     return run
   }
 }

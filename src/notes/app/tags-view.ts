@@ -10,7 +10,8 @@ import { tagSearched } from './search.ts'
 import { isTagName, tagKey, type TagNode } from './tags.ts'
 
 /** The rule a new tag name must follow, said next to the field. */
-export const TAG_NAME_RULE = 'A tag starts with a letter and has no spaces, like “work” or “work/plans”.'
+export const TAG_NAME_RULE =
+  'A tag starts with a letter and has no spaces, like “work” or “work/plans”.'
 
 export function createTagsView(app: App) {
   const { ui, state, act } = app
@@ -130,7 +131,9 @@ export function createTagsView(app: App) {
       const tree = state.tags
       const chosen = tagSearched(ui.search.value)
       // A chosen sub-tag shows with its parents unfolded.
-      if (chosen !== null) for (let cut = chosen.lastIndexOf('/'); cut > 0; cut = chosen.lastIndexOf('/', cut - 1)) unfolded.add(chosen.slice(0, cut))
+      if (chosen !== null)
+        for (let cut = chosen.lastIndexOf('/'); cut > 0; cut = chosen.lastIndexOf('/', cut - 1))
+          unfolded.add(chosen.slice(0, cut))
       $('tags-none').hidden = tree.length > 0
       ui.tags.hidden = tree.length === 0
       // Drawn again only when the tags, their counts or what is unfolded changed; a tag chosen
@@ -141,8 +144,12 @@ export function createTagsView(app: App) {
         ui.tags.replaceChildren(allNotesItem(chosen), ...tree.map((node) => tagItem(node, chosen)))
       } else {
         for (const button of ui.tags.querySelectorAll<HTMLButtonElement>('button.tag')) {
-          const pressed = button.dataset.tag === '' ? chosen === null && ui.search.value.trim() === '' : button.dataset.tag === chosen
-          if (button.getAttribute('aria-pressed') !== String(pressed)) button.setAttribute('aria-pressed', String(pressed))
+          const pressed =
+            button.dataset.tag === ''
+              ? chosen === null && ui.search.value.trim() === ''
+              : button.dataset.tag === chosen
+          if (button.getAttribute('aria-pressed') !== String(pressed))
+            button.setAttribute('aria-pressed', String(pressed))
         }
       }
       const bar = $('tag-bar')
@@ -167,7 +174,9 @@ export function createTagsView(app: App) {
           if (unfolded.has(tag)) unfolded.delete(tag)
           else unfolded.add(tag)
           view.drawTags()
-          ui.tags.querySelector<HTMLButtonElement>(`button.fold[data-fold="${CSS.escape(tag)}"]`)?.focus()
+          ui.tags
+            .querySelector<HTMLButtonElement>(`button.fold[data-fold="${CSS.escape(tag)}"]`)
+            ?.focus()
           return
         }
         const button = target.closest<HTMLButtonElement>('button.tag')
@@ -177,9 +186,14 @@ export function createTagsView(app: App) {
         ui.search.value = tag === '' || tagSearched(ui.search.value) === tag ? '' : `#${tag}`
         act.drawList()
         // Drawn again only when choosing a sub-tag unfolded its parents: the focus goes back to it.
-        if (!button.isConnected) ui.tags.querySelector<HTMLButtonElement>(`button.tag[data-tag="${CSS.escape(tag)}"]`)?.focus()
+        if (!button.isConnected)
+          ui.tags
+            .querySelector<HTMLButtonElement>(`button.tag[data-tag="${CSS.escape(tag)}"]`)
+            ?.focus()
       })
-      $('rename-tag').addEventListener('click', () => showRenameForm($('rename-form').hidden === true))
+      $('rename-tag').addEventListener('click', () =>
+        showRenameForm($('rename-form').hidden === true),
+      )
       $('rename-cancel').addEventListener('click', () => {
         showRenameForm(false)
         $('rename-tag').focus()

@@ -78,11 +78,18 @@ function findTags(text: string): Found[] {
     const opening = FENCE.exec(line)
     if (fence !== null) {
       // A fence closes with at least as many of the same character and nothing after them.
-      if (opening && opening[1]![0] === fence[0] && opening[1]!.length >= fence.length && line.slice(opening[0].length).trim() === '') fence = null
+      if (
+        opening &&
+        opening[1]![0] === fence[0] &&
+        opening[1]!.length >= fence.length &&
+        line.slice(opening[0].length).trim() === ''
+      )
+        fence = null
     } else if (opening) {
       fence = opening[1]!
     } else if (line.includes('#')) {
-      for (const m of blankSkipped(line).matchAll(TAG)) found.push({ at: start + m.index, name: m[1]! })
+      for (const m of blankSkipped(line).matchAll(TAG))
+        found.push({ at: start + m.index, name: m[1]! })
     }
     start += line.length + 1
   }
@@ -155,7 +162,12 @@ export function tagTree(notes: Iterable<{ tags: readonly string[] }>): TagNode[]
   const roots: TagNode[] = []
   for (const tag of [...counts.keys()].sort(compareTags)) {
     const slash = tag.lastIndexOf('/')
-    const node: TagNode = { tag, label: tag.slice(slash + 1), count: counts.get(tag)!, children: [] }
+    const node: TagNode = {
+      tag,
+      label: tag.slice(slash + 1),
+      count: counts.get(tag)!,
+      children: [],
+    }
     nodes.set(tag, node)
     if (slash === -1) roots.push(node)
     else nodes.get(tag.slice(0, slash))!.children.push(node)

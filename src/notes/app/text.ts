@@ -20,11 +20,19 @@ export function previewOf(text: string): string {
   if (start === -1) return ''
   const nl = text.indexOf('\n', start)
   if (nl === -1) return ''
-  return text.slice(nl + 1, nl + 400).replace(/\s+/g, ' ').trim().slice(0, 140)
+  return text
+    .slice(nl + 1, nl + 400)
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 140)
 }
 
 /** Where the copy stands, in the words of the status line. */
-export function statusText(state: { online: boolean; waiting: number; problem: string | null }): string {
+export function statusText(state: {
+  online: boolean
+  waiting: number
+  problem: string | null
+}): string {
   const parts: string[] = []
   if (!state.online) parts.push('Offline')
   if (state.problem !== null) parts.push(state.problem)
@@ -44,7 +52,11 @@ export function movedCaret(before: string, after: string, caret: number): number
   while (head < max && before.charCodeAt(head) === after.charCodeAt(head)) head++
   if (caret <= head) return caret
   let tail = 0
-  while (tail < max - head && before.charCodeAt(before.length - 1 - tail) === after.charCodeAt(after.length - 1 - tail)) tail++
+  while (
+    tail < max - head &&
+    before.charCodeAt(before.length - 1 - tail) === after.charCodeAt(after.length - 1 - tail)
+  )
+    tail++
   if (caret >= before.length - tail) return Math.max(head, caret + after.length - before.length)
   return Math.min(after.length - tail, Math.max(head, caret))
 }
@@ -59,7 +71,12 @@ const DATE = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short'
 export function shortTime(ms: number, now: number): string {
   const d = new Date(ms)
   const today = new Date(now)
-  if (d.getFullYear() === today.getFullYear() && d.getMonth() === today.getMonth() && d.getDate() === today.getDate()) return TIME.format(d)
+  if (
+    d.getFullYear() === today.getFullYear() &&
+    d.getMonth() === today.getMonth() &&
+    d.getDate() === today.getDate()
+  )
+    return TIME.format(d)
   if (d.getFullYear() === today.getFullYear()) return DAY.format(d)
   return DATE.format(d)
 }

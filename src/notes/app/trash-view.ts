@@ -17,7 +17,11 @@ const TRASH_MS = TRASH_DAYS * 24 * 60 * 60 * 1000
 const DATE = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'long', year: 'numeric' })
 
 /** The entries of `trash` the list shows at `now`: within their 30 days, and not live again. */
-export function shownTrash(trash: readonly TrashEntry[], live: ReadonlyMap<string, unknown>, now: number): TrashEntry[] {
+export function shownTrash(
+  trash: readonly TrashEntry[],
+  live: ReadonlyMap<string, unknown>,
+  now: number,
+): TrashEntry[] {
   return trash.filter((entry) => entry.deleted + TRASH_MS > now && !live.has(entry.id))
 }
 
@@ -65,9 +69,10 @@ export function createTrashView(app: App) {
     const now = Date.now()
     shown = shownTrash(await app.local.trash(), state.notes, now)
     ui.trashList.replaceChildren(...shown.map((entry) => item(entry, now)))
-    $('trash-hint').textContent = shown.length === 0
-      ? 'Nothing deleted in the last 30 days.'
-      : `Deleted notes stay here for ${TRASH_DAYS} days with their last text, then are removed for good.`
+    $('trash-hint').textContent =
+      shown.length === 0
+        ? 'Nothing deleted in the last 30 days.'
+        : `Deleted notes stay here for ${TRASH_DAYS} days with their last text, then are removed for good.`
     $<HTMLButtonElement>('empty-trash').disabled = shown.length === 0
   }
 
@@ -101,20 +106,33 @@ export function createTrashView(app: App) {
     if (act.refusedOutdated('to empty the trash')) return
     const count = shown.length
     if (count === 0) return
-    if (!confirm(`Remove the ${count === 1 ? 'note' : `${count} notes`} in Recently deleted for good? This cannot be undone.`)) return
+    if (
+      !confirm(
+        `Remove the ${count === 1 ? 'note' : `${count} notes`} in Recently deleted for good? This cannot be undone.`,
+      )
+    )
+      return
     // Deletes waiting here go first, so that the trash emptied holds them too.
     if (navigator.onLine) await app.sync.flush().catch(() => false)
     const answer = await app.send('POST', '/api/notes/trash', { op: 'empty' })
     if (answer?.status !== 200) {
-      $('trash-hint').textContent = answer === null
-        ? 'Emptying the trash needs a connection: try again when this device is online.'
-        : `The trash could not be emptied (${answer.body?.error ?? answer.status}).`
+      $('trash-hint').textContent =
+        answer === null
+          ? 'Emptying the trash needs a connection: try again when this device is online.'
+          : `The trash could not be emptied (${answer.body?.error ?? answer.status}).`
       return
     }
-    const waiting = new Set((await app.local.pending()).filter((e) => e.op === 'delete').map((e) => e.id))
-    await app.local.dropTrash((await app.local.trash()).map((e) => e.id).filter((id) => !waiting.has(id)))
+    const waiting = new Set(
+      (await app.local.pending()).filter((e) => e.op === 'delete').map((e) => e.id),
+    )
+    await app.local.dropTrash(
+      (await app.local.trash()).map((e) => e.id).filter((id) => !waiting.has(id)),
+    )
     await draw()
-    act.toast(`Removed ${answer.body.removed} ${answer.body.removed === 1 ? 'note' : 'notes'} for good.`, null)
+    act.toast(
+      `Removed ${answer.body.removed} ${answer.body.removed === 1 ? 'note' : 'notes'} for good.`,
+      null,
+    )
   }
 
   const view = {
@@ -151,7 +169,8 @@ export function createTrashView(app: App) {
       })
       $('empty-trash').addEventListener('click', () => void emptyTrash())
       ui.trashList.addEventListener('click', (e) => {
-        const id = (e.target as HTMLElement).closest<HTMLButtonElement>('button[data-restore]')?.dataset.restore
+        const id = (e.target as HTMLElement).closest<HTMLButtonElement>('button[data-restore]')
+          ?.dataset.restore
         if (id !== undefined) void restore(id)
       })
     },

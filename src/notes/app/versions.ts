@@ -16,9 +16,20 @@ export interface Version {
  * When each version was saved: the date and the minute, and the seconds too for every version
  * that shares its minute with another, so no two read "3:04 PM" alike.
  */
-export function versionTimes(times: readonly number[], options: { locale?: string; timeZone?: string } = {}): string[] {
-  const short = new Intl.DateTimeFormat(options.locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: options.timeZone })
-  const exact = new Intl.DateTimeFormat(options.locale, { dateStyle: 'medium', timeStyle: 'medium', timeZone: options.timeZone })
+export function versionTimes(
+  times: readonly number[],
+  options: { locale?: string; timeZone?: string } = {},
+): string[] {
+  const short = new Intl.DateTimeFormat(options.locale, {
+    dateStyle: 'medium',
+    timeStyle: 'short',
+    timeZone: options.timeZone,
+  })
+  const exact = new Intl.DateTimeFormat(options.locale, {
+    dateStyle: 'medium',
+    timeStyle: 'medium',
+    timeZone: options.timeZone,
+  })
   const labels = times.map((t) => short.format(t))
   const count = new Map<string, number>()
   for (const label of labels) count.set(label, (count.get(label) ?? 0) + 1)
@@ -36,20 +47,32 @@ export function versionDevice(version: Version, thisDevice: string): string {
  * iPhone", "Firefox on Linux". What cannot be told is left out ("Chrome", "a browser").
  */
 export function deviceName(userAgent: string): string {
-  const browser = /Edg\//.test(userAgent) ? 'Edge'
-    : /SamsungBrowser\//.test(userAgent) ? 'Samsung Internet'
-    : /Firefox\/|FxiOS\//.test(userAgent) ? 'Firefox'
-    : /Chrome\/|CriOS\//.test(userAgent) ? 'Chrome'
-    : /Safari\//.test(userAgent) ? 'Safari'
-    : null
-  const system = /iPhone/.test(userAgent) ? 'iPhone'
-    : /iPad/.test(userAgent) ? 'iPad'
-    : /Android/.test(userAgent) ? 'Android'
-    : /CrOS/.test(userAgent) ? 'ChromeOS'
-    : /Windows/.test(userAgent) ? 'Windows'
-    : /Mac OS X|Macintosh/.test(userAgent) ? 'Mac'
-    : /Linux/.test(userAgent) ? 'Linux'
-    : null
+  const browser = /Edg\//.test(userAgent)
+    ? 'Edge'
+    : /SamsungBrowser\//.test(userAgent)
+      ? 'Samsung Internet'
+      : /Firefox\/|FxiOS\//.test(userAgent)
+        ? 'Firefox'
+        : /Chrome\/|CriOS\//.test(userAgent)
+          ? 'Chrome'
+          : /Safari\//.test(userAgent)
+            ? 'Safari'
+            : null
+  const system = /iPhone/.test(userAgent)
+    ? 'iPhone'
+    : /iPad/.test(userAgent)
+      ? 'iPad'
+      : /Android/.test(userAgent)
+        ? 'Android'
+        : /CrOS/.test(userAgent)
+          ? 'ChromeOS'
+          : /Windows/.test(userAgent)
+            ? 'Windows'
+            : /Mac OS X|Macintosh/.test(userAgent)
+              ? 'Mac'
+              : /Linux/.test(userAgent)
+                ? 'Linux'
+                : null
   if (browser && system) return `${browser} on ${system}`
   return browser ?? (system ? `a browser on ${system}` : 'a browser')
 }

@@ -18,9 +18,24 @@ export type Accepted<C extends Caller = Caller> = { ok: true; caller: C; body: B
  * cross-site guard of docs/core.md, "Sessions and credentials"; token writes need not, for curl's
  * sake.
  */
-export async function acceptWrite(ctx: Context, req: Request, callers: 'user', shape: Shape): Promise<Accepted<UserCaller>>
-export async function acceptWrite(ctx: Context, req: Request, callers: Callers, shape: Shape): Promise<Accepted>
-export async function acceptWrite(ctx: Context, req: Request, callers: Callers, shape: Shape): Promise<Accepted> {
+export async function acceptWrite(
+  ctx: Context,
+  req: Request,
+  callers: 'user',
+  shape: Shape,
+): Promise<Accepted<UserCaller>>
+export async function acceptWrite(
+  ctx: Context,
+  req: Request,
+  callers: Callers,
+  shape: Shape,
+): Promise<Accepted>
+export async function acceptWrite(
+  ctx: Context,
+  req: Request,
+  callers: Callers,
+  shape: Shape,
+): Promise<Accepted> {
   const who = await ctx.credentials.resolve(req, callers)
   if (!who.ok) return who
   const bytes = await req.body()

@@ -24,13 +24,24 @@ export interface ChangeHandlers {
   edit: Handler
 }
 
-type Change = (tx: TicketTx, actor: Actor, ticketId: string, body: Body, req: Request) => Promise<Changed>
+type Change = (
+  tx: TicketTx,
+  actor: Actor,
+  ticketId: string,
+  body: Body,
+  req: Request,
+) => Promise<Changed>
 
 export function createChangeHandlers(ctx: Context): ChangeHandlers {
   const { store, publicUrl } = ctx
 
   /** 405 was the router's; then credential, body, ticket (404), acting user, and the change. */
-  function route(callers: Callers, shape: Shape, run: Change, notBlank: readonly string[] = []): Handler {
+  function route(
+    callers: Callers,
+    shape: Shape,
+    run: Change,
+    notBlank: readonly string[] = [],
+  ): Handler {
     return async (req: Request): Promise<Response> => {
       const w = await acceptWrite(ctx, req, callers, shape)
       if (!w.ok) return answerRefusal(w)
@@ -49,10 +60,27 @@ export function createChangeHandlers(ctx: Context): ChangeHandlers {
   }
 
   return {
-    comment: route('user-or-key', { text: 'required' }, (tx, actor, id, body) => comment(tx, publicUrl, actor, id, body.text!), ['text']),
-    state: route('user-or-key', { state: 'required', text: 'optional' }, (tx, actor, id, body) => changeState(tx, publicUrl, actor, id, body.state!, body.text ?? '')),
-    assign: route('user', { assignee: 'present' }, (tx, actor, id, body) => assign(tx, publicUrl, actor, id, body.assignee!)),
+    comment: route(
+      'user-or-key',
+      { text: 'required' },
+      (tx, actor, id, body) => comment(tx, publicUrl, actor, id, body.text!),
+      ['text'],
+    ),
+    state: route('user-or-key', { state: 'required', text: 'optional' }, (tx, actor, id, body) =>
+      changeState(tx, publicUrl, actor, id, body.state!, body.text ?? ''),
+    ),
+    assign: route('user', { assignee: 'present' }, (tx, actor, id, body) =>
+      assign(tx, publicUrl, actor, id, body.assignee!),
+    ),
     edit: route('user', { subject: 'optional', summary: 'optional' }, (tx, actor, id, body, req) =>
-      edit(tx, publicUrl, actor, id, { subject: body.subject, summary: body.summary }, req.headers['if-match'])),
+      edit(
+        tx,
+        publicUrl,
+        actor,
+        id,
+        { subject: body.subject, summary: body.summary },
+        req.headers['if-match'],
+      ),
+    ),
   }
 }

@@ -86,7 +86,9 @@ function characters(value: string): number {
  * Checks the query of `GET /connect`, field by field in the order `app`, `label`, `return`,
  * `state`; answers the request or the first error text.
  */
-function checkConnectQuery(query: URLSearchParams): { ok: true; request: ConnectRequest } | Refusal {
+function checkConnectQuery(
+  query: URLSearchParams,
+): { ok: true; request: ConnectRequest } | Refusal {
   const fields: Record<string, string> = Object.create(null)
   for (const name of ['app', 'label', 'return', 'state']) {
     const values = query.getAll(name)
@@ -102,9 +104,13 @@ function checkConnectQuery(query: URLSearchParams): { ok: true; request: Connect
   const returned = checkReturn(fields.return!)
   if (!returned.ok) return returned
   const state = fields.state!
-  if (characters(state) > STATE_MAX) return refuse(400, reason('too_long', mustBeAtMost('state', STATE_MAX)))
+  if (characters(state) > STATE_MAX)
+    return refuse(400, reason('too_long', mustBeAtMost('state', STATE_MAX)))
   if (CONTROL.test(state)) return refuse(400, hasControl('state'))
-  return { ok: true, request: { app: fields.app!, label: fields.label!, returnUrl: returned.url, state } }
+  return {
+    ok: true,
+    request: { app: fields.app!, label: fields.label!, returnUrl: returned.url, state },
+  }
 }
 
 /**
@@ -113,7 +119,8 @@ function checkConnectQuery(query: URLSearchParams): { ok: true; request: Connect
  * added). Answers the normalised address, which is also what the person is shown.
  */
 function checkReturn(value: string): { ok: true; url: string } | Refusal {
-  if (value.length > RETURN_MAX) return refuse(400, reason('too_long', mustBeAtMost('return', RETURN_MAX)))
+  if (value.length > RETURN_MAX)
+    return refuse(400, reason('too_long', mustBeAtMost('return', RETURN_MAX)))
   // The text itself must be absolute: the URL parser would also take `https:host` or ` https://`.
   if (!/^https?:\/\/[^\s\u0000-\u001f\u007f-\u009f]+$/i.test(value)) return refuse(400, BAD_RETURN)
   let url: URL
@@ -122,12 +129,14 @@ function checkReturn(value: string): { ok: true; url: string } | Refusal {
   } catch {
     return refuse(400, BAD_RETURN)
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK.has(url.hostname))) return refuse(400, BAD_RETURN)
-  if (url.username !== '' || url.password !== '' || value.includes('#')) return refuse(400, RETURN_HAS_EXTRA)
-  if (url.searchParams.has('code') || url.searchParams.has('state')) return refuse(400, RETURN_HAS_PARAMS)
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK.has(url.hostname)))
+    return refuse(400, BAD_RETURN)
+  if (url.username !== '' || url.password !== '' || value.includes('#'))
+    return refuse(400, RETURN_HAS_EXTRA)
+  if (url.searchParams.has('code') || url.searchParams.has('state'))
+    return refuse(400, RETURN_HAS_PARAMS)
   return { ok: true, url: url.href }
 }
-
 
 /** The exchange's answer: the key, shown this once. */
 interface Exchanged {
@@ -158,7 +167,10 @@ export interface ConnectHandlers {
  * `files` answers the addresses of the web app's stylesheet, which the connect page uses too,
  * and of the connect page's script.
  */
-export function createConnectHandlers(ctx: Context, files: () => Promise<{ style: string; script: string }> = async () => ({ style: '', script: '' })): ConnectHandlers {
+export function createConnectHandlers(
+  ctx: Context,
+  files: () => Promise<{ style: string; script: string }> = async () => ({ style: '', script: '' }),
+): ConnectHandlers {
   const { store, publicUrl, clock } = ctx
 
   /** The login button (docs/core.md, "Identity provider"), coming back to this page. */
@@ -175,26 +187,35 @@ export function createConnectHandlers(ctx: Context, files: () => Promise<{ style
       const { app, label, returnUrl, state } = checked.request
       const nonce = randomToken(NONCE_BYTES)
       // Requests and codes nobody can use any more go as new ones come.
-      await store.connections.insertRequest({ hash: hashSecret(nonce), app, label, returnUrl, state }, REQUEST_MS)
+      await store.connections.insertRequest(
+        { hash: hashSecret(nonce), app, label, returnUrl, state },
+        REQUEST_MS,
+      )
       const path = `/connect/${nonce}`
       return text(302, `continue at ${path}`, { location: path, ...NO_STORE })
     },
 
     async page(req) {
-      if (req.method !== 'GET' && req.method !== 'HEAD') return messagePage(405, CONNECT, GET_ONLY, { allow: 'GET, HEAD' })
+      if (req.method !== 'GET' && req.method !== 'HEAD')
+        return messagePage(405, CONNECT, GET_ONLY, { allow: 'GET, HEAD' })
       const nonce = req.params.nonce!
       const request = await store.connections.waitingRequest(hashSecret(nonce))
       if (!request) return messagePage(404, CONNECT, NO_SUCH_REQUEST.message, NO_STORE)
       const { session, user } = await ctx.credentials.session(req)
       const tag = typeof session?.data.tag === 'string' ? session.data.tag : null
       const { style: stylesheet, script } = await files()
-      if (user === null || tag === null) return connectPage({ request, signIn: loginUrl(nonce), stylesheet })
+      if (user === null || tag === null)
+        return connectPage({ request, signIn: loginUrl(nonce), stylesheet })
       return connectPage({
         request,
         stylesheet,
         script,
         // The account's unique name beside the display name, as every page says who you are.
-        person: { name: shownName(user.name, session?.data.login), tag, projects: await store.connections.adminProjects(user.id) },
+        person: {
+          name: shownName(user.name, session?.data.login),
+          tag,
+          projects: await store.connections.adminProjects(user.id),
+        },
         confirmPath: `/api/connect/${encodeURIComponent(nonce)}/confirm`,
       })
     },
@@ -204,10 +225,15 @@ export function createConnectHandlers(ctx: Context, files: () => Promise<{ style
       if (!w.ok) return answerRefusal(w)
       const project = w.body.project || undefined
       const title = w.body.title || undefined
-      if ((project === undefined) === (title === undefined)) return answerRefusal(refuse(400, PROJECT_OR_TITLE, project ? 'title' : 'project'))
+      if ((project === undefined) === (title === undefined))
+        return answerRefusal(refuse(400, PROJECT_OR_TITLE, project ? 'title' : 'project'))
       const actor: Actor = { user: w.caller.user, app: null, now: clock() }
-      const result = await store.transact((tx) => confirmConnection(tx, actor, { nonce: req.params.nonce!, project, title }))
-      return result.ok ? json(200, { location: result.location }, NO_STORE) : answerRefusal(result, NO_STORE)
+      const result = await store.transact((tx) =>
+        confirmConnection(tx, actor, { nonce: req.params.nonce!, project, title }),
+      )
+      return result.ok
+        ? json(200, { location: result.location }, NO_STORE)
+        : answerRefusal(result, NO_STORE)
     },
 
     async exchange(req) {
@@ -215,16 +241,28 @@ export function createConnectHandlers(ctx: Context, files: () => Promise<{ style
       const checked = checkBody(await req.body(), { code: 'required' })
       if (!checked.ok) return answerRefusal(checked, NO_STORE)
       const code = checked.body.code!
-      const result = await store.transact(async (tx): Promise<{ ok: true; answer: Exchanged } | Refusal> => {
-        const used = await tx.connections.useCode(hashSecret(code))
-        if (!used) return refuse(400, BAD_CODE, 'code')
-        const { projectId } = used
-        const key = KEY_PREFIX + randomToken(32)
-        await tx.connections.insert({ id: recordId(), projectId, userId: used.userId, app: used.app, label: used.label, hash: hashSecret(key) })
-        const project = (await tx.projects.byId(projectId))!
-        await tx.emit(projectId, 'connectionsChanged', [project.slug])
-        return { ok: true, answer: { key, project: project.slug, title: project.title, api: `${publicUrl}/api` } }
-      })
+      const result = await store.transact(
+        async (tx): Promise<{ ok: true; answer: Exchanged } | Refusal> => {
+          const used = await tx.connections.useCode(hashSecret(code))
+          if (!used) return refuse(400, BAD_CODE, 'code')
+          const { projectId } = used
+          const key = KEY_PREFIX + randomToken(32)
+          await tx.connections.insert({
+            id: recordId(),
+            projectId,
+            userId: used.userId,
+            app: used.app,
+            label: used.label,
+            hash: hashSecret(key),
+          })
+          const project = (await tx.projects.byId(projectId))!
+          await tx.emit(projectId, 'connectionsChanged', [project.slug])
+          return {
+            ok: true,
+            answer: { key, project: project.slug, title: project.title, api: `${publicUrl}/api` },
+          }
+        },
+      )
       return result.ok ? json(200, result.answer, NO_STORE) : answerRefusal(result, NO_STORE)
     },
 
@@ -239,16 +277,22 @@ export function createConnectHandlers(ctx: Context, files: () => Promise<{ style
       if (!w.ok) return answerRefusal(w)
       const project = await store.projects.find(req.params.slug!)
       if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
-      const result = await store.transact(async (tx): Promise<{ ok: true; removed: Connection; connections: Connection[] } | Refusal> => {
-        const refused = await refuseUnlessAdmin(tx, project.id, w.caller.user.id)
-        if (refused) return refused
-        const [removed] = await tx.connections.of(project.id, w.body.id)
-        if (!removed) return refuse(400, NO_SUCH_CONNECTION, 'id')
-        await tx.connections.delete(removed.id)
-        await tx.emit(project.id, 'connectionsChanged', [project.slug])
-        return { ok: true, removed, connections: await tx.connections.of(project.id) }
-      })
-      return result.ok ? json(200, { removed: result.removed, connections: result.connections }) : answerRefusal(result)
+      const result = await store.transact(
+        async (
+          tx,
+        ): Promise<{ ok: true; removed: Connection; connections: Connection[] } | Refusal> => {
+          const refused = await refuseUnlessAdmin(tx, project.id, w.caller.user.id)
+          if (refused) return refused
+          const [removed] = await tx.connections.of(project.id, w.body.id)
+          if (!removed) return refuse(400, NO_SUCH_CONNECTION, 'id')
+          await tx.connections.delete(removed.id)
+          await tx.emit(project.id, 'connectionsChanged', [project.slug])
+          return { ok: true, removed, connections: await tx.connections.of(project.id) }
+        },
+      )
+      return result.ok
+        ? json(200, { removed: result.removed, connections: result.connections })
+        : answerRefusal(result)
     },
   }
 }

@@ -19,12 +19,26 @@ import { matches, notModified } from '../../http/conditional.ts'
 import type { Handler } from '../../http/handler.ts'
 import { json, NOSNIFF, type Headers } from '../../http/response.ts'
 import type { Context } from '../context.ts'
-import { cleanFileName, fileMarkdown, FILE_ID, filePath, formatSize, IMAGE_TYPES, imageKind, SNIFF_BYTES } from '../rules/files.ts'
-import { FILE_EMPTY, fieldRequired, fileTooLarge, NO_SUCH_FILE, NO_SUCH_PROJECT } from '../rules/messages.ts'
+import {
+  cleanFileName,
+  fileMarkdown,
+  FILE_ID,
+  filePath,
+  formatSize,
+  IMAGE_TYPES,
+  imageKind,
+  SNIFF_BYTES,
+} from '../rules/files.ts'
+import {
+  FILE_EMPTY,
+  fieldRequired,
+  fileTooLarge,
+  NO_SUCH_FILE,
+  NO_SUCH_PROJECT,
+} from '../rules/messages.ts'
 import { answerRefusal, Refusal, refuse } from '../../http/refusal.ts'
 import { finishUpload, MB, refuseDeclared, refuseUploader } from '../domain/files.ts'
 import { CHUNK_BYTES, type StoredFile } from '../store/files.ts'
-
 
 /** A file as the API answers it. */
 export interface FileAnswer {
@@ -47,7 +61,14 @@ export interface ListedFile extends FileAnswer {
 }
 
 export function fileAnswer(publicUrl: string, f: StoredFile): FileAnswer {
-  return { id: f.id, name: f.name, type: f.type, size: f.size, url: publicUrl + filePath(f.id, f.name), markdown: fileMarkdown(f) }
+  return {
+    id: f.id,
+    name: f.name,
+    type: f.type,
+    size: f.size,
+    url: publicUrl + filePath(f.id, f.name),
+    markdown: fileMarkdown(f),
+  }
 }
 
 function listedFile(publicUrl: string, f: StoredFile): ListedFile {
@@ -69,7 +90,9 @@ export interface FileHandlers {
 /** What the uploader said the type is, when it reads as a media type; else `application/octet-stream`. */
 function declaredType(header: string | undefined): string {
   const type = header?.split(';')[0]?.trim().toLowerCase() ?? ''
-  return /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,63}$/.test(type) ? type : 'application/octet-stream'
+  return /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,63}$/.test(type)
+    ? type
+    : 'application/octet-stream'
 }
 
 /** A `Content-Disposition` with the name both as ASCII and as UTF-8 (RFC 6266 section 4.3). */
@@ -103,7 +126,8 @@ function chunkWriter(write: (seq: number, data: Uint8Array) => Promise<void>) {
       if (bytes < CHUNK_BYTES) return
       const joined = Buffer.concat(pieces, bytes)
       let at = 0
-      for (; joined.length - at >= CHUNK_BYTES; at += CHUNK_BYTES) await send(joined.subarray(at, at + CHUNK_BYTES))
+      for (; joined.length - at >= CHUNK_BYTES; at += CHUNK_BYTES)
+        await send(joined.subarray(at, at + CHUNK_BYTES))
       pieces = at < joined.length ? [joined.subarray(at)] : []
       bytes = joined.length - at
     },
@@ -116,17 +140,22 @@ function chunkWriter(write: (seq: number, data: Uint8Array) => Promise<void>) {
   }
 }
 
-export function createFileHandlers(ctx: Context, limits: { uploadMaxMb: number; projectFilesMaxMb: number }): FileHandlers {
+export function createFileHandlers(
+  ctx: Context,
+  limits: { uploadMaxMb: number; projectFilesMaxMb: number },
+): FileHandlers {
   const { store, credentials, publicUrl, clock } = ctx
   const uploadMax = limits.uploadMaxMb * MB
   const room = { maxMb: limits.projectFilesMaxMb }
-  const tooLarge = () => answerRefusal(refuse(413, fileTooLarge(limits.uploadMaxMb), 'body'), { connection: 'close' })
+  const tooLarge = () =>
+    answerRefusal(refuse(413, fileTooLarge(limits.uploadMaxMb), 'body'), { connection: 'close' })
 
   const upload: Handler = async (req) => {
     const who = await credentials.resolve(req, 'user-or-key')
     if (!who.ok) return answerRefusal(who)
     const rawName = req.query.get('name')
-    if (rawName === null || rawName.trim() === '') return answerRefusal(refuse(400, fieldRequired('name'), 'name'))
+    if (rawName === null || rawName.trim() === '')
+      return answerRefusal(refuse(400, fieldRequired('name'), 'name'))
     const declared = Number(req.headers['content-length'])
     if (declared > uploadMax) return tooLarge()
     const project = await store.projects.find(req.params.slug!)
@@ -148,7 +177,11 @@ export function createFileHandlers(ctx: Context, limits: { uploadMaxMb: number; 
       let head: Uint8Array | null = null
       let size = 0
       for await (const piece of req.bodyStream(uploadMax)) {
-        if (head === null || head.length < SNIFF_BYTES) head = head === null ? piece.slice(0, SNIFF_BYTES) : Buffer.concat([head, piece.subarray(0, SNIFF_BYTES - head.length)])
+        if (head === null || head.length < SNIFF_BYTES)
+          head =
+            head === null
+              ? piece.slice(0, SNIFF_BYTES)
+              : Buffer.concat([head, piece.subarray(0, SNIFF_BYTES - head.length)])
         digest.update(piece)
         size += piece.length
         await writer.add(piece)
@@ -159,15 +192,20 @@ export function createFileHandlers(ctx: Context, limits: { uploadMaxMb: number; 
       const image = imageKind(head ?? new Uint8Array(0))
       const actor = { user: acting.user, app: acting.app, now: clock() }
       const done = await store.transact((tx) =>
-        finishUpload(tx, actor, {
-          projectId: project.id,
-          contentId,
-          sha256: digest.digest(),
-          size,
-          name: cleanFileName(rawName),
-          type: image !== null ? IMAGE_TYPES[image] : declaredType(req.headers['content-type']),
-          image,
-        }, room),
+        finishUpload(
+          tx,
+          actor,
+          {
+            projectId: project.id,
+            contentId,
+            sha256: digest.digest(),
+            size,
+            name: cleanFileName(rawName),
+            type: image !== null ? IMAGE_TYPES[image] : declaredType(req.headers['content-type']),
+            image,
+          },
+          room,
+        ),
       )
       if (!done.ok) return answerRefusal(done, { connection: 'close' })
       kept = true
@@ -213,7 +251,10 @@ export function createFileHandlers(ctx: Context, limits: { uploadMaxMb: number; 
         collectAfterTransfer(chunk.length)
       }
       // Swept while being sent: the connection is cut rather than a short file looking whole.
-      if (sent !== file!.size) throw new Error(`file ${id} ended after ${sent} of ${file!.size} bytes (${formatSize(file!.size)})`)
+      if (sent !== file!.size)
+        throw new Error(
+          `file ${id} ended after ${sent} of ${file!.size} bytes (${formatSize(file!.size)})`,
+        )
     }
     return { status: 200, headers, body: body() }
   }

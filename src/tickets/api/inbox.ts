@@ -16,6 +16,10 @@ export function createInboxHandler(ctx: Context): Handler {
     const me = who.caller.user.id
     const pending = await store.tickets.assignedTo(me, ['open', 'doing'])
     const review = await store.tickets.assignedTo(me, ['review'])
-    return json(200, { pending: ticketAnswers(publicUrl, pending), review: ticketAnswers(publicUrl, review) }, PRIVATE_NO_STORE)
+    return json(
+      200,
+      { pending: ticketAnswers(publicUrl, pending), review: ticketAnswers(publicUrl, review) },
+      PRIVATE_NO_STORE,
+    )
   }
 }

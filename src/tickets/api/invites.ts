@@ -16,7 +16,12 @@ import { acceptWrite } from './accept-write.ts'
 export function createInviteHandler(ctx: Context): Handler {
   const { store, publicUrl } = ctx
   return async (req) => {
-    const w = await acceptWrite(ctx, req, 'user', { role: 'required', uses: 'optional', days: 'optional', email: 'optional' })
+    const w = await acceptWrite(ctx, req, 'user', {
+      role: 'required',
+      uses: 'optional',
+      days: 'optional',
+      email: 'optional',
+    })
     if (!w.ok) return answerRefusal(w)
     const project = await store.projects.find(req.params.slug!)
     if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
@@ -46,7 +51,14 @@ export function createInviteHandler(ctx: Context): Handler {
 
 /** An open invite as the API answers it (docs/tickets-api.md, "GET /api/projects/<slug>/invites"). */
 export function inviteAnswer(i: OpenInvite) {
-  return { id: i.id, role: i.role, uses: i.uses, usesLeft: i.usesLeft, expires: i.expires, by: i.by }
+  return {
+    id: i.id,
+    role: i.role,
+    uses: i.uses,
+    usesLeft: i.usesLeft,
+    expires: i.expires,
+    by: i.by,
+  }
 }
 
 export interface InviteListHandlers {
@@ -73,7 +85,9 @@ export function createInviteListHandlers(ctx: Context): InviteListHandlers {
       if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
       const actor: Actor = { user: who.caller.user, app: null, now: ctx.clock() }
       const listed = await store.transact((tx) => openInvites(tx, actor, project))
-      return listed.ok ? json(200, { invites: listed.invites.map(inviteAnswer) }, NO_STORE) : answerRefusal(listed)
+      return listed.ok
+        ? json(200, { invites: listed.invites.map(inviteAnswer) }, NO_STORE)
+        : answerRefusal(listed)
     },
 
     async revoke(req) {
@@ -83,7 +97,9 @@ export function createInviteListHandlers(ctx: Context): InviteListHandlers {
       if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
       const actor: Actor = { user: w.caller.user, app: null, now: ctx.clock() }
       const done = await store.transact((tx) => revokeInvite(tx, actor, project, req.params.id!))
-      return done.ok ? json(200, { revoked: req.params.id!, invites: done.invites.map(inviteAnswer) }, NO_STORE) : answerRefusal(done)
+      return done.ok
+        ? json(200, { revoked: req.params.id!, invites: done.invites.map(inviteAnswer) }, NO_STORE)
+        : answerRefusal(done)
     },
   }
 }

@@ -11,7 +11,13 @@ import { randomToken } from '../../base/random.ts'
 import type { Context } from '../context.ts'
 import { joinInvite } from '../domain/invites.ts'
 import { messagePage } from '../pages/message-page.ts'
-import { INVITE_FAILED, LOGIN_FAILED, NO_LOGIN_CODE, USER_NOT_STORED, GET_ONLY } from '../rules/messages.ts'
+import {
+  INVITE_FAILED,
+  LOGIN_FAILED,
+  NO_LOGIN_CODE,
+  USER_NOT_STORED,
+  GET_ONLY,
+} from '../rules/messages.ts'
 import type { User } from '../store/users.ts'
 
 export function createLoginHandler(ctx: Context): Handler {
@@ -26,7 +32,9 @@ export function createLoginHandler(ctx: Context): Handler {
     try {
       user = await ctx.store.users.store(exchanged.identity)
     } catch (err) {
-      ctx.logger.line(`tickets login: storing the user failed: ${err instanceof Error ? err.message : String(err)}`)
+      ctx.logger.line(
+        `tickets login: storing the user failed: ${err instanceof Error ? err.message : String(err)}`,
+      )
       return messagePage(500, LOGIN_FAILED, USER_NOT_STORED)
     }
 

@@ -33,7 +33,8 @@ export function createRelationHandlers(ctx: Context): RelationHandlers {
     if (ref.kind === 'none') return answerRefusal(refuse(400, notATicket(name.trim()), field))
     return (await store.tickets.byReference(ref)) ?? missing(field)
   }
-  const answer = (result: Linked) => (result.ok ? json(201, { ticket: result.ticket, event: result.event }) : answerRefusal(result))
+  const answer = (result: Linked) =>
+    result.ok ? json(201, { ticket: result.ticket, event: result.event }) : answerRefusal(result)
 
   return {
     async parent(req) {
@@ -61,7 +62,9 @@ export function createRelationHandlers(ctx: Context): RelationHandlers {
       const blocker = await related((add || remove)!, ticket, field)
       if (!isTicket(blocker)) return blocker
       const actor: Actor = { user: w.caller.user, app: null, now: ctx.clock() }
-      return answer(await store.transact((tx) => changeBlocker(tx, publicUrl, actor, ticket, blocker, field)))
+      return answer(
+        await store.transact((tx) => changeBlocker(tx, publicUrl, actor, ticket, blocker, field)),
+      )
     },
   }
 }

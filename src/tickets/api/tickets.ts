@@ -13,10 +13,23 @@ import type { Caller } from '../credentials.ts'
 import { refuseText, type Body } from '../rules/body.ts'
 import type { Context } from '../context.ts'
 import { answerRefusal, refuse } from '../../http/refusal.ts'
-import { listMarkdown, listMarkdownStream, markdown, ticketMarkdown, VARY, wantsMarkdown } from '../representations/markdown.ts'
+import {
+  listMarkdown,
+  listMarkdownStream,
+  markdown,
+  ticketMarkdown,
+  VARY,
+  wantsMarkdown,
+} from '../representations/markdown.ts'
 import type { Project } from '../store/projects.ts'
 import { parseStateFilter } from '../rules/states.ts'
-import { BAD_AFTER, BAD_LIMIT, NO_SUCH_PROJECT, NO_SUCH_TICKET, fieldRequired } from '../rules/messages.ts'
+import {
+  BAD_AFTER,
+  BAD_LIMIT,
+  NO_SUCH_PROJECT,
+  NO_SUCH_TICKET,
+  fieldRequired,
+} from '../rules/messages.ts'
 import { ticketAnswer, ticketAnswers, ticketReadBody } from '../representations/json.ts'
 import type { Ticket } from '../store/ticket-row.ts'
 import { ME_NEEDS_SIGN_IN, needsMe, parseQuery } from '../rules/query.ts'
@@ -34,7 +47,12 @@ export interface TicketHandlers {
   showByNumber: Handler
 }
 
-const CREATE_FIELDS = { subject: 'required', summary: 'optional', source: 'optional', assignee: 'optional' } as const
+const CREATE_FIELDS = {
+  subject: 'required',
+  summary: 'optional',
+  source: 'optional',
+  assignee: 'optional',
+} as const
 
 export function createTicketHandlers(ctx: Context): TicketHandlers {
   const { store, publicUrl } = ctx
@@ -72,7 +90,9 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
     // project is even looked up. The version is read before the rows: a write committed in
     // between makes the tag older than the rows, never newer.
     const version = await store.outbox.version()
-    const etag = etagOf(`${version}\n${req.path}\n${req.search}\n${me ?? ''}\n${asMarkdown ? 'md' : 'json'}`)
+    const etag = etagOf(
+      `${version}\n${req.path}\n${req.search}\n${me ?? ''}\n${asMarkdown ? 'md' : 'json'}`,
+    )
     const headers = { ...VARY, etag, ...personal }
     if (matches(req.headers['if-none-match'], etag)) return notModified(headers)
     let found: Project | null = null
@@ -92,7 +112,11 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
         // come. A write between the count and the batches can make them differ by what it
         // changed, as it can between two batches.
         const count = await store.tickets.count(query, search, after ?? null)
-        return withEtag(markdown(200, listMarkdownStream(title, states, count, mapBatches(batches, answer))), etag, personal)
+        return withEtag(
+          markdown(200, listMarkdownStream(title, states, count, mapBatches(batches, answer))),
+          etag,
+          personal,
+        )
       }
       // Streamed: at 100,000 tickets the array alone would hold every ticket in memory.
       return jsonStream(200, 'tickets', mapBatches(batches, answer), headers)
@@ -110,7 +134,11 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
       next = `${publicUrl}${req.path}?${params}`
     }
     const link: Headers = next === null ? {} : { link: `<${next}>; rel="next"` }
-    if (asMarkdown) return withEtag(markdown(200, listMarkdown(title, states, tickets)), etag, { ...link, ...personal })
+    if (asMarkdown)
+      return withEtag(markdown(200, listMarkdown(title, states, tickets)), etag, {
+        ...link,
+        ...personal,
+      })
     return json(200, { tickets, next }, { ...headers, ...link })
   }
 
@@ -118,10 +146,18 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
     const acting = await ctx.credentials.actingUser(caller, project.id)
     if (!acting.ok) return answerRefusal(acting)
     const actor: Actor = { user: acting.user, app: acting.app, now: ctx.clock() }
-    const input = { subject: body.subject!.trim(), summary: body.summary ?? '', source: body.source ?? '', assignee: body.assignee ?? '' }
+    const input = {
+      subject: body.subject!.trim(),
+      summary: body.summary ?? '',
+      source: body.source ?? '',
+      assignee: body.assignee ?? '',
+    }
     const result = await store.transact((tx) => createTicket(tx, publicUrl, actor, project, input))
     if (!result.ok) return answerRefusal(result)
-    return json(result.existed ? 200 : 201, { ticket: answer(result.ticket), existed: result.existed })
+    return json(result.existed ? 200 : 201, {
+      ticket: answer(result.ticket),
+      existed: result.existed,
+    })
   }
 
   async function show(req: Request, found: Ticket | null): Promise<Response> {
@@ -129,8 +165,18 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
     const events = await store.history.of(found.id)
     if (wantsMarkdown(req)) {
       // The files its text links to, with their whole addresses: the text links them from the root.
-      const files = await store.files.inProject(found.project, fileIdsIn(`${found.summary}\n${JSON.stringify(events)}`))
-      return markdown(200, ticketMarkdown(ticketAnswer(publicUrl, found), events, files.map((f) => fileAnswer(publicUrl, f))))
+      const files = await store.files.inProject(
+        found.project,
+        fileIdsIn(`${found.summary}\n${JSON.stringify(events)}`),
+      )
+      return markdown(
+        200,
+        ticketMarkdown(
+          ticketAnswer(publicUrl, found),
+          events,
+          files.map((f) => fileAnswer(publicUrl, f)),
+        ),
+      )
     }
     const body = ticketReadBody(publicUrl, found, events)
     return withEtag(json(200, body, VARY), etagOf(JSON.stringify(body)))
@@ -145,9 +191,13 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
       return answerList(req, ref)
     },
     async create(req) {
-      const w = await acceptWrite(ctx, req, 'user-or-key', { project: 'required', ...CREATE_FIELDS })
+      const w = await acceptWrite(ctx, req, 'user-or-key', {
+        project: 'required',
+        ...CREATE_FIELDS,
+      })
       if (!w.ok) return answerRefusal(w)
-      if (isBlank(w.body.subject)) return answerRefusal(refuse(400, fieldRequired('subject'), 'subject'))
+      if (isBlank(w.body.subject))
+        return answerRefusal(refuse(400, fieldRequired('subject'), 'subject'))
       const project = await store.projects.find(w.body.project!)
       if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
       return create(project, w.caller, w.body)
@@ -158,7 +208,8 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
     async createInProject(req) {
       const w = await acceptWrite(ctx, req, 'user-or-key', CREATE_FIELDS)
       if (!w.ok) return answerRefusal(w)
-      if (isBlank(w.body.subject)) return answerRefusal(refuse(400, fieldRequired('subject'), 'subject'))
+      if (isBlank(w.body.subject))
+        return answerRefusal(refuse(400, fieldRequired('subject'), 'subject'))
       const project = await store.projects.find(req.params.slug!)
       if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
       return create(project, w.caller, w.body)
@@ -179,12 +230,18 @@ export const MAX_LIMIT = 1000
 const STREAM_BATCH = 500
 
 /** `batches` with `f` applied to each item. */
-async function* mapBatches<T, U>(batches: AsyncIterable<readonly T[]>, f: (item: T) => U): AsyncGenerator<U[]> {
+async function* mapBatches<T, U>(
+  batches: AsyncIterable<readonly T[]>,
+  f: (item: T) => U,
+): AsyncGenerator<U[]> {
   for await (const batch of batches) yield batch.map(f)
 }
 
 /** The headers of a list answered to its reader (`assignee:me`): it varies with the credential too. */
-const READER_VARY: Headers = { vary: 'Accept, Authorization, Cookie', 'cache-control': 'private, no-cache' }
+const READER_VARY: Headers = {
+  vary: 'Accept, Authorization, Cookie',
+  'cache-control': 'private, no-cache',
+}
 
 function withEtag(response: Response, etag: string, more?: Headers): Response {
   return { ...response, headers: { ...response.headers, etag, ...more } }

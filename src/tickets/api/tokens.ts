@@ -24,7 +24,11 @@ export interface IssuedToken {
 }
 
 /** Makes a token for a user. */
-export async function issueToken(store: TicketStore, userId: string, label: string): Promise<IssuedToken> {
+export async function issueToken(
+  store: TicketStore,
+  userId: string,
+  label: string,
+): Promise<IssuedToken> {
   const id = recordId()
   const token = TOKEN_PREFIX + randomToken(32)
   const created = await store.tokens.insert({ id, userId, hash: hashSecret(token), label })
@@ -45,7 +49,8 @@ export function createTokenHandlers(ctx: Context): TokenHandlers {
       const w = await acceptWrite(ctx, req, 'user', { label: 'required' })
       if (!w.ok) return answerRefusal(w)
       const label = w.body.label!
-      if (label.length > LABEL_MAX) return answerRefusal(refuse(400, fieldTooLong('label', LABEL_MAX), 'label'))
+      if (label.length > LABEL_MAX)
+        return answerRefusal(refuse(400, fieldTooLong('label', LABEL_MAX), 'label'))
       return json(201, await issueToken(store, w.caller.user.id, label), PRIVATE_NO_STORE)
     },
     async list(req) {
@@ -56,7 +61,8 @@ export function createTokenHandlers(ctx: Context): TokenHandlers {
     async revoke(req) {
       const w = await acceptWrite(ctx, req, 'user', { id: 'required' })
       if (!w.ok) return answerRefusal(w)
-      if (!(await store.tokens.delete(w.caller.user.id, w.body.id!))) return answerRefusal(refuse(404, NO_SUCH_TOKEN, 'id'))
+      if (!(await store.tokens.delete(w.caller.user.id, w.body.id!)))
+        return answerRefusal(refuse(404, NO_SUCH_TOKEN, 'id'))
       return json(200, { ok: true })
     },
     async me(req) {

@@ -61,7 +61,10 @@ type WebhookBody = { url?: string; events?: string[]; active?: boolean }
  * Checks a webhook body: only the fields `allowed`, `url` a string, `events` a list of known
  * kinds (duplicates dropped), `active` a boolean or `'true'`/`'false'`.
  */
-function checkWebhookBody(bytes: Uint8Array, allowed: readonly (keyof WebhookBody)[]): { ok: true; body: WebhookBody } | Refusal {
+function checkWebhookBody(
+  bytes: Uint8Array,
+  allowed: readonly (keyof WebhookBody)[],
+): { ok: true; body: WebhookBody } | Refusal {
   const parsed = parseJsonObject(bytes, { emptyIsObject: true, field: 'body' })
   if (!parsed.ok) return parsed
   const body: WebhookBody = {}
@@ -73,12 +76,14 @@ function checkWebhookBody(bytes: Uint8Array, allowed: readonly (keyof WebhookBod
       if (refused) return refused
       body.url = field
     } else if (name === 'events') {
-      if (!Array.isArray(field) || field.some((k) => typeof k !== 'string')) return refuse(400, EVENTS_NOT_LIST, 'events')
+      if (!Array.isArray(field) || field.some((k) => typeof k !== 'string'))
+        return refuse(400, EVENTS_NOT_LIST, 'events')
       const unknown = (field as string[]).find((k) => !isWebhookKind(k))
       if (unknown !== undefined) return refuse(400, unknownWebhookKind(unknown), 'events')
       body.events = [...new Set(field as string[])]
     } else {
-      if (field !== true && field !== false && field !== 'true' && field !== 'false') return refuse(400, BAD_ACTIVE, 'active')
+      if (field !== true && field !== false && field !== 'true' && field !== 'false')
+        return refuse(400, BAD_ACTIVE, 'active')
       body.active = field === true || field === 'true'
     }
   }
@@ -87,14 +92,21 @@ function checkWebhookBody(bytes: Uint8Array, allowed: readonly (keyof WebhookBod
 
 /** The syntax of a target: absolute http(s), no credentials or fragment, at most 2000 characters; answers it normalised. */
 function checkUrl(text: string): { ok: true; url: URL } | Refusal {
-  if (text.length > WEBHOOK_URL_MAX || !/^https?:\/\/[^\s\u0000-\u001f\u007f-\u009f]+$/i.test(text)) return refuse(400, BAD_WEBHOOK_URL, 'url')
+  if (text.length > WEBHOOK_URL_MAX || !/^https?:\/\/[^\s\u0000-\u001f\u007f-\u009f]+$/i.test(text))
+    return refuse(400, BAD_WEBHOOK_URL, 'url')
   let url: URL
   try {
     url = new URL(text)
   } catch {
     return refuse(400, BAD_WEBHOOK_URL, 'url')
   }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username !== '' || url.password !== '' || text.includes('#')) return refuse(400, BAD_WEBHOOK_URL, 'url')
+  if (
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    url.username !== '' ||
+    url.password !== '' ||
+    text.includes('#')
+  )
+    return refuse(400, BAD_WEBHOOK_URL, 'url')
   return { ok: true, url }
 }
 
@@ -112,11 +124,17 @@ export interface WebhookHandlers {
   redeliver: Handler
 }
 
-export function createWebhookHandlers(ctx: Context, options: { allowPrivate: boolean; poke: () => void }): WebhookHandlers {
+export function createWebhookHandlers(
+  ctx: Context,
+  options: { allowPrivate: boolean; poke: () => void },
+): WebhookHandlers {
   const { store, credentials } = ctx
 
   /** Credential (401), then the body (400) when `allowed` fields are given, as every write. */
-  async function accept(req: Request, allowed: readonly (keyof WebhookBody)[] | null): Promise<{ ok: true; caller: Caller; body: WebhookBody } | Refusal> {
+  async function accept(
+    req: Request,
+    allowed: readonly (keyof WebhookBody)[] | null,
+  ): Promise<{ ok: true; caller: Caller; body: WebhookBody } | Refusal> {
     const who = await credentials.resolve(req, 'user-or-key')
     if (!who.ok) return who
     if (allowed === null) return { ok: true, caller: who.caller, body: {} }
@@ -144,7 +162,10 @@ export function createWebhookHandlers(ctx: Context, options: { allowPrivate: boo
   }
 
   /** The webhook of the path, among those the caller may see (404). */
-  async function webhookOf(req: Request, allowed: Extract<Allowed, { ok: true }>): Promise<{ ok: true; webhook: Webhook } | Refusal> {
+  async function webhookOf(
+    req: Request,
+    allowed: Extract<Allowed, { ok: true }>,
+  ): Promise<{ ok: true; webhook: Webhook } | Refusal> {
     const webhook = await store.webhooks.one(allowed.project.id, req.params.id!, allowed.connection)
     return webhook ? { ok: true, webhook } : refuse(404, NO_SUCH_WEBHOOK)
   }
@@ -157,12 +178,25 @@ export function createWebhookHandlers(ctx: Context, options: { allowPrivate: boo
     if (!a.ok) return a
     const found = await webhookOf(req, a)
     if (!found.ok) return found
-    return { ok: true as const, body: w.body, project: a.project, connection: a.connection, webhook: found.webhook }
+    return {
+      ok: true as const,
+      body: w.body,
+      project: a.project,
+      connection: a.connection,
+      webhook: found.webhook,
+    }
   }
 
   /** Queues a delivery out of the event stream and wakes the worker. */
-  async function enqueue(webhookId: string, message: string, type: string, payload: string): Promise<Delivery> {
-    const [id] = await store.webhooks.enqueue([{ webhookId, message, type, ordered: false, payload }])
+  async function enqueue(
+    webhookId: string,
+    message: string,
+    type: string,
+    payload: string,
+  ): Promise<Delivery> {
+    const [id] = await store.webhooks.enqueue([
+      { webhookId, message, type, ordered: false, payload },
+    ])
     options.poke()
     return (await store.webhooks.delivery(webhookId, id!))!
   }
@@ -179,7 +213,8 @@ export function createWebhookHandlers(ctx: Context, options: { allowPrivate: boo
     async create(req) {
       const w = await accept(req, ['url', 'events', 'active'])
       if (!w.ok) return answerRefusal(w)
-      if (w.body.url === undefined || w.body.url === '') return answerRefusal(refuse(400, fieldRequired('url'), 'url'))
+      if (w.body.url === undefined || w.body.url === '')
+        return answerRefusal(refuse(400, fieldRequired('url'), 'url'))
       const a = await allow(req, w.caller)
       if (!a.ok) return answerRefusal(a)
       const checked = checkUrl(w.body.url)
@@ -187,8 +222,15 @@ export function createWebhookHandlers(ctx: Context, options: { allowPrivate: boo
       const refused = await refuseHost(checked.url.hostname, options.allowPrivate)
       if (refused) return answerRefusal(refuse(400, refusedWebhookUrl(refused), 'url'))
       const secret = newWebhookSecret()
-      const input = { url: checked.url.href, events: w.body.events ?? [], active: w.body.active ?? true, secret }
-      const made = await store.transact((tx) => addWebhook(tx, a.project.id, a.connection ?? null, input))
+      const input = {
+        url: checked.url.href,
+        events: w.body.events ?? [],
+        active: w.body.active ?? true,
+        secret,
+      }
+      const made = await store.transact((tx) =>
+        addWebhook(tx, a.project.id, a.connection ?? null, input),
+      )
       if (!made.ok) return answerRefusal(made)
       return json(201, { webhook: made.webhook, secret }, NO_STORE)
     },
@@ -196,7 +238,8 @@ export function createWebhookHandlers(ctx: Context, options: { allowPrivate: boo
     async update(req) {
       const w = await onWebhook(req, ['active', 'events'])
       if (!w.ok) return answerRefusal(w)
-      if (w.body.active === undefined && w.body.events === undefined) return answerRefusal(refuse(400, ACTIVE_OR_EVENTS, 'active'))
+      if (w.body.active === undefined && w.body.events === undefined)
+        return answerRefusal(refuse(400, ACTIVE_OR_EVENTS, 'active'))
       const webhook = await store.webhooks.update(w.webhook.id, w.body)
       options.poke()
       return json(200, { webhook }, NO_STORE)
@@ -214,21 +257,38 @@ export function createWebhookHandlers(ctx: Context, options: { allowPrivate: boo
       const w = await onWebhook(req, [])
       if (!w.ok) return answerRefusal(w)
       await store.webhooks.remove(w.webhook.id)
-      return json(200, { removed: w.webhook, webhooks: await store.webhooks.of(w.project.id, w.connection) }, NO_STORE)
+      return json(
+        200,
+        { removed: w.webhook, webhooks: await store.webhooks.of(w.project.id, w.connection) },
+        NO_STORE,
+      )
     },
 
     async deliveries(req) {
       const w = await onWebhook(req, null)
       if (!w.ok) return answerRefusal(w)
-      return json(200, { deliveries: await store.webhooks.deliveries(w.webhook.id, LOG_MAX) }, NO_STORE)
+      return json(
+        200,
+        { deliveries: await store.webhooks.deliveries(w.webhook.id, LOG_MAX) },
+        NO_STORE,
+      )
     },
 
     async test(req) {
       const w = await onWebhook(req, [])
       if (!w.ok) return answerRefusal(w)
       const p = w.project
-      const payload = webhookBody(TEST_KIND, ctx.clock(), { project: { id: p.id, slug: p.slug }, webhook: { id: w.webhook.id, url: w.webhook.url } }, ctx.publicUrl)
-      return json(202, { delivery: await enqueue(w.webhook.id, newMessageId(), TEST_KIND, payload) }, NO_STORE)
+      const payload = webhookBody(
+        TEST_KIND,
+        ctx.clock(),
+        { project: { id: p.id, slug: p.slug }, webhook: { id: w.webhook.id, url: w.webhook.url } },
+        ctx.publicUrl,
+      )
+      return json(
+        202,
+        { delivery: await enqueue(w.webhook.id, newMessageId(), TEST_KIND, payload) },
+        NO_STORE,
+      )
     },
 
     async redeliver(req) {
@@ -237,7 +297,13 @@ export function createWebhookHandlers(ctx: Context, options: { allowPrivate: boo
       const original = await store.webhooks.delivery(w.webhook.id, req.params.delivery!)
       if (!original) return answerRefusal(refuse(404, NO_SUCH_DELIVERY))
       // The same message, so a receiver that kept its `webhook-id` knows it again.
-      return json(202, { delivery: await enqueue(w.webhook.id, original.message, original.type, original.payload) }, NO_STORE)
+      return json(
+        202,
+        {
+          delivery: await enqueue(w.webhook.id, original.message, original.type, original.payload),
+        },
+        NO_STORE,
+      )
     },
   }
 }

@@ -30,7 +30,11 @@ export type ApiAnswer =
 
 export interface ApiClient {
   /** POSTs `body` as JSON to `path`, with `headers` besides the client's own (`If-Match`). */
-  post(path: string, body: Record<string, string | string[]>, headers?: Record<string, string>): Promise<ApiAnswer>
+  post(
+    path: string,
+    body: Record<string, string | string[]>,
+    headers?: Record<string, string>,
+  ): Promise<ApiAnswer>
 }
 
 export interface ApiDeps {
@@ -41,12 +45,18 @@ export interface ApiDeps {
   timeoutMs?: number
 }
 
-export const NETWORK_FAILED = 'Could not reach the server, so nothing was saved. What you typed is still here: try again.'
-export const TIMED_OUT = 'The server did not answer in time, so the change may not be saved. What you typed is still here: try again.'
+export const NETWORK_FAILED =
+  'Could not reach the server, so nothing was saved. What you typed is still here: try again.'
+export const TIMED_OUT =
+  'The server did not answer in time, so the change may not be saved. What you typed is still here: try again.'
 export const SIGNED_OUT = 'You are signed out. Sign in again in another tab, then try again here.'
 
 /** The codes of a write without a usable credential: the page's session has ended. */
-const SIGNED_OUT_CODES: ReadonlySet<string | null> = new Set<RefusalCode>(['token_needed', 'bad_token', 'user_token_needed'])
+const SIGNED_OUT_CODES: ReadonlySet<string | null> = new Set<RefusalCode>([
+  'token_needed',
+  'bad_token',
+  'user_token_needed',
+])
 
 /**
  * An API message as a sentence: `this needs role admin` → `This needs role admin.` Only a first
@@ -64,9 +74,22 @@ export function sentence(text: string): string {
 
 /** What the pages call the API's body fields in a sentence. */
 const FIELD_WORDS: Record<string, string> = {
-  text: 'the comment', subject: 'the subject', summary: 'the summary', source: 'the source', title: 'the title', slug: 'the slug',
-  description: 'the description', user: 'the person', role: 'the role', label: 'the label', parent: 'the parent', add: 'the ticket',
-  remove: 'the ticket', assignee: 'the assignee', email: 'the mail address', state: 'the state',
+  text: 'the comment',
+  subject: 'the subject',
+  summary: 'the summary',
+  source: 'the source',
+  title: 'the title',
+  slug: 'the slug',
+  description: 'the description',
+  user: 'the person',
+  role: 'the role',
+  label: 'the label',
+  parent: 'the parent',
+  add: 'the ticket',
+  remove: 'the ticket',
+  assignee: 'the assignee',
+  email: 'the mail address',
+  state: 'the state',
 }
 
 /**
@@ -78,7 +101,8 @@ export function readable(code: string | null, error: string, field: string | nul
   const words = field === null ? undefined : FIELD_WORDS[field]
   if (words !== undefined && code === 'field_required') return fillIn(words)
   const max = field === null ? undefined : FIELD_MAX[field]
-  if (words !== undefined && max !== undefined && code === 'too_long') return canBeAtMost(words, max)
+  if (words !== undefined && max !== undefined && code === 'too_long')
+    return canBeAtMost(words, max)
   return sentence(error)
 }
 
@@ -99,7 +123,13 @@ export function createApiClient(deps: ApiDeps): ApiClient {
         })
       } catch {
         const timedOut = abort.signal.aborted
-        return { ok: false, status: 0, code: timedOut ? 'timed_out' : 'network_failed', error: timedOut ? TIMED_OUT : NETWORK_FAILED, field: null }
+        return {
+          ok: false,
+          status: 0,
+          code: timedOut ? 'timed_out' : 'network_failed',
+          error: timedOut ? TIMED_OUT : NETWORK_FAILED,
+          field: null,
+        }
       } finally {
         clearTimeout(timer)
       }
@@ -109,12 +139,17 @@ export function createApiClient(deps: ApiDeps): ApiClient {
       } catch {
         // An answer that is not JSON (a proxy's error page, say) is described by its status.
       }
-      const record = answer !== null && typeof answer === 'object' ? (answer as Record<string, unknown>) : {}
+      const record =
+        answer !== null && typeof answer === 'object' ? (answer as Record<string, unknown>) : {}
       if (res.ok) return { ok: true, status: res.status, body: record }
       const code = res.headers.get(ERROR_CODE) as RefusalCode | null
       const field = typeof record.field === 'string' ? record.field : null
-      if (SIGNED_OUT_CODES.has(code) || (code === null && res.status === 401)) return { ok: false, status: res.status, code, error: SIGNED_OUT, field: null }
-      const error = typeof record.error === 'string' ? readable(code, record.error, field) : `The server answered ${res.status}. Nothing was saved; try again.`
+      if (SIGNED_OUT_CODES.has(code) || (code === null && res.status === 401))
+        return { ok: false, status: res.status, code, error: SIGNED_OUT, field: null }
+      const error =
+        typeof record.error === 'string'
+          ? readable(code, record.error, field)
+          : `The server answered ${res.status}. Nothing was saved; try again.`
       return { ok: false, status: res.status, code, error, field }
     },
   }

@@ -7,10 +7,15 @@
  */
 
 /** The select of an applied form and the value the page drew it with. */
-export function appliedSelect(form: HTMLFormElement): { select: HTMLSelectElement; drawn: string; label: string } | null {
+export function appliedSelect(
+  form: HTMLFormElement,
+): { select: HTMLSelectElement; drawn: string; label: string } | null {
   const select = form.querySelector('select')
   if (!select) return null
-  const drawn = Array.from(select.options).find((o) => o.defaultSelected)?.value ?? select.options[0]?.value ?? ''
+  const drawn =
+    Array.from(select.options).find((o) => o.defaultSelected)?.value ??
+    select.options[0]?.value ??
+    ''
   return { select, drawn, label: select.selectedOptions[0]?.textContent ?? select.value }
 }
 
@@ -25,8 +30,12 @@ export async function alreadyChosen(form: HTMLFormElement, value: string): Promi
   if (!read) return false
   const res = await fetch(read, { headers: { accept: 'application/json' }, cache: 'no-store' })
   if (!res.ok) return false
-  const { ticket } = (await res.json()) as { ticket: { state: string; assignee: { id: string } | null } }
-  return form.dataset.api?.endsWith('/state') ? ticket.state === value : (ticket.assignee?.id ?? '') === value
+  const { ticket } = (await res.json()) as {
+    ticket: { state: string; assignee: { id: string } | null }
+  }
+  return form.dataset.api?.endsWith('/state')
+    ? ticket.state === value
+    : (ticket.assignee?.id ?? '') === value
 }
 
 let current: { el: HTMLElement; timer: ReturnType<typeof setTimeout> } | null = null

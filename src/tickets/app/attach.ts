@@ -15,12 +15,25 @@ import { formatSize } from '../rules/files.ts'
 import { fileOverLimit, UPLOAD_UNREACHABLE } from '../text/page-words.ts'
 
 /** Where a link goes into a text, and where the cursor is after it. */
-export function insertLink(text: string, start: number, end: number, markdown: string, image: boolean): { text: string; cursor: number } {
+export function insertLink(
+  text: string,
+  start: number,
+  end: number,
+  markdown: string,
+  image: boolean,
+): { text: string; cursor: number } {
   const before = text.slice(0, start)
   const after = text.slice(end)
   // An image stands on a line of its own; a link to a file reads inside a sentence.
-  const lead = before === '' || (image ? before.endsWith('\n') : /\s$/.test(before)) ? '' : image ? '\n' : ' '
-  const tail = image ? (after.startsWith('\n') ? '' : '\n') : after === '' || /^\s/.test(after) ? '' : ' '
+  const lead =
+    before === '' || (image ? before.endsWith('\n') : /\s$/.test(before)) ? '' : image ? '\n' : ' '
+  const tail = image
+    ? after.startsWith('\n')
+      ? ''
+      : '\n'
+    : after === '' || /^\s/.test(after)
+      ? ''
+      : ' '
   const inserted = lead + markdown + tail
   return { text: before + inserted + after, cursor: before.length + inserted.length }
 }
@@ -32,9 +45,12 @@ export function insertLink(text: string, start: number, end: number, markdown: s
 export function refusalOf(status: number, code: string | null, body: unknown): string {
   if (status === 0) return UPLOAD_UNREACHABLE
   if (status === 401) return SIGNED_OUT
-  const record = body !== null && typeof body === 'object' ? (body as { error?: unknown; field?: unknown }) : {}
+  const record =
+    body !== null && typeof body === 'object' ? (body as { error?: unknown; field?: unknown }) : {}
   const field = typeof record.field === 'string' ? record.field : null
-  return typeof record.error === 'string' ? readable(code, record.error, field) : `The server answered ${status}, so the file was not attached. Try again.`
+  return typeof record.error === 'string'
+    ? readable(code, record.error, field)
+    : `The server answered ${status}, so the file was not attached. Try again.`
 }
 
 /** The refusal for a file larger than the limit, before sending it. */
@@ -48,7 +64,13 @@ interface Uploaded {
 }
 
 /** Sends one file; XMLHttpRequest, since fetch tells nothing of an upload's progress. */
-function send(url: string, file: File, tag: string, onProgress: (loaded: number) => void, signal: AbortSignal): Promise<{ ok: true; file: Uploaded } | { ok: false; error: string } | null> {
+function send(
+  url: string,
+  file: File,
+  tag: string,
+  onProgress: (loaded: number) => void,
+  signal: AbortSignal,
+): Promise<{ ok: true; file: Uploaded } | { ok: false; error: string } | null> {
   return new Promise((resolve) => {
     const xhr = new XMLHttpRequest()
     xhr.open('POST', `${url}?name=${encodeURIComponent(file.name || 'pasted')}`)
@@ -59,7 +81,11 @@ function send(url: string, file: File, tag: string, onProgress: (loaded: number)
     xhr.onload = () => {
       const body = xhr.response as { file?: Uploaded } | null
       if (xhr.status === 201 && body?.file) resolve({ ok: true, file: body.file })
-      else resolve({ ok: false, error: refusalOf(xhr.status, xhr.getResponseHeader('x-error-code'), body) })
+      else
+        resolve({
+          ok: false,
+          error: refusalOf(xhr.status, xhr.getResponseHeader('x-error-code'), body),
+        })
     }
     xhr.onerror = () => resolve({ ok: false, error: refusalOf(0, null, null) })
     xhr.onabort = () => resolve(null)
@@ -121,7 +147,13 @@ function attach(field: HTMLElement, files: readonly File[], tag: string, pasted 
         return
       }
       item.remove()
-      const at = insertLink(box.value, box.selectionStart, box.selectionEnd, answer.file.markdown, answer.file.markdown.startsWith('!'))
+      const at = insertLink(
+        box.value,
+        box.selectionStart,
+        box.selectionEnd,
+        answer.file.markdown,
+        answer.file.markdown.startsWith('!'),
+      )
       box.value = at.text
       box.setSelectionRange(at.cursor, at.cursor)
       // What listens for typing (the length check) hears of it.
@@ -156,8 +188,10 @@ export function clearUploads(form: HTMLFormElement): void {
 
 /** Listens on the document for files dropped, pasted or chosen for a text box that takes them. */
 export function startAttaching(tag: string): void {
-  const fieldOf = (target: EventTarget | null) => (target instanceof Element ? target.closest<HTMLElement>('[data-attach-to]') : null)
-  const hasFiles = (data: DataTransfer | null) => data !== null && Array.from(data.types).includes('Files')
+  const fieldOf = (target: EventTarget | null) =>
+    target instanceof Element ? target.closest<HTMLElement>('[data-attach-to]') : null
+  const hasFiles = (data: DataTransfer | null) =>
+    data !== null && Array.from(data.types).includes('Files')
 
   document.addEventListener('dragover', (event) => {
     const field = fieldOf(event.target)
@@ -168,7 +202,8 @@ export function startAttaching(tag: string): void {
   })
   document.addEventListener('dragleave', (event) => {
     const field = fieldOf(event.target)
-    if (field && !(event.relatedTarget instanceof Node && field.contains(event.relatedTarget))) field.classList.remove('dropping')
+    if (field && !(event.relatedTarget instanceof Node && field.contains(event.relatedTarget)))
+      field.classList.remove('dropping')
   })
   document.addEventListener('drop', (event) => {
     const field = fieldOf(event.target)
@@ -186,9 +221,15 @@ export function startAttaching(tag: string): void {
     attach(field, files, tag, true)
   })
   document.addEventListener('click', (event) => {
-    const button = event.target instanceof Element ? event.target.closest<HTMLButtonElement>('[data-attach-button]') : null
+    const button =
+      event.target instanceof Element
+        ? event.target.closest<HTMLButtonElement>('[data-attach-button]')
+        : null
     if (!button) return
-    button.closest('[data-attach-to]')?.querySelector<HTMLInputElement>('[data-attach-input]')?.click()
+    button
+      .closest('[data-attach-to]')
+      ?.querySelector<HTMLInputElement>('[data-attach-input]')
+      ?.click()
   })
   document.addEventListener('change', (event) => {
     const input = event.target

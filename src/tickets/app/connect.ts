@@ -27,7 +27,8 @@ if (form && out && newProject) {
         body: JSON.stringify(body),
       })
       const answer = (await res.json()) as { location?: unknown; error?: unknown }
-      if (res.ok && typeof answer.location === 'string') return window.location.assign(answer.location)
+      if (res.ok && typeof answer.location === 'string')
+        return window.location.assign(answer.location)
       out.textContent = typeof answer.error === 'string' ? answer.error : 'could not connect'
     } catch {
       out.textContent = 'could not reach the service: try again'

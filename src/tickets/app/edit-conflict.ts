@@ -79,10 +79,11 @@ export function chooseVersion(form: HTMLFormElement, choice: string): boolean {
     return true
   }
   if (choice === 'mine') {
-    fields.subject.value = form.querySelector('[data-mine-subject]')?.textContent ?? fields.subject.value
-    fields.summary.value = form.querySelector('[data-mine-summary]')?.textContent ?? fields.summary.value
-  }
-  else if (choice === 'merge') fields.summary.value = fields.merge.value
+    fields.subject.value =
+      form.querySelector('[data-mine-subject]')?.textContent ?? fields.subject.value
+    fields.summary.value =
+      form.querySelector('[data-mine-summary]')?.textContent ?? fields.summary.value
+  } else if (choice === 'merge') fields.summary.value = fields.merge.value
   form.requestSubmit()
   return false
 }

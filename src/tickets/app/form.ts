@@ -28,7 +28,10 @@ export interface FormView {
 
 export interface FormSender {
   /** Sends the form once; answers the API's answer, or null when a write is already running. */
-  send(view: FormView, submitter?: { name: string; value: string } | null): Promise<ApiAnswer | null>
+  send(
+    view: FormView,
+    submitter?: { name: string; value: string } | null,
+  ): Promise<ApiAnswer | null>
 }
 
 export function createFormSender(deps: { api: ApiClient }): FormSender {
@@ -44,7 +47,11 @@ export function createFormSender(deps: { api: ApiClient }): FormSender {
         if (submitter && submitter.name !== '') body[submitter.name] = submitter.value
         const answer = await deps.api.post(view.action(), body, view.headers())
         // A conflicting edit: the page shows both versions (edit-conflict.ts), not an error.
-        if (!answer.ok && answer.code !== 'edit_conflict') view.showError(answer.field !== null && view.hasField(answer.field) ? answer.field : null, answer.error)
+        if (!answer.ok && answer.code !== 'edit_conflict')
+          view.showError(
+            answer.field !== null && view.hasField(answer.field) ? answer.field : null,
+            answer.error,
+          )
         return answer
       } finally {
         busy.delete(view)
@@ -60,15 +67,30 @@ export function createFormSender(deps: { api: ApiClient }): FormSender {
  * a field's error goes in the element `[data-error-for="<name>"]`, the form's in `[data-error]`.
  */
 export function domFormView(form: HTMLFormElement): FormView {
-  const errorFor = (name: string) => form.querySelector<HTMLElement>(`[data-error-for="${CSS.escape(name)}"]`)
+  const errorFor = (name: string) =>
+    form.querySelector<HTMLElement>(`[data-error-for="${CSS.escape(name)}"]`)
   return {
     action: () => form.dataset.api ?? '',
     values() {
       const out: FormValues = {}
       for (const el of Array.from(form.elements)) {
-        if (!(el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement)) continue
-        if (el.name === '' || el.disabled || (el instanceof HTMLInputElement && (el.type === 'submit' || el.type === 'button'))) continue
-        if (el instanceof HTMLInputElement && el.type === 'checkbox' && el.dataset.list !== undefined) {
+        if (!(
+          el instanceof HTMLInputElement ||
+          el instanceof HTMLTextAreaElement ||
+          el instanceof HTMLSelectElement
+        ))
+          continue
+        if (
+          el.name === '' ||
+          el.disabled ||
+          (el instanceof HTMLInputElement && (el.type === 'submit' || el.type === 'button'))
+        )
+          continue
+        if (
+          el instanceof HTMLInputElement &&
+          el.type === 'checkbox' &&
+          el.dataset.list !== undefined
+        ) {
           if (!el.checked) continue
           const list = out[el.name]
           out[el.name] = Array.isArray(list) ? [...list, el.value] : [el.value]
@@ -79,26 +101,32 @@ export function domFormView(form: HTMLFormElement): FormView {
       }
       return out
     },
-    headers: (): Record<string, string> => (form.dataset.ifMatch ? { 'if-match': form.dataset.ifMatch } : {}),
+    headers: (): Record<string, string> =>
+      form.dataset.ifMatch ? { 'if-match': form.dataset.ifMatch } : {},
     hasField: (name) => errorFor(name) !== null,
     setBusy(busy) {
       form.setAttribute('aria-busy', String(busy))
       for (const button of Array.from(form.querySelectorAll('button'))) button.disabled = busy
     },
     clearErrors() {
-      for (const el of Array.from(form.querySelectorAll<HTMLElement>('[data-error-for], [data-error]'))) {
+      for (const el of Array.from(
+        form.querySelectorAll<HTMLElement>('[data-error-for], [data-error]'),
+      )) {
         el.textContent = ''
         el.hidden = true
       }
-      for (const el of Array.from(form.querySelectorAll('[aria-invalid]'))) el.removeAttribute('aria-invalid')
+      for (const el of Array.from(form.querySelectorAll('[aria-invalid]')))
+        el.removeAttribute('aria-invalid')
     },
     showError(field, text) {
-      const place = (field === null ? null : errorFor(field)) ?? form.querySelector<HTMLElement>('[data-error]')
+      const place =
+        (field === null ? null : errorFor(field)) ?? form.querySelector<HTMLElement>('[data-error]')
       if (place) {
         place.textContent = text
         place.hidden = false
       }
-      const input = field === null ? null : form.querySelector<HTMLElement>(`[name="${CSS.escape(field)}"]`)
+      const input =
+        field === null ? null : form.querySelector<HTMLElement>(`[name="${CSS.escape(field)}"]`)
       if (input) {
         input.setAttribute('aria-invalid', 'true')
         input.focus()

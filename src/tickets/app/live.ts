@@ -33,7 +33,11 @@ export interface LiveDeps {
  * names its `events` (the project settings) follows those only, so a ticket's news is not read
  * out there.
  */
-export function touches(event: LiveEvent, ticket: string | null, events: readonly string[] | null = null): boolean {
+export function touches(
+  event: LiveEvent,
+  ticket: string | null,
+  events: readonly string[] | null = null,
+): boolean {
   if (events !== null && !events.includes(event.name)) return false
   if (ticket === null) return true
   if (event.name === 'ticketEvent') return event.args[0] === ticket
@@ -71,12 +75,18 @@ export function createLiveFollower(deps: LiveDeps): LiveFollower {
             await deps.sleep(backoff())
             continue
           }
-          const answer = (await res.json()) as { cursor: number | string; events?: LiveEvent[]; reset?: boolean }
+          const answer = (await res.json()) as {
+            cursor: number | string
+            events?: LiveEvent[]
+            reset?: boolean
+          }
           failures = 0
           cursor = String(answer.cursor)
           if (answer.reset) await deps.onChange([], true)
           else {
-            const touching = (answer.events ?? []).filter((e) => touches(e, deps.ticket, deps.events ?? null))
+            const touching = (answer.events ?? []).filter((e) =>
+              touches(e, deps.ticket, deps.events ?? null),
+            )
             if (touching.length > 0) await deps.onChange(touching, false)
           }
         } catch {
@@ -100,19 +110,25 @@ export function announcement(events: readonly LiveEvent[]): string {
     } else if (e.name === 'ticketEvent') {
       const event = e.args[1] as TicketEvent | undefined
       const t = e.args[2] as { ref?: string } | undefined
-      if (event && typeof event.by === 'string') sentences.push(`${event.by} ${eventSentence(event)} on ${t?.ref ?? 'a ticket'}`)
+      if (event && typeof event.by === 'string')
+        sentences.push(`${event.by} ${eventSentence(event)} on ${t?.ref ?? 'a ticket'}`)
     } else if (e.name === 'connectionsChanged') sentences.push('The connected apps changed')
     else if (e.name === 'membersChanged') sentences.push('The members changed')
-    else if (e.name === 'projectChanged') sentences.push('The project’s title, slug or description changed')
+    else if (e.name === 'projectChanged')
+      sentences.push('The project’s title, slug or description changed')
   }
   if (sentences.length === 0) return events.length > 0 ? 'Related tickets changed.' : ''
   const shown = sentences.slice(0, ANNOUNCE_MAX).map((s) => `${s}.`)
-  if (sentences.length > ANNOUNCE_MAX) shown.push(`And ${sentences.length - ANNOUNCE_MAX} more changes.`)
+  if (sentences.length > ANNOUNCE_MAX)
+    shown.push(`And ${sentences.length - ANNOUNCE_MAX} more changes.`)
   return shown.join(' ')
 }
 
 /** The keys of the keyed items (`data-key`) that are new or changed between two renderings. */
-export function changedKeys(before: ReadonlyMap<string, string>, after: ReadonlyMap<string, string>): string[] {
+export function changedKeys(
+  before: ReadonlyMap<string, string>,
+  after: ReadonlyMap<string, string>,
+): string[] {
   const changed: string[] = []
   for (const [key, html] of after) if (before.get(key) !== html) changed.push(key)
   return changed

@@ -28,7 +28,10 @@ let pendingRedraw = false
 
 /** Fetches the page again and swaps in what changed; `events` are announced. */
 async function refresh(announce = ''): Promise<void> {
-  const res = await fetch(location.pathname + location.search, { headers: { accept: 'text/html' }, cache: 'no-store' })
+  const res = await fetch(location.pathname + location.search, {
+    headers: { accept: 'text/html' },
+    cache: 'no-store',
+  })
   if (!res.ok) return
   const latest = new DOMParser().parseFromString(await res.text(), 'text/html')
   const heldBack = redraw(document, latest)
@@ -61,11 +64,25 @@ function say(text: string): void {
 }
 
 /** What a form does after the API took its write (`data-done`). */
-function done(form: HTMLFormElement, answer: Extract<ApiAnswer, { ok: true }>, button: HTMLButtonElement | null): void {
-  const body = answer.body as { ticket?: { url?: string }; project?: { url?: string }; location?: string; token?: string; url?: string; id?: string; secret?: string }
+function done(
+  form: HTMLFormElement,
+  answer: Extract<ApiAnswer, { ok: true }>,
+  button: HTMLButtonElement | null,
+): void {
+  const body = answer.body as {
+    ticket?: { url?: string }
+    project?: { url?: string }
+    location?: string
+    token?: string
+    url?: string
+    id?: string
+    secret?: string
+  }
   // A revoked token's secret, if it is the one still shown to copy, is taken off the page.
   if (form.dataset.api === '/api/tokens/revoke' && button?.value) {
-    for (const shown of Array.from(document.querySelectorAll<HTMLElement>(`[data-token-id="${CSS.escape(button.value)}"]`))) {
+    for (const shown of Array.from(
+      document.querySelectorAll<HTMLElement>(`[data-token-id="${CSS.escape(button.value)}"]`),
+    )) {
       const field = shown.querySelector('input')
       if (field) field.value = ''
       shown.hidden = true
@@ -81,8 +98,10 @@ function done(form: HTMLFormElement, answer: Extract<ApiAnswer, { ok: true }>, b
     case 'reset':
       form.reset()
       clearUploads(form)
-      for (const p of Array.from(form.querySelectorAll<HTMLElement>('[data-preview]'))) p.hidden = true
-      for (const b of Array.from(form.querySelectorAll<HTMLElement>('[data-preview-for]'))) b.setAttribute('aria-pressed', 'false')
+      for (const p of Array.from(form.querySelectorAll<HTMLElement>('[data-preview]')))
+        p.hidden = true
+      for (const b of Array.from(form.querySelectorAll<HTMLElement>('[data-preview-for]')))
+        b.setAttribute('aria-pressed', 'false')
       break
     case 'reload':
       // The page redraws with what the server now holds; the form shows it, not what was typed.
@@ -116,13 +135,21 @@ function done(form: HTMLFormElement, answer: Extract<ApiAnswer, { ok: true }>, b
  * (which sends the previous value back, and the previous assignee when the state change assigned
  * someone), and the page is brought up to date.
  */
-function afterApplied(form: HTMLFormElement, applied: NonNullable<ReturnType<typeof appliedSelect>>, answer: Extract<ApiAnswer, { ok: true }>): void {
+function afterApplied(
+  form: HTMLFormElement,
+  applied: NonNullable<ReturnType<typeof appliedSelect>>,
+  answer: Extract<ApiAnswer, { ok: true }>,
+): void {
   settle(applied.select)
   const path = form.dataset.api!
   const isState = path.endsWith('/state')
   const previous = applied.drawn
   const assignEvent = answer.body.assignEvent as { from: { id: string } | null } | undefined
-  const text = isState ? `State changed to ${applied.select.value}.` : applied.select.value === '' ? 'Unassigned.' : `Assigned to ${applied.label}.`
+  const text = isState
+    ? `State changed to ${applied.select.value}.`
+    : applied.select.value === ''
+      ? 'Unassigned.'
+      : `Assigned to ${applied.label}.`
   say(text)
   showNotice(text, () => {
     void (async () => {
@@ -133,7 +160,10 @@ function afterApplied(form: HTMLFormElement, applied: NonNullable<ReturnType<typ
         select.value = previous
         settle(select)
       }
-      if (back.ok && assignEvent) await api.post(path.replace(/\/state$/, '/assign'), { assignee: assignEvent.from?.id ?? '' })
+      if (back.ok && assignEvent)
+        await api.post(path.replace(/\/state$/, '/assign'), {
+          assignee: assignEvent.from?.id ?? '',
+        })
       say(back.ok ? 'Undone.' : back.error)
       if (!back.ok) showNotice(back.error)
       await refresh()
@@ -145,15 +175,24 @@ function afterApplied(form: HTMLFormElement, applied: NonNullable<ReturnType<typ
 /** The message for a field over its length limit (`data-max`), or null. */
 function overBy(field: HTMLInputElement | HTMLTextAreaElement): string | null {
   const max = Number(field.dataset.max)
-  return field.value.length > max ? overLimit(field.dataset.what ?? 'this', field.value.length, max) : null
+  return field.value.length > max
+    ? overLimit(field.dataset.what ?? 'this', field.value.length, max)
+    : null
 }
 
 // A field over its limit says so as soon as it is, not after a refused save; typing in a field
 // takes away what was said about it before.
 document.addEventListener('input', (event) => {
   const field = event.target
-  if (!(field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement) || !field.form || field.name === '') return
-  const place = field.form.querySelector<HTMLElement>(`[data-error-for="${CSS.escape(field.name)}"]`)
+  if (
+    !(field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement) ||
+    !field.form ||
+    field.name === ''
+  )
+    return
+  const place = field.form.querySelector<HTMLElement>(
+    `[data-error-for="${CSS.escape(field.name)}"]`,
+  )
   if (!place) return
   const message = field.dataset.max !== undefined ? overBy(field) : null
   place.textContent = message ?? ''
@@ -175,51 +214,68 @@ document.addEventListener('submit', (event) => {
   // An applied change's refusal waits until it is known not to be "already so" (a 400 because
   // someone else chose the same value first), which is no error.
   let held: [string | null, string] | null = null
-  const view = applied ? { ...shown, showError: (field: string | null, text: string) => void (held = [field, text]) } : shown
+  const view = applied
+    ? { ...shown, showError: (field: string | null, text: string) => void (held = [field, text]) }
+    : shown
   // A link still on its way would be missing from what is sent.
   if (uploading(form)) {
     shown.clearErrors()
     shown.showError(null, STILL_UPLOADING)
     return
   }
-  const over = Array.from(form.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>('[data-max]')).find((f) => !f.disabled && overBy(f) !== null)
+  const over = Array.from(
+    form.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>('[data-max]'),
+  ).find((f) => !f.disabled && overBy(f) !== null)
   if (over) {
     shown.clearErrors()
     shown.showError(over.name, overBy(over)!)
     return
   }
   // A field that must not be blank says so itself, and nothing is sent.
-  const blank = Array.from(form.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>('[data-not-blank]')).find((f) => !f.disabled && f.value.trim() === '')
+  const blank = Array.from(
+    form.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>('[data-not-blank]'),
+  ).find((f) => !f.disabled && f.value.trim() === '')
   if (blank) {
     shown.clearErrors()
     shown.showError(blank.name, blank.dataset.notBlank!)
     return
   }
-  void sender.send(view, button && button.name ? { name: button.name, value: button.value } : null).then((answer) => {
-    if (answer?.ok) {
-      if (applied) afterApplied(form, applied, answer)
-      else done(form, answer, button)
-    } else if (answer?.ok === false && answer.code === 'edit_conflict') void resolveStaleEdit(form)
-    else if (applied && held) {
-      const [field, text] = held
-      void (answer?.ok === false && answer.code === 'already_so' ? alreadyChosen(form, applied.select.value) : Promise.resolve(false)).then((yes) => {
-        if (!yes) return shown.showError(field, text)
-        settle(applied.select)
-        void refresh()
-      })
-    }
-  })
+  void sender
+    .send(view, button && button.name ? { name: button.name, value: button.value } : null)
+    .then((answer) => {
+      if (answer?.ok) {
+        if (applied) afterApplied(form, applied, answer)
+        else done(form, answer, button)
+      } else if (answer?.ok === false && answer.code === 'edit_conflict')
+        void resolveStaleEdit(form)
+      else if (applied && held) {
+        const [field, text] = held
+        void (
+          answer?.ok === false && answer.code === 'already_so'
+            ? alreadyChosen(form, applied.select.value)
+            : Promise.resolve(false)
+        ).then((yes) => {
+          if (!yes) return shown.showError(field, text)
+          settle(applied.select)
+          void refresh()
+        })
+      }
+    })
 })
 
 // The bar's menus (projects, the person's) close on a click elsewhere and on Escape, as menus do.
 document.addEventListener('click', (event) => {
-  for (const menu of Array.from(document.querySelectorAll<HTMLDetailsElement>('details.switcher[open]'))) {
+  for (const menu of Array.from(
+    document.querySelectorAll<HTMLDetailsElement>('details.switcher[open]'),
+  )) {
     if (!menu.contains(event.target as Node)) menu.open = false
   }
 })
 document.addEventListener('keydown', (event) => {
   if (event.key !== 'Escape') return
-  for (const menu of Array.from(document.querySelectorAll<HTMLDetailsElement>('details.switcher[open]'))) {
+  for (const menu of Array.from(
+    document.querySelectorAll<HTMLDetailsElement>('details.switcher[open]'),
+  )) {
     menu.open = false
     menu.querySelector('summary')?.focus()
   }
@@ -230,7 +286,8 @@ document.addEventListener('keydown', (event) => {
 // becomes narrow folds them again.
 const wide = window.matchMedia('(min-width: 52.0625rem)')
 const unfoldWhenWide = () => {
-  for (const d of Array.from(document.querySelectorAll<HTMLDetailsElement>('details.side-details'))) d.open = wide.matches
+  for (const d of Array.from(document.querySelectorAll<HTMLDetailsElement>('details.side-details')))
+    d.open = wide.matches
 }
 unfoldWhenWide()
 wide.addEventListener('change', unfoldWhenWide)
@@ -239,7 +296,11 @@ wide.addEventListener('change', unfoldWhenWide)
 // the picker attaches on first focus of each.
 document.addEventListener('focusin', (event) => {
   const target = event.target
-  if (target instanceof HTMLInputElement && target.dataset.pickerSearch !== undefined && target.dataset.pickerOn === undefined) {
+  if (
+    target instanceof HTMLInputElement &&
+    target.dataset.pickerSearch !== undefined &&
+    target.dataset.pickerOn === undefined
+  ) {
     target.dataset.pickerOn = ''
     attachTicketPicker(target)
   }
@@ -248,11 +309,17 @@ document.addEventListener('focusin', (event) => {
 // A select marked `data-submit` sends its form when it changes (state, assignee, role).
 document.addEventListener('change', (event) => {
   const target = event.target
-  if (target instanceof HTMLSelectElement && target.dataset.submit !== undefined) target.form?.requestSubmit()
+  if (target instanceof HTMLSelectElement && target.dataset.submit !== undefined)
+    target.form?.requestSubmit()
 })
 
 document.addEventListener('click', (event) => {
-  const target = event.target instanceof Element ? event.target.closest<HTMLElement>('[data-preview-for], [data-copy], [data-shortcuts-close], [data-resolve]') : null
+  const target =
+    event.target instanceof Element
+      ? event.target.closest<HTMLElement>(
+          '[data-preview-for], [data-copy], [data-shortcuts-close], [data-resolve]',
+        )
+      : null
   if (!target) return
   if (target.dataset.resolve !== undefined) {
     const form = target.closest('form')
@@ -264,13 +331,19 @@ document.addEventListener('click', (event) => {
 
 function togglePreview(button: HTMLElement): void {
   const field = document.getElementById(button.dataset.previewFor!) as HTMLTextAreaElement | null
-  const preview = document.querySelector<HTMLElement>(`[data-preview="${CSS.escape(button.dataset.previewFor!)}"]`)
+  const preview = document.querySelector<HTMLElement>(
+    `[data-preview="${CSS.escape(button.dataset.previewFor!)}"]`,
+  )
   if (!field || !preview) return
   const showing = button.getAttribute('aria-pressed') === 'true'
   button.setAttribute('aria-pressed', String(!showing))
   preview.hidden = showing
   field.hidden = !showing
-  if (!showing) preview.innerHTML = field.value.trim() === '' ? '<p class="muted">Nothing to preview.</p>' : markdownToHtml(field.value)
+  if (!showing)
+    preview.innerHTML =
+      field.value.trim() === ''
+        ? '<p class="muted">Nothing to preview.</p>'
+        : markdownToHtml(field.value)
   else field.focus()
 }
 
@@ -290,7 +363,11 @@ const shortcuts = createShortcuts()
 document.addEventListener('keydown', (event) => {
   const target = event.target
   // Ctrl+Enter (Cmd+Enter on a Mac) sends the form of the text box.
-  if (event.key === 'Enter' && (event.ctrlKey || event.metaKey) && target instanceof HTMLTextAreaElement) {
+  if (
+    event.key === 'Enter' &&
+    (event.ctrlKey || event.metaKey) &&
+    target instanceof HTMLTextAreaElement
+  ) {
     const form = target.form
     if (form?.dataset.api !== undefined) {
       event.preventDefault()
@@ -298,7 +375,14 @@ document.addEventListener('keydown', (event) => {
     }
     return
   }
-  const action = shortcuts.key({ key: event.key, ctrlKey: event.ctrlKey, altKey: event.altKey, metaKey: event.metaKey, typing: isTyping(target), time: event.timeStamp })
+  const action = shortcuts.key({
+    key: event.key,
+    ctrlKey: event.ctrlKey,
+    altKey: event.altKey,
+    metaKey: event.metaKey,
+    typing: isTyping(target),
+    time: event.timeStamp,
+  })
   if (action === null) return
   if (action === 'inbox') {
     location.assign('/inbox')
@@ -312,7 +396,9 @@ document.addEventListener('keydown', (event) => {
     }
     return
   }
-  const el = document.querySelector<HTMLElement>(action === 'search' ? '[data-shortcut="search"]' : '[data-shortcut="new-ticket"]')
+  const el = document.querySelector<HTMLElement>(
+    action === 'search' ? '[data-shortcut="search"]' : '[data-shortcut="new-ticket"]',
+  )
   if (!el) return
   event.preventDefault()
   if (el instanceof HTMLAnchorElement) location.assign(el.href)
@@ -354,7 +440,10 @@ if (live) {
       // A refusal about who may be added ("no user 'carol' has logged in here") may no longer
       // hold once the members changed.
       if (events.some((e) => e.name === 'membersChanged')) {
-        for (const form of Array.from(document.querySelectorAll<HTMLFormElement>('form[data-api$="/members"]'))) domFormView(form).clearErrors()
+        for (const form of Array.from(
+          document.querySelectorAll<HTMLFormElement>('form[data-api$="/members"]'),
+        ))
+          domFormView(form).clearErrors()
       }
       return refresh(announcement(events))
     },

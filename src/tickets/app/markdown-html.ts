@@ -25,7 +25,9 @@ function createRenderer(inline: boolean, links = true): InstanceType<typeof Mark
   // markdown-it's own check lets through every link but `javascript:`, `vbscript:`, `file:` and
   // most `data:`; ours lets through only what the issue asks for.
   md.validateLink = (url) => ALLOWED_LINK.test(url.trim()) || OWN_FILE.test(url.trim())
-  const defaultOpen = md.renderer.rules.link_open ?? ((tokens, i, options, _env, self) => self.renderToken(tokens, i, options))
+  const defaultOpen =
+    md.renderer.rules.link_open ??
+    ((tokens, i, options, _env, self) => self.renderToken(tokens, i, options))
   md.renderer.rules.link_open = (tokens, i, options, env, self) => {
     tokens[i]!.attrSet('rel', 'nofollow noopener noreferrer')
     return defaultOpen(tokens, i, options, env, self)
@@ -41,7 +43,18 @@ function createRenderer(inline: boolean, links = true): InstanceType<typeof Mark
     return `<a href="${md.utils.escapeHtml(String(token.attrGet('src') ?? ''))}" rel="nofollow noopener noreferrer">${md.utils.escapeHtml(alt || 'image')}</a>`
   }
   if (!inline) md.core.ruler.after('inline', 'task_lists', taskLists)
-  if (inline) md.disable(['heading', 'lheading', 'list', 'blockquote', 'code', 'fence', 'hr', 'table', 'reference'])
+  if (inline)
+    md.disable([
+      'heading',
+      'lheading',
+      'list',
+      'blockquote',
+      'code',
+      'fence',
+      'hr',
+      'table',
+      'reference',
+    ])
   if (!links) md.disable(['link', 'autolink', 'image'])
   return md
 }
@@ -54,7 +67,12 @@ function taskLists(state: StateCore): void {
   const tokens = state.tokens
   for (let i = 2; i < tokens.length; i++) {
     const t = tokens[i]!
-    if (t.type !== 'inline' || tokens[i - 1]!.type !== 'paragraph_open' || tokens[i - 2]!.type !== 'list_item_open') continue
+    if (
+      t.type !== 'inline' ||
+      tokens[i - 1]!.type !== 'paragraph_open' ||
+      tokens[i - 2]!.type !== 'list_item_open'
+    )
+      continue
     const marker = /^\[([ xX])\][ \t]+/.exec(t.content)
     const first = t.children?.[0]
     if (!marker || !first || first.type !== 'text' || !first.content.startsWith(marker[0])) continue
@@ -116,5 +134,7 @@ const INLINE_SYNTAX = /[*_`[\]\\~!<&]|^\s|\s$|\s{2}/
 
 /** A subject inside a link (a list row, a heading): inline marks without links of its own. */
 export function markdownSubject(text: string): string {
-  return INLINE_SYNTAX.test(text) ? plainInline.renderInline(text) : plainInline.utils.escapeHtml(text)
+  return INLINE_SYNTAX.test(text)
+    ? plainInline.renderInline(text)
+    : plainInline.utils.escapeHtml(text)
 }

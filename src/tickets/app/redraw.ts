@@ -14,7 +14,10 @@ export const MARK_MS = 4000
 export function inUse(region: Element, active: Element | null): boolean {
   if (active && region.contains(active) && active.matches('input, textarea, select')) return true
   for (const field of Array.from(region.querySelectorAll('input, textarea, select'))) {
-    if (field instanceof HTMLInputElement && !['checkbox', 'radio', 'hidden', 'submit', 'button'].includes(field.type)) {
+    if (
+      field instanceof HTMLInputElement &&
+      !['checkbox', 'radio', 'hidden', 'submit', 'button'].includes(field.type)
+    ) {
       if (field.value !== field.defaultValue) return true
     } else if (field instanceof HTMLTextAreaElement) {
       if (field.value !== field.defaultValue) return true
@@ -42,7 +45,8 @@ export function signature(item: Element): string {
 
 function keyed(root: Element): Map<string, string> {
   const map = new Map<string, string>()
-  for (const el of Array.from(root.querySelectorAll<HTMLElement>('[data-key]'))) map.set(el.dataset.key!, signature(el))
+  for (const el of Array.from(root.querySelectorAll<HTMLElement>('[data-key]')))
+    map.set(el.dataset.key!, signature(el))
   return map
 }
 
@@ -50,7 +54,11 @@ function keyed(root: Element): Map<string, string> {
  * Swaps the live regions of `doc` for those of `latest`; answers the names of the regions it left
  * alone because a form in them is in use.
  */
-export function redraw(doc: Document, latest: Document, setTimer: (fn: () => void, ms: number) => void = setTimeout): string[] {
+export function redraw(
+  doc: Document,
+  latest: Document,
+  setTimer: (fn: () => void, ms: number) => void = setTimeout,
+): string[] {
   const heldBack: string[] = []
   for (const region of Array.from(doc.querySelectorAll<HTMLElement>('[data-live]'))) {
     const name = region.dataset.live!

@@ -28,7 +28,9 @@ export function relativeTime(then: number, now: number): string {
   if (days < 30) return `${days} days ago`
   const date = new Date(then)
   const year = date.getUTCFullYear()
-  return year === new Date(now).getUTCFullYear() ? `on ${dayAndMonth(date)}` : `on ${dayAndMonth(date)} ${year}`
+  return year === new Date(now).getUTCFullYear()
+    ? `on ${dayAndMonth(date)}`
+    : `on ${dayAndMonth(date)} ${year}`
 }
 
 function future(ms: number): string {

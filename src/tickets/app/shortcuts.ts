@@ -61,6 +61,7 @@ export function isTyping(target: EventTarget | null): boolean {
   if (!(target instanceof HTMLElement)) return false
   if (target.isContentEditable) return true
   if (target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement) return true
-  if (target instanceof HTMLInputElement) return !['button', 'submit', 'reset', 'checkbox', 'radio'].includes(target.type)
+  if (target instanceof HTMLInputElement)
+    return !['button', 'submit', 'reset', 'checkbox', 'radio'].includes(target.type)
   return false
 }

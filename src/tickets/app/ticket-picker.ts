@@ -88,7 +88,9 @@ export function attachTicketPicker(input: HTMLInputElement): void {
       return close()
     }
     try {
-      const res = await fetch(`${search}?${new URLSearchParams({ q, limit: '8' })}`, { headers: { accept: 'application/json' } })
+      const res = await fetch(`${search}?${new URLSearchParams({ q, limit: '8' })}`, {
+        headers: { accept: 'application/json' },
+      })
       if (mine !== asked || !res.ok) return
       const body = (await res.json()) as { tickets: Suggestion[] }
       items = body.tickets.filter((t) => t.ref !== self).slice(0, 8)

@@ -11,20 +11,34 @@ import { matches } from '../../http/conditional.ts'
 import { refuse, type Refusal } from '../../http/refusal.ts'
 import type { Actor } from '../rules/actor.ts'
 import {
-  ALREADY_UNASSIGNED, alreadyAssignedTo, alreadyInState, fieldTooLong, EDIT_STALE, NOTHING_CHANGED, SUBJECT_EMPTY, SUBJECT_OR_SUMMARY, unknownState,
+  ALREADY_UNASSIGNED,
+  alreadyAssignedTo,
+  alreadyInState,
+  fieldTooLong,
+  EDIT_STALE,
+  NOTHING_CHANGED,
+  SUBJECT_EMPTY,
+  SUBJECT_OR_SUMMARY,
+  unknownState,
 } from '../rules/messages.ts'
 import { COMMENT_MAX } from '../rules/lengths.ts'
 import { refuseRole } from '../rules/roles.ts'
 import { isState } from '../rules/states.ts'
 import type { TicketEvent } from '../rules/ticket-event.ts'
-import { ticketAnswer, ticketAnswers, ticketEtag, type TicketAnswer } from '../representations/json.ts'
+import {
+  ticketAnswer,
+  ticketAnswers,
+  ticketEtag,
+  type TicketAnswer,
+} from '../representations/json.ts'
 import type { TicketTx } from '../store/ticket-store.ts'
 import type { Ticket } from '../store/ticket-row.ts'
 import type { LockedTicket } from '../store/ticket-writes.ts'
 import type { User } from '../store/users.ts'
 import { EDIT, lengthRefusal, USE } from './tickets.ts'
 
-export type Changed = { ok: true; ticket: TicketAnswer; event: TicketEvent; assignEvent?: TicketEvent } | Refusal
+export type Changed =
+  { ok: true; ticket: TicketAnswer; event: TicketEvent; assignEvent?: TicketEvent } | Refusal
 
 /** The ticket a change names, locked, with the actor's role in its project. */
 async function lockFor(tx: TicketTx, ticketId: string, actor: Actor): Promise<LockedTicket> {
@@ -33,28 +47,57 @@ async function lockFor(tx: TicketTx, ticketId: string, actor: Actor): Promise<Lo
 }
 
 /** Emits `ticketEvent` for each of `events` with the ticket as changed; answers the change. */
-async function emitTicketEvents(tx: TicketTx, publicUrl: string, done: { ticket: Ticket; events: TicketEvent[] }): Promise<{ ticket: TicketAnswer; events: TicketEvent[] }> {
+async function emitTicketEvents(
+  tx: TicketTx,
+  publicUrl: string,
+  done: { ticket: Ticket; events: TicketEvent[] },
+): Promise<{ ticket: TicketAnswer; events: TicketEvent[] }> {
   const ticket = ticketAnswer(publicUrl, done.ticket)
-  for (const event of done.events) await tx.emit(done.ticket.project, 'ticketEvent', [ticket.id, event, ticket])
+  for (const event of done.events)
+    await tx.emit(done.ticket.project, 'ticketEvent', [ticket.id, event, ticket])
   return { ticket, events: done.events }
 }
 
 /** Adds a comment: a member of any role may. */
-export async function comment(tx: TicketTx, publicUrl: string, actor: Actor, ticketId: string, text: string): Promise<Changed> {
+export async function comment(
+  tx: TicketTx,
+  publicUrl: string,
+  actor: Actor,
+  ticketId: string,
+  text: string,
+): Promise<Changed> {
   const events = [{ kind: 'comment' as const, data: { text } }]
   if (text.length > COMMENT_MAX) {
     // The role is checked before the length.
     const t = await lockFor(tx, ticketId, actor)
-    return refuseRole(t.role, USE, 'project') ?? refuse(400, fieldTooLong('text', COMMENT_MAX), 'text')
+    return (
+      refuseRole(t.role, USE, 'project') ?? refuse(400, fieldTooLong('text', COMMENT_MAX), 'text')
+    )
   }
-  const written = await tx.tickets.changeAsMember(ticketId, { updated: actor.now }, events, actor, USE)
+  const written = await tx.tickets.changeAsMember(
+    ticketId,
+    { updated: actor.now },
+    events,
+    actor,
+    USE,
+  )
   if (!written.ok) return refuseRole(written.role, USE, 'project')!
-  const { ticket, events: [event] } = await emitTicketEvents(tx, publicUrl, written)
+  const {
+    ticket,
+    events: [event],
+  } = await emitTicketEvents(tx, publicUrl, written)
   return { ok: true, ticket, event: event! }
 }
 
 /** Changes the state, assigning as decided; emits both events and the related views. */
-export async function changeState(tx: TicketTx, publicUrl: string, actor: Actor, ticketId: string, state: string, text: string): Promise<Changed> {
+export async function changeState(
+  tx: TicketTx,
+  publicUrl: string,
+  actor: Actor,
+  ticketId: string,
+  state: string,
+  text: string,
+): Promise<Changed> {
   const t = await lockFor(tx, ticketId, actor)
   const refused = refuseRole(t.role, USE, 'project')
   if (refused) return refused
@@ -65,19 +108,47 @@ export async function changeState(tx: TicketTx, publicUrl: string, actor: Actor,
   let assignTo: User | undefined
   const me = { id: actor.user.id, name: actor.user.name }
   if (state === 'doing' && t.assigneeId === null) assignTo = me
-  if (state === 'review' && t.assigneeId !== null && t.authorId !== null && t.assigneeId !== t.authorId) assignTo = t.author ?? undefined
+  if (
+    state === 'review' &&
+    t.assigneeId !== null &&
+    t.authorId !== null &&
+    t.assigneeId !== t.authorId
+  )
+    assignTo = t.author ?? undefined
 
   const data: Record<string, unknown> = { from: t.state, to: state }
   if (text.trim() !== '') data.text = text
-  const change = { state: state, updated: actor.now, ...(assignTo !== undefined ? { assigneeId: assignTo.id } : {}) }
-  const events = [{ kind: 'state' as const, data }, ...(assignTo !== undefined ? [{ kind: 'assign' as const, data: { from: t.assignee, to: assignTo } }] : [])]
-  const { ticket, events: [event, assignEvent] } = await emitTicketEvents(tx, publicUrl, (await tx.tickets.change(t.id, change, events, actor))!)
-  await tx.emit(t.projectId, 'ticketsRelated', [ticketAnswers(publicUrl, await tx.tickets.related([t.id]))])
-  return assignEvent ? { ok: true, ticket, event: event!, assignEvent } : { ok: true, ticket, event: event! }
+  const change = {
+    state: state,
+    updated: actor.now,
+    ...(assignTo !== undefined ? { assigneeId: assignTo.id } : {}),
+  }
+  const events = [
+    { kind: 'state' as const, data },
+    ...(assignTo !== undefined
+      ? [{ kind: 'assign' as const, data: { from: t.assignee, to: assignTo } }]
+      : []),
+  ]
+  const {
+    ticket,
+    events: [event, assignEvent],
+  } = await emitTicketEvents(tx, publicUrl, (await tx.tickets.change(t.id, change, events, actor))!)
+  await tx.emit(t.projectId, 'ticketsRelated', [
+    ticketAnswers(publicUrl, await tx.tickets.related([t.id])),
+  ])
+  return assignEvent
+    ? { ok: true, ticket, event: event!, assignEvent }
+    : { ok: true, ticket, event: event! }
 }
 
 /** Assigns the ticket to a member (a user reference), or to nobody for an empty `assignee`. */
-export async function assign(tx: TicketTx, publicUrl: string, actor: Actor, ticketId: string, assignee: string): Promise<Changed> {
+export async function assign(
+  tx: TicketTx,
+  publicUrl: string,
+  actor: Actor,
+  ticketId: string,
+  assignee: string,
+): Promise<Changed> {
   const t = await lockFor(tx, ticketId, actor)
   const refused = refuseRole(t.role, EDIT, 'project')
   if (refused) return refused
@@ -87,9 +158,22 @@ export async function assign(tx: TicketTx, publicUrl: string, actor: Actor, tick
     if (!found.ok) return found
     to = found.user
   }
-  if ((to?.id ?? null) === t.assigneeId) return refuse(400, to ? alreadyAssignedTo(to.name) : ALREADY_UNASSIGNED, 'assignee')
+  if ((to?.id ?? null) === t.assigneeId)
+    return refuse(400, to ? alreadyAssignedTo(to.name) : ALREADY_UNASSIGNED, 'assignee')
   const events = [{ kind: 'assign' as const, data: { from: t.assignee, to } }]
-  const { ticket, events: [event] } = await emitTicketEvents(tx, publicUrl, (await tx.tickets.change(t.id, { assigneeId: to?.id ?? null, updated: actor.now }, events, actor))!)
+  const {
+    ticket,
+    events: [event],
+  } = await emitTicketEvents(
+    tx,
+    publicUrl,
+    (await tx.tickets.change(
+      t.id,
+      { assigneeId: to?.id ?? null, updated: actor.now },
+      events,
+      actor,
+    ))!,
+  )
   return { ok: true, ticket, event: event! }
 }
 
@@ -98,7 +182,14 @@ export async function assign(tx: TicketTx, publicUrl: string, actor: Actor, tick
  * `ifMatch` (the request's `If-Match`), only when it names the ticket's current `ETag`, else
  * 412: checked under the row's lock, after the role, so no other edit can come in between.
  */
-export async function edit(tx: TicketTx, publicUrl: string, actor: Actor, ticketId: string, fields: { subject?: string; summary?: string }, ifMatch: string | undefined): Promise<Changed> {
+export async function edit(
+  tx: TicketTx,
+  publicUrl: string,
+  actor: Actor,
+  ticketId: string,
+  fields: { subject?: string; summary?: string },
+  ifMatch: string | undefined,
+): Promise<Changed> {
   const t = await lockFor(tx, ticketId, actor)
   // The interface answers `{ error }` without a field for a missing role here.
   const refused = refuseRole(t.role, EDIT)
@@ -107,18 +198,36 @@ export async function edit(tx: TicketTx, publicUrl: string, actor: Actor, ticket
     const current = ticketEtag(publicUrl, (await tx.tickets.byId(t.id))!, await tx.history.of(t.id))
     if (!matchesStrongly(ifMatch, current)) return refuse(412, EDIT_STALE)
   }
-  if (fields.subject === undefined && fields.summary === undefined) return refuse(400, SUBJECT_OR_SUMMARY, 'subject')
-  if (fields.subject !== undefined && fields.subject.trim() === '') return refuse(400, SUBJECT_EMPTY, 'subject')
+  if (fields.subject === undefined && fields.summary === undefined)
+    return refuse(400, SUBJECT_OR_SUMMARY, 'subject')
+  if (fields.subject !== undefined && fields.subject.trim() === '')
+    return refuse(400, SUBJECT_EMPTY, 'subject')
   if (fields.subject !== undefined) fields = { ...fields, subject: fields.subject.trim() }
   const tooLong = lengthRefusal(fields)
   if (tooLong) return tooLong
   const data: Record<string, { from: string; to: string }> = {}
-  if (fields.subject !== undefined && fields.subject !== t.subject) data.subject = { from: t.subject, to: fields.subject }
-  if (fields.summary !== undefined && fields.summary !== t.summary) data.summary = { from: t.summary, to: fields.summary }
-  if (Object.keys(data).length === 0) return refuse(400, NOTHING_CHANGED, fields.subject !== undefined ? 'subject' : 'summary')
-  const change = { subject: fields.subject ?? t.subject, summary: fields.summary ?? t.summary, updated: actor.now }
-  const { ticket, events: [event] } = await emitTicketEvents(tx, publicUrl, (await tx.tickets.change(t.id, change, [{ kind: 'edit', data }], actor))!)
-  await tx.emit(t.projectId, 'ticketsRelated', [ticketAnswers(publicUrl, await tx.tickets.related([t.id]))])
+  if (fields.subject !== undefined && fields.subject !== t.subject)
+    data.subject = { from: t.subject, to: fields.subject }
+  if (fields.summary !== undefined && fields.summary !== t.summary)
+    data.summary = { from: t.summary, to: fields.summary }
+  if (Object.keys(data).length === 0)
+    return refuse(400, NOTHING_CHANGED, fields.subject !== undefined ? 'subject' : 'summary')
+  const change = {
+    subject: fields.subject ?? t.subject,
+    summary: fields.summary ?? t.summary,
+    updated: actor.now,
+  }
+  const {
+    ticket,
+    events: [event],
+  } = await emitTicketEvents(
+    tx,
+    publicUrl,
+    (await tx.tickets.change(t.id, change, [{ kind: 'edit', data }], actor))!,
+  )
+  await tx.emit(t.projectId, 'ticketsRelated', [
+    ticketAnswers(publicUrl, await tx.tickets.related([t.id])),
+  ])
   return { ok: true, ticket, event: event! }
 }
 

@@ -29,7 +29,11 @@ type Confirmed = { ok: true; location: string } | Refusal
  * administer) or makes one (`title`), and issues a code. A refusal rolls everything back, so
  * the person can choose again.
  */
-export async function confirmConnection(tx: TicketTx, actor: Actor, input: { nonce: string; project?: string; title?: string }): Promise<Confirmed> {
+export async function confirmConnection(
+  tx: TicketTx,
+  actor: Actor,
+  input: { nonce: string; project?: string; title?: string },
+): Promise<Confirmed> {
   const request = await tx.connections.takeRequest(hashSecret(input.nonce))
   if (!request) return refuse(404, NO_SUCH_REQUEST)
   let project: Project
@@ -40,11 +44,24 @@ export async function confirmConnection(tx: TicketTx, actor: Actor, input: { non
     if (refused) return refused
     project = found
   } else {
-    const made = await createProject(tx, actor, { title: input.title!, slug: null, description: '' })
+    const made = await createProject(tx, actor, {
+      title: input.title!,
+      slug: null,
+      description: '',
+    })
     if (!made.ok) return made
     project = made.project
   }
   const code = randomToken(32)
-  await tx.connections.insertCode({ hash: hashSecret(code), projectId: project.id, userId: actor.user.id, app: request.app, label: request.label }, CODE_MS)
+  await tx.connections.insertCode(
+    {
+      hash: hashSecret(code),
+      projectId: project.id,
+      userId: actor.user.id,
+      app: request.app,
+      label: request.label,
+    },
+    CODE_MS,
+  )
   return { ok: true, location: returnAddress(request.returnUrl, code, request.state) }
 }

@@ -21,7 +21,11 @@ export interface ProjectRoom {
 }
 
 /** Refuses a caller who may not attach files in the project: any member may (role `use`). */
-export async function refuseUploader(tables: Pick<Tables, 'projects'>, projectId: string, userId: string): Promise<Refusal | null> {
+export async function refuseUploader(
+  tables: Pick<Tables, 'projects'>,
+  projectId: string,
+  userId: string,
+): Promise<Refusal | null> {
   return refuseRole(await tables.projects.roleOf(projectId, userId), USE, 'project')
 }
 
@@ -39,7 +43,12 @@ export function refuseDeclared(use: number, declared: number, room: ProjectRoom)
  * Ends an upload whose chunks are written: the content is named (or an equal one the project
  * holds is used instead) and the file made, unless a new content would pass the project's room.
  */
-export async function finishUpload(tx: TicketTx, actor: Actor, file: Omit<NewFile, 'projectMax'>, room: ProjectRoom): Promise<{ ok: true; file: StoredFile } | Refusal> {
+export async function finishUpload(
+  tx: TicketTx,
+  actor: Actor,
+  file: Omit<NewFile, 'projectMax'>,
+  room: ProjectRoom,
+): Promise<{ ok: true; file: StoredFile } | Refusal> {
   const done = await tx.files.finish(actor, { ...file, projectMax: room.maxMb * MB })
   return done.ok ? { ok: true, file: done.file } : roomRefusal(done.use, room)
 }

@@ -8,7 +8,16 @@ import { randomToken } from '../../base/random.ts'
 import { refuse, type Refusal } from '../../http/refusal.ts'
 import type { Actor } from '../rules/actor.ts'
 import { isLookupText } from '../rules/ids.ts'
-import { BAD_DAYS, BAD_EMAIL, BAD_USES, INVITE_EXPIRED, INVITE_REVOKED, INVITE_USED_UP, NO_SUCH_INVITE, unknownRole } from '../rules/messages.ts'
+import {
+  BAD_DAYS,
+  BAD_EMAIL,
+  BAD_USES,
+  INVITE_EXPIRED,
+  INVITE_REVOKED,
+  INVITE_USED_UP,
+  NO_SUCH_INVITE,
+  unknownRole,
+} from '../rules/messages.ts'
 import type { OpenInvite } from '../store/invites.ts'
 import { isRole, type Role } from '../rules/roles.ts'
 import type { Project } from '../store/projects.ts'
@@ -19,7 +28,12 @@ const DAY_MS = 24 * 60 * 60 * 1000
 const EMAIL = /^[^\s@<>,;"]+@[^\s@<>,;"]+$/
 
 /** A decimal whole number from `min` to `max`, or null; absent means `fallback`. */
-function wholeNumber(text: string | undefined, fallback: number, min: number, max: number): number | null {
+function wholeNumber(
+  text: string | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number | null {
   if (text === undefined) return fallback
   if (!/^[0-9]{1,4}$/.test(text.trim())) return null
   const n = Number(text.trim())
@@ -49,15 +63,23 @@ function checkInvite(input: InviteInput, now: number): { ok: true; invite: Invit
   const days = wholeNumber(input.days, 7, 1, 90)
   if (days === null) return refuse(400, BAD_DAYS, 'days')
   const email = input.email?.trim() || null
-  if (email !== null && (email.length > 254 || !EMAIL.test(email))) return refuse(400, BAD_EMAIL, 'email')
-  return { ok: true, invite: { id: randomToken(16), role: input.role, uses, expires: now + days * DAY_MS, email } }
+  if (email !== null && (email.length > 254 || !EMAIL.test(email)))
+    return refuse(400, BAD_EMAIL, 'email')
+  return {
+    ok: true,
+    invite: { id: randomToken(16), role: input.role, uses, expires: now + days * DAY_MS, email },
+  }
 }
 
 /**
  * Joins an invite: takes one use and makes the user a member with the higher of the two roles.
  * Answers the project's slug, or the reason the invite cannot be used.
  */
-export async function joinInvite(tx: TicketTx, inviteId: string, userId: string): Promise<{ ok: true; slug: string } | Refusal> {
+export async function joinInvite(
+  tx: TicketTx,
+  inviteId: string,
+  userId: string,
+): Promise<{ ok: true; slug: string } | Refusal> {
   if (!isLookupText(inviteId)) return refuse(400, NO_SUCH_INVITE)
   const used = await tx.invites.takeUse(inviteId)
   if (!used) {
@@ -73,7 +95,12 @@ export async function joinInvite(tx: TicketTx, inviteId: string, userId: string)
 }
 
 /** Makes an invite to `project`, as an admin of it; answers it with its id (the link's secret). */
-export async function makeInvite(tx: TicketTx, actor: Actor, project: Project, input: InviteInput): Promise<{ ok: true; invite: Invite } | Refusal> {
+export async function makeInvite(
+  tx: TicketTx,
+  actor: Actor,
+  project: Project,
+  input: InviteInput,
+): Promise<{ ok: true; invite: Invite } | Refusal> {
   const refused = await refuseUnlessAdmin(tx, project.id, actor.user.id)
   if (refused) return refused
   const checked = checkInvite(input, actor.now)
@@ -84,7 +111,11 @@ export async function makeInvite(tx: TicketTx, actor: Actor, project: Project, i
 }
 
 /** The invites of `project` that still let someone in, for an admin of it. */
-export async function openInvites(tx: TicketTx, actor: Actor, project: Project): Promise<{ ok: true; invites: OpenInvite[] } | Refusal> {
+export async function openInvites(
+  tx: TicketTx,
+  actor: Actor,
+  project: Project,
+): Promise<{ ok: true; invites: OpenInvite[] } | Refusal> {
   const refused = await refuseUnlessAdmin(tx, project.id, actor.user.id)
   if (refused) return refused
   return { ok: true, invites: await tx.invites.open(project.id) }
@@ -94,9 +125,15 @@ export async function openInvites(tx: TicketTx, actor: Actor, project: Project):
  * Revokes one of `project`'s open invites, as an admin of it: its link lets nobody in from then
  * on. `id` is the listed id or the link's own; an invite not open is `no such invite` (404).
  */
-export async function revokeInvite(tx: TicketTx, actor: Actor, project: Project, id: string): Promise<{ ok: true; invites: OpenInvite[] } | Refusal> {
+export async function revokeInvite(
+  tx: TicketTx,
+  actor: Actor,
+  project: Project,
+  id: string,
+): Promise<{ ok: true; invites: OpenInvite[] } | Refusal> {
   const refused = await refuseUnlessAdmin(tx, project.id, actor.user.id)
   if (refused) return refused
-  if (!isLookupText(id) || !(await tx.invites.revoke(project.id, id))) return refuse(404, NO_SUCH_INVITE)
+  if (!isLookupText(id) || !(await tx.invites.revoke(project.id, id)))
+    return refuse(404, NO_SUCH_INVITE)
   return { ok: true, invites: await tx.invites.open(project.id) }
 }

@@ -6,7 +6,16 @@
  */
 import { refuse, type Refusal } from '../../http/refusal.ts'
 import type { Actor } from '../rules/actor.ts'
-import { alreadyBlockedBy, alreadyParent, blockedByCycle, BLOCKS_ITSELF, hasNoParent, notBlockedBy, OWN_PARENT, ownAncestor } from '../rules/messages.ts'
+import {
+  alreadyBlockedBy,
+  alreadyParent,
+  blockedByCycle,
+  BLOCKS_ITSELF,
+  hasNoParent,
+  notBlockedBy,
+  OWN_PARENT,
+  ownAncestor,
+} from '../rules/messages.ts'
 import { refuseRole } from '../rules/roles.ts'
 import type { TicketEvent } from '../rules/ticket-event.ts'
 import { ticketAnswer, ticketAnswers, type TicketAnswer } from '../representations/json.ts'
@@ -17,7 +26,12 @@ import { EDIT } from './tickets.ts'
 export type Linked = { ok: true; ticket: TicketAnswer; event: TicketEvent } | Refusal
 
 /** Refuses a caller without `edit` in either ticket's project; `{ error }` without a field. */
-async function refuseEither(tx: TicketTx, userId: string, a: Ticket, b: Ticket | null): Promise<Refusal | null> {
+async function refuseEither(
+  tx: TicketTx,
+  userId: string,
+  a: Ticket,
+  b: Ticket | null,
+): Promise<Refusal | null> {
   for (const projectId of new Set([a.project, b?.project ?? a.project])) {
     const refused = refuseRole(await tx.projects.roleOf(projectId, userId), EDIT)
     if (refused) return refused
@@ -26,7 +40,13 @@ async function refuseEither(tx: TicketTx, userId: string, a: Ticket, b: Ticket |
 }
 
 /** Sets (`parent` not null) or removes the parent of `ticket`. */
-export async function setParent(tx: TicketTx, publicUrl: string, actor: Actor, ticket: Ticket, parent: Ticket | null): Promise<Linked> {
+export async function setParent(
+  tx: TicketTx,
+  publicUrl: string,
+  actor: Actor,
+  ticket: Ticket,
+  parent: Ticket | null,
+): Promise<Linked> {
   await tx.relations.lock()
   const refused = await refuseEither(tx, actor.user.id, ticket, parent)
   if (refused) return refused
@@ -36,16 +56,32 @@ export async function setParent(tx: TicketTx, publicUrl: string, actor: Actor, t
   } else {
     if (parent.id === ticket.id) return refuse(400, OWN_PARENT, 'parent')
     if (parent.id === current) return refuse(400, alreadyParent(parent.ref, ticket.ref), 'parent')
-    if (await tx.relations.isAncestorOrSelf(ticket.id, parent.id)) return refuse(400, ownAncestor(parent.ref, ticket.ref), 'parent')
+    if (await tx.relations.isAncestorOrSelf(ticket.id, parent.id))
+      return refuse(400, ownAncestor(parent.ref, ticket.ref), 'parent')
   }
   await tx.tickets.update(ticket.id, { parentId: parent?.id ?? null, updated: actor.now })
   const other = parent ?? (await tx.tickets.byId(current!))!
-  const data = { relation: 'parent', action: parent ? 'set' : 'removed', ticket: { id: other.id, ref: other.ref } }
-  return finish(tx, publicUrl, actor, ticket, data, [ticket.id, other.id, ...(current ? [current] : [])])
+  const data = {
+    relation: 'parent',
+    action: parent ? 'set' : 'removed',
+    ticket: { id: other.id, ref: other.ref },
+  }
+  return finish(tx, publicUrl, actor, ticket, data, [
+    ticket.id,
+    other.id,
+    ...(current ? [current] : []),
+  ])
 }
 
 /** Adds or removes `blocker` as a blocker of `ticket`. */
-export async function changeBlocker(tx: TicketTx, publicUrl: string, actor: Actor, ticket: Ticket, blocker: Ticket, action: 'add' | 'remove'): Promise<Linked> {
+export async function changeBlocker(
+  tx: TicketTx,
+  publicUrl: string,
+  actor: Actor,
+  ticket: Ticket,
+  blocker: Ticket,
+  action: 'add' | 'remove',
+): Promise<Linked> {
   await tx.relations.lock()
   const refused = await refuseEither(tx, actor.user.id, ticket, blocker)
   if (refused) return refused
@@ -57,19 +93,33 @@ export async function changeBlocker(tx: TicketTx, publicUrl: string, actor: Acto
     if (blocker.id === ticket.id) return refuse(400, BLOCKS_ITSELF, 'add')
     if (existing) return refuse(400, alreadyBlockedBy(ticket.ref, blocker.ref), 'add')
     // A cycle closes when `ticket` already blocks `blocker`, directly or through others.
-    if (await tx.relations.blocks(ticket.id, blocker.id)) return refuse(400, blockedByCycle(blocker.ref, ticket.ref), 'add')
+    if (await tx.relations.blocks(ticket.id, blocker.id))
+      return refuse(400, blockedByCycle(blocker.ref, ticket.ref), 'add')
     await tx.relations.addBlocker(ticket.id, blocker.id)
   }
   await tx.tickets.update(ticket.id, { updated: actor.now })
-  const data = { relation: 'blocked-by', action: action === 'add' ? 'added' : 'removed', ticket: { id: blocker.id, ref: blocker.ref } }
+  const data = {
+    relation: 'blocked-by',
+    action: action === 'add' ? 'added' : 'removed',
+    ticket: { id: blocker.id, ref: blocker.ref },
+  }
   return finish(tx, publicUrl, actor, ticket, data, [ticket.id, blocker.id])
 }
 
 /** Records the `link` event and emits it with the related views of every ticket involved. */
-async function finish(tx: TicketTx, publicUrl: string, actor: Actor, ticket: Ticket, data: Record<string, unknown>, involved: string[]): Promise<Linked> {
+async function finish(
+  tx: TicketTx,
+  publicUrl: string,
+  actor: Actor,
+  ticket: Ticket,
+  data: Record<string, unknown>,
+  involved: string[],
+): Promise<Linked> {
   const event = await tx.history.add(ticket.id, 'link', actor, data)
   const view = ticketAnswer(publicUrl, (await tx.tickets.byId(ticket.id))!)
   await tx.emit(ticket.project, 'ticketEvent', [ticket.id, event, view])
-  await tx.emit(ticket.project, 'ticketsRelated', [ticketAnswers(publicUrl, await tx.tickets.related(involved))])
+  await tx.emit(ticket.project, 'ticketsRelated', [
+    ticketAnswers(publicUrl, await tx.tickets.related(involved)),
+  ])
   return { ok: true, ticket: view, event }
 }

@@ -31,10 +31,17 @@ export interface NewTicket {
 export type Created = { ok: true; ticket: Ticket; existed: boolean } | Refusal
 
 /** Refuses a subject, summary or source over its length limit. */
-export function lengthRefusal(input: { subject?: string; summary?: string; source?: string }): Refusal | null {
-  if (input.subject !== undefined && input.subject.length > SUBJECT_MAX) return refuse(400, fieldTooLong('subject', SUBJECT_MAX), 'subject')
-  if (input.summary !== undefined && input.summary.length > SUMMARY_MAX) return refuse(400, fieldTooLong('summary', SUMMARY_MAX), 'summary')
-  if (input.source !== undefined && input.source.length > SOURCE_MAX) return refuse(400, fieldTooLong('source', SOURCE_MAX), 'source')
+export function lengthRefusal(input: {
+  subject?: string
+  summary?: string
+  source?: string
+}): Refusal | null {
+  if (input.subject !== undefined && input.subject.length > SUBJECT_MAX)
+    return refuse(400, fieldTooLong('subject', SUBJECT_MAX), 'subject')
+  if (input.summary !== undefined && input.summary.length > SUMMARY_MAX)
+    return refuse(400, fieldTooLong('summary', SUMMARY_MAX), 'summary')
+  if (input.source !== undefined && input.source.length > SOURCE_MAX)
+    return refuse(400, fieldTooLong('source', SOURCE_MAX), 'source')
   return null
 }
 
@@ -51,15 +58,32 @@ export function isBlank(text: string | undefined): boolean {
  * `ticketCreated` with the ticket as answers show it (its page under `publicUrl`) when new.
  * Checks, in the interface's order: the role, the source, the lengths, the assignee.
  */
-export async function createTicket(tx: TicketTx, publicUrl: string, actor: Actor, project: Project, input: NewTicket): Promise<Created> {
-  const fields = { projectId: project.id, subject: input.subject, summary: input.summary, source: input.source }
+export async function createTicket(
+  tx: TicketTx,
+  publicUrl: string,
+  actor: Actor,
+  project: Project,
+  input: NewTicket,
+): Promise<Created> {
+  const fields = {
+    projectId: project.id,
+    subject: input.subject,
+    summary: input.summary,
+    source: input.source,
+  }
   if (input.source === '' && input.assignee === '' && lengthRefusal(input) === null) {
     // The common create: nothing to check but the role, which the store checks as it writes.
     const written = await tx.tickets.insertAsMember(actor, { ...fields, assigneeId: null }, USE)
-    return written.ok ? created(tx, publicUrl, written.ticket) : refuseRole(written.role, USE, 'project')!
+    return written.ok
+      ? created(tx, publicUrl, written.ticket)
+      : refuseRole(written.role, USE, 'project')!
   }
   // The lock makes the source check and the number one step for this project.
-  const refused = refuseRole(await tx.projects.lockedRole(project.id, actor.user.id), USE, 'project')
+  const refused = refuseRole(
+    await tx.projects.lockedRole(project.id, actor.user.id),
+    USE,
+    'project',
+  )
   if (refused) return refused
   if (input.source !== '') {
     const existing = await tx.tickets.bySource(project.id, input.source)

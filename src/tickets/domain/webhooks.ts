@@ -29,8 +29,14 @@ export interface NewWebhook {
  * project has {@link WEBHOOKS_MAX} already: counted with the project's webhooks locked, so two
  * adds at once cannot pass the limit together.
  */
-export async function addWebhook(tx: TicketTx, projectId: string, connection: string | null, input: NewWebhook): Promise<{ ok: true; webhook: Webhook } | Refusal> {
-  if ((await tx.webhooks.lockedCount(projectId)) >= WEBHOOKS_MAX) return refuse(400, tooManyWebhooks(WEBHOOKS_MAX), 'url')
+export async function addWebhook(
+  tx: TicketTx,
+  projectId: string,
+  connection: string | null,
+  input: NewWebhook,
+): Promise<{ ok: true; webhook: Webhook } | Refusal> {
+  if ((await tx.webhooks.lockedCount(projectId)) >= WEBHOOKS_MAX)
+    return refuse(400, tooManyWebhooks(WEBHOOKS_MAX), 'url')
   const webhook = await tx.webhooks.insert({ id: recordId(), projectId, connection, ...input })
   return { ok: true, webhook }
 }

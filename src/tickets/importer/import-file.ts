@@ -64,7 +64,10 @@ async function* tokensOf(input: Readable): AsyncGenerator<Token[]> {
   let first = true
   for await (const chunk of input) {
     // A byte-order mark, which some exporters write first, is not JSON's: dropped.
-    const text = first && (chunk as string).startsWith('\uFEFF') ? (chunk as string).slice(1) : (chunk as string)
+    const text =
+      first && (chunk as string).startsWith('\uFEFF')
+        ? (chunk as string).slice(1)
+        : (chunk as string)
     first = false
     const out = parse(text)
     if (isMany(out)) yield getManyValues(out) as Token[]
@@ -83,76 +86,79 @@ async function* parts(input: Readable): AsyncGenerator<ImportPart> {
   let building: Assembler | null = null
   let buildingProject = false
   try {
-    for await (const chunk of tokensOf(input)) for (const token of chunk) {
-      if (building) {
-        building.consume(token as never)
-        if (OPENS.has(token.name)) depth++
-        else if (CLOSES.has(token.name)) depth--
-        if (building.done) {
-          yield buildingProject ? { kind: 'project', value: building.current } : { kind: 'ticket', index: index++, value: building.current }
-          building = null
-        }
-        continue
-      }
-      if (depth === 0) {
-        if (token.name !== 'startObject') {
-          yield { kind: 'notObject' }
-          return
-        }
-        depth = 1
-        continue
-      }
-      if (depth === 1 && token.name === 'keyValue') {
-        key = token.value as string
-        continue
-      }
-      if (depth === 1 && token.name === 'endObject') {
-        depth = 0
-        continue
-      }
-      if (depth === 1 && key === 'project') {
-        key = null
-        buildingProject = true
-        building = startValue(token)
-        if (OPENS.has(token.name)) depth++
-        if (building.done) {
-          yield { kind: 'project', value: building.current }
-          building = null
-        }
-        continue
-      }
-      if (depth === 1 && key === 'tickets') {
-        key = null
-        sawTickets = true
-        if (token.name === 'startArray') {
-          inTickets = true
-          depth = 2
-        } else {
-          yield { kind: 'ticketsNotList' }
+    for await (const chunk of tokensOf(input))
+      for (const token of chunk) {
+        if (building) {
+          building.consume(token as never)
           if (OPENS.has(token.name)) depth++
+          else if (CLOSES.has(token.name)) depth--
+          if (building.done) {
+            yield buildingProject
+              ? { kind: 'project', value: building.current }
+              : { kind: 'ticket', index: index++, value: building.current }
+            building = null
+          }
+          continue
         }
-        continue
-      }
-      if (depth === 2 && inTickets) {
-        if (token.name === 'endArray') {
-          inTickets = false
+        if (depth === 0) {
+          if (token.name !== 'startObject') {
+            yield { kind: 'notObject' }
+            return
+          }
           depth = 1
           continue
         }
-        buildingProject = false
-        building = startValue(token)
-        if (OPENS.has(token.name)) depth++
-        if (building.done) {
-          yield { kind: 'ticket', index: index++, value: building.current }
-          building = null
+        if (depth === 1 && token.name === 'keyValue') {
+          key = token.value as string
+          continue
         }
-        continue
+        if (depth === 1 && token.name === 'endObject') {
+          depth = 0
+          continue
+        }
+        if (depth === 1 && key === 'project') {
+          key = null
+          buildingProject = true
+          building = startValue(token)
+          if (OPENS.has(token.name)) depth++
+          if (building.done) {
+            yield { kind: 'project', value: building.current }
+            building = null
+          }
+          continue
+        }
+        if (depth === 1 && key === 'tickets') {
+          key = null
+          sawTickets = true
+          if (token.name === 'startArray') {
+            inTickets = true
+            depth = 2
+          } else {
+            yield { kind: 'ticketsNotList' }
+            if (OPENS.has(token.name)) depth++
+          }
+          continue
+        }
+        if (depth === 2 && inTickets) {
+          if (token.name === 'endArray') {
+            inTickets = false
+            depth = 1
+            continue
+          }
+          buildingProject = false
+          building = startValue(token)
+          if (OPENS.has(token.name)) depth++
+          if (building.done) {
+            yield { kind: 'ticket', index: index++, value: building.current }
+            building = null
+          }
+          continue
+        }
+        // A value of another key, or inside one: skipped.
+        if (OPENS.has(token.name)) depth++
+        else if (CLOSES.has(token.name)) depth--
+        else if (depth === 1 && SCALARS.has(token.name)) key = null
       }
-      // A value of another key, or inside one: skipped.
-      if (OPENS.has(token.name)) depth++
-      else if (CLOSES.has(token.name)) depth--
-      else if (depth === 1 && SCALARS.has(token.name)) key = null
-    }
     if (!sawTickets) yield { kind: 'ticketsNotList' }
   } catch (err) {
     throw new BadJson((err as Error).message)

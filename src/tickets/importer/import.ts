@@ -23,9 +23,29 @@ import { importTable, type ImportedLink, type ImportedRow } from '../store/impor
 import { BadJson, fileSource, valueSource, type ImportSource } from './import-file.ts'
 import { refuse, Refusal, type Reason } from '../../http/refusal.ts'
 import {
-  atPlace, badBlockedBy, badImportState, badOldNumber, badParent, badTime, IMPORT_NO_PROJECT_ID, IMPORT_NO_SLUG, IMPORT_NOT_OBJECT, IMPORT_PARENT_CYCLE,
-  IMPORT_TICKETS_NOT_LIST, importNeedsAdmin, importNotJson, importTooLong, isRequired, mustBeList, mustBeObject, mustBeString, notLoggedInHere, numberTwice,
-  otherProjectsNumber, relatedToItself, unknownOldNumber,
+  atPlace,
+  badBlockedBy,
+  badImportState,
+  badOldNumber,
+  badParent,
+  badTime,
+  IMPORT_NO_PROJECT_ID,
+  IMPORT_NO_SLUG,
+  IMPORT_NOT_OBJECT,
+  IMPORT_PARENT_CYCLE,
+  IMPORT_TICKETS_NOT_LIST,
+  importNeedsAdmin,
+  importNotJson,
+  importTooLong,
+  isRequired,
+  mustBeList,
+  mustBeObject,
+  mustBeString,
+  notLoggedInHere,
+  numberTwice,
+  otherProjectsNumber,
+  relatedToItself,
+  unknownOldNumber,
 } from '../rules/messages.ts'
 
 export interface ImportReport {
@@ -88,7 +108,11 @@ export function importTickets(sql: Sql, data: unknown, now: number): Promise<Imp
 }
 
 /** Imports the file at `path`, read as a stream; refusals name the place in the file. */
-export function importTicketsFile(sql: Sql, path: string, options: ImportOptions): Promise<Imported> {
+export function importTicketsFile(
+  sql: Sql,
+  path: string,
+  options: ImportOptions,
+): Promise<Imported> {
   return importFrom(sql, fileSource(path), options)
 }
 
@@ -98,7 +122,11 @@ export function progressLine(done: number, total: number, seconds: number): stri
   return `${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} tickets, ${rate.toLocaleString('en-US')} a second`
 }
 
-async function importFrom(sql: Sql, source: ImportSource, options: ImportOptions): Promise<Imported> {
+async function importFrom(
+  sql: Sql,
+  source: ImportSource,
+  options: ImportOptions,
+): Promise<Imported> {
   try {
     const checked = await checkFile(source, options.now)
     if (!checked.ok) return checked
@@ -111,7 +139,12 @@ async function importFrom(sql: Sql, source: ImportSource, options: ImportOptions
   }
 }
 
-async function load(tx: TransactionSql, source: ImportSource, file: CheckedFile, options: ImportOptions): Promise<{ ok: true; report: ImportReport }> {
+async function load(
+  tx: TransactionSql,
+  source: ImportSource,
+  file: CheckedFile,
+  options: ImportOptions,
+): Promise<{ ok: true; report: ImportReport }> {
   const { now } = options
   const imports = importTable(tx)
   const warnings = new Set<string>()
@@ -133,7 +166,9 @@ async function load(tx: TransactionSql, source: ImportSource, file: CheckedFile,
   // The old numbers already imported: skipped if in this project, refused if in another.
   const skipped = new Set<number>()
   for (let i = 0; i < file.numbers.length; i += 10_000) {
-    for (const found of await imports.importedBefore(Array.from(file.numbers.subarray(i, i + 10_000)))) {
+    for (const found of await imports.importedBefore(
+      Array.from(file.numbers.subarray(i, i + 10_000)),
+    )) {
       if (found.projectId !== projectId) throw refuse(400, otherProjectsNumber(found.oldNumber))
       skipped.add(found.oldNumber)
     }
@@ -169,8 +204,17 @@ async function load(tx: TransactionSql, source: ImportSource, file: CheckedFile,
         comments.push({ userId: by.id, by: by.name, text: c.text, created: c.created })
       }
       rows.push({
-        number: first + rankOf(fresh, t.number), oldNumber: t.number, subject: t.subject, summary: t.summary, source: t.source, state: t.state,
-        assigneeId: assignee?.id ?? null, authorId: author.id, authorName: author.id === null ? author.name : null, created: t.created, comments,
+        number: first + rankOf(fresh, t.number),
+        oldNumber: t.number,
+        subject: t.subject,
+        summary: t.summary,
+        source: t.source,
+        state: t.state,
+        assigneeId: assignee?.id ?? null,
+        authorId: author.id,
+        authorName: author.id === null ? author.name : null,
+        created: t.created,
+        comments,
       })
     }
     if (rows.length >= batchSize || links.length >= batchSize) await flush()
@@ -181,7 +225,15 @@ async function load(tx: TransactionSql, source: ImportSource, file: CheckedFile,
   if (unknown) throw refuse(400, unknownOldNumber(unknown.at, unknown.target))
   if (await imports.hasParentCycle(projectId)) throw refuse(400, IMPORT_PARENT_CYCLE)
   const project = await projectTable(tx).byId(projectId)
-  return { ok: true, report: { project: project!.slug, imported: fresh.length, skipped: skipped.size, warnings: [...warnings].sort() } }
+  return {
+    ok: true,
+    report: {
+      project: project!.slug,
+      imported: fresh.length,
+      skipped: skipped.size,
+      warnings: [...warnings].sort(),
+    },
+  }
 }
 
 /** Where `n` is in the ascending `numbers` (it is there). */
@@ -197,7 +249,11 @@ function rankOf(numbers: Int32Array, n: number): number {
 }
 
 /** The project to import into: the one the slug names, or a new one with `admin` as admin. */
-async function projectFor(tx: TransactionSql, project: ImportProject, now: number): Promise<string> {
+async function projectFor(
+  tx: TransactionSql,
+  project: ImportProject,
+  now: number,
+): Promise<string> {
   const found = await importTable(tx).projectIdByName(project.slug)
   if (found !== null) return found
   if (project.admin === '') throw refuse(400, importNeedsAdmin(project.slug))
@@ -208,7 +264,16 @@ async function projectFor(tx: TransactionSql, project: ImportProject, now: numbe
   if (!(await projects.claimName(id, id))) throw refuse(400, IMPORT_NO_PROJECT_ID)
   const slug = await claimSlug((name) => projects.claimName(id, name), project.slug, project.title)
   if (!slug.ok) throw refuse(400, atPlace('project.slug', slug))
-  await projects.insert({ id, slug: slug.slug, title: project.title || project.slug, description: project.description, created: now }, admin.user.id)
+  await projects.insert(
+    {
+      id,
+      slug: slug.slug,
+      title: project.title || project.slug,
+      description: project.description,
+      created: now,
+    },
+    admin.user.id,
+  )
   return id
 }
 
@@ -236,31 +301,49 @@ async function checkFile(source: ImportSource, now: number): Promise<Checked<Che
   const p = project
   if (!isRecord(p) || typeof p.slug !== 'string' || p.slug === '') return fail(IMPORT_NO_SLUG)
   for (const key of ['title', 'description', 'admin'] as const) {
-    if (p[key] !== undefined && typeof p[key] !== 'string') return fail(mustBeString(`project.${key}`))
+    if (p[key] !== undefined && typeof p[key] !== 'string')
+      return fail(mustBeString(`project.${key}`))
   }
   if (ticketsNotList) return fail(IMPORT_TICKETS_NOT_LIST)
   if (badTicket) return badTicket
   const numbers = Int32Array.from(seen).sort()
   return {
     ok: true,
-    value: { project: { slug: p.slug, title: str(p.title), description: str(p.description), admin: str(p.admin) }, numbers },
+    value: {
+      project: {
+        slug: p.slug,
+        title: str(p.title),
+        description: str(p.description),
+        admin: str(p.admin),
+      },
+      numbers,
+    },
   }
 }
 
 function checkTicket(raw: unknown, at: string, now: number): Checked<ImportedTicket> {
   if (!isRecord(raw)) return fail(mustBeObject(at))
   if (!isOldNumber(raw.number)) return fail(badOldNumber(at))
-  if (typeof raw.subject !== 'string' || raw.subject.trim() === '') return fail(isRequired(`${at}.subject`))
-  for (const [key, max] of [['subject', SUBJECT_MAX], ['summary', SUMMARY_MAX], ['source', SOURCE_MAX], ['author', 200], ['assignee', 200]] as const) {
+  if (typeof raw.subject !== 'string' || raw.subject.trim() === '')
+    return fail(isRequired(`${at}.subject`))
+  for (const [key, max] of [
+    ['subject', SUBJECT_MAX],
+    ['summary', SUMMARY_MAX],
+    ['source', SOURCE_MAX],
+    ['author', 200],
+    ['assignee', 200],
+  ] as const) {
     const value = raw[key]
     if (value !== undefined && typeof value !== 'string') return fail(mustBeString(`${at}.${key}`))
-    if (typeof value === 'string' && value.length > max) return fail(importTooLong(`${at}.${key}`, max))
+    if (typeof value === 'string' && value.length > max)
+      return fail(importTooLong(`${at}.${key}`, max))
   }
   const state = raw.state ?? 'open'
   if (typeof state !== 'string' || !isState(state)) return fail(badImportState(at))
   const created = time(raw.created, now)
   if (created === null) return fail(badTime(at))
-  if (raw.parent !== undefined && raw.parent !== null && !isOldNumber(raw.parent)) return fail(badParent(at))
+  if (raw.parent !== undefined && raw.parent !== null && !isOldNumber(raw.parent))
+    return fail(badParent(at))
   const blockedBy = raw.blockedBy ?? []
   if (!Array.isArray(blockedBy) || !blockedBy.every(isOldNumber)) return fail(badBlockedBy(at))
   if (blockedBy.includes(raw.number) || raw.parent === raw.number) return fail(relatedToItself(at))
@@ -268,12 +351,14 @@ function checkTicket(raw: unknown, at: string, now: number): Checked<ImportedTic
   for (const [j, c] of ((raw.comments ?? []) as unknown[]).entries()) {
     const cat = `${at}.comments[${j}]`
     if (!isRecord(c) || typeof c.text !== 'string') return fail(isRequired(`${cat}.text`))
-    if (c.author !== undefined && typeof c.author !== 'string') return fail(mustBeString(`${cat}.author`))
+    if (c.author !== undefined && typeof c.author !== 'string')
+      return fail(mustBeString(`${cat}.author`))
     const when = time(c.created, created)
     if (when === null) return fail(badTime(cat))
     comments.push({ author: str(c.author), text: c.text, created: when })
   }
-  if (raw.comments !== undefined && !Array.isArray(raw.comments)) return fail(mustBeList(`${at}.comments`))
+  if (raw.comments !== undefined && !Array.isArray(raw.comments))
+    return fail(mustBeList(`${at}.comments`))
   return {
     ok: true,
     value: {
@@ -285,7 +370,7 @@ function checkTicket(raw: unknown, at: string, now: number): Checked<ImportedTic
       author: str(raw.author),
       assignee: str(raw.assignee),
       created,
-      parent: (raw.parent) ?? null,
+      parent: raw.parent ?? null,
       blockedBy: blockedBy,
       comments,
     },

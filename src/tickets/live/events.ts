@@ -3,7 +3,13 @@
  * process-local wake-up. They are written by `store/outbox.ts` and delivered by `live.ts`.
  */
 
-export type EventName = 'ticketCreated' | 'ticketEvent' | 'ticketsRelated' | 'connectionsChanged' | 'projectChanged' | 'membersChanged'
+export type EventName =
+  | 'ticketCreated'
+  | 'ticketEvent'
+  | 'ticketsRelated'
+  | 'connectionsChanged'
+  | 'projectChanged'
+  | 'membersChanged'
 
 /** The channel other processes LISTEN on. */
 export const EVENTS_CHANNEL = 'tickets_events'

@@ -147,7 +147,13 @@ export function createLive(deps: LiveDeps): Live {
   check.unref()
   pruning.unref()
 
-  const listener = startListener({ sql, wake, listen: deps.listen, onEvent: kick, onError: (err) => log('listen', err) })
+  const listener = startListener({
+    sql,
+    wake,
+    listen: deps.listen,
+    onEvent: kick,
+    onError: (err) => log('listen', err),
+  })
 
   function log(what: string, err: unknown): void {
     logger?.line(`live ${what} failed: ${err instanceof Error ? err.message : String(err)}`)
@@ -203,8 +209,16 @@ export function createLive(deps: LiveDeps): Live {
       // comes from another database (or was made up): either way the page starts again.
       if (after < pruned || after > top) response = json(200, { reset: true, cursor: top })
       else {
-        const mine = events.filter((e) => e.seq > after && (project === null || e.project_id === project))
-        response = mine.length === 0 ? null : json(200, { cursor: head, events: mine.map(({ id, name, args }) => ({ id, name, args })) })
+        const mine = events.filter(
+          (e) => e.seq > after && (project === null || e.project_id === project),
+        )
+        response =
+          mine.length === 0
+            ? null
+            : json(200, {
+                cursor: head,
+                events: mine.map(({ id, name, args }) => ({ id, name, args })),
+              })
       }
       answers.set(key, response)
       return response
@@ -289,7 +303,8 @@ export function createLive(deps: LiveDeps): Live {
   // Armed for the oldest poll's deadline; when that poll was answered early, the timer finds
   // a later deadline at the head and arms again.
   function armHold(): void {
-    holdTimer = oldest === null ? null : setTimeout(expire, Math.max(0, oldest.deadline - performance.now()))
+    holdTimer =
+      oldest === null ? null : setTimeout(expire, Math.max(0, oldest.deadline - performance.now()))
   }
 
   function expire(): void {

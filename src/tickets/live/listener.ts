@@ -35,10 +35,16 @@ export function startListener(deps: ListenerDeps): Listener {
   // postgres.js keeps the LISTEN on a connection of its own and listens again after a reconnect;
   // onlisten runs each time, and a read then catches what was sent in between.
   const listening = deps.listen
-    ? sql.listen(EVENTS_CHANNEL, () => onEvent(), () => onEvent()).catch((err) => {
-        deps.onError(err)
-        return null
-      })
+    ? sql
+        .listen(
+          EVENTS_CHANNEL,
+          () => onEvent(),
+          () => onEvent(),
+        )
+        .catch((err) => {
+          deps.onError(err)
+          return null
+        })
     : Promise.resolve(null)
   return {
     async close() {

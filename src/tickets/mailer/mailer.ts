@@ -28,7 +28,9 @@ export function createMailer(smtpUrl: string, from: string, logger: Logger): Mai
         return true
       } catch (err) {
         // The reason only: the mail itself carries an invite link.
-        logger.line(`tickets mail to ${mail.to} failed: ${err instanceof Error ? err.message : String(err)}`)
+        logger.line(
+          `tickets mail to ${mail.to} failed: ${err instanceof Error ? err.message : String(err)}`,
+        )
         return false
       }
     },

@@ -28,7 +28,12 @@ export function createAddressHandlers(ctx: Context): AddressHandlers {
     /** `/login?next=<path>`: the login button's target (docs/core.md, "Identity provider"), for links and people typing it. */
     login(req) {
       const next = safeNext(req.query.get('next'))
-      return redirect(302, loginButtonUrl(ctx.idp, publicUrl, next === '/' ? undefined : next), 'continue at the identity provider', { 'cache-control': 'no-store' })
+      return redirect(
+        302,
+        loginButtonUrl(ctx.idp, publicUrl, next === '/' ? undefined : next),
+        'continue at the identity provider',
+        { 'cache-control': 'no-store' },
+      )
     },
     async oldTicket(req) {
       const t = await store.tickets.byRef(req.params.ref!)

@@ -54,9 +54,13 @@ ${formError}
 <section class="card" aria-labelledby="members-title">
 <h2 id="members-title">Members</h2>
 <div data-live="members" class="table-wrap"><table class="list" aria-label="Members"><thead><tr><th>Person</th><th>Role</th><th><span class="visually-hidden">Remove</span></th></tr></thead><tbody>
-${input.members.map((m) => html`<tr data-key="${m.user.id}"><td>${m.user.name}${m.user.id === input.viewerId ? html` <span class="muted">(you)</span>` : ''}</td>
+${input.members.map(
+  (
+    m,
+  ) => html`<tr data-key="${m.user.id}"><td>${m.user.name}${m.user.id === input.viewerId ? html` <span class="muted">(you)</span>` : ''}</td>
 <td><form data-api="${api}/members" data-done="reload" class="inline"><input type="hidden" name="user" value="${m.user.id}"><label class="visually-hidden" for="role-${m.user.id}">Role of ${m.user.name}</label>${roleSelect(`role-${m.user.id}`, m.role)}<button type="submit">Save</button>${formError}</form></td>
-<td><form data-api="${api}/members/remove" data-done="reload"><button type="submit" class="danger" name="user" value="${m.user.id}" data-confirm="Remove ${m.user.name} from ${p.title}?" aria-label="Remove ${m.user.name}">Remove</button>${formError}</form></td></tr>`)}
+<td><form data-api="${api}/members/remove" data-done="reload"><button type="submit" class="danger" name="user" value="${m.user.id}" data-confirm="Remove ${m.user.name} from ${p.title}?" aria-label="Remove ${m.user.name}">Remove</button>${formError}</form></td></tr>`,
+)}
 </tbody></table></div>
 <h3>Add a member</h3>
 <form data-api="${api}/members" data-done="reset">
@@ -87,23 +91,35 @@ ${formError}
 <div class="secret"><input id="new-invite-value" type="text" readonly><button type="button" data-copy="new-invite-value">Copy</button></div>
 </div>
 <h3 id="open-invites-title">Open invites</h3>
-<div data-live="invites">${input.invites.length
-    ? html`<div class="table-wrap"><table class="list" aria-labelledby="open-invites-title"><thead><tr><th>Role</th><th>Uses left</th><th>Expires</th><th>Made by</th><th><span class="visually-hidden">Revoke</span></th></tr></thead><tbody>
-${input.invites.map((i) => html`<tr data-key="${i.id}"><td>${i.role}</td><td>${String(i.usesLeft)} of ${String(i.uses)}</td><td>${timeAgo(i.expires, now)}</td><td>${i.by.name}</td>
-<td><form data-api="${api}/invites/${i.id}/revoke" data-done="reload"><button type="submit" class="danger" data-confirm="Revoke this ${i.role} invite? Its link stops working at once.">Revoke</button>${formError}</form></td></tr>`)}
+<div data-live="invites">${
+    input.invites.length
+      ? html`<div class="table-wrap"><table class="list" aria-labelledby="open-invites-title"><thead><tr><th>Role</th><th>Uses left</th><th>Expires</th><th>Made by</th><th><span class="visually-hidden">Revoke</span></th></tr></thead><tbody>
+${input.invites.map(
+  (
+    i,
+  ) => html`<tr data-key="${i.id}"><td>${i.role}</td><td>${String(i.usesLeft)} of ${String(i.uses)}</td><td>${timeAgo(i.expires, now)}</td><td>${i.by.name}</td>
+<td><form data-api="${api}/invites/${i.id}/revoke" data-done="reload"><button type="submit" class="danger" data-confirm="Revoke this ${i.role} invite? Its link stops working at once.">Revoke</button>${formError}</form></td></tr>`,
+)}
 </tbody></table></div>`
-    : html`<p class="muted">No open invites. A link that is used up, expired or revoked lets nobody in.</p>`}</div>
+      : html`<p class="muted">No open invites. A link that is used up, expired or revoked lets nobody in.</p>`
+  }</div>
 </section>
 
 <section class="card" aria-labelledby="apps-title">
 <h2 id="apps-title">Connected apps</h2>
 <div data-live="connections">
-${input.connections.length
+${
+  input.connections.length
     ? html`<div class="table-wrap"><table class="list" aria-label="Connected apps"><thead><tr><th>App</th><th>Connected by</th><th>Last used</th><th><span class="visually-hidden">Remove</span></th></tr></thead><tbody>
-${input.connections.map((c) => html`<tr data-key="${c.id}"><td><b>${c.label}</b> <span class="muted">${c.app}</span><br><span class="small muted">connected ${timeAgo(c.created, now)}</span></td><td>${c.by.name}</td><td>${c.lastUsed === null ? html`<span class="muted">never</span>` : timeAgo(c.lastUsed, now)}</td>
-<td><form data-api="${api}/connections/remove" data-done="reload"><button type="submit" class="danger" name="id" value="${c.id}" data-confirm="Remove ${c.label}? Its key stops working at once." aria-label="Remove ${c.label}">Remove</button>${formError}</form></td></tr>`)}
+${input.connections.map(
+  (
+    c,
+  ) => html`<tr data-key="${c.id}"><td><b>${c.label}</b> <span class="muted">${c.app}</span><br><span class="small muted">connected ${timeAgo(c.created, now)}</span></td><td>${c.by.name}</td><td>${c.lastUsed === null ? html`<span class="muted">never</span>` : timeAgo(c.lastUsed, now)}</td>
+<td><form data-api="${api}/connections/remove" data-done="reload"><button type="submit" class="danger" name="id" value="${c.id}" data-confirm="Remove ${c.label}? Its key stops working at once." aria-label="Remove ${c.label}">Remove</button>${formError}</form></td></tr>`,
+)}
 </tbody></table></div>`
-    : html`<p class="muted">No app is connected. An app connects by sending you to this tracker's connect page, where you pick the project.</p>`}
+    : html`<p class="muted">No app is connected. An app connects by sending you to this tracker's connect page, where you pick the project.</p>`
+}
 </div>
 </section>
 ${input.webhooks}

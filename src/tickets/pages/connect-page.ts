@@ -29,7 +29,13 @@ export interface PageRequest {
 
 export type PageInput =
   | { request: PageRequest; signIn: string; stylesheet: string }
-  | { request: PageRequest; person: { name: string; tag: string; projects: PageProject[] }; confirmPath: string; stylesheet: string; script: string }
+  | {
+      request: PageRequest
+      person: { name: string; tag: string; projects: PageProject[] }
+      confirmPath: string
+      stylesheet: string
+      script: string
+    }
 
 /**
  * Where Cancel goes: back to the app with `error=access_denied` and its `state` (the answer of
@@ -41,7 +47,6 @@ export function cancelAddress(returnUrl: string, state: string): string {
   url.searchParams.set('state', state)
   return url.toString()
 }
-
 
 /**
  * The page's headers: never stored, never framed (a confirm button under someone else's page is
@@ -59,11 +64,14 @@ export const PAGE_HEADERS = {
 /** The page in the web app's look: its stylesheet, a card in the middle, the service's name. */
 function connectDocument(stylesheet: string, body: Html): Html {
   const head = stylesheet ? html`<link rel="stylesheet" href="${stylesheet}">` : undefined
-  return htmlPage({ title: CONNECT, head, bodyClass: 'connect' }, html`<header class="top"><div class="top-inner"><span class="brand">Tickets</span></div></header>
+  return htmlPage(
+    { title: CONNECT, head, bodyClass: 'connect' },
+    html`<header class="top"><div class="top-inner"><span class="brand">Tickets</span></div></header>
 <main class="page narrow"><div class="card">
 <h1>${CONNECT}</h1>
 ${body}
-</div></main>`)
+</div></main>`,
+  )
 }
 
 /** The connect page for a waiting request. */
@@ -80,25 +88,29 @@ ${target}
     return htmlResponse(200, connectDocument(input.stylesheet, body), PAGE_HEADERS)
   }
   const { person, confirmPath } = input
-  const options = person.projects.map((p, i) =>
-    html`<label class="choice"><input type="radio" name="project" value="${p.id}"${i === 0 ? html` checked` : ''}> ${p.title} <span class="muted">(${p.slug})</span></label>`,
+  const options = person.projects.map(
+    (p, i) =>
+      html`<label class="choice"><input type="radio" name="project" value="${p.id}"${i === 0 ? html` checked` : ''}> ${p.title} <span class="muted">(${p.slug})</span></label>`,
   )
-  const body = joinHtml([
-    asks,
-    html`<p>It will create tickets, comment and change states in that project as you, <strong>${person.name}</strong>, while you are a member of it. An admin of the project can disconnect it at any time.</p>`,
-    target,
-    html`<form id="connect" data-confirm="${confirmPath}" data-tag="${person.tag}">`,
-    html`<fieldset><legend>Project</legend>`,
-    ...options,
-    html`<label class="choice"><input type="radio" name="project" value="" id="connect-new"${options.length === 0 ? html` checked` : ''}> A new project</label>`,
-    html`<div class="field"><label for="connect-title">Title</label><input id="connect-title" name="title" type="text" maxlength="200" autocomplete="off"></div>`,
-    html`</fieldset>`,
-    html`<p class="actions"><button type="submit" name="go" class="primary">Connect ${label}</button>${cancel}</p>`,
-    html`<p id="connect-error" class="form-error" role="alert"></p>`,
-    html`</form>`,
-    html`<noscript><p>This page needs JavaScript to confirm.</p></noscript>`,
-    html`<p>If you did not start this, close this page: nothing is connected until you confirm.</p>`,
-    html`<script type="module" src="${input.script}"></script>`,
-  ], '\n')
+  const body = joinHtml(
+    [
+      asks,
+      html`<p>It will create tickets, comment and change states in that project as you, <strong>${person.name}</strong>, while you are a member of it. An admin of the project can disconnect it at any time.</p>`,
+      target,
+      html`<form id="connect" data-confirm="${confirmPath}" data-tag="${person.tag}">`,
+      html`<fieldset><legend>Project</legend>`,
+      ...options,
+      html`<label class="choice"><input type="radio" name="project" value="" id="connect-new"${options.length === 0 ? html` checked` : ''}> A new project</label>`,
+      html`<div class="field"><label for="connect-title">Title</label><input id="connect-title" name="title" type="text" maxlength="200" autocomplete="off"></div>`,
+      html`</fieldset>`,
+      html`<p class="actions"><button type="submit" name="go" class="primary">Connect ${label}</button>${cancel}</p>`,
+      html`<p id="connect-error" class="form-error" role="alert"></p>`,
+      html`</form>`,
+      html`<noscript><p>This page needs JavaScript to confirm.</p></noscript>`,
+      html`<p>If you did not start this, close this page: nothing is connected until you confirm.</p>`,
+      html`<script type="module" src="${input.script}"></script>`,
+    ],
+    '\n',
+  )
   return htmlResponse(200, connectDocument(input.stylesheet, body), PAGE_HEADERS)
 }

@@ -61,7 +61,8 @@ export function framePage(input: FrameInput): Html {
   const { viewer, project, live } = input
   const searchAction = project ? `/${project.slug}` : '/tickets'
   const others = input.projects.map(
-    (p) => html`<li><a href="/${p.slug}"${p.slug === project?.slug ? rawHtml(' aria-current="page"') : ''}>${p.title}</a></li>`,
+    (p) =>
+      html`<li><a href="/${p.slug}"${p.slug === project?.slug ? rawHtml(' aria-current="page"') : ''}>${p.title}</a></li>`,
   )
   const inbox = viewer
     ? html`<a href="/inbox" aria-describedby="inbox-count-text">Inbox<span aria-hidden="true" data-live="inbox-count"><span class="count"${viewer.inboxCount === 0 ? rawHtml(' data-zero') : ''}>${viewer.inboxCount}</span></span></a>
@@ -82,7 +83,9 @@ export function framePage(input: FrameInput): Html {
 <link rel="icon" href="${FAVICON}">
 ${scriptTag(input.assets.script)}
 ${viewer ? html`<meta name="x-tag" content="${viewer.tag}">` : ''}`
-  return htmlPage({ title: `${input.title} · Tickets`, head }, html`<a class="skip" href="#main">Skip to content</a>
+  return htmlPage(
+    { title: `${input.title} · Tickets`, head },
+    html`<a class="skip" href="#main">Skip to content</a>
 <header class="top">
 <div class="top-inner">
 <a class="brand" href="/">Tickets</a>
@@ -111,7 +114,8 @@ ${input.body}
 <dl>${SHORTCUTS.map((s) => html`<dt>${s.keys.split(' ').map((k, i) => html`${i ? ' then ' : ''}<kbd>${k}</kbd>`)}</dt><dd>${s.does}</dd>`)}
 <dt><kbd>Ctrl</kbd> + <kbd>Enter</kbd></dt><dd>Send a comment or form</dd></dl>
 <form method="dialog"><button type="submit">Close</button></form>
-</dialog>`)
+</dialog>`,
+  )
 }
 
 /** A state as a coloured badge. */
@@ -130,9 +134,15 @@ export function subjectHtml(subject: string): Html {
 }
 
 /** The list of tickets, labelled "Tickets" unless told otherwise, or `empty` when there are none. */
-export function ticketList(rows: readonly Row[], now: number, empty: HtmlValue, options: { showProject?: boolean; live?: string; label?: string } = {}): Html {
+export function ticketList(
+  rows: readonly Row[],
+  now: number,
+  empty: HtmlValue,
+  options: { showProject?: boolean; live?: string; label?: string } = {},
+): Html {
   const live = options.live ?? 'tickets'
-  if (rows.length === 0) return html`<div data-live="${live}"><div class="card empty">${empty}</div></div>`
+  if (rows.length === 0)
+    return html`<div data-live="${live}"><div class="card empty">${empty}</div></div>`
   const showProject = options.showProject ?? false
   return html`<div data-live="${live}"><ul class="tickets" aria-label="${options.label ?? 'Tickets'}">
 ${rows.map((row) => ticketRow(row, now, showProject))}
@@ -150,7 +160,13 @@ function ticketRow({ ticket: t, blocked }: Row, now: number, showProject: boolea
 }
 
 /** A labelled field with a place for its error. */
-export function field(input: { id: string; label: string; hint?: string; control: Html; name: string }): Html {
+export function field(input: {
+  id: string
+  label: string
+  hint?: string
+  control: Html
+  name: string
+}): Html {
   return html`<div class="field">
 <label for="${input.id}">${input.label}</label>${input.hint ? html`<span class="hint" id="${input.id}-hint">${input.hint}</span>` : ''}
 ${input.control}
@@ -186,7 +202,19 @@ export const formError = html`<p class="form-error" data-error role="alert" hidd
  * `attach`: files may be attached to the text (dragged in, pasted, or chosen with Attach files),
  * uploaded to the project's files and linked at the cursor (src/tickets/app/attach.ts).
  */
-export function markdownField(input: { id: string; name: string; label: string; value?: string; placeholder?: string; required?: boolean; rows?: number; notBlank?: string; max?: number; what?: string; attach?: Attach }): Html {
+export function markdownField(input: {
+  id: string
+  name: string
+  label: string
+  value?: string
+  placeholder?: string
+  required?: boolean
+  rows?: number
+  notBlank?: string
+  max?: number
+  what?: string
+  attach?: Attach
+}): Html {
   return html`<div class="field compose"${input.attach ? html` data-attach-to="${input.id}" data-attach-api="/api/projects/${input.attach.slug}/files" data-attach-max="${String(input.attach.maxMb)}"` : ''}>
 <div class="tabbar"><label for="${input.id}">${input.label}</label><button type="button" class="quiet" data-preview-for="${input.id}" aria-pressed="false" aria-controls="${input.id}-preview">Preview</button></div>
 <textarea id="${input.id}" name="${input.name}" rows="${String(input.rows ?? 6)}" placeholder="${input.placeholder ?? ''}"${input.required ? rawHtml(' required') : ''}${input.notBlank ? html` aria-required="true" data-not-blank="${input.notBlank}"` : ''}${input.max ? html` data-max="${String(input.max)}" data-what="${input.what ?? input.label.toLowerCase()}"` : ''}>${input.value ?? ''}</textarea>

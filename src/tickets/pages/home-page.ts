@@ -6,13 +6,19 @@ import { oneLine } from '../text/history-words.ts'
 import { field, formError } from './frame.ts'
 import type { ProjectSummary, Viewer } from './page-data.ts'
 
-export function homeBody(input: { projects: readonly ProjectSummary[]; viewer: Viewer | null; loginUrl: string }): Html {
+export function homeBody(input: {
+  projects: readonly ProjectSummary[]
+  viewer: Viewer | null
+  loginUrl: string
+}): Html {
   const { projects, viewer } = input
   const list = projects.length
     ? html`<ul class="projects" aria-label="Projects" data-live="projects">
-${projects.map((p) => html`<li data-key="${p.slug}"><a href="/${p.slug}">${p.title}</a>
+${projects.map(
+  (p) => html`<li data-key="${p.slug}"><a href="/${p.slug}">${p.title}</a>
 <span class="muted small">${p.open === 1 ? '1 open ticket' : `${p.open} open tickets`}${p.role ? html` · you: ${p.role}` : ''}</span>
-${p.description ? html`<p class="desc">${rawHtml(markdownInline(oneLine(p.description)))}</p>` : ''}</li>`)}
+${p.description ? html`<p class="desc">${rawHtml(markdownInline(oneLine(p.description)))}</p>` : ''}</li>`,
+)}
 </ul>`
     : html`<div class="card empty" data-live="projects">
 <h2>No projects yet</h2>

@@ -21,7 +21,12 @@ function inboxUrl(from: InboxFrom): string {
   return text ? `/inbox?${text}` : '/inbox'
 }
 
-export function inboxBody(input: { pending: InboxSection; review: InboxSection; from: InboxFrom; now: number }): Html {
+export function inboxBody(input: {
+  pending: InboxSection
+  review: InboxSection
+  from: InboxFrom
+  now: number
+}): Html {
   const { pending, review, from } = input
   return html`<div class="page-head"><div><h1>Inbox</h1><p class="muted">Tickets assigned to you, latest change first.</p></div></div>
 <h2>Waiting for you <span class="muted" data-live="pending-count">(${counted(pending.total)})</span></h2>
@@ -33,15 +38,23 @@ ${pager('review', 'In review', review, { ...from, review: review.next }, { ...fr
 }
 
 /** A list's links to its first and next pages, when it has more than one. */
-function pager(live: string, label: string, section: InboxSection, next: InboxFrom, first: InboxFrom): Html {
+function pager(
+  live: string,
+  label: string,
+  section: InboxSection,
+  next: InboxFrom,
+  first: InboxFrom,
+): Html {
   const shown = section.later || section.next !== null
-  return html`<div data-live="${live}-pages">${shown
-    ? html`<nav class="pager" aria-label="Pages of ${label}">
+  return html`<div data-live="${live}-pages">${
+    shown
+      ? html`<nav class="pager" aria-label="Pages of ${label}">
 ${section.later ? html`<a href="${inboxUrl(first)}">← First page</a>` : html`<span></span>`}
 <span>${counted(section.rows.length)} of ${counted(section.total)} shown</span>
 ${section.next !== null ? html`<a href="${inboxUrl(next)}" rel="next">Next →</a>` : html`<span></span>`}
 </nav>`
-    : ''}</div>`
+      : ''
+  }</div>`
 }
 
 /** What a signed-out person sees where a page needs them signed in. */

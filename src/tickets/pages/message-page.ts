@@ -3,11 +3,21 @@ import { html, htmlDocument, htmlResponse, type Html } from '../../http/html.ts'
 import type { Response } from '../../http/response.ts'
 
 /** A small HTML document: `title` as title and heading, then `body`. */
-export function page(status: number, title: string, body: Html, headers?: Record<string, string>): Response {
+export function page(
+  status: number,
+  title: string,
+  body: Html,
+  headers?: Record<string, string>,
+): Response {
   return htmlResponse(status, htmlDocument(title, body), headers)
 }
 
 /** A page with a heading and one line of text. */
-export function messagePage(status: number, title: string, text: string, headers?: Record<string, string>): Response {
+export function messagePage(
+  status: number,
+  title: string,
+  text: string,
+  headers?: Record<string, string>,
+): Response {
   return page(status, title, html`<p>${text}</p>\n<p><a href="/">Home</a></p>`, headers)
 }

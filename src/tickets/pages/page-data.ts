@@ -14,7 +14,13 @@ import type { Connection } from '../store/connections.ts'
 import type { Delivery, Webhook } from '../store/webhooks.ts'
 import type { TicketEvent } from '../rules/ticket-event.ts'
 import type { Member, ProjectSummary } from '../store/projects.ts'
-import { assignedPosition, type ListRequest, type ListRow, type PageContext, type Relation } from '../store/page-reads.ts'
+import {
+  assignedPosition,
+  type ListRequest,
+  type ListRow,
+  type PageContext,
+  type Relation,
+} from '../store/page-reads.ts'
 import type { TicketStore } from '../store/ticket-store.ts'
 import type { ListPosition } from '../store/tickets.ts'
 import type { StoredFile } from '../store/files.ts'
@@ -85,14 +91,31 @@ export interface TicketDetail {
  * The page of a project's list a project page asks for: 50 tickets of a search (the states
  * when it names none) and one more, which tells whether a next page exists.
  */
-export function listRequest(query: TicketQuery, states: readonly State[], me: string | null, page: number): ListRequest {
+export function listRequest(
+  query: TicketQuery,
+  states: readonly State[],
+  me: string | null,
+  page: number,
+): ListRequest {
   return { query, search: { states, me }, limit: PAGE_SIZE + 1, skip: (page - 1) * PAGE_SIZE }
 }
 
 /** Whether a search names more than states: then the tab counts cannot give its total. */
 function searchesMoreThanStates(query: TicketQuery): boolean {
-  return query.assignee.any.length + query.assignee.not.length + query.author.any.length + query.author.not.length > 0
-    || query.blocked !== null || query.numbers.length + query.words.length + query.notWords.length + query.phrases.length + query.notPhrases.length > 0
+  return (
+    query.assignee.any.length +
+      query.assignee.not.length +
+      query.author.any.length +
+      query.author.not.length >
+      0 ||
+    query.blocked !== null ||
+    query.numbers.length +
+      query.words.length +
+      query.notWords.length +
+      query.phrases.length +
+      query.notPhrases.length >
+      0
+  )
 }
 
 /**
@@ -100,7 +123,11 @@ function searchesMoreThanStates(query: TicketQuery): boolean {
  * a page follows, and its total; `exact` when the total is known otherwise. Without it, the total
  * is known on the last page only, and before it is "more than" the tickets up to this page's end.
  */
-export function pageOf(read: readonly Row[], skip: number, exact: number | null = null): { rows: Row[]; hasNext: boolean; total: number; more: boolean } {
+export function pageOf(
+  read: readonly Row[],
+  skip: number,
+  exact: number | null = null,
+): { rows: Row[]; hasNext: boolean; total: number; more: boolean } {
   const rows = read.slice(0, PAGE_SIZE)
   const hasNext = read.length > PAGE_SIZE
   if (exact !== null) return { rows, hasNext, total: exact, more: false }
@@ -112,8 +139,16 @@ export function pageOf(read: readonly Row[], skip: number, exact: number | null 
  * tab counts. A search of states alone is counted by the tab counts (`ticket_counts`); any
  * other search is not counted (docs/scaling.md, "A million tickets").
  */
-export function projectList(read: { rows: ListRow[] }, query: TicketQuery, states: readonly State[], counts: Record<State, number>, page: number): TicketList {
-  const exact = searchesMoreThanStates(query) ? null : (query.states ?? states).reduce((sum, s) => sum + counts[s], 0)
+export function projectList(
+  read: { rows: ListRow[] },
+  query: TicketQuery,
+  states: readonly State[],
+  counts: Record<State, number>,
+  page: number,
+): TicketList {
+  const exact = searchesMoreThanStates(query)
+    ? null
+    : (query.states ?? states).reduce((sum, s) => sum + counts[s], 0)
   return { ...pageOf(read.rows, (page - 1) * PAGE_SIZE, exact), counts }
 }
 
@@ -133,16 +168,44 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
       list: ((signedIn: { id: string } | null) => ListRequest) | null = null,
       /** The number of the ticket to read with the context, and its related tickets (the ticket page). */
       ticketNumber: number | null = null,
-    ): Promise<{ viewer: Viewer | null; cursor: number; switcher: PageContext['switcher']; project: PageContext['project'] }> {
+    ): Promise<{
+      viewer: Viewer | null
+      cursor: number
+      switcher: PageContext['switcher']
+      project: PageContext['project']
+    }> {
       const { session, user } = await credentials.session(req)
       const tag = session?.data.tag
       // The display name with the account's unique name beside it (src/auth/shown-name.ts).
-      const signedIn = user && typeof tag === 'string' ? { id: user.id, name: shownName(user.name, session?.data.login), tag } : null
-      const switchedFrom = signedIn && typeof session?.data.switchedFrom === 'string' ? session.data.switchedFrom : null
+      const signedIn =
+        user && typeof tag === 'string'
+          ? { id: user.id, name: shownName(user.name, session?.data.login), tag }
+          : null
+      const switchedFrom =
+        signedIn && typeof session?.data.switchedFrom === 'string'
+          ? session.data.switchedFrom
+          : null
       if (session && switchedFrom !== null) await credentials.forgetSwitch(session)
-      const context = await store.pages.context(signedIn?.id ?? null, projectRef, list ? list(signedIn) : null, ticketNumber)
-      const viewer = signedIn ? { ...signedIn, inboxCount: context.inboxCount ?? 0, owner: session?.data.owner === true, switchedFrom } : null
-      return { viewer, cursor: context.cursor, switcher: context.switcher, project: context.project }
+      const context = await store.pages.context(
+        signedIn?.id ?? null,
+        projectRef,
+        list ? list(signedIn) : null,
+        ticketNumber,
+      )
+      const viewer = signedIn
+        ? {
+            ...signedIn,
+            inboxCount: context.inboxCount ?? 0,
+            owner: session?.data.owner === true,
+            switchedFrom,
+          }
+        : null
+      return {
+        viewer,
+        cursor: context.cursor,
+        switcher: context.switcher,
+        project: context.project,
+      }
     },
 
     /** Every project, by title, with open counts and the viewer's role. */
@@ -155,42 +218,82 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
     /** A project's webhooks, each with the newest entries of its log. */
     async webhooks(projectId: string, shown: number): Promise<WebhookView[]> {
       const hooks = await store.webhooks.of(projectId)
-      return Promise.all(hooks.map(async (w) => ({ ...w, deliveries: await store.webhooks.deliveries(w.id, shown) })))
+      return Promise.all(
+        hooks.map(async (w) => ({
+          ...w,
+          deliveries: await store.webhooks.deliveries(w.id, shown),
+        })),
+      )
     },
 
     /** Tickets of every project for a search (the search page without a project): a page of 50, not counted (see {@link pageOf}). */
-    async everywhere(query: TicketQuery, me: string | null, page: number): Promise<ReturnType<typeof pageOf>> {
+    async everywhere(
+      query: TicketQuery,
+      me: string | null,
+      page: number,
+    ): Promise<ReturnType<typeof pageOf>> {
       const skip = (page - 1) * PAGE_SIZE
-      return pageOf(await store.pages.list(query, { states: DEFAULT_FILTER, me }, PAGE_SIZE + 1, skip), skip)
+      return pageOf(
+        await store.pages.list(query, { states: DEFAULT_FILTER, me }, PAGE_SIZE + 1, skip),
+        skip,
+      )
     },
 
     /**
      * A ticket's history and neighbours: its children, the tickets it blocks and its blockers,
      * read with the context as one list of related tickets and told apart by their relations.
      */
-    async history(ticket: { id: string; project: string; summary: string }, related: readonly (Row & { relation: Relation })[]): Promise<Omit<TicketDetail, 'members'>> {
+    async history(
+      ticket: { id: string; project: string; summary: string },
+      related: readonly (Row & { relation: Relation })[],
+    ): Promise<Omit<TicketDetail, 'members'>> {
       const events = await store.history.of(ticket.id)
-      const which = (relation: Relation) => related.filter((r) => r.relation === relation).map(({ ticket, blocked }) => ({ ticket, blocked }))
+      const which = (relation: Relation) =>
+        related
+          .filter((r) => r.relation === relation)
+          .map(({ ticket, blocked }) => ({ ticket, blocked }))
       // The files of this project its summary and history link to (an edit's old text too).
-      const files = await store.files.inProject(ticket.project, fileIdsIn(`${ticket.summary}\n${JSON.stringify(events)}`))
-      return { events, children: which('child'), blocks: which('blocks'), blockers: which('blocker'), files }
+      const files = await store.files.inProject(
+        ticket.project,
+        fileIdsIn(`${ticket.summary}\n${JSON.stringify(events)}`),
+      )
+      return {
+        events,
+        children: which('child'),
+        blocks: which('blocks'),
+        blockers: which('blocker'),
+        files,
+      }
     },
 
     /**
      * The inbox: assigned to the viewer, pending (open, doing) and review, latest change first;
      * of each the page after its position (the first when null) and how many there are in all.
      */
-    async inbox(viewerId: string, from: { pending: ListPosition | null; review: ListPosition | null }): Promise<{ pending: InboxSection; review: InboxSection }> {
-      const section = async (states: State[], after: ListPosition | null): Promise<Omit<InboxSection, 'total'>> => {
+    async inbox(
+      viewerId: string,
+      from: { pending: ListPosition | null; review: ListPosition | null },
+    ): Promise<{ pending: InboxSection; review: InboxSection }> {
+      const section = async (
+        states: State[],
+        after: ListPosition | null,
+      ): Promise<Omit<InboxSection, 'total'>> => {
         const rows = await store.pages.assigned(viewerId, states, PAGE_SIZE + 1, after)
-        return { rows: rows.slice(0, PAGE_SIZE), next: rows.length > PAGE_SIZE ? assignedPosition(rows[PAGE_SIZE - 1]!) : null, later: after !== null }
+        return {
+          rows: rows.slice(0, PAGE_SIZE),
+          next: rows.length > PAGE_SIZE ? assignedPosition(rows[PAGE_SIZE - 1]!) : null,
+          later: after !== null,
+        }
       }
       const [pending, review, counts] = await Promise.all([
         section(['open', 'doing'], from.pending),
         section(['review'], from.review),
         store.pages.assignedCounts(viewerId, ['open', 'doing', 'review']),
       ])
-      return { pending: { ...pending, total: counts.open + counts.doing }, review: { ...review, total: counts.review } }
+      return {
+        pending: { ...pending, total: counts.open + counts.doing },
+        review: { ...review, total: counts.review },
+      }
     },
 
     tokens: (viewerId: string) => store.tokens.of(viewerId),

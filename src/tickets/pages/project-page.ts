@@ -80,7 +80,9 @@ export function projectBody(input: ProjectPageInput): Html {
   const pages = more ? null : Math.max(1, Math.ceil(total / PAGE_SIZE))
   const hasNext = list?.hasNext ?? false
   const first = total === 0 ? 0 : (page - 1) * PAGE_SIZE + 1
-  const last = more ? (page - 1) * PAGE_SIZE + (list?.rows.length ?? 0) : Math.min(total, page * PAGE_SIZE)
+  const last = more
+    ? (page - 1) * PAGE_SIZE + (list?.rows.length ?? 0)
+    : Math.min(total, page * PAGE_SIZE)
   const of = more ? `more than ${counted(last)}` : counted(total)
   const empty = q
     ? html`<h2>No tickets match</h2><p>Nothing in ${p.title} matches <code>${q}</code> here. Try another tab, fewer words, or <a href="${listUrl(p.slug, { state })}">clear the search</a>.</p>`
@@ -94,21 +96,25 @@ export function projectBody(input: ProjectPageInput): Html {
 ${input.joined && input.role ? html`<p class="notice welcome" role="status">${youJoined(p.title, input.role)}</p>` : ''}
 ${newTicket(input)}
 <nav class="tabs" aria-label="States" data-live="tabs">${tabs}</nav>
-${input.queryError
+${
+  input.queryError
     ? searchHelp(input.queryError)
     : html`<div class="tools">
 <span data-live="range">${total === 0 ? 'No tickets' : html`${counted(first)}–${counted(last)} of ${of}`}${q ? html` matching <code>${q}</code>` : ''}</span>
 <span class="sorts"><span>Sort:</span> ${sorts}</span>
 </div>
 ${list ? ticketList(list.rows, input.now, empty) : ''}
-${searchHelp(null)}`}
-<div data-live="pager">${(page > 1 || hasNext) && !input.queryError
-    ? html`<nav class="pager" aria-label="Pages">
+${searchHelp(null)}`
+}
+<div data-live="pager">${
+    (page > 1 || hasNext) && !input.queryError
+      ? html`<nav class="pager" aria-label="Pages">
 ${page > 1 ? html`<a href="${listUrl(p.slug, { q, state, page: page - 1 })}" rel="prev">← Previous</a>` : html`<span></span>`}
 <span>${pages === null ? `Page ${page}` : `Page ${page} of ${pages}`}</span>
 ${hasNext ? html`<a href="${listUrl(p.slug, { q, state, page: page + 1 })}" rel="next">Next →</a>` : html`<span></span>`}
 </nav>`
-    : ''}</div>`
+      : ''
+  }</div>`
 }
 
 /** A count as the pages write it: 1,000 and 200,025. */
@@ -118,8 +124,10 @@ export function counted(n: number): string {
 
 function newTicket(input: ProjectPageInput): Html {
   const { project: p } = input
-  if (!input.viewer) return html`<p class="notice"><a href="${input.loginUrl}">Sign in</a> to write a ticket.</p>`
-  if (!input.role) return html`<p class="notice">You are not a member of ${p.title}, so you can read its tickets but not write them. An admin of the project can invite you.</p>`
+  if (!input.viewer)
+    return html`<p class="notice"><a href="${input.loginUrl}">Sign in</a> to write a ticket.</p>`
+  if (!input.role)
+    return html`<p class="notice">You are not a member of ${p.title}, so you can read its tickets but not write them. An admin of the project can invite you.</p>`
   return html`<details class="panel" id="new-ticket-panel">
 <summary class="button primary">New ticket</summary>
 <div class="card">
@@ -135,7 +143,12 @@ ${formError}
 }
 
 /** The members to pick from, and "Nobody". */
-export function assigneeSelect(id: string, members: readonly Member[], current: string | null, applies = false): Html {
+export function assigneeSelect(
+  id: string,
+  members: readonly Member[],
+  current: string | null,
+  applies = false,
+): Html {
   return html`<select id="${id}" name="assignee"${applies ? html` data-submit` : ''}>
 <option value=""${current === null ? html` selected` : ''}>Nobody</option>
 ${members.map((m) => html`<option value="${m.user.id}"${m.user.id === current ? html` selected` : ''}>${m.user.name}</option>`)}

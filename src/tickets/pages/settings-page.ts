@@ -31,21 +31,29 @@ ${formError}
 <div class="secret"><input id="new-token-value" type="text" readonly><button type="button" data-copy="new-token-value">Copy</button></div>
 </div>
 <div data-live="tokens">
-${input.tokens.length
+${
+  input.tokens.length
     ? html`<div class="table-wrap"><table class="list" aria-label="Your tokens"><thead><tr><th>Label</th><th>Created</th><th>Last used</th><th><span class="visually-hidden">Revoke</span></th></tr></thead><tbody>
-${input.tokens.map((t) => html`<tr data-key="${t.id}"><td>${t.label}</td><td>${timeAgo(t.created, now)}</td><td>${t.lastUsed === null ? html`<span class="muted">never</span>` : timeAgo(t.lastUsed, now)}</td>
-<td><form data-api="/api/tokens/revoke" data-done="reload"><button type="submit" class="danger" name="id" value="${t.id}" data-confirm="Revoke the token “${t.label}”? Whatever uses it stops working." aria-label="Revoke ${t.label}">Revoke</button>${formError}</form></td></tr>`)}
+${input.tokens.map(
+  (
+    t,
+  ) => html`<tr data-key="${t.id}"><td>${t.label}</td><td>${timeAgo(t.created, now)}</td><td>${t.lastUsed === null ? html`<span class="muted">never</span>` : timeAgo(t.lastUsed, now)}</td>
+<td><form data-api="/api/tokens/revoke" data-done="reload"><button type="submit" class="danger" name="id" value="${t.id}" data-confirm="Revoke the token “${t.label}”? Whatever uses it stops working." aria-label="Revoke ${t.label}">Revoke</button>${formError}</form></td></tr>`,
+)}
 </tbody></table></div>`
-    : html`<p class="muted">You have no tokens.</p>`}
+    : html`<p class="muted">You have no tokens.</p>`
+}
 </div>
 </section>
 <section class="card" aria-labelledby="projects-title">
 <h2 id="projects-title">Your projects</h2>
-${input.memberships.length
+${
+  input.memberships.length
     ? html`<div class="table-wrap"><table class="list"><thead><tr><th>Project</th><th>Your role</th><th><span class="visually-hidden">Settings</span></th></tr></thead><tbody>
 ${input.memberships.map((m) => html`<tr><td><a href="/${m.slug}">${m.title}</a></td><td>${m.role}</td><td>${mayAct(m.role, ADMIN) ? html`<a href="/${m.slug}/settings">Project settings</a>` : ''}</td></tr>`)}
 </tbody></table></div>`
-    : html`<p class="muted">You are not a member of any project yet. <a href="/">Start one</a>, or ask an admin for an invite link.</p>`}
+    : html`<p class="muted">You are not a member of any project yet. <a href="/">Start one</a>, or ask an admin for an invite link.</p>`
+}
 <p class="small muted">Roles: <b>use</b> writes tickets, comments and changes states; <b>edit</b> also assigns, edits and relates tickets; <b>admin</b> also manages the project, its members, invites and connected apps.</p>
 </section>
 </div>`

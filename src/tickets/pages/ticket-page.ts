@@ -77,10 +77,19 @@ ${commentBox(input, api)}
  * title and open from it: state, assignee, parent and blockers.
  */
 function sideSummary(t: Ticket, detail: TicketDetail, role: Role | null): Html {
-  const parts = [html`${stateBadge(t.state)}`, html`<span>${t.assignee ? t.assignee.name : 'unassigned'}</span>`]
+  const parts = [
+    html`${stateBadge(t.state)}`,
+    html`<span>${t.assignee ? t.assignee.name : 'unassigned'}</span>`,
+  ]
   if (t.parent) parts.push(html`<span>parent ${t.parent.ref}</span>`)
-  if (detail.blockers.length) parts.push(html`<span>blocked by ${detail.blockers.length === 1 ? detail.blockers[0]!.ticket.ref : `${detail.blockers.length} tickets`}</span>`)
-  if (detail.files.length) parts.push(html`<span>${detail.files.length === 1 ? '1 file' : `${detail.files.length} files`}</span>`)
+  if (detail.blockers.length)
+    parts.push(
+      html`<span>blocked by ${detail.blockers.length === 1 ? detail.blockers[0]!.ticket.ref : `${detail.blockers.length} tickets`}</span>`,
+    )
+  if (detail.files.length)
+    parts.push(
+      html`<span>${detail.files.length === 1 ? '1 file' : `${detail.files.length} files`}</span>`,
+    )
   return html`${parts.map((p, i) => html`${i ? html`<span aria-hidden="true"> · </span>` : ''}${p}`)}<span class="side-open">${role ? 'Change' : 'Details'}</span>`
 }
 
@@ -90,7 +99,12 @@ function initial(name: string): string {
 
 function historyItem(e: TicketEvent, now: number): Html {
   const { words, ref } = eventWords(e)
-  const text = typeof e.text === 'string' && e.text.trim() !== '' && (e.kind === 'comment' || e.kind === 'state') ? e.text : null
+  const text =
+    typeof e.text === 'string' &&
+    e.text.trim() !== '' &&
+    (e.kind === 'comment' || e.kind === 'state')
+      ? e.text
+      : null
   const refLink = ref === null ? '' : html` ${refLinkHtml(ref)}`
   return html`<li data-key="e${String(e.id)}"><span class="avatar" aria-hidden="true">${initial(e.by)}</span>
 <div class="what"><b>${e.by}</b>${e.app ? html` <span class="pill">via ${e.app}</span>` : ''} ${words}${refLink} · ${timeAgo(e.created, now)}</div>
@@ -103,7 +117,9 @@ ${e.kind === 'edit' ? editChanges(e) : ''}
 function editChanges(e: TicketEvent): Html {
   const change = (field: string) => {
     const c = e[field] as { from?: unknown; to?: unknown } | undefined
-    return c && typeof c.from === 'string' && typeof c.to === 'string' ? { from: c.from, to: c.to } : null
+    return c && typeof c.from === 'string' && typeof c.to === 'string'
+      ? { from: c.from, to: c.to }
+      : null
   }
   const subject = change('subject')
   const summary = change('summary')
@@ -121,8 +137,10 @@ function refLinkHtml(ref: string): Html {
 }
 
 function commentBox(input: TicketPageInput, api: string): Html {
-  if (!input.viewer) return html`<p class="notice"><a href="${input.loginUrl}">Sign in</a> to comment.</p>`
-  if (!input.role) return html`<p class="notice">Only members of this project can comment. An admin of the project can invite you.</p>`
+  if (!input.viewer)
+    return html`<p class="notice"><a href="${input.loginUrl}">Sign in</a> to comment.</p>`
+  if (!input.role)
+    return html`<p class="notice">Only members of this project can comment. An admin of the project can invite you.</p>`
   return html`<form class="card" data-api="${api}/comments" data-done="reset">
 ${markdownField({ id: 'comment-text', name: 'text', label: 'Comment', placeholder: 'Write a comment', rows: 4, notBlank: COMMENT_BLANK, max: COMMENT_MAX, what: 'the comment', attach: { slug: input.ticket.slug, maxMb: input.uploadMaxMb } })}
 ${formError}
@@ -178,7 +196,9 @@ ${assigneeSelect('assignee-select', detail.members, t.assignee?.id ?? null, true
 }
 
 function parentBox(t: Ticket, role: Role | null, api: string): Html {
-  const current = t.parent ? html`<ul><li>${refLinkHtml(t.parent.ref)}${mayEdit(role) ? html`<form data-api="${api}/parent" data-done="reload"><button type="submit" class="link" name="parent" value="" aria-label="Remove parent ${t.parent.ref}">Remove</button></form>` : ''}</li></ul>` : html`<p class="muted">None</p>`
+  const current = t.parent
+    ? html`<ul><li>${refLinkHtml(t.parent.ref)}${mayEdit(role) ? html`<form data-api="${api}/parent" data-done="reload"><button type="submit" class="link" name="parent" value="" aria-label="Remove parent ${t.parent.ref}">Remove</button></form>` : ''}</li></ul>`
+    : html`<p class="muted">None</p>`
   const form = mayEdit(role)
     ? html`<form data-api="${api}/parent" data-done="reload">
 <label for="parent-input" class="visually-hidden">Parent</label>
@@ -197,7 +217,10 @@ function pickerInput(input: { id: string; name: string; t: Ticket }): Html {
 }
 
 function blockersBox(t: Ticket, blockers: readonly Row[], role: Role | null, api: string): Html {
-  const items = blockers.map(({ ticket: b }) => html`<li>${refLinkHtml(b.ref)} ${stateBadge(b.state)}${mayEdit(role) ? html`<form data-api="${api}/blocked-by" data-done="reload"><button type="submit" class="link" name="remove" value="${b.ref}" aria-label="Remove blocker ${b.ref}">Remove</button></form>` : ''}</li>`)
+  const items = blockers.map(
+    ({ ticket: b }) =>
+      html`<li>${refLinkHtml(b.ref)} ${stateBadge(b.state)}${mayEdit(role) ? html`<form data-api="${api}/blocked-by" data-done="reload"><button type="submit" class="link" name="remove" value="${b.ref}" aria-label="Remove blocker ${b.ref}">Remove</button></form>` : ''}</li>`,
+  )
   const form = mayEdit(role)
     ? html`<form data-api="${api}/blocked-by" data-done="reload">
 <label for="blocker-input" class="visually-hidden">Blocked by</label>
@@ -217,6 +240,10 @@ function relatedBox(title: string, id: string, rows: readonly Row[]): Html {
 /** The files the ticket's text and history link to: name, size, who uploaded it and when. */
 // Always drawn, empty without files, so that a redraw brings the first one in.
 function filesBox(files: readonly StoredFile[], now: number): Html {
-  return html`<div data-live="files-box">${files.length === 0 ? '' : html`<section class="side-box" aria-labelledby="files-title"><h2 id="files-title">Files</h2>
-<ul class="files">${files.map((f) => html`<li><a href="${filePath(f.id, f.name)}"${f.image === null ? html` download` : ''}>${f.name}</a><span class="muted small">${formatSize(f.size)} · ${f.by}${f.app ? ` via ${f.app}` : ''} · ${timeAgo(f.created, now)}</span></li>`)}</ul></section>`}</div>`
+  return html`<div data-live="files-box">${
+    files.length === 0
+      ? ''
+      : html`<section class="side-box" aria-labelledby="files-title"><h2 id="files-title">Files</h2>
+<ul class="files">${files.map((f) => html`<li><a href="${filePath(f.id, f.name)}"${f.image === null ? html` download` : ''}>${f.name}</a><span class="muted small">${formatSize(f.size)} · ${f.by}${f.app ? ` via ${f.app}` : ''} · ${timeAgo(f.created, now)}</span></li>`)}</ul></section>`
+  }</div>`
 }

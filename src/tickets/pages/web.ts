@@ -24,12 +24,24 @@ import { WEBHOOKS_MAX } from '../rules/webhook-events.ts'
 import { framePage, searchHelp, ticketList, type LiveTarget, type PageAssets } from './frame.ts'
 import { homeBody } from './home-page.ts'
 import { inboxBody, signInBody } from './inbox-page.ts'
-import { createPageData, listRequest, projectList, type PageData, type Viewer } from './page-data.ts'
+import {
+  createPageData,
+  listRequest,
+  projectList,
+  type PageData,
+  type Viewer,
+} from './page-data.ts'
 import { counted, projectBody } from './project-page.ts'
 import { settingsBody } from './settings-page.ts'
 import { ticketBody } from './ticket-page.ts'
 import { ticketEtag } from '../representations/json.ts'
-import { emptyQuery, ME_NEEDS_SIGN_IN, needsMe, parseQuery, type TicketQuery } from '../rules/query.ts'
+import {
+  emptyQuery,
+  ME_NEEDS_SIGN_IN,
+  needsMe,
+  parseQuery,
+  type TicketQuery,
+} from '../rules/query.ts'
 import { parseNumber } from '../rules/ids.ts'
 import { listCursors } from '../rules/list-cursors.ts'
 import type { ListPosition } from '../store/tickets.ts'
@@ -44,7 +56,13 @@ const APP_DIR = fileURLToPath(new URL('../app/', import.meta.url))
 
 /** The script and stylesheet, bundled once (esbuild, hashed names, compressed, immutable). */
 export function buildTicketAssets(): Promise<Assets> {
-  return bundleAssets({ entries: { tickets: `${APP_DIR}main.ts`, connect: `${APP_DIR}connect.ts`, style: `${APP_DIR}style.css` } })
+  return bundleAssets({
+    entries: {
+      tickets: `${APP_DIR}main.ts`,
+      connect: `${APP_DIR}connect.ts`,
+      style: `${APP_DIR}style.css`,
+    },
+  })
 }
 
 export interface WebHandlers {
@@ -64,9 +82,16 @@ export interface WebHandlers {
 const PRIVATE = { 'cache-control': 'private, no-cache', vary: 'Cookie' }
 
 /** What the project settings show changes with these events only (docs/live-events.md). */
-const SETTINGS_EVENTS: readonly EventName[] = ['projectChanged', 'membersChanged', 'connectionsChanged']
+const SETTINGS_EVENTS: readonly EventName[] = [
+  'projectChanged',
+  'membersChanged',
+  'connectionsChanged',
+]
 
-export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = buildTicketAssets): WebHandlers {
+export function createWebHandlers(
+  ctx: Context,
+  build: () => Promise<Assets> = buildTicketAssets,
+): WebHandlers {
   const data: PageData = createPageData({ store: ctx.store, credentials: ctx.credentials })
   const building = build()
   // Awaited by every page; a failed build answers 500 rather than an unhandled rejection.
@@ -80,33 +105,64 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
 
   /** The short pages take every method so a mistyped API path is not answered as a page. */
   function guard(req: Request): Response | null {
-    if (req.path === '/api' || req.path.startsWith('/api/')) return answerRefusal(refuse(404, NOT_FOUND))
-    if (req.method !== 'GET' && req.method !== 'HEAD') return answerRefusal(refuse(405, GET_OR_HEAD_ONLY), { allow: 'GET, HEAD' })
+    if (req.path === '/api' || req.path.startsWith('/api/'))
+      return answerRefusal(refuse(404, NOT_FOUND))
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return answerRefusal(refuse(405, GET_OR_HEAD_ONLY), { allow: 'GET, HEAD' })
     return null
   }
 
   async function page(
     req: Request,
     status: number,
-    input: { title: string; viewer: Viewer | null; switcher: readonly { slug: string; title: string }[]; body: Html; project?: { slug: string; title: string } | null; q?: string; live?: LiveTarget | null },
+    input: {
+      title: string
+      viewer: Viewer | null
+      switcher: readonly { slug: string; title: string }[]
+      body: Html
+      project?: { slug: string; title: string } | null
+      q?: string
+      live?: LiveTarget | null
+    },
   ): Promise<Response> {
     const assets = await building
     const pageAssets: PageAssets = { script: assets.url('tickets'), style: assets.url('style') }
-    const body = framePage({ ...input, projects: input.switcher, loginUrl: loginUrl(req), places: ctx.places, assets: pageAssets, now: ctx.clock() })
+    const body = framePage({
+      ...input,
+      projects: input.switcher,
+      loginUrl: loginUrl(req),
+      places: ctx.places,
+      assets: pageAssets,
+      now: ctx.clock(),
+    })
     return htmlResponse(status, body, { ...PAGE_HEADERS, ...PRIVATE })
   }
 
-  async function message(req: Request, status: number, title: string, text: string): Promise<Response> {
+  async function message(
+    req: Request,
+    status: number,
+    title: string,
+    text: string,
+  ): Promise<Response> {
     const { viewer, switcher } = await data.context(req)
-    return page(req, status, { title, viewer, switcher, body: html`<div class="card empty"><h1>${title}</h1><p>${text}</p><p><a href="/">All projects</a></p></div>` })
+    return page(req, status, {
+      title,
+      viewer,
+      switcher,
+      body: html`<div class="card empty"><h1>${title}</h1><p>${text}</p><p><a href="/">All projects</a></p></div>`,
+    })
   }
 
   /** The search of a list page: parsed, with the refusal to show when it does not parse. */
-  function search(req: Request, viewer: { id: string } | null): { q: string; query: TicketQuery; error: string | null } {
+  function search(
+    req: Request,
+    viewer: { id: string } | null,
+  ): { q: string; query: TicketQuery; error: string | null } {
     const q = (req.query.get('q') ?? '').trim()
     const parsed = parseQuery(q)
     if (!parsed.ok) return { q, query: emptyQuery(), error: parsed.message }
-    if (needsMe(parsed.query) && viewer === null) return { q, query: emptyQuery(), error: ME_NEEDS_SIGN_IN.message }
+    if (needsMe(parsed.query) && viewer === null)
+      return { q, query: emptyQuery(), error: ME_NEEDS_SIGN_IN.message }
     return { q, query: parsed.query, error: null }
   }
 
@@ -139,13 +195,45 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
     if (!project) return message(req, 404, 'Not found', noProjectHere(slug))
     const { project: p, role, members } = project
     if (p.slug !== slug) return redirect(301, `/${p.slug}/settings`)
-    if (!viewer) return page(req, 200, { title: 'Project settings', viewer, switcher, body: signInBody('Project settings', loginUrl(req), `Sign in to manage ${p.title}.`), project: p })
-    if (!mayAct(role, ADMIN)) return message(req, 403, 'Project settings', `Only admins of ${p.title} can change its settings.`)
-    const [connections, hooks, invites] = await Promise.all([data.connections(p.id), data.webhooks(p.id, DELIVERIES_SHOWN), ctx.store.transact((tx) => tx.invites.open(p.id))])
+    if (!viewer)
+      return page(req, 200, {
+        title: 'Project settings',
+        viewer,
+        switcher,
+        body: signInBody('Project settings', loginUrl(req), `Sign in to manage ${p.title}.`),
+        project: p,
+      })
+    if (!mayAct(role, ADMIN))
+      return message(
+        req,
+        403,
+        'Project settings',
+        `Only admins of ${p.title} can change its settings.`,
+      )
+    const [connections, hooks, invites] = await Promise.all([
+      data.connections(p.id),
+      data.webhooks(p.id, DELIVERIES_SHOWN),
+      ctx.store.transact((tx) => tx.invites.open(p.id)),
+    ])
     const now = ctx.clock()
     const webhooks = webhooksSection({ slug: p.slug, webhooks: hooks, now, max: WEBHOOKS_MAX })
-    const body = adminBody({ project: p, members, connections, invites, webhooks, viewerId: viewer.id, now })
-    return page(req, 200, { title: `Settings · ${p.title}`, viewer, switcher, body, project: p, live: { project: p.slug, ticket: null, cursor, events: SETTINGS_EVENTS } })
+    const body = adminBody({
+      project: p,
+      members,
+      connections,
+      invites,
+      webhooks,
+      viewerId: viewer.id,
+      now,
+    })
+    return page(req, 200, {
+      title: `Settings · ${p.title}`,
+      viewer,
+      switcher,
+      body,
+      project: p,
+      live: { project: p.slug, ticket: null, cursor, events: SETTINGS_EVENTS },
+    })
   }
 
   return {
@@ -155,7 +243,13 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
       const { viewer, cursor, switcher } = await data.context(req)
       const projects = await data.projects(viewer?.id ?? null)
       const body = homeBody({ projects, viewer, loginUrl: loginUrl(req) })
-      return page(req, 200, { title: 'Projects', viewer, switcher, body, live: { project: null, ticket: null, cursor } })
+      return page(req, 200, {
+        title: 'Projects',
+        viewer,
+        switcher,
+        body,
+        live: { project: null, ticket: null, cursor },
+      })
     },
 
     async project(req) {
@@ -167,10 +261,14 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
       const tab = filter.ok && ['', 'all', ...STATES].includes(stateParam) ? stateParam : ''
       // The list is read in the context's statement; its search needs to know who is signed in.
       let asked!: ReturnType<typeof search>
-      const { viewer, cursor, switcher, project } = await data.context(req, req.params.slug, (signedIn) => {
-        asked = search(req, signedIn)
-        return listRequest(asked.query, states, signedIn?.id ?? null, pageNumber(req))
-      })
+      const { viewer, cursor, switcher, project } = await data.context(
+        req,
+        req.params.slug,
+        (signedIn) => {
+          asked = search(req, signedIn)
+          return listRequest(asked.query, states, signedIn?.id ?? null, pageNumber(req))
+        },
+      )
       if (!project) return message(req, 404, 'Not found', noProjectHere(req.params.slug!))
       const { project: p, role, members, counts } = project
       if (p.slug !== req.params.slug) {
@@ -181,8 +279,31 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
       const list = projectList(project.list!, query, states, counts, pageNumber(req))
       const queryError = error ?? (filter.ok ? null : filter.message)
       const joined = viewer !== null && role !== null && (await takeWelcome(req, p.slug))
-      const body = projectBody({ project: p, viewer, role, joined, list, q, queryError, state: tab, sort: query.sort, page: pageNumber(req), members, loginUrl: loginUrl(req), now: ctx.clock(), uploadMaxMb: ctx.uploadMaxMb })
-      return page(req, queryError ? 400 : 200, { title: p.title, viewer, switcher, body, project: p, q, live: { project: p.slug, ticket: null, cursor } })
+      const body = projectBody({
+        project: p,
+        viewer,
+        role,
+        joined,
+        list,
+        q,
+        queryError,
+        state: tab,
+        sort: query.sort,
+        page: pageNumber(req),
+        members,
+        loginUrl: loginUrl(req),
+        now: ctx.clock(),
+        uploadMaxMb: ctx.uploadMaxMb,
+      })
+      return page(req, queryError ? 400 : 200, {
+        title: p.title,
+        viewer,
+        switcher,
+        body,
+        project: p,
+        q,
+        live: { project: p.slug, ticket: null, cursor },
+      })
     },
 
     async ticket(req) {
@@ -192,16 +313,46 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
       // The context, the ticket and its related tickets in one statement; the cursor it carries
       // is as old as the ticket shown.
       const number = parseNumber(req.params.number!)
-      const { viewer, cursor, switcher, project } = await data.context(req, req.params.slug, null, number)
+      const { viewer, cursor, switcher, project } = await data.context(
+        req,
+        req.params.slug,
+        null,
+        number,
+      )
       const read = project?.ticket
-      if (!project || !read) return message(req, 404, 'Not found', project ? noTicketHere(project.project.slug, req.params.number!) : noProjectHere(req.params.slug!))
+      if (!project || !read)
+        return message(
+          req,
+          404,
+          'Not found',
+          project
+            ? noTicketHere(project.project.slug, req.params.number!)
+            : noProjectHere(req.params.slug!),
+        )
       const t = read.ticket
       if (t.slug !== req.params.slug) return redirect(301, `/${t.slug}/${t.number}`)
       const { project: p, role, members } = project
       const detail = { ...(await data.history(t, read.related)), members }
       const etag = ticketEtag(ctx.publicUrl, t, detail.events)
-      const body = ticketBody({ ticket: t, etag, projectTitle: p.title, detail, viewer, role, loginUrl: loginUrl(req), now: ctx.clock(), uploadMaxMb: ctx.uploadMaxMb })
-      return page(req, 200, { title: `${t.subject} · ${t.ref}`, viewer, switcher, body, project: p, live: { project: t.slug, ticket: t.id, cursor } })
+      const body = ticketBody({
+        ticket: t,
+        etag,
+        projectTitle: p.title,
+        detail,
+        viewer,
+        role,
+        loginUrl: loginUrl(req),
+        now: ctx.clock(),
+        uploadMaxMb: ctx.uploadMaxMb,
+      })
+      return page(req, 200, {
+        title: `${t.subject} · ${t.ref}`,
+        viewer,
+        switcher,
+        body,
+        project: p,
+        live: { project: t.slug, ticket: t.id, cursor },
+      })
     },
 
     async admin(req) {
@@ -214,20 +365,54 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
       const refused = guard(req)
       if (refused) return refused
       const { viewer, cursor, switcher } = await data.context(req)
-      if (!viewer) return page(req, 200, { title: 'Inbox', viewer, switcher, body: signInBody('Inbox', loginUrl(req), 'Your inbox lists the tickets assigned to you. Sign in to see it.') })
+      if (!viewer)
+        return page(req, 200, {
+          title: 'Inbox',
+          viewer,
+          switcher,
+          body: signInBody(
+            'Inbox',
+            loginUrl(req),
+            'Your inbox lists the tickets assigned to you. Sign in to see it.',
+          ),
+        })
       // A cursor the inbox did not hand out starts its list at the top, as a bad `?page=` does.
       const from = { pending: inboxCursor(req, 'pending'), review: inboxCursor(req, 'review') }
       const { pending, review } = await data.inbox(viewer.id, from)
-      return page(req, 200, { title: 'Inbox', viewer, switcher, body: inboxBody({ pending, review, from, now: ctx.clock() }), live: { project: null, ticket: null, cursor } })
+      return page(req, 200, {
+        title: 'Inbox',
+        viewer,
+        switcher,
+        body: inboxBody({ pending, review, from, now: ctx.clock() }),
+        live: { project: null, ticket: null, cursor },
+      })
     },
 
     async settings(req) {
       const refused = guard(req)
       if (refused) return refused
       const { viewer, switcher } = await data.context(req)
-      if (!viewer) return page(req, 200, { title: 'Settings', viewer, switcher, body: signInBody('Settings', loginUrl(req), 'Sign in to manage your tokens and see your projects.') })
-      const [tokens, memberships] = await Promise.all([data.tokens(viewer.id), data.memberships(viewer.id)])
-      return page(req, 200, { title: 'Settings', viewer, switcher, body: settingsBody({ name: viewer.name, tokens, memberships, now: ctx.clock() }) })
+      if (!viewer)
+        return page(req, 200, {
+          title: 'Settings',
+          viewer,
+          switcher,
+          body: signInBody(
+            'Settings',
+            loginUrl(req),
+            'Sign in to manage your tokens and see your projects.',
+          ),
+        })
+      const [tokens, memberships] = await Promise.all([
+        data.tokens(viewer.id),
+        data.memberships(viewer.id),
+      ])
+      return page(req, 200, {
+        title: 'Settings',
+        viewer,
+        switcher,
+        body: settingsBody({ name: viewer.name, tokens, memberships, now: ctx.clock() }),
+      })
     },
 
     async search(req) {
@@ -238,16 +423,24 @@ export function createWebHandlers(ctx: Context, build: () => Promise<Assets> = b
       const at = pageNumber(req)
       const found = await data.everywhere(query, viewer?.id ?? null, at)
       const now = ctx.clock()
-      const pageUrl = (n: number) => `/tickets?${new URLSearchParams([...(q ? [['q', q]] : []), ...(n > 1 ? [['page', String(n)]] : [])])}`
-      const pager = !error && (at > 1 || found.hasNext) ? html`<nav class="pager" aria-label="Pages">
+      const pageUrl = (n: number) =>
+        `/tickets?${new URLSearchParams([...(q ? [['q', q]] : []), ...(n > 1 ? [['page', String(n)]] : [])])}`
+      const pager =
+        !error && (at > 1 || found.hasNext)
+          ? html`<nav class="pager" aria-label="Pages">
 ${at > 1 ? html`<a href="${pageUrl(at - 1)}" rel="prev">← Previous</a>` : html`<span></span>`}
 <span>Page ${at}</span>
 ${found.hasNext ? html`<a href="${pageUrl(at + 1)}" rel="next">Next →</a>` : html`<span></span>`}
-</nav>` : ''
+</nav>`
+          : ''
       const body = html`<div class="page-head"><div><h1>Search</h1><p class="muted">${error ? html`Nothing was searched: the search below was not understood.` : q ? html`${found.more ? `More than ${counted(found.total)} tickets` : found.total === 1 ? '1 ticket' : `${counted(found.total)} tickets`} in every project matching <code>${q}</code>` : 'Active tickets in every project, newest first.'}</p></div></div>
-${error ? searchHelp(error) : html`${ticketList(found.rows, now, html`<h2>No tickets match</h2><p>Try fewer words, or <code>state:all</code> to include done and dropped tickets.</p>`, { showProject: true })}
+${
+  error
+    ? searchHelp(error)
+    : html`${ticketList(found.rows, now, html`<h2>No tickets match</h2><p>Try fewer words, or <code>state:all</code> to include done and dropped tickets.</p>`, { showProject: true })}
 ${pager}
-${searchHelp(null)}`}`
+${searchHelp(null)}`
+}`
       return page(req, error ? 400 : 200, { title: 'Search', viewer, switcher, body, q })
     },
 
@@ -267,7 +460,11 @@ ${searchHelp(null)}`}`
       }
       // The row goes: the cookie names nothing from now on, in every process.
       if (session) await ctx.sessions.remove(session)
-      return json(200, { ok: true }, { 'cache-control': 'no-store', 'set-cookie': ctx.sessions.clearCookie() })
+      return json(
+        200,
+        { ok: true },
+        { 'cache-control': 'no-store', 'set-cookie': ctx.sessions.clearCookie() },
+      )
     },
   }
 }

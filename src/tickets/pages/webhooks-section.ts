@@ -19,13 +19,16 @@ const SOON_MS = 60_000
 
 function stateOf(w: Webhook): Html {
   if (w.disabled !== null) return html`<span class="pill hook-off">Disabled: ${w.disabled}</span>`
-  return w.active ? html`<span class="pill hook-on">Active</span>` : html`<span class="pill">Paused</span>`
+  return w.active
+    ? html`<span class="pill hook-on">Active</span>`
+    : html`<span class="pill">Paused</span>`
 }
 
 function outcomeOf(d: Delivery, now: number): Html {
   const code = d.status === null ? '' : html`<b>${String(d.status)}</b> `
   if (d.state === 'delivered') return html`${code}<span class="hook-ok">delivered</span>`
-  if (d.state === 'failed') return html`${code}<span class="hook-bad">failed</span>${d.error ? html`<br><span class="small muted">${d.error}</span>` : ''}`
+  if (d.state === 'failed')
+    return html`${code}<span class="hook-bad">failed</span>${d.error ? html`<br><span class="small muted">${d.error}</span>` : ''}`
   if (d.attempts === 0) return html`<span class="muted">sending…</span>`
   return html`${code}<span class="hook-bad">retrying</span>${d.next !== null ? html` ${timeAgo(d.next, now)}` : ''}${d.error ? html`<br><span class="small muted">${d.error}</span>` : ''}`
 }
@@ -44,28 +47,40 @@ function deliveryRow(api: string, d: Delivery, now: number): Html {
 
 function webhookBlock(projectApi: string, w: WebhookView, now: number): Html {
   const api = `${projectApi}/webhooks/${w.id}`
-  const kinds = w.events.length === 0 ? html`every kind` : html`${w.events.map((k, i) => html`${i > 0 ? ', ' : ''}<code>${k}</code>`)}`
+  const kinds =
+    w.events.length === 0
+      ? html`every kind`
+      : html`${w.events.map((k, i) => html`${i > 0 ? ', ' : ''}<code>${k}</code>`)}`
   return html`<article class="hook" data-key="${w.id}" aria-labelledby="hook-${w.id}">
 <div class="hook-head"><h3 id="hook-${w.id}"><code>${w.url}</code></h3>${stateOf(w)}</div>
 <p class="small muted">Events: ${kinds}${w.connection !== null ? ' · added by a connected app' : ''} · added ${timeAgo(w.created, now)}</p>
 <div class="actions">
 <form data-api="${api}/test" data-done="reload"><button type="submit">Send test event</button>${formError}</form>
-<form data-api="${api}" data-done="reload">${w.active
-    ? html`<button type="submit" name="active" value="false">Pause</button>`
-    : html`<button type="submit" name="active" value="true">Resume</button>`}${formError}</form>
+<form data-api="${api}" data-done="reload">${
+    w.active
+      ? html`<button type="submit" name="active" value="false">Pause</button>`
+      : html`<button type="submit" name="active" value="true">Resume</button>`
+  }${formError}</form>
 <form data-api="${api}/rotate" data-done="secret" data-secret="new-webhook-secret"><button type="submit" data-confirm="Make a new signing secret? The old one still signs for 24 hours.">Rotate secret</button>${formError}</form>
 <form data-api="${api}/remove" data-done="reload"><button type="submit" class="danger" data-confirm="Remove the webhook to ${w.url}? Nothing more is sent there.">Remove</button>${formError}</form>
 </div>
-${w.deliveries.length
+${
+  w.deliveries.length
     ? html`<div class="table-wrap"><table class="list hook-log" aria-label="Deliveries to ${w.url}"><thead><tr><th>Time</th><th>Event</th><th>Status</th><th>Duration</th><th>Answer</th><th><span class="visually-hidden">Redeliver</span></th></tr></thead><tbody>
 ${w.deliveries.map((d) => deliveryRow(api, d, now))}
 </tbody></table></div>`
-    : html`<p class="small muted">Nothing delivered yet. Press <b>Send test event</b> to try it.</p>`}
+    : html`<p class="small muted">Nothing delivered yet. Press <b>Send test event</b> to try it.</p>`
+}
 </article>`
 }
 
 /** The Webhooks section of `/<slug>/settings`. */
-export function webhooksSection(input: { slug: string; webhooks: readonly WebhookView[]; now: number; max: number }): Html {
+export function webhooksSection(input: {
+  slug: string
+  webhooks: readonly WebhookView[]
+  now: number
+  max: number
+}): Html {
   const projectApi = `/api/projects/${input.slug}`
   return html`<section class="card" aria-labelledby="hooks-title">
 <h2 id="hooks-title">Webhooks</h2>

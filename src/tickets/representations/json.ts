@@ -36,7 +36,11 @@ export function projectAnswer(publicUrl: string, project: Project): ProjectAnswe
 }
 
 /** The JSON answer of a single ticket (docs/tickets-api.md, 4.2): the ticket and its history. */
-export function ticketReadBody(publicUrl: string, ticket: Ticket, events: readonly TicketEvent[]): { ticket: TicketAnswer; events: readonly TicketEvent[] } {
+export function ticketReadBody(
+  publicUrl: string,
+  ticket: Ticket,
+  events: readonly TicketEvent[],
+): { ticket: TicketAnswer; events: readonly TicketEvent[] } {
   return { ticket: ticketAnswer(publicUrl, ticket), events }
 }
 
@@ -45,6 +49,10 @@ export function ticketReadBody(publicUrl: string, ticket: Ticket, events: readon
  * (src/http/conditional.ts), so a client sends back in `If-Match` what it read. The page's edit form
  * carries the same tag.
  */
-export function ticketEtag(publicUrl: string, ticket: Ticket, events: readonly TicketEvent[]): string {
+export function ticketEtag(
+  publicUrl: string,
+  ticket: Ticket,
+  events: readonly TicketEvent[],
+): string {
   return etagOf(JSON.stringify(ticketReadBody(publicUrl, ticket, events)))
 }

@@ -32,18 +32,27 @@ export function wantsMarkdown(req: Request): boolean {
     const q = qParam === undefined ? 1 : Number(qParam.slice(2))
     if (!(q >= 0 && q <= 1)) return
     if (type === 'text/markdown' && q > markdown.q) markdown = { q, at }
-    if ((type === 'application/json' || type === 'application/*' || type === '*/*') && q > json.q) json = { q, at }
+    if ((type === 'application/json' || type === 'application/*' || type === '*/*') && q > json.q)
+      json = { q, at }
   })
   return markdown.q > 0 && (markdown.q > json.q || (markdown.q === json.q && markdown.at < json.at))
 }
 
 /** A Markdown answer, whole or written as it is made. */
 export function markdown(status: number, body: string | BodyStream): Response {
-  return { status, headers: { 'content-type': MARKDOWN_TYPE, 'x-content-type-options': NOSNIFF, ...VARY }, body }
+  return {
+    status,
+    headers: { 'content-type': MARKDOWN_TYPE, 'x-content-type-options': NOSNIFF, ...VARY },
+    body,
+  }
 }
 
 /** A list of tickets: a heading naming what was listed, then one line per ticket. */
-export function listMarkdown(title: string, states: readonly string[], tickets: readonly Ticket[]): string {
+export function listMarkdown(
+  title: string,
+  states: readonly string[],
+  tickets: readonly Ticket[],
+): string {
   const lines = [listHeading(title, states, tickets.length), '']
   if (tickets.length === 0) lines.push('No tickets.')
   for (const t of tickets) lines.push(listLine(t))
@@ -56,7 +65,12 @@ export function listMarkdown(title: string, states: readonly string[], tickets: 
  * whole. The same bytes as {@link listMarkdown} when `count` is how many tickets the batches
  * hold.
  */
-export async function* listMarkdownStream(title: string, states: readonly string[], count: number, batches: AsyncIterable<readonly Ticket[]>): AsyncGenerator<string> {
+export async function* listMarkdownStream(
+  title: string,
+  states: readonly string[],
+  count: number,
+  batches: AsyncIterable<readonly Ticket[]>,
+): AsyncGenerator<string> {
   yield `${listHeading(title, states, count)}\n\n`
   let none = true
   for await (const batch of batches) {
@@ -79,7 +93,11 @@ function listLine(t: Ticket): string {
 }
 
 /** A ticket: heading, fields, summary, history. */
-export function ticketMarkdown(t: Ticket, events: readonly TicketEvent[], files: readonly { name: string; size: number; url: string }[] = []): string {
+export function ticketMarkdown(
+  t: Ticket,
+  events: readonly TicketEvent[],
+  files: readonly { name: string; size: number; url: string }[] = [],
+): string {
   const out = [`# ${t.ref}: ${oneLine(t.subject)}`, '']
   out.push(`- state: ${t.state}`)
   out.push(`- assignee: ${t.assignee ? oneLine(t.assignee.name) : 'nobody'}`)
@@ -90,7 +108,10 @@ export function ticketMarkdown(t: Ticket, events: readonly TicketEvent[], files:
   if (t.source) out.push(`- source: ${oneLine(t.source)}`)
   out.push(`- created: ${time(t.created)}, updated: ${time(t.updated)}`)
   out.push(`- link: <${t.url}>`)
-  if (files.length > 0) out.push(`- files: ${files.map((f) => `${oneLine(f.name)} (${formatSize(f.size)}) <${f.url}>`).join(', ')}`)
+  if (files.length > 0)
+    out.push(
+      `- files: ${files.map((f) => `${oneLine(f.name)} (${formatSize(f.size)}) <${f.url}>`).join(', ')}`,
+    )
   out.push('')
   if (t.summary.trim() !== '') out.push(t.summary.trim(), '')
   out.push('## History', '')
@@ -102,14 +123,20 @@ export function ticketMarkdown(t: Ticket, events: readonly TicketEvent[], files:
 function eventLines(e: TicketEvent): string[] {
   // A connected app acts as the person who confirmed it; its label says which app it was.
   const head = `- ${time(e.created)} ${oneLine(e.by)}${e.app === null ? '' : ` (via ${oneLine(e.app)})`} ${eventSentence(e)}`
-  const text = typeof e.text === 'string' && e.text !== '' && (e.kind === 'comment' || e.kind === 'state') ? e.text : ''
+  const text =
+    typeof e.text === 'string' && e.text !== '' && (e.kind === 'comment' || e.kind === 'state')
+      ? e.text
+      : ''
   if (e.kind === 'comment') return [`${head}:`, ...(text ? quote(text) : [])]
   return text ? [`${head}:`, ...quote(text)] : [head]
 }
 
 /** Quoted lines under a list item, indented so they stay inside it. */
 function quote(text: string): string[] {
-  return text.trim().split(/\r?\n/).map((line) => `  > ${line}`.trimEnd())
+  return text
+    .trim()
+    .split(/\r?\n/)
+    .map((line) => `  > ${line}`.trimEnd())
 }
 
 /** `2026-11-22 01:29 UTC`: minutes are enough for a reader. */

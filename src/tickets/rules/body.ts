@@ -5,7 +5,14 @@
 import { parseJsonObject } from '../../http/json-validate.ts'
 import { refuse, type Refusal } from '../../http/refusal.ts'
 import { textDefect } from '../../http/text.ts'
-import { AUTHOR_REFUSED, fieldHasNul, fieldHasSurrogate, fieldNotString, fieldRequired, unknownField } from './messages.ts'
+import {
+  AUTHOR_REFUSED,
+  fieldHasNul,
+  fieldHasSurrogate,
+  fieldNotString,
+  fieldRequired,
+  unknownField,
+} from './messages.ts'
 
 /**
  * What a route does with a field: `required` must be present and non-empty, `present` must be
@@ -31,7 +38,9 @@ export function checkBody(bytes: Uint8Array, shape: Shape): { ok: true; body: Bo
   const body: Body = Object.create(null)
   for (const [name, field] of Object.entries(parsed.value)) {
     if (!Object.hasOwn(shape, name)) {
-      return name === 'author' ? refuse(400, AUTHOR_REFUSED, 'author') : refuse(400, unknownField(name), name)
+      return name === 'author'
+        ? refuse(400, AUTHOR_REFUSED, 'author')
+        : refuse(400, unknownField(name), name)
     }
     if (typeof field !== 'string') return refuse(400, fieldNotString(name), name)
     const refused = refuseText(name, field)
@@ -41,7 +50,8 @@ export function checkBody(bytes: Uint8Array, shape: Shape): { ok: true; body: Bo
   for (const [name, rule] of Object.entries(shape)) {
     if (rule === 'optional') continue
     const field = body[name]
-    if (field === undefined || (rule === 'required' && field === '')) return refuse(400, fieldRequired(name), name)
+    if (field === undefined || (rule === 'required' && field === ''))
+      return refuse(400, fieldRequired(name), name)
   }
   return { ok: true, body }
 }

@@ -11,7 +11,12 @@
 export const FILE_ID = /^[A-Za-z0-9_-]{22}$/
 
 /** The image types served inline, by the name the store keeps. */
-export const IMAGE_TYPES = { png: 'image/png', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' } as const
+export const IMAGE_TYPES = {
+  png: 'image/png',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+} as const
 export type ImageKind = keyof typeof IMAGE_TYPES
 
 /** How many first bytes {@link imageKind} needs. */
@@ -27,7 +32,8 @@ export function imageKind(head: Uint8Array): ImageKind | null {
   const at = (i: number, ...bytes: number[]) => bytes.every((b, j) => head[i + j] === b)
   if (at(0, 0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)) return 'png'
   if (at(0, 0xff, 0xd8, 0xff)) return 'jpeg'
-  if (at(0, 0x47, 0x49, 0x46, 0x38) && (head[4] === 0x37 || head[4] === 0x39) && head[5] === 0x61) return 'gif'
+  if (at(0, 0x47, 0x49, 0x46, 0x38) && (head[4] === 0x37 || head[4] === 0x39) && head[5] === 0x61)
+    return 'gif'
   if (at(0, 0x52, 0x49, 0x46, 0x46) && at(8, 0x57, 0x45, 0x42, 0x50)) return 'webp'
   return null
 }
@@ -47,14 +53,20 @@ export const UNNAMED = 'file'
 export function cleanFileName(raw: string): string {
   let name = raw.slice(Math.max(raw.lastIndexOf('/'), raw.lastIndexOf('\\')) + 1)
   // C0 and C1 controls, DEL, and the bidirectional controls that can make `gpj.exe` read as `exe.jpg`.
-  name = name.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g, '')
+  name = name.replace(
+    /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g,
+    '',
+  )
   name = name.replace(/[:*?"<>|]/g, '_')
   name = name.replace(/^[\s.]+|[\s.]+$/g, '')
   const chars = [...name]
   if (chars.length > NAME_MAX) {
     const dot = name.lastIndexOf('.')
     const ext = dot > 0 ? [...name.slice(dot)] : []
-    name = ext.length > 0 && ext.length <= 20 ? chars.slice(0, NAME_MAX - ext.length).join('') + ext.join('') : chars.slice(0, NAME_MAX).join('')
+    name =
+      ext.length > 0 && ext.length <= 20
+        ? chars.slice(0, NAME_MAX - ext.length).join('') + ext.join('')
+        : chars.slice(0, NAME_MAX).join('')
   }
   return name === '' ? UNNAMED : name
 }
@@ -78,10 +90,17 @@ function trim(n: number): string {
 }
 
 /** The Markdown that links a file: `![name](path)` for an image, `[name (1.2 MB)](path)` otherwise. */
-export function fileMarkdown(file: { id: string; name: string; size: number; image: ImageKind | null }): string {
+export function fileMarkdown(file: {
+  id: string
+  name: string
+  size: number
+  image: ImageKind | null
+}): string {
   const label = file.name.replace(/[\\[\]]/g, (c) => `\\${c}`)
   const path = filePath(file.id, file.name)
-  return file.image !== null ? `![${label}](${path})` : `[${label} (${formatSize(file.size)})](${path})`
+  return file.image !== null
+    ? `![${label}](${path})`
+    : `[${label} (${formatSize(file.size)})](${path})`
 }
 
 const FILE_REFERENCE = /\/files\/([A-Za-z0-9_-]{22})(?=[/?#)\s"'>]|$)/g

@@ -11,7 +11,10 @@ import type { ListPosition } from '../store/tickets.ts'
 export const listCursors = cursors<ListPosition>(
   (p) => `${p.key}.${p.number}.${p.id}`,
   (text) => {
-    const match = /^([0-9]{1,16})\.([0-9]{1,9})\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/.exec(text)
+    const match =
+      /^([0-9]{1,16})\.([0-9]{1,9})\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/.exec(
+        text,
+      )
     if (match === null) return null
     const p = { key: Number(match[1]), number: Number(match[2]), id: match[3]! }
     return Number.isSafeInteger(p.key) ? p : null

@@ -12,7 +12,8 @@ import { reason, type Reason } from '../../http/refusal.ts'
 /** A limit on length, in the API's and the importer's wording: `'subject' is at most 500 characters`. */
 export const isAtMost = (what: string, max: number) => `${what} is at most ${max} characters`
 /** A limit on length, in the connect flow's and the search's wording: `state must be at most 500 characters`. */
-export const mustBeAtMost = (what: string, max: number) => `${what} must be at most ${max} characters`
+export const mustBeAtMost = (what: string, max: number) =>
+  `${what} must be at most ${max} characters`
 
 export const NO_SUCH_TICKET = reason('no_such_ticket', 'no such ticket')
 export const NO_SUCH_PROJECT = reason('no_such_project', 'no such project')
@@ -20,30 +21,45 @@ export const NO_SUCH_TOKEN = reason('no_such_token', 'no such token')
 
 /** The pages of the ticket lists (docs/tickets-api.md, "Pages: `limit` and `after`"): the notes list's words. */
 export const BAD_LIMIT = reason('bad_field', "'limit' must be a whole number from 1 to 1000")
-export const BAD_AFTER = reason('bad_field', "'after' must be a cursor from a 'next' address of this list")
+export const BAD_AFTER = reason(
+  'bad_field',
+  "'after' must be a cursor from a 'next' address of this list",
+)
 
 export const TOKEN_NEEDED = reason('token_needed', 'a token is needed')
 export const BAD_TOKEN = reason('bad_token', 'bad or revoked token')
 export const USER_TOKEN_NEEDED = reason('user_token_needed', 'a user token is needed')
-export const KEY_OTHER_PROJECT = reason('forbidden', "this project key belongs to another project")
-export const KEY_PERSON_GONE = reason('forbidden', 'the person who connected this app is no longer a member of this project')
+export const KEY_OTHER_PROJECT = reason('forbidden', 'this project key belongs to another project')
+export const KEY_PERSON_GONE = reason(
+  'forbidden',
+  'the person who connected this app is no longer a member of this project',
+)
 
-export const AUTHOR_REFUSED = reason('unknown_field', "'author' is not accepted: the author is the token's user")
+export const AUTHOR_REFUSED = reason(
+  'unknown_field',
+  "'author' is not accepted: the author is the token's user",
+)
 export const unknownField = (name: string) => reason('unknown_field', `unknown field '${name}'`)
 export const fieldRequired = (name: string) => reason('field_required', `'${name}' is required`)
 export const fieldNotString = (name: string) => reason('not_a_string', `'${name}' must be a string`)
-export const fieldHasNul = (name: string) => reason('bad_text', `'${name}' cannot contain the character U+0000`)
-export const fieldHasSurrogate = (name: string) => reason('bad_text', `'${name}' must be valid Unicode (it has a lone surrogate)`)
+export const fieldHasNul = (name: string) =>
+  reason('bad_text', `'${name}' cannot contain the character U+0000`)
+export const fieldHasSurrogate = (name: string) =>
+  reason('bad_text', `'${name}' must be valid Unicode (it has a lone surrogate)`)
 
 export const NOT_MEMBER = reason('forbidden', 'you are not a member of this project')
 export const NEEDS_EDIT = reason('forbidden', 'this needs role edit or admin')
 export const NEEDS_ADMIN = reason('forbidden', 'this needs role admin')
 
 export const unknownState = (state: string) => reason('bad_field', `unknown state '${state}'`)
-export const unknownRole = (role: string) => reason('bad_field', `unknown role '${role}': use one of use, edit, admin`)
-export const noSuchUser = (ref: string) => reason('no_such_user', `no user '${ref}' has logged in here`)
-export const noSuchMember = (ref: string) => reason('no_such_user', `'${ref}' is not a member of this project`)
-export const ambiguousUser = (ref: string) => reason('no_such_user', `'${ref}' names more than one user: use the user id`)
+export const unknownRole = (role: string) =>
+  reason('bad_field', `unknown role '${role}': use one of use, edit, admin`)
+export const noSuchUser = (ref: string) =>
+  reason('no_such_user', `no user '${ref}' has logged in here`)
+export const noSuchMember = (ref: string) =>
+  reason('no_such_user', `'${ref}' is not a member of this project`)
+export const ambiguousUser = (ref: string) =>
+  reason('no_such_user', `'${ref}' names more than one user: use the user id`)
 
 export const LOGIN_FAILED = 'Login failed'
 export const INVITE_FAILED = 'Invite failed'
@@ -52,15 +68,30 @@ export const USER_NOT_STORED = 'could not store the user'
 
 export const CONNECT = 'Connect'
 export const GET_ONLY = 'GET only'
-export const lengthBetween = (name: string, min: number, max: number) => reason('bad_field', `${name} must be ${min} to ${max} characters`)
+export const lengthBetween = (name: string, min: number, max: number) =>
+  reason('bad_field', `${name} must be ${min} to ${max} characters`)
 /** A JSON field over its length limit. */
-export const fieldTooLong = (name: string, max: number) => reason('too_long', isAtMost(`'${name}'`, max))
+export const fieldTooLong = (name: string, max: number) =>
+  reason('too_long', isAtMost(`'${name}'`, max))
 export const givenTwice = (name: string) => reason('bad_field', `${name} is given more than once`)
-export const hasControl = (name: string) => reason('bad_field', `${name} must not contain control characters`)
-export const BAD_RETURN = reason('bad_field', 'return must be an absolute https URL (http only for localhost, 127.0.0.1 or [::1])')
-export const RETURN_HAS_EXTRA = reason('bad_field', 'return must not have a user name, a password or a #fragment')
-export const RETURN_HAS_PARAMS = reason('bad_field', 'return must not already carry code or state in its query')
-export const NO_SUCH_REQUEST = reason('bad_code', 'this connect request is unknown, used or expired: start again from the app')
+export const hasControl = (name: string) =>
+  reason('bad_field', `${name} must not contain control characters`)
+export const BAD_RETURN = reason(
+  'bad_field',
+  'return must be an absolute https URL (http only for localhost, 127.0.0.1 or [::1])',
+)
+export const RETURN_HAS_EXTRA = reason(
+  'bad_field',
+  'return must not have a user name, a password or a #fragment',
+)
+export const RETURN_HAS_PARAMS = reason(
+  'bad_field',
+  'return must not already carry code or state in its query',
+)
+export const NO_SUCH_REQUEST = reason(
+  'bad_code',
+  'this connect request is unknown, used or expired: start again from the app',
+)
 export const PROJECT_OR_TITLE = reason('bad_field', "give exactly one of 'project' or 'title'")
 export const BAD_CODE = reason('bad_code', 'unknown, used or expired code')
 export const NO_SUCH_CONNECTION = reason('no_such_connection', 'no such connection in this project')
@@ -71,7 +102,10 @@ export const NOT_FOUND = reason('not_found', 'not found')
 // Projects and members
 export const LAST_ADMIN_DEMOTED = reason('last_admin', 'the last admin cannot be demoted')
 export const LAST_ADMIN_REMOVED = reason('last_admin', 'the last admin cannot be removed')
-export const SLUG_FORMAT = reason('bad_field', "a slug is 1 to 40 characters of a-z, 0-9 and single '-'")
+export const SLUG_FORMAT = reason(
+  'bad_field',
+  "a slug is 1 to 40 characters of a-z, 0-9 and single '-'",
+)
 export const slugReserved = (slug: string) => reason('slug_taken', `'${slug}' is reserved`)
 export const slugTaken = (slug: string) => reason('slug_taken', `'${slug}' is taken`)
 
@@ -82,38 +116,64 @@ export const BAD_EMAIL = reason('bad_field', "'email' is not a mail address")
 export const NO_SUCH_INVITE = reason('no_such_invite', 'no such invite')
 export const INVITE_USED_UP = reason('invite_used_up', 'this invite has been used up')
 export const INVITE_EXPIRED = reason('invite_expired', 'this invite has expired')
-export const INVITE_REVOKED = reason('invite_revoked', 'this invite is no longer valid: an admin of the project revoked it')
+export const INVITE_REVOKED = reason(
+  'invite_revoked',
+  'this invite is no longer valid: an admin of the project revoked it',
+)
 
 // Changes
-export const alreadyInState = (state: string) => reason('already_so', `the ticket is already ${state}`)
-export const alreadyAssignedTo = (name: string) => reason('already_so', `the ticket is already assigned to ${name}`)
+export const alreadyInState = (state: string) =>
+  reason('already_so', `the ticket is already ${state}`)
+export const alreadyAssignedTo = (name: string) =>
+  reason('already_so', `the ticket is already assigned to ${name}`)
 export const ALREADY_UNASSIGNED = reason('already_so', 'the ticket is already unassigned')
 export const SUBJECT_OR_SUMMARY = reason('field_required', "give 'subject' or 'summary' to change")
 export const SUBJECT_EMPTY = reason('field_required', "'subject' cannot be empty")
 export const NOTHING_CHANGED = reason('already_so', 'nothing changed: the ticket already reads so')
 /** An edit whose `If-Match` names an older version of the ticket (412). */
-export const EDIT_STALE = reason('edit_conflict', 'the ticket has changed since you read it: read it again and merge your edit')
+export const EDIT_STALE = reason(
+  'edit_conflict',
+  'the ticket has changed since you read it: read it again and merge your edit',
+)
 
 // Relations
 export const hasNoParent = (ticket: string) => reason('bad_relation', `${ticket} has no parent`)
 export const OWN_PARENT = reason('bad_relation', 'a ticket cannot be its own parent')
-export const alreadyParent = (parent: string, ticket: string) => reason('already_so', `${parent} is already the parent of ${ticket}`)
-export const ownAncestor = (parent: string, ticket: string) => reason('bad_relation', `${parent} is under ${ticket}: a ticket cannot be its own ancestor`)
-export const notBlockedBy = (ticket: string, blocker: string) => reason('bad_relation', `${ticket} is not blocked by ${blocker}`)
+export const alreadyParent = (parent: string, ticket: string) =>
+  reason('already_so', `${parent} is already the parent of ${ticket}`)
+export const ownAncestor = (parent: string, ticket: string) =>
+  reason('bad_relation', `${parent} is under ${ticket}: a ticket cannot be its own ancestor`)
+export const notBlockedBy = (ticket: string, blocker: string) =>
+  reason('bad_relation', `${ticket} is not blocked by ${blocker}`)
 export const BLOCKS_ITSELF = reason('bad_relation', 'a ticket cannot block itself')
-export const alreadyBlockedBy = (ticket: string, blocker: string) => reason('already_so', `${ticket} is already blocked by ${blocker}`)
-export const blockedByCycle = (blocker: string, ticket: string) => reason('bad_relation', `${blocker} already waits for ${ticket}: that would make a blocked-by cycle`)
+export const alreadyBlockedBy = (ticket: string, blocker: string) =>
+  reason('already_so', `${ticket} is already blocked by ${blocker}`)
+export const blockedByCycle = (blocker: string, ticket: string) =>
+  reason(
+    'bad_relation',
+    `${blocker} already waits for ${ticket}: that would make a blocked-by cycle`,
+  )
 /** A relation's ticket given as text that is no ticket reference at all (a missing ticket is `no such ticket`). */
-export const notATicket = (text: string) => reason('bad_field', `'${text}' does not name a ticket: give its number (12 or #12), web#12, or paste its address`)
+export const notATicket = (text: string) =>
+  reason(
+    'bad_field',
+    `'${text}' does not name a ticket: give its number (12 or #12), web#12, or paste its address`,
+  )
 export const ADD_OR_REMOVE = reason('bad_field', "give exactly one of 'add' or 'remove'")
 
 // Webhooks (docs/webhooks.md)
-export const BAD_WEBHOOK_URL = reason('bad_field', "'url' must be an absolute http or https URL without a user name, a password or a #fragment, at most 2000 characters")
-export const refusedWebhookUrl = (why: string) => reason('bad_field', `'url' cannot be used: ${why}`)
-export const unknownWebhookKind = (kind: string) => reason('bad_field', `unknown event kind '${kind}'`)
+export const BAD_WEBHOOK_URL = reason(
+  'bad_field',
+  "'url' must be an absolute http or https URL without a user name, a password or a #fragment, at most 2000 characters",
+)
+export const refusedWebhookUrl = (why: string) =>
+  reason('bad_field', `'url' cannot be used: ${why}`)
+export const unknownWebhookKind = (kind: string) =>
+  reason('bad_field', `unknown event kind '${kind}'`)
 export const EVENTS_NOT_LIST = reason('bad_field', "'events' must be a list of event kinds")
 export const BAD_ACTIVE = reason('bad_field', "'active' must be 'true' or 'false'")
-export const tooManyWebhooks = (max: number) => reason('too_many', `a project has at most ${max} webhooks: remove one first`)
+export const tooManyWebhooks = (max: number) =>
+  reason('too_many', `a project has at most ${max} webhooks: remove one first`)
 export const NO_SUCH_WEBHOOK = reason('no_such_webhook', 'no such webhook in this project')
 export const NO_SUCH_DELIVERY = reason('no_such_delivery', 'no such delivery of this webhook')
 export const ACTIVE_OR_EVENTS = reason('field_required', "give 'active' or 'events' to change")
@@ -123,35 +183,62 @@ export const BAD_CURSOR = reason('bad_field', "'after' must be a cursor from an 
 export const TOO_MANY_WAITING = reason('too_many_waiting', 'too many waiting requests')
 
 // The importer (docs/tickets-api.md, "Importing tickets"); `at` is the place in the file.
-export const IMPORT_NOT_OBJECT = reason('bad_import', 'the file must hold a JSON object with project and tickets')
+export const IMPORT_NOT_OBJECT = reason(
+  'bad_import',
+  'the file must hold a JSON object with project and tickets',
+)
 export const IMPORT_NO_SLUG = reason('bad_import', 'project.slug is required')
 export const IMPORT_TICKETS_NOT_LIST = reason('bad_import', 'tickets must be a list')
 /** The import file's JSON does not parse; `detail` is the parser's own words, with the place. */
-export const importNotJson = (detail: string) => reason('bad_import', `the file is not valid JSON: ${detail}`)
+export const importNotJson = (detail: string) =>
+  reason('bad_import', `the file is not valid JSON: ${detail}`)
 export const IMPORT_PARENT_CYCLE = reason('bad_import', 'the parents in the file make a cycle')
-export const IMPORT_NO_PROJECT_ID = reason('bad_import', 'could not make a project id; run the import again')
+export const IMPORT_NO_PROJECT_ID = reason(
+  'bad_import',
+  'could not make a project id; run the import again',
+)
 export const mustBeString = (at: string) => reason('bad_import', `${at} must be a string`)
 export const isRequired = (at: string) => reason('bad_import', `${at} is required`)
 export const mustBeObject = (at: string) => reason('bad_import', `${at} must be an object`)
 export const mustBeList = (at: string) => reason('bad_import', `${at} must be a list`)
-export const badOldNumber = (at: string) => reason('bad_import', `${at}.number must be a whole number from 1`)
-export const numberTwice = (at: string, n: number) => reason('bad_import', `${at}.number ${n} appears twice`)
-export const badImportState = (at: string) => reason('bad_import', `${at}.state must be one of open, doing, review, done, dropped`)
-export const badTime = (at: string) => reason('bad_import', `${at}.created must be milliseconds since 1970 or an ISO 8601 time`)
+export const badOldNumber = (at: string) =>
+  reason('bad_import', `${at}.number must be a whole number from 1`)
+export const numberTwice = (at: string, n: number) =>
+  reason('bad_import', `${at}.number ${n} appears twice`)
+export const badImportState = (at: string) =>
+  reason('bad_import', `${at}.state must be one of open, doing, review, done, dropped`)
+export const badTime = (at: string) =>
+  reason('bad_import', `${at}.created must be milliseconds since 1970 or an ISO 8601 time`)
 export const importTooLong = (at: string, max: number) => reason('bad_import', isAtMost(at, max))
-export const badParent = (at: string) => reason('bad_import', `${at}.parent must be an old ticket number`)
-export const badBlockedBy = (at: string) => reason('bad_import', `${at}.blockedBy must be a list of old ticket numbers`)
-export const relatedToItself = (at: string) => reason('bad_import', `${at} cannot be related to itself`)
-export const otherProjectsNumber = (n: number) => reason('bad_import', `old number ${n} already belongs to a ticket of another project`)
-export const unknownOldNumber = (at: number, n: number) => reason('bad_import', `ticket ${at} names old number ${n}, which is neither in the file nor imported`)
-export const importNeedsAdmin = (slug: string) => reason('bad_import', `project '${slug}' does not exist: give project.admin, a person who has logged in, to create it`)
+export const badParent = (at: string) =>
+  reason('bad_import', `${at}.parent must be an old ticket number`)
+export const badBlockedBy = (at: string) =>
+  reason('bad_import', `${at}.blockedBy must be a list of old ticket numbers`)
+export const relatedToItself = (at: string) =>
+  reason('bad_import', `${at} cannot be related to itself`)
+export const otherProjectsNumber = (n: number) =>
+  reason('bad_import', `old number ${n} already belongs to a ticket of another project`)
+export const unknownOldNumber = (at: number, n: number) =>
+  reason(
+    'bad_import',
+    `ticket ${at} names old number ${n}, which is neither in the file nor imported`,
+  )
+export const importNeedsAdmin = (slug: string) =>
+  reason(
+    'bad_import',
+    `project '${slug}' does not exist: give project.admin, a person who has logged in, to create it`,
+  )
 /** Another check's refusal, said of a place in the file. */
 export const atPlace = (at: string, why: Reason) => reason('bad_import', `${at}: ${why.message}`)
 export const notLoggedInHere = (name: string) => `'${name}' has not logged in here: kept as a name`
 
 /** Files (docs/tickets-api.md, "Files"). Sizes in MB of 1,048,576 bytes, as the settings count them. */
-export const fileTooLarge = (maxMb: number) => reason('file_too_large', `a file may be at most ${maxMb} MB (UPLOAD_MAX_MB)`)
+export const fileTooLarge = (maxMb: number) =>
+  reason('file_too_large', `a file may be at most ${maxMb} MB (UPLOAD_MAX_MB)`)
 export const projectFilesFull = (useMb: string, maxMb: number) =>
-  reason('project_files_full', `this project's files use ${useMb} MB of its ${maxMb} MB (PROJECT_FILES_MAX_MB): remove unused files or ask for a higher limit`)
+  reason(
+    'project_files_full',
+    `this project's files use ${useMb} MB of its ${maxMb} MB (PROJECT_FILES_MAX_MB): remove unused files or ask for a higher limit`,
+  )
 export const FILE_EMPTY = reason('file_empty', 'the file is empty')
 export const NO_SUCH_FILE = reason('no_such_file', 'no such file')

@@ -22,7 +22,12 @@ export const SORTS = ['created-desc', 'created-asc', 'updated-desc', 'updated-as
 export type Sort = (typeof SORTS)[number]
 
 /** `created` and `updated` alone mean newest first. */
-const SORT_ALIASES: Record<string, Sort> = { created: 'created-desc', updated: 'updated-desc', newest: 'created-desc', oldest: 'created-asc' }
+const SORT_ALIASES: Record<string, Sort> = {
+  created: 'created-desc',
+  updated: 'updated-desc',
+  newest: 'created-desc',
+  oldest: 'created-asc',
+}
 
 export const KEYS = ['state', 'assignee', 'author', 'is', 'sort'] as const
 const IS_VALUES = ['open', 'closed', 'blocked', 'unblocked', 'assigned', 'unassigned'] as const
@@ -67,10 +72,14 @@ export const queryTooLong = mustBeAtMost('the search', QUERY_MAX)
 export const tooManyTerms = `the search may have at most ${TERMS_MAX} terms`
 export const unknownKey = (key: string) =>
   `unknown search key '${key}:' (use ${KEYS.map((k) => `${k}:`).join(', ')}); put text with a colon in double quotes`
-export const emptyValue = (key: string) => `'${key}:' needs a value, for example ${EXAMPLES[key as (typeof KEYS)[number]]}`
-export const unknownSearchState = (value: string) => `unknown state '${value}' (use ${STATES.join(', ')}, closed or all)`
-export const unknownIs = (value: string) => `unknown 'is:${value}' (use ${IS_VALUES.map((v) => `is:${v}`).join(', ')})`
-export const unknownSort = (value: string) => `unknown 'sort:${value}' (use ${SORTS.map((s) => `sort:${s}`).join(', ')})`
+export const emptyValue = (key: string) =>
+  `'${key}:' needs a value, for example ${EXAMPLES[key as (typeof KEYS)[number]]}`
+export const unknownSearchState = (value: string) =>
+  `unknown state '${value}' (use ${STATES.join(', ')}, closed or all)`
+export const unknownIs = (value: string) =>
+  `unknown 'is:${value}' (use ${IS_VALUES.map((v) => `is:${v}`).join(', ')})`
+export const unknownSort = (value: string) =>
+  `unknown 'sort:${value}' (use ${SORTS.map((s) => `sort:${s}`).join(', ')})`
 export const sortTwice = "'sort:' may be given once"
 export const cannotExclude = (key: string) => `'${key}:' cannot be excluded with '-'`
 export const NUMBER_NOT_EXCLUDED = "a ticket number ('#12') cannot be excluded with '-'"
@@ -182,31 +191,42 @@ export function parseQuery(text: string): ParsedQuery {
       } else if (term.quoted || /\s/.test(value)) {
         if (value !== '') (negated ? query.notPhrases : query.phrases).push(value)
       } else if (value !== '') {
-        (negated ? query.notWords : query.words).push(value)
+        ;(negated ? query.notWords : query.words).push(value)
       }
       continue
     }
-    if (!(KEYS as readonly string[]).includes(key)) return refuse(400, reason('bad_query', unknownKey(key)), 'q')
+    if (!(KEYS as readonly string[]).includes(key))
+      return refuse(400, reason('bad_query', unknownKey(key)), 'q')
     if (value === '') return refuse(400, reason('bad_query', emptyValue(key)), 'q')
     switch (key) {
       case 'state':
         for (const part of value.toLowerCase().split(',')) {
           const name = part.trim()
           if (name === '') continue
-          const named: readonly State[] = name === 'all' ? STATES : name === 'closed' ? CLOSED_STATES : isState(name) ? [name] : []
-          if (named.length === 0) return refuse(400, reason('bad_query', unknownSearchState(name)), 'q')
+          const named: readonly State[] =
+            name === 'all'
+              ? STATES
+              : name === 'closed'
+                ? CLOSED_STATES
+                : isState(name)
+                  ? [name]
+                  : []
+          if (named.length === 0)
+            return refuse(400, reason('bad_query', unknownSearchState(name)), 'q')
           for (const s of named) (negated ? notStates : (states ??= new Set())).add(s)
         }
         break
       case 'assignee':
       case 'author':
-        (negated ? query[key].not : query[key].any).push(person(value))
+        ;(negated ? query[key].not : query[key].any).push(person(value))
         break
       case 'is': {
         const what = value.toLowerCase()
         if (what === 'open' || what === 'closed') {
-          for (const s of what === 'open' ? OPEN_STATES : CLOSED_STATES) (negated ? notStates : (states ??= new Set())).add(s)
-        } else if (what === 'blocked' || what === 'unblocked') query.blocked = (what === 'blocked') !== negated
+          for (const s of what === 'open' ? OPEN_STATES : CLOSED_STATES)
+            (negated ? notStates : (states ??= new Set())).add(s)
+        } else if (what === 'blocked' || what === 'unblocked')
+          query.blocked = (what === 'blocked') !== negated
         else if (what === 'assigned' || what === 'unassigned') {
           // `is:unassigned` is `assignee:none`; `is:assigned` is `-assignee:none`.
           const nobody = (what === 'unassigned') !== negated

@@ -10,8 +10,23 @@ export const SLUG_MAX = 40
 
 /** Slugs no project may take: they are, or may become, the service's own paths. */
 export const RESERVED_SLUGS: ReadonlySet<string> = new Set([
-  'api', 'login', 'logout', 'connect', 'tickets', 'projects', 'settings', 'inbox', 'static', 'assets',
-  'events', 'live', 'healthz', 'new', 'admin', 'favicon.ico', 'robots.txt',
+  'api',
+  'login',
+  'logout',
+  'connect',
+  'tickets',
+  'projects',
+  'settings',
+  'inbox',
+  'static',
+  'assets',
+  'events',
+  'live',
+  'healthz',
+  'new',
+  'admin',
+  'favicon.ico',
+  'robots.txt',
 ])
 
 const SLUG = /^[a-z0-9]+(-[a-z0-9]+)*$/
@@ -22,7 +37,10 @@ export function isSlug(text: string): boolean {
 
 /** The slug a title suggests: accents dropped, every other run of characters a single `-`. */
 export function slugFromTitle(title: string): string {
-  const plain = title.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase()
+  const plain = title
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
   const slug = trimDashes(plain.replace(/[^a-z0-9]+/g, '-').slice(0, SLUG_MAX))
   return slug === '' ? 'project' : slug
 }
@@ -43,11 +61,17 @@ export function withSuffix(base: string, n: number): string {
  * (refused when malformed, reserved or another project's, old slugs included), else one made
  * from `title`. A slug the project had before is its own to take again.
  */
-export async function claimSlug(claim: (name: string) => Promise<boolean>, wanted: string | null, title: string): Promise<{ ok: true; slug: string } | Refusal> {
+export async function claimSlug(
+  claim: (name: string) => Promise<boolean>,
+  wanted: string | null,
+  title: string,
+): Promise<{ ok: true; slug: string } | Refusal> {
   if (wanted !== null) {
     if (!isSlug(wanted)) return refuse(400, SLUG_FORMAT, 'slug')
     if (RESERVED_SLUGS.has(wanted)) return refuse(400, slugReserved(wanted), 'slug')
-    return (await claim(wanted)) ? { ok: true, slug: wanted } : refuse(400, slugTaken(wanted), 'slug')
+    return (await claim(wanted))
+      ? { ok: true, slug: wanted }
+      : refuse(400, slugTaken(wanted), 'slug')
   }
   const base = slugFromTitle(title)
   for (let n = 1; ; n++) {

@@ -7,13 +7,20 @@
 import { isUuid, parseNumber } from './ids.ts'
 
 /** A reference read: a ticket by UUID, by project and number, or text that names no ticket. */
-export type TicketReference = { kind: 'id'; id: string } | { kind: 'number'; project: string; number: number } | { kind: 'none' }
+export type TicketReference =
+  | { kind: 'id'; id: string }
+  | { kind: 'number'; project: string; number: number }
+  | { kind: 'none' }
 
 /**
  * The ticket `text` names. `here` is the project bare numbers belong to (a slug or id);
  * `publicUrl` is this service's address, the only one whose ticket addresses are read.
  */
-export function readTicketReference(text: string, here: string, publicUrl: string): TicketReference {
+export function readTicketReference(
+  text: string,
+  here: string,
+  publicUrl: string,
+): TicketReference {
   const t = text.trim()
   if (isUuid(t)) return { kind: 'id', id: t.toLowerCase() }
   const local = /^#?\s*([0-9]{1,10})$/.exec(t)

@@ -55,7 +55,10 @@ type Obj = Record<string, unknown>
  * `project` is the project as the API names it. Ticket events carry the ticket and the history
  * event exactly as the API answered them.
  */
-export function webhookMessageOf(event: OutboxEvent, project: { id: string; slug: string }): { type: WebhookKind; data: Obj } | null {
+export function webhookMessageOf(
+  event: OutboxEvent,
+  project: { id: string; slug: string },
+): { type: WebhookKind; data: Obj } | null {
   const a = event.args
   switch (event.name) {
     case 'ticketCreated':
@@ -86,8 +89,19 @@ export function webhookBody(type: string, at: number, data: Obj, publicUrl: stri
   const ticket = data.ticket as Obj | undefined
   const event = data.event as Obj | undefined
   const cut: Obj = { cut: true }
-  if (project) cut.project = { id: project.id, slug: project.slug, api: `${publicUrl}/api/projects/${encodeURIComponent(project.slug)}` }
-  if (ticket) cut.ticket = { id: ticket.id, ref: ticket.ref, number: ticket.number, api: `${publicUrl}/api/tickets/${encodeURIComponent(String(ticket.id))}` }
+  if (project)
+    cut.project = {
+      id: project.id,
+      slug: project.slug,
+      api: `${publicUrl}/api/projects/${encodeURIComponent(project.slug)}`,
+    }
+  if (ticket)
+    cut.ticket = {
+      id: ticket.id,
+      ref: ticket.ref,
+      number: ticket.number,
+      api: `${publicUrl}/api/tickets/${encodeURIComponent(String(ticket.id))}`,
+    }
   if (event) cut.event = { id: event.id, kind: event.kind }
   return JSON.stringify({ type, timestamp: new Date(at).toISOString(), data: cut })
 }
@@ -98,7 +112,14 @@ export const RETRY_FOR_MS = 3 * 24 * 60 * 60 * 1000
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE
 /** The wait after the n-th failed attempt (1-based), before jitter; the last repeats. */
-export const RETRY_WAITS_MS: readonly number[] = [5_000, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR]
+export const RETRY_WAITS_MS: readonly number[] = [
+  5_000,
+  5 * MINUTE,
+  30 * MINUTE,
+  2 * HOUR,
+  5 * HOUR,
+  10 * HOUR,
+]
 
 /**
  * When to try again after `attempts` failed attempts, the first made at `first`: the wait of
@@ -106,7 +127,12 @@ export const RETRY_WAITS_MS: readonly number[] = [5_000, 5 * MINUTE, 30 * MINUTE
  * after an outage are not met by every sender at once. Null once {@link RETRY_FOR_MS} would be
  * passed: the delivery has failed.
  */
-export function nextAttemptAt(attempts: number, first: number, now: number, random: () => number): number | null {
+export function nextAttemptAt(
+  attempts: number,
+  first: number,
+  now: number,
+  random: () => number,
+): number | null {
   const wait = RETRY_WAITS_MS[Math.min(attempts, RETRY_WAITS_MS.length) - 1]!
   const at = now + Math.round(wait * (0.8 + 0.4 * random()))
   return at - first > RETRY_FOR_MS ? null : at

@@ -36,7 +36,17 @@ export interface KeyRow {
 
 /** The connections of a project, oldest first (or the one with `id`). */
 async function connectionsOf(q: Query, projectId: string, id?: string): Promise<Connection[]> {
-  const rows = await q<{ id: string; app: string; label: string; created: number; last_used: number | null; user_id: string; name: string }[]>`
+  const rows = await q<
+    {
+      id: string
+      app: string
+      label: string
+      created: number
+      last_used: number | null
+      user_id: string
+      name: string
+    }[]
+  >`
     select c.id, c.app, c.label, c.created, c.last_used, u.id as user_id, u.name
     from connections c join users u on u.id = c.user_id
     where c.project_id = ${projectId} ${id === undefined ? q`` : q`and c.id = ${id}`}
@@ -52,7 +62,10 @@ async function connectionsOf(q: Query, projectId: string, id?: string): Promise<
 }
 
 /** The projects `userId` administers, for the connect page. */
-export function adminProjects(q: Query, userId: string): Promise<{ id: string; slug: string; title: string }[]> {
+export function adminProjects(
+  q: Query,
+  userId: string,
+): Promise<{ id: string; slug: string; title: string }[]> {
   return q<{ id: string; slug: string; title: string }[]>`
     select p.id, p.slug, p.title from members m join projects p on p.id = m.project_id
     where m.user_id = ${userId} and m.role = 'admin'
@@ -66,10 +79,18 @@ interface RequestRow {
   state: string
 }
 
-const requestOf = (r: RequestRow): WaitingRequest => ({ app: r.app, label: r.label, returnUrl: r.return_url, state: r.state })
+const requestOf = (r: RequestRow): WaitingRequest => ({
+  app: r.app,
+  label: r.label,
+  returnUrl: r.return_url,
+  state: r.state,
+})
 
 /** Drops requests and codes nobody can use any more, then stores a new request. */
-export async function insertRequest(q: Query, r: WaitingRequest & { hash: string; now: number; expires: number }): Promise<void> {
+export async function insertRequest(
+  q: Query,
+  r: WaitingRequest & { hash: string; now: number; expires: number },
+): Promise<void> {
   await q`delete from connect_requests where expires <= ${r.now}`
   await q`delete from connect_codes where expires <= ${r.now}`
   await q`
@@ -78,35 +99,73 @@ export async function insertRequest(q: Query, r: WaitingRequest & { hash: string
 }
 
 /** The waiting request with `hash`, or null when it is unknown, used or expired. */
-export async function waitingRequest(q: Query, hash: string, now: number): Promise<WaitingRequest | null> {
-  const [row] = await q<RequestRow[]>`select app, label, return_url, state from connect_requests where hash = ${hash} and expires > ${now}`
+export async function waitingRequest(
+  q: Query,
+  hash: string,
+  now: number,
+): Promise<WaitingRequest | null> {
+  const [row] = await q<
+    RequestRow[]
+  >`select app, label, return_url, state from connect_requests where hash = ${hash} and expires > ${now}`
   return row ? requestOf(row) : null
 }
 
 /** Uses up the waiting request with `hash`; null when it is unknown, used or expired. */
-export async function takeRequest(tx: Query, hash: string, now: number): Promise<WaitingRequest | null> {
+export async function takeRequest(
+  tx: Query,
+  hash: string,
+  now: number,
+): Promise<WaitingRequest | null> {
   const [row] = await tx<RequestRow[]>`
     delete from connect_requests where hash = ${hash} and expires > ${now}
     returning app, label, return_url, state`
   return row ? requestOf(row) : null
 }
 
-export async function insertCode(tx: Query, c: { hash: string; projectId: string; userId: string; app: string; label: string; now: number; expires: number }): Promise<void> {
+export async function insertCode(
+  tx: Query,
+  c: {
+    hash: string
+    projectId: string
+    userId: string
+    app: string
+    label: string
+    now: number
+    expires: number
+  },
+): Promise<void> {
   await tx`
     insert into connect_codes (hash, project_id, user_id, app, label, created, expires)
     values (${c.hash}, ${c.projectId}, ${c.userId}, ${c.app}, ${c.label}, ${c.now}, ${c.expires})`
 }
 
 /** Uses the code with `hash` once, by one statement; null when unknown, used or expired. */
-export async function useCode(tx: Query, hash: string, now: number): Promise<{ projectId: string; userId: string; app: string; label: string } | null> {
+export async function useCode(
+  tx: Query,
+  hash: string,
+  now: number,
+): Promise<{ projectId: string; userId: string; app: string; label: string } | null> {
   const [row] = await tx<{ project_id: string; user_id: string; app: string; label: string }[]>`
     update connect_codes set used = ${now}
     where hash = ${hash} and used is null and expires > ${now}
     returning project_id, user_id, app, label`
-  return row ? { projectId: row.project_id, userId: row.user_id, app: row.app, label: row.label } : null
+  return row
+    ? { projectId: row.project_id, userId: row.user_id, app: row.app, label: row.label }
+    : null
 }
 
-async function insertConnection(tx: Query, c: { id: string; projectId: string; userId: string; app: string; label: string; hash: string; now: number }): Promise<void> {
+async function insertConnection(
+  tx: Query,
+  c: {
+    id: string
+    projectId: string
+    userId: string
+    app: string
+    label: string
+    hash: string
+    now: number
+  },
+): Promise<void> {
   await tx`
     insert into connections (id, project_id, user_id, app, label, hash, created)
     values (${c.id}, ${c.projectId}, ${c.userId}, ${c.app}, ${c.label}, ${c.hash}, ${c.now})`
@@ -118,9 +177,19 @@ async function deleteConnection(tx: Query, id: string): Promise<void> {
 
 /** The connection of a project key's hash, or null. */
 async function connectionByHash(q: Query, hash: string): Promise<KeyRow | null> {
-  const [row] = await q<{ id: string; project_id: string; user_id: string; label: string; last_used: number | null }[]>`
+  const [row] = await q<
+    { id: string; project_id: string; user_id: string; label: string; last_used: number | null }[]
+  >`
     select id, project_id, user_id, label, last_used from connections where hash = ${hash}`
-  return row ? { id: row.id, projectId: row.project_id, userId: row.user_id, label: row.label, lastUsed: row.last_used } : null
+  return row
+    ? {
+        id: row.id,
+        projectId: row.project_id,
+        userId: row.user_id,
+        label: row.label,
+        lastUsed: row.last_used,
+      }
+    : null
 }
 
 async function markConnectionUsed(q: Query, id: string, now: number): Promise<void> {
@@ -149,12 +218,22 @@ export function connectionTable(q: Query, clock: () => number) {
     waitingRequest: (hash: string) => waitingRequest(q, hash, clock()),
     takeRequest: (hash: string) => takeRequest(q, hash, clock()),
     /** Stores a code to be exchanged within `lifetime` ms. */
-    insertCode(c: { hash: string; projectId: string; userId: string; app: string; label: string }, lifetime: number) {
+    insertCode(
+      c: { hash: string; projectId: string; userId: string; app: string; label: string },
+      lifetime: number,
+    ) {
       const now = clock()
       return insertCode(q, { ...c, now, expires: now + lifetime })
     },
     useCode: (hash: string) => useCode(q, hash, clock()),
-    insert: (c: { id: string; projectId: string; userId: string; app: string; label: string; hash: string }) => insertConnection(q, { ...c, now: clock() }),
+    insert: (c: {
+      id: string
+      projectId: string
+      userId: string
+      app: string
+      label: string
+      hash: string
+    }) => insertConnection(q, { ...c, now: clock() }),
     delete: (id: string) => deleteConnection(q, id),
     deleteOfIdentity: (idpId: string) => deleteConnectionsOfIdentity(q, idpId),
     byHash: (hash: string) => connectionByHash(q, hash),

@@ -50,7 +50,18 @@ interface FileRow {
 }
 
 function fileOf(r: FileRow): StoredFile {
-  return { id: r.id, projectId: r.project_id, name: r.name, type: r.type, image: r.image, size: r.size, user: r.user_id, by: r.by, app: r.app, created: r.created }
+  return {
+    id: r.id,
+    projectId: r.project_id,
+    name: r.name,
+    type: r.type,
+    image: r.image,
+    size: r.size,
+    user: r.user_id,
+    by: r.by,
+    app: r.app,
+    created: r.created,
+  }
 }
 
 /** The bytes of one chunk of a content: 1 MiB. */
@@ -76,14 +87,17 @@ export interface NewFile {
 }
 
 /** What {@link FileTable.finish} answers: the file, or the project's use when the file would pass its limit. */
-export type Finished = { ok: true; file: StoredFile; deduplicated: boolean } | { ok: false; use: number }
+export type Finished =
+  { ok: true; file: StoredFile; deduplicated: boolean } | { ok: false; use: number }
 
 /** The files of `q`. */
 export function fileTable(q: Query) {
   return {
     /** Starts an upload: an arriving content in the project; answers its id. */
     async begin(projectId: string, now: number): Promise<number> {
-      const [row] = await q<{ id: number }[]>`insert into file_contents (project_id, created) values (${projectId}, ${now}) returning id`
+      const [row] = await q<
+        { id: number }[]
+      >`insert into file_contents (project_id, created) values (${projectId}, ${now}) returning id`
       return row!.id
     },
 
@@ -135,7 +149,11 @@ export function fileTable(q: Query) {
         select f.id, f.project_id, f.name, f.type, f.image, f.size, f.user_id, f.by, f.app, f.created, f.content_id, c.sha256
         from files f join file_contents c on c.id = f.content_id where f.id = ${id}`
       if (!row) return null
-      return { ...fileOf(row), contentId: row.content_id, sha256: Buffer.from(row.sha256).toString('base64url') }
+      return {
+        ...fileOf(row),
+        contentId: row.content_id,
+        sha256: Buffer.from(row.sha256).toString('base64url'),
+      }
     },
 
     /**
@@ -146,7 +164,9 @@ export function fileTable(q: Query) {
     async *chunks(contentId: number): AsyncGenerator<Uint8Array> {
       const read = async (seq: number) => {
         // As base64 text, which the client reads quicker than bytea's hex, and half as long.
-        const [row] = await q<{ data: string }[]>`select encode(data, 'base64') as data from file_chunks where content_id = ${contentId} and seq = ${seq}`
+        const [row] = await q<
+          { data: string }[]
+        >`select encode(data, 'base64') as data from file_chunks where content_id = ${contentId} and seq = ${seq}`
         return row ? Buffer.from(row.data, 'base64') : null
       }
       let next = read(0)

@@ -19,14 +19,24 @@ export interface EventRow {
 
 /** The history of a ticket, oldest first. */
 async function eventsOf(q: Query, ticketId: string): Promise<TicketEvent[]> {
-  const rows = await q<EventRow[]>`select id, kind, user_id, by, app, data, created from ticket_events where ticket_id = ${ticketId} order by id`
+  const rows = await q<
+    EventRow[]
+  >`select id, kind, user_id, by, app, data, created from ticket_events where ticket_id = ${ticketId} order by id`
   return rows.map(eventOf)
 }
 
 /** What the API shows of an event row. */
 export function eventOf(r: EventRow): TicketEvent {
   const data = typeof r.data === 'string' ? (JSON.parse(r.data) as Record<string, unknown>) : r.data
-  return { id: r.id, kind: r.kind, by: r.by, user: r.user_id ?? null, app: r.app ?? null, created: r.created, ...data }
+  return {
+    id: r.id,
+    kind: r.kind,
+    by: r.by,
+    user: r.user_id ?? null,
+    app: r.app ?? null,
+    created: r.created,
+    ...data,
+  }
 }
 
 /** Who made an event: a person (null id for imported history), with the connected app's label when one acted. */
@@ -37,7 +47,14 @@ export interface EventAuthor {
 }
 
 /** Adds a history event to a ticket and answers it as the API shows it. */
-export async function addEvent(q: Query, ticketId: string, kind: TicketEvent['kind'], author: EventAuthor, data: Record<string, unknown>, now: number): Promise<TicketEvent> {
+export async function addEvent(
+  q: Query,
+  ticketId: string,
+  kind: TicketEvent['kind'],
+  author: EventAuthor,
+  data: Record<string, unknown>,
+  now: number,
+): Promise<TicketEvent> {
   const [row] = await q<EventRow[]>`
     insert into ticket_events (ticket_id, kind, user_id, by, app, data, created)
     values (${ticketId}, ${kind}, ${author.id}, ${author.name}, ${author.app ?? null}, ${q.json(data as never)}, ${now})
@@ -51,7 +68,19 @@ export function historyTable(q: Query) {
     /** The history of a ticket, oldest first. */
     of: (ticketId: string) => eventsOf(q, ticketId),
     /** Adds an event made by `actor` (with the connected app's label when one acts) at `actor.now`. */
-    add: (ticketId: string, kind: TicketEvent['kind'], actor: Actor, data: Record<string, unknown>) =>
-      addEvent(q, ticketId, kind, { id: actor.user.id, name: actor.user.name, app: actor.app }, data, actor.now),
+    add: (
+      ticketId: string,
+      kind: TicketEvent['kind'],
+      actor: Actor,
+      data: Record<string, unknown>,
+    ) =>
+      addEvent(
+        q,
+        ticketId,
+        kind,
+        { id: actor.user.id, name: actor.user.name, app: actor.app },
+        data,
+        actor.now,
+      ),
   }
 }

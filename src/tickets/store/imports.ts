@@ -36,13 +36,34 @@ export interface ImportedLink {
 }
 
 /** Inserts a batch of tickets of one project with their comments. */
-async function insertImportedTickets(tx: Query, projectId: string, rows: ImportedRow[]): Promise<void> {
+async function insertImportedTickets(
+  tx: Query,
+  projectId: string,
+  rows: ImportedRow[],
+): Promise<void> {
   if (rows.length === 0) return
   const tickets = rows.map((t) => ({
-    number: t.number, old_number: t.oldNumber, subject: t.subject, summary: t.summary, source: t.source, state: t.state,
-    assignee_id: t.assigneeId, author_id: t.authorId, author_name: t.authorName, created: t.created,
+    number: t.number,
+    old_number: t.oldNumber,
+    subject: t.subject,
+    summary: t.summary,
+    source: t.source,
+    state: t.state,
+    assignee_id: t.assigneeId,
+    author_id: t.authorId,
+    author_name: t.authorName,
+    created: t.created,
   }))
-  const comments = rows.flatMap((t) => t.comments.map((c) => ({ old_number: t.oldNumber, user_id: c.userId, by: c.by, text: c.text, created: c.created })))
+  const comments = rows
+    .flatMap((t) =>
+      t.comments.map((c) => ({
+        old_number: t.oldNumber,
+        user_id: c.userId,
+        by: c.by,
+        text: c.text,
+        created: c.created,
+      })),
+    )
     .map((c, i) => ({ ...c, i }))
   await tx`
     insert into tickets (project_id, number, old_number, subject, summary, source, state, assignee_id, author_id, author_name, created, updated)
@@ -59,7 +80,10 @@ async function insertImportedTickets(tx: Query, projectId: string, rows: Importe
 }
 
 /** Which of `oldNumbers` are tickets already, and in which project. */
-async function importedBefore(tx: Query, oldNumbers: number[]): Promise<{ oldNumber: number; projectId: string }[]> {
+async function importedBefore(
+  tx: Query,
+  oldNumbers: number[],
+): Promise<{ oldNumber: number; projectId: string }[]> {
   if (oldNumbers.length === 0) return []
   const rows = await tx<{ old_number: number; project_id: string }[]>`
     select old_number, project_id from tickets where old_number = any(${oldNumbers}::integer[]) order by old_number`
@@ -107,7 +131,9 @@ async function applyImportLinks(tx: Query): Promise<{ at: number; target: number
 
 /** The project a name (slug, old slug or id) names, by the names table alone; null when none. */
 async function projectIdByName(q: Query, name: string): Promise<string | null> {
-  const [row] = await q<{ project_id: string }[]>`select project_id from project_names where name = ${name}`
+  const [row] = await q<
+    { project_id: string }[]
+  >`select project_id from project_names where name = ${name}`
   return row?.project_id ?? null
 }
 
@@ -143,7 +169,8 @@ export function importTable(q: Query) {
     lockProject: (projectId: string) => lockProject(q, projectId),
     importedBefore: (oldNumbers: number[]) => importedBefore(q, oldNumbers),
     takeNumbers: (projectId: string, n: number) => takeNumbers(q, projectId, n),
-    insertBatch: (projectId: string, rows: ImportedRow[]) => insertImportedTickets(q, projectId, rows),
+    insertBatch: (projectId: string, rows: ImportedRow[]) =>
+      insertImportedTickets(q, projectId, rows),
     startLinks: () => startImportLinks(q),
     keepLinks: (links: ImportedLink[]) => keepImportLinks(q, links),
     applyLinks: () => applyImportLinks(q),

@@ -18,7 +18,13 @@ export interface NewEvent {
 }
 
 /** Stores one event for `projectId` (the project's id, not its slug) inside transaction `tx`. */
-export async function emit(tx: Query, projectId: string | null, name: EventName, args: unknown[], at: number): Promise<void> {
+export async function emit(
+  tx: Query,
+  projectId: string | null,
+  name: EventName,
+  args: unknown[],
+  at: number,
+): Promise<void> {
   await emitAll(tx, [{ project: projectId, name, args, created: at }])
 }
 

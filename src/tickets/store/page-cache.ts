@@ -23,7 +23,10 @@ import type { Ticket } from './ticket-row.ts'
 export const CACHED_READS = 500
 
 /** A ticket as a list row shows it (a whole {@link Ticket} is one too). */
-export type ListedTicket = Pick<Ticket, 'id' | 'ref' | 'slug' | 'number' | 'subject' | 'state' | 'assignee' | 'updated'>
+export type ListedTicket = Pick<
+  Ticket,
+  'id' | 'ref' | 'slug' | 'number' | 'subject' | 'state' | 'assignee' | 'updated'
+>
 
 /** A list row: the ticket and whether a ticket that is not done or dropped blocks it. */
 export interface ListRow {
@@ -109,12 +112,18 @@ export function createPageCache(limit: number): PageCache {
       if (limit === 0) return
       // An answer of another version replaces everything kept: what was kept is of no use to it.
       if (current === null || current.version !== parts.version) {
-        current = { version: parts.version, switcher: parts.switcher, projects: new Map(), lists: new Map() }
+        current = {
+          version: parts.version,
+          switcher: parts.switcher,
+          projects: new Map(),
+          lists: new Map(),
+        }
       }
       current.switcher = parts.switcher
       if (ref === null || parts.project === null) return
       lruSet(current.projects, ref, parts.project, limit)
-      if (list !== null && parts.list !== null) lruSet(current.lists, keyOf(ref, list), parts.list, limit)
+      if (list !== null && parts.list !== null)
+        lruSet(current.lists, keyOf(ref, list), parts.list, limit)
     },
   }
 }

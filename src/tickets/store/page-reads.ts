@@ -21,7 +21,14 @@ import { isLookupText } from '../rules/ids.ts'
 import type { TicketQuery } from '../rules/query.ts'
 import type { Role } from '../rules/roles.ts'
 import { STATES, type State } from '../rules/states.ts'
-import { createPageCache, type ListPage, type ListRequest, type ListRow, type PageCache, type SharedParts } from './page-cache.ts'
+import {
+  createPageCache,
+  type ListPage,
+  type ListRequest,
+  type ListRow,
+  type PageCache,
+  type SharedParts,
+} from './page-cache.ts'
 import type { Member, Project } from './projects.ts'
 import { searchCondition, searchOrder, textSearched } from './search.ts'
 import { ticketOf, viewOf, type Ticket, type TicketRow } from './ticket-row.ts'
@@ -118,7 +125,8 @@ interface ListRowRow {
   blocked: boolean
 }
 
-const parsed = <T>(value: Json<T>): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value)
+const parsed = <T>(value: Json<T>): T =>
+  typeof value === 'string' ? (JSON.parse(value) as T) : value
 
 /**
  * The page context for `viewerId` (null: signed out) and a project slug, old slug or id (null:
@@ -126,7 +134,14 @@ const parsed = <T>(value: Json<T>): T => (typeof value === 'string' ? (JSON.pars
  * of its list) comes from `cache` when it holds it at the version read with the request's own
  * parts; otherwise everything is read in one statement, and what is shared kept for next time.
  */
-async function pageContext(q: Query, cache: PageCache, viewerId: string | null, projectRef: string | null, list: ListRequest | null = null, ticketNumber: number | null = null): Promise<PageContext> {
+async function pageContext(
+  q: Query,
+  cache: PageCache,
+  viewerId: string | null,
+  projectRef: string | null,
+  list: ListRequest | null = null,
+  ticketNumber: number | null = null,
+): Promise<PageContext> {
   const ref = projectRef !== null && isLookupText(projectRef) ? projectRef : null
   const request: ContextRequest = { viewer: viewerId, ref, list, number: ticketNumber }
   const kept = cache.get(ref, list)
@@ -142,19 +157,24 @@ async function pageContext(q: Query, cache: PageCache, viewerId: string | null, 
 /** Whether the kept parts are of the project the request's name gives now (a name can move to another project). */
 function sameProject(own: OwnParts, kept: SharedParts): boolean {
   const id = own.project?.project.id ?? null
-  return id === (kept.project?.projectId ?? null) && (kept.list === null || kept.list.projectId === id)
+  return (
+    id === (kept.project?.projectId ?? null) && (kept.list === null || kept.list.projectId === id)
+  )
 }
 
 /** The page context of the request's own parts and the shared parts read at the same version. */
 function contextOf(own: OwnParts, shared: SharedParts): PageContext {
   const here = own.project
-  const project: PageContext['project'] = here === null || shared.project === null ? null : {
-    ...here,
-    members: shared.project.members,
-    counts: shared.project.counts,
-    list: shared.list === null ? null : { rows: shared.list.rows },
-    ticket: own.ticket,
-  }
+  const project: PageContext['project'] =
+    here === null || shared.project === null
+      ? null
+      : {
+          ...here,
+          members: shared.project.members,
+          counts: shared.project.counts,
+          list: shared.list === null ? null : { rows: shared.list.rows },
+          ticket: own.ticket,
+        }
   return { cursor: own.cursor, switcher: shared.switcher, inboxCount: own.inboxCount, project }
 }
 
@@ -165,25 +185,45 @@ async function readOwn(q: Query, request: ContextRequest): Promise<OwnParts> {
 }
 
 /** Everything the request's page reads, in one statement. */
-async function readAll(q: Query, request: ContextRequest): Promise<{ own: OwnParts; shared: SharedParts }> {
+async function readAll(
+  q: Query,
+  request: ContextRequest,
+): Promise<{ own: OwnParts; shared: SharedParts }> {
   const statement = contextStatement(q, request, true)
   // A text search's plan depends on its words: planned for them each time (src/db/client.ts).
-  const [row] = await (request.list !== null && textSearched(request.list.query) ? plannedEachTime(statement) : statement)
+  const [row] = await (request.list !== null && textSearched(request.list.query)
+    ? plannedEachTime(statement)
+    : statement)
   const r = row as unknown as ContextRow
   return { own: ownOf(r, request), shared: sharedOf(r, request) }
 }
 
 function ownOf(r: ContextRow, request: ContextRequest): OwnParts {
-  const project = r.id === null ? null : { id: r.id, slug: r.slug!, title: r.title!, description: r.description!, created: r.created! }
+  const project =
+    r.id === null
+      ? null
+      : {
+          id: r.id,
+          slug: r.slug!,
+          title: r.title!,
+          description: r.description!,
+          created: r.created!,
+        }
   return {
     cursor: r.cursor,
     version: r.version,
     inboxCount: request.viewer === null ? null : r.inbox,
     project: project === null ? null : { project, role: r.role ?? null },
-    ticket: r.ticket == null ? null : {
-      ticket: ticketOf(parsed(r.ticket)),
-      related: parsed(r.related ?? []).map((t) => ({ ...listRowOf(t), relation: t.relation })),
-    },
+    ticket:
+      r.ticket == null
+        ? null
+        : {
+            ticket: ticketOf(parsed(r.ticket)),
+            related: parsed(r.related ?? []).map((t) => ({
+              ...listRowOf(t),
+              relation: t.relation,
+            })),
+          },
   }
 }
 
@@ -192,11 +232,17 @@ function sharedOf(r: ContextRow, request: ContextRequest): SharedParts {
   if (r.id === null) return { version: r.version, switcher, project: null, list: null }
   const counts = Object.fromEntries(STATES.map((s) => [s, 0])) as Record<State, number>
   for (const c of parsed(r.counts ?? [])) counts[c.state] = c.n
-  const members = parsed(r.members ?? []).map((m) => ({ user: { id: m.id, name: m.name }, role: m.role }))
-  const list: ListPage | null = request.list === null ? null : {
-    projectId: r.id,
-    rows: parsed(r.list ?? []).map((t) => listRowOf({ ...t, slug: r.slug! })),
-  }
+  const members = parsed(r.members ?? []).map((m) => ({
+    user: { id: m.id, name: m.name },
+    role: m.role,
+  }))
+  const list: ListPage | null =
+    request.list === null
+      ? null
+      : {
+          projectId: r.id,
+          rows: parsed(r.list ?? []).map((t) => listRowOf({ ...t, slug: r.slug! })),
+        }
   return { version: r.version, switcher, project: { projectId: r.id, members, counts }, list }
 }
 
@@ -211,7 +257,9 @@ function contextStatement(q: Query, request: ContextRequest, shared: boolean): F
   const inbox = signedIn
     ? q`(select count(*)::int from tickets i where i.assignee_id = ${request.viewer} and i.state in ('open', 'doing', 'review'))`
     : q`null::int`
-  const role = signedIn ? q`(select m.role from members m where m.project_id = here.id and m.user_id = ${request.viewer})` : q`null::text`
+  const role = signedIn
+    ? q`(select m.role from members m where m.project_id = here.id and m.user_id = ${request.viewer})`
+    : q`null::text`
   // The page's project is `here`, a name no joined fragment uses: the ticket's columns join
   // `projects p` (viewOf), so a `p.id` meant for the page's project would name the ticket's own.
   return q`
@@ -305,7 +353,14 @@ function pageClause(q: Query, limit: number | null, skip: number): Fragment {
 }
 
 /** List rows of the tickets matching `where`, in `order`, `limit` of them after `skip`. */
-async function listRows(q: Query, where: Fragment, order: Fragment, limit: number | null, skip = 0, each = false): Promise<ListRow[]> {
+async function listRows(
+  q: Query,
+  where: Fragment,
+  order: Fragment,
+  limit: number | null,
+  skip = 0,
+  each = false,
+): Promise<ListRow[]> {
   const page = pageClause(q, limit, skip)
   const statement = q<ListRowRow[]>`
     select t.id, t.number, p.slug, t.subject, t.state, t.assignee_id, a.name as assignee_name, t.updated,
@@ -345,18 +400,38 @@ export function pageReadTable(q: Query, cachedReads: number) {
   const cache = createPageCache(cachedReads)
   return {
     /** The page context; with `list`, a page of the project's list read with it (what is the same for everyone cached while the lists' version is). */
-    context: (viewerId: string | null, projectRef: string | null, list: ListRequest | null = null, ticketNumber: number | null = null) =>
-      pageContext(q, cache, viewerId, projectRef, list, ticketNumber),
+    context: (
+      viewerId: string | null,
+      projectRef: string | null,
+      list: ListRequest | null = null,
+      ticketNumber: number | null = null,
+    ) => pageContext(q, cache, viewerId, projectRef, list, ticketNumber),
     /** Up to `limit` rows a search finds, in its order, after `skip` of them. */
     list: (query: TicketQuery, search: TicketSearch, limit: number, skip: number) =>
-      listRows(q, searchWhere(q, query, search), searchOrder(q, query.sort), limit, skip, textSearched(query)),
+      listRows(
+        q,
+        searchWhere(q, query, search),
+        searchOrder(q, query.sort),
+        limit,
+        skip,
+        textSearched(query),
+      ),
     /**
      * Up to `limit` of the person's tickets in `states`, latest change first, after `from` (a
      * row's {@link assignedPosition}). `limit` is a constant of the statement: a page's size and one.
      */
-    assigned: (userId: string, states: readonly State[], limit: number, from: ListPosition | null) =>
-      listRows(q, q`t.assignee_id = ${userId} and t.state in ${q(states as State[])}${from === null ? q`` : q` and (t.updated, t.number, t.id) < (${from.key}::bigint, ${from.number}::int, ${from.id}::uuid)`}`,
-        q`t.updated desc, t.number desc, t.id desc`, limit),
+    assigned: (
+      userId: string,
+      states: readonly State[],
+      limit: number,
+      from: ListPosition | null,
+    ) =>
+      listRows(
+        q,
+        q`t.assignee_id = ${userId} and t.state in ${q(states as State[])}${from === null ? q`` : q` and (t.updated, t.number, t.id) < (${from.key}::bigint, ${from.number}::int, ${from.id}::uuid)`}`,
+        q`t.updated desc, t.number desc, t.id desc`,
+        limit,
+      ),
     /** How many of the person's tickets are in each state of `states` (an index-only count). */
     async assignedCounts(userId: string, states: readonly State[]): Promise<Record<State, number>> {
       const rows = await q<{ state: State; n: number }[]>`

@@ -48,19 +48,25 @@ export async function findProject(q: Query, ref: string): Promise<Project | null
 
 /** The project with `id`, or null. */
 async function projectById(q: Query, id: string): Promise<Project | null> {
-  const [row] = await q<ProjectRow[]>`select id, slug, title, description, created from projects where id = ${id}`
+  const [row] = await q<
+    ProjectRow[]
+  >`select id, slug, title, description, created from projects where id = ${id}`
   return row ? projectOf(row) : null
 }
 
 /** Every project, by slug. */
 async function allProjects(q: Query): Promise<Project[]> {
-  const rows = await q<ProjectRow[]>`select id, slug, title, description, created from projects order by slug`
+  const rows = await q<
+    ProjectRow[]
+  >`select id, slug, title, description, created from projects order by slug`
   return rows.map(projectOf)
 }
 
 /** Every project's slug and title, by title (the home page's list). */
 function projectTitles(q: Query): Promise<{ slug: string; title: string }[]> {
-  return q<{ slug: string; title: string }[]>`select slug, title from projects order by lower(title), slug`
+  return q<
+    { slug: string; title: string }[]
+  >`select slug, title from projects order by lower(title), slug`
 }
 
 /** Records `name` for the project; false when it belongs to another project. */
@@ -74,7 +80,8 @@ export async function claimName(tx: Query, projectId: string, name: string): Pro
 
 /** Records `id` as a fresh project's own name; false when something already answers to it. */
 export async function claimFreshId(tx: Query, id: string): Promise<boolean> {
-  const rows = await tx`insert into project_names (name, project_id) values (${id}, ${id}) on conflict (name) do nothing returning name`
+  const rows =
+    await tx`insert into project_names (name, project_id) values (${id}, ${id}) on conflict (name) do nothing returning name`
   return rows.length === 1
 }
 
@@ -89,7 +96,11 @@ async function insertProject(tx: Query, p: Project, adminId: string): Promise<Pr
 }
 
 /** Changes the given fields of a project; answers it as it now is. */
-export async function updateProject(tx: Query, id: string, change: { title?: string; slug?: string; description?: string }): Promise<Project> {
+export async function updateProject(
+  tx: Query,
+  id: string,
+  change: { title?: string; slug?: string; description?: string },
+): Promise<Project> {
   const [row] = await tx<ProjectRow[]>`
     update projects set
       title = coalesce(${change.title ?? null}, title),
@@ -102,7 +113,9 @@ export async function updateProject(tx: Query, id: string, change: { title?: str
 
 /** The user's role in the project, or null when not a member. */
 export async function roleOf(q: Query, projectId: string, userId: string): Promise<Role | null> {
-  const [row] = await q<{ role: Role }[]>`select role from members where project_id = ${projectId} and user_id = ${userId}`
+  const [row] = await q<
+    { role: Role }[]
+  >`select role from members where project_id = ${projectId} and user_id = ${userId}`
   return row ? row.role : null
 }
 
@@ -116,7 +129,12 @@ async function membersOf(q: Query, projectId: string): Promise<Member[]> {
 }
 
 /** Makes `userId` a member with `role`, or changes their role. */
-export async function setMember(tx: Query, projectId: string, userId: string, role: Role): Promise<void> {
+export async function setMember(
+  tx: Query,
+  projectId: string,
+  userId: string,
+  role: Role,
+): Promise<void> {
   await tx`
     insert into members (project_id, user_id, role) values (${projectId}, ${userId}, ${role})
     on conflict (project_id, user_id) do update set role = excluded.role`
@@ -127,7 +145,9 @@ export async function removeMember(tx: Query, projectId: string, userId: string)
 }
 
 export async function adminCount(tx: Query, projectId: string): Promise<number> {
-  const [row] = await tx<{ n: number }[]>`select count(*)::int as n from members where project_id = ${projectId} and role = 'admin'`
+  const [row] = await tx<
+    { n: number }[]
+  >`select count(*)::int as n from members where project_id = ${projectId} and role = 'admin'`
   return row!.n
 }
 
@@ -147,7 +167,9 @@ export interface ProjectSummary {
  * since a project and state may have several, rather than a count of every project's tickets.
  */
 async function projectSummaries(q: Query, userId: string | null): Promise<ProjectSummary[]> {
-  const rows = await q<{ slug: string; title: string; description: string; open: number | null; role: Role | null }[]>`
+  const rows = await q<
+    { slug: string; title: string; description: string; open: number | null; role: Role | null }[]
+  >`
     select p.slug, p.title, p.description, c.open,
       (select m.role from members m where m.project_id = p.id and m.user_id = ${userId ?? ''}) as role
     from projects p
@@ -156,11 +178,20 @@ async function projectSummaries(q: Query, userId: string | null): Promise<Projec
       where state in ('open', 'doing', 'review') group by project_id
     ) c on c.project_id = p.id
     order by lower(p.title), p.slug`
-  return rows.map((r) => ({ slug: r.slug, title: r.title, description: r.description, open: r.open ?? 0, role: r.role ?? null }))
+  return rows.map((r) => ({
+    slug: r.slug,
+    title: r.title,
+    description: r.description,
+    open: r.open ?? 0,
+    role: r.role ?? null,
+  }))
 }
 
 /** The projects `userId` is a member of, by title, with the role. */
-export function membershipsOf(q: Query, userId: string): Promise<{ slug: string; title: string; role: Role }[]> {
+export function membershipsOf(
+  q: Query,
+  userId: string,
+): Promise<{ slug: string; title: string; role: Role }[]> {
   return q<{ slug: string; title: string; role: Role }[]>`
     select p.slug, p.title, m.role from members m join projects p on p.id = m.project_id
     where m.user_id = ${userId} order by lower(p.title), p.slug`
@@ -173,7 +204,11 @@ export function membershipsOf(q: Query, userId: string): Promise<{ slug: string;
  * `for no key update`, the one `update projects set next_number` takes: the foreign-key checks
  * of other writes in the project (their events, their counts) do not wait for it.
  */
-export async function lockedRole(q: Query, projectId: string, userId: string): Promise<Role | null> {
+export async function lockedRole(
+  q: Query,
+  projectId: string,
+  userId: string,
+): Promise<Role | null> {
   const [row] = await q<{ role: Role | null }[]>`
     select m.role from projects p left join members m on m.project_id = p.id and m.user_id = ${userId}
     where p.id = ${projectId}
@@ -193,11 +228,13 @@ export function projectTable(q: Query) {
     claimName: (projectId: string, name: string) => claimName(q, projectId, name),
     claimFreshId: (id: string) => claimFreshId(q, id),
     insert: (p: Project, adminId: string) => insertProject(q, p, adminId),
-    update: (id: string, change: { title?: string; slug?: string; description?: string }) => updateProject(q, id, change),
+    update: (id: string, change: { title?: string; slug?: string; description?: string }) =>
+      updateProject(q, id, change),
     roleOf: (projectId: string, userId: string) => roleOf(q, projectId, userId),
     lockedRole: (projectId: string, userId: string) => lockedRole(q, projectId, userId),
     members: (projectId: string) => membersOf(q, projectId),
-    setMember: (projectId: string, userId: string, role: Role) => setMember(q, projectId, userId, role),
+    setMember: (projectId: string, userId: string, role: Role) =>
+      setMember(q, projectId, userId, role),
     removeMember: (projectId: string, userId: string) => removeMember(q, projectId, userId),
     adminCount: (projectId: string) => adminCount(q, projectId),
   }

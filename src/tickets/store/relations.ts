@@ -14,7 +14,11 @@ async function lockRelations(tx: Query): Promise<void> {
 }
 
 /** True when `ticketId` is `parentId` or one of its ancestors: setting the parent would close a cycle. */
-export async function isAncestorOrSelf(tx: Query, ticketId: string, parentId: string): Promise<boolean> {
+export async function isAncestorOrSelf(
+  tx: Query,
+  ticketId: string,
+  parentId: string,
+): Promise<boolean> {
   const [cycle] = await tx`
     with recursive up(id) as (
       select parent_id from tickets where id = ${parentId}
@@ -25,8 +29,13 @@ export async function isAncestorOrSelf(tx: Query, ticketId: string, parentId: st
   return cycle !== undefined
 }
 
-export async function isBlockedBy(tx: Query, ticketId: string, blockerId: string): Promise<boolean> {
-  const [existing] = await tx`select 1 from blockers where ticket_id = ${ticketId} and blocker_id = ${blockerId}`
+export async function isBlockedBy(
+  tx: Query,
+  ticketId: string,
+  blockerId: string,
+): Promise<boolean> {
+  const [existing] =
+    await tx`select 1 from blockers where ticket_id = ${ticketId} and blocker_id = ${blockerId}`
   return existing !== undefined
 }
 
@@ -54,7 +63,8 @@ export async function removeBlocker(tx: Query, ticketId: string, blockerId: stri
 export function relationTable(q: Query) {
   return {
     lock: () => lockRelations(q),
-    isAncestorOrSelf: (ticketId: string, parentId: string) => isAncestorOrSelf(q, ticketId, parentId),
+    isAncestorOrSelf: (ticketId: string, parentId: string) =>
+      isAncestorOrSelf(q, ticketId, parentId),
     isBlockedBy: (ticketId: string, blockerId: string) => isBlockedBy(q, ticketId, blockerId),
     blocks: (ticketId: string, blockerId: string) => blocks(q, ticketId, blockerId),
     addBlocker: (ticketId: string, blockerId: string) => addBlocker(q, ticketId, blockerId),

@@ -36,7 +36,10 @@ const HAS_WORD = /[\p{L}\p{N}]/u
 export function wordsQuery(words: readonly string[], notWords: readonly string[]): string {
   const quoted = (w: string) => `'${w.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`
   const wanted = (w: string) => `(${quoted(w)} | ${quoted(w)}:*)`
-  return [...words.filter((w) => HAS_WORD.test(w)).map(wanted), ...notWords.filter((w) => HAS_WORD.test(w)).map((w) => `!${quoted(w)}:*`)].join(' & ')
+  return [
+    ...words.filter((w) => HAS_WORD.test(w)).map(wanted),
+    ...notWords.filter((w) => HAS_WORD.test(w)).map((w) => `!${quoted(w)}:*`),
+  ].join(' & ')
 }
 
 /** The condition on `t` (a `tickets` row) a search stands for. */
@@ -48,12 +51,15 @@ export function searchCondition(q: Query, query: TicketQuery, context: SearchCon
   parts.push(...personParts(q, query.author, (p) => authorIs(q, p, context.me)))
   // `open_blockers` counts the ticket's blockers that are not done or dropped, kept by triggers
   // (sql/0010_ticket_counts_and_blockers.sql); the blocked ones have an index of their own.
-  if (query.blocked !== null) parts.push(query.blocked ? q`t.open_blockers > 0` : q`t.open_blockers = 0`)
+  if (query.blocked !== null)
+    parts.push(query.blocked ? q`t.open_blockers > 0` : q`t.open_blockers = 0`)
   if (query.numbers.length > 0) parts.push(q`t.number in ${q(query.numbers)}`)
   const words = wordsQuery(query.words, query.notWords)
   if (words !== '') parts.push(q`t.search @@ to_tsquery('simple', ${words})`)
-  for (const phrase of query.phrases.filter((p) => HAS_WORD.test(p))) parts.push(q`t.search @@ phraseto_tsquery('simple', ${phrase})`)
-  for (const phrase of query.notPhrases.filter((p) => HAS_WORD.test(p))) parts.push(q`not (t.search @@ phraseto_tsquery('simple', ${phrase}))`)
+  for (const phrase of query.phrases.filter((p) => HAS_WORD.test(p)))
+    parts.push(q`t.search @@ phraseto_tsquery('simple', ${phrase})`)
+  for (const phrase of query.notPhrases.filter((p) => HAS_WORD.test(p)))
+    parts.push(q`not (t.search @@ phraseto_tsquery('simple', ${phrase}))`)
   return parts.reduce((all, part) => q`${all} and ${part}`)
 }
 
@@ -63,14 +69,18 @@ export function searchCondition(q: Query, query: TicketQuery, context: SearchCon
  * the statement is planned for them each time (`plannedEachTime`, src/db/client.ts).
  */
 export function textSearched(query: TicketQuery): boolean {
-  return wordsQuery(query.words, query.notWords) !== '' ||
-    query.phrases.some((p) => HAS_WORD.test(p)) || query.notPhrases.some((p) => HAS_WORD.test(p))
+  return (
+    wordsQuery(query.words, query.notWords) !== '' ||
+    query.phrases.some((p) => HAS_WORD.test(p)) ||
+    query.notPhrases.some((p) => HAS_WORD.test(p))
+  )
 }
 
 /** Positive alternatives joined by `or`, each exclusion as `not`; a null comparison counts as false. */
 function personParts(q: Query, filter: PersonFilter, is: (p: Person) => Fragment): Fragment[] {
   const parts: Fragment[] = []
-  if (filter.any.length > 0) parts.push(q`(${filter.any.map(is).reduce((all, one) => q`${all} or ${one}`)})`)
+  if (filter.any.length > 0)
+    parts.push(q`(${filter.any.map(is).reduce((all, one) => q`${all} or ${one}`)})`)
   for (const p of filter.not) parts.push(q`not ${is(p)}`)
   return parts
 }

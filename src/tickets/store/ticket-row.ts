@@ -70,7 +70,12 @@ export interface TicketRow {
 export type Fragment = postgres.PendingQuery<postgres.Row[]>
 
 /** Tickets matching `where` (a fragment made with `q`), in `order` (newest first by default). */
-export async function selectTickets(q: Query, where: Fragment, order?: Fragment, each = false): Promise<Ticket[]> {
+export async function selectTickets(
+  q: Query,
+  where: Fragment,
+  order?: Fragment,
+  each = false,
+): Promise<Ticket[]> {
   const rows = await ticketRows(q, where, order, each)
   return rows.map(ticketOf)
 }
@@ -113,7 +118,10 @@ export function viewOf(q: Query) {
 
 /** What the API shows of a ticket row. */
 export function ticketOf(r: TicketRow): Ticket {
-  const blockedBy = typeof r.blocked_by === 'string' ? (JSON.parse(r.blocked_by) as Exclude<TicketRow['blocked_by'], string>) : r.blocked_by
+  const blockedBy =
+    typeof r.blocked_by === 'string'
+      ? (JSON.parse(r.blocked_by) as Exclude<TicketRow['blocked_by'], string>)
+      : r.blocked_by
   return {
     id: r.id,
     ref: `${r.slug}#${r.number}`,
@@ -127,7 +135,8 @@ export function ticketOf(r: TicketRow): Ticket {
     state: r.state,
     assignee: r.assignee_id !== null ? { id: r.assignee_id, name: r.assignee_name! } : null,
     author: r.author_name ? { id: r.author_id ?? null, name: r.author_name } : null,
-    parent: r.parent_id !== null ? { id: r.parent_id, ref: `${r.parent_slug}#${r.parent_number}` } : null,
+    parent:
+      r.parent_id !== null ? { id: r.parent_id, ref: `${r.parent_slug}#${r.parent_number}` } : null,
     blockedBy: blockedBy.map((b) => ({ id: b.id, ref: `${b.slug}#${b.number}` })),
     created: r.created,
     updated: r.updated,

@@ -41,7 +41,11 @@ function roleCondition(tx: Query, projectId: Fragment | string, ifRole: IfRole |
  * a number. With `ifRole`, only when that user's role in the project is high enough: otherwise
  * nothing is written and the answer is null.
  */
-export async function insertTicket(tx: Query, t: NewTicketRow, ifRole?: IfRole): Promise<Ticket | null> {
+export async function insertTicket(
+  tx: Query,
+  t: NewTicketRow,
+  ifRole?: IfRole,
+): Promise<Ticket | null> {
   const member = roleCondition(tx, t.projectId, ifRole)
   const view = viewOf(tx)
   const [row] = await tx<TicketRow[]>`
@@ -82,11 +86,25 @@ export interface LockedTicket {
  * lock is `for no key update`, the one an update takes: it keeps other changes of the ticket
  * waiting, not the foreign-key checks of rows that name it. Null when there is no such ticket.
  */
-export async function lockTicket(tx: Query, id: string, userId: string): Promise<LockedTicket | null> {
-  const [r] = await tx<{
-    project_id: string; state: State; assignee_id: string | null; author_id: string | null; parent_id: string | null; subject: string; summary: string
-    role: Role | null; assignee_name: string | null; author_user_name: string | null
-  }[]>`
+export async function lockTicket(
+  tx: Query,
+  id: string,
+  userId: string,
+): Promise<LockedTicket | null> {
+  const [r] = await tx<
+    {
+      project_id: string
+      state: State
+      assignee_id: string | null
+      author_id: string | null
+      parent_id: string | null
+      subject: string
+      summary: string
+      role: Role | null
+      assignee_name: string | null
+      author_user_name: string | null
+    }[]
+  >`
     select t.project_id, t.state, t.assignee_id, t.author_id, t.parent_id, t.subject, t.summary,
       m.role, a.name as assignee_name, au.name as author_user_name
     from tickets t
@@ -96,7 +114,8 @@ export async function lockTicket(tx: Query, id: string, userId: string): Promise
     where t.id = ${id}
     for no key update of t`
   if (!r) return null
-  const user = (id: string | null, name: string | null): User | null => (id !== null && name !== null ? { id, name } : null)
+  const user = (id: string | null, name: string | null): User | null =>
+    id !== null && name !== null ? { id, name } : null
   return {
     id,
     projectId: r.project_id,
@@ -114,7 +133,9 @@ export async function lockTicket(tx: Query, id: string, userId: string): Promise
 
 /** The parent of a ticket, read without a lock. */
 export async function parentOf(tx: Query, id: string): Promise<string | null> {
-  const [row] = await tx<{ parent_id: string | null }[]>`select parent_id from tickets where id = ${id}`
+  const [row] = await tx<
+    { parent_id: string | null }[]
+  >`select parent_id from tickets where id = ${id}`
   return row?.parent_id ?? null
 }
 
@@ -159,11 +180,27 @@ export interface NewHistoryEvent {
  * and the answer is null (as it is when there is no such ticket).
  */
 export async function changeTicket(
-  tx: Query, id: string, change: TicketChange, events: readonly NewHistoryEvent[], author: EventAuthor, now: number, ifRole?: IfRole,
+  tx: Query,
+  id: string,
+  change: TicketChange,
+  events: readonly NewHistoryEvent[],
+  author: EventAuthor,
+  now: number,
+  ifRole?: IfRole,
 ): Promise<{ ticket: Ticket; events: TicketEvent[] } | null> {
   const member = roleCondition(tx, tx`tickets.project_id`, ifRole)
   const view = viewOf(tx)
-  const rows = await tx<(TicketRow & { event_id: number; event_kind: TicketEvent['kind']; event_user_id: string | null; event_by: string; event_app: string | null; event_data: string | Record<string, unknown>; event_created: number })[]>`
+  const rows = await tx<
+    (TicketRow & {
+      event_id: number
+      event_kind: TicketEvent['kind']
+      event_user_id: string | null
+      event_by: string
+      event_app: string | null
+      event_data: string | Record<string, unknown>
+      event_created: number
+    })[]
+  >`
     with t as (
       update tickets set ${tx(columnsOf(change) as never)} where id = ${id} and ${member}
       returning *
@@ -181,7 +218,17 @@ export async function changeTicket(
   if (rows.length === 0) return null
   return {
     ticket: ticketOf(rows[0]!),
-    events: rows.map((r) => eventOf({ id: r.event_id, kind: r.event_kind, user_id: r.event_user_id, by: r.event_by, app: r.event_app, data: r.event_data, created: r.event_created })),
+    events: rows.map((r) =>
+      eventOf({
+        id: r.event_id,
+        kind: r.event_kind,
+        user_id: r.event_user_id,
+        by: r.event_by,
+        app: r.event_app,
+        data: r.event_data,
+        created: r.event_created,
+      }),
+    ),
   }
 }
 
@@ -193,7 +240,11 @@ export type AsMember<T> = ({ ok: true } & T) | { ok: false; role: Role | null }
  * one statement when they may; when that wrote nothing, their role is read with the project row
  * locked, and the ticket inserted after all if it was granted meanwhile.
  */
-export async function insertAsMember(tx: Query, t: NewTicketRow, ifRole: IfRole): Promise<AsMember<{ ticket: Ticket }>> {
+export async function insertAsMember(
+  tx: Query,
+  t: NewTicketRow,
+  ifRole: IfRole,
+): Promise<AsMember<{ ticket: Ticket }>> {
   const ticket = await insertTicket(tx, t, ifRole)
   if (ticket) return { ok: true, ticket }
   const role = await lockedRole(tx, t.projectId, ifRole.userId)
@@ -206,11 +257,18 @@ export async function insertAsMember(tx: Query, t: NewTicketRow, ifRole: IfRole)
  * in one statement when they may; otherwise their role, read with the ticket locked.
  */
 export async function changeAsMember(
-  tx: Query, id: string, change: TicketChange, events: readonly NewHistoryEvent[], author: EventAuthor, now: number, ifRole: IfRole,
+  tx: Query,
+  id: string,
+  change: TicketChange,
+  events: readonly NewHistoryEvent[],
+  author: EventAuthor,
+  now: number,
+  ifRole: IfRole,
 ): Promise<AsMember<{ ticket: Ticket; events: TicketEvent[] }>> {
   const done = await changeTicket(tx, id, change, events, author, now, ifRole)
   if (done) return { ok: true, ...done }
   const locked = await lockTicket(tx, id, ifRole.userId)
-  if (locked === null || !mayAct(locked.role, ifRole.atLeast)) return { ok: false, role: locked?.role ?? null }
+  if (locked === null || !mayAct(locked.role, ifRole.atLeast))
+    return { ok: false, role: locked?.role ?? null }
   return { ok: true, ...(await changeTicket(tx, id, change, events, author, now))! }
 }

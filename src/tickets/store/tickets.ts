@@ -13,7 +13,18 @@ import type { Sort, TicketQuery } from '../rules/query.ts'
 import type { TicketReference } from '../rules/ticket-reference.ts'
 import { searchCondition, searchOrder, textSearched, type SearchContext } from './search.ts'
 import { selectTickets, ticketOf, ticketRows, type Fragment, type Ticket } from './ticket-row.ts'
-import { changeAsMember, changeTicket, insertAsMember, insertTicket, lockTicket, parentOf, updateTicket, type NewHistoryEvent, type NewTicketRow, type TicketChange } from './ticket-writes.ts'
+import {
+  changeAsMember,
+  changeTicket,
+  insertAsMember,
+  insertTicket,
+  lockTicket,
+  parentOf,
+  updateTicket,
+  type NewHistoryEvent,
+  type NewTicketRow,
+  type TicketChange,
+} from './ticket-writes.ts'
 import type { Role } from '../rules/roles.ts'
 
 /** One ticket by id, or null. */
@@ -32,11 +43,18 @@ async function ticketByRef(q: Query, ref: string): Promise<Ticket | null> {
 }
 
 /** The ticket with per-project `number` in the project a slug, old slug or id names. */
-export async function ticketByNumber(q: Query, projectRef: string, number: string): Promise<Ticket | null> {
+export async function ticketByNumber(
+  q: Query,
+  projectRef: string,
+  number: string,
+): Promise<Ticket | null> {
   const n = parseNumber(number)
   if (n === null || !isLookupText(projectRef)) return null
-  const [ticket] = await selectTickets(q, q`
-    t.number = ${n} and t.project_id = (select project_id from project_names where name = ${projectRef})`)
+  const [ticket] = await selectTickets(
+    q,
+    q`
+    t.number = ${n} and t.project_id = (select project_id from project_names where name = ${projectRef})`,
+  )
   return ticket ?? null
 }
 
@@ -44,7 +62,10 @@ export async function ticketByNumber(q: Query, projectRef: string, number: strin
  * The id and project of the ticket a route's path names (`:ref`, or `:slug` and `:number`), or
  * null: what a change checks before its transaction, which reads the ticket whole.
  */
-async function locateTicket(q: Query, params: Record<string, string>): Promise<{ id: string; project: string } | null> {
+async function locateTicket(
+  q: Query,
+  params: Record<string, string>,
+): Promise<{ id: string; project: string } | null> {
   let where: Fragment | null = null
   if (params.ref !== undefined) {
     const old = parseNumber(params.ref)
@@ -52,10 +73,13 @@ async function locateTicket(q: Query, params: Record<string, string>): Promise<{
     else if (old !== null) where = q`old_number = ${old}`
   } else {
     const n = parseNumber(params.number!)
-    if (n !== null && isLookupText(params.slug!)) where = q`number = ${n} and project_id = (select project_id from project_names where name = ${params.slug!})`
+    if (n !== null && isLookupText(params.slug!))
+      where = q`number = ${n} and project_id = (select project_id from project_names where name = ${params.slug!})`
   }
   if (where === null) return null
-  const [row] = await q<{ id: string; project_id: string }[]>`select id, project_id from tickets where ${where}`
+  const [row] = await q<
+    { id: string; project_id: string }[]
+  >`select id, project_id from tickets where ${where}`
   return row ? { id: row.id, project: row.project_id } : null
 }
 
@@ -63,8 +87,11 @@ async function locateTicket(q: Query, params: Record<string, string>): Promise<{
 async function ticketByReference(q: Query, ref: TicketReference): Promise<Ticket | null> {
   if (ref.kind === 'id') return ticketById(q, ref.id)
   if (ref.kind === 'none' || !isLookupText(ref.project)) return null
-  const [ticket] = await selectTickets(q, q`
-    t.number = ${ref.number} and t.project_id = (select project_id from project_names where name = ${ref.project})`)
+  const [ticket] = await selectTickets(
+    q,
+    q`
+    t.number = ${ref.number} and t.project_id = (select project_id from project_names where name = ${ref.project})`,
+  )
   return ticket ?? null
 }
 
@@ -76,7 +103,11 @@ async function ticketBySource(q: Query, projectId: string, source: string): Prom
 
 /** Tickets assigned to `userId` in `states`, most recently updated first. */
 function assignedTickets(q: Query, userId: string, states: State[]): Promise<Ticket[]> {
-  return selectTickets(q, q`t.assignee_id = ${userId} and t.state in ${q(states)}`, q`t.updated desc, t.created desc`)
+  return selectTickets(
+    q,
+    q`t.assignee_id = ${userId} and t.state in ${q(states)}`,
+    q`t.updated desc, t.created desc`,
+  )
 }
 
 /**
@@ -88,21 +119,36 @@ function relatedTickets(q: Query, ids: string[]): Promise<Ticket[]> {
   // One `in` of a `union`: each branch uses the primary key or the parent and blocker indexes,
   // where an `or` of five `in (subquery)` conditions would be evaluated row by row over every
   // ticket.
-  return selectTickets(q, q`
+  return selectTickets(
+    q,
+    q`
     t.id in (
       select id from tickets where id in ${seeds}
       union select parent_id from tickets where id in ${seeds}
       union select id from tickets where parent_id in ${seeds}
       union select blocker_id from blockers where ticket_id in ${seeds}
-      union select ticket_id from blockers where blocker_id in ${seeds})`, q`t.project_id, t.number`)
+      union select ticket_id from blockers where blocker_id in ${seeds})`,
+    q`t.project_id, t.number`,
+  )
 }
 
 /**
  * Tickets matching a search's condition (`where`, from src/tickets/store/search.ts) in `order`;
  * with `page`, one page of them.
  */
-export function searchTickets(q: Query, where: Fragment, order: Fragment, page?: { limit: number; offset: number }, each = false): Promise<Ticket[]> {
-  return selectTickets(q, where, page ? q`${order} limit ${page.limit} offset ${page.offset}` : order, each)
+export function searchTickets(
+  q: Query,
+  where: Fragment,
+  order: Fragment,
+  page?: { limit: number; offset: number },
+  each = false,
+): Promise<Ticket[]> {
+  return selectTickets(
+    q,
+    where,
+    page ? q`${order} limit ${page.limit} offset ${page.offset}` : order,
+    each,
+  )
 }
 
 /**
@@ -127,14 +173,22 @@ function listOrder(q: Query, sort: Sort | null) {
   const desc = s === 'created-desc' || s === 'updated-desc'
   const key = (t: Ticket) => (byCreated ? t.created : t.updated)
   const order = byCreated
-    ? desc ? q`t.created desc, t.number desc, t.id desc` : q`t.created asc, t.number asc, t.id asc`
-    : desc ? q`t.updated desc, t.number desc, t.id desc` : q`t.updated asc, t.number asc, t.id asc`
+    ? desc
+      ? q`t.created desc, t.number desc, t.id desc`
+      : q`t.created asc, t.number asc, t.id asc`
+    : desc
+      ? q`t.updated desc, t.number desc, t.id desc`
+      : q`t.updated asc, t.number asc, t.id asc`
   const after = (p: ListPosition) => {
     const row = byCreated ? q`(t.created, t.number, t.id)` : q`(t.updated, t.number, t.id)`
     const at = q`(${p.key}::bigint, ${p.number}::int, ${p.id}::uuid)`
     return desc ? q`${row} < ${at}` : q`${row} > ${at}`
   }
-  return { order, after, positionOf: (t: Ticket): ListPosition => ({ key: key(t), number: t.number, id: t.id }) }
+  return {
+    order,
+    after,
+    positionOf: (t: Ticket): ListPosition => ({ key: key(t), number: t.number, id: t.id }),
+  }
 }
 
 /**
@@ -165,10 +219,22 @@ export function pageLimit(limit: number): number {
 }
 
 /** Up to `limit` tickets matching `where` after `from` (from the start when null), in the list's order. */
-async function listPage(q: Query, where: Fragment, sort: Sort | null, limit: number, from: ListPosition | null, each = false): Promise<Ticket[]> {
+async function listPage(
+  q: Query,
+  where: Fragment,
+  sort: Sort | null,
+  limit: number,
+  from: ListPosition | null,
+  each = false,
+): Promise<Ticket[]> {
   const { order, after } = listOrder(q, sort)
   const read = pageLimit(limit)
-  const rows = await ticketRows(q, from === null ? where : q`${where} and ${after(from)}`, q`${order} ${limitClause(q, read)}`, each)
+  const rows = await ticketRows(
+    q,
+    from === null ? where : q`${where} and ${after(from)}`,
+    q`${order} ${limitClause(q, read)}`,
+    each,
+  )
   return (rows.length > limit ? rows.slice(0, limit) : rows).map(ticketOf)
 }
 
@@ -177,7 +243,14 @@ async function listPage(q: Query, where: Fragment, sort: Sort | null, limit: num
  * statement that starts after the previous batch's last ticket, so no more than a batch is held
  * and no connection (on the embedded database: the one session) is kept between batches.
  */
-async function* listBatches(q: Query, where: Fragment, sort: Sort | null, size: number, start: ListPosition | null, each = false): AsyncGenerator<Ticket[]> {
+async function* listBatches(
+  q: Query,
+  where: Fragment,
+  sort: Sort | null,
+  size: number,
+  start: ListPosition | null,
+  each = false,
+): AsyncGenerator<Ticket[]> {
   const { positionOf } = listOrder(q, sort)
   let from = start
   while (true) {
@@ -222,32 +295,58 @@ export function ticketTable(q: Query) {
     byReference: (ref: TicketReference) => ticketByReference(q, ref),
     bySource: (projectId: string, source: string) => ticketBySource(q, projectId, source),
     /** The ticket a route's path names: `:ref`, or `:slug` and `:number`. */
-    byPath: (params: Record<string, string>) => (params.ref !== undefined ? ticketByRef(q, params.ref) : ticketByNumber(q, params.slug!, params.number!)),
+    byPath: (params: Record<string, string>) =>
+      params.ref !== undefined
+        ? ticketByRef(q, params.ref)
+        : ticketByNumber(q, params.slug!, params.number!),
     /** The id and project of the ticket a route's path names. */
     locate: (params: Record<string, string>) => locateTicket(q, params),
     assignedTo: (userId: string, states: State[]) => assignedTickets(q, userId, states),
     related: (ids: string[]) => relatedTickets(q, ids),
     /** The tickets a search finds, in its order; with `page`, one page of them. */
     search: (query: TicketQuery, search: TicketSearch, page?: { limit: number; offset: number }) =>
-      searchTickets(q, searchWhere(q, query, search), searchOrder(q, query.sort), page, textSearched(query)),
+      searchTickets(
+        q,
+        searchWhere(q, query, search),
+        searchOrder(q, query.sort),
+        page,
+        textSearched(query),
+      ),
     /** One page of a list: up to `limit` tickets a search finds after `from`, in {@link listOrder}. */
-    listPage: (query: TicketQuery, search: TicketSearch, limit: number, from: ListPosition | null) =>
-      listPage(q, searchWhere(q, query, search), query.sort, limit, from, textSearched(query)),
+    listPage: (
+      query: TicketQuery,
+      search: TicketSearch,
+      limit: number,
+      from: ListPosition | null,
+    ) => listPage(q, searchWhere(q, query, search), query.sort, limit, from, textSearched(query)),
     /** Every ticket a search finds in {@link listOrder} (after `from` when given), read `size` at a time. */
-    listBatches: (query: TicketQuery, search: TicketSearch, size: number, from: ListPosition | null = null) =>
-      listBatches(q, searchWhere(q, query, search), query.sort, size, from, textSearched(query)),
+    listBatches: (
+      query: TicketQuery,
+      search: TicketSearch,
+      size: number,
+      from: ListPosition | null = null,
+    ) => listBatches(q, searchWhere(q, query, search), query.sort, size, from, textSearched(query)),
     /** Where a page of a list sorted by `sort` that ends at `ticket` stops. */
     positionOf: (sort: Sort | null, ticket: Ticket) => listOrder(q, sort).positionOf(ticket),
     /** How many tickets a search finds (after `from` in {@link listOrder} when given). */
     count: (query: TicketQuery, search: TicketSearch, from: ListPosition | null = null) => {
       const where = searchWhere(q, query, search)
-      return countTickets(q, from === null ? where : q`${where} and ${listOrder(q, query.sort).after(from)}`, textSearched(query))
+      return countTickets(
+        q,
+        from === null ? where : q`${where} and ${listOrder(q, query.sort).after(from)}`,
+        textSearched(query),
+      )
     },
     /** Inserts a ticket by `actor`. */
-    insert: (actor: Actor, t: Omit<NewTicketRow, 'authorId' | 'now'>) => insertTicket(q, { ...t, authorId: actor.user.id, now: actor.now }),
+    insert: (actor: Actor, t: Omit<NewTicketRow, 'authorId' | 'now'>) =>
+      insertTicket(q, { ...t, authorId: actor.user.id, now: actor.now }),
     /** Inserts a ticket by `actor` when their role in the project is at least `atLeast`; else answers their role. */
     insertAsMember: (actor: Actor, t: Omit<NewTicketRow, 'authorId' | 'now'>, atLeast: Role) =>
-      insertAsMember(q, { ...t, authorId: actor.user.id, now: actor.now }, { userId: actor.user.id, atLeast }),
+      insertAsMember(
+        q,
+        { ...t, authorId: actor.user.id, now: actor.now },
+        { userId: actor.user.id, atLeast },
+      ),
     /** Locks a ticket for a change by `userId`, with that user's role in its project. */
     lock: (id: string, userId: string) => lockTicket(q, id, userId),
     /**
@@ -257,8 +356,17 @@ export function ticketTable(q: Query) {
     change: (id: string, change: TicketChange, events: readonly NewHistoryEvent[], actor: Actor) =>
       changeTicket(q, id, change, events, authorOf(actor), actor.now),
     /** {@link change}, when `actor`'s role in the ticket's project is at least `atLeast`; else answers their role. */
-    changeAsMember: (id: string, change: TicketChange, events: readonly NewHistoryEvent[], actor: Actor, atLeast: Role) =>
-      changeAsMember(q, id, change, events, authorOf(actor), actor.now, { userId: actor.user.id, atLeast }),
+    changeAsMember: (
+      id: string,
+      change: TicketChange,
+      events: readonly NewHistoryEvent[],
+      actor: Actor,
+      atLeast: Role,
+    ) =>
+      changeAsMember(q, id, change, events, authorOf(actor), actor.now, {
+        userId: actor.user.id,
+        atLeast,
+      }),
     parentOf: (id: string) => parentOf(q, id),
     update: (id: string, change: TicketChange) => updateTicket(q, id, change),
   }

@@ -12,7 +12,10 @@ export interface TokenListing {
   lastUsed: number | null
 }
 
-async function insertToken(q: Query, t: { id: string; userId: string; hash: string; label: string; now: number }): Promise<void> {
+async function insertToken(
+  q: Query,
+  t: { id: string; userId: string; hash: string; label: string; now: number },
+): Promise<void> {
   await q`
     insert into tokens (id, user_id, hash, label, created)
     values (${t.id}, ${t.userId}, ${t.hash}, ${t.label}, ${t.now})`
@@ -33,12 +36,17 @@ async function deleteToken(q: Query, userId: string, id: string): Promise<boolea
 }
 
 /** The token with `hash` and its user, or null. */
-async function tokenByHash(q: Query, hash: string): Promise<{ id: string; lastUsed: number | null; user: User } | null> {
+async function tokenByHash(
+  q: Query,
+  hash: string,
+): Promise<{ id: string; lastUsed: number | null; user: User } | null> {
   const [row] = await q<{ token_id: string; last_used: number | null; id: string; name: string }[]>`
     select t.id as token_id, t.last_used, u.id, u.name
     from tokens t join users u on u.id = t.user_id
     where t.hash = ${hash}`
-  return row ? { id: row.token_id, lastUsed: row.last_used, user: { id: row.id, name: row.name } } : null
+  return row
+    ? { id: row.token_id, lastUsed: row.last_used, user: { id: row.id, name: row.name } }
+    : null
 }
 
 /** Deletes every token of the user the identity provider knows as `idpId`. */

@@ -25,7 +25,9 @@ export async function storeUser(q: Query, identity: Identity, now: number): Prom
     on conflict (idp_id) do update set name = excluded.name, email = coalesce(excluded.email, users.email)
       where (users.name, users.email) is distinct from (excluded.name, coalesce(excluded.email, users.email))
     returning id, name`
-  const [row] = written ? [written] : await q<User[]>`select id, name from users where idp_id = ${identity.id}`
+  const [row] = written
+    ? [written]
+    : await q<User[]>`select id, name from users where idp_id = ${identity.id}`
   return { id: row.id, name: row.name }
 }
 
@@ -61,19 +63,26 @@ interface RefRow {
  * project's members. An id wins over a provider id, which wins over a display name; a display
  * name two people share is refused. Refusals are 400 naming `field`.
  */
-export async function resolveUser(q: Query, ref: string, field: string, projectId?: string): Promise<{ ok: true; user: User } | Refusal> {
-  const rows = projectId === undefined
-    ? await q<RefRow[]>`
+export async function resolveUser(
+  q: Query,
+  ref: string,
+  field: string,
+  projectId?: string,
+): Promise<{ ok: true; user: User } | Refusal> {
+  const rows =
+    projectId === undefined
+      ? await q<RefRow[]>`
         select id, name, case when id = ${ref} then 0 when idp_id = ${ref} then 1 else 2 end as rank
         from users where id = ${ref} or idp_id = ${ref} or name = ${ref}
         order by rank limit 2`
-    : await q<RefRow[]>`
+      : await q<RefRow[]>`
         select u.id, u.name, case when u.id = ${ref} then 0 when u.idp_id = ${ref} then 1 else 2 end as rank
         from users u join members m on m.user_id = u.id and m.project_id = ${projectId}
         where u.id = ${ref} or u.idp_id = ${ref} or u.name = ${ref}
         order by rank limit 2`
   const [first, second] = rows
-  if (!first) return refuse(400, projectId === undefined ? noSuchUser(ref) : noSuchMember(ref), field)
+  if (!first)
+    return refuse(400, projectId === undefined ? noSuchUser(ref) : noSuchMember(ref), field)
   if (first.rank === 2 && second) return refuse(400, ambiguousUser(ref), field)
   return { ok: true, user: { id: first.id, name: first.name } }
 }
@@ -87,6 +96,7 @@ export function userTable(q: Query, clock: () => number) {
     byIdentity: (idpId: string) => userByIdentity(q, idpId),
     memberById: (projectId: string, id: string) => memberById(q, projectId, id),
     /** Resolves a user reference (among a project's members with `projectId`); refusals name `field`. */
-    resolve: (ref: string, field: string, projectId?: string) => resolveUser(q, ref, field, projectId),
+    resolve: (ref: string, field: string, projectId?: string) =>
+      resolveUser(q, ref, field, projectId),
   }
 }

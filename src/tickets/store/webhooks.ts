@@ -110,7 +110,15 @@ interface WebhookRow {
 }
 
 function webhookOf(r: WebhookRow): Webhook {
-  return { id: r.id, url: r.url, events: r.events, active: r.active, disabled: r.disabled ?? null, connection: r.connection_id ?? null, created: r.created }
+  return {
+    id: r.id,
+    url: r.url,
+    events: r.events,
+    active: r.active,
+    disabled: r.disabled ?? null,
+    connection: r.connection_id ?? null,
+    created: r.created,
+  }
 }
 
 interface DeliveryRow {
@@ -149,7 +157,11 @@ function deliveryOf(r: DeliveryRow): Delivery {
 const WEBHOOK_ID = /^[a-z0-9]{12}$/
 const DELIVERY_ID = /^[1-9][0-9]{0,15}$/
 
-async function webhooksOf(q: Query, projectId: string, only: { id?: string; connection?: string }): Promise<Webhook[]> {
+async function webhooksOf(
+  q: Query,
+  projectId: string,
+  only: { id?: string; connection?: string },
+): Promise<Webhook[]> {
   if (only.id !== undefined && !WEBHOOK_ID.test(only.id)) return []
   const rows = await q<WebhookRow[]>`
     select id, url, events, active, disabled, connection_id, created from webhooks
@@ -171,30 +183,58 @@ async function webhooksOf(q: Query, projectId: string, only: { id?: string; conn
 async function fanOut(
   tx: Query,
   limit: number,
-  message: (event: OutboxEvent, project: { id: string; slug: string }) => { type: string; payload: string } | null,
+  message: (
+    event: OutboxEvent,
+    project: { id: string; slug: string },
+  ) => { type: string; payload: string } | null,
   newMessageId: () => string,
 ): Promise<number | null> {
-  const [state] = await tx<{ fanned_through: number }[]>`select fanned_through from webhook_state for update skip locked`
+  const [state] = await tx<
+    { fanned_through: number }[]
+  >`select fanned_through from webhook_state for update skip locked`
   if (!state) return null
-  const events = await tx<{ seq: number; project_id: string | null; name: EventName; args: unknown[]; created: number; slug: string | null }[]>`
+  const events = await tx<
+    {
+      seq: number
+      project_id: string | null
+      name: EventName
+      args: unknown[]
+      created: number
+      slug: string | null
+    }[]
+  >`
     select e.seq, e.project_id, e.name, e.args, e.created, p.slug
     from events e left join projects p on p.id = e.project_id
     where e.seq > ${state.fanned_through}
     order by e.seq limit ${limit}`
   if (events.length === 0) return 0
-  const projects = [...new Set(events.flatMap((e) => (e.project_id === null ? [] : [e.project_id])))]
-  const hooks = projects.length === 0 ? [] : await tx<{ id: string; project_id: string; events: string[]; since_seq: number }[]>`
+  const projects = [
+    ...new Set(events.flatMap((e) => (e.project_id === null ? [] : [e.project_id]))),
+  ]
+  const hooks =
+    projects.length === 0
+      ? []
+      : await tx<{ id: string; project_id: string; events: string[]; since_seq: number }[]>`
     select id, project_id, events, since_seq from webhooks where project_id in ${tx(projects)} order by id`
   const rows: NewDelivery[] = []
   for (const e of events) {
     if (e.project_id === null || e.slug === null) continue
     const listening = hooks.filter((h) => h.project_id === e.project_id && e.seq > h.since_seq)
     if (listening.length === 0) continue
-    const made = message({ seq: e.seq, projectId: e.project_id, name: e.name, args: e.args, created: e.created }, { id: e.project_id, slug: e.slug })
+    const made = message(
+      { seq: e.seq, projectId: e.project_id, name: e.name, args: e.args, created: e.created },
+      { id: e.project_id, slug: e.slug },
+    )
     if (made === null) continue
     for (const h of listening) {
       if (h.events.length > 0 && !h.events.includes(made.type)) continue
-      rows.push({ webhookId: h.id, message: newMessageId(), type: made.type, ordered: true, payload: made.payload })
+      rows.push({
+        webhookId: h.id,
+        message: newMessageId(),
+        type: made.type,
+        ordered: true,
+        payload: made.payload,
+      })
     }
   }
   await insertDeliveries(tx, rows, events[events.length - 1]!.created)
@@ -202,7 +242,11 @@ async function fanOut(
   return events.length
 }
 
-async function insertDeliveries(q: Query, rows: readonly NewDelivery[], now: number): Promise<string[]> {
+async function insertDeliveries(
+  q: Query,
+  rows: readonly NewDelivery[],
+  now: number,
+): Promise<string[]> {
   if (rows.length === 0) return []
   // In the order given: `id` order is the order a webhook's ordered deliveries are sent in.
   const made = await q<{ id: number }[]>`
@@ -230,8 +274,23 @@ function dueFor(q: Query, webhook: Fragment, active: Fragment, now: number): Fra
  * Takes up to `limit` webhooks with a delivery due and no holder, and holds them until
  * `now + leaseMs`; answers them.
  */
-async function claimWebhooks(q: Query, now: number, leaseMs: number, limit: number): Promise<HeldWebhook[]> {
-  const rows = await q<{ id: string; project_id: string; url: string; active: boolean; secret: string; previous_secret: string | null; previous_until: number | null }[]>`
+async function claimWebhooks(
+  q: Query,
+  now: number,
+  leaseMs: number,
+  limit: number,
+): Promise<HeldWebhook[]> {
+  const rows = await q<
+    {
+      id: string
+      project_id: string
+      url: string
+      active: boolean
+      secret: string
+      previous_secret: string | null
+      previous_until: number | null
+    }[]
+  >`
     update webhooks w set leased_until = ${now + leaseMs}
     where w.id in (
       select h.id from webhooks h
@@ -246,38 +305,76 @@ async function claimWebhooks(q: Query, now: number, leaseMs: number, limit: numb
     projectId: r.project_id,
     url: r.url,
     active: r.active,
-    secrets: r.previous_secret !== null && (r.previous_until ?? 0) > now ? [r.secret, r.previous_secret] : [r.secret],
+    secrets:
+      r.previous_secret !== null && (r.previous_until ?? 0) > now
+        ? [r.secret, r.previous_secret]
+        : [r.secret],
   }))
 }
 
 /** The next delivery due for a held webhook (out-of-stream ones first), reading its state afresh; null when none is. */
 async function nextDue(q: Query, webhookId: string, now: number): Promise<DueDelivery | null> {
-  const [row] = await q<{ id: number; message_id: string; type: string; ordered: boolean; payload: string; attempts: number; first_at: number | null }[]>`
+  const [row] = await q<
+    {
+      id: number
+      message_id: string
+      type: string
+      ordered: boolean
+      payload: string
+      attempts: number
+      first_at: number | null
+    }[]
+  >`
     select d.id, d.message_id, d.type, d.ordered, d.payload, d.attempts, d.first_at
     from webhook_deliveries d join webhooks w on w.id = d.webhook_id
     where ${dueFor(q, q`${webhookId}`, q`w.active`, now)}
     order by d.ordered, d.id limit 1`
-  return row ? { id: String(row.id), message: row.message_id, type: row.type, ordered: row.ordered, payload: row.payload, attempts: row.attempts, firstAt: row.first_at ?? null } : null
+  return row
+    ? {
+        id: String(row.id),
+        message: row.message_id,
+        type: row.type,
+        ordered: row.ordered,
+        payload: row.payload,
+        attempts: row.attempts,
+        firstAt: row.first_at ?? null,
+      }
+    : null
 }
 
 /** The webhooks, deliveries and delivery state on `q`. */
 export function webhookTable(q: Query, clock: () => number) {
   return {
     /** A project's webhooks, oldest first; with `connection`, only that connected app's. */
-    of: (projectId: string, connection?: string) => webhooksOf(q, projectId, connection === undefined ? {} : { connection }),
+    of: (projectId: string, connection?: string) =>
+      webhooksOf(q, projectId, connection === undefined ? {} : { connection }),
     /** One of a project's webhooks (with `connection`, only if it is that app's), or null. */
     async one(projectId: string, id: string, connection?: string): Promise<Webhook | null> {
-      const [hook] = await webhooksOf(q, projectId, connection === undefined ? { id } : { id, connection })
+      const [hook] = await webhooksOf(
+        q,
+        projectId,
+        connection === undefined ? { id } : { id, connection },
+      )
       return hook ?? null
     },
     /** How many webhooks the project has, its row locked so that two additions count in turn. */
     async lockedCount(projectId: string): Promise<number> {
       await q`select 1 from projects where id = ${projectId} for no key update`
-      const [row] = await q<{ n: number }[]>`select count(*)::int as n from webhooks where project_id = ${projectId}`
+      const [row] = await q<
+        { n: number }[]
+      >`select count(*)::int as n from webhooks where project_id = ${projectId}`
       return row?.n ?? 0
     },
     /** Adds a webhook; it hears the events committed after this. */
-    async insert(hook: { id: string; projectId: string; connection: string | null; url: string; events: readonly string[]; active: boolean; secret: string }): Promise<Webhook> {
+    async insert(hook: {
+      id: string
+      projectId: string
+      connection: string | null
+      url: string
+      events: readonly string[]
+      active: boolean
+      secret: string
+    }): Promise<Webhook> {
       const [row] = await q<WebhookRow[]>`
         insert into webhooks (id, project_id, connection_id, url, events, active, secret, since_seq, created)
         values (${hook.id}, ${hook.projectId}, ${hook.connection}, ${hook.url}, ${q.array(hook.events as string[])}::text[], ${hook.active}, ${hook.secret},
@@ -286,7 +383,10 @@ export function webhookTable(q: Query, clock: () => number) {
       return webhookOf(row!)
     },
     /** Pauses or resumes (a resumed webhook is no longer disabled) and changes its kinds; answers it. */
-    async update(id: string, change: { active?: boolean; events?: readonly string[] }): Promise<Webhook | null> {
+    async update(
+      id: string,
+      change: { active?: boolean; events?: readonly string[] },
+    ): Promise<Webhook | null> {
       const [row] = await q<WebhookRow[]>`
         update webhooks set
           active = coalesce(${change.active ?? null}::boolean, active),
@@ -315,7 +415,10 @@ export function webhookTable(q: Query, clock: () => number) {
       return rows.map(deliveryOf)
     },
     /** One delivery of a webhook with its payload, or null. */
-    async delivery(webhookId: string, id: string): Promise<(Delivery & { payload: string }) | null> {
+    async delivery(
+      webhookId: string,
+      id: string,
+    ): Promise<(Delivery & { payload: string }) | null> {
       if (!DELIVERY_ID.test(id)) return null
       const [row] = await q<(DeliveryRow & { payload: string })[]>`
         select id, message_id, type, state, attempts, created, last_at, next_at, status, duration_ms, answer, error, payload
@@ -325,7 +428,8 @@ export function webhookTable(q: Query, clock: () => number) {
     /** Queues deliveries out of the event stream (a test event, a redelivery), due now; answers their ids. */
     enqueue: (rows: readonly NewDelivery[]) => insertDeliveries(q, rows, clock()),
     /** Inside a transaction: see {@link fanOut}. */
-    fanOut: (limit: number, message: Parameters<typeof fanOut>[2], newMessageId: () => string) => fanOut(q, limit, message, newMessageId),
+    fanOut: (limit: number, message: Parameters<typeof fanOut>[2], newMessageId: () => string) =>
+      fanOut(q, limit, message, newMessageId),
     claim: (now: number, leaseMs: number, limit: number) => claimWebhooks(q, now, leaseMs, limit),
     nextDue: (webhookId: string, now: number) => nextDue(q, webhookId, now),
     /** Extends a held webhook's lease. */

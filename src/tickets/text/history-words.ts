@@ -24,7 +24,10 @@ export function eventWords(e: TicketEvent): EventWords {
     case 'assign':
       return { words: assignWords(e.from, e.to), ref: null }
     case 'edit':
-      return { words: `edited ${['subject', 'summary'].filter((f) => f in e).join(' and ')}`, ref: null }
+      return {
+        words: `edited ${['subject', 'summary'].filter((f) => f in e).join(' and ')}`,
+        ref: null,
+      }
     case 'link':
       return linkWords(e)
   }
@@ -44,7 +47,8 @@ function assignWords(from: unknown, to: unknown): string {
 
 function linkWords(e: TicketEvent): EventWords {
   const ref = (e.ticket as { ref: string } | undefined)?.ref ?? '?'
-  if (e.relation === 'parent') return { words: e.action === 'removed' ? 'removed the parent' : 'set the parent to', ref }
+  if (e.relation === 'parent')
+    return { words: e.action === 'removed' ? 'removed the parent' : 'set the parent to', ref }
   return { words: e.action === 'removed' ? 'removed blocker' : 'marked it blocked by', ref }
 }
 

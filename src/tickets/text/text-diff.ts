@@ -16,7 +16,10 @@ const withNewline = (text: string) => (text === '' || text.endsWith('\n') ? text
 
 /** The line differences from `before` to `after`; every part ends in a newline. */
 export function lineParts(before: string, after: string): LinePart[] {
-  return diffLines(withNewline(before), withNewline(after)).map((p) => ({ kind: p.added ? 'added' : p.removed ? 'removed' : 'same', text: p.value }))
+  return diffLines(withNewline(before), withNewline(after)).map((p) => ({
+    kind: p.added ? 'added' : p.removed ? 'removed' : 'same',
+    text: p.value,
+  }))
 }
 
 /**
@@ -25,6 +28,8 @@ export function lineParts(before: string, after: string): LinePart[] {
  */
 export function combined(first: string, second: string): string {
   if (first === second) return first
-  const text = lineParts(first, second).map((p) => p.text).join('')
+  const text = lineParts(first, second)
+    .map((p) => p.text)
+    .join('')
   return first.endsWith('\n') || second.endsWith('\n') ? text : text.replace(/\n$/, '')
 }

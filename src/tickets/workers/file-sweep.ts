@@ -17,7 +17,12 @@ export interface FileSweep {
   stop(): Promise<void>
 }
 
-export function createFileSweep(deps: { store: TicketStore; clock: () => number; logger: Logger; everyMs?: number }): FileSweep {
+export function createFileSweep(deps: {
+  store: TicketStore
+  clock: () => number
+  logger: Logger
+  everyMs?: number
+}): FileSweep {
   const { store, clock, logger } = deps
   let timer: NodeJS.Timeout | null = null
   let running: Promise<unknown> = Promise.resolve()
@@ -29,10 +34,16 @@ export function createFileSweep(deps: { store: TicketStore; clock: () => number;
   function tick() {
     running = run().then(
       (gone) => {
-        if (gone.files + gone.contents > 0) logger.line(`tickets: file sweep removed ${gone.files} files and ${gone.contents} contents`)
+        if (gone.files + gone.contents > 0)
+          logger.line(
+            `tickets: file sweep removed ${gone.files} files and ${gone.contents} contents`,
+          )
       },
       // A database outage: the next hour tries again.
-      (err: unknown) => logger.line(`tickets error: file sweep: ${err instanceof Error ? err.message : String(err)}`),
+      (err: unknown) =>
+        logger.line(
+          `tickets error: file sweep: ${err instanceof Error ? err.message : String(err)}`,
+        ),
     )
   }
 

@@ -19,7 +19,12 @@ import { randomToken } from '../../base/random.ts'
 import type { Wake } from '../live/events.ts'
 import type { TicketStore } from '../store/ticket-store.ts'
 import type { DueDelivery, HeldWebhook } from '../store/webhooks.ts'
-import { nextAttemptAt, webhookBody, webhookMessageOf, type OutboxEvent } from '../rules/webhook-events.ts'
+import {
+  nextAttemptAt,
+  webhookBody,
+  webhookMessageOf,
+  type OutboxEvent,
+} from '../rules/webhook-events.ts'
 
 /** A 2xx within this is a success; anything else, or nothing, is a failure. */
 export const DELIVERY_TIMEOUT_MS = 10_000
@@ -71,8 +76,15 @@ export interface WebhookWorker {
 }
 
 /** `webhook-signature`: one `v1,<base64>` per secret, separated by spaces (Standard Webhooks). */
-export function signatureOf(secrets: readonly string[], messageId: string, timestampSeconds: number, body: string): string {
-  return secrets.map((secret) => new Signer(secret).sign(messageId, new Date(timestampSeconds * 1000), body)).join(' ')
+export function signatureOf(
+  secrets: readonly string[],
+  messageId: string,
+  timestampSeconds: number,
+  body: string,
+): string {
+  return secrets
+    .map((secret) => new Signer(secret).sign(messageId, new Date(timestampSeconds * 1000), body))
+    .join(' ')
 }
 
 /** A fresh `webhook-id`. */
@@ -83,7 +95,15 @@ export function newMessageId(): string {
 export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
   const { store, clock, logger } = deps
   const random = deps.random ?? Math.random
-  const send: Send = deps.send ?? ((url, headers, body) => postChecked(url, headers, body, { timeoutMs: DELIVERY_TIMEOUT_MS, allowPrivate: deps.allowPrivate, keepBytes: ANSWER_KEEP_BYTES, clock }))
+  const send: Send =
+    deps.send ??
+    ((url, headers, body) =>
+      postChecked(url, headers, body, {
+        timeoutMs: DELIVERY_TIMEOUT_MS,
+        allowPrivate: deps.allowPrivate,
+        keepBytes: ANSWER_KEEP_BYTES,
+        clock,
+      }))
   const maxServing = deps.maxServing ?? 200
   const leaseMs = deps.leaseMs ?? LEASE_MS
   const serving = new Set<Promise<void>>()
@@ -94,14 +114,24 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
   let lastPrune = 0
   const stop = new AbortController()
 
-  function message(event: OutboxEvent, project: { id: string; slug: string }): { type: string; payload: string } | null {
+  function message(
+    event: OutboxEvent,
+    project: { id: string; slug: string },
+  ): { type: string; payload: string } | null {
     const made = webhookMessageOf(event, project)
-    return made && { type: made.type, payload: webhookBody(made.type, event.created, made.data, deps.publicUrl) }
+    return (
+      made && {
+        type: made.type,
+        payload: webhookBody(made.type, event.created, made.data, deps.publicUrl),
+      }
+    )
   }
 
   async function round(): Promise<void> {
     for (;;) {
-      const read = await store.transact((tx) => tx.webhooks.fanOut(FAN_OUT_BATCH, message, newMessageId))
+      const read = await store.transact((tx) =>
+        tx.webhooks.fanOut(FAN_OUT_BATCH, message, newMessageId),
+      )
       if (read === null || read < FAN_OUT_BATCH) break
     }
     const room = maxServing - serving.size
@@ -175,7 +205,13 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
     }
     const outcome = await send(hook.url, headers, due.payload)
     const at = clock()
-    const base = { at, durationMs: outcome.durationMs, status: outcome.ok ? outcome.status : null, answer: outcome.ok ? outcome.answer : null, error: outcome.ok ? null : outcome.error }
+    const base = {
+      at,
+      durationMs: outcome.durationMs,
+      status: outcome.ok ? outcome.status : null,
+      answer: outcome.ok ? outcome.answer : null,
+      error: outcome.ok ? null : outcome.error,
+    }
     if (outcome.ok && outcome.status >= 200 && outcome.status < 300) {
       await store.webhooks.record(due.id, { ...base, state: 'delivered', next: at })
       return true

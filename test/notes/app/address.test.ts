@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { createAddress, noteHash, noteIdOf, type AddressWindow } from '../../../src/notes/app/address.ts'
+import {
+  createAddress,
+  noteHash,
+  noteIdOf,
+  type AddressWindow,
+} from '../../../src/notes/app/address.ts'
 
 /** A window with a history stack, as a browser keeps one (state survives a reload). */
 function fakeWindow(start = '/') {
@@ -39,7 +44,8 @@ function fakeWindow(start = '/') {
 }
 
 test('a note id goes into the hash and comes back out, whatever characters it has', () => {
-  for (const id of ['n1a2b3-abc', 'with space', 'a/b#c?d', 'ünï', 'constructor']) assert.equal(noteIdOf(noteHash(id)), id)
+  for (const id of ['n1a2b3-abc', 'with space', 'a/b#c?d', 'ünï', 'constructor'])
+    assert.equal(noteIdOf(noteHash(id)), id)
   assert.equal(noteIdOf(''), null)
   assert.equal(noteIdOf('#/'), null)
   assert.equal(noteIdOf('#top'), null)
@@ -64,7 +70,10 @@ test('going from note to note replaces the entry, so back from any note is the l
   address.show('a')
   address.show('b')
   address.show('c')
-  assert.deepEqual(win.entries.map((e) => e.url), ['/', '/#/c'])
+  assert.deepEqual(
+    win.entries.map((e) => e.url),
+    ['/', '/#/c'],
+  )
   win.history.back()
   assert.equal(address.current(), null)
 })
@@ -74,7 +83,10 @@ test('a note opened straight from its address (a reload, a link) leaves to the l
   const address = createAddress(win)
   assert.equal(address.current(), 'a')
   address.show(null)
-  assert.deepEqual(win.entries.map((e) => e.url), ['/'])
+  assert.deepEqual(
+    win.entries.map((e) => e.url),
+    ['/'],
+  )
   assert.equal(address.current(), null)
 })
 
@@ -82,7 +94,10 @@ test('a note opened from a link gets the list under it, so back goes to the list
   const win = fakeWindow('/#/a')
   const address = createAddress(win)
   address.adopt()
-  assert.deepEqual(win.entries.map((e) => e.url), ['/', '/#/a'])
+  assert.deepEqual(
+    win.entries.map((e) => e.url),
+    ['/', '/#/a'],
+  )
   assert.equal(address.current(), 'a')
   address.adopt()
   assert.equal(win.entries.length, 2, 'the entry already has the list under it')

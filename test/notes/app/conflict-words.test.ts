@@ -7,7 +7,10 @@ test('a conflicted copy names "this device" and "the other device" from the side
   assert.equal(here.noteSide, "The other device's version")
   assert.equal(here.copySide, "This device's version (conflicted copy)")
   assert.equal(here.keepCopy, "Keep only this device's version")
-  assert.match(here.notice('Colour'), /^Conflict in “Colour”: the other device changed the same lines while you edited them here\./)
+  assert.match(
+    here.notice('Colour'),
+    /^Conflict in “Colour”: the other device changed the same lines while you edited them here\./,
+  )
   const there = conflictWords(false)
   assert.equal(there.noteSide, "This device's version")
   assert.equal(there.copySide, "The other device's version (conflicted copy)")
@@ -17,6 +20,12 @@ test('a conflicted copy names "this device" and "the other device" from the side
 })
 
 test('the hint says which version the note holds and which the copy, from each side', () => {
-  assert.match(conflictWords(true).hint, /^The note holds the other device's version; this conflicted copy holds yours\./)
-  assert.match(conflictWords(false).hint, /^The note holds this device's version; this conflicted copy holds the other device's\./)
+  assert.match(
+    conflictWords(true).hint,
+    /^The note holds the other device's version; this conflicted copy holds yours\./,
+  )
+  assert.match(
+    conflictWords(false).hint,
+    /^The note holds this device's version; this conflicted copy holds the other device's\./,
+  )
 })

@@ -7,11 +7,22 @@
 import 'fake-indexeddb/auto'
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { createAppState, createNotesController, LIST_LIMIT, type ArrivedCopy, type NotesController } from '../../../src/notes/app/controller.ts'
+import {
+  createAppState,
+  createNotesController,
+  LIST_LIMIT,
+  type ArrivedCopy,
+  type NotesController,
+} from '../../../src/notes/app/controller.ts'
 import { conflictWords } from '../../../src/notes/app/conflict-words.ts'
 import { openLocal } from '../../../src/notes/app/local.ts'
 import { applyRescue, keepRescue, type RescueStorage } from '../../../src/notes/app/rescue.ts'
-import { createLocalLock, createSync, type Send, type SyncEvent } from '../../../src/notes/app/sync.ts'
+import {
+  createLocalLock,
+  createSync,
+  type Send,
+  type SyncEvent,
+} from '../../../src/notes/app/sync.ts'
 import { notesService } from '../support.ts'
 
 const app = await notesService()
@@ -24,7 +35,8 @@ async function device(cookie: string, clock = Date.now) {
   const events: SyncEvent[] = []
   const told: ArrivedCopy[] = []
   const send: Send = async (method, path, body) => {
-    const res = method === 'POST' ? await app.post(cookie, body) : await app.call('GET', path, { cookie })
+    const res =
+      method === 'POST' ? await app.post(cookie, body) : await app.call('GET', path, { cookie })
     return { status: res.status, body: res.json }
   }
   const sync = createSync({
@@ -76,7 +88,11 @@ test('before every note is read the list counts the stored notes and says it is 
 
   const empty = await device(await app.signIn('c-empty'))
   await empty.notes.readAll()
-  assert.deepEqual(listed(empty.notes, ''), { notes: [], matches: 0, empty: 'No notes yet. “New note” starts one.' })
+  assert.deepEqual(listed(empty.notes, ''), {
+    notes: [],
+    matches: 0,
+    empty: 'No notes yet. “New note” starts one.',
+  })
 })
 
 test('reading every note keeps a note saved and a draft made while it read', async () => {
@@ -140,7 +156,7 @@ test('a deleted note closes and leaves the list; the copy queues its delete', as
   assert.ok((await d.local.pending()).some((p) => p.id === 'a' && p.op === 'delete'))
 })
 
-test('a conflicted copy made by another device\'s save is told on this device, with the words of this side', async () => {
+test("a conflicted copy made by another device's save is told on this device, with the words of this side", async () => {
   const user = await app.signIn('c-copy')
   const phone = await device(user)
   const laptop = await device(user)
@@ -153,13 +169,20 @@ test('a conflicted copy made by another device\'s save is told on this device, w
   await laptop.local.edit('c', 'Plan\nred\n', 3)
   await laptop.sync.flush()
   const made = laptop.events.find((e) => e.kind === 'copy') as Extract<SyncEvent, { kind: 'copy' }>
-  assert.ok(made, 'the laptop\'s save became a copy')
+  assert.ok(made, "the laptop's save became a copy")
 
   await phone.notes.readAll()
   await phone.sync.pull()
-  assert.deepEqual(phone.told.map((t) => [t.noteId, t.copyId]), [['c', made.copyId]])
+  assert.deepEqual(
+    phone.told.map((t) => [t.noteId, t.copyId]),
+    [['c', made.copyId]],
+  )
   assert.equal(phone.told[0]!.notice, conflictWords(false).notice('Plan'))
-  assert.notEqual(conflictWords(false).notice('Plan'), conflictWords(true).notice('Plan'), 'the other side has its own words')
+  assert.notEqual(
+    conflictWords(false).notice('Plan'),
+    conflictWords(true).notice('Plan'),
+    'the other side has its own words',
+  )
   const copy = phone.notes.state.notes.get(made.copyId)
   assert.equal(copy?.conflictOf, 'c')
   assert.equal(copy?.text, 'Plan\nred\n')
@@ -181,16 +204,27 @@ for (const [how, opened, texts] of [
     await phone.sync.flush()
     await laptop.local.edit('c', 'Plan\nred\n', 3)
     await laptop.sync.flush()
-    const made = laptop.events.find((e) => e.kind === 'copy') as Extract<SyncEvent, { kind: 'copy' }>
+    const made = laptop.events.find((e) => e.kind === 'copy') as Extract<
+      SyncEvent,
+      { kind: 'copy' }
+    >
     await laptop.notes.readAll()
     laptop.notes.state.conflictNotice = { ids: ['c', made.copyId], text: 'told' }
     laptop.notes.open(made.copyId)
     const done = await laptop.notes.resolveConflict(made.copyId, how)
     assert.ok(done)
     await laptop.notes.reloadIds(done.changed)
-      assert.equal(done.open, opened === 'copy' ? made.copyId : 'c')
-    assert.deepEqual(listed(laptop.notes, '').notes.map((note) => note.text).sort(), [...texts].sort())
-    assert.ok(listed(laptop.notes, '').notes.every((note) => !note.conflictOf), 'no conflicted copy is left')
+    assert.equal(done.open, opened === 'copy' ? made.copyId : 'c')
+    assert.deepEqual(
+      listed(laptop.notes, '')
+        .notes.map((note) => note.text)
+        .sort(),
+      [...texts].sort(),
+    )
+    assert.ok(
+      listed(laptop.notes, '').notes.every((note) => !note.conflictOf),
+      'no conflicted copy is left',
+    )
     assert.equal(laptop.notes.state.conflictNotice, null, 'its notice is no longer shown')
   })
 }
@@ -206,14 +240,26 @@ test('resolving a note that is not a conflicted copy does nothing', async () => 
 /** A localStorage of one test. */
 function memoryStorage(): RescueStorage & { map: Map<string, string> } {
   const map = new Map<string, string>()
-  return { map, getItem: (k) => map.get(k) ?? null, setItem: (k, v) => void map.set(k, v), removeItem: (k) => void map.delete(k) }
+  return {
+    map,
+    getItem: (k) => map.get(k) ?? null,
+    setItem: (k, v) => void map.set(k, v),
+    removeItem: (k) => void map.delete(k),
+  }
 }
 
 test('the text a closing page kept is in the note at the next start, and then forgotten', async () => {
   const d = await device(await app.signIn('c-rescue'))
   await d.local.edit('a', 'before', 1)
   const storage = memoryStorage()
-  assert.equal(keepRescue('u1', { id: 'a', text: 'before and the last words', at: 2, base: 0, from: 'before' }, storage), true)
+  assert.equal(
+    keepRescue(
+      'u1',
+      { id: 'a', text: 'before and the last words', at: 2, base: 0, from: 'before' },
+      storage,
+    ),
+    true,
+  )
   await applyRescue(d.local, 'u1', storage)
   assert.equal((await d.local.get('a'))?.text, 'before and the last words')
   assert.equal(storage.map.size, 0)
@@ -223,7 +269,7 @@ test('the text a closing page kept is in the note at the next start, and then fo
   assert.equal((await d.local.get('a'))?.text, 'before and the last words')
 })
 
-test('a rescue that is not JSON or not a note\'s text is ignored', async () => {
+test("a rescue that is not JSON or not a note's text is ignored", async () => {
   const d = await device(await app.signIn('c-rescue-bad'))
   const storage = memoryStorage()
   for (const kept of ['{not json', '{"id":1,"text":"x"}', 'null']) {
@@ -234,7 +280,13 @@ test('a rescue that is not JSON or not a note\'s text is ignored', async () => {
 })
 
 test('a full storage keeps no rescue and says so', () => {
-  const full: RescueStorage = { getItem: () => null, setItem: () => { throw new Error('QuotaExceededError') }, removeItem: () => {} }
+  const full: RescueStorage = {
+    getItem: () => null,
+    setItem: () => {
+      throw new Error('QuotaExceededError')
+    },
+    removeItem: () => {},
+  }
   assert.equal(keepRescue('u1', { id: 'a', text: 'x', at: 1, base: 0 }, full), false)
 })
 
@@ -248,7 +300,11 @@ test('opening a note starts the editor from its text, a conflicted copy leaves t
   assert.deepEqual(d.notes.editStart(), { base: 0, text: 'first note' })
   assert.equal(d.notes.open('copy')?.conflictOf, 'a')
   assert.equal(d.notes.state.openId, 'copy')
-  assert.deepEqual(d.notes.editStart(), { base: 0, text: 'first note' }, 'the editor start is not the copy\'s')
+  assert.deepEqual(
+    d.notes.editStart(),
+    { base: 0, text: 'first note' },
+    "the editor start is not the copy's",
+  )
   assert.equal(d.notes.open('no-such-note'), undefined)
   assert.equal(d.notes.state.openId, 'copy', 'a note that is not there does not open')
 
@@ -267,12 +323,15 @@ test('the tag list counts the notes in memory, and a tag filters the list', asyn
   await d.local.edit('c', 'Milk #home', 3)
   await d.notes.readAll()
   d.notes.sort()
-  assert.deepEqual(d.notes.state.tags.map((t) => `${t.tag} ${t.count} [${t.children.map((c) => c.tag).join()}]`), ['home 1 []', 'work 2 [work/plans]'])
+  assert.deepEqual(
+    d.notes.state.tags.map((t) => `${t.tag} ${t.count} [${t.children.map((c) => c.tag).join()}]`),
+    ['home 1 []', 'work 2 [work/plans]'],
+  )
   assert.deepEqual(titles(d.notes, '#work'), ['Standup #work', 'Plans'])
   assert.equal(listed(d.notes, '#garden').empty, 'No note has this tag.')
 })
 
-test('renaming a tag is an ordinary edit of each note: another device\'s offline edit of another line merges with it on the server', async () => {
+test("renaming a tag is an ordinary edit of each note: another device's offline edit of another line merges with it on the server", async () => {
   const user = await app.signIn('c-rename')
   const laptop = await device(user)
   const phone = await device(user)
@@ -283,7 +342,11 @@ test('renaming a tag is an ordinary edit of each note: another device\'s offline
   await phone.sync.pull()
   await phone.notes.readAll()
   // The phone edits the first line of "Budget" offline (nothing sent yet).
-  await phone.notes.keepEdit('a', 'Budget for 2027\nNumbers for #work/plans\n', phone.notes.state.notes.get('a')!)
+  await phone.notes.keepEdit(
+    'a',
+    'Budget for 2027\nNumbers for #work/plans\n',
+    phone.notes.state.notes.get('a')!,
+  )
 
   await laptop.notes.readAll()
   assert.deepEqual((await laptop.notes.renameTag('work', 'Job')).sort(), ['a', 'b'])
@@ -292,7 +355,11 @@ test('renaming a tag is an ordinary edit of each note: another device\'s offline
   await laptop.sync.flush()
   await phone.sync.flush()
   await laptop.sync.pull()
-  assert.equal(laptop.notes.state.notes.get('a')?.text, 'Budget for 2027\nNumbers for #Job/plans\n', 'both edits kept')
+  assert.equal(
+    laptop.notes.state.notes.get('a')?.text,
+    'Budget for 2027\nNumbers for #Job/plans\n',
+    'both edits kept',
+  )
   assert.equal(laptop.notes.state.notes.get('c')?.text, 'Milk #home\n')
   assert.equal(laptop.notes.state.notes.size, 3, 'no conflicted copy')
 })
@@ -309,26 +376,40 @@ test('a note deleted here or on another device goes to the trash with its last t
 
   await phone.notes.readAll()
   await phone.notes.remove('a', 0)
-  assert.deepEqual((await phone.local.trash()).map((e) => [e.id, e.text]), [['a', 'Plans\nmove the desk\n']])
+  assert.deepEqual(
+    (await phone.local.trash()).map((e) => [e.id, e.text]),
+    [['a', 'Plans\nmove the desk\n']],
+  )
   await phone.sync.flush()
   await laptop.sync.pull()
   const trashed = await laptop.local.trash()
-  assert.deepEqual(trashed.map((e) => [e.id, e.text]), [['a', 'Plans\nmove the desk\n']], 'the other device keeps the text it had')
+  assert.deepEqual(
+    trashed.map((e) => [e.id, e.text]),
+    [['a', 'Plans\nmove the desk\n']],
+    'the other device keeps the text it had',
+  )
 
   // Restored on the laptop offline: queued like a save, the note back in the list at once.
   const back = await laptop.notes.restore('a')
   assert.equal(back?.text, 'Plans\nmove the desk\n')
   assert.deepEqual(titles(laptop.notes), ['Plans', 'Recipe'])
-  assert.deepEqual((await laptop.local.pending()).map((e) => [e.op, e.id]), [['save', 'a']])
+  assert.deepEqual(
+    (await laptop.local.pending()).map((e) => [e.op, e.id]),
+    [['save', 'a']],
+  )
   assert.deepEqual(await laptop.local.trash(), [])
   assert.equal(await laptop.notes.restore('a'), null, 'nothing left to restore')
   await laptop.sync.flush()
   await phone.sync.pull()
   assert.deepEqual(titles(phone.notes), ['Plans', 'Recipe'])
-  assert.deepEqual(await phone.local.trash(), [], 'brought back elsewhere, it leaves this trash too')
+  assert.deepEqual(
+    await phone.local.trash(),
+    [],
+    'brought back elsewhere, it leaves this trash too',
+  )
 })
 
-test('a delete not sent yet is taken back by Restore, and the server\'s trash replaces the copy\'s but for deletes still waiting', async () => {
+test("a delete not sent yet is taken back by Restore, and the server's trash replaces the copy's but for deletes still waiting", async () => {
   const d = await device(await app.signIn('c-trash-local'))
   await d.local.edit('a', 'One\n', 1)
   await d.local.edit('b', 'Two\n', 2)
@@ -337,10 +418,18 @@ test('a delete not sent yet is taken back by Restore, and the server\'s trash re
   await d.local.replaceTrash([{ id: 'gone-elsewhere', text: 'Old\n', deleted: 5 }])
   assert.deepEqual((await d.local.trash()).map((e) => e.id).sort(), ['a', 'gone-elsewhere'])
   await d.notes.restore('a')
-  assert.deepEqual((await d.local.pending()).filter((e) => e.id === 'a').map((e) => [e.op, e.text]), [['save', 'One\n']], 'the save waiting before the delete is back')
+  assert.deepEqual(
+    (await d.local.pending()).filter((e) => e.id === 'a').map((e) => [e.op, e.text]),
+    [['save', 'One\n']],
+    'the save waiting before the delete is back',
+  )
   await d.notes.remove('b', 60_000)
   await d.local.replaceTrash([])
-  assert.deepEqual((await d.local.trash()).map((e) => e.id), ['b'], 'a delete still waiting stays in the trash')
+  assert.deepEqual(
+    (await d.local.trash()).map((e) => e.id),
+    ['b'],
+    'a delete still waiting stays in the trash',
+  )
   await d.notes.restore('b')
   await d.local.replaceTrash([])
   assert.deepEqual(await d.local.trash(), [])

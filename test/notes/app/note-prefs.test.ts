@@ -5,7 +5,12 @@ import { createNotePrefs, type PrefsStorage } from '../../../src/notes/app/note-
 
 function memoryStorage(): PrefsStorage & { items: Map<string, string> } {
   const items = new Map<string, string>()
-  return { items, getItem: (k) => items.get(k) ?? null, setItem: (k, v) => void items.set(k, v), removeItem: (k) => void items.delete(k) }
+  return {
+    items,
+    getItem: (k) => items.get(k) ?? null,
+    setItem: (k, v) => void items.set(k, v),
+    removeItem: (k) => void items.delete(k),
+  }
 }
 
 test('a choice is kept per note and per person, and read back by the next page', () => {
@@ -19,7 +24,11 @@ test('a choice is kept per note and per person, and read back by the next page',
   assert.equal(again.has('reading', 'n1'), true)
   assert.equal(again.has('reading', 'n2'), false)
   assert.deepEqual([...again.all('pinned')], ['n2'])
-  assert.equal(createNotePrefs('bob', storage).has('reading', 'n1'), false, 'another person\'s choices are their own')
+  assert.equal(
+    createNotePrefs('bob', storage).has('reading', 'n1'),
+    false,
+    "another person's choices are their own",
+  )
   again.forget()
   assert.equal(storage.items.size, 0)
 })
@@ -31,7 +40,12 @@ test('a stored value that is not a list of ids is ignored, and a full storage sa
   const prefs = createNotePrefs('ana', storage)
   assert.equal(prefs.all('reading').size, 0)
   assert.deepEqual([...prefs.all('pinned')], ['n1'])
-  const full = { ...storage, setItem: () => { throw new DOMException('full', 'QuotaExceededError') } }
+  const full = {
+    ...storage,
+    setItem: () => {
+      throw new DOMException('full', 'QuotaExceededError')
+    },
+  }
   const onFull = createNotePrefs('ana', full)
   assert.equal(onFull.set('reading', 'n2', true), false)
   assert.equal(onFull.has('reading', 'n2'), true, 'the choice holds until a reload')

@@ -3,16 +3,29 @@ import { test } from 'node:test'
 import { matches, parseQuery, rankOf, search, tagSearched } from '../../../src/notes/app/search.ts'
 import { tagsOf } from '../../../src/notes/app/tags.ts'
 
-const note = (text: string) => ({ text, lower: text.toLowerCase(), titleLower: text.split('\n')[0]!.trim().toLowerCase(), tags: tagsOf(text) })
+const note = (text: string) => ({
+  text,
+  lower: text.toLowerCase(),
+  titleLower: text.split('\n')[0]!.trim().toLowerCase(),
+  tags: tagsOf(text),
+})
 
 function found(typed: string, texts: string[]): string[] {
   return search(texts.map(note), parseQuery(typed)!).map((n) => n.text)
 }
 
 test('each word typed must begin a word of the note: "Errand 5" no longer finds "Errand 15"', () => {
-  assert.deepEqual(found('Errand 5', ['Errand 15', 'Errand 5', 'errands 52', 'Errand']), ['Errand 5', 'errands 52'])
-  assert.deepEqual(found('milk', ['Groceries\noat milk', 'Buttermilk pancakes']), ['Groceries\noat milk'])
-  assert.deepEqual(found('lis', ['Trip to Lisbon', 'Reading list', 'Analysis']), ['Trip to Lisbon', 'Reading list'])
+  assert.deepEqual(found('Errand 5', ['Errand 15', 'Errand 5', 'errands 52', 'Errand']), [
+    'Errand 5',
+    'errands 52',
+  ])
+  assert.deepEqual(found('milk', ['Groceries\noat milk', 'Buttermilk pancakes']), [
+    'Groceries\noat milk',
+  ])
+  assert.deepEqual(found('lis', ['Trip to Lisbon', 'Reading list', 'Analysis']), [
+    'Trip to Lisbon',
+    'Reading list',
+  ])
 })
 
 test('words may come in any order and case, and punctuation starts a word', () => {
@@ -21,13 +34,29 @@ test('words may come in any order and case, and punctuation starts a word', () =
   assert.equal(matches(q, 'weekly report for bob'), true)
   assert.equal(matches(parseQuery('mail')!, 'send the e-mail'), true)
   assert.equal(matches(parseQuery('q3/q4')!, 'report: q3/q4 draft'), true)
-  assert.equal(matches(parseQuery('(a+b)*')!, 'x (a+b)* y'), true, 'regular-expression characters are plain text')
+  assert.equal(
+    matches(parseQuery('(a+b)*')!, 'x (a+b)* y'),
+    true,
+    'regular-expression characters are plain text',
+  )
   assert.equal(parseQuery('   '), null)
 })
 
 test('a note whose title is exactly the search comes first, then titles with every word, then the rest, each newest first', () => {
-  const list = ['Notes on the meeting\nerrand 5', 'Errand 5 and more', 'Errand 5', 'Old\nErrand 5', 'errand   5']
-  assert.deepEqual(found('errand 5', list), ['Errand 5', 'errand   5', 'Errand 5 and more', 'Notes on the meeting\nerrand 5', 'Old\nErrand 5'])
+  const list = [
+    'Notes on the meeting\nerrand 5',
+    'Errand 5 and more',
+    'Errand 5',
+    'Old\nErrand 5',
+    'errand   5',
+  ]
+  assert.deepEqual(found('errand 5', list), [
+    'Errand 5',
+    'errand   5',
+    'Errand 5 and more',
+    'Notes on the meeting\nerrand 5',
+    'Old\nErrand 5',
+  ])
   assert.equal(rankOf(parseQuery('Errand 5')!, 'errand 5'), 0)
   assert.equal(rankOf(parseQuery('5 errand')!, 'errand 5'), 1)
   assert.equal(rankOf(parseQuery('eggs')!, 'errand 5'), 2)
@@ -40,8 +69,18 @@ test('letters with accents and other scripts are words too', () => {
 })
 
 test('#word in the search finds the notes with that tag or one of its sub-tags, beside the other words', () => {
-  const list = ['Plans #work/q3', 'Meeting #Work', 'Workshop #workshop', 'Work without a tag', 'Shopping #home #work']
-  assert.deepEqual(found('#work', list), ['Plans #work/q3', 'Meeting #Work', 'Shopping #home #work'])
+  const list = [
+    'Plans #work/q3',
+    'Meeting #Work',
+    'Workshop #workshop',
+    'Work without a tag',
+    'Shopping #home #work',
+  ]
+  assert.deepEqual(found('#work', list), [
+    'Plans #work/q3',
+    'Meeting #Work',
+    'Shopping #home #work',
+  ])
   assert.deepEqual(found('#WORK/Q3', list), ['Plans #work/q3'])
   assert.deepEqual(found('#work shopping', list), ['Shopping #home #work'])
   assert.deepEqual(found('#work #home', list), ['Shopping #home #work'])

@@ -7,7 +7,12 @@ import 'fake-indexeddb/auto'
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { openLocal, type Local } from '../../../src/notes/app/local.ts'
-import { createLocalLock, createSync, type Send, type SyncEvent } from '../../../src/notes/app/sync.ts'
+import {
+  createLocalLock,
+  createSync,
+  type Send,
+  type SyncEvent,
+} from '../../../src/notes/app/sync.ts'
 import { notesService } from '../support.ts'
 
 const app = await notesService()
@@ -28,7 +33,15 @@ async function answering<T>(watch: Parameters<Send>[3], work: () => Promise<T>):
 }
 
 /** A device of `user`: its own copy, a sync on it, the requests it sent and the events it heard. */
-async function device(cookie: string, options: { before?: (body: any) => Promise<void> | void; lock?: ReturnType<typeof createLocalLock>; local?: Local; timeout?: number } = {}) {
+async function device(
+  cookie: string,
+  options: {
+    before?: (body: any) => Promise<void> | void
+    lock?: ReturnType<typeof createLocalLock>
+    local?: Local
+    timeout?: number
+  } = {},
+) {
   const local = options.local ?? (await openLocal(`test-${process.pid}-${++n}`))
   const posts: any[] = []
   const events: SyncEvent[] = []
@@ -39,10 +52,19 @@ async function device(cookie: string, options: { before?: (body: any) => Promise
       posts.push(body)
       await options.before?.(body)
     }
-    const res = await answering(watch, () => (method === 'POST' ? app.post(cookie, body) : app.call('GET', path, { cookie })))
+    const res = await answering(watch, () =>
+      method === 'POST' ? app.post(cookie, body) : app.call('GET', path, { cookie }),
+    )
     return { status: res.status, body: res.json }
   }
-  const sync = createSync({ local, send, clock: Date.now, lock: options.lock ?? createLocalLock(), onEvent: (e) => events.push(e), ...(options.timeout ? { timeout: options.timeout } : {}) })
+  const sync = createSync({
+    local,
+    send,
+    clock: Date.now,
+    lock: options.lock ?? createLocalLock(),
+    onEvent: (e) => events.push(e),
+    ...(options.timeout ? { timeout: options.timeout } : {}),
+  })
   return { local, sync, posts, events, setOffline: (v: boolean) => (offline = v) }
 }
 
@@ -62,63 +84,88 @@ async function serverText(cookie: string, id: string): Promise<string | null> {
   return res.status === 200 ? res.json.text : null
 }
 
-test('once its save is taken, the device that wrote a note keeps the server\'s time for it, the time every other device shows', async () => {
+test("once its save is taken, the device that wrote a note keeps the server's time for it, the time every other device shows", async () => {
   const { phone, laptop } = await twoDevicesWith('u-one-time', 'one-time', 'Bought the seeds')
   const onPhone = (await phone.local.all()).find((n) => n.id === 'one-time')!
   const onLaptop = (await laptop.local.all()).find((n) => n.id === 'one-time')!
-  assert.notEqual(onLaptop.edited, 1, 'the laptop has the server\'s time, not the phone\'s clock')
+  assert.notEqual(onLaptop.edited, 1, "the laptop has the server's time, not the phone's clock")
   assert.equal(onPhone.edited, onLaptop.edited)
 })
 
-test('a save that never gets an answer is given up after the time limit, the sync is free again, and the next try sends the edit', { timeout: 10_000 }, async () => {
-  const user = await app.signIn('u-hung')
-  let hung = true
-  const d = await device(user, { timeout: 500, before: () => (hung ? new Promise<void>(() => {}) : undefined) })
-  await d.local.edit('a', 'typed while the connection hung', 1)
-  const started = Date.now()
-  assert.equal(await d.sync.flush(), false, 'the hung save counts as failed')
-  assert.ok(Date.now() - started < 5_000)
-  assert.equal((await d.local.pending()).length, 1, 'the edit still waits in the queue')
-  hung = false
-  assert.equal(await d.sync.flush(), true)
-  assert.equal(await serverText(user, 'a'), 'typed while the connection hung')
-  assert.equal((await d.local.pending()).length, 0)
-})
+test(
+  'a save that never gets an answer is given up after the time limit, the sync is free again, and the next try sends the edit',
+  { timeout: 10_000 },
+  async () => {
+    const user = await app.signIn('u-hung')
+    let hung = true
+    const d = await device(user, {
+      timeout: 500,
+      before: () => (hung ? new Promise<void>(() => {}) : undefined),
+    })
+    await d.local.edit('a', 'typed while the connection hung', 1)
+    const started = Date.now()
+    assert.equal(await d.sync.flush(), false, 'the hung save counts as failed')
+    assert.ok(Date.now() - started < 5_000)
+    assert.equal((await d.local.pending()).length, 1, 'the edit still waits in the queue')
+    hung = false
+    assert.equal(await d.sync.flush(), true)
+    assert.equal(await serverText(user, 'a'), 'typed while the connection hung')
+    assert.equal((await d.local.pending()).length, 0)
+  },
+)
 
-test('a request that keeps sending pieces is not given up, however long it takes in all; one silent for the limit is', { timeout: 10_000 }, async () => {
-  const user = await app.signIn('u-slow')
-  const local = await openLocal(`test-${process.pid}-slow`)
-  await local.edit('slow', 'a save on a slow link', 1)
-  // A send that reports a piece every 60 ms for 600 ms, then answers; the limit is 500 ms.
-  const slow: Send = async (method, path, body, watch) => {
-    for (let i = 0; i < 10; i++) {
-      await new Promise((r) => setTimeout(r, 60))
-      if (watch?.signal.aborted) return null
-      watch?.alive()
+test(
+  'a request that keeps sending pieces is not given up, however long it takes in all; one silent for the limit is',
+  { timeout: 10_000 },
+  async () => {
+    const user = await app.signIn('u-slow')
+    const local = await openLocal(`test-${process.pid}-slow`)
+    await local.edit('slow', 'a save on a slow link', 1)
+    // A send that reports a piece every 60 ms for 600 ms, then answers; the limit is 500 ms.
+    const slow: Send = async (method, path, body, watch) => {
+      for (let i = 0; i < 10; i++) {
+        await new Promise((r) => setTimeout(r, 60))
+        if (watch?.signal.aborted) return null
+        watch?.alive()
+      }
+      const res = await answering(watch, () => app.post(user, body))
+      return { status: res.status, body: res.json }
     }
-    const res = await answering(watch, () => app.post(user, body))
-    return { status: res.status, body: res.json }
-  }
-  const sync = createSync({ local, send: slow, clock: Date.now, lock: createLocalLock(), onEvent: () => {}, timeout: 500 })
-  assert.equal(await sync.flush(), true, 'the slow save went through')
-  assert.equal(await serverText(user, 'slow'), 'a save on a slow link')
-  // The same, silent after its third piece: given up, and its signal aborted.
-  await local.edit('slow', 'a save on a link that stops', 2)
-  let aborted = false
-  const stalls: Send = async (method, path, body, watch) => {
-    for (let i = 0; i < 3; i++) {
-      await new Promise((r) => setTimeout(r, 60))
-      watch?.alive()
+    const sync = createSync({
+      local,
+      send: slow,
+      clock: Date.now,
+      lock: createLocalLock(),
+      onEvent: () => {},
+      timeout: 500,
+    })
+    assert.equal(await sync.flush(), true, 'the slow save went through')
+    assert.equal(await serverText(user, 'slow'), 'a save on a slow link')
+    // The same, silent after its third piece: given up, and its signal aborted.
+    await local.edit('slow', 'a save on a link that stops', 2)
+    let aborted = false
+    const stalls: Send = async (method, path, body, watch) => {
+      for (let i = 0; i < 3; i++) {
+        await new Promise((r) => setTimeout(r, 60))
+        watch?.alive()
+      }
+      await new Promise<void>((r) => watch?.signal.addEventListener('abort', () => r()))
+      aborted = true
+      return null
     }
-    await new Promise<void>((r) => watch?.signal.addEventListener('abort', () => r()))
-    aborted = true
-    return null
-  }
-  const stalled = createSync({ local, send: stalls, clock: Date.now, lock: createLocalLock(), onEvent: () => {}, timeout: 500 })
-  assert.equal(await stalled.flush(), false)
-  assert.ok(aborted, 'the request was aborted')
-  assert.equal((await local.pending()).length, 1, 'the edit still waits in the queue')
-})
+    const stalled = createSync({
+      local,
+      send: stalls,
+      clock: Date.now,
+      lock: createLocalLock(),
+      onEvent: () => {},
+      timeout: 500,
+    })
+    assert.equal(await stalled.flush(), false)
+    assert.ok(aborted, 'the request was aborted')
+    assert.equal((await local.pending()).length, 1, 'the edit still waits in the queue')
+  },
+)
 
 test('an edit is in the copy and the queue before anything is sent; typing on replaces the queued text', async () => {
   const user = await app.signIn('u-queue')
@@ -127,7 +174,10 @@ test('an edit is in the copy and the queue before anything is sent; typing on re
   await d.local.edit('a', 'he', 2)
   await d.local.edit('a', 'hello', 3)
   assert.equal(d.posts.length, 0)
-  assert.deepEqual((await d.local.pending()).map((e) => [e.id, e.op, e.text, e.base]), [['a', 'save', 'hello', 0]])
+  assert.deepEqual(
+    (await d.local.pending()).map((e) => [e.id, e.op, e.text, e.base]),
+    [['a', 'save', 'hello', 0]],
+  )
   assert.equal((await d.local.get('a'))?.text, 'hello')
   assert.equal(await d.sync.flush(), true)
   assert.equal(d.posts.length, 1)
@@ -152,8 +202,14 @@ test('text typed while a save is on its way stays queued with the new base and i
   })
   await d.local.edit('t', 'one', 1)
   assert.equal(await d.sync.flush(), true)
-  assert.deepEqual(d.posts.map((p) => p.text), ['one', 'one two'])
-  assert.equal(d.posts[1].base, (await app.call('GET', '/api/notes/revisions?id=t', { cookie: user })).json.revisions[1].edited)
+  assert.deepEqual(
+    d.posts.map((p) => p.text),
+    ['one', 'one two'],
+  )
+  assert.equal(
+    d.posts[1].base,
+    (await app.call('GET', '/api/notes/revisions?id=t', { cookie: user })).json.revisions[1].edited,
+  )
   assert.equal(await serverText(user, 't'), 'one two')
 })
 
@@ -169,7 +225,10 @@ test('an edit made before the editor heard that its last save was taken goes on 
   assert.equal(await serverText(user, 'q'), 'Second, edited')
   assert.equal(d.events.filter((e) => e.kind === 'copy').length, 0, 'no conflicted copy')
   const listed = (await app.call('GET', '/api/notes/changes?since=0', { cookie: user })).json
-  assert.deepEqual(listed.notes.map((n: { text: string }) => n.text), ['Second, edited'])
+  assert.deepEqual(
+    listed.notes.map((n: { text: string }) => n.text),
+    ['Second, edited'],
+  )
 })
 
 test('an edit started from text another device has since changed keeps its older base, so the server merges it', async () => {
@@ -223,7 +282,7 @@ test('a copy answer keeps the stored text in the note and makes ours a conflicte
   const kept = await laptop.local.get(copy.copyId)
   assert.equal(kept?.text, 'red\n')
   assert.equal(kept?.conflictOf, 'c')
-  assert.equal(kept?.conflictHere, true, 'the copy holds this device\'s text')
+  assert.equal(kept?.conflictHere, true, "the copy holds this device's text")
   // The other device sees the copy as a conflicted copy of the note too, made elsewhere.
   await phone.sync.pull()
   assert.equal((await phone.local.get(copy.copyId))?.conflictOf, 'c')
@@ -236,7 +295,11 @@ test('a copy answer keeps the stored text in the note and makes ours a conflicte
   assert.equal((await laptop.local.get(copy.copyId))?.text, 'red\nand pink\n')
   assert.equal((await laptop.local.get(copy.copyId))?.conflictHere, true)
   await laptop.local.mark(copy.copyId, {})
-  assert.equal((await laptop.local.get(copy.copyId))?.conflictHere, undefined, 'sorted out, an ordinary note')
+  assert.equal(
+    (await laptop.local.get(copy.copyId))?.conflictHere,
+    undefined,
+    'sorted out, an ordinary note',
+  )
 })
 
 test('a delete waits out its Undo; Undo puts back the save it replaced', async () => {
@@ -244,11 +307,17 @@ test('a delete waits out its Undo; Undo puts back the save it replaced', async (
   const d = await device(user)
   await d.local.edit('x', 'keep me', 1)
   await d.local.remove('x', Date.now(), 60_000)
-  assert.deepEqual((await d.local.all()).map((n) => n.id), [])
+  assert.deepEqual(
+    (await d.local.all()).map((n) => n.id),
+    [],
+  )
   assert.equal(await d.sync.flush(), false, 'the delete is not due yet')
   assert.equal(d.posts.length, 0)
   assert.equal(await d.local.undoRemove('x'), true)
-  assert.deepEqual((await d.local.pending()).map((e) => [e.op, e.text]), [['save', 'keep me']])
+  assert.deepEqual(
+    (await d.local.pending()).map((e) => [e.op, e.text]),
+    [['save', 'keep me']],
+  )
   assert.equal(await d.sync.flush(), true)
   assert.equal(await serverText(user, 'x'), 'keep me')
   await d.local.remove('x', Date.now(), 0)
@@ -282,7 +351,11 @@ test('a pull brings new notes, drops deleted ones, and never overwrites an edit 
   await other.sync.flush()
   const d = await device(user)
   assert.equal(await d.sync.pull(), true)
-  assert.deepEqual((await d.local.all()).map((n) => n.text).sort(), ['text of p1', 'text of p2', 'text of p3'])
+  assert.deepEqual((await d.local.all()).map((n) => n.text).sort(), [
+    'text of p1',
+    'text of p2',
+    'text of p3',
+  ])
   await d.local.edit('p2', 'mine', 2)
   await other.local.edit('p2', 'theirs', 2)
   await other.local.remove('p3', 0, 0)
@@ -311,12 +384,20 @@ test('a first sync of several pages keeps every note and hands the screen the no
   const d = await device(user)
   assert.equal(await d.sync.pull(), true)
   assert.equal((await d.local.all()).length, 1_200)
-  const pages = d.events.filter((e): e is Extract<SyncEvent, { kind: 'changed' }> => e.kind === 'changed')
+  const pages = d.events.filter(
+    (e): e is Extract<SyncEvent, { kind: 'changed' }> => e.kind === 'changed',
+  )
   assert.ok(pages.length >= 3, `one event a page of at most 500 notes (${pages.length})`)
   const told = pages.flatMap((e) => e.notes ?? [])
   assert.equal(told.length, 1_200)
-  assert.deepEqual(told.find((n) => n.id === 'bulk-777'), await d.local.get('bulk-777'))
-  assert.deepEqual(pages.map((e) => e.ids.length), pages.map((e) => e.notes?.length))
+  assert.deepEqual(
+    told.find((n) => n.id === 'bulk-777'),
+    await d.local.get('bulk-777'),
+  )
+  assert.deepEqual(
+    pages.map((e) => e.ids.length),
+    pages.map((e) => e.notes?.length),
+  )
 })
 
 test('a first sync marks a conflicted copy whose note arrives in the same page', async () => {
@@ -343,7 +424,10 @@ test('the first screen reads the newest notes that are not deleted, and counts o
   for (let i = 1; i <= 30; i++) await d.local.edit(`n${i}`, `note ${i}`, 1_000 + i)
   await d.local.remove('n30', 2_000, 5_000)
   const { notes, count } = await d.local.newest(10)
-  assert.deepEqual(notes.map((n) => n.text), [29, 28, 27, 26, 25, 24, 23, 22, 21, 20].map((i) => `note ${i}`))
+  assert.deepEqual(
+    notes.map((n) => n.text),
+    [29, 28, 27, 26, 25, 24, 23, 22, 21, 20].map((i) => `note ${i}`),
+  )
   assert.equal(count, 29)
 })
 
@@ -377,7 +461,13 @@ test('two syncs on one copy (two tabs) sharing the lock send each entry once', a
   const second = await device(user, { lock, local: first.local })
   for (let i = 0; i < 5; i++) await first.local.edit(`t${i}`, `note ${i}`, i)
   await Promise.all([first.sync.flush(), second.sync.flush(), first.sync.run(), second.sync.run()])
-  assert.deepEqual([...first.posts, ...second.posts].map((p) => p.text).sort(), ['note 0', 'note 1', 'note 2', 'note 3', 'note 4'])
+  assert.deepEqual([...first.posts, ...second.posts].map((p) => p.text).sort(), [
+    'note 0',
+    'note 1',
+    'note 2',
+    'note 3',
+    'note 4',
+  ])
 })
 
 test('a refused save is kept, reported and not sent again by itself', async () => {
@@ -419,7 +509,10 @@ test('a first sync keeps each page of new notes in one record; a packed note edi
   assert.equal(await d.sync.pull(), true)
   assert.equal(await other.sync.pull(), true)
   assert.deepEqual(await records(name), { notes: 0, packs: 3 }, 'three pages of at most 500 notes')
-  assert.deepEqual((await d.local.newest(2)).notes.map((n) => n.id), ['bulk-1200', 'bulk-1199'])
+  assert.deepEqual(
+    (await d.local.newest(2)).notes.map((n) => n.id),
+    ['bulk-1200', 'bulk-1199'],
+  )
 
   await d.local.edit('bulk-10', 'edited here', 5_000)
   await d.local.remove('bulk-20', 5_001, 0)
@@ -437,12 +530,21 @@ test('a first sync keeps each page of new notes in one record; a packed note edi
   assert.equal(await d.local.get('bulk-20'), undefined)
   assert.equal(await d.local.get('bulk-40'), undefined)
   assert.equal(await serverText(user, 'bulk-20'), null)
-  assert.deepEqual((await d.local.newest(3)).notes.map((n) => n.id).sort(), ['bulk-10', 'bulk-1200', 'bulk-30'])
+  assert.deepEqual((await d.local.newest(3)).notes.map((n) => n.id).sort(), [
+    'bulk-10',
+    'bulk-1200',
+    'bulk-30',
+  ])
   assert.deepEqual(await records(name), { notes: 2, packs: 3 })
 })
 
 /** Makes the copy `name` as the app's version 2 kept it: notes one a record, no packs. */
-async function versionTwoCopy(name: string, notes: object[], queue: object[], meta: Record<string, string | number>): Promise<void> {
+async function versionTwoCopy(
+  name: string,
+  notes: object[],
+  queue: object[],
+  meta: Record<string, string | number>,
+): Promise<void> {
   const db = await new Promise<IDBDatabase>((resolve, reject) => {
     const req = indexedDB.open(name, 2)
     req.onupgradeneeded = () => {
@@ -467,18 +569,42 @@ async function versionTwoCopy(name: string, notes: object[], queue: object[], me
 test('a copy kept by the version before the packs opens with every note, queued edit and setting, and syncs on', async () => {
   const user = await app.signIn('u-upgrade')
   const name = `test-${process.pid}-v2`
-  await versionTwoCopy(name, [
-    { id: 'old-1', text: 'written offline before the update', base: 0, edited: 10 },
-    { id: 'old-2', text: 'a second one', base: 0, edited: 11 },
-  ], [
-    { id: 'old-1', op: 'save', text: 'written offline before the update', base: 0, at: 10, seq: 1 },
-    { id: 'old-2', op: 'save', text: 'a second one', base: 0, at: 11, seq: 2 },
-  ], { device: 'web-kept-device', since: 0, seq: 2 })
+  await versionTwoCopy(
+    name,
+    [
+      { id: 'old-1', text: 'written offline before the update', base: 0, edited: 10 },
+      { id: 'old-2', text: 'a second one', base: 0, edited: 11 },
+    ],
+    [
+      {
+        id: 'old-1',
+        op: 'save',
+        text: 'written offline before the update',
+        base: 0,
+        at: 10,
+        seq: 1,
+      },
+      { id: 'old-2', op: 'save', text: 'a second one', base: 0, at: 11, seq: 2 },
+    ],
+    { device: 'web-kept-device', since: 0, seq: 2 },
+  )
   const local = await openLocal(name)
   assert.equal(await local.device(), 'web-kept-device')
-  assert.deepEqual((await local.all()).map((n) => n.text), ['written offline before the update', 'a second one'])
-  assert.deepEqual((await local.pending()).map((e) => [e.id, e.op, e.text]), [['old-1', 'save', 'written offline before the update'], ['old-2', 'save', 'a second one']])
-  assert.deepEqual((await local.newest(5)).notes.map((n) => n.id), ['old-2', 'old-1'])
+  assert.deepEqual(
+    (await local.all()).map((n) => n.text),
+    ['written offline before the update', 'a second one'],
+  )
+  assert.deepEqual(
+    (await local.pending()).map((e) => [e.id, e.op, e.text]),
+    [
+      ['old-1', 'save', 'written offline before the update'],
+      ['old-2', 'save', 'a second one'],
+    ],
+  )
+  assert.deepEqual(
+    (await local.newest(5)).notes.map((n) => n.id),
+    ['old-2', 'old-1'],
+  )
   const d = await device(user, { local })
   assert.equal(await d.sync.run(), true)
   assert.equal(await serverText(user, 'old-1'), 'written offline before the update')
