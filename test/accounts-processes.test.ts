@@ -27,6 +27,25 @@ interface Process {
   idp: string
 }
 
+/** How to stop each process started, whether or not it got as far as listening. */
+const stops: (() => Promise<void>)[] = []
+const stopProcesses = () => Promise.all(stops.splice(0).map((stop) => stop()))
+after(stopProcesses)
+
+/**
+ * The file's set-up at its top level: when it throws, node's test runner runs no `after` hook,
+ * and the processes started (their pipes open) would keep this file running until the runner's
+ * limit; so they are stopped here before the error goes on.
+ */
+async function settingUp<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work()
+  } catch (error) {
+    await stopProcesses()
+    throw error
+  }
+}
+
 async function startProcess(): Promise<Process> {
   const env = {
     ...process.env,
@@ -39,8 +58,8 @@ async function startProcess(): Promise<Process> {
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
-  after(async () => {
-    if (child.exitCode === null) child.kill('SIGTERM')
+  stops.push(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
     await exited
   })
   const first = await Promise.race([
@@ -54,7 +73,7 @@ async function startProcess(): Promise<Process> {
   return JSON.parse(first) as Process
 }
 
-const [a, b] = await Promise.all([startProcess(), startProcess()])
+const [a, b] = await settingUp(() => Promise.all([startProcess(), startProcess()]))
 
 interface Page {
   status: number
@@ -146,18 +165,19 @@ async function me(person: ReturnType<typeof browser>, app: string): Promise<stri
 
 // The owner account, and a sign-up link for the others, at process A.
 const owner = browser()
-await owner.go(`${a.idp}/login`)
-assert.equal(
-  (await owner.go(`${a.idp}/setup`, { form: { name: 'owner', password: 'owner password' } }))
-    .status,
-  303,
-)
-await owner.go(`${a.idp}/admin`)
-const link = new URL(
-  /id="made-link">([^<]+)</.exec(
-    (await owner.go(`${a.idp}/admin/signup-links`, { form: { uses: '10', days: '7' } })).text,
-  )![1]!,
-).searchParams.get('link')!
+const link = await settingUp(async () => {
+  const form = await owner.go(`${a.idp}/login`)
+  assert.equal(form.status, 200, form.text)
+  const setup = await owner.go(`${a.idp}/setup`, {
+    form: { name: 'owner', password: 'owner password' },
+  })
+  assert.equal(setup.status, 303, setup.text)
+  await owner.go(`${a.idp}/admin`)
+  const made = await owner.go(`${a.idp}/admin/signup-links`, { form: { uses: '10', days: '7' } })
+  const shown = /id="made-link">([^<]+)</.exec(made.text)
+  assert.ok(shown, made.text)
+  return new URL(shown[1]!).searchParams.get('link')!
+})
 
 /** A new account made through the link at process A. */
 async function account(name: string, password: string) {
