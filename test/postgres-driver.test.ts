@@ -113,7 +113,8 @@ test('a reserved connection used after the database dropped it is refused, and t
 
 test('a reserve waiting for the connection the database dropped gets the reconnected one (porsager/postgres#1195)', async (t) => {
   const { sql, proxy } = await pooled(t, 1)
-  const busy = sql`select pg_sleep(0.3)`.catch((err: unknown) => err)
+  // Long enough to be still running when the connection is cut, however late the timer fires.
+  const busy = sql`select pg_sleep(2)`.catch((err: unknown) => err)
   await new Promise((resolve) => setTimeout(resolve, 50))
   const waiting = sql.reserve()
   proxy.cut()
