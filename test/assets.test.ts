@@ -182,8 +182,8 @@ test("esbuild's child process is stopped a second after the last bundle, and a l
   await during
   const right = await esbuildChildren()
   assert.ok(right >= 1)
-  // Ours goes; only tsx's may stay.
-  await until(async () => (await esbuildChildren()) === right - 1)
+  // Ours goes; tsx's may stay, or go on its own meanwhile (so fewer, not exactly one fewer).
+  await until(async () => (await esbuildChildren()) < right)
   const again = await bundleAssets({ entries: { main: join(dir, 'main.ts') } })
   assert.match(again.url('main'), /^\/assets\/main-[A-Za-z0-9]+\.js$/)
 })
