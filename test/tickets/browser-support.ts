@@ -80,3 +80,27 @@ export function scrollsSideways(page: Page): Promise<boolean> {
     () => document.documentElement.scrollWidth > document.documentElement.clientWidth,
   )
 }
+
+/**
+ * With `SCREENSHOTS` set, full-page pictures of the page as it is, named
+ * `tickets-<name>-<1280|390>-<light|dark>.png`; the viewport and scheme are put back after.
+ */
+export async function pictures(p: Page, name: string): Promise<void> {
+  const dir = process.env.SCREENSHOTS
+  if (!dir) return
+  await mkdir(dir, { recursive: true })
+  const size = p.viewportSize() ?? WIDE
+  for (const viewport of [WIDE, PHONE]) {
+    for (const scheme of ['light', 'dark'] as const) {
+      await p.setViewportSize(viewport)
+      await p.emulateMedia({ colorScheme: scheme })
+      await p.screenshot({
+        path: `${dir}/tickets-${name}-${viewport.width}-${scheme}.png`,
+        fullPage: true,
+        animations: 'disabled',
+      })
+    }
+  }
+  await p.setViewportSize(size)
+  await p.emulateMedia({ colorScheme: 'light' })
+}

@@ -7,11 +7,10 @@
  * 390 px, light and dark.
  */
 import assert from 'node:assert/strict'
-import { mkdir } from 'node:fs/promises'
 import { after, test } from 'node:test'
 import type { Page } from 'playwright-core'
 import { assertAccessible } from '../support/axe.ts'
-import { PHONE, ticketsBrowserApp, WIDE } from './browser-support.ts'
+import { PHONE, pictures, ticketsBrowserApp, WIDE } from './browser-support.ts'
 
 const b = await ticketsBrowserApp()
 after(() => b.close())
@@ -24,30 +23,6 @@ page.on('pageerror', (e) => errors.push(e.message))
 
 await app.project(aliceApi, 'Web site', { slug: 'web' })
 const history = (p: Page) => p.getByRole('list', { name: 'History' })
-
-/**
- * With `SCREENSHOTS` set, full-page pictures of the page as it is, named
- * `tickets-<name>-<1280|390>-<light|dark>.png`; the viewport and scheme are put back after.
- */
-async function pictures(p: Page, name: string): Promise<void> {
-  const dir = process.env.SCREENSHOTS
-  if (!dir) return
-  await mkdir(dir, { recursive: true })
-  const size = p.viewportSize() ?? WIDE
-  for (const viewport of [WIDE, PHONE]) {
-    for (const scheme of ['light', 'dark'] as const) {
-      await p.setViewportSize(viewport)
-      await p.emulateMedia({ colorScheme: scheme })
-      await p.screenshot({
-        path: `${dir}/tickets-${name}-${viewport.width}-${scheme}.png`,
-        fullPage: true,
-        animations: 'disabled',
-      })
-    }
-  }
-  await p.setViewportSize(size)
-  await p.emulateMedia({ colorScheme: 'light' })
-}
 
 test(
   '1. two tabs edit one ticket: the second save shows both texts, keeps mine, and the history keeps the first',

@@ -6,11 +6,10 @@
  * `SCREENSHOTS=<folder>` writes `tickets-files-<1280|390>-<light|dark>.png`.
  */
 import assert from 'node:assert/strict'
-import { mkdir } from 'node:fs/promises'
 import { after, test } from 'node:test'
 import type { Page, Route } from 'playwright-core'
 import { assertAccessible } from '../support/axe.ts'
-import { PHONE, ticketsBrowserApp, WIDE } from './browser-support.ts'
+import { PHONE, pictures, ticketsBrowserApp, WIDE } from './browser-support.ts'
 
 const b = await ticketsBrowserApp({ env: { UPLOAD_MAX_MB: '1' } })
 after(() => b.close())
@@ -39,25 +38,6 @@ async function holdUploads(page: Page): Promise<{ held: Promise<void>; release()
     await route.continue().catch(() => {})
   })
   return { held, release }
-}
-
-async function pictures(p: Page, name: string): Promise<void> {
-  const dir = process.env.SCREENSHOTS
-  if (!dir) return
-  await mkdir(dir, { recursive: true })
-  for (const viewport of [WIDE, PHONE]) {
-    for (const scheme of ['light', 'dark'] as const) {
-      await p.setViewportSize(viewport)
-      await p.emulateMedia({ colorScheme: scheme })
-      await p.screenshot({
-        path: `${dir}/tickets-${name}-${viewport.width}-${scheme}.png`,
-        fullPage: true,
-        animations: 'disabled',
-      })
-    }
-  }
-  await p.setViewportSize(WIDE)
-  await p.emulateMedia({ colorScheme: 'light' })
 }
 
 test(

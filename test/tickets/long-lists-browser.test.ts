@@ -6,10 +6,8 @@
  */
 import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
-import { mkdir } from 'node:fs/promises'
-import type { Page } from 'playwright-core'
 import { assertAccessible } from '../support/axe.ts'
-import { PHONE, scrollsSideways, ticketsBrowserApp, WIDE } from './browser-support.ts'
+import { PHONE, pictures, scrollsSideways, ticketsBrowserApp } from './browser-support.ts'
 
 const b = await ticketsBrowserApp()
 after(() => b.close())
@@ -24,24 +22,6 @@ await app.sql`
   select ${web.id}, i, 'Waiting ticket ' || i, 'open', ${alice.id}, ${alice.id}, ${now}::bigint - (100 - i) * 60000, ${now}::bigint - (100 - i) * 60000
   from generate_series(1, 57) i`
 await app.sql`update projects set next_number = 58 where id = ${web.id}`
-
-async function pictures(p: Page, name: string): Promise<void> {
-  const dir = process.env.SCREENSHOTS
-  if (!dir) return
-  await mkdir(dir, { recursive: true })
-  for (const viewport of [WIDE, PHONE]) {
-    for (const scheme of ['light', 'dark'] as const) {
-      await p.setViewportSize(viewport)
-      await p.emulateMedia({ colorScheme: scheme })
-      await p.screenshot({
-        path: `${dir}/tickets-${name}-${viewport.width}-${scheme}.png`,
-        fullPage: true,
-      })
-    }
-  }
-  await p.setViewportSize(WIDE)
-  await p.emulateMedia({ colorScheme: 'light' })
-}
 
 test(
   'the inbox: 50 waiting tickets with the true count, Next to the other 7, and a change there shows without a reload',
