@@ -57,6 +57,7 @@ export type RefusalCode =
   | 'no_such_webhook'
   | 'no_such_delivery'
   | 'no_such_user'
+  | 'no_such_notification'
   // Rules of the tickets service.
   | 'bad_query'
   | 'already_so'
