@@ -493,10 +493,11 @@ test(
     // The viewer is who the request's `x-user` header names (the service reads the session).
     const { live } = makeLive({ viewer: async (req) => (req.headers['x-user'] as string) ?? null })
     const from = await cursorNow(live)
-    const ask = (query: string, user?: string) =>
-      live
-        .handler(makeRequest({ url: `/api/live${query}`, headers: user ? { 'x-user': user } : {} }))
-        .then((res) => JSON.parse(String(res.body)) as Answer['body'])
+    const ask = async (query: string, user?: string): Promise<Answer['body']> => {
+      const headers: Record<string, string> = user ? { 'x-user': user } : {}
+      const res = await live.handler(makeRequest({ url: `/api/live${query}`, headers }))
+      return JSON.parse(String(res.body)) as Answer['body']
+    }
     const mine = ask(`?after=${from}&mine=1`, 'ann')
     const someoneElse = ask(`?after=${from}&mine=1`, 'bob')
     const withoutMine = ask(`?after=${from}`, 'ann')
