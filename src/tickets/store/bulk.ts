@@ -1,7 +1,7 @@
 /**
  * Bulk changes (docs/tickets-api.md, "Bulk changes"): the tickets a search finds, locked in one
  * statement; one field set on many tickets with a history event each, in one statement; and the
- * record (`bulk_changes`, sql/0030_views_and_bulk.sql) that lets the whole change be undone.
+ * record (`bulk_changes`, sql/0031_views_and_bulk.sql) that lets the whole change be undone.
  * Every statement here writes or reads all of a change's tickets at once: no statement a ticket.
  */
 import type { Query } from '../../db/client.ts'

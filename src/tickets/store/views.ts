@@ -1,5 +1,5 @@
 /**
- * Saved views (`saved_views`, sql/0030_views_and_bulk.sql): named searches of a project, a
+ * Saved views (`saved_views`, sql/0031_views_and_bulk.sql): named searches of a project, a
  * person's own or the project's shared ones (docs/tickets-app.md, "Saved views"), and how many
  * tickets each lists now, counted up to a cap and kept while the lists' version stays.
  */
