@@ -29,6 +29,8 @@ import { userTable } from './users.ts'
 import { webhookTable } from './webhooks.ts'
 import { fileTable } from './files.ts'
 import { notificationTable } from './notifications.ts'
+import { bulkTable } from './bulk.ts'
+import { viewTable } from './views.ts'
 
 function tablesOn(q: Query, clock: () => number, cachedReads = 0) {
   return {
@@ -45,6 +47,8 @@ function tablesOn(q: Query, clock: () => number, cachedReads = 0) {
     webhooks: webhookTable(q, clock),
     files: fileTable(q),
     notifications: notificationTable(q, clock),
+    bulk: bulkTable(q),
+    views: viewTable(q, clock),
   }
 }
 
