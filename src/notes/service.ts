@@ -30,7 +30,13 @@ export function createNotesService(deps: ServiceDeps): Service {
   const login = createLoginHandlers({ idp, sessions, publicUrl })
   const publications = createPublications({ sql, clock })
   const api = createApiHandlers({ store, publications, sessions, publicUrl })
-  const web = createWebHandlers({ sessions, publications, publicUrl, places: deps.places })
+  const web = createWebHandlers({
+    sessions,
+    idp,
+    publications,
+    publicUrl,
+    places: deps.places,
+  })
   return {
     // Every answer carries the strict Content-Security-Policy and its companions.
     routes: pageHeadersOn(notesRoutes(login, api, web)),
