@@ -47,6 +47,9 @@ export type RefusalCode =
   | 'bad_token'
   | 'user_token_needed'
   | 'forbidden'
+  // A note shared with a person: not theirs, or theirs to read only (notes).
+  | 'not_shared'
+  | 'read_only'
   // Things a request names that are not there.
   | 'no_such_ticket'
   | 'no_such_project'

@@ -27,6 +27,8 @@ export function createLoginHandlers(deps: {
   idp: IdentityProvider
   sessions: Sessions
   publicUrl: string
+  /** Keeps the names each sign-in gives (src/notes/shares.ts), by which people share notes. */
+  people?: { seen(user: string, name: string, login: string | null): Promise<void> }
 }): LoginHandlers {
   const { idp, sessions, publicUrl } = deps
 
@@ -87,6 +89,11 @@ export function createLoginHandlers(deps: {
       if (result.identity.sid !== undefined) session.data.idpSid = result.identity.sid
       else delete session.data.idpSid
       session.data.loginError = null
+      await deps.people?.seen(
+        result.identity.id,
+        result.identity.name,
+        result.identity.login ?? null,
+      )
       return answer(session, safeNext(req.query.get('next')), LOGIN.loggedIn)
     },
 

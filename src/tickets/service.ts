@@ -55,7 +55,7 @@ export function createTicketsService(
   const origin = originOf(publicUrl)
   const wake = createWake()
   const mailer = deps.config.smtpUrl
-    ? createMailer(deps.config.smtpUrl, `tickets@${new URL(publicUrl).hostname}`, deps.logger)
+    ? createMailer(deps.config.smtpUrl, deps.config.mailFrom, deps.logger)
     : null
 
   const store = createTicketStore({
