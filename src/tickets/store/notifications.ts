@@ -1,5 +1,5 @@
 /**
- * Notifications (sql/0033_notifications.sql, docs/notifications.md): the `notifications` rows,
+ * Notifications (sql/0032_notifications.sql, docs/notifications.md): the `notifications` rows,
  * what each person wants (`notification_prefs`, the install's `notification_defaults`), who
  * watches which ticket (`watches`, `project_watches`) and how far the events outbox has been
  * fanned out (`notify_state`).
