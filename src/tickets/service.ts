@@ -23,6 +23,8 @@ import { createTokenHandlers } from './api/tokens.ts'
 import { buildTicketAssets, createWebHandlers } from './pages/web.ts'
 import { createWebhookHandlers } from './api/webhooks.ts'
 import { createWebhookWorker, type Send, type WebhookWorker } from './workers/webhook-worker.ts'
+import { createMailWorker, type MailWorker } from './workers/mail-worker.ts'
+import { createUnsubscribeHandlers } from './pages/unsubscribe-page.ts'
 
 /** The ticket service; `wake` is pinged after every committed transaction that emitted events. */
 export interface TicketsService extends Service {
@@ -31,6 +33,18 @@ export interface TicketsService extends Service {
   webhooks: WebhookWorker
   /** Removes files no ticket names a day after their upload; started here unless told, stopped by `close`. */
   fileSweep: FileSweep
+  /** Mails notifications when `SMTP_URL` is set (else null); started here unless told, stopped by `close`. */
+  mail: MailWorker | null
+}
+
+/** What tests may set on the mail sender (src/tickets/workers/mail-worker.ts). */
+export interface MailOptions {
+  intervalMs?: number
+  leaseMs?: number
+  retryBaseMs?: number
+  random?: () => number
+  /** False: the sender does not start by itself (a test runs it by `poke`). */
+  start?: boolean
 }
 
 /** What tests and benches may set on the webhook worker (src/tickets/workers/webhook-worker.ts). */
@@ -49,6 +63,7 @@ export function createTicketsService(
     /** What the pages cache between requests (src/tickets/store/page-reads.ts); 0 reads everything every time. */ cachedReads?: number
     webhooks?: WebhookOptions
     /** False: the file sweep does not run by itself (a test runs it). */ fileSweep?: boolean
+    mail?: MailOptions
   },
 ): TicketsService {
   const { sql, clock, publicUrl, sessions } = deps
@@ -104,6 +119,20 @@ export function createTicketsService(
   })
   if (hooks.start !== false) worker.start()
 
+  const mailOptions = deps.mail ?? {}
+  const mail = mailer
+    ? createMailWorker({
+        store,
+        mailer,
+        publicUrl,
+        logger: deps.logger,
+        clock,
+        delayMs: deps.config.notifyDelaySeconds * 1000,
+        ...mailOptions,
+      })
+    : null
+  if (mail && mailOptions.start !== false) mail.start()
+
   const fileSweep = createFileSweep({ store, clock, logger: deps.logger })
   if (deps.fileSweep !== false) fileSweep.start()
 
@@ -133,6 +162,7 @@ export function createTicketsService(
       poke: () => worker.poke(),
     }),
     files: createFileHandlers(ctx, deps.config),
+    unsubscribe: createUnsubscribeHandlers(ctx, async () => (await assets).url('style')),
   })
   return {
     routes,
@@ -140,8 +170,10 @@ export function createTicketsService(
     verifyCredential: (req) => ctx.credentials.owner(req),
     webhooks: worker,
     fileSweep,
+    mail,
     async close() {
       await fileSweep.stop()
+      await mail?.close()
       mailer?.close()
       await worker.close()
       await live.close()
