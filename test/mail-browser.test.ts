@@ -46,7 +46,9 @@ test('a person gives an Email on /account, confirms it by the mailed link, and t
   // The link opened on a phone, where the person reads mail.
   const phone = await full.person({ viewport: { width: 390, height: 844 } })
   await phone.page.goto(link.replace('127.0.0.1', 'localhost'))
-  await phone.page.getByText('Confirm olivia@example.org as the address the apps mail you.').waitFor()
+  await phone.page
+    .getByText('Confirm olivia@example.org as the address the apps mail you.')
+    .waitFor()
   await assertAccessible(phone.page, 'the confirmation page')
   await pictures(phone.page, 'account-email-confirm')
   await phone.page.getByRole('button', { name: 'Confirm the address' }).click()

@@ -22,9 +22,12 @@ import { createTicketHandlers } from './api/tickets.ts'
 import { createTokenHandlers } from './api/tokens.ts'
 import { buildTicketAssets, createWebHandlers } from './pages/web.ts'
 import { createWebhookHandlers } from './api/webhooks.ts'
+import { createViewHandlers } from './api/views.ts'
+import { createBulkHandler } from './api/bulk.ts'
 import { createWebhookWorker, type Send, type WebhookWorker } from './workers/webhook-worker.ts'
 import { createMailWorker, type MailWorker } from './workers/mail-worker.ts'
 import { createUnsubscribeHandlers } from './pages/unsubscribe-page.ts'
+import { createNotifyWorker, type NotifyWorker } from './workers/notify-worker.ts'
 
 /** The ticket service; `wake` is pinged after every committed transaction that emitted events. */
 export interface TicketsService extends Service {
@@ -35,6 +38,8 @@ export interface TicketsService extends Service {
   fileSweep: FileSweep
   /** Mails notifications when `SMTP_URL` is set (else null); started here unless told, stopped by `close`. */
   mail: MailWorker | null
+  /** Turns the events outbox into notifications; started here unless told, stopped by `close`. */
+  notify: NotifyWorker
 }
 
 /** What tests may set on the mail sender (src/tickets/workers/mail-worker.ts). */
@@ -64,6 +69,7 @@ export function createTicketsService(
     webhooks?: WebhookOptions
     /** False: the file sweep does not run by itself (a test runs it). */ fileSweep?: boolean
     mail?: MailOptions
+    /** False: the notifications' fan-out does not run by itself (a test runs it by `poke`). */ notify?: boolean
   },
 ): TicketsService {
   const { sql, clock, publicUrl, sessions } = deps
@@ -99,6 +105,8 @@ export function createTicketsService(
     wake,
     logger: deps.logger,
     resolveProject: async (ref) => (await store.projects.find(ref))?.id ?? null,
+    // `mine=1`: the poll also gets the signed-in person's own events (their bell).
+    viewer: (req) => ctx.credentials.reader(req),
     // Other processes' writes arrive by NOTIFY on a shared server; the embedded database has
     // one process, whose own writes ping `wake`.
     listen: deps.config.databaseUrl !== null,
@@ -133,6 +141,15 @@ export function createTicketsService(
     : null
   if (mail && mailOptions.start !== false) mail.start()
 
+  const notify = createNotifyWorker({
+    store,
+    clock,
+    logger: deps.logger,
+    wake,
+    mail: deps.config.smtpUrl !== null && deps.config.smtpUrl !== undefined,
+  })
+  if (deps.notify !== false) notify.start()
+
   const fileSweep = createFileSweep({ store, clock, logger: deps.logger })
   if (deps.fileSweep !== false) fileSweep.start()
 
@@ -163,6 +180,8 @@ export function createTicketsService(
     }),
     files: createFileHandlers(ctx, deps.config),
     unsubscribe: createUnsubscribeHandlers(ctx, async () => (await assets).url('style')),
+    views: createViewHandlers(ctx),
+    bulk: createBulkHandler(ctx),
   })
   return {
     routes,
@@ -171,8 +190,10 @@ export function createTicketsService(
     webhooks: worker,
     fileSweep,
     mail,
+    notify,
     async close() {
       await fileSweep.stop()
+      await notify.close()
       await mail?.close()
       mailer?.close()
       await worker.close()

@@ -29,6 +29,9 @@ import { userTable } from './users.ts'
 import { webhookTable } from './webhooks.ts'
 import { fileTable } from './files.ts'
 import { mailTable } from './mail.ts'
+import { notificationTable } from './notifications.ts'
+import { bulkTable } from './bulk.ts'
+import { viewTable } from './views.ts'
 
 function tablesOn(q: Query, clock: () => number, cachedReads = 0) {
   return {
@@ -45,6 +48,9 @@ function tablesOn(q: Query, clock: () => number, cachedReads = 0) {
     webhooks: webhookTable(q, clock),
     files: fileTable(q),
     mail: mailTable(q),
+    notifications: notificationTable(q, clock),
+    bulk: bulkTable(q),
+    views: viewTable(q, clock),
   }
 }
 
@@ -59,6 +65,8 @@ export interface TicketTx extends Tables {
    * answered (and not with a refusal).
    */
   emit(projectId: string, name: EventName, args: unknown[]): Promise<void>
+  /** Stores a live event for one person only (their open pages), as {@link TicketTx.emit} does. */
+  emitTo(userId: string, name: EventName, args: unknown[]): Promise<void>
 }
 
 export interface TicketStore extends Tables {
@@ -111,6 +119,9 @@ export function createTicketStore(deps: TicketStoreDeps): TicketStore {
                 ...tablesOn(q, clock),
                 async emit(projectId, name, args) {
                   emitted.push({ project: projectId, name, args, created: clock() })
+                },
+                async emitTo(userId, name, args) {
+                  emitted.push({ project: null, user: userId, name, args, created: clock() })
                 },
               }
               const value = await fn(tx)
