@@ -10,6 +10,8 @@ export type EventName =
   | 'connectionsChanged'
   | 'projectChanged'
   | 'membersChanged'
+  | 'labelsChanged'
+  | 'milestonesChanged'
 
 /** The channel other processes LISTEN on. */
 export const EVENTS_CHANNEL = 'tickets_events'
