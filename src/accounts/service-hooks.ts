@@ -45,6 +45,12 @@ export interface ServiceHooks {
    * is left, null when the address names none of this service's invites.
    */
   takeInviteSignup?(tx: Query, returnTo: string): Promise<boolean | null>
+  /**
+   * The account's confirmed mail address, in the provider's transaction `tx`: a new address
+   * confirmed, the same one confirmed again, an organisation's provider's verified one, or null
+   * when the person removed it. The tracker mails it from its next mail on.
+   */
+  onEmailChange?(tx: Query, accountId: string, email: string | null): Promise<void>
   /** What else a password reset ends at the service, after its sessions (the tracker: the person's tokens). */
   onPasswordReset?(tx: Query, accountId: string): Promise<void>
 }

@@ -19,6 +19,8 @@ export interface Account {
   disabled: boolean
   created: number
   lastSignIn: number | null
+  /** The confirmed mail address, or null: only a confirmed address gets mail. */
+  email: string | null
 }
 
 /** The provider session's cookie, on the provider's origin. */
@@ -29,6 +31,8 @@ export const PROVIDER_SESSION_MS = 30 * 24 * 60 * 60 * 1000
 export const CODE_MS = 60_000
 /** How long a password reset link lives. */
 export const RESET_MS = 24 * 60 * 60 * 1000
+/** How long a link confirming a mail address lives. */
+export const EMAIL_LINK_MS = 24 * 60 * 60 * 1000
 
 const OPEN_SIGNUP_KEY = 'idp_open_signup'
 
@@ -41,6 +45,7 @@ interface AccountRow {
   disabled: boolean
   created: number
   last_sign_in: number | null
+  email: string | null
 }
 
 function account(row: AccountRow): Account {
@@ -53,6 +58,7 @@ function account(row: AccountRow): Account {
     disabled: row.disabled,
     created: Number(row.created),
     lastSignIn: row.last_sign_in === null ? null : Number(row.last_sign_in),
+    email: row.email,
   }
 }
 
@@ -101,6 +107,12 @@ export function createAccountStore(deps: {
     else
       await tx`delete from idp_sessions where account_id = ${accountId} and id_hash <> ${hashSecret(options.keep)}`
     for (const h of hooks) await h.endSessions(tx, accountId)
+  }
+
+  /** Sets the confirmed address in `tx` and tells every service (null: removed). */
+  async function setEmail(tx: Query, accountId: string, email: string | null): Promise<void> {
+    await tx`update idp_accounts set email = ${email} where id = ${accountId}`
+    for (const h of hooks) await h.onEmailChange?.(tx, accountId, email)
   }
 
   const one = (rows: AccountRow[]): Account | null => (rows[0] ? account(rows[0]) : null)
@@ -471,6 +483,84 @@ export function createAccountStore(deps: {
         for (const h of hooks) await h.onPasswordReset?.(tx, taken.account_id)
         return account(rows[0]!)
       })
+    },
+
+    /**
+     * A link that confirms `email` for the account once it is opened (24 hours, once); an older
+     * link of the account stops working. The account's confirmed address stays until then.
+     */
+    async createEmailLink(accountId: string, email: string): Promise<string> {
+      const id = randomToken(24)
+      await sql.begin(async (tx) => {
+        await tx`delete from idp_email_links where account_id = ${accountId} or expires <= ${clock()}`
+        await tx`insert into idp_email_links (id_hash, account_id, email, expires) values (${hashSecret(id)}, ${accountId}, ${email}, ${clock() + EMAIL_LINK_MS})`
+      })
+      return id
+    },
+
+    /** The address waiting for its link to be opened, or null. */
+    async pendingEmail(accountId: string): Promise<string | null> {
+      const [row] = await sql<{ email: string }[]>`
+        select email from idp_email_links where account_id = ${accountId} and expires > ${clock()}`
+      return row?.email ?? null
+    },
+
+    /** The enabled account and address a confirmation link is for, without taking it; null when unknown or expired. */
+    async emailLink(id: string): Promise<{ account: Account; email: string } | null> {
+      if (id === '' || id.length > 100) return null
+      const [row] = await sql<(AccountRow & { link_email: string })[]>`
+        select a.*, l.email as link_email from idp_email_links l join idp_accounts a on a.id = l.account_id
+        where l.id_hash = ${hashSecret(id)} and l.expires > ${clock()} and not a.disabled`
+      return row ? { account: account(row), email: row.link_email } : null
+    },
+
+    /**
+     * Takes a confirmation link: its address becomes the account's confirmed one, and every
+     * service is told in the same transaction (the tracker mails it from its next mail on).
+     * Null when the link no longer works.
+     */
+    async confirmEmail(id: string): Promise<{ account: Account; email: string } | null> {
+      if (id === '' || id.length > 100) return null
+      return sql.begin(async (tx) => {
+        const [taken] = await tx<{ account_id: string; email: string }[]>`
+          delete from idp_email_links where id_hash = ${hashSecret(id)} and expires > ${clock()} returning account_id, email`
+        if (!taken) return null
+        const [row] = await tx<AccountRow[]>`
+          select * from idp_accounts where id = ${taken.account_id} and not disabled`
+        if (!row) return null
+        await setEmail(tx, taken.account_id, taken.email)
+        return { account: account({ ...row, email: taken.email }), email: taken.email }
+      })
+    },
+
+    /** Removes the account's address, confirmed or waiting: it gets no more mail. */
+    async removeEmail(accountId: string): Promise<void> {
+      await sql.begin(async (tx) => {
+        await tx`delete from idp_email_links where account_id = ${accountId}`
+        await setEmail(tx, accountId, null)
+      })
+    },
+
+    /**
+     * An address an organisation's provider says it verified: taken as confirmed when it differs
+     * from the account's.
+     */
+    async setVerifiedEmail(accountId: string, email: string): Promise<void> {
+      await sql.begin(async (tx) => {
+        const [row] = await tx<{ email: string | null }[]>`
+          select email from idp_accounts where id = ${accountId} for update`
+        if (row && row.email !== email) await setEmail(tx, accountId, email)
+      })
+    },
+
+    /** Enabled accounts with a password whose confirmed address is `email` (any case), at most 5. */
+    async byEmail(email: string): Promise<Account[]> {
+      if (email === '' || email.length > 254) return []
+      return (
+        await sql<AccountRow[]>`
+        select * from idp_accounts where lower(email) = lower(${email}) and not disabled and password_hash <> ''
+        order by created limit 5`
+      ).map(account)
     },
 
     async openSignup(): Promise<boolean> {

@@ -27,6 +27,8 @@ export function createLoginHandlers(deps: {
   idp: IdentityProvider
   sessions: Sessions
   publicUrl: string
+  /** Keeps the names each sign-in gives (src/notes/shares.ts), by which people share notes. */
+  people?: { seen(user: string, name: string, login: string | null): Promise<void> }
 }): LoginHandlers {
   const { idp, sessions, publicUrl } = deps
 
@@ -84,6 +86,11 @@ export function createLoginHandlers(deps: {
       session.data.owner = result.identity.owner === true
       session.data.login = result.identity.login ?? null
       session.data.loginError = null
+      await deps.people?.seen(
+        result.identity.id,
+        result.identity.name,
+        result.identity.login ?? null,
+      )
       return answer(session, safeNext(req.query.get('next')), LOGIN.loggedIn)
     },
 

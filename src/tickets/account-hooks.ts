@@ -59,6 +59,11 @@ export function ticketsAccountHooks(deps: {
       await tokenTable(tx, clock).deleteOfIdentity(accountId)
       await connectionTable(tx, clock).deleteOfIdentity(accountId)
     },
+    // The confirmed address: the sender reads it at each mail, so no sign-in is needed. Confirmed
+    // again, an address a mail server refused gets mail again.
+    async onEmailChange(tx, accountId, email) {
+      await userTable(tx, clock).setEmail(accountId, email)
+    },
     // A reset may follow a stolen password: the person's user tokens end with their sessions.
     async onPasswordReset(tx, accountId) {
       await tokenTable(tx, clock).deleteOfIdentity(accountId)

@@ -23,6 +23,8 @@ import { createTicketHandlers } from './api/tickets.ts'
 import { createTokenHandlers } from './api/tokens.ts'
 import { buildTicketAssets, createWebHandlers } from './pages/web.ts'
 import { createWebhookHandlers } from './api/webhooks.ts'
+import { createViewHandlers } from './api/views.ts'
+import { createBulkHandler } from './api/bulk.ts'
 import { createWebhookWorker, type Send, type WebhookWorker } from './workers/webhook-worker.ts'
 
 /** The ticket service; `wake` is pinged after every committed transaction that emitted events. */
@@ -56,7 +58,7 @@ export function createTicketsService(
   const origin = originOf(publicUrl)
   const wake = createWake()
   const mailer = deps.config.smtpUrl
-    ? createMailer(deps.config.smtpUrl, `tickets@${new URL(publicUrl).hostname}`, deps.logger)
+    ? createMailer(deps.config.smtpUrl, deps.config.mailFrom, deps.logger)
     : null
 
   const store = createTicketStore({
@@ -135,6 +137,8 @@ export function createTicketsService(
       poke: () => worker.poke(),
     }),
     files: createFileHandlers(ctx, deps.config),
+    views: createViewHandlers(ctx),
+    bulk: createBulkHandler(ctx),
   })
   return {
     routes,

@@ -12,6 +12,7 @@ export type EventName =
   | 'membersChanged'
   | 'labelsChanged'
   | 'milestonesChanged'
+  | 'viewsChanged'
 
 /** The channel other processes LISTEN on. */
 export const EVENTS_CHANNEL = 'tickets_events'

@@ -30,6 +30,8 @@ import { webhookTable } from './webhooks.ts'
 import { fileTable } from './files.ts'
 import { labelTable } from './labels.ts'
 import { milestoneTable } from './milestones.ts'
+import { bulkTable } from './bulk.ts'
+import { viewTable } from './views.ts'
 
 function tablesOn(q: Query, clock: () => number, cachedReads = 0) {
   return {
@@ -47,6 +49,8 @@ function tablesOn(q: Query, clock: () => number, cachedReads = 0) {
     files: fileTable(q),
     labels: labelTable(q),
     milestones: milestoneTable(q),
+    bulk: bulkTable(q),
+    views: viewTable(q, clock),
   }
 }
 
