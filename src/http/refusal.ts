@@ -62,6 +62,7 @@ export type RefusalCode =
   | 'no_such_user'
   | 'no_such_label'
   | 'no_such_milestone'
+  | 'no_such_notification'
   | 'no_such_view'
   | 'no_such_change'
   // Rules of the tickets service.

@@ -12,6 +12,8 @@ export type EventName =
   | 'membersChanged'
   | 'labelsChanged'
   | 'milestonesChanged'
+  /** For one person only: their notifications changed; args `[{ added }]`, how many new ones. */
+  | 'notificationsChanged'
   | 'viewsChanged'
 
 /** The channel other processes LISTEN on. */

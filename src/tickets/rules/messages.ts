@@ -342,3 +342,16 @@ export const badImportMilestoneEntry = (at: string) =>
   )
 export const badImportDue = (at: string) =>
   reason('bad_import', `${at}.due must be a day as YYYY-MM-DD`)
+/** Notifications (docs/tickets-api.md, "Notifications"; docs/notifications.md). */
+export const NO_SUCH_NOTIFICATION = reason('no_such_notification', 'no such notification')
+export const READ_WHAT = reason('bad_field', "give 'id' or 'all': \"true\"")
+export const READ_ALL_TRUE = reason('bad_field', '\'all\' must be "true"')
+export const BAD_NOTIFICATIONS_AFTER = reason(
+  'bad_field',
+  "'after' must be a cursor from a 'next' address of this list",
+)
+export const DEFAULTS_OWNER_ONLY = reason(
+  'forbidden',
+  'only the owner may change the default for new people',
+)
+export const badPref = (name: string) => reason('bad_field', `'${name}' must be "true" or "false"`)

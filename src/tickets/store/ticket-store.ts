@@ -30,6 +30,7 @@ import { webhookTable } from './webhooks.ts'
 import { fileTable } from './files.ts'
 import { labelTable } from './labels.ts'
 import { milestoneTable } from './milestones.ts'
+import { notificationTable } from './notifications.ts'
 import { bulkTable } from './bulk.ts'
 import { viewTable } from './views.ts'
 
@@ -49,6 +50,7 @@ function tablesOn(q: Query, clock: () => number, cachedReads = 0) {
     files: fileTable(q),
     labels: labelTable(q),
     milestones: milestoneTable(q),
+    notifications: notificationTable(q, clock),
     bulk: bulkTable(q),
     views: viewTable(q, clock),
   }
@@ -65,6 +67,8 @@ export interface TicketTx extends Tables {
    * answered (and not with a refusal).
    */
   emit(projectId: string, name: EventName, args: unknown[]): Promise<void>
+  /** Stores a live event for one person only (their open pages), as {@link TicketTx.emit} does. */
+  emitTo(userId: string, name: EventName, args: unknown[]): Promise<void>
 }
 
 export interface TicketStore extends Tables {
@@ -117,6 +121,9 @@ export function createTicketStore(deps: TicketStoreDeps): TicketStore {
                 ...tablesOn(q, clock),
                 async emit(projectId, name, args) {
                   emitted.push({ project: projectId, name, args, created: clock() })
+                },
+                async emitTo(userId, name, args) {
+                  emitted.push({ project: null, user: userId, name, args, created: clock() })
                 },
               }
               const value = await fn(tx)
