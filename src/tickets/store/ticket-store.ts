@@ -30,6 +30,7 @@ import { webhookTable } from './webhooks.ts'
 import { fileTable } from './files.ts'
 import { labelTable } from './labels.ts'
 import { milestoneTable } from './milestones.ts'
+import { mailTable } from './mail.ts'
 import { notificationTable } from './notifications.ts'
 import { bulkTable } from './bulk.ts'
 import { viewTable } from './views.ts'
@@ -50,6 +51,7 @@ function tablesOn(q: Query, clock: () => number, cachedReads = 0) {
     files: fileTable(q),
     labels: labelTable(q),
     milestones: milestoneTable(q),
+    mail: mailTable(q),
     notifications: notificationTable(q, clock),
     bulk: bulkTable(q),
     views: viewTable(q, clock),
