@@ -10,6 +10,9 @@ export type EventName =
   | 'connectionsChanged'
   | 'projectChanged'
   | 'membersChanged'
+  /** For one person only: their notifications changed; args `[{ added }]`, how many new ones. */
+  | 'notificationsChanged'
+  | 'viewsChanged'
 
 /** The channel other processes LISTEN on. */
 export const EVENTS_CHANNEL = 'tickets_events'
