@@ -60,12 +60,9 @@ export type RefusalCode =
   | 'no_such_webhook'
   | 'no_such_delivery'
   | 'no_such_user'
-<<<<<<< HEAD
   | 'no_such_notification'
-=======
   | 'no_such_view'
   | 'no_such_change'
->>>>>>> main
   // Rules of the tickets service.
   | 'bad_query'
   | 'already_so'

@@ -10,12 +10,9 @@ export type EventName =
   | 'connectionsChanged'
   | 'projectChanged'
   | 'membersChanged'
-<<<<<<< HEAD
   /** For one person only: their notifications changed; args `[{ added }]`, how many new ones. */
   | 'notificationsChanged'
-=======
   | 'viewsChanged'
->>>>>>> main
 
 /** The channel other processes LISTEN on. */
 export const EVENTS_CHANNEL = 'tickets_events'
