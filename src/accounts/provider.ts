@@ -237,28 +237,30 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   }
 
   async function finish(req: Request, account: Account, request: LoginRequest): Promise<Response> {
-    await store.endSession(req.cookies[SESSION])
-    const session = await store.startSession(account.id)
+    // The browser's sign-in id carries on (the apps' sessions it started end with this one).
+    const sid = await store.replaceSession(req.cookies[SESSION])
+    const session = await store.startSession(account.id, sid ?? undefined)
     await store.recordSignIn(account.id)
-    const cookie = serializeCookie(SESSION, session, {
+    const cookie = serializeCookie(SESSION, session.cookie, {
       httpOnly: true,
       secure,
       sameSite: 'Lax',
       path: '/',
       maxAgeSeconds: PROVIDER_SESSION_MS / 1000,
     })
-    return backToApp(account, request, { 'set-cookie': cookie })
+    return backToApp(account, request, session.sid, { 'set-cookie': cookie })
   }
 
   async function backToApp(
     account: Account,
     request: LoginRequest,
+    sid: string | null,
     headers: Headers = {},
   ): Promise<Response> {
     if (request.returnTo === '')
       return redirect(303, '/account', 'signed in', { ...headers, 'cache-control': 'no-store' })
     const target = new URL(request.returnTo)
-    target.searchParams.set('idp_code', await store.issueCode(account.id))
+    target.searchParams.set('idp_code', await store.issueCode(account.id, sid))
     return redirect(303, target.href, 'signed in', { ...headers, 'cache-control': 'no-store' })
   }
 
@@ -319,13 +321,13 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   async function loginForm(req: Request): Promise<Response> {
     const checked = loginRequest(req.query.get('key'), req.query.get('return'))
     if (!checked.ok) return refused(req, checked)
-    const account = await signedIn(req)
-    if (account !== null) {
+    const current = await store.session(req.cookies[SESSION])
+    if (current !== null) {
       if (checked.request.returnTo === '')
         return redirect(303, '/account', undefined, { 'cache-control': 'no-store' })
       // Signed in here already: back to the app at once, the one click on its Sign in.
-      await store.recordSignIn(account.id)
-      return backToApp(account, checked.request)
+      await store.recordSignIn(current.account.id)
+      return backToApp(current.account, checked.request, current.sid)
     }
     if (oidcOnly)
       return redirect(303, oidc!.startHref(checked.request), undefined, {
@@ -663,6 +665,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
       },
     },
     { method: 'POST', path: '/api/exchange', handler: exchange, rateLimit: 'signin' },
+    { method: 'POST', path: '/api/signout', handler: appSignOut, rateLimit: 'signin' },
   ]
   if (deps.assets)
     routes.push({ method: 'GET', path: '/assets/:file', handler: deps.assets.handler })
@@ -709,9 +712,10 @@ If it was not you, ignore this mail: your password stays as it is.
     const body = parsed.value
     if (body.key !== deps.apiKey || body.secret !== deps.apiSecret)
       return jsonError(401, 'unknown app key or wrong secret')
-    const account = await store.takeCode(typeof body.code === 'string' ? body.code : '')
-    if (account === null) return jsonError(400, 'login code unknown, used or expired')
-    if ('failure' in account) return jsonError(400, account.failure)
+    const taken = await store.takeCode(typeof body.code === 'string' ? body.code : '')
+    if (taken === null) return jsonError(400, 'login code unknown, used or expired')
+    if ('failure' in taken) return jsonError(400, taken.failure)
+    const { account, sid } = taken
     // `login`, the account's unique name, lets the apps show it beside the display name; `owner`
     // shows the owner the way to `/admin` (docs/core.md, "Finding your way").
     return json(
@@ -723,9 +727,26 @@ If it was not you, ignore this mail: your password stays as it is.
         // Only a confirmed address: the services mail it (docs/notifications.md).
         ...(account.email !== null ? { email: account.email } : {}),
         ...(account.isOwner ? { owner: true } : {}),
+        // The sign-in the app's session belongs to: the app hands it back to sign the browser
+        // out everywhere it signed in (POST /api/signout), as OpenID Connect's `sid`.
+        ...(sid !== null ? { sid } : {}),
       },
       { 'cache-control': 'no-store' },
     )
+  }
+
+  // POST /api/signout { key, secret, sid }: an app's Sign out (docs/core.md, "Signing out"). The
+  // provider session of that sign-in ends, and with it every app session it started.
+  async function appSignOut(req: Request): Promise<Response> {
+    const parsed = parseJsonObject(await req.body())
+    if (!parsed.ok) return answerRefusal(parsed)
+    const body = parsed.value
+    if (body.key !== deps.apiKey || body.secret !== deps.apiSecret)
+      return jsonError(401, 'unknown app key or wrong secret')
+    if (typeof body.sid !== 'string' || body.sid === '' || body.sid.length > 100)
+      return jsonError(400, 'sid must be the sign-in id the exchange answered')
+    const ended = await store.endSignIn(body.sid)
+    return json(200, { ok: true, ended }, { 'cache-control': 'no-store' })
   }
 
   return { routes, store }

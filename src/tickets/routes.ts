@@ -15,6 +15,7 @@ import type { TokenHandlers } from './api/tokens.ts'
 import type { WebHandlers } from './pages/web.ts'
 import type { WebhookHandlers } from './api/webhooks.ts'
 import type { InviteListHandlers } from './api/invites.ts'
+import type { UnsubscribeHandlers } from './pages/unsubscribe-page.ts'
 import type { ViewHandlers } from './api/views.ts'
 
 export interface Handlers {
@@ -33,6 +34,7 @@ export interface Handlers {
   live: Handler
   webhooks: WebhookHandlers
   files: FileHandlers
+  unsubscribe: UnsubscribeHandlers
   views: ViewHandlers
   bulk: Handler
 }
@@ -132,6 +134,9 @@ export function ticketRoutes(h: Handlers): HttpRoute[] {
     { method: '*', path: '/tickets', handler: h.web.search },
     { method: 'GET', path: '/assets/:file', handler: h.web.asset },
     { method: 'POST', path: '/logout', handler: h.web.logout },
+    // The one-click unsubscribe of notification mails (docs/notifications.md): no cookie, the token is the proof
+    { method: 'GET', path: '/unsubscribe/:token', handler: h.unsubscribe.show },
+    { method: 'POST', path: '/unsubscribe/:token', handler: h.unsubscribe.turnOff },
     { method: '*', path: '/:slug', handler: h.web.project },
     { method: '*', path: '/:slug/settings', handler: h.web.admin },
     { method: '*', path: '/:slug/:number', handler: h.web.ticket },

@@ -28,6 +28,7 @@ import { tokenTable } from './tokens.ts'
 import { userTable } from './users.ts'
 import { webhookTable } from './webhooks.ts'
 import { fileTable } from './files.ts'
+import { mailTable } from './mail.ts'
 import { notificationTable } from './notifications.ts'
 import { bulkTable } from './bulk.ts'
 import { viewTable } from './views.ts'
@@ -46,6 +47,7 @@ function tablesOn(q: Query, clock: () => number, cachedReads = 0) {
     pages: pageReadTable(q, cachedReads),
     webhooks: webhookTable(q, clock),
     files: fileTable(q),
+    mail: mailTable(q),
     notifications: notificationTable(q, clock),
     bulk: bulkTable(q),
     views: viewTable(q, clock),
