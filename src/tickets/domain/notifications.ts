@@ -108,6 +108,9 @@ export function happeningOf(event: FanOutEvent): Happening | null {
       return { ...base, texts: pairs }
     }
     case 'link':
+    case 'label':
+    case 'milestone':
+    case 'due':
       return base
     default:
       return null

@@ -12,7 +12,9 @@ const NOUNS: Record<Cause, [string, string]> = {
   assign: ['assignment', 'assignments'],
   edit: ['edit', 'edits'],
   link: ['relation change', 'relation changes'],
-  due: ['due date reminder', 'due date reminders'],
+  label: ['label change', 'label changes'],
+  milestone: ['milestone change', 'milestone changes'],
+  due: ['due date change', 'due date changes'],
 }
 
 /** "1 new comment", "3 state changes". */
@@ -44,12 +46,13 @@ const VERBS: Record<Cause, string> = {
   assign: 'changed the assignee of',
   edit: 'edited',
   link: 'changed the relations of',
-  due: 'is due:',
+  label: 'changed the labels of',
+  milestone: 'changed the milestone of',
+  due: 'changed the due date of',
 }
 
 /** The newest notification of a ticket whose notifications are read: "ann commented on web#12". */
 export function readSentence(ref: string, last: { kind: Cause; actor: string }): string {
-  if (last.kind === 'due') return `${ref} is due`
   return `${last.actor} ${VERBS[last.kind]} ${ref}`
 }
 
