@@ -30,6 +30,7 @@ import { webhookTable } from './webhooks.ts'
 import { fileTable } from './files.ts'
 import { bulkTable } from './bulk.ts'
 import { viewTable } from './views.ts'
+import { boardTable } from './board.ts'
 
 function tablesOn(q: Query, clock: () => number, cachedReads = 0) {
   return {
@@ -47,6 +48,7 @@ function tablesOn(q: Query, clock: () => number, cachedReads = 0) {
     files: fileTable(q),
     bulk: bulkTable(q),
     views: viewTable(q, clock),
+    board: boardTable(q),
   }
 }
 
