@@ -47,7 +47,11 @@ const config = loadConfig({})
 const secret = await loadSessionSecret(sql, null)
 const sessions = createSessions({ sql, secret, service: 'notes', secure: false, clock: Date.now })
 const logger = createLogger(null)
-const idp = { loginUrl: () => '', exchange: async () => loginFailed('not in the bench') }
+const idp = {
+  loginUrl: () => '',
+  exchange: async () => loginFailed('not in the bench'),
+  signOut: async () => false,
+}
 const service = createNotesService({
   sql,
   config,
@@ -185,7 +189,7 @@ for (let round = 0; round < ROUNDS; round++) {
       const db = await new Promise<IDBDatabase>((resolve, reject) => {
         const r = indexedDB.open(name)
         r.onsuccess = () => resolve(r.result)
-        r.onerror = () => reject(r.error)
+        r.onerror = () => reject(r.error!)
       })
       const t = performance.now()
       await new Promise((resolve) => {

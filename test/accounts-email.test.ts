@@ -121,7 +121,7 @@ const trackerEmail = async () =>
 test('a new address is confirmed only by the link mailed to it; then the tracker mails it without a new sign-in', async () => {
   assert.equal(first.email, undefined)
   const page = await olivia.get('/account')
-  assert.match(page.text, /<label for="email">Email /)
+  assert.match(page.text, /<label for="email">Email<\/label>/)
   assert.match(page.text, /No confirmed address: the apps send you no mail\./)
 
   const bad = await olivia.post('/account/email', { email: 'olivia at home' })

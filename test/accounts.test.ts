@@ -227,7 +227,9 @@ test('a form without the token of its own browser is refused (login CSRF)', asyn
     password: 'owner password',
   })
   assert.equal(forged.status, 403)
+  assert.match(forged.text, /<title>Form expired/)
   assert.match(forged.text, /This form has expired/)
+  assert.equal(forged.headers['x-error-code'], 'form_expired')
 })
 
 test('a wrong password or unknown name says "wrong name or password" and nothing more', async () => {
@@ -496,6 +498,11 @@ test('only the owner sees /admin', async () => {
   codeOf(await rita.post('/login', { ...request, name: 'Rita', password: 'rita password' }))
   const page = await rita.get('/admin')
   assert.equal(page.status, 403)
+  assert.match(page.text, /Only the owner of this site sees this page\./)
+  assert.equal(page.headers['x-error-code'], 'forbidden')
+  const signedOut = await browser('10.8.0.2').get('/admin')
+  assert.equal(signedOut.status, 303)
+  assert.equal(signedOut.headers.location, '/login')
 })
 
 test('a password hash verifies only its own password, and a malformed hash matches nothing', async () => {
@@ -648,4 +655,56 @@ test('a passkey ceremony needs the page token of its browser and the challenge t
   assert.match(unknown.body.error, /This passkey is not known here/)
   // Adding a passkey needs a provider session.
   assert.equal((await post('/passkeys/register/options', { csrf })).status, 401)
+})
+
+/** `POST /api/signout` as an app sends it. */
+async function appSignOut(body: Record<string, unknown>) {
+  const response = await handler(
+    makeRequest({ method: 'POST', url: '/api/signout', body: JSON.stringify(body) }),
+  )
+  return { status: response.status, body: JSON.parse(await bodyText(response.body)) }
+}
+
+test('an app signing out with the sign-in id of its exchange ends the provider session and both apps’ sessions of that browser only', async () => {
+  const made = await provider.store.create({
+    name: 'Tina',
+    passwordHash: await hashPassword('tina password'),
+    owner: false,
+  })
+  assert.ok(made.ok)
+  const tina = browser('10.11.0.1')
+  await tina.get(login)
+  const first = await exchange(
+    codeOf(await tina.post('/login', { ...request, name: 'Tina', password: 'tina password' })),
+  )
+  const sid = first.body.sid as string
+  assert.match(sid, /^[A-Za-z0-9_-]{16,}$/)
+  // A second sign-in from the same browser carries the same sign-in id.
+  assert.equal((await exchange(codeOf(await tina.get(login)))).body.sid, sid)
+  const other = browser('10.11.0.2')
+  await other.get(login)
+  const otherSid = (
+    await exchange(
+      codeOf(await other.post('/login', { ...request, name: 'Tina', password: 'tina password' })),
+    )
+  ).body.sid
+  assert.notEqual(otherSid, sid)
+  const tinaId = first.body.id as string
+  await sql`insert into sessions (id, service, user_id, data, created, expires) values ('tina-notes', 'notes', ${tinaId}, ${sql.json({ idpSid: sid })}, 0, ${Date.now() + 1e9}), ('tina-notes-2', 'notes', ${tinaId}, ${sql.json({ idpSid: otherSid })}, 0, ${Date.now() + 1e9})`
+
+  assert.deepEqual((await appSignOut({ key: 'dev-key', secret: 'wrong', sid })).status, 401)
+  assert.deepEqual(await appSignOut({ key: 'dev-key', secret: 'dev-secret' }), {
+    status: 400,
+    body: { error: 'sid must be the sign-in id the exchange answered' },
+  })
+  assert.deepEqual(await appSignOut({ key: 'dev-key', secret: 'dev-secret', sid }), {
+    status: 200,
+    body: { ok: true, ended: true },
+  })
+  assert.equal((await tina.get('/account')).status, 303, 'the provider session has ended')
+  assert.equal((await other.get('/account')).status, 200, 'the other browser is still signed in')
+  assert.deepEqual(
+    (await sql`select id from sessions where user_id = ${tinaId} order by id`).map((r) => r.id),
+    ['tina-notes-2'],
+  )
 })

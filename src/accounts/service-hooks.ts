@@ -34,6 +34,13 @@ export interface ServiceHooks {
    */
   endSessions(tx: Query, accountId: string): Promise<void>
   /**
+   * Ends, in the provider's transaction `tx`, the service's sessions that the provider's sign-in
+   * `sid` started (the exchange handed the service `sid`; docs/core.md, "Signing out"): that
+   * browser signed out at the provider or in one of the apps. The built-in provider's in-process
+   * form of OpenID Connect's back-channel logout.
+   */
+  endSignIn(tx: Query, sid: string): Promise<void>
+  /**
    * What else disabling the account revokes at the service, in the provider's transaction `tx`,
    * after its sessions have ended (the tracker: the person's tokens, the project keys they
    * confirmed and the webhooks those keys made).

@@ -119,6 +119,17 @@ export function createAccountStore(deps: {
   const byId = async (id: string): Promise<Account | null> =>
     one(await sql<AccountRow[]>`select * from idp_accounts where id = ${id}`)
 
+  /** The enabled account a provider session cookie names and the session's sign-in id, or null. */
+  async function sessionOf(
+    cookie: string | undefined,
+  ): Promise<{ account: Account; sid: string } | null> {
+    if (!cookie || cookie.length > 100) return null
+    const [row] = await sql<(AccountRow & { session_sid: string })[]>`
+      select a.*, s.sid as session_sid from idp_sessions s join idp_accounts a on a.id = s.account_id
+      where s.id_hash = ${hashSecret(cookie)} and s.expires > ${clock()} and not a.disabled`
+    return row ? { account: account(row), sid: row.session_sid } : null
+  }
+
   return {
     /** True once any account exists (the first run is over). */
     async hasAccounts(): Promise<boolean> {
@@ -217,36 +228,73 @@ export function createAccountStore(deps: {
       await sql.begin((tx) => endSessions(tx, id))
     },
 
-    /** A new provider session for the account: the cookie's value (only its hash is kept). */
-    async startSession(accountId: string): Promise<string> {
+    /**
+     * A new provider session for the account: the cookie's value (only its hash is kept) and its
+     * sign-in id, which the login codes it issues carry to the apps. `sid` carries on the sign-in
+     * id of the session it replaces in this browser, so one sign-out still ends the apps' sessions
+     * that one started.
+     */
+    async startSession(accountId: string, sid?: string): Promise<{ cookie: string; sid: string }> {
       const id = randomToken(32)
+      const signIn = sid ?? randomToken(16)
       const now = clock()
       await sql`delete from idp_sessions where expires <= ${now}`
-      await sql`insert into idp_sessions (id_hash, account_id, created, expires) values (${hashSecret(id)}, ${accountId}, ${now}, ${now + PROVIDER_SESSION_MS})`
-      return id
+      await sql`insert into idp_sessions (id_hash, account_id, sid, created, expires) values (${hashSecret(id)}, ${accountId}, ${signIn}, ${now}, ${now + PROVIDER_SESSION_MS})`
+      return { cookie: id, sid: signIn }
     },
 
     /** The enabled account a provider session cookie names, or null. */
     async sessionAccount(cookie: string | undefined): Promise<Account | null> {
+      return (await sessionOf(cookie))?.account ?? null
+    },
+
+    session: sessionOf,
+
+    /**
+     * Takes the provider session of `cookie` out of the way of a new sign-in in this browser:
+     * its row goes, and its sign-in id is answered for the new session to carry on (null when
+     * there was none).
+     */
+    async replaceSession(cookie: string | undefined): Promise<string | null> {
       if (!cookie || cookie.length > 100) return null
-      return one(
-        await sql<AccountRow[]>`
-        select a.* from idp_sessions s join idp_accounts a on a.id = s.account_id
-        where s.id_hash = ${hashSecret(cookie)} and s.expires > ${clock()} and not a.disabled`,
-      )
+      const [row] = await sql<{ sid: string }[]>`
+        delete from idp_sessions where id_hash = ${hashSecret(cookie)} and expires > ${clock()} returning sid`
+      return row?.sid ?? null
     },
 
+    /**
+     * Signs this browser out (issue 36, point 2): the provider session of `cookie` ends, and in
+     * the same transaction every app session it started, through each service's hook, as OpenID
+     * Connect's back-channel logout would.
+     */
     async endSession(cookie: string | undefined): Promise<void> {
-      if (cookie && cookie.length <= 100)
-        await sql`delete from idp_sessions where id_hash = ${hashSecret(cookie)}`
+      if (!cookie || cookie.length > 100) return
+      await sql.begin(async (tx) => {
+        const [row] = await tx<{ sid: string }[]>`
+          delete from idp_sessions where id_hash = ${hashSecret(cookie)} returning sid`
+        if (row) for (const h of hooks) await h.endSignIn(tx, row.sid)
+      })
     },
 
-    /** A one-time login code for the account. */
-    async issueCode(accountId: string): Promise<string> {
+    /**
+     * Ends the sign-in `sid` (an app's sign-out, `POST /api/signout`): the provider session
+     * that has it and every app session it started. Answers whether a provider session ended.
+     */
+    async endSignIn(sid: string): Promise<boolean> {
+      if (sid === '' || sid.length > 100) return false
+      return sql.begin(async (tx) => {
+        const gone = await tx`delete from idp_sessions where sid = ${sid} returning 1`
+        for (const h of hooks) await h.endSignIn(tx, sid)
+        return gone.length > 0
+      })
+    },
+
+    /** A one-time login code for the account, carrying the sign-in id of the browser's provider session. */
+    async issueCode(accountId: string, sid: string | null): Promise<string> {
       const code = randomToken(24)
       const now = clock()
       await sql`delete from idp_codes where expires <= ${now}`
-      await sql`insert into idp_codes (code_hash, account_id, expires) values (${hashSecret(code)}, ${accountId}, ${now + CODE_MS})`
+      await sql`insert into idp_codes (code_hash, account_id, sid, expires) values (${hashSecret(code)}, ${accountId}, ${sid}, ${now + CODE_MS})`
       return code
     },
 
@@ -266,16 +314,18 @@ export function createAccountStore(deps: {
      * Takes a login code (it works once): its enabled account, or the failure it carries; null
      * when unknown, used or expired.
      */
-    async takeCode(code: string): Promise<Account | { failure: string } | null> {
+    async takeCode(
+      code: string,
+    ): Promise<{ account: Account; sid: string | null } | { failure: string } | null> {
       if (code === '' || code.length > 100) return null
       const [taken] = await sql<
-        { account_id: string | null; failure: string | null; expires: number }[]
+        { account_id: string | null; failure: string | null; sid: string | null; expires: number }[]
       >`
-        delete from idp_codes where code_hash = ${hashSecret(code)} returning account_id, failure, expires`
+        delete from idp_codes where code_hash = ${hashSecret(code)} returning account_id, failure, sid, expires`
       if (!taken || Number(taken.expires) <= clock()) return null
       if (taken.failure !== null) return { failure: taken.failure }
       const found = await byId(taken.account_id!)
-      return found && !found.disabled ? found : null
+      return found && !found.disabled ? { account: found, sid: taken.sid } : null
     },
 
     /** The account an OpenID Connect identity (issuer, subject) is linked to, or null. */

@@ -85,6 +85,9 @@ export function createLoginHandlers(deps: {
       session.data.name = result.identity.name
       session.data.owner = result.identity.owner === true
       session.data.login = result.identity.login ?? null
+      // The provider's sign-in: signing out here ends it, and it ends this session (docs/core.md).
+      if (result.identity.sid !== undefined) session.data.idpSid = result.identity.sid
+      else delete session.data.idpSid
       session.data.loginError = null
       await deps.people?.seen(
         result.identity.id,

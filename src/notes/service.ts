@@ -34,7 +34,13 @@ export function createNotesService(deps: ServiceDeps): Service {
   const login = createLoginHandlers({ idp, sessions, publicUrl, people: shares })
   const publications = createPublications({ sql, clock })
   const api = createApiHandlers({ store, publications, shares, wakes, sessions, publicUrl })
-  const web = createWebHandlers({ sessions, publications, publicUrl, places: deps.places })
+  const web = createWebHandlers({
+    sessions,
+    idp,
+    publications,
+    publicUrl,
+    places: deps.places,
+  })
   return {
     // Every answer carries the strict Content-Security-Policy and its companions.
     routes: pageHeadersOn(notesRoutes(login, api, web)),

@@ -4,7 +4,7 @@
  * out everywhere or is disabled loses here. Whatever it reads or writes goes through the store.
  */
 import type { ServiceHooks } from '../accounts/service-hooks.ts'
-import { endSessionsOf } from '../auth/session.ts'
+import { endSessionsOf, endSignInSessions } from '../auth/session.ts'
 import type { Sql } from '../db/client.ts'
 import { connectionTable } from './store/connections.ts'
 import { inviteTable } from './store/invites.ts'
@@ -49,6 +49,7 @@ export function ticketsAccountHooks(deps: {
       const user = await userTable(tx, clock).byIdentity(accountId)
       if (user !== null) await endSessionsOf(tx, 'tickets', user.id)
     },
+    endSignIn: (tx, sid) => endSignInSessions(tx, 'tickets', sid),
     async takeInviteSignup(tx, returnTo) {
       const id = publicUrl === null ? null : inviteIdOf(publicUrl, returnTo)
       return id === null ? null : inviteTable(tx, clock).takeSignupPlace(id)

@@ -28,6 +28,10 @@ import { tokenTable } from './tokens.ts'
 import { userTable } from './users.ts'
 import { webhookTable } from './webhooks.ts'
 import { fileTable } from './files.ts'
+import { labelTable } from './labels.ts'
+import { milestoneTable } from './milestones.ts'
+import { mailTable } from './mail.ts'
+import { notificationTable } from './notifications.ts'
 import { bulkTable } from './bulk.ts'
 import { viewTable } from './views.ts'
 import { boardTable } from './board.ts'
@@ -46,6 +50,10 @@ function tablesOn(q: Query, clock: () => number, cachedReads = 0) {
     pages: pageReadTable(q, cachedReads),
     webhooks: webhookTable(q, clock),
     files: fileTable(q),
+    labels: labelTable(q),
+    milestones: milestoneTable(q),
+    mail: mailTable(q),
+    notifications: notificationTable(q, clock),
     bulk: bulkTable(q),
     views: viewTable(q, clock),
     board: boardTable(q),
@@ -63,6 +71,8 @@ export interface TicketTx extends Tables {
    * answered (and not with a refusal).
    */
   emit(projectId: string, name: EventName, args: unknown[]): Promise<void>
+  /** Stores a live event for one person only (their open pages), as {@link TicketTx.emit} does. */
+  emitTo(userId: string, name: EventName, args: unknown[]): Promise<void>
 }
 
 export interface TicketStore extends Tables {
@@ -115,6 +125,9 @@ export function createTicketStore(deps: TicketStoreDeps): TicketStore {
                 ...tablesOn(q, clock),
                 async emit(projectId, name, args) {
                   emitted.push({ project: projectId, name, args, created: clock() })
+                },
+                async emitTo(userId, name, args) {
+                  emitted.push({ project: null, user: userId, name, args, created: clock() })
                 },
               }
               const value = await fn(tx)
