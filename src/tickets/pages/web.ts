@@ -331,7 +331,12 @@ export function createWebHandlers(
       const refused = guard(req)
       if (refused) return refused
       const { viewer, cursor, switcher, project } = await data.context(req, req.params.slug)
-      if (!project) return message(req, 404, 'Not found', noProjectHere(req.params.slug!))
+      if (!project)
+        return refusedPage(
+          req,
+          'Not found',
+          refuse(404, reason('no_such_project', noProjectHere(req.params.slug!))),
+        )
       const { project: p, role, counts } = project
       if (p.slug !== req.params.slug) {
         const search = req.query.toString()
