@@ -43,6 +43,8 @@ type Fragment = postgres.PendingQuery<postgres.Row[]>
 export interface PageContext {
   /** The live cursor, read in the same snapshot as everything else the page shows. */
   cursor: number
+  /** The lists' version (sql/0019_lists_version_by_triggers.sql) of what the page shows. */
+  version: number
   /** Every project's slug and title, by title. */
   switcher: { slug: string; title: string }[]
   /** The person's tickets in open, doing or review; null when nobody is signed in. */
@@ -182,6 +184,7 @@ function contextOf(own: OwnParts, shared: SharedParts): PageContext {
         }
   return {
     cursor: own.cursor,
+    version: Number(own.version),
     switcher: shared.switcher,
     inboxCount: own.inboxCount,
     unreadCount: own.unreadCount,
