@@ -83,6 +83,8 @@ export type RefusalCode =
   | 'no_such_file'
   // Signing in.
   | 'login_failed'
+  | 'bad_login_request'
+  | 'bad_form'
   | 'form_expired'
   // The provider's accounts.
   | 'name_taken'

@@ -536,7 +536,7 @@ export async function openLocal(
       await new Promise<void>((resolve, reject) => {
         const req = indexedDB.deleteDatabase(name)
         req.onsuccess = () => resolve()
-        req.onerror = () => reject(req.error)
+        req.onerror = () => reject(req.error!)
         // Another tab still has it open: it closes on `blocking`, then this succeeds.
         req.onblocked = () => {}
       })

@@ -63,11 +63,11 @@ export const ambiguousUser = (ref: string) =>
 
 export const LOGIN_FAILED = 'Login failed'
 export const INVITE_FAILED = 'Invite failed'
-export const NO_LOGIN_CODE = 'idp sent no login code'
-export const USER_NOT_STORED = 'could not store the user'
+export const NO_LOGIN_CODE = reason('login_failed', 'idp sent no login code')
+export const USER_NOT_STORED = reason('internal_error', 'could not store the user')
 
 export const CONNECT = 'Connect'
-export const GET_ONLY = 'GET only'
+export const GET_ONLY = reason('method_not_allowed', 'GET only')
 export const lengthBetween = (name: string, min: number, max: number) =>
   reason('bad_field', `${name} must be ${min} to ${max} characters`)
 /** A JSON field over its length limit. */
