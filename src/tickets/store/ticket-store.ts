@@ -28,6 +28,8 @@ import { tokenTable } from './tokens.ts'
 import { userTable } from './users.ts'
 import { webhookTable } from './webhooks.ts'
 import { fileTable } from './files.ts'
+import { labelTable } from './labels.ts'
+import { milestoneTable } from './milestones.ts'
 import { mailTable } from './mail.ts'
 import { notificationTable } from './notifications.ts'
 import { bulkTable } from './bulk.ts'
@@ -47,6 +49,8 @@ function tablesOn(q: Query, clock: () => number, cachedReads = 0) {
     pages: pageReadTable(q, cachedReads),
     webhooks: webhookTable(q, clock),
     files: fileTable(q),
+    labels: labelTable(q),
+    milestones: milestoneTable(q),
     mail: mailTable(q),
     notifications: notificationTable(q, clock),
     bulk: bulkTable(q),
