@@ -10,6 +10,7 @@ import type { FileHandlers } from './api/files.ts'
 import type { AddressHandlers } from './pages/addresses.ts'
 import type { ProjectHandlers } from './api/projects.ts'
 import type { RelationHandlers } from './api/relations.ts'
+import type { OrganiseHandlers } from './api/organise.ts'
 import type { TicketHandlers } from './api/tickets.ts'
 import type { TokenHandlers } from './api/tokens.ts'
 import type { WebHandlers } from './pages/web.ts'
@@ -22,6 +23,7 @@ export interface Handlers {
   tickets: TicketHandlers
   changes: ChangeHandlers
   relations: RelationHandlers
+  organise: OrganiseHandlers
   projects: ProjectHandlers
   invite: Handler
   invites: InviteListHandlers
@@ -117,6 +119,30 @@ export function ticketRoutes(h: Handlers): HttpRoute[] {
       path: '/api/projects/:slug/webhooks/:id/deliveries/:delivery/redeliver',
       handler: h.webhooks.redeliver,
     },
+    // 4.14 Labels, milestones and due dates (docs/tickets-api.md, "Labels, milestones and due dates")
+    { method: 'GET', path: '/api/projects/:slug/labels', handler: h.organise.labels },
+    { method: 'POST', path: '/api/projects/:slug/labels', handler: h.organise.createLabel },
+    { method: 'POST', path: '/api/projects/:slug/labels/:name', handler: h.organise.updateLabel },
+    {
+      method: 'POST',
+      path: '/api/projects/:slug/labels/:name/remove',
+      handler: h.organise.removeLabel,
+    },
+    { method: 'GET', path: '/api/projects/:slug/milestones', handler: h.organise.milestones },
+    { method: 'POST', path: '/api/projects/:slug/milestones', handler: h.organise.createMilestone },
+    {
+      method: 'POST',
+      path: '/api/projects/:slug/milestones/:title',
+      handler: h.organise.updateMilestone,
+    },
+    {
+      method: 'POST',
+      path: '/api/projects/:slug/milestones/:title/remove',
+      handler: h.organise.removeMilestone,
+    },
+    ...onTicket('labels', h.organise.ticketLabels),
+    ...onTicket('milestone', h.organise.ticketMilestone),
+    ...onTicket('due', h.organise.ticketDue),
     // 4.13 Files (docs/tickets-api.md, "Files")
     { method: 'GET', path: '/api/projects/:slug/files', handler: h.files.list },
     { method: 'POST', path: '/api/projects/:slug/files', handler: h.files.upload },
@@ -139,6 +165,7 @@ export function ticketRoutes(h: Handlers): HttpRoute[] {
     { method: 'POST', path: '/unsubscribe/:token', handler: h.unsubscribe.turnOff },
     { method: '*', path: '/:slug', handler: h.web.project },
     { method: '*', path: '/:slug/settings', handler: h.web.admin },
+    { method: '*', path: '/:slug/board', handler: h.web.board },
     { method: '*', path: '/:slug/:number', handler: h.web.ticket },
     // Tokens and the session (docs/tickets-api.md): tokens and the page's own view of its session
     { method: 'GET', path: '/api/tokens', handler: h.tokens.list },

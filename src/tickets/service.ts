@@ -17,6 +17,7 @@ import { createAddressHandlers } from './pages/addresses.ts'
 import { createProjectHandlers } from './api/projects.ts'
 import { createTicketStore } from './store/ticket-store.ts'
 import { createRelationHandlers } from './api/relations.ts'
+import { createOrganiseHandlers } from './api/organise.ts'
 import { ticketRoutes } from './routes.ts'
 import { createTicketHandlers } from './api/tickets.ts'
 import { createTokenHandlers } from './api/tokens.ts'
@@ -161,6 +162,7 @@ export function createTicketsService(
     tickets: createTicketHandlers(ctx),
     changes: createChangeHandlers(ctx),
     relations: createRelationHandlers(ctx),
+    organise: createOrganiseHandlers(ctx),
     projects: createProjectHandlers(ctx),
     invite: createInviteHandler(ctx),
     invites: createInviteListHandlers(ctx),

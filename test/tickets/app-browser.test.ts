@@ -305,8 +305,8 @@ test(
     await list.getByText('Checkout fails in Firefox').waitFor()
     await page.getByRole('link', { name: /^Done/ }).click()
     await page.getByRole('heading', { name: 'No tickets match' }).waitFor()
-    await page.goto(`${url}/web?q=label:bug`)
-    await page.getByRole('alert').getByText("unknown search key 'label:'").waitFor()
+    await page.goto(`${url}/web?q=priority:high`)
+    await page.getByRole('alert').getByText("unknown search key 'priority:'").waitFor()
     await page.goto(`${url}/web`)
     await screenshot(page, 'project')
   },

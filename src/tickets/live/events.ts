@@ -10,6 +10,8 @@ export type EventName =
   | 'connectionsChanged'
   | 'projectChanged'
   | 'membersChanged'
+  | 'labelsChanged'
+  | 'milestonesChanged'
   /** For one person only: their notifications changed; args `[{ added }]`, how many new ones. */
   | 'notificationsChanged'
   | 'viewsChanged'
