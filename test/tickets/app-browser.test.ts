@@ -263,7 +263,11 @@ test(
     await form(page, '/parent').getByRole('button', { name: 'Save' }).last().click()
     await history(page).getByText(`set the parent to ${parent.ref}`).waitFor()
     await page.getByLabel('Blocked by').fill(blocker.ref)
-    await page.getByRole('button', { name: 'Add' }).click()
+    await page
+      .locator('form')
+      .filter({ has: page.getByLabel('Blocked by') })
+      .getByRole('button', { name: 'Add' })
+      .click()
     await history(page).getByText(`marked it blocked by ${blocker.ref}`).waitFor()
     await page.locator('[data-live="head"] .blocked').waitFor()
     await screenshot(page, 'ticket')
