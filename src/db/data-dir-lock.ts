@@ -150,6 +150,7 @@ export async function requestBackup(dir: string): Promise<Readable | null> {
       code === 'ENOENT'
         ? `the process holding ${resolve(dir)} does not serve backups (an older version?): stop it and back up again`
         : `cannot read ${join(resolve(dir), BACKUP_KEY_FILE)} (${code}): run the backup as the user who runs the service`,
+      { cause: err },
     )
   }
   // Two lines come first: the holder's process id, then "ok" or "error <why>"; the backup's

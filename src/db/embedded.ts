@@ -93,7 +93,7 @@ class BatchQueue {
           try {
             resolve((await this.db.query<Record<string, unknown>>(statement)).rows)
           } catch (err) {
-            reject(err as Error)
+            reject(err)
           }
         },
       })
