@@ -12,6 +12,9 @@ export const WEBHOOK_KINDS = [
   'ticket.assigned',
   'ticket.edited',
   'ticket.related',
+  'ticket.labeled',
+  'ticket.milestoned',
+  'ticket.due_changed',
   'member.changed',
   'connection.changed',
 ] as const
@@ -45,6 +48,9 @@ const BY_HISTORY_KIND: Readonly<Record<string, WebhookKind>> = {
   assign: 'ticket.assigned',
   edit: 'ticket.edited',
   link: 'ticket.related',
+  label: 'ticket.labeled',
+  milestone: 'ticket.milestoned',
+  due: 'ticket.due_changed',
 }
 
 type Obj = Record<string, unknown>
