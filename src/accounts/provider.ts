@@ -35,6 +35,7 @@ import { REFUSED, TEXT } from './messages.ts'
 import { createBrowserBinding } from './browser-binding.ts'
 import {
   inviteContextOf,
+  refusedEmailOf,
   takeInviteSignupOf,
   type InviteContext,
   type ServiceHooks,
@@ -611,6 +612,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
       hashing,
       busy,
       mailer,
+      refusedEmail: (accountId) => refusedEmailOf(deps.hooks, accountId),
       checkedForm,
       refused,
     }),

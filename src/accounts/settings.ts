@@ -59,6 +59,8 @@ export interface SettingsTools {
   refused(req: Request, refusal: Refusal): Response
   /** Where confirmation links are mailed from, or null when this site sends no mail. */
   mailer: AccountMailer | null
+  /** The account's address when a service stopped mailing it because a server refused it. */
+  refusedEmail(accountId: string): Promise<string | null>
 }
 
 export function settingsRoutes(tools: SettingsTools): HttpRoute[] {
@@ -71,11 +73,12 @@ export function settingsRoutes(tools: SettingsTools): HttpRoute[] {
     notice: string | null = null,
     errors: Parameters<typeof accountContent>[0]['errors'] = {},
   ): Promise<Response> {
-    const [keys, pending] = await Promise.all([
+    const [keys, pending, refused] = await Promise.all([
       passkeys.list(account.id),
       store.pendingEmail(account.id),
+      tools.refusedEmail(account.id),
     ])
-    const email = { pending, mail: tools.mailer !== null }
+    const email = { pending, mail: tools.mailer !== null, refused }
     return page(
       req,
       status,
