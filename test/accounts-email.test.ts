@@ -42,6 +42,8 @@ const provider = createAccountsProvider({
   trustProxy: 0,
   assets: null,
   mailer,
+  // A cheap hash: these tests are about mail, not scrypt's cost.
+  passwordCost: { N: 1 << 10, r: 8, p: 1 },
 })
 const handler = createHandler(provider.routes, { name: 'idp', logger: testLogger() })
 
