@@ -87,6 +87,7 @@ const PRIVATE = { 'cache-control': 'private, no-cache', vary: 'Cookie' }
 const SETTINGS_EVENTS: readonly EventName[] = [
   'projectChanged',
   'membersChanged',
+  'invitesChanged',
   'connectionsChanged',
 ]
 
