@@ -58,7 +58,12 @@ export interface ProjectPageInput {
   /** The saved views beside the list, with their counts. */
   views: readonly ViewShown[]
   /** What the bulk bar changes: the search with its tab's states, and how many it finds; null for no bar. */
-  bulk: { q: string; matching: { count: number; more: boolean } } | null
+  bulk: {
+    q: string
+    matching: { count: number; more: boolean }
+    labels: readonly string[]
+    milestones: readonly string[]
+  } | null
 }
 
 /** The address of this list with some parameters changed. */
@@ -113,7 +118,7 @@ ${
 <span data-live="range">${total === 0 ? 'No tickets' : html`${counted(first)}–${counted(last)} of ${of}`}${q ? html` matching <code>${q}</code>` : ''}</span>
 <span class="sorts"><span>Sort:</span> ${sorts}</span>
 </div>
-${input.bulk && list && list.rows.length > 0 ? html`<div data-live="bulk">${bulkBar({ slug: p.slug, q: input.bulk.q, matching: input.bulk.matching, role: input.role, members: input.members })}</div>` : ''}
+${input.bulk && list && list.rows.length > 0 ? html`<div data-live="bulk">${bulkBar({ slug: p.slug, ...input.bulk, role: input.role, members: input.members })}</div>` : ''}
 ${list ? ticketList(list.rows, input.now, empty, { pick: input.bulk !== null && mayAct(input.role, 'use') }) : ''}
 ${searchHelp(null)}`
 }

@@ -302,7 +302,16 @@ export function createWebHandlers(
         const matching = list.more
           ? await data.matching(p.id, query, states, viewer?.id ?? null, version)
           : { count: list.total, more: false }
-        bulk = { q: withTabStates(q, query, stateParam === '' ? null : states), matching }
+        const editor = mayAct(role, 'edit')
+        const [labels, milestones] = editor
+          ? await Promise.all([data.labels(p.id), data.milestones(p.id)])
+          : [[], []]
+        bulk = {
+          q: withTabStates(q, query, stateParam === '' ? null : states),
+          matching,
+          labels: labels.map((l) => l.name),
+          milestones: milestones.filter((m) => m.state === 'open').map((m) => m.title),
+        }
       }
       const body = projectBody({
         project: p,
