@@ -30,7 +30,7 @@ function bellCount(page: typeof bea.page) {
 test('B’s bell counts up on B’s open page when A mentions B in another browser', async () => {
   const ticket = await app.ticket(annApi, web.slug, { subject: 'Checkout button is grey' })
   await bea.page.goto(`${url}/${web.slug}`)
-  await assertAccessible(bea.page)
+  await assertAccessible(bea.page, 'the project page with the bell')
   await bellCount(bea.page).waitFor()
   assert.equal(await bellCount(bea.page).textContent(), '0')
   // A writes in A's own browser, as a person does.
@@ -60,7 +60,7 @@ test('@ in the comment box suggests the project’s members, and Enter writes th
   assert.equal(await box.inputValue(), 'Thanks @BeaStone ')
   await box.pressSequentially('and @nobody')
   await ann.page.getByRole('listbox', { name: 'People to mention' }).waitFor({ state: 'hidden' })
-  await assertAccessible(ann.page)
+  await assertAccessible(ann.page, 'the ticket page with @ suggestions')
 })
 
 test('/notifications groups by ticket, links to the first unread event, and Mark all read empties the bell', async () => {
@@ -84,7 +84,7 @@ test('/notifications groups by ticket, links to the first unread event, and Mark
     (await group.getAttribute('href')) ?? '',
     new RegExp(`^/${web.slug}/${ticket.number}`),
   )
-  await assertAccessible(bea.page)
+  await assertAccessible(bea.page, 'the notifications page')
   await pictures(bea.page, 'notifications')
   await bea.page.getByRole('button', { name: 'Mark all read' }).click()
   await bea.page.getByText('Nothing unread.').waitFor()
@@ -115,7 +115,7 @@ test('the settings page saves app and mail per kind, and says mail is off withou
   await bea.page.reload()
   assert.equal(await mentionedApp.isChecked(), false)
   assert.equal(await bea.page.getByRole('heading', { name: 'Default for new people' }).count(), 0)
-  await assertAccessible(bea.page)
+  await assertAccessible(bea.page, 'the notification settings page')
   await pictures(bea.page, 'notification-settings')
 })
 
@@ -135,5 +135,5 @@ test('Watch and Unwatch on the ticket page, Watch all on the project page', asyn
       document.querySelector('[data-live="watch-all"] button')?.getAttribute('aria-pressed') ===
       'true',
   )
-  await assertAccessible(bea.page)
+  await assertAccessible(bea.page, 'the project page with Watch all')
 })
