@@ -109,6 +109,7 @@ function searchesMoreThanStates(query: TicketQuery): boolean {
       query.author.not.length >
       0 ||
     query.blocked !== null ||
+    Object.keys(query.has).length > 0 ||
     query.numbers.length +
       query.words.length +
       query.notWords.length +

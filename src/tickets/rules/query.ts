@@ -29,8 +29,11 @@ const SORT_ALIASES: Record<string, Sort> = {
   oldest: 'created-asc',
 }
 
-export const KEYS = ['state', 'assignee', 'author', 'is', 'sort'] as const
+export const KEYS = ['state', 'assignee', 'author', 'is', 'has', 'sort'] as const
 const IS_VALUES = ['open', 'closed', 'blocked', 'unblocked', 'assigned', 'unassigned'] as const
+/** `has:file`: the ticket's text or history links a file of this tracker; `has:image`: an image among them. */
+export const HAS_VALUES = ['file', 'image'] as const
+export type Has = (typeof HAS_VALUES)[number]
 
 /** `is:open` and `is:closed` as GitHub means them: still being worked on, and finished either way. */
 const OPEN_STATES: readonly State[] = ['open', 'doing', 'review']
@@ -53,6 +56,8 @@ export interface TicketQuery {
   author: PersonFilter
   /** `is:blocked` true, `is:unblocked` (or `-is:blocked`) false, else null. */
   blocked: boolean | null
+  /** `has:file`, `has:image` (true) and `-has:...` (false), by what they ask for; absent when not asked. */
+  has: Partial<Record<Has, boolean>>
   /** `#12`: ticket numbers, any of. */
   numbers: number[]
   /** Words each subject-or-summary must contain (as a word or the start of one). */
@@ -78,6 +83,8 @@ export const unknownSearchState = (value: string) =>
   `unknown state '${value}' (use ${STATES.join(', ')}, closed or all)`
 export const unknownIs = (value: string) =>
   `unknown 'is:${value}' (use ${IS_VALUES.map((v) => `is:${v}`).join(', ')})`
+export const unknownHas = (value: string) =>
+  `unknown 'has:${value}' (use ${HAS_VALUES.map((v) => `has:${v}`).join(', ')})`
 export const unknownSort = (value: string) =>
   `unknown 'sort:${value}' (use ${SORTS.map((s) => `sort:${s}`).join(', ')})`
 export const sortTwice = "'sort:' may be given once"
@@ -90,6 +97,7 @@ const EXAMPLES: Record<(typeof KEYS)[number], string> = {
   assignee: 'assignee:alice',
   author: 'author:alice',
   is: 'is:blocked',
+  has: 'has:file',
   sort: 'sort:updated-desc',
 }
 
@@ -100,6 +108,7 @@ export function emptyQuery(): TicketQuery {
     assignee: { any: [], not: [] },
     author: { any: [], not: [] },
     blocked: null,
+    has: {},
     numbers: [],
     words: [],
     notWords: [],
@@ -234,6 +243,13 @@ export function parseQuery(text: string): ParsedQuery {
         } else return refuse(400, reason('bad_query', unknownIs(value)), 'q')
         break
       }
+      case 'has': {
+        const what = value.toLowerCase()
+        if (what === 'file' || what === 'files') query.has.file = !negated
+        else if (what === 'image' || what === 'images') query.has.image = !negated
+        else return refuse(400, reason('bad_query', unknownHas(value)), 'q')
+        break
+      }
       case 'sort': {
         if (negated) return refuse(400, reason('bad_query', cannotExclude('sort')), 'q')
         if (query.sort !== null) return refuse(400, reason('bad_query', sortTwice), 'q')
@@ -265,6 +281,7 @@ export const SEARCH_HELP: readonly (readonly [string, string])[] = [
   ['assignee:alice, assignee:@me, assignee:none', 'assigned to this person, to you, to nobody'],
   ['author:bob, author:@me', 'written by this person, by you'],
   ['is:blocked, is:unblocked, is:assigned, is:unassigned', 'blocked or not, assigned or not'],
+  ['has:file, has:image', 'its text or comments link an attached file, an image'],
   ['sort:updated, sort:oldest', 'recently changed first, oldest first (newest first by default)'],
   ['-state:done, -assignee:bob, -safari', 'a - before a term leaves out what it finds'],
 ]

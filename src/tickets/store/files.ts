@@ -1,5 +1,5 @@
 /**
- * The files aggregate (sql/0025_files.sql): contents stored once per project in chunks, the
+ * The files aggregate (sql/0028_files.sql, sql/0029_ticket_files.sql): contents stored once per project in chunks, the
  * uploads that name them, and the sweep of the ones no ticket kept.
  *
  * An upload is written in three steps, so that no transaction stays open while bytes arrive
@@ -209,13 +209,11 @@ export function fileTable(q: Query) {
      */
     async sweep(now: number): Promise<{ files: number; contents: number }> {
       const due = now - UNREFERENCED_MS
+      // A ticket links it (sql/0029_ticket_files.sql keeps which, from the texts and the history).
       await q`
         update files f set kept = true
-        where not f.kept and f.created <= ${due} and (
-          exists (select 1 from tickets t where t.project_id = f.project_id
-                  and (strpos(t.summary, '/files/' || f.id) > 0 or strpos(t.subject, '/files/' || f.id) > 0))
-          or exists (select 1 from ticket_events e join tickets t on t.id = e.ticket_id
-                     where t.project_id = f.project_id and strpos(e.data::text, '/files/' || f.id) > 0))`
+        where not f.kept and f.created <= ${due}
+          and exists (select 1 from ticket_files tf where tf.file_id = f.id)`
       const files = await q`delete from files where not kept and created <= ${due}`
       // `skip locked`: a content an upload is finishing onto (`for share` in finish) stays.
       const contents = await q`
