@@ -38,42 +38,8 @@ import {
 } from '../rules/messages.ts'
 import { answerRefusal, Refusal, refuse } from '../../http/refusal.ts'
 import { finishUpload, MB, refuseDeclared, refuseUploader } from '../domain/files.ts'
-import { CHUNK_BYTES, type StoredFile } from '../store/files.ts'
-
-/** A file as the API answers it. */
-export interface FileAnswer {
-  id: string
-  name: string
-  type: string
-  size: number
-  /** The file's address on the service. */
-  url: string
-  /** The Markdown that links it, with the address from the service's root (see {@link fileMarkdown}). */
-  markdown: string
-}
-
-/** A file of a list: the answer, and who uploaded it when. */
-export interface ListedFile extends FileAnswer {
-  by: string
-  user: string | null
-  app: string | null
-  created: number
-}
-
-export function fileAnswer(publicUrl: string, f: StoredFile): FileAnswer {
-  return {
-    id: f.id,
-    name: f.name,
-    type: f.type,
-    size: f.size,
-    url: publicUrl + filePath(f.id, f.name),
-    markdown: fileMarkdown(f),
-  }
-}
-
-function listedFile(publicUrl: string, f: StoredFile): ListedFile {
-  return { ...fileAnswer(publicUrl, f), by: f.by, user: f.user, app: f.app, created: f.created }
-}
+import { CHUNK_BYTES } from '../store/files.ts'
+import { fileAnswer, listedFile } from '../representations/files.ts'
 
 /** The headers every answer of `/files/...` carries: no sniffing, and no script, style or plugin even if opened as a page. */
 export const FILE_HEADERS: Readonly<Headers> = Object.freeze({
@@ -194,6 +160,7 @@ export function createFileHandlers(
       const done = await store.transact((tx) =>
         finishUpload(
           tx,
+          publicUrl,
           actor,
           {
             projectId: project.id,

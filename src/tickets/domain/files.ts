@@ -8,6 +8,7 @@ import { refuse, type Refusal } from '../../http/refusal.ts'
 import type { Actor } from '../rules/actor.ts'
 import { projectFilesFull } from '../rules/messages.ts'
 import { refuseRole } from '../rules/roles.ts'
+import { listedFile } from '../representations/files.ts'
 import type { NewFile, StoredFile } from '../store/files.ts'
 import type { Tables, TicketTx } from '../store/ticket-store.ts'
 import { USE } from './tickets.ts'
@@ -42,13 +43,18 @@ export function refuseDeclared(use: number, declared: number, room: ProjectRoom)
 /**
  * Ends an upload whose chunks are written: the content is named (or an equal one the project
  * holds is used instead) and the file made, unless a new content would pass the project's room.
+ * The project hears of it: the live event `fileAttached` with the file as its list shows it,
+ * which webhooks send as `file.attached`.
  */
 export async function finishUpload(
   tx: TicketTx,
+  publicUrl: string,
   actor: Actor,
   file: Omit<NewFile, 'projectMax'>,
   room: ProjectRoom,
 ): Promise<{ ok: true; file: StoredFile } | Refusal> {
   const done = await tx.files.finish(actor, { ...file, projectMax: room.maxMb * MB })
-  return done.ok ? { ok: true, file: done.file } : roomRefusal(done.use, room)
+  if (!done.ok) return roomRefusal(done.use, room)
+  await tx.emit(file.projectId, 'fileAttached', [listedFile(publicUrl, done.file)])
+  return { ok: true, file: done.file }
 }
