@@ -510,7 +510,7 @@ test('has:file finds the tickets whose text or comments link a file of their pro
   const log = await upload(alice, 'crash.log', 'a log', 'text/plain', {}, searched)
   // A file of another project: its address in a text attaches nothing here.
   const foreign = await upload(alice, 'foreign.log', 'elsewhere', 'text/plain')
-  const inSummary = await app.ticket(alice, searched, {
+  await app.ticket(alice, searched, {
     subject: 'Crash on start',
     summary: `the log: ${log.body.file.markdown}`,
   })

@@ -73,6 +73,9 @@ export const ARRIVING_MAX_MS = 60 * 60 * 1000
 /** How long after its upload a file no ticket's text names is removed. */
 export const UNREFERENCED_MS = 24 * 60 * 60 * 1000
 
+/** Who uploads a file: an {@link Actor}, or an imported ticket's author who never signed in here (no id). */
+export type Uploader = Omit<Actor, 'user'> & { user: { id: string | null; name: string } }
+
 export interface NewFile {
   projectId: string
   /** The arriving content {@link FileTable.begin} made, its chunks written. */
@@ -118,7 +121,7 @@ export function fileTable(q: Query) {
      * arriving one, and a new content is refused when the project's contents would pass
      * `projectMax` bytes.
      */
-    async finish(actor: Actor, f: NewFile): Promise<Finished> {
+    async finish(actor: Uploader, f: NewFile): Promise<Finished> {
       await q`select pg_advisory_xact_lock(hashtextextended(${`files:${f.projectId}`}, 0))`
       // `for share`: a sweep deleting that content waits for this, or this finds none.
       const [held] = await q<{ id: number }[]>`
