@@ -47,7 +47,11 @@ const config = loadConfig({})
 const secret = await loadSessionSecret(sql, null)
 const sessions = createSessions({ sql, secret, service: 'notes', secure: false, clock: Date.now })
 const logger = createLogger(null)
-const idp = { loginUrl: () => '', exchange: async () => loginFailed('not in the bench') }
+const idp = {
+  loginUrl: () => '',
+  exchange: async () => loginFailed('not in the bench'),
+  signOut: async () => false,
+}
 const service = createNotesService({
   sql,
   config,

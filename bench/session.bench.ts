@@ -31,7 +31,11 @@ const { sql } = database
 const config = loadConfig({})
 const logger = createLogger(null)
 const secret = await loadSessionSecret(sql, null)
-const idp = { loginUrl: () => '', exchange: async () => loginFailed('not in the bench') }
+const idp = {
+  loginUrl: () => '',
+  exchange: async () => loginFailed('not in the bench'),
+  signOut: async () => false,
+}
 
 const user = await storeUser(sql, { id: 'bench-user', name: 'bench' }, Date.now())
 

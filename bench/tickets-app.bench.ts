@@ -59,6 +59,7 @@ const secret = await loadSessionSecret(sql, null)
 const idp = {
   loginUrl: (r: string) => `http://idp.invalid/login?return=${encodeURIComponent(r)}`,
   exchange: async () => loginFailed('not in the bench'),
+  signOut: async () => false,
 }
 const publicUrl = 'http://localhost:3002'
 

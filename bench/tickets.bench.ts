@@ -45,6 +45,7 @@ const sessions = createSessions({ sql, secret, service: 'tickets', secure: false
 const idp = {
   loginUrl: (r: string) => `http://idp.invalid/login?return=${encodeURIComponent(r)}`,
   exchange: async () => loginFailed('not in the bench'),
+  signOut: async () => false,
 }
 const service = createTicketsService({
   sql,

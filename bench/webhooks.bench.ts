@@ -76,6 +76,7 @@ async function main(): Promise<void> {
   const idp = {
     loginUrl: (r: string) => `http://idp.invalid/login?return=${encodeURIComponent(r)}`,
     exchange: async () => loginFailed('not in the bench'),
+    signOut: async () => false,
   }
   const service = createTicketsService({
     sql,

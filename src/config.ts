@@ -48,6 +48,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const ticketsPort = port(env, 'TICKETS_PORT', 3002)
   const idpPort = env.IDP_PORT ? port(env, 'IDP_PORT', 3003) : port(env, 'DEV_IDP_PORT', 3003)
   const authUrl = env.AUTH_URL ? baseUrl(env, 'AUTH_URL') : null
+  const ticketsUrl = env.TICKETS_URL
+    ? baseUrl(env, 'TICKETS_URL')
+    : `http://localhost:${ticketsPort}`
   return {
     host,
     notesPort,
@@ -56,14 +59,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     idpUrl: env.IDP_URL ? baseUrl(env, 'IDP_URL') : null,
     devSignin: flag(env, 'DEV_SIGNIN', 'the development provider'),
     notesUrl: env.NOTES_URL ? baseUrl(env, 'NOTES_URL') : `http://localhost:${notesPort}`,
-    ticketsUrl: env.TICKETS_URL ? baseUrl(env, 'TICKETS_URL') : `http://localhost:${ticketsPort}`,
+    ticketsUrl,
     databaseUrl: env.DATABASE_URL || null,
     dataDir: env.DATA_DIR || './data',
     authUrl,
     apiKey: env.API_KEY || 'dev-key',
     apiSecret: env.API_SECRET || 'dev-secret',
     sessionSecret: env.SESSION_SECRET ? secret(env.SESSION_SECRET) : null,
-    smtpUrl: env.SMTP_URL || null,
+    smtpUrl: env.SMTP_URL ? smtpUrl(env.SMTP_URL) : null,
+    mailFrom: env.MAIL_FROM
+      ? mailFrom(env.MAIL_FROM)
+      : `notifications@${new URL(ticketsUrl).hostname}`,
+    notifyDelaySeconds: notifyDelay(env.NOTIFY_DELAY),
     services: services(env.SERVICES),
     rateLimits: rateLimits(env),
     trustProxy: trustProxy(env.TRUST_PROXY),
@@ -216,6 +223,42 @@ function trustProxy(raw: string | undefined): number {
       `TRUST_PROXY must be the number of reverse proxies in front (0 to 99), not '${raw}'`,
     )
   }
+  return n
+}
+
+/** `smtp://` or `smtps://`, with a host. */
+function smtpUrl(raw: string): string {
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    // Not echoed: it may hold a password.
+    throw new Error('SMTP_URL must be a URL such as smtp://user:pass@mail.example:587')
+  }
+  if ((url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || url.hostname === '')
+    throw new Error(
+      `SMTP_URL must start with smtp:// or smtps:// and name a host (smtp://user:pass@mail.example:587), not '${url.protocol}//${url.host}${url.pathname}'`,
+    )
+  return raw
+}
+
+/** One mail address, bare (`me@example.org`) or with a name (`Tickets <me@example.org>`). */
+function mailFrom(raw: string): string {
+  const value = raw.trim()
+  const address = /^[^<>]*<([^<>]+)>$/.exec(value)?.[1] ?? value
+  if (!/^[^\s@<>,;"]+@[^\s@<>,;"]+$/.test(address) || value.length > 254)
+    throw new Error(
+      `MAIL_FROM must be a mail address such as notifications@tickets.example or 'Tickets <notifications@tickets.example>', not '${raw}'`,
+    )
+  return value
+}
+
+/** Whole seconds from 0 to 86400 (a day). */
+function notifyDelay(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return 120
+  const n = Number(raw.trim())
+  if (!/^[0-9]{1,5}$/.test(raw.trim()) || n > 86_400)
+    throw new Error(`NOTIFY_DELAY must be a whole number of seconds from 0 to 86400, not '${raw}'`)
   return n
 }
 

@@ -16,6 +16,10 @@ export type ServiceName = 'notes' | 'tickets'
 export interface ServiceSettings {
   /** `SMTP_URL`: where mail is sent, or null when none is. */
   smtpUrl: string | null
+  /** `MAIL_FROM`: the sender of every mail; `notifications@<host of TICKETS_URL>` unless set. */
+  mailFrom: string
+  /** `NOTIFY_DELAY`: how long, in seconds, a ticket's events gather before they are mailed. */
+  notifyDelaySeconds: number
   /** `DATABASE_URL`, or null for the embedded database. */
   databaseUrl: string | null
   /** `WEBHOOK_ALLOW_PRIVATE=1`: webhooks may target loopback and private addresses. */

@@ -649,3 +649,55 @@ test('a passkey ceremony needs the page token of its browser and the challenge t
   // Adding a passkey needs a provider session.
   assert.equal((await post('/passkeys/register/options', { csrf })).status, 401)
 })
+
+/** `POST /api/signout` as an app sends it. */
+async function appSignOut(body: Record<string, unknown>) {
+  const response = await handler(
+    makeRequest({ method: 'POST', url: '/api/signout', body: JSON.stringify(body) }),
+  )
+  return { status: response.status, body: JSON.parse(await bodyText(response.body)) }
+}
+
+test('an app signing out with the sign-in id of its exchange ends the provider session and both apps’ sessions of that browser only', async () => {
+  const made = await provider.store.create({
+    name: 'Tina',
+    passwordHash: await hashPassword('tina password'),
+    owner: false,
+  })
+  assert.ok(made.ok)
+  const tina = browser('10.11.0.1')
+  await tina.get(login)
+  const first = await exchange(
+    codeOf(await tina.post('/login', { ...request, name: 'Tina', password: 'tina password' })),
+  )
+  const sid = first.body.sid as string
+  assert.match(sid, /^[A-Za-z0-9_-]{16,}$/)
+  // A second sign-in from the same browser carries the same sign-in id.
+  assert.equal((await exchange(codeOf(await tina.get(login)))).body.sid, sid)
+  const other = browser('10.11.0.2')
+  await other.get(login)
+  const otherSid = (
+    await exchange(
+      codeOf(await other.post('/login', { ...request, name: 'Tina', password: 'tina password' })),
+    )
+  ).body.sid
+  assert.notEqual(otherSid, sid)
+  const tinaId = first.body.id as string
+  await sql`insert into sessions (id, service, user_id, data, created, expires) values ('tina-notes', 'notes', ${tinaId}, ${sql.json({ idpSid: sid })}, 0, ${Date.now() + 1e9}), ('tina-notes-2', 'notes', ${tinaId}, ${sql.json({ idpSid: otherSid })}, 0, ${Date.now() + 1e9})`
+
+  assert.deepEqual((await appSignOut({ key: 'dev-key', secret: 'wrong', sid })).status, 401)
+  assert.deepEqual(await appSignOut({ key: 'dev-key', secret: 'dev-secret' }), {
+    status: 400,
+    body: { error: 'sid must be the sign-in id the exchange answered' },
+  })
+  assert.deepEqual(await appSignOut({ key: 'dev-key', secret: 'dev-secret', sid }), {
+    status: 200,
+    body: { ok: true, ended: true },
+  })
+  assert.equal((await tina.get('/account')).status, 303, 'the provider session has ended')
+  assert.equal((await other.get('/account')).status, 200, 'the other browser is still signed in')
+  assert.deepEqual(
+    (await sql`select id from sessions where user_id = ${tinaId} order by id`).map((r) => r.id),
+    ['tina-notes-2'],
+  )
+})

@@ -98,3 +98,37 @@ test('IDP_PORT names the provider port, DEV_IDP_PORT is still read, IDP_URL is i
   )
   assert.throws(() => loadConfig({ IDP_URL: 'login' }), /IDP_URL must be an absolute http\(s\) URL/)
 })
+
+test('mail settings: MAIL_FROM defaults to notifications@ the host of TICKETS_URL, NOTIFY_DELAY to 120 s', () => {
+  const plain = loadConfig({})
+  assert.equal(plain.mailFrom, 'notifications@localhost')
+  assert.equal(plain.notifyDelaySeconds, 120)
+  const set = loadConfig({
+    TICKETS_URL: 'https://tickets.example.org',
+    SMTP_URL: 'smtps://me:secret@mail.example.org:465',
+    NOTIFY_DELAY: '30',
+  })
+  assert.equal(set.mailFrom, 'notifications@tickets.example.org')
+  assert.equal(set.smtpUrl, 'smtps://me:secret@mail.example.org:465')
+  assert.equal(set.notifyDelaySeconds, 30)
+  assert.equal(
+    loadConfig({ MAIL_FROM: 'Tickets <bot@example.org>' }).mailFrom,
+    'Tickets <bot@example.org>',
+  )
+  assert.equal(loadConfig({ NOTIFY_DELAY: '0' }).notifyDelaySeconds, 0)
+})
+
+test('a wrong mail setting stops the start with a message naming it', () => {
+  assert.throws(() => loadConfig({ SMTP_URL: 'mail.example.org' }), /SMTP_URL must be a URL/)
+  assert.throws(
+    () => loadConfig({ SMTP_URL: 'http://mail.example.org' }),
+    /SMTP_URL must start with smtp:\/\/ or smtps:\/\//,
+  )
+  assert.throws(() => loadConfig({ MAIL_FROM: 'nobody' }), /MAIL_FROM must be a mail address/)
+  assert.throws(() => loadConfig({ MAIL_FROM: 'a@b, c@d' }), /MAIL_FROM must be a mail address/)
+  for (const bad of ['-1', '2m', '1.5', '86401'])
+    assert.throws(
+      () => loadConfig({ NOTIFY_DELAY: bad }),
+      new RegExp(`NOTIFY_DELAY must be a whole number of seconds from 0 to 86400, not '${bad}'`),
+    )
+})

@@ -23,12 +23,22 @@ async function start(
   extra: {
     ready?: () => boolean | Promise<boolean>
     drainMs?: number
+    graceMs?: number
     headersTimeoutMs?: number
     requestTimeoutMs?: number
   } = {},
 ) {
   const { logger, lines } = collectingLogger()
-  const served = await serve({ name: 'demo', routes, host: '127.0.0.1', port: 0, logger, ...extra })
+  // No grace for idle connections at close (the fetches' keep-alive ones) unless a test is about it.
+  const served = await serve({
+    name: 'demo',
+    routes,
+    host: '127.0.0.1',
+    port: 0,
+    logger,
+    graceMs: 0,
+    ...extra,
+  })
   return { served, lines, logger }
 }
 
@@ -411,6 +421,28 @@ test('close() lets a request in flight finish and answers a waiting long-poll at
   assert.deepEqual(await finished.json(), { done: true })
   await closing
   await assert.rejects(fetch(`${served.url}/slow`))
+})
+
+test('a request sent on an idle keep-alive connection as close() begins is answered, with connection: close', async () => {
+  const { served } = await start(
+    [{ method: 'GET', path: '/x', handler: () => json(200, { x: 1 }) }],
+    { graceMs: 1000 },
+  )
+  const socket = netConnect(served.port, '127.0.0.1')
+  let data = ''
+  socket.on('data', (c: Buffer) => (data += c.toString()))
+  const ended = new Promise((resolve) => socket.on('close', resolve))
+  socket.write('GET /x HTTP/1.1\r\nhost: x\r\n\r\n')
+  await until(() => data.endsWith('{"x":1}'))
+  const closing = served.close()
+  socket.write('GET /x HTTP/1.1\r\nhost: x\r\n\r\n')
+  await ended
+  await closing
+  const answers = data.split('HTTP/1.1 ').slice(1)
+  assert.equal(answers.length, 2, data)
+  assert.match(answers[1]!, /^200 OK\r\n/)
+  assert.match(answers[1]!, /\r\nconnection: close\r\n/i)
+  assert.match(answers[1]!, /\{"x":1\}$/)
 })
 
 test('onClose calls its listener once when the client goes away while its request waits', async (t) => {

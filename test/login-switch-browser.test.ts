@@ -58,6 +58,9 @@ await bob.page.waitForURL(/done=name/)
 
 /** A login code bob makes in his own browser for the app at `app`: the login return's address, not followed. */
 async function bobsLoginReturn(app: string): Promise<string> {
+  // A sign-out in the owner's browser, signed in by bob's code, ends bob's sign-in too (it is
+  // his: docs/core.md, "Signing out"), so bob signs in again first when he has to.
+  await signIn(bob.page, app, 'bob', 'bob password')
   const start = await bob.context.request.get(`${app}/login?next=/`, { maxRedirects: 0 })
   const atProvider = await bob.context.request.get(start.headers().location!, { maxRedirects: 0 })
   assert.equal(atProvider.status(), 303)

@@ -50,6 +50,6 @@ test('events keep no writing-transaction column, which nothing reads since deliv
     where table_schema = ${db.schema} and table_name = 'events' order by ordinal_position`
   assert.deepEqual(
     columns.map((c) => c.column_name),
-    ['id', 'project_id', 'name', 'args', 'created', 'seq'],
+    ['id', 'project_id', 'name', 'args', 'created', 'seq', 'user_id'],
   )
 })

@@ -5,7 +5,7 @@
  * on the whole application as `npm start` runs it, signed out and signed in.
  */
 import assert from 'node:assert/strict'
-import { after, test } from 'node:test'
+import { test } from 'node:test'
 import { startApp } from '../src/app.ts'
 import { loadConfig } from '../src/config.ts'
 import { createLogger } from '../src/base/log.ts'
@@ -30,7 +30,7 @@ const app = await startApp(config, {
     close: async () => {},
   },
 })
-after(() => app.close())
+db.stopFirst(() => app.close())
 const notes = app.servers.notes!.url
 const tickets = app.servers.tickets!.url
 const devIdp = app.servers.idp!.url

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { createHash, randomBytes } from 'node:crypto'
-import { after, test } from 'node:test'
+import { test } from 'node:test'
 import { startApp } from '../src/app.ts'
 import { loadConfig } from '../src/config.ts'
 import { createLogger } from '../src/base/log.ts'
@@ -30,7 +30,7 @@ const app = await startApp(config, {
     close: async () => {},
   },
 })
-after(() => app.close())
+db.stopFirst(() => app.close())
 const tickets = app.servers.tickets!.url
 const notes = app.servers.notes!.url
 
@@ -57,7 +57,7 @@ const proxied = await startApp(
     },
   },
 )
-after(() => proxied.close())
+db.stopFirst(() => proxied.close())
 
 /** A user of the ticket service with a token, made in the database as the service stores them (docs/core.md). */
 async function tokenOf(name: string): Promise<string> {

@@ -27,6 +27,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { existsSync, readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 
 const TIERS = ['unit', 'browser', 'faults'] as const
@@ -86,12 +87,19 @@ const scratch = await mkdtemp(join(tmpdir(), 'test-run-'))
 env.TEST_DATA_TEMPLATE = join(scratch, 'data')
 const children = new Set<ChildProcess>()
 const urls: string[] = []
+/** The process of each embedded database, by its URL: its CPU time is counted to the file using it. */
+const databases = new Map<string, number>()
 if (!env.DATABASE_URL) {
   env.TEST_DATABASE_KIND = 'embedded'
-  const ports = await Promise.all(
+  const started = await Promise.all(
     Array.from({ length: Math.min(jobs, queue.length) }, () => startDatabase()),
   )
-  urls.push(...ports.map((port) => `postgres://postgres@127.0.0.1:${port}/postgres`))
+  const ports = started.map((s) => s.port)
+  for (const { port, pid } of started) {
+    const url = `postgres://postgres@127.0.0.1:${port}/postgres`
+    urls.push(url)
+    databases.set(url, pid)
+  }
   console.log(
     `# tests on the embedded database (PGlite), ${urls.length} at a time, at 127.0.0.1:${ports.join(', ')}`,
   )
@@ -102,20 +110,39 @@ if (!env.DATABASE_URL) {
 }
 
 /** Starts test/support/embedded-server.ts; answers its port. It stops when this process ends. */
-async function startDatabase(): Promise<number> {
+async function startDatabase(): Promise<{ port: number; pid: number }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/embedded-server.ts'], {
     stdio: ['pipe', 'pipe', 'inherit'],
   })
   children.add(child)
   const lines = createInterface({ input: child.stdout })
-  for await (const line of lines) return Number(line)
+  for await (const line of lines) return { port: Number(line), pid: child.pid! }
   throw new Error('the embedded database did not start')
 }
+
+/** CPU seconds (user + system) a running process has used so far, from Linux's /proc; else 0. */
+function cpuOf(pid: number | undefined): number {
+  try {
+    // After the command's closing parenthesis: state is field 3, utime and stime 14 and 15.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return 0
+  }
+}
+
+// GNU time reports the CPU time of a test file's process and of the processes it waited for
+// (tsx's esbuild, say); where it is missing the figure is left out.
+const timeCommand = existsSync('/usr/bin/time') ? '/usr/bin/time' : null
 
 interface Outcome {
   file: string
   ok: boolean
   ms: number
+  /** CPU seconds of the file's process and its children, and of its embedded database. */
+  cpu: number | null
+  databaseCpu: number | null
   why?: string
   /** The tests the file's reporter counted as passed and failed. */
   passed: number
@@ -129,19 +156,23 @@ function counted(output: string, word: 'pass' | 'fail'): number {
 }
 
 /** Runs one test file in a process of its own; kills it after the limit. */
-function runFile(file: string, url: string): Promise<Outcome> {
+async function runFile(file: string, url: string): Promise<Outcome> {
   const started = performance.now()
+  const database = databases.get(url)
+  const databaseCpuBefore = cpuOf(database)
+  const timing = timeCommand ? join(scratch, `time-${++timed}`) : null
   // --expose-gc as `npm start` runs node (src/base/collect.ts). detached: its own process group,
   // so a kill reaches the processes it started as well.
-  const child = spawn(
+  const command = [
     process.execPath,
-    ['--expose-gc', '--import', 'tsx', '--test', '--test-concurrency=1', ...flags, file],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...env, DATABASE_URL: url },
-      detached: true,
-    },
-  )
+    ...['--expose-gc', '--import', 'tsx', '--test', '--test-concurrency=1', ...flags, file],
+  ]
+  if (timing) command.unshift(timeCommand!, '--quiet', '-f', '%U %S', '-o', timing)
+  const child = spawn(command[0]!, command.slice(1), {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...env, DATABASE_URL: url },
+    detached: true,
+  })
   children.add(child)
   const output: Buffer[] = []
   child.stdout.on('data', (chunk: Buffer) => output.push(chunk))
@@ -151,31 +182,52 @@ function runFile(file: string, url: string): Promise<Outcome> {
     timedOut = true
     kill(child)
   }, limitMs)
-  return new Promise((resolve) => {
-    child.on('close', (code, signal) => {
-      clearTimeout(watchdog)
-      children.delete(child)
-      const ms = performance.now() - started
-      const why = timedOut
-        ? `still running after ${limitMs / 1000} s: killed`
-        : code !== 0
-          ? `exit ${code ?? signal}`
-          : undefined
-      process.stdout.write(
-        `\n# ${file} (${tiers.get(file)}, ${(ms / 1000).toFixed(1)} s)${why ? `: FAILED, ${why}` : ''}\n`,
-      )
-      const text = Buffer.concat(output).toString()
-      process.stdout.write(text)
-      resolve({
-        file,
-        ok: why === undefined,
-        ms,
-        why,
-        passed: counted(text, 'pass'),
-        failed: counted(text, 'fail'),
-      })
-    })
-  })
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+    child.on('close', (code, signal) => resolve([code, signal])),
+  )
+  clearTimeout(watchdog)
+  children.delete(child)
+  const ms = performance.now() - started
+  const databaseCpu = database ? cpuOf(database) - databaseCpuBefore : null
+  const cpu = timing ? await cpuFrom(timing) : null
+  const why = timedOut
+    ? `still running after ${limitMs / 1000} s: killed`
+    : code !== 0
+      ? `exit ${code ?? signal}`
+      : undefined
+  process.stdout.write(
+    `\n# ${file} (${tiers.get(file)}, ${times({ ms, cpu, databaseCpu })})${why ? `: FAILED, ${why}` : ''}\n`,
+  )
+  const text = Buffer.concat(output).toString()
+  process.stdout.write(text)
+  return {
+    file,
+    ok: why === undefined,
+    ms,
+    cpu,
+    databaseCpu,
+    why,
+    passed: counted(text, 'pass'),
+    failed: counted(text, 'fail'),
+  }
+}
+let timed = 0
+
+/** The user and system seconds GNU time wrote, summed; null when it wrote none (a kill). */
+async function cpuFrom(path: string): Promise<number | null> {
+  const words = (await readFile(path, 'utf8').catch(() => '')).trim().split('\n').at(-1)
+  const [user, system] = (words ?? '').split(' ').map(Number)
+  return user === undefined || system === undefined || Number.isNaN(user + system)
+    ? null
+    : user + system
+}
+
+/** A file's wall time and, where measured, its CPU time and its database's. */
+function times(o: Pick<Outcome, 'ms' | 'cpu' | 'databaseCpu'>): string {
+  const parts = [`${(o.ms / 1000).toFixed(1)} s`]
+  if (o.cpu !== null) parts.push(`${o.cpu.toFixed(1)} s CPU`)
+  if (o.databaseCpu !== null) parts.push(`${o.databaseCpu.toFixed(1)} s database CPU`)
+  return parts.join(', ')
 }
 
 function kill(child: ChildProcess): void {
@@ -226,10 +278,12 @@ await rm(scratch, { recursive: true, force: true })
 
 const failed = outcomes.filter((o) => !o.ok)
 const slowest = [...outcomes].sort((a, b) => b.ms - a.ms).slice(0, 10)
+const cpuTotal = outcomes.reduce((sum, o) => sum + (o.cpu ?? 0) + (o.databaseCpu ?? 0), 0)
 console.log(
-  `\n# ${outcomes.length} files in ${((performance.now() - started) / 1000).toFixed(0)} s, ${jobs} at a time; slowest:`,
+  `\n# ${outcomes.length} files in ${((performance.now() - started) / 1000).toFixed(0)} s, ${jobs} at a time` +
+    `${cpuTotal > 0 ? `, ${cpuTotal.toFixed(0)} s CPU in all` : ''}; slowest:`,
 )
-for (const o of slowest) console.log(`#   ${(o.ms / 1000).toFixed(1).padStart(6)} s  ${o.file}`)
+for (const o of slowest) console.log(`#   ${times(o).padEnd(40)}  ${o.file}`)
 if (failed.length)
   console.log(`# FAILED:\n${failed.map((o) => `#   ${o.file}: ${o.why}`).join('\n')}`)
 // The plain closing line CI reads: every test of every file, and a file that failed without a

@@ -19,6 +19,15 @@ export const TEXT = {
     'This invite is no longer valid: an admin of the project revoked it. Ask them for a new one.',
   forgotPassword:
     'Ask the owner of this site for a reset link: they make one on their Admin page, under People, and it works once, for 24 hours. If you added a passkey, you can sign in with it instead.',
+  forgotMailed:
+    'If an account here has that name or address and a confirmed email address, a reset link is on its way there. It works once, for 24 hours. No mail within a few minutes? Ask the owner of this site for a reset link.',
+  emailInvalid: 'Enter an email address such as name@example.org.',
+  emailNotSent:
+    'The confirmation mail could not be sent just now. Try again in a few minutes; nothing has changed.',
+  emailLinkUnknown:
+    'This confirmation link has been used or has expired. Enter the address again on your account page for a new one.',
+  emailConfirmed: (email: string) =>
+    `${email} is confirmed: the apps mail you there from their next mail on.`,
   busy: 'Many people are signing in at this moment. Try again in a few seconds.',
   formUnreadable: 'The form could not be read. Go back and try again.',
   invitePlacesTaken: 'This invite has made as many accounts as it has uses. Ask for a new invite.',

@@ -361,6 +361,12 @@ export function createOidc(deps: OidcDeps): Oidc {
     const issuer = String(claims.iss)
     const subject = String(claims.sub)
     const displayName = displayNameOf(claims) ?? subject.slice(0, 100)
+    const email = verifiedEmailOf(claims)
+    /** Signs the account in, its address set first when the provider verified one. */
+    const enter = async (account: Account) => {
+      if (email !== null) await store.setVerifiedEmail(account.id, email)
+      return signIn(req, { ...account, email: email ?? account.email }, flow.request)
+    }
 
     if (flow.connect !== '') {
       const linked = await store.useIdentityLink(flow.connect, issuer, subject)
@@ -371,13 +377,13 @@ export function createOidc(deps: OidcDeps): Oidc {
           linked.code === 'link_used' ? OIDC_TEXT.linkUsed : OIDC_TEXT.identityTaken(name),
         )
       log(`linked an identity to account ${linked.account.id}`)
-      return signIn(req, linked.account, flow.request)
+      return enter(linked.account)
     }
 
     const known = await store.byIdentity(issuer, subject)
     if (known !== null) {
       if (known.disabled) return failure(req, flow.request, OIDC_TEXT.disabled)
-      return signIn(req, known, flow.request)
+      return enter(known)
     }
 
     // A first sign-in: the owner on a fresh install, else as sign-up allows.
@@ -388,7 +394,7 @@ export function createOidc(deps: OidcDeps): Oidc {
         name: displayName,
         owner: true,
       })
-      if (made.ok) return signIn(req, made.account, flow.request)
+      if (made.ok) return enter(made.account)
     }
     const allowed = await deps.signUpAllowed(flow.link, flow.request)
     if (allowed === null || (allowed.link !== '' && !(await store.useSignupLink(allowed.link)))) {
@@ -423,9 +429,9 @@ export function createOidc(deps: OidcDeps): Oidc {
       // Made by a sign-in of the same identity a moment ago.
       const again = await store.byIdentity(issuer, subject)
       if (again === null || again.disabled) return failure(req, flow.request, OIDC_TEXT.unverified)
-      return signIn(req, again, flow.request)
+      return enter(again)
     }
-    return signIn(req, made.account, flow.request)
+    return enter(made.account)
   }
 
   async function signIn(req: Request, account: Account, request: LoginRequest): Promise<Response> {
@@ -460,6 +466,17 @@ export function createOidc(deps: OidcDeps): Oidc {
       return `/oidc/start${requestQuery(request, extra)}`
     },
   }
+}
+
+/**
+ * The address the claims say the provider verified (`email` with `email_verified: true`, at most
+ * 254 characters, one `@`), or null: it is taken as confirmed (docs/notifications.md).
+ */
+export function verifiedEmailOf(claims: Record<string, unknown>): string | null {
+  const { email } = claims
+  if (claims.email_verified !== true || typeof email !== 'string') return null
+  if (email.length > 254 || !/^[^\s@<>,;"]+@[^\s@<>,;"]+$/.test(email)) return null
+  return textDefect(email) === null ? email : null
 }
 
 /** The display name a provider's claims give: `name`, else `preferred_username`, else `email`; null when none. */

@@ -162,7 +162,15 @@ export interface AccountView {
   apps: { name: string; url: string }[]
   passkeys: { id: string; name: string; created: number; lastUsed: number | null }[]
   notice: string | null
-  errors: { displayName?: string; current?: string; password?: string; passkey?: string }
+  errors: {
+    displayName?: string
+    current?: string
+    password?: string
+    passkey?: string
+    email?: string
+  }
+  /** The address waiting for its link, and whether this site sends mail at all. */
+  email: { pending: string | null; mail: boolean }
 }
 
 /** `/account`: the apps, display name, password, passkeys, sign out everywhere. */
@@ -183,6 +191,7 @@ ${
 <input id="display-name" name="display_name" required maxlength="100" value="${account.displayName}"${errors.displayName ? html` aria-invalid="true"` : ''}>
 ${errorLine('display-name-error', errors.displayName ?? null)}</div>
 <button type="submit">Save name</button></form></section>
+${emailSection(view, token)}
 <section class="card" aria-labelledby="password-h"><h2 id="password-h">Password</h2>
 ${
   account.passwordHash === ''
@@ -211,6 +220,43 @@ ${
 <section class="card" aria-labelledby="everywhere-h"><h2 id="everywhere-h">Sessions</h2>
 <p>Signs you out of this page and of both apps, on every device.</p>
 <form method="post" action="/account/signout-everywhere">${token}<button type="submit" class="danger">Sign out everywhere</button></form></section>`
+}
+
+/** `/account`'s Email: the confirmed address, the one waiting for its link, and the form. */
+function emailSection(view: AccountView, token: Html): Html {
+  const { account, errors } = view
+  const { pending, mail } = view.email
+  const status = html`<p id="email-status">${
+    account.email !== null
+      ? html`Mail goes to <strong>${account.email}</strong>, a confirmed address.`
+      : html`No confirmed address: the apps send you no mail.`
+  }${pending !== null ? html` A link to confirm <strong>${pending}</strong> is on its way there; open it within 24 hours.` : ''}</p>`
+  if (!mail)
+    return html`<section class="card" aria-labelledby="email-h"><h2 id="email-h">Email</h2>${status}
+<p class="muted">This site sends no mail yet: its owner has not set up a mail server (<code>SMTP_URL</code>).</p></section>`
+  return html`<section class="card" aria-labelledby="email-h"><h2 id="email-h">Email</h2>${status}
+<form method="post" action="/account/email">${token}
+<div class="field"><label for="email">Email <span class="hint">A new address gets a link to confirm it. Only a confirmed address gets mail.</span></label>
+<input id="email" name="email" type="email" maxlength="254" autocomplete="email" required value="${pending ?? account.email ?? ''}"${errors.email ? html` aria-invalid="true" aria-describedby="email-error"` : ''}>
+${errorLine('email-error', errors.email ?? null)}</div>
+<button type="submit">${account.email !== null && pending === null ? 'Confirm again' : 'Save email'}</button></form>
+${account.email !== null || pending !== null ? html`<form method="post" action="/account/email/remove">${token}<button type="submit" class="danger">Remove email</button></form>` : ''}</section>`
+}
+
+/** The page a confirmation link opens: the address and one button. */
+export function confirmEmailContent(link: string, csrf: string, email: string): Html {
+  return html`<div class="card"><p>Confirm <strong>${email}</strong> as the address the apps mail you.</p>
+<form method="post" action="/account/email/confirm"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="link" value="${link}">
+<button type="submit" class="primary">Confirm the address</button></form></div>`
+}
+
+/** `/forgot` when mail is set up: a name or address, and the button that mails the link. */
+export function forgotContent(request: LoginRequest, csrf: string): Html {
+  return html`<div class="card"><p>Enter your sign-in name or your confirmed email address. If your account has a confirmed address, a reset link goes there.</p>
+<form method="post" action="/forgot">${hiddenFields(request, csrf)}
+<div class="field"><label for="who">Name or email</label><input id="who" name="who" required maxlength="254" autocomplete="username"></div>
+<button type="submit" class="primary">Mail me a reset link</button></form>
+<p class="muted small"><a href="/login${requestQuery(request)}">Back to sign in</a></p></div>`
 }
 
 export interface AdminView {

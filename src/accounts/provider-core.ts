@@ -22,3 +22,19 @@ export interface ProviderCore {
     returnTo: string | null,
   ): { ok: true; request: LoginRequest } | { ok: false; response: Response }
 }
+
+/**
+ * What the provider mails through (start-up hands it the tracker's SMTP mailer when `SMTP_URL`
+ * is set): true once the server took the mail.
+ */
+export interface AccountMailer {
+  send(mail: { to: string; subject: string; text: string }): Promise<boolean>
+}
+
+const ADDRESS = /^[^\s@<>,;"()[\]]+@[^\s@<>,;"()[\]]+\.[^\s@<>,;"()[\]]+$/
+
+/** A mail address as the provider takes one: one `@`, no space, at most 254 characters. */
+export function mailAddress(text: string): string | null {
+  const value = text.trim()
+  return value.length <= 254 && ADDRESS.test(value) ? value : null
+}

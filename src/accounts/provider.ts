@@ -41,6 +41,7 @@ import { addressKey, clientAddress } from '../limits/rate-limit.ts'
 import { providerPage, providerPolicy, type PageFrame } from './page.ts'
 import { hashPassword, passwordDefect, UNKNOWN_ACCOUNT_HASH, verifyPassword } from './password.ts'
 import {
+  forgotContent,
   messageContent,
   requestQuery,
   resetContent,
@@ -62,7 +63,7 @@ import { createPasskeys } from './passkeys.ts'
 import type { OidcConfig } from './oidc.ts'
 import type { Logger } from '../base/log.ts'
 import { createOidc, oidcButton, type RelyingParty } from './oidc.ts'
-import type { ProviderCore } from './provider-core.ts'
+import { mailAddress, type AccountMailer, type ProviderCore } from './provider-core.ts'
 
 export interface ServiceAddresses {
   notes: string | null
@@ -90,6 +91,8 @@ export interface AccountsProviderDeps {
   /** Sign-in through the organisation's OpenID Connect provider (src/accounts/oidc.ts), or none. */
   oidc?: { settings: OidcConfig; party: RelyingParty } | null
   logger?: Logger | null
+  /** Mails confirmation and reset links (`SMTP_URL`), or null: this site sends no mail. */
+  mailer?: AccountMailer | null
 }
 
 export interface AccountsProvider {
@@ -109,6 +112,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     deps.attempts ??
     createSignInAttempts({ sql, clock, trustProxy: deps.trustProxy, secret: deps.secret, secure })
   const hashes = deps.hashes ?? createHashGate()
+  const mailer = deps.mailer ?? null
   /** Runs a password hash for the request through the ceiling: its answer, or 'busy'. */
   const hashing = <T>(req: Request, work: () => Promise<T>) =>
     hashes.run(addressKey(clientAddress(req, deps.trustProxy)), work)
@@ -190,28 +194,30 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   }
 
   async function finish(req: Request, account: Account, request: LoginRequest): Promise<Response> {
-    await store.endSession(req.cookies[SESSION])
-    const session = await store.startSession(account.id)
+    // The browser's sign-in id carries on (the apps' sessions it started end with this one).
+    const sid = await store.replaceSession(req.cookies[SESSION])
+    const session = await store.startSession(account.id, sid ?? undefined)
     await store.recordSignIn(account.id)
-    const cookie = serializeCookie(SESSION, session, {
+    const cookie = serializeCookie(SESSION, session.cookie, {
       httpOnly: true,
       secure,
       sameSite: 'Lax',
       path: '/',
       maxAgeSeconds: PROVIDER_SESSION_MS / 1000,
     })
-    return backToApp(account, request, { 'set-cookie': cookie })
+    return backToApp(account, request, session.sid, { 'set-cookie': cookie })
   }
 
   async function backToApp(
     account: Account,
     request: LoginRequest,
+    sid: string | null,
     headers: Headers = {},
   ): Promise<Response> {
     if (request.returnTo === '')
       return redirect(303, '/account', 'signed in', { ...headers, 'cache-control': 'no-store' })
     const target = new URL(request.returnTo)
-    target.searchParams.set('idp_code', await store.issueCode(account.id))
+    target.searchParams.set('idp_code', await store.issueCode(account.id, sid))
     return redirect(303, target.href, 'signed in', { ...headers, 'cache-control': 'no-store' })
   }
 
@@ -272,13 +278,13 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   async function loginForm(req: Request): Promise<Response> {
     const checked = loginRequest(req.query.get('key'), req.query.get('return'))
     if (!checked.ok) return checked.response
-    const account = await signedIn(req)
-    if (account !== null) {
+    const current = await store.session(req.cookies[SESSION])
+    if (current !== null) {
       if (checked.request.returnTo === '')
         return redirect(303, '/account', undefined, { 'cache-control': 'no-store' })
       // Signed in here already: back to the app at once, the one click on its Sign in.
-      await store.recordSignIn(account.id)
-      return backToApp(account, checked.request)
+      await store.recordSignIn(current.account.id)
+      return backToApp(current.account, checked.request, current.sid)
     }
     if (oidcOnly)
       return redirect(303, oidc!.startHref(checked.request), undefined, {
@@ -556,19 +562,23 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     { method: 'GET', path: '/signup', handler: signUpForm, rateLimit: 'signin' },
     { method: 'POST', path: '/signup', handler: signUp, rateLimit: 'signin' },
     { method: 'POST', path: '/signout', handler: signOut },
-    // Accounts have no mail address here, so a forgotten password is reset by the owner's link.
+    // A forgotten password: a reset link mailed to the account's confirmed address when this site
+    // sends mail, else the owner's reset link (docs/core.md, "Built-in accounts").
     {
       method: 'GET',
       path: '/forgot',
       handler: async (req) => {
         const request = loginRequest(req.query.get('key'), req.query.get('return'))
         if (!request.ok) return request.response
-        return message(req, 200, 'Forgot password?', TEXT.forgotPassword, {
-          href: `/login${requestQuery(request.request)}`,
-          text: 'Back to sign in',
-        })
+        if (mailer === null || oidcOnly)
+          return message(req, 200, 'Forgot password?', TEXT.forgotPassword, {
+            href: `/login${requestQuery(request.request)}`,
+            text: 'Back to sign in',
+          })
+        return page(req, 200, 'Forgot password?', (csrf) => forgotContent(request.request, csrf))
       },
     },
+    { method: 'POST', path: '/forgot', handler: forgot, rateLimit: 'signin' },
     ...settingsRoutes({
       store,
       attempts,
@@ -583,6 +593,8 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
       oidc: oidc ? { name: oidc.name, issuer: oidc.issuer } : null,
       hashing,
       busy,
+      mailer,
+      checkForm: (req, form) => binding.check(req, form.get('csrf')),
     }),
     ...(oidc?.routes ?? []),
     {
@@ -636,9 +648,45 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
       },
     },
     { method: 'POST', path: '/api/exchange', handler: exchange, rateLimit: 'signin' },
+    { method: 'POST', path: '/api/signout', handler: appSignOut, rateLimit: 'signin' },
   ]
   if (deps.assets)
     routes.push({ method: 'GET', path: '/assets/:file', handler: deps.assets.handler })
+
+  // POST /forgot: the same answer whether or not an account matched, so it tells nobody who has one.
+  async function forgot(req: Request): Promise<Response> {
+    if (mailer === null || oidcOnly)
+      return message(req, 404, 'Forgot password?', TEXT.forgotPassword)
+    const got = await formOf(req)
+    if (!got.ok) return got.response
+    const wait = await attempts.fromAddress(req)
+    if (wait > 0)
+      return message(req, 429, 'Forgot password?', TEXT.tooManyAttempts(Math.ceil(wait / 1000)))
+    const who = (got.form.get('who') ?? '').trim()
+    const email = mailAddress(who)
+    const byName = email === null ? await store.byName(cleanName(who)) : null
+    const accounts = email !== null ? await store.byEmail(email) : byName ? [byName] : []
+    for (const account of accounts) {
+      if (account.email === null || account.disabled || account.passwordHash === '') continue
+      const link = await store.createResetLink(account.id)
+      await mailer.send({
+        to: account.email,
+        subject: 'Reset your password',
+        text: `Someone, we hope you, asked for a new password for the account ${account.name} at ${deps.publicUrl}.
+
+Open this link within 24 hours to choose one (it works once):
+
+${deps.publicUrl}/reset?link=${link}
+
+If it was not you, ignore this mail: your password stays as it is.
+`,
+      })
+    }
+    return message(req, 200, 'Forgot password?', TEXT.forgotMailed, {
+      href: `/login${requestQuery(got.request)}`,
+      text: 'Back to sign in',
+    })
+  }
 
   // POST /api/exchange (decisions, section 3)
   async function exchange(req: Request): Promise<Response> {
@@ -647,9 +695,10 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     const body = parsed.value
     if (body.key !== deps.apiKey || body.secret !== deps.apiSecret)
       return jsonError(401, 'unknown app key or wrong secret')
-    const account = await store.takeCode(typeof body.code === 'string' ? body.code : '')
-    if (account === null) return jsonError(400, 'login code unknown, used or expired')
-    if ('failure' in account) return jsonError(400, account.failure)
+    const taken = await store.takeCode(typeof body.code === 'string' ? body.code : '')
+    if (taken === null) return jsonError(400, 'login code unknown, used or expired')
+    if ('failure' in taken) return jsonError(400, taken.failure)
+    const { account, sid } = taken
     // `login`, the account's unique name, lets the apps show it beside the display name; `owner`
     // shows the owner the way to `/admin` (docs/core.md, "Finding your way").
     return json(
@@ -658,10 +707,29 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
         id: account.id,
         name: account.displayName,
         login: account.name,
+        // Only a confirmed address: the services mail it (docs/notifications.md).
+        ...(account.email !== null ? { email: account.email } : {}),
         ...(account.isOwner ? { owner: true } : {}),
+        // The sign-in the app's session belongs to: the app hands it back to sign the browser
+        // out everywhere it signed in (POST /api/signout), as OpenID Connect's `sid`.
+        ...(sid !== null ? { sid } : {}),
       },
       { 'cache-control': 'no-store' },
     )
+  }
+
+  // POST /api/signout { key, secret, sid }: an app's Sign out (docs/core.md, "Signing out"). The
+  // provider session of that sign-in ends, and with it every app session it started.
+  async function appSignOut(req: Request): Promise<Response> {
+    const parsed = parseJsonObject(await req.body())
+    if (!parsed.ok) return answerRefusal(parsed)
+    const body = parsed.value
+    if (body.key !== deps.apiKey || body.secret !== deps.apiSecret)
+      return jsonError(401, 'unknown app key or wrong secret')
+    if (typeof body.sid !== 'string' || body.sid === '' || body.sid.length > 100)
+      return jsonError(400, 'sid must be the sign-in id the exchange answered')
+    const ended = await store.endSignIn(body.sid)
+    return json(200, { ok: true, ended }, { 'cache-control': 'no-store' })
   }
 
   return { routes, store }

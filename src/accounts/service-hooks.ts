@@ -34,6 +34,13 @@ export interface ServiceHooks {
    */
   endSessions(tx: Query, accountId: string): Promise<void>
   /**
+   * Ends, in the provider's transaction `tx`, the service's sessions that the provider's sign-in
+   * `sid` started (the exchange handed the service `sid`; docs/core.md, "Signing out"): that
+   * browser signed out at the provider or in one of the apps. The built-in provider's in-process
+   * form of OpenID Connect's back-channel logout.
+   */
+  endSignIn(tx: Query, sid: string): Promise<void>
+  /**
    * What else disabling the account revokes at the service, in the provider's transaction `tx`,
    * after its sessions have ended (the tracker: the person's tokens, the project keys they
    * confirmed and the webhooks those keys made).
@@ -45,6 +52,12 @@ export interface ServiceHooks {
    * is left, null when the address names none of this service's invites.
    */
   takeInviteSignup?(tx: Query, returnTo: string): Promise<boolean | null>
+  /**
+   * The account's confirmed mail address, in the provider's transaction `tx`: a new address
+   * confirmed, the same one confirmed again, an organisation's provider's verified one, or null
+   * when the person removed it. The tracker mails it from its next mail on.
+   */
+  onEmailChange?(tx: Query, accountId: string, email: string | null): Promise<void>
   /** What else a password reset ends at the service, after its sessions (the tracker: the person's tokens). */
   onPasswordReset?(tx: Query, accountId: string): Promise<void>
 }

@@ -12,10 +12,12 @@ import type { SignInAttempts } from './attempts.ts'
 import { accountContent, adminContent } from './pages.ts'
 import { hashPassword, passwordDefect, verifyPassword } from './password.ts'
 import type { createPasskeys } from './passkeys.ts'
-import { expired, wholeNumber } from './forms.ts'
+import { expired, readForm, wholeNumber } from './forms.ts'
 import { TEXT } from './messages.ts'
 import { SESSION_COOKIE, type Account, type AccountStore } from './store.ts'
 import { cookieName } from './cookies.ts'
+import { confirmEmailContent } from './pages.ts'
+import { mailAddress, type AccountMailer } from './provider-core.ts'
 
 type Answer<T> = ({ ok: true } & T) | { ok: false; response: Response }
 
@@ -52,6 +54,10 @@ export interface SettingsTools {
   hashing<T>(req: Request, work: () => Promise<T>): Promise<T | 'busy'>
   /** The answer when no hash could be had. */
   busy(req: Request): Response
+  /** True when the form's browser token is this browser's. */
+  checkForm(req: Request, form: URLSearchParams): boolean
+  /** Where confirmation links are mailed from, or null when this site sends no mail. */
+  mailer: AccountMailer | null
 }
 
 export function settingsRoutes(tools: SettingsTools): HttpRoute[] {
@@ -64,12 +70,16 @@ export function settingsRoutes(tools: SettingsTools): HttpRoute[] {
     notice: string | null = null,
     errors: Parameters<typeof accountContent>[0]['errors'] = {},
   ): Promise<Response> {
-    const keys = await passkeys.list(account.id)
+    const [keys, pending] = await Promise.all([
+      passkeys.list(account.id),
+      store.pendingEmail(account.id),
+    ])
+    const email = { pending, mail: tools.mailer !== null }
     return page(
       req,
       status,
       'Your account',
-      (csrf) => accountContent({ account, csrf, apps, passkeys: keys, notice, errors }),
+      (csrf) => accountContent({ account, csrf, apps, passkeys: keys, notice, errors, email }),
       { account, wide: true },
     )
   }
@@ -81,7 +91,27 @@ export function settingsRoutes(tools: SettingsTools): HttpRoute[] {
     passkey: 'Your passkey is added.',
     renamed: 'The passkey is renamed.',
     removed: 'The passkey is removed.',
+    'email-sent':
+      'A link to confirm the address is on its way there. Open it within 24 hours; until then mail goes where it went before.',
+    'email-removed': 'Your email address is removed: the apps send you no more mail.',
   })
+
+  /** Mails a link confirming `email` for the account; false when the mail server did not take it. */
+  async function mailConfirmation(account: Account, email: string): Promise<boolean> {
+    const link = await store.createEmailLink(account.id, email)
+    return tools.mailer!.send({
+      to: email,
+      subject: 'Confirm your email address',
+      text: `Someone, we hope you, gave this address to the account ${account.name} at ${publicUrl}.
+
+Open this link within 24 hours to confirm it:
+
+${publicUrl}/account/email/confirm?link=${link}
+
+Until it is confirmed, nothing is mailed here. If it was not you, ignore this mail.
+`,
+    })
+  }
 
   async function adminPage(
     req: Request,
@@ -129,6 +159,72 @@ export function settingsRoutes(tools: SettingsTools): HttpRoute[] {
           })
         await store.setDisplayName(got.account.id, name)
         return redirect(303, '/account?done=name')
+      },
+    },
+    {
+      method: 'POST',
+      path: '/account/email',
+      handler: async (req) => {
+        const got = await memberForm(req, false)
+        if (!got.ok) return got.response
+        if (tools.mailer === null) return accountPage(req, got.account, 409)
+        const email = mailAddress(got.form.get('email') ?? '')
+        if (email === null)
+          return accountPage(req, got.account, 400, null, { email: TEXT.emailInvalid })
+        if (!(await mailConfirmation(got.account, email)))
+          return accountPage(req, got.account, 503, null, { email: TEXT.emailNotSent })
+        return redirect(303, '/account?done=email-sent')
+      },
+    },
+    {
+      method: 'POST',
+      path: '/account/email/remove',
+      handler: async (req) => {
+        const got = await memberForm(req, false)
+        if (!got.ok) return got.response
+        await store.removeEmail(got.account.id)
+        return redirect(303, '/account?done=email-removed')
+      },
+    },
+    // The link mailed to a new address: a page with one button, so that a mail scanner opening
+    // links confirms nothing; no sign-in needed, the link is the proof.
+    {
+      method: 'GET',
+      path: '/account/email/confirm',
+      handler: async (req) => {
+        const link = req.query.get('link') ?? ''
+        const found = await store.emailLink(link)
+        if (found === null)
+          return tools.message(req, 404, 'Confirm your email address', TEXT.emailLinkUnknown, {
+            href: '/account',
+            text: 'Your account',
+          })
+        return page(req, 200, 'Confirm your email address', (csrf) =>
+          confirmEmailContent(link, csrf, found.email),
+        )
+      },
+    },
+    {
+      method: 'POST',
+      path: '/account/email/confirm',
+      handler: async (req) => {
+        const form = await readForm(req)
+        if (form === null) return tools.message(req, 400, 'Form refused', TEXT.formUnreadable)
+        if (!tools.checkForm(req, form))
+          return tools.message(req, 403, 'Form expired', TEXT.formExpired)
+        const confirmed = await store.confirmEmail(form.get('link') ?? '')
+        if (confirmed === null)
+          return tools.message(req, 404, 'Confirm your email address', TEXT.emailLinkUnknown, {
+            href: '/account',
+            text: 'Your account',
+          })
+        return tools.message(
+          req,
+          200,
+          'Email address confirmed',
+          TEXT.emailConfirmed(confirmed.email),
+          { href: '/account', text: 'Your account' },
+        )
       },
     },
     {

@@ -19,6 +19,8 @@ export interface Account {
   disabled: boolean
   created: number
   lastSignIn: number | null
+  /** The confirmed mail address, or null: only a confirmed address gets mail. */
+  email: string | null
 }
 
 /** The provider session's cookie, on the provider's origin. */
@@ -29,6 +31,8 @@ export const PROVIDER_SESSION_MS = 30 * 24 * 60 * 60 * 1000
 export const CODE_MS = 60_000
 /** How long a password reset link lives. */
 export const RESET_MS = 24 * 60 * 60 * 1000
+/** How long a link confirming a mail address lives. */
+export const EMAIL_LINK_MS = 24 * 60 * 60 * 1000
 
 const OPEN_SIGNUP_KEY = 'idp_open_signup'
 
@@ -41,6 +45,7 @@ interface AccountRow {
   disabled: boolean
   created: number
   last_sign_in: number | null
+  email: string | null
 }
 
 function account(row: AccountRow): Account {
@@ -53,6 +58,7 @@ function account(row: AccountRow): Account {
     disabled: row.disabled,
     created: Number(row.created),
     lastSignIn: row.last_sign_in === null ? null : Number(row.last_sign_in),
+    email: row.email,
   }
 }
 
@@ -103,9 +109,26 @@ export function createAccountStore(deps: {
     for (const h of hooks) await h.endSessions(tx, accountId)
   }
 
+  /** Sets the confirmed address in `tx` and tells every service (null: removed). */
+  async function setEmail(tx: Query, accountId: string, email: string | null): Promise<void> {
+    await tx`update idp_accounts set email = ${email} where id = ${accountId}`
+    for (const h of hooks) await h.onEmailChange?.(tx, accountId, email)
+  }
+
   const one = (rows: AccountRow[]): Account | null => (rows[0] ? account(rows[0]) : null)
   const byId = async (id: string): Promise<Account | null> =>
     one(await sql<AccountRow[]>`select * from idp_accounts where id = ${id}`)
+
+  /** The enabled account a provider session cookie names and the session's sign-in id, or null. */
+  async function sessionOf(
+    cookie: string | undefined,
+  ): Promise<{ account: Account; sid: string } | null> {
+    if (!cookie || cookie.length > 100) return null
+    const [row] = await sql<(AccountRow & { session_sid: string })[]>`
+      select a.*, s.sid as session_sid from idp_sessions s join idp_accounts a on a.id = s.account_id
+      where s.id_hash = ${hashSecret(cookie)} and s.expires > ${clock()} and not a.disabled`
+    return row ? { account: account(row), sid: row.session_sid } : null
+  }
 
   return {
     /** True once any account exists (the first run is over). */
@@ -205,36 +228,73 @@ export function createAccountStore(deps: {
       await sql.begin((tx) => endSessions(tx, id))
     },
 
-    /** A new provider session for the account: the cookie's value (only its hash is kept). */
-    async startSession(accountId: string): Promise<string> {
+    /**
+     * A new provider session for the account: the cookie's value (only its hash is kept) and its
+     * sign-in id, which the login codes it issues carry to the apps. `sid` carries on the sign-in
+     * id of the session it replaces in this browser, so one sign-out still ends the apps' sessions
+     * that one started.
+     */
+    async startSession(accountId: string, sid?: string): Promise<{ cookie: string; sid: string }> {
       const id = randomToken(32)
+      const signIn = sid ?? randomToken(16)
       const now = clock()
       await sql`delete from idp_sessions where expires <= ${now}`
-      await sql`insert into idp_sessions (id_hash, account_id, created, expires) values (${hashSecret(id)}, ${accountId}, ${now}, ${now + PROVIDER_SESSION_MS})`
-      return id
+      await sql`insert into idp_sessions (id_hash, account_id, sid, created, expires) values (${hashSecret(id)}, ${accountId}, ${signIn}, ${now}, ${now + PROVIDER_SESSION_MS})`
+      return { cookie: id, sid: signIn }
     },
 
     /** The enabled account a provider session cookie names, or null. */
     async sessionAccount(cookie: string | undefined): Promise<Account | null> {
+      return (await sessionOf(cookie))?.account ?? null
+    },
+
+    session: sessionOf,
+
+    /**
+     * Takes the provider session of `cookie` out of the way of a new sign-in in this browser:
+     * its row goes, and its sign-in id is answered for the new session to carry on (null when
+     * there was none).
+     */
+    async replaceSession(cookie: string | undefined): Promise<string | null> {
       if (!cookie || cookie.length > 100) return null
-      return one(
-        await sql<AccountRow[]>`
-        select a.* from idp_sessions s join idp_accounts a on a.id = s.account_id
-        where s.id_hash = ${hashSecret(cookie)} and s.expires > ${clock()} and not a.disabled`,
-      )
+      const [row] = await sql<{ sid: string }[]>`
+        delete from idp_sessions where id_hash = ${hashSecret(cookie)} and expires > ${clock()} returning sid`
+      return row?.sid ?? null
     },
 
+    /**
+     * Signs this browser out (issue 36, point 2): the provider session of `cookie` ends, and in
+     * the same transaction every app session it started, through each service's hook, as OpenID
+     * Connect's back-channel logout would.
+     */
     async endSession(cookie: string | undefined): Promise<void> {
-      if (cookie && cookie.length <= 100)
-        await sql`delete from idp_sessions where id_hash = ${hashSecret(cookie)}`
+      if (!cookie || cookie.length > 100) return
+      await sql.begin(async (tx) => {
+        const [row] = await tx<{ sid: string }[]>`
+          delete from idp_sessions where id_hash = ${hashSecret(cookie)} returning sid`
+        if (row) for (const h of hooks) await h.endSignIn(tx, row.sid)
+      })
     },
 
-    /** A one-time login code for the account. */
-    async issueCode(accountId: string): Promise<string> {
+    /**
+     * Ends the sign-in `sid` (an app's sign-out, `POST /api/signout`): the provider session
+     * that has it and every app session it started. Answers whether a provider session ended.
+     */
+    async endSignIn(sid: string): Promise<boolean> {
+      if (sid === '' || sid.length > 100) return false
+      return sql.begin(async (tx) => {
+        const gone = await tx`delete from idp_sessions where sid = ${sid} returning 1`
+        for (const h of hooks) await h.endSignIn(tx, sid)
+        return gone.length > 0
+      })
+    },
+
+    /** A one-time login code for the account, carrying the sign-in id of the browser's provider session. */
+    async issueCode(accountId: string, sid: string | null): Promise<string> {
       const code = randomToken(24)
       const now = clock()
       await sql`delete from idp_codes where expires <= ${now}`
-      await sql`insert into idp_codes (code_hash, account_id, expires) values (${hashSecret(code)}, ${accountId}, ${now + CODE_MS})`
+      await sql`insert into idp_codes (code_hash, account_id, sid, expires) values (${hashSecret(code)}, ${accountId}, ${sid}, ${now + CODE_MS})`
       return code
     },
 
@@ -254,16 +314,18 @@ export function createAccountStore(deps: {
      * Takes a login code (it works once): its enabled account, or the failure it carries; null
      * when unknown, used or expired.
      */
-    async takeCode(code: string): Promise<Account | { failure: string } | null> {
+    async takeCode(
+      code: string,
+    ): Promise<{ account: Account; sid: string | null } | { failure: string } | null> {
       if (code === '' || code.length > 100) return null
       const [taken] = await sql<
-        { account_id: string | null; failure: string | null; expires: number }[]
+        { account_id: string | null; failure: string | null; sid: string | null; expires: number }[]
       >`
-        delete from idp_codes where code_hash = ${hashSecret(code)} returning account_id, failure, expires`
+        delete from idp_codes where code_hash = ${hashSecret(code)} returning account_id, failure, sid, expires`
       if (!taken || Number(taken.expires) <= clock()) return null
       if (taken.failure !== null) return { failure: taken.failure }
       const found = await byId(taken.account_id!)
-      return found && !found.disabled ? found : null
+      return found && !found.disabled ? { account: found, sid: taken.sid } : null
     },
 
     /** The account an OpenID Connect identity (issuer, subject) is linked to, or null. */
@@ -471,6 +533,84 @@ export function createAccountStore(deps: {
         for (const h of hooks) await h.onPasswordReset?.(tx, taken.account_id)
         return account(rows[0]!)
       })
+    },
+
+    /**
+     * A link that confirms `email` for the account once it is opened (24 hours, once); an older
+     * link of the account stops working. The account's confirmed address stays until then.
+     */
+    async createEmailLink(accountId: string, email: string): Promise<string> {
+      const id = randomToken(24)
+      await sql.begin(async (tx) => {
+        await tx`delete from idp_email_links where account_id = ${accountId} or expires <= ${clock()}`
+        await tx`insert into idp_email_links (id_hash, account_id, email, expires) values (${hashSecret(id)}, ${accountId}, ${email}, ${clock() + EMAIL_LINK_MS})`
+      })
+      return id
+    },
+
+    /** The address waiting for its link to be opened, or null. */
+    async pendingEmail(accountId: string): Promise<string | null> {
+      const [row] = await sql<{ email: string }[]>`
+        select email from idp_email_links where account_id = ${accountId} and expires > ${clock()}`
+      return row?.email ?? null
+    },
+
+    /** The enabled account and address a confirmation link is for, without taking it; null when unknown or expired. */
+    async emailLink(id: string): Promise<{ account: Account; email: string } | null> {
+      if (id === '' || id.length > 100) return null
+      const [row] = await sql<(AccountRow & { link_email: string })[]>`
+        select a.*, l.email as link_email from idp_email_links l join idp_accounts a on a.id = l.account_id
+        where l.id_hash = ${hashSecret(id)} and l.expires > ${clock()} and not a.disabled`
+      return row ? { account: account(row), email: row.link_email } : null
+    },
+
+    /**
+     * Takes a confirmation link: its address becomes the account's confirmed one, and every
+     * service is told in the same transaction (the tracker mails it from its next mail on).
+     * Null when the link no longer works.
+     */
+    async confirmEmail(id: string): Promise<{ account: Account; email: string } | null> {
+      if (id === '' || id.length > 100) return null
+      return sql.begin(async (tx) => {
+        const [taken] = await tx<{ account_id: string; email: string }[]>`
+          delete from idp_email_links where id_hash = ${hashSecret(id)} and expires > ${clock()} returning account_id, email`
+        if (!taken) return null
+        const [row] = await tx<AccountRow[]>`
+          select * from idp_accounts where id = ${taken.account_id} and not disabled`
+        if (!row) return null
+        await setEmail(tx, taken.account_id, taken.email)
+        return { account: account({ ...row, email: taken.email }), email: taken.email }
+      })
+    },
+
+    /** Removes the account's address, confirmed or waiting: it gets no more mail. */
+    async removeEmail(accountId: string): Promise<void> {
+      await sql.begin(async (tx) => {
+        await tx`delete from idp_email_links where account_id = ${accountId}`
+        await setEmail(tx, accountId, null)
+      })
+    },
+
+    /**
+     * An address an organisation's provider says it verified: taken as confirmed when it differs
+     * from the account's.
+     */
+    async setVerifiedEmail(accountId: string, email: string): Promise<void> {
+      await sql.begin(async (tx) => {
+        const [row] = await tx<{ email: string | null }[]>`
+          select email from idp_accounts where id = ${accountId} for update`
+        if (row && row.email !== email) await setEmail(tx, accountId, email)
+      })
+    },
+
+    /** Enabled accounts with a password whose confirmed address is `email` (any case), at most 5. */
+    async byEmail(email: string): Promise<Account[]> {
+      if (email === '' || email.length > 254) return []
+      return (
+        await sql<AccountRow[]>`
+        select * from idp_accounts where lower(email) = lower(${email}) and not disabled and password_hash <> ''
+        order by created limit 5`
+      ).map(account)
     },
 
     async openSignup(): Promise<boolean> {

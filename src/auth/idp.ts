@@ -15,6 +15,12 @@ export interface Identity {
   owner?: boolean
   /** The account's unique sign-in name, when the provider sends one (the built-in one does). */
   login?: string
+  /**
+   * The provider's sign-in this identity came from (the built-in provider sends it, as OpenID
+   * Connect's `sid`): the app keeps it in its session and hands it back to {@link
+   * IdentityProvider.signOut} when the person signs out (docs/core.md, "Signing out").
+   */
+  sid?: string
 }
 
 /** An identity, or the refusal of the sign-in (`login_failed`) whose message is the reason. */
@@ -25,6 +31,12 @@ export interface IdentityProvider {
   loginUrl(returnUrl: string): string
   /** Exchanges a login code; errors are values with the reason text, never exceptions. */
   exchange(code: string): Promise<ExchangeResult>
+  /**
+   * Ends the provider's sign-in `sid` (`POST {AUTH_URL}/api/signout { key, secret, sid }`): the
+   * provider session and every app session it started. False when the provider could not be
+   * reached or refused (an outside provider without the route); never throws.
+   */
+  signOut(sid: string): Promise<boolean>
 }
 
 /** How long the provider has to answer an exchange. */
@@ -70,12 +82,26 @@ export function createIdentityProvider(deps: {
       }
       return exchangeResult(status, body)
     },
+    async signOut(sid) {
+      try {
+        const res = await doFetch(`${base}/api/signout`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ key: deps.apiKey, secret: deps.apiSecret, sid }),
+          signal: AbortSignal.timeout(deps.timeoutMs ?? EXCHANGE_TIMEOUT_MS),
+        })
+        await res.arrayBuffer()
+        return res.ok
+      } catch {
+        return false
+      }
+    },
   }
 }
 
 /**
  * The outcome of the provider's answer to an exchange: status 200 with `{ id, name, email?,
- * login?, owner? }` is an identity (`owner` only when it is `true`); any other status is a
+ * login?, owner?, sid? }` is an identity (`sid` kept only when it is 1 to 100 base64url characters) (`owner` only when it is `true`); any other status is a
  * failure whose reason is the body's `error` text. Text from the provider is input too
  * (src/http/text.ts): an `error` text with U+0000 or a lone surrogate counts as none (`idp
  * answered <status>`), an identity with such a character in its id, name or email is no usable
@@ -104,6 +130,8 @@ export function exchangeResult(status: number, body: unknown): ExchangeResult {
   if (record.owner === true) identity.owner = true
   if (typeof record.login === 'string' && record.login !== '' && textDefect(record.login) === null)
     identity.login = record.login
+  if (typeof record.sid === 'string' && /^[A-Za-z0-9_-]{1,100}$/.test(record.sid))
+    identity.sid = record.sid
   return { ok: true, identity }
 }
 
@@ -112,6 +140,19 @@ const NO_USABLE_IDENTITY = 'idp sent no usable identity'
 /** A failed exchange: 400 `login_failed`, the reason its message (the login pages show it). */
 export function loginFailed(why: string): Refusal {
   return refuse(400, reason('login_failed', why))
+}
+
+/**
+ * After an app's sign-out: ends the provider's sign-in the session came from (its data's
+ * `idpSid`), so the provider's session and the other app's end too (docs/core.md, "Signing
+ * out"). A session without one (the development provider, an outside provider that sends no
+ * `sid`) has nothing to end there.
+ */
+export async function endProviderSignIn(
+  idp: IdentityProvider,
+  data: Record<string, unknown>,
+): Promise<void> {
+  if (typeof data.idpSid === 'string') await idp.signOut(data.idpSid)
 }
 
 /**

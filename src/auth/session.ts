@@ -188,3 +188,12 @@ export function createSessions(deps: {
 export async function endSessionsOf(q: Query, service: string, userId: string): Promise<void> {
   await q`delete from sessions where service = ${service} and user_id = ${userId}`
 }
+
+/**
+ * Ends every session at `service` that the provider's sign-in `sid` started (its data's
+ * `idpSid`, kept from the exchange), on `q`: that browser signed out at the provider or in an app
+ * (docs/core.md, "Signing out").
+ */
+export async function endSignInSessions(q: Query, service: string, sid: string): Promise<void> {
+  await q`delete from sessions where service = ${service} and data ? 'idpSid' and data ->> 'idpSid' = ${sid}`
+}

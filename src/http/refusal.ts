@@ -47,6 +47,9 @@ export type RefusalCode =
   | 'bad_token'
   | 'user_token_needed'
   | 'forbidden'
+  // A note shared with a person: not theirs, or theirs to read only (notes).
+  | 'not_shared'
+  | 'read_only'
   // Things a request names that are not there.
   | 'no_such_ticket'
   | 'no_such_project'
@@ -57,6 +60,9 @@ export type RefusalCode =
   | 'no_such_webhook'
   | 'no_such_delivery'
   | 'no_such_user'
+  | 'no_such_notification'
+  | 'no_such_view'
+  | 'no_such_change'
   // Rules of the tickets service.
   | 'bad_query'
   | 'already_so'

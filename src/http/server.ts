@@ -36,6 +36,11 @@ export interface ServeOptions extends HandlerOptions {
   /** How long in-flight requests may take to finish at shutdown. */
   drainMs?: number
   /**
+   * How long idle connections are kept at shutdown for a request that may be on its way on one
+   * (1 s; 250 ms still cut a request now and then on a busy machine).
+   */
+  graceMs?: number
+  /**
    * Slow clients: the time to send the headers (10 s; node's check also closes a new connection
    * that sends nothing for this long) and the whole request (30 s).
    */
@@ -162,15 +167,16 @@ export async function serve(options: ServeOptions): Promise<Served> {
       waiting.closeAll()
       // Stop accepting, but not with http.Server.close(), which also drops idle keep-alive
       // connections at once: a request may be on its way on one (clients saw ECONNRESET).
-      // Answers from now on carry `connection: close`; connections still idle after a second's
-      // grace are closed (250 ms still cut a request now and then on a busy machine).
+      // Answers from now on carry `connection: close`; connections still idle after the grace
+      // are closed.
       const closed = new Promise<void>((resolve) =>
         NetServer.prototype.close.call(server, () => resolve()),
       )
       const open = await new Promise<number>((resolve) =>
         server.getConnections((_, n) => resolve(n ?? 0)),
       )
-      if (open > 0) await new Promise((resolve) => setTimeout(resolve, 1000))
+      const graceMs = options.graceMs ?? 1000
+      if (open > 0 && graceMs > 0) await new Promise((resolve) => setTimeout(resolve, graceMs))
       server.closeIdleConnections()
       if (inFlight > 0) {
         const drainMs = options.drainMs ?? 10_000

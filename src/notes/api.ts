@@ -13,9 +13,12 @@ import { parseJsonObject } from '../http/json-validate.ts'
 import type { Sessions } from '../auth/session.ts'
 import { textDefect } from '../http/text.ts'
 import { cursors, parseLimit } from '../http/paging.ts'
-import { API, FIELD } from './messages.ts'
+import { API, FIELD, SHARE } from './messages.ts'
 import type { Publications } from './publications.ts'
-import type { DeleteInput, NoteStore, SaveInput } from './store.ts'
+import type { Shares } from './shares.ts'
+import { isSharedId, type DeleteInput, type NoteStore, type SaveInput } from './store.ts'
+import { HOLD_MS, LOOK_MS, MAX_WAITS, type Wakes } from './waits.ts'
+import { TOO_MANY_WAITING } from './messages.ts'
 
 /** The longest `id` and `local` of a save (docs/notes-api.md, "Checks of /api/notes, in order", item 5). */
 export const MAX_ID = 64
@@ -54,15 +57,31 @@ export interface ApiHandlers {
   trash(req: Request): Promise<Response>
   /** `/api/notes/publications` (docs/notes-api.md, "Publishing"): every method, so the 401 comes first. */
   publications(req: Request): Promise<Response>
+  /** `/api/notes/people?name=` (docs/notes-api.md, "Sharing with people"). */
+  people(req: Request): Promise<Response>
+  /** `/api/notes/shares`: the owner's shares, sharing and unsharing. */
+  shares(req: Request): Promise<Response>
+  /** `/api/notes/shared`: the notes shared with the signed-in person. */
+  shared(req: Request): Promise<Response>
+  /** `/api/notes/wait?id=&edited=`: held until the note changes (docs/notes-api.md, "Following a shared note"). */
+  wait(req: Request): Promise<Response>
+  /** Answers the held waits and takes no more (the service stops). */
+  close(): void
 }
 
 export function createApiHandlers(deps: {
   store: NoteStore
   publications: Publications
+  shares: Shares
+  wakes: Wakes
   sessions: Sessions
   publicUrl: string
+  /** How long a wait is held (ms); {@link HOLD_MS} unless a test says less. */
+  holdMs?: number
 }): ApiHandlers {
-  const { store, publications, sessions } = deps
+  const { store, publications, sessions, shares, wakes } = deps
+  const holdMs = deps.holdMs ?? HOLD_MS
+  const stop = new AbortController()
   const pageUrl = (id: string) => `${deps.publicUrl}/p/${id}`
   const ownOrigin = originOf(deps.publicUrl)
 
@@ -116,7 +135,9 @@ export function createApiHandlers(deps: {
   async function save(user: string, body: Body): Promise<Response> {
     if (!hasFields(body, SAVE_FIELDS)) return refused(refuse(400, API.saveFields))
     const input = body as unknown as SaveInput & { op: 'save' }
-    if (input.id.length > MAX_ID || input.local.length > MAX_ID)
+    // A shared note's id is longer than any own note's may be (docs/notes-api.md, "Sharing with
+    // people"); the store checks it against the share.
+    if ((input.id.length > MAX_ID && !isSharedId(input.id)) || input.local.length > MAX_ID)
       return refused(refuse(400, API.tooLong))
     const unknown = unknownField(body, { ...SAVE_FIELDS, ...SAVE_OPTIONAL })
     if (unknown !== null) return refused(refuse(400, FIELD.unknown(unknown)))
@@ -163,7 +184,101 @@ export function createApiHandlers(deps: {
     return { user, body: parsed.value as Body }
   }
 
+  /** The signed-in user of a GET-only route, or the answer that refuses (401, then 405). */
+  async function getter(req: Request): Promise<string | Response> {
+    const user = (await sessions.load(req))?.userId ?? null
+    if (user === null) return refused(refuse(401, API.signIn))
+    if (req.method !== 'GET') return refused(refuse(405, API.getOnly), { allow: 'GET' })
+    return user
+  }
+
   return {
+    async people(req) {
+      const user = await getter(req)
+      if (typeof user !== 'string') return user
+      const name = (req.query.get('name') ?? '').trim()
+      if (name === '') return refused(refuse(400, SHARE.name, 'name'))
+      const defect = textDefect(name)
+      if (defect !== null) return refused(refuse(400, FIELD[defect]('name'), 'name'))
+      if (name.length > 200) return answer(200, { people: [] })
+      return answer(200, { people: await shares.find(user, name) })
+    },
+
+    async shares(req) {
+      const accepted = await accept(req)
+      if ('status' in accepted) return accepted
+      const { user, body } = accepted
+      if (body === null) return answer(200, { shares: await shares.ofOwner(user) })
+      if (body.op !== 'share' && body.op !== 'unshare') return refused(refuse(400, SHARE.op))
+      if (body.op === 'unshare') {
+        if (typeof body.id !== 'string' || typeof body.person !== 'string')
+          return refused(refuse(400, SHARE.unshareFields))
+        const unknown = unknownField(body, { op: 'string', id: 'string', person: 'string' })
+        if (unknown !== null) return refused(refuse(400, FIELD.unknown(unknown)))
+        const was = await shares.unshare(user, body.id, body.person)
+        // The other person's open page hears it at once (its wait answers 404).
+        wakes.wake(user, body.id)
+        return answer(200, { ok: true, was })
+      }
+      if (
+        typeof body.id !== 'string' ||
+        typeof body.person !== 'string' ||
+        (body.access !== 'edit' && body.access !== 'read')
+      )
+        return refused(refuse(400, SHARE.fields))
+      const unknown = unknownField(body, {
+        op: 'string',
+        id: 'string',
+        person: 'string',
+        access: 'string',
+      })
+      if (unknown !== null) return refused(refuse(400, FIELD.unknown(unknown)))
+      const made = await shares.share(user, body.id, body.person, body.access)
+      return made instanceof Refusal ? refused(made) : answer(200, made)
+    },
+
+    async shared(req) {
+      const user = await getter(req)
+      if (typeof user !== 'string') return user
+      return answer(200, { notes: await shares.sharedWith(user) })
+    },
+
+    async wait(req) {
+      const user = await getter(req)
+      if (typeof user !== 'string') return user
+      const id = req.query.get('id') ?? ''
+      if (id === '') return refused(refuse(400, FIELD.empty('id'), 'id'))
+      const defect = textDefect(id)
+      if (defect !== null) return refused(refuse(400, FIELD[defect]('id'), 'id'))
+      const edited = parseSince(req.query.get('edited') ?? '')
+      if (edited === null) return refused(refuse(400, FIELD.wholeNumber('edited'), 'edited'))
+      const shared = isSharedId(id)
+      const key = await shares.keyOf(user, id, shared)
+      if (key === null) return refused(refuse(404, API.noSuchNote))
+      if (wakes.held >= MAX_WAITS)
+        return refused(refuse(503, TOO_MANY_WAITING), { 'retry-after': '5' })
+      const gone = new AbortController()
+      const cancel = req.onClose(() => gone.abort())
+      const ended = AbortSignal.any([gone.signal, stop.signal])
+      try {
+        const deadline = performance.now() + holdMs
+        for (;;) {
+          const now = await shares.watched(user, id, shared)
+          if (now === null) return refused(refuse(404, API.noSuchNote))
+          const left = deadline - performance.now()
+          if (now.edited !== edited || now.gone || left <= 0 || ended.aborted)
+            return answer(200, { id, edited: now.edited, gone: now.gone })
+          await wakes.next(key, Math.min(LOOK_MS, left), ended)
+        }
+      } finally {
+        cancel()
+      }
+    },
+
+    close() {
+      stop.abort()
+    },
+
     async trash(req) {
       const accepted = await accept(req)
       if ('status' in accepted) return accepted

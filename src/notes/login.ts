@@ -27,6 +27,8 @@ export function createLoginHandlers(deps: {
   idp: IdentityProvider
   sessions: Sessions
   publicUrl: string
+  /** Keeps the names each sign-in gives (src/notes/shares.ts), by which people share notes. */
+  people?: { seen(user: string, name: string, login: string | null): Promise<void> }
 }): LoginHandlers {
   const { idp, sessions, publicUrl } = deps
 
@@ -83,7 +85,15 @@ export function createLoginHandlers(deps: {
       session.data.name = result.identity.name
       session.data.owner = result.identity.owner === true
       session.data.login = result.identity.login ?? null
+      // The provider's sign-in: signing out here ends it, and it ends this session (docs/core.md).
+      if (result.identity.sid !== undefined) session.data.idpSid = result.identity.sid
+      else delete session.data.idpSid
       session.data.loginError = null
+      await deps.people?.seen(
+        result.identity.id,
+        result.identity.name,
+        result.identity.login ?? null,
+      )
       return answer(session, safeNext(req.query.get('next')), LOGIN.loggedIn)
     },
 

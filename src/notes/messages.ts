@@ -23,6 +23,9 @@ export const API = {
   publishFields: reason('bad_field', 'publish and unpublish need id (string)'),
 } as const
 
+/** `GET /api/notes/wait` when too many waits are held in this process. */
+export const TOO_MANY_WAITING = reason('too_many_waiting', 'too many waiting requests')
+
 /** docs/notes-api.md, "Signing in". */
 export const LOGIN = {
   getOnly: 'GET only',
@@ -43,4 +46,17 @@ export const FIELD = {
   nul: (name: string) => reason('bad_text', `'${name}' must not contain the character U+0000`),
   surrogate: (name: string) =>
     reason('bad_text', `'${name}' must be valid Unicode (it has a lone surrogate)`),
+} as const
+
+/** Sharing with people (docs/notes-api.md, "Sharing with people"). */
+export const SHARE = {
+  notShared: reason('not_shared', 'this note is not shared with you'),
+  readOnly: reason('read_only', 'this note is shared with you to read only'),
+  op: reason('bad_field', "op must be 'share' or 'unshare'"),
+  fields: reason('bad_field', "share needs id, person (strings) and access ('edit' or 'read')"),
+  unshareFields: reason('bad_field', 'unshare needs id and person (strings)'),
+  noPerson: reason('no_such_user', 'no one of that name has signed in to notes'),
+  self: reason('bad_field', 'you cannot share a note with yourself'),
+  name: reason('field_required', "'name' must not be empty"),
+  tooMany: reason('too_many', 'a note can be shared with at most 50 people'),
 } as const

@@ -29,6 +29,12 @@ export function notesRoutes(login: LoginHandlers, api: ApiHandlers, web: WebHand
     // Published notes: the owner's list and switch, and the page anyone with the address reads.
     { method: '*', path: '/api/notes/publications', handler: api.publications },
     { method: 'GET', path: '/p/:id', handler: web.published },
+    // Sharing with people (docs/notes-api.md, "Sharing with people"): finding a person by name,
+    // the owner's shares, the notes shared with the person, and the wait of an open note.
+    { method: '*', path: '/api/notes/people', handler: api.people },
+    { method: '*', path: '/api/notes/shares', handler: api.shares },
+    { method: '*', path: '/api/notes/shared', handler: api.shared },
+    { method: '*', path: '/api/notes/wait', handler: api.wait },
     // Section 5: the login button's target.
     { method: 'GET', path: '/login', handler: login.login, rateLimit: 'signin' },
     { method: 'POST', path: '/logout', handler: web.logout },

@@ -6,6 +6,8 @@ import { createLoginHandlers } from './login.ts'
 import { notesRoutes } from './routes.ts'
 import { createPublications } from './publications.ts'
 import { createNoteStore, TRASH_MS } from './store.ts'
+import { createShares } from './shares.ts'
+import { createWakes } from './waits.ts'
 import { createWebHandlers } from './web.ts'
 
 /** How often deleted notes past their 30 days are removed for good. */
@@ -17,7 +19,9 @@ const PURGE_EVERY_MS = 60 * 60 * 1000
  */
 export function createNotesService(deps: ServiceDeps): Service {
   const { sql, clock, idp, sessions, publicUrl, logger } = deps
-  const store = createNoteStore({ sql, clock })
+  const wakes = createWakes()
+  const store = createNoteStore({ sql, clock, onSaved: wakes.wake })
+  const shares = createShares({ sql, clock })
   const purge = () =>
     store.purge(null, clock() - TRASH_MS).catch((err: unknown) => {
       logger.line(
@@ -27,10 +31,16 @@ export function createNotesService(deps: ServiceDeps): Service {
   void purge()
   const purgeTimer = setInterval(() => void purge(), PURGE_EVERY_MS)
   purgeTimer.unref()
-  const login = createLoginHandlers({ idp, sessions, publicUrl })
+  const login = createLoginHandlers({ idp, sessions, publicUrl, people: shares })
   const publications = createPublications({ sql, clock })
-  const api = createApiHandlers({ store, publications, sessions, publicUrl })
-  const web = createWebHandlers({ sessions, publications, publicUrl, places: deps.places })
+  const api = createApiHandlers({ store, publications, shares, wakes, sessions, publicUrl })
+  const web = createWebHandlers({
+    sessions,
+    idp,
+    publications,
+    publicUrl,
+    places: deps.places,
+  })
   return {
     // Every answer carries the strict Content-Security-Policy and its companions.
     routes: pageHeadersOn(notesRoutes(login, api, web)),
@@ -42,6 +52,7 @@ export function createNotesService(deps: ServiceDeps): Service {
       return userId === null ? null : `user:${userId}`
     },
     close() {
+      api.close()
       clearInterval(purgeTimer)
     },
   }

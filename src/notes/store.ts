@@ -15,8 +15,21 @@ import { transaction } from '../db/transaction.ts'
 import { randomToken } from '../base/random.ts'
 import { textDefect } from '../http/text.ts'
 import { mergeText } from './merge.ts'
-import { FIELD } from './messages.ts'
+import { FIELD, SHARE } from './messages.ts'
 import { refuse, type Refusal } from '../http/refusal.ts'
+import { shownName } from '../auth/shown-name.ts'
+
+/**
+ * The id under which a note shared with a person appears to them (docs/notes-api.md, "Sharing
+ * with people"): 'shared-' and 64 random characters, 71 in all, so never the id of a person's own
+ * note (at most 64).
+ */
+export const SHARED_ID = /^shared-[A-Za-z0-9_-]{64}$/
+
+/** Whether `id` has the form of a shared note's id. */
+export function isSharedId(id: string): boolean {
+  return id.length === 71 && SHARED_ID.test(id)
+}
 
 /** The longest note text, in JavaScript string indices. */
 export const MAX_TEXT = 1_000_000
@@ -61,7 +74,7 @@ export interface SaveResult {
   id: string
   edited: number
   text: string
-  copy?: { id: string; edited: number; text: string }
+  copy?: { id: string; edited: number; text: string; by?: string }
 }
 
 /** One accepted save of a note, as the history shows it. */
@@ -72,6 +85,8 @@ export interface Revision {
   /** The device's own words for itself, null when the save carried none. */
   device: string | null
   text: string
+  /** Who saved it, as the app shows them (null for a save of someone the service has not seen sign in). */
+  by: string | null
 }
 
 /** A row of the changes feed: a live note with its text, or a tombstone (no text). */
@@ -135,6 +150,18 @@ export interface NoteStore {
   purge(user: string | null, before: number | null): Promise<number>
 }
 
+/** Which note a save writes, who writes it, and whose the copy of a collision is. */
+interface Target {
+  /** The owner of the note's row. */
+  owner: string
+  /** The note's id among the owner's notes. */
+  note: string
+  /** The id the save named, answered back. */
+  asked: string
+  /** Who saves: the owner, or a person the note is shared with. */
+  author: string
+}
+
 /** A deleted note in the trash: when it was deleted, until when it is kept, its last text. */
 export interface TrashedNote {
   id: string
@@ -164,7 +191,12 @@ interface Stored {
 type Plan = { kind: 'write'; text: string } | { kind: 'keep' } | { kind: 'copy' }
 
 /** Builds the store on `sql`; `clock` gives milliseconds since the epoch. */
-export function createNoteStore(deps: { sql: Sql; clock: () => number }): NoteStore {
+export function createNoteStore(deps: {
+  sql: Sql
+  clock: () => number
+  /** Told after each write of a note, by its owner and id (the waits of `/api/notes/wait`). */
+  onSaved?: (owner: string, note: string) => void
+}): NoteStore {
   const { sql, clock } = deps
 
   /** Takes the user's clock row lock and the next `edited`: max(clock, last + 1). */
@@ -202,11 +234,12 @@ export function createNoteStore(deps: { sql: Sql; clock: () => number }): NoteSt
   }
 
   async function slowSave(user: string, input: SaveInput): Promise<SaveResult> {
-    const seen = await readStored(sql, user, input, false)
+    const target: Target = { owner: user, note: input.id, asked: input.id, author: user }
+    const seen = await readStored(sql, target, input.base, false)
     const early = seen === null ? null : { edited: seen.edited, plan: plan(seen, input) }
     return transaction(sql, async (tx) => {
       const edited = await nextEdited(tx, user)
-      const stored = await readStored(tx, user, input, true)
+      const stored = await readStored(tx, target, input.base, true)
       // Every write gives the note a new `edited`, so an equal one means nothing changed since.
       const decided: Plan =
         stored === null
@@ -214,40 +247,97 @@ export function createNoteStore(deps: { sql: Sql; clock: () => number }): NoteSt
           : early !== null && early.edited === stored.edited
             ? early.plan
             : plan(stored, input)
-      return apply(tx, user, input, stored, decided, edited)
+      return apply(tx, target, input, stored, decided, edited, edited)
     })
   }
 
+  /**
+   * A save of a note shared with `user` (docs/notes-api.md, "Sharing with people"), in one
+   * transaction: the share is read and held (an unshare waits for the save, or the save sees it
+   * gone), then both people's clock rows are taken in the order of their ids (so two people
+   * saving each other's notes never wait on each other in a circle), then the note. A collision
+   * keeps the stored text and makes the sent text a note of `user`'s own.
+   */
+  async function sharedSave(user: string, input: SaveInput): Promise<SaveResult | Refusal> {
+    const result = await transaction(sql, async (tx) => {
+      const [share] = await tx<{ owner_id: string; note_id: string; access: string }[]>`
+        select owner_id, note_id, access from note_shares
+        where id = ${input.id} and sharee_id = ${user}
+        for share`
+      if (!share) return refuse(403, SHARE.notShared)
+      if (share.access !== 'edit') return refuse(403, SHARE.readOnly)
+      const target: Target = {
+        owner: share.owner_id,
+        note: share.note_id,
+        asked: input.id,
+        author: user,
+      }
+      const clocks = new Map<string, number>()
+      for (const person of [target.owner, user].sort())
+        if (!clocks.has(person)) clocks.set(person, await nextEdited(tx, person))
+      const stored = await readStored(tx, target, input.base, true)
+      const decided: Plan =
+        stored === null ? { kind: 'write', text: input.text } : plan(stored, input)
+      return {
+        target,
+        saved: await apply(
+          tx,
+          target,
+          input,
+          stored,
+          decided,
+          clocks.get(target.owner)!,
+          clocks.get(user)!,
+        ),
+      }
+    })
+    if ('status' in result) return result
+    deps.onSaved?.(result.target.owner, result.target.note)
+    return result.saved
+  }
+
+  /**
+   * Writes what `decided` says. `edited` is the owner's next `edited`; `copyEdited` the
+   * author's, for a copy, which is the author's own note.
+   */
   async function apply(
     tx: Query,
-    user: string,
+    t: Target,
     input: SaveInput,
     stored: Stored | null,
     decided: Plan,
     edited: number,
+    copyEdited: number,
   ): Promise<SaveResult> {
-    if (decided.kind === 'keep') return { id: input.id, edited: stored!.edited, text: stored!.text }
+    if (decided.kind === 'keep') return { id: t.asked, edited: stored!.edited, text: stored!.text }
     if (decided.kind === 'write') {
       await tx`
         insert into notes (user_id, id, text, created, edited, gone)
-        values (${user}, ${input.id}, ${decided.text}, ${edited}, ${edited}, false)
+        values (${t.owner}, ${t.note}, ${decided.text}, ${edited}, ${edited}, false)
         on conflict (user_id, id) do update set text = excluded.text, edited = excluded.edited, gone = false, purged = false`
-      await addRevision(tx, user, input.id, edited, decided.text, input)
-      return { id: input.id, edited, text: decided.text }
+      await addRevision(tx, t.owner, t.note, edited, decided.text, input, t)
+      return { id: t.asked, edited, text: decided.text }
     }
-    const copyId = copyIdFor(input.id)
+    const copyId = copyIdFor(t.asked)
+    // Who wrote the text kept, when another person than the one saving: the copy says so.
+    const [last] = await tx<{ author: string | null }[]>`
+      select author from note_revisions where user_id = ${t.owner} and note_id = ${t.note}
+      order by edited desc limit 1`
+    const writer = last?.author ?? t.owner
+    const by = writer === t.author ? null : await nameOf(tx, writer)
     await tx`
       insert into notes (user_id, id, text, created, edited, gone)
-      values (${user}, ${copyId}, ${input.text}, ${edited}, ${edited}, false)`
-    await addRevision(tx, user, copyId, edited, input.text, input)
+      values (${t.author}, ${copyId}, ${input.text}, ${copyEdited}, ${copyEdited}, false)`
+    await addRevision(tx, t.author, copyId, copyEdited, input.text, input, null)
     return {
-      id: input.id,
+      id: t.asked,
       edited: stored!.edited,
       text: stored!.text,
-      copy: { id: copyId, edited, text: input.text },
+      copy: { id: copyId, edited: copyEdited, text: input.text, ...(by ? { by } : {}) },
     }
   }
 
+  /** A revision; `t`, when the author is not the note's owner, records who wrote it. */
   async function addRevision(
     tx: Query,
     user: string,
@@ -255,10 +345,23 @@ export function createNoteStore(deps: { sql: Sql; clock: () => number }): NoteSt
     edited: number,
     text: string,
     input: SaveInput,
+    t: Target | null,
   ): Promise<void> {
+    const author = t !== null && t.author !== t.owner ? t.author : null
     await tx`
-      insert into note_revisions (user_id, note_id, edited, text, at, local, device)
-      values (${user}, ${noteId}, ${edited}, ${text}, ${input.at}, ${input.local}, ${input.device ?? null})`
+      insert into note_revisions (user_id, note_id, edited, text, at, local, device, author)
+      values (${user}, ${noteId}, ${edited}, ${text}, ${input.at}, ${input.local}, ${input.device ?? null}, ${author})`
+  }
+
+  /** The owner and id of the note shared with `user` as `id`, with the access; null when it is not. */
+  async function shareOf(
+    user: string,
+    id: string,
+  ): Promise<{ owner: string; note: string; access: string } | null> {
+    const [row] = await sql<{ owner: string; note: string; access: string }[]>`
+      select owner_id as owner, note_id as note, access from note_shares
+      where id = ${id} and sharee_id = ${user}`
+    return row ?? null
   }
 
   return {
@@ -279,16 +382,21 @@ export function createNoteStore(deps: { sql: Sql; clock: () => number }): NoteSt
     },
 
     async get(user, id) {
+      const share = isSharedId(id) ? await shareOf(user, id) : null
+      if (isSharedId(id) && share === null) return null
       const [row] = await sql<NoteView[]>`
         select id, text, edited, created from notes
-        where user_id = ${user} and id = ${id} and not gone`
-      return row ?? null
+        where user_id = ${share?.owner ?? user} and id = ${share?.note ?? id} and not gone`
+      return row ? { ...row, id } : null
     },
 
     async save(user, input) {
       const refused = checkSave(input)
       if (refused) return refused
-      return (await quickSave(user, input)) ?? slowSave(user, input)
+      if (isSharedId(input.id)) return sharedSave(user, input)
+      const saved = (await quickSave(user, input)) ?? (await slowSave(user, input))
+      deps.onSaved?.(user, input.id)
+      return saved
     },
 
     async changes(user, since) {
@@ -315,10 +423,21 @@ export function createNoteStore(deps: { sql: Sql; clock: () => number }): NoteSt
       return { notes, more: notes.length < rows.length }
     },
 
-    async revisions(user, id) {
-      const rows = await sql<(Revision & { live: boolean })[]>`
-        select r.edited, r.at, r.local, r.device, r.text, true as live
+    async revisions(asker, asked) {
+      let user = asker
+      let id = asked
+      if (isSharedId(asked)) {
+        const share = await shareOf(asker, asked)
+        if (share === null) return null
+        user = share.owner
+        id = share.note
+      }
+      const rows = await sql<
+        (Omit<Revision, 'by'> & { name: string | null; login: string | null })[]
+      >`
+        select r.edited, r.at, r.local, r.device, r.text, p.name, p.login
         from notes n join note_revisions r on r.user_id = n.user_id and r.note_id = n.id
+        left join note_people p on p.user_id = coalesce(r.author, r.user_id)
         where n.user_id = ${user} and n.id = ${id} and not n.gone
         order by r.edited desc
         limit ${MAX_REVISIONS}`
@@ -338,6 +457,7 @@ export function createNoteStore(deps: { sql: Sql; clock: () => number }): NoteSt
           local: row.local,
           device: row.device,
           text: row.text,
+          by: row.name === null ? null : shownName(row.name, row.login),
         })
       }
       return out
@@ -346,7 +466,14 @@ export function createNoteStore(deps: { sql: Sql; clock: () => number }): NoteSt
     async remove(user, input) {
       const refused = checkString('id', input.id) ?? checkTime('base', input.base)
       if (refused) return refused
-      return transaction(sql, async (tx): Promise<DeleteResult> => {
+      // A person the note is shared with deletes it from their own list only: the share ends
+      // for them, and the owner's note stays (docs/notes-api.md, "Sharing with people").
+      if (isSharedId(input.id)) {
+        const left = await sql`
+          delete from note_shares where id = ${input.id} and sharee_id = ${user} returning id`
+        return left.length > 0 ? { ok: true } : refuse(403, SHARE.notShared)
+      }
+      const removed = await transaction(sql, async (tx): Promise<DeleteResult> => {
         const edited = await nextEdited(tx, user)
         const [row] = await tx<{ text: string; edited: number; gone: boolean }[]>`
           select text, edited, gone from notes
@@ -358,6 +485,8 @@ export function createNoteStore(deps: { sql: Sql; clock: () => number }): NoteSt
         await tx`update notes set gone = true, purged = false, edited = ${edited} where user_id = ${user} and id = ${input.id}`
         return { ok: true }
       })
+      deps.onSaved?.(user, input.id)
+      return removed
     },
 
     async trash(user) {
@@ -415,8 +544,8 @@ function plan(stored: Stored, input: SaveInput): Plan {
 /** The note and the text at the save's `base`; `lock` takes the note row's lock. */
 async function readStored(
   sql: Query,
-  user: string,
-  input: SaveInput,
+  t: Target,
+  base: number,
   lock: boolean,
 ): Promise<Stored | null> {
   const [row] = await sql<
@@ -424,12 +553,19 @@ async function readStored(
   >`
     select n.text, n.edited, n.gone, r.text as base_text
     from notes n
-    left join note_revisions r on r.user_id = n.user_id and r.note_id = n.id and r.edited = ${input.base}
-    where n.user_id = ${user} and n.id = ${input.id}
+    left join note_revisions r on r.user_id = n.user_id and r.note_id = n.id and r.edited = ${base}
+    where n.user_id = ${t.owner} and n.id = ${t.note}
     ${lock ? sql`for update of n` : sql``}`
   return row
     ? { text: row.text, edited: row.edited, gone: row.gone, baseText: row.base_text }
     : null
+}
+
+/** The name the app shows for `user`, or null when the service has not seen them sign in. */
+async function nameOf(sql: Query, user: string): Promise<string | null> {
+  const [row] = await sql<{ name: string; login: string | null }[]>`
+    select name, login from note_people where user_id = ${user}`
+  return row ? shownName(row.name, row.login) : null
 }
 
 /** A fresh id for a copy: the note's id (cut to 40) and 72 random bits, at most 58 characters. */

@@ -22,6 +22,7 @@ import { answerRefusal } from '../http/refusal.ts'
 import { json, type Response } from '../http/response.ts'
 import type { Request } from '../http/request.ts'
 import type { Sessions } from '../auth/session.ts'
+import { endProviderSignIn, type IdentityProvider } from '../auth/idp.ts'
 import { htmlResponse } from '../http/html.ts'
 import { homePage, notPublishedPage, publishedPage, type Person } from './pages.ts'
 import type { Publications } from './publications.ts'
@@ -129,6 +130,8 @@ const PUBLISHED_HEADERS = {
 
 export function createWebHandlers(deps: {
   sessions: Sessions
+  /** The provider, told when a session with a provider's sign-in signs out (docs/core.md, "Signing out"). */
+  idp?: IdentityProvider
   publications: Publications
   publicUrl: string
   places?: Places | undefined
@@ -217,8 +220,13 @@ export function createWebHandlers(deps: {
       const refused = refuseCrossSite(req, sessions.cookieName, ownOrigin)
       if (refused) return answerRefusal(refused)
       const session = await sessions.load(req)
-      // The row goes: the cookie names nothing from now on, in every process.
-      if (session) await sessions.remove(session)
+      // The row goes: the cookie names nothing from now on, in every process. Then the provider's
+      // sign-in it came from ends, and with it the provider's and the tracker's sessions of this
+      // browser (docs/core.md, "Signing out").
+      if (session) {
+        await sessions.remove(session)
+        if (deps.idp) await endProviderSignIn(deps.idp, session.data)
+      }
       return json(
         200,
         { ok: true },

@@ -16,6 +16,7 @@ import type { HttpRoute } from '../http/handler.ts'
 import { serve, type Served } from '../http/server.ts'
 import type { RateLimiter } from '../limits/rate-limit.ts'
 import type { ServiceName } from '../service.ts'
+import { createMailer } from '../tickets/mailer/mailer.ts'
 import { startLimiter } from './limits.ts'
 import { freePort, portNamed, publicUrlOf } from './ports.ts'
 
@@ -95,6 +96,8 @@ export async function startProvider(deps: ProviderDeps): Promise<StartedProvider
         assets,
         oidc,
         logger,
+        // The same SMTP server and sender as the tracker's mail; the provider sees only `send`.
+        mailer: config.smtpUrl ? createMailer(config.smtpUrl, config.mailFrom, logger) : null,
       }).routes
   const limiter = startLimiter(config, db, clock, 'idp')
   if (limiter) deps.onLimiter(limiter)

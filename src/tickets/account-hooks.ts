@@ -4,7 +4,7 @@
  * out everywhere or is disabled loses here. Whatever it reads or writes goes through the store.
  */
 import type { ServiceHooks } from '../accounts/service-hooks.ts'
-import { endSessionsOf } from '../auth/session.ts'
+import { endSessionsOf, endSignInSessions } from '../auth/session.ts'
 import type { Sql } from '../db/client.ts'
 import { connectionTable } from './store/connections.ts'
 import { inviteTable } from './store/invites.ts'
@@ -49,6 +49,7 @@ export function ticketsAccountHooks(deps: {
       const user = await userTable(tx, clock).byIdentity(accountId)
       if (user !== null) await endSessionsOf(tx, 'tickets', user.id)
     },
+    endSignIn: (tx, sid) => endSignInSessions(tx, 'tickets', sid),
     async takeInviteSignup(tx, returnTo) {
       const id = publicUrl === null ? null : inviteIdOf(publicUrl, returnTo)
       return id === null ? null : inviteTable(tx, clock).takeSignupPlace(id)
@@ -58,6 +59,11 @@ export function ticketsAccountHooks(deps: {
     async onDisable(tx, accountId) {
       await tokenTable(tx, clock).deleteOfIdentity(accountId)
       await connectionTable(tx, clock).deleteOfIdentity(accountId)
+    },
+    // The confirmed address: the sender reads it at each mail, so no sign-in is needed. Confirmed
+    // again, an address a mail server refused gets mail again.
+    async onEmailChange(tx, accountId, email) {
+      await userTable(tx, clock).setEmail(accountId, email)
     },
     // A reset may follow a stolen password: the person's user tokens end with their sessions.
     async onPasswordReset(tx, accountId) {

@@ -15,6 +15,7 @@ import type { TokenHandlers } from './api/tokens.ts'
 import type { WebHandlers } from './pages/web.ts'
 import type { WebhookHandlers } from './api/webhooks.ts'
 import type { InviteListHandlers } from './api/invites.ts'
+import type { ViewHandlers } from './api/views.ts'
 
 export interface Handlers {
   tickets: TicketHandlers
@@ -32,6 +33,8 @@ export interface Handlers {
   live: Handler
   webhooks: WebhookHandlers
   files: FileHandlers
+  views: ViewHandlers
+  bulk: Handler
 }
 
 export function ticketRoutes(h: Handlers): HttpRoute[] {
@@ -116,6 +119,12 @@ export function ticketRoutes(h: Handlers): HttpRoute[] {
     { method: 'GET', path: '/api/projects/:slug/files', handler: h.files.list },
     { method: 'POST', path: '/api/projects/:slug/files', handler: h.files.upload },
     { method: 'GET', path: '/files/:id/:name', handler: h.files.serve },
+    // 4.14 Saved views and bulk changes (docs/tickets-api.md)
+    { method: 'GET', path: '/api/projects/:slug/views', handler: h.views.list },
+    { method: 'POST', path: '/api/projects/:slug/views', handler: h.views.save },
+    { method: 'POST', path: '/api/projects/:slug/views/:id', handler: h.views.change },
+    { method: 'POST', path: '/api/projects/:slug/views/:id/remove', handler: h.views.remove },
+    { method: 'POST', path: '/api/projects/:slug/tickets/bulk', handler: h.bulk },
     // The web app (docs/tickets-app.md): its pages, files and sign-out
     { method: '*', path: '/', handler: h.web.home },
     { method: '*', path: '/inbox', handler: h.web.inbox },

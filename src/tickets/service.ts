@@ -22,7 +22,10 @@ import { createTicketHandlers } from './api/tickets.ts'
 import { createTokenHandlers } from './api/tokens.ts'
 import { buildTicketAssets, createWebHandlers } from './pages/web.ts'
 import { createWebhookHandlers } from './api/webhooks.ts'
+import { createViewHandlers } from './api/views.ts'
+import { createBulkHandler } from './api/bulk.ts'
 import { createWebhookWorker, type Send, type WebhookWorker } from './workers/webhook-worker.ts'
+import { createNotifyWorker, type NotifyWorker } from './workers/notify-worker.ts'
 
 /** The ticket service; `wake` is pinged after every committed transaction that emitted events. */
 export interface TicketsService extends Service {
@@ -31,6 +34,8 @@ export interface TicketsService extends Service {
   webhooks: WebhookWorker
   /** Removes files no ticket names a day after their upload; started here unless told, stopped by `close`. */
   fileSweep: FileSweep
+  /** Turns the events outbox into notifications; started here unless told, stopped by `close`. */
+  notify: NotifyWorker
 }
 
 /** What tests and benches may set on the webhook worker (src/tickets/workers/webhook-worker.ts). */
@@ -49,13 +54,14 @@ export function createTicketsService(
     /** What the pages cache between requests (src/tickets/store/page-reads.ts); 0 reads everything every time. */ cachedReads?: number
     webhooks?: WebhookOptions
     /** False: the file sweep does not run by itself (a test runs it). */ fileSweep?: boolean
+    /** False: the notifications' fan-out does not run by itself (a test runs it by `poke`). */ notify?: boolean
   },
 ): TicketsService {
   const { sql, clock, publicUrl, sessions } = deps
   const origin = originOf(publicUrl)
   const wake = createWake()
   const mailer = deps.config.smtpUrl
-    ? createMailer(deps.config.smtpUrl, `tickets@${new URL(publicUrl).hostname}`, deps.logger)
+    ? createMailer(deps.config.smtpUrl, deps.config.mailFrom, deps.logger)
     : null
 
   const store = createTicketStore({
@@ -84,6 +90,8 @@ export function createTicketsService(
     wake,
     logger: deps.logger,
     resolveProject: async (ref) => (await store.projects.find(ref))?.id ?? null,
+    // `mine=1`: the poll also gets the signed-in person's own events (their bell).
+    viewer: (req) => ctx.credentials.reader(req),
     // Other processes' writes arrive by NOTIFY on a shared server; the embedded database has
     // one process, whose own writes ping `wake`.
     listen: deps.config.databaseUrl !== null,
@@ -103,6 +111,15 @@ export function createTicketsService(
     ...(hooks.leaseMs ? { leaseMs: hooks.leaseMs } : {}),
   })
   if (hooks.start !== false) worker.start()
+
+  const notify = createNotifyWorker({
+    store,
+    clock,
+    logger: deps.logger,
+    wake,
+    mail: deps.config.smtpUrl !== null && deps.config.smtpUrl !== undefined,
+  })
+  if (deps.notify !== false) notify.start()
 
   const fileSweep = createFileSweep({ store, clock, logger: deps.logger })
   if (deps.fileSweep !== false) fileSweep.start()
@@ -133,6 +150,8 @@ export function createTicketsService(
       poke: () => worker.poke(),
     }),
     files: createFileHandlers(ctx, deps.config),
+    views: createViewHandlers(ctx),
+    bulk: createBulkHandler(ctx),
   })
   return {
     routes,
@@ -140,8 +159,10 @@ export function createTicketsService(
     verifyCredential: (req) => ctx.credentials.owner(req),
     webhooks: worker,
     fileSweep,
+    notify,
     async close() {
       await fileSweep.stop()
+      await notify.close()
       mailer?.close()
       await worker.close()
       await live.close()

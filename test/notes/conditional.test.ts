@@ -7,6 +7,8 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { etagOf } from '../../src/http/conditional.ts'
 import { createHandler } from '../../src/http/handler.ts'
+import { createShares } from '../../src/notes/shares.ts'
+import { createWakes } from '../../src/notes/waits.ts'
 import { createPublications } from '../../src/notes/publications.ts'
 import { createApiHandlers } from '../../src/notes/api.ts'
 import { createNoteStore, type NoteStore } from '../../src/notes/store.ts'
@@ -90,6 +92,8 @@ test('a matching If-None-Match is answered without reading the list', async () =
   const api = createApiHandlers({
     store,
     publications: createPublications({ sql: app.sql, clock: app.clock.now }),
+    shares: createShares({ sql: app.sql, clock: app.clock.now }),
+    wakes: createWakes(),
     sessions: app.sessions,
     publicUrl: app.publicUrl,
   })

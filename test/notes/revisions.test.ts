@@ -30,8 +30,22 @@ test('the revisions of a note come newest first with edited, at, local and text'
   assert.equal(res.headers['cache-control'], 'private, no-store')
   assert.deepEqual(res.json, {
     revisions: [
-      { edited: second.json.edited, at: 22, local: 'laptop', device: null, text: 'one\ntwo\n' },
-      { edited: first.json.edited, at: 11, local: 'phone', device: null, text: 'one\n' },
+      {
+        edited: second.json.edited,
+        at: 22,
+        local: 'laptop',
+        device: null,
+        text: 'one\ntwo\n',
+        by: 'alice',
+      },
+      {
+        edited: first.json.edited,
+        at: 11,
+        local: 'phone',
+        device: null,
+        text: 'one\n',
+        by: 'alice',
+      },
     ],
   })
 })

@@ -14,6 +14,14 @@ export interface TestDatabase {
   schema: string
   /** Another client on the same schema (for a second server process, say). */
   connect(max?: number): Sql
+  /**
+   * Has `stop` run when the file's tests end, before the clients end and the schema is dropped:
+   * what uses the database (an application, its workers) stops while it is still there. The
+   * file's own `after` hooks run only after this one (registered earlier), too late for that: a
+   * worker still running then reconnects the ended pool and holds the process for the pool's
+   * idle timeout. Stops run last given first.
+   */
+  stopFirst(stop: () => Promise<void> | void): void
 }
 
 /** A migrated schema for this test file; dropped in an `after` hook. */
@@ -47,10 +55,12 @@ export async function testDatabase(options: { max?: number } = {}): Promise<Test
   // two files share one. On a real server this is harmless.
   await sql.unsafe(`set search_path to ${schema}`)
   await migrate(sql)
+  const stops: (() => Promise<void> | void)[] = []
   after(async () => {
+    for (const stop of stops.reverse()) await stop()
     await Promise.all(clients.map((c) => c.end({ timeout: 5 })))
     await admin.unsafe(`drop schema ${schema} cascade`)
     await admin.end({ timeout: 5 })
   })
-  return { sql, url, schema, connect: open }
+  return { sql, url, schema, connect: open, stopFirst: (stop) => void stops.push(stop) }
 }

@@ -51,6 +51,14 @@ export async function fullApp(env: NodeJS.ProcessEnv = {}): Promise<FullApp> {
     },
   })
   const browser = await launchBrowser()
+  // The browser and the application stop before the database goes, whoever asks first.
+  let closing: Promise<void> | null = null
+  const close = () =>
+    (closing ??= (async () => {
+      await browser.close()
+      await app.close()
+    })())
+  db.stopFirst(close)
   // The services' public addresses are localhost ones (where their cookies live), as npm start prints them.
   const local = (url: string) => url.replace('127.0.0.1', 'localhost')
   return {
@@ -68,10 +76,7 @@ export async function fullApp(env: NodeJS.ProcessEnv = {}): Promise<FullApp> {
       })
       return { context, page: await context.newPage() }
     },
-    async close() {
-      await browser.close()
-      await app.close()
-    },
+    close,
   }
 }
 

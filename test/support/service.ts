@@ -33,6 +33,8 @@ export function testClock(start = 1_700_000_000_000): {
 export function fakeIdentityProvider(authUrl = 'http://idp.test'): IdentityProvider & {
   code(identity: Identity): string
   fail(reason: string): void
+  /** The sign-in ids apps handed to `signOut`, in order. */
+  signedOut: string[]
 } {
   const codes = new Map<string, Identity>()
   let failure: string | null = null
@@ -49,6 +51,11 @@ export function fakeIdentityProvider(authUrl = 'http://idp.test'): IdentityProvi
       const identity = codes.get(code)
       codes.delete(code)
       return identity ? exchangeResult(200, identity) : loginFailed('unknown login code')
+    },
+    signedOut: [],
+    async signOut(sid) {
+      this.signedOut.push(sid)
+      return true
     },
     code(identity) {
       const code = `code-${++n}`

@@ -105,6 +105,7 @@ test('the account store runs every service’s hooks in the transaction that dis
       calls.push(`${name} ends ${accountId}`)
       await tx`select 1`
     },
+    async endSignIn() {},
     async onDisable(_tx, accountId) {
       calls.push(`${name} disables ${accountId}`)
       if (failOnDisable) throw new Error(`${name} cannot disable`)

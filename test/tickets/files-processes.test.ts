@@ -1,3 +1,4 @@
+// Test tier: faults: it starts processes of its own (test/run.ts).
 /**
  * Files across processes: two whole applications on one database, as behind a load balancer.
  * A file uploaded through one is served whole by the other: the bytes live in the database,

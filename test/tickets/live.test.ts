@@ -2,7 +2,7 @@ import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { makeRequest } from '../../src/http/request.ts'
 import { createWake } from '../../src/tickets/live/events.ts'
-import { emit } from '../../src/tickets/store/outbox.ts'
+import { emit, emitAll } from '../../src/tickets/store/outbox.ts'
 import { createLive, KEEP_MS, type LiveDeps } from '../../src/tickets/live/hub.ts'
 import { parseSequenceCursor as parseCursor } from '../../src/http/paging.ts'
 import { testDatabase } from '../support/db.ts'
@@ -483,5 +483,52 @@ test(
     await live.prune()
     assert.equal(await unsent(), 0, 'once they have had them, they go')
     await db.sql`delete from projects where id = 'hooked000001'`
+  },
+)
+
+test(
+  "one person's events reach that person's polls that ask with mine=1, and nobody else's",
+  T,
+  async () => {
+    // The viewer is who the request's `x-user` header names (the service reads the session).
+    const { live } = makeLive({ viewer: async (req) => (req.headers['x-user'] as string) ?? null })
+    const from = await cursorNow(live)
+    const ask = async (query: string, user?: string): Promise<Answer['body']> => {
+      const headers: Record<string, string> = user ? { 'x-user': user } : {}
+      const res = await live.handler(makeRequest({ url: `/api/live${query}`, headers }))
+      return JSON.parse(String(res.body)) as Answer['body']
+    }
+    const mine = ask(`?after=${from}&mine=1`, 'ann')
+    const someoneElse = ask(`?after=${from}&mine=1`, 'bob')
+    const withoutMine = ask(`?after=${from}`, 'ann')
+    const project = ask(`?after=${from}&project=alpha&mine=1`, 'ann')
+    await until(() => live.waiting === 4)
+    await db.sql.begin((tx) =>
+      emitAll(tx, [
+        {
+          project: null,
+          user: 'ann',
+          name: 'notificationsChanged',
+          args: [{ added: 1 }],
+          created: clock.now(),
+        },
+        // In the same transaction, so that one read sees both.
+        { project: null, name: 'ticketCreated', args: ['after'], created: clock.now() },
+      ]),
+    )
+    const answered = await mine
+    assert.deepEqual(
+      answered.events?.map((e) => e.name),
+      ['notificationsChanged', 'ticketCreated'],
+    )
+    assert.deepEqual(
+      (await project).events?.map((e) => e.name),
+      ['notificationsChanged'],
+    )
+    for (const other of [await someoneElse, await withoutMine])
+      assert.deepEqual(
+        other.events?.map((e) => e.args[0]),
+        ['after'],
+      )
   },
 )

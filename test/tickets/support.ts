@@ -121,9 +121,12 @@ export async function ticketsApp(
     return made.body.ticket as { id: string; number: number; ref: string; [k: string]: unknown }
   }
 
-  /** The live events stored in the outbox, oldest first. */
+  /**
+   * The live events of the projects stored in the outbox, oldest first; not those for one person
+   * (the bell's, which the notifications' fan-out writes after the write).
+   */
   async function events(): Promise<{ name: string; args: unknown[]; project_id: string }[]> {
-    return await db.sql`select name, args, project_id from events order by id`
+    return await db.sql`select name, args, project_id from events where user_id is null order by id`
   }
 
   return {

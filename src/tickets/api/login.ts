@@ -66,6 +66,8 @@ export function createLoginHandler(ctx: Context): Handler {
       switchedFrom: before ? shownName(before.name, loaded?.data.login) : null,
       login: exchanged.identity.login ?? null,
       owner: exchanged.identity.owner === true,
+      // The provider's sign-in: signing out here ends it, and it ends this session (docs/core.md).
+      idpSid: exchanged.identity.sid,
       ...(joinedSlug !== null ? { joined: joinedSlug } : {}),
     }
     await ctx.sessions.save(session)

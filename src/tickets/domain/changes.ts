@@ -36,6 +36,7 @@ import type { Ticket } from '../store/ticket-row.ts'
 import type { LockedTicket } from '../store/ticket-writes.ts'
 import type { User } from '../store/users.ts'
 import { EDIT, lengthRefusal, USE } from './tickets.ts'
+import { watchOnWrite } from './notifications.ts'
 
 export type Changed =
   { ok: true; ticket: TicketAnswer; event: TicketEvent; assignEvent?: TicketEvent } | Refusal
@@ -86,6 +87,7 @@ export async function comment(
     ticket,
     events: [event],
   } = await emitTicketEvents(tx, publicUrl, written)
+  await watchOnWrite(tx, ticketId, actor, { actorWatches: true, assignee: null })
   return { ok: true, ticket, event: event! }
 }
 
@@ -136,6 +138,10 @@ export async function changeState(
   await tx.emit(t.projectId, 'ticketsRelated', [
     ticketAnswers(publicUrl, await tx.tickets.related([t.id])),
   ])
+  await watchOnWrite(tx, t.id, actor, {
+    actorWatches: text.trim() !== '',
+    assignee: assignTo?.id ?? null,
+  })
   return assignEvent
     ? { ok: true, ticket, event: event!, assignEvent }
     : { ok: true, ticket, event: event! }
@@ -174,6 +180,7 @@ export async function assign(
       actor,
     ))!,
   )
+  await watchOnWrite(tx, t.id, actor, { actorWatches: false, assignee: to?.id ?? null })
   return { ok: true, ticket, event: event! }
 }
 

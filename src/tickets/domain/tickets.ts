@@ -13,6 +13,7 @@ import { ticketAnswer } from '../representations/json.ts'
 import type { Project } from '../store/projects.ts'
 import type { TicketTx } from '../store/ticket-store.ts'
 import type { Ticket } from '../store/ticket-row.ts'
+import { watchOnWrite } from './notifications.ts'
 
 /** The role that may create tickets, comment and change a ticket's state. */
 export const USE: Role = 'use'
@@ -75,7 +76,7 @@ export async function createTicket(
     // The common create: nothing to check but the role, which the store checks as it writes.
     const written = await tx.tickets.insertAsMember(actor, { ...fields, assigneeId: null }, USE)
     return written.ok
-      ? created(tx, publicUrl, written.ticket)
+      ? created(tx, publicUrl, actor, written.ticket)
       : refuseRole(written.role, USE, 'project')!
   }
   // The lock makes the source check and the number one step for this project.
@@ -97,11 +98,20 @@ export async function createTicket(
     if (!found.ok) return found
     assigneeId = found.user.id
   }
-  return created(tx, publicUrl, (await tx.tickets.insert(actor, { ...fields, assigneeId }))!)
+  return created(tx, publicUrl, actor, (await tx.tickets.insert(actor, { ...fields, assigneeId }))!)
 }
 
-/** A new ticket's answer, its `ticketCreated` emitted. */
-async function created(tx: TicketTx, publicUrl: string, ticket: Ticket): Promise<Created> {
+/** A new ticket's answer, its `ticketCreated` emitted; its author and assignee watch it. */
+async function created(
+  tx: TicketTx,
+  publicUrl: string,
+  actor: Actor,
+  ticket: Ticket,
+): Promise<Created> {
   await tx.emit(ticket.project, 'ticketCreated', [ticketAnswer(publicUrl, ticket)])
+  await watchOnWrite(tx, ticket.id, actor, {
+    actorWatches: true,
+    assignee: ticket.assignee?.id ?? null,
+  })
   return { ok: true, ticket, existed: false }
 }

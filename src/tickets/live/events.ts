@@ -10,7 +10,11 @@ export type EventName =
   | 'connectionsChanged'
   | 'projectChanged'
   | 'membersChanged'
+  /** A file uploaded to the project; args `[file]`, the file as the project's list shows it. */
   | 'fileAttached'
+  /** For one person only: their notifications changed; args `[{ added }]`, how many new ones. */
+  | 'notificationsChanged'
+  | 'viewsChanged'
 
 /** The channel other processes LISTEN on. */
 export const EVENTS_CHANNEL = 'tickets_events'

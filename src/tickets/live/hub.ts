@@ -59,6 +59,11 @@ export interface LiveDeps {
   /** The project id for a slug or id, or null when there is no such project. */
   resolveProject: (slugOrId: string) => Promise<string | null>
   /**
+   * The signed-in person of a poll that asks for its own events too (`mine=1`): their events
+   * (the bell's, src/tickets/domain/notifications.ts) go to their polls only. Null: nobody.
+   */
+  viewer?: (req: Request) => Promise<string | null>
+  /**
    * LISTEN for other processes' writes. True on a real PostgreSQL server; false on the embedded
    * database, which has one process and one session (a LISTEN there is unreliable).
    */
@@ -105,6 +110,8 @@ class Poll {
     /** The page has seen everything up to here (for its project). */
     public after: number,
     readonly project: string | null,
+    /** The signed-in person whose own events it also gets, or null. */
+    readonly user: string | null,
     /** When the poll is answered with no events ({@link performance.now} milliseconds). */
     readonly deadline: number,
     public resolve: (response: Response) => void,
@@ -200,6 +207,24 @@ export function createLive(deps: LiveDeps): Live {
     const head = full ? events[events.length - 1]!.seq : top
     if (full) again = true
 
+    // Events for one person go to that person's polls only, answered apart from the shared ones.
+    const personal = new Set<string>()
+    for (const e of events) if (e.user_id !== null) personal.add(e.user_id)
+    const ownAnswer = (poll: Poll): Response | null => {
+      const mine = events.filter(
+        (e) =>
+          e.seq > poll.after &&
+          (e.user_id === null
+            ? poll.project === null || e.project_id === poll.project
+            : e.user_id === poll.user),
+      )
+      return mine.length === 0
+        ? null
+        : json(200, {
+            cursor: head,
+            events: mine.map(({ id, name, args }) => ({ id, name, args })),
+          })
+    }
     // What a cursor and project are answered with: a response, or null to wait (from `head` on).
     const answers = new Map<string, Response | null>()
     const answerFor = (key: string, after: number, project: string | null): Response | null => {
@@ -210,7 +235,8 @@ export function createLive(deps: LiveDeps): Live {
       if (after < pruned || after > top) response = json(200, { reset: true, cursor: top })
       else {
         const mine = events.filter(
-          (e) => e.seq > after && (project === null || e.project_id === project),
+          (e) =>
+            e.seq > after && e.user_id === null && (project === null || e.project_id === project),
         )
         response =
           mine.length === 0
@@ -224,14 +250,18 @@ export function createLive(deps: LiveDeps): Live {
       return response
     }
 
+    // A cursor in range: one outside it is answered with the reset, shared.
+    const after = (poll: Poll) => poll.after >= pruned && poll.after <= top
     let answered = 0
     for (const group of [...groups.values()]) {
       if (group.after >= head && group.after <= top && group.after >= pruned) continue
       groups.delete(group.key)
-      const response = answerFor(group.key, group.after, group.project)
+      const shared = answerFor(group.key, group.after, group.project)
       for (const poll of group.polls) {
         poll.group = null
         waiting--
+        const response =
+          poll.user !== null && personal.has(poll.user) && after(poll) ? ownAnswer(poll) : shared
         if (response) {
           settle(poll).resolve(response)
           answered++
@@ -240,7 +270,10 @@ export function createLive(deps: LiveDeps): Live {
     }
     for (const poll of batch) {
       if (poll.done) continue
-      const response = answerFor(keyOf(poll.after, poll.project), poll.after, poll.project)
+      const response =
+        poll.user !== null && personal.has(poll.user) && after(poll)
+          ? ownAnswer(poll)
+          : answerFor(keyOf(poll.after, poll.project), poll.after, poll.project)
       if (response) {
         settle(poll).resolve(response)
         answered++
@@ -327,12 +360,18 @@ export function createLive(deps: LiveDeps): Live {
       return answerRefusal(refuse(503, TOO_MANY_WAITING), { 'retry-after': String(RETRY_AFTER_S) })
     }
     const projectText = req.query.get('project')
-    if (projectText === null) return after === null ? now() : wait(req, after, null)
+    // Only a waiting poll that asks for its person's own events reads who is signed in.
+    const who =
+      after !== null && req.query.get('mine') === '1' && deps.viewer
+        ? deps.viewer(req)
+        : Promise.resolve(null)
+    if (projectText === null)
+      return after === null ? now() : who.then((user) => wait(req, after, null, user))
     const refused = refuseText('project', projectText)
     if (refused) return answerRefusal(refused)
     return resolveProject(projectText).then((project) => {
       if (project === null) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
-      return after === null ? now() : wait(req, after, project)
+      return after === null ? now() : who.then((user) => wait(req, after, project, user))
     })
   }
 
@@ -342,11 +381,16 @@ export function createLive(deps: LiveDeps): Live {
   }
 
   /** Registers a poll, to be answered by a read, by its deadline, or when its client goes away. */
-  function wait(req: Request, after: number, project: string | null): Response | Promise<Response> {
+  function wait(
+    req: Request,
+    after: number,
+    project: string | null,
+    user: string | null = null,
+  ): Response | Promise<Response> {
     if (stop.signal.aborted) return json(200, { cursor: after, events: [] })
     let poll!: Poll
     const answer = new Promise<Response>((resolve, reject) => {
-      poll = new Poll(after, project, performance.now() + holdMs, resolve, reject)
+      poll = new Poll(after, project, user, performance.now() + holdMs, resolve, reject)
     })
     arrivals.add(poll)
     hold(poll)

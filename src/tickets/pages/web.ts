@@ -14,7 +14,7 @@ import { htmlResponse, type Html } from '../../http/html.ts'
 import type { Handler } from '../../http/handler.ts'
 import type { Request } from '../../http/request.ts'
 import { json, redirect, type Response } from '../../http/response.ts'
-import { loginButtonUrl } from '../../auth/idp.ts'
+import { endProviderSignIn, loginButtonUrl } from '../../auth/idp.ts'
 import { PAGE_HEADERS } from '../../http/page-headers.ts'
 import type { Context } from '../context.ts'
 import type { EventName } from '../live/events.ts'
@@ -458,8 +458,13 @@ ${searchHelp(null)}`
         const refusedTag = refuseTag(req, session.data.tag)
         if (refusedTag) return answerRefusal(refusedTag)
       }
-      // The row goes: the cookie names nothing from now on, in every process.
-      if (session) await ctx.sessions.remove(session)
+      // The row goes: the cookie names nothing from now on, in every process. Then the provider's
+      // sign-in it came from ends, and with it the provider's and the notes app's sessions of
+      // this browser (docs/core.md, "Signing out").
+      if (session) {
+        await ctx.sessions.remove(session)
+        await endProviderSignIn(ctx.idp, session.data)
+      }
       return json(
         200,
         { ok: true },

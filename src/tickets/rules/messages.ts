@@ -178,6 +178,39 @@ export const NO_SUCH_WEBHOOK = reason('no_such_webhook', 'no such webhook in thi
 export const NO_SUCH_DELIVERY = reason('no_such_delivery', 'no such delivery of this webhook')
 export const ACTIVE_OR_EVENTS = reason('field_required', "give 'active' or 'events' to change")
 
+// Saved views and bulk changes (docs/tickets-api.md, "Saved views", "Bulk changes")
+export const viewNameLength = (max: number) =>
+  reason('bad_field', `'name' must be 1 to ${max} characters`)
+export const viewNameTaken = (name: string) =>
+  reason('name_taken', `a view named '${name}' is already saved here`)
+export const BAD_SCOPE = reason('bad_field', "'scope' must be 'mine' or 'shared'")
+export const NO_SUCH_VIEW = reason('no_such_view', 'no such view in this project')
+export const NOT_YOUR_VIEW = reason('forbidden', 'this view is another person’s')
+export const tooManyViews = (max: number) =>
+  reason('too_many', `at most ${max} views of each kind a project: remove one first`)
+export const NAME_OR_Q = reason('field_required', "give 'name' or 'q' to change")
+export const ONE_BULK_CHANGE = reason(
+  'bad_field',
+  "give exactly one change: 'state', 'assignee' or 'undo'",
+)
+export const BULK_NEEDS_Q = reason(
+  'field_required',
+  "'q' is required: the search of the tickets to change",
+)
+export const BAD_NUMBERS = reason(
+  'bad_field',
+  "'numbers' must be ticket numbers separated by commas (12,13,20), at most 1000",
+)
+export const tooManyToChange = (max: number) =>
+  reason(
+    'too_many',
+    `the search finds more than ${max} tickets: narrow it, at most ${max} are changed at once`,
+  )
+export const NO_SUCH_BULK_CHANGE = reason(
+  'no_such_change',
+  'this bulk change cannot be undone: it is unknown, already undone, more than a day old or another person’s',
+)
+
 // Live events
 export const BAD_CURSOR = reason('bad_field', "'after' must be a cursor from an earlier answer")
 export const TOO_MANY_WAITING = reason('too_many_waiting', 'too many waiting requests')
@@ -255,3 +288,17 @@ export const projectFilesFull = (useMb: string, maxMb: number) =>
   )
 export const FILE_EMPTY = reason('file_empty', 'the file is empty')
 export const NO_SUCH_FILE = reason('no_such_file', 'no such file')
+
+/** Notifications (docs/tickets-api.md, "Notifications"; docs/notifications.md). */
+export const NO_SUCH_NOTIFICATION = reason('no_such_notification', 'no such notification')
+export const READ_WHAT = reason('bad_field', "give 'id' or 'all': \"true\"")
+export const READ_ALL_TRUE = reason('bad_field', '\'all\' must be "true"')
+export const BAD_NOTIFICATIONS_AFTER = reason(
+  'bad_field',
+  "'after' must be a cursor from a 'next' address of this list",
+)
+export const DEFAULTS_OWNER_ONLY = reason(
+  'forbidden',
+  'only the owner may change the default for new people',
+)
+export const badPref = (name: string) => reason('bad_field', `'${name}' must be "true" or "false"`)

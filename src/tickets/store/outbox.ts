@@ -12,6 +12,8 @@ import { EVENTS_CHANNEL, type EventName } from '../live/events.ts'
 /** A live event to store: its project (the id, not the slug; null for none), name, arguments and time. */
 export interface NewEvent {
   project: string | null
+  /** The one person the event is for (their bell), else null or absent: everyone who follows the project. */
+  user?: string | null
   name: EventName
   args: unknown[]
   created: number
@@ -37,8 +39,8 @@ export function emitAll(tx: Query, events: readonly NewEvent[]) {
   // The NOTIFY is delivered at commit, and only then; several in one transaction fold into one.
   return tx`
     with stored as (
-      insert into events (project_id, name, args, created)
-      select e->>'project', e->>'name', e->'args', (e->>'created')::bigint
+      insert into events (project_id, user_id, name, args, created)
+      select e->>'project', e->>'user', e->>'name', e->'args', (e->>'created')::bigint
       from jsonb_array_elements(${tx.json(events as never)}::jsonb) with ordinality as n(e, i)
       order by n.i)
     select pg_notify(${EVENTS_CHANNEL}, '')`
@@ -59,6 +61,8 @@ export interface LiveEventRow {
   name: string
   args: unknown
   project_id: string | null
+  /** The one person the event is for, else null. */
+  user_id: string | null
 }
 
 /** What one read of the outbox sees, in one snapshot. */
@@ -77,10 +81,10 @@ export async function readEventsAfter(q: Query, from: number, limit: number): Pr
   const rows = await q<(LiveEventRow & { pruned: number; top: number })[]>`
     select s.pruned_through as pruned,
            greatest(s.pruned_through, (select max(seq) from events)) as top,
-           e.seq, e.id, e.name, e.args, e.project_id
+           e.seq, e.id, e.name, e.args, e.project_id, e.user_id
     from live_state s
     left join lateral (
-      select seq, id, name, args, project_id from events
+      select seq, id, name, args, project_id, user_id from events
       where seq > ${from} order by seq limit ${limit}
     ) e on true
     order by e.seq`
@@ -99,7 +103,7 @@ export async function readLiveCursor(q: Query): Promise<number> {
 
 /**
  * Deletes the events created before `cutoff`, always keeping the newest one (it carries the
- * current cursor) and any a webhook has not yet been given, and moves `pruned_through` past
+ * current cursor) and any a webhook or the notifications have not yet been given, and moves `pruned_through` past
  * them; answers how many went.
  */
 export async function pruneEvents(q: Query, cutoff: number): Promise<number> {
@@ -111,6 +115,10 @@ export async function pruneEvents(q: Query, cutoff: number): Promise<number> {
         -- Webhooks have not yet been given what is past this (src/tickets/store/webhooks.ts);
         -- with no webhook at all nothing waits for it (a new one starts after the newest event).
         and (seq <= (select fanned_through from webhook_state) or not exists (select from webhooks))
+        -- Nor a ticket's event not yet turned into notifications (src/tickets/store/notifications.ts).
+        and (seq <= (select fanned_through from notify_state)
+             or project_id is null or user_id is not null
+             or name not in ('ticketCreated', 'ticketEvent'))
       returning seq
     ), noted as (
       update live_state set pruned_through = greatest(pruned_through, (select max(seq) from gone))

@@ -28,6 +28,9 @@ import { tokenTable } from './tokens.ts'
 import { userTable } from './users.ts'
 import { webhookTable } from './webhooks.ts'
 import { fileTable } from './files.ts'
+import { notificationTable } from './notifications.ts'
+import { bulkTable } from './bulk.ts'
+import { viewTable } from './views.ts'
 
 function tablesOn(q: Query, clock: () => number, cachedReads = 0) {
   return {
@@ -43,6 +46,9 @@ function tablesOn(q: Query, clock: () => number, cachedReads = 0) {
     pages: pageReadTable(q, cachedReads),
     webhooks: webhookTable(q, clock),
     files: fileTable(q),
+    notifications: notificationTable(q, clock),
+    bulk: bulkTable(q),
+    views: viewTable(q, clock),
   }
 }
 
@@ -57,6 +63,8 @@ export interface TicketTx extends Tables {
    * answered (and not with a refusal).
    */
   emit(projectId: string, name: EventName, args: unknown[]): Promise<void>
+  /** Stores a live event for one person only (their open pages), as {@link TicketTx.emit} does. */
+  emitTo(userId: string, name: EventName, args: unknown[]): Promise<void>
 }
 
 export interface TicketStore extends Tables {
@@ -109,6 +117,9 @@ export function createTicketStore(deps: TicketStoreDeps): TicketStore {
                 ...tablesOn(q, clock),
                 async emit(projectId, name, args) {
                   emitted.push({ project: projectId, name, args, created: clock() })
+                },
+                async emitTo(userId, name, args) {
+                  emitted.push({ project: null, user: userId, name, args, created: clock() })
                 },
               }
               const value = await fn(tx)

@@ -95,6 +95,13 @@ export function userTable(q: Query, clock: () => number) {
     byId: (id: string) => userById(q, id),
     byIdentity: (idpId: string) => userByIdentity(q, idpId),
     memberById: (projectId: string, id: string) => memberById(q, projectId, id),
+    /**
+     * The confirmed address the built-in provider gives the person of `idpId` (null: removed); a
+     * refused address is cleared, since confirming it again is what lifts the stop.
+     */
+    async setEmail(idpId: string, email: string | null): Promise<void> {
+      await q`update users set email = ${email}, mail_refused = null where idp_id = ${idpId}`
+    },
     /** Resolves a user reference (among a project's members with `projectId`); refusals name `field`. */
     resolve: (ref: string, field: string, projectId?: string) =>
       resolveUser(q, ref, field, projectId),

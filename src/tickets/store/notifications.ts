@@ -1,0 +1,578 @@
+/**
+ * Notifications (sql/0032_notifications.sql, docs/notifications.md): the `notifications` rows,
+ * what each person wants (`notification_prefs`, the install's `notification_defaults`), who
+ * watches which ticket (`watches`, `project_watches`) and how far the events outbox has been
+ * fanned out (`notify_state`).
+ *
+ * The fan-out is claimed like the webhooks' ({@link claimEvents}): one transaction takes the
+ * state row `FOR UPDATE SKIP LOCKED`, so when several processes run, one fans out and the others
+ * skip; the rows and the new `fanned_through` commit together, so each event is fanned out once.
+ * Who is told of what is decided in src/tickets/domain/notifications.ts.
+ */
+import type postgres from 'postgres'
+import type { Query } from '../../db/client.ts'
+import type { EventName } from '../live/events.ts'
+import type { TicketEvent } from '../rules/ticket-event.ts'
+import { eventOf, type EventRow } from './history.ts'
+
+type Fragment = postgres.PendingQuery<postgres.Row[]>
+
+/** Why a person is told. `due` belongs to due dates (another issue), kept here for their rows. */
+export type Reason = 'assigned' | 'mentioned' | 'watching' | 'due'
+/** The reasons a person chooses app and mail for. */
+export const KINDS = ['assigned', 'mentioned', 'watching'] as const
+export type Kind = (typeof KINDS)[number]
+
+export function isKind(text: string): text is Kind {
+  return (KINDS as readonly string[]).includes(text)
+}
+
+/** What caused a notification: a ticket's creation, or the kind of its history event. */
+export type Cause = 'created' | TicketEvent['kind'] | 'due'
+
+/** The mail's part: none wanted, waiting for the sender, sent, or cancelled (read first, or no address). */
+export type MailState = 'none' | 'pending' | 'sent' | 'cancelled'
+
+/** What a person wants for one kind. */
+export interface Pref {
+  app: boolean
+  mail: boolean
+}
+export type Prefs = Record<Kind, Pref>
+
+/** A notification to insert. */
+export interface NewNotification {
+  userId: string
+  ticketId: string
+  eventId: number | null
+  kind: Cause
+  reason: Reason
+  actorId: string | null
+  actor: string
+  at: number
+  inApp: boolean
+  mailState: MailState
+}
+
+/** A notification as the API and the pages show it. */
+export interface Notification {
+  id: string
+  ticket: { id: string; project: string; slug: string; number: number; subject: string }
+  reason: Reason
+  kind: Cause
+  /** The history event as the ticket's answer shows it; null for the ticket's creation. */
+  event: TicketEvent | null
+  actor: { id: string | null; name: string }
+  at: number
+  read: boolean
+}
+
+/** A ticket's notifications on the person's page: the newest first, and what is unread. */
+export interface NotificationGroup {
+  ticket: Notification['ticket']
+  /** The newest notification of the ticket. */
+  newest: number
+  /** The unread ones, oldest first (what the group's sentence counts), at most 20 read. */
+  unread: { id: string; kind: Cause; reason: Reason; actor: string; eventId: number | null }[]
+  unreadCount: number
+  /** The first unread history event, where the link lands; null when none or the creation. */
+  firstUnreadEvent: number | null
+  /** When everything is read: the newest notification's kind, reason and actor. */
+  last: { kind: Cause; reason: Reason; actor: string }
+}
+
+/** An event of the outbox as the fan-out reads it. */
+export interface FanOutEvent {
+  seq: number
+  projectId: string
+  name: EventName
+  args: unknown[]
+  created: number
+}
+
+/** Read notifications older than this are deleted by the sweep. */
+export const KEEP_READ_MS = 90 * 24 * 60 * 60 * 1000
+
+/** A notification id in a request: decimal digits. */
+const NOTIFICATION_ID = /^[1-9][0-9]{0,15}$/
+
+export function isNotificationId(text: string): boolean {
+  return NOTIFICATION_ID.test(text)
+}
+
+/**
+ * Takes the events after `notify_state.fanned_through`, up to `limit` of them, in transaction
+ * `tx`; null when another process holds the state row now. `through` is the last `seq` read
+ * (to record with {@link markFanned}); `events` are those that may tell someone.
+ */
+async function claimEvents(
+  tx: Query,
+  limit: number,
+): Promise<{ through: number; read: number; events: FanOutEvent[] } | null> {
+  const [state] = await tx<
+    { fanned_through: number }[]
+  >`select fanned_through from notify_state for update skip locked`
+  if (!state) return null
+  const rows = await tx<
+    {
+      seq: number
+      project_id: string | null
+      user_id: string | null
+      name: EventName
+      args: unknown[]
+      created: number
+    }[]
+  >`
+    select seq, project_id, user_id, name, args, created from events
+    where seq > ${state.fanned_through} order by seq limit ${limit}`
+  const events: FanOutEvent[] = []
+  for (const r of rows) {
+    if (r.user_id !== null || r.project_id === null) continue
+    if (r.name !== 'ticketCreated' && r.name !== 'ticketEvent') continue
+    events.push({
+      seq: r.seq,
+      projectId: r.project_id,
+      name: r.name,
+      args: r.args,
+      created: r.created,
+    })
+  }
+  const through = rows.length > 0 ? rows[rows.length - 1]!.seq : state.fanned_through
+  return { through, read: rows.length, events }
+}
+
+async function markFanned(tx: Query, through: number): Promise<void> {
+  await tx`update notify_state set fanned_through = ${through} where fanned_through < ${through}`
+}
+
+/**
+ * Who watches each of `ticketIds`: a watch row that says so, or the project's Watch all
+ * without an Unwatch of that ticket.
+ */
+async function watchersOf(q: Query, ticketIds: readonly string[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>()
+  if (ticketIds.length === 0) return out
+  const rows = await q<{ ticket_id: string; user_id: string }[]>`
+    select w.ticket_id, w.user_id from watches w
+    where w.ticket_id in ${q(ticketIds)} and w.watching
+    union
+    select t.id, pw.user_id from tickets t join project_watches pw on pw.project_id = t.project_id
+    where t.id in ${q(ticketIds)}
+      and not exists (select 1 from watches x where x.ticket_id = t.id and x.user_id = pw.user_id and not x.watching)`
+  for (const r of rows) {
+    const list = out.get(r.ticket_id)
+    if (list) list.push(r.user_id)
+    else out.set(r.ticket_id, [r.user_id])
+  }
+  return out
+}
+
+/** The members of each project, for resolving mentions. */
+async function membersOf(
+  q: Query,
+  projectIds: readonly string[],
+): Promise<Map<string, { id: string; name: string }[]>> {
+  const out = new Map<string, { id: string; name: string }[]>()
+  if (projectIds.length === 0) return out
+  const rows = await q<{ project_id: string; id: string; name: string }[]>`
+    select m.project_id, u.id, u.name from members m join users u on u.id = m.user_id
+    where m.project_id in ${q(projectIds)}`
+  for (const r of rows) {
+    const list = out.get(r.project_id)
+    const member = { id: r.id, name: r.name }
+    if (list) list.push(member)
+    else out.set(r.project_id, [member])
+  }
+  return out
+}
+
+interface PrefRow {
+  user_id: string
+  reason: Kind
+  app: boolean
+  mail: boolean
+}
+
+/** What each of `userIds` wants, their own choices over the install's defaults. */
+async function prefsOf(q: Query, userIds: readonly string[]): Promise<Map<string, Prefs>> {
+  const out = new Map<string, Prefs>()
+  if (userIds.length === 0) return out
+  const rows = await q<PrefRow[]>`
+    select u.id as user_id, d.reason, coalesce(p.app, d.app) as app, coalesce(p.mail, d.mail) as mail
+    from users u cross join notification_defaults d
+    left join notification_prefs p on p.user_id = u.id and p.reason = d.reason
+    where u.id in ${q(userIds)}`
+  for (const r of rows) {
+    let prefs = out.get(r.user_id)
+    if (!prefs) out.set(r.user_id, (prefs = {} as Prefs))
+    prefs[r.reason] = { app: r.app, mail: r.mail }
+  }
+  return out
+}
+
+/** One person's choices (the defaults where they made none); null for an unknown user. */
+async function prefsOfUser(q: Query, userId: string): Promise<Prefs | null> {
+  return (await prefsOf(q, [userId])).get(userId) ?? null
+}
+
+async function defaults(q: Query): Promise<Prefs> {
+  const rows = await q<
+    { reason: Kind; app: boolean; mail: boolean }[]
+  >`select reason, app, mail from notification_defaults`
+  const out = {} as Prefs
+  for (const r of rows) out[r.reason] = { app: r.app, mail: r.mail }
+  return out
+}
+
+async function setPrefs(q: Query, userId: string, prefs: Prefs): Promise<void> {
+  const rows = KINDS.map((k) => ({ reason: k, app: prefs[k].app, mail: prefs[k].mail }))
+  await q`
+    insert into notification_prefs (user_id, reason, app, mail)
+    select ${userId}, r->>'reason', (r->>'app')::boolean, (r->>'mail')::boolean
+    from jsonb_array_elements(${q.json(rows)}::jsonb) r
+    on conflict (user_id, reason) do update set app = excluded.app, mail = excluded.mail`
+}
+
+/**
+ * Turns one kind's mail on or off for a person, keeping their choice for the app (the
+ * one-click unsubscribe turns it off).
+ */
+async function setMail(q: Query, userId: string, kind: Kind, mail: boolean): Promise<void> {
+  await q`
+    insert into notification_prefs (user_id, reason, app, mail)
+    select ${userId}, d.reason, d.app, ${mail} from notification_defaults d where d.reason = ${kind}
+    on conflict (user_id, reason) do update set mail = excluded.mail`
+}
+
+async function setDefaults(q: Query, prefs: Prefs): Promise<void> {
+  for (const k of KINDS)
+    await q`update notification_defaults set app = ${prefs[k].app}, mail = ${prefs[k].mail} where reason = ${k}`
+}
+
+/** Inserts notifications (each person once per event); answers the people who got a new row in the app. */
+async function insertNotifications(
+  q: Query,
+  rows: readonly NewNotification[],
+): Promise<{ userId: string; added: number }[]> {
+  if (rows.length === 0) return []
+  const json = rows.map((r) => ({
+    u: r.userId,
+    t: r.ticketId,
+    e: r.eventId,
+    k: r.kind,
+    r: r.reason,
+    ai: r.actorId,
+    a: r.actor,
+    at: r.at,
+    i: r.inApp,
+    m: r.mailState,
+  }))
+  const added = await q<{ user_id: string; added: number }[]>`
+    with made as (
+      insert into notifications (user_id, ticket_id, event_id, kind, reason, actor_id, actor, at, in_app, mail_state)
+      select n->>'u', (n->>'t')::uuid, (n->>'e')::bigint, n->>'k', n->>'r', n->>'ai', n->>'a',
+             (n->>'at')::bigint, (n->>'i')::boolean, n->>'m'
+      from jsonb_array_elements(${q.json(json)}::jsonb) n
+      on conflict do nothing
+      returning user_id, in_app)
+    select user_id, count(*)::int as added from made where in_app group by user_id`
+  return added.map((r) => ({ userId: r.user_id, added: r.added }))
+}
+
+/**
+ * Watches `ticketId` for each of `userIds` as an automatic watch decided at `at`: it does not
+ * undo an Unwatch made later than `at`.
+ */
+async function autoWatch(
+  q: Query,
+  ticketId: string,
+  userIds: readonly string[],
+  at: number,
+): Promise<void> {
+  if (userIds.length === 0) return
+  await q`
+    insert into watches (ticket_id, user_id, watching, at)
+    select ${ticketId}, u, true, ${at} from unnest(${q.array(userIds as string[])}::text[]) u
+    on conflict (ticket_id, user_id) do update set watching = true, at = excluded.at
+      where not watches.watching and watches.at < excluded.at`
+}
+
+/** The person's explicit Watch or Unwatch of a ticket. */
+async function setWatch(
+  q: Query,
+  ticketId: string,
+  userId: string,
+  watching: boolean,
+  at: number,
+): Promise<void> {
+  await q`
+    insert into watches (ticket_id, user_id, watching, at) values (${ticketId}, ${userId}, ${watching}, ${at})
+    on conflict (ticket_id, user_id) do update set watching = excluded.watching, at = excluded.at`
+}
+
+/** Whether the person watches the ticket (a watch row, or Watch all without an Unwatch). */
+async function isWatching(q: Query, ticketId: string, userId: string): Promise<boolean> {
+  const [row] = await q<{ watching: boolean }[]>`
+    select coalesce(
+      (select watching from watches where ticket_id = ${ticketId} and user_id = ${userId}),
+      exists (select 1 from tickets t join project_watches pw on pw.project_id = t.project_id
+              where t.id = ${ticketId} and pw.user_id = ${userId})) as watching`
+  return row?.watching ?? false
+}
+
+async function setProjectWatch(
+  q: Query,
+  projectId: string,
+  userId: string,
+  on: boolean,
+  at: number,
+): Promise<void> {
+  if (on)
+    await q`insert into project_watches (project_id, user_id, at) values (${projectId}, ${userId}, ${at}) on conflict do nothing`
+  else await q`delete from project_watches where project_id = ${projectId} and user_id = ${userId}`
+}
+
+async function watchesProject(q: Query, projectId: string, userId: string): Promise<boolean> {
+  const [row] =
+    await q`select 1 from project_watches where project_id = ${projectId} and user_id = ${userId}`
+  return row !== undefined
+}
+
+/** The person's unread notifications shown in the app (the bell). */
+async function unreadCount(q: Query, userId: string): Promise<number> {
+  const [row] = await q<{ n: number }[]>`
+    select count(*)::int as n from notifications where user_id = ${userId} and read_at is null and in_app`
+  return row?.n ?? 0
+}
+
+/** A count of unread notifications as a scalar subquery, for the pages' one statement. */
+export function unreadCountColumn(q: Query, userId: string): Fragment {
+  return q`(select count(*)::int from notifications nb where nb.user_id = ${userId} and nb.read_at is null and nb.in_app)`
+}
+
+interface NotificationRow {
+  id: number
+  ticket_id: string
+  project_id: string
+  slug: string
+  number: number
+  subject: string
+  reason: Reason
+  kind: Cause
+  actor_id: string | null
+  actor: string
+  at: number
+  read_at: number | null
+  e_id: number | null
+  e_kind: TicketEvent['kind'] | null
+  e_user_id: string | null
+  e_by: string | null
+  e_app: string | null
+  e_data: EventRow['data'] | null
+  e_created: number | null
+}
+
+function notificationOf(r: NotificationRow): Notification {
+  return {
+    id: String(r.id),
+    ticket: {
+      id: r.ticket_id,
+      project: r.project_id,
+      slug: r.slug,
+      number: r.number,
+      subject: r.subject,
+    },
+    reason: r.reason,
+    kind: r.kind,
+    event:
+      r.e_id === null
+        ? null
+        : eventOf({
+            id: r.e_id,
+            kind: r.e_kind!,
+            user_id: r.e_user_id,
+            by: r.e_by!,
+            app: r.e_app,
+            data: r.e_data!,
+            created: r.e_created!,
+          }),
+    actor: { id: r.actor_id ?? null, name: r.actor },
+    at: r.at,
+    read: r.read_at !== null,
+  }
+}
+
+/** The person's notifications in the app, newest first: `limit` of them after the id `before` (exclusive). */
+async function listOf(
+  q: Query,
+  userId: string,
+  limit: number,
+  before: number | null,
+): Promise<Notification[]> {
+  const rows = await q<NotificationRow[]>`
+    select n.id, n.ticket_id, t.project_id, p.slug, t.number, t.subject, n.reason, n.kind,
+           n.actor_id, n.actor, n.at, n.read_at,
+           e.id as e_id, e.kind as e_kind, e.user_id as e_user_id, e.by as e_by, e.app as e_app,
+           e.data as e_data, e.created as e_created
+    from notifications n
+    join tickets t on t.id = n.ticket_id
+    join projects p on p.id = t.project_id
+    left join ticket_events e on e.id = n.event_id
+    where n.user_id = ${userId} and n.in_app ${before === null ? q`` : q`and n.id < ${before}`}
+    order by n.id desc
+    limit ${limit}`
+  return rows.map(notificationOf)
+}
+
+/**
+ * The person's notifications grouped by ticket, the ticket with the newest first: `limit`
+ * groups from the one whose newest notification is below `before`.
+ */
+async function groupsOf(
+  q: Query,
+  userId: string,
+  limit: number,
+  before: number | null,
+): Promise<NotificationGroup[]> {
+  const rows = await q<
+    {
+      ticket_id: string
+      project_id: string
+      slug: string
+      number: number
+      subject: string
+      newest: number
+      unread_count: number
+      unread: { id: number; kind: Cause; reason: Reason; actor: string; event_id: number | null }[]
+      last_kind: Cause
+      last_reason: Reason
+      last_actor: string
+    }[]
+  >`
+    select g.ticket_id, t.project_id, p.slug, t.number, t.subject, g.newest, g.unread_count,
+           coalesce((select json_agg(json_build_object('id', u.id, 'kind', u.kind, 'reason', u.reason,
+                      'actor', u.actor, 'event_id', u.event_id) order by u.id)
+                     from (select id, kind, reason, actor, event_id from notifications
+                           where user_id = ${userId} and ticket_id = g.ticket_id and in_app and read_at is null
+                           order by id limit 200) u), '[]') as unread,
+           l.kind as last_kind, l.reason as last_reason, l.actor as last_actor
+    from (
+      select ticket_id, max(id) as newest, count(*) filter (where read_at is null)::int as unread_count
+      from notifications
+      where user_id = ${userId} and in_app
+      group by ticket_id
+      ${before === null ? q`` : q`having max(id) < ${before}`}
+      order by max(id) desc
+      limit ${limit}
+    ) g
+    join tickets t on t.id = g.ticket_id
+    join projects p on p.id = t.project_id
+    join notifications l on l.id = g.newest
+    order by g.newest desc`
+  return rows.map((r) => {
+    const unread = (typeof r.unread === 'string' ? JSON.parse(r.unread) : r.unread) as {
+      id: number
+      kind: Cause
+      reason: Reason
+      actor: string
+      event_id: number | null
+    }[]
+    return {
+      ticket: {
+        id: r.ticket_id,
+        project: r.project_id,
+        slug: r.slug,
+        number: r.number,
+        subject: r.subject,
+      },
+      newest: r.newest,
+      unread: unread.map((u) => ({
+        id: String(u.id),
+        kind: u.kind,
+        reason: u.reason,
+        actor: u.actor,
+        eventId: u.event_id,
+      })),
+      unreadCount: r.unread_count,
+      firstUnreadEvent: unread.find((u) => u.event_id !== null)?.event_id ?? null,
+      last: { kind: r.last_kind, reason: r.last_reason, actor: r.last_actor },
+    }
+  })
+}
+
+/** Marks one of the person's notifications read; false when they have none of that id. */
+async function markRead(q: Query, userId: string, id: string, at: number): Promise<boolean> {
+  if (!isNotificationId(id)) return false
+  const rows = await q<{ read_at: number | null }[]>`
+    update notifications set read_at = coalesce(read_at, ${at})
+    where id = ${id} and user_id = ${userId}
+    returning read_at`
+  return rows.length > 0
+}
+
+/** Marks every unread notification of the person read; answers how many were. */
+async function markAllRead(q: Query, userId: string, at: number): Promise<number> {
+  const rows = await q`
+    update notifications set read_at = ${at} where user_id = ${userId} and read_at is null
+    returning 1`
+  return rows.length
+}
+
+/** Marks the person's unread notifications of one ticket read (they opened it); answers how many were. */
+async function markTicketRead(
+  q: Query,
+  userId: string,
+  ticketId: string,
+  at: number,
+): Promise<number> {
+  const rows = await q`
+    update notifications set read_at = ${at}
+    where user_id = ${userId} and ticket_id = ${ticketId} and read_at is null
+    returning 1`
+  return rows.length
+}
+
+/** Deletes read notifications made before `cutoff`; answers how many went. */
+async function pruneRead(q: Query, cutoff: number): Promise<number> {
+  const rows =
+    await q`delete from notifications where at < ${cutoff} and read_at is not null returning 1`
+  return rows.length
+}
+
+/** Notifications on `q`; `clock` stamps reads and watches. */
+export function notificationTable(q: Query, clock: () => number) {
+  return {
+    /** Inside a transaction: see {@link claimEvents}. */
+    claimEvents: (limit: number) => claimEvents(q, limit),
+    markFanned: (through: number) => markFanned(q, through),
+    watchersOf: (ticketIds: readonly string[]) => watchersOf(q, ticketIds),
+    membersOf: (projectIds: readonly string[]) => membersOf(q, projectIds),
+    prefsOf: (userIds: readonly string[]) => prefsOf(q, userIds),
+    insert: (rows: readonly NewNotification[]) => insertNotifications(q, rows),
+    autoWatch: (ticketId: string, userIds: readonly string[], at: number) =>
+      autoWatch(q, ticketId, userIds, at),
+    setWatch: (ticketId: string, userId: string, watching: boolean) =>
+      setWatch(q, ticketId, userId, watching, clock()),
+    isWatching: (ticketId: string, userId: string) => isWatching(q, ticketId, userId),
+    setProjectWatch: (projectId: string, userId: string, on: boolean) =>
+      setProjectWatch(q, projectId, userId, on, clock()),
+    watchesProject: (projectId: string, userId: string) => watchesProject(q, projectId, userId),
+    unread: (userId: string) => unreadCount(q, userId),
+    list: (userId: string, limit: number, before: number | null) =>
+      listOf(q, userId, limit, before),
+    groups: (userId: string, limit: number, before: number | null) =>
+      groupsOf(q, userId, limit, before),
+    markRead: (userId: string, id: string) => markRead(q, userId, id, clock()),
+    markAllRead: (userId: string) => markAllRead(q, userId, clock()),
+    markTicketRead: (userId: string, ticketId: string) =>
+      markTicketRead(q, userId, ticketId, clock()),
+    /** Deletes read notifications older than {@link KEEP_READ_MS}. */
+    prune: () => pruneRead(q, clock() - KEEP_READ_MS),
+    prefs: (userId: string) => prefsOfUser(q, userId),
+    setPrefs: (userId: string, prefs: Prefs) => setPrefs(q, userId, prefs),
+    /** One kind's mail for one person, their app choice kept (the unsubscribe). */
+    setMail: (userId: string, kind: Kind, mail: boolean) => setMail(q, userId, kind, mail),
+    defaults: () => defaults(q),
+    setDefaults: (prefs: Prefs) => setDefaults(q, prefs),
+  }
+}

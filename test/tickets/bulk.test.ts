@@ -1,0 +1,207 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { expectJson, ticketsApp } from './support.ts'
+
+const app = await ticketsApp()
+const alice = await app.login('alice')
+const bob = await app.login('bob')
+const carol = await app.login('carol')
+const dave = await app.login('dave')
+const web = await app.project(alice, 'Bulk web')
+await app.member(alice, web.slug, bob, 'use')
+await app.member(alice, web.slug, carol, 'edit')
+
+const bulk = (token: string, body: unknown, slug = web.slug) =>
+  app.call('POST', `/api/projects/${slug}/tickets/bulk`, { token, body })
+
+/** The events stored since `from` (an index into the outbox). */
+async function eventsSince(from: number) {
+  return (await app.events()).slice(from)
+}
+
+test('a bulk state change changes every ticket the search finds, with one event each, and its Undo gives each back', async () => {
+  const made = []
+  for (let i = 0; i < 5; i++)
+    made.push(await app.ticket(alice, web.slug, { subject: `crash ${i}` }))
+  const other = await app.ticket(alice, web.slug, { subject: 'unrelated' })
+  // One of them is already in review: it is not changed and gets no event.
+  expectJson(
+    await app.call('POST', `/api/tickets/${made[0]!.id}/state`, {
+      token: alice.token,
+      body: { state: 'review' },
+    }),
+    201,
+  )
+  const before = (await app.events()).length
+  const got = await bulk(bob.token, { q: 'crash', state: 'review' })
+  expectJson(got, 200)
+  assert.equal(got.body.changed, 4)
+  assert.match(got.body.undo, /^[a-z0-9]{12}$/)
+  const events = await eventsSince(before)
+  const ticketEvents = events.filter((e) => e.name === 'ticketEvent')
+  assert.equal(ticketEvents.length, 4)
+  assert.deepEqual(
+    new Set(ticketEvents.map((e) => e.args[0])),
+    new Set(made.slice(1).map((t) => t.id)),
+  )
+  for (const e of ticketEvents) {
+    const [, event, ticket] = e.args as [string, Record<string, unknown>, Record<string, unknown>]
+    assert.equal(event.kind, 'state')
+    assert.equal(event.from, 'open')
+    assert.equal(event.to, 'review')
+    assert.equal(event.by, 'bob')
+    assert.equal(ticket.state, 'review')
+    // A bulk state change assigns nobody.
+    assert.equal(ticket.assignee, null)
+  }
+  const history = (await app.call('GET', `/api/tickets/${made[1]!.id}`)).body.events
+  assert.deepEqual(
+    history.map((e: { kind: string; to?: string }) => [e.kind, e.to]),
+    [['state', 'review']],
+  )
+  assert.equal((await app.call('GET', `/api/tickets/${other.id}`)).body.ticket.state, 'open')
+
+  // Someone moves one on meanwhile: the Undo leaves it where they put it.
+  expectJson(
+    await app.call('POST', `/api/tickets/${made[4]!.id}/state`, {
+      token: alice.token,
+      body: { state: 'done' },
+    }),
+    201,
+  )
+  const beforeUndo = (await app.events()).length
+  const undone = await bulk(bob.token, { undo: got.body.undo })
+  expectJson(undone, 200)
+  assert.equal(undone.body.changed, 3)
+  const undoEvents = (await eventsSince(beforeUndo)).filter((e) => e.name === 'ticketEvent')
+  assert.equal(undoEvents.length, 3)
+  const states = await Promise.all(
+    made.map(async (t) => (await app.call('GET', `/api/tickets/${t.id}`)).body.ticket.state),
+  )
+  assert.deepEqual(states, ['review', 'open', 'open', 'open', 'done'])
+  // Undone once: a second Undo of the same change is refused.
+  expectJson(await bulk(bob.token, { undo: got.body.undo }), 400, {
+    error:
+      'this bulk change cannot be undone: it is unknown, already undone, more than a day old or another person’s',
+    field: 'undo',
+  })
+  // The Undo's own Undo sets the change again.
+  const redo = await bulk(bob.token, { undo: undone.body.undo })
+  expectJson(redo, 200)
+  assert.equal(redo.body.changed, 3)
+})
+
+test('a bulk assignment sets the assignee of the numbered tickets of a search, and nobody with ""', async () => {
+  const a = await app.ticket(alice, web.slug, { subject: 'assign me' })
+  const b = await app.ticket(alice, web.slug, { subject: 'assign me too', assignee: 'bob' })
+  const c = await app.ticket(alice, web.slug, { subject: 'assign me not' })
+  const got = await bulk(carol.token, {
+    q: 'state:all',
+    numbers: `${a.number},${b.number}`,
+    assignee: 'carol',
+  })
+  expectJson(got, 200)
+  assert.equal(got.body.changed, 2)
+  const read = async (id: string) => (await app.call('GET', `/api/tickets/${id}`)).body
+  const bRead = await read(b.id)
+  assert.deepEqual(bRead.ticket.assignee, { id: carol.id, name: 'carol' })
+  assert.deepEqual(bRead.events.at(-1).from, { id: bob.id, name: 'bob' })
+  assert.deepEqual(bRead.events.at(-1).to, { id: carol.id, name: 'carol' })
+  assert.equal((await read(c.id)).ticket.assignee, null)
+  const undone = await bulk(carol.token, { undo: got.body.undo })
+  assert.equal(undone.body.changed, 2)
+  assert.deepEqual((await read(b.id)).ticket.assignee, { id: bob.id, name: 'bob' })
+  assert.equal((await read(a.id)).ticket.assignee, null)
+  const none = await bulk(carol.token, { q: '', numbers: `${b.number}`, assignee: '' })
+  expectJson(none, 200, { changed: 1, undo: none.body.undo })
+  assert.equal((await read(b.id)).ticket.assignee, null)
+})
+
+test('the bulk route checks 405, 401, the body, 404, the role, then the rules, in that order', async () => {
+  const path = `/api/projects/${web.slug}/tickets/bulk`
+  expectJson(await app.call('GET', path), 405, { error: 'POST only' })
+  expectJson(await app.call('POST', path, { body: { q: '', state: 'done' } }), 401, {
+    error: 'a token is needed',
+  })
+  expectJson(await bulk(bob.token, { q: '' }), 400, {
+    error: "give exactly one change: 'state', 'assignee' or 'undo'",
+    field: 'state',
+  })
+  expectJson(await bulk(bob.token, { q: '', state: 'done', assignee: 'bob' }), 400, {
+    error: "give exactly one change: 'state', 'assignee' or 'undo'",
+    field: 'assignee',
+  })
+  expectJson(await bulk(bob.token, { state: 'done' }), 400, {
+    error: "'q' is required: the search of the tickets to change",
+    field: 'q',
+  })
+  expectJson(await bulk(bob.token, { q: 'label:bug', state: 'done' }), 400)
+  assert.equal((await bulk(bob.token, { q: 'state:shut', state: 'done' })).body.field, 'q')
+  expectJson(await bulk(bob.token, { q: '', numbers: '1,x', state: 'done' }), 400, {
+    error: "'numbers' must be ticket numbers separated by commas (12,13,20), at most 1000",
+    field: 'numbers',
+  })
+  expectJson(await bulk(bob.token, { q: '', state: 'done', extra: 'x' }), 400, {
+    error: "unknown field 'extra'",
+    field: 'extra',
+  })
+  expectJson(await bulk(bob.token, { q: '', state: 'done' }, 'no-such-project'), 404, {
+    error: 'no such project',
+  })
+  expectJson(await bulk(dave.token, { q: '', state: 'done' }), 403, {
+    error: 'you are not a member of this project',
+    field: 'state',
+  })
+  expectJson(await bulk(bob.token, { q: '', assignee: 'bob' }), 403, {
+    error: 'this needs role edit or admin',
+    field: 'assignee',
+  })
+  expectJson(await bulk(bob.token, { q: '', state: 'shut' }), 400, {
+    error: "unknown state 'shut'",
+    field: 'state',
+  })
+  expectJson(await bulk(carol.token, { q: '', assignee: 'dave' }), 400, {
+    error: "'dave' is not a member of this project",
+    field: 'assignee',
+  })
+  expectJson(await bulk(carol.token, { undo: 'nosuchchange' }), 400)
+  // Another person's change is not theirs to undo.
+  const t = await app.ticket(alice, web.slug, { subject: 'mine to undo' })
+  const mine = await bulk(alice.token, { q: '', numbers: String(t.number), state: 'doing' })
+  assert.equal(mine.body.changed, 1)
+  expectJson(await bulk(carol.token, { undo: mine.body.undo }), 400)
+})
+
+test('a bulk change refuses a search of more than 1,000 tickets with a 400 naming q, and changes nothing', async () => {
+  const big = await app.project(alice, 'Bulk big')
+  await app.sql`
+    insert into tickets (project_id, number, subject, created, updated)
+    select ${big.id}, n, 'many ' || n, n, n from generate_series(1, 1001) as n`
+  await app.sql`update projects set next_number = 1002 where id = ${big.id}`
+  const before = (await app.events()).length
+  expectJson(await bulk(alice.token, { q: '', state: 'done' }, big.slug), 400, {
+    error: 'the search finds more than 1000 tickets: narrow it, at most 1000 are changed at once',
+    field: 'q',
+  })
+  assert.equal((await app.events()).length, before)
+  const [open] = await app.sql<{ n: number }[]>`
+    select count(*)::int as n from tickets where project_id = ${big.id} and state = 'open'`
+  assert.equal(open!.n, 1001)
+  // 1,000 of them at once is allowed, in one change with an event each, and the tab counts follow.
+  const done = await bulk(
+    alice.token,
+    { q: 'state:open', numbers: range(1, 1000), state: 'done' },
+    big.slug,
+  )
+  expectJson(done, 200)
+  assert.equal(done.body.changed, 1000)
+  const ticketEvents = (await eventsSince(before)).filter((e) => e.name === 'ticketEvent')
+  assert.equal(ticketEvents.length, 1000)
+  const [counted] = await app.sql<{ n: number }[]>`
+    select coalesce(sum(count), 0)::int as n from ticket_counts where project_id = ${big.id} and state = 'done'`
+  assert.equal(counted!.n, 1000)
+})
+
+function range(from: number, to: number): string {
+  return Array.from({ length: to - from + 1 }, (_, i) => from + i).join(',')
+}
