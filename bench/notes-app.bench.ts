@@ -189,7 +189,7 @@ for (let round = 0; round < ROUNDS; round++) {
       const db = await new Promise<IDBDatabase>((resolve, reject) => {
         const r = indexedDB.open(name)
         r.onsuccess = () => resolve(r.result)
-        r.onerror = () => reject(r.error)
+        r.onerror = () => reject(r.error!)
       })
       const t = performance.now()
       await new Promise((resolve) => {

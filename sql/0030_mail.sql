@@ -25,6 +25,8 @@ create table mail_outbox (
   id text primary key,
   user_id text not null references users (id) on delete cascade,
   ticket_id uuid not null references tickets (id) on delete cascade,
+  -- The kind its unsubscribe link turns off ('assigned', 'mentioned', 'watching').
+  reason text not null,
   message_id text not null,
   subject text not null,
   body_text text not null,
@@ -41,3 +43,4 @@ create table mail_outbox (
 );
 create index mail_outbox_due on mail_outbox (next_at) where state = 'pending';
 create index mail_outbox_done on mail_outbox (done_at) where state <> 'pending';
+create index mail_outbox_user on mail_outbox (user_id) where state = 'pending';

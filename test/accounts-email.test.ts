@@ -121,7 +121,7 @@ const trackerEmail = async () =>
 test('a new address is confirmed only by the link mailed to it; then the tracker mails it without a new sign-in', async () => {
   assert.equal(first.email, undefined)
   const page = await olivia.get('/account')
-  assert.match(page.text, /<label for="email">Email /)
+  assert.match(page.text, /<label for="email">Email<\/label>/)
   assert.match(page.text, /No confirmed address: the apps send you no mail\./)
 
   const bad = await olivia.post('/account/email', { email: 'olivia at home' })
@@ -229,4 +229,28 @@ test('removing the address stops mail: the tracker and the exchange no longer ha
     await again.post('/login', { return: RETURN, name: 'Olivia', password: 'owner password' }),
   )
   assert.equal(identity.email, undefined)
+})
+
+test('a disabled person gets no more mail: the tracker forgets their address', async () => {
+  const pat = browser('10.1.0.20')
+  // Olivia makes a sign-up link for Pat, who gives and confirms an address.
+  const made = await olivia.post('/admin/signup-links', { uses: '1', days: '1' })
+  const link = /signup\?link=([A-Za-z0-9_-]+)/.exec(made.text)![1]!
+  await pat.get(`/signup?link=${link}&return=${encodeURIComponent(RETURN)}`)
+  const identity = await exchanged(
+    await pat.post('/signup', { return: RETURN, link, name: 'Pat', password: 'pat password' }),
+  )
+  await tickets.login('Pat', String(identity.id))
+  await pat.get('/account')
+  const before = smtp.mails.length
+  assert.equal((await pat.post('/account/email', { email: 'pat@example.org' })).status, 303)
+  await smtp.waitFor(before + 1)
+  const confirm = linkIn('pat@example.org', '/account/email/confirm')
+  await pat.get(`/account/email/confirm?link=${confirm}`)
+  await pat.post('/account/email/confirm', { link: confirm })
+  const address = async () =>
+    (await sql`select email from users where idp_id = ${String(identity.id)}`)[0]!.email
+  assert.equal(await address(), 'pat@example.org')
+  assert.equal((await olivia.post(`/admin/people/${String(identity.id)}/disable`, {})).status, 303)
+  assert.equal(await address(), null)
 })

@@ -227,7 +227,9 @@ test('a form without the token of its own browser is refused (login CSRF)', asyn
     password: 'owner password',
   })
   assert.equal(forged.status, 403)
+  assert.match(forged.text, /<title>Form expired/)
   assert.match(forged.text, /This form has expired/)
+  assert.equal(forged.headers['x-error-code'], 'form_expired')
 })
 
 test('a wrong password or unknown name says "wrong name or password" and nothing more', async () => {
@@ -496,6 +498,11 @@ test('only the owner sees /admin', async () => {
   codeOf(await rita.post('/login', { ...request, name: 'Rita', password: 'rita password' }))
   const page = await rita.get('/admin')
   assert.equal(page.status, 403)
+  assert.match(page.text, /Only the owner of this site sees this page\./)
+  assert.equal(page.headers['x-error-code'], 'forbidden')
+  const signedOut = await browser('10.8.0.2').get('/admin')
+  assert.equal(signedOut.status, 303)
+  assert.equal(signedOut.headers.location, '/login')
 })
 
 test('a password hash verifies only its own password, and a malformed hash matches nothing', async () => {

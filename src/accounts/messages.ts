@@ -1,4 +1,6 @@
 /** The texts the built-in provider's pages show, each in one place. */
+import { reason } from '../http/refusal.ts'
+
 export const TEXT = {
   wrongNameOrPassword: 'Wrong name or password.',
   tooManyAttempts: (seconds: number) =>
@@ -31,4 +33,17 @@ export const TEXT = {
   busy: 'Many people are signing in at this moment. Try again in a few seconds.',
   formUnreadable: 'The form could not be read. Go back and try again.',
   invitePlacesTaken: 'This invite has made as many accounts as it has uses. Ask for a new invite.',
+} as const
+
+/**
+ * The refusals of a login request and of a page's form (answered with the pages of
+ * src/accounts/provider.ts, `refused`).
+ */
+export const REFUSED = {
+  unknownKey: reason('bad_login_request', TEXT.unknownKey),
+  badReturn: reason('bad_login_request', TEXT.badReturn),
+  formUnreadable: reason('bad_form', TEXT.formUnreadable),
+  formExpired: reason('form_expired', TEXT.formExpired),
+  ownerOnly: reason('forbidden', 'Only the owner of this site sees this page.'),
+  signedOut: reason('not_signed_in', 'Sign in first.'),
 } as const

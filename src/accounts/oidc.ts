@@ -291,7 +291,7 @@ export function createOidc(deps: OidcDeps): Oidc {
   // GET /oidc/start?key&return&link&connect
   async function start(req: Request): Promise<Response> {
     const checked = core.loginRequest(req.query.get('key'), req.query.get('return'))
-    if (!checked.ok) return checked.response
+    if (!checked.ok) return core.refused(req, checked)
     const request = checked.request
     let config: client.Configuration
     try {

@@ -236,11 +236,10 @@ function emailSection(view: AccountView, token: Html): Html {
 <p class="muted">This site sends no mail yet: its owner has not set up a mail server (<code>SMTP_URL</code>).</p></section>`
   return html`<section class="card" aria-labelledby="email-h"><h2 id="email-h">Email</h2>${status}
 <form method="post" action="/account/email">${token}
-<div class="field"><label for="email">Email <span class="hint">A new address gets a link to confirm it. Only a confirmed address gets mail.</span></label>
-<input id="email" name="email" type="email" maxlength="254" autocomplete="email" required value="${pending ?? account.email ?? ''}"${errors.email ? html` aria-invalid="true" aria-describedby="email-error"` : ''}>
+<div class="field"><label for="email">Email</label> <span class="hint" id="email-hint">A new address gets a link to confirm it. Only a confirmed address gets mail.</span>
+<input id="email" name="email" type="email" maxlength="254" autocomplete="email" required value="${pending ?? account.email ?? ''}" aria-describedby="email-hint${errors.email ? ' email-error' : ''}"${errors.email ? html` aria-invalid="true"` : ''}>
 ${errorLine('email-error', errors.email ?? null)}</div>
-<button type="submit">${account.email !== null && pending === null ? 'Confirm again' : 'Save email'}</button></form>
-${account.email !== null || pending !== null ? html`<form method="post" action="/account/email/remove">${token}<button type="submit" class="danger">Remove email</button></form>` : ''}</section>`
+<div class="actions"><button type="submit">${account.email !== null && pending === null ? 'Confirm again' : 'Save email'}</button>${account.email !== null || pending !== null ? html`<button type="submit" class="danger" formaction="/account/email/remove" formnovalidate>Remove email</button>` : ''}</div></form></section>`
 }
 
 /** The page a confirmation link opens: the address and one button. */

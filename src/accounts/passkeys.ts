@@ -24,7 +24,7 @@ import { answerRefusal, reason, refuse, type Refusal } from '../http/refusal.ts'
 import type { Request } from '../http/request.ts'
 import { json, jsonError, redirect, type Response } from '../http/response.ts'
 import type { BrowserBinding } from './browser-binding.ts'
-import type { ProviderCore } from './provider-core.ts'
+import type { Checked, ProviderCore } from './provider-core.ts'
 import { SESSION_COOKIE, type Account, type AccountStore } from './store.ts'
 import { cookieName } from './cookies.ts'
 
@@ -52,9 +52,8 @@ interface PageTools {
   memberForm(
     req: Request,
     owner: boolean,
-  ): Promise<
-    { ok: true; account: Account; form: URLSearchParams } | { ok: false; response: Response }
-  >
+  ): Promise<Checked<{ account: Account; form: URLSearchParams }>>
+  refused(req: Request, refusal: Refusal): Response
   accountPage(
     req: Request,
     account: Account,
@@ -291,7 +290,7 @@ export function createPasskeys(deps: {
         path: '/account/passkeys/rename',
         handler: async (req) => {
           const got = await tools.memberForm(req, false)
-          if (!got.ok) return got.response
+          if (!got.ok) return tools.refused(req, got)
           const name = (got.form.get('name') ?? '').trim()
           if (name === '' || name.length > 60)
             return tools.accountPage(req, got.account, 400, null, {
@@ -306,7 +305,7 @@ export function createPasskeys(deps: {
         path: '/account/passkeys/remove',
         handler: async (req) => {
           const got = await tools.memberForm(req, false)
-          if (!got.ok) return got.response
+          if (!got.ok) return tools.refused(req, got)
           await sql`delete from idp_passkeys where id = ${got.form.get('id') ?? ''} and account_id = ${got.account.id}`
           return redirect(303, '/account?done=removed')
         },

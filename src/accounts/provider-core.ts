@@ -4,10 +4,14 @@
  * Its own module, so the methods (passkeys.ts, oidc.ts) import it without importing the
  * provider that builds them.
  */
+import type { Refusal } from '../http/refusal.ts'
 import type { Request } from '../http/request.ts'
 import type { Response } from '../http/response.ts'
 import type { LoginRequest } from './pages.ts'
 import type { Account } from './store.ts'
+
+/** What a check of a request answers: what it found, or the refusal. */
+export type Checked<T> = ({ ok: true } & T) | Refusal
 
 /** What a sign-in method needs of the provider. */
 export interface ProviderCore {
@@ -16,11 +20,10 @@ export interface ProviderCore {
    * cookie named before, if any, ends), and the redirect back to the app, or to `/account`.
    */
   finish(req: Request, account: Account, request: LoginRequest): Promise<Response>
-  /** The login request a form or query carries, or the page refusing it. */
-  loginRequest(
-    key: string | null,
-    returnTo: string | null,
-  ): { ok: true; request: LoginRequest } | { ok: false; response: Response }
+  /** The login request a form or query carries, or its refusal (`bad_login_request`). */
+  loginRequest(key: string | null, returnTo: string | null): Checked<{ request: LoginRequest }>
+  /** The page answering a refused login request or form. */
+  refused(req: Request, refusal: Refusal): Response
 }
 
 /**

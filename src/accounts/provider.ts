@@ -20,12 +20,18 @@ import type { Assets } from '../http/assets.ts'
 import type { HttpRoute } from '../http/handler.ts'
 import type { Html } from '../http/html.ts'
 import { parseJsonObject } from '../http/json-validate.ts'
-import { answerRefusal } from '../http/refusal.ts'
+import {
+  answerRefusal,
+  ERROR_CODE,
+  refuse,
+  type Refusal,
+  type RefusalCode,
+} from '../http/refusal.ts'
 import type { Request } from '../http/request.ts'
 import { json, jsonError, redirect, type Headers, type Response } from '../http/response.ts'
 import { createSignInAttempts, type SignInAttempts } from './attempts.ts'
 import { cookiesOf, expired, readForm } from './forms.ts'
-import { TEXT } from './messages.ts'
+import { REFUSED, TEXT } from './messages.ts'
 import { createBrowserBinding } from './browser-binding.ts'
 import {
   inviteContextOf,
@@ -63,7 +69,12 @@ import { createPasskeys } from './passkeys.ts'
 import type { OidcConfig } from './oidc.ts'
 import type { Logger } from '../base/log.ts'
 import { createOidc, oidcButton, type RelyingParty } from './oidc.ts'
-import { mailAddress, type AccountMailer, type ProviderCore } from './provider-core.ts'
+import {
+  mailAddress,
+  type AccountMailer,
+  type Checked,
+  type ProviderCore,
+} from './provider-core.ts'
 
 export interface ServiceAddresses {
   notes: string | null
@@ -98,6 +109,14 @@ export interface AccountsProviderDeps {
 export interface AccountsProvider {
   routes: HttpRoute[]
   store: AccountStore
+}
+
+/** The title of the page answering each refusal of a login request or a form. */
+const REFUSED_TITLE: Partial<Record<RefusalCode, string>> = {
+  bad_login_request: 'Sign-in refused',
+  bad_form: 'Form refused',
+  form_expired: 'Form expired',
+  forbidden: 'Admin',
 }
 
 /** Builds the provider's routes. */
@@ -165,32 +184,56 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     title: string,
     text: string,
     next?: { href: string; text: string },
+    headers?: Headers,
   ): Response {
-    return page(req, status, title, () => messageContent(text, next))
+    return page(req, status, title, () => messageContent(text, next), { headers })
+  }
+
+  /**
+   * The one place a refused login request or form becomes a page: its title by the code, the
+   * message as its text, the code in the refusal header. A signed-out person is sent to sign in.
+   */
+  function refused(req: Request, refusal: Refusal): Response {
+    if (refusal.code === 'not_signed_in')
+      return redirect(303, '/login', undefined, { 'cache-control': 'no-store' })
+    const headers = { [ERROR_CODE]: refusal.code }
+    const title = REFUSED_TITLE[refusal.code] ?? 'Refused'
+    // A login request is refused before any form of this browser's: no browser token is made.
+    if (refusal.code === 'bad_login_request')
+      return providerPage(frame, refusal.status, title, messageContent(refusal.message), {
+        headers,
+      })
+    const next =
+      refusal.code === 'forbidden' ? { href: '/account', text: 'Your account' } : undefined
+    return message(req, refusal.status, title, refusal.message, next, headers)
   }
 
   function loginRequest(
     key: string | null,
     returnTo: string | null,
-  ): { ok: true; request: LoginRequest } | { ok: false; response: Response } {
+  ): Checked<{ request: LoginRequest }> {
     const r = returnTo ?? ''
     // The apps this provider serves send no key (their links stay free of it): the return
     // address, which must be one of theirs, says whose sign-in it is. A key, when sent, must match.
     const k = key === null || key === '' ? (r === '' ? '' : deps.apiKey) : key
     if (k === '' && r === '') return { ok: true, request: { key: '', returnTo: '' } }
-    const refuse = (text: string) => ({
-      ok: false as const,
-      response: providerPage(frame, 400, 'Sign-in refused', messageContent(text)),
-    })
-    if (k !== deps.apiKey) return refuse(TEXT.unknownKey)
+    if (k !== deps.apiKey) return refuse(400, REFUSED.unknownKey)
     let url: URL
     try {
       url = new URL(r)
     } catch {
-      return refuse(TEXT.badReturn)
+      return refuse(400, REFUSED.badReturn)
     }
-    if (!origins.has(url.origin) || r.length > 2000) return refuse(TEXT.badReturn)
+    if (!origins.has(url.origin) || r.length > 2000) return refuse(400, REFUSED.badReturn)
     return { ok: true, request: { key: k, returnTo: r } }
+  }
+
+  /** The form of a POST, its browser token checked. */
+  async function checkedForm(req: Request): Promise<Checked<{ form: URLSearchParams }>> {
+    const form = await readForm(req)
+    if (form === null) return refuse(400, REFUSED.formUnreadable)
+    if (!binding.check(req, form.get('csrf'))) return refuse(403, REFUSED.formExpired)
+    return { ok: true, form }
   }
 
   async function finish(req: Request, account: Account, request: LoginRequest): Promise<Response> {
@@ -221,7 +264,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     return redirect(303, target.href, 'signed in', { ...headers, 'cache-control': 'no-store' })
   }
 
-  const core: ProviderCore = { finish, loginRequest }
+  const core: ProviderCore = { finish, loginRequest, refused }
   const passkeys = createPasskeys({ sql, clock, store, core, binding, publicUrl: deps.publicUrl })
   const oidc = deps.oidc
     ? createOidc({
@@ -277,7 +320,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   // GET /login
   async function loginForm(req: Request): Promise<Response> {
     const checked = loginRequest(req.query.get('key'), req.query.get('return'))
-    if (!checked.ok) return checked.response
+    if (!checked.ok) return refused(req, checked)
     const current = await store.session(req.cookies[SESSION])
     if (current !== null) {
       if (checked.request.returnTo === '')
@@ -297,27 +340,22 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     return signInPage(req, checked.request, 200, '', null)
   }
 
-  /** The form of a POST, with its login request and browser token checked; else the page refusing it. */
+  /** The form of a POST, with its browser token and its login request checked. */
   async function formOf(
     req: Request,
-  ): Promise<
-    { ok: true; form: URLSearchParams; request: LoginRequest } | { ok: false; response: Response }
-  > {
-    const form = await readForm(req)
-    if (form === null)
-      return { ok: false, response: message(req, 400, 'Form refused', TEXT.formUnreadable) }
-    if (!binding.check(req, form.get('csrf')))
-      return { ok: false, response: message(req, 403, 'Form expired', TEXT.formExpired) }
-    const checked = loginRequest(form.get('key'), form.get('return'))
+  ): Promise<Checked<{ form: URLSearchParams; request: LoginRequest }>> {
+    const got = await checkedForm(req)
+    if (!got.ok) return got
+    const checked = loginRequest(got.form.get('key'), got.form.get('return'))
     if (!checked.ok) return checked
-    return { ok: true, form, request: checked.request }
+    return { ok: true, form: got.form, request: checked.request }
   }
 
   // POST /login
   async function passwordSignIn(req: Request): Promise<Response> {
     if (oidcOnly) return onlyThroughOidc(req)
     const got = await formOf(req)
-    if (!got.ok) return got.response
+    if (!got.ok) return refused(req, got)
     const { form, request } = got
     const name = cleanName(form.get('name') ?? '')
     const password = form.get('password') ?? ''
@@ -365,7 +403,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   async function setup(req: Request): Promise<Response> {
     if (oidcOnly) return onlyThroughOidc(req)
     const got = await formOf(req)
-    if (!got.ok) return got.response
+    if (!got.ok) return refused(req, got)
     // The cheap checks before any hash: the address's attempts (a setup counts as a sign-in),
     // an owner exists (the usual case once set up), the fields.
     const wait = await attempts.fromAddress(req)
@@ -427,7 +465,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   // GET /signup
   async function signUpForm(req: Request): Promise<Response> {
     const checked = loginRequest(req.query.get('key'), req.query.get('return'))
-    if (!checked.ok) return checked.response
+    if (!checked.ok) return refused(req, checked)
     const link = req.query.get('link') ?? ''
     const allowed = await signUpAllowed(link, checked.request)
     if (allowed === null)
@@ -454,7 +492,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   async function signUp(req: Request): Promise<Response> {
     if (oidcOnly) return onlyThroughOidc(req)
     const got = await formOf(req)
-    if (!got.ok) return got.response
+    if (!got.ok) return refused(req, got)
     const link = got.form.get('link') ?? ''
     const allowed = await signUpAllowed(link, got.request)
     if (allowed === null)
@@ -497,10 +535,8 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
 
   // POST /signout
   async function signOut(req: Request): Promise<Response> {
-    const form = await readForm(req)
-    if (form === null) return message(req, 400, 'Form refused', TEXT.formUnreadable)
-    if (!binding.check(req, form.get('csrf')))
-      return message(req, 403, 'Form expired', TEXT.formExpired)
+    const got = await checkedForm(req)
+    if (!got.ok) return refused(req, got)
     await store.endSession(req.cookies[SESSION])
     return redirect(303, '/login', 'signed out', {
       'set-cookie': expired(SESSION, secure),
@@ -508,25 +544,11 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     })
   }
 
-  /** The signed-in account for a page or form of `/account` or `/admin`; else the answer to give. */
-  async function member(
-    req: Request,
-    owner: boolean,
-  ): Promise<{ ok: true; account: Account } | { ok: false; response: Response }> {
+  /** The signed-in account for a page or form of `/account` or `/admin` (the owner's). */
+  async function member(req: Request, owner: boolean): Promise<Checked<{ account: Account }>> {
     const account = await signedIn(req)
-    if (account === null)
-      return {
-        ok: false,
-        response: redirect(303, '/login', undefined, { 'cache-control': 'no-store' }),
-      }
-    if (owner && !account.isOwner)
-      return {
-        ok: false,
-        response: message(req, 403, 'Admin', 'Only the owner of this site sees this page.', {
-          href: '/account',
-          text: 'Your account',
-        }),
-      }
+    if (account === null) return refuse(401, REFUSED.signedOut)
+    if (owner && !account.isOwner) return refuse(403, REFUSED.ownerOnly)
     return { ok: true, account }
   }
 
@@ -534,17 +556,12 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   async function memberForm(
     req: Request,
     owner: boolean,
-  ): Promise<
-    { ok: true; account: Account; form: URLSearchParams } | { ok: false; response: Response }
-  > {
+  ): Promise<Checked<{ account: Account; form: URLSearchParams }>> {
     const who = await member(req, owner)
     if (!who.ok) return who
-    const form = await readForm(req)
-    if (form === null)
-      return { ok: false, response: message(req, 400, 'Form refused', TEXT.formUnreadable) }
-    if (!binding.check(req, form.get('csrf')))
-      return { ok: false, response: message(req, 403, 'Form expired', TEXT.formExpired) }
-    return { ok: true, account: who.account, form }
+    const got = await checkedForm(req)
+    if (!got.ok) return got
+    return { ok: true, account: who.account, form: got.form }
   }
 
   const routes: HttpRoute[] = [
@@ -569,7 +586,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
       path: '/forgot',
       handler: async (req) => {
         const request = loginRequest(req.query.get('key'), req.query.get('return'))
-        if (!request.ok) return request.response
+        if (!request.ok) return refused(req, request)
         if (mailer === null || oidcOnly)
           return message(req, 200, 'Forgot password?', TEXT.forgotPassword, {
             href: `/login${requestQuery(request.request)}`,
@@ -594,7 +611,8 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
       hashing,
       busy,
       mailer,
-      checkForm: (req, form) => binding.check(req, form.get('csrf')),
+      checkedForm,
+      refused,
     }),
     ...(oidc?.routes ?? []),
     {
@@ -619,10 +637,9 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
       rateLimit: 'signin',
       handler: async (req) => {
         if (oidcOnly) return onlyThroughOidc(req)
-        const form = await readForm(req)
-        if (form === null) return message(req, 400, 'Form refused', TEXT.formUnreadable)
-        if (!binding.check(req, form.get('csrf')))
-          return message(req, 403, 'Form expired', TEXT.formExpired)
+        const got = await checkedForm(req)
+        if (!got.ok) return refused(req, got)
+        const { form } = got
         const wait = await attempts.fromAddress(req)
         if (wait > 0)
           return message(
@@ -658,7 +675,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     if (mailer === null || oidcOnly)
       return message(req, 404, 'Forgot password?', TEXT.forgotPassword)
     const got = await formOf(req)
-    if (!got.ok) return got.response
+    if (!got.ok) return refused(req, got)
     const wait = await attempts.fromAddress(req)
     if (wait > 0)
       return message(req, 429, 'Forgot password?', TEXT.tooManyAttempts(Math.ceil(wait / 1000)))

@@ -12,14 +12,13 @@ import type { SignInAttempts } from './attempts.ts'
 import { accountContent, adminContent } from './pages.ts'
 import { hashPassword, passwordDefect, verifyPassword } from './password.ts'
 import type { createPasskeys } from './passkeys.ts'
-import { expired, readForm, wholeNumber } from './forms.ts'
+import { expired, wholeNumber } from './forms.ts'
 import { TEXT } from './messages.ts'
 import { SESSION_COOKIE, type Account, type AccountStore } from './store.ts'
 import { cookieName } from './cookies.ts'
 import { confirmEmailContent } from './pages.ts'
-import { mailAddress, type AccountMailer } from './provider-core.ts'
-
-type Answer<T> = ({ ok: true } & T) | { ok: false; response: Response }
+import type { Refusal } from '../http/refusal.ts'
+import { mailAddress, type AccountMailer, type Checked } from './provider-core.ts'
 
 /** What the provider hands these pages. */
 export interface SettingsTools {
@@ -42,11 +41,11 @@ export interface SettingsTools {
     text: string,
     next?: { href: string; text: string },
   ): Response
-  member(req: Request, owner: boolean): Promise<Answer<{ account: Account }>>
+  member(req: Request, owner: boolean): Promise<Checked<{ account: Account }>>
   memberForm(
     req: Request,
     owner: boolean,
-  ): Promise<Answer<{ account: Account; form: URLSearchParams }>>
+  ): Promise<Checked<{ account: Account; form: URLSearchParams }>>
   passkeys: ReturnType<typeof createPasskeys>
   /** The organisation's OpenID Connect provider (its button's words and issuer), or null. */
   oidc: { name: string; issuer: string } | null
@@ -54,8 +53,10 @@ export interface SettingsTools {
   hashing<T>(req: Request, work: () => Promise<T>): Promise<T | 'busy'>
   /** The answer when no hash could be had. */
   busy(req: Request): Response
-  /** True when the form's browser token is this browser's. */
-  checkForm(req: Request, form: URLSearchParams): boolean
+  /** The form of a POST, its browser token checked. */
+  checkedForm(req: Request): Promise<Checked<{ form: URLSearchParams }>>
+  /** The page answering a refused form or page. */
+  refused(req: Request, refusal: Refusal): Response
   /** Where confirmation links are mailed from, or null when this site sends no mail. */
   mailer: AccountMailer | null
 }
@@ -142,7 +143,7 @@ Until it is confirmed, nothing is mailed here. If it was not you, ignore this ma
       path: '/account',
       handler: async (req) => {
         const who = await member(req, false)
-        if (!who.ok) return who.response
+        if (!who.ok) return tools.refused(req, who)
         return accountPage(req, who.account, 200, NOTICES[req.query.get('done') ?? ''] ?? null)
       },
     },
@@ -151,7 +152,7 @@ Until it is confirmed, nothing is mailed here. If it was not you, ignore this ma
       path: '/account/name',
       handler: async (req) => {
         const got = await memberForm(req, false)
-        if (!got.ok) return got.response
+        if (!got.ok) return tools.refused(req, got)
         const name = (got.form.get('display_name') ?? '').trim()
         if (name === '' || name.length > 100)
           return accountPage(req, got.account, 400, null, {
@@ -166,7 +167,7 @@ Until it is confirmed, nothing is mailed here. If it was not you, ignore this ma
       path: '/account/email',
       handler: async (req) => {
         const got = await memberForm(req, false)
-        if (!got.ok) return got.response
+        if (!got.ok) return tools.refused(req, got)
         if (tools.mailer === null) return accountPage(req, got.account, 409)
         const email = mailAddress(got.form.get('email') ?? '')
         if (email === null)
@@ -181,7 +182,7 @@ Until it is confirmed, nothing is mailed here. If it was not you, ignore this ma
       path: '/account/email/remove',
       handler: async (req) => {
         const got = await memberForm(req, false)
-        if (!got.ok) return got.response
+        if (!got.ok) return tools.refused(req, got)
         await store.removeEmail(got.account.id)
         return redirect(303, '/account?done=email-removed')
       },
@@ -208,11 +209,9 @@ Until it is confirmed, nothing is mailed here. If it was not you, ignore this ma
       method: 'POST',
       path: '/account/email/confirm',
       handler: async (req) => {
-        const form = await readForm(req)
-        if (form === null) return tools.message(req, 400, 'Form refused', TEXT.formUnreadable)
-        if (!tools.checkForm(req, form))
-          return tools.message(req, 403, 'Form expired', TEXT.formExpired)
-        const confirmed = await store.confirmEmail(form.get('link') ?? '')
+        const got = await tools.checkedForm(req)
+        if (!got.ok) return tools.refused(req, got)
+        const confirmed = await store.confirmEmail(got.form.get('link') ?? '')
         if (confirmed === null)
           return tools.message(req, 404, 'Confirm your email address', TEXT.emailLinkUnknown, {
             href: '/account',
@@ -232,7 +231,7 @@ Until it is confirmed, nothing is mailed here. If it was not you, ignore this ma
       path: '/account/password',
       handler: async (req) => {
         const got = await memberForm(req, false)
-        if (!got.ok) return got.response
+        if (!got.ok) return tools.refused(req, got)
         const { account, form } = got
         const wait = Math.max(
           await attempts.fromAddress(req),
@@ -268,7 +267,7 @@ Until it is confirmed, nothing is mailed here. If it was not you, ignore this ma
       path: '/account/signout-everywhere',
       handler: async (req) => {
         const got = await memberForm(req, false)
-        if (!got.ok) return got.response
+        if (!got.ok) return tools.refused(req, got)
         await store.signOutEverywhere(got.account.id)
         return redirect(303, '/login', 'signed out everywhere', {
           'set-cookie': expired(cookieName(SESSION_COOKIE, secure), secure),
@@ -281,7 +280,7 @@ Until it is confirmed, nothing is mailed here. If it was not you, ignore this ma
       path: '/admin',
       handler: async (req) => {
         const who = await member(req, true)
-        return who.ok ? adminPage(req, who.account) : who.response
+        return who.ok ? adminPage(req, who.account) : tools.refused(req, who)
       },
     },
     {
@@ -289,7 +288,7 @@ Until it is confirmed, nothing is mailed here. If it was not you, ignore this ma
       path: '/admin/signup-links',
       handler: async (req) => {
         const got = await memberForm(req, true)
-        if (!got.ok) return got.response
+        if (!got.ok) return tools.refused(req, got)
         const uses = wholeNumber(got.form.get('uses'), 1, 1000)
         const days = wholeNumber(got.form.get('days'), 1, 90)
         if (uses === null || days === null)
@@ -310,7 +309,7 @@ Until it is confirmed, nothing is mailed here. If it was not you, ignore this ma
       path: '/admin/signup-links/:id/revoke',
       handler: async (req) => {
         const got = await memberForm(req, true)
-        if (!got.ok) return got.response
+        if (!got.ok) return tools.refused(req, got)
         if (!(await store.revokeSignupLink(req.params.id!)))
           return adminPage(
             req,
@@ -327,7 +326,7 @@ Until it is confirmed, nothing is mailed here. If it was not you, ignore this ma
       path: '/admin/open-signup',
       handler: async (req) => {
         const got = await memberForm(req, true)
-        if (!got.ok) return got.response
+        if (!got.ok) return tools.refused(req, got)
         await store.setOpenSignup(got.form.get('on') === '1')
         return redirect(303, '/admin')
       },
@@ -337,7 +336,7 @@ Until it is confirmed, nothing is mailed here. If it was not you, ignore this ma
       path: '/admin/people/:id/:action',
       handler: async (req) => {
         const got = await memberForm(req, true)
-        if (!got.ok) return got.response
+        if (!got.ok) return tools.refused(req, got)
         const person = await store.byId(req.params.id ?? '')
         const action = req.params.action
         if (action === 'oidc-link' && person !== null && tools.oidc) {
@@ -370,6 +369,6 @@ Until it is confirmed, nothing is mailed here. If it was not you, ignore this ma
         return redirect(303, '/admin')
       },
     },
-    ...passkeys.routes({ memberForm, accountPage }),
+    ...passkeys.routes({ memberForm, accountPage, refused: tools.refused }),
   ]
 }

@@ -60,6 +60,8 @@ export type RefusalCode =
   | 'no_such_webhook'
   | 'no_such_delivery'
   | 'no_such_user'
+  | 'no_such_label'
+  | 'no_such_milestone'
   | 'no_such_notification'
   | 'no_such_view'
   | 'no_such_change'
@@ -69,6 +71,8 @@ export type RefusalCode =
   | 'edit_conflict'
   | 'last_admin'
   | 'slug_taken'
+  | 'label_taken'
+  | 'milestone_taken'
   | 'invite_used_up'
   | 'invite_expired'
   | 'invite_revoked'
@@ -83,6 +87,8 @@ export type RefusalCode =
   | 'no_such_file'
   // Signing in.
   | 'login_failed'
+  | 'bad_login_request'
+  | 'bad_form'
   | 'form_expired'
   // The provider's accounts.
   | 'name_taken'

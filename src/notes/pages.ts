@@ -151,6 +151,21 @@ ${person.switchedFrom ? html`<p class="switched" role="alert">${switchSentence(p
 </section>
 <section class="panel" id="share" hidden aria-labelledby="share-title">
 <h2 id="share-title" tabindex="-1">Share</h2>
+<div class="share-block" id="people-block">
+<h3>Share with people</h3>
+<p class="hint" id="people-hint">People who use these Notes find the note in their own list and write in it with you, or only read it. Type their sign-in name or their whole name.</p>
+<form class="share-form" id="share-form" novalidate>
+<label for="share-name">Name</label>
+<div class="rename-row">
+<input type="text" id="share-name" autocomplete="off" spellcheck="false" aria-describedby="share-problem">
+<select id="share-access" aria-label="Access"><option value="edit">can edit</option><option value="read">can read</option></select>
+<button type="submit" class="primary" id="share-with">Share</button>
+</div>
+<p class="field-error" id="share-problem" role="alert" hidden></p>
+<ul class="share-choices" id="share-choices" aria-label="People of that name" hidden></ul>
+</form>
+<ul class="people" id="people" aria-label="Shared with"></ul>
+</div>
 <div class="share-block" id="publish-block">
 <h3>Publish to the web</h3>
 <p class="hint" id="publish-hint"></p>

@@ -55,8 +55,10 @@ export function ticketsAccountHooks(deps: {
       return id === null ? null : inviteTable(tx, clock).takeSignupPlace(id)
     },
     // A project key acts as the person who confirmed it, so it ends with them, and the webhooks
-    // it made go with it (docs/connect-apps.md).
+    // it made go with it (docs/connect-apps.md). A disabled person gets no more mail; the exchange
+    // gives the address back when they are enabled and sign in again.
     async onDisable(tx, accountId) {
+      await userTable(tx, clock).setEmail(accountId, null)
       await tokenTable(tx, clock).deleteOfIdentity(accountId)
       await connectionTable(tx, clock).deleteOfIdentity(accountId)
     },

@@ -10,17 +10,20 @@ import type { FileHandlers } from './api/files.ts'
 import type { AddressHandlers } from './pages/addresses.ts'
 import type { ProjectHandlers } from './api/projects.ts'
 import type { RelationHandlers } from './api/relations.ts'
+import type { OrganiseHandlers } from './api/organise.ts'
 import type { TicketHandlers } from './api/tickets.ts'
 import type { TokenHandlers } from './api/tokens.ts'
 import type { WebHandlers } from './pages/web.ts'
 import type { WebhookHandlers } from './api/webhooks.ts'
 import type { InviteListHandlers } from './api/invites.ts'
+import type { UnsubscribeHandlers } from './pages/unsubscribe-page.ts'
 import type { ViewHandlers } from './api/views.ts'
 
 export interface Handlers {
   tickets: TicketHandlers
   changes: ChangeHandlers
   relations: RelationHandlers
+  organise: OrganiseHandlers
   projects: ProjectHandlers
   invite: Handler
   invites: InviteListHandlers
@@ -33,6 +36,7 @@ export interface Handlers {
   live: Handler
   webhooks: WebhookHandlers
   files: FileHandlers
+  unsubscribe: UnsubscribeHandlers
   views: ViewHandlers
   bulk: Handler
 }
@@ -115,6 +119,30 @@ export function ticketRoutes(h: Handlers): HttpRoute[] {
       path: '/api/projects/:slug/webhooks/:id/deliveries/:delivery/redeliver',
       handler: h.webhooks.redeliver,
     },
+    // 4.14 Labels, milestones and due dates (docs/tickets-api.md, "Labels, milestones and due dates")
+    { method: 'GET', path: '/api/projects/:slug/labels', handler: h.organise.labels },
+    { method: 'POST', path: '/api/projects/:slug/labels', handler: h.organise.createLabel },
+    { method: 'POST', path: '/api/projects/:slug/labels/:name', handler: h.organise.updateLabel },
+    {
+      method: 'POST',
+      path: '/api/projects/:slug/labels/:name/remove',
+      handler: h.organise.removeLabel,
+    },
+    { method: 'GET', path: '/api/projects/:slug/milestones', handler: h.organise.milestones },
+    { method: 'POST', path: '/api/projects/:slug/milestones', handler: h.organise.createMilestone },
+    {
+      method: 'POST',
+      path: '/api/projects/:slug/milestones/:title',
+      handler: h.organise.updateMilestone,
+    },
+    {
+      method: 'POST',
+      path: '/api/projects/:slug/milestones/:title/remove',
+      handler: h.organise.removeMilestone,
+    },
+    ...onTicket('labels', h.organise.ticketLabels),
+    ...onTicket('milestone', h.organise.ticketMilestone),
+    ...onTicket('due', h.organise.ticketDue),
     // 4.13 Files (docs/tickets-api.md, "Files")
     { method: 'GET', path: '/api/projects/:slug/files', handler: h.files.list },
     { method: 'POST', path: '/api/projects/:slug/files', handler: h.files.upload },
@@ -132,6 +160,9 @@ export function ticketRoutes(h: Handlers): HttpRoute[] {
     { method: '*', path: '/tickets', handler: h.web.search },
     { method: 'GET', path: '/assets/:file', handler: h.web.asset },
     { method: 'POST', path: '/logout', handler: h.web.logout },
+    // The one-click unsubscribe of notification mails (docs/notifications.md): no cookie, the token is the proof
+    { method: 'GET', path: '/unsubscribe/:token', handler: h.unsubscribe.show },
+    { method: 'POST', path: '/unsubscribe/:token', handler: h.unsubscribe.turnOff },
     { method: '*', path: '/:slug', handler: h.web.project },
     { method: '*', path: '/:slug/settings', handler: h.web.admin },
     { method: '*', path: '/:slug/:number', handler: h.web.ticket },

@@ -17,6 +17,7 @@ import { createAddressHandlers } from './pages/addresses.ts'
 import { createProjectHandlers } from './api/projects.ts'
 import { createTicketStore } from './store/ticket-store.ts'
 import { createRelationHandlers } from './api/relations.ts'
+import { createOrganiseHandlers } from './api/organise.ts'
 import { ticketRoutes } from './routes.ts'
 import { createTicketHandlers } from './api/tickets.ts'
 import { createTokenHandlers } from './api/tokens.ts'
@@ -25,6 +26,8 @@ import { createWebhookHandlers } from './api/webhooks.ts'
 import { createViewHandlers } from './api/views.ts'
 import { createBulkHandler } from './api/bulk.ts'
 import { createWebhookWorker, type Send, type WebhookWorker } from './workers/webhook-worker.ts'
+import { createMailWorker, type MailWorker } from './workers/mail-worker.ts'
+import { createUnsubscribeHandlers } from './pages/unsubscribe-page.ts'
 import { createNotifyWorker, type NotifyWorker } from './workers/notify-worker.ts'
 
 /** The ticket service; `wake` is pinged after every committed transaction that emitted events. */
@@ -34,8 +37,20 @@ export interface TicketsService extends Service {
   webhooks: WebhookWorker
   /** Removes files no ticket names a day after their upload; started here unless told, stopped by `close`. */
   fileSweep: FileSweep
+  /** Mails notifications when `SMTP_URL` is set (else null); started here unless told, stopped by `close`. */
+  mail: MailWorker | null
   /** Turns the events outbox into notifications; started here unless told, stopped by `close`. */
   notify: NotifyWorker
+}
+
+/** What tests may set on the mail sender (src/tickets/workers/mail-worker.ts). */
+export interface MailOptions {
+  intervalMs?: number
+  leaseMs?: number
+  retryBaseMs?: number
+  random?: () => number
+  /** False: the sender does not start by itself (a test runs it by `poke`). */
+  start?: boolean
 }
 
 /** What tests and benches may set on the webhook worker (src/tickets/workers/webhook-worker.ts). */
@@ -54,6 +69,7 @@ export function createTicketsService(
     /** What the pages cache between requests (src/tickets/store/page-reads.ts); 0 reads everything every time. */ cachedReads?: number
     webhooks?: WebhookOptions
     /** False: the file sweep does not run by itself (a test runs it). */ fileSweep?: boolean
+    mail?: MailOptions
     /** False: the notifications' fan-out does not run by itself (a test runs it by `poke`). */ notify?: boolean
   },
 ): TicketsService {
@@ -112,6 +128,20 @@ export function createTicketsService(
   })
   if (hooks.start !== false) worker.start()
 
+  const mailOptions = deps.mail ?? {}
+  const mail = mailer
+    ? createMailWorker({
+        store,
+        mailer,
+        publicUrl,
+        logger: deps.logger,
+        clock,
+        delayMs: deps.config.notifyDelaySeconds * 1000,
+        ...mailOptions,
+      })
+    : null
+  if (mail && mailOptions.start !== false) mail.start()
+
   const notify = createNotifyWorker({
     store,
     clock,
@@ -132,6 +162,7 @@ export function createTicketsService(
     tickets: createTicketHandlers(ctx),
     changes: createChangeHandlers(ctx),
     relations: createRelationHandlers(ctx),
+    organise: createOrganiseHandlers(ctx),
     projects: createProjectHandlers(ctx),
     invite: createInviteHandler(ctx),
     invites: createInviteListHandlers(ctx),
@@ -150,6 +181,7 @@ export function createTicketsService(
       poke: () => worker.poke(),
     }),
     files: createFileHandlers(ctx, deps.config),
+    unsubscribe: createUnsubscribeHandlers(ctx, async () => (await assets).url('style')),
     views: createViewHandlers(ctx),
     bulk: createBulkHandler(ctx),
   })
@@ -159,10 +191,12 @@ export function createTicketsService(
     verifyCredential: (req) => ctx.credentials.owner(req),
     webhooks: worker,
     fileSweep,
+    mail,
     notify,
     async close() {
       await fileSweep.stop()
       await notify.close()
+      await mail?.close()
       mailer?.close()
       await worker.close()
       await live.close()

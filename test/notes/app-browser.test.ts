@@ -659,7 +659,7 @@ test(
               req.result.createObjectStore('meta')
             }
             req.onsuccess = () => resolve(req.result)
-            req.onerror = () => reject(req.error)
+            req.onerror = () => reject(req.error!)
           })
           await new Promise((resolve, reject) => {
             const tx = db.transaction(['notes', 'queue', 'meta'], 'readwrite')
@@ -687,7 +687,7 @@ test(
             tx.objectStore('meta').put(100, 'since')
             tx.objectStore('meta').put(1, 'seq')
             tx.oncomplete = resolve
-            tx.onerror = () => reject(tx.error)
+            tx.onerror = () => reject(tx.error!)
           })
           db.close()
         }),
@@ -732,7 +732,7 @@ test(
       const db = await new Promise<IDBDatabase>((resolve, reject) => {
         const req = indexedDB.open('notes-oldtab', 5)
         req.onsuccess = () => resolve(req.result)
-        req.onerror = () => reject(req.error)
+        req.onerror = () => reject(req.error!)
         setTimeout(() => reject(new Error('the upgrade waited for the old tab')), 5_000)
       })
       const [notes, queue] = await Promise.all(

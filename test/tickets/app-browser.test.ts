@@ -227,8 +227,8 @@ test(
     await list.getByText('Login loops on Safari 17').waitFor()
     await page.getByRole('link', { name: /^Done/ }).click()
     await page.getByRole('heading', { name: 'No tickets match' }).waitFor()
-    await page.goto(`${url}/web?q=label:bug`)
-    await page.getByRole('alert').getByText("unknown search key 'label:'").waitFor()
+    await page.goto(`${url}/web?q=priority:high`)
+    await page.getByRole('alert').getByText("unknown search key 'priority:'").waitFor()
     await page.goto(`${url}/web`)
     await screenshot(page, 'project')
   },

@@ -135,7 +135,7 @@ test('the bulk route checks 405, 401, the body, 404, the role, then the rules, i
     error: "'q' is required: the search of the tickets to change",
     field: 'q',
   })
-  expectJson(await bulk(bob.token, { q: 'label:bug', state: 'done' }), 400)
+  expectJson(await bulk(bob.token, { q: 'priority:high', state: 'done' }), 400)
   assert.equal((await bulk(bob.token, { q: 'state:shut', state: 'done' })).body.field, 'q')
   expectJson(await bulk(bob.token, { q: '', numbers: '1,x', state: 'done' }), 400, {
     error: "'numbers' must be ticket numbers separated by commas (12,13,20), at most 1000",

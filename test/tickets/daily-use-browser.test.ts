@@ -233,7 +233,7 @@ test(
     await page
       .getByRole('alert')
       .getByText(
-        "Unknown 'is:urgent' (use is:open, is:closed, is:blocked, is:unblocked, is:assigned, is:unassigned).",
+        "Unknown 'is:urgent' (use is:open, is:closed, is:blocked, is:unblocked, is:assigned, is:unassigned, is:overdue).",
       )
       .waitFor()
     assert.equal(await tickets.count(), 0)
@@ -251,10 +251,10 @@ test(
     assert.equal(await tickets.getByRole('listitem').count(), 1)
     await search('assignee:@me is:open')
     await tickets.getByText('Newsletter signup form').waitFor()
-    await page.goto(`${url}/tickets?q=${encodeURIComponent('label:bug')}`)
+    await page.goto(`${url}/tickets?q=${encodeURIComponent('priority:high')}`)
     await page
       .getByRole('alert')
-      .getByText(/^Unknown search key 'label:'/)
+      .getByText(/^Unknown search key 'priority:'/)
       .waitFor()
     assert.equal(await page.getByRole('list', { name: 'Tickets' }).count(), 0)
     await assertAccessible(page, 'the search page with a refused search')
@@ -508,7 +508,7 @@ test(
       [page, '/'],
       [page, '/web'],
       [page, '/web?q=is%3Aopen'],
-      [page, '/web?q=label%3Abug'],
+      [page, '/web?q=priority%3Ahigh'],
       [page, '/web/1'],
       [page, '/inbox'],
       [page, '/settings'],

@@ -108,13 +108,14 @@ test('400 login page failures (no code, exchange error, invite error): HTML page
     'GET',
     `/login/callback?idp_code=${app.idp.code({ id: 'x', name: 'x' })}&invite=nope`,
   )
-  for (const [answer, title, text] of [
-    [noCode, 'Login failed', 'idp sent no login code'],
-    [exchange, 'Login failed', 'unknown login code'],
-    [invite, 'Invite failed', 'no such invite'],
+  for (const [answer, title, text, code] of [
+    [noCode, 'Login failed', 'idp sent no login code', 'login_failed'],
+    [exchange, 'Login failed', 'unknown login code', 'login_failed'],
+    [invite, 'Invite failed', 'no such invite', 'no_such_invite'],
   ] as const) {
     assert.equal(answer.status, 400)
     assert.equal(answer.headers['content-type'], 'text/html; charset=utf-8')
+    assert.equal(answer.headers['x-error-code'], code)
     assert.ok(
       answer.text.includes(`<h1>${title}</h1>`) && answer.text.includes(`<p>${text}</p>`),
       answer.text,

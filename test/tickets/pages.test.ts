@@ -127,6 +127,7 @@ test('unknown short pages answer 404 in words a person reads, naming what was as
     project,
     'There is no project at /nope. Check the address, or pick a project from the list.',
   )
+  assert.equal(project.headers['x-error-code'], 'no_such_project')
   for (const path of ['/new-name/999', '/new-name/abc']) {
     const ticket = await app.call('GET', path)
     assert.equal(ticket.status, 404)

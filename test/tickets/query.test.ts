@@ -136,8 +136,8 @@ test('the help names every key and every is: value the parser accepts', () => {
 
 test('refusals say what to type instead', () => {
   assertRefuses(
-    'label:bug',
-    "unknown search key 'label:' (use state:, assignee:, author:, is:, has:, sort:); put text with a colon in double quotes",
+    'priority:high',
+    "unknown search key 'priority:' (use state:, assignee:, author:, is:, label:, milestone:, due:, no:, has:, sort:); put text with a colon in double quotes",
   )
   assertRefuses(
     'state:shut',
@@ -147,7 +147,7 @@ test('refusals say what to type instead', () => {
   assertRefuses('assignee:""', "'assignee:' needs a value, for example assignee:alice")
   assertRefuses(
     'is:urgent',
-    "unknown 'is:urgent' (use is:open, is:closed, is:blocked, is:unblocked, is:assigned, is:unassigned)",
+    "unknown 'is:urgent' (use is:open, is:closed, is:blocked, is:unblocked, is:assigned, is:unassigned, is:overdue)",
   )
   assertRefuses('sort:random', /^unknown 'sort:random' \(use sort:created-desc/)
   assertRefuses('sort:updated sort:created', "'sort:' may be given once")

@@ -181,11 +181,11 @@ test('the list API takes the same search as ?q=, on one project and on all', asy
 })
 
 test('the list API refuses a bad search with 400 naming the field q', async () => {
-  const got = await app.call('GET', `/api/projects/${web.slug}/tickets?q=label:bug`)
+  const got = await app.call('GET', `/api/projects/${web.slug}/tickets?q=priority:high`)
   assert.equal(got.status, 400)
   assert.deepEqual(got.body, {
     error:
-      "unknown search key 'label:' (use state:, assignee:, author:, is:, has:, sort:); put text with a colon in double quotes",
+      "unknown search key 'priority:' (use state:, assignee:, author:, is:, label:, milestone:, due:, no:, has:, sort:); put text with a colon in double quotes",
     field: 'q',
   })
   assert.equal(got.headers.vary, 'Accept')

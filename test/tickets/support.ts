@@ -8,7 +8,11 @@ import { after } from 'node:test'
 import { createHandler, type HttpRoute } from '../../src/http/handler.ts'
 import { makeRequest } from '../../src/http/request.ts'
 import { bodyText } from '../../src/http/response.ts'
-import { createTicketsService, type WebhookOptions } from '../../src/tickets/service.ts'
+import {
+  createTicketsService,
+  type MailOptions,
+  type WebhookOptions,
+} from '../../src/tickets/service.ts'
 import { testDatabase } from '../support/db.ts'
 import { serviceDeps, testClock, testLogger } from '../support/service.ts'
 
@@ -42,6 +46,9 @@ export async function ticketsApp(
     env?: NodeJS.ProcessEnv
     webhooks?: WebhookOptions
     clock?: ReturnType<typeof testClock>
+    mail?: MailOptions
+    /** False: the notifications' fan-out does not run (a test writes notifications itself). */
+    notify?: boolean
   } = {},
 ) {
   // Registered before the database's own hook, so the services (and their webhook workers) stop
@@ -59,15 +66,21 @@ export async function ticketsApp(
   const service = createTicketsService({
     ...deps,
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+    ...(options.mail ? { mail: options.mail } : {}),
+    ...(options.notify === false ? { notify: false } : {}),
   })
   services.push(service)
 
   const call = caller(service)
 
   /** Another instance of the service on the same schema, with other settings (`SMTP_URL`, say). */
-  async function another(env: NodeJS.ProcessEnv, webhooks?: WebhookOptions) {
+  async function another(env: NodeJS.ProcessEnv, webhooks?: WebhookOptions, mail?: MailOptions) {
     const other = await serviceDeps(db.sql, 'tickets', { clock: clock.now, env })
-    const service = createTicketsService({ ...other.deps, ...(webhooks ? { webhooks } : {}) })
+    const service = createTicketsService({
+      ...other.deps,
+      ...(webhooks ? { webhooks } : {}),
+      ...(mail ? { mail, notify: false } : {}),
+    })
     services.push(service)
     return Object.assign(caller(service), { service })
   }

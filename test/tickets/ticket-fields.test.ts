@@ -90,6 +90,21 @@ const FIELDS: Record<keyof Ticket, FieldRow> = {
     page: (t) => `blocked by ${t.blockedBy[0]!.ref}`,
     importer: 'blockedBy',
   },
+  labels: {
+    markdown: (t) => `- labels: ${t.labels.join(', ')}`,
+    page: (t) => `>${t.labels[0]}<`,
+    importer: 'labels',
+  },
+  milestone: {
+    markdown: (t) => `- milestone: ${t.milestone}`,
+    page: (t) => `>${t.milestone}<`,
+    importer: 'milestone',
+  },
+  due: {
+    markdown: (t) => `- due: ${t.due}`,
+    page: (t) => `datetime="${t.due}"`,
+    importer: 'due',
+  },
   created: {
     markdown: (t) => `- created: ${minute(t.created)}`,
     page: (t) => `datetime="${new Date(t.created).toISOString()}"`,
@@ -124,6 +139,9 @@ const imported = await importTickets(
         created: CREATED,
         parent: 1000,
         blockedBy: [1002],
+        labels: ['needs review', 'bug'],
+        milestone: 'v1.0',
+        due: '2020-02-01',
       },
     ],
   },
@@ -216,6 +234,9 @@ test('the importer sets every field the table says it sets', async () => {
     parent: t.parent?.ref,
     blockedBy: t.blockedBy.map((b) => b.ref),
     created: t.created,
+    labels: t.labels,
+    milestone: t.milestone,
+    due: t.due,
   }
   const expected: Record<string, unknown> = {
     number: 1041,
@@ -229,6 +250,9 @@ test('the importer sets every field the table says it sets', async () => {
     parent: 'legacy#1',
     blockedBy: ['legacy#2'],
     created: CREATED,
+    labels: ['bug', 'needs review'],
+    milestone: 'v1.0',
+    due: '2020-02-01',
   }
   for (const [key, row] of Object.entries(FIELDS)) {
     if (typeof row.importer !== 'string') continue

@@ -13,6 +13,8 @@ import tseslint from 'typescript-eslint'
 import { attachedDocComment } from './attached-doc-comment.js'
 
 const root = new URL('../..', import.meta.url).pathname
+/** The one refusal type, which may be thrown and rejected with beside Errors. */
+const REFUSAL = { from: 'file', name: 'Refusal', path: 'src/http/refusal.ts' }
 
 export default tseslint.config(
   {
@@ -86,10 +88,14 @@ export default tseslint.config(
       '@typescript-eslint/no-base-to-string': 'off',
       // Control characters are what the header and text checks look for.
       'no-control-regex': 'off',
-      // Refusals are thrown and rejected as plain objects until the one refusal type lands
-      // (issue 34, point 2); turn these on then.
-      '@typescript-eslint/only-throw-error': 'off',
-      '@typescript-eslint/prefer-promise-reject-errors': 'off',
+      // Only Errors are thrown, and the one refusal (src/http/refusal.ts): a check inside a
+      // transaction throws its Refusal to roll it back, and the body reader rejects with one.
+      // IndexedDB's failures are DOMExceptions; a caught value (unknown) may be passed on.
+      '@typescript-eslint/only-throw-error': ['error', { allow: [REFUSAL] }],
+      '@typescript-eslint/prefer-promise-reject-errors': [
+        'error',
+        { allow: [REFUSAL, { from: 'lib', name: 'DOMException' }], allowThrowingUnknown: true },
+      ],
     },
   },
   {

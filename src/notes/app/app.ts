@@ -105,6 +105,8 @@ export interface Actions {
   closeImport(): void
   // share-view.ts
   closeShare(): void
+  // follow.ts
+  followOpen(): void
 }
 
 export interface App {

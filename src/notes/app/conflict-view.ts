@@ -39,7 +39,7 @@ export function createConflictView(app: App) {
         state.editorBase = copy.base
         return
       }
-      const words = conflictWords(copy.conflictHere === true)
+      const words = conflictWords(copy.conflictHere === true, copy.conflictBy)
       $('compare-hint').textContent = words.hint
       $('compare-original-title').textContent = words.noteSide
       $('compare-copy-title').textContent = words.copySide

@@ -20,8 +20,12 @@ export interface ConflictWords {
   notice(title: string): string
 }
 
-/** The words for a copy whose text was written on this device (`here`) or on another one. */
-export function conflictWords(here: boolean): ConflictWords {
+/**
+ * The words for a copy whose text was written on this device (`here`) or on another one; `by`,
+ * on a shared note, names the person who wrote the text the note kept.
+ */
+export function conflictWords(here: boolean, by?: string): ConflictWords {
+  if (here && by !== undefined) return sharedWords(by)
   const mine = "this device's version"
   const theirs = "the other device's version"
   const [noteSide, copySide] = here ? [theirs, mine] : [mine, theirs]
@@ -36,6 +40,18 @@ export function conflictWords(here: boolean): ConflictWords {
       here
         ? `Conflict in “${title}”: the other device changed the same lines while you edited them here. Both versions are kept; this device's is the conflicted copy.`
         : `Conflict in “${title}”: the other device changed the same lines as this device. Both versions are kept; the other device's is the conflicted copy.`,
+  }
+}
+
+/** A shared note's copy, on the device whose save it holds: the note holds `by`'s words. */
+function sharedWords(by: string): ConflictWords {
+  return {
+    hint: `The note holds ${by}'s version; this conflicted copy holds yours. Lines only in ${by}'s version are struck through, lines only in yours are marked.`,
+    noteSide: `${by}'s version`,
+    copySide: 'Your version (conflicted copy)',
+    keepCopy: 'Keep only your version',
+    notice: (title) =>
+      `Conflict in “${title}”: ${by} changed the same lines while you edited them. Both versions are kept: the note holds ${by}'s, and yours is a conflicted copy among your own notes.`,
   }
 }
 

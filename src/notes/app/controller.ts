@@ -10,6 +10,7 @@
 import { conflictWords } from './conflict-words.ts'
 import { combined } from './diff-view.ts'
 import type { EditStart, Local, LocalNote } from './local.ts'
+import type { ShareOut } from './sync.ts'
 import { parseQuery, search } from './search.ts'
 import { renameTag, tagsOf, tagTree, type TagNode } from './tags.ts'
 import { newNoteId, titleOf } from './text.ts'
@@ -67,6 +68,8 @@ export interface AppState {
   device: string
   /** The last conflict told, and of which note and copy. */
   conflictNotice: { ids: string[]; text: string } | null
+  /** The people each of this person's notes is shared with, by note id (sync.ts, `shares`). */
+  sharesOut: Map<string, ShareOut[]>
 }
 
 export function createAppState(): AppState {
@@ -88,6 +91,7 @@ export function createAppState(): AppState {
     unreachable: false,
     device: '',
     conflictNotice: null,
+    sharesOut: new Map(),
   }
 }
 

@@ -21,6 +21,18 @@ export function createEditorView(app: App) {
     if (app.notes.dropEmptyDraft(ui.editor.value)) act.sortAndDraw()
   }
 
+  /**
+   * A note shared to read only says so before anything is typed, and takes no typing; when its
+   * share turns to "can edit", the editor takes typing again.
+   */
+  function readOnlyAsShared(note: Shown): void {
+    const reading = note.shared?.access === 'read'
+    const words = `${note.shared?.owner} shared this note with you to read: you cannot change it.`
+    if (reading && !ui.editor.readOnly) act.showNotice(words)
+    if (!reading && ui.editor.readOnly && ui.notice.textContent === words) ui.notice.hidden = true
+    ui.editor.readOnly = reading
+  }
+
   const view = {
     async openNote(id: string, options: { save?: boolean; focus?: boolean } = {}): Promise<void> {
       // Another note opens at once, with the text of the one left taken for saving first, so
@@ -42,8 +54,10 @@ export function createEditorView(app: App) {
       ui.del.disabled = state.outdated
       ui.historyButton.disabled = false
       ui.pin.disabled = false
-      ui.shareButton.disabled = note.conflictOf !== undefined
+      ui.shareButton.disabled = note.conflictOf !== undefined || note.shared !== undefined
       ui.share.hidden = true
+      ui.editor.readOnly = false
+      readOnlyAsShared(note)
       view.drawMeta(note)
       if (note.conflictOf) {
         ui.reading.hidden = true
@@ -56,13 +70,21 @@ export function createEditorView(app: App) {
         if (options.focus && !ui.editor.hidden) ui.editor.focus()
       }
       act.drawList()
+      act.followOpen()
       await saved
     },
 
     drawMeta(note: Shown): void {
-      ui.edited.textContent = note.draft
+      const edited = note.draft
         ? 'New note'
         : `Edited ${new Date(note.edited).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })}`
+      const people = state.sharesOut.get(note.id)
+      const shared = note.shared
+        ? ` · shared by ${note.shared.owner}, ${note.shared.access === 'edit' ? 'you can edit' : 'read only'}`
+        : people
+          ? ` · shared with ${people.map((p) => p.person.name).join(', ')}`
+          : ''
+      ui.edited.textContent = edited + shared
     },
 
     closeNote(): void {
@@ -83,8 +105,10 @@ export function createEditorView(app: App) {
       ui.pin.disabled = true
       ui.shareButton.disabled = true
       ui.share.hidden = true
+      ui.editor.readOnly = false
       view.showMode()
       act.drawList()
+      act.followOpen()
     },
 
     async newNote(): Promise<void> {
@@ -99,7 +123,7 @@ export function createEditorView(app: App) {
     },
 
     onInput(): void {
-      if (state.outdated) return
+      if (state.outdated || ui.editor.readOnly) return
       state.dirty = true
       state.lastInput = Date.now()
       clearTimeout(saveTimer)
@@ -192,6 +216,7 @@ export function createEditorView(app: App) {
         return
       }
       if (note.conflictOf && ui.compare.hidden) return void view.openNote(id, { save: false })
+      readOnlyAsShared(note)
       view.drawMeta(note)
       const typing = state.dirty || Date.now() - state.lastInput < TYPING_MS
       // Our own text came back accepted: its new base is the one to edit from.
@@ -258,6 +283,11 @@ export function createEditorView(app: App) {
     onTick(e: Event): void {
       const box = e.target
       if (!(box instanceof HTMLInputElement) || !box.classList.contains('task-box')) return
+      if (ui.editor.readOnly) {
+        box.checked = !box.checked
+        act.showNotice('This note is shared with you to read: you cannot tick its tasks.')
+        return
+      }
       if (act.refusedOutdated('to tick a task')) {
         box.checked = !box.checked
         return

@@ -11,6 +11,8 @@ import { versionDevice, versionTimes, type Version } from './versions.ts'
 interface Revision extends Version {
   at: number
   text: string
+  /** Who saved it (docs/notes-api.md, "History"), shown on a shared note. */
+  by?: string | null
 }
 
 export function createHistoryView(app: App) {
@@ -38,6 +40,7 @@ export function createHistoryView(app: App) {
     time: string,
     older: string,
     first: boolean,
+    byWhom: boolean,
   ): HTMLLIElement {
     const li = document.createElement('li')
     const head = document.createElement('div')
@@ -46,12 +49,13 @@ export function createHistoryView(app: App) {
     when.textContent = time
     const who = document.createElement('span')
     who.className = 'muted'
-    who.textContent = versionDevice(rev, state.device)
+    const device = versionDevice(rev, state.device)
+    who.textContent = byWhom && rev.by ? `by ${rev.by}, ${device}` : device
     const said = document.createElement('div')
     said.className = 'revision-said'
     said.append(when, ' ', who)
     head.append(said)
-    if (!first || rev.text !== ui.editor.value) {
+    if ((!first || rev.text !== ui.editor.value) && !ui.editor.readOnly) {
       const restore = document.createElement('button')
       restore.type = 'button'
       restore.textContent = 'Restore'
@@ -97,9 +101,15 @@ export function createHistoryView(app: App) {
       const revisions = answer.body.revisions as Revision[]
       ui.historyHint.textContent = `${revisions.length} saved ${revisions.length === 1 ? 'version' : 'versions'}, newest first. Added lines are marked, removed lines struck through.`
       const times = versionTimes(revisions.map((rev) => rev.edited))
+      // Who wrote each version, on a note that is or was written by more than one person.
+      const note = state.notes.get(id)
+      const byWhom =
+        note?.shared !== undefined ||
+        state.sharesOut.has(id) ||
+        new Set(revisions.map((rev) => rev.by)).size > 1
       ui.revisions.replaceChildren(
         ...revisions.map((rev, i) =>
-          revisionItem(id, rev, times[i]!, revisions[i + 1]?.text ?? '', i === 0),
+          revisionItem(id, rev, times[i]!, revisions[i + 1]?.text ?? '', i === 0, byWhom),
         ),
       )
     },

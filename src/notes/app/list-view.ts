@@ -31,6 +31,12 @@ export function createListView(app: App) {
       pin.textContent = 'Pinned'
       button.append(' ', pin)
     }
+    if (note.shared || state.sharesOut.has(note.id)) {
+      const badge = document.createElement('span')
+      badge.className = 'badge shared'
+      badge.textContent = note.shared ? `Shared by ${note.shared.owner}` : 'Shared'
+      button.append(' ', badge)
+    }
     if (note.conflictOf) {
       const badge = document.createElement('span')
       badge.className = 'badge'

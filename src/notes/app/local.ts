@@ -31,6 +31,19 @@ export interface LocalNote {
   conflictHere?: boolean
   /** Deleted here; the delete waits in the queue (and can be undone until it is sent). */
   deleted?: boolean
+  /**
+   * Set on a note another person shared with this one (its id is the share's, `shared-…`): the
+   * owner's name and whether this person may edit it.
+   */
+  shared?: SharedWith
+  /** On a conflicted copy of a shared note: who wrote the text the note kept. */
+  conflictBy?: string
+}
+
+/** How a note shared with this person is shared (docs/notes-api.md, "Sharing with people"). */
+export interface SharedWith {
+  owner: string
+  access: 'edit' | 'read'
 }
 
 /** What an edit started from: the server's `edited` of the text, and the text when known. */
@@ -523,7 +536,7 @@ export async function openLocal(
       await new Promise<void>((resolve, reject) => {
         const req = indexedDB.deleteDatabase(name)
         req.onsuccess = () => resolve()
-        req.onerror = () => reject(req.error)
+        req.onerror = () => reject(req.error!)
         // Another tab still has it open: it closes on `blocking`, then this succeeds.
         req.onblocked = () => {}
       })

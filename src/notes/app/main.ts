@@ -28,7 +28,8 @@ import { createTagsView } from './tags-view.ts'
 import { createTrashView } from './trash-view.ts'
 import { createShareView } from './share-view.ts'
 import { createImportView } from './import-view.ts'
-import { createLocalLock, createSync, type Lock, type SyncEvent } from './sync.ts'
+import { createFollow } from './follow.ts'
+import { createLocalLock, createSync, type Lock, type ShareOut, type SyncEvent } from './sync.ts'
 import { titleOf } from './text.ts'
 import { deviceName } from './versions.ts'
 
@@ -48,6 +49,7 @@ const app = {
 } as App
 const { ui, act } = app
 state.pinned = app.prefs.all('pinned')
+state.sharesOut = readSharesOut()
 const status = createStatusView(app)
 const list = createListView(app)
 const editor = createEditorView(app)
@@ -58,6 +60,7 @@ const trash = createTrashView(app)
 const share = createShareView(app)
 const importer = createImportView(app)
 const account = createAccountView(app)
+const follow = createFollow(app)
 const actions: Actions = {
   ...status,
   drawList: list.drawList,
@@ -79,6 +82,7 @@ const actions: Actions = {
   closeTrash: trash.closeTrash,
   closeShare: share.closeShare,
   closeImport: importer.closeImport,
+  followOpen: follow.followOpen,
 }
 Object.assign(act, actions)
 
@@ -227,7 +231,9 @@ async function handle(event: SyncEvent): Promise<void> {
     }
   } else if (event.kind === 'copy') {
     await act.reloadIds([event.id, event.copyId])
-    const notice = conflictWords(true).notice(titleOf(state.notes.get(event.id)?.text ?? ''))
+    const notice = conflictWords(true, state.notes.get(event.copyId)?.conflictBy).notice(
+      titleOf(state.notes.get(event.id)?.text ?? ''),
+    )
     if (state.openId === event.id) {
       if (state.dirty) {
         state.dirty = false
@@ -247,12 +253,61 @@ async function handle(event: SyncEvent): Promise<void> {
     if (state.openId === event.id || state.openId === null)
       await act.openNote(event.id, { save: state.openId !== null })
     act.showNotice('This note was edited on another device after you deleted it, so it was kept.')
+  } else if (event.kind === 'unshared') {
+    const title = titleOf(event.title)
+    if (state.openId === event.id) {
+      if (event.kept !== null) await act.openNote(event.kept, { save: false })
+      else act.closeNote()
+    }
+    act.toast(
+      event.kept === null
+        ? `“${title}” is no longer shared with you.`
+        : `“${title}” is no longer shared with you: what you wrote in it is kept as a note of your own.`,
+      event.kept === null
+        ? null
+        : { label: 'Open', run: () => act.openNote(event.kept!, { save: true }) },
+    )
+  } else if (event.kind === 'shares') {
+    const next = sharesByNote(event.shares)
+    if (JSON.stringify([...next]) !== JSON.stringify([...state.sharesOut])) {
+      state.sharesOut = next
+      keepSharesOut(event.shares)
+      act.drawList()
+      const open = state.openId === null ? undefined : state.notes.get(state.openId)
+      if (open) act.drawMeta(open)
+    }
+    act.followOpen()
   } else if (event.kind === 'refused') {
     state.problem = `Not saved: ${event.error}`
   } else if (event.kind === 'signed-out') {
     state.problem = 'Signed out: sign in again to sync'
   }
   await act.refreshStatus()
+}
+
+// ---- the shares of this person's notes, kept for the list's marks offline -------------------
+
+function sharesByNote(shares: readonly ShareOut[]): Map<string, ShareOut[]> {
+  const out = new Map<string, ShareOut[]>()
+  for (const share of shares) out.set(share.note, [...(out.get(share.note) ?? []), share])
+  return out
+}
+
+function readSharesOut(): Map<string, ShareOut[]> {
+  try {
+    const kept = JSON.parse(localStorage.getItem(`notes-shares-${userId}`) ?? '[]') as ShareOut[]
+    return sharesByNote(Array.isArray(kept) ? kept : [])
+  } catch {
+    return new Map()
+  }
+}
+
+function keepSharesOut(shares: readonly ShareOut[]): void {
+  try {
+    localStorage.setItem(`notes-shares-${userId}`, JSON.stringify(shares))
+  } catch {
+    // A full storage loses only the marks, until the next sync.
+  }
 }
 
 // ---- wiring -------------------------------------------------------------------------------

@@ -17,6 +17,26 @@
  */
 import { mergeText } from '../merge.ts'
 import { pack, unpack, type Local, type LocalNote, type Pending, type Tx } from './local.ts'
+import { newNoteId } from './text.ts'
+
+/** A shared note's id (docs/notes-api.md, "Sharing with people"). */
+export const SHARED_ID = /^shared-[A-Za-z0-9_-]{64}$/
+
+/** A row of `GET /api/notes/shared`. */
+interface SharedRow {
+  id: string
+  edited: number
+  gone: boolean
+  access: 'edit' | 'read'
+  owner: { id: string; name: string }
+}
+
+/** A share of one of this person's notes, as `GET /api/notes/shares` lists it. */
+export interface ShareOut {
+  note: string
+  person: { id: string; name: string }
+  access: 'edit' | 'read'
+}
 
 /** What an HTTP exchange gave: a status and the parsed body, or null when the network failed. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a JSON answer, read by callers that know its shape
@@ -57,6 +77,13 @@ export type SyncEvent =
   | { kind: 'kept'; id: string }
   | { kind: 'refused'; id: string; error: string }
   | { kind: 'signed-out' }
+  /**
+   * A shared note left this person's list (the owner stopped sharing it, or deleted it); what
+   * they had typed and not sent is the note `kept` of their own now (null when there was none).
+   */
+  | { kind: 'unshared'; id: string; title: string; kept: string | null }
+  /** The shares of this person's notes, as the server now lists them. */
+  | { kind: 'shares'; shares: ShareOut[] }
 
 /** Runs `fn` while holding the lock named `name` (one holder at a time, across tabs). */
 export type Lock = <T>(name: string, fn: () => Promise<T>) => Promise<T>
@@ -66,6 +93,8 @@ export interface Sync {
   flush(): Promise<boolean>
   /** Fetches what changed since the last pull. */
   pull(): Promise<boolean>
+  /** Fetches the notes shared with this person, and the shares of theirs. */
+  pullShared(): Promise<boolean>
   /** Pull, then flush. */
   run(): Promise<boolean>
   /** The delay before the next retry after a failure (ms); 0 when nothing failed. */
@@ -164,6 +193,13 @@ export function createSync(deps: {
       onEvent({ kind: 'signed-out' })
       return 'stop'
     }
+    if (answer.status === 403 && SHARED_ID.test(entry.id)) {
+      // No longer shared with this person, or only to read: what they wrote stays theirs.
+      const note = await keepAsOwn(entry.id)
+      onEvent({ kind: 'changed', ids: note ? [entry.id, note.kept] : [entry.id] })
+      if (note) onEvent({ kind: 'unshared', id: entry.id, title: note.title, kept: note.kept })
+      return 'sent'
+    }
     if (answer.status !== 200) {
       const error =
         typeof answer.body?.error === 'string' ? answer.body.error : `refused (${answer.status})`
@@ -185,7 +221,7 @@ export function createSync(deps: {
       id: string
       edited: number
       text: string
-      copy?: { id: string; edited: number; text: string }
+      copy?: { id: string; edited: number; text: string; by?: string }
     },
   ): Promise<void> {
     const events: SyncEvent[] = []
@@ -208,6 +244,7 @@ export function createSync(deps: {
           edited: answer.copy.edited,
           conflictOf: sent.id,
           conflictHere: true,
+          ...(answer.copy.by ? { conflictBy: answer.copy.by } : {}),
         })
         if (newer?.op === 'save') {
           await queue.delete(sent.id)
@@ -440,13 +477,117 @@ export function createSync(deps: {
     return { ids, notes: written }
   }
 
+  /**
+   * Takes the shared note `id` out of the copy. A save of it waiting in the queue becomes a new
+   * note of this person's own with that text, queued like a typed one; answers its id and the
+   * title, or null when nothing waited.
+   */
+  async function keepAsOwn(id: string): Promise<{ kept: string; title: string } | null> {
+    return local.write(async (tx) => {
+      await unpack(tx, [id])
+      const notes = tx.objectStore('notes')
+      const queue = tx.objectStore('queue')
+      const entry = await queue.get(id)
+      const note = await notes.get(id)
+      await Promise.all([notes.delete(id), queue.delete(id), tx.objectStore('trash').delete(id)])
+      if (entry?.op !== 'save') return null
+      const kept = newNoteId(clock())
+      await notes.put({ id: kept, text: entry.text, base: 0, edited: entry.at })
+      await queue.put({ ...entry, id: kept, base: 0 })
+      return { kept, title: note?.text ?? entry.text }
+    })
+  }
+
+  /**
+   * The notes shared with this person: new and changed ones are read (their texts, one request
+   * each, only for those whose `edited` moved), and those no longer shared leave the copy, what
+   * was typed in them kept as notes of this person's own. Then the shares of this person's
+   * notes, which the list marks.
+   */
+  async function pullShared(): Promise<boolean> {
+    const answer = await send('GET', '/api/notes/shared')
+    if (answer === null || answer.status >= 500) return failed()
+    if (answer.status !== 200) return false
+    const rows = (answer.body as { notes: SharedRow[] }).notes
+    const listed = new Set(rows.map((r) => r.id))
+    const held = (await local.all()).filter((n) => n.shared !== undefined)
+    const heldById = new Map(held.map((n) => [n.id, n]))
+    const waiting = new Set((await local.pending()).map((e) => e.id))
+    // Texts to read: new to the copy, or newer than it, and not being edited here.
+    const texts = new Map<string, string>()
+    for (const row of rows) {
+      const old = heldById.get(row.id)
+      if (row.gone || waiting.has(row.id)) continue
+      if (old && old.base >= row.edited) continue
+      const view = await send('GET', `/api/notes?id=${encodeURIComponent(row.id)}`)
+      if (view === null) return failed()
+      if (view.status === 200) texts.set(row.id, view.body.text as string)
+    }
+    const changed: string[] = []
+    const unshared: SyncEvent[] = []
+    for (const note of held) {
+      if (listed.has(note.id)) continue
+      const kept = await keepAsOwn(note.id)
+      changed.push(note.id, ...(kept ? [kept.kept] : []))
+      unshared.push({
+        kind: 'unshared',
+        id: note.id,
+        title: kept?.title ?? note.text,
+        kept: kept?.kept ?? null,
+      })
+    }
+    await local.write(async (tx) => {
+      const ids = rows.map((r) => r.id)
+      await unpack(tx, ids)
+      const notes = tx.objectStore('notes')
+      const queue = tx.objectStore('queue')
+      for (const row of rows) {
+        const shared = { owner: row.owner.name, access: row.access }
+        const [old, entry] = await Promise.all([notes.get(row.id), queue.get(row.id)])
+        if (row.gone) {
+          // The owner deleted it: it leaves this list (a save waiting here brings it back).
+          if (old && !entry) {
+            await notes.delete(row.id)
+            changed.push(row.id)
+          }
+          continue
+        }
+        const text = texts.get(row.id)
+        if (text !== undefined && !entry) {
+          await notes.put({
+            ...old,
+            id: row.id,
+            text,
+            base: row.edited,
+            edited: row.edited,
+            shared,
+          })
+          changed.push(row.id)
+        } else if (
+          old &&
+          (old.shared?.access !== row.access || old.shared.owner !== shared.owner)
+        ) {
+          await notes.put({ ...old, shared })
+          changed.push(row.id)
+        }
+      }
+    })
+    if (changed.length > 0) onEvent({ kind: 'changed', ids: changed })
+    for (const event of unshared) onEvent(event)
+    const mine = await send('GET', '/api/notes/shares')
+    if (mine?.status === 200) onEvent({ kind: 'shares', shares: mine.body.shares as ShareOut[] })
+    return true
+  }
+
   return {
     flush,
     pull,
+    pullShared: () => lock('notes-sync', pullShared),
     async run() {
       const pulled = await pull()
+      const shared = await lock('notes-sync', pullShared)
       const flushed = await flush()
-      return pulled && flushed
+      return pulled && shared && flushed
     },
     get backoff() {
       return failures === 0 ? 0 : Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** (failures - 1))

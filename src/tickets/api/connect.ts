@@ -24,7 +24,7 @@ import { checkBody } from '../rules/body.ts'
 import { connectPage } from '../pages/connect-page.ts'
 import type { Context } from '../context.ts'
 import { answerRefusal, reason, refuse, type Refusal } from '../../http/refusal.ts'
-import { messagePage } from '../pages/message-page.ts'
+import { refusalPage } from '../pages/message-page.ts'
 import type { Actor } from '../rules/actor.ts'
 import { refuseUnlessAdmin } from '../domain/projects.ts'
 import { confirmConnection } from '../domain/connections.ts'
@@ -181,9 +181,9 @@ export function createConnectHandlers(
   return {
     async start(req) {
       // HEAD too: it would store a request.
-      if (req.method !== 'GET') return messagePage(405, CONNECT, GET_ONLY, { allow: 'GET' })
+      if (req.method !== 'GET') return refusalPage(CONNECT, refuse(405, GET_ONLY), { allow: 'GET' })
       const checked = checkConnectQuery(req.query)
-      if (!checked.ok) return messagePage(400, CONNECT, checked.message, NO_STORE)
+      if (!checked.ok) return refusalPage(CONNECT, checked, NO_STORE)
       const { app, label, returnUrl, state } = checked.request
       const nonce = randomToken(NONCE_BYTES)
       // Requests and codes nobody can use any more go as new ones come.
@@ -197,10 +197,10 @@ export function createConnectHandlers(
 
     async page(req) {
       if (req.method !== 'GET' && req.method !== 'HEAD')
-        return messagePage(405, CONNECT, GET_ONLY, { allow: 'GET, HEAD' })
+        return refusalPage(CONNECT, refuse(405, GET_ONLY), { allow: 'GET, HEAD' })
       const nonce = req.params.nonce!
       const request = await store.connections.waitingRequest(hashSecret(nonce))
-      if (!request) return messagePage(404, CONNECT, NO_SUCH_REQUEST.message, NO_STORE)
+      if (!request) return refusalPage(CONNECT, refuse(404, NO_SUCH_REQUEST), NO_STORE)
       const { session, user } = await ctx.credentials.session(req)
       const tag = typeof session?.data.tag === 'string' ? session.data.tag : null
       const { style: stylesheet, script } = await files()

@@ -10,7 +10,8 @@ import { safeNext } from '../../auth/idp.ts'
 import { randomToken } from '../../base/random.ts'
 import type { Context } from '../context.ts'
 import { joinInvite } from '../domain/invites.ts'
-import { messagePage } from '../pages/message-page.ts'
+import { refuse } from '../../http/refusal.ts'
+import { refusalPage } from '../pages/message-page.ts'
 import {
   INVITE_FAILED,
   LOGIN_FAILED,
@@ -22,11 +23,12 @@ import type { User } from '../store/users.ts'
 
 export function createLoginHandler(ctx: Context): Handler {
   return async (req) => {
-    if (req.method !== 'GET') return messagePage(405, LOGIN_FAILED, GET_ONLY, { allow: 'GET' })
+    if (req.method !== 'GET')
+      return refusalPage(LOGIN_FAILED, refuse(405, GET_ONLY), { allow: 'GET' })
     const code = req.query.get('idp_code')
-    if (!code) return messagePage(400, LOGIN_FAILED, NO_LOGIN_CODE)
+    if (!code) return refusalPage(LOGIN_FAILED, refuse(400, NO_LOGIN_CODE))
     const exchanged = await ctx.idp.exchange(code)
-    if (!exchanged.ok) return messagePage(400, LOGIN_FAILED, exchanged.message)
+    if (!exchanged.ok) return refusalPage(LOGIN_FAILED, exchanged)
 
     let user: User
     try {
@@ -35,7 +37,7 @@ export function createLoginHandler(ctx: Context): Handler {
       ctx.logger.line(
         `tickets login: storing the user failed: ${err instanceof Error ? err.message : String(err)}`,
       )
-      return messagePage(500, LOGIN_FAILED, USER_NOT_STORED)
+      return refusalPage(LOGIN_FAILED, refuse(500, USER_NOT_STORED))
     }
 
     let target = safeNext(req.query.get('next'))
@@ -44,7 +46,7 @@ export function createLoginHandler(ctx: Context): Handler {
     const invite = req.query.get('invite')
     if (invite) {
       const joined = await ctx.store.transact((tx) => joinInvite(tx, invite, user.id))
-      if (!joined.ok) return messagePage(400, INVITE_FAILED, joined.message)
+      if (!joined.ok) return refusalPage(INVITE_FAILED, joined)
       target = `/${joined.slug}`
       joinedSlug = joined.slug
     }

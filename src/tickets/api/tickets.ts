@@ -32,7 +32,7 @@ import {
 } from '../rules/messages.ts'
 import { ticketAnswer, ticketAnswers, ticketReadBody } from '../representations/json.ts'
 import type { Ticket } from '../store/ticket-row.ts'
-import { ME_NEEDS_SIGN_IN, needsMe, parseQuery } from '../rules/query.ts'
+import { dayOf, ME_NEEDS_SIGN_IN, needsMe, parseQuery } from '../rules/query.ts'
 import { acceptWrite } from './accept-write.ts'
 import { fileAnswer } from '../representations/files.ts'
 import { fileIdsIn } from '../rules/files.ts'
@@ -90,8 +90,11 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
     // project is even looked up. The version is read before the rows: a write committed in
     // between makes the tag older than the rows, never newer.
     const version = await store.outbox.version()
+    // `is:overdue` lists other tickets tomorrow with no write in between: today is in its tag.
+    const today = dayOf(ctx.clock())
+    const day = parsed.query.overdue !== null ? `\n${today}` : ''
     const etag = etagOf(
-      `${version}\n${req.path}\n${req.search}\n${me ?? ''}\n${asMarkdown ? 'md' : 'json'}`,
+      `${version}\n${req.path}\n${req.search}\n${me ?? ''}\n${asMarkdown ? 'md' : 'json'}${day}`,
     )
     const headers = { ...VARY, etag, ...personal }
     if (matches(req.headers['if-none-match'], etag)) return notModified(headers)
@@ -102,7 +105,7 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
     }
     const query = parsed.query
     const states = query.states ?? filter.states
-    const search = found ? { states, me, projectId: found.id } : { states, me }
+    const search = found ? { states, me, today, projectId: found.id } : { states, me, today }
     const title = found ? `${found.slug} (${found.title})` : 'All projects'
     if (limit === undefined) {
       // Every ticket (after the cursor, if any), read in batches.

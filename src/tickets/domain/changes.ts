@@ -42,13 +42,13 @@ export type Changed =
   { ok: true; ticket: TicketAnswer; event: TicketEvent; assignEvent?: TicketEvent } | Refusal
 
 /** The ticket a change names, locked, with the actor's role in its project. */
-async function lockFor(tx: TicketTx, ticketId: string, actor: Actor): Promise<LockedTicket> {
+export async function lockFor(tx: TicketTx, ticketId: string, actor: Actor): Promise<LockedTicket> {
   // The route found the ticket before the transaction; tickets are not deleted.
   return (await tx.tickets.lock(ticketId, actor.user.id))!
 }
 
 /** Emits `ticketEvent` for each of `events` with the ticket as changed; answers the change. */
-async function emitTicketEvents(
+export async function emitTicketEvents(
   tx: TicketTx,
   publicUrl: string,
   done: { ticket: Ticket; events: TicketEvent[] },

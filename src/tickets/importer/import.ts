@@ -22,7 +22,22 @@ import { projectTable } from '../store/projects.ts'
 import { isState, type State } from '../rules/states.ts'
 import { SOURCE_MAX, SUBJECT_MAX, SUMMARY_MAX } from '../rules/lengths.ts'
 import { resolveUser } from '../store/users.ts'
-import { importTable, type ImportedLink, type ImportedRow } from '../store/imports.ts'
+import {
+  importTable,
+  type ImportedLabel,
+  type ImportedLink,
+  type ImportedMilestone,
+  type ImportedRow,
+} from '../store/imports.ts'
+import {
+  cleanColor,
+  cleanName,
+  isDay,
+  LABEL_DESCRIPTION_MAX,
+  LABEL_NAME_MAX,
+  MILESTONE_TITLE_MAX,
+} from '../rules/organise.ts'
+import { DESCRIPTION_MAX } from '../rules/lengths.ts'
 import { BadJson, fileSource, valueSource, type ImportSource } from './import-file.ts'
 import { fileTable, type FileTable } from '../store/files.ts'
 import { MB, roomRefusal, writeContent } from '../domain/files.ts'
@@ -45,6 +60,11 @@ import {
   importFileSource,
   importFileTooLarge,
   badBlockedBy,
+  badImportDue,
+  badImportLabel,
+  badImportLabels,
+  badImportMilestone,
+  badImportMilestoneEntry,
   badImportState,
   badOldNumber,
   badParent,
@@ -122,6 +142,11 @@ interface ImportedTicket {
   blockedBy: number[]
   comments: ImportedComment[]
   files: ImportedFile[]
+  /** Label names, as the file spells them. */
+  labels: string[]
+  /** A milestone title, or empty for none. */
+  milestone: string
+  due: string | null
 }
 
 interface ImportProject {
@@ -129,6 +154,9 @@ interface ImportProject {
   title: string
   description: string
   admin: string
+  /** The labels the file lists, and those its tickets name that it does not list. */
+  labels: ImportedLabel[]
+  milestones: ImportedMilestone[]
 }
 
 /** What checking a file keeps: its project, and its old numbers in ascending order. */
@@ -212,6 +240,8 @@ async function load(
 
   const projectId = await projectFor(tx, file.project, now)
   await imports.lockProject(projectId)
+  const labelIds = await imports.ensureLabels(projectId, file.project.labels, now)
+  const milestoneIds = await imports.ensureMilestones(projectId, file.project.milestones, now)
 
   // The old numbers already imported: skipped if in this project, refused if in another.
   const skipped = new Set<number>()
@@ -284,6 +314,9 @@ async function load(
         authorName: author.id === null ? author.name : null,
         created: t.created,
         comments,
+        labelIds: [...new Set(t.labels.map((l) => labelIds.get(l.toLowerCase())!))],
+        milestoneId: t.milestone === '' ? null : milestoneIds.get(t.milestone.toLowerCase())!,
+        due: t.due,
       })
     }
     if (rows.length >= batchSize || links.length >= batchSize) await flush()
@@ -442,6 +475,9 @@ async function checkFile(
   let ticketsNotList = false
   let badTicket: Refusal | null = null
   const seen = new Set<number>()
+  // The labels and milestones the tickets name, by lower-case name, as first spelt.
+  const labelNames = new Map<string, string>()
+  const milestoneTitles = new Map<string, string>()
   for await (const part of source()) {
     if (part.kind === 'notObject') return fail(IMPORT_NOT_OBJECT)
     if (part.kind === 'project') project = part.value
@@ -457,6 +493,11 @@ async function checkFile(
           badTicket = await checkFileBytes(f, `${at}.files[${j}]`, files)
           if (badTicket) break
         }
+        for (const l of t.value.labels)
+          if (!labelNames.has(l.toLowerCase())) labelNames.set(l.toLowerCase(), l)
+        const m = t.value.milestone
+        if (m !== '' && !milestoneTitles.has(m.toLowerCase()))
+          milestoneTitles.set(m.toLowerCase(), m)
       }
     }
   }
@@ -466,8 +507,20 @@ async function checkFile(
     if (p[key] !== undefined && typeof p[key] !== 'string')
       return fail(mustBeString(`project.${key}`))
   }
+  const labels = checkLabels(p.labels)
+  if (!labels.ok) return labels
+  const milestones = checkMilestones(p.milestones)
+  if (!milestones.ok) return milestones
   if (ticketsNotList) return fail(IMPORT_TICKETS_NOT_LIST)
   if (badTicket) return badTicket
+  // A label or milestone a ticket names that the file does not list is made plainly.
+  const listed = new Set(labels.value.map((l) => l.name.toLowerCase()))
+  for (const [lower, name] of labelNames)
+    if (!listed.has(lower)) labels.value.push({ name, color: DEFAULT_COLOR, description: '' })
+  const titled = new Set(milestones.value.map((m) => m.title.toLowerCase()))
+  for (const [lower, title] of milestoneTitles)
+    if (!titled.has(lower))
+      milestones.value.push({ title, due: null, description: '', closed: false })
   const numbers = Int32Array.from(seen).sort()
   return {
     ok: true,
@@ -477,6 +530,8 @@ async function checkFile(
         title: str(p.title),
         description: str(p.description),
         admin: str(p.admin),
+        labels: labels.value,
+        milestones: milestones.value,
       },
       numbers,
     },
@@ -542,6 +597,20 @@ function checkTicket(raw: unknown, at: string, now: number): Checked<ImportedTic
       url: typeof f.url === 'string' && f.url !== '' ? f.url : null,
     })
   }
+  const labels = raw.labels ?? []
+  if (
+    !Array.isArray(labels) ||
+    !labels.every((l) => typeof l === 'string' && cleanName(l, LABEL_NAME_MAX) !== null)
+  )
+    return fail(badImportLabels(at))
+  const milestone = raw.milestone ?? ''
+  if (
+    typeof milestone !== 'string' ||
+    (milestone !== '' && cleanName(milestone, MILESTONE_TITLE_MAX) === null)
+  )
+    return fail(badImportMilestone(at))
+  const due = raw.due ?? null
+  if (due !== null && (typeof due !== 'string' || !isDay(due))) return fail(badImportDue(at))
   return {
     ok: true,
     value: {
@@ -557,6 +626,9 @@ function checkTicket(raw: unknown, at: string, now: number): Checked<ImportedTic
       blockedBy: blockedBy,
       comments,
       files,
+      labels: (labels as string[]).map((l) => cleanName(l, LABEL_NAME_MAX)!),
+      milestone: milestone === '' ? '' : cleanName(milestone, MILESTONE_TITLE_MAX)!,
+      due,
     },
   }
 }
@@ -600,6 +672,58 @@ async function checkFileBytes(
   if (size === 0) return fail(importFileEmpty(at))
   if (size > context.uploadMax) return fail(importFileTooLarge(at, context.uploadMax / MB))
   return null
+}
+
+/** The colour of a label the file names without listing it. */
+const DEFAULT_COLOR = '#ededed'
+
+/** `project.labels`: a list of `{ name, color?, description? }`. */
+function checkLabels(raw: unknown): Checked<ImportedLabel[]> {
+  if (raw === undefined) return { ok: true, value: [] }
+  if (!Array.isArray(raw)) return fail(mustBeList('project.labels'))
+  const labels: ImportedLabel[] = []
+  for (const [i, l] of raw.entries()) {
+    const at = `project.labels[${i}]`
+    if (!isRecord(l) || typeof l.name !== 'string') return fail(badImportLabel(at))
+    const name = cleanName(l.name, LABEL_NAME_MAX)
+    const color =
+      l.color === undefined
+        ? DEFAULT_COLOR
+        : typeof l.color === 'string'
+          ? cleanColor(l.color)
+          : null
+    const description = l.description ?? ''
+    if (name === null || color === null) return fail(badImportLabel(at))
+    if (typeof description !== 'string' || description.length > LABEL_DESCRIPTION_MAX)
+      return fail(badImportLabel(at))
+    labels.push({ name, color, description })
+  }
+  return { ok: true, value: labels }
+}
+
+/** `project.milestones`: a list of `{ title, due?, description?, state? }`. */
+function checkMilestones(raw: unknown): Checked<ImportedMilestone[]> {
+  if (raw === undefined) return { ok: true, value: [] }
+  if (!Array.isArray(raw)) return fail(mustBeList('project.milestones'))
+  const milestones: ImportedMilestone[] = []
+  for (const [i, m] of raw.entries()) {
+    const at = `project.milestones[${i}]`
+    if (!isRecord(m) || typeof m.title !== 'string') return fail(badImportMilestoneEntry(at))
+    const title = cleanName(m.title, MILESTONE_TITLE_MAX)
+    const due = m.due ?? null
+    const description = m.description ?? ''
+    const state = m.state ?? 'open'
+    if (
+      title === null ||
+      (due !== null && (typeof due !== 'string' || !isDay(due))) ||
+      typeof description !== 'string' ||
+      description.length > DESCRIPTION_MAX ||
+      (state !== 'open' && state !== 'closed')
+    )
+      return fail(badImportMilestoneEntry(at))
+    milestones.push({ title, due, description, closed: state === 'closed' })
+  }
+  return { ok: true, value: milestones }
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

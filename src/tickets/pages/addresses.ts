@@ -4,14 +4,14 @@
  * login button's target `/login`.
  */
 import { redirect } from '../../http/response.ts'
-import { messagePage } from './message-page.ts'
+import { refusalPage } from './message-page.ts'
 import type { Handler } from '../../http/handler.ts'
 import { loginButtonUrl, safeNext } from '../../auth/idp.ts'
 import type { Context } from '../context.ts'
 import { NO_SUCH_PROJECT, NO_SUCH_TICKET } from '../rules/messages.ts'
-import type { Reason } from '../../http/refusal.ts'
+import { refuse, type Reason } from '../../http/refusal.ts'
 
-const notFound = (why: Reason) => messagePage(404, 'Not found', why.message)
+const notFound = (why: Reason) => refusalPage('Not found', refuse(404, why))
 
 export interface AddressHandlers {
   login: Handler

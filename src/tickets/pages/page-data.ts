@@ -25,6 +25,8 @@ import type { TicketStore } from '../store/ticket-store.ts'
 import type { ListPosition } from '../store/tickets.ts'
 import type { StoredFile } from '../store/files.ts'
 import { fileIdsIn } from '../rules/files.ts'
+import type { StoredLabel } from '../store/labels.ts'
+import type { StoredMilestone } from '../store/milestones.ts'
 
 /** A webhook with the newest entries of its log, as the settings page shows it. */
 export interface WebhookView extends Webhook {
@@ -85,6 +87,10 @@ export interface TicketDetail {
   members: Member[]
   /** The files its text and history link to, oldest first. */
   files: StoredFile[]
+  /** The project's labels, by name, for the label picker. */
+  labels: StoredLabel[]
+  /** The project's milestones, open first, for the milestone picker. */
+  milestones: StoredMilestone[]
 }
 
 /**
@@ -110,6 +116,16 @@ function searchesMoreThanStates(query: TicketQuery): boolean {
       0 ||
     query.blocked !== null ||
     Object.keys(query.has).length > 0 ||
+    query.noLabel !== null ||
+    query.noMilestone !== null ||
+    query.noDue !== null ||
+    query.overdue !== null ||
+    query.labels.any.length +
+      query.labels.not.length +
+      query.milestones.any.length +
+      query.milestones.not.length +
+      query.due.length >
+      0 ||
     query.numbers.length +
       query.words.length +
       query.notWords.length +
@@ -264,6 +280,8 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
         blocks: which('blocks'),
         blockers: which('blocker'),
         files,
+        labels: await store.labels.of(ticket.project),
+        milestones: await store.milestones.of(ticket.project),
       }
     },
 
@@ -298,6 +316,8 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
     },
 
     tokens: (viewerId: string) => store.tokens.of(viewerId),
+    labels: (projectId: string) => store.labels.of(projectId),
+    milestones: (projectId: string) => store.milestones.of(projectId),
 
     async memberships(viewerId: string): Promise<{ slug: string; title: string; role: Role }[]> {
       return store.projects.membershipsOf(viewerId)

@@ -21,6 +21,7 @@ import { filePath, formatSize } from '../rules/files.ts'
 import type { StoredFile } from '../store/files.ts'
 import { mayAct, type Role } from '../rules/roles.ts'
 import { EDIT } from '../domain/tickets.ts'
+import { colorsOf, dueBox, dueText, labelChip, labelsBox, milestoneBox } from './organise-parts.ts'
 
 export interface TicketPageInput {
   ticket: Ticket
@@ -48,10 +49,13 @@ export function ticketBody(input: TicketPageInput): Html {
 </div>
 <div class="columns">
 <details class="side-details">
-<summary><span class="visually-hidden">Ticket details: </span><span data-live="side-summary">${sideSummary(t, detail, role)}</span></summary>
+<summary><span class="visually-hidden">Ticket details: </span><span data-live="side-summary">${sideSummary(t, detail, role, now)}</span></summary>
 <aside aria-label="Ticket details">
 ${stateBox(t, role, api)}
 ${assigneeBox(t, detail, role, api)}
+${labelsBox({ t, api, labels: detail.labels, mayEdit: mayEdit(role), mayCreate: mayAct(role, 'admin') })}
+${milestoneBox({ t, api, milestones: detail.milestones, mayEdit: mayEdit(role) })}
+${dueBox({ t, api, mayEdit: mayEdit(role), now })}
 ${parentBox(t, role, api)}
 ${blockersBox(t, detail.blockers, role, api)}
 ${relatedBox('Children', 'children', detail.children)}
@@ -76,11 +80,15 @@ ${commentBox(input, api)}
  * The one line that stands for the ticket's details on a narrow screen, where they sit under the
  * title and open from it: state, assignee, parent and blockers.
  */
-function sideSummary(t: Ticket, detail: TicketDetail, role: Role | null): Html {
+function sideSummary(t: Ticket, detail: TicketDetail, role: Role | null, now: number): Html {
   const parts = [
     html`${stateBadge(t.state)}`,
     html`<span>${t.assignee ? t.assignee.name : 'unassigned'}</span>`,
   ]
+  const colors = colorsOf(detail.labels)
+  for (const name of t.labels) parts.push(labelChip(name, colors.get(name.toLowerCase())))
+  if (t.milestone) parts.push(html`<span>${t.milestone}</span>`)
+  if (t.due) parts.push(dueText(t.due, t.state, now))
   if (t.parent) parts.push(html`<span>parent ${t.parent.ref}</span>`)
   if (detail.blockers.length)
     parts.push(

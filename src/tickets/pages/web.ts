@@ -9,7 +9,7 @@
 import { fileURLToPath } from 'node:url'
 import { bundleAssets, type Assets } from '../../http/assets.ts'
 import { refuseCrossSite, refuseTag } from '../../http/guards.ts'
-import { answerRefusal, refuse } from '../../http/refusal.ts'
+import { answerRefusal, ERROR_CODE, reason, refuse, type Refusal } from '../../http/refusal.ts'
 import { htmlResponse, type Html } from '../../http/html.ts'
 import type { Handler } from '../../http/handler.ts'
 import type { Request } from '../../http/request.ts'
@@ -138,19 +138,16 @@ export function createWebHandlers(
     return htmlResponse(status, body, { ...PAGE_HEADERS, ...PRIVATE })
   }
 
-  async function message(
-    req: Request,
-    status: number,
-    title: string,
-    text: string,
-  ): Promise<Response> {
+  /** The page of a refused page address: `title`, the refusal's message, its code in the header. */
+  async function refusedPage(req: Request, title: string, refusal: Refusal): Promise<Response> {
     const { viewer, switcher } = await data.context(req)
-    return page(req, status, {
+    const answer = await page(req, refusal.status, {
       title,
       viewer,
       switcher,
-      body: html`<div class="card empty"><h1>${title}</h1><p>${text}</p><p><a href="/">All projects</a></p></div>`,
+      body: html`<div class="card empty"><h1>${title}</h1><p>${refusal.message}</p><p><a href="/">All projects</a></p></div>`,
     })
+    return { ...answer, headers: { ...answer.headers, [ERROR_CODE]: refusal.code } }
   }
 
   /** The search of a list page: parsed, with the refusal to show when it does not parse. */
@@ -192,7 +189,12 @@ export function createWebHandlers(
 
   async function adminPage(req: Request, slug: string): Promise<Response> {
     const { viewer, cursor, switcher, project } = await data.context(req, slug)
-    if (!project) return message(req, 404, 'Not found', noProjectHere(slug))
+    if (!project)
+      return refusedPage(
+        req,
+        'Not found',
+        refuse(404, reason('no_such_project', noProjectHere(slug))),
+      )
     const { project: p, role, members } = project
     if (p.slug !== slug) return redirect(301, `/${p.slug}/settings`)
     if (!viewer)
@@ -204,11 +206,10 @@ export function createWebHandlers(
         project: p,
       })
     if (!mayAct(role, ADMIN))
-      return message(
+      return refusedPage(
         req,
-        403,
         'Project settings',
-        `Only admins of ${p.title} can change its settings.`,
+        refuse(403, reason('forbidden', `Only admins of ${p.title} can change its settings.`)),
       )
     const [connections, hooks, invites] = await Promise.all([
       data.connections(p.id),
@@ -269,7 +270,12 @@ export function createWebHandlers(
           return listRequest(asked.query, states, signedIn?.id ?? null, pageNumber(req))
         },
       )
-      if (!project) return message(req, 404, 'Not found', noProjectHere(req.params.slug!))
+      if (!project)
+        return refusedPage(
+          req,
+          'Not found',
+          refuse(404, reason('no_such_project', noProjectHere(req.params.slug!))),
+        )
       const { project: p, role, members, counts } = project
       if (p.slug !== req.params.slug) {
         const search = req.query.toString()
@@ -321,13 +327,15 @@ export function createWebHandlers(
       )
       const read = project?.ticket
       if (!project || !read)
-        return message(
+        return refusedPage(
           req,
-          404,
           'Not found',
-          project
-            ? noTicketHere(project.project.slug, req.params.number!)
-            : noProjectHere(req.params.slug!),
+          refuse(
+            404,
+            project
+              ? reason('no_such_ticket', noTicketHere(project.project.slug, req.params.number!))
+              : reason('no_such_project', noProjectHere(req.params.slug!)),
+          ),
         )
       const t = read.ticket
       if (t.slug !== req.params.slug) return redirect(301, `/${t.slug}/${t.number}`)

@@ -1,7 +1,8 @@
 /**
  * Markdown answers (docs/tickets-api.md, 4.1 and the end of 4.7): with `Accept: text/markdown` the
  * two ticket lists and the single ticket answer a compact document for a terminal or a language
- * model. A list is one line per ticket (reference, state, subject, assignee, link); a ticket is a
+ * model. A list is one line per ticket (reference, state, subject, assignee, labels, milestone,
+ * due day, link); a ticket is a
  * heading, a short field list, the summary and its history.
  */
 import { NOSNIFF, type BodyStream, type Headers, type Response } from '../../http/response.ts'
@@ -87,9 +88,22 @@ function listHeading(title: string, states: readonly string[], count: number): s
   return `# ${oneLine(title)}: ${count === 1 ? '1 ticket' : `${count} tickets`} (${states.join(', ')})`
 }
 
+/**
+ * A list's line: `- web#3 [open] Login fails (@alice; labels: bug, needs review; milestone:
+ * v1.0; due: 2026-12-24) <url>`; the labels, milestone and due day only when the ticket has them.
+ */
 function listLine(t: Ticket): string {
-  const assignee = t.assignee ? `@${oneLine(t.assignee.name)}` : 'unassigned'
-  return `- ${t.ref} [${t.state}] ${oneLine(t.subject)} (${assignee}) <${t.url}>`
+  const parts = [t.assignee ? `@${oneLine(t.assignee.name)}` : 'unassigned', ...organiseParts(t)]
+  return `- ${t.ref} [${t.state}] ${oneLine(t.subject)} (${parts.join('; ')}) <${t.url}>`
+}
+
+/** `labels: bug, ui`, `milestone: v1.0`, `due: 2026-12-24`, each when the ticket has it. */
+function organiseParts(t: Ticket): string[] {
+  const parts: string[] = []
+  if (t.labels.length > 0) parts.push(`labels: ${t.labels.map(oneLine).join(', ')}`)
+  if (t.milestone !== null) parts.push(`milestone: ${oneLine(t.milestone)}`)
+  if (t.due !== null) parts.push(`due: ${t.due}`)
+  return parts
 }
 
 /** A ticket: heading, fields, summary, history. */
@@ -104,6 +118,7 @@ export function ticketMarkdown(
   if (t.author) out.push(`- author: ${oneLine(t.author.name)}`)
   if (t.parent) out.push(`- parent: ${t.parent.ref}`)
   if (t.blockedBy.length > 0) out.push(`- blocked by: ${t.blockedBy.map((b) => b.ref).join(', ')}`)
+  for (const part of organiseParts(t)) out.push(`- ${part}`)
   if (t.oldNumber !== null) out.push(`- old number: ${t.oldNumber}`)
   if (t.source) out.push(`- source: ${oneLine(t.source)}`)
   out.push(`- created: ${time(t.created)}, updated: ${time(t.updated)}`)

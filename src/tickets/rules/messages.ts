@@ -63,11 +63,11 @@ export const ambiguousUser = (ref: string) =>
 
 export const LOGIN_FAILED = 'Login failed'
 export const INVITE_FAILED = 'Invite failed'
-export const NO_LOGIN_CODE = 'idp sent no login code'
-export const USER_NOT_STORED = 'could not store the user'
+export const NO_LOGIN_CODE = reason('login_failed', 'idp sent no login code')
+export const USER_NOT_STORED = reason('internal_error', 'could not store the user')
 
 export const CONNECT = 'Connect'
-export const GET_ONLY = 'GET only'
+export const GET_ONLY = reason('method_not_allowed', 'GET only')
 export const lengthBetween = (name: string, min: number, max: number) =>
   reason('bad_field', `${name} must be ${min} to ${max} characters`)
 /** A JSON field over its length limit. */
@@ -289,6 +289,72 @@ export const projectFilesFull = (useMb: string, maxMb: number) =>
 export const FILE_EMPTY = reason('file_empty', 'the file is empty')
 export const NO_SUCH_FILE = reason('no_such_file', 'no such file')
 
+// Labels, milestones and due dates (docs/tickets-api.md, "Labels, milestones and due dates")
+export const BAD_LABEL_NAME = reason(
+  'bad_field',
+  "'name' must be 1 to 50 characters, without double quotes or control characters",
+)
+export const labelTaken = (name: string) =>
+  reason('label_taken', `this project already has a label '${name}'`)
+export const BAD_COLOR = reason('bad_field', "'color' must be #rrggbb, six hexadecimal digits")
+export const noSuchLabel = (name: string) =>
+  reason('no_such_label', `this project has no label '${name}'`)
+export const NO_SUCH_LABEL = reason('no_such_label', 'no such label in this project')
+export const alreadyLabeled = (name: string) =>
+  reason('already_so', `the ticket already has the label '${name}'`)
+export const notLabeled = (name: string) =>
+  reason('already_so', `the ticket does not have the label '${name}'`)
+export const LABEL_CHANGE_NEEDED = reason(
+  'field_required',
+  "give 'name', 'color' or 'description' to change",
+)
+export const BAD_MILESTONE_TITLE = reason(
+  'bad_field',
+  "'title' must be 1 to 100 characters, without double quotes or control characters",
+)
+export const milestoneTaken = (title: string) =>
+  reason('milestone_taken', `this project already has a milestone '${title}'`)
+export const noSuchMilestone = (title: string) =>
+  reason('no_such_milestone', `this project has no milestone '${title}'`)
+export const NO_SUCH_MILESTONE = reason('no_such_milestone', 'no such milestone in this project')
+export const alreadyInMilestone = (title: string) =>
+  reason('already_so', `the ticket is already in the milestone '${title}'`)
+export const ALREADY_NO_MILESTONE = reason('already_so', 'the ticket has no milestone already')
+export const badDay = (field: string) =>
+  reason('bad_field', `'${field}' must be a day as YYYY-MM-DD (for example 2026-12-31), or empty`)
+export const alreadyDue = (day: string) => reason('already_so', `the ticket is already due ${day}`)
+export const ALREADY_NO_DUE = reason('already_so', 'the ticket has no due date already')
+export const BAD_MILESTONE_STATE = reason('bad_field', "'state' must be open or closed")
+export const MILESTONE_CHANGE_NEEDED = reason(
+  'field_required',
+  "give 'title', 'due', 'description' or 'state' to change",
+)
+export const tooManyLabels = (max: number) =>
+  reason('too_many', `a project has at most ${max} labels: delete one first`)
+export const tooManyMilestones = (max: number) =>
+  reason('too_many', `a project has at most ${max} milestones: delete one first`)
+export const badImportLabels = (at: string) =>
+  reason(
+    'bad_import',
+    `${at}.labels must be a list of label names (1 to 50 characters, without double quotes or control characters)`,
+  )
+export const badImportLabel = (at: string) =>
+  reason(
+    'bad_import',
+    `${at} must be { name, color?, description? }: a name of 1 to 50 characters, a colour #rrggbb, a description of at most 200 characters`,
+  )
+export const badImportMilestone = (at: string) =>
+  reason(
+    'bad_import',
+    `${at}.milestone must be a milestone title (1 to 100 characters, without double quotes or control characters)`,
+  )
+export const badImportMilestoneEntry = (at: string) =>
+  reason(
+    'bad_import',
+    `${at} must be { title, due?, description?, state? }: a title of 1 to 100 characters, due YYYY-MM-DD, state open or closed`,
+  )
+export const badImportDue = (at: string) =>
+  reason('bad_import', `${at}.due must be a day as YYYY-MM-DD`)
 /** Notifications (docs/tickets-api.md, "Notifications"; docs/notifications.md). */
 export const NO_SUCH_NOTIFICATION = reason('no_such_notification', 'no such notification')
 export const READ_WHAT = reason('bad_field', "give 'id' or 'all': \"true\"")

@@ -18,7 +18,7 @@ export const QUERY_MAX = 500
 /** Most terms in one search. */
 export const TERMS_MAX = 30
 
-export const SORTS = ['created-desc', 'created-asc', 'updated-desc', 'updated-asc'] as const
+export const SORTS = ['created-desc', 'created-asc', 'updated-desc', 'updated-asc', 'due'] as const
 export type Sort = (typeof SORTS)[number]
 
 /** `created` and `updated` alone mean newest first. */
@@ -29,11 +29,39 @@ const SORT_ALIASES: Record<string, Sort> = {
   oldest: 'created-asc',
 }
 
-export const KEYS = ['state', 'assignee', 'author', 'is', 'has', 'sort'] as const
-const IS_VALUES = ['open', 'closed', 'blocked', 'unblocked', 'assigned', 'unassigned'] as const
+export const KEYS = [
+  'state',
+  'assignee',
+  'author',
+  'is',
+  'label',
+  'milestone',
+  'due',
+  'no',
+  'has',
+  'sort',
+] as const
+const IS_VALUES = [
+  'open',
+  'closed',
+  'blocked',
+  'unblocked',
+  'assigned',
+  'unassigned',
+  'overdue',
+] as const
+/** What `no:` may name: tickets without any label, without a milestone, without a due day. */
+const NO_VALUES = ['label', 'milestone', 'due'] as const
 /** `has:file`: the ticket's text or history links a file of this tracker; `has:image`: an image among them. */
 export const HAS_VALUES = ['file', 'image'] as const
 export type Has = (typeof HAS_VALUES)[number]
+
+/** A comparison of the due day: `due:<2026-12-31`, `due:>=2026-12-01`, `due:2026-12-24`. */
+export interface DueBound {
+  op: '<' | '<=' | '>' | '>=' | '='
+  /** `YYYY-MM-DD`. */
+  day: string
+}
 
 /** `is:open` and `is:closed` as GitHub means them: still being worked on, and finished either way. */
 const OPEN_STATES: readonly State[] = ['open', 'doing', 'review']
@@ -66,6 +94,20 @@ export interface TicketQuery {
   /** Phrases each subject-or-summary must contain, words in this order. */
   phrases: string[]
   notPhrases: string[]
+  /** `label:bug`: label names (any case), any of; `-label:bug`: none of. */
+  labels: { any: string[]; not: string[] }
+  /** `no:label` true (no label at all), `-no:label` false (some label), else null. */
+  noLabel: boolean | null
+  /** `milestone:"v1.0"`: milestone titles (any case), any of; `-milestone:` none of. */
+  milestones: { any: string[]; not: string[] }
+  /** `no:milestone` true, `-no:milestone` false, else null. */
+  noMilestone: boolean | null
+  /** `due:<…` and the like: every bound holds (so a ticket without a due day matches none). */
+  due: DueBound[]
+  /** `no:due` true, `-no:due` false, else null. */
+  noDue: boolean | null
+  /** `is:overdue` true (due before today and not done or dropped), `-is:overdue` false, else null. */
+  overdue: boolean | null
   sort: Sort | null
 }
 
@@ -89,6 +131,10 @@ export const unknownSort = (value: string) =>
   `unknown 'sort:${value}' (use ${SORTS.map((s) => `sort:${s}`).join(', ')})`
 export const sortTwice = "'sort:' may be given once"
 export const cannotExclude = (key: string) => `'${key}:' cannot be excluded with '-'`
+export const unknownNo = (value: string) =>
+  `unknown 'no:${value}' (use ${NO_VALUES.map((v) => `no:${v}`).join(', ')})`
+export const badDue = (value: string) =>
+  `'due:${value}' needs a day as YYYY-MM-DD, with <, <=, > or >= before it if you like, for example due:<2026-12-31`
 export const NUMBER_NOT_EXCLUDED = "a ticket number ('#12') cannot be excluded with '-'"
 export const ME_NEEDS_SIGN_IN = reason('bad_query', "'me' in a search needs a signed-in person")
 
@@ -97,6 +143,10 @@ const EXAMPLES: Record<(typeof KEYS)[number], string> = {
   assignee: 'assignee:alice',
   author: 'author:alice',
   is: 'is:blocked',
+  label: 'label:bug',
+  milestone: 'milestone:"v1.0"',
+  due: 'due:<2026-12-31',
+  no: 'no:label',
   has: 'has:file',
   sort: 'sort:updated-desc',
 }
@@ -114,6 +164,13 @@ export function emptyQuery(): TicketQuery {
     notWords: [],
     phrases: [],
     notPhrases: [],
+    labels: { any: [], not: [] },
+    noLabel: null,
+    milestones: { any: [], not: [] },
+    noMilestone: null,
+    due: [],
+    noDue: null,
+    overdue: null,
     sort: null,
   }
 }
@@ -240,7 +297,29 @@ export function parseQuery(text: string): ParsedQuery {
           // `is:unassigned` is `assignee:none`; `is:assigned` is `-assignee:none`.
           const nobody = (what === 'unassigned') !== negated
           ;(nobody ? query.assignee.any : query.assignee.not).push({ kind: 'none' })
-        } else return refuse(400, reason('bad_query', unknownIs(value)), 'q')
+        } else if (what === 'overdue') query.overdue = !negated
+        else return refuse(400, reason('bad_query', unknownIs(value)), 'q')
+        break
+      }
+      case 'label':
+        ;(negated ? query.labels.not : query.labels.any).push(value)
+        break
+      case 'milestone':
+        ;(negated ? query.milestones.not : query.milestones.any).push(value)
+        break
+      case 'no': {
+        const what = value.toLowerCase()
+        if (what === 'label') query.noLabel = !negated
+        else if (what === 'milestone') query.noMilestone = !negated
+        else if (what === 'due') query.noDue = !negated
+        else return refuse(400, reason('bad_query', unknownNo(value)), 'q')
+        break
+      }
+      case 'due': {
+        if (negated) return refuse(400, reason('bad_query', cannotExclude('due')), 'q')
+        const bound = dueBound(value)
+        if (bound === null) return refuse(400, reason('bad_query', badDue(value)), 'q')
+        query.due.push(bound)
         break
       }
       case 'has': {
@@ -268,6 +347,29 @@ export function parseQuery(text: string): ParsedQuery {
   return { ok: true, query }
 }
 
+/** `<2026-12-31` and the like as a {@link DueBound}; null when it is not one of a real day. */
+function dueBound(value: string): DueBound | null {
+  const match = /^(<=|>=|<|>|=)?(\d{4}-\d{2}-\d{2})$/.exec(value)
+  if (match === null || !isDay(match[2]!)) return null
+  return { op: (match[1] ?? '=') as DueBound['op'], day: match[2]! }
+}
+
+/** True for `YYYY-MM-DD` naming a day of the calendar (no 2026-02-30), years 1 to 9999. */
+export function isDay(text: string): boolean {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text)
+  if (match === null) return false
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])]
+  if (year < 1 || month < 1 || month > 12 || day < 1) return false
+  const date = new Date(Date.UTC(2000, month - 1, day))
+  date.setUTCFullYear(year)
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day
+}
+
+/** The calendar day (UTC) of a time in milliseconds, `YYYY-MM-DD`: what "today" is for `is:overdue`. */
+export function dayOf(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10)
+}
+
 /**
  * What the search accepts, for the help beside every search box: each term with what it finds.
  * The refusals above name the same keys and values.
@@ -281,8 +383,15 @@ export const SEARCH_HELP: readonly (readonly [string, string])[] = [
   ['assignee:alice, assignee:@me, assignee:none', 'assigned to this person, to you, to nobody'],
   ['author:bob, author:@me', 'written by this person, by you'],
   ['is:blocked, is:unblocked, is:assigned, is:unassigned', 'blocked or not, assigned or not'],
+  ['label:bug, label:"needs review", no:label', 'with this label, with no label'],
+  ['milestone:"v1.0", no:milestone', 'in this milestone, in none'],
+  ['due:<2026-12-31, due:>=2026-12-01, no:due', 'due before, on or after a day; no due date'],
+  ['is:overdue', 'due before today and not done or dropped'],
   ['has:file, has:image', 'its text or comments link an attached file, an image'],
-  ['sort:updated, sort:oldest', 'recently changed first, oldest first (newest first by default)'],
+  [
+    'sort:updated, sort:oldest, sort:due',
+    'recently changed first, oldest first, soonest due first (newest first by default)',
+  ],
   ['-state:done, -assignee:bob, -safari', 'a - before a term leaves out what it finds'],
 ]
 

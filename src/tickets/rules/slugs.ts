@@ -18,6 +18,7 @@ export const RESERVED_SLUGS: ReadonlySet<string> = new Set([
   'projects',
   'settings',
   'inbox',
+  'unsubscribe',
   'static',
   'assets',
   'events',

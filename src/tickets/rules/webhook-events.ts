@@ -13,6 +13,9 @@ export const WEBHOOK_KINDS = [
   'ticket.edited',
   'ticket.related',
   'file.attached',
+  'ticket.labeled',
+  'ticket.milestoned',
+  'ticket.due_changed',
   'member.changed',
   'connection.changed',
 ] as const
@@ -46,6 +49,9 @@ const BY_HISTORY_KIND: Readonly<Record<string, WebhookKind>> = {
   assign: 'ticket.assigned',
   edit: 'ticket.edited',
   link: 'ticket.related',
+  label: 'ticket.labeled',
+  milestone: 'ticket.milestoned',
+  due: 'ticket.due_changed',
 }
 
 type Obj = Record<string, unknown>

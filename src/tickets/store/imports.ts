@@ -26,6 +26,11 @@ export interface ImportedRow {
   authorName: string | null
   created: number
   comments: { userId: string | null; by: string; text: string; created: number }[]
+  /** The ids of its labels ({@link ensureLabels}). */
+  labelIds: string[]
+  milestoneId: string | null
+  /** `YYYY-MM-DD`, or null. */
+  due: string | null
 }
 
 /** A relation named in the file: `at`'s parent or blocker is old number `target`. */
@@ -53,7 +58,12 @@ async function insertImportedTickets(
     author_id: t.authorId,
     author_name: t.authorName,
     created: t.created,
+    milestone_id: t.milestoneId,
+    due: t.due,
   }))
+  const labels = rows.flatMap((t) =>
+    t.labelIds.map((id) => ({ old_number: t.oldNumber, label_id: id })),
+  )
   const comments = rows
     .flatMap((t) =>
       t.comments.map((c) => ({
@@ -66,10 +76,18 @@ async function insertImportedTickets(
     )
     .map((c, i) => ({ ...c, i }))
   await tx`
-    insert into tickets (project_id, number, old_number, subject, summary, source, state, assignee_id, author_id, author_name, created, updated)
-    select ${projectId}, r.number, r.old_number, r.subject, r.summary, r.source, r.state, r.assignee_id, r.author_id, r.author_name, r.created, r.created
+    insert into tickets (project_id, number, old_number, subject, summary, source, state, assignee_id, author_id, author_name, created, updated, milestone_id, due)
+    select ${projectId}, r.number, r.old_number, r.subject, r.summary, r.source, r.state, r.assignee_id, r.author_id, r.author_name, r.created, r.created,
+      r.milestone_id, r.due
     from json_to_recordset(${tx.json(tickets)}::json) as r(number integer, old_number integer, subject text, summary text, source text,
-      state text, assignee_id text, author_id text, author_name text, created bigint)`
+      state text, assignee_id text, author_id text, author_name text, created bigint, milestone_id bigint, due date)`
+  if (labels.length > 0)
+    await tx`
+      insert into ticket_labels (ticket_id, label_id)
+      select t.id, l.label_id
+      from json_to_recordset(${tx.json(labels)}::json) as l(old_number integer, label_id bigint)
+      join tickets t on t.old_number = l.old_number
+      on conflict do nothing`
   if (comments.length === 0) return
   await tx`
     insert into ticket_events (ticket_id, kind, user_id, by, data, created)
@@ -162,6 +180,60 @@ async function hasParentCycle(q: Query, projectId: string): Promise<boolean> {
   return cycle !== undefined
 }
 
+/** A label the file names: its name, and its colour and description when the file gives them. */
+export interface ImportedLabel {
+  name: string
+  color: string
+  description: string
+}
+
+/**
+ * The project's labels of `labels` (by name, any case), made when the project lacks them; a
+ * label it has keeps its colour and description. Answers each name, lower case, with its id.
+ */
+async function ensureLabels(
+  q: Query,
+  projectId: string,
+  labels: ImportedLabel[],
+  now: number,
+): Promise<Map<string, string>> {
+  if (labels.length > 0)
+    await q`
+      insert into labels (project_id, name, color, description, created)
+      select ${projectId}, l.name, l.color, l.description, ${now}
+      from json_to_recordset(${q.json(labels as never)}::json) as l(name text, color text, description text)
+      on conflict (project_id, lower(name)) do nothing`
+  const rows = await q<{ id: string; name: string }[]>`
+    select id::text as id, lower(name) as name from labels where project_id = ${projectId}`
+  return new Map(rows.map((r) => [r.name, r.id]))
+}
+
+/** A milestone the file names. */
+export interface ImportedMilestone {
+  title: string
+  due: string | null
+  description: string
+  closed: boolean
+}
+
+/** As {@link ensureLabels}, for milestones by title. */
+async function ensureMilestones(
+  q: Query,
+  projectId: string,
+  milestones: ImportedMilestone[],
+  now: number,
+): Promise<Map<string, string>> {
+  if (milestones.length > 0)
+    await q`
+      insert into milestones (project_id, title, due, description, closed, created)
+      select ${projectId}, m.title, m.due, m.description, m.closed, ${now}
+      from json_to_recordset(${q.json(milestones as never)}::json) as m(title text, due date, description text, closed boolean)
+      on conflict (project_id, lower(title)) do nothing`
+  const rows = await q<{ id: string; title: string }[]>`
+    select id::text as id, lower(title) as title from milestones where project_id = ${projectId}`
+  return new Map(rows.map((r) => [r.title, r.id]))
+}
+
 /** The importer's statements on `q` (its transaction). */
 export function importTable(q: Query) {
   return {
@@ -175,5 +247,9 @@ export function importTable(q: Query) {
     keepLinks: (links: ImportedLink[]) => keepImportLinks(q, links),
     applyLinks: () => applyImportLinks(q),
     hasParentCycle: (projectId: string) => hasParentCycle(q, projectId),
+    ensureLabels: (projectId: string, labels: ImportedLabel[], now: number) =>
+      ensureLabels(q, projectId, labels, now),
+    ensureMilestones: (projectId: string, milestones: ImportedMilestone[], now: number) =>
+      ensureMilestones(q, projectId, milestones, now),
   }
 }

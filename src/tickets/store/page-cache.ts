@@ -128,8 +128,10 @@ export function createPageCache(limit: number): PageCache {
   }
 }
 
-/** A list request's key: the project as named, the page, and the search (with who is `me` only when it says `me`). */
+/** A list request's key: the project as named, the page, and the search (with who is `me` only when it says `me`, and today only when it says `is:overdue`). */
 function keyOf(ref: string, list: ListRequest): string {
   const me = needsMe(list.query) ? list.search.me : null
-  return `${ref}\n${list.limit}\n${list.skip}\n${list.search.states.join(' ')}\n${me ?? ''}\n${JSON.stringify(list.query)}`
+  // `is:overdue` lists other tickets tomorrow with no write in between.
+  const today = list.query.overdue !== null ? (list.search.today ?? '') : ''
+  return `${ref}\n${list.limit}\n${list.skip}\n${list.search.states.join(' ')}\n${me ?? ''}\n${today}\n${JSON.stringify(list.query)}`
 }

@@ -6,7 +6,14 @@
  */
 import type postgres from 'postgres'
 import type { Query } from '../../db/client.ts'
-import type { Person, PersonFilter, Sort, TicketQuery } from '../rules/query.ts'
+import {
+  dayOf,
+  type DueBound,
+  type Person,
+  type PersonFilter,
+  type Sort,
+  type TicketQuery,
+} from '../rules/query.ts'
 import type { State } from '../rules/states.ts'
 
 type Fragment = postgres.PendingQuery<postgres.Row[]>
@@ -17,6 +24,8 @@ export interface SearchContext {
   states: readonly State[]
   /** The signed-in person's user id, for `me`; null when nobody is signed in. */
   me: string | null
+  /** Today, `YYYY-MM-DD` (UTC), for `is:overdue`: `dayOf(clock())` (rules/query.ts); the system clock's day when absent. */
+  today?: string
 }
 
 /** A word counts only if it has a letter or a digit; `-` or `…` alone would match nothing useful. */
@@ -66,7 +75,60 @@ export function searchCondition(q: Query, query: TicketQuery, context: SearchCon
     parts.push(q`t.search @@ phraseto_tsquery('simple', ${phrase})`)
   for (const phrase of query.notPhrases.filter((p) => HAS_WORD.test(p)))
     parts.push(q`not (t.search @@ phraseto_tsquery('simple', ${phrase}))`)
+  parts.push(...organiseParts(q, query, context.today ?? dayOf(Date.now())))
   return parts.reduce((all, part) => q`${all} and ${part}`)
+}
+
+/** The conditions of labels, milestones and due days. */
+function organiseParts(q: Query, query: TicketQuery, today: string): Fragment[] {
+  const parts: Fragment[] = []
+  // A label or milestone is named by its name or title in any case; one the ticket's project
+  // lacks matches nothing.
+  const lowered = (names: string[]) => names.map((n) => n.toLowerCase())
+  const hasLabel = (names: string[]) =>
+    q`exists (select from ticket_labels tl join labels l on l.id = tl.label_id
+      where tl.ticket_id = t.id and lower(l.name) in ${q(lowered(names))})`
+  if (query.labels.any.length > 0) parts.push(hasLabel(query.labels.any))
+  if (query.labels.not.length > 0) parts.push(q`not ${hasLabel(query.labels.not)}`)
+  if (query.noLabel !== null) {
+    const any = q`exists (select from ticket_labels tl where tl.ticket_id = t.id)`
+    parts.push(query.noLabel ? q`not ${any}` : any)
+  }
+  const inMilestone = (titles: string[]) =>
+    q`t.milestone_id in (select ms.id from milestones ms where ms.project_id = t.project_id and lower(ms.title) in ${q(lowered(titles))})`
+  if (query.milestones.any.length > 0) parts.push(inMilestone(query.milestones.any))
+  if (query.milestones.not.length > 0)
+    parts.push(q`not coalesce(${inMilestone(query.milestones.not)}, false)`)
+  if (query.noMilestone !== null)
+    parts.push(query.noMilestone ? q`t.milestone_id is null` : q`t.milestone_id is not null`)
+  for (const bound of query.due) parts.push(dueCondition(q, bound))
+  if (query.noDue !== null) parts.push(query.noDue ? q`t.due is null` : q`t.due is not null`)
+  // The states written as constants, so the partial index `tickets_due_open` serves it.
+  if (query.overdue === true)
+    parts.push(
+      q`t.due is not null and t.due < ${today}::date and t.state in ('open', 'doing', 'review')`,
+    )
+  if (query.overdue === false)
+    parts.push(
+      q`not coalesce(t.due < ${today}::date and t.state in ('open', 'doing', 'review'), false)`,
+    )
+  return parts
+}
+
+function dueCondition(q: Query, bound: DueBound): Fragment {
+  const day = q`${bound.day}::date`
+  switch (bound.op) {
+    case '<':
+      return q`t.due < ${day}`
+    case '<=':
+      return q`t.due <= ${day}`
+    case '>':
+      return q`t.due > ${day}`
+    case '>=':
+      return q`t.due >= ${day}`
+    case '=':
+      return q`t.due = ${day}`
+  }
 }
 
 /**
@@ -120,5 +182,23 @@ export function searchOrder(q: Query, sort: Sort | null): Fragment {
       return q`t.updated desc, t.number desc`
     case 'updated-asc':
       return q`t.updated asc, t.number asc`
+    case 'due':
+      return q`${dueKey(q)} asc, t.number asc`
   }
+}
+
+/**
+ * The key `sort:due` orders by: the due day as days since 1970, a ticket without one after every
+ * day (soonest first, no due date last). The lists' cursors carry it as their key.
+ */
+export function dueKey(q: Query): Fragment {
+  return q`coalesce(t.due - date '1970-01-01', ${q.unsafe(String(NO_DUE_KEY))})`
+}
+
+/** {@link dueKey} of a ticket without a due day. */
+export const NO_DUE_KEY = 2147483647
+
+/** {@link dueKey} of a day, `YYYY-MM-DD`, or of none. */
+export function dueKeyOf(day: string | null): number {
+  return day === null ? NO_DUE_KEY : Math.round(Date.parse(`${day}T00:00:00Z`) / 86_400_000)
 }

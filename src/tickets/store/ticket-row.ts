@@ -38,6 +38,12 @@ export interface Ticket {
   author: { id: string | null; name: string } | null
   parent: TicketLink | null
   blockedBy: TicketLink[]
+  /** The names of its labels, in name order (any case). */
+  labels: string[]
+  /** Its milestone's title, or null. */
+  milestone: string | null
+  /** Its due day, `YYYY-MM-DD`, or null. */
+  due: string | null
   created: number
   updated: number
 }
@@ -62,6 +68,10 @@ export interface TicketRow {
   parent_slug: string | null
   /** JSON text on the embedded database, parsed JSON on a server. */
   blocked_by: string | { id: string; slug: string; number: number }[]
+  /** JSON text on the embedded database, parsed JSON on a server. */
+  labels: string | string[]
+  milestone: string | null
+  due: string | null
   created: number
   updated: number
 }
@@ -107,6 +117,10 @@ export function viewOf(q: Query) {
       (select coalesce(json_agg(json_build_object('id', b.id, 'slug', bp.slug, 'number', b.number) order by bp.slug, b.number), '[]')
         from blockers x join tickets b on b.id = x.blocker_id join projects bp on bp.id = b.project_id
         where x.ticket_id = t.id) as blocked_by,
+      (select coalesce(json_agg(l.name order by lower(l.name), l.name), '[]')
+        from ticket_labels tl join labels l on l.id = tl.label_id where tl.ticket_id = t.id) as labels,
+      (select ms.title from milestones ms where ms.id = t.milestone_id) as milestone,
+      to_char(t.due, 'YYYY-MM-DD') as due,
       t.created, t.updated`,
     joins: q`join projects p on p.id = t.project_id
     left join users a on a.id = t.assignee_id
@@ -138,6 +152,9 @@ export function ticketOf(r: TicketRow): Ticket {
     parent:
       r.parent_id !== null ? { id: r.parent_id, ref: `${r.parent_slug}#${r.parent_number}` } : null,
     blockedBy: blockedBy.map((b) => ({ id: b.id, ref: `${b.slug}#${b.number}` })),
+    labels: typeof r.labels === 'string' ? (JSON.parse(r.labels) as string[]) : r.labels,
+    milestone: r.milestone ?? null,
+    due: r.due ?? null,
     created: r.created,
     updated: r.updated,
   }

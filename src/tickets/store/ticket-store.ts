@@ -28,6 +28,9 @@ import { tokenTable } from './tokens.ts'
 import { userTable } from './users.ts'
 import { webhookTable } from './webhooks.ts'
 import { fileTable } from './files.ts'
+import { labelTable } from './labels.ts'
+import { milestoneTable } from './milestones.ts'
+import { mailTable } from './mail.ts'
 import { notificationTable } from './notifications.ts'
 import { bulkTable } from './bulk.ts'
 import { viewTable } from './views.ts'
@@ -46,6 +49,9 @@ function tablesOn(q: Query, clock: () => number, cachedReads = 0) {
     pages: pageReadTable(q, cachedReads),
     webhooks: webhookTable(q, clock),
     files: fileTable(q),
+    labels: labelTable(q),
+    milestones: milestoneTable(q),
+    mail: mailTable(q),
     notifications: notificationTable(q, clock),
     bulk: bulkTable(q),
     views: viewTable(q, clock),

@@ -78,6 +78,10 @@ export interface LockedTicket {
   assignee: User | null
   /** The author as a user; null for an imported author who never logged in here. */
   author: User | null
+  /** The milestone's id and title; null for none. */
+  milestone: { id: string; title: string } | null
+  /** The due day, `YYYY-MM-DD`; null for none. */
+  due: string | null
 }
 
 /**
@@ -103,11 +107,16 @@ export async function lockTicket(
       role: Role | null
       assignee_name: string | null
       author_user_name: string | null
+      milestone_id: string | null
+      milestone_title: string | null
+      due: string | null
     }[]
   >`
     select t.project_id, t.state, t.assignee_id, t.author_id, t.parent_id, t.subject, t.summary,
-      m.role, a.name as assignee_name, au.name as author_user_name
+      m.role, a.name as assignee_name, au.name as author_user_name,
+      t.milestone_id::text as milestone_id, ms.title as milestone_title, to_char(t.due, 'YYYY-MM-DD') as due
     from tickets t
+    left join milestones ms on ms.id = t.milestone_id
     left join members m on m.project_id = t.project_id and m.user_id = ${userId}
     left join users a on a.id = t.assignee_id
     left join users au on au.id = t.author_id
@@ -128,6 +137,8 @@ export async function lockTicket(
     role: r.role ?? null,
     assignee: user(r.assignee_id ?? null, r.assignee_name ?? null),
     author: user(r.author_id ?? null, r.author_user_name ?? null),
+    milestone: r.milestone_id != null ? { id: r.milestone_id, title: r.milestone_title! } : null,
+    due: r.due ?? null,
   }
 }
 
@@ -146,6 +157,10 @@ export interface TicketChange {
   parentId?: string | null
   subject?: string
   summary?: string
+  /** The milestone's id; null for none. */
+  milestoneId?: string | null
+  /** The due day, `YYYY-MM-DD`; null for none. */
+  due?: string | null
   /** Marks the ticket changed at this time. */
   updated?: number
 }
@@ -158,6 +173,8 @@ function columnsOf(change: TicketChange): Record<string, unknown> {
   if (change.parentId !== undefined) set.parent_id = change.parentId
   if (change.subject !== undefined) set.subject = change.subject
   if (change.summary !== undefined) set.summary = change.summary
+  if (change.milestoneId !== undefined) set.milestone_id = change.milestoneId
+  if (change.due !== undefined) set.due = change.due
   if (change.updated !== undefined) set.updated = change.updated
   return set
 }

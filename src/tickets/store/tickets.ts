@@ -11,7 +11,14 @@ import type { State } from '../rules/states.ts'
 import type { Actor } from '../rules/actor.ts'
 import type { Sort, TicketQuery } from '../rules/query.ts'
 import type { TicketReference } from '../rules/ticket-reference.ts'
-import { searchCondition, searchOrder, textSearched, type SearchContext } from './search.ts'
+import {
+  dueKey,
+  dueKeyOf,
+  searchCondition,
+  searchOrder,
+  textSearched,
+  type SearchContext,
+} from './search.ts'
 import { selectTickets, ticketOf, ticketRows, type Fragment, type Ticket } from './ticket-row.ts'
 import {
   changeAsMember,
@@ -169,6 +176,19 @@ export interface ListPosition {
  */
 function listOrder(q: Query, sort: Sort | null) {
   const s = sort ?? 'created-desc'
+  if (s === 'due') {
+    // Soonest due first, no due day last ({@link dueKey}), then the number and the id.
+    return {
+      order: q`${dueKey(q)} asc, t.number asc, t.id asc`,
+      after: (p: ListPosition) =>
+        q`(${dueKey(q)}, t.number, t.id) > (${p.key}::int, ${p.number}::int, ${p.id}::uuid)`,
+      positionOf: (t: Ticket): ListPosition => ({
+        key: dueKeyOf(t.due),
+        number: t.number,
+        id: t.id,
+      }),
+    }
+  }
   const byCreated = s === 'created-desc' || s === 'created-asc'
   const desc = s === 'created-desc' || s === 'updated-desc'
   const key = (t: Ticket) => (byCreated ? t.created : t.updated)

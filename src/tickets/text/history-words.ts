@@ -1,7 +1,7 @@
 /**
  * A history event in words, as the Markdown answers and the ticket page both say it:
  * "commented", "changed the state from open to doing", "alice unassigned bob" (after the
- * actor's name), "set the parent to web#1". One wording, so the terminal and the browser agree.
+ * actor's name), "set the parent to web#1", "added the label \"bug\"", "set the due date to 2026-12-24". One wording, so the terminal and the browser agree.
  */
 import type { TicketEvent } from '../rules/ticket-event.ts'
 
@@ -30,6 +30,15 @@ export function eventWords(e: TicketEvent): EventWords {
       }
     case 'link':
       return linkWords(e)
+    case 'label':
+      return {
+        words: `${e.action === 'removed' ? 'removed the label' : 'added the label'} ${quoted(e.label)}`,
+        ref: null,
+      }
+    case 'milestone':
+      return { words: changeWords('milestone', e.from, e.to, quoted), ref: null }
+    case 'due':
+      return { words: changeWords('due date', e.from, e.to, String), ref: null }
   }
 }
 
@@ -43,6 +52,19 @@ function assignWords(from: unknown, to: unknown): string {
   const name = (u: unknown) => oneLine((u as { name: string }).name)
   if (to === null) return `unassigned ${from ? name(from) : 'nobody'}`
   return from ? `reassigned from ${name(from)} to ${name(to)}` : `assigned ${name(to)}`
+}
+
+/** A name or title in double quotes, on one line: `"needs review"`. */
+function quoted(value: unknown): string {
+  return `"${oneLine(String(value))}"`
+}
+
+/** `set the milestone to "v1.0"`, `changed the due date from 2026-12-01 to 2026-12-24`, `removed the milestone "v1.0"`. */
+function changeWords(what: string, from: unknown, to: unknown, say: (v: unknown) => string) {
+  if (to === null || to === undefined)
+    return `removed the ${what}${from === null || from === undefined ? '' : ` ${say(from)}`}`
+  if (from === null || from === undefined) return `set the ${what} to ${say(to)}`
+  return `changed the ${what} from ${say(from)} to ${say(to)}`
 }
 
 function linkWords(e: TicketEvent): EventWords {

@@ -486,7 +486,7 @@ async function records(name: string): Promise<Record<string, number>> {
   const db = await new Promise<IDBDatabase>((resolve, reject) => {
     const req = indexedDB.open(name)
     req.onsuccess = () => resolve(req.result)
-    req.onerror = () => reject(req.error)
+    req.onerror = () => reject(req.error!)
   })
   const counts: Record<string, number> = {}
   const tx = db.transaction(['notes', 'packs'])
@@ -553,7 +553,7 @@ async function versionTwoCopy(
       req.result.createObjectStore('meta')
     }
     req.onsuccess = () => resolve(req.result)
-    req.onerror = () => reject(req.error)
+    req.onerror = () => reject(req.error!)
   })
   await new Promise<void>((resolve, reject) => {
     const tx = db.transaction(['notes', 'queue', 'meta'], 'readwrite')
@@ -561,7 +561,7 @@ async function versionTwoCopy(
     for (const e of queue) tx.objectStore('queue').put(e)
     for (const [key, value] of Object.entries(meta)) tx.objectStore('meta').put(value, key)
     tx.oncomplete = () => resolve()
-    tx.onerror = () => reject(tx.error)
+    tx.onerror = () => reject(tx.error!)
   })
   db.close()
 }

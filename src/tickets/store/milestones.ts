@@ -1,0 +1,121 @@
+/**
+ * The milestones aggregate: a project's `milestones` with their progress (how many of their
+ * tickets are closed, done or dropped, of how many), the {@link Milestone} the API shows. A
+ * title is unique in its project whatever its case (the index `milestones_title`); writes of one
+ * project's milestones take {@link lockMilestones} first, as the labels' do.
+ */
+import type { Query } from '../../db/client.ts'
+import type { Fragment } from './ticket-row.ts'
+
+/** A milestone as the API shows it. */
+export interface Milestone {
+  title: string
+  /** `YYYY-MM-DD`, or null. */
+  due: string | null
+  description: string
+  state: 'open' | 'closed'
+  /** Its tickets done or dropped, and all its tickets. */
+  progress: { closed: number; total: number }
+}
+
+/** A milestone with the id the store knows it by. */
+export interface StoredMilestone extends Milestone {
+  id: string
+}
+
+/** What a write sets. */
+export interface MilestoneFields {
+  title: string
+  due: string | null
+  description: string
+  closed: boolean
+}
+
+interface MilestoneRow {
+  id: string
+  title: string
+  due: string | null
+  description: string
+  closed: boolean
+  total: number
+  done: number
+}
+
+const milestoneOf = (r: MilestoneRow): StoredMilestone => ({
+  id: String(r.id),
+  title: r.title,
+  due: r.due ?? null,
+  description: r.description,
+  state: r.closed ? 'closed' : 'open',
+  progress: { closed: r.done ?? 0, total: r.total ?? 0 },
+})
+
+/** The milestones of `where` (on `m`) with their progress: open first, the soonest due first, then by title. */
+async function milestonesWhere(q: Query, where: Fragment): Promise<StoredMilestone[]> {
+  // Counted from `tickets_milestone_state` (milestone, state): an index-only read of each
+  // milestone's tickets.
+  const rows = await q<MilestoneRow[]>`
+    select m.id::text as id, m.title, to_char(m.due, 'YYYY-MM-DD') as due, m.description, m.closed,
+      c.total, c.done
+    from milestones m
+    cross join lateral (
+      select count(*)::int as total, (count(*) filter (where t.state in ('done', 'dropped')))::int as done
+      from tickets t where t.milestone_id = m.id
+    ) as c
+    where ${where}
+    order by m.closed, m.due nulls last, lower(m.title), m.title`
+  return rows.map(milestoneOf)
+}
+
+/** Holds the project's milestone writes until the transaction ends. */
+async function lockMilestones(q: Query, projectId: string): Promise<void> {
+  await q`select pg_advisory_xact_lock(4711046, hashtext(${projectId}))`
+}
+
+async function insertMilestone(
+  q: Query,
+  projectId: string,
+  m: MilestoneFields,
+  now: number,
+): Promise<string> {
+  const [row] = await q<{ id: string }[]>`
+    insert into milestones (project_id, title, due, description, closed, created)
+    values (${projectId}, ${m.title}, ${m.due}, ${m.description}, ${m.closed}, ${now})
+    returning id::text as id`
+  return row!.id
+}
+
+async function updateMilestone(q: Query, id: string, m: MilestoneFields): Promise<void> {
+  await q`
+    update milestones set title = ${m.title}, due = ${m.due}, description = ${m.description}, closed = ${m.closed}
+    where id = ${id}`
+}
+
+/** Deletes a milestone, leaving its tickets without one; answers the ids of those tickets. */
+async function deleteMilestone(q: Query, id: string): Promise<string[]> {
+  const rows = await q<{ id: string }[]>`select id from tickets where milestone_id = ${id}`
+  await q`delete from milestones where id = ${id}`
+  return rows.map((r) => r.id)
+}
+
+/** The milestones table on `q`. */
+export function milestoneTable(q: Query) {
+  return {
+    /** The project's milestones with their progress. */
+    of: (projectId: string) => milestonesWhere(q, q`m.project_id = ${projectId}`),
+    /** The project's milestone of `title`, any case; null when it has none. */
+    byTitle: async (projectId: string, title: string) =>
+      (
+        await milestonesWhere(
+          q,
+          q`m.project_id = ${projectId} and lower(m.title) = lower(${title})`,
+        )
+      )[0] ?? null,
+    byId: async (id: string) => (await milestonesWhere(q, q`m.id = ${id}`))[0] ?? null,
+    lock: (projectId: string) => lockMilestones(q, projectId),
+    insert: (projectId: string, m: MilestoneFields, now: number) =>
+      insertMilestone(q, projectId, m, now),
+    update: (id: string, m: MilestoneFields) => updateMilestone(q, id, m),
+    remove: (id: string) => deleteMilestone(q, id),
+  }
+}
