@@ -42,6 +42,8 @@ const provider = createAccountsProvider({
   trustProxy: 0,
   assets: null,
   mailer,
+  // A cheap hash: these tests are about mail, not scrypt's cost.
+  passwordCost: { N: 1 << 10, r: 8, p: 1 },
 })
 const handler = createHandler(provider.routes, { name: 'idp', logger: testLogger() })
 
@@ -183,12 +185,17 @@ test('a confirmation link expires after 24 hours, and a newer one replaces it', 
 test('confirming an address again lifts the stop a refused recipient put on it', async () => {
   await sql`update users set mail_refused = 'olivia@example.org' where idp_id = ${oliviaId}`
   const page = await olivia.get('/account')
+  assert.match(
+    page.text,
+    /A mail server refused mail to <strong>olivia@example.org<\/strong>, so none goes there\./,
+  )
   assert.match(page.text, /Confirm again<\/button>/)
   await olivia.post('/account/email', { email: 'olivia@example.org' })
   await smtp.waitFor(4)
   const link = linkIn('olivia@example.org', '/account/email/confirm')
   await olivia.get(`/account/email/confirm?link=${link}`)
   assert.equal((await olivia.post('/account/email/confirm', { link })).status, 200)
+  assert.match((await olivia.get('/account')).text, /Mail goes to <strong>olivia@example.org/)
   assert.deepEqual(
     { ...(await trackerEmail()) },
     { email: 'olivia@example.org', mail_refused: null },

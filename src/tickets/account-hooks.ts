@@ -67,6 +67,9 @@ export function ticketsAccountHooks(deps: {
     async onEmailChange(tx, accountId, email) {
       await userTable(tx, clock).setEmail(accountId, email)
     },
+    async refusedEmail(accountId) {
+      return userTable(sql, clock).refusedEmail(accountId)
+    },
     // A reset may follow a stolen password: the person's user tokens end with their sessions.
     async onPasswordReset(tx, accountId) {
       await tokenTable(tx, clock).deleteOfIdentity(accountId)

@@ -175,3 +175,31 @@ test(
     }
   },
 )
+
+test(
+  'the Markdown of the reading view loads on the first Read, offline too: the service worker keeps it',
+  T,
+  async () => {
+    const { page, context } = await app.device('offline-reader')
+    const chunks: { url: string; fromWorker: boolean }[] = []
+    page.on('response', (r) => {
+      if (/\/assets\/chunk-/.test(r.url()))
+        chunks.push({ url: r.url(), fromWorker: r.fromServiceWorker() })
+    })
+    await write(page, ERRANDS)
+    await saved(page)
+    await page.evaluate(() => navigator.serviceWorker.ready)
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null)
+    await context.setOffline(true)
+    await page.reload()
+    await ready(page)
+    await item(page, 'Errands').click()
+    const before = new Set(chunks.map((c) => c.url))
+    await page.getByRole('button', { name: 'Read', exact: true }).click()
+    await reading(page).getByRole('listitem').filter({ hasText: 'call Ana' }).waitFor()
+    assert.equal(await reading(page).locator('strong').innerText(), 'Ana')
+    const lazy = chunks.filter((c) => !before.has(c.url))
+    assert.equal(lazy.length, 1, 'the renderer came on the first Read, as a chunk of its own')
+    assert.equal(lazy[0]!.fromWorker, true, 'from the service worker, offline')
+  },
+)

@@ -116,6 +116,7 @@ export function announcement(events: readonly LiveEvent[]): string {
         sentences.push(`${event.by} ${eventSentence(event)} on ${t?.ref ?? 'a ticket'}`)
     } else if (e.name === 'connectionsChanged') sentences.push('The connected apps changed')
     else if (e.name === 'membersChanged') sentences.push('The members changed')
+    else if (e.name === 'invitesChanged') sentences.push('The open invites changed')
     else if (e.name === 'projectChanged')
       sentences.push('The project’s title, slug or description changed')
   }

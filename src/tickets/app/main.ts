@@ -18,23 +18,35 @@ import { redraw } from './redraw.ts'
 import { relativeTime } from './relative-time.ts'
 import { createShortcuts, isTyping } from './shortcuts.ts'
 import { attachTicketPicker } from './ticket-picker.ts'
+import { startBoard } from './board.ts'
+import { startBulk } from './bulk.ts'
 
 const tag = document.querySelector<HTMLMetaElement>('meta[name="x-tag"]')?.content ?? ''
 const api = createApiClient({ fetch: (input, init) => fetch(input, init), tag })
 const sender = createFormSender({ api })
 startAttaching(tag)
+const board = startBoard({ api, say, notice: showNotice, refresh: () => refresh() })
+const bulk = startBulk({ api, say, notice: showNotice, refresh: () => refresh() })
 const live = document.querySelector<HTMLElement>('main[data-cursor]')
 let pendingRedraw = false
 
 /** Fetches the page again and swaps in what changed; `events` are announced. */
 async function refresh(announce = ''): Promise<void> {
+  // A card being carried or dragged on the board keeps the board as it is until it is dropped.
+  if (board.busy()) {
+    pendingRedraw = true
+    if (announce !== '') say(announce)
+    return
+  }
   const res = await fetch(location.pathname + location.search, {
     headers: { accept: 'text/html' },
     cache: 'no-store',
   })
   if (!res.ok) return
   const latest = new DOMParser().parseFromString(await res.text(), 'text/html')
+  const picked = bulk.picked()
   const heldBack = redraw(document, latest)
+  bulk.restore(picked)
   pendingRedraw = heldBack.length > 0
   const root = document.documentElement
   root.dataset.redrawn = String(Number(root.dataset.redrawn ?? 0) + 1)

@@ -40,6 +40,8 @@ export interface FrameInput {
   project?: { slug: string; title: string } | null
   /** The search box's text. */
   q?: string
+  /** Where the search box sends its search: the project's list (or the board), else every project's. */
+  searchAction?: string
   /** Where "Sign in" comes back to. */
   loginUrl: string
   /** Where the person's menu leads. */
@@ -59,7 +61,7 @@ const FAVICON = `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www
 /** A whole page. */
 export function framePage(input: FrameInput): Html {
   const { viewer, project, live } = input
-  const searchAction = project ? `/${project.slug}` : '/tickets'
+  const searchAction = input.searchAction ?? (project ? `/${project.slug}` : '/tickets')
   const others = input.projects.map(
     (p) =>
       html`<li><a href="/${p.slug}"${p.slug === project?.slug ? rawHtml(' aria-current="page"') : ''}>${p.title}</a></li>`,
@@ -138,21 +140,27 @@ export function ticketList(
   rows: readonly Row[],
   now: number,
   empty: HtmlValue,
-  options: { showProject?: boolean; live?: string; label?: string } = {},
+  options: { showProject?: boolean; live?: string; label?: string; pick?: boolean } = {},
 ): Html {
   const live = options.live ?? 'tickets'
   if (rows.length === 0)
     return html`<div data-live="${live}"><div class="card empty">${empty}</div></div>`
   const showProject = options.showProject ?? false
-  return html`<div data-live="${live}"><ul class="tickets" aria-label="${options.label ?? 'Tickets'}">
-${rows.map((row) => ticketRow(row, now, showProject))}
+  const pick = options.pick ?? false
+  return html`<div data-live="${live}"><ul class="tickets${pick ? ' picking' : ''}" aria-label="${options.label ?? 'Tickets'}">
+${rows.map((row) => ticketRow(row, now, showProject, pick))}
 </ul></div>`
 }
 
-/** A ticket's row as the lists render it. */
-function ticketRow({ ticket: t, blocked }: Row, now: number, showProject: boolean): Html {
+/** A ticket's row as the lists render it; with `pick`, a checkbox that selects it for a bulk change. */
+function ticketRow(
+  { ticket: t, blocked }: Row,
+  now: number,
+  showProject: boolean,
+  pick = false,
+): Html {
   return html`<li data-key="${t.id}">
-<a class="ref" href="/${t.slug}/${t.number}" tabindex="-1">${showProject ? t.ref : `#${t.number}`}</a>
+${pick ? html`<input type="checkbox" class="pick" data-pick value="${String(t.number)}" aria-label="Select ${t.ref}">` : ''}<a class="ref" href="/${t.slug}/${t.number}" tabindex="-1">${showProject ? t.ref : `#${t.number}`}</a>
 <a class="subject" href="/${t.slug}/${t.number}">${subjectHtml(t.subject)}</a>
 <span class="side">${stateBadge(t.state)}</span>
 <span class="meta">${blocked ? html`<span class="blocked">blocked</span>` : ''}<span>${t.assignee ? html`assigned to ${t.assignee.name}` : 'unassigned'}</span><span>updated ${timeAgo(t.updated, now)}</span></span>

@@ -9,7 +9,9 @@ import type { Request } from '../../http/request.ts'
 import type { Credentials } from '../credentials.ts'
 import type { TicketQuery } from '../rules/query.ts'
 import type { Role } from '../rules/roles.ts'
-import { DEFAULT_FILTER, type State } from '../rules/states.ts'
+import { DEFAULT_FILTER, STATES, type State } from '../rules/states.ts'
+import type { SavedView, ViewCount } from '../store/views.ts'
+import type { BoardColumn } from '../store/board.ts'
 import type { Connection } from '../store/connections.ts'
 import type { Delivery, Webhook } from '../store/webhooks.ts'
 import type { TicketEvent } from '../rules/ticket-event.ts'
@@ -35,6 +37,15 @@ export interface WebhookView extends Webhook {
 
 /** Tickets a list page shows at once. */
 export const PAGE_SIZE = 50
+
+/** Cards a board's column shows at most; the rest are in the list. */
+export const BOARD_COLUMN_MAX = 100
+
+/** A saved view beside a project's list, with its count now (null: its search no longer parses). */
+export interface ViewShown {
+  view: SavedView
+  count: ViewCount | null
+}
 
 /** The signed-in person as the pages see them. */
 export interface Viewer {
@@ -107,7 +118,7 @@ export function listRequest(
 }
 
 /** Whether a search names more than states: then the tab counts cannot give its total. */
-function searchesMoreThanStates(query: TicketQuery): boolean {
+export function searchesMoreThanStates(query: TicketQuery): boolean {
   return (
     query.assignee.any.length +
       query.assignee.not.length +
@@ -188,6 +199,8 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
     ): Promise<{
       viewer: Viewer | null
       cursor: number
+      /** The lists' version the page was read at. */
+      version: number
       switcher: PageContext['switcher']
       project: PageContext['project']
     }> {
@@ -220,9 +233,63 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
       return {
         viewer,
         cursor: context.cursor,
+        version: context.version,
         switcher: context.switcher,
         project: context.project,
       }
+    },
+
+    /**
+     * The saved views beside a project's list: the viewer's own and the shared ones, each with
+     * how many tickets it lists now (counts kept while the lists' `version` stays).
+     */
+    async views(projectId: string, viewerId: string | null, version: number): Promise<ViewShown[]> {
+      const views = await store.views.of(projectId, viewerId)
+      if (views.length === 0) return []
+      const counts = await store.views.countsOf(projectId, views, viewerId, version)
+      return views.map((view, i) => ({ view, count: counts[i] ?? null }))
+    },
+
+    /** How many tickets a search of a project's list finds, up to {@link VIEW_COUNT_CAP}. */
+    async matching(
+      projectId: string,
+      query: TicketQuery,
+      states: readonly State[],
+      me: string | null,
+      version: number,
+    ): Promise<ViewCount> {
+      const [count] = await store.views.counts(
+        [{ query, search: { states, me, projectId } }],
+        version,
+      )
+      return count!
+    },
+
+    /**
+     * The board of a search (docs/tickets-app.md, "Board"): a column a state, each with its first
+     * {@link BOARD_COLUMN_MAX} tickets; a search of states alone is counted by the tab counts.
+     */
+    async board(
+      project: { id: string; slug: string },
+      query: TicketQuery,
+      me: string | null,
+      counts: Record<State, number>,
+    ): Promise<BoardColumn[]> {
+      const states = query.states ?? STATES
+      const columns = await store.board.read(
+        project.id,
+        project.slug,
+        query,
+        states,
+        me,
+        BOARD_COLUMN_MAX,
+      )
+      if (searchesMoreThanStates(query)) return columns
+      return columns.map((c) => ({
+        ...c,
+        total: states.includes(c.state) ? counts[c.state] : 0,
+        more: false,
+      }))
     },
 
     /** Every project, by title, with open counts and the viewer's role. */

@@ -31,8 +31,9 @@ import {
   type PageData,
   type Viewer,
 } from './page-data.ts'
-import { counted, projectBody } from './project-page.ts'
+import { counted, projectBody, withTabStates, type ProjectPageInput } from './project-page.ts'
 import { settingsBody } from './settings-page.ts'
+import { boardBody } from './board-page.ts'
 import { ticketBody } from './ticket-page.ts'
 import { ticketEtag } from '../representations/json.ts'
 import {
@@ -45,7 +46,7 @@ import {
 import { parseNumber } from '../rules/ids.ts'
 import { listCursors } from '../rules/list-cursors.ts'
 import type { ListPosition } from '../store/tickets.ts'
-import { parseStateFilter, STATES } from '../rules/states.ts'
+import { parseStateFilter, STATES, type State } from '../rules/states.ts'
 import { NOT_FOUND, GET_OR_HEAD_ONLY, POST_ONLY } from '../rules/messages.ts'
 import { noProjectHere, noTicketHere } from '../text/page-words.ts'
 import { html } from '../../http/html.ts'
@@ -68,6 +69,7 @@ export function buildTicketAssets(): Promise<Assets> {
 export interface WebHandlers {
   home: Handler
   project: Handler
+  board: Handler
   ticket: Handler
   admin: Handler
   inbox: Handler
@@ -85,6 +87,7 @@ const PRIVATE = { 'cache-control': 'private, no-cache', vary: 'Cookie' }
 const SETTINGS_EVENTS: readonly EventName[] = [
   'projectChanged',
   'membersChanged',
+  'invitesChanged',
   'connectionsChanged',
 ]
 
@@ -122,6 +125,8 @@ export function createWebHandlers(
       body: Html
       project?: { slug: string; title: string } | null
       q?: string
+      /** Where the search box sends its search (the project's list, else every project's). */
+      searchAction?: string
       live?: LiveTarget | null
     },
   ): Promise<Response> {
@@ -262,7 +267,7 @@ export function createWebHandlers(
       const tab = filter.ok && ['', 'all', ...STATES].includes(stateParam) ? stateParam : ''
       // The list is read in the context's statement; its search needs to know who is signed in.
       let asked!: ReturnType<typeof search>
-      const { viewer, cursor, switcher, project } = await data.context(
+      const { viewer, cursor, version, switcher, project } = await data.context(
         req,
         req.params.slug,
         (signedIn) => {
@@ -285,6 +290,15 @@ export function createWebHandlers(
       const list = projectList(project.list!, query, states, counts, pageNumber(req))
       const queryError = error ?? (filter.ok ? null : filter.message)
       const joined = viewer !== null && role !== null && (await takeWelcome(req, p.slug))
+      const views = await data.views(p.id, viewer?.id ?? null, version)
+      // The bulk bar changes what the list shows: its search, with the tab's states.
+      let bulk: ProjectPageInput['bulk'] = null
+      if (mayAct(role, 'use') && !queryError && list.rows.length > 0) {
+        const matching = list.more
+          ? await data.matching(p.id, query, states, viewer?.id ?? null, version)
+          : { count: list.total, more: false }
+        bulk = { q: withTabStates(q, query, stateParam === '' ? null : states), matching }
+      }
       const body = projectBody({
         project: p,
         viewer,
@@ -300,6 +314,8 @@ export function createWebHandlers(
         loginUrl: loginUrl(req),
         now: ctx.clock(),
         uploadMaxMb: ctx.uploadMaxMb,
+        views,
+        bulk,
       })
       return page(req, queryError ? 400 : 200, {
         title: p.title,
@@ -308,6 +324,47 @@ export function createWebHandlers(
         body,
         project: p,
         q,
+        live: { project: p.slug, ticket: null, cursor },
+      })
+    },
+
+    async board(req) {
+      const refused = guard(req)
+      if (refused) return refused
+      const { viewer, cursor, switcher, project } = await data.context(req, req.params.slug)
+      if (!project)
+        return refusedPage(
+          req,
+          'Not found',
+          refuse(404, reason('no_such_project', noProjectHere(req.params.slug!))),
+        )
+      const { project: p, role, counts } = project
+      if (p.slug !== req.params.slug) {
+        const search = req.query.toString()
+        return redirect(301, `/${p.slug}/board${search ? `?${search}` : ''}`)
+      }
+      const { q, query, error } = search(req, viewer)
+      const columns = error ? [] : await data.board(p, query, viewer?.id ?? null, counts)
+      const asked = req.query.get('column') ?? ''
+      const column = (STATES as readonly string[]).includes(asked) ? (asked as State) : 'open'
+      const body = boardBody({
+        project: p,
+        role,
+        signedIn: viewer !== null,
+        loginUrl: loginUrl(req),
+        q,
+        queryError: error,
+        columns,
+        column,
+      })
+      return page(req, error ? 400 : 200, {
+        title: `${p.title}: board`,
+        viewer,
+        switcher,
+        body,
+        project: p,
+        q,
+        searchAction: `/${p.slug}/board`,
         live: { project: p.slug, ticket: null, cursor },
       })
     },

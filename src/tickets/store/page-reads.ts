@@ -42,6 +42,8 @@ type Fragment = postgres.PendingQuery<postgres.Row[]>
 export interface PageContext {
   /** The live cursor, read in the same snapshot as everything else the page shows. */
   cursor: number
+  /** The lists' version (sql/0019_lists_version_by_triggers.sql) of what the page shows. */
+  version: number
   /** Every project's slug and title, by title. */
   switcher: { slug: string; title: string }[]
   /** The person's tickets in open, doing or review; null when nobody is signed in. */
@@ -175,7 +177,13 @@ function contextOf(own: OwnParts, shared: SharedParts): PageContext {
           list: shared.list === null ? null : { rows: shared.list.rows },
           ticket: own.ticket,
         }
-  return { cursor: own.cursor, switcher: shared.switcher, inboxCount: own.inboxCount, project }
+  return {
+    cursor: own.cursor,
+    version: Number(own.version),
+    switcher: shared.switcher,
+    inboxCount: own.inboxCount,
+    project,
+  }
 }
 
 /** The request's own parts alone, with the lists' version. */
