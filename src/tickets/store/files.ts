@@ -1,5 +1,5 @@
 /**
- * The files aggregate (sql/0028_files.sql, sql/0035_ticket_files.sql): contents stored once per project in chunks, the
+ * The files aggregate (sql/0028_files.sql, sql/0036_ticket_files.sql): contents stored once per project in chunks, the
  * uploads that name them, and the sweep of the ones no ticket kept.
  *
  * An upload is written in three steps, so that no transaction stays open while bytes arrive
@@ -212,7 +212,7 @@ export function fileTable(q: Query) {
      */
     async sweep(now: number): Promise<{ files: number; contents: number }> {
       const due = now - UNREFERENCED_MS
-      // A ticket links it (sql/0035_ticket_files.sql keeps which, from the texts and the history).
+      // A ticket links it (sql/0036_ticket_files.sql keeps which, from the texts and the history).
       await q`
         update files f set kept = true
         where not f.kept and f.created <= ${due}
