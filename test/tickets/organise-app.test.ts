@@ -31,6 +31,10 @@ test('the bulk notice says what changed', () => {
   assert.equal(changedWords(1, 'assignee', 'bob'), 'Assigned 1 ticket to bob.')
   assert.equal(changedWords(1200, 'assignee', 'Nobody'), 'Unassigned 1,200 tickets.')
   assert.equal(changedWords(0, 'state', 'done'), 'Nothing changed: the tickets already had that.')
+  assert.equal(changedWords(2, 'addLabel', 'bug'), 'Added the label bug to 2 tickets.')
+  assert.equal(changedWords(2, 'removeLabel', 'bug'), 'Took the label bug off 2 tickets.')
+  assert.equal(changedWords(2, 'milestone', 'v1.0'), 'Put 2 tickets in v1.0.')
+  assert.equal(changedWords(1, 'milestone', ''), 'Took 1 ticket out of their milestone.')
 })
 
 test('a list’s tab is part of the search a bulk change of all matching sends', () => {

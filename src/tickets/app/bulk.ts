@@ -27,8 +27,20 @@ export function rangeSelect(
 export function changedWords(n: number, field: string, label: string): string {
   const tickets = n === 1 ? '1 ticket' : `${n.toLocaleString('en-US')} tickets`
   if (n === 0) return 'Nothing changed: the tickets already had that.'
-  if (field === 'state') return `Set ${tickets} to ${label}.`
-  return label === 'Nobody' ? `Unassigned ${tickets}.` : `Assigned ${tickets} to ${label}.`
+  switch (field) {
+    case 'state':
+      return `Set ${tickets} to ${label}.`
+    case 'addLabel':
+      return `Added the label ${label} to ${tickets}.`
+    case 'removeLabel':
+      return `Took the label ${label} off ${tickets}.`
+    case 'milestone':
+      return label === ''
+        ? `Took ${tickets} out of their milestone.`
+        : `Put ${tickets} in ${label}.`
+    default:
+      return label === 'Nobody' ? `Unassigned ${tickets}.` : `Assigned ${tickets} to ${label}.`
+  }
 }
 
 export interface BulkDeps {
@@ -108,7 +120,11 @@ export function startBulk(deps: BulkDeps): BulkSelection {
     const select = form.querySelector<HTMLSelectElement>('select[name="change"]')!
     const [field, ...rest] = select.value.split(':')
     const value = rest.join(':')
-    const label = select.selectedOptions[0]?.textContent ?? value
+    // The words of the change: the option's, or the label's or milestone's own name.
+    const label =
+      field === 'addLabel' || field === 'removeLabel' || field === 'milestone'
+        ? value
+        : (select.selectedOptions[0]?.textContent ?? value)
     const numbers = boxes()
       .filter((b) => b.checked)
       .map((b) => b.value)

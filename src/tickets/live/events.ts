@@ -10,6 +10,8 @@ export type EventName =
   | 'connectionsChanged'
   | 'projectChanged'
   | 'membersChanged'
+  /** A project's open invites changed: one made, revoked, or used (args `[slug]`, never an invite's id). */
+  | 'invitesChanged'
   | 'labelsChanged'
   | 'milestonesChanged'
   /** For one person only: their notifications changed; args `[{ added }]`, how many new ones. */

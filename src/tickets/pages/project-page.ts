@@ -38,6 +38,8 @@ export interface ProjectPageInput {
   project: Project
   viewer: Viewer | null
   role: Role | null
+  /** Whether the signed-in viewer watches every ticket of the project (docs/notifications.md). */
+  watchingAll?: boolean
   /** The person has just joined through an invite: the page welcomes them. */
   joined?: boolean
   list: TicketList | null
@@ -56,7 +58,12 @@ export interface ProjectPageInput {
   /** The saved views beside the list, with their counts. */
   views: readonly ViewShown[]
   /** What the bulk bar changes: the search with its tab's states, and how many it finds; null for no bar. */
-  bulk: { q: string; matching: { count: number; more: boolean } } | null
+  bulk: {
+    q: string
+    matching: { count: number; more: boolean }
+    labels: readonly string[]
+    milestones: readonly string[]
+  } | null
 }
 
 /** The address of this list with some parameters changed. */
@@ -97,7 +104,7 @@ export function projectBody(input: ProjectPageInput): Html {
       : html`<h2>Nothing here</h2><p>No ticket is in this state. <a href="${listUrl(p.slug, { state: 'all' })}">See all tickets</a>.</p>`
   return html`<div class="page-head">
 <div><h1>${p.title}</h1>${p.description.trim() ? html`<div class="muted markdown description">${rawHtml(markdownToHtml(p.description))}</div>` : ''}</div>
-<div class="actions"><a class="button" href="${boardUrl(p.slug, q)}">Board</a>${mayAct(input.role, ADMIN) ? html`<a class="button" href="/${p.slug}/settings">Project settings</a>` : ''}</div>
+<div class="actions">${watchAll(input)}<a class="button" href="${boardUrl(p.slug, q)}">Board</a>${mayAct(input.role, ADMIN) ? html`<a class="button" href="/${p.slug}/settings">Project settings</a>` : ''}</div>
 </div>
 ${input.joined && input.role ? html`<p class="notice welcome" role="status">${youJoined(p.title, input.role)}</p>` : ''}
 ${newTicket(input)}
@@ -111,7 +118,7 @@ ${
 <span data-live="range">${total === 0 ? 'No tickets' : html`${counted(first)}–${counted(last)} of ${of}`}${q ? html` matching <code>${q}</code>` : ''}</span>
 <span class="sorts"><span>Sort:</span> ${sorts}</span>
 </div>
-${input.bulk && list && list.rows.length > 0 ? html`<div data-live="bulk">${bulkBar({ slug: p.slug, q: input.bulk.q, matching: input.bulk.matching, role: input.role, members: input.members })}</div>` : ''}
+${input.bulk && list && list.rows.length > 0 ? html`<div data-live="bulk">${bulkBar({ slug: p.slug, ...input.bulk, role: input.role, members: input.members })}</div>` : ''}
 ${list ? ticketList(list.rows, input.now, empty, { pick: input.bulk !== null && mayAct(input.role, 'use') }) : ''}
 ${searchHelp(null)}`
 }
@@ -183,4 +190,14 @@ export function assigneeSelect(
 <option value=""${current === null ? html` selected` : ''}>Nobody</option>
 ${members.map((m) => html`<option value="${m.user.id}"${m.user.id === current ? html` selected` : ''}>${m.user.name}</option>`)}
 </select>`
+}
+
+/**
+ * Watch all (docs/notifications.md, "Watching"): the signed-in person watches every ticket of the
+ * project, new ones too. A toggle button: pressed while they do.
+ */
+function watchAll(input: ProjectPageInput): Html {
+  if (!input.viewer) return html``
+  const on = input.watchingAll === true
+  return html`<form data-api="/api/projects/${input.project.slug}/watch" data-done="reload" data-live="watch-all" class="watch-all"><button type="submit" name="all" value="${on ? 'false' : 'true'}" aria-pressed="${on ? 'true' : 'false'}" title="${on ? 'You are told of every change of every ticket here; press to stop' : 'Be told of every change of every ticket here'}">Watch all</button>${formError}</form>`
 }

@@ -101,6 +101,9 @@ export function bulkBar(input: {
   matching: { count: number; more: boolean }
   role: Role | null
   members: readonly Member[]
+  /** The project's label names and its open milestones' titles. */
+  labels: readonly string[]
+  milestones: readonly string[]
 }): Html {
   if (!mayAct(input.role, USE)) return html``
   const editor = mayAct(input.role, EDIT)
@@ -113,6 +116,8 @@ export function bulkBar(input: {
 <select id="bulk-change" name="change">
 <optgroup label="Set state">${STATES.map((s) => html`<option value="state:${s}">${s}</option>`)}</optgroup>
 ${editor ? html`<optgroup label="Assign to"><option value="assignee:">Nobody</option>${input.members.map((m) => html`<option value="assignee:${m.user.id}">${m.user.name}</option>`)}</optgroup>` : ''}
+${editor && input.labels.length > 0 ? html`<optgroup label="Add label">${input.labels.map((l) => html`<option value="addLabel:${l}">+ ${l}</option>`)}</optgroup><optgroup label="Remove label">${input.labels.map((l) => html`<option value="removeLabel:${l}">− ${l}</option>`)}</optgroup>` : ''}
+${editor && input.milestones.length > 0 ? html`<optgroup label="Milestone"><option value="milestone:">No milestone</option>${input.milestones.map((m) => html`<option value="milestone:${m}">${m}</option>`)}</optgroup>` : ''}
 </select>
 <button type="submit" class="primary">Apply</button>
 <button type="button" class="quiet" data-bulk-clear>Clear</button>

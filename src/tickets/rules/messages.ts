@@ -191,7 +191,7 @@ export const tooManyViews = (max: number) =>
 export const NAME_OR_Q = reason('field_required', "give 'name' or 'q' to change")
 export const ONE_BULK_CHANGE = reason(
   'bad_field',
-  "give exactly one change: 'state', 'assignee' or 'undo'",
+  "give exactly one change: 'state', 'assignee', 'addLabel', 'removeLabel', 'milestone' or 'undo'",
 )
 export const BULK_NEEDS_Q = reason(
   'field_required',

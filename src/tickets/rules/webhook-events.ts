@@ -57,7 +57,8 @@ type Obj = Record<string, unknown>
 
 /**
  * The kind and data a live event becomes, or null for an event no webhook hears
- * (`projectChanged`; `ticketsRelated`, whose change arrives as `ticket.related`).
+ * (`projectChanged`; `invitesChanged`, for which docs/webhooks.md has no kind; `ticketsRelated`,
+ * whose change arrives as `ticket.related`).
  * `project` is the project as the API names it. Ticket events carry the ticket and the history
  * event exactly as the API answered them.
  */
