@@ -253,22 +253,28 @@ export function createApiHandlers(deps: {
       const edited = parseSince(req.query.get('edited') ?? '')
       if (edited === null) return refused(refuse(400, FIELD.wholeNumber('edited'), 'edited'))
       const shared = isSharedId(id)
-      const key = await shares.keyOf(user, id, shared)
-      if (key === null) return refused(refuse(404, API.noSuchNote))
+      const first = await shares.watched(user, id, shared)
+      if (first === null) return refused(refuse(404, API.noSuchNote))
+      let now: { key: string; edited: number; gone: boolean } = first
       if (wakes.held >= MAX_WAITS)
         return refused(refuse(503, TOO_MANY_WAITING), { 'retry-after': '5' })
       const gone = new AbortController()
       const cancel = req.onClose(() => gone.abort())
       const ended = AbortSignal.any([gone.signal, stop.signal])
+      const deadline = performance.now() + holdMs
       try {
-        const deadline = performance.now() + holdMs
         for (;;) {
-          const now = await shares.watched(user, id, shared)
-          if (now === null) return refused(refuse(404, API.noSuchNote))
           const left = deadline - performance.now()
           if (now.edited !== edited || now.gone || left <= 0 || ended.aborted)
             return answer(200, { id, edited: now.edited, gone: now.gone })
-          await wakes.next(key, Math.min(LOOK_MS, left), ended)
+          // A write in this process tells the note's state; otherwise (another process's
+          // write, an unshare, the look every second) the note is read again.
+          const woke = await wakes.next(now.key, Math.min(LOOK_MS, left), ended)
+          const next: typeof now | null = woke
+            ? { ...now, ...woke }
+            : await shares.watched(user, id, shared)
+          if (next === null) return refused(refuse(404, API.noSuchNote))
+          now = next
         }
       } finally {
         cancel()
