@@ -46,6 +46,8 @@ export function findElements() {
     history: $('history'),
     historyHint: $('history-hint'),
     revisions: $<HTMLOListElement>('revisions'),
+    deviceForm: $<HTMLFormElement>('device-form'),
+    deviceName: $<HTMLInputElement>('device-name'),
     trash: $('trash'),
     importPanel: $('import'),
     share: $('share'),
