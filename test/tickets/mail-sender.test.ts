@@ -156,7 +156,10 @@ test('every mail offers the one-click unsubscribe; a POST with no cookie turns t
   assert.equal(off.status, 200, off.text)
   assert.match(off.text, /Mail about tickets you watch is turned off for <strong>bob<\/strong>/)
   assert.match(off.text, /href="http:\/\/localhost:3002\/settings\/notifications"/)
-  assert.match(off.text, /tick <strong>Mail<\/strong> for it again/)
+  assert.match(
+    off.text,
+    /tick <strong>By mail<\/strong> on the row <strong>Watched activity<\/strong>/,
+  )
   const [pref] = await app.sql`
     select app, mail from notification_prefs where user_id = ${bob.id} and reason = 'watching'`
   assert.equal(pref!.mail, false)
