@@ -129,6 +129,7 @@ export function searchesMoreThanStates(query: TicketQuery): boolean {
       query.author.not.length >
       0 ||
     query.blocked !== null ||
+    Object.keys(query.has).length > 0 ||
     query.noLabel !== null ||
     query.noMilestone !== null ||
     query.noDue !== null ||
