@@ -24,6 +24,9 @@ import { WEBHOOKS_MAX } from '../rules/webhook-events.ts'
 import { framePage, searchHelp, ticketList, type LiveTarget, type PageAssets } from './frame.ts'
 import { homeBody } from './home-page.ts'
 import { inboxBody, signInBody } from './inbox-page.ts'
+import { milestonesBody } from './milestones-page.ts'
+import { labelsSection } from './labels-section.ts'
+import { EDIT } from '../domain/tickets.ts'
 import {
   createPageData,
   listRequest,
@@ -70,6 +73,7 @@ export interface WebHandlers {
   project: Handler
   ticket: Handler
   admin: Handler
+  milestones: Handler
   inbox: Handler
   settings: Handler
   search: Handler
@@ -86,6 +90,7 @@ const SETTINGS_EVENTS: readonly EventName[] = [
   'projectChanged',
   'membersChanged',
   'connectionsChanged',
+  'labelsChanged',
 ]
 
 export function createWebHandlers(
@@ -211,10 +216,11 @@ export function createWebHandlers(
         'Project settings',
         refuse(403, reason('forbidden', `Only admins of ${p.title} can change its settings.`)),
       )
-    const [connections, hooks, invites] = await Promise.all([
+    const [connections, hooks, invites, labels] = await Promise.all([
       data.connections(p.id),
       data.webhooks(p.id, DELIVERIES_SHOWN),
       ctx.store.transact((tx) => tx.invites.open(p.id)),
+      data.labels(p.id),
     ])
     const now = ctx.clock()
     const webhooks = webhooksSection({ slug: p.slug, webhooks: hooks, now, max: WEBHOOKS_MAX })
@@ -224,6 +230,7 @@ export function createWebHandlers(
       connections,
       invites,
       webhooks,
+      labels: labelsSection({ slug: p.slug, labels }),
       viewerId: viewer.id,
       now,
     })
@@ -300,6 +307,7 @@ export function createWebHandlers(
         loginUrl: loginUrl(req),
         now: ctx.clock(),
         uploadMaxMb: ctx.uploadMaxMb,
+        labels: role ? await data.labels(p.id) : [],
       })
       return page(req, queryError ? 400 : 200, {
         title: p.title,
@@ -367,6 +375,35 @@ export function createWebHandlers(
       const refused = guard(req)
       if (refused) return refused
       return adminPage(req, req.params.slug!)
+    },
+
+    async milestones(req) {
+      const refused = guard(req)
+      if (refused) return refused
+      const slug = req.params.slug!
+      const { viewer, cursor, switcher, project } = await data.context(req, slug)
+      if (!project)
+        return refusedPage(
+          req,
+          'Not found',
+          refuse(404, reason('no_such_project', noProjectHere(slug))),
+        )
+      const { project: p, role } = project
+      if (p.slug !== slug) return redirect(301, `/${p.slug}/milestones`)
+      const milestones = await data.milestones(p.id)
+      return page(req, 200, {
+        title: `Milestones · ${p.title}`,
+        viewer,
+        switcher,
+        body: milestonesBody({
+          project: p,
+          milestones,
+          mayEdit: mayAct(role, EDIT),
+          now: ctx.clock(),
+        }),
+        project: p,
+        live: { project: p.slug, ticket: null, cursor },
+      })
     },
 
     async inbox(req) {
