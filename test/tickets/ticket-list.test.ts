@@ -102,9 +102,16 @@ test('a row shows its labels by name, its milestone and its due day, overdue in 
   assert.match(text, /<span class="label-chip" data-color="#d73a4a">bug<\/span>/)
   assert.match(text, /<span class="label-chip" data-color="#0e8a16">needs review<\/span>/)
   assert.match(text, /<span class="milestone">v1\.0<\/span>/)
-  assert.match(text, /due <time datetime="2026-11-20">2026-11-20<\/time> <strong class="overdue-word">overdue<\/strong>/)
+  assert.match(
+    text,
+    /due <time datetime="2026-11-20">2026-11-20<\/time> <strong class="overdue-word">overdue<\/strong>/,
+  )
   const later = render(row({ due: '2026-11-24' }))
-  assert.match(later, /due <time datetime="2026-11-24">2026-11-24<\/time><\/span>/, 'due today is not overdue')
+  assert.match(
+    later,
+    /due <time datetime="2026-11-24">2026-11-24<\/time><\/span>/,
+    'due today is not overdue',
+  )
   const closed = render(row({ due: '2026-11-20', state: 'done' }))
   assert.doesNotMatch(closed, /overdue/, 'a done ticket is not overdue')
 })
