@@ -42,6 +42,8 @@ const provider = createAccountsProvider({
   trustProxy: 0,
   assets: null,
   mailer,
+  // A cheap hash: these tests are about mail, not scrypt's cost.
+  passwordCost: { N: 1 << 10, r: 8, p: 1 },
 })
 const handler = createHandler(provider.routes, { name: 'idp', logger: testLogger() })
 
@@ -183,12 +185,17 @@ test('a confirmation link expires after 24 hours, and a newer one replaces it', 
 test('confirming an address again lifts the stop a refused recipient put on it', async () => {
   await sql`update users set mail_refused = 'olivia@example.org' where idp_id = ${oliviaId}`
   const page = await olivia.get('/account')
+  assert.match(
+    page.text,
+    /A mail server refused mail to <strong>olivia@example.org<\/strong>, so none goes there\./,
+  )
   assert.match(page.text, /Confirm again<\/button>/)
   await olivia.post('/account/email', { email: 'olivia@example.org' })
   await smtp.waitFor(4)
   const link = linkIn('olivia@example.org', '/account/email/confirm')
   await olivia.get(`/account/email/confirm?link=${link}`)
   assert.equal((await olivia.post('/account/email/confirm', { link })).status, 200)
+  assert.match((await olivia.get('/account')).text, /Mail goes to <strong>olivia@example.org/)
   assert.deepEqual(
     { ...(await trackerEmail()) },
     { email: 'olivia@example.org', mail_refused: null },
@@ -229,4 +236,28 @@ test('removing the address stops mail: the tracker and the exchange no longer ha
     await again.post('/login', { return: RETURN, name: 'Olivia', password: 'owner password' }),
   )
   assert.equal(identity.email, undefined)
+})
+
+test('a disabled person gets no more mail: the tracker forgets their address', async () => {
+  const pat = browser('10.1.0.20')
+  // Olivia makes a sign-up link for Pat, who gives and confirms an address.
+  const made = await olivia.post('/admin/signup-links', { uses: '1', days: '1' })
+  const link = /signup\?link=([A-Za-z0-9_-]+)/.exec(made.text)![1]!
+  await pat.get(`/signup?link=${link}&return=${encodeURIComponent(RETURN)}`)
+  const identity = await exchanged(
+    await pat.post('/signup', { return: RETURN, link, name: 'Pat', password: 'pat password' }),
+  )
+  await tickets.login('Pat', String(identity.id))
+  await pat.get('/account')
+  const before = smtp.mails.length
+  assert.equal((await pat.post('/account/email', { email: 'pat@example.org' })).status, 303)
+  await smtp.waitFor(before + 1)
+  const confirm = linkIn('pat@example.org', '/account/email/confirm')
+  await pat.get(`/account/email/confirm?link=${confirm}`)
+  await pat.post('/account/email/confirm', { link: confirm })
+  const address = async () =>
+    (await sql`select email from users where idp_id = ${String(identity.id)}`)[0]!.email
+  assert.equal(await address(), 'pat@example.org')
+  assert.equal((await olivia.post(`/admin/people/${String(identity.id)}/disable`, {})).status, 303)
+  assert.equal(await address(), null)
 })

@@ -45,6 +45,9 @@ const provider = createAccountsProvider({
   trustProxy: 0,
   assets: null,
   attempts,
+  // A cheap hash: these tests sign in many times and test what the pages do, not scrypt's cost
+  // (the hashing tests below hash at the real cost, and accounts-doors.test.ts signs in with it).
+  passwordCost: { N: 1 << 10, r: 8, p: 1 },
 })
 const handler = createHandler(provider.routes, { name: 'idp', logger: testLogger() })
 

@@ -3,12 +3,11 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdtemp } from 'node:fs/promises'
+import { mkdtemp, readdir } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import { openDatabase } from '../src/db/client.ts'
-import { lockDataDir } from '../src/db/data-dir-lock.ts'
 import { migrate } from '../src/db/migrate.ts'
 import { startedDataDir } from './support/data-dir.ts'
 import { CHUNK_BYTES, fileTable } from '../src/tickets/store/files.ts'
@@ -18,9 +17,14 @@ import { CHUNK_BYTES, fileTable } from '../src/tickets/store/files.ts'
 
 const run = promisify(execFile)
 
-async function script(command: 'backup' | 'restore', dataDir: string, file: string) {
+async function script(
+  command: 'backup' | 'restore',
+  dataDir: string,
+  file: string,
+  ...more: string[]
+) {
   try {
-    const { stdout, stderr } = await run('npm', ['run', '--silent', command, '--', file], {
+    const { stdout, stderr } = await run('npm', ['run', '--silent', command, '--', file, ...more], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir },
     })
     return { code: 0, stdout, stderr }
@@ -62,28 +66,111 @@ test('a backup restored into a fresh data directory holds every row, the schema 
   }
 })
 
-test('backup refuses while a process holds the data directory, and restore refuses a directory that holds a database', async () => {
-  const dir = await startedDataDir('backup-busy-')
-  const db = await openDatabase({ databaseUrl: null, dataDir: dir })
-  await db.sql`select 1`
-  const file = join(dir, 'never.tar.gz')
+test('a backup taken while 8 writers write, restored into a new data directory, holds every write acknowledged before it', async () => {
+  const source = await startedDataDir('backup-live-')
+  const db = await openDatabase({ databaseUrl: null, dataDir: source }, { max: 9 })
+  const file = join(await mkdtemp(join(tmpdir(), 'backup-file-')), 'live.tar.gz')
+  const WRITERS = 8
+  const acked = Array.from({ length: WRITERS }, () => 0)
+  let stop = false
+  let slowestMs = 0
   try {
-    const busy = await script('backup', dir, file)
+    await db.sql`create table writes (writer int, seq int, body text, primary key (writer, seq))`
+    // Some bulk, so that the copy takes a while and the writers write during it.
+    await db.sql`create table bulk (n int primary key, body text)`
+    await db.sql`insert into bulk select n, repeat(md5(n::text), 30) from generate_series(1, 20000) n`
+    const writers = acked.map(async (_, w) => {
+      for (let seq = 1; !stop; seq++) {
+        const started = performance.now()
+        await db.sql`insert into writes values (${w}, ${seq}, ${'x'.repeat(200)})`
+        slowestMs = Math.max(slowestMs, performance.now() - started)
+        acked[w] = seq
+      }
+    })
+    while (acked.some((n) => n < 5)) await new Promise((r) => setTimeout(r, 10))
+    const before = [...acked]
+    slowestMs = 0
+    const backup = await script('backup', source, file)
+    const after = [...acked]
+    stop = true
+    await Promise.all(writers)
+    assert.equal(backup.code, 0, backup.stderr)
+    assert.match(backup.stdout, /while the service ran/)
+    const during = after.reduce((a, b) => a + b, 0) - before.reduce((a, b) => a + b, 0)
+    assert.ok(during > 0, 'the writers wrote while the backup ran')
+    console.log(
+      `# ${during} writes during the backup; the slowest write took ${slowestMs.toFixed(0)} ms`,
+    )
+
+    const target = await mkdtemp(join(tmpdir(), 'backup-live-dst-'))
+    const restore = await script('restore', target, file)
+    assert.equal(restore.code, 0, restore.stderr)
+    const restored = await openDatabase({ databaseUrl: null, dataDir: target })
+    try {
+      const rows = await restored.sql<{ writer: number; n: number; last: number }[]>`
+        select writer, count(*)::int as n, max(seq) as last from writes group by writer order by writer`
+      assert.equal(rows.length, WRITERS)
+      for (const row of rows) {
+        assert.equal(
+          row.n,
+          row.last,
+          `writer ${row.writer}: its writes 1 to ${row.last}, none missing`,
+        )
+        assert.ok(
+          row.last >= before[row.writer]!,
+          `writer ${row.writer}: every write acknowledged before the backup`,
+        )
+        assert.ok(row.last <= after[row.writer]!)
+      }
+      assert.equal((await restored.sql`select count(*)::int as n from bulk`)[0]!.n, 20000)
+    } finally {
+      await restored.close()
+    }
+  } finally {
+    stop = true
+    await db.close()
+  }
+})
+
+test('a restore refuses while the service runs, says what it would replace, and replaces it only with --yes, keeping it beside', async () => {
+  const dir = await startedDataDir('restore-busy-')
+  const db = await openDatabase({ databaseUrl: null, dataDir: dir })
+  await db.sql`create table marker (what text)`
+  await db.sql`insert into marker values ('before the backup')`
+  const file = join(await mkdtemp(join(tmpdir(), 'backup-file-')), 'marker.tar.gz')
+  try {
+    assert.equal((await script('backup', dir, file)).code, 0)
+    await db.sql`update marker set what = 'after the backup'`
+    const busy = await script('restore', dir, file)
     assert.equal(busy.code, 1)
     assert.match(
       busy.stderr,
       new RegExp(
-        `backup: the data directory ${resolve(dir)} is in use by another process \\(pid ${process.pid}\\)`,
+        `restore: the data directory ${resolve(dir)} is in use by another process \\(pid ${process.pid}\\).*stop the service first`,
       ),
     )
   } finally {
     await db.close()
   }
-  const taken = await script('restore', dir, file)
-  assert.equal(taken.code, 1)
-  assert.match(taken.stderr, /already holds a database: move it away/)
-  // The lock was released by the refusing restore.
-  await (await lockDataDir(dir)).release()
+  const asked = await script('restore', dir, file)
+  assert.equal(asked.code, 1)
+  assert.match(
+    asked.stdout,
+    new RegExp(
+      `restore: this replaces the database in ${resolve(dir)}/pglite \\([0-9.]+ MB, last written [0-9T:.-]+Z\\) with the backup ${file} \\(taken `,
+    ),
+  )
+  assert.match(asked.stderr, /nothing replaced: run again with --yes/)
+  const replaced = await script('restore', dir, file, '--yes')
+  assert.equal(replaced.code, 0, replaced.stderr)
+  const kept = (await readdir(dir)).filter((n) => n.startsWith('pglite.replaced-'))
+  assert.equal(kept.length, 1, 'the replaced database is kept beside')
+  const back = await openDatabase({ databaseUrl: null, dataDir: dir })
+  try {
+    assert.equal((await back.sql`select what from marker`)[0]!.what, 'before the backup')
+  } finally {
+    await back.close()
+  }
 })
 
 test('a backup carries attached files: restored, their bytes come back whole', async () => {

@@ -11,7 +11,7 @@ import { cspViolations, fullApp } from './support/full-app.ts'
 import { assertAccessible } from './support/axe.ts'
 import { startSmtp } from './support/smtp.ts'
 import { pictures } from './tickets/browser-support.ts'
-import { unsubscribeToken } from '../src/tickets/workers/mail-worker.ts'
+import { unsubscribeToken } from '../src/tickets/rules/unsubscribe.ts'
 import { mailTable } from '../src/tickets/store/mail.ts'
 
 const smtp = await startSmtp()

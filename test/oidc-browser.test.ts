@@ -86,6 +86,10 @@ test("the first person signs in through the organisation's provider, becomes the
     { ...row },
     { issuer: issuer.issuer, subject: 'ada', is_owner: true, display_name: 'Ada Lovelace' },
   )
+  // The provider's verified email is her confirmed address, and the tracker mails it.
+  const [address] = await full.db.sql`
+    select a.email as account, u.email as tracker from idp_accounts a join users u on u.idp_id = a.id`
+  assert.deepEqual({ ...address }, { account: 'ada@example.org', tracker: 'ada@example.org' })
   assert.deepEqual(refused, [])
   await context.close()
 })

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict'
 import { startApp } from '../src/app.ts'
 import { loadConfig } from '../src/config.ts'
 import type { Logger } from '../src/base/log.ts'
-import { OIDC_TEXT } from '../src/accounts/oidc.ts'
+import { OIDC_TEXT, verifiedEmailOf } from '../src/accounts/oidc.ts'
 import { createAccountStore } from '../src/accounts/store.ts'
 import { testDatabase } from './support/db.ts'
 import { CLIENT_ID, CLIENT_SECRET, startTestIssuer } from './support/oidc-issuer.ts'
@@ -205,4 +205,16 @@ test('a login code carrying a failure is answered by the exchange as 400 with th
   })
   const again = await exchange()
   assert.deepEqual(await again.json(), { error: 'login code unknown, used or expired' })
+})
+
+test("only an email the provider says it verified is taken as the account's confirmed address", () => {
+  assert.equal(
+    verifiedEmailOf({ email: 'ada@example.org', email_verified: true }),
+    'ada@example.org',
+  )
+  assert.equal(verifiedEmailOf({ email: 'ada@example.org' }), null)
+  assert.equal(verifiedEmailOf({ email: 'ada@example.org', email_verified: 'true' }), null)
+  assert.equal(verifiedEmailOf({ email: 'not an address', email_verified: true }), null)
+  assert.equal(verifiedEmailOf({ email: `${'a'.repeat(250)}@b.org`, email_verified: true }), null)
+  assert.equal(verifiedEmailOf({ email_verified: true }), null)
 })

@@ -169,8 +169,11 @@ export interface AccountView {
     passkey?: string
     email?: string
   }
-  /** The address waiting for its link, and whether this site sends mail at all. */
-  email: { pending: string | null; mail: boolean }
+  /**
+   * The address waiting for its link, whether this site sends mail at all, and the confirmed
+   * address when a mail server refused it (no mail goes there until it is confirmed again).
+   */
+  email: { pending: string | null; mail: boolean; refused: string | null }
 }
 
 /** `/account`: the apps, display name, password, passkeys, sign out everywhere. */
@@ -225,11 +228,13 @@ ${
 /** `/account`'s Email: the confirmed address, the one waiting for its link, and the form. */
 function emailSection(view: AccountView, token: Html): Html {
   const { account, errors } = view
-  const { pending, mail } = view.email
+  const { pending, mail, refused } = view.email
   const status = html`<p id="email-status">${
-    account.email !== null
-      ? html`Mail goes to <strong>${account.email}</strong>, a confirmed address.`
-      : html`No confirmed address: the apps send you no mail.`
+    refused !== null && refused === account.email
+      ? html`A mail server refused mail to <strong>${refused}</strong>, so none goes there. Check the address, then press <strong>Confirm again</strong>, or give another.`
+      : account.email !== null
+        ? html`Mail goes to <strong>${account.email}</strong>, a confirmed address.`
+        : html`No confirmed address: the apps send you no mail.`
   }${pending !== null ? html` A link to confirm <strong>${pending}</strong> is on its way there; open it within 24 hours.` : ''}</p>`
   if (!mail)
     return html`<section class="card" aria-labelledby="email-h"><h2 id="email-h">Email</h2>${status}

@@ -10,10 +10,19 @@ export const PASSWORD_MIN = 8
 /** The most: scrypt reads the whole password, so a huge one must not cost the server. */
 export const PASSWORD_MAX = 1000
 
-// One of the OWASP Password Storage Cheat Sheet's equivalent scrypt settings: 32 MiB of memory
-// a hash rather than the 128 MiB of N = 2^17, which a small server signing in several people at
-// once could not spare.
-const COST = { N: 1 << 15, r: 8, p: 3 }
+/** scrypt's parameters for a new hash (a stored hash names its own). */
+export interface PasswordCost {
+  readonly N: number
+  readonly r: number
+  readonly p: number
+}
+
+/**
+ * The cost of every new hash: one of the OWASP Password Storage Cheat Sheet's equivalent scrypt
+ * settings, 32 MiB of memory a hash rather than the 128 MiB of N = 2^17, which a small server
+ * signing in several people at once could not spare.
+ */
+export const PASSWORD_COST: PasswordCost = Object.freeze({ N: 1 << 15, r: 8, p: 3 })
 const KEY_BYTES = 32
 
 function derive(
@@ -29,11 +38,11 @@ function derive(
   )
 }
 
-/** The stored form of `password`. */
-export async function hashPassword(password: string): Promise<string> {
+/** The stored form of `password`, hashed at `cost`. */
+export async function hashPassword(password: string, cost = PASSWORD_COST): Promise<string> {
   const salt = randomBytes(16)
-  const key = await derive(password, salt, COST)
-  return `scrypt$${COST.N}$${COST.r}$${COST.p}$${salt.toString('base64url')}$${key.toString('base64url')}`
+  const key = await derive(password, salt, cost)
+  return `scrypt$${cost.N}$${cost.r}$${cost.p}$${salt.toString('base64url')}$${key.toString('base64url')}`
 }
 
 /** True when `password` matches `stored`; a malformed `stored` matches nothing. */
@@ -49,8 +58,13 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return timingSafeEqual(key, expected)
 }
 
-/** A hash no password matches, for a sign-in whose name is unknown: it costs the same time as a real one. */
-export const UNKNOWN_ACCOUNT_HASH = `scrypt$${COST.N}$${COST.r}$${COST.p}$${Buffer.alloc(16).toString('base64url')}$${Buffer.alloc(KEY_BYTES).toString('base64url')}`
+/**
+ * A hash no password matches, for a sign-in whose name is unknown: at the cost of new hashes, it
+ * costs the same time as a real one.
+ */
+export function unknownAccountHash(cost = PASSWORD_COST): string {
+  return `scrypt$${cost.N}$${cost.r}$${cost.p}$${Buffer.alloc(16).toString('base64url')}$${Buffer.alloc(KEY_BYTES).toString('base64url')}`
+}
 
 /** Why a new password is refused, or null when it will do. */
 export function passwordDefect(password: string): string | null {

@@ -35,6 +35,7 @@ import { REFUSED, TEXT } from './messages.ts'
 import { createBrowserBinding } from './browser-binding.ts'
 import {
   inviteContextOf,
+  refusedEmailOf,
   takeInviteSignupOf,
   type InviteContext,
   type ServiceHooks,
@@ -45,7 +46,14 @@ import { cookieName } from './cookies.ts'
 import { shownName } from '../auth/shown-name.ts'
 import { addressKey, clientAddress } from '../limits/rate-limit.ts'
 import { providerPage, providerPolicy, type PageFrame } from './page.ts'
-import { hashPassword, passwordDefect, UNKNOWN_ACCOUNT_HASH, verifyPassword } from './password.ts'
+import {
+  hashPassword,
+  passwordDefect,
+  PASSWORD_COST,
+  unknownAccountHash,
+  verifyPassword,
+  type PasswordCost,
+} from './password.ts'
 import {
   forgotContent,
   messageContent,
@@ -99,6 +107,8 @@ export interface AccountsProviderDeps {
   attempts?: SignInAttempts
   /** The ceiling on password hashes at once (src/accounts/hash-gate.ts); one of its own when absent. */
   hashes?: HashGate
+  /** The cost of new password hashes; PASSWORD_COST unless told (tests set a cheap one). */
+  passwordCost?: PasswordCost
   /** Sign-in through the organisation's OpenID Connect provider (src/accounts/oidc.ts), or none. */
   oidc?: { settings: OidcConfig; party: RelyingParty } | null
   logger?: Logger | null
@@ -131,6 +141,10 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     deps.attempts ??
     createSignInAttempts({ sql, clock, trustProxy: deps.trustProxy, secret: deps.secret, secure })
   const hashes = deps.hashes ?? createHashGate()
+  const cost = deps.passwordCost ?? PASSWORD_COST
+  /** The stored form of a new password. */
+  const hashed = (password: string) => hashPassword(password, cost)
+  const UNKNOWN_ACCOUNT_HASH = unknownAccountHash(cost)
   const mailer = deps.mailer ?? null
   /** Runs a password hash for the request through the ceiling: its answer, or 'busy'. */
   const hashing = <T>(req: Request, work: () => Promise<T>) =>
@@ -426,7 +440,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
           ssoButton(got.request),
         ),
       )
-    const passwordHash = await hashing(req, () => hashPassword(fields.password))
+    const passwordHash = await hashing(req, () => hashed(fields.password))
     if (passwordHash === 'busy') return busy(req)
     const made = await store.create({ name: fields.name, passwordHash, owner: true })
     if (!made.ok) return signInPage(req, got.request, 409, '', TEXT.ownerExists)
@@ -516,7 +530,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     if (!fields.ok) return again(fields.name, fields.errors)
     if ((await store.byName(fields.name)) !== null)
       return again(fields.name, { name: TEXT.nameTaken })
-    const passwordHash = await hashing(req, () => hashPassword(fields.password))
+    const passwordHash = await hashing(req, () => hashed(fields.password))
     if (passwordHash === 'busy') return busy(req)
     if (link !== '' && !(await store.useSignupLink(link)))
       return message(req, 403, 'Sign-up', TEXT.linkUsed)
@@ -609,8 +623,10 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
       passkeys,
       oidc: oidc ? { name: oidc.name, issuer: oidc.issuer } : null,
       hashing,
+      hashed,
       busy,
       mailer,
+      refusedEmail: (accountId) => refusedEmailOf(deps.hooks, accountId),
       checkedForm,
       refused,
     }),
@@ -657,7 +673,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
           return page(req, 400, 'Reset your password', (csrf) =>
             resetContent(link, csrf, account, weak),
           )
-        const passwordHash = await hashing(req, () => hashPassword(password))
+        const passwordHash = await hashing(req, () => hashed(password))
         if (passwordHash === 'busy') return busy(req)
         const reset = await store.resetPassword(link, passwordHash)
         if (reset === null) return message(req, 404, 'Reset your password', TEXT.resetUnknown)

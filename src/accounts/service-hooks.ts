@@ -58,6 +58,11 @@ export interface ServiceHooks {
    * when the person removed it. The tracker mails it from its next mail on.
    */
   onEmailChange?(tx: Query, accountId: string, email: string | null): Promise<void>
+  /**
+   * The account's address when a mail server refused it and the service has stopped mailing it
+   * (`/account` says so, and offers to confirm it again); null otherwise.
+   */
+  refusedEmail?(accountId: string): Promise<string | null>
   /** What else a password reset ends at the service, after its sessions (the tracker: the person's tokens). */
   onPasswordReset?(tx: Query, accountId: string): Promise<void>
 }
@@ -82,6 +87,18 @@ export async function inviteContextOf(
 ): Promise<InviteContext | null> {
   for (const h of hooks) {
     const found = (await h.inviteContext?.(returnTo)) ?? null
+    if (found !== null) return found
+  }
+  return null
+}
+
+/** The first address a service stopped mailing because a server refused it, or null. */
+export async function refusedEmailOf(
+  hooks: readonly ServiceHooks[],
+  accountId: string,
+): Promise<string | null> {
+  for (const h of hooks) {
+    const found = (await h.refusedEmail?.(accountId)) ?? null
     if (found !== null) return found
   }
   return null

@@ -10,7 +10,7 @@ import type { Request } from '../http/request.ts'
 import { redirect, type Headers, type Response } from '../http/response.ts'
 import type { SignInAttempts } from './attempts.ts'
 import { accountContent, adminContent } from './pages.ts'
-import { hashPassword, passwordDefect, verifyPassword } from './password.ts'
+import { passwordDefect, verifyPassword } from './password.ts'
 import type { createPasskeys } from './passkeys.ts'
 import { expired, wholeNumber } from './forms.ts'
 import { TEXT } from './messages.ts'
@@ -51,6 +51,8 @@ export interface SettingsTools {
   oidc: { name: string; issuer: string } | null
   /** Runs a password hash for the request under the ceiling on hashes: its answer, or 'busy'. */
   hashing<T>(req: Request, work: () => Promise<T>): Promise<T | 'busy'>
+  /** The stored form of a new password, at the provider's cost. */
+  hashed(password: string): Promise<string>
   /** The answer when no hash could be had. */
   busy(req: Request): Response
   /** The form of a POST, its browser token checked. */
@@ -59,6 +61,8 @@ export interface SettingsTools {
   refused(req: Request, refusal: Refusal): Response
   /** Where confirmation links are mailed from, or null when this site sends no mail. */
   mailer: AccountMailer | null
+  /** The account's address when a service stopped mailing it because a server refused it. */
+  refusedEmail(accountId: string): Promise<string | null>
 }
 
 export function settingsRoutes(tools: SettingsTools): HttpRoute[] {
@@ -71,11 +75,12 @@ export function settingsRoutes(tools: SettingsTools): HttpRoute[] {
     notice: string | null = null,
     errors: Parameters<typeof accountContent>[0]['errors'] = {},
   ): Promise<Response> {
-    const [keys, pending] = await Promise.all([
+    const [keys, pending, refused] = await Promise.all([
       passkeys.list(account.id),
       store.pendingEmail(account.id),
+      tools.refusedEmail(account.id),
     ])
-    const email = { pending, mail: tools.mailer !== null }
+    const email = { pending, mail: tools.mailer !== null, refused }
     return page(
       req,
       status,
@@ -252,7 +257,7 @@ Until it is confirmed, nothing is mailed here. If it was not you, ignore this ma
         }
         const weak = passwordDefect(password)
         if (weak !== null) return accountPage(req, account, 400, null, { password: weak })
-        const passwordHash = await tools.hashing(req, () => hashPassword(password))
+        const passwordHash = await tools.hashing(req, () => tools.hashed(password))
         if (passwordHash === 'busy') return tools.busy(req)
         await store.setPassword(
           account.id,

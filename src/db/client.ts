@@ -109,6 +109,8 @@ export async function openDatabase(
       throw err
     },
   )
+  // `npm run backup` asks this process for a backup through the lock (src/db/data-dir-lock.ts).
+  await lock.serveBackups(async (out) => void (await embedded.backup(out)))
   const sql = postgres({
     ...clientOptions({ ...options, max: options.max ?? 4 }),
     path: embedded.socketPath as string,

@@ -21,11 +21,18 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { PGlite } from '@electric-sql/pglite'
 import { PGLiteSocketHandler } from '@electric-sql/pglite-socket'
+import type { Writable } from 'node:stream'
+import { writeOnlineBackup, type BackupOutcome } from './online-backup.ts'
 
 export interface EmbeddedServer {
   /** Where clients connect: a unix socket path, or a TCP port on 127.0.0.1. */
   socketPath: string | null
   port: number | null
+  /**
+   * Writes a `.tar.gz` backup of the database to `out` while it serves (src/db/online-backup.ts);
+   * refused while another runs, and for a database in memory.
+   */
+  backup(out: Writable): Promise<BackupOutcome>
   stop(): Promise<void>
 }
 
@@ -36,6 +43,15 @@ interface Item {
   resolve: (size: number) => void
   reject: (err: Error) => void
 }
+
+/** A statement of this process's own, run between the connections' batches and transactions. */
+interface Task {
+  handlerId: typeof OWN
+  run: () => Promise<void>
+}
+
+/** The handler id of this process's own statements: never a connection's. */
+const OWN = -1
 
 // Extended-protocol messages that leave a batch open until the connection's Sync.
 const BATCH_OPENERS = new Set(['P', 'B', 'D', 'E', 'C', 'H'].map((c) => c.charCodeAt(0)))
@@ -48,7 +64,7 @@ const QUERY = 'Q'.charCodeAt(0)
  * pglite-socket stops calling them; test/embedded-db.test.ts checks what the queue does.
  */
 class BatchQueue {
-  private items: Item[] = []
+  private items: (Item | Task)[] = []
   private owner: number | null = null
   private openBatch = new Set<number>()
   private running = false
@@ -65,9 +81,29 @@ class BatchQueue {
     })
   }
 
+  /**
+   * Runs `statement` when no connection has a batch or a transaction open, before any further
+   * connection's message: no statement runs beside it (the online backup's, src/db/online-backup.ts).
+   */
+  alone(statement: string): Promise<Record<string, unknown>[]> {
+    return new Promise((resolve, reject) => {
+      this.items.push({
+        handlerId: OWN,
+        run: async () => {
+          try {
+            resolve((await this.db.query<Record<string, unknown>>(statement)).rows)
+          } catch (err) {
+            reject(err)
+          }
+        },
+      })
+      void this.pump()
+    })
+  }
+
   clearQueueForHandler(handlerId: number): void {
     this.items = this.items.filter((item) => {
-      if (item.handlerId !== handlerId) return true
+      if (item.handlerId !== handlerId || 'run' in item) return true
       item.reject(new Error('connection closed'))
       return false
     })
@@ -81,7 +117,7 @@ class BatchQueue {
     void this.pump()
   }
 
-  private next(): Item | undefined {
+  private next(): Item | Task | undefined {
     if (this.owner === null) return this.items.shift()
     const i = this.items.findIndex((item) => item.handlerId === this.owner)
     return i === -1 ? undefined : this.items.splice(i, 1)[0]
@@ -92,6 +128,10 @@ class BatchQueue {
     this.running = true
     try {
       for (let item = this.next(); item; item = this.next()) {
+        if ('run' in item) {
+          await item.run()
+          continue
+        }
         const current = item
         let size = 0
         try {
@@ -176,9 +216,20 @@ export async function startEmbedded(
     )
   }
   const address = server.address()
+  let backingUp = false
   return {
     socketPath,
     port: typeof address === 'object' && address ? address.port : null,
+    async backup(out) {
+      if (memory) throw new Error('a database in memory has no backup')
+      if (backingUp) throw new Error('a backup is already running')
+      backingUp = true
+      try {
+        return await writeOnlineBackup(dataDir, (statement) => queue.alone(statement), out)
+      } finally {
+        backingUp = false
+      }
+    },
     async stop() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve())

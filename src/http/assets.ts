@@ -85,6 +85,11 @@ export interface BundleOptions {
   files?: Record<string, string | Uint8Array>
   /** Values esbuild puts in place of identifiers (`define`). */
   define?: Record<string, string>
+  /**
+   * A dynamic `import()` makes a chunk of its own, loaded when it runs (esbuild's `splitting`);
+   * chunks are served and hashed like the entries, as `chunk-<hash>.js`.
+   */
+  splitting?: boolean
 }
 
 /** Bundles, hashes and compresses; throws (at start-up) when a bundle does not build. */
@@ -98,6 +103,8 @@ export async function bundleAssets(options: BundleOptions): Promise<Assets> {
     write: false,
     outdir: '/out',
     entryNames: '[name]-[hash]',
+    chunkNames: 'chunk-[hash]',
+    splitting: options.splitting === true,
     legalComments: 'none',
     define: options.define,
     logLevel: 'silent',

@@ -75,6 +75,8 @@ export async function buildWebApp(): Promise<Built> {
       published: `${APP_DIR}published.ts`,
       style: `${APP_DIR}app.css`,
     },
+    // The reading view's Markdown renderer is a chunk loaded on the first Read (editor-view.ts).
+    splitting: true,
     files: Object.fromEntries(
       await Promise.all(
         ICONS.map(async (i) => [i.file, await readFile(`${APP_DIR}${i.file}`)] as const),

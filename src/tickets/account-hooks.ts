@@ -55,8 +55,10 @@ export function ticketsAccountHooks(deps: {
       return id === null ? null : inviteTable(tx, clock).takeSignupPlace(id)
     },
     // A project key acts as the person who confirmed it, so it ends with them, and the webhooks
-    // it made go with it (docs/connect-apps.md).
+    // it made go with it (docs/connect-apps.md). A disabled person gets no more mail; the exchange
+    // gives the address back when they are enabled and sign in again.
     async onDisable(tx, accountId) {
+      await userTable(tx, clock).setEmail(accountId, null)
       await tokenTable(tx, clock).deleteOfIdentity(accountId)
       await connectionTable(tx, clock).deleteOfIdentity(accountId)
     },
@@ -64,6 +66,9 @@ export function ticketsAccountHooks(deps: {
     // again, an address a mail server refused gets mail again.
     async onEmailChange(tx, accountId, email) {
       await userTable(tx, clock).setEmail(accountId, email)
+    },
+    async refusedEmail(accountId) {
+      return userTable(sql, clock).refusedEmail(accountId)
     },
     // A reset may follow a stolen password: the person's user tokens end with their sessions.
     async onPasswordReset(tx, accountId) {

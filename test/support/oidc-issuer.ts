@@ -15,8 +15,8 @@ export const CLIENT_SECRET = 'test-client-secret'
 export const OTHER_CLIENT_ID = 'another-app'
 
 /** Claims of the people the tests sign in as, by login name; any other name gets only `preferred_username`. */
-export const PEOPLE: Record<string, Record<string, string>> = {
-  ada: { name: 'Ada Lovelace', email: 'ada@example.org' },
+export const PEOPLE: Record<string, Record<string, string | boolean>> = {
+  ada: { name: 'Ada Lovelace', email: 'ada@example.org', email_verified: true },
   grace: { preferred_username: 'grace', email: 'grace@example.org' },
   emailonly: { email: 'edsger@example.org' },
 }
@@ -88,7 +88,11 @@ export async function startTestIssuer(options: {
             claims: async () => ({ sub, ...(PEOPLE[sub] ?? { preferred_username: sub }) }),
           }
         },
-        claims: { openid: ['sub'], profile: ['name', 'preferred_username'], email: ['email'] },
+        claims: {
+          openid: ['sub'],
+          profile: ['name', 'preferred_username'],
+          email: ['email', 'email_verified'],
+        },
         // The profile's claims in the ID token too, as Google and Keycloak put them.
         conformIdTokenClaims: false,
         features: { devInteractions: { enabled: true } },

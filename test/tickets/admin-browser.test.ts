@@ -184,6 +184,37 @@ test(
 )
 
 test(
+  'an open settings page lists an invite another admin makes, then takes it away when they revoke it, announced, without a reload',
+  { timeout: 90_000 },
+  async () => {
+    const fayApi = await app.login('fay', 'idp-fay')
+    await app.member(aliceApi, 'www', fayApi, 'admin')
+    await openFollowing(page, 'www')
+    let reloaded = false
+    page.on('load', () => (reloaded = true))
+    const invites = page.getByRole('table', { name: 'Open invites' })
+    const rowsBefore = (await invites.count()) ? await invites.locator('tbody tr').count() : 0
+    const made = await app.call('POST', '/api/projects/www/invites', {
+      headers: { cookie: fayApi.cookie, 'x-tag': fayApi.tag },
+      body: { role: 'use', uses: '3' },
+    })
+    assert.equal(made.status, 201, made.text)
+    const row = invites.locator('tbody tr').filter({ hasText: 'fay' })
+    await row.getByText('3 of 3').waitFor({ timeout: 30_000 })
+    await page.locator('#announce').getByText('The open invites changed.').waitFor()
+    assert.equal(await invites.locator('tbody tr').count(), rowsBefore + 1)
+    const revoked = await app.call(
+      'POST',
+      `/api/projects/www/invites/${encodeURIComponent(made.body.id)}/revoke`,
+      { headers: { cookie: fayApi.cookie, 'x-tag': fayApi.tag }, body: {} },
+    )
+    assert.equal(revoked.status, 200, revoked.text)
+    await row.waitFor({ state: 'detached', timeout: 30_000 })
+    assert.equal(reloaded, false)
+  },
+)
+
+test(
   'the settings page reads at 390 px without sideways scrolling',
   { timeout: 60_000 },
   async () => {

@@ -6,6 +6,10 @@
  * connected app; a second browser watching the ticket sees each change without reloading; a
  * `use` member sees no control it cannot use; at 390 px no page scrolls sideways; and the XSS
  * payloads make no element. `SCREENSHOTS=<folder>` keeps a picture of each page.
+ *
+ * Each test stands alone: what it needs beyond alice's signed-in page it makes itself, or takes
+ * from `web()` and `bob()`, which make the shared project and second person once, for whichever
+ * test asks first.
  */
 import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
@@ -29,10 +33,48 @@ page.on('console', (m) => {
 const history = (p: Page) => p.getByRole('list', { name: 'History' })
 const form = (p: Page, api: string) => p.locator(`form[data-api$="${api}"]`)
 
+let shared: Promise<{ first: { number: number } }> | null = null
+/** alice's project `web` (Web site) with its ticket #1, "Login loops on Safari". */
+function web(): Promise<{ first: { number: number } }> {
+  return (shared ??= (async () => {
+    const made = await app.call('POST', '/api/projects', {
+      token: aliceApi.token,
+      body: { title: 'Web site', slug: 'web' },
+    })
+    assert.equal(made.status, 201, made.text)
+    const first = await app.ticket(aliceApi, 'web', {
+      subject: 'Login loops on Safari',
+      summary: 'It **reloads** forever.',
+    })
+    return { first }
+  })())
+}
+
+let second: Promise<{ api: Awaited<ReturnType<typeof app.login>>; page: Page }> | null = null
+/** bob, an edit member of `web`, signed in in a browser of his own. */
+function bob(): Promise<{ api: Awaited<ReturnType<typeof app.login>>; page: Page }> {
+  return (second ??= (async () => {
+    await web()
+    const api = await app.login('bob', 'idp-bob')
+    await app.member(aliceApi, 'web', api, 'edit')
+    const { page } = await b.person('bob', { idpId: 'idp-bob' })
+    return { api, page }
+  })())
+}
+
+/** Opens a ticket page in `p` and waits for its live updates to be listened for. */
+async function watch(p: Page, path: string): Promise<void> {
+  const polling = p.waitForRequest((r) => r.url().includes('/api/live'))
+  await p.goto(`${url}${path}`)
+  await polling
+}
+
 test(
   'a first-run home page says what to do; a person makes a project with "New project"',
   { timeout: 60_000 },
   async () => {
+    // Someone new, whom no project has yet.
+    const { context, page } = await b.person('erin')
     await page.goto(`${url}/`)
     await page.getByRole('heading', { name: 'No projects yet' }).waitFor()
     assert.match(
@@ -41,11 +83,12 @@ test(
     )
     assert.doesNotMatch(await page.locator('main').innerText(), /\/api\//)
     await screenshot(page, 'home-first-run')
-    await page.getByLabel('Title', { exact: true }).fill('Web site')
-    await page.getByLabel('Slug', { exact: true }).fill('web')
+    await page.getByLabel('Title', { exact: true }).fill('Home site')
+    await page.getByLabel('Slug', { exact: true }).fill('home')
     await page.getByRole('button', { name: 'New project' }).click()
-    await page.waitForURL(`${url}/web`)
-    await page.getByRole('heading', { name: 'Web site' }).waitFor()
+    await page.waitForURL(`${url}/home`)
+    await page.getByRole('heading', { name: 'Home site' }).waitFor()
+    await context.close()
   },
 )
 
@@ -70,7 +113,11 @@ test(
   '"New ticket" with a Markdown preview makes a ticket and opens it',
   { timeout: 60_000 },
   async () => {
-    await page.goto(`${url}/web`)
+    await app.call('POST', '/api/projects', {
+      token: aliceApi.token,
+      body: { title: 'Preview', slug: 'preview' },
+    })
+    await page.goto(`${url}/preview`)
     await page.locator('summary', { hasText: 'New ticket' }).click()
     await page.getByLabel('Subject').fill('Login loops on Safari')
     await page.getByLabel('Summary').fill('It **reloads** forever.')
@@ -78,7 +125,7 @@ test(
     await page.locator('[data-preview="ticket-summary"] strong').getByText('reloads').waitFor()
     await page.getByRole('button', { name: 'Preview' }).click()
     await page.getByRole('button', { name: 'New ticket' }).click()
-    await page.waitForURL(`${url}/web/1`)
+    await page.waitForURL(`${url}/preview/1`)
     await page.locator('.summary strong').getByText('reloads').waitFor()
   },
 )
@@ -87,6 +134,8 @@ test(
   'a comment sent with Ctrl+Enter appears in the history, rendered as Markdown',
   { timeout: 60_000 },
   async () => {
+    const { first } = await web()
+    await page.goto(`${url}/web/${first.number}`)
     await page.getByLabel('Comment').fill('Seen on **iOS** too')
     await page.getByLabel('Comment').press('Control+Enter')
     await history(page).locator('strong').getByText('iOS').waitFor()
@@ -98,6 +147,9 @@ test(
   'choosing a state applies it and the history says so in words',
   { timeout: 60_000 },
   async () => {
+    await web()
+    const t = await app.ticket(aliceApi, 'web', { subject: 'Started by whoever starts it' })
+    await page.goto(`${url}/web/${t.number}`)
     await page.getByLabel('State').selectOption('doing')
     await history(page).getByText('changed the state from open to doing').waitFor()
     // Doing on an unassigned ticket assigns it to the person who started it.
@@ -105,12 +157,11 @@ test(
   },
 )
 
-let bobPage: Page
-
 test(
   'an invited person joins through the link and sees the project',
   { timeout: 60_000 },
   async () => {
+    await web()
     await page.goto(`${url}/web/settings`)
     await page.getByLabel('Role', { exact: true }).first().waitFor()
     await form(page, '/invites').getByLabel('Role').selectOption('edit')
@@ -123,16 +174,16 @@ test(
       decodeURIComponent(new URL(link).searchParams.get('return')!),
     ).searchParams.get('invite')!
     await screenshot(page, 'project-settings')
-    const bob = await b.person(null)
-    bobPage = bob.page
-    await bobPage.goto(
-      `${url}/login/callback?idp_code=${app.idp.code({ id: 'idp-bob', name: 'bob' })}&invite=${encodeURIComponent(invite)}`,
+    const frank = await b.person(null)
+    await frank.page.goto(
+      `${url}/login/callback?idp_code=${app.idp.code({ id: 'idp-frank', name: 'frank' })}&invite=${encodeURIComponent(invite)}`,
     )
-    await bobPage.waitForURL(`${url}/web`)
-    await bobPage
+    await frank.page.waitForURL(`${url}/web`)
+    await frank.page
       .getByRole('list', { name: 'Tickets' })
       .getByText('Login loops on Safari')
       .waitFor()
+    await frank.context.close()
   },
 )
 
@@ -140,29 +191,36 @@ test(
   'a second browser watching the ticket sees assign, edit and comment without reloading, marked and announced',
   { timeout: 90_000 },
   async () => {
-    const polling = bobPage.waitForRequest((r) => r.url().includes('/api/live'))
-    await bobPage.goto(`${url}/web/1`)
-    await polling
+    const { page: bobPage } = await bob()
+    const t = await app.ticket(aliceApi, 'web', { subject: 'Watched by two' })
+    const assigned = await app.call('POST', `/api/tickets/${t.id}/assign`, {
+      token: aliceApi.token,
+      body: { assignee: aliceApi.id },
+    })
+    assert.equal(assigned.status, 201, assigned.text)
+    await watch(bobPage, `/web/${t.number}`)
     let reloaded = false
-    bobPage.on('load', () => (reloaded = true))
-    await page.goto(`${url}/web/1`)
+    const onLoad = () => (reloaded = true)
+    bobPage.on('load', onLoad)
+    await page.goto(`${url}/web/${t.number}`)
     await page.getByLabel('Assignee').selectOption({ label: 'bob' })
     await history(bobPage).getByText('reassigned from alice to bob').waitFor({ timeout: 30_000 })
     await bobPage
       .locator('#announce')
-      .getByText('alice reassigned from alice to bob on web#1.')
+      .getByText(`alice reassigned from alice to bob on web#${t.number}.`)
       .waitFor({ timeout: 10_000 })
     await page.locator('summary', { hasText: 'Edit' }).click()
-    await page.getByLabel('Subject').fill('Login loops on Safari 17')
+    await page.getByLabel('Subject').fill('Watched by two, edited')
     await form(page, '/edit').getByRole('button', { name: 'Save' }).click()
     await bobPage
-      .getByRole('heading', { name: 'Login loops on Safari 17' })
+      .getByRole('heading', { name: 'Watched by two, edited' })
       .waitFor({ timeout: 30_000 })
     await page.getByLabel('Comment').fill('Fixed in the next build?')
     await page.getByRole('button', { name: 'Comment' }).click()
     const item = history(bobPage).locator('li', { hasText: 'Fixed in the next build?' })
     await item.waitFor({ timeout: 30_000 })
     assert.match((await item.getAttribute('class')) ?? '', /changed/)
+    bobPage.off('load', onLoad)
     assert.equal(reloaded, false)
   },
 )
@@ -171,11 +229,14 @@ test(
   'a comment box being typed in is not redrawn when a change arrives',
   { timeout: 60_000 },
   async () => {
+    const { page: bobPage } = await bob()
+    const { first } = await web()
+    await watch(bobPage, `/web/${first.number}`)
     await bobPage.getByLabel('Comment').fill('half a thought')
     const before = await bobPage.evaluate(() =>
       Number(document.documentElement.dataset.redrawn ?? 0),
     )
-    await app.call('POST', '/api/projects/web/tickets/1/comments', {
+    await app.call('POST', `/api/projects/web/tickets/${first.number}/comments`, {
       token: aliceApi.token,
       body: { text: 'meanwhile' },
     })
@@ -193,22 +254,31 @@ test(
   'parent and blocked-by are set by reference, shown as links, and removed',
   { timeout: 60_000 },
   async () => {
-    await app.ticket(aliceApi, 'web', { subject: 'Parent epic' })
-    await app.ticket(aliceApi, 'web', { subject: 'Blocking bug' })
-    await page.goto(`${url}/web/1`)
-    await page.getByLabel('Parent').fill('web#2')
+    await web()
+    const child = await app.ticket(aliceApi, 'web', { subject: 'Part of the epic' })
+    const parent = await app.ticket(aliceApi, 'web', { subject: 'Parent epic' })
+    const blocker = await app.ticket(aliceApi, 'web', { subject: 'Blocking bug' })
+    await page.goto(`${url}/web/${child.number}`)
+    await page.getByLabel('Parent').fill(parent.ref)
     await form(page, '/parent').getByRole('button', { name: 'Save' }).last().click()
-    await history(page).getByText('set the parent to web#2').waitFor()
-    await page.getByLabel('Blocked by').fill('web#3')
-    await page.getByRole('button', { name: 'Add' }).click()
-    await history(page).getByText('marked it blocked by web#3').waitFor()
+    await history(page).getByText(`set the parent to ${parent.ref}`).waitFor()
+    await page.getByLabel('Blocked by').fill(blocker.ref)
+    await page
+      .locator('form')
+      .filter({ has: page.getByLabel('Blocked by') })
+      .getByRole('button', { name: 'Add' })
+      .click()
+    await history(page).getByText(`marked it blocked by ${blocker.ref}`).waitFor()
     await page.locator('[data-live="head"] .blocked').waitFor()
     await screenshot(page, 'ticket')
-    await page.goto(`${url}/web/2`)
-    await page.locator('[data-live="children-box"]').getByRole('link', { name: 'web#1' }).waitFor()
-    await page.goto(`${url}/web/1`)
-    await page.getByRole('button', { name: 'Remove blocker web#3' }).click()
-    await history(page).getByText('removed blocker web#3').waitFor()
+    await page.goto(`${url}/web/${parent.number}`)
+    await page
+      .locator('[data-live="children-box"]')
+      .getByRole('link', { name: child.ref })
+      .waitFor()
+    await page.goto(`${url}/web/${child.number}`)
+    await page.getByRole('button', { name: `Remove blocker ${blocker.ref}` }).click()
+    await history(page).getByText(`removed blocker ${blocker.ref}`).waitFor()
   },
 )
 
@@ -216,15 +286,27 @@ test(
   'search and filters find the ticket; an unknown key is explained',
   { timeout: 60_000 },
   async () => {
+    const { api: bobApi } = await bob()
+    const t = await app.ticket(aliceApi, 'web', { subject: 'Checkout fails in Firefox' })
+    for (const [path, body] of [
+      ['assign', { assignee: bobApi.id }],
+      ['state', { state: 'doing' }],
+    ] as const) {
+      const changed = await app.call('POST', `/api/tickets/${t.id}/${path}`, {
+        token: aliceApi.token,
+        body,
+      })
+      assert.equal(changed.status, 201, changed.text)
+    }
     await page.goto(`${url}/web`)
-    await page.getByLabel('Search tickets').fill('assignee:bob safari')
+    await page.getByLabel('Search tickets').fill('assignee:bob firefox')
     await page.getByLabel('Search tickets').press('Enter')
-    await page.waitForURL(/q=assignee%3Abob\+safari/)
+    await page.waitForURL(/q=assignee%3Abob\+firefox/)
     const list = page.getByRole('list', { name: 'Tickets' })
-    await list.getByText('Login loops on Safari 17').waitFor()
+    await list.getByText('Checkout fails in Firefox').waitFor()
     assert.equal(await list.locator('li').count(), 1)
     await page.getByRole('link', { name: /^Doing/ }).click()
-    await list.getByText('Login loops on Safari 17').waitFor()
+    await list.getByText('Checkout fails in Firefox').waitFor()
     await page.getByRole('link', { name: /^Done/ }).click()
     await page.getByRole('heading', { name: 'No tickets match' }).waitFor()
     await page.goto(`${url}/web?q=priority:high`)
@@ -238,13 +320,27 @@ test(
   'the inbox shows the ticket to the person it is assigned to, with the count in the bar',
   { timeout: 60_000 },
   async () => {
-    await bobPage.goto(`${url}/inbox`)
-    await bobPage
+    await web()
+    const ginaApi = await app.login('gina', 'idp-gina')
+    await app.member(aliceApi, 'web', ginaApi, 'edit')
+    const t = await app.ticket(aliceApi, 'web', { subject: 'Print styles are missing' })
+    const assigned = await app.call('POST', `/api/tickets/${t.id}/assign`, {
+      token: aliceApi.token,
+      body: { assignee: ginaApi.id },
+    })
+    assert.equal(assigned.status, 201, assigned.text)
+    const gina = await b.person('gina', { idpId: 'idp-gina' })
+    await gina.page.goto(`${url}/inbox`)
+    await gina.page
       .getByRole('list', { name: 'Waiting for you' })
-      .getByText('Login loops on Safari 17')
+      .getByText('Print styles are missing')
       .waitFor()
-    assert.equal(await bobPage.locator('#inbox-count-text').textContent(), '1 ticket waits for you')
-    await screenshot(bobPage, 'inbox')
+    assert.equal(
+      await gina.page.locator('#inbox-count-text').textContent(),
+      '1 ticket waits for you',
+    )
+    await screenshot(gina.page, 'inbox')
+    await gina.context.close()
   },
 )
 
@@ -279,6 +375,7 @@ test(
   'an admin removes a connected app and its key stops working',
   { timeout: 60_000 },
   async () => {
+    await web()
     const started = await app.call(
       'GET',
       `/connect?${new URLSearchParams({ app: 'ci', label: 'Nightly build', return: 'https://ci.example/back', state: 's' })}`,
@@ -315,6 +412,7 @@ test(
   'a use member sees comment and state but no control they cannot use; a stranger sees none',
   { timeout: 60_000 },
   async () => {
+    await web()
     const carolApi = await app.login('carol', 'idp-carol')
     await app.member(aliceApi, 'web', carolApi, 'use')
     const carol = await b.person('carol', { idpId: 'idp-carol' })
@@ -342,6 +440,7 @@ test(
   'keyboard: ? lists shortcuts, / searches, c writes a ticket, g i opens the inbox; none fires while typing',
   { timeout: 60_000 },
   async () => {
+    await web()
     await page.goto(`${url}/web`)
     await page.keyboard.press('?')
     await page.getByRole('dialog', { name: 'Keyboard shortcuts' }).waitFor()
@@ -362,6 +461,7 @@ test(
 )
 
 test('at 390 px no page scrolls sideways', { timeout: 90_000 }, async () => {
+  await web()
   await page.setViewportSize(PHONE)
   for (const [path, name] of [
     ['/', 'home'],

@@ -124,11 +124,13 @@ test('the bulk route checks 405, 401, the body, 404, the role, then the rules, i
     error: 'a token is needed',
   })
   expectJson(await bulk(bob.token, { q: '' }), 400, {
-    error: "give exactly one change: 'state', 'assignee' or 'undo'",
+    error:
+      "give exactly one change: 'state', 'assignee', 'addLabel', 'removeLabel', 'milestone' or 'undo'",
     field: 'state',
   })
   expectJson(await bulk(bob.token, { q: '', state: 'done', assignee: 'bob' }), 400, {
-    error: "give exactly one change: 'state', 'assignee' or 'undo'",
+    error:
+      "give exactly one change: 'state', 'assignee', 'addLabel', 'removeLabel', 'milestone' or 'undo'",
     field: 'assignee',
   })
   expectJson(await bulk(bob.token, { state: 'done' }), 400, {
@@ -205,3 +207,83 @@ test('a bulk change refuses a search of more than 1,000 tickets with a 400 namin
 function range(from: number, to: number): string {
   return Array.from({ length: to - from + 1 }, (_, i) => from + i).join(',')
 }
+
+test('labels are added and taken off in bulk, and a milestone set, with one event a ticket and one Undo each', async () => {
+  const p = await app.project(alice, 'Bulk labels')
+  await app.member(alice, p.slug, carol, 'edit')
+  await app.member(alice, p.slug, bob, 'use')
+  expectJson(
+    await app.call('POST', `/api/projects/${p.slug}/labels`, {
+      token: alice.token,
+      body: { name: 'bug', color: '#d73a4a' },
+    }),
+    201,
+  )
+  expectJson(
+    await app.call('POST', `/api/projects/${p.slug}/milestones`, {
+      token: alice.token,
+      body: { title: 'v1.0' },
+    }),
+    201,
+  )
+  const made = []
+  for (let i = 0; i < 3; i++) made.push(await app.ticket(alice, p.slug, { subject: `crash ${i}` }))
+  // One has the label already: it gets no second one and no event.
+  expectJson(
+    await app.call('POST', `/api/tickets/${made[0]!.id}/labels`, {
+      token: alice.token,
+      body: { add: 'bug' },
+    }),
+    201,
+  )
+  const read = async (id: string) => (await app.call('GET', `/api/tickets/${id}`)).body
+  const before = (await app.events()).length
+  const added = await bulk(carol.token, { q: 'crash', addLabel: 'BUG' }, p.slug)
+  expectJson(added, 200)
+  assert.equal(added.body.changed, 2)
+  const labelEvents = (await eventsSince(before)).filter((e) => e.name === 'ticketEvent')
+  assert.equal(labelEvents.length, 2)
+  for (const e of labelEvents) {
+    const [, event, ticket] = e.args as [string, Record<string, unknown>, { labels: string[] }]
+    assert.equal(event.kind, 'label')
+    assert.equal(event.action, 'added')
+    assert.equal(event.label, 'bug')
+    // The ticket each event carries has the label it was given.
+    assert.deepEqual(ticket.labels, ['bug'])
+  }
+  for (const t of made) assert.deepEqual((await read(t.id)).ticket.labels, ['bug'])
+  const undone = await bulk(carol.token, { undo: added.body.undo }, p.slug)
+  assert.equal(undone.body.changed, 2)
+  assert.deepEqual(await Promise.all(made.map(async (t) => (await read(t.id)).ticket.labels)), [
+    ['bug'],
+    [],
+    [],
+  ])
+  const removed = await bulk(carol.token, { q: 'crash', removeLabel: 'bug' }, p.slug)
+  assert.equal(removed.body.changed, 1)
+  assert.deepEqual((await read(made[0]!.id)).ticket.labels, [])
+
+  const milestoned = await bulk(carol.token, { q: 'crash', milestone: 'v1.0' }, p.slug)
+  assert.equal(milestoned.body.changed, 3)
+  const m = await read(made[1]!.id)
+  assert.equal(m.ticket.milestone, 'v1.0')
+  assert.equal(m.events.at(-1).kind, 'milestone')
+  assert.equal(m.events.at(-1).to, 'v1.0')
+  assert.equal(m.events.at(-1).from, null)
+  const back = await bulk(carol.token, { undo: milestoned.body.undo }, p.slug)
+  assert.equal(back.body.changed, 3)
+  assert.equal((await read(made[1]!.id)).ticket.milestone, null)
+
+  expectJson(await bulk(bob.token, { q: '', addLabel: 'bug' }, p.slug), 403, {
+    error: 'this needs role edit or admin',
+    field: 'addLabel',
+  })
+  expectJson(await bulk(carol.token, { q: '', addLabel: 'nope' }, p.slug), 400, {
+    error: "this project has no label 'nope'",
+    field: 'addLabel',
+  })
+  expectJson(await bulk(carol.token, { q: '', milestone: 'v9' }, p.slug), 400, {
+    error: "this project has no milestone 'v9'",
+    field: 'milestone',
+  })
+})

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { hashSecret } from '../../src/base/random.ts'
 import { expectJson, ticketsApp } from './support.ts'
+import { webhookMessageOf } from '../../src/tickets/rules/webhook-events.ts'
 
 const app = await ticketsApp()
 const alice = await app.login('alice')
@@ -121,4 +122,28 @@ test('listing: 401 without credentials, 404 no such project, 403 for a member wh
   expectJson(await app.call('GET', `/api/projects/${demo.slug}/invites`), 401)
   expectJson(await list(alice, 'nope'), 404, { error: 'no such project' })
   expectJson(await list(bob), 403)
+})
+
+test('making, using and revoking an invite each emit invitesChanged with the slug alone, and no webhook kind', async () => {
+  const before = (await app.events()).length
+  const made = await invite({ role: 'use', uses: '2' })
+  assert.equal(made.status, 201)
+  await join(made.body.id, 'carol')
+  assert.equal((await revoke(made.body.id)).status, 200)
+  const emitted = (await app.events()).slice(before)
+  assert.deepEqual(
+    emitted.filter((e) => e.name === 'invitesChanged'),
+    [1, 2, 3].map(() => ({ name: 'invitesChanged', args: [demo.slug], project_id: demo.id })),
+  )
+  assert.ok(
+    !JSON.stringify(emitted).includes(made.body.id),
+    'no event carries the link’s secret id',
+  )
+  assert.equal(
+    webhookMessageOf({ id: 1, name: 'invitesChanged', args: [demo.slug], created: 0 } as never, {
+      id: demo.id,
+      slug: demo.slug,
+    }),
+    null,
+  )
 })

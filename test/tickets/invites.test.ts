@@ -103,12 +103,13 @@ test('an invite needs a known role, role admin, and a mail address that looks li
   })
 })
 
-test('joining an invite makes a member, emits membersChanged and sends the browser to the project page', async () => {
+test('joining an invite makes a member, emits membersChanged and invitesChanged and sends the browser to the project page', async () => {
   const made = await invite({ role: 'edit' })
   const before = (await app.events()).length
   const got = await join(made.body.id, 'newcomer')
   assert.deepEqual((await app.events()).slice(before), [
     { name: 'membersChanged', args: [demo.slug], project_id: demo.id },
+    { name: 'invitesChanged', args: [demo.slug], project_id: demo.id },
   ])
   assert.equal(got.status, 302)
   assert.equal(got.headers.location, `/${demo.slug}`)

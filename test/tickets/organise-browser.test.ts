@@ -1,308 +1,194 @@
 /**
- * Labels, milestones and due dates in real Chromium, as people use them: the label picker on the
- * ticket page (suggests as you type, adds, removes; an admin creates a label from it) and in the
- * new-ticket form, the labels on the project settings page, a milestone's progress, and a due
- * date shown overdue in words. Each new page and control is checked with axe-core at 1280 and
- * 390 px, light and dark (every label colour pair passes the contrast rule); pictures go to
- * `SCREENSHOTS` when it is set.
+ * Saved views, the board and bulk changes in Chromium (docs/tickets-app.md, "Saved views",
+ * "Board", "Bulk changes"): a view saved and found again after signing out and in; a card moved
+ * on the board by mouse and by keyboard, seen on a second open board; a bulk change of every
+ * ticket a search finds with Select all N matching, and its Undo. Each page is checked with
+ * axe-core at 1280 and 390 px in the light and the dark scheme; `SCREENSHOTS=<folder>` saves
+ * them.
  */
 import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
 import type { Page } from 'playwright-core'
 import { assertAccessible } from '../support/axe.ts'
-import { PHONE, pictures, ticketsBrowserApp, WIDE } from './browser-support.ts'
+import { PHONE, WIDE, pictures, scrollsSideways, ticketsBrowserApp } from './browser-support.ts'
 
-const T = { timeout: 120_000 }
-const app = await ticketsBrowserApp()
-after(() => app.close())
-const { call } = app.app
+const b = await ticketsBrowserApp()
+after(() => b.close())
+const { app, url } = b
 
-const alice = await app.app.login('alice', 'idp-alice')
-const bob = await app.app.login('bob', 'idp-bob')
-const web = await app.app.project(alice, 'Web site', { slug: 'web' })
-await app.app.member(alice, web.slug, bob, 'edit')
+const alice = await app.login('alice', 'idp-alice')
+const bob = await app.login('bob', 'idp-bob')
 
-// Colours from dark to light, so the chips' text is white on some and black on others.
-for (const [name, color] of [
-  ['bug', '#b60205'],
-  ['needs review', '#fbca04'],
-  ['docs', '#0075ca'],
-  ['good first issue', '#7057ff'],
-  ['wontfix', '#ffffff'],
-  ['ui', '#c2e0c6'],
-])
-  await call('POST', `/api/projects/${web.slug}/labels`, {
-    token: alice.token,
-    body: { name: name!, color: color! },
-  })
-const today = new Date().toISOString().slice(0, 10)
-const dayOffset = (days: number) =>
-  new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10)
-await call('POST', `/api/projects/${web.slug}/milestones`, {
-  token: alice.token,
-  body: { title: 'v1.0', due: dayOffset(20), description: 'The first public release.' },
-})
-await call('POST', `/api/projects/${web.slug}/milestones`, {
-  token: alice.token,
-  body: { title: 'Spring cleaning', due: dayOffset(-3) },
-})
-
-async function ticketWith(
-  subject: string,
-  extra: { labels?: string[]; milestone?: string; due?: string; state?: string } = {},
-) {
-  const t = await app.app.ticket(alice, web.slug, { subject })
-  for (const add of extra.labels ?? [])
-    await call('POST', `/api/tickets/${t.id}/labels`, { token: alice.token, body: { add } })
-  if (extra.milestone)
-    await call('POST', `/api/tickets/${t.id}/milestone`, {
-      token: alice.token,
-      body: { milestone: extra.milestone },
-    })
-  if (extra.due)
-    await call('POST', `/api/tickets/${t.id}/due`, { token: alice.token, body: { due: extra.due } })
-  if (extra.state)
-    await call('POST', `/api/tickets/${t.id}/state`, {
-      token: alice.token,
-      body: { state: extra.state },
-    })
-  return t
-}
-
-const login = await ticketWith('Login loops on Safari', {
-  labels: ['bug', 'ui'],
-  milestone: 'v1.0',
-  due: dayOffset(-2),
-})
-await ticketWith('Write the install guide', {
-  labels: ['docs', 'good first issue'],
-  milestone: 'v1.0',
-})
-await ticketWith('Old banner removed', { labels: ['wontfix'], milestone: 'v1.0', state: 'done' })
-await ticketWith('Release notes', { labels: ['needs review'], milestone: 'v1.0', due: today })
-
-/** axe-core clean at 1280 and 390 px, light and dark; the pictures when asked for. */
-async function accessibleEverywhere(page: Page, name: string): Promise<void> {
-  for (const viewport of [WIDE, PHONE])
-    for (const scheme of ['light', 'dark'] as const) {
+/** axe-core in both schemes at both widths; the page is put back at 1280 px, light. */
+async function accessibleEverywhere(page: Page, what: string): Promise<void> {
+  for (const viewport of [WIDE, PHONE]) {
+    for (const colorScheme of ['light', 'dark'] as const) {
       await page.setViewportSize(viewport)
-      await page.emulateMedia({ colorScheme: scheme })
-      await assertAccessible(page, `${name} at ${viewport.width} px, ${scheme}`)
+      await page.emulateMedia({ colorScheme })
+      await assertAccessible(page, `${what} at ${viewport.width} px, ${colorScheme}`)
+      if (viewport === PHONE) assert.equal(await scrollsSideways(page), false, what)
     }
+  }
   await page.setViewportSize(WIDE)
   await page.emulateMedia({ colorScheme: 'light' })
-  await pictures(page, name)
 }
 
-const { page: bobPage } = await app.person('bob', { idpId: 'idp-bob' })
-const { page: alicePage } = await app.person('alice', { idpId: 'idp-alice' })
-
-test('an editor adds a label with the picker as they type, and removes it', T, async () => {
-  const page = bobPage
-  const t = await ticketWith('Search is slow on large projects')
-  await page.goto(`${app.url}/${web.slug}/${t.number}`)
-  const labels = page.getByRole('region', { name: 'Labels' })
-  await labels.getByText('None').waitFor()
-  const picker = page.getByRole('combobox', { name: 'Add a label' })
-  await picker.click()
-  await picker.pressSequentially('rev')
-  const options = page.getByRole('listbox', { name: 'Matching labels' })
-  await options.getByRole('option', { name: 'needs review' }).waitFor()
-  assert.equal(
-    await options.getByRole('option', { name: /^Create label/ }).count(),
-    0,
-    'an editor is not offered to create a label',
-  )
-  await options.getByRole('option', { name: 'needs review' }).click()
-  await labels.getByRole('button', { name: 'Remove label needs review' }).waitFor()
-  const chip = labels.locator('.label-chip', { hasText: 'needs review' })
-  assert.equal(
-    await chip.evaluate((el) => getComputedStyle(el).backgroundColor),
-    'rgb(251, 202, 4)',
-    'the chip has its label’s colour',
-  )
-  assert.equal(await chip.evaluate((el) => getComputedStyle(el).color), 'rgb(0, 0, 0)')
-  // The keyboard: type, arrow to the suggestion, Enter.
-  await picker.click()
-  await picker.pressSequentially('bu')
-  await picker.press('ArrowDown')
-  await picker.press('Enter')
-  await labels.getByRole('button', { name: 'Remove label bug' }).waitFor()
-  await accessibleEverywhere(page, 'ticket-labels')
-  await labels.getByRole('button', { name: 'Remove label needs review' }).click()
-  await labels
-    .getByRole('button', { name: 'Remove label needs review' })
-    .waitFor({ state: 'detached' })
-  const read = await call('GET', `/api/tickets/${t.id}`)
-  assert.deepEqual(read.body.ticket.labels, ['bug'])
-})
-
-test('an admin creates a new label from the picker, and it is added', T, async () => {
-  const page = alicePage
-  const t = await ticketWith('Crash after upgrade')
-  await page.goto(`${app.url}/${web.slug}/${t.number}`)
-  const picker = page.getByRole('combobox', { name: 'Add a label' })
-  await picker.click()
-  await picker.pressSequentially('regression')
-  await page.getByRole('option', { name: 'Create label “regression”' }).click()
-  await page
-    .getByRole('region', { name: 'Labels' })
-    .getByRole('button', { name: 'Remove label regression' })
-    .waitFor()
-  const listed = await call('GET', `/api/projects/${web.slug}/labels`)
-  assert.ok(listed.body.labels.some((l: { name: string }) => l.name === 'regression'))
-  const read = await call('GET', `/api/tickets/${t.id}`)
-  assert.deepEqual(read.body.ticket.labels, ['regression'])
-})
-
 test(
-  'the new-ticket form gathers labels with the picker and the new ticket has them',
-  T,
+  'a saved search is listed beside the list with its count, and opens again after signing out and in',
+  { timeout: 120_000 },
   async () => {
-    const page = alicePage
-    await page.goto(`${app.url}/${web.slug}`)
-    await page.getByText('New ticket', { exact: true }).first().click()
-    await page.getByLabel('Subject').fill('Dark mode for the settings page')
-    const picker = page.getByRole('combobox', { name: 'Labels' })
-    await picker.click()
-    await picker.pressSequentially('u')
-    await page.getByRole('option', { name: 'ui' }).click()
-    await picker.pressSequentially('good')
-    await picker.press('Enter')
-    const chosen = page.getByRole('list', { name: 'Chosen labels' })
-    await chosen.getByText('good first issue').waitFor()
-    await chosen.getByText('ui').waitFor()
-    await accessibleEverywhere(page, 'new-ticket-labels')
-    await page.getByRole('button', { name: 'New ticket', exact: true }).last().click()
-    await page.waitForURL(/\/web\/\d+$/)
-    const labels = page.getByRole('region', { name: 'Labels' })
-    await labels.getByRole('button', { name: 'Remove label good first issue' }).waitFor()
-    await labels.getByRole('button', { name: 'Remove label ui' }).waitFor()
-  },
-)
+    const p = await app.project(alice, 'Views site')
+    await app.ticket(alice, p.slug, { subject: 'Login loops on Safari' })
+    await app.ticket(alice, p.slug, { subject: 'Login button hidden' })
+    await app.ticket(alice, p.slug, { subject: 'Export to CSV' })
+    const { page } = await b.person('alice', { idpId: 'idp-alice' })
+    await page.goto(`${url}/${p.slug}`)
+    await page.getByRole('searchbox', { name: 'Search tickets' }).fill('login')
+    await page.keyboard.press('Enter')
+    await page.waitForURL(/\?q=login/)
+    await page.getByText('Save this search').click()
+    await page.getByLabel('View name').fill('Login trouble')
+    await page.getByRole('button', { name: 'Save view' }).click()
+    const views = page.getByRole('complementary', { name: 'Views' })
+    await views.getByRole('link', { name: 'Login trouble 2 tickets' }).waitFor()
+    await accessibleEverywhere(page, 'the project page with a saved view')
+    await pictures(page, 'saved-views')
 
-test(
-  'the project list shows labels by name, milestones and due dates, overdue in words',
-  T,
-  async () => {
-    const page = bobPage
-    await page.goto(`${app.url}/${web.slug}`)
-    const row = page.getByRole('list', { name: 'Tickets' }).getByRole('listitem').filter({
-      hasText: 'Login loops on Safari',
-    })
-    await row.getByText('bug', { exact: true }).waitFor()
-    await row.getByText('v1.0').waitFor()
-    assert.match(await row.innerText(), /due \d{4}-\d{2}-\d{2} overdue/i)
-    const notes = page.getByRole('listitem').filter({ hasText: 'Release notes' })
-    assert.doesNotMatch(await notes.innerText(), /overdue/i, 'due today is not overdue yet')
-    await page.goto(`${app.url}/${web.slug}?q=${encodeURIComponent('is:overdue')}`)
-    const list = page.getByRole('list', { name: 'Tickets' })
-    await list.getByText('Login loops on Safari').waitFor()
-    assert.equal(await list.getByRole('listitem').count(), 1)
-    await accessibleEverywhere(page, 'project-labels')
-  },
-)
+    // A new ticket elsewhere moves the count without a reload.
+    await app.ticket(alice, p.slug, { subject: 'Login times out' })
+    await views.getByRole('link', { name: 'Login trouble 3 tickets' }).waitFor()
 
-test('a due date is set on the ticket page and shown overdue in words', T, async () => {
-  const page = bobPage
-  const t = await ticketWith('Renew the certificate')
-  await page.goto(`${app.url}/${web.slug}/${t.number}`)
-  const due = page.getByRole('region', { name: 'Due date' })
-  await due.getByText('No due date').waitFor()
-  await page.getByRole('textbox', { name: 'Due date' }).fill(dayOffset(-1))
-  await due.getByRole('button', { name: 'Set' }).click()
-  await due.getByText('overdue', { exact: true }).waitFor()
-  assert.match(await due.innerText(), new RegExp(`due ${dayOffset(-1)} overdue`, 'i'))
-  await page.getByRole('combobox', { name: 'Milestone' }).selectOption('v1.0')
-  await page
-    .getByRole('region', { name: 'Milestone' })
-    .getByRole('link', { name: 'All milestones' })
-    .waitFor()
-  await page.waitForFunction(() =>
-    document.querySelector('ol.history')?.textContent?.includes('set the milestone to'),
-  )
-  await accessibleEverywhere(page, 'ticket-due')
-  const read = await call('GET', `/api/tickets/${t.id}`)
-  assert.deepEqual([read.body.ticket.due, read.body.ticket.milestone], [dayOffset(-1), 'v1.0'])
-})
-
-test(
-  'the milestones page shows each milestone’s progress, and editors make and close them',
-  T,
-  async () => {
-    const page = bobPage
-    await page.goto(`${app.url}/${web.slug}/milestones`)
-    const v1 = page
-      .getByRole('listitem')
-      .filter({ has: page.getByRole('heading', { name: 'v1.0' }) })
-    await v1.getByText(/^1 of \d+ tickets closed/).waitFor()
-    const before = await call('GET', `/api/projects/${web.slug}/milestones`)
-    const progress = before.body.milestones.find(
-      (m: { title: string }) => m.title === 'v1.0',
-    ).progress
+    await page.locator('summary.who').click()
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.getByRole('link', { name: 'Sign in' }).first().waitFor()
+    await page.goto(`${url}/${p.slug}`)
+    assert.equal(await views.getByRole('link', { name: /Login trouble/ }).count(), 0)
+    const code = app.idp.code({ id: 'idp-alice', name: 'alice' })
+    await page.goto(`${url}/login/callback?idp_code=${code}&next=/${p.slug}`)
+    await page.waitForURL(`${url}/${p.slug}`)
+    await views.getByRole('link', { name: 'Login trouble 3 tickets' }).click()
+    await page.waitForURL(/\?q=login/)
     assert.equal(
-      await v1.getByText(/tickets closed/).innerText(),
-      `${progress.closed} of ${progress.total} tickets closed (${Math.round((progress.closed / progress.total) * 100)}%)`,
+      await page.getByRole('searchbox', { name: 'Search tickets' }).inputValue(),
+      'login',
     )
-    // Closing one of its tickets moves the progress on the open page.
-    await call('POST', `/api/tickets/${login.id}/state`, {
-      token: alice.token,
-      body: { state: 'done' },
-    })
-    await v1.getByText(`${progress.closed + 1} of ${progress.total} tickets closed`).waitFor()
-    const spring = page
-      .getByRole('listitem')
-      .filter({ has: page.getByRole('heading', { name: 'Spring cleaning' }) })
-    await spring.getByText('overdue', { exact: true }).waitFor()
-    await page.getByText('New milestone', { exact: true }).click()
-    await page.getByLabel('Title').fill('v2.0')
-    await page.getByLabel('Due date').fill(dayOffset(60))
-    await page.getByRole('button', { name: 'Create milestone' }).click()
-    await page.getByRole('heading', { name: 'v2.0' }).waitFor()
-    await page.getByRole('button', { name: 'Close milestone Spring cleaning' }).click()
-    await page
-      .getByRole('list', { name: 'Closed milestones' })
-      .getByText('Spring cleaning')
-      .waitFor()
-    await accessibleEverywhere(page, 'milestones')
-    // The title leads to the milestone's tickets.
-    await v1.getByRole('link', { name: 'v1.0' }).click()
-    await page.waitForURL(/q=milestone/)
-    await page.getByRole('list', { name: 'Tickets' }).getByText('Release notes').waitFor()
+    assert.equal(await page.getByRole('list', { name: 'Tickets' }).getByRole('listitem').count(), 3)
   },
 )
 
-test('an admin makes, recolours and deletes labels on the project settings page', T, async () => {
-  const page = alicePage
-  await page.goto(`${app.url}/${web.slug}/settings`)
-  const section = page.getByRole('region', { name: 'Labels' })
-  await section.getByLabel('Name', { exact: true }).fill('security')
-  await section.getByLabel('Colour', { exact: true }).fill('#5319e7')
-  await section.getByLabel('Description', { exact: true }).fill('Found by an audit')
-  await section.getByRole('button', { name: 'Create label' }).click()
-  const table = section.getByRole('table', { name: 'Labels' })
-  await table.getByText('security', { exact: true }).waitFor()
-  await section.getByLabel('Colour of docs').fill('#006b75')
-  await section.getByRole('button', { name: 'Save label docs' }).click()
-  await page.waitForFunction(() =>
-    Array.from(document.querySelectorAll<HTMLElement>('.label-chip')).some(
-      (c) => c.textContent === 'docs' && c.dataset.color === '#006b75',
-    ),
-  )
-  await section.getByLabel('Name of wontfix').fill('won’t fix')
-  await section.getByRole('button', { name: 'Save label wontfix' }).click()
-  await table.getByText('won’t fix', { exact: true }).waitFor()
-  await accessibleEverywhere(page, 'settings-labels')
-  page.once('dialog', (d) => void d.accept())
-  await section.getByRole('button', { name: 'Delete label security' }).click()
-  await table.getByText('security', { exact: true }).waitFor({ state: 'detached' })
-  const listed = await call('GET', `/api/projects/${web.slug}/labels`)
-  assert.deepEqual(
-    listed.body.labels.map((l: { name: string; color: string }) => [l.name, l.color]).slice(0, 3),
-    [
-      ['bug', '#b60205'],
-      ['docs', '#006b75'],
-      ['good first issue', '#7057ff'],
-    ],
-  )
-})
+/** The column of the board named `name`, on `page`. */
+const column = (page: Page, name: string) =>
+  page.getByRole('region', { name: new RegExp(`^${name}`) })
+
+test(
+  'a card moved on the board by mouse and by keyboard moves on a second open board, with Undo',
+  { timeout: 120_000 },
+  async () => {
+    const p = await app.project(alice, 'Board site')
+    await app.member(alice, p.slug, bob, 'use')
+    await app.ticket(alice, p.slug, { subject: 'Drag me' })
+    await app.ticket(alice, p.slug, { subject: 'Carry me' })
+    const first = await b.person('alice', { idpId: 'idp-alice' })
+    const second = await b.person('bob', { idpId: 'idp-bob' })
+    for (const { page } of [first, second]) await page.goto(`${url}/${p.slug}/board`)
+    const a = first.page
+    await column(a, 'Open').getByText('Drag me').waitFor()
+
+    // By mouse: dragged from Open to Doing.
+    await a.locator('.ticket-card', { hasText: 'Drag me' }).dragTo(column(a, 'Doing'))
+    await a.locator('.toast').getByText(`${p.slug}#1 moved to Doing.`).waitFor()
+    await column(second.page, 'Doing').getByText('Drag me').waitFor()
+    assert.equal(await column(second.page, 'Open').getByText('Drag me').count(), 0)
+    const ticket1 = await app.call('GET', `/api/projects/${p.slug}/tickets/1`)
+    assert.equal(ticket1.body.ticket.state, 'doing')
+
+    // By keyboard: focused, carried two columns right, dropped with Enter.
+    const card = a.locator('.ticket-card', { hasText: 'Carry me' })
+    await card.focus()
+    await a.keyboard.press('ArrowRight')
+    await a
+      .locator('#announce')
+      .getByText(`${p.slug}#2 carried to Doing.`, { exact: false })
+      .waitFor()
+    await a.keyboard.press('ArrowRight')
+    await column(a, 'Review').getByText('Carry me').waitFor()
+    await a.keyboard.press('Enter')
+    await a.locator('.toast').getByText(`${p.slug}#2 moved to Review.`).waitFor()
+    await column(second.page, 'Review').getByText('Carry me').waitFor()
+    await accessibleEverywhere(a, 'the board')
+    await pictures(a, 'board')
+
+    // Undo gives the card back its column, on both boards.
+    await a.locator('.toast').getByRole('button', { name: 'Undo' }).click()
+    await column(second.page, 'Open').getByText('Carry me').waitFor()
+    await column(a, 'Open').getByText('Carry me').waitFor()
+    const ticket2 = await app.call('GET', `/api/projects/${p.slug}/tickets/2`)
+    assert.equal(ticket2.body.ticket.state, 'open')
+
+    // Escape puts a carried card back without a change.
+    await a.locator('.ticket-card', { hasText: 'Carry me' }).focus()
+    await a.keyboard.press('ArrowRight')
+    await a.keyboard.press('Escape')
+    await column(a, 'Open').getByText('Carry me').waitFor()
+
+    // On a phone, one column at a time, the column names as tabs.
+    await second.page.setViewportSize(PHONE)
+    await column(second.page, 'Open').getByText('Carry me').waitFor()
+    assert.equal(await column(second.page, 'Doing').isVisible(), false)
+    await second.page
+      .getByRole('navigation', { name: 'Columns' })
+      .getByRole('link', { name: /^Doing/ })
+      .click()
+    await column(second.page, 'Doing').getByText('Drag me').waitFor()
+    assert.equal(await column(second.page, 'Open').isVisible(), false)
+  },
+)
+
+test(
+  'a bulk change with Select all N matching changes every ticket the search finds, and Undo gives them back',
+  { timeout: 120_000 },
+  async () => {
+    const p = await app.project(alice, 'Bulk site')
+    const now = app.clock.now()
+    await app.sql`
+      insert into tickets (project_id, number, subject, author_id, created, updated)
+      select ${p.id}, i, 'Flaky test ' || i, ${alice.id}, ${now}::bigint - (100 - i) * 60000, ${now}::bigint - (100 - i) * 60000
+      from generate_series(1, 60) i`
+    await app.sql`update projects set next_number = 61 where id = ${p.id}`
+    await app.ticket(alice, p.slug, { subject: 'Keep me open' })
+    const { page } = await b.person('alice', { idpId: 'idp-alice' })
+    await page.goto(`${url}/${p.slug}?q=flaky`)
+    const rows = page.getByRole('list', { name: 'Tickets' })
+    // Shift-click selects the range from the last box clicked.
+    await rows.getByRole('checkbox', { name: `Select ${p.slug}#60` }).click()
+    await rows
+      .getByRole('checkbox', { name: `Select ${p.slug}#56` })
+      .click({ modifiers: ['Shift'] })
+    const bar = page.getByRole('form', { name: 'Change the selected tickets' })
+    await bar.getByText('5 selected').waitFor()
+    await rows
+      .getByRole('checkbox', { name: `Select ${p.slug}#11` })
+      .click({ modifiers: ['Shift'] })
+    await bar.getByText('50 selected').waitFor()
+    await bar.getByRole('button', { name: 'Select all 60 matching' }).click()
+    await bar.getByText('All 60 matching selected').waitFor()
+    await accessibleEverywhere(page, 'the project page with a bulk selection')
+    await pictures(page, 'bulk')
+    await bar.getByLabel('Change to').selectOption('state:done')
+    await bar.getByRole('button', { name: 'Apply' }).click()
+    await page.locator('.toast').getByText('Set 60 tickets to done.').waitFor()
+    await page.getByRole('heading', { name: 'No tickets match' }).waitFor()
+    const done = await app.sql<{ n: number }[]>`
+      select count(*)::int as n from tickets where project_id = ${p.id} and state = 'done'`
+    assert.equal(done[0]!.n, 60)
+    const events = await app.sql<{ n: number }[]>`
+      select count(*)::int as n from ticket_events e join tickets t on t.id = e.ticket_id
+      where t.project_id = ${p.id} and e.kind = 'state'`
+    assert.equal(events[0]!.n, 60)
+    await page.locator('.toast').getByRole('button', { name: 'Undo' }).click()
+    await rows.getByRole('link', { name: 'Flaky test 60', exact: true }).waitFor()
+    const open = await app.sql<{ n: number }[]>`
+      select count(*)::int as n from tickets where project_id = ${p.id} and state = 'open'`
+    assert.equal(open[0]!.n, 61)
+  },
+)

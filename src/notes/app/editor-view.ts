@@ -6,7 +6,7 @@
  */
 import { SAVE_AFTER_MS, TYPING_MS, UNDO_MS, type Actions, type App } from './app.ts'
 import type { Shown } from './controller.ts'
-import { noteHtml, toggleTask } from './markdown.ts'
+import { toggleTask } from './tasks.ts'
 import { forgetRescue } from './rescue.ts'
 import { movedCaret, titleOf } from './text.ts'
 
@@ -19,6 +19,27 @@ export function createEditorView(app: App) {
   /** A draft left without a word is forgotten. */
   function dropEmptyDraft(): void {
     if (app.notes.dropEmptyDraft(ui.editor.value)) act.sortAndDraw()
+  }
+
+  // The Markdown renderer (markdown-it, most of the app's script) is loaded on the first Read,
+  // as a chunk of its own that the service worker keeps like every other file.
+  let markdown: Promise<typeof import('./markdown.ts')> | null = null
+  let drawing = 0
+
+  /** Draws `text` as Markdown in the reading view, once the renderer is loaded. */
+  function drawReading(text: string): void {
+    const turn = ++drawing
+    markdown ??= import('./markdown.ts')
+    void markdown.then(
+      ({ noteHtml }) => {
+        // The text is markdown.ts's HTML: raw HTML off, safe links only, no image loaded.
+        if (turn === drawing && !ui.reading.hidden) ui.reading.innerHTML = noteHtml(text)
+      },
+      (error: unknown) => {
+        markdown = null
+        act.noteError(error)
+      },
+    )
   }
 
   /**
@@ -241,7 +262,7 @@ export function createEditorView(app: App) {
       const end = movedCaret(before, text, editor.selectionEnd)
       editor.value = text
       if (focused) editor.setSelectionRange(start, end)
-      if (!ui.reading.hidden) ui.reading.innerHTML = noteHtml(text)
+      if (!ui.reading.hidden) drawReading(text)
     },
 
     showMode(): void {
@@ -255,9 +276,11 @@ export function createEditorView(app: App) {
       if (!ui.history.hidden || !ui.compare.hidden || !ui.share.hidden) return
       ui.editor.hidden = reading
       ui.reading.hidden = !reading
-      // The text is markdown.ts's HTML: raw HTML off, safe links only, no image loaded.
-      if (reading) ui.reading.innerHTML = noteHtml(ui.editor.value)
-      else ui.reading.replaceChildren()
+      if (reading) drawReading(ui.editor.value)
+      else {
+        drawing++
+        ui.reading.replaceChildren()
+      }
     },
 
     /** Write or Read: the open note's choice, kept for it across reloads. */
@@ -274,8 +297,9 @@ export function createEditorView(app: App) {
     togglePin(): void {
       const id = state.openId
       if (id === null) return
-      app.prefs.set('pinned', id, !state.pinned.has(id))
+      act.choosePin(id, !state.pinned.has(id))
       act.sortAndDraw()
+      void act.syncPins().catch(() => {})
       view.showMode()
     },
 

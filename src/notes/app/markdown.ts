@@ -41,9 +41,6 @@ function createRenderer(): InstanceType<typeof MarkdownIt> {
   return md
 }
 
-/** `[ ]` or `[x]` after a list item's marker, on the item's first line. */
-const TASK_LINE = /^(\s*(?:>\s*)*(?:[-*+]|\d{1,9}[.)])\s+\[)([ xX])(\])/
-
 /**
  * Task lists as GitHub draws them: a list item starting `[ ] ` or `[x] ` shows a checkbox, ticked
  * or not, labelled by the item's words and naming the line of the text it stands for
@@ -88,21 +85,4 @@ export function noteHtml(text: string, options: { tasks?: 'tick' | 'shown' } = {
   return renderer.render(text, { tasks: options.tasks ?? 'tick' })
 }
 
-/**
- * `text` with the task box of line `line` (counted from 0) ticked (`done`) or not; null when
- * that line holds no task box any more (the text changed meanwhile).
- */
-export function toggleTask(text: string, line: number, done: boolean): string | null {
-  let start = 0
-  for (let i = 0; i < line; i++) {
-    const nl = text.indexOf('\n', start)
-    if (nl === -1) return null
-    start = nl + 1
-  }
-  const end = text.indexOf('\n', start)
-  const current = text.slice(start, end === -1 ? text.length : end)
-  const m = TASK_LINE.exec(current)
-  if (!m) return null
-  const at = start + m[1]!.length
-  return `${text.slice(0, at)}${done ? 'x' : ' '}${text.slice(at + 1)}`
-}
+export { toggleTask } from './tasks.ts'

@@ -17,13 +17,16 @@ import { parseQuery } from '../rules/query.ts'
 import { acceptWrite } from './accept-write.ts'
 
 /** The body fields that each name a change, in the order a refusal names them. */
-const CHANGES = ['state', 'assignee', 'undo'] as const
+const CHANGES = ['state', 'assignee', 'addLabel', 'removeLabel', 'milestone', 'undo'] as const
 
 const SHAPE = {
   q: 'optional',
   numbers: 'optional',
   state: 'optional',
   assignee: 'optional',
+  addLabel: 'optional',
+  removeLabel: 'optional',
+  milestone: 'optional',
   undo: 'optional',
 } as const
 
@@ -71,7 +74,7 @@ export function createBulkHandler(ctx: Context): Handler {
             publicUrl,
             actor,
             { projectId: project.id, query: parsed.query, me: actor.user.id, numbers },
-            { field: change.name, value: body[change.name]! } as BulkChange,
+            { field: change.name as BulkChange['field'], value: body[change.name]! },
           ),
     )
     if (!result.ok) return answerRefusal(result)

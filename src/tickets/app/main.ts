@@ -25,23 +25,36 @@ import {
   paintChips,
   type LabelChoice,
 } from './label-picker.ts'
+import { attachMentions } from './mention-picker.ts'
+import { startBoard } from './board.ts'
+import { startBulk } from './bulk.ts'
 
 const tag = document.querySelector<HTMLMetaElement>('meta[name="x-tag"]')?.content ?? ''
 const api = createApiClient({ fetch: (input, init) => fetch(input, init), tag })
 const sender = createFormSender({ api })
 startAttaching(tag)
+const board = startBoard({ api, say, notice: showNotice, refresh: () => refresh() })
+const bulk = startBulk({ api, say, notice: showNotice, refresh: () => refresh() })
 const live = document.querySelector<HTMLElement>('main[data-cursor]')
 let pendingRedraw = false
 
 /** Fetches the page again and swaps in what changed; `events` are announced. */
 async function refresh(announce = ''): Promise<void> {
+  // A card being carried or dragged on the board keeps the board as it is until it is dropped.
+  if (board.busy()) {
+    pendingRedraw = true
+    if (announce !== '') say(announce)
+    return
+  }
   const res = await fetch(location.pathname + location.search, {
     headers: { accept: 'text/html' },
     cache: 'no-store',
   })
   if (!res.ok) return
   const latest = new DOMParser().parseFromString(await res.text(), 'text/html')
+  const picked = bulk.picked()
   const heldBack = redraw(document, latest)
+  bulk.restore(picked)
   pendingRedraw = heldBack.length > 0
   const root = document.documentElement
   root.dataset.redrawn = String(Number(root.dataset.redrawn ?? 0) + 1)
@@ -408,6 +421,17 @@ document.addEventListener('focusin', (event) => {
   }
 })
 
+// Every text area of a project's pages suggests the project's members after `@`; attached on
+// first focus, as a redraw replaces the text areas.
+document.addEventListener('focusin', (event) => {
+  const target = event.target
+  const slug = live?.dataset.project
+  if (target instanceof HTMLTextAreaElement && slug && target.dataset.mentionsOn === undefined) {
+    target.dataset.mentionsOn = ''
+    attachMentions(target, slug)
+  }
+})
+
 // A select marked `data-submit` sends its form when it changes (state, assignee, role).
 document.addEventListener('change', (event) => {
   const target = event.target
@@ -539,6 +563,7 @@ if (live) {
     ticket: live.dataset.ticket ?? null,
     cursor: live.dataset.cursor ?? null,
     events: live.dataset.events?.split(' ') ?? null,
+    mine: tag !== '',
     onChange: (events) => {
       // A refusal about who may be added ("no user 'carol' has logged in here") may no longer
       // hold once the members changed.

@@ -91,6 +91,7 @@ export async function joinInvite(
   await tx.invites.joinWithRole(used.projectId, userId, used.role)
   const { slug } = (await tx.projects.byId(used.projectId))!
   await tx.emit(used.projectId, 'membersChanged', [slug])
+  await tx.emit(used.projectId, 'invitesChanged', [slug])
   return { ok: true, slug }
 }
 
@@ -107,6 +108,7 @@ export async function makeInvite(
   if (!checked.ok) return checked
   const { id, role, uses, expires } = checked.invite
   await tx.invites.insert(actor, { id, projectId: project.id, role, uses, expires })
+  await tx.emit(project.id, 'invitesChanged', [project.slug])
   return checked
 }
 
@@ -135,5 +137,6 @@ export async function revokeInvite(
   if (refused) return refused
   if (!isLookupText(id) || !(await tx.invites.revoke(project.id, id)))
     return refuse(404, NO_SUCH_INVITE)
+  await tx.emit(project.id, 'invitesChanged', [project.slug])
   return { ok: true, invites: await tx.invites.open(project.id) }
 }

@@ -5,6 +5,7 @@
  * labels (`labels-section.ts`); webhooks (`webhooks-section.ts`).
  * The page follows its project's events (`projectChanged`, `membersChanged`,
  * `connectionsChanged`, `labelsChanged`): the parts marked `data-live` redraw, sparing a form in use.
+ * `connectionsChanged`, `invitesChanged`): the parts marked `data-live` redraw, sparing a form in use.
  */
 import { TITLE_BLANK } from '../text/page-words.ts'
 import { html, type Html } from '../../http/html.ts'

@@ -41,6 +41,8 @@ export interface FrameInput {
   project?: { slug: string; title: string } | null
   /** The search box's text. */
   q?: string
+  /** Where the search box sends its search: the project's list (or the board), else every project's. */
+  searchAction?: string
   /** Where "Sign in" comes back to. */
   loginUrl: string
   /** Where the person's menu leads. */
@@ -60,7 +62,7 @@ const FAVICON = `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www
 /** A whole page. */
 export function framePage(input: FrameInput): Html {
   const { viewer, project, live } = input
-  const searchAction = project ? `/${project.slug}` : '/tickets'
+  const searchAction = input.searchAction ?? (project ? `/${project.slug}` : '/tickets')
   const others = input.projects.map(
     (p) =>
       html`<li><a href="/${p.slug}"${p.slug === project?.slug ? rawHtml(' aria-current="page"') : ''}>${p.title}</a></li>`,
@@ -70,7 +72,8 @@ export function framePage(input: FrameInput): Html {
 <span id="inbox-count-text" hidden data-live="inbox-count-text">${viewer.inboxCount === 1 ? '1 ticket waits for you' : `${viewer.inboxCount} tickets wait for you`}</span>`
     : ''
   const account = viewer
-    ? html`${inbox}
+    ? html`${bell(viewer.unreadCount)}
+${inbox}
 <a href="/settings">Settings</a>
 <details class="switcher person-menu"><summary class="who" title="Signed in as ${viewer.name}">${viewer.name}</summary>
 <ul class="menu">${menuLinks(input.places, viewer.owner, 'tickets').map((l) => html`<li><a href="${l.href}">${l.label}</a></li>`)}
@@ -119,6 +122,15 @@ ${input.body}
   )
 }
 
+/**
+ * The bell (docs/notifications.md, "In the app"): a link named Notifications with the unread
+ * count, redrawn live when the person's notifications change (`data-live`).
+ */
+function bell(unread: number): Html {
+  return html`<a href="/notifications" class="bell" aria-describedby="bell-count-text"><svg class="bell-icon" viewBox="0 0 24 24" width="18" height="18" aria-hidden="true" focusable="false"><path fill="currentColor" d="M12 2.5a6.5 6.5 0 0 0-6.5 6.5v3.6L3.8 15.4a1 1 0 0 0 .9 1.6h14.6a1 1 0 0 0 .9-1.6l-1.7-2.8V9A6.5 6.5 0 0 0 12 2.5Zm-2.6 16a2.7 2.7 0 0 0 5.2 0Z"/></svg><span class="bell-label">Notifications</span><span aria-hidden="true" data-live="bell-count"><span class="count"${unread === 0 ? rawHtml(' data-zero') : ''}>${unread}</span></span></a>
+<span id="bell-count-text" hidden data-live="bell-count-text">${unread === 1 ? '1 unread notification' : `${unread} unread notifications`}</span>`
+}
+
 /** A state as a coloured badge. */
 export function stateBadge(state: string): Html {
   return html`<span class="state state-${state}">${state}</span>`
@@ -139,21 +151,27 @@ export function ticketList(
   rows: readonly Row[],
   now: number,
   empty: HtmlValue,
-  options: { showProject?: boolean; live?: string; label?: string } = {},
+  options: { showProject?: boolean; live?: string; label?: string; pick?: boolean } = {},
 ): Html {
   const live = options.live ?? 'tickets'
   if (rows.length === 0)
     return html`<div data-live="${live}"><div class="card empty">${empty}</div></div>`
   const showProject = options.showProject ?? false
-  return html`<div data-live="${live}"><ul class="tickets" aria-label="${options.label ?? 'Tickets'}">
-${rows.map((row) => ticketRow(row, now, showProject))}
+  const pick = options.pick ?? false
+  return html`<div data-live="${live}"><ul class="tickets${pick ? ' picking' : ''}" aria-label="${options.label ?? 'Tickets'}">
+${rows.map((row) => ticketRow(row, now, showProject, pick))}
 </ul></div>`
 }
 
-/** A ticket's row as the lists render it. */
-function ticketRow({ ticket: t, blocked, labels }: Row, now: number, showProject: boolean): Html {
+/** A ticket's row as the lists render it; with `pick`, a checkbox that selects it for a bulk change. */
+function ticketRow(
+  { ticket: t, blocked, labels }: Row,
+  now: number,
+  showProject: boolean,
+  pick = false,
+): Html {
   return html`<li data-key="${t.id}">
-<a class="ref" href="/${t.slug}/${t.number}" tabindex="-1">${showProject ? t.ref : `#${t.number}`}</a>
+${pick ? html`<input type="checkbox" class="pick" data-pick value="${String(t.number)}" aria-label="Select ${t.ref}">` : ''}<a class="ref" href="/${t.slug}/${t.number}" tabindex="-1">${showProject ? t.ref : `#${t.number}`}</a>
 <a class="subject" href="/${t.slug}/${t.number}">${subjectHtml(t.subject)}</a>
 <span class="side">${stateBadge(t.state)}</span>
 <span class="meta">${blocked ? html`<span class="blocked">blocked</span>` : ''}${labels.length > 0 ? html`<span class="label-chips">${labels.map((l) => labelChip(l.name, l.color))}</span>` : ''}${t.milestone ? html`<span class="milestone">${t.milestone}</span>` : ''}${t.due ? dueText(t.due, t.state, now) : ''}<span>${t.assignee ? html`assigned to ${t.assignee.name}` : 'unassigned'}</span><span>updated ${timeAgo(t.updated, now)}</span></span>

@@ -9,7 +9,9 @@ import type { Request } from '../../http/request.ts'
 import type { Credentials } from '../credentials.ts'
 import type { TicketQuery } from '../rules/query.ts'
 import type { Role } from '../rules/roles.ts'
-import { DEFAULT_FILTER, type State } from '../rules/states.ts'
+import { DEFAULT_FILTER, STATES, type State } from '../rules/states.ts'
+import type { SavedView, ViewCount } from '../store/views.ts'
+import type { BoardColumn } from '../store/board.ts'
 import type { Connection } from '../store/connections.ts'
 import type { Delivery, Webhook } from '../store/webhooks.ts'
 import type { TicketEvent } from '../rules/ticket-event.ts'
@@ -24,6 +26,7 @@ import {
 import type { TicketStore } from '../store/ticket-store.ts'
 import type { ListPosition } from '../store/tickets.ts'
 import type { StoredFile } from '../store/files.ts'
+import type { NotificationGroup, Prefs } from '../store/notifications.ts'
 import { fileIdsIn } from '../rules/files.ts'
 import type { StoredLabel } from '../store/labels.ts'
 import type { StoredMilestone } from '../store/milestones.ts'
@@ -36,6 +39,15 @@ export interface WebhookView extends Webhook {
 /** Tickets a list page shows at once. */
 export const PAGE_SIZE = 50
 
+/** Cards a board's column shows at most; the rest are in the list. */
+export const BOARD_COLUMN_MAX = 100
+
+/** A saved view beside a project's list, with its count now (null: its search no longer parses). */
+export interface ViewShown {
+  view: SavedView
+  count: ViewCount | null
+}
+
 /** The signed-in person as the pages see them. */
 export interface Viewer {
   id: string
@@ -44,6 +56,8 @@ export interface Viewer {
   tag: string
   /** Tickets assigned to them in open, doing or review (the inbox). */
   inboxCount: number
+  /** Their unread notifications in the app (the bell). */
+  unreadCount: number
   /** The provider's owner: their menu leads to `/admin`. */
   owner: boolean
   /** Whom the session named before a login return switched it to this person, said once (docs/core.md, "Login CSRF"). */
@@ -107,7 +121,7 @@ export function listRequest(
 }
 
 /** Whether a search names more than states: then the tab counts cannot give its total. */
-function searchesMoreThanStates(query: TicketQuery): boolean {
+export function searchesMoreThanStates(query: TicketQuery): boolean {
   return (
     query.assignee.any.length +
       query.assignee.not.length +
@@ -115,6 +129,7 @@ function searchesMoreThanStates(query: TicketQuery): boolean {
       query.author.not.length >
       0 ||
     query.blocked !== null ||
+    Object.keys(query.has).length > 0 ||
     query.noLabel !== null ||
     query.noMilestone !== null ||
     query.noDue !== null ||
@@ -187,6 +202,8 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
     ): Promise<{
       viewer: Viewer | null
       cursor: number
+      /** The lists' version the page was read at. */
+      version: number
       switcher: PageContext['switcher']
       project: PageContext['project']
     }> {
@@ -212,6 +229,7 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
         ? {
             ...signedIn,
             inboxCount: context.inboxCount ?? 0,
+            unreadCount: context.unreadCount ?? 0,
             owner: session?.data.owner === true,
             switchedFrom,
           }
@@ -219,9 +237,63 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
       return {
         viewer,
         cursor: context.cursor,
+        version: context.version,
         switcher: context.switcher,
         project: context.project,
       }
+    },
+
+    /**
+     * The saved views beside a project's list: the viewer's own and the shared ones, each with
+     * how many tickets it lists now (counts kept while the lists' `version` stays).
+     */
+    async views(projectId: string, viewerId: string | null, version: number): Promise<ViewShown[]> {
+      const views = await store.views.of(projectId, viewerId)
+      if (views.length === 0) return []
+      const counts = await store.views.countsOf(projectId, views, viewerId, version)
+      return views.map((view, i) => ({ view, count: counts[i] ?? null }))
+    },
+
+    /** How many tickets a search of a project's list finds, up to {@link VIEW_COUNT_CAP}. */
+    async matching(
+      projectId: string,
+      query: TicketQuery,
+      states: readonly State[],
+      me: string | null,
+      version: number,
+    ): Promise<ViewCount> {
+      const [count] = await store.views.counts(
+        [{ query, search: { states, me, projectId } }],
+        version,
+      )
+      return count!
+    },
+
+    /**
+     * The board of a search (docs/tickets-app.md, "Board"): a column a state, each with its first
+     * {@link BOARD_COLUMN_MAX} tickets; a search of states alone is counted by the tab counts.
+     */
+    async board(
+      project: { id: string; slug: string },
+      query: TicketQuery,
+      me: string | null,
+      counts: Record<State, number>,
+    ): Promise<BoardColumn[]> {
+      const states = query.states ?? STATES
+      const columns = await store.board.read(
+        project.id,
+        project.slug,
+        query,
+        states,
+        me,
+        BOARD_COLUMN_MAX,
+      )
+      if (searchesMoreThanStates(query)) return columns
+      return columns.map((c) => ({
+        ...c,
+        total: states.includes(c.state) ? counts[c.state] : 0,
+        more: false,
+      }))
     },
 
     /** Every project, by title, with open counts and the viewer's role. */
@@ -317,6 +389,39 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
     tokens: (viewerId: string) => store.tokens.of(viewerId),
     labels: (projectId: string) => store.labels.of(projectId),
     milestones: (projectId: string) => store.milestones.of(projectId),
+
+    /**
+     * A page of the person's notifications grouped by ticket (`/notifications`): `shown` groups
+     * from below the newest id `before`, and where the next page starts.
+     */
+    async notifications(
+      viewerId: string,
+      before: number | null,
+      shown: number,
+    ): Promise<{ groups: NotificationGroup[]; next: number | null }> {
+      const groups = await store.notifications.groups(viewerId, shown + 1, before)
+      return {
+        groups: groups.slice(0, shown),
+        next: groups.length > shown ? groups[shown - 1]!.newest : null,
+      }
+    },
+
+    /** The person's choices and the install's default. */
+    async notificationPrefs(viewerId: string): Promise<{ prefs: Prefs; defaults: Prefs }> {
+      const [prefs, defaults] = await Promise.all([
+        store.notifications.prefs(viewerId),
+        store.notifications.defaults(),
+      ])
+      return { prefs: prefs ?? defaults, defaults }
+    },
+
+    /** Whether the person watches the ticket. */
+    watching: (ticketId: string, viewerId: string) =>
+      store.notifications.isWatching(ticketId, viewerId),
+
+    /** Whether the person watches every ticket of the project. */
+    watchingAll: (projectId: string, viewerId: string) =>
+      store.notifications.watchesProject(projectId, viewerId),
 
     async memberships(viewerId: string): Promise<{ slug: string; title: string; role: Role }[]> {
       return store.projects.membershipsOf(viewerId)

@@ -16,6 +16,8 @@ import { ADMIN } from '../domain/projects.ts'
 import { EDIT } from '../domain/tickets.ts'
 import type { StoredLabel } from '../store/labels.ts'
 import { labelPickerInput } from './organise-parts.ts'
+import { bulkBar, viewsAside } from './views-aside.ts'
+import type { ViewShown } from './page-data.ts'
 
 /** The state tabs: the default (open, doing, review), each state, and all. */
 export const TABS = [
@@ -40,6 +42,8 @@ export interface ProjectPageInput {
   project: Project
   viewer: Viewer | null
   role: Role | null
+  /** Whether the signed-in viewer watches every ticket of the project (docs/notifications.md). */
+  watchingAll?: boolean
   /** The person has just joined through an invite: the page welcomes them. */
   joined?: boolean
   list: TicketList | null
@@ -57,6 +61,15 @@ export interface ProjectPageInput {
   uploadMaxMb: number
   /** The project's labels, for the new ticket's label picker (members only). */
   labels: readonly StoredLabel[]
+  /** The saved views beside the list, with their counts. */
+  views: readonly ViewShown[]
+  /** What the bulk bar changes: the search with its tab's states, and how many it finds; null for no bar. */
+  bulk: {
+    q: string
+    matching: { count: number; more: boolean }
+    labels: readonly string[]
+    milestones: readonly string[]
+  } | null
 }
 
 /** The address of this list with some parameters changed. */
@@ -97,10 +110,12 @@ export function projectBody(input: ProjectPageInput): Html {
       : html`<h2>Nothing here</h2><p>No ticket is in this state. <a href="${listUrl(p.slug, { state: 'all' })}">See all tickets</a>.</p>`
   return html`<div class="page-head">
 <div><h1>${p.title}</h1>${p.description.trim() ? html`<div class="muted markdown description">${rawHtml(markdownToHtml(p.description))}</div>` : ''}</div>
-<div class="actions"><a class="button" href="/${p.slug}/milestones">Milestones</a>${mayAct(input.role, ADMIN) ? html`<a class="button" href="/${p.slug}/settings">Project settings</a>` : ''}</div>
+<div class="actions">${watchAll(input)}<a class="button" href="${boardUrl(p.slug, q)}">Board</a><a class="button" href="/${p.slug}/milestones">Milestones</a>${mayAct(input.role, ADMIN) ? html`<a class="button" href="/${p.slug}/settings">Project settings</a>` : ''}</div>
 </div>
 ${input.joined && input.role ? html`<p class="notice welcome" role="status">${youJoined(p.title, input.role)}</p>` : ''}
 ${newTicket(input)}
+<div class="with-views">
+<div class="list-column">
 <nav class="tabs" aria-label="States" data-live="tabs">${tabs}</nav>
 ${
   input.queryError
@@ -109,7 +124,8 @@ ${
 <span data-live="range">${total === 0 ? 'No tickets' : html`${counted(first)}–${counted(last)} of ${of}`}${q ? html` matching <code>${q}</code>` : ''}</span>
 <span class="sorts"><span>Sort:</span> ${sorts}</span>
 </div>
-${list ? ticketList(list.rows, input.now, empty) : ''}
+${input.bulk && list && list.rows.length > 0 ? html`<div data-live="bulk">${bulkBar({ slug: p.slug, ...input.bulk, role: input.role, members: input.members })}</div>` : ''}
+${list ? ticketList(list.rows, input.now, empty, { pick: input.bulk !== null && mayAct(input.role, 'use') }) : ''}
 ${searchHelp(null)}`
 }
 <div data-live="pager">${
@@ -120,7 +136,28 @@ ${page > 1 ? html`<a href="${listUrl(p.slug, { q, state, page: page - 1 })}" rel
 ${hasNext ? html`<a href="${listUrl(p.slug, { q, state, page: page + 1 })}" rel="next">Next →</a>` : html`<span></span>`}
 </nav>`
       : ''
-  }</div>`
+  }</div>
+</div>
+${viewsAside({ slug: p.slug, views: input.views, q, signedIn: input.viewer !== null, role: input.role })}
+</div>`
+}
+
+/**
+ * The search `q` with the states of the tab it is shown on, when it names none itself: what the
+ * list shows as one search (the default tab's states are the API's default).
+ */
+export function withTabStates(
+  q: string,
+  query: { states: readonly string[] | null },
+  tab: readonly string[] | null,
+): string {
+  if (query.states !== null || tab === null) return q
+  return `${q} state:${tab.join(',')}`.trim()
+}
+
+/** The board of a search of the project. */
+export function boardUrl(slug: string, q: string): string {
+  return q === '' ? `/${slug}/board` : `/${slug}/board?q=${encodeURIComponent(q)}`
 }
 
 /** A count as the pages write it: 1,000 and 200,025. */
@@ -171,4 +208,14 @@ export function assigneeSelect(
 <option value=""${current === null ? html` selected` : ''}>Nobody</option>
 ${members.map((m) => html`<option value="${m.user.id}"${m.user.id === current ? html` selected` : ''}>${m.user.name}</option>`)}
 </select>`
+}
+
+/**
+ * Watch all (docs/notifications.md, "Watching"): the signed-in person watches every ticket of the
+ * project, new ones too. A toggle button: pressed while they do.
+ */
+function watchAll(input: ProjectPageInput): Html {
+  if (!input.viewer) return html``
+  const on = input.watchingAll === true
+  return html`<form data-api="/api/projects/${input.project.slug}/watch" data-done="reload" data-live="watch-all" class="watch-all"><button type="submit" name="all" value="${on ? 'false' : 'true'}" aria-pressed="${on ? 'true' : 'false'}" title="${on ? 'You are told of every change of every ticket here; press to stop' : 'Be told of every change of every ticket here'}">Watch all</button>${formError}</form>`
 }

@@ -11,7 +11,10 @@ import type { Request } from '../../http/request.ts'
 import type { Response } from '../../http/response.ts'
 import type { Context } from '../context.ts'
 import { KIND_WORDS } from '../representations/mail.ts'
-import { readUnsubscribeToken } from '../workers/mail-worker.ts'
+import { readUnsubscribeToken } from '../rules/unsubscribe.ts'
+
+/** The row of `/settings/notifications` (src/tickets/pages/notifications-page.ts) for each kind. */
+const ROW = { assigned: 'Assigned', mentioned: 'Mentioned', watching: 'Watched activity' } as const
 
 const HEADERS = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }
 
@@ -63,10 +66,13 @@ export function createUnsubscribeHandlers(ctx: Context, stylesheet: () => Promis
     async turnOff(req: Request): Promise<Response> {
       const found = await read(req)
       if (found === null) return unknown()
-      await ctx.store.transact((tx) => tx.mail.turnOff(found.userId, found.kind, ctx.clock()))
+      await ctx.store.transact(async (tx) => {
+        await tx.notifications.setMail(found.userId, found.kind, false)
+        await tx.mail.cancelKind(found.userId, found.kind, ctx.clock())
+      })
       const words = KIND_WORDS[found.kind]
       const body = html`<p role="status">${words[0]!.toUpperCase()}${words.slice(1)} is turned off for <strong>${found.name}</strong>. None is sent from now on, including what was waiting to go.</p>
-<p>To turn it back on, open <a href="${settings}">your notification settings</a> and tick <strong>Mail</strong> for it again. What the app shows is unchanged.</p>`
+<p>To turn it back on, open <a href="${settings}">your notification settings</a> and tick <strong>By mail</strong> on the row <strong>${ROW[found.kind]}</strong>. What the app shows is unchanged.</p>`
       return htmlResponse(
         200,
         unsubscribeDocument(await stylesheet(), 'Mail turned off', body),

@@ -34,8 +34,11 @@ import {
   type PageData,
   type Viewer,
 } from './page-data.ts'
-import { counted, projectBody } from './project-page.ts'
+import { counted, projectBody, withTabStates, type ProjectPageInput } from './project-page.ts'
 import { settingsBody } from './settings-page.ts'
+import { GROUPS_SHOWN, notificationsBody, notificationSettingsBody } from './notifications-page.ts'
+import { readTicket } from '../domain/notifications.ts'
+import { boardBody } from './board-page.ts'
 import { ticketBody } from './ticket-page.ts'
 import { ticketEtag } from '../representations/json.ts'
 import {
@@ -48,7 +51,7 @@ import {
 import { parseNumber } from '../rules/ids.ts'
 import { listCursors } from '../rules/list-cursors.ts'
 import type { ListPosition } from '../store/tickets.ts'
-import { parseStateFilter, STATES } from '../rules/states.ts'
+import { parseStateFilter, STATES, type State } from '../rules/states.ts'
 import { NOT_FOUND, GET_OR_HEAD_ONLY, POST_ONLY } from '../rules/messages.ts'
 import { noProjectHere, noTicketHere } from '../text/page-words.ts'
 import { html } from '../../http/html.ts'
@@ -71,11 +74,14 @@ export function buildTicketAssets(): Promise<Assets> {
 export interface WebHandlers {
   home: Handler
   project: Handler
+  board: Handler
   ticket: Handler
   admin: Handler
   milestones: Handler
   inbox: Handler
   settings: Handler
+  notifications: Handler
+  notificationSettings: Handler
   search: Handler
   asset: Handler
   logout: Handler
@@ -89,6 +95,7 @@ const PRIVATE = { 'cache-control': 'private, no-cache', vary: 'Cookie' }
 const SETTINGS_EVENTS: readonly EventName[] = [
   'projectChanged',
   'membersChanged',
+  'invitesChanged',
   'connectionsChanged',
   'labelsChanged',
 ]
@@ -127,6 +134,8 @@ export function createWebHandlers(
       body: Html
       project?: { slug: string; title: string } | null
       q?: string
+      /** Where the search box sends its search (the project's list, else every project's). */
+      searchAction?: string
       live?: LiveTarget | null
     },
   ): Promise<Response> {
@@ -269,7 +278,7 @@ export function createWebHandlers(
       const tab = filter.ok && ['', 'all', ...STATES].includes(stateParam) ? stateParam : ''
       // The list is read in the context's statement; its search needs to know who is signed in.
       let asked!: ReturnType<typeof search>
-      const { viewer, cursor, switcher, project } = await data.context(
+      const { viewer, cursor, version, switcher, project } = await data.context(
         req,
         req.params.slug,
         (signedIn) => {
@@ -292,11 +301,31 @@ export function createWebHandlers(
       const list = projectList(project.list!, query, states, counts, pageNumber(req))
       const queryError = error ?? (filter.ok ? null : filter.message)
       const joined = viewer !== null && role !== null && (await takeWelcome(req, p.slug))
+      const watchingAll = viewer !== null && (await data.watchingAll(p.id, viewer.id))
+      const views = await data.views(p.id, viewer?.id ?? null, version)
+      // The bulk bar changes what the list shows: its search, with the tab's states.
+      let bulk: ProjectPageInput['bulk'] = null
+      if (mayAct(role, 'use') && !queryError && list.rows.length > 0) {
+        const matching = list.more
+          ? await data.matching(p.id, query, states, viewer?.id ?? null, version)
+          : { count: list.total, more: false }
+        const editor = mayAct(role, 'edit')
+        const [labels, milestones] = editor
+          ? await Promise.all([data.labels(p.id), data.milestones(p.id)])
+          : [[], []]
+        bulk = {
+          q: withTabStates(q, query, stateParam === '' ? null : states),
+          matching,
+          labels: labels.map((l) => l.name),
+          milestones: milestones.filter((m) => m.state === 'open').map((m) => m.title),
+        }
+      }
       const body = projectBody({
         project: p,
         viewer,
         role,
         joined,
+        watchingAll,
         list,
         q,
         queryError,
@@ -308,6 +337,8 @@ export function createWebHandlers(
         now: ctx.clock(),
         uploadMaxMb: ctx.uploadMaxMb,
         labels: role ? await data.labels(p.id) : [],
+        views,
+        bulk,
       })
       return page(req, queryError ? 400 : 200, {
         title: p.title,
@@ -316,6 +347,47 @@ export function createWebHandlers(
         body,
         project: p,
         q,
+        live: { project: p.slug, ticket: null, cursor },
+      })
+    },
+
+    async board(req) {
+      const refused = guard(req)
+      if (refused) return refused
+      const { viewer, cursor, switcher, project } = await data.context(req, req.params.slug)
+      if (!project)
+        return refusedPage(
+          req,
+          'Not found',
+          refuse(404, reason('no_such_project', noProjectHere(req.params.slug!))),
+        )
+      const { project: p, role, counts } = project
+      if (p.slug !== req.params.slug) {
+        const search = req.query.toString()
+        return redirect(301, `/${p.slug}/board${search ? `?${search}` : ''}`)
+      }
+      const { q, query, error } = search(req, viewer)
+      const columns = error ? [] : await data.board(p, query, viewer?.id ?? null, counts)
+      const asked = req.query.get('column') ?? ''
+      const column = (STATES as readonly string[]).includes(asked) ? (asked as State) : 'open'
+      const body = boardBody({
+        project: p,
+        role,
+        signedIn: viewer !== null,
+        loginUrl: loginUrl(req),
+        q,
+        queryError: error,
+        columns,
+        column,
+      })
+      return page(req, error ? 400 : 200, {
+        title: `${p.title}: board`,
+        viewer,
+        switcher,
+        body,
+        project: p,
+        q,
+        searchAction: `/${p.slug}/board`,
         live: { project: p.slug, ticket: null, cursor },
       })
     },
@@ -348,11 +420,23 @@ export function createWebHandlers(
       const t = read.ticket
       if (t.slug !== req.params.slug) return redirect(301, `/${t.slug}/${t.number}`)
       const { project: p, role, members } = project
+      // Opening the ticket reads its notifications (docs/notifications.md): the bell drawn
+      // below counts them read already, and the person's other pages follow.
+      let watching = false
+      if (viewer) {
+        const [readNow, watches] = await Promise.all([
+          ctx.store.transact((tx) => readTicket(tx, viewer.id, t.id)),
+          data.watching(t.id, viewer.id),
+        ])
+        viewer.unreadCount = Math.max(0, viewer.unreadCount - readNow)
+        watching = watches
+      }
       const detail = { ...(await data.history(t, read.related)), members }
       const etag = ticketEtag(ctx.publicUrl, t, detail.events)
       const body = ticketBody({
         ticket: t,
         etag,
+        watching,
         projectTitle: p.title,
         detail,
         viewer,
@@ -457,6 +541,69 @@ export function createWebHandlers(
         viewer,
         switcher,
         body: settingsBody({ name: viewer.name, tokens, memberships, now: ctx.clock() }),
+      })
+    },
+
+    async notifications(req) {
+      const refused = guard(req)
+      if (refused) return refused
+      const { viewer, cursor, switcher } = await data.context(req)
+      if (!viewer)
+        return page(req, 200, {
+          title: 'Notifications',
+          viewer,
+          switcher,
+          body: signInBody(
+            'Notifications',
+            loginUrl(req),
+            'Your notifications tell you what happened on the tickets you are assigned, mentioned in or watch. Sign in to see them.',
+          ),
+        })
+      // A `before` the page did not hand out starts at the newest, as a bad `?page=` does.
+      const beforeText = req.query.get('before') ?? ''
+      const before = /^[1-9][0-9]{0,15}$/.test(beforeText) ? Number(beforeText) : null
+      const { groups, next } = await data.notifications(viewer.id, before, GROUPS_SHOWN)
+      return page(req, 200, {
+        title: 'Notifications',
+        viewer,
+        switcher,
+        body: notificationsBody({
+          groups,
+          next,
+          later: before !== null,
+          unread: viewer.unreadCount,
+          now: ctx.clock(),
+        }),
+        live: { project: null, ticket: null, cursor, events: [] },
+      })
+    },
+
+    async notificationSettings(req) {
+      const refused = guard(req)
+      if (refused) return refused
+      const { viewer, switcher } = await data.context(req)
+      if (!viewer)
+        return page(req, 200, {
+          title: 'Notifications settings',
+          viewer,
+          switcher,
+          body: signInBody(
+            'Notifications',
+            loginUrl(req),
+            'Sign in to choose what you are told, in the app and by mail.',
+          ),
+        })
+      const { prefs, defaults } = await data.notificationPrefs(viewer.id)
+      return page(req, 200, {
+        title: 'Notifications settings',
+        viewer,
+        switcher,
+        body: notificationSettingsBody({
+          prefs,
+          defaults,
+          mail: ctx.mailer !== null,
+          owner: viewer.owner,
+        }),
       })
     },
 

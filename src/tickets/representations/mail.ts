@@ -8,8 +8,7 @@ import { html, htmlPage, joinHtml, type Html } from '../../http/html.ts'
 import type { TicketEvent } from '../rules/ticket-event.ts'
 import { eventSentence, oneLine } from '../text/history-words.ts'
 
-/** The kinds of mail a person turns on or off (the reasons of docs/notifications.md). */
-export type MailKind = 'assigned' | 'mentioned' | 'watching'
+import type { MailKind } from '../rules/unsubscribe.ts'
 
 /** The ticket a mail is about. */
 export interface MailTicket {

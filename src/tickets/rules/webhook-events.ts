@@ -12,6 +12,7 @@ export const WEBHOOK_KINDS = [
   'ticket.assigned',
   'ticket.edited',
   'ticket.related',
+  'file.attached',
   'ticket.labeled',
   'ticket.milestoned',
   'ticket.due_changed',
@@ -57,7 +58,8 @@ type Obj = Record<string, unknown>
 
 /**
  * The kind and data a live event becomes, or null for an event no webhook hears
- * (`projectChanged`; `ticketsRelated`, whose change arrives as `ticket.related`).
+ * (`projectChanged`; `invitesChanged`, for which docs/webhooks.md has no kind; `ticketsRelated`,
+ * whose change arrives as `ticket.related`).
  * `project` is the project as the API names it. Ticket events carry the ticket and the history
  * event exactly as the API answered them.
  */
@@ -78,6 +80,8 @@ export function webhookMessageOf(
       return { type: 'member.changed', data: { project } }
     case 'connectionsChanged':
       return { type: 'connection.changed', data: { project } }
+    case 'fileAttached':
+      return { type: 'file.attached', data: { project, file: a[0] } }
     default:
       return null
   }

@@ -9,11 +9,11 @@ import { recordId } from '../../base/random.ts'
 import type { TicketEvent } from '../rules/ticket-event.ts'
 import { eventOf, type EventAuthor } from './history.ts'
 import type { TicketQuery } from '../rules/query.ts'
-import { ticketOf, viewOf, type Ticket, type TicketRow } from './ticket-row.ts'
+import { ticketOf, viewOf, type Fragment, type Ticket, type TicketRow } from './ticket-row.ts'
 import { searchWhere, type TicketSearch } from './tickets.ts'
 
-/** The fields a bulk change sets, each a column of `tickets`. */
-export type BulkField = 'state' | 'assignee'
+/** The columns of `tickets` a bulk change sets. */
+export type BulkField = 'state' | 'assignee' | 'milestone'
 
 /**
  * One ticket of a change and the value it is to have (a state, a user id or null); with
@@ -38,7 +38,8 @@ export interface BulkRecord {
   id: string
   projectId: string
   userId: string
-  field: BulkField
+  /** A column ({@link BulkField}), or `label:<id>` for a label added or taken off. */
+  field: string
   /** Each changed ticket with its value before and after. */
   items: { id: string; from: string | null; to: string | null }[]
   created: number
@@ -69,24 +70,37 @@ async function lockMatching(
   return rows.map((r) => r.id)
 }
 
-/** What each field's statement sets, how it tells a change, and what its history event holds. */
+/**
+ * What each field's statement reads of a ticket (`cur`, its value as text, and the names its
+ * event shows) and of the target, what it sets, and what its history event holds.
+ */
 function fieldSql(q: Query, field: BulkField) {
   switch (field) {
     case 'state':
       return {
         kind: 'state' as const,
+        columns: q`k.state as cur, null::text as cur_name, null::text as target_name`,
+        joins: q``,
         set: q`state = o.target`,
-        current: q`o.state`,
-        data: q`jsonb_build_object('from', o.state, 'to', o.target)`,
+        data: q`jsonb_build_object('from', o.cur, 'to', o.target)`,
       }
     case 'assignee':
       return {
         kind: 'assign' as const,
+        columns: q`k.assignee_id as cur, ka.name as cur_name, ta.name as target_name`,
+        joins: q`left join users ka on ka.id = k.assignee_id left join users ta on ta.id = i.target`,
         set: q`assignee_id = o.target`,
-        current: q`o.assignee_id`,
         data: q`jsonb_build_object(
-          'from', case when o.assignee_id is null then null else jsonb_build_object('id', o.assignee_id, 'name', o.assignee_name) end,
+          'from', case when o.cur is null then null else jsonb_build_object('id', o.cur, 'name', o.cur_name) end,
           'to', case when o.target is null then null else jsonb_build_object('id', o.target, 'name', o.target_name) end)`,
+      }
+    case 'milestone':
+      return {
+        kind: 'milestone' as const,
+        columns: q`k.milestone_id::text as cur, km.title as cur_name, tm.title as target_name`,
+        joins: q`left join milestones km on km.id = k.milestone_id left join milestones tm on tm.id::text = i.target`,
+        set: q`milestone_id = o.target::bigint`,
+        data: q`jsonb_build_object('from', o.cur_name, 'to', o.target_name)`,
       }
   }
 }
@@ -111,6 +125,78 @@ async function changeEach(
     checked: i.expect !== undefined,
     expected: i.expect?.value ?? null,
   }))
+  return readChanged(
+    q,
+    q`
+    with i as (
+      select x.id::uuid as id, x.target, x.checked, x.expected
+      from jsonb_to_recordset(${q.json(rowsIn)}::jsonb) as x(id text, target text, checked boolean, expected text)
+    ), o as (
+      select k.id, ${f.columns}, i.target, i.checked, i.expected
+      from i join tickets k on k.id = i.id ${f.joins}
+    ), t as (
+      update tickets t set ${f.set}, updated = ${now}
+      from o
+      where t.id = o.id and o.cur is distinct from o.target
+        and (not o.checked or o.cur is not distinct from o.expected)
+      returning t.*, o.cur as before, ${f.data} as data
+    )`,
+    f.kind,
+    author,
+    now,
+  )
+}
+
+/**
+ * Adds the label `label` to the tickets `ids` that do not have it (`add`), or takes it off those
+ * that have it, in one statement; then marks them changed with a `label` event each, in another.
+ */
+async function labelEach(
+  q: Query,
+  label: { id: string; name: string },
+  add: boolean,
+  ids: readonly string[],
+  author: EventAuthor,
+  now: number,
+): Promise<BulkChanged[]> {
+  if (ids.length === 0) return []
+  const list = q`(select x::uuid from jsonb_array_elements_text(${q.json(ids)}::jsonb) as x)`
+  const written = add
+    ? await q<{ ticket_id: string }[]>`
+        insert into ticket_labels (ticket_id, label_id)
+        select x, ${label.id} from ${list} as l(x) order by x
+        on conflict do nothing returning ticket_id`
+    : await q<{ ticket_id: string }[]>`
+        delete from ticket_labels where label_id = ${label.id} and ticket_id in ${list}
+        returning ticket_id`
+  if (written.length === 0) return []
+  const changed = q.json(written.map((w) => w.ticket_id))
+  const data = { action: add ? 'added' : 'removed', label: label.name }
+  return readChanged(
+    q,
+    q`
+    with t as (
+      update tickets t set updated = ${now}
+      where t.id in (select x::uuid from jsonb_array_elements_text(${changed}::jsonb) as x)
+      returning t.*, ${add ? 'off' : 'on'}::text as before, ${q.json(data)}::jsonb as data
+    )`,
+    'label',
+    author,
+    now,
+  )
+}
+
+/**
+ * Runs `changed` (a `with` clause whose `t` is the changed tickets' rows, each with `before` and
+ * its event's `data`), adds a `kind` event to each, and reads them back as changed.
+ */
+async function readChanged(
+  q: Query,
+  changed: Fragment,
+  kind: TicketEvent['kind'],
+  author: EventAuthor,
+  now: number,
+): Promise<BulkChanged[]> {
   const view = viewOf(q)
   const rows = await q<
     (TicketRow & {
@@ -124,23 +210,9 @@ async function changeEach(
       event_created: number
     })[]
   >`
-    with i as (
-      select x.id::uuid as id, x.target, x.checked, x.expected
-      from jsonb_to_recordset(${q.json(rowsIn)}::jsonb) as x(id text, target text, checked boolean, expected text)
-    ), o as (
-      select k.id, k.state, k.assignee_id, ka.name as assignee_name, i.target, ta.name as target_name, i.checked, i.expected
-      from i join tickets k on k.id = i.id
-      left join users ka on ka.id = k.assignee_id
-      left join users ta on ta.id = i.target
-    ), t as (
-      update tickets t set ${f.set}, updated = ${now}
-      from o
-      where t.id = o.id and ${f.current} is distinct from o.target
-        and (not o.checked or ${f.current} is not distinct from o.expected)
-      returning t.*, ${f.current} as before, ${f.data} as data
-    ), e as (
+    ${changed}, e as (
       insert into ticket_events (ticket_id, kind, user_id, by, app, data, created)
-      select t.id, ${f.kind}, ${author.id}, ${author.name}, ${author.app ?? null}, t.data, ${now}
+      select t.id, ${kind}, ${author.id}, ${author.name}, ${author.app ?? null}, t.data, ${now}
       from t order by t.id
       returning id, ticket_id, kind, user_id, by, app, data, created
     )
@@ -186,7 +258,7 @@ async function undoable(
 ): Promise<BulkRecord | null> {
   const [r] = await q<
     {
-      field: BulkField
+      field: string
       items: string | BulkRecord['items']
       created: number
     }[]
@@ -220,9 +292,23 @@ export function bulkTable(q: Query) {
     ) => lockMatching(q, query, search, numbers, max),
     changeEach: (field: BulkField, items: readonly BulkItem[], author: EventAuthor, now: number) =>
       changeEach(q, field, items, author, now),
+    labelEach: (
+      label: { id: string; name: string },
+      add: boolean,
+      ids: readonly string[],
+      author: EventAuthor,
+      now: number,
+    ) => labelEach(q, label, add, ids, author, now),
     record: (change: Omit<BulkRecord, 'id' | 'undone'>) => record(q, change),
     undoable: (id: string, projectId: string, userId: string, now: number) =>
       undoable(q, id, projectId, userId, now),
+    /** A label by id, with its name now (an Undo names it as it is called now). */
+    label: async (id: string) => {
+      const [r] = await q<
+        { id: string; name: string }[]
+      >`select id::text as id, name from labels where id = ${id}`
+      return r ?? null
+    },
     markUndone: async (id: string) => {
       await q`update bulk_changes set undone = true where id = ${id}`
     },

@@ -217,14 +217,13 @@ async function record(q: Query, mail: HeldMail, outcome: MailRecord): Promise<vo
     await q`update users set mail_refused = ${outcome.address} where id = ${mail.userId} and email = ${outcome.address}`
 }
 
-/** Turns off one kind of mail for a person at once: their choice, and what waits to be mailed. */
-async function turnOff(q: Query, userId: string, kind: string, now: number): Promise<boolean> {
+/**
+ * Cancels what waits to be mailed of one kind for a person (the one-click unsubscribe, with
+ * `notifications.setMail` turning their choice off in the same transaction).
+ */
+async function cancelKind(q: Query, userId: string, kind: string, now: number): Promise<boolean> {
   const [user] = await q`select 1 from users where id = ${userId}`
   if (!user) return false
-  await q`
-    insert into notification_prefs (user_id, reason, app, mail)
-    select ${userId}, d.reason, d.app, false from notification_defaults d where d.reason = ${kind}
-    on conflict (user_id, reason) do update set mail = false`
   await q`
     update notifications set mail_state = 'cancelled'
     where user_id = ${userId} and reason = ${kind} and mail_state = 'pending'`
@@ -257,7 +256,7 @@ export function mailTable(q: Query) {
     enqueue: (mail: NewMail) => enqueue(q, mail),
     claim: (now: number, leaseMs: number, limit: number) => claim(q, now, leaseMs, limit),
     record: (mail: HeldMail, outcome: MailRecord) => record(q, mail, outcome),
-    turnOff: (userId: string, kind: string, now: number) => turnOff(q, userId, kind, now),
+    cancelKind: (userId: string, kind: string, now: number) => cancelKind(q, userId, kind, now),
     unsubscribeKey: () => unsubscribeKey(q),
     prune: (before: number) => prune(q, before),
   }

@@ -38,6 +38,7 @@ import {
   searchOrder,
   textSearched,
 } from './search.ts'
+import { unreadCountColumn } from './notifications.ts'
 import { ticketOf, viewOf, type Ticket, type TicketRow } from './ticket-row.ts'
 import { limitClause, searchWhere, type ListPosition, type TicketSearch } from './tickets.ts'
 
@@ -49,10 +50,14 @@ type Fragment = postgres.PendingQuery<postgres.Row[]>
 export interface PageContext {
   /** The live cursor, read in the same snapshot as everything else the page shows. */
   cursor: number
+  /** The lists' version (sql/0019_lists_version_by_triggers.sql) of what the page shows. */
+  version: number
   /** Every project's slug and title, by title. */
   switcher: { slug: string; title: string }[]
   /** The person's tickets in open, doing or review; null when nobody is signed in. */
   inboxCount: number | null
+  /** The person's unread notifications in the app (the bell); null when nobody is signed in. */
+  unreadCount: number | null
   /** The project the name given names, with what its pages show of it; null when none was given or found. */
   project: {
     project: Project
@@ -94,6 +99,7 @@ interface OwnParts {
   /** The lists' version, read in the same snapshot: the version of the shared parts that go with these. */
   version: number
   inboxCount: number | null
+  unreadCount: number | null
   project: { project: Project; role: Role | null } | null
   ticket: PageTicket | null
 }
@@ -106,6 +112,7 @@ interface ContextRow {
   cursor: number
   version: number
   inbox: number | null
+  unread: number | null
   id: string | null
   slug: string | null
   title: string | null
@@ -137,7 +144,7 @@ interface ListRowRow {
 }
 
 /** A list row's labels (with their colours), milestone and due day, read from `t`. */
-function organiseColumns(q: Query): Fragment {
+export function organiseColumns(q: Query): Fragment {
   return q`(select coalesce(json_agg(json_build_object('name', l.name, 'color', l.color) order by lower(l.name), l.name), '[]')
         from ticket_labels tl join labels l on l.id = tl.label_id where tl.ticket_id = t.id) as labels,
       (select ms.title from milestones ms where ms.id = t.milestone_id) as milestone,
@@ -194,7 +201,14 @@ function contextOf(own: OwnParts, shared: SharedParts): PageContext {
           list: shared.list === null ? null : { rows: shared.list.rows },
           ticket: own.ticket,
         }
-  return { cursor: own.cursor, switcher: shared.switcher, inboxCount: own.inboxCount, project }
+  return {
+    cursor: own.cursor,
+    version: Number(own.version),
+    switcher: shared.switcher,
+    inboxCount: own.inboxCount,
+    unreadCount: own.unreadCount,
+    project,
+  }
 }
 
 /** The request's own parts alone, with the lists' version. */
@@ -232,6 +246,7 @@ function ownOf(r: ContextRow, request: ContextRequest): OwnParts {
     cursor: r.cursor,
     version: r.version,
     inboxCount: request.viewer === null ? null : r.inbox,
+    unreadCount: request.viewer === null ? null : r.unread,
     project: project === null ? null : { project, role: r.role ?? null },
     ticket:
       r.ticket == null
@@ -276,6 +291,7 @@ function contextStatement(q: Query, request: ContextRequest, shared: boolean): F
   const inbox = signedIn
     ? q`(select count(*)::int from tickets i where i.assignee_id = ${request.viewer} and i.state in ('open', 'doing', 'review'))`
     : q`null::int`
+  const unread = signedIn ? unreadCountColumn(q, request.viewer!) : q`null::int`
   const role = signedIn
     ? q`(select m.role from members m where m.project_id = here.id and m.user_id = ${request.viewer})`
     : q`null::text`
@@ -285,6 +301,7 @@ function contextStatement(q: Query, request: ContextRequest, shared: boolean): F
     select
       v.cursor, v.version,
       ${inbox} as inbox,
+      ${unread} as unread,
       here.id, here.slug, here.title, here.description, here.created,
       ${role} as role
       ${shared ? sharedColumns(q, request.list) : q``}

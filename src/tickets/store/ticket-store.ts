@@ -34,6 +34,7 @@ import { mailTable } from './mail.ts'
 import { notificationTable } from './notifications.ts'
 import { bulkTable } from './bulk.ts'
 import { viewTable } from './views.ts'
+import { boardTable } from './board.ts'
 
 function tablesOn(q: Query, clock: () => number, cachedReads = 0) {
   return {
@@ -55,6 +56,7 @@ function tablesOn(q: Query, clock: () => number, cachedReads = 0) {
     notifications: notificationTable(q, clock),
     bulk: bulkTable(q),
     views: viewTable(q, clock),
+    board: boardTable(q),
   }
 }
 

@@ -102,6 +102,12 @@ export function userTable(q: Query, clock: () => number) {
     async setEmail(idpId: string, email: string | null): Promise<void> {
       await q`update users set email = ${email}, mail_refused = null where idp_id = ${idpId}`
     },
+    /** The person's address when a mail server refused it and it is still theirs, else null. */
+    async refusedEmail(idpId: string): Promise<string | null> {
+      const [row] = await q<{ email: string }[]>`
+        select email from users where idp_id = ${idpId} and email = mail_refused`
+      return row?.email ?? null
+    },
     /** Resolves a user reference (among a project's members with `projectId`); refusals name `field`. */
     resolve: (ref: string, field: string, projectId?: string) =>
       resolveUser(q, ref, field, projectId),

@@ -163,6 +163,9 @@ async function viewCounts(
 export function viewTable(q: Query, clock: () => number) {
   const cache = createCountCache()
   return {
+    /** How many tickets each search finds, up to {@link VIEW_COUNT_CAP} (kept at the lists' `version`). */
+    counts: (searches: readonly CountedSearch[], version: number | null = null) =>
+      viewCounts(q, cache, searches, version),
     /**
      * Each view's count now, for the person `me` (null: nobody signed in), as its list shows it
      * (without a `state:` term: open, doing and review); null for a view whose search no longer

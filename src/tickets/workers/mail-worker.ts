@@ -12,11 +12,11 @@
  * Writes never wait for any of it: they only add notifications, and a mail server that is down
  * only leaves mails pending here. Rounds run every `intervalMs`.
  */
-import { createHmac } from 'node:crypto'
 import type { Logger } from '../../base/log.ts'
 import { randomToken } from '../../base/random.ts'
 import type { Mailer } from '../mailer/mailer.ts'
-import { composeMail, mailKindOf, type MailItem, type MailKind } from '../representations/mail.ts'
+import { composeMail, mailKindOf, type MailItem } from '../representations/mail.ts'
+import { unsubscribeToken } from '../rules/unsubscribe.ts'
 import type { TicketStore } from '../store/ticket-store.ts'
 import { KEEP_DONE_MS, type HeldMail } from '../store/mail.ts'
 
@@ -72,36 +72,6 @@ export function nextMailAttempt(
   const wait = Math.min(baseMs * 2 ** Math.max(0, attempts - 1), RETRY_MAX_MS)
   const next = now + Math.round(wait * (1 + random() / 5))
   return next - created > RETRY_FOR_MS ? null : next
-}
-
-/** The token of an unsubscribe link: the person, the kind and their HMAC under `key`. */
-export function unsubscribeToken(key: string, userId: string, kind: MailKind): string {
-  return `${userId}.${kind}.${mac(key, userId, kind)}`
-}
-
-/** The person and kind of a token made with `key`, or null for any other text. */
-export function readUnsubscribeToken(
-  key: string,
-  token: string,
-): { userId: string; kind: MailKind } | null {
-  const [userId, kind, sent, ...rest] = token.split('.')
-  if (rest.length > 0 || !userId || !sent || !/^[a-z0-9]{1,40}$/.test(userId)) return null
-  if (kind !== 'assigned' && kind !== 'mentioned' && kind !== 'watching') return null
-  const expected = mac(key, userId, kind)
-  return sent.length === expected.length && sameBytes(sent, expected) ? { userId, kind } : null
-}
-
-function mac(key: string, userId: string, kind: string): string {
-  return createHmac('sha256', key)
-    .update(`unsubscribe\n${userId}\n${kind}`)
-    .digest('base64url')
-    .slice(0, 32)
-}
-
-function sameBytes(a: string, b: string): boolean {
-  let diff = 0
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i)
-  return diff === 0
 }
 
 export function createMailWorker(deps: MailWorkerDeps): MailWorker {
