@@ -4,8 +4,7 @@
  * links (role, uses, days, optional email; the link shown to copy); connected apps (remove);
  * labels (`labels-section.ts`); webhooks (`webhooks-section.ts`).
  * The page follows its project's events (`projectChanged`, `membersChanged`,
- * `connectionsChanged`, `labelsChanged`): the parts marked `data-live` redraw, sparing a form in use.
- * `connectionsChanged`, `invitesChanged`): the parts marked `data-live` redraw, sparing a form in use.
+ * `connectionsChanged`, `invitesChanged`, `labelsChanged`): the parts marked `data-live` redraw, sparing a form in use.
  */
 import { TITLE_BLANK } from '../text/page-words.ts'
 import { html, type Html } from '../../http/html.ts'
