@@ -147,6 +147,14 @@ ${person.switchedFrom ? html`<p class="switched" role="alert">${switchSentence(p
 <h2 id="history-title">History</h2>
 <p class="hint" id="history-hint"></p>
 <ol class="revisions" id="revisions"></ol>
+<form class="device-form" id="device-form" novalidate>
+<label for="device-name">Name of this device</label>
+<p class="hint" id="device-hint">Your other devices show it beside the versions saved here, with the browser and system.</p>
+<div class="rename-row">
+<input type="text" id="device-name" autocomplete="off" spellcheck="false" aria-describedby="device-hint">
+<button type="submit">Save name</button>
+</div>
+</form>
 <div class="actions"><button type="button" id="history-close">Close history</button></div>
 </section>
 <section class="panel" id="share" hidden aria-labelledby="share-title">

@@ -174,30 +174,24 @@ export function createShares(deps: { sql: Sql; clock: () => number }) {
     },
 
     /**
-     * The owner and id of the note `asked` names for `user` (their own note, or one shared with
-     * them), with its `edited` and whether it is gone; null when there is no such note.
+     * The note `asked` names for `user` (their own note, or one shared with them): the key of its
+     * wake-ups (owner and note id, a line apart), its `edited` and whether it is gone; null when
+     * there is no such note, or no longer such a share. One indexed read.
      */
     async watched(
       user: string,
       asked: string,
       shared: boolean,
-    ): Promise<{ edited: number; gone: boolean } | null> {
+    ): Promise<{ key: string; edited: number; gone: boolean } | null> {
       const [row] = shared
-        ? await sql<{ edited: number; gone: boolean }[]>`
-            select n.edited, n.gone from note_shares s
+        ? await sql<{ owner: string; note: string; edited: number; gone: boolean }[]>`
+            select s.owner_id as owner, s.note_id as note, n.edited, n.gone from note_shares s
             join notes n on n.user_id = s.owner_id and n.id = s.note_id
             where s.id = ${asked} and s.sharee_id = ${user}`
-        : await sql<{ edited: number; gone: boolean }[]>`
-            select edited, gone from notes where user_id = ${user} and id = ${asked}`
-      return row ?? null
-    },
-
-    /** The owner and note id behind `asked` for `user`, for the wake-ups of a wait. */
-    async keyOf(user: string, asked: string, shared: boolean): Promise<string | null> {
-      if (!shared) return `${user}\n${asked}`
-      const [row] = await sql<{ owner: string; note: string }[]>`
-        select owner_id as owner, note_id as note from note_shares where id = ${asked} and sharee_id = ${user}`
-      return row ? `${row.owner}\n${row.note}` : null
+        : await sql<{ owner: string; note: string; edited: number; gone: boolean }[]>`
+            select user_id as owner, id as note, edited, gone from notes
+            where user_id = ${user} and id = ${asked}`
+      return row ? { key: `${row.owner}\n${row.note}`, edited: row.edited, gone: row.gone } : null
     },
   }
 }

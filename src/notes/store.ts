@@ -194,8 +194,11 @@ type Plan = { kind: 'write'; text: string } | { kind: 'keep' } | { kind: 'copy' 
 export function createNoteStore(deps: {
   sql: Sql
   clock: () => number
-  /** Told after each write of a note, by its owner and id (the waits of `/api/notes/wait`). */
-  onSaved?: (owner: string, note: string) => void
+  /**
+   * Told after each write of a note, by its owner and id, with the note's `edited` and whether it
+   * is gone now (the waits of `/api/notes/wait`).
+   */
+  onSaved?: (owner: string, note: string, now: { edited: number; gone: boolean }) => void
 }): NoteStore {
   const { sql, clock } = deps
 
@@ -292,7 +295,10 @@ export function createNoteStore(deps: {
       }
     })
     if ('status' in result) return result
-    deps.onSaved?.(result.target.owner, result.target.note)
+    deps.onSaved?.(result.target.owner, result.target.note, {
+      edited: result.saved.edited,
+      gone: false,
+    })
     return result.saved
   }
 
@@ -395,7 +401,7 @@ export function createNoteStore(deps: {
       if (refused) return refused
       if (isSharedId(input.id)) return sharedSave(user, input)
       const saved = (await quickSave(user, input)) ?? (await slowSave(user, input))
-      deps.onSaved?.(user, input.id)
+      deps.onSaved?.(user, input.id, { edited: saved.edited, gone: false })
       return saved
     },
 
@@ -473,8 +479,9 @@ export function createNoteStore(deps: {
           delete from note_shares where id = ${input.id} and sharee_id = ${user} returning id`
         return left.length > 0 ? { ok: true } : refuse(403, SHARE.notShared)
       }
+      let edited = 0
       const removed = await transaction(sql, async (tx): Promise<DeleteResult> => {
-        const edited = await nextEdited(tx, user)
+        edited = await nextEdited(tx, user)
         const [row] = await tx<{ text: string; edited: number; gone: boolean }[]>`
           select text, edited, gone from notes
           where user_id = ${user} and id = ${input.id}
@@ -485,7 +492,7 @@ export function createNoteStore(deps: {
         await tx`update notes set gone = true, purged = false, edited = ${edited} where user_id = ${user} and id = ${input.id}`
         return { ok: true }
       })
-      deps.onSaved?.(user, input.id)
+      if ('ok' in removed && edited !== 0) deps.onSaved?.(user, input.id, { edited, gone: true })
       return removed
     },
 

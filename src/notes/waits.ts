@@ -15,43 +15,54 @@ export const LOOK_MS = 1_000
 /** Waits held at once in one process past which a wait is answered 503. */
 export const MAX_WAITS = 10_000
 
+/** A note's state as a write left it. */
+export interface NoteNow {
+  edited: number
+  gone: boolean
+}
+
 export interface Wakes {
-  /** Wakes the waits on the note `note` of `owner`. */
-  wake(owner: string, note: string): void
   /**
-   * Resolves when the note of `key` (owner and note id, a line apart) is saved in this process,
-   * after `ms`, or when `stop` aborts, whichever is first.
+   * Wakes the waits on the note `note` of `owner`, with its state after a write (none: look at
+   * the note again, as after an unshare).
    */
-  next(key: string, ms: number, stop: AbortSignal): Promise<void>
+  wake(owner: string, note: string, now?: NoteNow): void
+  /**
+   * Resolves when the note of `key` (owner and note id, a line apart) is written in this process
+   * (with its state when the writer told it), after `ms`, or when `stop` aborts (with null),
+   * whichever is first.
+   */
+  next(key: string, ms: number, stop: AbortSignal): Promise<NoteNow | null>
   /** How many waits are held. */
   readonly held: number
 }
 
 export function createWakes(): Wakes {
-  const waiting = new Map<string, Set<() => void>>()
+  const waiting = new Map<string, Set<(now?: NoteNow) => void>>()
   let held = 0
   return {
-    wake(owner, note) {
+    wake(owner, note, now) {
       const set = waiting.get(`${owner}\n${note}`)
-      if (set) for (const done of [...set]) done()
+      if (set) for (const done of [...set]) done(now)
     },
     next(key, ms, stop) {
-      return new Promise<void>((resolve) => {
+      return new Promise<NoteNow | null>((resolve) => {
         const set = waiting.get(key) ?? new Set()
         waiting.set(key, set)
         held++
-        const done = () => {
+        const done = (now?: NoteNow) => {
           if (!set.delete(done)) return
           held--
           if (set.size === 0) waiting.delete(key)
           clearTimeout(timer)
-          stop.removeEventListener('abort', done)
-          resolve()
+          stop.removeEventListener('abort', ended)
+          resolve(now ?? null)
         }
+        const ended = () => done()
         set.add(done)
-        const timer = setTimeout(done, ms)
-        if (stop.aborted) done()
-        else stop.addEventListener('abort', done)
+        const timer = setTimeout(ended, ms)
+        if (stop.aborted) ended()
+        else stop.addEventListener('abort', ended)
       })
     },
     get held() {

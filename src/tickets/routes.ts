@@ -18,6 +18,7 @@ import type { WebhookHandlers } from './api/webhooks.ts'
 import type { InviteListHandlers } from './api/invites.ts'
 import type { UnsubscribeHandlers } from './pages/unsubscribe-page.ts'
 import type { ViewHandlers } from './api/views.ts'
+import type { NotificationHandlers } from './api/notifications.ts'
 
 export interface Handlers {
   tickets: TicketHandlers
@@ -38,6 +39,7 @@ export interface Handlers {
   files: FileHandlers
   unsubscribe: UnsubscribeHandlers
   views: ViewHandlers
+  notifications: NotificationHandlers
   bulk: Handler
 }
 
@@ -153,10 +155,20 @@ export function ticketRoutes(h: Handlers): HttpRoute[] {
     { method: 'POST', path: '/api/projects/:slug/views/:id', handler: h.views.change },
     { method: 'POST', path: '/api/projects/:slug/views/:id/remove', handler: h.views.remove },
     { method: 'POST', path: '/api/projects/:slug/tickets/bulk', handler: h.bulk },
+    // 4.15 Notifications (docs/tickets-api.md, "Notifications"; docs/notifications.md)
+    { method: 'GET', path: '/api/notifications', handler: h.notifications.list },
+    { method: 'POST', path: '/api/notifications/read', handler: h.notifications.read },
+    { method: 'GET', path: '/api/notifications/settings', handler: h.notifications.prefs },
+    { method: 'POST', path: '/api/notifications/settings', handler: h.notifications.setPrefs },
+    { method: 'POST', path: '/api/notifications/defaults', handler: h.notifications.setDefaults },
+    ...onTicket('watch', h.notifications.watchTicket),
+    { method: 'POST', path: '/api/projects/:slug/watch', handler: h.notifications.watchProject },
     // The web app (docs/tickets-app.md): its pages, files and sign-out
     { method: '*', path: '/', handler: h.web.home },
     { method: '*', path: '/inbox', handler: h.web.inbox },
     { method: '*', path: '/settings', handler: h.web.settings },
+    { method: '*', path: '/settings/notifications', handler: h.web.notificationSettings },
+    { method: '*', path: '/notifications', handler: h.web.notifications },
     { method: '*', path: '/tickets', handler: h.web.search },
     { method: 'GET', path: '/assets/:file', handler: h.web.asset },
     { method: 'POST', path: '/logout', handler: h.web.logout },

@@ -29,6 +29,7 @@ import { createWebhookWorker, type Send, type WebhookWorker } from './workers/we
 import { createMailWorker, type MailWorker } from './workers/mail-worker.ts'
 import { createUnsubscribeHandlers } from './pages/unsubscribe-page.ts'
 import { createNotifyWorker, type NotifyWorker } from './workers/notify-worker.ts'
+import { createNotificationHandlers } from './api/notifications.ts'
 
 /** The ticket service; `wake` is pinged after every committed transaction that emitted events. */
 export interface TicketsService extends Service {
@@ -183,6 +184,7 @@ export function createTicketsService(
     files: createFileHandlers(ctx, deps.config),
     unsubscribe: createUnsubscribeHandlers(ctx, async () => (await assets).url('style')),
     views: createViewHandlers(ctx),
+    notifications: createNotificationHandlers(ctx),
     bulk: createBulkHandler(ctx),
   })
   return {

@@ -5,7 +5,7 @@
  * `{ "notes": url, "tickets": url, "idp": url }` on one line once it listens, and exits 0 on
  * SIGTERM. It signs people in through the development provider, or with `APP_PROVIDER=accounts`
  * through the built-in accounts (its own provider, on the shared database); `APP_RATE_LIMIT`
- * sets `RATE_LIMIT`.
+ * sets `RATE_LIMIT`, `APP_SMTP_URL` and `APP_NOTIFY_DELAY` set `SMTP_URL` and `NOTIFY_DELAY`.
  *
  * On the embedded database the schema is the test file's session-wide search path (see
  * test/support/db.ts); a second process shares that one session.
@@ -28,6 +28,8 @@ const config = loadConfig({
   IDP_PORT: '0',
   ...(accounts ? {} : { DEV_SIGNIN: '1' }),
   ...(process.env.APP_RATE_LIMIT ? { RATE_LIMIT: process.env.APP_RATE_LIMIT } : {}),
+  ...(process.env.APP_SMTP_URL ? { SMTP_URL: process.env.APP_SMTP_URL } : {}),
+  ...(process.env.APP_NOTIFY_DELAY ? { NOTIFY_DELAY: process.env.APP_NOTIFY_DELAY } : {}),
   DATABASE_URL: url,
 })
 const kind = process.env.TEST_DATABASE_KIND === 'embedded' ? 'embedded' : 'postgres'

@@ -120,3 +120,14 @@ test('without SMTP_URL no row waits for mail', async () => {
   const rows = await sql<Row[]>`select mail_state from notifications where mail_state <> 'none'`
   assert.equal(rows.length, 0)
 })
+
+test('a change of the due date tells the watchers', async () => {
+  const t = await app.ticket(bob, web.slug)
+  const since = await lastId()
+  const due = await call('POST', `/api/projects/${web.slug}/tickets/${t.number}/due`, {
+    token: ann.token,
+    body: { due: '2030-01-31' },
+  })
+  assert.equal(due.status, 201, due.text)
+  assert.deepEqual(await toldOf(t.id, since), ['bob:watching:due'])
+})

@@ -46,6 +46,8 @@ export function findElements() {
     history: $('history'),
     historyHint: $('history-hint'),
     revisions: $<HTMLOListElement>('revisions'),
+    deviceForm: $<HTMLFormElement>('device-form'),
+    deviceName: $<HTMLInputElement>('device-name'),
     trash: $('trash'),
     importPanel: $('import'),
     share: $('share'),
@@ -107,6 +109,9 @@ export interface Actions {
   closeShare(): void
   // follow.ts
   followOpen(): void
+  // pins.ts
+  choosePin(id: string, pinned: boolean): void
+  syncPins(): Promise<void>
 }
 
 export interface App {

@@ -6,7 +6,14 @@
  */
 import type { Actions, App } from './app.ts'
 import { drawParts, lineParts } from './diff-view.ts'
-import { versionDevice, versionTimes, type Version } from './versions.ts'
+import {
+  DEVICE_NAME_KEY,
+  DEVICE_NAME_MAX,
+  deviceName,
+  versionDevice,
+  versionTimes,
+  type Version,
+} from './versions.ts'
 
 interface Revision extends Version {
   at: number
@@ -49,7 +56,7 @@ export function createHistoryView(app: App) {
     when.textContent = time
     const who = document.createElement('span')
     who.className = 'muted'
-    const device = versionDevice(rev, state.device)
+    const device = versionDevice(rev, state.device, localStorage.getItem(DEVICE_NAME_KEY) ?? '')
     who.textContent = byWhom && rev.by ? `by ${rev.by}, ${device}` : device
     const said = document.createElement('div')
     said.className = 'revision-said'
@@ -71,6 +78,26 @@ export function createHistoryView(app: App) {
   }
 
   const view = {
+    /** The form that names this device: kept in this browser, sent with each save from now on. */
+    wireDeviceName(): void {
+      ui.deviceName.maxLength = DEVICE_NAME_MAX
+      ui.deviceName.placeholder = deviceName(navigator.userAgent)
+      ui.deviceName.value = localStorage.getItem(DEVICE_NAME_KEY) ?? ''
+      ui.deviceForm.addEventListener('submit', (e) => {
+        e.preventDefault()
+        const name = ui.deviceName.value.replace(/\s+/g, ' ').trim().slice(0, DEVICE_NAME_MAX)
+        if (name === '') localStorage.removeItem(DEVICE_NAME_KEY)
+        else localStorage.setItem(DEVICE_NAME_KEY, name)
+        ui.deviceName.value = name
+        act.toast(
+          name === ''
+            ? `This device is called by its browser again: ${deviceName(navigator.userAgent)}.`
+            : `This device is now called ${name}. Versions saved here from now on say so.`,
+          null,
+        )
+      })
+    },
+
     async showHistory(): Promise<void> {
       const id = state.openId
       if (id === null) return

@@ -9,12 +9,33 @@ import { LIST_LIMIT, type Shown } from './controller.ts'
 import type { LocalNote } from './local.ts'
 import { moveTo, SEARCH_BOX } from './list-keys.ts'
 import { previewOf, shortTime, titleOf } from './text.ts'
+import { excerptOf, matchedRanges, parseQuery, pieces, type Piece, type Query } from './search.ts'
+
+/** Appends `parts` to `el`: plain text as text, matched words in `<mark>` (text only, never HTML). */
+function appendPieces(el: HTMLElement, parts: readonly Piece[]): void {
+  for (const part of parts) {
+    if (!part.mark) el.append(part.text)
+    else {
+      const mark = document.createElement('mark')
+      mark.textContent = part.text
+      el.append(mark)
+    }
+  }
+}
+
+/** Where the words after a note's title begin (its first line is the title). */
+function bodyStart(text: string): number {
+  const start = text.search(/\S/)
+  if (start === -1) return text.length
+  const nl = text.indexOf('\n', start)
+  return nl === -1 ? text.length : nl + 1
+}
 
 export function createListView(app: App) {
   const { ui, state } = app
   let drawTimer = 0
 
-  function listItem(note: Shown, now: number): HTMLLIElement {
+  function listItem(note: Shown, now: number, query: Query | null): HTMLLIElement {
     const li = document.createElement('li')
     const button = document.createElement('button')
     button.type = 'button'
@@ -23,7 +44,10 @@ export function createListView(app: App) {
     if (note.id === state.openId) button.setAttribute('aria-current', 'true')
     const title = document.createElement('span')
     title.className = 'title'
-    title.textContent = titleOf(note.text)
+    const titleText = titleOf(note.text)
+    // A search's matched words are marked in the title and the excerpt below it.
+    if (query) appendPieces(title, pieces(titleText, matchedRanges(query, titleText)))
+    else title.textContent = titleText
     button.append(title)
     if (state.pinned.has(note.id)) {
       const pin = document.createElement('span')
@@ -49,8 +73,14 @@ export function createListView(app: App) {
     time.dateTime = new Date(note.edited).toISOString()
     time.textContent = shortTime(note.edited, now)
     meta.append(time)
-    const preview = previewOf(note.text)
-    if (preview) meta.append(` ${preview}`)
+    const excerpt = query ? excerptOf(query, note.text, bodyStart(note.text)) : null
+    if (excerpt) {
+      meta.append(' ')
+      appendPieces(meta, excerpt)
+    } else {
+      const preview = previewOf(note.text)
+      if (preview) meta.append(` ${preview}`)
+    }
     button.append(meta)
     li.append(button)
     return li
@@ -60,7 +90,8 @@ export function createListView(app: App) {
     drawList(): void {
       const listed = app.notes.listed(ui.search.value)
       const now = Date.now()
-      const items = listed.notes.map((note) => listItem(note, now))
+      const query = parseQuery(ui.search.value)
+      const items = listed.notes.map((note) => listItem(note, now, query))
       if (listed.matches > LIST_LIMIT) {
         const more = document.createElement('li')
         more.className = 'more'

@@ -29,9 +29,10 @@ import { createTrashView } from './trash-view.ts'
 import { createShareView } from './share-view.ts'
 import { createImportView } from './import-view.ts'
 import { createFollow } from './follow.ts'
+import { createPinSync } from './pins.ts'
 import { createLocalLock, createSync, type Lock, type ShareOut, type SyncEvent } from './sync.ts'
 import { titleOf } from './text.ts'
-import { deviceName } from './versions.ts'
+import { DEVICE_NAME_KEY, deviceWords } from './versions.ts'
 
 const userId = document.querySelector<HTMLMetaElement>('meta[name="notes-user"]')?.content ?? ''
 const state = createAppState()
@@ -61,6 +62,7 @@ const share = createShareView(app)
 const importer = createImportView(app)
 const account = createAccountView(app)
 const follow = createFollow(app)
+const pins = createPinSync(app)
 const actions: Actions = {
   ...status,
   drawList: list.drawList,
@@ -83,6 +85,8 @@ const actions: Actions = {
   closeShare: share.closeShare,
   closeImport: importer.closeImport,
   followOpen: follow.followOpen,
+  choosePin: pins.choosePin,
+  syncPins: pins.syncPins,
 }
 Object.assign(act, actions)
 
@@ -124,7 +128,7 @@ async function start(): Promise<void> {
     lock,
     onEvent: (event) => void handle(event),
     retry: (fn, ms) => setTimeout(fn, ms),
-    deviceName: deviceName(navigator.userAgent),
+    deviceName: () => deviceWords(localStorage.getItem(DEVICE_NAME_KEY), navigator.userAgent),
   })
   state.device = await app.local.device()
   await applyRescue(app.local, userId)
@@ -344,6 +348,7 @@ function wire(): void {
   ui.del.addEventListener('click', () => void editor.deleteOpen())
   ui.historyButton.addEventListener('click', () => void history.showHistory())
   $('history-close').addEventListener('click', act.closeHistory)
+  history.wireDeviceName()
   $('keep-both').addEventListener('click', () => void conflicts.resolveConflict('both'))
   $('keep-this').addEventListener('click', () => void conflicts.resolveConflict('this'))
   $('edit-by-hand').addEventListener('click', () => void conflicts.resolveConflict('hand'))

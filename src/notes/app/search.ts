@@ -81,3 +81,77 @@ export function search<T extends Searchable>(notes: readonly T[], query: Query):
       groups[rankOf(query, note.titleLower)].push(note)
   return groups.flat()
 }
+
+/**
+ * Where the words of `query` begin words of `text` (the text as written, not lower-cased, so
+ * the places are the text's own): `[start, end)` pairs in order, overlaps joined.
+ */
+export function matchedRanges(query: Query, text: string): [number, number][] {
+  const found: [number, number][] = []
+  for (const pattern of query.patterns) {
+    const every = new RegExp(pattern.source, 'giu')
+    for (const m of text.matchAll(every))
+      if (m[0].length > 0) found.push([m.index, m.index + m[0].length])
+  }
+  found.sort((a, b) => a[0] - b[0] || a[1] - b[1])
+  const joined: [number, number][] = []
+  for (const [start, end] of found) {
+    const last = joined.at(-1)
+    if (last && start <= last[1]) last[1] = Math.max(last[1], end)
+    else joined.push([start, end])
+  }
+  return joined
+}
+
+/** A piece of a search result's words: plain, or a matched word (`mark`). */
+export interface Piece {
+  text: string
+  mark: boolean
+}
+
+/** `text` cut into pieces at `ranges` (from {@link matchedRanges}, relative to `text`). */
+export function pieces(text: string, ranges: readonly [number, number][]): Piece[] {
+  const out: Piece[] = []
+  let at = 0
+  for (const [start, end] of ranges) {
+    if (start >= text.length) break
+    if (start > at) out.push({ text: text.slice(at, start), mark: false })
+    out.push({ text: text.slice(Math.max(start, at), Math.min(end, text.length)), mark: true })
+    at = Math.min(end, text.length)
+  }
+  if (at < text.length) out.push({ text: text.slice(at), mark: false })
+  return out
+}
+
+/** How many characters of the text an excerpt shows before its first matched word. */
+const BEFORE = 16
+/** How long an excerpt is at most. */
+const EXCERPT = 140
+
+/**
+ * The words of a result around its first match after the title line (`bodyStart`, where the
+ * text after the title begins), on one line, as pieces with the matched words marked; null when
+ * no word matched there (the list then shows the note's usual preview).
+ */
+export function excerptOf(query: Query, text: string, bodyStart: number): Piece[] | null {
+  const body = text.slice(bodyStart, bodyStart + 20_000)
+  const ranges = matchedRanges(query, body)
+  if (ranges.length === 0) return null
+  const first = ranges[0]![0]
+  let from = Math.max(0, first - BEFORE)
+  // Start at a word: past the rest of a word cut in two.
+  if (from > 0) {
+    const space = body.slice(from, first).search(/\s/)
+    from = space === -1 ? first : from + space + 1
+  }
+  const window = body.slice(from, from + EXCERPT)
+  const shifted = ranges
+    .map(([s, e]): [number, number] => [s - from, e - from])
+    .filter(([s]) => s >= 0 && s < window.length)
+  // One line: every run of white space one space (lengths kept, so the ranges stay right).
+  const flat = window.replace(/\s/g, ' ')
+  const out = pieces(flat, shifted)
+  if (from > 0) out.unshift({ text: '…', mark: false })
+  if (from + EXCERPT < body.length) out.push({ text: '…', mark: false })
+  return out
+}

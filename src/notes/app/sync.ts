@@ -127,8 +127,8 @@ export function createSync(deps: {
   retry?: (fn: () => void, ms: number) => void
   /** How long a request may stay silent (ms); {@link REQUEST_TIMEOUT_MS} unless a test says less. */
   timeout?: number
-  /** The device's words for itself ("Chrome on Android"), sent with each save for the history. */
-  deviceName?: string
+  /** The device's words for itself ("Work laptop (Chrome on Android)"), read at each save for the history. */
+  deviceName?: () => string
 }): Sync {
   const { local, clock, lock, onEvent } = deps
   const timeout = deps.timeout ?? REQUEST_TIMEOUT_MS
@@ -180,7 +180,7 @@ export function createSync(deps: {
             op: 'save',
             id: entry.id,
             local: device,
-            ...(deps.deviceName ? { device: deps.deviceName } : {}),
+            ...(deps.deviceName ? { device: deps.deviceName() } : {}),
             text: entry.text,
             base: entry.base,
             at: entry.at,

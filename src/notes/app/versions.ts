@@ -37,9 +37,24 @@ export function versionTimes(
 }
 
 /** Which device wrote a version: "this device", the words the other device gave itself, or "another device". */
-export function versionDevice(version: Version, thisDevice: string): string {
-  if (version.local === thisDevice) return 'this device'
+export function versionDevice(version: Version, thisDevice: string, named?: string): string {
+  if (version.local === thisDevice) return named ? `this device (${named})` : 'this device'
   return version.device ?? 'another device'
+}
+
+/** Where this browser keeps the name its person gave the device (kept across sign-outs: it names the machine). */
+export const DEVICE_NAME_KEY = 'notes-device-name'
+/** The longest name a person gives a device (the save's `device` holds 64 characters). */
+export const DEVICE_NAME_MAX = 30
+
+/**
+ * The words a save carries for its device: the person's name for it and, in brackets, its
+ * browser and system ("Work laptop (Chrome on Linux)"), or those alone when it has no name.
+ */
+export function deviceWords(given: string | null, userAgent: string): string {
+  const auto = deviceName(userAgent)
+  const name = given?.replace(/\s+/g, ' ').trim().slice(0, DEVICE_NAME_MAX) ?? ''
+  return name === '' ? auto : `${name} (${auto})`.slice(0, 64)
 }
 
 /**

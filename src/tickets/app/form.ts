@@ -63,7 +63,8 @@ export function createFormSender(deps: { api: ApiClient }): FormSender {
 
 /**
  * The browser's form: fields by `name` (a field marked `data-optional` is left out when empty;
- * ticked checkboxes marked `data-list` make a list under their name, left out when none is);
+ * ticked checkboxes marked `data-list` make a list under their name, left out when none is; a
+ * checkbox marked `data-bool` sends "true" or "false");
  * a field's error goes in the element `[data-error-for="<name>"]`, the form's in `[data-error]`.
  */
 export function domFormView(form: HTMLFormElement): FormView {
@@ -94,6 +95,15 @@ export function domFormView(form: HTMLFormElement): FormView {
           if (!el.checked) continue
           const list = out[el.name]
           out[el.name] = Array.isArray(list) ? [...list, el.value] : [el.value]
+          continue
+        }
+        // A check box marked `data-bool` sends "true" or "false".
+        if (
+          el instanceof HTMLInputElement &&
+          el.type === 'checkbox' &&
+          el.dataset.bool !== undefined
+        ) {
+          out[el.name] = String(el.checked)
           continue
         }
         if (el.dataset.optional !== undefined && el.value.trim() === '') continue

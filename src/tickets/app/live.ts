@@ -24,6 +24,8 @@ export interface LiveDeps {
   cursor: string | null
   /** The only event names the page follows (the project settings' own); every name when absent. */
   events?: readonly string[] | null
+  /** A signed-in person's page: it also follows their own events (`mine=1`, the bell's). */
+  mine?: boolean
   /** Called with the events that touch the page (after a reset: none, `reset` true). */
   onChange(events: LiveEvent[], reset: boolean): Promise<void>
 }
@@ -38,7 +40,11 @@ export function touches(
   ticket: string | null,
   events: readonly string[] | null = null,
 ): boolean {
+  // The person's own events (their bell) touch every page of theirs.
+  if (event.name === 'notificationsChanged') return true
   if (events !== null && !events.includes(event.name)) return false
+  // An upload changes no page: a ticket shows a file once its text, a change of its own, links it.
+  if (event.name === 'fileAttached') return false
   if (ticket === null) return true
   if (event.name === 'ticketEvent') return event.args[0] === ticket
   if (event.name === 'ticketsRelated') return JSON.stringify(event.args).includes(ticket)
@@ -66,6 +72,7 @@ export function createLiveFollower(deps: LiveDeps): LiveFollower {
           const query = new URLSearchParams()
           if (deps.project !== null) query.set('project', deps.project)
           if (cursor !== null) query.set('after', cursor)
+          if (deps.mine) query.set('mine', '1')
           const res = await deps.fetch(`/api/live?${query}`, { cache: 'no-store' })
           if (res.status === 503) {
             await deps.sleep(1000 * (Number(res.headers.get('retry-after')) || 5))
@@ -117,8 +124,16 @@ export function announcement(events: readonly LiveEvent[]): string {
     else if (e.name === 'invitesChanged') sentences.push('The open invites changed')
     else if (e.name === 'projectChanged')
       sentences.push('The project’s title, slug or description changed')
+    else if (e.name === 'notificationsChanged') {
+      const added = (e.args[0] as { added?: unknown } | undefined)?.added
+      if (typeof added === 'number' && added > 0)
+        sentences.push(
+          added === 1 ? 'You have a new notification' : `You have ${added} new notifications`,
+        )
+    }
   }
-  if (sentences.length === 0) return events.length > 0 ? 'Related tickets changed.' : ''
+  if (sentences.length === 0)
+    return events.some((e) => e.name !== 'notificationsChanged') ? 'Related tickets changed.' : ''
   const shown = sentences.slice(0, ANNOUNCE_MAX).map((s) => `${s}.`)
   if (sentences.length > ANNOUNCE_MAX)
     shown.push(`And ${sentences.length - ANNOUNCE_MAX} more changes.`)

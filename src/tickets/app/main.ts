@@ -448,6 +448,7 @@ if (live) {
     ticket: live.dataset.ticket ?? null,
     cursor: live.dataset.cursor ?? null,
     events: live.dataset.events?.split(' ') ?? null,
+    mine: tag !== '',
     onChange: (events) => {
       // A refusal about who may be added ("no user 'carol' has logged in here") may no longer
       // hold once the members changed.

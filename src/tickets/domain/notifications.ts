@@ -108,6 +108,9 @@ export function happeningOf(event: FanOutEvent): Happening | null {
       return { ...base, texts: pairs }
     }
     case 'link':
+    case 'label':
+    case 'milestone':
+    case 'due':
       return base
     default:
       return null
@@ -262,10 +265,11 @@ export async function readAll(tx: TicketTx, userId: string): Promise<{ unread: n
   return { unread: await tx.notifications.unread(userId) }
 }
 
-/** The person opened a ticket: its notifications are read (their other pages' bells follow). */
-export async function readTicket(tx: TicketTx, userId: string, ticketId: string): Promise<void> {
-  if ((await tx.notifications.markTicketRead(userId, ticketId)) > 0)
-    await tx.emitTo(userId, 'notificationsChanged', [{ added: 0 }])
+/** The person opened a ticket: its notifications are read (their other pages' bells follow); answers how many were unread. */
+export async function readTicket(tx: TicketTx, userId: string, ticketId: string): Promise<number> {
+  const read = await tx.notifications.markTicketRead(userId, ticketId)
+  if (read > 0) await tx.emitTo(userId, 'notificationsChanged', [{ added: 0 }])
+  return read
 }
 
 /** The person's choices of app and mail per kind. */

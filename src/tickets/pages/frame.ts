@@ -71,7 +71,8 @@ export function framePage(input: FrameInput): Html {
 <span id="inbox-count-text" hidden data-live="inbox-count-text">${viewer.inboxCount === 1 ? '1 ticket waits for you' : `${viewer.inboxCount} tickets wait for you`}</span>`
     : ''
   const account = viewer
-    ? html`${inbox}
+    ? html`${bell(viewer.unreadCount)}
+${inbox}
 <a href="/settings">Settings</a>
 <details class="switcher person-menu"><summary class="who" title="Signed in as ${viewer.name}">${viewer.name}</summary>
 <ul class="menu">${menuLinks(input.places, viewer.owner, 'tickets').map((l) => html`<li><a href="${l.href}">${l.label}</a></li>`)}
@@ -118,6 +119,15 @@ ${input.body}
 <form method="dialog"><button type="submit">Close</button></form>
 </dialog>`,
   )
+}
+
+/**
+ * The bell (docs/notifications.md, "In the app"): a link named Notifications with the unread
+ * count, redrawn live when the person's notifications change (`data-live`).
+ */
+function bell(unread: number): Html {
+  return html`<a href="/notifications" class="bell" aria-describedby="bell-count-text"><svg class="bell-icon" viewBox="0 0 24 24" width="18" height="18" aria-hidden="true" focusable="false"><path fill="currentColor" d="M12 2.5a6.5 6.5 0 0 0-6.5 6.5v3.6L3.8 15.4a1 1 0 0 0 .9 1.6h14.6a1 1 0 0 0 .9-1.6l-1.7-2.8V9A6.5 6.5 0 0 0 12 2.5Zm-2.6 16a2.7 2.7 0 0 0 5.2 0Z"/></svg><span class="bell-label">Notifications</span><span aria-hidden="true" data-live="bell-count"><span class="count"${unread === 0 ? rawHtml(' data-zero') : ''}>${unread}</span></span></a>
+<span id="bell-count-text" hidden data-live="bell-count-text">${unread === 1 ? '1 unread notification' : `${unread} unread notifications`}</span>`
 }
 
 /** A state as a coloured badge. */

@@ -26,6 +26,7 @@ import {
 import type { TicketStore } from '../store/ticket-store.ts'
 import type { ListPosition } from '../store/tickets.ts'
 import type { StoredFile } from '../store/files.ts'
+import type { NotificationGroup, Prefs } from '../store/notifications.ts'
 import { fileIdsIn } from '../rules/files.ts'
 import type { StoredLabel } from '../store/labels.ts'
 import type { StoredMilestone } from '../store/milestones.ts'
@@ -55,6 +56,8 @@ export interface Viewer {
   tag: string
   /** Tickets assigned to them in open, doing or review (the inbox). */
   inboxCount: number
+  /** Their unread notifications in the app (the bell). */
+  unreadCount: number
   /** The provider's owner: their menu leads to `/admin`. */
   owner: boolean
   /** Whom the session named before a login return switched it to this person, said once (docs/core.md, "Login CSRF"). */
@@ -126,6 +129,7 @@ export function searchesMoreThanStates(query: TicketQuery): boolean {
       query.author.not.length >
       0 ||
     query.blocked !== null ||
+    Object.keys(query.has).length > 0 ||
     query.noLabel !== null ||
     query.noMilestone !== null ||
     query.noDue !== null ||
@@ -225,6 +229,7 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
         ? {
             ...signedIn,
             inboxCount: context.inboxCount ?? 0,
+            unreadCount: context.unreadCount ?? 0,
             owner: session?.data.owner === true,
             switchedFrom,
           }
@@ -384,6 +389,39 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
     tokens: (viewerId: string) => store.tokens.of(viewerId),
     labels: (projectId: string) => store.labels.of(projectId),
     milestones: (projectId: string) => store.milestones.of(projectId),
+
+    /**
+     * A page of the person's notifications grouped by ticket (`/notifications`): `shown` groups
+     * from below the newest id `before`, and where the next page starts.
+     */
+    async notifications(
+      viewerId: string,
+      before: number | null,
+      shown: number,
+    ): Promise<{ groups: NotificationGroup[]; next: number | null }> {
+      const groups = await store.notifications.groups(viewerId, shown + 1, before)
+      return {
+        groups: groups.slice(0, shown),
+        next: groups.length > shown ? groups[shown - 1]!.newest : null,
+      }
+    },
+
+    /** The person's choices and the install's default. */
+    async notificationPrefs(viewerId: string): Promise<{ prefs: Prefs; defaults: Prefs }> {
+      const [prefs, defaults] = await Promise.all([
+        store.notifications.prefs(viewerId),
+        store.notifications.defaults(),
+      ])
+      return { prefs: prefs ?? defaults, defaults }
+    },
+
+    /** Whether the person watches the ticket. */
+    watching: (ticketId: string, viewerId: string) =>
+      store.notifications.isWatching(ticketId, viewerId),
+
+    /** Whether the person watches every ticket of the project. */
+    watchingAll: (projectId: string, viewerId: string) =>
+      store.notifications.watchesProject(projectId, viewerId),
 
     async memberships(viewerId: string): Promise<{ slug: string; title: string; role: Role }[]> {
       return store.projects.membershipsOf(viewerId)

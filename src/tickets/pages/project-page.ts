@@ -38,6 +38,8 @@ export interface ProjectPageInput {
   project: Project
   viewer: Viewer | null
   role: Role | null
+  /** Whether the signed-in viewer watches every ticket of the project (docs/notifications.md). */
+  watchingAll?: boolean
   /** The person has just joined through an invite: the page welcomes them. */
   joined?: boolean
   list: TicketList | null
@@ -102,7 +104,7 @@ export function projectBody(input: ProjectPageInput): Html {
       : html`<h2>Nothing here</h2><p>No ticket is in this state. <a href="${listUrl(p.slug, { state: 'all' })}">See all tickets</a>.</p>`
   return html`<div class="page-head">
 <div><h1>${p.title}</h1>${p.description.trim() ? html`<div class="muted markdown description">${rawHtml(markdownToHtml(p.description))}</div>` : ''}</div>
-<div class="actions"><a class="button" href="${boardUrl(p.slug, q)}">Board</a>${mayAct(input.role, ADMIN) ? html`<a class="button" href="/${p.slug}/settings">Project settings</a>` : ''}</div>
+<div class="actions">${watchAll(input)}<a class="button" href="${boardUrl(p.slug, q)}">Board</a>${mayAct(input.role, ADMIN) ? html`<a class="button" href="/${p.slug}/settings">Project settings</a>` : ''}</div>
 </div>
 ${input.joined && input.role ? html`<p class="notice welcome" role="status">${youJoined(p.title, input.role)}</p>` : ''}
 ${newTicket(input)}
@@ -188,4 +190,14 @@ export function assigneeSelect(
 <option value=""${current === null ? html` selected` : ''}>Nobody</option>
 ${members.map((m) => html`<option value="${m.user.id}"${m.user.id === current ? html` selected` : ''}>${m.user.name}</option>`)}
 </select>`
+}
+
+/**
+ * Watch all (docs/notifications.md, "Watching"): the signed-in person watches every ticket of the
+ * project, new ones too. A toggle button: pressed while they do.
+ */
+function watchAll(input: ProjectPageInput): Html {
+  if (!input.viewer) return html``
+  const on = input.watchingAll === true
+  return html`<form data-api="/api/projects/${input.project.slug}/watch" data-done="reload" data-live="watch-all" class="watch-all"><button type="submit" name="all" value="${on ? 'false' : 'true'}" aria-pressed="${on ? 'true' : 'false'}" title="${on ? 'You are told of every change of every ticket here; press to stop' : 'Be told of every change of every ticket here'}">Watch all</button>${formError}</form>`
 }

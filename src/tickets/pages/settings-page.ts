@@ -18,6 +18,10 @@ export function settingsBody(input: SettingsInput): Html {
   const { now } = input
   return html`<div class="page-head"><div><h1>Settings</h1><p class="muted">Signed in as <b>${input.name}</b>.</p></div></div>
 <div class="stack">
+<section class="card" aria-labelledby="notify-title">
+<h2 id="notify-title">Notifications</h2>
+<p class="muted">What you are told when you are assigned, mentioned or watch a ticket, in the app and by mail. <a href="/settings/notifications">Choose what you are told</a>.</p>
+</section>
 <section class="card" aria-labelledby="tokens-title">
 <h2 id="tokens-title">API tokens</h2>
 <p class="muted">A token lets a script or a terminal act as you: send it as <code>Authorization: Bearer …</code>. It is shown once, when you make it.</p>

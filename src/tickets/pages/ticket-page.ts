@@ -35,6 +35,8 @@ export interface TicketPageInput {
   now: number
   /** `UPLOAD_MAX_MB`, shown beside Attach files. */
   uploadMaxMb: number
+  /** Whether the signed-in viewer watches the ticket (docs/notifications.md); false when signed out. */
+  watching: boolean
 }
 
 const mayEdit = (role: Role | null) => mayAct(role, EDIT)
@@ -61,6 +63,7 @@ ${blockersBox(t, detail.blockers, role, api)}
 ${relatedBox('Children', 'children', detail.children)}
 ${relatedBox('Blocks', 'blocks', detail.blocks)}
 ${filesBox(detail.files, now)}
+${watchBox(input, api)}
 </aside>
 </details>
 <div class="ticket-main">
@@ -114,7 +117,7 @@ function historyItem(e: TicketEvent, now: number): Html {
       ? e.text
       : null
   const refLink = ref === null ? '' : html` ${refLinkHtml(ref)}`
-  return html`<li data-key="e${String(e.id)}"><span class="avatar" aria-hidden="true">${initial(e.by)}</span>
+  return html`<li data-key="e${String(e.id)}" id="event-${String(e.id)}"><span class="avatar" aria-hidden="true">${initial(e.by)}</span>
 <div class="what"><b>${e.by}</b>${e.app ? html` <span class="pill">via ${e.app}</span>` : ''} ${words}${refLink} · ${timeAgo(e.created, now)}</div>
 ${text === null ? '' : html`<div class="bubble markdown">${rawHtml(markdownToHtml(text))}</div>`}
 ${e.kind === 'edit' ? editChanges(e) : ''}
@@ -256,4 +259,17 @@ function filesBox(files: readonly StoredFile[], now: number): Html {
       : html`<section class="side-box" aria-labelledby="files-title"><h2 id="files-title">Files</h2>
 <ul class="files">${files.map((f) => html`<li><a href="${filePath(f.id, f.name)}"${f.image === null ? html` download` : ''}>${f.name}</a><span class="muted small">${formatSize(f.size)} · ${f.by}${f.app ? ` via ${f.app}` : ''} · ${timeAgo(f.created, now)}</span></li>`)}</ul></section>`
   }</div>`
+}
+
+/**
+ * Watch or Unwatch (docs/notifications.md, "Watching"): a watcher is told of every change of the
+ * ticket. Signed-in people only.
+ */
+function watchBox(input: TicketPageInput, api: string): Html {
+  if (!input.viewer) return html``
+  const { watching } = input
+  return html`<section class="side-box" data-live="watch-box" aria-labelledby="watch-title"><h2 id="watch-title">Notifications</h2>
+<p class="small muted">${watching ? 'You watch this ticket: you are told of every change.' : 'You are told only when you are assigned or mentioned.'}</p>
+<form data-api="${api}/watch" data-done="reload"><button type="submit" name="watching" value="${watching ? 'false' : 'true'}">${watching ? 'Unwatch' : 'Watch'}</button>${formError}</form>
+</section>`
 }

@@ -33,6 +33,8 @@ import {
 } from './page-data.ts'
 import { counted, projectBody, withTabStates, type ProjectPageInput } from './project-page.ts'
 import { settingsBody } from './settings-page.ts'
+import { GROUPS_SHOWN, notificationsBody, notificationSettingsBody } from './notifications-page.ts'
+import { readTicket } from '../domain/notifications.ts'
 import { boardBody } from './board-page.ts'
 import { ticketBody } from './ticket-page.ts'
 import { ticketEtag } from '../representations/json.ts'
@@ -74,6 +76,8 @@ export interface WebHandlers {
   admin: Handler
   inbox: Handler
   settings: Handler
+  notifications: Handler
+  notificationSettings: Handler
   search: Handler
   asset: Handler
   logout: Handler
@@ -290,6 +294,7 @@ export function createWebHandlers(
       const list = projectList(project.list!, query, states, counts, pageNumber(req))
       const queryError = error ?? (filter.ok ? null : filter.message)
       const joined = viewer !== null && role !== null && (await takeWelcome(req, p.slug))
+      const watchingAll = viewer !== null && (await data.watchingAll(p.id, viewer.id))
       const views = await data.views(p.id, viewer?.id ?? null, version)
       // The bulk bar changes what the list shows: its search, with the tab's states.
       let bulk: ProjectPageInput['bulk'] = null
@@ -313,6 +318,7 @@ export function createWebHandlers(
         viewer,
         role,
         joined,
+        watchingAll,
         list,
         q,
         queryError,
@@ -406,11 +412,23 @@ export function createWebHandlers(
       const t = read.ticket
       if (t.slug !== req.params.slug) return redirect(301, `/${t.slug}/${t.number}`)
       const { project: p, role, members } = project
+      // Opening the ticket reads its notifications (docs/notifications.md): the bell drawn
+      // below counts them read already, and the person's other pages follow.
+      let watching = false
+      if (viewer) {
+        const [readNow, watches] = await Promise.all([
+          ctx.store.transact((tx) => readTicket(tx, viewer.id, t.id)),
+          data.watching(t.id, viewer.id),
+        ])
+        viewer.unreadCount = Math.max(0, viewer.unreadCount - readNow)
+        watching = watches
+      }
       const detail = { ...(await data.history(t, read.related)), members }
       const etag = ticketEtag(ctx.publicUrl, t, detail.events)
       const body = ticketBody({
         ticket: t,
         etag,
+        watching,
         projectTitle: p.title,
         detail,
         viewer,
@@ -486,6 +504,69 @@ export function createWebHandlers(
         viewer,
         switcher,
         body: settingsBody({ name: viewer.name, tokens, memberships, now: ctx.clock() }),
+      })
+    },
+
+    async notifications(req) {
+      const refused = guard(req)
+      if (refused) return refused
+      const { viewer, cursor, switcher } = await data.context(req)
+      if (!viewer)
+        return page(req, 200, {
+          title: 'Notifications',
+          viewer,
+          switcher,
+          body: signInBody(
+            'Notifications',
+            loginUrl(req),
+            'Your notifications tell you what happened on the tickets you are assigned, mentioned in or watch. Sign in to see them.',
+          ),
+        })
+      // A `before` the page did not hand out starts at the newest, as a bad `?page=` does.
+      const beforeText = req.query.get('before') ?? ''
+      const before = /^[1-9][0-9]{0,15}$/.test(beforeText) ? Number(beforeText) : null
+      const { groups, next } = await data.notifications(viewer.id, before, GROUPS_SHOWN)
+      return page(req, 200, {
+        title: 'Notifications',
+        viewer,
+        switcher,
+        body: notificationsBody({
+          groups,
+          next,
+          later: before !== null,
+          unread: viewer.unreadCount,
+          now: ctx.clock(),
+        }),
+        live: { project: null, ticket: null, cursor, events: [] },
+      })
+    },
+
+    async notificationSettings(req) {
+      const refused = guard(req)
+      if (refused) return refused
+      const { viewer, switcher } = await data.context(req)
+      if (!viewer)
+        return page(req, 200, {
+          title: 'Notifications settings',
+          viewer,
+          switcher,
+          body: signInBody(
+            'Notifications',
+            loginUrl(req),
+            'Sign in to choose what you are told, in the app and by mail.',
+          ),
+        })
+      const { prefs, defaults } = await data.notificationPrefs(viewer.id)
+      return page(req, 200, {
+        title: 'Notifications settings',
+        viewer,
+        switcher,
+        body: notificationSettingsBody({
+          prefs,
+          defaults,
+          mail: ctx.mailer !== null,
+          owner: viewer.owner,
+        }),
       })
     },
 

@@ -18,6 +18,7 @@ export const RESERVED_SLUGS: ReadonlySet<string> = new Set([
   'projects',
   'settings',
   'inbox',
+  'notifications',
   'unsubscribe',
   'static',
   'assets',

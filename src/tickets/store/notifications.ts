@@ -17,18 +17,9 @@ import { eventOf, type EventRow } from './history.ts'
 
 type Fragment = postgres.PendingQuery<postgres.Row[]>
 
-/** Why a person is told. `due` belongs to due dates (another issue), kept here for their rows. */
-export type Reason = 'assigned' | 'mentioned' | 'watching' | 'due'
-/** The reasons a person chooses app and mail for. */
-export const KINDS = ['assigned', 'mentioned', 'watching'] as const
-export type Kind = (typeof KINDS)[number]
+import { KINDS, type Cause, type Kind, type Reason } from '../rules/notification-reasons.ts'
 
-export function isKind(text: string): text is Kind {
-  return (KINDS as readonly string[]).includes(text)
-}
-
-/** What caused a notification: a ticket's creation, or the kind of its history event. */
-export type Cause = 'created' | TicketEvent['kind'] | 'due'
+export { KINDS, isKind, type Cause, type Kind, type Reason } from '../rules/notification-reasons.ts'
 
 /** The mail's part: none wanted, waiting for the sender, sent, or cancelled (read first, or no address). */
 export type MailState = 'none' | 'pending' | 'sent' | 'cancelled'
@@ -67,18 +58,23 @@ export interface Notification {
   read: boolean
 }
 
-/** A ticket's notifications on the person's page: the newest first, and what is unread. */
+/** A ticket's notifications on the person's page: what is unread, and the newest. */
 export interface NotificationGroup {
   ticket: Notification['ticket']
-  /** The newest notification of the ticket. */
+  /** The id of the ticket's newest notification (the groups' order and pages). */
   newest: number
-  /** The unread ones, oldest first (what the group's sentence counts), at most 20 read. */
-  unread: { id: string; kind: Cause; reason: Reason; actor: string; eventId: number | null }[]
+  /** Unread notifications of the ticket. */
   unreadCount: number
-  /** The first unread history event, where the link lands; null when none or the creation. */
+  /** The unread ones by what caused them, in the order of their first. */
+  unreadKinds: { kind: Cause; n: number }[]
+  /** Why the unread ones were sent, each once. */
+  reasons: Reason[]
+  /** Who made the unread ones, in order, each once, at most 3. */
+  actors: string[]
+  /** The history event of the first unread one, where its link lands; null when none or the creation. */
   firstUnreadEvent: number | null
-  /** When everything is read: the newest notification's kind, reason and actor. */
-  last: { kind: Cause; reason: Reason; actor: string }
+  /** The newest notification. */
+  last: { kind: Cause; reason: Reason; actor: string; at: number }
 }
 
 /** An event of the outbox as the fan-out reads it. */
@@ -425,8 +421,8 @@ async function listOf(
 }
 
 /**
- * The person's notifications grouped by ticket, the ticket with the newest first: `limit`
- * groups from the one whose newest notification is below `before`.
+ * The person's notifications in the app grouped by ticket, the ticket with the newest first:
+ * `limit` groups from the one whose newest notification is below `before`.
  */
 async function groupsOf(
   q: Query,
@@ -443,19 +439,31 @@ async function groupsOf(
       subject: string
       newest: number
       unread_count: number
-      unread: { id: number; kind: Cause; reason: Reason; actor: string; event_id: number | null }[]
+      kinds: Json<{ kind: Cause; n: number }[]> | null
+      reasons: Json<Reason[]> | null
+      actors: Json<string[]> | null
+      first_event: number | null
       last_kind: Cause
       last_reason: Reason
       last_actor: string
+      last_at: number
     }[]
   >`
     select g.ticket_id, t.project_id, p.slug, t.number, t.subject, g.newest, g.unread_count,
-           coalesce((select json_agg(json_build_object('id', u.id, 'kind', u.kind, 'reason', u.reason,
-                      'actor', u.actor, 'event_id', u.event_id) order by u.id)
-                     from (select id, kind, reason, actor, event_id from notifications
-                           where user_id = ${userId} and ticket_id = g.ticket_id and in_app and read_at is null
-                           order by id limit 200) u), '[]') as unread,
-           l.kind as last_kind, l.reason as last_reason, l.actor as last_actor
+           (select json_agg(json_build_object('kind', k.kind, 'n', k.n) order by k.first)
+              from (select kind, count(*)::int as n, min(id) as first from notifications
+                    where user_id = ${userId} and ticket_id = g.ticket_id and in_app and read_at is null
+                    group by kind) k) as kinds,
+           (select json_agg(distinct reason) from notifications
+              where user_id = ${userId} and ticket_id = g.ticket_id and in_app and read_at is null) as reasons,
+           (select json_agg(a.actor order by a.first)
+              from (select actor, min(id) as first from notifications
+                    where user_id = ${userId} and ticket_id = g.ticket_id and in_app and read_at is null
+                    group by actor order by min(id) limit 3) a) as actors,
+           (select event_id from notifications
+              where user_id = ${userId} and ticket_id = g.ticket_id and in_app and read_at is null
+              order by id limit 1) as first_event,
+           l.kind as last_kind, l.reason as last_reason, l.actor as last_actor, l.at as last_at
     from (
       select ticket_id, max(id) as newest, count(*) filter (where read_at is null)::int as unread_count
       from notifications
@@ -469,35 +477,29 @@ async function groupsOf(
     join projects p on p.id = t.project_id
     join notifications l on l.id = g.newest
     order by g.newest desc`
-  return rows.map((r) => {
-    const unread = (typeof r.unread === 'string' ? JSON.parse(r.unread) : r.unread) as {
-      id: number
-      kind: Cause
-      reason: Reason
-      actor: string
-      event_id: number | null
-    }[]
-    return {
-      ticket: {
-        id: r.ticket_id,
-        project: r.project_id,
-        slug: r.slug,
-        number: r.number,
-        subject: r.subject,
-      },
-      newest: r.newest,
-      unread: unread.map((u) => ({
-        id: String(u.id),
-        kind: u.kind,
-        reason: u.reason,
-        actor: u.actor,
-        eventId: u.event_id,
-      })),
-      unreadCount: r.unread_count,
-      firstUnreadEvent: unread.find((u) => u.event_id !== null)?.event_id ?? null,
-      last: { kind: r.last_kind, reason: r.last_reason, actor: r.last_actor },
-    }
-  })
+  return rows.map((r) => ({
+    ticket: {
+      id: r.ticket_id,
+      project: r.project_id,
+      slug: r.slug,
+      number: r.number,
+      subject: r.subject,
+    },
+    newest: r.newest,
+    unreadCount: r.unread_count,
+    unreadKinds: parsed(r.kinds) ?? [],
+    reasons: parsed(r.reasons) ?? [],
+    actors: parsed(r.actors) ?? [],
+    firstUnreadEvent: r.first_event ?? null,
+    last: { kind: r.last_kind, reason: r.last_reason, actor: r.last_actor, at: r.last_at },
+  }))
+}
+
+/** JSON text on the embedded database, parsed JSON on a server. */
+type Json<T> = string | T
+
+function parsed<T>(value: Json<T> | null): T | null {
+  return typeof value === 'string' ? (JSON.parse(value) as T) : value
 }
 
 /** Marks one of the person's notifications read; false when they have none of that id. */
@@ -505,31 +507,34 @@ async function markRead(q: Query, userId: string, id: string, at: number): Promi
   if (!isNotificationId(id)) return false
   const rows = await q<{ read_at: number | null }[]>`
     update notifications set read_at = coalesce(read_at, ${at})
-    where id = ${id} and user_id = ${userId}
+    where id = ${id} and user_id = ${userId} and in_app
     returning read_at`
   return rows.length > 0
 }
 
-/** Marks every unread notification of the person read; answers how many were. */
+/** Marks every unread notification of the person in the app read; answers how many were. */
 async function markAllRead(q: Query, userId: string, at: number): Promise<number> {
   const rows = await q`
-    update notifications set read_at = ${at} where user_id = ${userId} and read_at is null
+    update notifications set read_at = ${at} where user_id = ${userId} and read_at is null and in_app
     returning 1`
   return rows.length
 }
 
-/** Marks the person's unread notifications of one ticket read (they opened it); answers how many were. */
+/**
+ * Marks the person's unread notifications of one ticket read, those by mail only too (they opened
+ * the ticket: what it would tell them, they have seen); answers how many of those in the app were.
+ */
 async function markTicketRead(
   q: Query,
   userId: string,
   ticketId: string,
   at: number,
 ): Promise<number> {
-  const rows = await q`
+  const rows = await q<{ in_app: boolean }[]>`
     update notifications set read_at = ${at}
     where user_id = ${userId} and ticket_id = ${ticketId} and read_at is null
-    returning 1`
-  return rows.length
+    returning in_app`
+  return rows.filter((r) => r.in_app).length
 }
 
 /** Deletes read notifications made before `cutoff`; answers how many went. */

@@ -31,6 +31,7 @@ import {
 } from './page-cache.ts'
 import type { Member, Project } from './projects.ts'
 import { searchCondition, searchOrder, textSearched } from './search.ts'
+import { unreadCountColumn } from './notifications.ts'
 import { ticketOf, viewOf, type Ticket, type TicketRow } from './ticket-row.ts'
 import { limitClause, searchWhere, type ListPosition, type TicketSearch } from './tickets.ts'
 
@@ -48,6 +49,8 @@ export interface PageContext {
   switcher: { slug: string; title: string }[]
   /** The person's tickets in open, doing or review; null when nobody is signed in. */
   inboxCount: number | null
+  /** The person's unread notifications in the app (the bell); null when nobody is signed in. */
+  unreadCount: number | null
   /** The project the name given names, with what its pages show of it; null when none was given or found. */
   project: {
     project: Project
@@ -89,6 +92,7 @@ interface OwnParts {
   /** The lists' version, read in the same snapshot: the version of the shared parts that go with these. */
   version: number
   inboxCount: number | null
+  unreadCount: number | null
   project: { project: Project; role: Role | null } | null
   ticket: PageTicket | null
 }
@@ -101,6 +105,7 @@ interface ContextRow {
   cursor: number
   version: number
   inbox: number | null
+  unread: number | null
   id: string | null
   slug: string | null
   title: string | null
@@ -182,6 +187,7 @@ function contextOf(own: OwnParts, shared: SharedParts): PageContext {
     version: Number(own.version),
     switcher: shared.switcher,
     inboxCount: own.inboxCount,
+    unreadCount: own.unreadCount,
     project,
   }
 }
@@ -221,6 +227,7 @@ function ownOf(r: ContextRow, request: ContextRequest): OwnParts {
     cursor: r.cursor,
     version: r.version,
     inboxCount: request.viewer === null ? null : r.inbox,
+    unreadCount: request.viewer === null ? null : r.unread,
     project: project === null ? null : { project, role: r.role ?? null },
     ticket:
       r.ticket == null
@@ -265,6 +272,7 @@ function contextStatement(q: Query, request: ContextRequest, shared: boolean): F
   const inbox = signedIn
     ? q`(select count(*)::int from tickets i where i.assignee_id = ${request.viewer} and i.state in ('open', 'doing', 'review'))`
     : q`null::int`
+  const unread = signedIn ? unreadCountColumn(q, request.viewer!) : q`null::int`
   const role = signedIn
     ? q`(select m.role from members m where m.project_id = here.id and m.user_id = ${request.viewer})`
     : q`null::text`
@@ -274,6 +282,7 @@ function contextStatement(q: Query, request: ContextRequest, shared: boolean): F
     select
       v.cursor, v.version,
       ${inbox} as inbox,
+      ${unread} as unread,
       here.id, here.slug, here.title, here.description, here.created,
       ${role} as role
       ${shared ? sharedColumns(q, request.list) : q``}

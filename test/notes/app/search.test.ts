@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { matches, parseQuery, rankOf, search, tagSearched } from '../../../src/notes/app/search.ts'
+import {
+  excerptOf,
+  matchedRanges,
+  matches,
+  parseQuery,
+  pieces,
+  rankOf,
+  search,
+  tagSearched,
+} from '../../../src/notes/app/search.ts'
 import { tagsOf } from '../../../src/notes/app/tags.ts'
 
 const note = (text: string) => ({
@@ -96,4 +105,35 @@ test('a search of one tag alone is told apart, as the tag list shows it chosen',
   assert.equal(tagSearched('#work milk'), null)
   assert.equal(tagSearched('#a #b'), null)
   assert.equal(tagSearched('work'), null)
+})
+
+test('the matched words are found where they begin words of the text as written, whatever their case, overlaps joined', () => {
+  const query = parseQuery('Milk mil 5')!
+  assert.deepEqual(matchedRanges(query, 'Buy MILK and 5 kg of 15 milkweed'), [
+    [4, 8],
+    [13, 14],
+    [24, 28],
+  ])
+})
+
+test('a result’s excerpt starts at a word before the first match after the title and marks every matched word', () => {
+  const text = `Shopping\n${'Some words before it all. '.repeat(3)}then buy milk\nand more milk later`
+  const query = parseQuery('milk')!
+  const parts = excerptOf(query, text, text.indexOf('\n') + 1)!
+  assert.equal(parts[0]!.text, '…')
+  assert.deepEqual(
+    parts.filter((p) => p.mark).map((p) => p.text),
+    ['milk', 'milk'],
+  )
+  const joined = parts.map((p) => p.text).join('')
+  assert.match(joined, /^…all\. then buy milk and more milk later$/)
+  assert.equal(excerptOf(parseQuery('shopping')!, text, text.indexOf('\n') + 1), null)
+})
+
+test('pieces keep markup-like text as text: the list draws them as text nodes', () => {
+  assert.deepEqual(pieces('<b>milk</b>', [[3, 7]]), [
+    { text: '<b>', mark: false },
+    { text: 'milk', mark: true },
+    { text: '</b>', mark: false },
+  ])
 })
