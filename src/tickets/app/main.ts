@@ -18,6 +18,7 @@ import { redraw } from './redraw.ts'
 import { relativeTime } from './relative-time.ts'
 import { createShortcuts, isTyping } from './shortcuts.ts'
 import { attachTicketPicker } from './ticket-picker.ts'
+import { attachMentions } from './mention-picker.ts'
 import { startBoard } from './board.ts'
 import { startBulk } from './bulk.ts'
 
@@ -315,6 +316,17 @@ document.addEventListener('focusin', (event) => {
   ) {
     target.dataset.pickerOn = ''
     attachTicketPicker(target)
+  }
+})
+
+// Every text area of a project's pages suggests the project's members after `@`; attached on
+// first focus, as a redraw replaces the text areas.
+document.addEventListener('focusin', (event) => {
+  const target = event.target
+  const slug = live?.dataset.project
+  if (target instanceof HTMLTextAreaElement && slug && target.dataset.mentionsOn === undefined) {
+    target.dataset.mentionsOn = ''
+    attachMentions(target, slug)
   }
 })
 
