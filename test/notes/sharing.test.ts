@@ -271,6 +271,6 @@ test('a wait held by another instance of the service (another process) sees the 
     assert.equal(woke.status, 200)
     assert.deepEqual(JSON.parse(String(woke.body)), { id, edited: saved.json.edited, gone: false })
   } finally {
-    second.close?.()
+    await second.close?.()
   }
 })
