@@ -149,7 +149,7 @@ export function ticketRoutes(h: Handlers): HttpRoute[] {
     { method: 'GET', path: '/api/projects/:slug/files', handler: h.files.list },
     { method: 'POST', path: '/api/projects/:slug/files', handler: h.files.upload },
     { method: 'GET', path: '/files/:id/:name', handler: h.files.serve },
-    // 4.14 Saved views and bulk changes (docs/tickets-api.md)
+    // 4.16 Saved views and bulk changes (docs/tickets-api.md)
     { method: 'GET', path: '/api/projects/:slug/views', handler: h.views.list },
     { method: 'POST', path: '/api/projects/:slug/views', handler: h.views.save },
     { method: 'POST', path: '/api/projects/:slug/views/:id', handler: h.views.change },
@@ -177,6 +177,7 @@ export function ticketRoutes(h: Handlers): HttpRoute[] {
     { method: 'POST', path: '/unsubscribe/:token', handler: h.unsubscribe.turnOff },
     { method: '*', path: '/:slug', handler: h.web.project },
     { method: '*', path: '/:slug/settings', handler: h.web.admin },
+    { method: '*', path: '/:slug/milestones', handler: h.web.milestones },
     { method: '*', path: '/:slug/board', handler: h.web.board },
     { method: '*', path: '/:slug/:number', handler: h.web.ticket },
     // Tokens and the session (docs/tickets-api.md): tokens and the page's own view of its session

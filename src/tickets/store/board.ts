@@ -13,6 +13,7 @@ import type { ListRow } from './page-cache.ts'
 import { searchCondition, searchOrder, textSearched } from './search.ts'
 import { limitClause } from './tickets.ts'
 import type { Fragment } from './ticket-row.ts'
+import { organiseColumns } from './page-reads.ts'
 
 /** A column of the board: its state, its first cards, and how many tickets it has. */
 export interface BoardColumn {
@@ -35,6 +36,9 @@ interface CardRow {
   assignee_name: string | null
   updated: number
   blocked: boolean
+  labels?: { name: string; color: string }[]
+  milestone?: string | null
+  due?: string | null
 }
 
 type Json<T> = string | T
@@ -58,10 +62,11 @@ async function readBoard(
   const order = searchOrder(q, query.sort)
   const cards = (from: Fragment, joined: Fragment) => q`(
       select coalesce(json_agg(json_build_object('id', t.id, 'number', t.number, 'subject', t.subject, 'state', t.state,
-          'assignee_id', t.assignee_id, 'assignee_name', t.assignee_name, 'updated', t.updated, 'blocked', t.blocked) order by ${order}), '[]')
+          'assignee_id', t.assignee_id, 'assignee_name', t.assignee_name, 'updated', t.updated, 'blocked', t.blocked,
+          'labels', t.labels, 'milestone', t.milestone, 'due', t.due) order by ${order}), '[]')
       from (
         select t.id, t.number, t.subject, t.state, t.assignee_id, a.name as assignee_name, t.created, t.updated,
-          t.open_blockers > 0 as blocked
+          t.open_blockers > 0 as blocked, ${organiseColumns(q)}
         from ${from} left join users a on a.id = t.assignee_id
         where t.state = s.state ${joined}
         order by ${order} ${limitClause(q, perColumn)}
@@ -72,7 +77,8 @@ async function readBoard(
   // where its matches are dense enough to fill a column soon.
   const statement = q<{ state: State; cards: Json<CardRow[]>; n: number | null }[]>`
     with m as materialized (
-      select t.id, t.number, t.subject, t.state, t.assignee_id, t.created, t.updated, t.open_blockers
+      select t.id, t.number, t.subject, t.state, t.assignee_id, t.created, t.updated, t.open_blockers,
+        t.milestone_id, t.due
       from tickets t where t.project_id = ${projectId} and ${where} ${limitClause(q, BOARD_COUNT_CAP + 1)}
     ), counted as (
       select m.state, count(*)::int as n from m group by m.state
@@ -101,8 +107,11 @@ async function readBoard(
         state: c.state,
         assignee: c.assignee_id !== null ? { id: c.assignee_id, name: c.assignee_name! } : null,
         updated: c.updated,
+        milestone: c.milestone ?? null,
+        due: c.due ?? null,
       },
       blocked: c.blocked,
+      labels: c.labels ?? [],
     }))
     return { state: r.state, rows: cards, total: r.n ?? 0, more: capped }
   })
