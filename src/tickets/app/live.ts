@@ -124,13 +124,6 @@ export function announcement(events: readonly LiveEvent[]): string {
     else if (e.name === 'invitesChanged') sentences.push('The open invites changed')
     else if (e.name === 'projectChanged')
       sentences.push('The project’s title, slug or description changed')
-    else if (e.name === 'notificationsChanged') {
-      const added = (e.args[0] as { added?: unknown } | undefined)?.added
-      if (typeof added === 'number' && added > 0)
-        sentences.push(
-          added === 1 ? 'You have a new notification' : `You have ${added} new notifications`,
-        )
-    }
   }
   if (sentences.length === 0)
     return events.some((e) => e.name !== 'notificationsChanged') ? 'Related tickets changed.' : ''

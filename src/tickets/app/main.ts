@@ -64,6 +64,21 @@ async function refresh(announce = ''): Promise<void> {
   if (announce !== '') say(announce)
 }
 
+/** Fetches the page again and takes only the bell's count from it. */
+async function refreshBell(): Promise<void> {
+  const res = await fetch(location.pathname + location.search, {
+    headers: { accept: 'text/html' },
+    cache: 'no-store',
+  })
+  if (!res.ok) return
+  const latest = new DOMParser().parseFromString(await res.text(), 'text/html')
+  for (const name of ['bell-count', 'bell-count-text']) {
+    const here = document.querySelector(`[data-live="${name}"]`)
+    const there = latest.querySelector(`[data-live="${name}"]`)
+    if (here && there && here.innerHTML !== there.innerHTML) here.innerHTML = there.innerHTML
+  }
+}
+
 // A webhook delivery about to be sent (`data-delivery-soon`, the settings page) is shown with its
 // answer a moment later: the page redraws every few seconds while one is on it.
 let deliveriesTimer: ReturnType<typeof setTimeout> | null = null
@@ -573,6 +588,13 @@ if (live) {
         ))
           domFormView(form).clearErrors()
       }
+      // Only the person's own notifications changed: the bell is redrawn, the rest of the page
+      // (and what it marks as changed) stays, except on the notifications page itself.
+      if (
+        events.every((e) => e.name === 'notificationsChanged') &&
+        location.pathname !== '/notifications'
+      )
+        return refreshBell()
       return refresh(announcement(events))
     },
   })

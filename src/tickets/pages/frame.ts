@@ -127,7 +127,7 @@ ${input.body}
  * count, redrawn live when the person's notifications change (`data-live`).
  */
 function bell(unread: number): Html {
-  return html`<a href="/notifications" class="bell" aria-describedby="bell-count-text"><svg class="bell-icon" viewBox="0 0 24 24" width="18" height="18" aria-hidden="true" focusable="false"><path fill="currentColor" d="M12 2.5a6.5 6.5 0 0 0-6.5 6.5v3.6L3.8 15.4a1 1 0 0 0 .9 1.6h14.6a1 1 0 0 0 .9-1.6l-1.7-2.8V9A6.5 6.5 0 0 0 12 2.5Zm-2.6 16a2.7 2.7 0 0 0 5.2 0Z"/></svg><span class="bell-label">Notifications</span><span aria-hidden="true" data-live="bell-count"><span class="count"${unread === 0 ? rawHtml(' data-zero') : ''}>${unread}</span></span></a>
+  return html`<a href="/notifications" class="bell" aria-describedby="bell-count-text"><svg class="bell-icon" viewBox="0 0 24 24" width="18" height="18" aria-hidden="true" focusable="false"><path fill="currentColor" d="M12 2.5a6.5 6.5 0 0 0-6.5 6.5v3.6L3.8 15.4a1 1 0 0 0 .9 1.6h14.6a1 1 0 0 0 .9-1.6l-1.7-2.8V9A6.5 6.5 0 0 0 12 2.5Zm-2.6 16a2.7 2.7 0 0 0 5.2 0Z"/></svg><span class="bell-label">Notifications</span><span class="visually-hidden bell-short">Notifications</span><span aria-hidden="true" data-live="bell-count"><span class="count"${unread === 0 ? rawHtml(' data-zero') : ''}>${unread}</span></span></a>
 <span id="bell-count-text" hidden data-live="bell-count-text">${unread === 1 ? '1 unread notification' : `${unread} unread notifications`}</span>`
 }
 

@@ -215,7 +215,7 @@ ${members.map((m) => html`<option value="${m.user.id}"${m.user.id === current ? 
  * project, new ones too. A toggle button: pressed while they do.
  */
 function watchAll(input: ProjectPageInput): Html {
-  if (!input.viewer) return html``
+  if (!input.viewer || !input.role) return html``
   const on = input.watchingAll === true
   return html`<form data-api="/api/projects/${input.project.slug}/watch" data-done="reload" data-live="watch-all" class="watch-all"><button type="submit" name="all" value="${on ? 'false' : 'true'}" aria-pressed="${on ? 'true' : 'false'}" title="${on ? 'You are told of every change of every ticket here; press to stop' : 'Be told of every change of every ticket here'}">Watch all</button>${formError}</form>`
 }

@@ -267,7 +267,8 @@ function filesBox(files: readonly StoredFile[], now: number): Html {
  * ticket. Signed-in people only.
  */
 function watchBox(input: TicketPageInput, api: string): Html {
-  if (!input.viewer) return html``
+  // Members only: a page shows others no control at all (the API lets anyone signed in watch).
+  if (!input.viewer || !input.role) return html``
   const { watching } = input
   return html`<section class="side-box" data-live="watch-box" aria-labelledby="watch-title"><h2 id="watch-title">Notifications</h2>
 <p class="small muted">${watching ? 'You watch this ticket: you are told of every change.' : 'You are told only when you are assigned or mentioned.'}</p>
