@@ -15,6 +15,9 @@
  *     as served, with a write (a comment) by the same client before each read (so that what the
  *     pages keep between requests is read again), and while 8 writers comment and change states
  *     (issue 41). `BUDGET_TICKETS=1000000 npm run bench -- budgets` runs them at a million.
+ *     With them, issue 38's: the first pages of `label:bug is:open`, `milestone:"v1.0"` and
+ *     `is:overdue`, and the milestone list (`/project-1/milestones`), with 50 labels and 20
+ *     milestones in the project (bench/scale/fill.ts, fillOrganise).
  * (c) A note save, as the notes app's sync sends it (`POST /api/notes`, `op: 'save'`), 8 clients
  *     each saving its own note among 100,000: median under 10 ms. Beside it, the same saves on a
  *     bare node:http server running the same statements (bench/servers/writes.ts).
@@ -30,7 +33,17 @@ import { migrate } from '../src/db/migrate.ts'
 import { createSessions } from '../src/auth/session.ts'
 import { issueToken } from '../src/tickets/api/tokens.ts'
 import { createTicketStore } from '../src/tickets/store/ticket-store.ts'
-import { fillBase, fillNotes, fillTickets, noteUser, userId } from './scale/fill.ts'
+import {
+  FILL_LABELS,
+  FILL_MILESTONES,
+  fillBase,
+  fillNotes,
+  fillOrganise,
+  fillTickets,
+  noteUser,
+  projectId,
+  userId,
+} from './scale/fill.ts'
 import { startService } from './scale/service.ts'
 import {
   budgetVerdict,
@@ -135,6 +148,10 @@ try {
       await fillTickets(sql, from, Math.min(from + FILL_STEP, TICKETS), 1)
       console.log(`# filled ${fmt(Math.min(from + FILL_STEP, TICKETS))} tickets (${elapsed()})`)
     }
+    await fillOrganise(sql, projectId(1))
+    console.log(
+      `# filled ${FILL_LABELS} labels, ${FILL_MILESTONES} milestones and due days (${elapsed()})`,
+    )
   }
   await fillNotes(sql, 0, NOTES)
   // As a server's autovacuum would leave the tables after such a load, and the load written out
@@ -248,11 +265,17 @@ try {
       const ticketPage = get(() => `/project-1/${someTicket()}`)
       const searchPage = get(() => `/project-1?q=${encodeURIComponent('needs state:review')}`)
       const inboxPage = get(() => '/inbox')
+      const searchOf = (q: string) => get(() => `/project-1?q=${encodeURIComponent(q)}`)
       const pages = {
         'project page': projectPage,
         'ticket page': ticketPage,
         'search first page': searchPage,
         inbox: inboxPage,
+        // Issue 38: labels, milestones and due days (fillOrganise).
+        'label:bug is:open first page': searchOf('label:bug is:open'),
+        'milestone:"v1.0" first page': searchOf('milestone:"v1.0"'),
+        'is:overdue first page': searchOf('is:overdue'),
+        'milestone list': get(() => '/project-1/milestones'),
       }
       // 8 writers commenting on and changing the states of tickets of the project, the whole time
       // the `with 8 writers` contenders are timed.

@@ -28,7 +28,8 @@ await access(path).catch((err: Error) => {
 })
 // An import's last statements (its relations, the parents' cycle check) read every ticket it
 // wrote: on a large file they may take longer than a request's deadline for an answer.
-const db = await openDatabase(loadConfig(), { answerTimeout: null }).catch((err: Error) => {
+const config = loadConfig()
+const db = await openDatabase(config, { answerTimeout: null }).catch((err: Error) => {
   console.error(err.message)
   process.exit(1)
 })
@@ -41,7 +42,12 @@ const onProgress = process.stderr.isTTY
   : undefined
 try {
   await migrate(db.sql)
-  const result = await importTicketsFile(db.sql, path, { now: Date.now(), onProgress })
+  const result = await importTicketsFile(db.sql, path, {
+    now: Date.now(),
+    onProgress,
+    uploadMaxMb: config.uploadMaxMb,
+    projectFilesMaxMb: config.projectFilesMaxMb,
+  })
   if (onProgress) process.stderr.write('\n')
   if (!result.ok) {
     console.error(`${path}: nothing imported: ${result.message}`)

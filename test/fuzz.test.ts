@@ -445,6 +445,7 @@ test('no route of the notes service answers 5xx or logs an error for hostile inp
   const logger = recordingLogger()
   const { deps } = await serviceDeps(app.sql, 'notes', { clock: app.clock.now })
   const service = createNotesService({ ...deps, logger })
+  after(() => service.close?.())
   const handler = createHandler(service.routes, { name: 'notes', logger })
 
   await fuzz('notes', {

@@ -16,8 +16,9 @@
  * A file with a line `// Test alone` among its first lines runs while no other file runs (it
  * needs the database server to itself: a vacuum that must reclaim rows, say).
  *
- * A file that runs longer than `TEST_FILE_LIMIT` seconds (default 600) is killed and fails
- * with its name and what it printed, so a hang costs minutes, not the whole CI run.
+ * A file that runs longer than `TEST_FILE_LIMIT` seconds (by default 180 for the unit tier,
+ * whose slowest file takes under a minute on a loaded machine, and 600 for the others) is killed
+ * and fails with its name and what it printed, so a hang costs minutes, not the whole CI run.
  * `TEST_JOBS` sets how many files run at a time (default 2).
  *
  * Arguments are passed to node's test runner; file arguments replace the default list:
@@ -41,7 +42,9 @@ const files = args.filter((a) => a.endsWith('.ts'))
 const flags = args.filter((a) => !a.endsWith('.ts') && !a.startsWith('--tier='))
 if (!flags.some((f) => f.startsWith('--test-reporter'))) flags.push('--test-reporter=spec')
 const jobs = Math.max(1, Number(process.env.TEST_JOBS ?? 2))
-const limitMs = Number(process.env.TEST_FILE_LIMIT ?? 600) * 1000
+/** How long a file of `tier` may run before it is killed (see above). */
+const limitMsOf = (tier: Tier | undefined) =>
+  Number(process.env.TEST_FILE_LIMIT ?? (tier === 'unit' ? 180 : 600)) * 1000
 
 /** Whether a test file needs the database server to itself (see above). */
 async function runsAlone(file: string): Promise<boolean> {
@@ -158,6 +161,7 @@ function counted(output: string, word: 'pass' | 'fail'): number {
 /** Runs one test file in a process of its own; kills it after the limit. */
 async function runFile(file: string, url: string): Promise<Outcome> {
   const started = performance.now()
+  const limitMs = limitMsOf(tiers.get(file))
   const database = databases.get(url)
   const databaseCpuBefore = cpuOf(database)
   const timing = timeCommand ? join(scratch, `time-${++timed}`) : null

@@ -139,3 +139,45 @@ export async function fillNotes(sql: Sql, from: number, to: number): Promise<voi
     on conflict (user_id) do update set last_edited = greatest(note_clocks.last_edited, excluded.last_edited)`
   await sql`analyze`
 }
+
+/** Labels a project gets from {@link fillOrganise}: `bug` and then `label-2` to `label-50`. */
+export const FILL_LABELS = 50
+/** Milestones a project gets: `v1.0` and then `v1.1` to `v1.19`. */
+export const FILL_MILESTONES = 20
+
+/**
+ * Labels, milestones and due days for a project's tickets (issue 38): {@link FILL_LABELS} labels
+ * (`bug`, `label-2`...), each ticket with one to three of them (`bug` on one in fifty, like any
+ * other); {@link FILL_MILESTONES} milestones, three tickets in ten in one; a due day on one
+ * ticket in four, spread over the sixty days before and after today, so some are overdue.
+ */
+export async function fillOrganise(sql: Sql, project: string): Promise<void> {
+  await sql`
+    insert into labels (project_id, name, color, description, created)
+    select ${project}, case when n = 1 then 'bug' else 'label-' || n end,
+      '#' || lpad(to_hex((n * 2654435) % 16777216), 6, '0'), '', ${T0}
+    from generate_series(1, ${FILL_LABELS}) n`
+  await sql`
+    insert into milestones (project_id, title, due, description, closed, created)
+    select ${project}, case when n = 1 then 'v1.0' else 'v1.' || (n - 1) end,
+      current_date + n * 7, '', false, ${T0}
+    from generate_series(1, ${FILL_MILESTONES}) n`
+  await sql`
+    insert into ticket_labels (ticket_id, label_id)
+    select distinct t.id, l.id
+    from tickets t
+    cross join generate_series(0, 2) k
+    cross join lateral (select (t.number + k * 17) % ${FILL_LABELS} + 1 as n) x
+    join labels l on l.project_id = ${project}
+      and l.name = case when x.n = 1 then 'bug' else 'label-' || x.n end
+    where t.project_id = ${project} and (k = 0 or t.number % (k + 2) = 0)`
+  await sql`
+    update tickets t set milestone_id = m.id
+    from milestones m
+    where t.project_id = ${project} and t.number % 10 < 3 and m.project_id = ${project}
+      and m.title = case when t.number % 20 = 0 then 'v1.0' else 'v1.' || (t.number % 20) end`
+  await sql`
+    update tickets set due = current_date + ((number * 37) % 121 - 60)
+    where project_id = ${project} and number % 4 = 0`
+  await sql`analyze`
+}

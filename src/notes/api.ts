@@ -13,8 +13,9 @@ import { parseJsonObject } from '../http/json-validate.ts'
 import type { Sessions } from '../auth/session.ts'
 import { textDefect } from '../http/text.ts'
 import { cursors, parseLimit } from '../http/paging.ts'
-import { API, FIELD, SHARE } from './messages.ts'
+import { API, FIELD, PINS, SHARE } from './messages.ts'
 import type { Publications } from './publications.ts'
+import type { Pins } from './pins.ts'
 import type { Shares } from './shares.ts'
 import { isSharedId, type DeleteInput, type NoteStore, type SaveInput } from './store.ts'
 import { HOLD_MS, LOOK_MS, MAX_WAITS, type Wakes } from './waits.ts'
@@ -63,6 +64,8 @@ export interface ApiHandlers {
   shares(req: Request): Promise<Response>
   /** `/api/notes/shared`: the notes shared with the signed-in person. */
   shared(req: Request): Promise<Response>
+  /** `/api/notes/pins`: the person's pinned notes, and a Pin or Unpin (docs/notes-api.md, "Pins"). */
+  pins(req: Request): Promise<Response>
   /** `/api/notes/wait?id=&edited=`: held until the note changes (docs/notes-api.md, "Following a shared note"). */
   wait(req: Request): Promise<Response>
   /** Answers the held waits and takes no more (the service stops). */
@@ -74,12 +77,13 @@ export function createApiHandlers(deps: {
   publications: Publications
   shares: Shares
   wakes: Wakes
+  pins: Pins
   sessions: Sessions
   publicUrl: string
   /** How long a wait is held (ms); {@link HOLD_MS} unless a test says less. */
   holdMs?: number
 }): ApiHandlers {
-  const { store, publications, sessions, shares, wakes } = deps
+  const { store, publications, sessions, shares, wakes, pins } = deps
   const holdMs = deps.holdMs ?? HOLD_MS
   const stop = new AbortController()
   const pageUrl = (id: string) => `${deps.publicUrl}/p/${id}`
@@ -235,6 +239,26 @@ export function createApiHandlers(deps: {
       if (unknown !== null) return refused(refuse(400, FIELD.unknown(unknown)))
       const made = await shares.share(user, body.id, body.person, body.access)
       return made instanceof Refusal ? refused(made) : answer(200, made)
+    },
+
+    async pins(req) {
+      const accepted = await accept(req)
+      if ('status' in accepted) return accepted
+      const { user, body } = accepted
+      if (body === null) return answer(200, { pins: await pins.list(user) })
+      if (body.op !== 'pin' && body.op !== 'unpin') return refused(refuse(400, PINS.op))
+      if (typeof body.id !== 'string' || typeof body.at !== 'number')
+        return refused(refuse(400, PINS.fields))
+      const unknown = unknownField(body, { op: 'string', id: 'string', at: 'number' })
+      if (unknown !== null) return refused(refuse(400, FIELD.unknown(unknown)))
+      if (body.id === '') return refused(refuse(400, FIELD.empty('id'), 'id'))
+      if (body.id.length > 100) return refused(refuse(400, API.tooLong))
+      const defect = textDefect(body.id)
+      if (defect !== null) return refused(refuse(400, FIELD[defect]('id'), 'id'))
+      if (!Number.isSafeInteger(body.at) || body.at < 0)
+        return refused(refuse(400, FIELD.wholeNumber('at'), 'at'))
+      await pins.choose(user, body.id, body.op === 'pin', body.at)
+      return answer(200, { ok: true })
     },
 
     async shared(req) {

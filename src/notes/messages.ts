@@ -60,3 +60,9 @@ export const SHARE = {
   name: reason('field_required', "'name' must not be empty"),
   tooMany: reason('too_many', 'a note can be shared with at most 50 people'),
 } as const
+
+/** `/api/notes/pins` (docs/notes-api.md, "Pins"). */
+export const PINS = {
+  op: reason('bad_field', "op must be 'pin' or 'unpin'"),
+  fields: reason('bad_field', 'pin and unpin need id (string) and at (number)'),
+} as const

@@ -35,6 +35,8 @@ export function notesRoutes(login: LoginHandlers, api: ApiHandlers, web: WebHand
     { method: '*', path: '/api/notes/shares', handler: api.shares },
     { method: '*', path: '/api/notes/shared', handler: api.shared },
     { method: '*', path: '/api/notes/wait', handler: api.wait },
+    // The pinned notes, which follow the person to every device (docs/notes-api.md, "Pins").
+    { method: '*', path: '/api/notes/pins', handler: api.pins },
     // Section 5: the login button's target.
     { method: 'GET', path: '/login', handler: login.login, rateLimit: 'signin' },
     { method: 'POST', path: '/logout', handler: web.logout },

@@ -7,6 +7,7 @@ import { notesRoutes } from './routes.ts'
 import { createPublications } from './publications.ts'
 import { createNoteStore, TRASH_MS } from './store.ts'
 import { createShares } from './shares.ts'
+import { createPins } from './pins.ts'
 import { createWakes } from './waits.ts'
 import { createWebHandlers } from './web.ts'
 
@@ -33,7 +34,15 @@ export function createNotesService(deps: ServiceDeps): Service {
   purgeTimer.unref()
   const login = createLoginHandlers({ idp, sessions, publicUrl, people: shares })
   const publications = createPublications({ sql, clock })
-  const api = createApiHandlers({ store, publications, shares, wakes, sessions, publicUrl })
+  const api = createApiHandlers({
+    store,
+    publications,
+    shares,
+    wakes,
+    pins: createPins({ sql }),
+    sessions,
+    publicUrl,
+  })
   const web = createWebHandlers({
     sessions,
     idp,

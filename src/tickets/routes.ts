@@ -177,6 +177,7 @@ export function ticketRoutes(h: Handlers): HttpRoute[] {
     { method: 'POST', path: '/unsubscribe/:token', handler: h.unsubscribe.turnOff },
     { method: '*', path: '/:slug', handler: h.web.project },
     { method: '*', path: '/:slug/settings', handler: h.web.admin },
+    { method: '*', path: '/:slug/milestones', handler: h.web.milestones },
     { method: '*', path: '/:slug/board', handler: h.web.board },
     { method: '*', path: '/:slug/:number', handler: h.web.ticket },
     // Tokens and the session (docs/tickets-api.md): tokens and the page's own view of its session

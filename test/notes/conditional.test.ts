@@ -9,6 +9,7 @@ import { etagOf } from '../../src/http/conditional.ts'
 import { createHandler } from '../../src/http/handler.ts'
 import { createShares } from '../../src/notes/shares.ts'
 import { createWakes } from '../../src/notes/waits.ts'
+import { createPins } from '../../src/notes/pins.ts'
 import { createPublications } from '../../src/notes/publications.ts'
 import { createApiHandlers } from '../../src/notes/api.ts'
 import { createNoteStore, type NoteStore } from '../../src/notes/store.ts'
@@ -94,6 +95,7 @@ test('a matching If-None-Match is answered without reading the list', async () =
     publications: createPublications({ sql: app.sql, clock: app.clock.now }),
     shares: createShares({ sql: app.sql, clock: app.clock.now }),
     wakes: createWakes(),
+    pins: createPins({ sql: app.sql }),
     sessions: app.sessions,
     publicUrl: app.publicUrl,
   })

@@ -152,6 +152,36 @@ test(
 )
 
 test(
+  "a pin follows the person to their other device, and so does an unpin; Read stays each browser's own",
+  T,
+  async () => {
+    const laptop = await app.device('two-devices-pinner')
+    await write(laptop.page, 'Keep on top\n')
+    await write(laptop.page, 'Other note\n')
+    await saved(laptop.page)
+    const phone = await app.device('two-devices-pinner')
+    await item(phone.page, 'Keep on top').waitFor()
+    await item(laptop.page, 'Keep on top').click()
+    await laptop.page.getByRole('button', { name: 'Pin', exact: true }).click()
+    await laptop.page.getByRole('button', { name: 'Read', exact: true }).click()
+    // The phone takes it at its next sync (focus starts one at once).
+    await phone.page.evaluate(() => window.dispatchEvent(new Event('focus')))
+    await item(phone.page, 'Keep on top').getByText('Pinned').waitFor({ timeout: 30_000 })
+    const titles = () => notesList(phone.page).locator('.title').allInnerTexts()
+    assert.deepEqual(await titles(), ['Keep on top', 'Other note'])
+    await item(phone.page, 'Keep on top').click()
+    assert.equal(await editor(phone.page).isVisible(), true, 'Read is the laptop’s choice only')
+    await phone.page.getByRole('button', { name: 'Pin', exact: true }).click()
+    await laptop.page.evaluate(() => window.dispatchEvent(new Event('focus')))
+    await until(
+      async () => (await item(laptop.page, 'Keep on top').getByText('Pinned').count()) === 0,
+    )
+    await laptop.context.close()
+    await phone.context.close()
+  },
+)
+
+test(
   'the reading view with task boxes passes axe-core, light and dark, 1280 and 390 px',
   T,
   async () => {

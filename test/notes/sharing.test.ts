@@ -6,6 +6,10 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { createHandler } from '../../src/http/handler.ts'
+import { makeRequest } from '../../src/http/request.ts'
+import { createNotesService } from '../../src/notes/service.ts'
+import { testLogger } from '../support/service.ts'
 import { notesService, cookieOf, type Answer } from './support.ts'
 
 const app = await notesService()
@@ -252,4 +256,21 @@ test('a wait on an open shared note answers when the other person saves, and 404
   assert.equal((await held).status, 404)
   const bad = await app.call('GET', `/api/notes/wait?id=plan&edited=x`, { cookie: owner })
   assert.deepEqual(bad.json, { error: "'edited' must be a whole number from 0", field: 'edited' })
+})
+
+test('a wait held by another instance of the service (another process) sees the save at its next look', async () => {
+  const { owner, other, base, id } = await sharedNote('look', 'one\n')
+  const second = createNotesService(app.deps)
+  const otherProcess = createHandler(second.routes, { name: 'notes', logger: testLogger() })
+  try {
+    const waiting = otherProcess(
+      makeRequest({ url: `/api/notes/wait?id=${id}&edited=${base}`, headers: { cookie: other } }),
+    )
+    const saved = await save(owner, 'plan', 'one\ntwo\n', base)
+    const woke = await waiting
+    assert.equal(woke.status, 200)
+    assert.deepEqual(JSON.parse(String(woke.body)), { id, edited: saved.json.edited, gone: false })
+  } finally {
+    await second.close?.()
+  }
 })

@@ -283,6 +283,8 @@ test('a ticket page follows its ticket and related views that name it; a list fo
   const related: LiveEvent = { name: 'ticketsRelated', args: [[{ id: 't1' }]] }
   assert.equal(touches(mine, 't1'), true)
   assert.equal(touches(other, 't1'), false)
+  // An upload redraws no page: a ticket shows the file once a change of its own links it.
+  assert.equal(touches({ name: 'fileAttached', args: [{ id: 'f1' }] }, null), false)
   assert.equal(touches(related, 't1'), true)
   assert.equal(touches({ name: 'ticketCreated', args: [{ id: 't3' }] }, 't1'), false)
   assert.equal(touches(other, null), true)

@@ -503,3 +503,58 @@ test('the sweep drops contents that stopped arriving an hour ago', async () => {
   assert.equal((await app.sql`select 1 from file_contents where id = ${row!.id}`).length, 0)
   assert.equal((await app.sql`select 1 from file_chunks where content_id = ${row!.id}`).length, 0)
 })
+
+test('has:file finds the tickets whose text or comments link a file of their project, has:image those linking an image', async () => {
+  const { slug: searched } = await app.project(alice, 'Searched')
+  const image = await upload(alice, 'shot.png', PNG, 'image/png', {}, searched)
+  const log = await upload(alice, 'crash.log', 'a log', 'text/plain', {}, searched)
+  // A file of another project: its address in a text attaches nothing here.
+  const foreign = await upload(alice, 'foreign.log', 'elsewhere', 'text/plain')
+  await app.ticket(alice, searched, {
+    subject: 'Crash on start',
+    summary: `the log: ${log.body.file.markdown}`,
+  })
+  const inComment = await app.ticket(alice, searched, { subject: 'Button misplaced' })
+  await app.call('POST', `/api/tickets/${inComment.id}/comments`, {
+    token: alice.token,
+    body: { text: `like this ${image.body.file.markdown}` },
+  })
+  const editedAway = await app.ticket(alice, searched, {
+    subject: 'Edited away',
+    summary: `was ${log.body.file.url}`,
+  })
+  await app.call('POST', `/api/tickets/${editedAway.id}/edit`, {
+    token: alice.token,
+    body: { summary: 'no log any more' },
+  })
+  await app.ticket(alice, searched, {
+    subject: 'Links elsewhere',
+    summary: `see ${foreign.body.file.markdown} and /files/not-a-file`,
+  })
+  await app.ticket(alice, searched, { subject: 'Nothing attached' })
+  const subjects = async (q: string) => {
+    const got = await app.call(
+      'GET',
+      `/api/projects/${searched}/tickets?q=${encodeURIComponent(q)}`,
+      { token: alice.token },
+    )
+    assert.equal(got.status, 200, got.text)
+    return (got.body.tickets as { subject: string }[]).map((t) => t.subject).sort()
+  }
+  assert.deepEqual(await subjects('has:file'), [
+    'Button misplaced',
+    'Crash on start',
+    'Edited away',
+  ])
+  assert.deepEqual(await subjects('has:image'), ['Button misplaced'])
+  assert.deepEqual(await subjects('-has:file'), ['Links elsewhere', 'Nothing attached'])
+  assert.deepEqual(await subjects('has:file -has:image crash'), ['Crash on start'])
+  const refused = await app.call('GET', `/api/projects/${searched}/tickets?q=has:pdf`, {
+    token: alice.token,
+  })
+  assert.equal(refused.status, 400)
+  assert.deepEqual(refused.body, {
+    error: "unknown 'has:pdf' (use has:file, has:image)",
+    field: 'q',
+  })
+})

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after } from 'node:test'
@@ -14,6 +14,7 @@ import { connect } from '../../src/db/client.ts'
 import { expectJson, ticketsApp } from './support.ts'
 
 const app = await ticketsApp()
+const MB = 1024 * 1024
 const alice = await app.login('alice')
 const dir = await mkdtemp(join(tmpdir(), 'import-test-'))
 after(() => rm(dir, { recursive: true, force: true }))
@@ -288,4 +289,177 @@ test('a file whose tickets come before its project, with other keys, is imported
     two.body.ticket.blockedBy.map((b: { ref: string }) => b.ref),
     ['late-project#1'],
   )
+})
+
+const PNG = Buffer.concat([
+  Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'),
+  Buffer.alloc(64, 1),
+])
+
+test("an export's files are stored as uploads are, their old addresses in the texts replaced, the others linked from the summary", async () => {
+  const folder = join(dir, 'with-files')
+  await mkdir(join(folder, 'attachments'), { recursive: true })
+  await writeFile(join(folder, 'attachments', 'crash.log'), 'panic: nil map\n')
+  // A PNG named .html is a PNG; an SVG stays an attachment whatever its type says.
+  await writeFile(join(folder, 'attachments', 'shot.html'), PNG)
+  const path = join(folder, 'export.json')
+  await writeFile(
+    path,
+    JSON.stringify({
+      project: { slug: 'with-files', admin: 'alice' },
+      tickets: [
+        {
+          number: 91001,
+          subject: 'Crash on start',
+          summary: 'See https://old.example/a/1 for the log.',
+          author: 'alice',
+          comments: [{ author: 'alice', text: 'and ![it](https://old.example/a/2)' }],
+          files: [
+            {
+              name: 'crash.log',
+              type: 'text/plain',
+              path: 'attachments/crash.log',
+              url: 'https://old.example/a/1',
+            },
+            {
+              name: 'shot.html',
+              type: 'text/html',
+              path: 'attachments/shot.html',
+              url: 'https://old.example/a/2',
+            },
+            {
+              name: '../../evil.svg',
+              type: 'image/svg+xml',
+              content: Buffer.from('<svg><script>alert(1)</script></svg>').toString('base64'),
+            },
+          ],
+        },
+        { number: 91002, subject: 'No files' },
+      ],
+    }),
+  )
+  const result = await importTicketsFile(app.sql, path, { now: app.clock.now() })
+  assert.ok(result.ok, JSON.stringify(result))
+  const listed = await app.call('GET', '/api/projects/with-files/files')
+  const files = Object.fromEntries(
+    (
+      listed.body.files as { name: string; url: string; type: string; by: string; size: number }[]
+    ).map((f) => [f.name, f]),
+  )
+  assert.deepEqual(Object.keys(files).sort(), ['crash.log', 'evil.svg', 'shot.html'])
+  assert.equal(files['crash.log']!.by, 'alice')
+  assert.equal(files['shot.html']!.type, 'image/png')
+  const ticket = (await app.call('GET', '/api/tickets/91001')).body.ticket
+  const pathOf = (url: string) => new URL(url).pathname
+  assert.equal(ticket.summary.split('\n')[0], `See ${pathOf(files['crash.log']!.url)} for the log.`)
+  assert.match(ticket.summary, /\[evil\.svg \(36 B\)\]\(\/files\/[A-Za-z0-9_-]{22}\/evil\.svg\)$/)
+  const history = (await app.call('GET', '/api/tickets/91001')).body.events as {
+    kind: string
+    text?: string
+  }[]
+  assert.equal(
+    history.find((e) => e.kind === 'comment')!.text,
+    `and ![it](${pathOf(files['shot.html']!.url)})`,
+  )
+  // Served as uploads are: the log byte for byte as an attachment, the PNG inline as a PNG, the SVG as an attachment.
+  const log = await app.call('GET', pathOf(files['crash.log']!.url))
+  assert.equal(log.text, 'panic: nil map\n')
+  assert.match(String(log.headers['content-disposition']), /^attachment/)
+  assert.equal(
+    (await app.call('GET', pathOf(files['shot.html']!.url))).headers['content-type'],
+    'image/png',
+  )
+  assert.equal(
+    (await app.call('GET', pathOf(files['evil.svg']!.url))).headers['content-type'],
+    'application/octet-stream',
+  )
+  const found = await app.call('GET', '/api/projects/with-files/tickets?q=has:file state:all', {
+    token: alice.token,
+  })
+  assert.deepEqual(
+    found.body.tickets.map((t: { subject: string }) => t.subject),
+    ['Crash on start'],
+  )
+})
+
+test("an export's files are refused, naming the place, when outside its folder, missing, not base64, empty or over UPLOAD_MAX_MB", async () => {
+  const folder = join(dir, 'bad-files')
+  await mkdir(folder, { recursive: true })
+  await writeFile(join(folder, 'empty.txt'), '')
+  await writeFile(join(folder, 'big.bin'), Buffer.alloc(MB + 1))
+  await writeFile(join(dir, 'secret.txt'), 'outside the export')
+  await symlink(join(dir, 'secret.txt'), join(folder, 'link.txt'))
+  const refusal = async (file: Record<string, unknown>) => {
+    const path = join(folder, 'export.json')
+    await writeFile(
+      path,
+      JSON.stringify({
+        project: { slug: 'bad-files', admin: 'alice' },
+        tickets: [{ number: 92001, subject: 'one', files: [file] }],
+      }),
+    )
+    const result = await importTicketsFile(app.sql, path, { now: app.clock.now(), uploadMaxMb: 1 })
+    assert.equal(result.ok, false)
+    return result.ok ? '' : `${result.code}: ${result.message}`
+  }
+  const at = 'bad_import: tickets[0].files[0]'
+  assert.equal(
+    await refusal({ name: 'x', path: '../secret.txt' }),
+    `${at}.path must name a file inside the export file's folder`,
+  )
+  assert.equal(
+    await refusal({ name: 'x', path: join(dir, 'secret.txt') }),
+    `${at}.path must name a file inside the export file's folder`,
+  )
+  assert.equal(
+    await refusal({ name: 'x', path: 'link.txt' }),
+    `${at}.path must name a file inside the export file's folder`,
+  )
+  assert.equal(
+    await refusal({ name: 'x', path: 'gone.txt' }),
+    `${at}.path: there is no file 'gone.txt' beside the export`,
+  )
+  assert.equal(
+    await refusal({ name: 'x', content: 'not base64!' }),
+    `${at}.content must be the file's bytes in base64`,
+  )
+  assert.equal(
+    await refusal({ name: 'x' }),
+    `${at} needs either path (a file beside the export) or content (base64)`,
+  )
+  assert.equal(await refusal({ name: 'x', path: 'empty.txt' }), `${at} is empty`)
+  assert.equal(
+    await refusal({ name: 'x', path: 'big.bin' }),
+    `${at} is larger than the limit of 1 MB a file (UPLOAD_MAX_MB)`,
+  )
+  assert.equal(
+    await refusal({ name: 'x', content: Buffer.alloc(MB + 1).toString('base64') }),
+    `${at} is larger than the limit of 1 MB a file (UPLOAD_MAX_MB)`,
+  )
+  assert.equal(await refusal({ path: 'empty.txt' }), `${at}.name is required`)
+  const [row] = await app.sql`select count(*)::int as n from projects where slug = 'bad-files'`
+  assert.equal(row!.n, 0)
+})
+
+test("an export whose files would pass the project's PROJECT_FILES_MAX_MB is refused whole", async () => {
+  const content = (fill: number) => Buffer.alloc(700 * 1024, fill).toString('base64')
+  const result = await importTickets(
+    app.sql,
+    {
+      project: { slug: 'full-files', admin: 'alice' },
+      tickets: [
+        { number: 93001, subject: 'one', files: [{ name: 'a.bin', content: content(1) }] },
+        { number: 93002, subject: 'two', files: [{ name: 'b.bin', content: content(2) }] },
+      ],
+    },
+    app.clock.now(),
+    { projectFilesMaxMb: 1 },
+  )
+  assert.equal(result.ok, false)
+  assert.match(
+    result.ok ? '' : result.message,
+    /^tickets\[1\]\.files\[0\]: this project's files use 0\.7 MB of its 1 MB/,
+  )
+  const [project] = await app.sql`select count(*)::int as n from projects where slug = 'full-files'`
+  assert.equal(project!.n, 0)
 })

@@ -312,11 +312,15 @@ function counting(sql: Sql): { sql: Sql; count: () => number; reset: () => void 
   return { sql: proxy, count: () => n, reset: () => (n = 0) }
 }
 
-test('a client that has the list gets 304 after one statement; any write gives a new tag', async () => {
+test('a client that has the list gets 304 after one statement; any write gives a new tag', async (t) => {
   const counted = counting(app.sql)
   const { deps } = await serviceDeps(counted.sql, 'tickets', { clock: app.clock.now })
   // Its webhook worker stays stopped: a round of it would count among the request's statements.
-  const call = caller(createTicketsService({ ...deps, webhooks: { start: false } }))
+  const service = createTicketsService({ ...deps, webhooks: { start: false } })
+  // Stopped with the test: its other workers, left running, reconnected the database's ended
+  // pool after the file's tests and kept the process from exiting.
+  t.after(() => service.close?.())
+  const call = caller(service)
   for (const url of [
     `/api/projects/${one.slug}/tickets`,
     '/api/tickets?state=all',

@@ -52,7 +52,9 @@ async function page(path: string): Promise<{ text: string; html: string }> {
 
 /** The subjects a list of the page shows, by its accessible name. */
 function listed(html: string, label: string): string[] {
-  const list = new RegExp(`<ul class="tickets" aria-label="${label}">([\\s\\S]*?)</ul>`).exec(html)
+  const list = new RegExp(`<ul class="tickets[^"]*" aria-label="${label}">([\\s\\S]*?)</ul>`).exec(
+    html,
+  )
   if (list === null) return []
   return [...list[1]!.matchAll(/<a class="subject" href="[^"]+">([\s\S]*?)<\/a>/g)].map((m) =>
     m[1]!.replace(/<[^>]+>/g, '').trim(),

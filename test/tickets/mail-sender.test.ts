@@ -156,7 +156,10 @@ test('every mail offers the one-click unsubscribe; a POST with no cookie turns t
   assert.equal(off.status, 200, off.text)
   assert.match(off.text, /Mail about tickets you watch is turned off for <strong>bob<\/strong>/)
   assert.match(off.text, /href="http:\/\/localhost:3002\/settings\/notifications"/)
-  assert.match(off.text, /tick <strong>Mail<\/strong> for it again/)
+  assert.match(
+    off.text,
+    /tick <strong>By mail<\/strong> on the row <strong>Watched activity<\/strong>/,
+  )
   const [pref] = await app.sql`
     select app, mail from notification_prefs where user_id = ${bob.id} and reason = 'watching'`
   assert.equal(pref!.mail, false)
@@ -276,4 +279,22 @@ test('two senders on one database send each mail once', async () => {
   const fresh = smtp.mails.slice(before)
   assert.equal(fresh.length, 6)
   assert.equal(new Set(fresh.map((m) => m.headers['message-id'])).size, 6)
+})
+
+test('sent and refused mails are kept 7 days in the outbox, then pruned; pending ones stay', async () => {
+  const t = await app.ticket(alice, demo.slug, { subject: 'Still waiting' })
+  await comment(alice, t.id, 'Kept until sent.', bob, 'mentioned')
+  await smtp.stop()
+  app.clock.advance(DELAY)
+  await round()
+  await smtp.start()
+  const count = async (state: string) =>
+    (await app.sql`select count(*)::int as n from mail_outbox where state = ${state}`)[0]!.n
+  assert.ok((await count('sent')) > 0)
+  app.clock.advance(7 * 24 * 60 * 60 * 1000 + 1)
+  // The retry is long past due too: this round sends it, and prunes what was done a week ago.
+  await round()
+  assert.equal(await count('refused'), 0)
+  assert.equal(await count('sent'), 1)
+  assert.equal(await count('pending'), 0)
 })

@@ -274,3 +274,20 @@ test('mentions: display name, name without spaces, any case; not in code, not in
   assert.deepEqual(mentionedIn('`@bob` and\n```\n@Ann\n```\n', members), [])
   assert.deepEqual(mentionedIn('@bobby @twin', members), [])
 })
+
+test('/notifications shows 50 tickets a page and links to the older ones', async () => {
+  await call('POST', '/api/notifications/read', { token: bob.token, body: { all: 'true' } })
+  for (let i = 0; i < 51; i++) {
+    await app.ticket(ann, web.slug, { subject: `Page ${i}`, assignee: 'bob' })
+  }
+  await fanOut()
+  const first = await call('GET', '/notifications', { headers: { cookie: bob.cookie } })
+  assert.equal(first.status, 200, first.text)
+  assert.equal(first.text.match(/New ticket web#/g)?.length, 50)
+  const older = /href="(\/notifications\?before=\d+)" rel="next"/.exec(first.text)
+  assert.ok(older, 'a link to the older notifications')
+  const second = await call('GET', older[1]!, { headers: { cookie: bob.cookie } })
+  assert.equal(second.status, 200, second.text)
+  assert.match(second.text, /New ticket web#/)
+  assert.match(second.text, /Newest/)
+})

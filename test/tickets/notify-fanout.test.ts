@@ -131,3 +131,19 @@ test('a change of the due date tells the watchers', async () => {
   assert.equal(due.status, 201, due.text)
   assert.deepEqual(await toldOf(t.id, since), ['bob:watching:due'])
 })
+
+test('read notifications older than 90 days are swept; unread and newer ones stay', async () => {
+  const t = await app.ticket(ann, web.slug)
+  await comment(ann, t, '@bob old and read')
+  await comment(ann, t, '@Cid Moreau old and unread')
+  await fanOut()
+  // Bob's: the mention, and the second comment, of a ticket he now watches.
+  const read =
+    await sql`update notifications set read_at = at where ticket_id = ${t.id} and user_id = ${bob.id} returning 1`
+  assert.equal(read.length, 2)
+  app.clock.advance(90 * 24 * 60 * 60 * 1000 - 1000)
+  assert.equal(await app.service.notify.sweep(), 0, 'not yet 90 days old')
+  app.clock.advance(2000)
+  assert.equal(await app.service.notify.sweep(), 2)
+  assert.deepEqual(await toldOf(t.id), ['Cid Moreau:mentioned:comment'])
+})

@@ -137,7 +137,7 @@ test('the help names every key and every is: value the parser accepts', () => {
 test('refusals say what to type instead', () => {
   assertRefuses(
     'priority:high',
-    "unknown search key 'priority:' (use state:, assignee:, author:, is:, label:, milestone:, due:, no:, sort:); put text with a colon in double quotes",
+    "unknown search key 'priority:' (use state:, assignee:, author:, is:, label:, milestone:, due:, no:, has:, sort:); put text with a colon in double quotes",
   )
   assertRefuses(
     'state:shut',
@@ -207,4 +207,11 @@ test('withSort() and withState() replace one key and keep the rest as typed', ()
   assert.equal(withSort('login sort:created', null), 'login')
   assert.equal(withState('state:open -bug "two words"', 'review'), 'state:review -bug "two words"')
   assert.equal(withState('state:open login', null), 'login')
+})
+
+test('has:file and has:image ask for linked files, -has: for none; other values are refused', () => {
+  assertParses('has:file', { has: { file: true } })
+  assertParses('has:Files -has:image', { has: { file: true, image: false } })
+  assertRefuses('has:pdf', "unknown 'has:pdf' (use has:file, has:image)")
+  assertRefuses('has:', "'has:' needs a value, for example has:file")
 })

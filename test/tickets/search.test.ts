@@ -185,7 +185,7 @@ test('the list API refuses a bad search with 400 naming the field q', async () =
   assert.equal(got.status, 400)
   assert.deepEqual(got.body, {
     error:
-      "unknown search key 'priority:' (use state:, assignee:, author:, is:, label:, milestone:, due:, no:, sort:); put text with a colon in double quotes",
+      "unknown search key 'priority:' (use state:, assignee:, author:, is:, label:, milestone:, due:, no:, has:, sort:); put text with a colon in double quotes",
     field: 'q',
   })
   assert.equal(got.headers.vary, 'Accept')

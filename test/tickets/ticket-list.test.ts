@@ -11,7 +11,11 @@ import { ticketList } from '../../src/tickets/pages/frame.ts'
 const MINUTE = 60_000
 const updated = Date.UTC(2026, 10, 24, 9, 5)
 
-function row(change: Partial<ListRow['ticket']> = {}, blocked = false): ListRow {
+function row(
+  change: Partial<ListRow['ticket']> = {},
+  blocked = false,
+  labels: ListRow['labels'] = [],
+): ListRow {
   return {
     ticket: {
       id: 't-row-1',
@@ -22,9 +26,12 @@ function row(change: Partial<ListRow['ticket']> = {}, blocked = false): ListRow 
       state: 'open',
       assignee: null,
       updated,
+      milestone: null,
+      due: null,
       ...change,
     },
     blocked,
+    labels,
   }
 }
 
@@ -83,4 +90,28 @@ test('a kept row stays escaped: markup in a subject or a name makes no element',
     assert.match(text, /&lt;script&gt;alert\(1\)&lt;\/script&gt;/)
     assert.match(text, /assigned to &quot;&gt;&lt;svg onload=alert\(1\)&gt;/)
   }
+})
+
+test('a row shows its labels by name, its milestone and its due day, overdue in words', () => {
+  const text = render(
+    row({ milestone: 'v1.0', due: '2026-11-20' }, false, [
+      { name: 'bug', color: '#d73a4a' },
+      { name: 'needs review', color: '#0e8a16' },
+    ]),
+  )
+  assert.match(text, /<span class="label-chip" data-color="#d73a4a">bug<\/span>/)
+  assert.match(text, /<span class="label-chip" data-color="#0e8a16">needs review<\/span>/)
+  assert.match(text, /<span class="milestone">v1\.0<\/span>/)
+  assert.match(
+    text,
+    /due <time datetime="2026-11-20">2026-11-20<\/time> <strong class="overdue-word">overdue<\/strong>/,
+  )
+  const later = render(row({ due: '2026-11-24' }))
+  assert.match(
+    later,
+    /due <time datetime="2026-11-24">2026-11-24<\/time><\/span>/,
+    'due today is not overdue',
+  )
+  const closed = render(row({ due: '2026-11-20', state: 'done' }))
+  assert.doesNotMatch(closed, /overdue/, 'a done ticket is not overdue')
 })

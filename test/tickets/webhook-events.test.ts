@@ -37,6 +37,10 @@ test('live events become webhook kinds; events no webhook hears become null', ()
     webhookMessageOf(ev('connectionsChanged', ['web']), project)?.type,
     'connection.changed',
   )
+  assert.deepEqual(webhookMessageOf(ev('fileAttached', [{ id: 'f1' }]), project), {
+    type: 'file.attached',
+    data: { project, file: { id: 'f1' } },
+  })
   assert.equal(webhookMessageOf(ev('projectChanged', ['web']), project), null)
   assert.equal(webhookMessageOf(ev('ticketsRelated', [[ticket]]), project), null)
 })

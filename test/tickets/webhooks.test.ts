@@ -663,3 +663,45 @@ async function connectApp(): Promise<string> {
   const exchanged = await app.call('POST', '/api/connect/exchange', { body: { code } })
   return exchanged.body.key
 }
+
+test('an upload is delivered as file.attached with the file as the list shows it, and is the live event fileAttached', async () => {
+  const made = await addWebhook('web', { url: receiver.url('/files'), events: ['file.attached'] })
+  const live = await app.call('GET', '/api/live?project=web', { token: alice.token })
+  const uploaded = await app.call('POST', '/api/projects/web/files?name=crash.log', {
+    token: alice.token,
+    raw: 'panic: nil map\n',
+    headers: { 'content-type': 'text/plain' },
+  })
+  assert.equal(uploaded.status, 201, uploaded.text)
+  await receiver.until(() => receiver.at('/files').length === 1)
+  const [message] = receiver.at('/files')
+  assert.deepEqual(verifyWith(made.secret, message!), message!.json)
+  assert.equal(message!.json.type, 'file.attached')
+  const file = message!.json.data.file
+  assert.deepEqual(message!.json.data.project, { id: web.id, slug: 'web' })
+  assert.deepEqual(
+    { id: file.id, name: file.name, size: file.size, url: file.url, by: file.by },
+    {
+      id: uploaded.body.file.id,
+      name: 'crash.log',
+      size: 15,
+      url: uploaded.body.file.url,
+      by: 'alice',
+    },
+  )
+  const events = await app.call(
+    'GET',
+    `/api/live?project=web&after=${encodeURIComponent(String(live.body.cursor))}`,
+    { token: alice.token },
+  )
+  assert.deepEqual(
+    events.body.events.map((e: { name: string; args: { id: string }[] }) => [
+      e.name,
+      e.args[0]!.id,
+    ]),
+    [['fileAttached', uploaded.body.file.id]],
+  )
+  await app.call('POST', `/api/projects/web/webhooks/${made.webhook.id}/remove`, {
+    token: alice.token,
+  })
+})

@@ -48,6 +48,8 @@ export function createAccountView(app: App) {
     app.channel?.postMessage({ signedOut: true })
     await app.local.destroy().catch(() => {})
     app.prefs.forget()
+    localStorage.removeItem(`notes-pins-waiting-${app.userId}`)
+    localStorage.removeItem(`notes-pins-sent-${app.userId}`)
     if ('caches' in window) for (const key of await caches.keys()) await caches.delete(key)
     location.assign('/')
   }

@@ -109,6 +109,9 @@ export interface Actions {
   closeShare(): void
   // follow.ts
   followOpen(): void
+  // pins.ts
+  choosePin(id: string, pinned: boolean): void
+  syncPins(): Promise<void>
 }
 
 export interface App {

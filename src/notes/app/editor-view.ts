@@ -297,8 +297,9 @@ export function createEditorView(app: App) {
     togglePin(): void {
       const id = state.openId
       if (id === null) return
-      app.prefs.set('pinned', id, !state.pinned.has(id))
+      act.choosePin(id, !state.pinned.has(id))
       act.sortAndDraw()
+      void act.syncPins().catch(() => {})
       view.showMode()
     },
 

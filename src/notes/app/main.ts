@@ -29,6 +29,7 @@ import { createTrashView } from './trash-view.ts'
 import { createShareView } from './share-view.ts'
 import { createImportView } from './import-view.ts'
 import { createFollow } from './follow.ts'
+import { createPinSync } from './pins.ts'
 import { createLocalLock, createSync, type Lock, type ShareOut, type SyncEvent } from './sync.ts'
 import { titleOf } from './text.ts'
 import { DEVICE_NAME_KEY, deviceWords } from './versions.ts'
@@ -61,6 +62,7 @@ const share = createShareView(app)
 const importer = createImportView(app)
 const account = createAccountView(app)
 const follow = createFollow(app)
+const pins = createPinSync(app)
 const actions: Actions = {
   ...status,
   drawList: list.drawList,
@@ -83,6 +85,8 @@ const actions: Actions = {
   closeShare: share.closeShare,
   closeImport: importer.closeImport,
   followOpen: follow.followOpen,
+  choosePin: pins.choosePin,
+  syncPins: pins.syncPins,
 }
 Object.assign(act, actions)
 

@@ -130,6 +130,7 @@ export function createStatusView(
       if (state.outdated) return
       if (!navigator.onLine) return view.refreshStatus()
       const synced = await app.sync.run().catch((error: unknown) => view.noteError(error))
+      await app.act.syncPins().catch(() => {})
       // The first sync of a new device is over: an empty list now means there are no notes.
       if (synced === true && state.firstSync) {
         state.firstSync = false

@@ -3,7 +3,7 @@
  * raw content as the body, `GET /api/projects/<slug>/files` lists a project's files, and
  * `/files/<id>/<name>` serves one.
  *
- * An upload streams: each chunk of {@link CHUNK_BYTES} is written as it arrives, so a 25 MB
+ * An upload streams: each chunk of 1 MiB is written as it arrives (`writeContent`, src/tickets/domain/files.ts), so a 25 MB
  * file never sits in memory, and the SHA-256 is taken on the way. The order of checks is the
  * interface's: credential (401), the name and the declared length (400, 413), the project (404),
  * the caller's role in it (403), then the project's room, before and while the body is read.
@@ -13,7 +13,6 @@
  * their type; everything else is `application/octet-stream` and an attachment, and every answer
  * carries `nosniff` and a sandboxing Content-Security-Policy.
  */
-import { createHash } from 'node:crypto'
 import { collectAfterTransfer } from '../../base/collect.ts'
 import { matches, notModified } from '../../http/conditional.ts'
 import type { Handler } from '../../http/handler.ts'
@@ -21,13 +20,11 @@ import { json, NOSNIFF, type Headers } from '../../http/response.ts'
 import type { Context } from '../context.ts'
 import {
   cleanFileName,
-  fileMarkdown,
   FILE_ID,
-  filePath,
   formatSize,
   IMAGE_TYPES,
   imageKind,
-  SNIFF_BYTES,
+  mediaType,
 } from '../rules/files.ts'
 import {
   FILE_EMPTY,
@@ -37,43 +34,8 @@ import {
   NO_SUCH_PROJECT,
 } from '../rules/messages.ts'
 import { answerRefusal, Refusal, refuse } from '../../http/refusal.ts'
-import { finishUpload, MB, refuseDeclared, refuseUploader } from '../domain/files.ts'
-import { CHUNK_BYTES, type StoredFile } from '../store/files.ts'
-
-/** A file as the API answers it. */
-export interface FileAnswer {
-  id: string
-  name: string
-  type: string
-  size: number
-  /** The file's address on the service. */
-  url: string
-  /** The Markdown that links it, with the address from the service's root (see {@link fileMarkdown}). */
-  markdown: string
-}
-
-/** A file of a list: the answer, and who uploaded it when. */
-export interface ListedFile extends FileAnswer {
-  by: string
-  user: string | null
-  app: string | null
-  created: number
-}
-
-export function fileAnswer(publicUrl: string, f: StoredFile): FileAnswer {
-  return {
-    id: f.id,
-    name: f.name,
-    type: f.type,
-    size: f.size,
-    url: publicUrl + filePath(f.id, f.name),
-    markdown: fileMarkdown(f),
-  }
-}
-
-function listedFile(publicUrl: string, f: StoredFile): ListedFile {
-  return { ...fileAnswer(publicUrl, f), by: f.by, user: f.user, app: f.app, created: f.created }
-}
+import { finishUpload, MB, refuseDeclared, refuseUploader, writeContent } from '../domain/files.ts'
+import { fileAnswer, listedFile } from '../representations/files.ts'
 
 /** The headers every answer of `/files/...` carries: no sniffing, and no script, style or plugin even if opened as a page. */
 export const FILE_HEADERS: Readonly<Headers> = Object.freeze({
@@ -87,57 +49,10 @@ export interface FileHandlers {
   serve: Handler
 }
 
-/** What the uploader said the type is, when it reads as a media type; else `application/octet-stream`. */
-function declaredType(header: string | undefined): string {
-  const type = header?.split(';')[0]?.trim().toLowerCase() ?? ''
-  return /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,63}$/.test(type)
-    ? type
-    : 'application/octet-stream'
-}
-
 /** A `Content-Disposition` with the name both as ASCII and as UTF-8 (RFC 6266 section 4.3). */
 function disposition(kind: 'inline' | 'attachment', name: string): string {
   const ascii = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_')
   return `${kind}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`
-}
-
-/**
- * Cuts a stream of pieces into chunks of {@link CHUNK_BYTES} and writes them in order, one write
- * in flight while the next chunk arrives: the body's reading and the database's writing overlap,
- * and at most two chunks are held. `add` waits when a chunk is full and the last write is still
- * going; `end` writes the rest and waits for every write. A failed write fails the next call.
- */
-function chunkWriter(write: (seq: number, data: Uint8Array) => Promise<void>) {
-  let pieces: Uint8Array[] = []
-  let bytes = 0
-  let seq = 0
-  let inFlight: Promise<void> = Promise.resolve()
-  async function send(data: Uint8Array): Promise<void> {
-    await inFlight
-    const n = seq++
-    inFlight = write(n, data).then(() => collectAfterTransfer(data.length))
-    // Seen by the next call's `await inFlight`; not left unhandled meanwhile.
-    inFlight.catch(() => {})
-  }
-  return {
-    async add(piece: Uint8Array): Promise<void> {
-      pieces.push(piece)
-      bytes += piece.length
-      if (bytes < CHUNK_BYTES) return
-      const joined = Buffer.concat(pieces, bytes)
-      let at = 0
-      for (; joined.length - at >= CHUNK_BYTES; at += CHUNK_BYTES)
-        await send(joined.subarray(at, at + CHUNK_BYTES))
-      pieces = at < joined.length ? [joined.subarray(at)] : []
-      bytes = joined.length - at
-    },
-    async end(): Promise<void> {
-      if (bytes > 0) await send(Buffer.concat(pieces, bytes))
-      await inFlight
-    },
-    /** Waits for the write in flight, failed or not (before an upload broken off is dropped). */
-    settled: (): Promise<void> => inFlight.catch(() => {}),
-  }
 }
 
 export function createFileHandlers(
@@ -170,38 +85,29 @@ export function createFileHandlers(
     if (full) return answerRefusal(full, { connection: 'close' })
 
     const contentId = await store.files.begin(project.id, clock())
-    const writer = chunkWriter((seq, data) => store.files.addChunk(contentId, seq, data))
     let kept = false
     try {
-      const digest = createHash('sha256')
-      let head: Uint8Array | null = null
-      let size = 0
-      for await (const piece of req.bodyStream(uploadMax)) {
-        if (head === null || head.length < SNIFF_BYTES)
-          head =
-            head === null
-              ? piece.slice(0, SNIFF_BYTES)
-              : Buffer.concat([head, piece.subarray(0, SNIFF_BYTES - head.length)])
-        digest.update(piece)
-        size += piece.length
-        await writer.add(piece)
-      }
-      await writer.end()
+      const { sha256, size, head } = await writeContent(
+        store.files,
+        contentId,
+        req.bodyStream(uploadMax),
+      )
       if (size === 0) return answerRefusal(refuse(400, FILE_EMPTY, 'body'))
 
-      const image = imageKind(head ?? new Uint8Array(0))
+      const image = imageKind(head)
       const actor = { user: acting.user, app: acting.app, now: clock() }
       const done = await store.transact((tx) =>
         finishUpload(
           tx,
+          publicUrl,
           actor,
           {
             projectId: project.id,
             contentId,
-            sha256: digest.digest(),
+            sha256,
             size,
             name: cleanFileName(rawName),
-            type: image !== null ? IMAGE_TYPES[image] : declaredType(req.headers['content-type']),
+            type: image !== null ? IMAGE_TYPES[image] : mediaType(req.headers['content-type']),
             image,
           },
           room,
@@ -215,10 +121,8 @@ export function createFileHandlers(
       if (err instanceof Refusal && err.code === 'body_too_large') return tooLarge()
       throw err
     } finally {
-      if (!kept) {
-        await writer.settled()
-        await store.files.discard(contentId)
-      }
+      // writeContent waited for its writes, also when it failed.
+      if (!kept) await store.files.discard(contentId)
     }
   }
 

@@ -34,7 +34,7 @@ import { ticketAnswer, ticketAnswers, ticketReadBody } from '../representations/
 import type { Ticket } from '../store/ticket-row.ts'
 import { dayOf, ME_NEEDS_SIGN_IN, needsMe, parseQuery } from '../rules/query.ts'
 import { acceptWrite } from './accept-write.ts'
-import { fileAnswer } from './files.ts'
+import { fileAnswer } from '../representations/files.ts'
 import { fileIdsIn } from '../rules/files.ts'
 import { createTicket, isBlank } from '../domain/tickets.ts'
 

@@ -43,6 +43,8 @@ export function touches(
   // The person's own events (their bell) touch every page of theirs.
   if (event.name === 'notificationsChanged') return true
   if (events !== null && !events.includes(event.name)) return false
+  // An upload changes no page: a ticket shows a file once its text, a change of its own, links it.
+  if (event.name === 'fileAttached') return false
   if (ticket === null) return true
   if (event.name === 'ticketEvent') return event.args[0] === ticket
   if (event.name === 'ticketsRelated') return JSON.stringify(event.args).includes(ticket)

@@ -18,6 +18,14 @@ import { redraw } from './redraw.ts'
 import { relativeTime } from './relative-time.ts'
 import { createShortcuts, isTyping } from './shortcuts.ts'
 import { attachTicketPicker } from './ticket-picker.ts'
+import {
+  attachLabelPicker,
+  chipElement,
+  newLabelColor,
+  paintChips,
+  type LabelChoice,
+} from './label-picker.ts'
+import { attachMentions } from './mention-picker.ts'
 import { startBoard } from './board.ts'
 import { startBulk } from './bulk.ts'
 
@@ -51,6 +59,7 @@ async function refresh(announce = ''): Promise<void> {
   const root = document.documentElement
   root.dataset.redrawn = String(Number(root.dataset.redrawn ?? 0) + 1)
   startTimes()
+  paintChips(document)
   followDeliveries()
   if (announce !== '') say(announce)
 }
@@ -104,7 +113,11 @@ function done(
   switch (form.dataset.done) {
     case 'go': {
       const to = body.location ?? body.ticket?.url ?? body.project?.url ?? '/'
-      location.assign(to + (form.dataset.then ?? ''))
+      const go = () => location.assign(to + (form.dataset.then ?? ''))
+      const ticket = body.ticket as { id?: string } | undefined
+      const chosen = chosenLabels(form)
+      if (chosen.length === 0 || !ticket?.id) go()
+      else void giveLabels(ticket.id, chosen).then(go)
       return
     }
     case 'reset':
@@ -140,6 +153,84 @@ function done(
     }
   }
   if (form.dataset.done !== 'go') void refresh()
+}
+
+/** The labels gathered in a new-ticket form's picker, by name. */
+function chosenLabels(form: HTMLFormElement): string[] {
+  return Array.from(form.querySelectorAll<HTMLElement>('[data-label-chosen] [data-label]')).map(
+    (li) => li.dataset.label!,
+  )
+}
+
+/** Gives a new ticket its labels, one request each; a refusal is shown on the ticket's page after. */
+async function giveLabels(ticketId: string, names: readonly string[]): Promise<void> {
+  for (const name of names) await api.post(`/api/tickets/${ticketId}/labels`, { add: name })
+}
+
+/**
+ * Creates the label `name` for an admin's picker (`data-label-create`, the project's labels
+ * address); true when it exists now. A refusal is shown at the picker's form.
+ */
+async function createLabel(input: HTMLInputElement, name: string): Promise<boolean> {
+  const made = await api.post(input.dataset.labelCreate!, { name, color: newLabelColor(name) })
+  if (made.ok || (made.code === 'label_taken' && input.form)) return true
+  if (input.form) {
+    const view = domFormView(input.form)
+    view.clearErrors()
+    view.showError(null, made.error)
+  }
+  return false
+}
+
+/** What choosing a label does: on the ticket page it is added at once; in the new-ticket form it joins the chosen ones. */
+async function labelChosen(input: HTMLInputElement, choice: LabelChoice): Promise<void> {
+  if (choice.kind === 'create' && !(await createLabel(input, choice.name))) return
+  const form = input.form
+  if (!form) return
+  if (form.dataset.labelForm !== undefined) {
+    // Sent here rather than through the form, so that the Labels box, which the field is in,
+    // redraws at once instead of waiting for the person to leave it; the field has focus again after.
+    const view = domFormView(form)
+    view.clearErrors()
+    const added = await api.post(form.dataset.api!, { add: choice.name })
+    if (!added.ok) return view.showError(added.field, added.error)
+    input.value = ''
+    input.blur()
+    await refresh(`Label ${choice.name} added.`)
+    document.getElementById(input.id)?.focus()
+    return
+  }
+  const chosen = form.querySelector<HTMLElement>('[data-label-chosen]')
+  if (!chosen || chosenLabels(form).some((n) => n.toLowerCase() === choice.name.toLowerCase()))
+    return
+  const li = document.createElement('li')
+  li.dataset.label = choice.name
+  const remove = document.createElement('button')
+  remove.type = 'button'
+  remove.className = 'link'
+  remove.textContent = 'Remove'
+  remove.setAttribute('aria-label', `Remove label ${choice.name}`)
+  remove.addEventListener('click', () => {
+    li.remove()
+    input.focus()
+  })
+  li.append(
+    chipElement(choice.name, choice.kind === 'label' ? choice.color : newLabelColor(choice.name)),
+    remove,
+  )
+  chosen.append(li)
+  input.value = ''
+  say(`Label ${choice.name} chosen.`)
+}
+
+/** The labels a picker leaves out: the ticket's own, or those already chosen. */
+function takenLabels(input: HTMLInputElement): string[] {
+  if (input.form?.dataset.labelForm === undefined) return input.form ? chosenLabels(input.form) : []
+  try {
+    return JSON.parse(input.dataset.labelTaken ?? '[]') as string[]
+  } catch {
+    return []
+  }
 }
 
 /**
@@ -316,6 +407,29 @@ document.addEventListener('focusin', (event) => {
     target.dataset.pickerOn = ''
     attachTicketPicker(target)
   }
+  if (
+    target instanceof HTMLInputElement &&
+    target.dataset.labelPicker !== undefined &&
+    target.dataset.pickerOn === undefined
+  ) {
+    target.dataset.pickerOn = ''
+    attachLabelPicker(
+      target,
+      () => takenLabels(target),
+      (choice) => void labelChosen(target, choice),
+    )
+  }
+})
+
+// Every text area of a project's pages suggests the project's members after `@`; attached on
+// first focus, as a redraw replaces the text areas.
+document.addEventListener('focusin', (event) => {
+  const target = event.target
+  const slug = live?.dataset.project
+  if (target instanceof HTMLTextAreaElement && slug && target.dataset.mentionsOn === undefined) {
+    target.dataset.mentionsOn = ''
+    attachMentions(target, slug)
+  }
 })
 
 // A select marked `data-submit` sends its form when it changes (state, assignee, role).
@@ -438,6 +552,7 @@ function startTimes(): void {
   }
 }
 setInterval(startTimes, 60_000)
+paintChips(document)
 followDeliveries()
 
 if (live) {

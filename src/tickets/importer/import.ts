@@ -12,6 +12,9 @@
  * tickets to a statement. Tickets are numbered in the order of their old numbers, whatever the
  * file's order: a ticket's number is its old number's rank among the new ones.
  */
+import { createReadStream } from 'node:fs'
+import { realpath, stat } from 'node:fs/promises'
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path'
 import type { Sql, TransactionSql } from '../../db/client.ts'
 import { recordId } from '../../base/random.ts'
 import { claimSlug } from '../rules/slugs.ts'
@@ -36,9 +39,26 @@ import {
 } from '../rules/organise.ts'
 import { DESCRIPTION_MAX } from '../rules/lengths.ts'
 import { BadJson, fileSource, valueSource, type ImportSource } from './import-file.ts'
+import { fileTable, type FileTable } from '../store/files.ts'
+import { MB, roomRefusal, writeContent } from '../domain/files.ts'
+import {
+  cleanFileName,
+  fileMarkdown,
+  filePath,
+  IMAGE_TYPES,
+  imageKind,
+  mediaType,
+} from '../rules/files.ts'
 import { refuse, Refusal, type Reason } from '../../http/refusal.ts'
 import {
   atPlace,
+  importFileEmpty,
+  importFileMissing,
+  importFileNoFolder,
+  importFileNotBase64,
+  importFileOutside,
+  importFileSource,
+  importFileTooLarge,
   badBlockedBy,
   badImportDue,
   badImportLabel,
@@ -82,6 +102,25 @@ export interface ImportOptions {
   onProgress?: (done: number, total: number) => void
   /** Tickets a statement writes. */
   batch?: number
+  /** The limits of attached files: `UPLOAD_MAX_MB` and `PROJECT_FILES_MAX_MB` (25 and 2,000 unless given). */
+  uploadMaxMb?: number
+  projectFilesMaxMb?: number
+}
+
+/** Where an import's files are read from: the export file's folder, or none (a value given whole). */
+interface FileContext {
+  folder: string | null
+  uploadMax: number
+}
+
+/** A file attached to an imported ticket: its bytes beside the export (`path`) or in it (`content`). */
+interface ImportedFile {
+  name: string
+  type: string
+  path: string | null
+  content: string | null
+  /** The address the old tracker's texts link it by; replaced in them by the file's new one. */
+  url: string | null
 }
 
 interface ImportedComment {
@@ -102,6 +141,7 @@ interface ImportedTicket {
   parent: number | null
   blockedBy: number[]
   comments: ImportedComment[]
+  files: ImportedFile[]
   /** Label names, as the file spells them. */
   labels: string[]
   /** A milestone title, or empty for none. */
@@ -131,8 +171,13 @@ type Imported = { ok: true; report: ImportReport } | Refusal
 const BATCH = 1_000
 
 /** Imports a parsed file; refusals name the place in the file. */
-export function importTickets(sql: Sql, data: unknown, now: number): Promise<Imported> {
-  return importFrom(sql, valueSource(data), { now })
+export function importTickets(
+  sql: Sql,
+  data: unknown,
+  now: number,
+  options: Omit<ImportOptions, 'now'> = {},
+): Promise<Imported> {
+  return importFrom(sql, valueSource(data), { ...options, now }, null)
 }
 
 /** Imports the file at `path`, read as a stream; refusals name the place in the file. */
@@ -141,7 +186,7 @@ export function importTicketsFile(
   path: string,
   options: ImportOptions,
 ): Promise<Imported> {
-  return importFrom(sql, fileSource(path), options)
+  return importFrom(sql, fileSource(path), options, dirname(resolve(path)))
 }
 
 /** "12,000 of 80,000 tickets, 2,400 a second": the progress line the import script shows. */
@@ -154,11 +199,13 @@ async function importFrom(
   sql: Sql,
   source: ImportSource,
   options: ImportOptions,
+  folder: string | null,
 ): Promise<Imported> {
   try {
-    const checked = await checkFile(source, options.now)
+    const files = { folder, uploadMax: (options.uploadMaxMb ?? 25) * MB }
+    const checked = await checkFile(source, options.now, files)
     if (!checked.ok) return checked
-    return await sql.begin((tx) => load(tx, source, checked.value, options))
+    return await sql.begin((tx) => load(tx, source, checked.value, options, files))
   } catch (err) {
     // A refusal found inside the transaction is thrown so that it rolls back.
     if (err instanceof Refusal) return err
@@ -172,9 +219,12 @@ async function load(
   source: ImportSource,
   file: CheckedFile,
   options: ImportOptions,
+  fileContext: FileContext,
 ): Promise<{ ok: true; report: ImportReport }> {
   const { now } = options
   const imports = importTable(tx)
+  const files = fileTable(tx)
+  const room = { maxMb: options.projectFilesMaxMb ?? 2000 }
   const warnings = new Set<string>()
   const people = new Map<string, { id: string | null; name: string }>()
   const person = async (name: string): Promise<{ id: string | null; name: string }> => {
@@ -227,6 +277,25 @@ async function load(
     done++
     if (!skipped.has(t.number)) {
       const author = await person(t.author)
+      if (t.files.length > 0) {
+        const at = `tickets[${part.index}]`
+        const stored = []
+        for (const [j, f] of t.files.entries())
+          stored.push({
+            url: f.url,
+            file: await storeFile(
+              files,
+              fileContext,
+              projectId,
+              f,
+              author,
+              t.created,
+              room,
+              `${at}.files[${j}]`,
+            ),
+          })
+        linkFiles(t, stored)
+      }
       const assignee = t.assignee === '' ? null : await person(t.assignee)
       const comments = []
       for (const c of t.comments) {
@@ -267,6 +336,89 @@ async function load(
       warnings: [...warnings].sort(),
     },
   }
+}
+
+/**
+ * Stores one imported file as an upload is stored (src/tickets/api/files.ts): streamed in chunks,
+ * its name cleaned, an image recognised by its first bytes (else served as an attachment), the
+ * same content kept once in the project, and the project's room (`PROJECT_FILES_MAX_MB`) kept.
+ * Its uploader is the ticket's author, at the ticket's time.
+ */
+async function storeFile(
+  files: FileTable,
+  context: FileContext,
+  projectId: string,
+  f: ImportedFile,
+  by: { id: string | null; name: string },
+  created: number,
+  room: { maxMb: number },
+  at: string,
+) {
+  const contentId = await files.begin(projectId, created)
+  const written = await writeContent(files, contentId, fileBytes(f, context, at))
+  const image = imageKind(written.head)
+  const done = await files.finish(
+    { user: by, app: null, now: created },
+    {
+      projectId,
+      contentId,
+      sha256: written.sha256,
+      size: written.size,
+      name: cleanFileName(f.name),
+      type: image !== null ? IMAGE_TYPES[image] : mediaType(f.type),
+      image,
+      projectMax: room.maxMb * MB,
+    },
+  )
+  if (!done.ok) throw refuse(400, atPlace(at, roomRefusal(done.use, room)))
+  return done.file
+}
+
+/** An imported file's bytes, a piece at a time; refused when it grew past the limit since it was checked. */
+async function* fileBytes(f: ImportedFile, context: FileContext, at: string) {
+  if (f.content !== null) {
+    const bytes = Buffer.from(f.content, 'base64')
+    for (let i = 0; i < bytes.length; i += CHUNK_PIECE) yield bytes.subarray(i, i + CHUNK_PIECE)
+    return
+  }
+  let size = 0
+  for await (const piece of createReadStream(resolve(context.folder!, f.path!), {
+    highWaterMark: CHUNK_PIECE,
+  }) as AsyncIterable<Buffer>) {
+    size += piece.length
+    if (size > context.uploadMax) throw refuse(400, importFileTooLarge(at, context.uploadMax / MB))
+    yield piece
+  }
+}
+
+/** Pieces an imported file is read in. */
+const CHUNK_PIECE = 256 * 1024
+
+/**
+ * Links a ticket's stored files from its text: where the summary or a comment links a file by
+ * its old address (`url`), the new address takes its place; a file no text links is linked from
+ * a line added to the summary, so every imported file belongs to its ticket (`has:file`, the
+ * ticket page's Files, the sweep).
+ */
+function linkFiles(
+  t: ImportedTicket,
+  stored: { url: string | null; file: Parameters<typeof fileMarkdown>[0] }[],
+): void {
+  const unlinked: string[] = []
+  for (const { url, file } of stored) {
+    const path = filePath(file.id, file.name)
+    const found =
+      url !== null &&
+      (t.summary.includes(url) ||
+        t.subject.includes(url) ||
+        t.comments.some((c) => c.text.includes(url)))
+    if (found) {
+      t.summary = t.summary.replaceAll(url, path)
+      for (const c of t.comments) c.text = c.text.replaceAll(url, path)
+    } else unlinked.push(fileMarkdown(file))
+  }
+  if (unlinked.length > 0)
+    t.summary = `${t.summary}${t.summary === '' ? '' : '\n\n'}${unlinked.join('\n')}`
 }
 
 /** Where `n` is in the ascending `numbers` (it is there). */
@@ -314,7 +466,11 @@ async function projectFor(
  * Reads the file through once before anything is written. The refusals come in the order a
  * whole file's checks give them: its shape, then its project, then the first bad ticket.
  */
-async function checkFile(source: ImportSource, now: number): Promise<Checked<CheckedFile>> {
+async function checkFile(
+  source: ImportSource,
+  now: number,
+  files: FileContext,
+): Promise<Checked<CheckedFile>> {
   let project: unknown
   let ticketsNotList = false
   let badTicket: Refusal | null = null
@@ -333,6 +489,10 @@ async function checkFile(source: ImportSource, now: number): Promise<Checked<Che
       else if (seen.has(t.value.number)) badTicket = fail(numberTwice(at, t.value.number))
       else {
         seen.add(t.value.number)
+        for (const [j, f] of t.value.files.entries()) {
+          badTicket = await checkFileBytes(f, `${at}.files[${j}]`, files)
+          if (badTicket) break
+        }
         for (const l of t.value.labels)
           if (!labelNames.has(l.toLowerCase())) labelNames.set(l.toLowerCase(), l)
         const m = t.value.milestone
@@ -416,6 +576,27 @@ function checkTicket(raw: unknown, at: string, now: number): Checked<ImportedTic
   }
   if (raw.comments !== undefined && !Array.isArray(raw.comments))
     return fail(mustBeList(`${at}.comments`))
+  if (raw.files !== undefined && !Array.isArray(raw.files)) return fail(mustBeList(`${at}.files`))
+  const files: ImportedFile[] = []
+  for (const [j, f] of ((raw.files ?? []) as unknown[]).entries()) {
+    const fat = `${at}.files[${j}]`
+    if (!isRecord(f)) return fail(mustBeObject(fat))
+    if (typeof f.name !== 'string' || f.name.trim() === '') return fail(isRequired(`${fat}.name`))
+    for (const key of ['type', 'path', 'content', 'url'] as const)
+      if (f[key] !== undefined && f[key] !== null && typeof f[key] !== 'string')
+        return fail(mustBeString(`${fat}.${key}`))
+    const path = typeof f.path === 'string' && f.path !== '' ? f.path : null
+    const content = typeof f.content === 'string' ? f.content.replace(/\s+/g, '') : null
+    if ((path === null) === (content === null)) return fail(importFileSource(fat))
+    if (content !== null && !BASE64.test(content)) return fail(importFileNotBase64(fat))
+    files.push({
+      name: f.name,
+      type: str(f.type),
+      path,
+      content,
+      url: typeof f.url === 'string' && f.url !== '' ? f.url : null,
+    })
+  }
   const labels = raw.labels ?? []
   if (
     !Array.isArray(labels) ||
@@ -444,11 +625,53 @@ function checkTicket(raw: unknown, at: string, now: number): Checked<ImportedTic
       parent: raw.parent ?? null,
       blockedBy: blockedBy,
       comments,
+      files,
       labels: (labels as string[]).map((l) => cleanName(l, LABEL_NAME_MAX)!),
       milestone: milestone === '' ? '' : cleanName(milestone, MILESTONE_TITLE_MAX)!,
       due,
     },
   }
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2,3})?$/
+
+/**
+ * The checks of a file's bytes before anything is written: a path names a regular file inside
+ * the export's folder (also after its links are followed), and no file is empty or larger than
+ * `UPLOAD_MAX_MB`.
+ */
+async function checkFileBytes(
+  f: ImportedFile,
+  at: string,
+  context: FileContext,
+): Promise<Refusal | null> {
+  let size: number
+  if (f.content !== null) {
+    const padding = f.content.endsWith('==') ? 2 : f.content.endsWith('=') ? 1 : 0
+    size = Math.floor((f.content.length * 3) / 4) - padding
+  } else {
+    if (context.folder === null) return fail(importFileNoFolder(at))
+    if (isAbsolute(f.path!)) return fail(importFileOutside(at))
+    const inside = (p: string, folder: string) => {
+      const r = relative(folder, p)
+      return r !== '' && !isAbsolute(r) && r !== '..' && !r.startsWith(`..${sep}`)
+    }
+    const named = resolve(context.folder, f.path!)
+    if (!inside(named, context.folder)) return fail(importFileOutside(at))
+    let real: string
+    try {
+      real = await realpath(named)
+    } catch {
+      return fail(importFileMissing(at, f.path!))
+    }
+    if (!inside(real, await realpath(context.folder))) return fail(importFileOutside(at))
+    const info = await stat(real)
+    if (!info.isFile()) return fail(importFileMissing(at, f.path!))
+    size = info.size
+  }
+  if (size === 0) return fail(importFileEmpty(at))
+  if (size > context.uploadMax) return fail(importFileTooLarge(at, context.uploadMax / MB))
+  return null
 }
 
 /** The colour of a label the file names without listing it. */

@@ -10,6 +10,8 @@ export type EventName =
   | 'connectionsChanged'
   | 'projectChanged'
   | 'membersChanged'
+  /** A file uploaded to the project; args `[file]`, the file as the project's list shows it. */
+  | 'fileAttached'
   /** A project's open invites changed: one made, revoked, or used (args `[slug]`, never an invite's id). */
   | 'invitesChanged'
   | 'labelsChanged'

@@ -361,17 +361,15 @@ export function createLive(deps: LiveDeps): Live {
     }
     const projectText = req.query.get('project')
     // Only a waiting poll that asks for its person's own events reads who is signed in.
-    const who =
-      after !== null && req.query.get('mine') === '1' && deps.viewer
-        ? deps.viewer(req)
-        : Promise.resolve(null)
+    const who = (): Promise<string | null> =>
+      req.query.get('mine') === '1' && deps.viewer ? deps.viewer(req) : Promise.resolve(null)
     if (projectText === null)
-      return after === null ? now() : who.then((user) => wait(req, after, null, user))
+      return after === null ? now() : who().then((user) => wait(req, after, null, user))
     const refused = refuseText('project', projectText)
     if (refused) return answerRefusal(refused)
     return resolveProject(projectText).then((project) => {
       if (project === null) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
-      return after === null ? now() : who.then((user) => wait(req, after, project, user))
+      return after === null ? now() : who().then((user) => wait(req, after, project, user))
     })
   }
 

@@ -2,9 +2,9 @@
  * A project's settings `/<slug>/settings`, for its admins: title, slug (the old one keeps
  * working) and description; members with their roles (add by name, change, remove); invite
  * links (role, uses, days, optional email; the link shown to copy); connected apps (remove);
- * webhooks (`webhooks-section.ts`).
+ * labels (`labels-section.ts`); webhooks (`webhooks-section.ts`).
  * The page follows its project's events (`projectChanged`, `membersChanged`,
- * `connectionsChanged`, `invitesChanged`): the parts marked `data-live` redraw, sparing a form in use.
+ * `connectionsChanged`, `invitesChanged`, `labelsChanged`): the parts marked `data-live` redraw, sparing a form in use.
  */
 import { TITLE_BLANK } from '../text/page-words.ts'
 import { html, type Html } from '../../http/html.ts'
@@ -22,6 +22,8 @@ export interface AdminInput {
   invites: readonly OpenInvite[]
   /** The Webhooks section (`webhooks-section.ts`). */
   webhooks: Html
+  /** The Labels section (`labels-section.ts`). */
+  labels: Html
   viewerId: string
   now: number
 }
@@ -122,6 +124,7 @@ ${input.connections.map(
 }
 </div>
 </section>
+${input.labels}
 ${input.webhooks}
 </div>`
 }

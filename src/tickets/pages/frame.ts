@@ -14,6 +14,7 @@ import { SHORTCUTS } from '../app/shortcuts.ts'
 import { SEARCH_HELP } from '../rules/query.ts'
 import type { Row, Viewer } from './page-data.ts'
 import { switchSentence } from '../../auth/shown-name.ts'
+import { dueText, labelChip } from './chips.ts'
 
 /** The bundled files a page loads. */
 export interface PageAssets {
@@ -164,7 +165,7 @@ ${rows.map((row) => ticketRow(row, now, showProject, pick))}
 
 /** A ticket's row as the lists render it; with `pick`, a checkbox that selects it for a bulk change. */
 function ticketRow(
-  { ticket: t, blocked }: Row,
+  { ticket: t, blocked, labels }: Row,
   now: number,
   showProject: boolean,
   pick = false,
@@ -173,7 +174,7 @@ function ticketRow(
 ${pick ? html`<input type="checkbox" class="pick" data-pick value="${String(t.number)}" aria-label="Select ${t.ref}">` : ''}<a class="ref" href="/${t.slug}/${t.number}" tabindex="-1">${showProject ? t.ref : `#${t.number}`}</a>
 <a class="subject" href="/${t.slug}/${t.number}">${subjectHtml(t.subject)}</a>
 <span class="side">${stateBadge(t.state)}</span>
-<span class="meta">${blocked ? html`<span class="blocked">blocked</span>` : ''}<span>${t.assignee ? html`assigned to ${t.assignee.name}` : 'unassigned'}</span><span>updated ${timeAgo(t.updated, now)}</span></span>
+<span class="meta">${blocked ? html`<span class="blocked">blocked</span>` : ''}${labels.length > 0 ? html`<span class="label-chips">${labels.map((l) => labelChip(l.name, l.color))}</span>` : ''}${t.milestone ? html`<span class="milestone">${t.milestone}</span>` : ''}${t.due ? dueText(t.due, t.state, now) : ''}<span>${t.assignee ? html`assigned to ${t.assignee.name}` : 'unassigned'}</span><span>updated ${timeAgo(t.updated, now)}</span></span>
 </li>`
 }
 

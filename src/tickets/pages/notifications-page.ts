@@ -50,7 +50,7 @@ export function notificationsBody(input: NotificationsPageInput): Html {
       ? html`<nav class="pager" aria-label="Pages of notifications">
 ${input.later ? html`<a href="/notifications">← Newest</a>` : html`<span></span>`}
 <span></span>
-${input.next !== null ? html`<a href="/notifications?before=${String(input.next)}" rel="next">Older →</a>` : html`<span></span>`}
+${input.next !== null ? html`<a href="${`/notifications?before=${input.next}`}" rel="next">Older →</a>` : html`<span></span>`}
 </nav>`
       : ''
   return html`<div class="page-head"><div><h1>Notifications</h1><p class="muted">What happened on tickets you are assigned, mentioned in or watch, newest first. Opening a ticket marks its notifications read. <a href="/settings/notifications">Choose what you are told</a>.</p></div>

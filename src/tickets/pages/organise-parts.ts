@@ -5,49 +5,11 @@
  * boxes that change them (the label picker, the milestone select, the due day).
  */
 import { html, type Html } from '../../http/html.ts'
-import { dayOf } from '../rules/query.ts'
 import type { Ticket } from '../store/ticket-row.ts'
 import type { StoredLabel } from '../store/labels.ts'
 import type { StoredMilestone } from '../store/milestones.ts'
 import { formError } from './frame.ts'
-
-/** The project page's address with a search. */
-export function searchUrl(slug: string, q: string): string {
-  return `/${slug}?${new URLSearchParams({ q })}`
-}
-
-/** A label as a chip: its name, coloured by the script. */
-export function labelChip(name: string, color: string | undefined): Html {
-  return html`<span class="label-chip"${color ? html` data-color="${color}"` : ''}>${name}</span>`
-}
-
-/** A ticket's labels as chips, each linking to the project's tickets with that label. */
-export function labelChips(
-  slug: string,
-  names: readonly string[],
-  colors: ReadonlyMap<string, string>,
-): Html {
-  if (names.length === 0) return html``
-  return html`<span class="label-chips">${names.map(
-    (n) =>
-      html`<a class="label-link" href="${searchUrl(slug, `label:"${n}"`)}">${labelChip(n, colors.get(n.toLowerCase()))}</a>`,
-  )}</span>`
-}
-
-/** A project's label colours by lower-case name. */
-export function colorsOf(labels: readonly StoredLabel[]): Map<string, string> {
-  return new Map(labels.map((l) => [l.name.toLowerCase(), l.color]))
-}
-
-/** Whether a ticket due on `due` is overdue on the day of `now`: before today and not closed. */
-export function isOverdue(due: string | null, state: string, now: number): boolean {
-  return due !== null && due < dayOf(now) && state !== 'done' && state !== 'dropped'
-}
-
-/** `due 2026-12-24`, with `overdue` in words beside it when it is. */
-export function dueText(due: string, state: string, now: number): Html {
-  return html`<span class="due${isOverdue(due, state, now) ? ' overdue' : ''}">due <time datetime="${due}">${due}</time>${isOverdue(due, state, now) ? html` <strong class="overdue-word">overdue</strong>` : ''}</span>`
-}
+import { colorsOf, dueText, labelChip, searchUrl } from './chips.ts'
 
 /** The ticket page's Labels box: chips, a Remove button each, and the picker for editors. */
 export function labelsBox(input: {
@@ -70,7 +32,7 @@ export function labelsBox(input: {
 <p class="field-error" data-error-for="add" hidden></p><p class="field-error" data-error-for="remove" hidden></p>${formError}
 </form>`
     : ''
-  return html`<section class="side-box" data-live="labels-box"><h2 id="labels-title">Labels</h2>${items.length ? html`<ul class="label-list">${items}</ul>` : html`<p class="muted">None</p>`}${form}</section>`
+  return html`<section class="side-box" data-live="labels-box" aria-labelledby="labels-title"><h2 id="labels-title">Labels</h2>${items.length ? html`<ul class="label-list">${items}</ul>` : html`<p class="muted">None</p>`}${form}</section>`
 }
 
 /**
@@ -103,10 +65,10 @@ export function milestoneBox(input: {
     ? html`<p><a href="${searchUrl(t.slug, `milestone:"${t.milestone}" state:all`)}">${t.milestone}</a></p>`
     : html`<p class="muted">None</p>`
   if (!input.mayEdit)
-    return html`<section class="side-box" data-live="milestone-box"><h2 id="milestone-title">Milestone</h2>${current}</section>`
+    return html`<section class="side-box" data-live="milestone-box" aria-labelledby="milestone-title"><h2 id="milestone-title">Milestone</h2>${current}</section>`
   // Closed milestones are offered only when the ticket is in one.
   const offered = input.milestones.filter((m) => m.state === 'open' || m.title === t.milestone)
-  return html`<section class="side-box" data-live="milestone-box"><h2 id="milestone-title">Milestone</h2>
+  return html`<section class="side-box" data-live="milestone-box" aria-labelledby="milestone-title"><h2 id="milestone-title">Milestone</h2>
 <form data-api="${api}/milestone" data-done="reload">
 <label for="milestone-select" class="visually-hidden">Milestone</label>
 <select id="milestone-select" name="milestone" data-submit><option value=""${t.milestone === null ? html` selected` : ''}>No milestone</option>${offered.map((m) => html`<option value="${m.title}"${m.title === t.milestone ? html` selected` : ''}>${m.title}${m.due ? ` (due ${m.due})` : ''}</option>`)}</select>
@@ -128,5 +90,5 @@ export function dueBox(input: { t: Ticket; api: string; mayEdit: boolean; now: n
 <p class="field-error" data-error-for="due" hidden></p>${formError}
 </form>`
     : ''
-  return html`<section class="side-box" data-live="due-box"><h2 id="due-title">Due date</h2>${current}${form}</section>`
+  return html`<section class="side-box" data-live="due-box" aria-labelledby="due-title"><h2 id="due-title">Due date</h2>${current}${form}</section>`
 }

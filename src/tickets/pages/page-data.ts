@@ -129,6 +129,7 @@ export function searchesMoreThanStates(query: TicketQuery): boolean {
       query.author.not.length >
       0 ||
     query.blocked !== null ||
+    Object.keys(query.has).length > 0 ||
     query.noLabel !== null ||
     query.noMilestone !== null ||
     query.noDue !== null ||
@@ -338,7 +339,7 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
       const which = (relation: Relation) =>
         related
           .filter((r) => r.relation === relation)
-          .map(({ ticket, blocked }) => ({ ticket, blocked }))
+          .map(({ ticket, blocked, labels }) => ({ ticket, blocked, labels }))
       // The files of this project its summary and history link to (an edit's old text too).
       const files = await store.files.inProject(
         ticket.project,

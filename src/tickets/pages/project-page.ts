@@ -13,6 +13,9 @@ import { PAGE_SIZE, type TicketList, type Viewer } from './page-data.ts'
 import type { Member } from '../store/projects.ts'
 import { mayAct, type Role } from '../rules/roles.ts'
 import { ADMIN } from '../domain/projects.ts'
+import { EDIT } from '../domain/tickets.ts'
+import type { StoredLabel } from '../store/labels.ts'
+import { labelPickerInput } from './organise-parts.ts'
 import { bulkBar, viewsAside } from './views-aside.ts'
 import type { ViewShown } from './page-data.ts'
 
@@ -32,6 +35,7 @@ const SORT_LABELS: [Sort, string][] = [
   ['created-asc', 'Oldest'],
   ['updated-desc', 'Recently updated'],
   ['updated-asc', 'Least recently updated'],
+  ['due', 'Due soonest'],
 ]
 
 export interface ProjectPageInput {
@@ -55,6 +59,8 @@ export interface ProjectPageInput {
   now: number
   /** `UPLOAD_MAX_MB`, shown beside Attach files. */
   uploadMaxMb: number
+  /** The project's labels, for the new ticket's label picker (members only). */
+  labels: readonly StoredLabel[]
   /** The saved views beside the list, with their counts. */
   views: readonly ViewShown[]
   /** What the bulk bar changes: the search with its tab's states, and how many it finds; null for no bar. */
@@ -104,7 +110,7 @@ export function projectBody(input: ProjectPageInput): Html {
       : html`<h2>Nothing here</h2><p>No ticket is in this state. <a href="${listUrl(p.slug, { state: 'all' })}">See all tickets</a>.</p>`
   return html`<div class="page-head">
 <div><h1>${p.title}</h1>${p.description.trim() ? html`<div class="muted markdown description">${rawHtml(markdownToHtml(p.description))}</div>` : ''}</div>
-<div class="actions">${watchAll(input)}<a class="button" href="${boardUrl(p.slug, q)}">Board</a>${mayAct(input.role, ADMIN) ? html`<a class="button" href="/${p.slug}/settings">Project settings</a>` : ''}</div>
+<div class="actions">${watchAll(input)}<a class="button" href="${boardUrl(p.slug, q)}">Board</a><a class="button" href="/${p.slug}/milestones">Milestones</a>${mayAct(input.role, ADMIN) ? html`<a class="button" href="/${p.slug}/settings">Project settings</a>` : ''}</div>
 </div>
 ${input.joined && input.role ? html`<p class="notice welcome" role="status">${youJoined(p.title, input.role)}</p>` : ''}
 ${newTicket(input)}
@@ -172,11 +178,23 @@ function newTicket(input: ProjectPageInput): Html {
 ${field({ id: 'ticket-subject', name: 'subject', label: 'Subject', control: html`<input id="ticket-subject" name="subject" type="text" data-max="${String(SUBJECT_MAX)}" data-what="the subject" aria-required="true" data-not-blank="${SUBJECT_BLANK}" autocomplete="off" data-shortcut="new-ticket">` })}
 ${markdownField({ id: 'ticket-summary', name: 'summary', label: 'Summary', placeholder: 'What happens, what should happen, how to see it', max: SUMMARY_MAX, what: 'the summary', attach: { slug: p.slug, maxMb: input.uploadMaxMb } })}
 ${field({ id: 'ticket-assignee', name: 'assignee', label: 'Assignee', control: assigneeSelect('ticket-assignee', input.members, null) })}
+${mayAct(input.role, EDIT) ? newTicketLabels(input) : ''}
 ${formError}
 <div class="actions"><button type="submit" class="primary">New ticket</button><span class="muted small keys-hint"><kbd>Ctrl</kbd> + <kbd>Enter</kbd> in the summary sends</span></div>
 </form>
 </div>
 </details>`
+}
+
+/**
+ * The new ticket's labels: a picker whose choices gather as chips; they are given to the ticket
+ * once it is made (a new ticket's body takes no labels), src/tickets/app/label-picker.ts.
+ */
+function newTicketLabels(input: ProjectPageInput): Html {
+  return html`<div class="field"><label for="new-ticket-labels">Labels</label>
+<ul class="label-list" data-label-chosen aria-label="Chosen labels"></ul>
+<div class="inline">${labelPickerInput({ id: 'new-ticket-labels', name: null, slug: input.project.slug, labels: input.labels, mayCreate: mayAct(input.role, ADMIN), taken: [] })}</div>
+<p class="field-error" data-error-for="labels" hidden></p></div>`
 }
 
 /** The members to pick from, and "Nobody". */

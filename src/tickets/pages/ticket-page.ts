@@ -21,7 +21,8 @@ import { filePath, formatSize } from '../rules/files.ts'
 import type { StoredFile } from '../store/files.ts'
 import { mayAct, type Role } from '../rules/roles.ts'
 import { EDIT } from '../domain/tickets.ts'
-import { colorsOf, dueBox, dueText, labelChip, labelsBox, milestoneBox } from './organise-parts.ts'
+import { dueBox, labelsBox, milestoneBox } from './organise-parts.ts'
+import { colorsOf, dueText, labelChip } from './chips.ts'
 
 export interface TicketPageInput {
   ticket: Ticket

@@ -13,6 +13,9 @@ import type { Context } from '../context.ts'
 import { KIND_WORDS } from '../representations/mail.ts'
 import { readUnsubscribeToken } from '../rules/unsubscribe.ts'
 
+/** The row of `/settings/notifications` (src/tickets/pages/notifications-page.ts) for each kind. */
+const ROW = { assigned: 'Assigned', mentioned: 'Mentioned', watching: 'Watched activity' } as const
+
 const HEADERS = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }
 
 function unsubscribeDocument(stylesheet: string, title: string, body: Html): Html {
@@ -69,7 +72,7 @@ export function createUnsubscribeHandlers(ctx: Context, stylesheet: () => Promis
       })
       const words = KIND_WORDS[found.kind]
       const body = html`<p role="status">${words[0]!.toUpperCase()}${words.slice(1)} is turned off for <strong>${found.name}</strong>. None is sent from now on, including what was waiting to go.</p>
-<p>To turn it back on, open <a href="${settings}">your notification settings</a> and tick <strong>Mail</strong> for it again. What the app shows is unchanged.</p>`
+<p>To turn it back on, open <a href="${settings}">your notification settings</a> and tick <strong>By mail</strong> on the row <strong>${ROW[found.kind]}</strong>. What the app shows is unchanged.</p>`
       return htmlResponse(
         200,
         unsubscribeDocument(await stylesheet(), 'Mail turned off', body),

@@ -24,6 +24,9 @@ import { WEBHOOKS_MAX } from '../rules/webhook-events.ts'
 import { framePage, searchHelp, ticketList, type LiveTarget, type PageAssets } from './frame.ts'
 import { homeBody } from './home-page.ts'
 import { inboxBody, signInBody } from './inbox-page.ts'
+import { milestonesBody } from './milestones-page.ts'
+import { labelsSection } from './labels-section.ts'
+import { EDIT } from '../domain/tickets.ts'
 import {
   createPageData,
   listRequest,
@@ -74,6 +77,7 @@ export interface WebHandlers {
   board: Handler
   ticket: Handler
   admin: Handler
+  milestones: Handler
   inbox: Handler
   settings: Handler
   notifications: Handler
@@ -93,6 +97,7 @@ const SETTINGS_EVENTS: readonly EventName[] = [
   'membersChanged',
   'invitesChanged',
   'connectionsChanged',
+  'labelsChanged',
 ]
 
 export function createWebHandlers(
@@ -220,10 +225,11 @@ export function createWebHandlers(
         'Project settings',
         refuse(403, reason('forbidden', `Only admins of ${p.title} can change its settings.`)),
       )
-    const [connections, hooks, invites] = await Promise.all([
+    const [connections, hooks, invites, labels] = await Promise.all([
       data.connections(p.id),
       data.webhooks(p.id, DELIVERIES_SHOWN),
       ctx.store.transact((tx) => tx.invites.open(p.id)),
+      data.labels(p.id),
     ])
     const now = ctx.clock()
     const webhooks = webhooksSection({ slug: p.slug, webhooks: hooks, now, max: WEBHOOKS_MAX })
@@ -233,6 +239,7 @@ export function createWebHandlers(
       connections,
       invites,
       webhooks,
+      labels: labelsSection({ slug: p.slug, labels }),
       viewerId: viewer.id,
       now,
     })
@@ -329,6 +336,7 @@ export function createWebHandlers(
         loginUrl: loginUrl(req),
         now: ctx.clock(),
         uploadMaxMb: ctx.uploadMaxMb,
+        labels: role ? await data.labels(p.id) : [],
         views,
         bulk,
       })
@@ -451,6 +459,35 @@ export function createWebHandlers(
       const refused = guard(req)
       if (refused) return refused
       return adminPage(req, req.params.slug!)
+    },
+
+    async milestones(req) {
+      const refused = guard(req)
+      if (refused) return refused
+      const slug = req.params.slug!
+      const { viewer, cursor, switcher, project } = await data.context(req, slug)
+      if (!project)
+        return refusedPage(
+          req,
+          'Not found',
+          refuse(404, reason('no_such_project', noProjectHere(slug))),
+        )
+      const { project: p, role } = project
+      if (p.slug !== slug) return redirect(301, `/${p.slug}/milestones`)
+      const milestones = await data.milestones(p.id)
+      return page(req, 200, {
+        title: `Milestones · ${p.title}`,
+        viewer,
+        switcher,
+        body: milestonesBody({
+          project: p,
+          milestones,
+          mayEdit: mayAct(role, EDIT),
+          now: ctx.clock(),
+        }),
+        project: p,
+        live: { project: p.slug, ticket: null, cursor },
+      })
     },
 
     async inbox(req) {

@@ -71,6 +71,14 @@ export function cleanFileName(raw: string): string {
   return name === '' ? UNNAMED : name
 }
 
+/** What the uploader said the type is, when it reads as a media type; else `application/octet-stream`. */
+export function mediaType(header: string | undefined): string {
+  const type = header?.split(';')[0]?.trim().toLowerCase() ?? ''
+  return /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,63}$/.test(type)
+    ? type
+    : 'application/octet-stream'
+}
+
 /** A file's address on the service, from its public root: `/files/<id>/<name>`. */
 export function filePath(id: string, name: string): string {
   // encodeURIComponent leaves ( ) ! ' * as they are; parentheses would end a Markdown link.

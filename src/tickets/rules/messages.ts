@@ -263,6 +263,19 @@ export const importNeedsAdmin = (slug: string) =>
   )
 /** Another check's refusal, said of a place in the file. */
 export const atPlace = (at: string, why: Reason) => reason('bad_import', `${at}: ${why.message}`)
+export const importFileSource = (at: string) =>
+  reason('bad_import', `${at} needs either path (a file beside the export) or content (base64)`)
+export const importFileOutside = (at: string) =>
+  reason('bad_import', `${at}.path must name a file inside the export file's folder`)
+export const importFileMissing = (at: string, path: string) =>
+  reason('bad_import', `${at}.path: there is no file '${path}' beside the export`)
+export const importFileNoFolder = (at: string) =>
+  reason('bad_import', `${at}.path needs the export read from a file; give content instead`)
+export const importFileNotBase64 = (at: string) =>
+  reason('bad_import', `${at}.content must be the file's bytes in base64`)
+export const importFileEmpty = (at: string) => reason('bad_import', `${at} is empty`)
+export const importFileTooLarge = (at: string, maxMb: number) =>
+  reason('bad_import', `${at} is larger than the limit of ${maxMb} MB a file (UPLOAD_MAX_MB)`)
 export const notLoggedInHere = (name: string) => `'${name}' has not logged in here: kept as a name`
 
 /** Files (docs/tickets-api.md, "Files"). Sizes in MB of 1,048,576 bytes, as the settings count them. */

@@ -38,6 +38,7 @@ export const KEYS = [
   'milestone',
   'due',
   'no',
+  'has',
   'sort',
 ] as const
 const IS_VALUES = [
@@ -51,6 +52,9 @@ const IS_VALUES = [
 ] as const
 /** What `no:` may name: tickets without any label, without a milestone, without a due day. */
 const NO_VALUES = ['label', 'milestone', 'due'] as const
+/** `has:file`: the ticket's text or history links a file of this tracker; `has:image`: an image among them. */
+export const HAS_VALUES = ['file', 'image'] as const
+export type Has = (typeof HAS_VALUES)[number]
 
 /** A comparison of the due day: `due:<2026-12-31`, `due:>=2026-12-01`, `due:2026-12-24`. */
 export interface DueBound {
@@ -80,6 +84,8 @@ export interface TicketQuery {
   author: PersonFilter
   /** `is:blocked` true, `is:unblocked` (or `-is:blocked`) false, else null. */
   blocked: boolean | null
+  /** `has:file`, `has:image` (true) and `-has:...` (false), by what they ask for; absent when not asked. */
+  has: Partial<Record<Has, boolean>>
   /** `#12`: ticket numbers, any of. */
   numbers: number[]
   /** Words each subject-or-summary must contain (as a word or the start of one). */
@@ -119,6 +125,8 @@ export const unknownSearchState = (value: string) =>
   `unknown state '${value}' (use ${STATES.join(', ')}, closed or all)`
 export const unknownIs = (value: string) =>
   `unknown 'is:${value}' (use ${IS_VALUES.map((v) => `is:${v}`).join(', ')})`
+export const unknownHas = (value: string) =>
+  `unknown 'has:${value}' (use ${HAS_VALUES.map((v) => `has:${v}`).join(', ')})`
 export const unknownSort = (value: string) =>
   `unknown 'sort:${value}' (use ${SORTS.map((s) => `sort:${s}`).join(', ')})`
 export const sortTwice = "'sort:' may be given once"
@@ -139,6 +147,7 @@ const EXAMPLES: Record<(typeof KEYS)[number], string> = {
   milestone: 'milestone:"v1.0"',
   due: 'due:<2026-12-31',
   no: 'no:label',
+  has: 'has:file',
   sort: 'sort:updated-desc',
 }
 
@@ -149,6 +158,7 @@ export function emptyQuery(): TicketQuery {
     assignee: { any: [], not: [] },
     author: { any: [], not: [] },
     blocked: null,
+    has: {},
     numbers: [],
     words: [],
     notWords: [],
@@ -312,6 +322,13 @@ export function parseQuery(text: string): ParsedQuery {
         query.due.push(bound)
         break
       }
+      case 'has': {
+        const what = value.toLowerCase()
+        if (what === 'file' || what === 'files') query.has.file = !negated
+        else if (what === 'image' || what === 'images') query.has.image = !negated
+        else return refuse(400, reason('bad_query', unknownHas(value)), 'q')
+        break
+      }
       case 'sort': {
         if (negated) return refuse(400, reason('bad_query', cannotExclude('sort')), 'q')
         if (query.sort !== null) return refuse(400, reason('bad_query', sortTwice), 'q')
@@ -370,6 +387,7 @@ export const SEARCH_HELP: readonly (readonly [string, string])[] = [
   ['milestone:"v1.0", no:milestone', 'in this milestone, in none'],
   ['due:<2026-12-31, due:>=2026-12-01, no:due', 'due before, on or after a day; no due date'],
   ['is:overdue', 'due before today and not done or dropped'],
+  ['has:file, has:image', 'its text or comments link an attached file, an image'],
   [
     'sort:updated, sort:oldest, sort:due',
     'recently changed first, oldest first, soonest due first (newest first by default)',

@@ -12,6 +12,7 @@ export const WEBHOOK_KINDS = [
   'ticket.assigned',
   'ticket.edited',
   'ticket.related',
+  'file.attached',
   'ticket.labeled',
   'ticket.milestoned',
   'ticket.due_changed',
@@ -79,6 +80,8 @@ export function webhookMessageOf(
       return { type: 'member.changed', data: { project } }
     case 'connectionsChanged':
       return { type: 'connection.changed', data: { project } }
+    case 'fileAttached':
+      return { type: 'file.attached', data: { project, file: a[0] } }
     default:
       return null
   }

@@ -11,6 +11,7 @@ import type { State } from '../rules/states.ts'
 import type { ListRow } from './page-cache.ts'
 import { searchCondition, searchOrder, textSearched } from './search.ts'
 import { limitClause } from './tickets.ts'
+import { organiseColumns } from './page-reads.ts'
 
 /** A column of the board: its state, its first cards, and how many tickets it has. */
 export interface BoardColumn {
@@ -33,6 +34,9 @@ interface CardRow {
   assignee_name: string | null
   updated: number
   blocked: boolean
+  labels?: { name: string; color: string }[]
+  milestone?: string | null
+  due?: string | null
 }
 
 type Json<T> = string | T
@@ -62,10 +66,11 @@ async function readBoard(
     )
     select s.state, c.n, (
       select coalesce(json_agg(json_build_object('id', t.id, 'number', t.number, 'subject', t.subject, 'state', t.state,
-          'assignee_id', t.assignee_id, 'assignee_name', t.assignee_name, 'updated', t.updated, 'blocked', t.blocked) order by ${order}), '[]')
+          'assignee_id', t.assignee_id, 'assignee_name', t.assignee_name, 'updated', t.updated, 'blocked', t.blocked,
+          'labels', t.labels, 'milestone', t.milestone, 'due', t.due) order by ${order}), '[]')
       from (
         select t.id, t.number, t.subject, t.state, t.assignee_id, a.name as assignee_name, t.created, t.updated,
-          t.open_blockers > 0 as blocked
+          t.open_blockers > 0 as blocked, ${organiseColumns(q)}
         from tickets t left join users a on a.id = t.assignee_id
         where t.project_id = ${projectId} and t.state = s.state and ${where}
         order by ${order} ${limitClause(q, perColumn)}
@@ -87,8 +92,11 @@ async function readBoard(
         state: c.state,
         assignee: c.assignee_id !== null ? { id: c.assignee_id, name: c.assignee_name! } : null,
         updated: c.updated,
+        milestone: c.milestone ?? null,
+        due: c.due ?? null,
       },
       blocked: c.blocked,
+      labels: c.labels ?? [],
     }))
     return { state: r.state, rows: cards, total: r.n ?? 0, more: capped }
   })

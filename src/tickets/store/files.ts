@@ -1,5 +1,5 @@
 /**
- * The files aggregate (sql/0025_files.sql): contents stored once per project in chunks, the
+ * The files aggregate (sql/0028_files.sql, sql/0036_ticket_files.sql): contents stored once per project in chunks, the
  * uploads that name them, and the sweep of the ones no ticket kept.
  *
  * An upload is written in three steps, so that no transaction stays open while bytes arrive
@@ -73,6 +73,9 @@ export const ARRIVING_MAX_MS = 60 * 60 * 1000
 /** How long after its upload a file no ticket's text names is removed. */
 export const UNREFERENCED_MS = 24 * 60 * 60 * 1000
 
+/** Who uploads a file: an {@link Actor}, or an imported ticket's author who never signed in here (no id). */
+export type Uploader = Omit<Actor, 'user'> & { user: { id: string | null; name: string } }
+
 export interface NewFile {
   projectId: string
   /** The arriving content {@link FileTable.begin} made, its chunks written. */
@@ -118,7 +121,7 @@ export function fileTable(q: Query) {
      * arriving one, and a new content is refused when the project's contents would pass
      * `projectMax` bytes.
      */
-    async finish(actor: Actor, f: NewFile): Promise<Finished> {
+    async finish(actor: Uploader, f: NewFile): Promise<Finished> {
       await q`select pg_advisory_xact_lock(hashtextextended(${`files:${f.projectId}`}, 0))`
       // `for share`: a sweep deleting that content waits for this, or this finds none.
       const [held] = await q<{ id: number }[]>`
@@ -209,13 +212,11 @@ export function fileTable(q: Query) {
      */
     async sweep(now: number): Promise<{ files: number; contents: number }> {
       const due = now - UNREFERENCED_MS
+      // A ticket links it (sql/0036_ticket_files.sql keeps which, from the texts and the history).
       await q`
         update files f set kept = true
-        where not f.kept and f.created <= ${due} and (
-          exists (select 1 from tickets t where t.project_id = f.project_id
-                  and (strpos(t.summary, '/files/' || f.id) > 0 or strpos(t.subject, '/files/' || f.id) > 0))
-          or exists (select 1 from ticket_events e join tickets t on t.id = e.ticket_id
-                     where t.project_id = f.project_id and strpos(e.data::text, '/files/' || f.id) > 0))`
+        where not f.kept and f.created <= ${due}
+          and exists (select 1 from ticket_files tf where tf.file_id = f.id)`
       const files = await q`delete from files where not kept and created <= ${due}`
       // `skip locked`: a content an upload is finishing onto (`for share` in finish) stays.
       const contents = await q`

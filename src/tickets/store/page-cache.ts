@@ -25,13 +25,24 @@ export const CACHED_READS = 500
 /** A ticket as a list row shows it (a whole {@link Ticket} is one too). */
 export type ListedTicket = Pick<
   Ticket,
-  'id' | 'ref' | 'slug' | 'number' | 'subject' | 'state' | 'assignee' | 'updated'
+  | 'id'
+  | 'ref'
+  | 'slug'
+  | 'number'
+  | 'subject'
+  | 'state'
+  | 'assignee'
+  | 'updated'
+  | 'milestone'
+  | 'due'
 >
 
 /** A list row: the ticket and whether a ticket that is not done or dropped blocks it. */
 export interface ListRow {
   ticket: ListedTicket
   blocked: boolean
+  /** Its labels with their colours, by name. */
+  labels: { name: string; color: string }[]
 }
 
 /** A page of a project's list asked for with the page's context (the project page). */

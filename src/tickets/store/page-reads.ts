@@ -30,7 +30,14 @@ import {
   type SharedParts,
 } from './page-cache.ts'
 import type { Member, Project } from './projects.ts'
-import { searchCondition, searchOrder, textSearched } from './search.ts'
+import {
+  dueKey,
+  dueKeyOf,
+  NO_DUE_KEY,
+  searchCondition,
+  searchOrder,
+  textSearched,
+} from './search.ts'
 import { unreadCountColumn } from './notifications.ts'
 import { ticketOf, viewOf, type Ticket, type TicketRow } from './ticket-row.ts'
 import { limitClause, searchWhere, type ListPosition, type TicketSearch } from './tickets.ts'
@@ -130,6 +137,18 @@ interface ListRowRow {
   assignee_name: string | null
   updated: number
   blocked: boolean
+  /** Its labels with their colours, by name. */
+  labels: Json<{ name: string; color: string }[]>
+  milestone: string | null
+  due: string | null
+}
+
+/** A list row's labels (with their colours), milestone and due day, read from `t`. */
+export function organiseColumns(q: Query): Fragment {
+  return q`(select coalesce(json_agg(json_build_object('name', l.name, 'color', l.color) order by lower(l.name), l.name), '[]')
+        from ticket_labels tl join labels l on l.id = tl.label_id where tl.ticket_id = t.id) as labels,
+      (select ms.title from milestones ms where ms.id = t.milestone_id) as milestone,
+      to_char(t.due, 'YYYY-MM-DD') as due`
 }
 
 const parsed = <T>(value: Json<T>): T =>
@@ -318,9 +337,11 @@ function listColumns(q: Query, list: ListRequest): Fragment {
   // The outer `t` is the page of rows, so the same order sorts it into the array.
   return q`,
       (select coalesce(json_agg(json_build_object('id', t.id, 'number', t.number, 'subject', t.subject, 'state', t.state,
-          'assignee_id', t.assignee_id, 'assignee_name', t.assignee_name, 'updated', t.updated, 'blocked', t.blocked) order by ${order}), '[]')
+          'assignee_id', t.assignee_id, 'assignee_name', t.assignee_name, 'updated', t.updated, 'blocked', t.blocked,
+          'labels', t.labels, 'milestone', t.milestone, 'due', t.due) order by ${order}), '[]')
         from (
-          select t.id, t.number, t.subject, t.state, t.assignee_id, a.name as assignee_name, t.created, t.updated, t.open_blockers > 0 as blocked
+          select t.id, t.number, t.subject, t.state, t.assignee_id, a.name as assignee_name, t.created, t.updated, t.open_blockers > 0 as blocked,
+            ${organiseColumns(q)}
           from tickets t left join users a on a.id = t.assignee_id
           where ${where}
           order by ${order} ${pageClause(q, list.limit, list.skip)}
@@ -350,7 +371,7 @@ function ticketColumns(q: Query, number: number): Fragment {
       (select row_to_json(t) from (select ${view.columns} from tickets t ${view.joins} where t.project_id = here.id and t.number = ${number}) as t) as ticket,
       (select coalesce(json_agg(r order by r.slug, r.number), '[]') from (
         select r.relation, t.id, t.number, rp.slug, t.subject, t.state, t.assignee_id, a.name as assignee_name, t.updated,
-          t.open_blockers > 0 as blocked
+          t.open_blockers > 0 as blocked, ${organiseColumns(q)}
         from tickets k
         cross join lateral (
           select id, 'child' as relation from tickets where parent_id = k.id
@@ -381,7 +402,7 @@ async function listRows(
   const page = pageClause(q, limit, skip)
   const statement = q<ListRowRow[]>`
     select t.id, t.number, p.slug, t.subject, t.state, t.assignee_id, a.name as assignee_name, t.updated,
-      t.open_blockers > 0 as blocked
+      t.open_blockers > 0 as blocked, ${organiseColumns(q)}
     from tickets t
     join projects p on p.id = t.project_id
     left join users a on a.id = t.assignee_id
@@ -391,9 +412,23 @@ async function listRows(
   return rows.map(listRowOf)
 }
 
-/** Where an inbox row stands in its list ({@link pageReadTable}'s `assigned`): its last change, number and id. */
+/** Where an inbox row stands in its list ({@link pageReadTable}'s `assigned`): its due day, last change, number and id. */
 export function assignedPosition(row: ListRow): ListPosition {
-  return { key: row.ticket.updated, number: row.ticket.number, id: row.ticket.id }
+  return {
+    due: dueKeyOf(row.ticket.due),
+    key: row.ticket.updated,
+    number: row.ticket.number,
+    id: row.ticket.id,
+  }
+}
+
+/**
+ * "After `from`" in the inbox's order: the soonest due first (none last), then the latest
+ * change. A position without a due key (a link from before due days) counts as "no due day".
+ */
+function afterInInbox(q: Query, from: ListPosition): Fragment {
+  const due = from.due ?? NO_DUE_KEY
+  return q`(${dueKey(q)} > ${due}::int or (${dueKey(q)} = ${due}::int and (t.updated, t.number, t.id) < (${from.key}::bigint, ${from.number}::int, ${from.id}::uuid)))`
 }
 
 function listRowOf(r: ListRowRow): ListRow {
@@ -407,8 +442,11 @@ function listRowOf(r: ListRowRow): ListRow {
       state: r.state,
       assignee: r.assignee_id !== null ? { id: r.assignee_id, name: r.assignee_name! } : null,
       updated: r.updated,
+      milestone: r.milestone ?? null,
+      due: r.due ?? null,
     },
     blocked: r.blocked,
+    labels: parsed(r.labels ?? []),
   }
 }
 
@@ -445,8 +483,8 @@ export function pageReadTable(q: Query, cachedReads: number) {
     ) =>
       listRows(
         q,
-        q`t.assignee_id = ${userId} and t.state in ${q(states as State[])}${from === null ? q`` : q` and (t.updated, t.number, t.id) < (${from.key}::bigint, ${from.number}::int, ${from.id}::uuid)`}`,
-        q`t.updated desc, t.number desc, t.id desc`,
+        q`t.assignee_id = ${userId} and t.state in ${q(states as State[])}${from === null ? q`` : q` and ${afterInInbox(q, from)}`}`,
+        q`${dueKey(q)} asc, t.updated desc, t.number desc, t.id desc`,
         limit,
       ),
     /** How many of the person's tickets are in each state of `states` (an index-only count). */

@@ -62,6 +62,12 @@ export function searchCondition(q: Query, query: TicketQuery, context: SearchCon
   // (sql/0010_ticket_counts_and_blockers.sql); the blocked ones have an index of their own.
   if (query.blocked !== null)
     parts.push(query.blocked ? q`t.open_blockers > 0` : q`t.open_blockers = 0`)
+  // Kept per statement by triggers (sql/0036_ticket_files.sql).
+  for (const [what, wanted] of Object.entries(query.has)) {
+    const images = what === 'image' ? q`and f.image is not null` : q``
+    const linked = q`exists (select 1 from ticket_files tf join files f on f.id = tf.file_id where tf.ticket_id = t.id ${images})`
+    parts.push(wanted ? linked : q`not ${linked}`)
+  }
   if (query.numbers.length > 0) parts.push(q`t.number in ${q(query.numbers)}`)
   const words = wordsQuery(query.words, query.notWords)
   if (words !== '') parts.push(q`t.search @@ to_tsquery('simple', ${words})`)

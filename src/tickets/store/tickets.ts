@@ -108,12 +108,12 @@ async function ticketBySource(q: Query, projectId: string, source: string): Prom
   return ticket ?? null
 }
 
-/** Tickets assigned to `userId` in `states`, most recently updated first. */
+/** Tickets assigned to `userId` in `states`, the soonest due first (none last), then most recently updated. */
 function assignedTickets(q: Query, userId: string, states: State[]): Promise<Ticket[]> {
   return selectTickets(
     q,
     q`t.assignee_id = ${userId} and t.state in ${q(states)}`,
-    q`t.updated desc, t.created desc`,
+    q`${dueKey(q)} asc, t.updated desc, t.created desc`,
   )
 }
 
@@ -167,6 +167,8 @@ export interface ListPosition {
   key: number
   number: number
   id: string
+  /** The inbox's first key: the due day's {@link dueKeyOf} (its lists sort by due day first). */
+  due?: number
 }
 
 /**

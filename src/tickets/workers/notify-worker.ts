@@ -28,7 +28,16 @@ export interface NotifyWorkerDeps {
   mail: boolean
   /** How often a round runs without a wake-up (1 s unless told). */
   intervalMs?: number
+  /**
+   * How long a wake-up waits before its round ({@link GATHER_MS} unless told): the events of
+   * that time are fanned out together, so a burst of writes costs one round, and each person
+   * one live event, not one per write.
+   */
+  gatherMs?: number
 }
+
+/** How long a wake-up waits for more events before the fan-out. */
+export const GATHER_MS = 300
 
 export interface NotifyWorker {
   start(): void
@@ -84,10 +93,16 @@ export function createNotifyWorker(deps: NotifyWorkerDeps): NotifyWorker {
     })
   }
 
+  let gathering: NodeJS.Timeout | null = null
   async function followWake(): Promise<void> {
+    const gatherMs = deps.gatherMs ?? GATHER_MS
     while (!stopped && deps.wake) {
       await deps.wake.next(stop.signal)
-      poke()
+      if (gathering === null && !stopped)
+        gathering = setTimeout(() => {
+          gathering = null
+          poke()
+        }, gatherMs)
     }
   }
 
@@ -108,6 +123,7 @@ export function createNotifyWorker(deps: NotifyWorkerDeps): NotifyWorker {
       stopped = true
       stop.abort()
       if (timer) clearInterval(timer)
+      if (gathering) clearTimeout(gathering)
       await running
     },
   }
