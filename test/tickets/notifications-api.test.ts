@@ -291,3 +291,18 @@ test('/notifications shows 50 tickets a page and links to the older ones', async
   assert.match(second.text, /New ticket web#/)
   assert.match(second.text, /Newest/)
 })
+
+test('/notifications finds an older ticket behind 2,000 newer notifications of one ticket', async () => {
+  await call('POST', '/api/notifications/read', { token: bob.token, body: { all: 'true' } })
+  const quiet = await app.ticket(ann, web.slug, { subject: 'Quiet one', assignee: 'bob' })
+  const busy = await app.ticket(ann, web.slug, { subject: 'Busy one' })
+  await fanOut()
+  await app.sql`
+    insert into notifications (user_id, ticket_id, event_id, kind, reason, actor_id, actor, at, in_app, mail_state)
+    select ${bob.id}, ${busy.id}, null, 'due', 'due', null, 'the clock', n, true, 'none'
+    from generate_series(1, 2100) n`
+  const page = await call('GET', '/notifications', { headers: { cookie: bob.cookie } })
+  assert.equal(page.status, 200, page.text)
+  assert.match(page.text, /2,100 due date changes on web#|2100 due date changes on web#/)
+  assert.match(page.text, new RegExp(`New ticket web#${quiet.number}`))
+})

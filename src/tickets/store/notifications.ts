@@ -420,6 +420,47 @@ async function listOf(
   return rows.map(notificationOf)
 }
 
+/** Notifications the page's tickets are first looked for among: the person's newest this many. */
+const GROUPS_WINDOW = 2000
+
+/**
+ * The tickets of a page of groups: `limit` tickets by their newest notification, below `before`
+ * (a ticket with a notification from `before` on was on an earlier page). Looked for among the
+ * newest {@link GROUPS_WINDOW} notifications: when they hold `limit` tickets, those are the
+ * page's (a ticket with a newer notification would be among them); else every notification of
+ * the person is grouped.
+ */
+async function pageTickets(
+  q: Query,
+  userId: string,
+  limit: number,
+  before: number | null,
+): Promise<{ ticket_id: string; newest: number }[]> {
+  const earlier = (alias: string) =>
+    before === null
+      ? q``
+      : q`and not exists (select 1 from notifications x where x.user_id = ${userId}
+            and x.ticket_id = ${q(alias)}.ticket_id and x.in_app and x.id >= ${before})`
+  const recent = await q<{ ticket_id: string; newest: number; seen: number }[]>`
+    with w as (
+      select ticket_id, id from notifications
+      where user_id = ${userId} and in_app ${before === null ? q`` : q`and id < ${before}`}
+      order by id desc limit ${GROUPS_WINDOW})
+    select w.ticket_id, max(w.id) as newest, (select count(*)::int from w) as seen
+    from w where true ${earlier('w')}
+    group by w.ticket_id order by max(w.id) desc limit ${limit}`
+  if (recent.length === limit) return recent
+  // Fewer: every notification below `before` was looked at, unless the window was full (or
+  // every ticket in it was an earlier page's).
+  if (recent.length > 0 ? recent[0]!.seen < GROUPS_WINDOW : before === null) return recent
+  return q<{ ticket_id: string; newest: number }[]>`
+    select n.ticket_id, max(n.id) as newest from notifications n
+    where n.user_id = ${userId} and n.in_app
+    group by n.ticket_id
+    ${before === null ? q`` : q`having max(n.id) < ${before}`}
+    order by max(n.id) desc limit ${limit}`
+}
+
 /**
  * The person's notifications in the app grouped by ticket, the ticket with the newest first:
  * `limit` groups from the one whose newest notification is below `before`.
@@ -430,6 +471,8 @@ async function groupsOf(
   limit: number,
   before: number | null,
 ): Promise<NotificationGroup[]> {
+  const page = await pageTickets(q, userId, limit, before)
+  if (page.length === 0) return []
   const rows = await q<
     {
       ticket_id: string
@@ -465,13 +508,11 @@ async function groupsOf(
               order by id limit 1) as first_event,
            l.kind as last_kind, l.reason as last_reason, l.actor as last_actor, l.at as last_at
     from (
-      select ticket_id, max(id) as newest, count(*) filter (where read_at is null)::int as unread_count
-      from notifications
-      where user_id = ${userId} and in_app
-      group by ticket_id
-      ${before === null ? q`` : q`having max(id) < ${before}`}
-      order by max(id) desc
-      limit ${limit}
+      select g.ticket_id, g.newest,
+             (select count(*)::int from notifications
+                where user_id = ${userId} and ticket_id = g.ticket_id and in_app and read_at is null) as unread_count
+      from unnest(${q.array(page.map((g) => g.ticket_id))}::uuid[], ${q.array(page.map((g) => g.newest))}::bigint[])
+        as g(ticket_id, newest)
     ) g
     join tickets t on t.id = g.ticket_id
     join projects p on p.id = t.project_id
