@@ -15,6 +15,9 @@
  *     as served, with a write (a comment) by the same client before each read (so that what the
  *     pages keep between requests is read again), and while 8 writers comment and change states
  *     (issue 41). `BUDGET_TICKETS=1000000 npm run bench -- budgets` runs them at a million.
+ *     With them, the board of a search of 2,000 tickets (`GET /project-1/board?q=assignee:board`,
+ *     issue 38), under the same budgets; and then a bulk change of 1,000 of those tickets'
+ *     states (`POST /api/projects/project-1/tickets/bulk`), each under 5 s (BULK_RUNS of them).
  *     With them, issue 38's: the first pages of `label:bug is:open`, `milestone:"v1.0"` and
  *     `is:overdue`, and the milestone list (`/project-1/milestones`), with 50 labels and 20
  *     milestones in the project (bench/scale/fill.ts, fillOrganise).
@@ -74,6 +77,11 @@ const ROUND_SECONDS = 3
 const HTTP_ROUNDS = 5
 const HTTP_SECONDS = 3
 const ALONE_SECONDS = 2
+/** The board's search finds this many tickets; a bulk change changes half of them, this many times. */
+const BOARD_TICKETS = 2000
+const BULK_TICKETS = 1000
+const BULK_RUNS = 5
+const BULK_MS = 5000
 
 const started = performance.now()
 const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0)} s`
@@ -240,7 +248,17 @@ try {
       )
       const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
       const someTicket = () => 1 + Math.floor(Math.random() * TICKETS)
-      for (const path of ['/project-1', '/project-1/1', '/inbox']) {
+      // The board's search: the first BOARD_TICKETS tickets, assigned to a member of their own.
+      await sql`insert into users (id, idp_id, name, created) values ('uboard000000', 'idp-board', 'board', 0)`
+      await sql`insert into members (project_id, user_id, role) values (${'p' + '1'.padStart(11, '0')}, 'uboard000000', 'edit')`
+      await sql`update tickets set assignee_id = 'uboard000000' where project_id = ${'p' + '1'.padStart(11, '0')} and number <= ${BOARD_TICKETS}`
+      await sql`analyze tickets`
+      for (const path of [
+        '/project-1',
+        '/project-1/1',
+        '/inbox',
+        '/project-1/board?q=assignee:board',
+      ]) {
         const page = await tickets.call('GET', path, signedIn)
         if (page.status !== 200 || !page.text.includes('Sign out'))
           throw new Error(
@@ -265,12 +283,14 @@ try {
       const ticketPage = get(() => `/project-1/${someTicket()}`)
       const searchPage = get(() => `/project-1?q=${encodeURIComponent('needs state:review')}`)
       const inboxPage = get(() => '/inbox')
+      const boardPage = get(() => '/project-1/board?q=assignee:board')
       const searchOf = (q: string) => get(() => `/project-1?q=${encodeURIComponent(q)}`)
       const pages = {
         'project page': projectPage,
         'ticket page': ticketPage,
         'search first page': searchPage,
         inbox: inboxPage,
+        [`board of ${fmt(BOARD_TICKETS)} tickets`]: boardPage,
         // Issue 38: labels, milestones and due days (fillOrganise).
         'label:bug is:open first page': searchOf('label:bug is:open'),
         'milestone:"v1.0" first page': searchOf('milestone:"v1.0"'),
@@ -356,6 +376,35 @@ try {
           budgetVerdict(p99, PAGE_P99_MS, 'at most', ' ms', 1),
         )
       }
+      // A bulk change of BULK_TICKETS of the board's tickets, their states set back and forth.
+      const numbers = Array.from({ length: BULK_TICKETS }, (_, i) => i + 1).join(',')
+      const bulkTimes: number[] = []
+      for (let run = 0; run < BULK_RUNS; run++) {
+        const t = performance.now()
+        const got = await writer.call(
+          'POST',
+          '/api/projects/project-1/tickets/bulk',
+          auth,
+          JSON.stringify({
+            q: 'assignee:board state:all',
+            numbers,
+            state: run % 2 === 0 ? 'doing' : 'review',
+          }),
+        )
+        bulkTimes.push(performance.now() - t)
+        const changed =
+          got.status === 200 ? (JSON.parse(got.text) as { changed: number }).changed : -1
+        if (changed < BULK_TICKETS / 2)
+          throw new Error(`a bulk change answered ${got.status}: ${got.text.slice(0, 200)}`)
+      }
+      console.log(
+        `  bulk change of ${fmt(BULK_TICKETS)} tickets' states: ${bulkTimes.map((t) => `${fmt(t)} ms`).join(', ')}`,
+      )
+      report(
+        `bulk change of ${fmt(BULK_TICKETS)} tickets, slowest under ${BULK_MS / 1000} s`,
+        `${fmt(Math.max(...bulkTimes))} ms`,
+        budgetVerdict(Math.max(...bulkTimes), BULK_MS, 'at most', ' ms', 0),
+      )
     } finally {
       tickets.close()
       writer.close()

@@ -149,7 +149,7 @@ export function ticketRoutes(h: Handlers): HttpRoute[] {
     { method: 'GET', path: '/api/projects/:slug/files', handler: h.files.list },
     { method: 'POST', path: '/api/projects/:slug/files', handler: h.files.upload },
     { method: 'GET', path: '/files/:id/:name', handler: h.files.serve },
-    // 4.14 Saved views and bulk changes (docs/tickets-api.md)
+    // 4.16 Saved views and bulk changes (docs/tickets-api.md)
     { method: 'GET', path: '/api/projects/:slug/views', handler: h.views.list },
     { method: 'POST', path: '/api/projects/:slug/views', handler: h.views.save },
     { method: 'POST', path: '/api/projects/:slug/views/:id', handler: h.views.change },

@@ -4,6 +4,7 @@
  * own, signed in through the login return. Screenshots go to `SCREENSHOTS` when it is set.
  */
 import { mkdir } from 'node:fs/promises'
+import { after } from 'node:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { serve } from '../../src/http/server.ts'
 import { createLogger } from '../../src/base/log.ts'
@@ -15,6 +16,9 @@ export const WIDE = { width: 1280, height: 800 }
 export const PHONE = { width: 390, height: 844 }
 
 export async function ticketsBrowserApp(options: { env?: NodeJS.ProcessEnv } = {}) {
+  // Registered before the app's own hooks, so the browser and the server stop before the
+  // services and their database: a page's request in flight then never meets a closed database.
+  after(() => close())
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   const app = await ticketsApp({ env: { ...options.env, TICKETS_URL: url } })
@@ -57,10 +61,15 @@ export async function ticketsBrowserApp(options: { env?: NodeJS.ProcessEnv } = {
     return { context, page }
   }
 
-  async function close(): Promise<void> {
-    await browser.close()
-    await served.close()
-    await app.service.close?.()
+  let closing: Promise<void> | null = null
+  /** Stops the browser, the server and the service, once however often it is called. */
+  function close(): Promise<void> {
+    closing ??= (async () => {
+      await browser.close()
+      await served.close()
+      await app.service.close?.()
+    })()
+    return closing
   }
 
   return { url, app, browser, person, close }

@@ -89,7 +89,7 @@ ${c.rows.map(
 </li>`,
 )}
 </ul>
-${rest > 0 || c.more ? html`<p class="small more"><a href="/${slug}?state=${c.state}${q ? `&q=${encodeURIComponent(q)}` : ''}">${c.more ? 'More' : `${counted(rest)} more`} in the list</a></p>` : ''}
+${rest > 0 || c.more ? html`<p class="small more"><a href="${`/${slug}?state=${c.state}${q ? `&q=${encodeURIComponent(q)}` : ''}`}">${c.more ? 'More' : `${counted(rest)} more`} in the list</a></p>` : ''}
 ${c.rows.length === 0 ? html`<p class="muted small empty-column">No tickets.</p>` : ''}
 </section>`
 }

@@ -1,8 +1,9 @@
 /**
  * The board's read (docs/tickets-app.md, "Board"): the tickets a search finds in a project, a
  * column a state, at most a column's worth each, and how many each column has, in one statement.
- * A column is read through the project's list index, state by state, so a board costs about the
- * same for a search of 2,000 tickets as for one of 20.
+ * The matches are read once (up to a cap) and sorted into their columns, so a board of 2,000
+ * tickets reads 2,000 rows by whatever index finds them; past the cap each column is read
+ * through the project's list, newest first.
  */
 import type { Query } from '../../db/client.ts'
 import { plannedEachTime } from '../../db/client.ts'
@@ -11,6 +12,7 @@ import type { State } from '../rules/states.ts'
 import type { ListRow } from './page-cache.ts'
 import { searchCondition, searchOrder, textSearched } from './search.ts'
 import { limitClause } from './tickets.ts'
+import type { Fragment } from './ticket-row.ts'
 import { organiseColumns } from './page-reads.ts'
 
 /** A column of the board: its state, its first cards, and how many tickets it has. */
@@ -58,23 +60,36 @@ async function readBoard(
 ): Promise<BoardColumn[]> {
   const where = searchCondition(q, query, { states, me })
   const order = searchOrder(q, query.sort)
-  const statement = q<{ state: State; cards: Json<CardRow[]>; n: number | null }[]>`
-    with counted as (
-      select t.state, count(*)::int as n from (
-        select t.state from tickets t where t.project_id = ${projectId} and ${where} ${limitClause(q, BOARD_COUNT_CAP + 1)}
-      ) as t group by t.state
-    )
-    select s.state, c.n, (
+  const cards = (from: Fragment, joined: Fragment) => q`(
       select coalesce(json_agg(json_build_object('id', t.id, 'number', t.number, 'subject', t.subject, 'state', t.state,
           'assignee_id', t.assignee_id, 'assignee_name', t.assignee_name, 'updated', t.updated, 'blocked', t.blocked,
           'labels', t.labels, 'milestone', t.milestone, 'due', t.due) order by ${order}), '[]')
       from (
         select t.id, t.number, t.subject, t.state, t.assignee_id, a.name as assignee_name, t.created, t.updated,
           t.open_blockers > 0 as blocked, ${organiseColumns(q)}
-        from tickets t left join users a on a.id = t.assignee_id
-        where t.project_id = ${projectId} and t.state = s.state and ${where}
+        from ${from} left join users a on a.id = t.assignee_id
+        where t.state = s.state ${joined}
         order by ${order} ${limitClause(q, perColumn)}
-      ) as t) as cards
+      ) as t)`
+  // The matches are read once, up to the cap: a search that finds fewer (2,000 tickets of an
+  // assignee among 100,000) is then sorted into its columns from them, whatever index found
+  // them. One that finds more reads each column through the project's list, newest first,
+  // where its matches are dense enough to fill a column soon.
+  const statement = q<{ state: State; cards: Json<CardRow[]>; n: number | null }[]>`
+    with m as materialized (
+      select t.id, t.number, t.subject, t.state, t.assignee_id, t.created, t.updated, t.open_blockers,
+        t.milestone_id, t.due
+      from tickets t where t.project_id = ${projectId} and ${where} ${limitClause(q, BOARD_COUNT_CAP + 1)}
+    ), counted as (
+      select m.state, count(*)::int as n from m group by m.state
+    ), everything as (
+      select count(*)::int as n from m
+    )
+    select s.state, c.n,
+      case when (select n from everything) <= ${BOARD_COUNT_CAP}
+        then ${cards(q`m t`, q``)}
+        else ${cards(q`tickets t`, q`and t.project_id = ${projectId} and ${where}`)}
+      end as cards
     from (values ('open', 1), ('doing', 2), ('review', 3), ('done', 4), ('dropped', 5)) as s(state, i)
     left join counted c on c.state = s.state
     order by s.i`

@@ -144,12 +144,16 @@ export function textSearched(query: TicketQuery): boolean {
   )
 }
 
-/** Positive alternatives joined by `or`, each exclusion as `not`; a null comparison counts as false. */
+/**
+ * Positive alternatives joined by `or`, each exclusion as `not`; a null comparison counts as
+ * false. The positive ones are left bare, so that `t.assignee_id in (...)` can be found through
+ * the assignee index (wrapped in `coalesce`, it was a filter on every ticket of the project).
+ */
 function personParts(q: Query, filter: PersonFilter, is: (p: Person) => Fragment): Fragment[] {
   const parts: Fragment[] = []
   if (filter.any.length > 0)
     parts.push(q`(${filter.any.map(is).reduce((all, one) => q`${all} or ${one}`)})`)
-  for (const p of filter.not) parts.push(q`not ${is(p)}`)
+  for (const p of filter.not) parts.push(q`not coalesce(${is(p)}, false)`)
   return parts
 }
 
@@ -160,15 +164,15 @@ function userIds(q: Query, ref: string): Fragment {
 
 function assigneeIs(q: Query, p: Person, me: string | null): Fragment {
   if (p.kind === 'none') return q`t.assignee_id is null`
-  if (p.kind === 'me') return me === null ? q`false` : q`coalesce(t.assignee_id = ${me}, false)`
-  return q`coalesce(t.assignee_id in ${userIds(q, p.name)}, false)`
+  if (p.kind === 'me') return me === null ? q`false` : q`t.assignee_id = ${me}`
+  return q`t.assignee_id in ${userIds(q, p.name)}`
 }
 
 function authorIs(q: Query, p: Person, me: string | null): Fragment {
   if (p.kind === 'none') return q`(t.author_id is null and t.author_name is null)`
-  if (p.kind === 'me') return me === null ? q`false` : q`coalesce(t.author_id = ${me}, false)`
+  if (p.kind === 'me') return me === null ? q`false` : q`t.author_id = ${me}`
   // An imported ticket's author may be a name only.
-  return q`coalesce(t.author_id in ${userIds(q, p.name)} or (t.author_id is null and lower(t.author_name) = lower(${p.name})), false)`
+  return q`(t.author_id in ${userIds(q, p.name)} or (t.author_id is null and lower(t.author_name) = lower(${p.name})))`
 }
 
 /** The order of a list: newest first unless the search says otherwise; the number breaks ties. */
