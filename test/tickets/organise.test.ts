@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { expectJson, ticketsApp } from './support.ts'
 import { webhookMessageOf } from '../../src/tickets/rules/webhook-events.ts'
+import { importTickets } from '../../src/tickets/importer/import.ts'
 
 const app = await ticketsApp()
 const alice = await app.login('alice')
@@ -437,4 +438,66 @@ test('the changes become webhooks of their own kinds', async () => {
     ['ticket.labeled', 'ticket.milestoned', 'ticket.due_changed'],
   )
   assert.deepEqual((kinds[2]!.data.ticket as { due: string }).due, '2027-01-15')
+})
+
+test('the importer takes labels, milestones and due dates, and refuses bad ones naming the place', async () => {
+  const file = (tickets: unknown[], project: Record<string, unknown> = {}) => ({
+    project: { slug: 'imported-organise', title: 'Imported', admin: 'alice', ...project },
+    tickets,
+  })
+  const refused = async (data: unknown, error: string) => {
+    const got = await importTickets(app.sql, data, app.clock.now())
+    assert.ok(!got.ok, error)
+    assert.equal((got as { message: string }).message, error)
+  }
+  await refused(
+    file([{ number: 7001, subject: 'x', labels: 'bug' }]),
+    'tickets[0].labels must be a list of label names (1 to 50 characters, without double quotes or control characters)',
+  )
+  await refused(
+    file([{ number: 7001, subject: 'x', due: '2026-02-30' }]),
+    'tickets[0].due must be a day as YYYY-MM-DD',
+  )
+  await refused(
+    file([{ number: 7001, subject: 'x', milestone: 3 }]),
+    'tickets[0].milestone must be a milestone title (1 to 100 characters, without double quotes or control characters)',
+  )
+  await refused(
+    file([], { labels: [{ name: 'bug', color: 'red' }] }),
+    'project.labels[0] must be { name, color?, description? }: a name of 1 to 50 characters, a colour #rrggbb, a description of at most 200 characters',
+  )
+  const done = await importTickets(
+    app.sql,
+    file(
+      [
+        {
+          number: 7001,
+          subject: 'Listed label',
+          labels: ['Bug', 'perf'],
+          milestone: 'V1',
+          due: '2027-03-01',
+        },
+        { number: 7002, subject: 'Named only', labels: ['perf'], milestone: 'v1' },
+      ],
+      {
+        labels: [{ name: 'bug', color: '#D73A4A', description: 'broken' }],
+        milestones: [{ title: 'v1', due: '2027-04-01', state: 'open' }],
+      },
+    ),
+    app.clock.now(),
+  )
+  assert.ok(done.ok)
+  expectJson(await app.call('GET', '/api/projects/imported-organise/labels'), 200, {
+    labels: [
+      { name: 'bug', color: '#d73a4a', description: 'broken' },
+      { name: 'perf', color: '#ededed', description: '' },
+    ],
+  })
+  const first = await app.call('GET', '/api/tickets/7001')
+  assert.deepEqual(
+    [first.body.ticket.labels, first.body.ticket.milestone, first.body.ticket.due],
+    [['bug', 'perf'], 'v1', '2027-03-01'],
+  )
+  const milestones = await app.call('GET', '/api/projects/imported-organise/milestones')
+  assert.deepEqual(milestones.body.milestones[0].progress, { closed: 0, total: 2 })
 })
