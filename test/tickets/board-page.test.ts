@@ -27,6 +27,6 @@ test('a column with more cards than it shows links to the rest in the list', asy
     headers: { cookie: alice.cookie },
   })
   assert.equal(got.status, 200, got.text)
-  assert.match(got.text, /30 more in the list/)
-  assert.equal(got.text.match(/class="ticket-card"/g)?.length, 100)
+  assert.match(got.text, /80 more in the list/)
+  assert.equal(got.text.match(/class="ticket-card"/g)?.length, 50)
 })

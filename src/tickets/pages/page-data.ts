@@ -40,7 +40,7 @@ export interface WebhookView extends Webhook {
 export const PAGE_SIZE = 50
 
 /** Cards a board's column shows at most; the rest are in the list. */
-export const BOARD_COLUMN_MAX = 100
+export const BOARD_COLUMN_MAX = 50
 
 /** A saved view beside a project's list, with its count now (null: its search no longer parses). */
 export interface ViewShown {
