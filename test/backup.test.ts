@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import { openDatabase } from '../src/db/client.ts'
 import { migrate } from '../src/db/migrate.ts'
+import { requestBackup } from '../src/db/data-dir-lock.ts'
 import { startedDataDir } from './support/data-dir.ts'
 import { CHUNK_BYTES, fileTable } from '../src/tickets/store/files.ts'
 
@@ -213,5 +214,32 @@ test('a backup carries attached files: restored, their bytes come back whole', a
     assert.equal(Buffer.compare(Buffer.concat(pieces), bytes), 0)
   } finally {
     await restored.close()
+  }
+})
+
+test('a backup whose reader goes away midway ends at the service: the next one works, and no slot keeps the log', async () => {
+  const dir = await startedDataDir('backup-cut-')
+  const db = await openDatabase({ databaseUrl: null, dataDir: dir })
+  try {
+    await db.sql`create table bulk (n int primary key, body text)`
+    await db.sql`insert into bulk select n, repeat(md5(n::text), 30) from generate_series(1, 20000) n`
+    const stream = await requestBackup(dir)
+    assert.ok(stream, 'the service serves backups')
+    // Read the first bytes, then hang up (leaving the loop destroys the stream).
+    for await (const chunk of stream) {
+      assert.ok((chunk as Buffer).length > 0)
+      break
+    }
+    const file = join(await mkdtemp(join(tmpdir(), 'backup-file-')), 'after-cut.tar.gz')
+    let again = await script('backup', dir, file)
+    // The cut backup may still be ending ("a backup is already running"): asked again, it is over.
+    for (let i = 0; i < 50 && again.code !== 0 && /already running/.test(again.stderr); i++) {
+      await new Promise((r) => setTimeout(r, 200))
+      again = await script('backup', dir, file)
+    }
+    assert.equal(again.code, 0, again.stderr)
+    assert.deepEqual([...(await db.sql`select slot_name from pg_replication_slots`)], [])
+  } finally {
+    await db.close()
   }
 })

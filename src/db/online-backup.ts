@@ -86,8 +86,13 @@ export async function writeOnlineBackup(
   }
   const pack = tar.pack()
   const written = pipeline(pack, createGzip({ level: 6 }), out)
-  // A failure of the output ends the packing too.
-  written.catch((err: unknown) => pack.destroy(err as Error))
+  // A failure of the output (the client gone, a full disk) ends the packing too, and stops the
+  // copy wherever it waits, so the backup's end (pg_backup_stop, the slot's removal) comes.
+  const abort = new AbortController()
+  written.catch((err: unknown) => {
+    abort.abort(err)
+    pack.destroy(err as Error)
+  })
   let started = false
   let files = 0
   let bytes = 0
@@ -106,7 +111,7 @@ export async function writeOnlineBackup(
     for await (const entry of walk(pgdata, '')) {
       if (entry.dir) pack.entry({ name: entry.name, type: 'directory', mode: 0o700 })
       else {
-        const copied = await addFile(pack, join(pgdata, entry.name), entry.name)
+        const copied = await addFile(pack, join(pgdata, entry.name), entry.name, abort.signal)
         if (copied !== null) {
           files += 1
           bytes += copied
@@ -125,16 +130,24 @@ export async function writeOnlineBackup(
     if (walNames[0] !== startFile || walNames.at(-1) !== stopFile)
       throw new Error(`the log files ${startFile} to ${stopFile} are not all in ${pgdata}/pg_wal`)
     for (const name of walNames) {
-      const copied = await addFile(pack, join(pgdata, 'pg_wal', name), `pg_wal/${name}`)
+      const copied = await addFile(
+        pack,
+        join(pgdata, 'pg_wal', name),
+        `pg_wal/${name}`,
+        abort.signal,
+      )
       if (copied === null) throw new Error(`the log file ${name} went away during the backup`)
       files += 1
       bytes += copied
     }
     const label = Buffer.from(String(stop!.labelfile))
-    await new Promise<void>((resolve, reject) =>
-      pack.entry({ name: 'backup_label', mode: 0o600 }, label, (err) =>
-        err ? reject(err) : resolve(),
+    await untilAborted(
+      new Promise<void>((resolve, reject) =>
+        pack.entry({ name: 'backup_label', mode: 0o600 }, label, (err) =>
+          err ? reject(err) : resolve(),
+        ),
       ),
+      abort.signal,
     )
     pack.finalize()
     await written
@@ -184,7 +197,13 @@ async function* walk(root: string, rel: string): AsyncGenerator<{ name: string; 
  * that shrank meanwhile is padded with zeros, which the log's replay puts right). Null when the
  * file went away before it was opened (a table dropped meanwhile).
  */
-async function addFile(pack: tar.Pack, path: string, name: string): Promise<number | null> {
+async function addFile(
+  pack: tar.Pack,
+  path: string,
+  name: string,
+  signal: AbortSignal,
+): Promise<number | null> {
+  signal.throwIfAborted()
   let handle
   try {
     handle = await open(path, 'r')
@@ -194,12 +213,14 @@ async function addFile(pack: tar.Pack, path: string, name: string): Promise<numb
   }
   try {
     const { size, mtime } = await handle.stat()
-    let entry!: ReturnType<tar.Pack['entry']>
+    signal.throwIfAborted()
+    let finished: (err?: Error | null) => void = () => {}
     const done = new Promise<void>((resolve, reject) => {
-      entry = pack.entry({ name, size, mode: 0o600, mtime }, (err) =>
-        err ? reject(err) : resolve(),
-      )
+      finished = (err) => (err ? reject(err) : resolve())
     })
+    // Rejected while a read is awaited, it is awaited below; never an unhandled rejection.
+    done.catch(() => {})
+    const entry = pack.entry({ name, size, mode: 0o600, mtime }, (err) => finished(err))
     const buffer = Buffer.alloc(Math.min(CHUNK, Math.max(size, 1)))
     let at = 0
     while (at < size) {
@@ -209,13 +230,26 @@ async function addFile(pack: tar.Pack, path: string, name: string): Promise<numb
       const chunk =
         bytesRead === 0 ? Buffer.alloc(want) : Buffer.from(buffer.subarray(0, bytesRead))
       at += chunk.length
-      if (!entry.write(chunk)) await once(entry, 'drain')
+      if (!entry.write(chunk)) await once(entry, 'drain', { signal })
     }
     // tar-stream's entries are streamx streams, whose end() the types do not list.
     ;(entry as unknown as { end(): void }).end()
-    await done
+    await untilAborted(done, signal)
     return size
   } finally {
     await handle.close()
   }
+}
+
+/** `promise`, or the abort's reason once `signal` aborts: nothing waits on a packing that ended. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  signal.throwIfAborted()
+  let onAbort = () => {}
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason as Error)
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
+  return Promise.race([promise, aborted]).finally(() =>
+    signal.removeEventListener('abort', onAbort),
+  )
 }
