@@ -99,6 +99,7 @@ test('setup blocks accept the commands that install, start, test and back up the
     'npm test -- test/router.test.ts',
     'npm run backup -- notes.tar.gz',
     'npm run restore -- notes.tar.gz',
+    'npm run restore -- notes.tar.gz --yes',
     'DATA_DIR=$(mktemp -d) npm start',
     'DATA_DIR=./data npm run restore -- notes.tar.gz',
     'createdb notes_tickets',

@@ -63,7 +63,7 @@ export const SETUP_COMMANDS: { pattern: RegExp; instead: string }[] = [
   { pattern: /^npm run test:(unit|browser|faults)$/, instead: 'the test is part of npm test' },
   { pattern: withEnv('npm run bench( -- \\S+)*'), instead: 'benchmarks are not tests' },
   {
-    pattern: withEnv('npm run (backup|restore|import-tickets) -- \\S+'),
+    pattern: withEnv('npm run (backup|restore|import-tickets) -- \\S+( --?\\S+)*'),
     instead: 'these open the database in a process of their own; their own tests cover them',
   },
   { pattern: /^createdb \S+$/, instead: 'the test works in a schema of its own' },
