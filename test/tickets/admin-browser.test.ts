@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
-import type { Page } from 'playwright-core'
+import type { Locator, Page } from 'playwright-core'
 import { PHONE, screenshot, scrollsSideways, ticketsBrowserApp } from './browser-support.ts'
 
 const b = await ticketsBrowserApp()
@@ -175,11 +175,13 @@ test(
       .getByText('The project’s title, slug or description changed.')
       .waitFor({ timeout: 30_000 })
     assert.equal(await page.getByLabel('Title').inputValue(), 'Public website, half typed')
-    assert.equal(await page.getByLabel('Description').inputValue(), '')
+    // The project's own description (the settings page has a new label's Description too).
+    const about = page.getByRole('region', { name: 'About the project' })
+    assert.equal(await about.getByLabel('Description').inputValue(), '')
     // Once the person puts the title back and leaves the form, the new description shows.
     await page.getByLabel('Title').fill('Public website')
     await page.getByLabel('Title').blur()
-    await waitForValue(page, 'Description', 'The site everyone sees')
+    await waitForValue(about, 'Description', 'The site everyone sees')
   },
 )
 
@@ -228,7 +230,7 @@ test(
 )
 
 /** Waits until the field labelled `label` holds `value`. */
-async function waitForValue(p: Page, label: string, value: string): Promise<void> {
+async function waitForValue(p: Page | Locator, label: string, value: string): Promise<void> {
   const field = p.getByLabel(label, { exact: true })
   const deadline = Date.now() + 30_000
   while ((await field.inputValue()) !== value) {
@@ -236,7 +238,7 @@ async function waitForValue(p: Page, label: string, value: string): Promise<void
       throw new Error(
         `${label} is ${JSON.stringify(await field.inputValue())}, not ${JSON.stringify(value)}`,
       )
-    await p.waitForTimeout(100)
+    await field.page().waitForTimeout(100)
   }
 }
 
