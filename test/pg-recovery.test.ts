@@ -1,4 +1,6 @@
 // Test tier: faults: it breaks connections or servers and waits out the results (test/run.ts).
+// Test alone: it times how soon refusals come while its server is stopped (each within 3.5 s);
+// files beside it on the 2 cores, starting application processes of their own, made one 0.3 s late.
 /**
  * A real PostgreSQL server restarted and stopped under a running service (docs/operations.md,
  * "When the database is unreachable"): a private cluster of this file's own (initdb, pg_ctl;
