@@ -146,7 +146,9 @@ test(
     const during = load.outcomes.filter(
       (o) => o.began >= stopped + 1_000 && o.began < starting - 3_500 && o.kind !== 'live',
     )
-    assert.ok(during.length > 20, `writes were tried while it was stopped (${during.length})`)
+    // 8 writers over those 5.5 s, each answer taking up to the 3 s above: at least 14 when every
+    // answer takes its whole 3 s (19 were seen in a CI run; more when refusals come sooner).
+    assert.ok(during.length >= 14, `writes were tried while it was stopped (${during.length})`)
     for (const o of during) {
       assert.equal(o.status, 503, describe(o))
       assert.deepEqual(JSON.parse(o.body!), { error: 'database unavailable' })

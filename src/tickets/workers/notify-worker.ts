@@ -14,6 +14,8 @@ import { fanOutNotifications } from '../domain/notifications.ts'
 
 /** Events fanned out per transaction. */
 export const FAN_OUT_BATCH = 500
+/** How long rounds rest after one failed. */
+export const RETRY_AFTER_MS = 5_000
 /** How often read notifications past their 90 days are deleted. */
 export const SWEEP_EVERY_MS = 60 * 60 * 1000
 
@@ -57,6 +59,9 @@ export function createNotifyWorker(deps: NotifyWorkerDeps): NotifyWorker {
   let stopped = false
   let timer: NodeJS.Timeout | null = null
   let lastSweep: number | null = null
+  // After a failed round (the database unreachable, say) rounds rest for RETRY_AFTER_MS, so the
+  // worker does not hold one of the pool's connections in a connection attempt every second.
+  let restUntil = 0
   const stop = new AbortController()
 
   async function round(): Promise<void> {
@@ -74,7 +79,7 @@ export function createNotifyWorker(deps: NotifyWorkerDeps): NotifyWorker {
   }
 
   function poke(): void {
-    if (stopped) return
+    if (stopped || performance.now() < restUntil) return
     if (running) {
       again = true
       return
@@ -86,6 +91,8 @@ export function createNotifyWorker(deps: NotifyWorkerDeps): NotifyWorker {
           await round()
         } catch (err) {
           logger.line(`notifications: a fan-out round failed: ${(err as Error).message}`)
+          restUntil = performance.now() + RETRY_AFTER_MS
+          again = false
         }
       } while (again && !stopped)
     })().finally(() => {
