@@ -8,7 +8,7 @@
  * acting user; to `review` assigns the author when someone else holds it.
  */
 import { matches } from '../../http/conditional.ts'
-import { refuse, type Refusal } from '../../http/refusal.ts'
+import { refuse, Refusal } from '../../http/refusal.ts'
 import type { Actor } from '../rules/actor.ts'
 import {
   ALREADY_UNASSIGNED,
@@ -33,7 +33,7 @@ import {
 } from '../representations/json.ts'
 import type { TicketTx } from '../store/ticket-store.ts'
 import type { Ticket } from '../store/ticket-row.ts'
-import type { LockedTicket } from '../store/ticket-writes.ts'
+import type { LockedTicket, NewHistoryEvent, TicketChange } from '../store/ticket-writes.ts'
 import type { User } from '../store/users.ts'
 import { EDIT, lengthRefusal, USE } from './tickets.ts'
 import { watchOnWrite } from './notifications.ts'
@@ -155,18 +155,51 @@ export async function assign(
   ticketId: string,
   assignee: string,
 ): Promise<Changed> {
+  const done = await changeAsEditor(tx, publicUrl, actor, ticketId, async (t) => {
+    let to: User | null = null
+    if (assignee !== '') {
+      const found = await tx.users.resolve(assignee, 'assignee', t.projectId)
+      if (!found.ok) return found
+      to = found.user
+    }
+    if ((to?.id ?? null) === t.assigneeId)
+      return refuse(400, to ? alreadyAssignedTo(to.name) : ALREADY_UNASSIGNED, 'assignee')
+    return {
+      change: { assigneeId: to?.id ?? null },
+      event: { kind: 'assign', data: { from: t.assignee, to } },
+    }
+  })
+  if (done.ok)
+    await watchOnWrite(tx, ticketId, actor, {
+      actorWatches: false,
+      assignee: done.ticket.assignee?.id ?? null,
+    })
+  return done
+}
+
+/** What one change to a ticket sets (besides `updated`) and the history event that records it. */
+export interface OneChange {
+  change: TicketChange
+  event: NewHistoryEvent
+}
+
+/**
+ * A change that editors and admins may make to one ticket: locks it, refuses a lesser role (403
+ * naming `project`), then asks `decide` for the change or a refusal, writes it with its event,
+ * marks the ticket updated and emits the event.
+ */
+export async function changeAsEditor(
+  tx: TicketTx,
+  publicUrl: string,
+  actor: Actor,
+  ticketId: string,
+  decide: (t: LockedTicket) => Promise<OneChange | Refusal>,
+): Promise<Changed> {
   const t = await lockFor(tx, ticketId, actor)
   const refused = refuseRole(t.role, EDIT, 'project')
   if (refused) return refused
-  let to: User | null = null
-  if (assignee !== '') {
-    const found = await tx.users.resolve(assignee, 'assignee', t.projectId)
-    if (!found.ok) return found
-    to = found.user
-  }
-  if ((to?.id ?? null) === t.assigneeId)
-    return refuse(400, to ? alreadyAssignedTo(to.name) : ALREADY_UNASSIGNED, 'assignee')
-  const events = [{ kind: 'assign' as const, data: { from: t.assignee, to } }]
+  const decided = await decide(t)
+  if (decided instanceof Refusal) return decided
   const {
     ticket,
     events: [event],
@@ -175,12 +208,11 @@ export async function assign(
     publicUrl,
     (await tx.tickets.change(
       t.id,
-      { assigneeId: to?.id ?? null, updated: actor.now },
-      events,
+      { ...decided.change, updated: actor.now },
+      [decided.event],
       actor,
     ))!,
   )
-  await watchOnWrite(tx, t.id, actor, { actorWatches: false, assignee: to?.id ?? null })
   return { ok: true, ticket, event: event! }
 }
 

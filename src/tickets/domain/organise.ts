@@ -22,10 +22,8 @@ import {
   notLabeled,
 } from '../rules/messages.ts'
 import { isDay } from '../rules/organise.ts'
-import { refuseRole } from '../rules/roles.ts'
 import type { TicketTx } from '../store/ticket-store.ts'
-import { emitTicketEvents, lockFor, type Changed } from './changes.ts'
-import { EDIT } from './tickets.ts'
+import { changeAsEditor, type Changed } from './changes.ts'
 
 /** Adds (`add`) or removes (`remove`) the label named `name` (any case) on a ticket. */
 export async function changeLabel(
@@ -36,31 +34,22 @@ export async function changeLabel(
   action: 'add' | 'remove',
   name: string,
 ): Promise<Changed> {
-  const t = await lockFor(tx, ticketId, actor)
-  const refused = refuseRole(t.role, EDIT, 'project')
-  if (refused) return refused
-  const label = await tx.labels.byName(t.projectId, name.trim())
-  if (!label) return refuse(400, noSuchLabel(name.trim()), action)
-  const done =
-    action === 'add'
-      ? await tx.labels.addToTicket(t.id, label.id)
-      : await tx.labels.removeFromTicket(t.id, label.id)
-  if (!done)
-    return refuse(
-      400,
-      action === 'add' ? alreadyLabeled(label.name) : notLabeled(label.name),
-      action,
-    )
-  const data = { action: action === 'add' ? 'added' : 'removed', label: label.name }
-  const {
-    ticket,
-    events: [event],
-  } = await emitTicketEvents(
-    tx,
-    publicUrl,
-    (await tx.tickets.change(t.id, { updated: actor.now }, [{ kind: 'label', data }], actor))!,
-  )
-  return { ok: true, ticket, event: event! }
+  return changeAsEditor(tx, publicUrl, actor, ticketId, async (t) => {
+    const label = await tx.labels.byName(t.projectId, name.trim())
+    if (!label) return refuse(400, noSuchLabel(name.trim()), action)
+    const done =
+      action === 'add'
+        ? await tx.labels.addToTicket(t.id, label.id)
+        : await tx.labels.removeFromTicket(t.id, label.id)
+    if (!done)
+      return refuse(
+        400,
+        action === 'add' ? alreadyLabeled(label.name) : notLabeled(label.name),
+        action,
+      )
+    const data = { action: action === 'add' ? 'added' : 'removed', label: label.name }
+    return { change: {}, event: { kind: 'label', data } }
+  })
 }
 
 /** Puts a ticket in the milestone titled `title` (any case), or in none for an empty one. */
@@ -71,32 +60,18 @@ export async function setMilestone(
   ticketId: string,
   title: string,
 ): Promise<Changed> {
-  const t = await lockFor(tx, ticketId, actor)
-  const refused = refuseRole(t.role, EDIT, 'project')
-  if (refused) return refused
-  let to: { id: string; title: string } | null = null
-  if (title.trim() !== '') {
-    const found = await tx.milestones.byTitle(t.projectId, title.trim())
-    if (!found) return refuse(400, noSuchMilestone(title.trim()), 'milestone')
-    to = { id: found.id, title: found.title }
-  }
-  if ((to?.id ?? null) === (t.milestone?.id ?? null))
-    return refuse(400, to ? alreadyInMilestone(to.title) : ALREADY_NO_MILESTONE, 'milestone')
-  const data = { from: t.milestone?.title ?? null, to: to?.title ?? null }
-  const {
-    ticket,
-    events: [event],
-  } = await emitTicketEvents(
-    tx,
-    publicUrl,
-    (await tx.tickets.change(
-      t.id,
-      { milestoneId: to?.id ?? null, updated: actor.now },
-      [{ kind: 'milestone', data }],
-      actor,
-    ))!,
-  )
-  return { ok: true, ticket, event: event! }
+  return changeAsEditor(tx, publicUrl, actor, ticketId, async (t) => {
+    let to: { id: string; title: string } | null = null
+    if (title.trim() !== '') {
+      const found = await tx.milestones.byTitle(t.projectId, title.trim())
+      if (!found) return refuse(400, noSuchMilestone(title.trim()), 'milestone')
+      to = { id: found.id, title: found.title }
+    }
+    if ((to?.id ?? null) === (t.milestone?.id ?? null))
+      return refuse(400, to ? alreadyInMilestone(to.title) : ALREADY_NO_MILESTONE, 'milestone')
+    const data = { from: t.milestone?.title ?? null, to: to?.title ?? null }
+    return { change: { milestoneId: to?.id ?? null }, event: { kind: 'milestone', data } }
+  })
 }
 
 /** Sets a ticket's due day (`YYYY-MM-DD`), or removes it for an empty one. */
@@ -107,26 +82,11 @@ export async function setDue(
   ticketId: string,
   due: string,
 ): Promise<Changed> {
-  const t = await lockFor(tx, ticketId, actor)
-  const refused = refuseRole(t.role, EDIT, 'project')
-  if (refused) return refused
-  const day = due.trim()
-  if (day !== '' && !isDay(day)) return refuse(400, badDay('due'), 'due')
-  const to = day === '' ? null : day
-  if (to === t.due) return refuse(400, to ? alreadyDue(to) : ALREADY_NO_DUE, 'due')
-  const data = { from: t.due, to }
-  const {
-    ticket,
-    events: [event],
-  } = await emitTicketEvents(
-    tx,
-    publicUrl,
-    (await tx.tickets.change(
-      t.id,
-      { due: to, updated: actor.now },
-      [{ kind: 'due', data }],
-      actor,
-    ))!,
-  )
-  return { ok: true, ticket, event: event! }
+  return changeAsEditor(tx, publicUrl, actor, ticketId, async (t) => {
+    const day = due.trim()
+    if (day !== '' && !isDay(day)) return refuse(400, badDay('due'), 'due')
+    const to = day === '' ? null : day
+    if (to === t.due) return refuse(400, to ? alreadyDue(to) : ALREADY_NO_DUE, 'due')
+    return { change: { due: to }, event: { kind: 'due', data: { from: t.due, to } } }
+  })
 }
