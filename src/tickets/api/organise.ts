@@ -11,7 +11,7 @@ import type { Handler } from '../../http/handler.ts'
 import type { Request } from '../../http/request.ts'
 import type { Actor } from '../rules/actor.ts'
 import type { Context } from '../context.ts'
-import { answerRefusal, refuse, type Refusal } from '../../http/refusal.ts'
+import { answerRefusal, refuse, Refusal } from '../../http/refusal.ts'
 import { ADD_OR_REMOVE, NO_SUCH_PROJECT, NO_SUCH_TICKET } from '../rules/messages.ts'
 import type { Shape } from '../rules/body.ts'
 import type { Project } from '../store/projects.ts'
@@ -92,86 +92,96 @@ export function createOrganiseHandlers(ctx: Context): OrganiseHandlers {
     return json(200, await list(project))
   }
 
+  /**
+   * The create (201), update and remove (200) routes of one kind of a project's things, each
+   * named in the path by `param`: the front checks and the project, then the domain's change in
+   * a transaction. They answer `{ [key]: thing }`, and a removal `{ removed: thing }`.
+   */
+  function projectThings<D extends { ok: true } | Refusal>(
+    key: string,
+    param: string,
+    shapes: { create: Shape; update: Shape },
+    domain: {
+      create(tx: TicketTx, actor: Actor, project: Project, body: Record<string, string>): Promise<D>
+      update(
+        tx: TicketTx,
+        actor: Actor,
+        project: Project,
+        current: string,
+        body: Record<string, string>,
+      ): Promise<D>
+      remove(tx: TicketTx, actor: Actor, project: Project, current: string): Promise<D>
+    },
+    thing: (done: Exclude<D, Refusal>) => unknown,
+  ): { create: Handler; update: Handler; remove: Handler } {
+    type Write = { actor: Actor; project: Project; body: Record<string, string> }
+    const route =
+      (
+        shape: Shape,
+        status: 200 | 201,
+        answerKey: string,
+        run: (tx: TicketTx, w: Write, current: string) => Promise<D>,
+      ): Handler =>
+      async (req) => {
+        const w = await projectWrite(req, shape)
+        if (!w.ok) return answerRefusal(w)
+        const actor = actorOf(w.caller)
+        const result = await store.transact((tx) =>
+          run(tx, { actor, project: w.project, body: w.body }, req.params[param] ?? ''),
+        )
+        if (result instanceof Refusal) return answerRefusal(result)
+        return json(status, { [answerKey]: thing(result as Exclude<D, Refusal>) })
+      }
+    return {
+      create: route(shapes.create, 201, key, (tx, w) =>
+        domain.create(tx, w.actor, w.project, w.body),
+      ),
+      update: route(shapes.update, 200, key, (tx, w, current) =>
+        domain.update(tx, w.actor, w.project, current, w.body),
+      ),
+      remove: route({}, 200, 'removed', (tx, w, current) =>
+        domain.remove(tx, w.actor, w.project, current),
+      ),
+    }
+  }
+
+  const labels = projectThings(
+    'label',
+    'name',
+    {
+      create: { name: 'required', color: 'required', description: 'optional' },
+      update: { name: 'optional', color: 'optional', description: 'optional' },
+    },
+    { create: createLabel, update: updateLabel, remove: deleteLabel },
+    (done) => done.label,
+  )
+  const milestones = projectThings(
+    'milestone',
+    'title',
+    {
+      create: { title: 'required', due: 'optional', description: 'optional', state: 'optional' },
+      update: { title: 'optional', due: 'optional', description: 'optional', state: 'optional' },
+    },
+    { create: createMilestone, update: updateMilestone, remove: deleteMilestone },
+    (done) => done.milestone,
+  )
+
   return {
     labels: (req) =>
       read(req, async (p) => ({ labels: (await store.labels.of(p.id)).map(labelShown) })),
 
-    async createLabel(req) {
-      const w = await projectWrite(req, {
-        name: 'required',
-        color: 'required',
-        description: 'optional',
-      })
-      if (!w.ok) return answerRefusal(w)
-      const result = await store.transact((tx) =>
-        createLabel(tx, actorOf(w.caller), w.project, w.body),
-      )
-      return result.ok ? json(201, { label: result.label }) : answerRefusal(result)
-    },
-
-    async updateLabel(req) {
-      const w = await projectWrite(req, {
-        name: 'optional',
-        color: 'optional',
-        description: 'optional',
-      })
-      if (!w.ok) return answerRefusal(w)
-      const result = await store.transact((tx) =>
-        updateLabel(tx, actorOf(w.caller), w.project, req.params.name!, w.body),
-      )
-      return result.ok ? json(200, { label: result.label }) : answerRefusal(result)
-    },
-
-    async removeLabel(req) {
-      const w = await projectWrite(req, {})
-      if (!w.ok) return answerRefusal(w)
-      const result = await store.transact((tx) =>
-        deleteLabel(tx, actorOf(w.caller), w.project, req.params.name!),
-      )
-      return result.ok ? json(200, { removed: result.label }) : answerRefusal(result)
-    },
+    createLabel: labels.create,
+    updateLabel: labels.update,
+    removeLabel: labels.remove,
 
     milestones: (req) =>
       read(req, async (p) => ({
         milestones: (await store.milestones.of(p.id)).map(milestoneShown),
       })),
 
-    async createMilestone(req) {
-      const w = await projectWrite(req, {
-        title: 'required',
-        due: 'optional',
-        description: 'optional',
-        state: 'optional',
-      })
-      if (!w.ok) return answerRefusal(w)
-      const result = await store.transact((tx) =>
-        createMilestone(tx, actorOf(w.caller), w.project, w.body),
-      )
-      return result.ok ? json(201, { milestone: result.milestone }) : answerRefusal(result)
-    },
-
-    async updateMilestone(req) {
-      const w = await projectWrite(req, {
-        title: 'optional',
-        due: 'optional',
-        description: 'optional',
-        state: 'optional',
-      })
-      if (!w.ok) return answerRefusal(w)
-      const result = await store.transact((tx) =>
-        updateMilestone(tx, actorOf(w.caller), w.project, req.params.title!, w.body),
-      )
-      return result.ok ? json(200, { milestone: result.milestone }) : answerRefusal(result)
-    },
-
-    async removeMilestone(req) {
-      const w = await projectWrite(req, {})
-      if (!w.ok) return answerRefusal(w)
-      const result = await store.transact((tx) =>
-        deleteMilestone(tx, actorOf(w.caller), w.project, req.params.title!),
-      )
-      return result.ok ? json(200, { removed: result.milestone }) : answerRefusal(result)
-    },
+    createMilestone: milestones.create,
+    updateMilestone: milestones.update,
+    removeMilestone: milestones.remove,
 
     ticketLabels: ticketRoute(
       { add: 'optional', remove: 'optional' },
