@@ -52,15 +52,15 @@ const milestoneOf = (r: MilestoneRow): StoredMilestone => ({
 
 /** The milestones of `where` (on `m`) with their progress: open first, the soonest due first, then by title. */
 async function milestonesWhere(q: Query, where: Fragment): Promise<StoredMilestone[]> {
-  // Counted from `tickets_milestone_state` (milestone, state): an index-only read of each
-  // milestone's tickets.
+  // Summed from `milestone_counts` (sql/0038): a milestone's few rows of changes, kept by every
+  // statement that writes tickets, whatever the number of its tickets.
   const rows = await q<MilestoneRow[]>`
     select m.id::text as id, m.title, to_char(m.due, 'YYYY-MM-DD') as due, m.description, m.closed,
       c.total, c.done
     from milestones m
     cross join lateral (
-      select count(*)::int as total, (count(*) filter (where t.state in ('done', 'dropped')))::int as done
-      from tickets t where t.milestone_id = m.id
+      select coalesce(sum(k.total), 0)::int as total, coalesce(sum(k.closed), 0)::int as done
+      from milestone_counts k where k.milestone_id = m.id
     ) as c
     where ${where}
     order by m.closed, m.due nulls last, lower(m.title), m.title`
