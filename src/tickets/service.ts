@@ -6,6 +6,7 @@ import { createChangeHandlers } from './api/changes.ts'
 import { createConnectHandlers } from './api/connect.ts'
 import { createFileHandlers } from './api/files.ts'
 import { createFileSweep, type FileSweep } from './workers/file-sweep.ts'
+import { createDueSweep, type DueSweep } from './workers/due-sweep.ts'
 import type { Context } from './context.ts'
 import { createWake, type Wake } from './live/events.ts'
 import { createInboxHandler } from './api/inbox.ts'
@@ -42,6 +43,8 @@ export interface TicketsService extends Service {
   mail: MailWorker | null
   /** Turns the events outbox into notifications; started here unless told, stopped by `close`. */
   notify: NotifyWorker
+  /** Sends due-date reminders; started here unless told, stopped by `close`. */
+  dueSweep: DueSweep
 }
 
 /** What tests may set on the mail sender (src/tickets/workers/mail-worker.ts). */
@@ -72,6 +75,7 @@ export function createTicketsService(
     /** False: the file sweep does not run by itself (a test runs it). */ fileSweep?: boolean
     mail?: MailOptions
     /** False: the notifications' fan-out does not run by itself (a test runs it by `poke`). */ notify?: boolean
+    /** False: the due-date reminders are not swept by themselves (a test runs the sweep). */ dueSweep?: boolean
   },
 ): TicketsService {
   const { sql, clock, publicUrl, sessions } = deps
@@ -155,6 +159,14 @@ export function createTicketsService(
   const fileSweep = createFileSweep({ store, clock, logger: deps.logger })
   if (deps.fileSweep !== false) fileSweep.start()
 
+  const dueSweep = createDueSweep({
+    store,
+    clock,
+    logger: deps.logger,
+    mail: deps.config.smtpUrl !== null && deps.config.smtpUrl !== undefined,
+  })
+  if (deps.dueSweep !== false) dueSweep.start()
+
   // The web app's script and stylesheet, bundled once in the background; pages wait for them.
   const assets = buildTicketAssets()
   assets.catch(() => {})
@@ -195,8 +207,10 @@ export function createTicketsService(
     fileSweep,
     mail,
     notify,
+    dueSweep,
     async close() {
       await fileSweep.stop()
+      await dueSweep.stop()
       await notify.close()
       await mail?.close()
       mailer?.close()

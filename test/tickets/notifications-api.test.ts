@@ -225,6 +225,7 @@ test('choices per kind: app off tells nothing in the app; the default is the own
       assigned: { app: true, mail: true },
       mentioned: { app: true, mail: true },
       watching: { app: true, mail: false },
+      due: { app: true, mail: true },
     },
     defaults: shown.body.defaults,
     mail: false,

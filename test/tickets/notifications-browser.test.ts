@@ -102,6 +102,7 @@ test('the settings page saves app and mail per kind, and says mail is off withou
   assert.equal(await mentionedApp.isChecked(), true)
   await mentionedApp.uncheck()
   await bea.page.getByRole('checkbox', { name: 'Watched activity: by mail' }).check()
+  await bea.page.getByRole('checkbox', { name: 'Due dates: by mail' }).uncheck()
   await bea.page.getByRole('button', { name: 'Save', exact: true }).click()
   await bea.page.waitForFunction(() => document.documentElement.dataset.redrawn !== undefined)
   const saved = await app.call('GET', '/api/notifications/settings', {
@@ -111,6 +112,7 @@ test('the settings page saves app and mail per kind, and says mail is off withou
     assigned: { app: true, mail: true },
     mentioned: { app: false, mail: true },
     watching: { app: true, mail: true },
+    due: { app: true, mail: false },
   })
   await bea.page.reload()
   assert.equal(await mentionedApp.isChecked(), false)

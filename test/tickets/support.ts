@@ -49,6 +49,8 @@ export async function ticketsApp(
     mail?: MailOptions
     /** False: the notifications' fan-out does not run (a test writes notifications itself). */
     notify?: boolean
+    /** False: the due-date reminders are not swept by themselves (a test runs `dueSweep.run`). */
+    dueSweep?: boolean
   } = {},
 ) {
   // Registered before the database's own hook, so the services (and their webhook workers) stop
@@ -68,6 +70,7 @@ export async function ticketsApp(
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),
     ...(options.mail ? { mail: options.mail } : {}),
     ...(options.notify === false ? { notify: false } : {}),
+    ...(options.dueSweep === false ? { dueSweep: false } : {}),
   })
   services.push(service)
 
@@ -80,6 +83,7 @@ export async function ticketsApp(
       ...other.deps,
       ...(webhooks ? { webhooks } : {}),
       ...(mail ? { mail, notify: false } : {}),
+      ...(options.dueSweep === false ? { dueSweep: false } : {}),
     })
     services.push(service)
     return Object.assign(caller(service), { service })

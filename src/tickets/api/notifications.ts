@@ -57,22 +57,34 @@ const notificationCursors = cursors<number>(
   40,
 )
 
+/**
+ * The kinds a body may leave out, keeping what was chosen: `due` came after the first three, and
+ * a script that sends those six fields keeps working.
+ */
+const OPTIONAL_KINDS: ReadonlySet<string> = new Set(['due'])
+
 /** The fields of the choices: `<kind>_app` and `<kind>_mail`, each "true" or "false". */
 const PREF_FIELDS = Object.fromEntries(
-  KINDS.flatMap((k) => [
-    [`${k}_app`, 'required'],
-    [`${k}_mail`, 'required'],
-  ]),
-) as Record<string, 'required'>
+  KINDS.flatMap((k) => {
+    const presence = OPTIONAL_KINDS.has(k) ? 'optional' : 'required'
+    return [
+      [`${k}_app`, presence],
+      [`${k}_mail`, presence],
+    ]
+  }),
+) as Record<string, 'required' | 'optional'>
 
-/** The choices of a checked body, or the refusal of the first field that is not "true" or "false". */
-function prefsOf(body: Body): Prefs | Refusal {
+/**
+ * The choices of a checked body (a field of an optional kind left out keeps its value in
+ * `current`), or the refusal of the first field that is not "true" or "false".
+ */
+function prefsOf(body: Body, current: Prefs): Prefs | Refusal {
   const prefs = {} as Prefs
   for (const k of KINDS) {
     const pair = { app: false, mail: false }
     for (const part of ['app', 'mail'] as const) {
       const name = `${k}_${part}`
-      const value = body[name]
+      const value = body[name] ?? (OPTIONAL_KINDS.has(k) ? String(current[k][part]) : undefined)
       if (value !== 'true' && value !== 'false') return refuse(400, badPref(name), name)
       pair[part] = value === 'true'
     }
@@ -190,7 +202,8 @@ export function createNotificationHandlers(ctx: Context): NotificationHandlers {
     async setPrefs(req) {
       const w = await acceptWrite(ctx, req, 'user', PREF_FIELDS)
       if (!w.ok) return answerRefusal(w)
-      const prefs = prefsOf(w.body)
+      const current = await store.notifications.prefs(w.caller.user.id)
+      const prefs = prefsOf(w.body, current!)
       if (prefs instanceof Refusal) return answerRefusal(prefs)
       await store.transact((tx) => savePrefs(tx, w.caller.user.id, prefs))
       return json(200, { prefs: prefsAnswer(prefs) }, PRIVATE_NO_STORE)
@@ -203,7 +216,7 @@ export function createNotificationHandlers(ctx: Context): NotificationHandlers {
       const { session } = await ctx.credentials.session(req)
       if (w.caller.via !== 'session' || session?.data.owner !== true)
         return answerRefusal(refuse(403, DEFAULTS_OWNER_ONLY))
-      const prefs = prefsOf(w.body)
+      const prefs = prefsOf(w.body, await store.notifications.defaults())
       if (prefs instanceof Refusal) return answerRefusal(prefs)
       await store.transact((tx) => tx.notifications.setDefaults(prefs))
       return json(200, { defaults: prefsAnswer(prefs) }, PRIVATE_NO_STORE)

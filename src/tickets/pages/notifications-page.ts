@@ -37,8 +37,9 @@ export function notificationsBody(input: NotificationsPageInput): Html {
   const items = groups.map((g) => {
     const ref = `${g.ticket.slug}#${g.ticket.number}`
     const fresh = g.unreadCount > 0
-    const sentence = fresh ? unreadSentence(ref, g.unreadKinds) : readSentence(ref, g.last)
-    const who = fresh ? g.actors : [g.last.actor]
+    const sentence = fresh ? unreadSentence(ref, g.unreadKinds, g.last) : readSentence(ref, g.last)
+    // A reminder has no actor (its name is empty).
+    const who = (fresh ? g.actors : [g.last.actor]).filter((a) => a !== '')
     const reasons = fresh ? g.reasons : [g.last.reason]
     return html`<li data-key="${g.ticket.id}" class="${fresh ? 'unread' : 'read'}">
 <a class="subject" href="${groupHref(g)}"><b>${sentence}</b><span class="ticket-subject">${subjectHtml(g.ticket.subject)}</span></a>
@@ -75,6 +76,10 @@ const KIND_LABELS: Record<Kind, { label: string; hint: string }> = {
   watching: {
     label: 'Watched activity',
     hint: 'comments, state changes, edits and relations on tickets you watch',
+  },
+  due: {
+    label: 'Due dates',
+    hint: 'a ticket assigned to you is due tomorrow, and on the day',
   },
 }
 

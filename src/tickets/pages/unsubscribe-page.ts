@@ -14,7 +14,12 @@ import { KIND_WORDS } from '../representations/mail.ts'
 import { readUnsubscribeToken } from '../rules/unsubscribe.ts'
 
 /** The row of `/settings/notifications` (src/tickets/pages/notifications-page.ts) for each kind. */
-const ROW = { assigned: 'Assigned', mentioned: 'Mentioned', watching: 'Watched activity' } as const
+const ROW = {
+  assigned: 'Assigned',
+  mentioned: 'Mentioned',
+  watching: 'Watched activity',
+  due: 'Due dates',
+} as const
 
 const HEADERS = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }
 

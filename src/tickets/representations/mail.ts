@@ -7,6 +7,7 @@
 import { html, htmlPage, joinHtml, type Html } from '../../http/html.ts'
 import type { TicketEvent } from '../rules/ticket-event.ts'
 import { eventSentence, oneLine } from '../text/history-words.ts'
+import { isDueReminder, reminderSentence } from '../rules/notification-reasons.ts'
 
 import type { MailKind } from '../rules/unsubscribe.ts'
 
@@ -24,7 +25,7 @@ export interface MailTicket {
 export interface MailItem {
   at: number
   actor: string
-  /** Why the person is told (`due` and others a later reason may add are told as they come). */
+  /** Why the person is told. */
   reason: string
   /** 'created', or the history event's kind. */
   kind: string
@@ -53,6 +54,7 @@ const WHY: Record<MailKind, string> = {
   assigned: 'a ticket was assigned to you or taken from you',
   mentioned: 'you were mentioned',
   watching: 'you watch this ticket',
+  due: 'a ticket assigned to you is due',
 }
 
 /** What the one-click unsubscribe turns off, in words: "mail about tickets you watch". */
@@ -60,16 +62,18 @@ export const KIND_WORDS: Record<MailKind, string> = {
   assigned: 'mail about tickets assigned to you',
   mentioned: 'mail about mentions of you',
   watching: 'mail about tickets you watch',
+  due: 'mail about due dates of tickets assigned to you',
 }
 
 /**
  * The kind a mail's unsubscribe link turns off: of the reasons in the batch, the one most likely
- * to be noise (watching, then assigned, then mentioned), so that turning it off never silences a
- * stronger reason the person did not ask to lose.
+ * to be noise (watching, then due-date reminders, then assigned, then mentioned), so that turning
+ * it off never silences a stronger reason the person did not ask to lose.
  */
 export function mailKindOf(items: readonly MailItem[]): MailKind {
   const reasons = new Set(items.map((i) => i.reason))
   if (reasons.has('watching')) return 'watching'
+  if (reasons.has('due')) return 'due'
   if (reasons.has('mentioned') && !reasons.has('assigned')) return 'mentioned'
   return 'assigned'
 }
@@ -103,6 +107,7 @@ export function composeMail(input: {
   const off = `Turn off ${KIND_WORDS[kind]}: ${input.unsubscribeUrl}`
 
   const textItems = items.map((item) => {
+    if (isDueReminder(item.kind)) return reminderSentence(ref, item.kind, item.at)
     const { words, text } = told(item, ticket)
     const head = `${oneLine(item.actor)} ${words} (${when(item.at)})`
     return text.trim() === '' ? head : `${head}:\n\n${text.trim()}`
@@ -119,6 +124,8 @@ Choose what you are told: ${input.settingsUrl}
 `
 
   const htmlItems: Html[] = items.map((item) => {
+    if (isDueReminder(item.kind))
+      return html`<div style="margin:0 0 16px"><p style="margin:0 0 4px"><strong>${reminderSentence(ref, item.kind, item.at)}</strong></p></div>`
     const { words, text } = told(item, ticket)
     return html`<div style="margin:0 0 16px"><p style="margin:0 0 4px"><strong>${oneLine(item.actor)}</strong> ${words} <span style="color:#6b6b6b">${when(item.at)}</span></p>${
       text.trim() === ''

@@ -7,7 +7,7 @@ import { createHmac } from 'node:crypto'
 import { sameText } from '../../http/guards.ts'
 
 /** The kinds of mail a person turns on or off. */
-export type MailKind = 'assigned' | 'mentioned' | 'watching'
+export type MailKind = 'assigned' | 'mentioned' | 'watching' | 'due'
 
 /** The token of an unsubscribe link: the person, the kind and their HMAC under `key`. */
 export function unsubscribeToken(key: string, userId: string, kind: MailKind): string {
@@ -21,7 +21,8 @@ export function readUnsubscribeToken(
 ): { userId: string; kind: MailKind } | null {
   const [userId, kind, sent, ...rest] = token.split('.')
   if (rest.length > 0 || !userId || !sent || !/^[a-z0-9]{1,40}$/.test(userId)) return null
-  if (kind !== 'assigned' && kind !== 'mentioned' && kind !== 'watching') return null
+  if (kind !== 'assigned' && kind !== 'mentioned' && kind !== 'watching' && kind !== 'due')
+    return null
   const expected = mac(key, userId, kind)
   return sameText(sent, expected) ? { userId, kind } : null
 }

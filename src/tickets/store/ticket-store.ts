@@ -35,6 +35,7 @@ import { notificationTable } from './notifications.ts'
 import { bulkTable } from './bulk.ts'
 import { viewTable } from './views.ts'
 import { boardTable } from './board.ts'
+import { dueReminderTable } from './due-reminders.ts'
 
 function tablesOn(q: Query, clock: () => number, cachedReads = 0) {
   return {
@@ -57,6 +58,7 @@ function tablesOn(q: Query, clock: () => number, cachedReads = 0) {
     bulk: bulkTable(q),
     views: viewTable(q, clock),
     board: boardTable(q),
+    dueReminders: dueReminderTable(q),
   }
 }
 
