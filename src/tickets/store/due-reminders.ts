@@ -1,5 +1,5 @@
 /**
- * Due-date reminders (sql/0038_due_reminders.sql, docs/notifications.md, "Due dates"): the
+ * Due-date reminders (sql/0039_due_reminders.sql, docs/notifications.md, "Due dates"): the
  * claim of the reminders a sweep sends, one `due_reminders` row per ticket, due day and kind.
  *
  * A reminder is claimed by inserting its row; the key (ticket, day, kind) makes a second insert
