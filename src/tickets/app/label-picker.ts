@@ -10,6 +10,7 @@
  * into the page's markup under its Content-Security-Policy, so the script sets them.
  */
 import { labelTextColor } from '../text/label-colors.ts'
+import { attachListbox } from './listbox.ts'
 
 export interface KnownLabel {
   name: string
@@ -116,70 +117,22 @@ export function attachLabelPicker(
     known = []
   }
   const mayCreate = input.dataset.labelCreate !== undefined
-  let items: LabelChoice[] = []
-  let active = -1
-
-  const close = () => {
-    list.hidden = true
-    input.setAttribute('aria-expanded', 'false')
-    input.removeAttribute('aria-activedescendant')
-    active = -1
-  }
-  const draw = () => {
-    list.replaceChildren()
-    items.forEach((item, i) => {
-      const li = document.createElement('li')
-      li.id = `${list.id}-${i}`
-      li.setAttribute('role', 'option')
-      li.setAttribute('aria-selected', String(i === active))
+  const box = attachListbox<LabelChoice>(input, list, {
+    option(item, li) {
       if (item.kind === 'label') li.append(chipElement(item.name, item.color))
       else li.textContent = `Create label “${item.name}”`
-      li.addEventListener('mousedown', (event) => {
-        // Before the input loses focus, so the choice is made, not lost with the blur.
-        event.preventDefault()
-        pick(i)
-      })
-      list.append(li)
-    })
-    if (items.length === 0) return close()
-    list.hidden = false
-    input.setAttribute('aria-expanded', 'true')
-    if (active >= 0) input.setAttribute('aria-activedescendant', `${list.id}-${active}`)
-    else input.removeAttribute('aria-activedescendant')
-  }
-  const pick = (i: number) => {
-    const item = items[i]
-    if (!item) return
-    items = []
-    close()
-    choose(item)
-  }
-  const suggest = () => {
-    items = labelSuggestions(known, input.value, taken(), mayCreate)
-    active = -1
-    draw()
-  }
+    },
+    choose,
+    // Enter takes the suggestion chosen with the arrows, or the first.
+    firstByDefault: true,
+  })
+  const suggest = () => box.show(labelSuggestions(known, input.value, taken(), mayCreate))
 
   input.addEventListener('input', suggest)
   input.addEventListener('focus', suggest)
   input.addEventListener('keydown', (event) => {
-    if (event.key === 'Escape' && !list.hidden) {
-      event.preventDefault()
-      close()
-    } else if ((event.key === 'ArrowDown' || event.key === 'ArrowUp') && items.length > 0) {
-      event.preventDefault()
-      const step = event.key === 'ArrowDown' ? 1 : -1
-      active = (active + step + items.length) % items.length
-      draw()
-    } else if (event.key === 'Enter' && !list.hidden && items.length > 0) {
-      // Enter takes the suggestion chosen with the arrows, or the first.
-      event.preventDefault()
-      pick(Math.max(active, 0))
-    } else if (event.key === 'Enter' && input.form?.dataset.labelForm === undefined) {
-      // In the new-ticket form, Enter in the picker never sends the ticket.
-      event.preventDefault()
-    }
+    // In the new-ticket form, Enter in the picker never sends the ticket.
+    if (event.key === 'Enter' && input.form?.dataset.labelForm === undefined) event.preventDefault()
   })
-  input.addEventListener('blur', () => close())
   if (document.activeElement === input) suggest()
 }

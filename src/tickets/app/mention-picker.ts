@@ -7,6 +7,7 @@
  * only helps.
  */
 import { mentionKey } from '../rules/mentions.ts'
+import { attachListbox } from './listbox.ts'
 
 export interface Member {
   id: string
@@ -83,70 +84,30 @@ export function attachMentions(area: HTMLTextAreaElement, slug: string): void {
   area.insertAdjacentElement('afterend', list)
   area.setAttribute('aria-autocomplete', 'list')
   area.setAttribute('aria-controls', list.id)
-  let items: Member[] = []
-  let active = 0
   let asked = 0
-
-  const close = () => {
-    items = []
-    list.hidden = true
-    list.replaceChildren()
-    area.removeAttribute('aria-activedescendant')
-  }
-  const draw = () => {
-    list.replaceChildren()
-    if (items.length === 0) return close()
-    items.forEach((m, i) => {
-      const li = document.createElement('li')
-      li.id = `${list.id}-${i}`
-      li.setAttribute('role', 'option')
-      li.setAttribute('aria-selected', String(i === active))
-      li.textContent = m.name
-      li.addEventListener('mousedown', (event) => {
-        event.preventDefault()
-        choose(i)
-      })
-      list.append(li)
-    })
-    list.hidden = false
-    area.setAttribute('aria-activedescendant', `${list.id}-${active}`)
-  }
-  const choose = (i: number) => {
-    const member = items[i]
-    const at = mentionAt(area.value, area.selectionStart)
-    if (!member || !at) return close()
-    const text = mentionText(member)
-    area.setRangeText(text, at.start, area.selectionStart, 'end')
-    area.dispatchEvent(new Event('input', { bubbles: true }))
-    close()
-    area.focus()
-  }
+  const box = attachListbox<Member>(area, list, {
+    option(member, li) {
+      li.textContent = member.name
+    },
+    choose(member) {
+      const at = mentionAt(area.value, area.selectionStart)
+      if (!at) return
+      area.setRangeText(mentionText(member), at.start, area.selectionStart, 'end')
+      area.dispatchEvent(new Event('input', { bubbles: true }))
+      area.focus()
+    },
+    choosesOn: (event) =>
+      (event.key === 'Enter' && !event.ctrlKey && !event.metaKey) || event.key === 'Tab',
+  })
   const update = async () => {
     const at =
       area.selectionStart === area.selectionEnd ? mentionAt(area.value, area.selectionStart) : null
     const mine = ++asked
-    if (!at) return close()
+    if (!at) return box.show([])
     const members = await loadMembers(slug)
     if (mine !== asked) return
-    items = suggestions(members, at.typed)
-    active = 0
-    draw()
+    box.show(suggestions(members, at.typed), 0)
   }
 
   area.addEventListener('input', () => void update())
-  area.addEventListener('keydown', (event) => {
-    if (list.hidden || items.length === 0) return
-    if (event.key === 'Escape') {
-      event.preventDefault()
-      close()
-    } else if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
-      event.preventDefault()
-      active = (active + (event.key === 'ArrowDown' ? 1 : -1) + items.length) % items.length
-      draw()
-    } else if ((event.key === 'Enter' && !event.ctrlKey && !event.metaKey) || event.key === 'Tab') {
-      event.preventDefault()
-      choose(active)
-    }
-  })
-  area.addEventListener('blur', () => close())
 }

@@ -5,6 +5,7 @@
  * them, Enter or a click puts the chosen ticket's reference in the field, Escape closes the
  * list. What the field sends is still whatever is typed: the list only helps.
  */
+import { attachListbox } from './listbox.ts'
 
 interface Suggestion {
   ref: string
@@ -33,24 +34,10 @@ export function attachTicketPicker(input: HTMLInputElement): void {
   const search = input.dataset.pickerSearch
   if (!list || !search) return
   const self = input.dataset.pickerSelf ?? ''
-  let items: Suggestion[] = []
-  let active = -1
   let asked = 0
   let timer: ReturnType<typeof setTimeout> | undefined
-
-  const close = () => {
-    list.hidden = true
-    input.setAttribute('aria-expanded', 'false')
-    input.removeAttribute('aria-activedescendant')
-    active = -1
-  }
-  const draw = () => {
-    list.replaceChildren()
-    items.forEach((item, i) => {
-      const li = document.createElement('li')
-      li.id = `${list.id}-${i}`
-      li.setAttribute('role', 'option')
-      li.setAttribute('aria-selected', String(i === active))
+  const box = attachListbox<Suggestion>(input, list, {
+    option(item, li) {
       const ref = document.createElement('b')
       ref.textContent = item.ref
       const subject = document.createElement('span')
@@ -59,43 +46,23 @@ export function attachTicketPicker(input: HTMLInputElement): void {
       state.className = `state state-${item.state}`
       state.textContent = item.state
       li.append(ref, subject, ' ', state)
-      li.addEventListener('mousedown', (event) => {
-        // Before the input loses focus, so the choice is made, not lost with the blur.
-        event.preventDefault()
-        choose(i)
-      })
-      list.append(li)
-    })
-    if (items.length === 0) return close()
-    list.hidden = false
-    input.setAttribute('aria-expanded', 'true')
-    if (active >= 0) input.setAttribute('aria-activedescendant', `${list.id}-${active}`)
-    else input.removeAttribute('aria-activedescendant')
-  }
-  const choose = (i: number) => {
-    const item = items[i]
-    if (!item) return
-    input.value = item.ref
-    items = []
-    close()
-    input.focus()
-  }
+    },
+    choose(item) {
+      input.value = item.ref
+      input.focus()
+    },
+  })
   const lookUp = async () => {
     const q = pickerQuery(input.value)
     const mine = ++asked
-    if (q === null) {
-      items = []
-      return close()
-    }
+    if (q === null) return box.show([])
     try {
       const res = await fetch(`${search}?${new URLSearchParams({ q, limit: '8' })}`, {
         headers: { accept: 'application/json' },
       })
       if (mine !== asked || !res.ok) return
       const body = (await res.json()) as { tickets: Suggestion[] }
-      items = body.tickets.filter((t) => t.ref !== self).slice(0, 8)
-      active = -1
-      draw()
+      box.show(body.tickets.filter((t) => t.ref !== self).slice(0, 8))
     } catch {
       // No suggestions when the network fails; typing a reference still works.
     }
@@ -105,20 +72,4 @@ export function attachTicketPicker(input: HTMLInputElement): void {
     clearTimeout(timer)
     timer = setTimeout(() => void lookUp(), 150)
   })
-  input.addEventListener('keydown', (event) => {
-    if (event.key === 'Escape' && !list.hidden) {
-      event.preventDefault()
-      close()
-    } else if ((event.key === 'ArrowDown' || event.key === 'ArrowUp') && items.length > 0) {
-      event.preventDefault()
-      const step = event.key === 'ArrowDown' ? 1 : -1
-      active = (active + step + items.length) % items.length
-      if (active < 0) active = items.length - 1
-      draw()
-    } else if (event.key === 'Enter' && !list.hidden && active >= 0) {
-      event.preventDefault()
-      choose(active)
-    }
-  })
-  input.addEventListener('blur', () => close())
 }
