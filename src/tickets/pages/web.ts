@@ -201,6 +201,31 @@ export function createWebHandlers(
     return true
   }
 
+  /**
+   * A page of the signed-in person's own, `title`: for nobody signed in, a sign-in page saying
+   * `signIn.why` under `signIn.heading` (the title when not given); else what `draw` makes for
+   * the viewer, with the lists' cursor for its live updates.
+   */
+  function ownPage(
+    title: string,
+    signIn: { heading?: string; why: string },
+    draw: (
+      req: Request,
+      viewer: Viewer,
+      cursor: number,
+    ) => Promise<{ body: Html; live?: LiveTarget }>,
+  ): Handler {
+    return async (req) => {
+      const refused = guard(req)
+      if (refused) return refused
+      const { viewer, cursor, switcher } = await data.context(req)
+      const drawn = viewer
+        ? await draw(req, viewer, cursor)
+        : { body: signInBody(signIn.heading ?? title, loginUrl(req), signIn.why) }
+      return page(req, 200, { title, viewer, switcher, ...drawn })
+    }
+  }
+
   async function adminPage(req: Request, slug: string): Promise<Response> {
     const { viewer, cursor, switcher, project } = await data.context(req, slug)
     if (!project)
@@ -490,122 +515,75 @@ export function createWebHandlers(
       })
     },
 
-    async inbox(req) {
-      const refused = guard(req)
-      if (refused) return refused
-      const { viewer, cursor, switcher } = await data.context(req)
-      if (!viewer)
-        return page(req, 200, {
-          title: 'Inbox',
-          viewer,
-          switcher,
-          body: signInBody(
-            'Inbox',
-            loginUrl(req),
-            'Your inbox lists the tickets assigned to you. Sign in to see it.',
-          ),
-        })
-      // A cursor the inbox did not hand out starts its list at the top, as a bad `?page=` does.
-      const from = { pending: inboxCursor(req, 'pending'), review: inboxCursor(req, 'review') }
-      const { pending, review } = await data.inbox(viewer.id, from)
-      return page(req, 200, {
-        title: 'Inbox',
-        viewer,
-        switcher,
-        body: inboxBody({ pending, review, from, now: ctx.clock() }),
-        live: { project: null, ticket: null, cursor },
-      })
-    },
+    inbox: ownPage(
+      'Inbox',
+      { why: 'Your inbox lists the tickets assigned to you. Sign in to see it.' },
+      async (req, viewer, cursor) => {
+        // A cursor the inbox did not hand out starts its list at the top, as a bad `?page=` does.
+        const from = { pending: inboxCursor(req, 'pending'), review: inboxCursor(req, 'review') }
+        const { pending, review } = await data.inbox(viewer.id, from)
+        return {
+          body: inboxBody({ pending, review, from, now: ctx.clock() }),
+          live: { project: null, ticket: null, cursor },
+        }
+      },
+    ),
 
-    async settings(req) {
-      const refused = guard(req)
-      if (refused) return refused
-      const { viewer, switcher } = await data.context(req)
-      if (!viewer)
-        return page(req, 200, {
-          title: 'Settings',
-          viewer,
-          switcher,
-          body: signInBody(
-            'Settings',
-            loginUrl(req),
-            'Sign in to manage your tokens and see your projects.',
-          ),
-        })
-      const [tokens, memberships] = await Promise.all([
-        data.tokens(viewer.id),
-        data.memberships(viewer.id),
-      ])
-      return page(req, 200, {
-        title: 'Settings',
-        viewer,
-        switcher,
-        body: settingsBody({ name: viewer.name, tokens, memberships, now: ctx.clock() }),
-      })
-    },
+    settings: ownPage(
+      'Settings',
+      { why: 'Sign in to manage your tokens and see your projects.' },
+      async (_req, viewer) => {
+        const [tokens, memberships] = await Promise.all([
+          data.tokens(viewer.id),
+          data.memberships(viewer.id),
+        ])
+        return {
+          body: settingsBody({ name: viewer.name, tokens, memberships, now: ctx.clock() }),
+        }
+      },
+    ),
 
-    async notifications(req) {
-      const refused = guard(req)
-      if (refused) return refused
-      const { viewer, cursor, switcher } = await data.context(req)
-      if (!viewer)
-        return page(req, 200, {
-          title: 'Notifications',
-          viewer,
-          switcher,
-          body: signInBody(
-            'Notifications',
-            loginUrl(req),
-            'Your notifications tell you what happened on the tickets you are assigned, mentioned in or watch. Sign in to see them.',
-          ),
-        })
-      // A `before` the page did not hand out starts at the newest, as a bad `?page=` does.
-      const beforeText = req.query.get('before') ?? ''
-      const before = /^[1-9][0-9]{0,15}$/.test(beforeText) ? Number(beforeText) : null
-      const { groups, next } = await data.notifications(viewer.id, before, GROUPS_SHOWN)
-      return page(req, 200, {
-        title: 'Notifications',
-        viewer,
-        switcher,
-        body: notificationsBody({
-          groups,
-          next,
-          later: before !== null,
-          unread: viewer.unreadCount,
-          now: ctx.clock(),
-        }),
-        live: { project: null, ticket: null, cursor, events: [] },
-      })
-    },
+    notifications: ownPage(
+      'Notifications',
+      {
+        why: 'Your notifications tell you what happened on the tickets you are assigned, mentioned in or watch. Sign in to see them.',
+      },
+      async (req, viewer, cursor) => {
+        // A `before` the page did not hand out starts at the newest, as a bad `?page=` does.
+        const beforeText = req.query.get('before') ?? ''
+        const before = /^[1-9][0-9]{0,15}$/.test(beforeText) ? Number(beforeText) : null
+        const { groups, next } = await data.notifications(viewer.id, before, GROUPS_SHOWN)
+        return {
+          body: notificationsBody({
+            groups,
+            next,
+            later: before !== null,
+            unread: viewer.unreadCount,
+            now: ctx.clock(),
+          }),
+          live: { project: null, ticket: null, cursor, events: [] },
+        }
+      },
+    ),
 
-    async notificationSettings(req) {
-      const refused = guard(req)
-      if (refused) return refused
-      const { viewer, switcher } = await data.context(req)
-      if (!viewer)
-        return page(req, 200, {
-          title: 'Notifications settings',
-          viewer,
-          switcher,
-          body: signInBody(
-            'Notifications',
-            loginUrl(req),
-            'Sign in to choose what you are told, in the app and by mail.',
-          ),
-        })
-      const { prefs, defaults } = await data.notificationPrefs(viewer.id)
-      return page(req, 200, {
-        title: 'Notifications settings',
-        viewer,
-        switcher,
-        body: notificationSettingsBody({
-          prefs,
-          defaults,
-          mail: ctx.mailer !== null,
-          owner: viewer.owner,
-        }),
-      })
-    },
+    notificationSettings: ownPage(
+      'Notifications settings',
+      {
+        heading: 'Notifications',
+        why: 'Sign in to choose what you are told, in the app and by mail.',
+      },
+      async (_req, viewer) => {
+        const { prefs, defaults } = await data.notificationPrefs(viewer.id)
+        return {
+          body: notificationSettingsBody({
+            prefs,
+            defaults,
+            mail: ctx.mailer !== null,
+            owner: viewer.owner,
+          }),
+        }
+      },
+    ),
 
     async search(req) {
       const refused = guard(req)
