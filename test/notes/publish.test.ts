@@ -9,7 +9,7 @@ import { createHandler } from '../../src/http/handler.ts'
 import { makeRequest } from '../../src/http/request.ts'
 import { createNotesService } from '../../src/notes/service.ts'
 import { testLogger } from '../support/service.ts'
-import { notesService } from './support.ts'
+import { assertAnswers, notesService } from './support.ts'
 
 const app = await notesService()
 const json = { 'content-type': 'application/json' }
@@ -118,12 +118,7 @@ test('nobody publishes a note that is not theirs, and an address that was never 
 
 test('the checks of /api/notes/publications come in the order of /api/notes', async () => {
   const cookie = await app.signIn('p-checks')
-  const cases: [
-    string,
-    { cookie?: string; headers?: Record<string, string>; body?: string },
-    number,
-    unknown,
-  ][] = [
+  await assertAnswers(app, '/api/notes/publications', [
     ['GET', {}, 401, { error: 'log in with idp first' }],
     ['DELETE', { cookie }, 405, { error: 'GET or POST only' }],
     ['POST', { cookie, headers: json }, 400, { error: 'a JSON body is needed' }],
@@ -157,10 +152,5 @@ test('the checks of /api/notes/publications come in the order of /api/notes', as
       200,
       { ok: true, was: false },
     ],
-  ]
-  for (const [method, init, status, body] of cases) {
-    const res = await app.call(method, '/api/notes/publications', init)
-    assert.equal(res.status, status, `${method} ${init.body}`)
-    assert.deepEqual(res.json, body)
-  }
+  ])
 })

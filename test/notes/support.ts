@@ -2,6 +2,7 @@
  * The notes service on a test schema, called without a socket: requests go through the
  * handler `serve` puts on a port.
  */
+import assert from 'node:assert/strict'
 import type { IncomingHttpHeaders } from 'node:http'
 import { createNotesService } from '../../src/notes/service.ts'
 import { createHandler } from '../../src/http/handler.ts'
@@ -69,6 +70,27 @@ export async function notesService(options: { max?: number } = {}) {
     signIn,
     post,
     publicUrl: deps.publicUrl,
+  }
+}
+
+/** A request and the answer it gets: method, what it sends, status and JSON body. */
+export type CheckCase = [
+  method: string,
+  init: { cookie?: string; headers?: Record<string, string>; body?: string },
+  status: number,
+  body: unknown,
+]
+
+/** Sends each of `cases` to `path`, in order, and asserts the status and body of its answer. */
+export async function assertAnswers(
+  app: { call(method: string, url: string, init: CheckCase[1]): Promise<Answer> },
+  path: string,
+  cases: readonly CheckCase[],
+): Promise<void> {
+  for (const [method, init, status, body] of cases) {
+    const res = await app.call(method, path, init)
+    assert.equal(res.status, status, `${method} ${JSON.stringify(init)}`)
+    assert.deepEqual(res.json, body)
   }
 }
 
