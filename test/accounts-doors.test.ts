@@ -12,94 +12,39 @@ import { createHandler } from '../src/http/handler.ts'
 import { makeRequest } from '../src/http/request.ts'
 import { bodyText } from '../src/http/response.ts'
 import { createAccountsProvider } from '../src/accounts/provider.ts'
-import { createSignInAttempts, FREE_FAILURES } from '../src/accounts/attempts.ts'
+import { FREE_FAILURES } from '../src/accounts/attempts.ts'
 import { createHashGate } from '../src/accounts/hash-gate.ts'
-import { notesAccountHooks } from '../src/notes/account-hooks.ts'
-import { ticketsAccountHooks } from '../src/tickets/account-hooks.ts'
+import {
+  formBrowser,
+  IDP,
+  NOTES,
+  providerDeps,
+  testAttempts,
+  type Answer,
+} from './support/accounts.ts'
 import { testLogger } from './support/service.ts'
 import { ticketsApp } from './tickets/support.ts'
 import { createRelyingParty, type OidcConfig } from '../src/accounts/oidc.ts'
 import { CLIENT_ID, CLIENT_SECRET, startTestIssuer, throughIssuer } from './support/oidc-issuer.ts'
 import { freePort } from './support/ports.ts'
 
-const NOTES = 'http://localhost:3001'
-const TICKETS = 'http://localhost:3002'
-const IDP = 'http://localhost:3003'
 const RETURN = `${NOTES}/login/callback`
 const SECRET = new Uint8Array(32).fill(5)
 
 const tickets = await ticketsApp()
 const { sql, clock } = tickets
 const hashes = createHashGate()
-const deps = {
-  sql,
-  clock: clock.now,
-  apiKey: 'dev-key',
-  apiSecret: 'dev-secret',
-  publicUrl: IDP,
-  services: { notes: NOTES, tickets: TICKETS },
-  secret: SECRET,
-  trustProxy: 0,
-  assets: null,
-  attempts: createSignInAttempts({
-    sql,
-    clock: clock.now,
-    trustProxy: 0,
-    secret: SECRET,
-    secure: false,
-  }),
+const deps = providerDeps(sql, clock.now, SECRET, {
+  attempts: testAttempts(sql, clock.now, SECRET),
   hashes,
-  hooks: [notesAccountHooks(), ticketsAccountHooks({ sql, clock: clock.now, publicUrl: TICKETS })],
-}
+})
 const handler = createHandler(createAccountsProvider(deps).routes, {
   name: 'idp',
   logger: testLogger(),
 })
 
-interface Answer {
-  status: number
-  headers: Record<string, string | string[]>
-  text: string
-}
-
 /** A browser: keeps its cookies, reads each page's form token, comes from `address`, asks `serve`. */
-function browser(address: string, serve = handler) {
-  const jar = new Map<string, string>()
-  let csrf = ''
-  async function send(
-    method: string,
-    url: string,
-    form?: Record<string, string> | string,
-  ): Promise<Answer> {
-    const cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ')
-    const headers: Record<string, string> = cookie ? { cookie } : {}
-    let body: string | undefined
-    if (form !== undefined) {
-      headers['content-type'] = 'application/x-www-form-urlencoded'
-      body = typeof form === 'string' ? form : new URLSearchParams({ csrf, ...form }).toString()
-    }
-    const response = await serve(makeRequest({ method, url, headers, body, address }))
-    const set = response.headers?.['set-cookie']
-    for (const line of set === undefined ? [] : Array.isArray(set) ? set : [set]) {
-      const [pair] = line.split(';')
-      const eq = pair!.indexOf('=')
-      if (/Max-Age=0/.test(line)) jar.delete(pair!.slice(0, eq))
-      else jar.set(pair!.slice(0, eq), pair!.slice(eq + 1))
-    }
-    const text = await bodyText(response.body)
-    const token = /name="csrf" value="([^"]+)"/.exec(text)?.[1]
-    if (token) csrf = token
-    return { status: response.status, headers: response.headers ?? {}, text }
-  }
-  return {
-    jar,
-    get csrf() {
-      return csrf
-    },
-    get: (url: string) => send('GET', url),
-    post: (url: string, form: Record<string, string> | string) => send('POST', url, form),
-  }
-}
+const browser = (address: string, serve = handler) => formBrowser(serve, address)
 
 const login = `/login?key=dev-key&return=${encodeURIComponent(RETURN)}`
 const request = { key: 'dev-key', return: RETURN }

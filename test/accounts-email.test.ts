@@ -15,12 +15,8 @@ import { createMailer } from '../src/tickets/mailer/mailer.ts'
 import { testLogger } from './support/service.ts'
 import { startSmtp } from './support/smtp.ts'
 import { ticketsApp } from './tickets/support.ts'
-import { notesAccountHooks } from '../src/notes/account-hooks.ts'
-import { ticketsAccountHooks } from '../src/tickets/account-hooks.ts'
+import { formBrowser, IDP, providerDeps, TICKETS, type Answer } from './support/accounts.ts'
 
-const NOTES = 'http://localhost:3001'
-const TICKETS = 'http://localhost:3002'
-const IDP = 'http://localhost:3003'
 const RETURN = `${TICKETS}/login/callback`
 
 const smtp = await startSmtp()
@@ -30,58 +26,17 @@ const { sql, clock } = tickets
 const SECRET = new Uint8Array(32).fill(5)
 const mailer = createMailer(smtp.url, 'notifications@localhost', testLogger())
 after(() => mailer.close())
-const provider = createAccountsProvider({
-  sql,
-  clock: clock.now,
-  apiKey: 'dev-key',
-  apiSecret: 'dev-secret',
-  publicUrl: IDP,
-  services: { notes: NOTES, tickets: TICKETS },
-  hooks: [notesAccountHooks(), ticketsAccountHooks({ sql, clock: clock.now, publicUrl: TICKETS })],
-  secret: SECRET,
-  trustProxy: 0,
-  assets: null,
-  mailer,
-  // A cheap hash: these tests are about mail, not scrypt's cost.
-  passwordCost: { N: 1 << 10, r: 8, p: 1 },
-})
+const provider = createAccountsProvider(
+  providerDeps(sql, clock.now, SECRET, {
+    mailer,
+    // A cheap hash: these tests are about mail, not scrypt's cost.
+    passwordCost: { N: 1 << 10, r: 8, p: 1 },
+  }),
+)
 const handler = createHandler(provider.routes, { name: 'idp', logger: testLogger() })
 
-interface Answer {
-  status: number
-  headers: Record<string, string | string[]>
-  text: string
-}
-
-/** A browser: keeps its cookies, reads each page's form token. */
-function browser(address: string) {
-  const jar = new Map<string, string>()
-  let csrf = ''
-  async function send(method: string, url: string, form?: Record<string, string>): Promise<Answer> {
-    const cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ')
-    const headers: Record<string, string> = cookie ? { cookie } : {}
-    let body: string | undefined
-    if (form) {
-      headers['content-type'] = 'application/x-www-form-urlencoded'
-      body = new URLSearchParams({ csrf, ...form }).toString()
-    }
-    const response = await handler(makeRequest({ method, url, headers, body, address }))
-    const set = response.headers?.['set-cookie']
-    for (const line of set === undefined ? [] : Array.isArray(set) ? set : [set]) {
-      const [name, value] = line.split(';')[0]!.split('=') as [string, string]
-      if (/Max-Age=0/.test(line)) jar.delete(name)
-      else jar.set(name, value)
-    }
-    const text = await bodyText(response.body)
-    const token = /name="csrf" value="([^"]+)"/.exec(text)?.[1]
-    if (token) csrf = token
-    return { status: response.status, headers: response.headers ?? {}, text }
-  }
-  return {
-    get: (url: string) => send('GET', url),
-    post: (url: string, form: Record<string, string>) => send('POST', url, form),
-  }
-}
+/** A browser: keeps its cookies, reads each page's form token, comes from `address`. */
+const browser = (address: string) => formBrowser(handler, address)
 
 const login = `/login?return=${encodeURIComponent(RETURN)}`
 

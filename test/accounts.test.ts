@@ -10,85 +10,37 @@ import { createHandler } from '../src/http/handler.ts'
 import { makeRequest } from '../src/http/request.ts'
 import { bodyText } from '../src/http/response.ts'
 import { createAccountsProvider } from '../src/accounts/provider.ts'
-import { createSignInAttempts, FREE_FAILURES, LONGEST_WAIT_MS } from '../src/accounts/attempts.ts'
+import { FREE_FAILURES, LONGEST_WAIT_MS } from '../src/accounts/attempts.ts'
 import { hashPassword, verifyPassword } from '../src/accounts/password.ts'
 import { hashSecret } from '../src/base/random.ts'
 import { testLogger } from './support/service.ts'
 import { ticketsApp } from './tickets/support.ts'
-import { notesAccountHooks } from '../src/notes/account-hooks.ts'
-import { ticketsAccountHooks } from '../src/tickets/account-hooks.ts'
+import {
+  formBrowser,
+  NOTES,
+  providerDeps,
+  testAttempts,
+  TICKETS,
+  type Answer,
+} from './support/accounts.ts'
 
-const NOTES = 'http://localhost:3001'
-const TICKETS = 'http://localhost:3002'
-const IDP = 'http://localhost:3003'
 const RETURN = `${NOTES}/login/callback`
 
 const tickets = await ticketsApp()
 const { sql, clock } = tickets
 const SECRET = new Uint8Array(32).fill(3)
-const attempts = createSignInAttempts({
-  sql,
-  clock: clock.now,
-  trustProxy: 0,
-  secret: SECRET,
-  secure: false,
-})
-const provider = createAccountsProvider({
-  sql,
-  clock: clock.now,
-  apiKey: 'dev-key',
-  apiSecret: 'dev-secret',
-  publicUrl: IDP,
-  services: { notes: NOTES, tickets: TICKETS },
-  hooks: [notesAccountHooks(), ticketsAccountHooks({ sql, clock: clock.now, publicUrl: TICKETS })],
-  secret: SECRET,
-  trustProxy: 0,
-  assets: null,
-  attempts,
-  // A cheap hash: these tests sign in many times and test what the pages do, not scrypt's cost
-  // (the hashing tests below hash at the real cost, and accounts-doors.test.ts signs in with it).
-  passwordCost: { N: 1 << 10, r: 8, p: 1 },
-})
+const provider = createAccountsProvider(
+  providerDeps(sql, clock.now, SECRET, {
+    attempts: testAttempts(sql, clock.now, SECRET),
+    // A cheap hash: these tests sign in many times and test what the pages do, not scrypt's cost
+    // (the hashing tests below hash at the real cost, and accounts-doors.test.ts signs in with it).
+    passwordCost: { N: 1 << 10, r: 8, p: 1 },
+  }),
+)
 const handler = createHandler(provider.routes, { name: 'idp', logger: testLogger() })
 
-interface Answer {
-  status: number
-  headers: Record<string, string | string[]>
-  text: string
-}
-
 /** A browser: keeps its cookies, reads each page's form token, comes from `address`. */
-function browser(address = '10.0.0.1') {
-  const jar = new Map<string, string>()
-  let csrf = ''
-  async function send(method: string, url: string, form?: Record<string, string>): Promise<Answer> {
-    const cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ')
-    const headers: Record<string, string> = cookie ? { cookie } : {}
-    let body: string | undefined
-    if (form) {
-      headers['content-type'] = 'application/x-www-form-urlencoded'
-      body = new URLSearchParams({ csrf, ...form }).toString()
-    }
-    const response = await handler(makeRequest({ method, url, headers, body, address }))
-    const set = response.headers?.['set-cookie']
-    for (const line of set === undefined ? [] : Array.isArray(set) ? set : [set]) {
-      const [pair] = line.split(';')
-      const [name, value] = pair!.split('=') as [string, string]
-      if (/Max-Age=0/.test(line)) jar.delete(name)
-      else jar.set(name, value)
-    }
-    const text = await bodyText(response.body)
-    const token = /name="csrf" value="([^"]+)"/.exec(text)?.[1]
-    if (token) csrf = token
-    return { status: response.status, headers: response.headers ?? {}, text }
-  }
-  return {
-    jar,
-    get: (url: string) => send('GET', url),
-    post: (url: string, form: Record<string, string>) => send('POST', url, form),
-    setCsrf: (value: string) => void (csrf = value),
-  }
-}
+const browser = (address = '10.0.0.1') => formBrowser(handler, address)
 
 const login = `/login?key=dev-key&return=${encodeURIComponent(RETURN)}`
 const request = { key: 'dev-key', return: RETURN }
