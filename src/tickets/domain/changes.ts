@@ -59,6 +59,19 @@ export async function emitTicketEvents(
   return { ticket, events: done.events }
 }
 
+/** Writes `change` and `events` to the ticket `id` and emits the events; answers the change. */
+async function changeAndEmit(
+  tx: TicketTx,
+  publicUrl: string,
+  actor: Actor,
+  id: string,
+  change: TicketChange,
+  events: readonly NewHistoryEvent[],
+): Promise<{ ticket: TicketAnswer; events: TicketEvent[] }> {
+  // The ticket is locked by the caller and tickets are not deleted, so the change writes.
+  return emitTicketEvents(tx, publicUrl, (await tx.tickets.change(id, change, events, actor))!)
+}
+
 /** Adds a comment: a member of any role may. */
 export async function comment(
   tx: TicketTx,
@@ -134,7 +147,7 @@ export async function changeState(
   const {
     ticket,
     events: [event, assignEvent],
-  } = await emitTicketEvents(tx, publicUrl, (await tx.tickets.change(t.id, change, events, actor))!)
+  } = await changeAndEmit(tx, publicUrl, actor, t.id, change, events)
   await tx.emit(t.projectId, 'ticketsRelated', [
     ticketAnswers(publicUrl, await tx.tickets.related([t.id])),
   ])
@@ -200,20 +213,9 @@ export async function changeAsEditor(
   if (refused) return refused
   const decided = await decide(t)
   if (decided instanceof Refusal) return decided
-  const {
-    ticket,
-    events: [event],
-  } = await emitTicketEvents(
-    tx,
-    publicUrl,
-    (await tx.tickets.change(
-      t.id,
-      { ...decided.change, updated: actor.now },
-      [decided.event],
-      actor,
-    ))!,
-  )
-  return { ok: true, ticket, event: event! }
+  const change = { ...decided.change, updated: actor.now }
+  const done = await changeAndEmit(tx, publicUrl, actor, t.id, change, [decided.event])
+  return { ok: true, ticket: done.ticket, event: done.events[0]! }
 }
 
 /**
@@ -259,11 +261,7 @@ export async function edit(
   const {
     ticket,
     events: [event],
-  } = await emitTicketEvents(
-    tx,
-    publicUrl,
-    (await tx.tickets.change(t.id, change, [{ kind: 'edit', data }], actor))!,
-  )
+  } = await changeAndEmit(tx, publicUrl, actor, t.id, change, [{ kind: 'edit', data }])
   await tx.emit(t.projectId, 'ticketsRelated', [
     ticketAnswers(publicUrl, await tx.tickets.related([t.id])),
   ])

@@ -4,7 +4,7 @@
  * change emits `labelsChanged` with the project's slug, so open pages of the project redraw.
  * Giving tickets labels is src/tickets/domain/organise.ts.
  */
-import { refuse, type Refusal } from '../../http/refusal.ts'
+import { refuse, Refusal } from '../../http/refusal.ts'
 import type { Actor } from '../rules/actor.ts'
 import {
   BAD_COLOR,
@@ -22,7 +22,7 @@ import {
   LABEL_NAME_MAX,
   LABELS_MAX,
 } from '../rules/organise.ts'
-import type { Label } from '../store/labels.ts'
+import type { Label, StoredLabel } from '../store/labels.ts'
 import type { Project } from '../store/projects.ts'
 import type { TicketTx } from '../store/ticket-store.ts'
 import { refuseUnlessAdmin } from './projects.ts'
@@ -56,7 +56,23 @@ function checked(input: LabelInput, base: Label): Label | Refusal {
   return { name, color, description }
 }
 
-const isRefusal = (x: Label | Refusal): x is Refusal => 'status' in x
+const isRefusal = <T>(x: T | Refusal): x is Refusal => x instanceof Refusal
+
+/**
+ * The label named `name` (any case) of `project`, its labels locked for a change, when the actor
+ * is an admin; else the refusal, in the interface's order: 404 for no such label, then 403.
+ */
+async function adminsLabel(
+  tx: TicketTx,
+  actor: Actor,
+  project: Project,
+  name: string,
+): Promise<StoredLabel | Refusal> {
+  await tx.labels.lock(project.id)
+  const found = await tx.labels.byName(project.id, name)
+  if (!found) return refuse(404, NO_SUCH_LABEL)
+  return (await refuseUnlessAdmin(tx, project.id, actor.user.id)) ?? found
+}
 
 /** Creates a label in `project`, as an admin. */
 export async function createLabel(
@@ -87,11 +103,8 @@ export async function updateLabel(
   current: string,
   input: LabelInput,
 ): Promise<LabelDone> {
-  await tx.labels.lock(project.id)
-  const found = await tx.labels.byName(project.id, current)
-  if (!found) return refuse(404, NO_SUCH_LABEL)
-  const refused = await refuseUnlessAdmin(tx, project.id, actor.user.id)
-  if (refused) return refused
+  const found = await adminsLabel(tx, actor, project, current)
+  if (isRefusal(found)) return found
   if (input.name === undefined && input.color === undefined && input.description === undefined)
     return refuse(400, LABEL_CHANGE_NEEDED, 'name')
   const label = checked(input, found)
@@ -110,11 +123,8 @@ export async function deleteLabel(
   project: Project,
   name: string,
 ): Promise<LabelDone> {
-  await tx.labels.lock(project.id)
-  const found = await tx.labels.byName(project.id, name)
-  if (!found) return refuse(404, NO_SUCH_LABEL)
-  const refused = await refuseUnlessAdmin(tx, project.id, actor.user.id)
-  if (refused) return refused
+  const found = await adminsLabel(tx, actor, project, name)
+  if (isRefusal(found)) return found
   await tx.labels.remove(found.id)
   await tx.emit(project.id, 'labelsChanged', [project.slug])
   return { ok: true, label: shown(found) }

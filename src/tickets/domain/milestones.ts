@@ -4,7 +4,7 @@
  * whatever its case. Each change emits `milestonesChanged` with the project's slug. Putting a
  * ticket in a milestone is src/tickets/domain/organise.ts.
  */
-import { refuse, type Refusal } from '../../http/refusal.ts'
+import { refuse, Refusal } from '../../http/refusal.ts'
 import type { Actor } from '../rules/actor.ts'
 import {
   BAD_MILESTONE_STATE,
@@ -61,10 +61,26 @@ function checked(input: MilestoneInput, base: MilestoneFields): MilestoneFields 
   return { title, due, description, closed }
 }
 
-const isRefusal = (x: MilestoneFields | Refusal): x is Refusal => 'status' in x
+const isRefusal = <T>(x: T | Refusal): x is Refusal => x instanceof Refusal
 
 async function refuseUnlessEditor(tx: TicketTx, project: Project, actor: Actor) {
   return refuseRole(await tx.projects.roleOf(project.id, actor.user.id), EDIT, 'project')
+}
+
+/**
+ * The milestone titled `title` (any case) of `project`, its milestones locked for a change, when
+ * the actor is an editor or admin; else the refusal, in the interface's order: 404, then 403.
+ */
+async function editorsMilestone(
+  tx: TicketTx,
+  actor: Actor,
+  project: Project,
+  title: string,
+): Promise<StoredMilestone | Refusal> {
+  await tx.milestones.lock(project.id)
+  const found = await tx.milestones.byTitle(project.id, title)
+  if (!found) return refuse(404, NO_SUCH_MILESTONE)
+  return (await refuseUnlessEditor(tx, project, actor)) ?? found
 }
 
 /** Creates a milestone in `project`, as an editor or admin. */
@@ -99,11 +115,8 @@ export async function updateMilestone(
   current: string,
   input: MilestoneInput,
 ): Promise<MilestoneDone> {
-  await tx.milestones.lock(project.id)
-  const found = await tx.milestones.byTitle(project.id, current)
-  if (!found) return refuse(404, NO_SUCH_MILESTONE)
-  const refused = await refuseUnlessEditor(tx, project, actor)
-  if (refused) return refused
+  const found = await editorsMilestone(tx, actor, project, current)
+  if (isRefusal(found)) return found
   if (Object.values(input).every((v) => v === undefined))
     return refuse(400, MILESTONE_CHANGE_NEEDED, 'title')
   const fields = checked(input, { ...found, closed: found.state === 'closed' })
@@ -122,11 +135,8 @@ export async function deleteMilestone(
   project: Project,
   title: string,
 ): Promise<MilestoneDone> {
-  await tx.milestones.lock(project.id)
-  const found = await tx.milestones.byTitle(project.id, title)
-  if (!found) return refuse(404, NO_SUCH_MILESTONE)
-  const refused = await refuseUnlessEditor(tx, project, actor)
-  if (refused) return refused
+  const found = await editorsMilestone(tx, actor, project, title)
+  if (isRefusal(found)) return found
   await tx.milestones.remove(found.id)
   await tx.emit(project.id, 'milestonesChanged', [project.slug])
   return { ok: true, milestone: shown(found) }
