@@ -164,6 +164,15 @@ export function createWebHandlers(
     return { ...answer, headers: { ...answer.headers, [ERROR_CODE]: refusal.code } }
   }
 
+  /** The page of a project address that names no project. */
+  function noProjectPage(req: Request, slug: string): Promise<Response> {
+    return refusedPage(
+      req,
+      'Not found',
+      refuse(404, reason('no_such_project', noProjectHere(slug))),
+    )
+  }
+
   /** The search of a list page: parsed, with the refusal to show when it does not parse. */
   function search(
     req: Request,
@@ -228,12 +237,7 @@ export function createWebHandlers(
 
   async function adminPage(req: Request, slug: string): Promise<Response> {
     const { viewer, cursor, switcher, project } = await data.context(req, slug)
-    if (!project)
-      return refusedPage(
-        req,
-        'Not found',
-        refuse(404, reason('no_such_project', noProjectHere(slug))),
-      )
+    if (!project) return noProjectPage(req, slug)
     const { project: p, role, members } = project
     if (p.slug !== slug) return redirect(301, `/${p.slug}/settings`)
     if (!viewer)
@@ -311,12 +315,7 @@ export function createWebHandlers(
           return listRequest(asked.query, states, signedIn?.id ?? null, pageNumber(req))
         },
       )
-      if (!project)
-        return refusedPage(
-          req,
-          'Not found',
-          refuse(404, reason('no_such_project', noProjectHere(req.params.slug!))),
-        )
+      if (!project) return noProjectPage(req, req.params.slug!)
       const { project: p, role, members, counts } = project
       if (p.slug !== req.params.slug) {
         const search = req.query.toString()
@@ -380,12 +379,7 @@ export function createWebHandlers(
       const refused = guard(req)
       if (refused) return refused
       const { viewer, cursor, switcher, project } = await data.context(req, req.params.slug)
-      if (!project)
-        return refusedPage(
-          req,
-          'Not found',
-          refuse(404, reason('no_such_project', noProjectHere(req.params.slug!))),
-        )
+      if (!project) return noProjectPage(req, req.params.slug!)
       const { project: p, role, counts } = project
       if (p.slug !== req.params.slug) {
         const search = req.query.toString()
@@ -491,12 +485,7 @@ export function createWebHandlers(
       if (refused) return refused
       const slug = req.params.slug!
       const { viewer, cursor, switcher, project } = await data.context(req, slug)
-      if (!project)
-        return refusedPage(
-          req,
-          'Not found',
-          refuse(404, reason('no_such_project', noProjectHere(slug))),
-        )
+      if (!project) return noProjectPage(req, slug)
       const { project: p, role } = project
       if (p.slug !== slug) return redirect(301, `/${p.slug}/milestones`)
       const milestones = await data.milestones(p.id)
