@@ -10,7 +10,7 @@ import { parseLimit } from '../../http/paging.ts'
 import { listCursors } from '../rules/list-cursors.ts'
 import type { Actor } from '../rules/actor.ts'
 import type { Caller } from '../credentials.ts'
-import { refuseText, type Body } from '../rules/body.ts'
+import { refuseText, type Body, type Shape } from '../rules/body.ts'
 import type { Context } from '../context.ts'
 import { answerRefusal, refuse } from '../../http/refusal.ts'
 import {
@@ -145,6 +145,22 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
     return json(200, { tickets, next }, { ...headers, ...link })
   }
 
+  /**
+   * A route that creates a ticket in the project `slugOf` names: the front checks and the
+   * body's `shape`, a subject that is not blank, the project (404), then {@link create}.
+   */
+  function createRoute(shape: Shape, slugOf: (req: Request, body: Body) => string): Handler {
+    return async (req) => {
+      const w = await acceptWrite(ctx, req, 'user-or-key', shape)
+      if (!w.ok) return answerRefusal(w)
+      if (isBlank(w.body.subject))
+        return answerRefusal(refuse(400, fieldRequired('subject'), 'subject'))
+      const project = await store.projects.find(slugOf(req, w.body))
+      if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
+      return create(project, w.caller, w.body)
+    }
+  }
+
   async function create(project: Project, caller: Caller, body: Body): Promise<Response> {
     const acting = await ctx.credentials.actingUser(caller, project.id)
     if (!acting.ok) return answerRefusal(acting)
@@ -193,30 +209,11 @@ export function createTicketHandlers(ctx: Context): TicketHandlers {
       if (refused) return answerRefusal(refused, VARY)
       return answerList(req, ref)
     },
-    async create(req) {
-      const w = await acceptWrite(ctx, req, 'user-or-key', {
-        project: 'required',
-        ...CREATE_FIELDS,
-      })
-      if (!w.ok) return answerRefusal(w)
-      if (isBlank(w.body.subject))
-        return answerRefusal(refuse(400, fieldRequired('subject'), 'subject'))
-      const project = await store.projects.find(w.body.project!)
-      if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
-      return create(project, w.caller, w.body)
-    },
+    create: createRoute({ project: 'required', ...CREATE_FIELDS }, (_req, body) => body.project!),
     async listInProject(req) {
       return answerList(req, req.params.slug!)
     },
-    async createInProject(req) {
-      const w = await acceptWrite(ctx, req, 'user-or-key', CREATE_FIELDS)
-      if (!w.ok) return answerRefusal(w)
-      if (isBlank(w.body.subject))
-        return answerRefusal(refuse(400, fieldRequired('subject'), 'subject'))
-      const project = await store.projects.find(req.params.slug!)
-      if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
-      return create(project, w.caller, w.body)
-    },
+    createInProject: createRoute(CREATE_FIELDS, (req) => req.params.slug!),
     async show(req) {
       return show(req, await store.tickets.byRef(req.params.ref!))
     },
