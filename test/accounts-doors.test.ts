@@ -452,22 +452,7 @@ test('6: passkeys never wait on the password counts: an address out of attempts 
     (await spent.post('/login', { ...request, name: 'alice', password: 'alice password' })).status,
     429,
   )
-  const cookie = [...spent.jar].map(([k, v]) => `${k}=${v}`).join('; ')
-  const post = async (url: string, body: unknown, extra = '') => {
-    const answer = await handler(
-      makeRequest({
-        method: 'POST',
-        url,
-        headers: { cookie: cookie + extra, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-        address: '10.6.5.1',
-      }),
-    )
-    return {
-      status: answer.status,
-      body: JSON.parse(await bodyText(answer.body)) as { challenge?: string; error?: string },
-    }
-  }
+  const post = spent.postJson
   const options = await post('/passkeys/signin/options', { csrf: spent.csrf })
   assert.equal(options.status, 200)
   const response = {

@@ -561,23 +561,7 @@ test('a passkey ceremony needs the page token of its browser and the challenge t
   const someone = browser('10.12.0.1')
   const page = await someone.get(login)
   const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)![1]!
-  const cookie = [...someone.jar].map(([k, v]) => `${k}=${v}`).join('; ')
-  const post = async (url: string, body: unknown, extraCookie = '') => {
-    const response = await handler(
-      makeRequest({
-        method: 'POST',
-        url,
-        headers: { cookie: cookie + extraCookie, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-        address: '10.12.0.1',
-      }),
-    )
-    return {
-      status: response.status,
-      headers: response.headers ?? {},
-      body: JSON.parse(await bodyText(response.body)),
-    }
-  }
+  const post = someone.postJson
   assert.equal((await post('/passkeys/signin/options', { csrf: 'not the token' })).status, 403)
   const options = await post('/passkeys/signin/options', { csrf })
   assert.equal(options.status, 200)

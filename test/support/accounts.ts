@@ -92,7 +92,26 @@ export function formBrowser(serve: Handler, address: string) {
     setCsrf: (value: string) => void (csrf = value),
     get: (url: string) => send('GET', url),
     post: (url: string, form: Record<string, string> | string) => send('POST', url, form),
-    /** The `Cookie` header this browser sends. */
-    cookie: () => [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
+    /**
+     * POSTs `value` as JSON with this browser's cookies and `extraCookie` after them, as a
+     * page's script does (a passkey ceremony); the answer's cookies are not kept.
+     */
+    async postJson(url: string, value: unknown, extraCookie = '') {
+      const cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ') + extraCookie
+      const response = await serve(
+        makeRequest({
+          method: 'POST',
+          url,
+          headers: { cookie, 'content-type': 'application/json' },
+          body: JSON.stringify(value),
+          address,
+        }),
+      )
+      return {
+        status: response.status,
+        headers: response.headers ?? {},
+        body: JSON.parse(await bodyText(response.body)),
+      }
+    },
   }
 }
