@@ -11,27 +11,42 @@
  * inline) against the same page with none, one client, median and 99th percentile; and the 20
  * images read again with their `ETag` (all 304).
  *
+ * Each transfer's CPU time is given too, the service's and the embedded database's process's
+ * (from /proc): on this shared machine a transfer's time is mostly the load's, its CPU time is
+ * not.
+ *
  * The service runs as `npm start` runs it (bench/scale/service.ts): on DATABASE_URL when set (a
  * schema of its own), else on the embedded database, in a process of its own on a TCP port
  * (bench/support.ts, `serviceDatabase`), so that PGlite's memory is not counted as the
- * service's; `FILES_BENCH_IN_PROCESS=1` runs the embedded database inside the service instead,
- * as `npm start` without DATABASE_URL does, and counts it.
+ * service's, and in a folder on disk as `npm start` keeps it (`FILES_BENCH_MEMORY=1`: in memory,
+ * where PGlite's file system copies a growing file whole at every eighth it grows);
+ * `FILES_BENCH_IN_PROCESS=1` runs the embedded database inside the service instead, as
+ * `npm start` without DATABASE_URL does, and counts it.
  */
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import { mkdtemp, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { issueToken } from '../src/tickets/api/tokens.ts'
 import { createTicketStore } from '../src/tickets/store/ticket-store.ts'
 import { startService, type RunningService } from './scale/service.ts'
-import { budgetVerdict, fmt, median, percentile, serviceDatabase, startChild } from './support.ts'
+import {
+  budgetVerdict,
+  cpuMs,
+  fmt,
+  median,
+  percentile,
+  serviceDatabase,
+  startChild,
+} from './support.ts'
 
 const MB = 1024 * 1024
 const SIZE = 25 * MB
 const ROUNDS = Number(process.env.FILES_BENCH_ROUNDS ?? 3)
 const PAGE_READS = 200
 const IN_PROCESS = process.env.FILES_BENCH_IN_PROCESS === '1'
+const IN_MEMORY = process.env.FILES_BENCH_MEMORY === '1'
 
 function status(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   return (
@@ -42,17 +57,36 @@ function status(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   )
 }
 
-/** Runs `transfer` with the peak resident memory of `pid` reset; answers its time and the peak's rise over the memory before. */
+interface Measured {
+  ms: number
+  mb: number
+  /** CPU time of the service's process and of the database's (0 when it has none of its own). */
+  cpu: number
+  dbCpu: number
+}
+
+/**
+ * Runs `transfer` with the peak resident memory of `pid` reset; answers its time, the peak's
+ * rise over the memory before, and the CPU time `pid` and `dbPid` spent meanwhile.
+ */
 async function measured(
   pid: number,
+  dbPid: number | null,
   transfer: () => Promise<void>,
-): Promise<{ ms: number; mb: number }> {
+): Promise<Measured> {
   await writeFile(`/proc/${pid}/clear_refs`, '5')
   const before = status(pid, 'VmRSS')
+  const cpu0 = cpuMs(pid)
+  const db0 = dbPid === null ? 0 : cpuMs(dbPid)
   const t0 = performance.now()
   await transfer()
   const ms = performance.now() - t0
-  return { ms, mb: (status(pid, 'VmHWM') - before) / MB }
+  return {
+    ms,
+    mb: (status(pid, 'VmHWM') - before) / MB,
+    cpu: cpuMs(pid) - cpu0,
+    dbCpu: dbPid === null ? 0 : cpuMs(dbPid) - db0,
+  }
 }
 
 async function readAll(res: Response): Promise<number> {
@@ -63,8 +97,10 @@ async function readAll(res: Response): Promise<number> {
 
 const body = randomBytes(SIZE)
 const bare = await startChild('./servers/bytes.ts', [String(SIZE)])
-const database = IN_PROCESS ? null : await serviceDatabase('files')
-const dataDir = IN_PROCESS ? await mkdtemp(join(tmpdir(), 'files-bench-')) : null
+const dataDir = IN_MEMORY && !IN_PROCESS ? null : await mkdtemp(join(tmpdir(), 'files-bench-'))
+const database = IN_PROCESS
+  ? null
+  : await serviceDatabase('files', {}, dataDir ? join(dataDir, 'pglite') : undefined)
 let service: RunningService | null = null
 try {
   service = await startService(
@@ -98,13 +134,15 @@ try {
   const auth = { authorization: `Bearer ${token}` }
 
   // A warm-up of each path, so what the first request loads counts in the baseline.
-  await fetch(`${tickets}/api/projects/${slug}/files?name=warm.bin`, {
+  const warm = await fetch(`${tickets}/api/projects/${slug}/files?name=warm.bin`, {
     method: 'POST',
     headers: { ...auth, 'content-type': 'application/octet-stream' },
     body: randomBytes(2 * MB),
-  }).then(readAll)
-  const ups: { ms: number; mb: number }[] = []
-  const downs: { ms: number; mb: number }[] = []
+  })
+  if (warm.status !== 201) throw new Error(`warm-up upload: ${warm.status} ${await warm.text()}`)
+  const dbPid = database?.pid ?? null
+  const ups: Measured[] = []
+  const downs: Measured[] = []
   const bareUps: number[] = []
   const bareDowns: number[] = []
   const floorUps: number[] = []
@@ -121,7 +159,7 @@ try {
     await readAll(await fetch(`${bare.url}/`, { method: 'POST', body }))
     bareUps.push(performance.now() - t0)
     ups.push(
-      await measured(pid, async () => {
+      await measured(pid, dbPid, async () => {
         const res = await fetch(`${tickets}/api/projects/${slug}/files?name=big-${round}.bin`, {
           method: 'POST',
           headers: { ...auth, 'content-type': 'application/octet-stream' },
@@ -153,7 +191,7 @@ try {
       floorDowns.push(performance.now() - t3)
     }
     downs.push(
-      await measured(pid, async () => {
+      await measured(pid, dbPid, async () => {
         const res = await fetch(`${tickets}${new URL(url).pathname}`)
         const got = await readAll(res)
         if (got !== SIZE) throw new Error(`download: ${got} bytes`)
@@ -161,31 +199,25 @@ try {
     )
   }
   const med = (xs: number[]) => median(xs)
-  console.log(
-    `files (${database?.kind ?? 'embedded in the service process'}): 25 MB, ${ROUNDS} rounds, medians`,
-  )
-  const line = (name: string, ms: number, mb: number, bareMs: number, floorMs: number | null) => {
+  const where =
+    database?.kind === 'postgres'
+      ? 'postgres'
+      : `embedded, ${IN_PROCESS ? 'in the service process' : 'a process of its own'}, ${dataDir ? 'on disk' : 'in memory'}`
+  console.log(`files (${where}): 25 MB, ${ROUNDS} rounds, medians`)
+  const line = (name: string, runs: Measured[], bareMs: number, floorMs: number | null) => {
+    const ms = med(runs.map((r) => r.ms))
+    const mb = med(runs.map((r) => r.mb))
     const time = budgetVerdict(ms / 1000, 2, 'at most', ' s')
     const memory = budgetVerdict(mb, 20, 'at most', ' MB', 1)
     const floor = floorMs === null ? '' : `, database alone ${fmt(floorMs)} ms`
+    const db = dbPid === null ? '' : `, database ${fmt(med(runs.map((r) => r.dbCpu)))} ms`
     console.log(
       `  ${name.padEnd(9)} ${fmt(ms).padStart(6)} ms ${time.text}   resident +${fmt(mb, 1)} MB ${memory.text}   (bare node:http ${fmt(bareMs)} ms${floor})`,
     )
+    console.log(`            CPU: service ${fmt(med(runs.map((r) => r.cpu)))} ms${db}`)
   }
-  line(
-    'upload',
-    med(ups.map((u) => u.ms)),
-    med(ups.map((u) => u.mb)),
-    med(bareUps),
-    sql ? med(floorUps) : null,
-  )
-  line(
-    'download',
-    med(downs.map((u) => u.ms)),
-    med(downs.map((u) => u.mb)),
-    med(bareDowns),
-    sql ? med(floorDowns) : null,
-  )
+  line('upload', ups, med(bareUps), sql ? med(floorUps) : null)
+  line('download', downs, med(bareDowns), sql ? med(floorDowns) : null)
 
   // The ticket page with 20 images against the same page with none.
   const images: string[] = []
@@ -256,6 +288,7 @@ try {
   await service?.stop()
   await bare.stop()
   await database?.close()
+  if (dataDir) await rm(dataDir, { recursive: true, force: true })
 }
 
 /** A user token through the development provider's sign-in, for the in-process run. */

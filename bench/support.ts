@@ -277,15 +277,24 @@ export function keepAliveClient(baseUrl: string, sockets: number) {
 /**
  * The database of a bench whose services run in processes of their own: a schema of the bench's
  * own on the server of DATABASE_URL (named `bench_<name>_<random>`, dropped by `close`), else an
- * embedded database in a process of its own on a TCP port. `url` is what a service's
- * DATABASE_URL is set to; `sql` is the bench's own client (2 connections unless `options` say).
+ * embedded database in a process of its own on a TCP port (in memory, or in the folder `dataDir`
+ * as `npm start` keeps it). `url` is what a service's DATABASE_URL is set to; `sql` is the
+ * bench's own client (2 connections unless `options` say); `pid` the embedded database's process.
  */
 export async function serviceDatabase(
   name: string,
   options: ConnectOptions = {},
-): Promise<{ kind: 'embedded' | 'postgres'; sql: Sql; url: string; close(): Promise<void> }> {
+  dataDir?: string,
+): Promise<{
+  kind: 'embedded' | 'postgres'
+  sql: Sql
+  url: string
+  pid: number | null
+  close(): Promise<void>
+}> {
   const kind = process.env.DATABASE_URL ? 'postgres' : 'embedded'
-  const embedded = kind === 'embedded' ? await startChild('./scale/embedded.ts') : null
+  const embedded =
+    kind === 'embedded' ? await startChild('./scale/embedded.ts', dataDir ? [dataDir] : []) : null
   const baseUrl = process.env.DATABASE_URL ?? embedded!.url
   const schema = kind === 'postgres' ? `bench_${name}_${randomBytes(4).toString('hex')}` : null
   const admin = connect(baseUrl, { max: 1 })
@@ -297,6 +306,7 @@ export async function serviceDatabase(
     kind,
     sql,
     url: url.toString(),
+    pid: embedded?.child.pid ?? null,
     async close() {
       await sql.end({ timeout: 5 })
       if (schema) await admin.unsafe(`drop schema ${schema} cascade`)

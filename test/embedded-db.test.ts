@@ -1,6 +1,8 @@
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
+import { createHash, randomBytes } from 'node:crypto'
 import { mkdtemp, stat } from 'node:fs/promises'
+import { createConnection } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import postgres from 'postgres'
@@ -79,6 +81,49 @@ test('an error inside a batch leaves the connection usable', async () => {
     await assert.rejects(sql`select 1 / ${0}::int`, /division by zero/)
     const [row] = await sql`select ${'still here'}::text as ok`
     assert.equal(row!.ok, 'still here')
+  } finally {
+    await sql.end()
+  }
+})
+
+test('a statement of several megabytes, arriving in many pieces, reaches the database whole, and so does its answer', async () => {
+  const sql = client(2)
+  try {
+    const text = randomBytes(3 * 1024 * 1024).toString('base64')
+    const [row] = await sql<{ digest: string; back: string }[]>`
+      select md5(${text}::text) as digest, ${text}::text as back`
+    assert.equal(row!.digest, createHash('md5').update(text).digest('hex'))
+    assert.equal(row!.back, text)
+  } finally {
+    await sql.end()
+  }
+})
+
+test('a client that asks for encryption is told the socket has none and is then served', async () => {
+  const sql = postgres({
+    path: server.socketPath!,
+    username: 'postgres',
+    database: 'postgres',
+    ssl: 'prefer',
+    max: 1,
+    onnotice: () => {},
+  })
+  try {
+    assert.deepEqual([...(await sql`select 1 as one`)], [{ one: 1 }])
+  } finally {
+    await sql.end()
+  }
+})
+
+test('a connection that sends what is not a message of the protocol is closed, and others go on', async () => {
+  const sql = client(1)
+  try {
+    const socket = createConnection(server.socketPath!)
+    await new Promise((resolve) => socket.once('connect', resolve))
+    // A start-up message whose length (2) cannot hold its own header.
+    socket.write(Buffer.from([0, 0, 0, 2, 0, 3, 0, 0]))
+    await new Promise((resolve) => socket.once('close', resolve))
+    assert.deepEqual([...(await sql`select 2 as two`)], [{ two: 2 }])
   } finally {
     await sql.end()
   }

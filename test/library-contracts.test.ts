@@ -7,18 +7,14 @@
  * - src/db/transaction.ts: postgres.js writes a query made on a reserved connection together
  *   with the ones made in the same turn, so `begin` travels with the first statement;
  * - src/db/client.ts's plannedEachTime(): the query's `options.prepare` (checked by
- *   test/tickets/search.test.ts, "a search for words is sent unprepared");
- * - src/db/embedded.ts's BatchQueue: pglite-socket's handler calls the three methods of the
- *   queue it is given (its `queryQueue` option).
+ *   test/tickets/search.test.ts, "a search for words is sent unprepared").
  */
 import assert from 'node:assert/strict'
 import { readdir, readFile } from 'node:fs/promises'
-import { connect as tcpConnect, createServer, type AddressInfo, type Socket } from 'node:net'
+import { connect as tcpConnect, type Socket } from 'node:net'
 import { test } from 'node:test'
-import { PGLiteSocketHandler } from '@electric-sql/pglite-socket'
 import postgres from 'postgres'
 import { transaction } from '../src/db/transaction.ts'
-import { until } from './support/wait.ts'
 
 test('the postgres driver is pinned to exactly the version its patch is for, and that version is installed', async () => {
   const patches = (await readdir('patches')).filter((f) => f.startsWith('postgres+'))
@@ -71,46 +67,5 @@ test('transaction() sends begin in the same write as its first statement, and co
     assert.ok(last?.includes('commit'), 'the last statement and commit in one write')
   } finally {
     await sql.end({ timeout: 5 })
-  }
-})
-
-test("pglite-socket's handler uses the queue it is given: enqueue for each message, and both clearing methods when its client goes", async () => {
-  const calls: string[] = []
-  const queue = {
-    enqueue: (id: number, message: Uint8Array) => (
-      calls.push(`enqueue ${id} ${String.fromCharCode(message[0]!)}`),
-      Promise.resolve(0)
-    ),
-    clearQueueForHandler: (id: number) => void calls.push(`clearQueueForHandler ${id}`),
-    clearTransactionIfNeeded: (id: number) => (
-      calls.push(`clearTransactionIfNeeded ${id}`),
-      Promise.resolve()
-    ),
-  }
-  let id = 0
-  const server = createServer((socket) => {
-    const handler = new PGLiteSocketHandler({ queryQueue: queue as never, closeOnDetach: true })
-    id = handler.handlerId
-    void handler.attach(socket)
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  try {
-    const client = tcpConnect((server.address() as AddressInfo).port, '127.0.0.1')
-    await new Promise((resolve) => client.once('connect', resolve))
-    // A simple query message: 'Q', its length, the text and a zero byte.
-    const text = Buffer.from('select 1\0')
-    const length = Buffer.alloc(4)
-    length.writeInt32BE(4 + text.length)
-    client.write(Buffer.concat([Buffer.from('Q'), length, text]))
-    await until(() => calls.length === 1)
-    client.destroy()
-    await until(() => calls.length === 3)
-    assert.deepEqual(calls, [
-      `enqueue ${id} Q`,
-      `clearQueueForHandler ${id}`,
-      `clearTransactionIfNeeded ${id}`,
-    ])
-  } finally {
-    server.close()
   }
 })

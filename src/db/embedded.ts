@@ -3,24 +3,30 @@
  * served over a local socket, so the same `postgres` client and the same SQL run against it as
  * against a real server.
  *
- * PGlite is one session. `@electric-sql/pglite-socket` shares it between connections by
- * queueing their protocol messages, but its queue switches connections between single
- * messages, so two clients' extended-protocol batches (Parse, Bind, Execute ... Sync)
- * interleave and one's unnamed portal replaces the other's ("portal "" does not exist";
- * electric-sql/pglite#1046, https://github.com/electric-sql/pglite/issues/1046). {@link BatchQueue} below keeps the library's
- * handler and replaces the queue: a connection keeps the database from its first extended
- * message until its Sync, and for as long as it has a transaction open. Other connections'
- * statements wait meanwhile, which is why no code holds a transaction open across anything slow.
+ * PGlite is one session, shared here between the socket's connections: {@link serveConnection}
+ * cuts each connection's bytes into whole protocol messages and {@link BatchQueue} hands them
+ * to PGlite one at a time. A connection keeps the database from its first extended message
+ * until its Sync, and for as long as it has a transaction open, so that two clients'
+ * extended-protocol batches (Parse, Bind, Execute ... Sync) never interleave (one's unnamed
+ * portal would replace the other's: "portal "" does not exist", the fault of
+ * `@electric-sql/pglite-socket`'s own queue, electric-sql/pglite#1046,
+ * https://github.com/electric-sql/pglite/issues/1046). Other connections' statements wait
+ * meanwhile, which is why no code holds a transaction open across anything slow.
+ *
+ * The connections are served here rather than by pglite-socket's handler, which joined every
+ * piece the socket read onto all the bytes before it (`Buffer.concat` per 64 kB read): a
+ * message of 1.4 MB (a file's chunk, src/tickets/store/files.ts) was copied about twenty times
+ * over, and that copying and its garbage were a third of the database's time in an upload
+ * (docs/performance.md, "Files").
  */
 import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
-import { createServer, type Server } from 'node:net'
+import { createServer, type Server, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { PGlite } from '@electric-sql/pglite'
-import { PGLiteSocketHandler } from '@electric-sql/pglite-socket'
 import type { Writable } from 'node:stream'
 import { writeOnlineBackup, type BackupOutcome } from './online-backup.ts'
 
@@ -58,11 +64,7 @@ const BATCH_OPENERS = new Set(['P', 'B', 'D', 'E', 'C', 'H'].map((c) => c.charCo
 const SYNC = 'S'.charCodeAt(0)
 const QUERY = 'Q'.charCodeAt(0)
 
-/**
- * The queue given to pglite-socket's handlers, in place of its own (same three methods; the
- * handler's `queryQueue` option). test/library-contracts.test.ts fails if an upgrade of
- * pglite-socket stops calling them; test/embedded-db.test.ts checks what the queue does.
- */
+/** The connections' messages, to PGlite one at a time (test/embedded-db.test.ts checks what it does). */
 class BatchQueue {
   private items: (Item | Task)[] = []
   private owner: number | null = null
@@ -162,6 +164,64 @@ class BatchQueue {
   }
 }
 
+// The first message of a connection has no type byte; these codes in its second word say what it is.
+const SSL_REQUEST = 80877103
+const GSSENC_REQUEST = 80877104
+const CANCEL_REQUEST = 80877102
+
+/**
+ * Serves one client connection: its bytes cut into whole protocol messages (the pieces a
+ * message arrived in are joined once, when it is whole), each handed to `queue` in order,
+ * PGlite's answers written back. Encryption is declined ('N'), as a local socket needs none,
+ * and a cancel request is ignored (PGlite cannot interrupt a statement). When the connection
+ * closes, its waiting messages are dropped and a transaction it left open is rolled back.
+ */
+function serveConnection(socket: Socket, queue: BatchQueue, id: number): void {
+  socket.setNoDelay(true)
+  let pieces: Buffer[] = []
+  let buffered = 0
+  let started = false
+  // A copy: PGlite's answer is a view of its memory, which its next statement overwrites.
+  const send = (data: Uint8Array) => {
+    if (data.length > 0 && socket.writable) socket.write(Buffer.from(data))
+  }
+  /** The first `n` bytes buffered, as one buffer, taken off the front. */
+  const take = (n: number): Buffer => {
+    const whole = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, buffered)
+    pieces = whole.length > n ? [whole.subarray(n)] : []
+    buffered -= n
+    return whole.subarray(0, n)
+  }
+  socket.on('data', (piece: Buffer) => {
+    pieces.push(piece)
+    buffered += piece.length
+    for (;;) {
+      // A message's length: its first word before start-up, else the word after its type byte.
+      const header = started ? 5 : 8
+      if (buffered < header) return
+      if (pieces[0]!.length < header) pieces = [Buffer.concat(pieces, buffered)]
+      const first = pieces[0]!
+      const length = started ? 1 + first.readInt32BE(1) : first.readInt32BE(0)
+      if (length < header) return void socket.destroy()
+      if (buffered < length) return
+      const code = started ? 0 : first.readInt32BE(4)
+      const message = take(length)
+      if (code === SSL_REQUEST || code === GSSENC_REQUEST) socket.write('N')
+      else if (code === CANCEL_REQUEST) socket.end()
+      else {
+        started = true
+        // A message PGlite could not take ends the connection, as a server's fatal error would.
+        queue.enqueue(id, message, send).catch(() => socket.destroy())
+      }
+    }
+  })
+  socket.on('error', () => socket.destroy())
+  socket.on('close', () => {
+    queue.clearQueueForHandler(id)
+    void queue.clearTransactionIfNeeded(id)
+  })
+}
+
 /**
  * The server's settings: PGlite's own, with 16 MB of shared buffers instead of PostgreSQL's
  * default 128 MB, which PGlite allocates inside its WebAssembly memory, so they count in full
@@ -193,13 +253,12 @@ export async function startEmbedded(
     loadDataDir,
   })
   const queue = new BatchQueue(db)
-  const handlers = new Set<PGLiteSocketHandler>()
+  const sockets = new Set<Socket>()
+  let connections = 0
   const server: Server = createServer((socket) => {
-    // The handler's type names the library's own queue class; ours has the same three methods.
-    const handler = new PGLiteSocketHandler({ queryQueue: queue as never, closeOnDetach: true })
-    handlers.add(handler)
-    socket.on('close', () => handlers.delete(handler))
-    handler.attach(socket).catch(() => socket.destroy())
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+    serveConnection(socket, queue, ++connections)
   })
   let socketDir: string | null = null
   let socketPath: string | null = null
@@ -233,7 +292,7 @@ export async function startEmbedded(
     async stop() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve())
-        for (const handler of handlers) void handler.detach(true)
+        for (const socket of sockets) socket.destroy()
       })
       await db.close()
       if (socketDir) await rm(socketDir, { recursive: true, force: true })
