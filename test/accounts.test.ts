@@ -13,6 +13,7 @@ import { createAccountsProvider } from '../src/accounts/provider.ts'
 import { FREE_FAILURES, LONGEST_WAIT_MS } from '../src/accounts/attempts.ts'
 import { hashPassword, verifyPassword } from '../src/accounts/password.ts'
 import { hashSecret } from '../src/base/random.ts'
+import { TEXT } from '../src/accounts/messages.ts'
 import { testLogger } from './support/service.ts'
 import { ticketsApp } from './tickets/support.ts'
 import {
@@ -64,6 +65,18 @@ async function exchange(code: string, secret = 'dev-secret') {
   return { status: response.status, body: JSON.parse(await bodyText(response.body)) }
 }
 
+/** The refusal code of an exchange's answer. */
+async function exchangeCode(code: string, secret = 'dev-secret') {
+  const response = await handler(
+    makeRequest({
+      method: 'POST',
+      url: '/api/exchange',
+      body: JSON.stringify({ key: 'dev-key', secret, code }),
+    }),
+  )
+  return { status: response.status, code: response.headers?.['x-error-code'] }
+}
+
 const owner = browser()
 
 test('on the first run the sign-in page asks for the owner account, refusing a password under 8 characters', async () => {
@@ -100,8 +113,16 @@ test('a second owner account cannot be made once one exists', async () => {
 
 test('a login code works once, only with the right secret, and not after 60 seconds', async () => {
   const code = codeOf(await owner.get(login))
-  assert.deepEqual((await exchange(code, 'wrong')).status, 401)
+  assert.deepEqual(await exchange(code, 'wrong'), {
+    status: 401,
+    body: { error: 'unknown app key or wrong secret' },
+  })
+  // A secret of another length, and one differing in its last character, alike.
+  assert.equal((await exchange(code, 'dev-secret-longer')).status, 401)
+  assert.equal((await exchange(code, 'dev-secreT')).status, 401)
+  assert.equal((await exchangeCode(code, 'wrong')).code, 'bad_app_secret')
   assert.equal((await exchange(code)).status, 200)
+  assert.equal((await exchangeCode(code)).code, 'login_failed')
   assert.deepEqual(await exchange(code), {
     status: 400,
     body: { error: 'login code unknown, used or expired' },
@@ -245,11 +266,20 @@ test('failed sign-ins slow down the address that fails, not another one, and are
       await sprayer.post('/login', { ...request, name: `name ${i}`, password: 'password1' })
     ).status
   assert.equal(status, 429)
+  // The address's wait holds for its other forms too, as one refusal.
+  const reset = await sprayer.post('/reset', { link: 'unknown', password: 'a new password' })
+  assert.equal(reset.status, 429)
+  assert.equal(reset.headers['x-error-code'], 'too_many_attempts')
+  assert.match(reset.text, /<title>Reset your password/)
+  assert.match(reset.text, /Too many sign-in attempts\. Try again in \d+ seconds\./)
 })
 
 test('sign-up is closed by default; a link made on /admin works for its number of uses', async () => {
   const closed = await browser().get('/signup')
   assert.equal(closed.status, 403)
+  assert.equal(closed.headers['x-error-code'], 'signup_closed')
+  assert.match(closed.text, /<title>Sign-up/)
+  assert.ok(closed.text.includes(TEXT.signUpClosed), closed.text)
   // The owner's forms carry the token of their provider session, given with the page.
   await owner.get('/admin')
   const admin = await owner.post('/admin/signup-links', { uses: '2', days: '7' })
@@ -271,6 +301,7 @@ test('sign-up is closed by default; a link made on /admin works for its number o
   const third = browser('10.3.1.1')
   const used = await third.get(`/signup?link=${link}`)
   assert.equal(used.status, 403)
+  assert.equal(used.headers['x-error-code'], 'link_used')
   assert.match(used.text, /no longer valid: it was used up, it expired or the owner revoked it/)
 })
 
@@ -399,7 +430,18 @@ test('a reset link sets a new password once, and the old one stops working', asy
   const set = await quinn.post('/reset', { link, password: 'a new password' })
   assert.equal(set.status, 303)
   assert.equal(set.headers.location, '/account')
-  assert.equal((await quinn.get(`/reset?link=${link}`)).status, 404)
+  const spent = await quinn.get(`/reset?link=${link}`)
+  assert.equal(spent.status, 404)
+  assert.equal(spent.headers['x-error-code'], 'no_such_reset_link')
+  assert.match(spent.text, /<title>Reset your password/)
+  assert.ok(spent.text.includes(TEXT.resetUnknown))
+  assert.ok(spent.text.includes('<a href="/login">Sign in</a>'), spent.text)
+  const stranger = browser('10.6.0.3')
+  await stranger.get(login)
+  const posted = await stranger.post('/reset', { link, password: 'another password' })
+  assert.equal(posted.status, 404)
+  assert.equal(posted.headers['x-error-code'], 'no_such_reset_link')
+  assert.ok(posted.text.includes(TEXT.resetUnknown))
   const again = browser('10.6.0.2')
   await again.get(login)
   assert.equal(
@@ -631,7 +673,11 @@ test('an app signing out with the sign-in id of its exchange ends the provider s
   const tinaId = first.body.id as string
   await sql`insert into sessions (id, service, user_id, data, created, expires) values ('tina-notes', 'notes', ${tinaId}, ${sql.json({ idpSid: sid })}, 0, ${Date.now() + 1e9}), ('tina-notes-2', 'notes', ${tinaId}, ${sql.json({ idpSid: otherSid })}, 0, ${Date.now() + 1e9})`
 
-  assert.deepEqual((await appSignOut({ key: 'dev-key', secret: 'wrong', sid })).status, 401)
+  assert.deepEqual(await appSignOut({ key: 'dev-key', secret: 'wrong', sid }), {
+    status: 401,
+    body: { error: 'unknown app key or wrong secret' },
+  })
+  assert.equal((await appSignOut({ key: 'dev-key', secret: 'dev-secret-', sid })).status, 401)
   assert.deepEqual(await appSignOut({ key: 'dev-key', secret: 'dev-secret' }), {
     status: 400,
     body: { error: 'sid must be the sign-in id the exchange answered' },

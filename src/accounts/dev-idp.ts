@@ -11,11 +11,13 @@
 import { createHash } from 'node:crypto'
 import { html, type Html } from '../http/html.ts'
 import { providerPage, providerPolicy, type PageFrame } from './page.ts'
-import { json, jsonError, redirect, type Response } from '../http/response.ts'
+import { sameText } from '../http/guards.ts'
+import { json, redirect, type Response } from '../http/response.ts'
 import type { HttpRoute } from '../http/handler.ts'
 import type { Request } from '../http/request.ts'
 import { parseJsonObject } from '../http/json-validate.ts'
-import { answerRefusal } from '../http/refusal.ts'
+import { answerRefusal, refuse } from '../http/refusal.ts'
+import { API_REFUSED } from './messages.ts'
 import { randomToken } from '../base/random.ts'
 
 const CODE_MS = 60_000
@@ -86,13 +88,18 @@ export function createDevIdentityProvider(deps: {
     const parsed = parseJsonObject(await req.body())
     if (!parsed.ok) return answerRefusal(parsed)
     const body = parsed.value
-    if (body.key !== deps.apiKey || body.secret !== deps.apiSecret)
-      return jsonError(401, 'unknown app key or wrong secret')
+    // Compared in constant time, as the built-in provider compares them.
+    const known =
+      typeof body.key === 'string' &&
+      sameText(body.key, deps.apiKey) &&
+      typeof body.secret === 'string' &&
+      sameText(body.secret, deps.apiSecret)
+    if (!known) return answerRefusal(refuse(401, API_REFUSED.badSecret))
     const code = typeof body.code === 'string' ? body.code : ''
     const entry = codes.get(code)
     codes.delete(code)
     if (!entry || entry.expires <= clock())
-      return jsonError(400, 'login code unknown, used or expired')
+      return answerRefusal(refuse(400, API_REFUSED.codeUnknown))
     return json(200, { id: devUserId(entry.name), name: entry.name })
   }
 

@@ -36,8 +36,8 @@ export const TEXT = {
 } as const
 
 /**
- * The refusals of a login request and of a page's form (answered with the pages of
- * src/accounts/provider.ts, `refused`).
+ * The refusals the provider's pages answer (with the page of src/accounts/provider.ts,
+ * `refused`): of a login request, of a page's form, of a sign-up or a password reset.
  */
 export const REFUSED = {
   unknownKey: reason('bad_login_request', TEXT.unknownKey),
@@ -46,4 +46,19 @@ export const REFUSED = {
   formExpired: reason('form_expired', TEXT.formExpired),
   ownerOnly: reason('forbidden', 'Only the owner of this site sees this page.'),
   signedOut: reason('not_signed_in', 'Sign in first.'),
+  signUpClosed: reason('signup_closed', TEXT.signUpClosed),
+  linkUsed: reason('link_used', TEXT.linkUsed),
+  inviteRevoked: reason('invite_revoked', TEXT.inviteRevoked),
+  invitePlacesTaken: reason('invite_used_up', TEXT.invitePlacesTaken),
+  resetUnknown: reason('no_such_reset_link', TEXT.resetUnknown),
+  tooManyAttempts: (seconds: number) => reason('too_many_attempts', TEXT.tooManyAttempts(seconds)),
+  /** POST /forgot where this site sends no mail: the owner makes reset links. */
+  noResetMail: reason('not_found', TEXT.forgotPassword),
+} as const
+
+/** The refusals of the provider's API for the apps (`/api/exchange`, `/api/signout`). */
+export const API_REFUSED = {
+  badSecret: reason('bad_app_secret', 'unknown app key or wrong secret'),
+  codeUnknown: reason('login_failed', 'login code unknown, used or expired'),
+  sidNeeded: reason('bad_field', 'sid must be the sign-in id the exchange answered'),
 } as const

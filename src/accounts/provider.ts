@@ -23,15 +23,17 @@ import { parseJsonObject } from '../http/json-validate.ts'
 import {
   answerRefusal,
   ERROR_CODE,
+  reason,
   refuse,
   type Refusal,
   type RefusalCode,
 } from '../http/refusal.ts'
 import type { Request } from '../http/request.ts'
-import { json, jsonError, redirect, type Headers, type Response } from '../http/response.ts'
+import { sameText } from '../http/guards.ts'
+import { json, redirect, type Headers, type Response } from '../http/response.ts'
 import { createSignInAttempts, type SignInAttempts } from './attempts.ts'
 import { cookiesOf, expired, readForm } from './forms.ts'
-import { REFUSED, TEXT } from './messages.ts'
+import { API_REFUSED, REFUSED, TEXT } from './messages.ts'
 import { createBrowserBinding } from './browser-binding.ts'
 import {
   inviteContextOf,
@@ -204,23 +206,33 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   }
 
   /**
-   * The one place a refused login request or form becomes a page: its title by the code, the
-   * message as its text, the code in the refusal header. A signed-out person is sent to sign in.
+   * The one place a refusal becomes a page: the message as its text under the page's own title
+   * (else one by the code), the code in the refusal header, and a link on when `shown` gives
+   * one. A signed-out person is sent to sign in.
    */
-  function refused(req: Request, refusal: Refusal): Response {
+  function refused(
+    req: Request,
+    refusal: Refusal,
+    shown: { title?: string; next?: { href: string; text: string } } = {},
+  ): Response {
     if (refusal.code === 'not_signed_in')
       return redirect(303, '/login', undefined, { 'cache-control': 'no-store' })
     const headers = { [ERROR_CODE]: refusal.code }
-    const title = REFUSED_TITLE[refusal.code] ?? 'Refused'
+    const title = shown.title ?? REFUSED_TITLE[refusal.code] ?? 'Refused'
     // A login request is refused before any form of this browser's: no browser token is made.
     if (refusal.code === 'bad_login_request')
       return providerPage(frame, refusal.status, title, messageContent(refusal.message), {
         headers,
       })
     const next =
-      refusal.code === 'forbidden' ? { href: '/account', text: 'Your account' } : undefined
+      shown.next ??
+      (refusal.code === 'forbidden' ? { href: '/account', text: 'Your account' } : undefined)
     return message(req, refusal.status, title, refusal.message, next, headers)
   }
+
+  /** The refusal of an address's or a name's sign-in attempts for `waitMs` more. */
+  const tooManyAttempts = (waitMs: number) =>
+    refuse(429, REFUSED.tooManyAttempts(Math.ceil(waitMs / 1000)))
 
   function loginRequest(
     key: string | null,
@@ -317,7 +329,8 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     error: string | null,
   ): Promise<Response> {
     const invite = await inviteContextOf(deps.hooks, request.returnTo)
-    if (invite?.revoked) return message(req, 400, `Join ${invite.project}`, TEXT.inviteRevoked)
+    if (invite?.revoked)
+      return refused(req, refuse(400, REFUSED.inviteRevoked), { title: `Join ${invite.project}` })
     const canSignUp = invite !== null || (await store.openSignup())
     return page(req, status, invite ? `Join ${invite.project}` : 'Sign in', (csrf) =>
       signInContent(request, csrf, {
@@ -421,13 +434,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     // The cheap checks before any hash: the address's attempts (a setup counts as a sign-in),
     // an owner exists (the usual case once set up), the fields.
     const wait = await attempts.fromAddress(req)
-    if (wait > 0)
-      return message(
-        req,
-        429,
-        'Create the owner account',
-        TEXT.tooManyAttempts(Math.ceil(wait / 1000)),
-      )
+    if (wait > 0) return refused(req, tooManyAttempts(wait), { title: 'Create the owner account' })
     if (await store.hasAccounts()) return signInPage(req, got.request, 409, '', TEXT.ownerExists)
     const fields = newAccountFields(got.form)
     if (!fields.ok)
@@ -468,12 +475,12 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     return null
   }
 
-  /** Why a sign-up is refused: a used link, a revoked invite, or sign-up closed. */
-  async function refusedSignUp(link: string, request: LoginRequest): Promise<string> {
-    if (link !== '') return TEXT.linkUsed
+  /** Why a sign-up is refused (403): a used link, a revoked invite, or sign-up closed. */
+  async function refusedSignUp(link: string, request: LoginRequest): Promise<Refusal> {
+    if (link !== '') return refuse(403, REFUSED.linkUsed)
     return (await inviteContextOf(deps.hooks, request.returnTo))?.revoked
-      ? TEXT.inviteRevoked
-      : TEXT.signUpClosed
+      ? refuse(403, REFUSED.inviteRevoked)
+      : refuse(403, REFUSED.signUpClosed)
   }
 
   // GET /signup
@@ -483,9 +490,9 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     const link = req.query.get('link') ?? ''
     const allowed = await signUpAllowed(link, checked.request)
     if (allowed === null)
-      return message(req, 403, 'Sign-up', await refusedSignUp(link, checked.request), {
-        href: '/login',
-        text: 'Sign in',
+      return refused(req, await refusedSignUp(link, checked.request), {
+        title: 'Sign-up',
+        next: { href: '/login', text: 'Sign in' },
       })
     // Under OIDC_ONLY=1 a sign-up link leads straight to the organisation's provider, the link kept.
     if (oidcOnly)
@@ -510,9 +517,9 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     const link = got.form.get('link') ?? ''
     const allowed = await signUpAllowed(link, got.request)
     if (allowed === null)
-      return message(req, 403, 'Sign-up', await refusedSignUp(link, got.request))
+      return refused(req, await refusedSignUp(link, got.request), { title: 'Sign-up' })
     const wait = await attempts.fromAddress(req)
-    if (wait > 0) return message(req, 429, 'Sign-up', TEXT.tooManyAttempts(Math.ceil(wait / 1000)))
+    if (wait > 0) return refused(req, tooManyAttempts(wait), { title: 'Sign-up' })
     const title = allowed.invite ? `Join ${allowed.invite.project}` : 'Create an account'
     const again = (name: string, errors: { name?: string; password?: string }) =>
       page(req, 400, title, (csrf) =>
@@ -533,7 +540,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     const passwordHash = await hashing(req, () => hashed(fields.password))
     if (passwordHash === 'busy') return busy(req)
     if (link !== '' && !(await store.useSignupLink(link)))
-      return message(req, 403, 'Sign-up', TEXT.linkUsed)
+      return refused(req, refuse(403, REFUSED.linkUsed), { title: 'Sign-up' })
     const made = await store.create({
       name: fields.name,
       passwordHash,
@@ -542,7 +549,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     })
     if (!made.ok)
       return made.code === 'place_taken'
-        ? message(req, 403, 'Sign-up', TEXT.invitePlacesTaken)
+        ? refused(req, refuse(403, REFUSED.invitePlacesTaken), { title: 'Sign-up' })
         : again(fields.name, { name: TEXT.nameTaken })
     return finish(req, made.account, got.request)
   }
@@ -638,9 +645,9 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
         const link = req.query.get('link') ?? ''
         const account = await store.resetLinkAccount(link)
         if (account === null)
-          return message(req, 404, 'Reset your password', TEXT.resetUnknown, {
-            href: '/login',
-            text: 'Sign in',
+          return refused(req, refuse(404, REFUSED.resetUnknown), {
+            title: 'Reset your password',
+            next: { href: '/login', text: 'Sign in' },
           })
         return page(req, 200, 'Reset your password', (csrf) =>
           resetContent(link, csrf, account, null),
@@ -657,16 +664,10 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
         if (!got.ok) return refused(req, got)
         const { form } = got
         const wait = await attempts.fromAddress(req)
-        if (wait > 0)
-          return message(
-            req,
-            429,
-            'Reset your password',
-            TEXT.tooManyAttempts(Math.ceil(wait / 1000)),
-          )
+        if (wait > 0) return refused(req, tooManyAttempts(wait), { title: 'Reset your password' })
         const link = form.get('link') ?? ''
         const account = await store.resetLinkAccount(link)
-        if (account === null) return message(req, 404, 'Reset your password', TEXT.resetUnknown)
+        if (account === null) return resetUnknown(req)
         const password = form.get('password') ?? ''
         const weak = passwordDefect(password)
         if (weak !== null)
@@ -676,7 +677,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
         const passwordHash = await hashing(req, () => hashed(password))
         if (passwordHash === 'busy') return busy(req)
         const reset = await store.resetPassword(link, passwordHash)
-        if (reset === null) return message(req, 404, 'Reset your password', TEXT.resetUnknown)
+        if (reset === null) return resetUnknown(req)
         return finish(req, reset, { key: '', returnTo: '' })
       },
     },
@@ -686,15 +687,19 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   if (deps.assets)
     routes.push({ method: 'GET', path: '/assets/:file', handler: deps.assets.handler })
 
+  /** A reset link unknown, used or expired, on the form's post. */
+  function resetUnknown(req: Request): Response {
+    return refused(req, refuse(404, REFUSED.resetUnknown), { title: 'Reset your password' })
+  }
+
   // POST /forgot: the same answer whether or not an account matched, so it tells nobody who has one.
   async function forgot(req: Request): Promise<Response> {
     if (mailer === null || oidcOnly)
-      return message(req, 404, 'Forgot password?', TEXT.forgotPassword)
+      return refused(req, refuse(404, REFUSED.noResetMail), { title: 'Forgot password?' })
     const got = await formOf(req)
     if (!got.ok) return refused(req, got)
     const wait = await attempts.fromAddress(req)
-    if (wait > 0)
-      return message(req, 429, 'Forgot password?', TEXT.tooManyAttempts(Math.ceil(wait / 1000)))
+    if (wait > 0) return refused(req, tooManyAttempts(wait), { title: 'Forgot password?' })
     const who = (got.form.get('who') ?? '').trim()
     const email = mailAddress(who)
     const byName = email === null ? await store.byName(cleanName(who)) : null
@@ -721,16 +726,22 @@ If it was not you, ignore this mail: your password stays as it is.
     })
   }
 
+  /** Whether an app's request carries this site's app key and secret (compared in constant time). */
+  function appCredentials(body: Record<string, unknown>): boolean {
+    const key = typeof body.key === 'string' && sameText(body.key, deps.apiKey)
+    const secret = typeof body.secret === 'string' && sameText(body.secret, deps.apiSecret)
+    return key && secret
+  }
+
   // POST /api/exchange (decisions, section 3)
   async function exchange(req: Request): Promise<Response> {
     const parsed = parseJsonObject(await req.body())
     if (!parsed.ok) return answerRefusal(parsed)
     const body = parsed.value
-    if (body.key !== deps.apiKey || body.secret !== deps.apiSecret)
-      return jsonError(401, 'unknown app key or wrong secret')
+    if (!appCredentials(body)) return answerRefusal(refuse(401, API_REFUSED.badSecret))
     const taken = await store.takeCode(typeof body.code === 'string' ? body.code : '')
-    if (taken === null) return jsonError(400, 'login code unknown, used or expired')
-    if ('failure' in taken) return jsonError(400, taken.failure)
+    if (taken === null) return answerRefusal(refuse(400, API_REFUSED.codeUnknown))
+    if ('failure' in taken) return answerRefusal(refuse(400, reason('login_failed', taken.failure)))
     const { account, sid } = taken
     // `login`, the account's unique name, lets the apps show it beside the display name; `owner`
     // shows the owner the way to `/admin` (docs/core.md, "Finding your way").
@@ -757,10 +768,9 @@ If it was not you, ignore this mail: your password stays as it is.
     const parsed = parseJsonObject(await req.body())
     if (!parsed.ok) return answerRefusal(parsed)
     const body = parsed.value
-    if (body.key !== deps.apiKey || body.secret !== deps.apiSecret)
-      return jsonError(401, 'unknown app key or wrong secret')
+    if (!appCredentials(body)) return answerRefusal(refuse(401, API_REFUSED.badSecret))
     if (typeof body.sid !== 'string' || body.sid === '' || body.sid.length > 100)
-      return jsonError(400, 'sid must be the sign-in id the exchange answered')
+      return answerRefusal(refuse(400, API_REFUSED.sidNeeded))
     const ended = await store.endSignIn(body.sid)
     return json(200, { ok: true, ended }, { 'cache-control': 'no-store' })
   }

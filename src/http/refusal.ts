@@ -96,6 +96,10 @@ export type RefusalCode =
   | 'place_taken'
   | 'link_used'
   | 'identity_taken'
+  | 'signup_closed'
+  | 'no_such_reset_link'
+  | 'too_many_attempts'
+  | 'bad_app_secret'
 
 /** What went wrong, in code and in words: a refusal without its status and field. */
 export interface Reason {

@@ -4,6 +4,7 @@
  */
 import { shownName } from '../auth/shown-name.ts'
 import { htmlResponse } from '../http/html.ts'
+import { ERROR_CODE, refuse, type Refusal } from '../http/refusal.ts'
 import { PRIVATE_NO_STORE, redirect, type Response } from '../http/response.ts'
 import type { Request } from '../http/request.ts'
 import { loginButtonUrl, safeNext, type IdentityProvider } from '../auth/idp.ts'
@@ -32,18 +33,30 @@ export function createLoginHandlers(deps: {
 }): LoginHandlers {
   const { idp, sessions, publicUrl } = deps
 
-  /** Rule 6: the reason goes into the session, then the 302 to the failure page. */
-  async function failure(req: Request, reason: string): Promise<Response> {
+  /**
+   * Rule 6: a refused sign-in's message goes into the session, then the 302 to the failure page,
+   * with the refusal's code in its header.
+   */
+  async function failure(req: Request, refusal: Refusal): Promise<Response> {
     const session = (await sessions.load(req)) ?? sessions.create()
-    session.data.loginError = reason
-    return answer(session, '/login/failed', LOGIN.failed(reason))
+    // `loginError` is the interface's (its message); the code beside it for the failure page.
+    session.data.loginError = refusal.message
+    session.data.loginErrorCode = refusal.code
+    return answer(session, '/login/failed', LOGIN.failed(refusal.message), {
+      [ERROR_CODE]: refusal.code,
+    })
   }
 
   /** Rules 5 to 7: saves the session, then the 302, with `Set-Cookie` for a new session. */
-  async function answer(session: Session, location: string, body: string): Promise<Response> {
+  async function answer(
+    session: Session,
+    location: string,
+    body: string,
+    extra: Record<string, string> = {},
+  ): Promise<Response> {
     const isNew = session.isNew
     await sessions.save(session)
-    const headers: Record<string, string> = { ...NO_STORE }
+    const headers: Record<string, string> = { ...NO_STORE, ...extra }
     if (isNew) headers['set-cookie'] = sessions.cookie(session)
     return redirect(302, location, body, headers)
   }
@@ -60,12 +73,12 @@ export function createLoginHandlers(deps: {
     },
 
     async callback(req) {
-      if (req.method !== 'GET') return failure(req, LOGIN.getOnly)
+      if (req.method !== 'GET') return failure(req, refuse(400, LOGIN.getOnly))
       const code = req.query.get('idp_code')
-      if (!code) return failure(req, LOGIN.noCode)
+      if (!code) return failure(req, refuse(400, LOGIN.noCode))
       // No transaction is open here: the exchange waits on the network (docs/core.md, "Database").
       const result = await idp.exchange(code)
-      if (!result.ok) return failure(req, result.message)
+      if (!result.ok) return failure(req, result)
       // Rule 4's session. A sign-in that changes who it names gets a fresh id, so a cookie
       // planted before it names nothing after it, and the answer carries the new cookie; the
       // same person signing in again on their own session keeps its id and gets no Set-Cookie,
@@ -89,6 +102,7 @@ export function createLoginHandlers(deps: {
       if (result.identity.sid !== undefined) session.data.idpSid = result.identity.sid
       else delete session.data.idpSid
       session.data.loginError = null
+      session.data.loginErrorCode = null
       await deps.people?.seen(
         result.identity.id,
         result.identity.name,
@@ -100,11 +114,15 @@ export function createLoginHandlers(deps: {
     async failed(req) {
       const session = await sessions.load(req)
       const reason = session?.data.loginError
-      // The reason is the session's: no cache keeps it.
+      const code = session?.data.loginErrorCode
+      // The reason is the session's: no cache keeps it. The page answers 200 (the interface's),
+      // with the refusal's code in its header as every refusal's page has it.
       return htmlResponse(
         200,
         loginFailedPage(typeof reason === 'string' ? reason : null),
-        PRIVATE_NO_STORE,
+        typeof reason === 'string' && typeof code === 'string'
+          ? { ...PRIVATE_NO_STORE, [ERROR_CODE]: code }
+          : PRIVATE_NO_STORE,
       )
     },
   }

@@ -28,8 +28,8 @@ export const TOO_MANY_WAITING = reason('too_many_waiting', 'too many waiting req
 
 /** docs/notes-api.md, "Signing in". */
 export const LOGIN = {
-  getOnly: 'GET only',
-  noCode: 'idp sent no login code',
+  getOnly: reason('login_failed', 'GET only'),
+  noCode: reason('login_failed', 'idp sent no login code'),
   loggedIn: 'logged in',
   failed: (why: string) => `login failed: ${why}`,
 } as const

@@ -18,6 +18,7 @@ function assertFailure(res: Answer, reason: string): void {
   assert.equal(res.headers.location, '/login/failed')
   assert.equal(res.headers['cache-control'], 'no-store')
   assert.equal(res.headers['content-type'], 'text/plain; charset=utf-8')
+  assert.equal(res.headers['x-error-code'], 'login_failed')
 }
 
 test('4.1 rule 1: a method other than GET fails with reason GET only', async () => {
@@ -175,6 +176,7 @@ test('4.2: /login/failed shows the stored reason escaped and a link to sign in a
   assert.equal(res.status, 200)
   assert.equal(res.headers['content-type'], 'text/html; charset=utf-8')
   assert.equal(res.headers['cache-control'], 'private, no-store')
+  assert.equal(res.headers['x-error-code'], 'login_failed')
   assert.ok(res.text.includes('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; more'))
   assert.ok(!res.text.includes('<script>'))
   assert.ok(res.text.includes('<a href="/login">Sign in again</a>'))
@@ -183,6 +185,7 @@ test('4.2: /login/failed shows the stored reason escaped and a link to sign in a
 test('4.2: /login/failed without a stored failure says so and still links to sign in', async () => {
   const res = await app.call('GET', '/login/failed')
   assert.equal(res.status, 200)
+  assert.equal(res.headers['x-error-code'], undefined)
   assert.ok(res.text.includes('No failed sign-in is recorded'))
   assert.ok(res.text.includes('href="/login"'))
 })
