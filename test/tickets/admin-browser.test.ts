@@ -7,7 +7,7 @@
  * marks and announces it, and keeps what its person is typing.
  */
 import assert from 'node:assert/strict'
-import { after, test } from 'node:test'
+import { after, afterEach, test } from 'node:test'
 import type { Locator, Page } from 'playwright-core'
 import { PHONE, screenshot, scrollsSideways, ticketsBrowserApp } from './browser-support.ts'
 
@@ -17,15 +17,28 @@ const { app, url } = b
 
 const { page } = await b.person('alice', { idpId: 'idp-alice' })
 const aliceApi = await app.login('alice', 'idp-alice')
-await app.project(aliceApi, 'Website', { slug: 'site' })
-await app.ticket(aliceApi, 'site', { subject: 'Footer overlaps on phones' })
 const errors: string[] = []
 page.on('pageerror', (e) => errors.push(e.message))
+// Each test's own pages logged no script error.
+afterEach(() => assert.deepEqual(errors.splice(0), []))
+
+type Role = 'use' | 'edit' | 'admin'
+/**
+ * A project of alice's for one test (each test makes its own, so none needs another to have run
+ * first), with the ticket "Footer overlaps on phones" and `members` in their roles.
+ */
+async function projectWith(slug: string, members: Record<string, Role> = {}, title = 'Website') {
+  await app.project(aliceApi, title, { slug })
+  await app.ticket(aliceApi, slug, { subject: 'Footer overlaps on phones' })
+  for (const [name, role] of Object.entries(members))
+    await app.member(aliceApi, slug, await app.login(name, `idp-${name}`), role)
+}
 
 test(
   'an admin renames the title and slug; the new address shows it and the old one still leads there',
   { timeout: 60_000 },
   async () => {
+    await projectWith('site')
     await page.goto(`${url}/site/settings`)
     await page.getByLabel('Title').fill('Public website')
     await page.getByLabel('Slug').fill('www')
@@ -50,36 +63,36 @@ test(
   "an admin changes a member's role; the member then sees the new role's controls and not the old ones",
   { timeout: 60_000 },
   async () => {
-    const carolApi = await app.login('carol', 'idp-carol')
-    await app.member(aliceApi, 'www', carolApi, 'edit')
+    await projectWith('roles', { carol: 'edit' })
     const carol = await b.person('carol', { idpId: 'idp-carol' })
-    await carol.page.goto(`${url}/www/1`)
+    await carol.page.goto(`${url}/roles/1`)
     await carol.page.getByLabel('Assignee').waitFor()
 
-    await page.goto(`${url}/www/settings`)
+    await page.goto(`${url}/roles/settings`)
     await page.getByLabel('Role of carol').selectOption('use')
-    await saveRole()
+    await saveRole('roles')
     await page.reload()
     assert.equal(await page.getByLabel('Role of carol').inputValue(), 'use')
 
-    await carol.page.goto(`${url}/www/1`)
+    await carol.page.goto(`${url}/roles/1`)
     await carol.page.getByLabel('State').waitFor()
     for (const label of ['Assignee', 'Parent', 'Blocked by'])
       assert.equal(await carol.page.getByLabel(label).count(), 0, label)
 
     await page.getByLabel('Role of carol').selectOption('admin')
-    await saveRole()
-    await carol.page.goto(`${url}/www`)
+    await saveRole('roles')
+    await carol.page.goto(`${url}/roles`)
     await carol.page.getByRole('link', { name: 'Project settings' }).waitFor()
-    await carol.page.goto(`${url}/www/settings`)
+    await carol.page.goto(`${url}/roles/settings`)
     await carol.page.getByLabel('Role of alice').waitFor()
+    await carol.context.close()
   },
 )
 
-/** Presses the Save of carol's role and waits for the API's answer. */
-async function saveRole(): Promise<void> {
+/** Presses the Save of carol's role in `slug` and waits for the API's answer. */
+async function saveRole(slug: string): Promise<void> {
   const answered = page.waitForResponse(
-    (r) => r.url().endsWith('/api/projects/www/members') && r.request().method() === 'POST',
+    (r) => r.url().endsWith(`/api/projects/${slug}/members`) && r.request().method() === 'POST',
   )
   await page
     .getByLabel('Role of carol')
@@ -121,17 +134,16 @@ test(
   'an open settings page shows a role changed and an app removed in another browser, marked and announced, without a reload',
   { timeout: 90_000 },
   async () => {
-    const daveApi = await app.login('dave', 'idp-dave')
-    await app.member(aliceApi, 'www', daveApi, 'admin')
-    await connectApp(aliceApi, 'www', 'Deploy bot')
+    await projectWith('watched', { carol: 'admin', dave: 'admin' })
+    await connectApp(aliceApi, 'watched', 'Deploy bot')
     const dave = await b.person('dave', { idpId: 'idp-dave' })
-    await openFollowing(page, 'www')
+    await openFollowing(page, 'watched')
     let reloaded = false
     page.on('load', () => (reloaded = true))
     assert.equal(await page.getByLabel('Role of carol').inputValue(), 'admin')
 
     // Dave changes carol's role on his own settings page.
-    await dave.page.goto(`${url}/www/settings`)
+    await dave.page.goto(`${url}/watched/settings`)
     await dave.page.getByLabel('Role of carol').selectOption('edit')
     await dave.page
       .getByLabel('Role of carol')
@@ -146,7 +158,7 @@ test(
     await page.locator('#announce').getByText('The members changed.').waitFor()
 
     // Dave removes the connected app.
-    await dave.page.goto(`${url}/www/settings`)
+    await dave.page.goto(`${url}/watched/settings`)
     dave.page.once('dialog', (d) => void d.accept())
     await dave.page.getByRole('button', { name: 'Remove Deploy bot' }).click()
     await page.getByText('No app is connected.').waitFor({ timeout: 30_000 })
@@ -161,11 +173,11 @@ test(
   'an open settings page keeps the title its person is typing while another admin changes the description, and shows it once they leave the field',
   { timeout: 90_000 },
   async () => {
+    await projectWith('typing', { erin: 'admin' }, 'Public website')
     const erinApi = await app.login('erin', 'idp-erin')
-    await app.member(aliceApi, 'www', erinApi, 'admin')
-    await openFollowing(page, 'www')
+    await openFollowing(page, 'typing')
     await page.getByLabel('Title').fill('Public website, half typed')
-    const changed = await app.call('POST', '/api/projects/www', {
+    const changed = await app.call('POST', '/api/projects/typing', {
       headers: { cookie: erinApi.cookie, 'x-tag': erinApi.tag },
       body: { description: 'The site everyone sees' },
     })
@@ -189,14 +201,14 @@ test(
   'an open settings page lists an invite another admin makes, then takes it away when they revoke it, announced, without a reload',
   { timeout: 90_000 },
   async () => {
+    await projectWith('invites', { fay: 'admin' })
     const fayApi = await app.login('fay', 'idp-fay')
-    await app.member(aliceApi, 'www', fayApi, 'admin')
-    await openFollowing(page, 'www')
+    await openFollowing(page, 'invites')
     let reloaded = false
     page.on('load', () => (reloaded = true))
     const invites = page.getByRole('table', { name: 'Open invites' })
     const rowsBefore = (await invites.count()) ? await invites.locator('tbody tr').count() : 0
-    const made = await app.call('POST', '/api/projects/www/invites', {
+    const made = await app.call('POST', '/api/projects/invites/invites', {
       headers: { cookie: fayApi.cookie, 'x-tag': fayApi.tag },
       body: { role: 'use', uses: '3' },
     })
@@ -207,7 +219,7 @@ test(
     assert.equal(await invites.locator('tbody tr').count(), rowsBefore + 1)
     const revoked = await app.call(
       'POST',
-      `/api/projects/www/invites/${encodeURIComponent(made.body.id)}/revoke`,
+      `/api/projects/invites/invites/${encodeURIComponent(made.body.id)}/revoke`,
       { headers: { cookie: fayApi.cookie, 'x-tag': fayApi.tag }, body: {} },
     )
     assert.equal(revoked.status, 200, revoked.text)
@@ -220,8 +232,9 @@ test(
   'the settings page reads at 390 px without sideways scrolling',
   { timeout: 60_000 },
   async () => {
+    await projectWith('phone', { carol: 'edit' })
     const phone = await b.person('alice', { idpId: 'idp-alice', viewport: PHONE })
-    await phone.page.goto(`${url}/www/settings`)
+    await phone.page.goto(`${url}/phone/settings`)
     await phone.page.getByLabel('Role of carol').waitFor()
     assert.equal(await scrollsSideways(phone.page), false)
     await screenshot(phone.page, 'project-settings-phone')
@@ -241,7 +254,3 @@ async function waitForValue(p: Page | Locator, label: string, value: string): Pr
     await field.page().waitForTimeout(100)
   }
 }
-
-test('no page logged a script error', () => {
-  assert.deepEqual(errors, [])
-})

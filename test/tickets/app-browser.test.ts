@@ -12,7 +12,7 @@
  * test asks first.
  */
 import assert from 'node:assert/strict'
-import { after, test } from 'node:test'
+import { after, afterEach, test } from 'node:test'
 import type { Page } from 'playwright-core'
 import { PHONE, screenshot, scrollsSideways, ticketsBrowserApp, WIDE } from './browser-support.ts'
 
@@ -29,6 +29,8 @@ page.on('console', (m) => {
   // The search page with a refused query answers 400 on purpose; Chromium logs that.
   if (m.type() === 'error' && !m.text().includes('status of 400')) errors.push(m.text())
 })
+// Each test's own pages logged no script error.
+afterEach(() => assert.deepEqual(errors.splice(0), []))
 
 const history = (p: Page) => p.getByRole('list', { name: 'History' })
 const form = (p: Page, api: string) => p.locator(`form[data-api$="${api}"]`)
@@ -527,7 +529,3 @@ test(
     }
   },
 )
-
-test('no page logged a script error', () => {
-  assert.deepEqual(errors, [])
-})
