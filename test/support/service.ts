@@ -29,18 +29,24 @@ export function testClock(start = 1_700_000_000_000): {
  * one-time code; any other code answers `unknown login code`; `fake.fail(reason)` makes the
  * next exchange fail with that reason. Both are read through the real client's
  * `exchangeResult`, so an identity or reason the client refuses is refused here too.
+ * `fake.useProvider(real)`: **Sign in** leads to a real provider (the built-in one, say), which
+ * answers every code the test did not hand out, and hears every sign-out.
  */
 export function fakeIdentityProvider(authUrl = 'http://idp.test'): IdentityProvider & {
   code(identity: Identity): string
   fail(reason: string): void
+  useProvider(real: IdentityProvider): void
   /** The sign-in ids apps handed to `signOut`, in order. */
   signedOut: string[]
 } {
   const codes = new Map<string, Identity>()
   let failure: string | null = null
   let n = 0
+  let real: IdentityProvider | null = null
   return {
-    loginUrl: (returnUrl) => `${authUrl}/login?key=dev-key&return=${encodeURIComponent(returnUrl)}`,
+    loginUrl: (returnUrl) =>
+      real?.loginUrl(returnUrl) ??
+      `${authUrl}/login?key=dev-key&return=${encodeURIComponent(returnUrl)}`,
     async exchange(code): Promise<ExchangeResult> {
       // Read as the real client reads the provider's answer (src/auth/idp.ts).
       if (failure !== null) {
@@ -50,12 +56,16 @@ export function fakeIdentityProvider(authUrl = 'http://idp.test'): IdentityProvi
       }
       const identity = codes.get(code)
       codes.delete(code)
+      if (!identity && real) return real.exchange(code)
       return identity ? exchangeResult(200, identity) : loginFailed('unknown login code')
     },
     signedOut: [],
     async signOut(sid) {
       this.signedOut.push(sid)
-      return true
+      return real ? real.signOut(sid) : true
+    },
+    useProvider(provider) {
+      real = provider
     },
     code(identity) {
       const code = `code-${++n}`

@@ -10,13 +10,11 @@ import { PHONE, screenshot, ticketsBrowserApp, WIDE } from './browser-support.ts
 const served = await ticketsBrowserApp()
 after(() => served.close())
 const { app } = served
-const owner = await app.login('Ana Lima')
+// Ana's account at the provider; through the API she makes a project, which is then hers in
+// the browser, where she signs in with the provider's form.
+const owner = await app.login('Ana Lima', await served.account('Ana Lima'))
 const project = await app.project(owner, 'Garden')
 const ticket = await app.ticket(owner, project.slug, { subject: 'Water the tomatoes' })
-
-// The browser signs in as the owner's identity again, so the project and its settings are theirs.
-const ownerIdp = (await app.sql`select idp_id from users where id = ${owner.id}`)[0]!
-  .idp_id as string
 const pages = [
   '/',
   '/inbox',
@@ -33,7 +31,7 @@ for (const [size, viewport] of [
   ['390 px', PHONE],
 ] as const) {
   test(`the signed-in name is visible on every page at ${size}`, async () => {
-    const { context, page } = await served.person('Ana Lima', { viewport, idpId: ownerIdp })
+    const { context, page } = await served.signIn('Ana Lima', { viewport })
     try {
       for (const path of pages) {
         await page.goto(`${served.url}${path}`)
