@@ -19,6 +19,7 @@ import { composeMail, mailKindOf, type MailItem } from '../representations/mail.
 import { unsubscribeToken } from '../rules/unsubscribe.ts'
 import type { TicketStore } from '../store/ticket-store.ts'
 import { KEEP_DONE_MS, type HeldMail } from '../store/mail.ts'
+import { createRounds } from './rounds.ts'
 
 /** How long a process holds a mail it sends: longer than one attempt's timeout. */
 export const MAIL_LEASE_MS = 120_000
@@ -81,9 +82,6 @@ export function createMailWorker(deps: MailWorkerDeps): MailWorker {
   const baseMs = deps.retryBaseMs ?? RETRY_BASE_MS
   const host = new URL(deps.publicUrl).hostname
   let key: string | null = null
-  let running: Promise<void> | null = null
-  let again = false
-  let stopped = false
   let timer: NodeJS.Timeout | null = null
   let lastPrune = 0
 
@@ -145,7 +143,7 @@ export function createMailWorker(deps: MailWorkerDeps): MailWorker {
    */
   async function deliver(): Promise<number> {
     let sent = 0
-    while (sent < SENDS_PER_ROUND && !stopped) {
+    while (sent < SENDS_PER_ROUND && !rounds.stopped) {
       const [mail] = await store.mail.claim(clock(), leaseMs, 1)
       if (!mail) break
       await attempt(mail)
@@ -195,49 +193,33 @@ export function createMailWorker(deps: MailWorkerDeps): MailWorker {
   }
 
   async function round(): Promise<void> {
-    while ((await compose()) === BATCHES_PER_ROUND && !stopped);
-    while ((await deliver()) === SENDS_PER_ROUND && !stopped);
+    while ((await compose()) === BATCHES_PER_ROUND && !rounds.stopped);
+    while ((await deliver()) === SENDS_PER_ROUND && !rounds.stopped);
     if (clock() - lastPrune >= PRUNE_EVERY_MS) {
       lastPrune = clock()
       await store.mail.prune(lastPrune - KEEP_DONE_MS)
     }
   }
 
-  function poke(): void {
-    if (stopped) return
-    if (running) {
-      again = true
-      return
-    }
-    running = (async () => {
-      do {
-        again = false
-        try {
-          await round()
-        } catch (err) {
-          logger.line(`mail: a round failed: ${(err as Error).message}`)
-        }
-      } while (again && !stopped)
-    })().finally(() => {
-      running = null
-    })
-  }
+  // After a failed round (the database unreachable), rounds rest (src/tickets/workers/rounds.ts).
+  const rounds = createRounds({
+    round,
+    failed: (err) => logger.line(`mail: a round failed: ${err.message}`),
+  })
+  const poke = rounds.poke
 
   return {
     start() {
-      if (timer || stopped) return
+      if (timer || rounds.stopped) return
       timer = setInterval(poke, deps.intervalMs ?? 1000)
       timer.unref()
       poke()
     },
     poke,
-    async settled() {
-      while (running) await running
-    },
+    settled: rounds.settled,
     async close() {
-      stopped = true
       if (timer) clearInterval(timer)
-      await running
+      await rounds.stop()
     },
   }
 }

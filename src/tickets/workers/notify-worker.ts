@@ -11,11 +11,10 @@ import type { Logger } from '../../base/log.ts'
 import type { Wake } from '../live/events.ts'
 import type { TicketStore } from '../store/ticket-store.ts'
 import { fanOutNotifications } from '../domain/notifications.ts'
+import { createRounds } from './rounds.ts'
 
 /** Events fanned out per transaction. */
 export const FAN_OUT_BATCH = 500
-/** How long rounds rest after one failed. */
-export const RETRY_AFTER_MS = 5_000
 /** How often read notifications past their 90 days are deleted. */
 export const SWEEP_EVERY_MS = 60 * 60 * 1000
 
@@ -54,14 +53,8 @@ export interface NotifyWorker {
 
 export function createNotifyWorker(deps: NotifyWorkerDeps): NotifyWorker {
   const { store, clock, logger } = deps
-  let running: Promise<void> | null = null
-  let again = false
-  let stopped = false
   let timer: NodeJS.Timeout | null = null
   let lastSweep: number | null = null
-  // After a failed round (the database unreachable, say) rounds rest for RETRY_AFTER_MS, so the
-  // worker does not hold one of the pool's connections in a connection attempt every second.
-  let restUntil = 0
   const stop = new AbortController()
 
   async function round(): Promise<void> {
@@ -69,7 +62,7 @@ export function createNotifyWorker(deps: NotifyWorkerDeps): NotifyWorker {
       const read = await store.transact((tx) =>
         fanOutNotifications(tx, FAN_OUT_BATCH, { mail: deps.mail }),
       )
-      if (read === null || read < FAN_OUT_BATCH || stopped) break
+      if (read === null || read < FAN_OUT_BATCH || rounds.stopped) break
     }
     const now = clock()
     if (lastSweep === null || now - lastSweep >= SWEEP_EVERY_MS) {
@@ -78,34 +71,19 @@ export function createNotifyWorker(deps: NotifyWorkerDeps): NotifyWorker {
     }
   }
 
-  function poke(): void {
-    if (stopped || performance.now() < restUntil) return
-    if (running) {
-      again = true
-      return
-    }
-    running = (async () => {
-      do {
-        again = false
-        try {
-          await round()
-        } catch (err) {
-          logger.line(`notifications: a fan-out round failed: ${(err as Error).message}`)
-          restUntil = performance.now() + RETRY_AFTER_MS
-          again = false
-        }
-      } while (again && !stopped)
-    })().finally(() => {
-      running = null
-    })
-  }
+  // After a failed round, rounds rest (src/tickets/workers/rounds.ts).
+  const rounds = createRounds({
+    round,
+    failed: (err) => logger.line(`notifications: a fan-out round failed: ${err.message}`),
+  })
+  const poke = rounds.poke
 
   let gathering: NodeJS.Timeout | null = null
   async function followWake(): Promise<void> {
     const gatherMs = deps.gatherMs ?? GATHER_MS
-    while (!stopped && deps.wake) {
+    while (!rounds.stopped && deps.wake) {
       await deps.wake.next(stop.signal)
-      if (gathering === null && !stopped)
+      if (gathering === null && !rounds.stopped)
         gathering = setTimeout(() => {
           gathering = null
           poke()
@@ -115,23 +93,20 @@ export function createNotifyWorker(deps: NotifyWorkerDeps): NotifyWorker {
 
   return {
     start() {
-      if (timer || stopped) return
+      if (timer || rounds.stopped) return
       timer = setInterval(poke, deps.intervalMs ?? 1000)
       timer.unref()
       void followWake()
       poke()
     },
     poke,
-    async settled() {
-      while (running) await running
-    },
+    settled: rounds.settled,
     sweep: () => store.notifications.prune(),
     async close() {
-      stopped = true
       stop.abort()
       if (timer) clearInterval(timer)
       if (gathering) clearTimeout(gathering)
-      await running
+      await rounds.stop()
     },
   }
 }

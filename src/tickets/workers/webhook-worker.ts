@@ -19,6 +19,7 @@ import { randomToken } from '../../base/random.ts'
 import type { Wake } from '../live/events.ts'
 import type { TicketStore } from '../store/ticket-store.ts'
 import type { DueDelivery, HeldWebhook } from '../store/webhooks.ts'
+import { createRounds } from './rounds.ts'
 import {
   nextAttemptAt,
   webhookBody,
@@ -107,9 +108,6 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
   const maxServing = deps.maxServing ?? 200
   const leaseMs = deps.leaseMs ?? LEASE_MS
   const serving = new Set<Promise<void>>()
-  let running: Promise<void> | null = null
-  let again = false
-  let stopped = false
   let timer: NodeJS.Timeout | null = null
   let lastPrune = 0
   const stop = new AbortController()
@@ -135,11 +133,11 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
       if (read === null || read < FAN_OUT_BATCH) break
     }
     const room = maxServing - serving.size
-    if (room > 0 && !stopped) {
+    if (room > 0 && !rounds.stopped) {
       for (const hook of await store.webhooks.claim(clock(), leaseMs, room)) {
         const job: Promise<void> = serve(hook).finally(() => {
           serving.delete(job)
-          if (!stopped) poke()
+          if (!rounds.stopped) poke()
         })
         serving.add(job)
       }
@@ -150,25 +148,12 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
     }
   }
 
-  function poke(): void {
-    if (stopped) return
-    if (running) {
-      again = true
-      return
-    }
-    running = (async () => {
-      do {
-        again = false
-        try {
-          await round()
-        } catch (err) {
-          logger.line(`webhooks: a delivery round failed: ${(err as Error).message}`)
-        }
-      } while (again && !stopped)
-    })().finally(() => {
-      running = null
-    })
-  }
+  // After a failed round (the database unreachable), rounds rest (src/tickets/workers/rounds.ts).
+  const rounds = createRounds({
+    round,
+    failed: (err) => logger.line(`webhooks: a delivery round failed: ${err.message}`),
+  })
+  const poke = rounds.poke
 
   /** Sends a held webhook's due deliveries one at a time, then lets it go. */
   async function serve(hook: HeldWebhook): Promise<void> {
@@ -176,7 +161,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
     // shorter than half a lease) always ends inside the lease.
     let heldUntil = clock() + leaseMs
     try {
-      while (!stopped) {
+      while (!rounds.stopped) {
         const now = clock()
         const due = await store.webhooks.nextDue(hook.id, now)
         if (!due) break
@@ -233,7 +218,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
   }
 
   async function followWake(): Promise<void> {
-    while (!stopped && deps.wake) {
+    while (!rounds.stopped && deps.wake) {
       await deps.wake.next(stop.signal)
       poke()
     }
@@ -241,7 +226,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
 
   return {
     start() {
-      if (timer || stopped) return
+      if (timer || rounds.stopped) return
       timer = setInterval(poke, deps.intervalMs ?? 1000)
       timer.unref()
       void followWake()
@@ -249,20 +234,20 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
     },
     poke,
     async settled() {
-      while (running || serving.size > 0) {
-        await running
+      do {
+        await rounds.settled()
         await Promise.all([...serving])
-      }
+      } while (rounds.running || serving.size > 0)
     },
     async close() {
-      stopped = true
+      const ended = rounds.stop()
       stop.abort()
       if (timer) clearInterval(timer)
       // At most a send's timeout and a little: a statement on a database already closed must
       // not hold the shutdown (what is not recorded is sent again by the next start).
       let limit: NodeJS.Timeout | undefined
       await Promise.race([
-        Promise.all([running, ...serving]),
+        Promise.all([ended, ...serving]),
         new Promise<void>((resolve) => (limit = setTimeout(resolve, DELIVERY_TIMEOUT_MS + 1000))),
       ])
       clearTimeout(limit)
