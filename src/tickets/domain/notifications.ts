@@ -17,7 +17,7 @@ import type { Actor } from '../rules/actor.ts'
 import { mentionedIn, newlyMentioned, type Mentionable } from '../rules/mentions.ts'
 import { NO_SUCH_NOTIFICATION } from '../rules/messages.ts'
 import type { TicketEvent } from '../rules/ticket-event.ts'
-import type { Cause, FanOutEvent, Kind, NewNotification, Prefs } from '../store/notifications.ts'
+import type { Cause, FanOutEvent, FanOutItem, Kind, Prefs } from '../store/notifications.ts'
 import type { TicketTx } from '../store/ticket-store.ts'
 
 /** Something that happened on a ticket, as the fan-out reads it from a live event. */
@@ -117,10 +117,12 @@ export function happeningOf(event: FanOutEvent): Happening | null {
   }
 }
 
-/** The people `h` tells and why, each once, never the actor. */
-export function recipientsOf(
+/**
+ * The people `h` names and why, each once, never the actor: whom it assigns or unassigns, then
+ * whom its new text mentions. Everyone else who watches the ticket is told as `watching`.
+ */
+export function namedBy(
   h: Happening,
-  watchers: readonly string[],
   members: readonly Mentionable[],
 ): { userId: string; reason: Kind }[] {
   const told = new Map<string, Kind>()
@@ -131,7 +133,6 @@ export function recipientsOf(
   tell(h.assignedTo, 'assigned')
   tell(h.takenFrom, 'assigned')
   for (const id of mentionedOf(h, members)) tell(id, 'mentioned')
-  for (const id of watchers) tell(id, 'watching')
   return [...told].map(([userId, reason]) => ({ userId, reason }))
 }
 
@@ -155,7 +156,9 @@ export interface FanOutOptions {
  * Fans out up to `limit` events of the outbox into notifications in transaction `tx`: the
  * mentioned watch the ticket from the event on, each person told gets a row (in the app, by
  * mail, as they chose; no row when neither), and each person with a new row in the app gets a
- * `notificationsChanged` live event. Answers how many events it read, or null when another
+ * `notificationsChanged` live event. Who is named (assigned, mentioned) is decided here; the
+ * watchers are added in the database, in one statement for the whole batch
+ * (src/tickets/store/notifications.ts). Answers how many events it read, or null when another
  * process fans out now.
  */
 export async function fanOutNotifications(
@@ -166,47 +169,39 @@ export async function fanOutNotifications(
   const claimed = await tx.notifications.claimEvents(limit)
   if (claimed === null) return null
   const happenings = claimed.events.flatMap((e) => happeningOf(e) ?? [])
-  if (happenings.length > 0) {
-    const [watchers, members] = await Promise.all([
-      tx.notifications.watchersOf([...new Set(happenings.map((h) => h.ticketId))]),
-      tx.notifications.membersOf([...new Set(happenings.map((h) => h.projectId))]),
-    ])
-    const told: { h: Happening; userId: string; reason: Kind }[] = []
-    for (const h of happenings) {
-      const projectMembers = members.get(h.projectId) ?? []
-      const watching = watchers.get(h.ticketId) ?? []
-      for (const r of recipientsOf(h, watching, projectMembers)) told.push({ h, ...r })
-      // The mentioned watch the ticket from this event on: for the later events of this batch too.
-      const mentioned = mentionedOf(h, projectMembers)
-      if (mentioned.length > 0) {
-        await tx.notifications.autoWatch(h.ticketId, mentioned, h.at)
-        watchers.set(h.ticketId, [...new Set([...watching, ...mentioned])])
-      }
+  // The members are read only when a text may mention one.
+  const mayMention = happenings.some((h) => h.texts.some(([, after]) => after.includes('@')))
+  const members = mayMention
+    ? await tx.notifications.membersOf([...new Set(happenings.map((h) => h.projectId))])
+    : new Map<string, Mentionable[]>()
+  const items: FanOutItem[] = []
+  // Who was mentioned on each ticket earlier in this batch: they watch it from then on.
+  const mentionedBefore = new Map<string, Set<string>>()
+  const watches: { h: Happening; mentioned: string[] }[] = []
+  for (const h of happenings) {
+    const projectMembers = members.get(h.projectId) ?? []
+    const earlier = mentionedBefore.get(h.ticketId) ?? new Set<string>()
+    items.push({
+      ticketId: h.ticketId,
+      eventId: h.eventId,
+      kind: h.kind,
+      actorId: h.actorId,
+      actor: h.actor,
+      at: h.at,
+      named: namedBy(h, projectMembers),
+      alsoWatching: [...earlier],
+    })
+    const mentioned = mentionedOf(h, projectMembers)
+    if (mentioned.length > 0) {
+      watches.push({ h, mentioned })
+      mentionedBefore.set(h.ticketId, new Set([...earlier, ...mentioned]))
     }
-    const prefs = await tx.notifications.prefsOf([...new Set(told.map((t) => t.userId))])
-    const rows: NewNotification[] = []
-    for (const { h, userId, reason } of told) {
-      const wants = prefs.get(userId)?.[reason]
-      if (!wants) continue
-      const mail = wants.mail && options.mail
-      if (!wants.app && !mail) continue
-      rows.push({
-        userId,
-        ticketId: h.ticketId,
-        eventId: h.eventId,
-        kind: h.kind,
-        reason,
-        actorId: h.actorId,
-        actor: h.actor,
-        at: h.at,
-        inApp: wants.app,
-        mailState: mail ? 'pending' : 'none',
-      })
-    }
-    for (const { userId, added } of await tx.notifications.insert(rows))
-      await tx.emitTo(userId, 'notificationsChanged', [{ added }])
   }
-  if (claimed.read > 0) await tx.notifications.markFanned(claimed.through)
+  for (const { userId, added } of await tx.notifications.fanOut(items, options.mail))
+    await tx.emitTo(userId, 'notificationsChanged', [{ added }])
+  // After the rows: a watch written first would tell the mentioned of the batch's earlier events.
+  for (const { h, mentioned } of watches)
+    await tx.notifications.autoWatch(h.ticketId, mentioned, h.at)
   return claimed.read
 }
 
