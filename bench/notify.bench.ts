@@ -6,7 +6,8 @@
  *    at least 0.9; the fan-out happens after the commit).
  * 2. One person with 10,000 unread notifications (on 200 tickets): `/notifications` and a page
  *    with the bell's count (`/inbox`), signed in, one client, against the same pages of a person
- *    with none; the page budgets (docs/performance.md) ask a median under 10 ms of one client.
+ *    with none; the page budgets (docs/performance.md) ask a median under 10 ms of one client,
+ *    and with 8 clients at once a median under 20 ms and a p99 under 100 ms.
  *
  * The service runs in this process on a real port (HTTP, CONCURRENCY writes at a time).
  * `NOTIFY_BENCH_ROUNDS=<n>` changes the rounds (5).
@@ -29,6 +30,8 @@ const WATCHERS = 100
 const UNREAD = 10_000
 const PAGE_READS = 200
 const ALONE_MEDIAN_MS = 10
+const MANY_MEDIAN_MS = 20
+const MANY_P99_MS = 100
 
 const database = await benchDatabase(10)
 const { sql } = database
@@ -178,6 +181,20 @@ for (const [name, path] of [
   const full = await timed(path, many10k)
   console.log(
     `${name.padEnd(20)} with ${UNREAD.toLocaleString('en-US')} unread: median ${fmt(full, 2)} ms, with none ${fmt(base, 2)} ms (budget: under ${ALONE_MEDIAN_MS} ms alone) ${full < ALONE_MEDIAN_MS ? 'met' : `NOT met by ${fmt(full - ALONE_MEDIAN_MS, 2)} ms`}`,
+  )
+  // The same page read by CONCURRENCY clients at once (budget: median under 20 ms, p99 under 100).
+  const times: number[] = []
+  await many(PAGE_READS * 2, async () => {
+    const t0 = performance.now()
+    const res = await client.call('GET', path, many10k)
+    times.push(performance.now() - t0)
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.text}`)
+  })
+  times.sort((a, b) => a - b)
+  const p99 = times[Math.floor(times.length * 0.99)]!
+  const med = median(times)
+  console.log(
+    `${name.padEnd(20)} with ${UNREAD.toLocaleString('en-US')} unread, ${CONCURRENCY} clients: median ${fmt(med, 2)} ms, p99 ${fmt(p99, 2)} ms (budget: under ${MANY_MEDIAN_MS} and ${MANY_P99_MS} ms) ${med < MANY_MEDIAN_MS && p99 < MANY_P99_MS ? 'met' : 'NOT met'}`,
   )
 }
 
