@@ -30,3 +30,50 @@ test('a column with more cards than it shows links to the rest in the list', asy
   assert.match(got.text, /80 more in the list/)
   assert.equal(got.text.match(/class="ticket-card"/g)?.length, 50)
 })
+
+/** The subjects of a column's cards, in the page's order. */
+function cardsOf(page: string, state: string): string[] {
+  const section = new RegExp(`data-cards="${state}"[^>]*>([\\s\\S]*?)</ul>`).exec(page)
+  assert.ok(section, `no ${state} column`)
+  return [...section[1]!.matchAll(/class="subject"[^>]*>([^<]*)</g)].map((m) => m[1]!)
+}
+
+test('a board sorted by due day shows each column’s soonest due first, those without one last', async () => {
+  const due = await app.project(alice, 'Board due')
+  await app.sql`
+    insert into tickets (project_id, number, subject, state, assignee_id, due, created, updated)
+    values (${due.id}, 1, 'no day', 'open', ${alice.id}, null, 1, 1),
+      (${due.id}, 2, 'late', 'open', ${alice.id}, '2030-05-01', 2, 2),
+      (${due.id}, 3, 'soon', 'open', ${alice.id}, '2030-01-01', 3, 3),
+      (${due.id}, 4, 'doing soon', 'doing', ${alice.id}, '2030-02-01', 4, 4)`
+  await app.sql`update projects set next_number = 5 where id = ${due.id}`
+  const got = await app.call(
+    'GET',
+    `/${due.slug}/board?q=${encodeURIComponent('assignee:alice sort:due')}`,
+    {
+      headers: { cookie: alice.cookie },
+    },
+  )
+  assert.equal(got.status, 200, got.text)
+  assert.deepEqual(cardsOf(got.text, 'open'), ['soon', 'late', 'no day'])
+  assert.deepEqual(cardsOf(got.text, 'doing'), ['doing soon'])
+})
+
+test('a search finding more than the board counts fills each column newest first and says there are more', async () => {
+  const huge = await app.project(alice, 'Board huge')
+  await app.sql`
+    insert into tickets (project_id, number, subject, state, created, updated)
+    select ${huge.id}, n, 'huge ' || n, (array['open', 'doing', 'review', 'done', 'dropped'])[1 + n % 5], n, n
+    from generate_series(1, 10100) as n`
+  await app.sql`update projects set next_number = 10101 where id = ${huge.id}`
+  const got = await app.call('GET', `/${huge.slug}/board?q=huge`, {
+    headers: { cookie: alice.cookie },
+  })
+  assert.equal(got.status, 200, got.text)
+  // 10,100 is 0 mod 5: the open column holds 10,100, 10,095, …
+  const open = cardsOf(got.text, 'open')
+  assert.equal(open.length, 50)
+  assert.deepEqual(open.slice(0, 3), ['huge 10100', 'huge 10095', 'huge 10090'])
+  assert.deepEqual(cardsOf(got.text, 'doing').slice(0, 2), ['huge 10096', 'huge 10091'])
+  assert.equal(got.text.match(/More in the list/g)?.length, 5)
+})

@@ -1,24 +1,29 @@
 /**
  * The board's read (docs/tickets-app.md, "Board"): the tickets a search finds in a project, a
  * column a state, at most a column's worth each, and how many each column has, in one statement.
- * The matches are read once (up to a cap) and sorted into their columns, so a board of 2,000
- * tickets reads 2,000 rows by whatever index finds them; past the cap each column is read
- * through the project's list, newest first.
+ * The matches are read once (up to a cap) and ranked into their columns in one pass, so a board
+ * of 2,000 tickets reads 2,000 rows by whatever index finds them; past the cap each column is
+ * read through the project's list, newest first. Only the cards shown are joined to what a card
+ * shows besides its row (its assignee's name).
  */
 import type { Query } from '../../db/client.ts'
 import { plannedEachTime } from '../../db/client.ts'
 import type { TicketQuery } from '../rules/query.ts'
 import type { State } from '../rules/states.ts'
-import type { ListRow } from './page-cache.ts'
+import type { ListedTicket } from './page-cache.ts'
 import { searchCondition, searchOrder, textSearched } from './search.ts'
 import { limitClause } from './tickets.ts'
-import type { Fragment } from './ticket-row.ts'
-import { organiseColumns } from './page-reads.ts'
+
+/** A card of the board: what it shows of its ticket (no labels, milestone or due day). */
+export interface BoardCard {
+  ticket: Omit<ListedTicket, 'milestone' | 'due'>
+  blocked: boolean
+}
 
 /** A column of the board: its state, its first cards, and how many tickets it has. */
 export interface BoardColumn {
   state: State
-  rows: ListRow[]
+  rows: BoardCard[]
   /** Tickets in the column, up to the count's cap; with `more`, at least this many. */
   total: number
   more: boolean
@@ -36,9 +41,6 @@ interface CardRow {
   assignee_name: string | null
   updated: number
   blocked: boolean
-  labels?: { name: string; color: string }[]
-  milestone?: string | null
-  due?: string | null
 }
 
 type Json<T> = string | T
@@ -60,44 +62,54 @@ async function readBoard(
 ): Promise<BoardColumn[]> {
   const where = searchCondition(q, query, { states, me })
   const order = searchOrder(q, query.sort)
-  const cards = (from: Fragment, joined: Fragment) => q`(
-      select coalesce(json_agg(json_build_object('id', t.id, 'number', t.number, 'subject', t.subject, 'state', t.state,
-          'assignee_id', t.assignee_id, 'assignee_name', t.assignee_name, 'updated', t.updated, 'blocked', t.blocked,
-          'labels', t.labels, 'milestone', t.milestone, 'due', t.due) order by ${order}), '[]')
-      from (
-        select t.id, t.number, t.subject, t.state, t.assignee_id, a.name as assignee_name, t.created, t.updated,
-          t.open_blockers > 0 as blocked, ${organiseColumns(q)}
-        from ${from} left join users a on a.id = t.assignee_id
-        where t.state = s.state ${joined}
-        order by ${order} ${limitClause(q, perColumn)}
-      ) as t)`
-  // The matches are read once, up to the cap: a search that finds fewer (2,000 tickets of an
-  // assignee among 100,000) is then sorted into its columns from them, whatever index found
-  // them. One that finds more reads each column through the project's list, newest first,
-  // where its matches are dense enough to fill a column soon.
-  const statement = q<{ state: State; cards: Json<CardRow[]>; n: number | null }[]>`
+  // What a card shows (number, subject, state, assignee, blocked) and what the orders read.
+  const cardColumns = q`t.id, t.number, t.subject, t.state, t.assignee_id, t.created, t.updated, t.open_blockers, t.due`
+  // The matches are read once, up to the cap, and ranked in their columns in one pass: a search
+  // that finds fewer (2,000 tickets of an assignee among 100,000) is sorted into its columns from
+  // them, whatever index found them. One that finds more reads each column's first cards through
+  // the project's list, newest first, where its matches are dense enough to fill a column soon.
+  // Only the cards shown are then joined to their assignees' names; a card shows no labels,
+  // milestone or due day, so none are read.
+  const statement = q<{ state: State; cards: Json<CardRow[]> | null; n: number | null }[]>`
     with m as materialized (
-      select t.id, t.number, t.subject, t.state, t.assignee_id, t.created, t.updated, t.open_blockers,
-        t.milestone_id, t.due
+      select ${cardColumns}
       from tickets t where t.project_id = ${projectId} and ${where} ${limitClause(q, BOARD_COUNT_CAP + 1)}
-    ), counted as (
-      select m.state, count(*)::int as n from m group by m.state
     ), everything as (
       select count(*)::int as n from m
+    ), counted as (
+      select m.state, count(*)::int as n from m group by m.state
+    ), shown as materialized (
+      select t.* from (
+        select t.*, row_number() over (partition by t.state order by ${order}) as r from m t
+        where (select n from everything) <= ${BOARD_COUNT_CAP}
+      ) as t where t.r <= ${perColumn}
+      union all
+      select c.* from (values ('open'), ('doing'), ('review'), ('done'), ('dropped')) as s(state)
+      cross join lateral (
+        select t.*, row_number() over (order by ${order}) as r from (
+          select ${cardColumns} from tickets t
+          where t.state = s.state and t.project_id = ${projectId} and ${where}
+          order by ${order} ${limitClause(q, perColumn)}
+        ) as t
+      ) as c
+      where (select n from everything) > ${BOARD_COUNT_CAP}
+    ), cards as (
+      select x.state, json_agg(json_build_object('id', x.id, 'number', x.number, 'subject', x.subject,
+          'state', x.state, 'assignee_id', x.assignee_id, 'assignee_name', a.name, 'updated', x.updated,
+          'blocked', x.open_blockers > 0) order by x.r) as cards
+      from shown x left join users a on a.id = x.assignee_id
+      group by x.state
     )
-    select s.state, c.n,
-      case when (select n from everything) <= ${BOARD_COUNT_CAP}
-        then ${cards(q`m t`, q``)}
-        else ${cards(q`tickets t`, q`and t.project_id = ${projectId} and ${where}`)}
-      end as cards
+    select s.state, c.n, k.cards
     from (values ('open', 1), ('doing', 2), ('review', 3), ('done', 4), ('dropped', 5)) as s(state, i)
     left join counted c on c.state = s.state
+    left join cards k on k.state = s.state
     order by s.i`
   const rows = await (textSearched(query) ? plannedEachTime(statement) : statement)
   const all = rows.reduce((sum, r) => sum + (r.n ?? 0), 0)
   const capped = all > BOARD_COUNT_CAP
   return rows.map((r) => {
-    const cards = parsed(r.cards).map((c): ListRow => ({
+    const cards = parsed(r.cards ?? []).map((c): BoardCard => ({
       ticket: {
         id: c.id,
         ref: `${slug}#${c.number}`,
@@ -107,11 +119,8 @@ async function readBoard(
         state: c.state,
         assignee: c.assignee_id !== null ? { id: c.assignee_id, name: c.assignee_name! } : null,
         updated: c.updated,
-        milestone: c.milestone ?? null,
-        due: c.due ?? null,
       },
       blocked: c.blocked,
-      labels: c.labels ?? [],
     }))
     return { state: r.state, rows: cards, total: r.n ?? 0, more: capped }
   })
