@@ -365,10 +365,10 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
       from: { pending: ListPosition | null; review: ListPosition | null },
     ): Promise<{ pending: InboxSection; review: InboxSection }> {
       const section = async (
-        states: State[],
+        list: 'pending' | 'review',
         after: ListPosition | null,
       ): Promise<Omit<InboxSection, 'total'>> => {
-        const rows = await store.pages.assigned(viewerId, states, PAGE_SIZE + 1, after)
+        const rows = await store.pages.assigned(viewerId, list, PAGE_SIZE + 1, after)
         return {
           rows: rows.slice(0, PAGE_SIZE),
           next: rows.length > PAGE_SIZE ? assignedPosition(rows[PAGE_SIZE - 1]!) : null,
@@ -376,8 +376,8 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
         }
       }
       const [pending, review, counts] = await Promise.all([
-        section(['open', 'doing'], from.pending),
-        section(['review'], from.review),
+        section('pending', from.pending),
+        section('review', from.review),
         store.pages.assignedCounts(viewerId, ['open', 'doing', 'review']),
       ])
       return {

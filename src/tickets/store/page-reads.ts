@@ -423,12 +423,13 @@ export function assignedPosition(row: ListRow): ListPosition {
 }
 
 /**
- * "After `from`" in the inbox's order: the soonest due first (none last), then the latest
- * change. A position without a due key (a link from before due days) counts as "no due day".
+ * "After `from`" in the inbox's order, on its rows (`inbox_rows`, sql/0040): the soonest due
+ * first (none last), then the latest change. A position without a due key (a link from before
+ * due days) counts as "no due day".
  */
 function afterInInbox(q: Query, from: ListPosition): Fragment {
   const due = from.due ?? NO_DUE_KEY
-  return q`(${dueKey(q)} > ${due}::int or (${dueKey(q)} = ${due}::int and (t.updated, t.number, t.id) < (${from.key}::bigint, ${from.number}::int, ${from.id}::uuid)))`
+  return q`(i.due_key > ${due}::int or (i.due_key = ${due}::int and (i.updated, i.number, i.ticket_id) < (${from.key}::bigint, ${from.number}::int, ${from.id}::uuid)))`
 }
 
 function listRowOf(r: ListRowRow): ListRow {
@@ -472,18 +473,24 @@ export function pageReadTable(q: Query, cachedReads: number) {
         textSearched(query),
       ),
     /**
-     * Up to `limit` of the person's tickets in `states`, latest change first, after `from` (a
-     * row's {@link assignedPosition}). `limit` is a constant of the statement: a page's size and one.
+     * Up to `limit` of the person's tickets in an inbox list (`pending`: open and doing;
+     * `review`), soonest due first, then latest change, after `from` (a row's
+     * {@link assignedPosition}). The list's order is read from its rows' index
+     * (`inbox_rows_page`), so a page reads `limit` entries and then those tickets, however many
+     * the person has. `limit` is a constant of the statement: a page's size and one.
      */
     assigned: (
       userId: string,
-      states: readonly State[],
+      list: 'pending' | 'review',
       limit: number,
       from: ListPosition | null,
     ) =>
       listRows(
         q,
-        q`t.assignee_id = ${userId} and t.state in ${q(states as State[])}${from === null ? q`` : q` and ${afterInInbox(q, from)}`}`,
+        q`t.id in (
+          select i.ticket_id from inbox_rows i
+          where i.assignee_id = ${userId} and i.list = ${list}${from === null ? q`` : q` and ${afterInInbox(q, from)}`}
+          order by i.due_key, i.updated desc, i.number desc, i.ticket_id desc ${limitClause(q, limit)})`,
         q`${dueKey(q)} asc, t.updated desc, t.number desc, t.id desc`,
         limit,
       ),
