@@ -1,5 +1,5 @@
 /**
- * The inbox's lists read their order from `inbox_rows` (sql/0040), kept by statement triggers:
+ * The inbox's lists read their order from `inbox_rows` (sql/0042), kept by statement triggers:
  * the page follows a person's comments, state changes, due days and assignments, and the rows
  * match the tickets after 8 writers mixing single and bulk statements.
  */

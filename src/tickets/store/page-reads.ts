@@ -423,7 +423,7 @@ export function assignedPosition(row: ListRow): ListPosition {
 }
 
 /**
- * "After `from`" in the inbox's order, on its rows (`inbox_rows`, sql/0040): the soonest due
+ * "After `from`" in the inbox's order, on its rows (`inbox_rows`, sql/0042): the soonest due
  * first (none last), then the latest change. A position without a due key (a link from before
  * due days) counts as "no due day".
  */
