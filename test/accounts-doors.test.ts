@@ -123,7 +123,8 @@ test('1: 200 parallel /setup and /login posts from one address do not hold up a 
       : flood.post('/login', { ...request, name: `flood ${i}`, password: 'flood password' }),
   )
   const during = await realSignIn('10.1.1.3')
-  const statuses = (await Promise.all(posts)).map((a) => a.status)
+  const answers = await Promise.all(posts)
+  const statuses = answers.map((a) => a.status)
   const after = await realSignIn('10.1.1.4')
   const floodHashes = hashes.stats.ran - ran - 1
   t.diagnostic(
@@ -143,6 +144,17 @@ test('1: 200 parallel /setup and /login posts from one address do not hold up a 
     statuses.join(' '),
   )
   assert.ok(statuses.filter((s) => s === 429).length >= 100, 'the address ran out of attempts')
+  // Each refusal says why in its code; the busy page tells when to come back.
+  const codes = {
+    400: 'login_failed',
+    409: 'owner_exists',
+    429: 'too_many_attempts',
+    503: 'too_many_waiting',
+  }
+  for (const answer of answers) {
+    assert.equal(answer.headers['x-error-code'], codes[answer.status as keyof typeof codes])
+    if (answer.status === 503) assert.equal(answer.headers['retry-after'], '2')
+  }
   // And the time: under 3 s, or, on a machine so busy that a sign-in alone takes over a second,
   // at most 3 times the slower of the two sign-ins alone.
   assert.ok(

@@ -223,6 +223,7 @@ test('a wrong password or unknown name says "wrong name or password" and nothing
   })
   for (const answer of [wrong, unknown]) {
     assert.equal(answer.status, 400)
+    assert.equal(answer.headers['x-error-code'], 'login_failed')
     assert.match(answer.text, /Wrong name or password\./)
   }
 })
@@ -243,6 +244,7 @@ test('failed sign-ins slow down the address that fails, not another one, and are
     password: 'owner password',
   })
   assert.equal(limited.status, 429)
+  assert.equal(limited.headers['x-error-code'], 'too_many_attempts')
   assert.match(limited.text, /Too many sign-in attempts\. Try again in 1 seconds\./)
   clock.advance(1000)
   assert.equal(

@@ -176,6 +176,7 @@ test('a callback without the flow cookie of its browser is refused with a page, 
       headers: { cookie },
     })
     assert.equal(res.status, 400)
+    assert.equal(res.headers.get('x-error-code'), 'login_failed')
     assert.match(await res.text(), /This sign-in was not started in this browser/)
   }
 })

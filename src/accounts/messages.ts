@@ -52,6 +52,10 @@ export const REFUSED = {
   invitePlacesTaken: reason('invite_used_up', TEXT.invitePlacesTaken),
   resetUnknown: reason('no_such_reset_link', TEXT.resetUnknown),
   tooManyAttempts: (seconds: number) => reason('too_many_attempts', TEXT.tooManyAttempts(seconds)),
+  wrongNameOrPassword: reason('login_failed', TEXT.wrongNameOrPassword),
+  ownerExists: reason('owner_exists', TEXT.ownerExists),
+  /** Too many sign-ins waiting for a password hash (src/accounts/hash-gate.ts). */
+  busy: reason('too_many_waiting', TEXT.busy),
   /** POST /forgot where this site sends no mail: the owner makes reset links. */
   noResetMail: reason('not_found', TEXT.forgotPassword),
 } as const

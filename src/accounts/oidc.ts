@@ -19,14 +19,15 @@ import { serializeCookie } from '../http/cookie.ts'
 import type { HttpRoute } from '../http/handler.ts'
 import { html, type Html } from '../http/html.ts'
 import type { Logger } from '../base/log.ts'
+import { reason as why, refuse, type RefusalStatus } from '../http/refusal.ts'
 import type { Request } from '../http/request.ts'
 import { redirect, type Headers, type Response } from '../http/response.ts'
 import { textDefect } from '../http/text.ts'
 import type { InviteContext } from './service-hooks.ts'
-import { messageContent, requestQuery, type LoginRequest } from './pages.ts'
+import { requestQuery, type LoginRequest } from './pages.ts'
 import type { ProviderCore } from './provider-core.ts'
 import type { Account, AccountStore, SignUpPlace } from './store.ts'
-import { TEXT } from './messages.ts'
+import { REFUSED } from './messages.ts'
 
 /** Sign-in through an organisation's OpenID Connect provider: `OIDC_*` (src/config.ts reads them). */
 export interface OidcConfig {
@@ -271,7 +272,7 @@ export function createOidc(deps: OidcDeps): Oidc {
     req: Request,
     request: LoginRequest | null,
     reason: string,
-    status = 400,
+    status: RefusalStatus = 400,
   ): Promise<Response> {
     const headers: Headers = { 'set-cookie': clearFlow, 'cache-control': 'no-store' }
     if (request !== null && request.returnTo !== '') {
@@ -279,13 +280,11 @@ export function createOidc(deps: OidcDeps): Oidc {
       target.searchParams.set('idp_code', await store.issueFailure(reason))
       return redirect(303, target.href, 'sign-in failed', headers)
     }
-    return deps.page(
-      req,
-      status,
-      'Sign-in failed',
-      () => messageContent(reason, { href: '/login', text: 'Sign in' }),
-      { headers },
-    )
+    return core.refused(req, refuse(status, why('login_failed', reason)), {
+      title: 'Sign-in failed',
+      next: { href: '/login', text: 'Sign in' },
+      headers,
+    })
   }
 
   // GET /oidc/start?key&return&link&connect
@@ -399,12 +398,10 @@ export function createOidc(deps: OidcDeps): Oidc {
     const allowed = await deps.signUpAllowed(flow.link, flow.request)
     if (allowed === null || (allowed.link !== '' && !(await store.useSignupLink(allowed.link)))) {
       log('sign-in refused: no account, and no sign-up link, invite or open sign-up')
-      return deps.page(
+      return core.refused(
         req,
-        403,
-        'Ask for an invite',
-        () => messageContent(OIDC_TEXT.mustInvite(name, displayName)),
-        { headers: { 'set-cookie': clearFlow } },
+        refuse(403, why('signup_closed', OIDC_TEXT.mustInvite(name, displayName))),
+        { title: 'Ask for an invite', headers: { 'set-cookie': clearFlow } },
       )
     }
     // Through an invite, the account takes one of its sign-up places in the same transaction.
@@ -417,13 +414,10 @@ export function createOidc(deps: OidcDeps): Oidc {
     })
     if (!made.ok && made.code === 'place_taken') {
       log('sign-in refused: the invite has made as many accounts as it has uses')
-      return deps.page(
-        req,
-        403,
-        'Ask for an invite',
-        () => messageContent(TEXT.invitePlacesTaken),
-        { headers: { 'set-cookie': clearFlow } },
-      )
+      return core.refused(req, refuse(403, REFUSED.invitePlacesTaken), {
+        title: 'Ask for an invite',
+        headers: { 'set-cookie': clearFlow },
+      })
     }
     if (!made.ok) {
       // Made by a sign-in of the same identity a moment ago.
@@ -446,9 +440,10 @@ export function createOidc(deps: OidcDeps): Oidc {
     const link = req.query.get('link') ?? ''
     const account = await store.identityLinkAccount(link)
     if (account === null)
-      return deps.page(req, 404, `Link ${name}`, () =>
-        messageContent(OIDC_TEXT.linkUsed, { href: '/login', text: 'Sign in' }),
-      )
+      return core.refused(req, refuse(404, why('link_used', OIDC_TEXT.linkUsed)), {
+        title: `Link ${name}`,
+        next: { href: '/login', text: 'Sign in' },
+      })
     return deps.page(req, 200, `Link ${name}`, () =>
       linkContent(name, account, `/oidc/start?${new URLSearchParams({ connect: link })}`),
     )

@@ -6,7 +6,7 @@
  */
 import type { Refusal } from '../http/refusal.ts'
 import type { Request } from '../http/request.ts'
-import type { Response } from '../http/response.ts'
+import type { Headers, Response } from '../http/response.ts'
 import type { LoginRequest } from './pages.ts'
 import type { Account } from './store.ts'
 
@@ -22,8 +22,18 @@ export interface ProviderCore {
   finish(req: Request, account: Account, request: LoginRequest): Promise<Response>
   /** The login request a form or query carries, or its refusal (`bad_login_request`). */
   loginRequest(key: string | null, returnTo: string | null): Checked<{ request: LoginRequest }>
-  /** The page answering a refused login request or form. */
-  refused(req: Request, refusal: Refusal): Response
+  /**
+   * The page answering a refusal: its message under the page's own title (else one by its code),
+   * its code in the refusal header, a link on and more headers when `shown` gives them.
+   */
+  refused(req: Request, refusal: Refusal, shown?: RefusalShown): Response
+}
+
+/** How a refusal's page is shown: its title, a link on, more headers (a cookie cleared). */
+export interface RefusalShown {
+  title?: string
+  next?: { href: string; text: string }
+  headers?: Headers
 }
 
 /**

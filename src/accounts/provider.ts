@@ -84,6 +84,7 @@ import {
   type AccountMailer,
   type Checked,
   type ProviderCore,
+  type RefusalShown,
 } from './provider-core.ts'
 
 export interface ServiceAddresses {
@@ -152,10 +153,8 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   const hashing = <T>(req: Request, work: () => Promise<T>) =>
     hashes.run(addressKey(clientAddress(req, deps.trustProxy)), work)
   /** The answer when no hash could be had. */
-  const busy = (req: Request) => {
-    const answer = message(req, 503, 'Busy', TEXT.busy)
-    return { ...answer, headers: { ...answer.headers, 'retry-after': '2' } }
-  }
+  const busy = (req: Request) =>
+    refused(req, refuse(503, REFUSED.busy), { title: 'Busy', headers: { 'retry-after': '2' } })
   const serviceUrls = [deps.services.notes, deps.services.tickets].filter(
     (u): u is string => u !== null,
   )
@@ -210,14 +209,10 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
    * (else one by the code), the code in the refusal header, and a link on when `shown` gives
    * one. A signed-out person is sent to sign in.
    */
-  function refused(
-    req: Request,
-    refusal: Refusal,
-    shown: { title?: string; next?: { href: string; text: string } } = {},
-  ): Response {
+  function refused(req: Request, refusal: Refusal, shown: RefusalShown = {}): Response {
     if (refusal.code === 'not_signed_in')
       return redirect(303, '/login', undefined, { 'cache-control': 'no-store' })
-    const headers = { [ERROR_CODE]: refusal.code }
+    const headers = { ...shown.headers, [ERROR_CODE]: refusal.code }
     const title = shown.title ?? REFUSED_TITLE[refusal.code] ?? 'Refused'
     // A login request is refused before any form of this browser's: no browser token is made.
     if (refusal.code === 'bad_login_request')
@@ -321,26 +316,31 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
   /** The signed-in account of the request, or null. */
   const signedIn = (req: Request) => store.sessionAccount(req.cookies[SESSION])
 
+  /** The sign-in form, showing `refusal` (its message beside the form, its code in the header). */
   async function signInPage(
     req: Request,
     request: LoginRequest,
-    status: number,
     name: string,
-    error: string | null,
+    refusal: Refusal | null,
   ): Promise<Response> {
     const invite = await inviteContextOf(deps.hooks, request.returnTo)
     if (invite?.revoked)
       return refused(req, refuse(400, REFUSED.inviteRevoked), { title: `Join ${invite.project}` })
     const canSignUp = invite !== null || (await store.openSignup())
-    return page(req, status, invite ? `Join ${invite.project}` : 'Sign in', (csrf) =>
-      signInContent(request, csrf, {
-        name,
-        error,
-        invite,
-        canSignUp,
-        passkeys: deps.assets !== null,
-        sso: ssoButton(request),
-      }),
+    return page(
+      req,
+      refusal?.status ?? 200,
+      invite ? `Join ${invite.project}` : 'Sign in',
+      (csrf) =>
+        signInContent(request, csrf, {
+          name,
+          error: refusal?.message ?? null,
+          invite,
+          canSignUp,
+          passkeys: deps.assets !== null,
+          sso: ssoButton(request),
+        }),
+      { headers: refusal ? { [ERROR_CODE]: refusal.code } : undefined },
     )
   }
 
@@ -364,7 +364,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
       return page(req, 200, 'Create the owner account', (csrf) =>
         setupContent(checked.request, csrf, { name: '' }, {}, ssoButton(checked.request)),
       )
-    return signInPage(req, checked.request, 200, '', null)
+    return signInPage(req, checked.request, '', null)
   }
 
   /** The form of a POST, with its browser token and its login request checked. */
@@ -388,8 +388,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     const password = form.get('password') ?? ''
     // The cheap checks first: the address's attempts, then this name's failures from here.
     const wait = Math.max(await attempts.fromAddress(req), await attempts.accountWait(req, name))
-    if (wait > 0)
-      return signInPage(req, request, 429, name, TEXT.tooManyAttempts(Math.ceil(wait / 1000)))
+    if (wait > 0) return signInPage(req, request, name, tooManyAttempts(wait))
     const account = name === '' ? null : await store.byName(name)
     // The same scrypt work whether or not the name exists (or has a password: an account made
     // through the organisation's provider has none), so the time tells nothing either.
@@ -399,7 +398,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     if (matches === 'busy') return busy(req)
     if (account === null || !matches || account.disabled) {
       await attempts.failed(req, name)
-      return signInPage(req, request, 400, name, TEXT.wrongNameOrPassword)
+      return signInPage(req, request, name, refuse(400, REFUSED.wrongNameOrPassword))
     }
     const device = await attempts.succeeded(req, account.name)
     const answer = await finish(req, account, request)
@@ -435,7 +434,8 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     // an owner exists (the usual case once set up), the fields.
     const wait = await attempts.fromAddress(req)
     if (wait > 0) return refused(req, tooManyAttempts(wait), { title: 'Create the owner account' })
-    if (await store.hasAccounts()) return signInPage(req, got.request, 409, '', TEXT.ownerExists)
+    if (await store.hasAccounts())
+      return signInPage(req, got.request, '', refuse(409, REFUSED.ownerExists))
     const fields = newAccountFields(got.form)
     if (!fields.ok)
       return page(req, 400, 'Create the owner account', (csrf) =>
@@ -450,7 +450,7 @@ export function createAccountsProvider(deps: AccountsProviderDeps): AccountsProv
     const passwordHash = await hashing(req, () => hashed(fields.password))
     if (passwordHash === 'busy') return busy(req)
     const made = await store.create({ name: fields.name, passwordHash, owner: true })
-    if (!made.ok) return signInPage(req, got.request, 409, '', TEXT.ownerExists)
+    if (!made.ok) return signInPage(req, got.request, '', refuse(409, REFUSED.ownerExists))
     return finish(req, made.account, got.request)
   }
 
