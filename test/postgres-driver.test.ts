@@ -113,6 +113,9 @@ test('a reserved connection used after the database dropped it is refused, and t
 
 test('a reserve waiting for the connection the database dropped gets the reconnected one (porsager/postgres#1195)', async (t) => {
   const { sql, proxy } = await pooled(t, 1)
+  // The pool's connection made first, so that the sleep below is on the wire when the cut comes
+  // (a query still waiting for its connection to open is sent again on the next one instead).
+  await sql`select 1`
   // Long enough to be still running when the connection is cut, however late the timer fires.
   const busy = sql`select pg_sleep(2)`.catch((err: unknown) => err)
   await new Promise((resolve) => setTimeout(resolve, 50))
