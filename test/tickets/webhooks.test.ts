@@ -274,7 +274,12 @@ test('every change is delivered in order, signed so that standardwebhooks verifi
   assert.equal(comment.event.kind, 'comment')
   assert.equal(comment.event.text, 'Seen it too')
   assert.equal(comment.ticket.id, ticket.id)
-  const entries = await log('web', made.webhook.id)
+  // The log records a delivery once its answer is back, a moment after the receiver has it.
+  let entries = await log('web', made.webhook.id)
+  await until(async () => {
+    entries = await log('web', made.webhook.id)
+    return entries.every((e) => e.state === 'delivered')
+  })
   assert.equal(entries.length, got.length)
   assert.ok(entries.every((e) => e.state === 'delivered' && e.status === 204 && e.attempts === 1))
   await app.member(alice, 'web', bob, 'edit')
