@@ -7,6 +7,7 @@ import {
   webhookBody,
   webhookMessageOf,
 } from '../../src/tickets/rules/webhook-events.ts'
+import { signingSecrets } from '../../src/tickets/store/webhooks.ts'
 
 const project = { id: 'p1', slug: 'web' }
 
@@ -88,4 +89,21 @@ test('retries wait 5 s, 5 min, 30 min, 2 h, 5 h, then 10 h, with ±20 % jitter, 
     nextAttemptAt(6, 0, RETRY_FOR_MS - 35_000_000, () => 0.5),
     null,
   )
+})
+
+test('the rotated-out secret signs until its end, judged at each attempt, not when the webhook was held', () => {
+  const hook = {
+    id: 'w1',
+    projectId: 'p1',
+    url: 'https://example.com/hook',
+    active: true,
+    secret: 'whsec_new',
+    previousSecret: 'whsec_old',
+    previousUntil: 1_000_000,
+  }
+  assert.deepEqual(signingSecrets(hook, 999_999), ['whsec_new', 'whsec_old'])
+  assert.deepEqual(signingSecrets(hook, 1_000_000), ['whsec_new'])
+  assert.deepEqual(signingSecrets({ ...hook, previousSecret: null, previousUntil: null }, 0), [
+    'whsec_new',
+  ])
 })

@@ -57,7 +57,21 @@ export interface HeldWebhook {
   projectId: string
   url: string
   active: boolean
-  secrets: string[]
+  secret: string
+  /** The rotated-out secret, which also signs until `previousUntil` (ms since 1970). */
+  previousSecret: string | null
+  previousUntil: number | null
+}
+
+/**
+ * The secrets that sign a message sent at `now`: the webhook's own, and the rotated-out one
+ * until its 24 hours are over. Chosen per attempt, not when the webhook is held, so that a
+ * delivery sent after the end never carries the old signature.
+ */
+export function signingSecrets(hook: HeldWebhook, now: number): string[] {
+  return hook.previousSecret !== null && (hook.previousUntil ?? 0) > now
+    ? [hook.secret, hook.previousSecret]
+    : [hook.secret]
 }
 
 /** A delivery to send. */
@@ -305,10 +319,9 @@ async function claimWebhooks(
     projectId: r.project_id,
     url: r.url,
     active: r.active,
-    secrets:
-      r.previous_secret !== null && (r.previous_until ?? 0) > now
-        ? [r.secret, r.previous_secret]
-        : [r.secret],
+    secret: r.secret,
+    previousSecret: r.previous_secret,
+    previousUntil: r.previous_until === null ? null : Number(r.previous_until),
   }))
 }
 

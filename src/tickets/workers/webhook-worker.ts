@@ -18,7 +18,7 @@ import { postChecked, type Outcome } from '../../http/outbound.ts'
 import { randomToken } from '../../base/random.ts'
 import type { Wake } from '../live/events.ts'
 import type { TicketStore } from '../store/ticket-store.ts'
-import type { DueDelivery, HeldWebhook } from '../store/webhooks.ts'
+import { signingSecrets, type DueDelivery, type HeldWebhook } from '../store/webhooks.ts'
 import { createRounds } from './rounds.ts'
 import {
   nextAttemptAt,
@@ -180,13 +180,19 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
 
   /** One attempt, recorded; answers whether the webhook may go on to its next delivery. */
   async function attempt(hook: HeldWebhook, due: DueDelivery): Promise<boolean> {
-    const seconds = Math.floor(clock() / 1000)
+    const now = clock()
+    const seconds = Math.floor(now / 1000)
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'tickets-webhooks/1',
       'webhook-id': due.message,
       'webhook-timestamp': String(seconds),
-      'webhook-signature': signatureOf(hook.secrets, due.message, seconds, due.payload),
+      'webhook-signature': signatureOf(
+        signingSecrets(hook, now),
+        due.message,
+        seconds,
+        due.payload,
+      ),
     }
     const outcome = await send(hook.url, headers, due.payload)
     const at = clock()
