@@ -1,4 +1,5 @@
 // Test tier: faults: it starts processes of its own (test/run.ts).
+// Test database: embedded: it starts its services on data directories of its own (test/run.ts).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'

@@ -1,3 +1,4 @@
+// Test database: embedded: it opens embedded databases of its own (test/run.ts).
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { createHash, randomBytes } from 'node:crypto'

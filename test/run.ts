@@ -18,6 +18,14 @@
  * A file with a line `// Test alone` among its first lines runs while no other file runs (it
  * needs the database server to itself: a vacuum that must reclaim rows, say).
  *
+ * Which files run on which database: with `DATABASE_URL` unset, every file. With it set, the
+ * files whose outcome can depend on the database server: not the browser tier, which drives the
+ * pages and whose services' SQL the unit tier runs on both databases already, and not a file
+ * with a line `// Test database: embedded` among its first lines, which starts its services on
+ * embedded data directories of its own whatever `DATABASE_URL` says (a second pass would run the
+ * very same thing). The runner names what it left out; `TEST_EVERY_FILE=1`, or naming the files,
+ * runs them on that server too.
+ *
  * A file that runs longer than `TEST_FILE_LIMIT` seconds (by default 180 for the unit tier,
  * whose slowest file takes under a minute on a loaded machine, and 600 for the others) is killed
  * and fails with its name and what it printed, so a hang costs minutes, not the whole CI run.
@@ -57,6 +65,13 @@ async function runsAlone(file: string): Promise<boolean> {
     .some((line) => /^\/\/ Test alone\b/.test(line))
 }
 
+/** Whether a test file starts its services on embedded databases only (see above). */
+async function embeddedOnly(file: string): Promise<boolean> {
+  return (await readFile(file, 'utf8'))
+    .split('\n', 30)
+    .some((line) => /^\/\/ Test database: embedded\b/.test(line))
+}
+
 /** The tier a test file is in: by its name, or by the line it declares (see above). */
 async function tierOf(file: string): Promise<Tier> {
   if (file.endsWith('-browser.test.ts')) return 'browser'
@@ -64,7 +79,8 @@ async function tierOf(file: string): Promise<Tier> {
   return head.some((line) => /^\/\/ Test tier: faults\b/.test(line)) ? 'faults' : 'unit'
 }
 
-if (files.length === 0) {
+const named = files.length > 0
+if (!named) {
   const all = await readdir(new URL('.', import.meta.url), { recursive: true })
   files.push(
     ...all
@@ -79,10 +95,23 @@ const alone = new Set(
     (f) => f !== null,
   ),
 )
+// On a server of DATABASE_URL, the files whose outcome cannot depend on it stay out (see above).
+const leftOut = new Set(
+  process.env.DATABASE_URL && !named && process.env.TEST_EVERY_FILE !== '1'
+    ? (
+        await Promise.all(
+          files.map(async (f) =>
+            tiers.get(f) === 'browser' || (await embeddedOnly(f)) ? f : null,
+          ),
+        )
+      ).filter((f) => f !== null)
+    : [],
+)
 // The slow tiers first, so that the many short files fill the gaps at the end.
 const order: Tier[] = ['faults', 'browser', 'unit']
 const queue = files
   .filter((f) => tierArg === undefined || tiers.get(f) === tierArg)
+  .filter((f) => !leftOut.has(f))
   .sort((a, b) => order.indexOf(tiers.get(a)!) - order.indexOf(tiers.get(b)!))
   // Files that run alone first, while the others wait.
   .sort((a, b) => Number(alone.has(b)) - Number(alone.has(a)))
@@ -115,6 +144,13 @@ if (!env.DATABASE_URL) {
   env.TEST_DATABASE_KIND = 'postgres'
   urls.push(...Array.from({ length: jobs }, () => env.DATABASE_URL!))
   console.log(`# tests on the PostgreSQL server of DATABASE_URL, ${jobs} files at a time`)
+  const browser = [...leftOut].filter((f) => tiers.get(f) === 'browser').length
+  if (leftOut.size > 0)
+    console.log(
+      `# left out here, as they run the same on any database (the embedded pass runs them;` +
+        ` TEST_EVERY_FILE=1 runs them here too): the browser tier (${browser} files) and` +
+        ` ${[...leftOut].filter((f) => tiers.get(f) !== 'browser').join(', ')}`,
+    )
 }
 
 /**

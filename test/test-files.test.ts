@@ -26,3 +26,18 @@ test('no test file declares a test before its top-level set-up has been awaited'
   }
   assert.deepEqual(late, [])
 })
+
+// test/run.ts leaves a file that says `// Test database: embedded` out of the pass on a server
+// of DATABASE_URL; that is only right while the file never uses that server.
+test('a file marked "Test database: embedded" never uses the database of DATABASE_URL', async () => {
+  const wrong: string[] = []
+  for (const file of files) {
+    const text = await readFile(new URL(file, dir), 'utf8')
+    if (!text.split('\n', 30).some((line) => /^\/\/ Test database: embedded\b/.test(line))) continue
+    // Reading the variable, or handing the whole environment on to a process it starts.
+    const uses = /process\.env\.DATABASE_URL|\.\.\.process\.env\b|env: process\.env\b/
+    if (uses.test(text) || /testDatabase\(|fullApp\(|ticketsApp\(|notesService\(/.test(text))
+      wrong.push(`test/${file}`)
+  }
+  assert.deepEqual(wrong, [])
+})
