@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
 import type { Page } from 'playwright-core'
-import { assertAccessible } from '../support/axe.ts'
+import { assertAccessibleLightAndDark } from '../support/axe.ts'
 import { notesBrowserApp, PHONE, ready, saved } from './browser-support.ts'
 
 const app = await notesBrowserApp()
@@ -303,52 +303,53 @@ test(
 
 test(
   'accessibility: every page of the notes app has no serious or critical axe-core violation, light and dark, wide and phone',
-  { timeout: 180_000 },
+  { timeout: 120_000 },
   async () => {
-    for (const colorScheme of ['light', 'dark'] as const) {
-      for (const viewport of [{ width: 1280, height: 800 }, PHONE]) {
-        const what = `${colorScheme} at ${viewport.width} px`
-        const welcome = await app.browser.newContext({ viewport, colorScheme })
-        const page = await welcome.newPage()
-        await page.goto(app.url)
-        await assertAccessible(page, `the welcome page, ${what}`)
-        await page.goto(`${app.url}/login/failed`)
-        await assertAccessible(page, `the login-failed page with nothing recorded, ${what}`)
-        await page.goto(`${app.url}/login/callback?idp_code=not-a-code`)
-        await page.waitForURL(/\/login\/failed$/)
-        await assertAccessible(page, `the login-failed page with a reason, ${what}`)
-        await welcome.close()
+    for (const viewport of [{ width: 1280, height: 800 }, PHONE]) {
+      const what = `at ${viewport.width} px`
+      const welcome = await app.browser.newContext({ viewport })
+      const page = await welcome.newPage()
+      await page.goto(app.url)
+      await assertAccessibleLightAndDark(page, `the welcome page, ${what}`)
+      await page.goto(`${app.url}/login/failed`)
+      await assertAccessibleLightAndDark(
+        page,
+        `the login-failed page with nothing recorded, ${what}`,
+      )
+      await page.goto(`${app.url}/login/callback?idp_code=not-a-code`)
+      await page.waitForURL(/\/login\/failed$/)
+      await assertAccessibleLightAndDark(page, `the login-failed page with a reason, ${what}`)
+      await welcome.close()
 
-        const user = `axe-${colorScheme}-${viewport.width}`
-        const a = await app.device(user, { viewport, colorScheme, name: 'Ana Lima' })
-        await assertAccessible(a.page, `the empty app, ${what}`)
-        await write(a.page, user, 'Colour\nblue\n')
-        await assertAccessible(a.page, `an open note, ${what}`)
-        await a.page.getByRole('button', { name: 'History' }).click()
-        await a.page.locator('#revisions > li').first().waitFor()
-        await assertAccessible(a.page, `the history, ${what}`)
-        await a.page.getByRole('button', { name: 'Close history' }).click()
-        if (viewport === PHONE) await a.page.getByRole('button', { name: 'Back' }).click()
-        await search(a.page).fill('nothing like this')
-        await a.page.getByText('No note has these words.').waitFor()
-        await assertAccessible(a.page, `the list with no match, ${what}`)
-        await search(a.page).fill('')
+      const user = `axe-${viewport.width}`
+      const a = await app.device(user, { viewport, name: 'Ana Lima' })
+      await assertAccessibleLightAndDark(a.page, `the empty app, ${what}`)
+      await write(a.page, user, 'Colour\nblue\n')
+      await assertAccessibleLightAndDark(a.page, `an open note, ${what}`)
+      await a.page.getByRole('button', { name: 'History' }).click()
+      await a.page.locator('#revisions > li').first().waitFor()
+      await assertAccessibleLightAndDark(a.page, `the history, ${what}`)
+      await a.page.getByRole('button', { name: 'Close history' }).click()
+      if (viewport === PHONE) await a.page.getByRole('button', { name: 'Back' }).click()
+      await search(a.page).fill('nothing like this')
+      await a.page.getByText('No note has these words.').waitFor()
+      await assertAccessibleLightAndDark(a.page, `the list with no match, ${what}`)
+      await search(a.page).fill('')
 
-        // A conflicted copy, on the device whose save became the copy.
-        const b = await app.device(user, { viewport, colorScheme })
-        await notesList(b.page).getByRole('button', { name: 'Colour' }).click()
-        await notesList(a.page).getByRole('button', { name: 'Colour' }).click()
-        await b.context.setOffline(true)
-        await editor(a.page).fill('Colour\ngreen\n')
-        await onServer(user, 'Colour\ngreen\n')
-        await editor(b.page).fill('Colour\nred\n')
-        await b.page.waitForTimeout(800)
-        await b.context.setOffline(false)
-        await b.page.getByRole('button', { name: 'Keep both' }).waitFor({ timeout: 20_000 })
-        await assertAccessible(b.page, `a conflicted copy with its notice, ${what}`)
-        await a.context.close()
-        await b.context.close()
-      }
+      // A conflicted copy, on the device whose save became the copy.
+      const b = await app.device(user, { viewport })
+      await notesList(b.page).getByRole('button', { name: 'Colour' }).click()
+      await notesList(a.page).getByRole('button', { name: 'Colour' }).click()
+      await b.context.setOffline(true)
+      await editor(a.page).fill('Colour\ngreen\n')
+      await onServer(user, 'Colour\ngreen\n')
+      await editor(b.page).fill('Colour\nred\n')
+      await b.page.waitForTimeout(800)
+      await b.context.setOffline(false)
+      await b.page.getByRole('button', { name: 'Keep both' }).waitFor({ timeout: 20_000 })
+      await assertAccessibleLightAndDark(b.page, `a conflicted copy with its notice, ${what}`)
+      await a.context.close()
+      await b.context.close()
     }
   },
 )

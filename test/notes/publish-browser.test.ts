@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
 import type { Page } from 'playwright-core'
-import { assertAccessible } from '../support/axe.ts'
+import { assertAccessibleLightAndDark } from '../support/axe.ts'
 import { notesBrowserApp, PHONE, saved } from './browser-support.ts'
 
 const app = await notesBrowserApp()
@@ -79,32 +79,30 @@ test(
   'the Share panel and the published page pass axe-core, light and dark, 1280 and 390 px',
   T,
   async () => {
-    for (const colorScheme of ['light', 'dark'] as const) {
-      for (const viewport of [{ width: 1280, height: 800 }, PHONE]) {
-        const what = `${colorScheme}, ${viewport.width} px`
-        const { page, context } = await app.device(`publish-${colorScheme}-${viewport.width}`, {
-          viewport,
-          colorScheme,
-        })
-        await write(
-          page,
-          '# Garden\n\n- [x] tomatoes\n- [ ] bench\n\nAsk *Ana* about the compost.\n',
-        )
-        await saved(page)
-        const url = await publish(page)
-        await assertAccessible(page, `the Share panel, ${what}`)
-        await page.screenshot({ path: `/tmp/share-${colorScheme}-${viewport.width}.png` })
-        const reader = await app.browser.newContext({ viewport, colorScheme })
-        const view = await reader.newPage()
-        await view.goto(url)
-        await view.getByRole('heading', { name: 'Garden' }).waitFor()
-        await assertAccessible(view, `the published page, ${what}`)
-        await view.screenshot({ path: `/tmp/published-${colorScheme}-${viewport.width}.png` })
-        await view.goto(`${app.url}/p/AAAAAAAAAAAAAAAAAAAAAA`)
-        await assertAccessible(view, `the page of an address not published, ${what}`)
-        await reader.close()
-        await context.close()
-      }
+    for (const viewport of [{ width: 1280, height: 800 }, PHONE]) {
+      const what = `${viewport.width} px`
+      const { page, context } = await app.device(`publish-${viewport.width}`, { viewport })
+      await write(page, '# Garden\n\n- [x] tomatoes\n- [ ] bench\n\nAsk *Ana* about the compost.\n')
+      await saved(page)
+      const url = await publish(page)
+      await assertAccessibleLightAndDark(
+        page,
+        `the Share panel, ${what}`,
+        `notes-share-${viewport.width}`,
+      )
+      const reader = await app.browser.newContext({ viewport })
+      const view = await reader.newPage()
+      await view.goto(url)
+      await view.getByRole('heading', { name: 'Garden' }).waitFor()
+      await assertAccessibleLightAndDark(
+        view,
+        `the published page, ${what}`,
+        `notes-published-${viewport.width}`,
+      )
+      await view.goto(`${app.url}/p/AAAAAAAAAAAAAAAAAAAAAA`)
+      await assertAccessibleLightAndDark(view, `the page of an address not published, ${what}`)
+      await reader.close()
+      await context.close()
     }
   },
 )

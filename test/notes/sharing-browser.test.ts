@@ -6,10 +6,9 @@
  * of Bob's list. The sharing views pass axe-core at 1280 and 390 px, light and dark.
  */
 import assert from 'node:assert/strict'
-import { mkdir } from 'node:fs/promises'
 import { after, test } from 'node:test'
 import type { Page } from 'playwright-core'
-import { assertAccessible } from '../support/axe.ts'
+import { assertAccessibleLightAndDark } from '../support/axe.ts'
 import { fullApp, PHONE, WIDE } from '../support/full-app.ts'
 import { ready, saved } from './browser-support.ts'
 
@@ -21,7 +20,7 @@ const T = { timeout: 180_000 }
 /** A person signed in through the provider's form, with the notes app open. */
 async function person(
   name: string,
-  options: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' } = {},
+  options: { viewport?: { width: number; height: number } } = {},
 ): Promise<Page> {
   const { page } = await full.person(options)
   await page.goto(full.notes)
@@ -112,30 +111,35 @@ test(
 )
 
 test('the sharing views pass axe-core, light and dark, at 1280 and 390 px', T, async () => {
-  const dir = process.env.SCREENSHOTS
-  if (dir) await mkdir(dir, { recursive: true })
-  for (const colorScheme of ['light', 'dark'] as const) {
-    for (const viewport of [WIDE, PHONE]) {
-      const what = `${colorScheme}, ${viewport.width} px`
-      const tag = `${colorScheme}-${viewport.width}`
-      const dana = await person(`Dana ${tag}`, { viewport, colorScheme })
-      const owner = await person(`Olga ${tag}`, { viewport, colorScheme })
-      await write(owner, '# Team plan\n\n- [ ] book the room\n- [ ] send the agenda\n')
-      await shareWith(owner, `dana ${tag}`, 'can read')
-      await assertAccessible(owner, `the Share panel with a person, ${what}`)
-      if (dir) await owner.screenshot({ path: `${dir}/notes-sharing-${tag}.png` })
-      await item(dana, 'Team plan').waitFor({ timeout: 30_000 })
-      await item(dana, 'Team plan').click()
-      await dana.getByText(`Olga ${tag} shared this note with you to read`).waitFor()
-      await assertAccessible(dana, `a note shared to read, ${what}`)
-      if (dir) await dana.screenshot({ path: `${dir}/notes-shared-${tag}.png` })
-      if (viewport === PHONE) {
-        await dana.getByRole('button', { name: 'Back' }).click()
-        await assertAccessible(dana, `the list with a shared note, ${what}`)
-        if (dir) await dana.screenshot({ path: `${dir}/notes-shared-list-${tag}.png` })
-      }
-      await owner.context().close()
-      await dana.context().close()
+  for (const viewport of [WIDE, PHONE]) {
+    const what = `${viewport.width} px`
+    const tag = `${viewport.width}`
+    const dana = await person(`Dana ${tag}`, { viewport })
+    const owner = await person(`Olga ${tag}`, { viewport })
+    await write(owner, '# Team plan\n\n- [ ] book the room\n- [ ] send the agenda\n')
+    await shareWith(owner, `dana ${tag}`, 'can read')
+    await assertAccessibleLightAndDark(
+      owner,
+      `the Share panel with a person, ${what}`,
+      `notes-sharing-${tag}`,
+    )
+    await item(dana, 'Team plan').waitFor({ timeout: 30_000 })
+    await item(dana, 'Team plan').click()
+    await dana.getByText(`Olga ${tag} shared this note with you to read`).waitFor()
+    await assertAccessibleLightAndDark(
+      dana,
+      `a note shared to read, ${what}`,
+      `notes-shared-${tag}`,
+    )
+    if (viewport === PHONE) {
+      await dana.getByRole('button', { name: 'Back' }).click()
+      await assertAccessibleLightAndDark(
+        dana,
+        `the list with a shared note, ${what}`,
+        `notes-shared-list-${tag}`,
+      )
     }
+    await owner.context().close()
+    await dana.context().close()
   }
 })

@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import assert from 'node:assert/strict'
 import type { Page } from 'playwright-core'
+import { screenshot } from './screenshot.ts'
 
 let source: Promise<string> | null = null
 
@@ -20,14 +21,18 @@ interface Violation {
 /** The serious and critical violations axe-core finds on the page as it is now. */
 export async function seriousViolations(page: Page): Promise<Violation[]> {
   source ??= readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
-  await page.evaluate(await source)
+  // Once a document: a second scan of the same page finds axe-core there already.
+  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(await source)
   const violations = await page.evaluate(async () => {
     const axe = (
       globalThis as unknown as {
-        axe: { run(context: Document): Promise<{ violations: Violation[] }> }
+        axe: {
+          run(context: Document, options: object): Promise<{ violations: Violation[] }>
+        }
       }
     ).axe
-    const result = await axe.run(document)
+    // Only the violations are read: axe-core then skips the details of what passed.
+    const result = await axe.run(document, { resultTypes: ['violations'] })
     return result.violations.map((v) => ({
       id: v.id,
       impact: v.impact,
@@ -49,4 +54,22 @@ export async function assertAccessible(page: Page, what: string): Promise<void> 
     [],
     `${what} has accessibility violations`,
   )
+}
+
+/**
+ * `assertAccessible` in both colour schemes: the page is switched to dark and back to light
+ * (`prefers-color-scheme`, as the system setting would), so one set-up serves both scans. For a
+ * page opened light, as browser contexts are by default; with `shot`, a screenshot of each
+ * (test/support/screenshot.ts).
+ */
+export async function assertAccessibleLightAndDark(
+  page: Page,
+  what: string,
+  shot?: string,
+): Promise<void> {
+  for (const colorScheme of ['dark', 'light'] as const) {
+    await page.emulateMedia({ colorScheme })
+    await assertAccessible(page, `${what}, ${colorScheme}`)
+    if (shot) await screenshot(page, `${shot}-${colorScheme}`)
+  }
 }

@@ -4,13 +4,13 @@
  * (test/support/browser.ts) to drive it the way a person does. Screenshots go to
  * `SCREENSHOTS` when it is set.
  */
-import { mkdir } from 'node:fs/promises'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { startApp, type App } from '../../src/app.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
 import { createLogger } from '../../src/base/log.ts'
 import { launchBrowser } from './browser.ts'
 import { testDatabase, type TestDatabase } from './db.ts'
+export { screenshot } from './screenshot.ts'
 
 export const WIDE = { width: 1280, height: 800 }
 export const PHONE = { width: 390, height: 844 }
@@ -87,12 +87,4 @@ export function cspViolations(page: Page): string[] {
     if (/Content Security Policy/i.test(message.text())) found.push(message.text())
   })
   return found
-}
-
-/** Saves a full-page screenshot as `<SCREENSHOTS>/<name>.png` when `SCREENSHOTS` names a folder. */
-export async function screenshot(page: Page, name: string): Promise<void> {
-  const dir = process.env.SCREENSHOTS
-  if (!dir) return
-  await mkdir(dir, { recursive: true })
-  await page.screenshot({ path: `${dir}/${name}.png`, fullPage: true })
 }

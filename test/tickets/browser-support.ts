@@ -19,6 +19,7 @@ import { launchBrowser } from '../support/browser.ts'
 import { makeAccount, signIn as signInByForm } from '../support/sign-in.ts'
 import { ticketsApp } from './support.ts'
 import { freePort } from '../support/ports.ts'
+export { screenshot } from '../support/screenshot.ts'
 
 export const WIDE = { width: 1280, height: 800 }
 export const PHONE = { width: 390, height: 844 }
@@ -133,14 +134,6 @@ export async function ticketsBrowserApp(options: { env?: NodeJS.ProcessEnv } = {
   }
 
   return { url, app, browser, person, account, signIn, close }
-}
-
-/** Saves a full-page screenshot as `<SCREENSHOTS>/<name>.png` when `SCREENSHOTS` names a folder. */
-export async function screenshot(page: Page, name: string): Promise<void> {
-  const dir = process.env.SCREENSHOTS
-  if (!dir) return
-  await mkdir(dir, { recursive: true })
-  await page.screenshot({ path: `${dir}/${name}.png`, fullPage: true })
 }
 
 /** True when the page scrolls sideways (wider than its viewport). */
