@@ -42,6 +42,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { stop, transform } from 'esbuild'
+import { transformOptions } from './support/compiled-hooks.mjs'
 
 const TIERS = ['unit', 'browser', 'faults'] as const
 type Tier = (typeof TIERS)[number]
@@ -174,14 +175,7 @@ async function compileProject(out: string): Promise<string> {
     names.map(async (name) => {
       const path = join(root, name)
       // As compiled-hooks.mjs compiles a file it finds no copy of.
-      const { code } = await transform(await readFile(path, 'utf8'), {
-        loader: 'ts',
-        format: 'esm',
-        platform: 'node',
-        target: 'node20',
-        sourcemap: 'inline',
-        sourcefile: path,
-      })
+      const { code } = await transform(await readFile(path, 'utf8'), transformOptions(path))
       const target = join(out, `${name.slice(0, -3)}.js`)
       await mkdir(dirname(target), { recursive: true })
       await writeFile(target, code)

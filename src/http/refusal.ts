@@ -125,6 +125,9 @@ export class Refusal {
   ) {}
 }
 
+/** Whether a result that is a value or a refusal is the refusal. */
+export const isRefusal = <T>(x: T | Refusal): x is Refusal => x instanceof Refusal
+
 /** A refusal with `status` for `why`, naming `field` when given. */
 export function refuse(status: RefusalStatus, why: Reason, field?: string): Refusal {
   return new Refusal(status, why.code, why.message, field)

@@ -36,16 +36,24 @@ export async function load(url, context, next) {
   return { format: 'module', source, shortCircuit: true }
 }
 
-/** Compiles one file as test/run.ts compiles them all. */
-async function compile(path) {
-  const { transform } = await import('esbuild')
-  const { code } = await transform(await readFile(path, 'utf8'), {
+/**
+ * How a project file is compiled, here and by test/run.ts for the whole run.
+ * @param {string} path
+ */
+export function transformOptions(path) {
+  return {
     loader: 'ts',
     format: 'esm',
     platform: 'node',
     target: 'node20',
     sourcemap: 'inline',
     sourcefile: path,
-  })
+  }
+}
+
+/** Compiles one file as test/run.ts compiles them all. */
+async function compile(path) {
+  const { transform } = await import('esbuild')
+  const { code } = await transform(await readFile(path, 'utf8'), transformOptions(path))
   return code
 }

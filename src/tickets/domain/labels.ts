@@ -4,7 +4,7 @@
  * change emits `labelsChanged` with the project's slug, so open pages of the project redraw.
  * Giving tickets labels is src/tickets/domain/organise.ts.
  */
-import { refuse, Refusal } from '../../http/refusal.ts'
+import { isRefusal, refuse, type Refusal } from '../../http/refusal.ts'
 import type { Actor } from '../rules/actor.ts'
 import {
   BAD_COLOR,
@@ -55,8 +55,6 @@ function checked(input: LabelInput, base: Label): Label | Refusal {
     return refuse(400, fieldTooLong('description', LABEL_DESCRIPTION_MAX), 'description')
   return { name, color, description }
 }
-
-const isRefusal = <T>(x: T | Refusal): x is Refusal => x instanceof Refusal
 
 /**
  * The label named `name` (any case) of `project`, its labels locked for a change, when the actor

@@ -4,7 +4,7 @@
  * whatever its case. Each change emits `milestonesChanged` with the project's slug. Putting a
  * ticket in a milestone is src/tickets/domain/organise.ts.
  */
-import { refuse, Refusal } from '../../http/refusal.ts'
+import { isRefusal, refuse, type Refusal } from '../../http/refusal.ts'
 import type { Actor } from '../rules/actor.ts'
 import {
   BAD_MILESTONE_STATE,
@@ -60,8 +60,6 @@ function checked(input: MilestoneInput, base: MilestoneFields): MilestoneFields 
   }
   return { title, due, description, closed }
 }
-
-const isRefusal = <T>(x: T | Refusal): x is Refusal => x instanceof Refusal
 
 async function refuseUnlessEditor(tx: TicketTx, project: Project, actor: Actor) {
   return refuseRole(await tx.projects.roleOf(project.id, actor.user.id), EDIT, 'project')
