@@ -8,6 +8,7 @@ import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
 import { unzipSync, strFromU8 } from 'fflate'
 import type { Page } from 'playwright-core'
+import { until } from '../support/wait.ts'
 import { notesBrowserApp, PHONE, ready, saved } from './browser-support.ts'
 
 const app = await notesBrowserApp()
@@ -183,8 +184,8 @@ test(
     assert.equal(await notesList(page).isVisible(), true)
     assert.equal(await editor(page).isVisible(), false)
     await page.keyboard.press('Alt+KeyN')
-    await editor(page).waitFor()
-    assert.equal(await editor(page).evaluate((e) => e === document.activeElement), true)
+    // The new note takes the focus once it is open, a moment after the editor shows.
+    await until(() => editor(page).evaluate((e) => e === document.activeElement))
     await page.keyboard.type('By keyboard')
     await page.keyboard.press('Escape')
     await notesList(page).waitFor()
