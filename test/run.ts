@@ -96,7 +96,7 @@ const alone = new Set(
     (f) => f !== null,
   ),
 )
-// On a server of DATABASE_URL, the files whose outcome cannot depend on it stay out (see above).
+// On a server of DATABASE_URL, the files this pass would add nothing to stay out (see above).
 const leftOut = new Set(
   process.env.DATABASE_URL && !named && process.env.TEST_EVERY_FILE !== '1'
     ? (
@@ -148,9 +148,9 @@ if (!env.DATABASE_URL) {
   const browser = [...leftOut].filter((f) => tiers.get(f) === 'browser').length
   if (leftOut.size > 0)
     console.log(
-      `# left out here, as they run the same on any database (the embedded pass runs them;` +
-        ` TEST_EVERY_FILE=1 runs them here too): the browser tier (${browser} files) and` +
-        ` ${[...leftOut].filter((f) => tiers.get(f) !== 'browser').join(', ')}`,
+      `# left out here (the embedded pass runs them; TEST_EVERY_FILE=1 runs them here too):` +
+        ` the browser tier (${browser} files), which drives the pages, and the files that use` +
+        ` embedded databases of their own: ${[...leftOut].filter((f) => tiers.get(f) !== 'browser').join(', ')}`,
     )
 }
 
