@@ -307,3 +307,40 @@ test('/notifications finds an older ticket behind 2,000 newer notifications of o
   assert.match(page.text, /2,100 due date changes on web#|2100 due date changes on web#/)
   assert.match(page.text, new RegExp(`New ticket web#${quiet.number}`))
 })
+
+test('a ticket on /notifications tells its unread in the order they came, the first three people, and links to the first unread event', async () => {
+  const carol = await app.login('carol')
+  const dave = await app.login('dave')
+  const erin = await app.login('erin')
+  for (const person of [carol, dave, erin]) await app.member(ann, web.slug, person, 'edit')
+  const t = await app.ticket(ann, web.slug, { subject: 'Told in order', assignee: 'bob' })
+  await fanOut()
+  await call('POST', '/api/notifications/read', { token: bob.token, body: { all: 'true' } })
+  const first = await comment(carol, t.number, 'The first word since')
+  const moved = await call('POST', `/api/tickets/${t.id}/state`, {
+    token: ann.token,
+    body: { state: 'doing' },
+  })
+  assert.equal(moved.status, 201, moved.text)
+  await comment(dave, t.number, 'Second')
+  await comment(erin, t.number, 'Third')
+  await comment(ann, t.number, 'Fourth')
+  await fanOut()
+  const page = await call('GET', '/notifications', { headers: { cookie: bob.cookie } })
+  assert.equal(page.status, 200, page.text)
+  const item = page.text.split('<li ').find((li) => li.includes('Told in order'))
+  assert.ok(item, 'the ticket is listed')
+  assert.match(item, new RegExp(`4 new comments and 1 state change on ${web.slug}#${t.number}<`))
+  assert.match(item, /by carol, ann, dave</)
+  assert.match(item, new RegExp(`href="/${web.slug}/${t.number}#event-${first.id}"`))
+  assert.equal(item.match(/class="pill reason-/g)?.length, 1, 'one reason: watching')
+
+  // What was read is not told again: the first comment read, the group starts at the state change.
+  const [read] = await app.sql<{ id: string }[]>`
+    select id::text from notifications where user_id = ${bob.id} and event_id = ${first.id}`
+  await call('POST', '/api/notifications/read', { token: bob.token, body: { id: read!.id } })
+  const after = await call('GET', '/notifications', { headers: { cookie: bob.cookie } })
+  const later = after.text.split('<li ').find((li) => li.includes('Told in order'))!
+  assert.match(later, new RegExp(`1 state change and 3 new comments on ${web.slug}#${t.number}<`))
+  assert.match(later, /by ann, dave, erin</)
+})

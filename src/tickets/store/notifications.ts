@@ -528,7 +528,9 @@ async function pageTickets(
 
 /**
  * The person's notifications in the app grouped by ticket, the ticket with the newest first:
- * `limit` groups from the one whose newest notification is below `before`.
+ * `limit` groups from the one whose newest notification is below `before`. Each group's unread
+ * rows are read once, and its count, kinds, reasons, first actors and first event are taken
+ * from them together (windows over those few rows), not by a read of them each.
  */
 async function groupsOf(
   q: Query,
@@ -557,31 +559,30 @@ async function groupsOf(
       last_at: number
     }[]
   >`
-    select g.ticket_id, t.project_id, p.slug, t.number, t.subject, g.newest, g.unread_count,
-           (select json_agg(json_build_object('kind', k.kind, 'n', k.n) order by k.first)
-              from (select kind, count(*)::int as n, min(id) as first from notifications
-                    where user_id = ${userId} and ticket_id = g.ticket_id and in_app and read_at is null
-                    group by kind) k) as kinds,
-           (select json_agg(distinct reason) from notifications
-              where user_id = ${userId} and ticket_id = g.ticket_id and in_app and read_at is null) as reasons,
-           (select json_agg(a.actor order by a.first)
-              from (select actor, min(id) as first from notifications
-                    where user_id = ${userId} and ticket_id = g.ticket_id and in_app and read_at is null
-                    group by actor order by min(id) limit 3) a) as actors,
-           (select event_id from notifications
-              where user_id = ${userId} and ticket_id = g.ticket_id and in_app and read_at is null
-              order by id limit 1) as first_event,
+    select g.ticket_id, t.project_id, p.slug, t.number, t.subject, g.newest,
+           coalesce(u.unread_count, 0) as unread_count, u.kinds, u.reasons, u.actors, u.first_event,
            l.kind as last_kind, l.reason as last_reason, l.actor as last_actor, l.at as last_at
-    from (
-      select g.ticket_id, g.newest,
-             (select count(*)::int from notifications
-                where user_id = ${userId} and ticket_id = g.ticket_id and in_app and read_at is null) as unread_count
-      from unnest(${q.array(page.map((g) => g.ticket_id))}::uuid[], ${q.array(page.map((g) => g.newest))}::bigint[])
-        as g(ticket_id, newest)
-    ) g
+    from unnest(${q.array(page.map((g) => g.ticket_id))}::uuid[], ${q.array(page.map((g) => g.newest))}::bigint[])
+      as g(ticket_id, newest)
     join tickets t on t.id = g.ticket_id
     join projects p on p.id = t.project_id
     join notifications l on l.id = g.newest
+    left join lateral (
+      select count(*)::int as unread_count,
+             (array_agg(x.event_id order by x.id))[1] as first_event,
+             json_agg(json_build_object('kind', x.kind, 'n', x.kind_n) order by x.id)
+               filter (where x.kind_pos = 1) as kinds,
+             json_agg(distinct x.reason) as reasons,
+             to_json((array_agg(x.actor order by x.id) filter (where x.actor_pos = 1))[1:3]) as actors
+      from (
+        select n.id, n.kind, n.reason, n.actor, n.event_id,
+               row_number() over (partition by n.kind order by n.id) as kind_pos,
+               count(*) over (partition by n.kind)::int as kind_n,
+               row_number() over (partition by n.actor order by n.id) as actor_pos
+        from notifications n
+        where n.user_id = ${userId} and n.ticket_id = g.ticket_id and n.in_app and n.read_at is null
+      ) x
+    ) u on true
     order by g.newest desc`
   return rows.map((r) => ({
     ticket: {
