@@ -102,7 +102,9 @@ export function isNotificationId(text: string): boolean {
  * another process holds the state row now. One statement: on the embedded database each of the
  * worker's statements waits its turn with the writes. `read` is how many events were read;
  * `events` are those that may tell someone (a ticket's, not one person's); the others'
- * arguments are not read.
+ * arguments are not read. `fanned_through` is compared as a value (a subquery), so the outbox is
+ * read from there by its `seq` index; joined with the state row, the plan walked the outbox from
+ * its first event on every claim.
  */
 async function claimEvents(
   tx: Query,
@@ -120,8 +122,8 @@ async function claimEvents(
   >`
     with state as (select fanned_through from notify_state for update skip locked),
     batch as (
-      select e.seq, e.project_id, e.user_id, e.name from events e, state
-      where e.seq > state.fanned_through order by e.seq limit ${limit}),
+      select e.seq, e.project_id, e.user_id, e.name from events e
+      where e.seq > (select fanned_through from state) order by e.seq limit ${limit}),
     moved as (
       update notify_state set fanned_through = (select max(seq) from batch)
       where exists (select 1 from batch) returning 1)
