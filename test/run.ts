@@ -224,6 +224,8 @@ interface Outcome {
   /** The tests the file's reporter counted as passed and failed. */
   passed: number
   failed: number
+  /** For a file that failed, what its reporter said of the failures (see failuresOf). */
+  failures?: string
 }
 
 /** A count from the closing lines of node's test reporters (spec's `ℹ pass 3`, TAP's `# pass 3`). */
@@ -286,7 +288,20 @@ async function runFile(file: string, url: string): Promise<Outcome> {
     why,
     passed: counted(text, 'pass'),
     failed: counted(text, 'fail'),
+    ...(why === undefined ? {} : { failures: failuresOf(text) }),
   }
+}
+
+/**
+ * What a failed file said of its failures, said again under the run's summary: CI shows the
+ * end of a long run's output, and a file that ran early (a file that runs alone runs first)
+ * had its failure far above it. The spec reporter's closing list of failing tests, or the end
+ * of what the file printed when it has none (a crash, a hang), at most 4,000 characters.
+ */
+function failuresOf(text: string): string {
+  const list = text.lastIndexOf('✖ failing tests:')
+  const said = list >= 0 ? text.slice(list) : text.slice(-4_000)
+  return said.length > 4_000 ? `${said.slice(0, 4_000)}\n…` : said
 }
 let timed = 0
 const COMPILED = new URL('support/compiled.mjs', import.meta.url).href
@@ -362,8 +377,10 @@ console.log(
     `${cpuTotal > 0 ? `, ${cpuTotal.toFixed(0)} s CPU in all` : ''}; slowest:`,
 )
 for (const o of slowest) console.log(`#   ${times(o).padEnd(40)}  ${o.file}`)
-if (failed.length)
+if (failed.length) {
+  for (const o of failed) console.log(`\n# ${o.file} failed; it said:\n${o.failures ?? ''}`)
   console.log(`# FAILED:\n${failed.map((o) => `#   ${o.file}: ${o.why}`).join('\n')}`)
+}
 // The plain closing line CI reads: every test of every file, and a file that failed without a
 // failing test (a crash, a hang) counts as one failure.
 const passed = outcomes.reduce((sum, o) => sum + o.passed, 0)
