@@ -1,5 +1,5 @@
 // Test tier: faults: it breaks connections or servers and waits out the results (test/run.ts).
-// Test alone: it times how soon refusals come while its server is stopped (each within 3.5 s);
+// Test alone: it times how soon refusals come while its server is stopped (each within 4.5 s);
 // files beside it on the 2 cores, starting application processes of their own, made one 0.3 s late.
 /**
  * A real PostgreSQL server restarted and stopped under a running service (docs/operations.md,
@@ -38,6 +38,13 @@ const GRACE_MS = 2_000
 /** How long the load runs after each fault. */
 const AFTER_MS = 10_000
 const STOP_MS = 10_000
+/**
+ * A request made while the server is stopped is refused within this: a connection attempt gives
+ * up after 3 s (src/db/client.ts), and timers on a busy machine fire late (3.8 s was seen with
+ * other files running beside this one). Far under what it guards against: the driver's own
+ * back-off, which grows to about 20 s, or the 30 s answer deadline.
+ */
+const REFUSED_MS = 4_500
 
 let cluster: Promise<PgCluster> | null = null
 /** The file's cluster, started by the first test that needs it and stopped when the file ends. */
@@ -141,19 +148,19 @@ test(
     )
 
     // While it was stopped (from a second in, once the requests in flight were answered, until
-    // 3.5 s before the start, so that no answer can come from the server back): 503s, each within
-    // the 3 s a connection attempt may take.
+    // REFUSED_MS before the start, so that no answer can come from the server back): 503s, each
+    // within REFUSED_MS.
     const during = load.outcomes.filter(
-      (o) => o.began >= stopped + 1_000 && o.began < starting - 3_500 && o.kind !== 'live',
+      (o) => o.began >= stopped + 1_000 && o.began < starting - REFUSED_MS && o.kind !== 'live',
     )
-    // 8 writers over those 5.5 s, each answer taking up to the 3 s above: at least 14 when every
-    // answer takes its whole 3 s (19 were seen in a CI run; more when refusals come sooner).
-    assert.ok(during.length >= 14, `writes were tried while it was stopped (${during.length})`)
+    // 8 writers over those 4.5 s, each answer taking at most REFUSED_MS: each writer began at
+    // least one (about 45 are seen, most refused within a second).
+    assert.ok(during.length >= 8, `writes were tried while it was stopped (${during.length})`)
     for (const o of during) {
       assert.equal(o.status, 503, describe(o))
       assert.deepEqual(JSON.parse(o.body!), { error: 'database unavailable' })
       assert.equal(o.retryAfter, '5')
-      assert.ok(o.ended - o.began < 3_500, describe(o))
+      assert.ok(o.ended - o.began < REFUSED_MS, describe(o))
     }
     assert.ok(
       load.outcomes.filter((o) => o.began >= back + GRACE_MS && succeeded(o)).length > 50,
