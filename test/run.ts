@@ -42,6 +42,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { stop, transform } from 'esbuild'
+import { connect } from '../src/db/client.ts'
 import { transformOptions } from './support/compiled-hooks.mjs'
 
 const TIERS = ['unit', 'browser', 'faults'] as const
@@ -235,7 +236,7 @@ function counted(output: string, word: 'pass' | 'fail'): number {
 }
 
 /** Runs one test file in a process of its own; kills it after the limit. */
-async function runFile(file: string, url: string): Promise<Outcome> {
+async function runFile(file: string, url: string, slot: string): Promise<Outcome> {
   const started = performance.now()
   const limitMs = limitMsOf(tiers.get(file))
   const database = databases.get(url)
@@ -249,7 +250,7 @@ async function runFile(file: string, url: string): Promise<Outcome> {
   if (timing) command.unshift(timeCommand!, '--quiet', '-f', '%U %S', '-o', timing)
   const child = spawn(command[0]!, command.slice(1), {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...env, DATABASE_URL: url },
+    env: { ...env, DATABASE_URL: url, TEST_SCHEMA_SLOT: slot },
     detached: true,
   })
   children.add(child)
@@ -346,14 +347,17 @@ const started = performance.now()
 const outcomes: Outcome[] = []
 let running = 0
 let exclusive: Promise<unknown> | null = null
+/** Each slot's schemas (test/support/db.ts): the next file in the slot empties them, not makes them. */
+const slots = urls.map((_, i) => `test_run${process.pid}_${i}`)
 await Promise.all(
-  urls.map(async (url) => {
+  urls.map(async (url, i) => {
+    const slot = slots[i]!
     for (let file = queue.shift(); file; file = queue.shift()) {
       while (exclusive) await exclusive
       if (alone.has(file)) {
         const run = (async () => {
           while (running > 0) await new Promise((resolve) => setTimeout(resolve, 100))
-          outcomes.push(await runFile(file, url))
+          outcomes.push(await runFile(file, url, slot))
         })()
         exclusive = run
         await run
@@ -361,13 +365,23 @@ await Promise.all(
         continue
       }
       running++
-      outcomes.push(await runFile(file, url))
+      outcomes.push(await runFile(file, url, slot))
       running--
     }
   }),
 )
 stopAll()
 await rm(scratch, { recursive: true, force: true })
+if (env.TEST_DATABASE_KIND === 'postgres') await dropSlotSchemas(env.DATABASE_URL!)
+
+/** Drops the slots' schemas the files left on the server (an embedded database ends with the run). */
+async function dropSlotSchemas(url: string): Promise<void> {
+  const sql = connect(url, { max: 1 })
+  const schemas =
+    await sql`select nspname from pg_namespace where nspname like ${`test_run${process.pid}\\_%`}`
+  for (const { nspname } of schemas) await sql.unsafe(`drop schema ${nspname as string} cascade`)
+  await sql.end({ timeout: 5 })
+}
 
 const failed = outcomes.filter((o) => !o.ok)
 const slowest = [...outcomes].sort((a, b) => b.ms - a.ms).slice(0, 10)

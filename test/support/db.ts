@@ -1,7 +1,13 @@
 /**
- * Gives a test file a database of its own: a fresh schema on the server of `DATABASE_URL`
- * (the embedded one that test/run.ts starts, or a real PostgreSQL server), migrated, and
- * dropped when the file's tests end.
+ * Gives a test file a database of its own: a schema on the server of `DATABASE_URL` (the
+ * embedded one that test/run.ts starts, or a real PostgreSQL server), migrated and empty.
+ *
+ * Under test/run.ts the schemas are kept between files: the runner names each of its slots
+ * (`TEST_SCHEMA_SLOT`, one per file running at a time), a file's first database is the slot's
+ * schema `<slot>_0`, its second `<slot>_1`, and so on, and the next file in that slot finds it
+ * migrated and empties it (see {@link reset}) instead of making and migrating another: applying
+ * the 42 migrations took 0.6 s and about 0.75 s of CPU, emptying one takes about 0.15 s. A file
+ * run alone, outside the runner, gets a fresh schema of its own, dropped when its tests end.
  */
 import { after } from 'node:test'
 import { randomBytes } from 'node:crypto'
@@ -29,9 +35,13 @@ export async function testDatabase(options: { max?: number } = {}): Promise<Test
   const url = process.env.DATABASE_URL
   if (!url)
     throw new Error('DATABASE_URL is unset: run the tests with `npm test`, which provides one')
-  const schema = `test_${process.pid}_${randomBytes(4).toString('hex')}`
+  const slot = process.env.TEST_SCHEMA_SLOT
+  const schema = slot
+    ? `${slot}_${made++}`
+    : `test_${process.pid}_${randomBytes(4).toString('hex')}`
   const admin = connect(url, { max: 1 })
-  await admin.unsafe(`create schema ${schema}`)
+  const reused = slot !== undefined && (await reset(admin, schema))
+  if (!reused) await admin.unsafe(`create schema ${schema}`)
   const clients: Sql[] = []
   // On the embedded database, as the application itself connects to it (src/db/client.ts): no
   // answer deadline, and a connection attempt may wait. Its one session runs one statement at a
@@ -54,13 +64,123 @@ export async function testDatabase(options: { max?: number } = {}): Promise<Test
   // test/run.ts gives each test file running at a time an embedded database of its own, so no
   // two files share one. On a real server this is harmless.
   await sql.unsafe(`set search_path to ${schema}`)
-  await migrate(sql)
+  if (!reused) {
+    await migrate(sql)
+    if (slot) await keepPristine(sql, schema)
+  }
   const stops: (() => Promise<void> | void)[] = []
   after(async () => {
     for (const stop of stops.reverse()) await stop()
     await Promise.all(clients.map((c) => c.end({ timeout: 5 })))
-    await admin.unsafe(`drop schema ${schema} cascade`)
+    // A slot's schema stays for the next file in the slot; the runner drops them at its end.
+    if (!slot) await admin.unsafe(`drop schema ${schema} cascade`)
     await admin.end({ timeout: 5 })
   })
   return { sql, url, schema, connect: open, stopFirst: (stop) => void stops.push(stop) }
+}
+
+/** How many databases this file has had, naming the next slot schema. */
+let made = 0
+
+/**
+ * What the schema's catalog holds, as counts: tables, indexes and sequences, their columns,
+ * functions, triggers, constraints, and the migrations recorded. A file that left an object
+ * behind (a table of its own, a constraint it did not drop) or took a migration back changes it.
+ */
+const fingerprint = (schema: string) => `
+  select concat_ws(' ',
+    (select count(*) from pg_class where relnamespace = '${schema}'::regnamespace),
+    (select count(*) from pg_attribute a join pg_class c on c.oid = a.attrelid
+      where c.relnamespace = '${schema}'::regnamespace and not a.attisdropped),
+    (select count(*) from pg_proc where pronamespace = '${schema}'::regnamespace),
+    (select count(*) from pg_trigger t join pg_class c on c.oid = t.tgrelid
+      where c.relnamespace = '${schema}'::regnamespace),
+    (select count(*) from pg_constraint where connamespace = '${schema}'::regnamespace),
+    (select count(*) || '/' || max(version) from ${schema}.schema_migrations)
+  ) as print`
+
+/** The tables of `schema` a reset empties: all but the migrations' record and the pristine copy. */
+const tablesOf = (schema: string) => `
+  select '${schema}.' || quote_ident(c.relname) as name
+  from pg_class c
+  where c.relnamespace = '${schema}'::regnamespace and c.relkind in ('r', 'p')
+    and c.relname not in ('schema_migrations', 'test_pristine')`
+
+/**
+ * Records, beside a slot schema just migrated, what a reset brings it back to: its catalog's
+ * fingerprint, the rows the migrations wrote (a service's state rows, the default settings) and
+ * where each sequence stood.
+ */
+async function keepPristine(sql: Sql, schema: string): Promise<void> {
+  await sql.unsafe(`create table ${schema}.test_pristine (print text, rows jsonb, sequences jsonb)`)
+  const rows: Record<string, unknown[]> = {}
+  for (const { name } of await sql.unsafe(tablesOf(schema))) {
+    const [row] = await sql.unsafe(`select coalesce(jsonb_agg(t), '[]') as rows from ${name} t`)
+    if ((row!.rows as unknown[]).length > 0) rows[name as string] = row!.rows as unknown[]
+  }
+  const sequences: Record<string, [number, boolean]> = {}
+  for (const { name } of await sql.unsafe(
+    `select '${schema}.' || quote_ident(c.relname) as name
+     from pg_class c where c.relnamespace = '${schema}'::regnamespace and c.relkind = 'S'`,
+  )) {
+    const [at] = await sql.unsafe(`select last_value, is_called from ${name}`)
+    sequences[name as string] = [Number(at!.last_value), at!.is_called as boolean]
+  }
+  const [{ print }] = (await sql.unsafe(fingerprint(schema))) as unknown as [{ print: string }]
+  await sql.unsafe(`insert into ${schema}.test_pristine values ($1, $2, $3)`, [
+    print,
+    rows as never,
+    sequences as never,
+  ])
+}
+
+/**
+ * Brings a slot schema another file used back to what its migrations left, as a fresh one
+ * would be: every table emptied (TRUNCATE, so their files and the planner's size for them start
+ * again), the migrations' rows written again, each sequence where it stood, and the planner's
+ * statistics of the schema forgotten (a fresh table has none, and a plan a test asserts may
+ * depend on that). Answers false, having dropped the schema, when there is none to reuse: none
+ * yet, or one whose catalog a file changed.
+ */
+async function reset(admin: Sql, schema: string): Promise<boolean> {
+  const [found] = await admin.unsafe(
+    `select to_regclass('${schema}.test_pristine') is not null as has`,
+  )
+  if (found!.has) {
+    const [pristine] = await admin.unsafe(
+      `select print, rows, sequences from ${schema}.test_pristine`,
+    )
+    const [now] = await admin.unsafe(fingerprint(schema))
+    if (pristine && pristine.print === now!.print) {
+      await admin.begin(async (tx) => {
+        const tables = await tx.unsafe(tablesOf(schema))
+        await tx.unsafe(`truncate ${tables.map((t) => t.name as string).join(', ')}`)
+        for (const [name, rows] of Object.entries(pristine.rows as Record<string, unknown[]>)) {
+          const columns = (
+            await tx.unsafe(
+              `select quote_ident(attname) as name from pg_attribute where attrelid = '${name}'::regclass
+               and attnum > 0 and not attisdropped and attgenerated = '' order by attnum`,
+            )
+          ).map((c) => c.name as string)
+          const list = columns.join(', ')
+          await tx.unsafe(
+            `insert into ${name} (${list}) overriding system value
+             select ${list} from jsonb_populate_recordset(null::${name}, $1)`,
+            [rows as never],
+          )
+        }
+        for (const [name, [value, called]] of Object.entries(
+          pristine.sequences as Record<string, [number, boolean]>,
+        ))
+          await tx.unsafe(`select setval('${name}', ${value}, ${called})`)
+        await tx.unsafe(
+          `delete from pg_statistic where starelid in
+             (select oid from pg_class where relnamespace = '${schema}'::regnamespace)`,
+        )
+      })
+      return true
+    }
+  }
+  await admin.unsafe(`drop schema if exists ${schema} cascade`)
+  return false
 }
