@@ -8,14 +8,7 @@
  * The relying party is the provider's public address (`IDP_URL`): its host is the RP ID and
  * its origin the expected origin.
  */
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type RegistrationResponseJSON,
-} from '@simplewebauthn/server'
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server'
 import { serializeCookie } from '../http/cookie.ts'
 import type { Sql } from '../db/client.ts'
 import type { HttpRoute } from '../http/handler.ts'
@@ -27,6 +20,13 @@ import type { BrowserBinding } from './browser-binding.ts'
 import type { Checked, ProviderCore } from './provider-core.ts'
 import { SESSION_COOKIE, type Account, type AccountStore } from './store.ts'
 import { cookieName } from './cookies.ts'
+
+/**
+ * The WebAuthn library, loaded at the first ceremony rather than at start: loading it costs
+ * about 0.5 s of CPU (its ASN.1 and COSE parsers), half of what loading the whole application
+ * costs, which every start of a process paid whether anyone used a passkey or not.
+ */
+const webauthn = () => import('@simplewebauthn/server')
 
 const PAGE_EXPIRED = reason('form_expired', 'This page has expired. Reload it and try again.')
 const CHALLENGE_COOKIE = 'idp_challenge'
@@ -137,7 +137,9 @@ export function createPasskeys(deps: {
         handler: async (req) => {
           const got = await jsonBody(req)
           if (!got.ok) return answerRefusal(got)
-          const options = await generateAuthenticationOptions({
+          const options = await (
+            await webauthn()
+          ).generateAuthenticationOptions({
             rpID,
             userVerification: 'preferred',
           })
@@ -183,7 +185,9 @@ export function createPasskeys(deps: {
           if (!row) return jsonError(400, PASSKEY_TEXT.unknown)
           let verified
           try {
-            verified = await verifyAuthenticationResponse({
+            verified = await (
+              await webauthn()
+            ).verifyAuthenticationResponse({
               response,
               expectedChallenge,
               expectedOrigin: origin,
@@ -221,7 +225,9 @@ export function createPasskeys(deps: {
             { id: string; transports: string }[]
           >`select id, transports from idp_passkeys where account_id = ${account.id}`
           if (existing.length >= MOST_PASSKEYS) return jsonError(400, PASSKEY_TEXT.tooMany)
-          const options = await generateRegistrationOptions({
+          const options = await (
+            await webauthn()
+          ).generateRegistrationOptions({
             rpName: 'Notes and tickets',
             rpID,
             userName: account.name,
@@ -256,7 +262,9 @@ export function createPasskeys(deps: {
             return jsonError(400, PASSKEY_TEXT.notVerified)
           let verified
           try {
-            verified = await verifyRegistrationResponse({
+            verified = await (
+              await webauthn()
+            ).verifyRegistrationResponse({
               response,
               expectedChallenge,
               expectedOrigin: origin,
