@@ -159,7 +159,10 @@ test('the start-up log ends with one line per service naming the one address to 
     // One address per line: the bound one is not printed beside it.
     for (const line of last) assert.equal(line.match(/http:\/\//g)!.length, 1)
     const notes = app.urls.notes!
-    assert.equal((await fetch(`${notes}/healthz`)).status, 200)
+    // Ready once its database has answered, as above: in a CI run, beside backup.test.ts on the
+    // 2 cores, the first /healthz after the start line was a 503 (its `select 1` had no answer
+    // within its 2 s; the embedded database runs on the service's own thread).
+    await until(async () => (await fetch(`${notes}/healthz`)).status === 200)
     const login = await fetch(`${notes}/login`, { redirect: 'manual' })
     const returnTo = new URL(new URL(login.headers.get('location')!).searchParams.get('return')!)
     assert.equal(returnTo.origin, notes)
