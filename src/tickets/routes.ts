@@ -41,6 +41,7 @@ export interface Handlers {
   views: ViewHandlers
   notifications: NotificationHandlers
   bulk: Handler
+  bulkCount: Handler
 }
 
 export function ticketRoutes(h: Handlers): HttpRoute[] {
@@ -155,6 +156,7 @@ export function ticketRoutes(h: Handlers): HttpRoute[] {
     { method: 'POST', path: '/api/projects/:slug/views/:id', handler: h.views.change },
     { method: 'POST', path: '/api/projects/:slug/views/:id/remove', handler: h.views.remove },
     { method: 'POST', path: '/api/projects/:slug/tickets/bulk', handler: h.bulk },
+    { method: 'GET', path: '/api/projects/:slug/tickets/count', handler: h.bulkCount },
     // 4.15 Notifications (docs/tickets-api.md, "Notifications"; docs/notifications.md)
     { method: 'GET', path: '/api/notifications', handler: h.notifications.list },
     { method: 'POST', path: '/api/notifications/read', handler: h.notifications.read },

@@ -25,7 +25,7 @@ import { createTokenHandlers } from './api/tokens.ts'
 import { buildTicketAssets, createWebHandlers } from './pages/web.ts'
 import { createWebhookHandlers } from './api/webhooks.ts'
 import { createViewHandlers } from './api/views.ts'
-import { createBulkHandler } from './api/bulk.ts'
+import { createBulkCountHandler, createBulkHandler } from './api/bulk.ts'
 import { createWebhookWorker, type Send, type WebhookWorker } from './workers/webhook-worker.ts'
 import { createMailWorker, type MailWorker } from './workers/mail-worker.ts'
 import { createUnsubscribeHandlers } from './pages/unsubscribe-page.ts'
@@ -198,6 +198,7 @@ export function createTicketsService(
     views: createViewHandlers(ctx),
     notifications: createNotificationHandlers(ctx),
     bulk: createBulkHandler(ctx),
+    bulkCount: createBulkCountHandler(ctx),
   })
   return {
     routes,

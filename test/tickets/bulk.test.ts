@@ -181,6 +181,10 @@ test('a bulk change refuses a search of more than 1,000 tickets with a 400 namin
     select ${big.id}, n, 'many ' || n, n, n from generate_series(1, 1001) as n`
   await app.sql`update projects set next_number = 1002 where id = ${big.id}`
   const before = (await app.events()).length
+  // What the page asks before it offers Select all N matching: past 1,000, only that it is more.
+  const counted = (q: string) =>
+    app.call('GET', `/api/projects/${big.slug}/tickets/count?q=${encodeURIComponent(q)}`)
+  expectJson(await counted(''), 200, { count: 1000, more: true })
   expectJson(await bulk(alice.token, { q: '', state: 'done' }, big.slug), 400, {
     error: 'the search finds more than 1000 tickets: narrow it, at most 1000 are changed at once',
     field: 'q',
@@ -199,9 +203,52 @@ test('a bulk change refuses a search of more than 1,000 tickets with a 400 namin
   assert.equal(done.body.changed, 1000)
   const ticketEvents = (await eventsSince(before)).filter((e) => e.name === 'ticketEvent')
   assert.equal(ticketEvents.length, 1000)
-  const [counted] = await app.sql<{ n: number }[]>`
+  const [tabs] = await app.sql<{ n: number }[]>`
     select coalesce(sum(count), 0)::int as n from ticket_counts where project_id = ${big.id} and state = 'done'`
-  assert.equal(counted!.n, 1000)
+  assert.equal(tabs!.n, 1000)
+  expectJson(await counted(''), 200, { count: 1, more: false })
+  expectJson(await counted('state:done'), 200, { count: 1000, more: false })
+  expectJson(await counted('state:all many'), 200, { count: 1000, more: true })
+})
+
+test('the count of a bulk change’s search says how many tickets it would reach, as the change reads the search, and checks 405, the search, then the project', async () => {
+  const p = await app.project(alice, 'Bulk count')
+  await app.member(alice, p.slug, bob, 'use')
+  for (const subject of ['count crash', 'count crash again', 'count other'])
+    await app.ticket(alice, p.slug, { subject })
+  const mine = await app.ticket(alice, p.slug, { subject: 'count crash mine' })
+  expectJson(
+    await app.call('POST', `/api/tickets/${mine.id}/state`, {
+      token: alice.token,
+      body: { state: 'done' },
+    }),
+    201,
+  )
+  const path = (q: string, slug = p.slug) =>
+    `/api/projects/${slug}/tickets/count?q=${encodeURIComponent(q)}`
+  // Without a state: term, open, doing and review, as the list and the bulk change read it.
+  expectJson(await app.call('GET', path('crash')), 200, { count: 2, more: false })
+  expectJson(await app.call('GET', path('crash state:all')), 200, { count: 3, more: false })
+  expectJson(await app.call('GET', path('')), 200, { count: 3, more: false })
+  // `me` is the reader: a token's user here; nobody, refused as the lists refuse it.
+  await app.call('POST', `/api/tickets/${mine.id}/assign`, {
+    token: alice.token,
+    body: { assignee: 'bob' },
+  })
+  expectJson(await app.call('GET', path('assignee:me state:all'), { token: bob.token }), 200, {
+    count: 1,
+    more: false,
+  })
+  expectJson(await app.call('GET', path('assignee:me')), 400, {
+    error: "'me' in a search needs a signed-in person",
+    field: 'q',
+  })
+  expectJson(await app.call('POST', path('')), 405, { error: 'GET only' })
+  assert.equal((await app.call('GET', path('state:shut'))).body.field, 'q')
+  expectJson(await app.call('GET', path('state:shut', 'no-such-project')), 400)
+  expectJson(await app.call('GET', path('', 'no-such-project')), 404, {
+    error: 'no such project',
+  })
 })
 
 function range(from: number, to: number): string {

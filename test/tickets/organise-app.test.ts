@@ -4,6 +4,7 @@ import { carriedTo, columnName } from '../../src/tickets/app/board.ts'
 import { changedWords, rangeSelect } from '../../src/tickets/app/bulk.ts'
 import { withTabStates } from '../../src/tickets/pages/project-page.ts'
 import { parseNumbers } from '../../src/tickets/api/bulk.ts'
+import { selectAllWords } from '../../src/tickets/text/page-words.ts'
 
 test('a card is carried to the next column by ArrowRight and the previous by ArrowLeft, and no further than the ends', () => {
   assert.equal(carriedTo('open', 'ArrowRight'), 'doing')
@@ -51,4 +52,19 @@ test('a bulk change’s numbers are whole numbers separated by commas, at most 1
   assert.equal(parseNumbers('-1'), null)
   assert.equal(parseNumbers(Array.from({ length: 1001 }, (_, i) => i + 1).join(',')), null)
   assert.equal(parseNumbers(Array.from({ length: 1000 }, (_, i) => i + 1).join(','))?.length, 1000)
+})
+
+test('the bulk bar offers Select all N matching, and past 1,000 says to narrow the search', () => {
+  assert.deepEqual(selectAllWords({ count: 60, more: false }, 1000), {
+    text: 'Select all 60 matching',
+    tooMany: false,
+  })
+  assert.deepEqual(selectAllWords({ count: 1000, more: false }, 1000), {
+    text: 'Select all 1,000 matching',
+    tooMany: false,
+  })
+  assert.deepEqual(selectAllWords({ count: 1000, more: true }, 1000), {
+    text: 'More than 1,000 match: narrow the search to change them all',
+    tooMany: true,
+  })
 })

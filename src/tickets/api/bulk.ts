@@ -13,7 +13,8 @@ import { bulkChange, undoBulkChange, BULK_MAX, type BulkChange } from '../domain
 import type { Actor } from '../rules/actor.ts'
 import type { Body } from '../rules/body.ts'
 import { BAD_NUMBERS, BULK_NEEDS_Q, NO_SUCH_PROJECT, ONE_BULK_CHANGE } from '../rules/messages.ts'
-import { parseQuery } from '../rules/query.ts'
+import { ME_NEEDS_SIGN_IN, needsMe, parseQuery } from '../rules/query.ts'
+import { DEFAULT_FILTER } from '../rules/states.ts'
 import { acceptWrite } from './accept-write.ts'
 
 /** The body fields that each name a change, in the order a refusal names them. */
@@ -79,5 +80,35 @@ export function createBulkHandler(ctx: Context): Handler {
     )
     if (!result.ok) return answerRefusal(result)
     return json(200, { changed: result.changed, undo: result.undo })
+  }
+}
+
+/**
+ * `GET /api/projects/<slug>/tickets/count?q=<search>` (docs/tickets-api.md, "Bulk changes"): how
+ * many tickets a bulk change of `q` would reach, up to {@link BULK_MAX}, and whether more. The
+ * project page asks it when a person has ticked every row of a page, for **Select all N
+ * matching**, rather than counting for every reader of every search page. A read: no credential
+ * needed, but `me` in the search needs one. Checks: 405 (the router's), the search (400), the
+ * project (404).
+ */
+export function createBulkCountHandler(ctx: Context): Handler {
+  const { store } = ctx
+  return async (req) => {
+    const parsed = parseQuery(req.query.get('q') ?? '')
+    if (!parsed.ok) return answerRefusal(parsed)
+    const me = needsMe(parsed.query) ? await ctx.credentials.reader(req) : null
+    if (needsMe(parsed.query) && me === null)
+      return answerRefusal(refuse(400, ME_NEEDS_SIGN_IN, 'q'))
+    const project = await store.projects.find(req.params.slug!)
+    if (!project) return answerRefusal(refuse(404, NO_SUCH_PROJECT))
+    // As the bulk change reads `q` (src/tickets/domain/bulk.ts): the list's states without a
+    // `state:` term.
+    const [found] = await store.views.counts([
+      { query: parsed.query, search: { states: DEFAULT_FILTER, me, projectId: project.id } },
+    ])
+    return json(200, found!, {
+      'cache-control': 'private, no-cache',
+      vary: 'Authorization, Cookie',
+    })
   }
 }

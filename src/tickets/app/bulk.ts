@@ -5,6 +5,8 @@
  * the change to `POST /api/projects/<slug>/tickets/bulk` and offers one **Undo** for all of it.
  */
 import type { ApiClient } from './api.ts'
+import { BULK_MAX } from '../rules/organise.ts'
+import { selectAllWords } from '../text/page-words.ts'
 
 /**
  * The checkboxes after a click on the one at `index` (already toggled to `checked[index]`): with
@@ -45,6 +47,8 @@ export function changedWords(n: number, field: string, label: string): string {
 
 export interface BulkDeps {
   api: ApiClient
+  /** GETs a count's address (`data-count`): how many tickets the search finds; null on a failure. */
+  count(url: string): Promise<{ count: number; more: boolean } | null>
   say(text: string): void
   notice(text: string, undo?: () => void): void
   refresh(): Promise<void>
@@ -64,12 +68,36 @@ export function startBulk(deps: BulkDeps): BulkSelection {
   /** Every ticket the search finds is selected, not only the page's. */
   let all = false
 
+  /** The bar whose count is being asked for, so it is asked once. */
+  let asking: HTMLFormElement | null = null
+
+  /**
+   * Asks how many tickets a list of more than one page finds, once its whole page is ticked;
+   * the answer goes in the bar (`data-matching`, the button's words). A bar drawn again by a live
+   * update has neither, and is asked again when it needs it.
+   */
+  async function askCount(form: HTMLFormElement): Promise<void> {
+    if (asking === form) return
+    asking = form
+    const answer = await deps.count(form.dataset.count!)
+    if (asking === form) asking = null
+    if (answer === null || !form.isConnected) return
+    const { text, tooMany } = selectAllWords(answer, BULK_MAX)
+    const button = form.querySelector<HTMLButtonElement>('[data-select-all]')!
+    button.textContent = text
+    button.disabled = tooMany
+    form.dataset.matching = String(answer.count)
+    update()
+  }
+
   function update(): void {
     const form = bar()
     if (!form) return
     const list = boxes()
     const n = list.filter((b) => b.checked).length
     if (n < list.length) all = false
+    if (n === list.length && form.dataset.matching === undefined && form.dataset.count)
+      void askCount(form)
     const matching = Number(form.dataset.matching ?? '0')
     form.hidden = n === 0
     const count = form.querySelector<HTMLElement>('[data-bulk-count]')!

@@ -34,7 +34,21 @@ const api = createApiClient({ fetch: (input, init) => fetch(input, init), tag })
 const sender = createFormSender({ api })
 startAttaching(tag)
 const board = startBoard({ api, say, notice: showNotice, refresh: () => refresh() })
-const bulk = startBulk({ api, say, notice: showNotice, refresh: () => refresh() })
+const bulk = startBulk({ api, say, notice: showNotice, refresh: () => refresh(), count: askCount })
+
+/** `GET` of a bulk bar's count (`{ count, more }`); null when it fails, and the bar asks again later. */
+async function askCount(url: string): Promise<{ count: number; more: boolean } | null> {
+  try {
+    const res = await fetch(url, { headers: { accept: 'application/json' } })
+    if (!res.ok) return null
+    const body = (await res.json()) as { count?: unknown; more?: unknown }
+    return typeof body.count === 'number' && typeof body.more === 'boolean'
+      ? { count: body.count, more: body.more }
+      : null
+  } catch {
+    return null
+  }
+}
 const live = document.querySelector<HTMLElement>('main[data-cursor]')
 let pendingRedraw = false
 

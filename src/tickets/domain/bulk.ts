@@ -25,9 +25,9 @@ import { ticketAnswer, ticketAnswers } from '../representations/json.ts'
 import type { BulkChanged, BulkField, BulkItem } from '../store/bulk.ts'
 import type { TicketTx } from '../store/ticket-store.ts'
 import { EDIT, USE } from './tickets.ts'
+import { BULK_MAX } from '../rules/organise.ts'
 
-/** At most this many tickets are changed at once. */
-export const BULK_MAX = 1000
+export { BULK_MAX }
 
 /**
  * What a bulk change sets: a state; an assignee (a user reference, '' for nobody); a milestone

@@ -254,21 +254,6 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
       return views.map((view, i) => ({ view, count: counts[i] ?? null }))
     },
 
-    /** How many tickets a search of a project's list finds, up to {@link VIEW_COUNT_CAP}. */
-    async matching(
-      projectId: string,
-      query: TicketQuery,
-      states: readonly State[],
-      me: string | null,
-      version: number,
-    ): Promise<ViewCount> {
-      const [count] = await store.views.counts(
-        [{ query, search: { states, me, projectId } }],
-        version,
-      )
-      return count!
-    },
-
     /**
      * The board of a search (docs/tickets-app.md, "Board"): a column a state, each with its first
      * {@link BOARD_COLUMN_MAX} tickets; a search of states alone is counted by the tab counts.

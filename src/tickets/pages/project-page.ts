@@ -63,10 +63,13 @@ export interface ProjectPageInput {
   labels: readonly StoredLabel[]
   /** The saved views beside the list, with their counts. */
   views: readonly ViewShown[]
-  /** What the bulk bar changes: the search with its tab's states, and how many it finds; null for no bar. */
+  /**
+   * What the bulk bar changes: the search with its tab's states, and how many it finds (null
+   * when the list has more pages: the bar asks when a person ticks a whole page); null for no bar.
+   */
   bulk: {
     q: string
-    matching: { count: number; more: boolean }
+    matching: { count: number; more: boolean } | null
     labels: readonly string[]
     milestones: readonly string[]
   } | null

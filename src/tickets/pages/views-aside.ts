@@ -14,6 +14,7 @@ import { EDIT, USE } from '../domain/tickets.ts'
 import { VIEW_NAME_MAX } from '../domain/views.ts'
 import { BULK_MAX } from '../domain/bulk.ts'
 import { field, formError } from './frame.ts'
+import { selectAllWords } from '../text/page-words.ts'
 import type { ViewShown } from './page-data.ts'
 
 /** A count as a view shows it: "12", "1,000+", or "–" for a search that no longer parses. */
@@ -91,14 +92,15 @@ ${save}
 /**
  * The bulk change bar over a list whose rows have checkboxes: how many are selected, **Select all
  * N matching**, the change and **Apply**. Hidden until a ticket is selected (a page without its
- * script cannot select).
+ * script cannot select). A list of more than one page is not counted here: the bar names the
+ * count's address (`data-count`), which the script asks once every row of the page is ticked.
  */
 export function bulkBar(input: {
   slug: string
   /** The search the list shows, with its tab's states: what "all matching" changes. */
   q: string
-  /** Tickets the search finds (up to the cap), and whether more than that. */
-  matching: { count: number; more: boolean }
+  /** Tickets the search finds (up to the cap), and whether more than that; null: not counted yet. */
+  matching: { count: number; more: boolean } | null
   role: Role | null
   members: readonly Member[]
   /** The project's label names and its open milestones' titles. */
@@ -107,11 +109,13 @@ export function bulkBar(input: {
 }): Html {
   if (!mayAct(input.role, USE)) return html``
   const editor = mayAct(input.role, EDIT)
-  const { count, more } = input.matching
-  const tooMany = more || count > BULK_MAX
-  return html`<form class="bulk-bar" data-bulk="/api/projects/${input.slug}/tickets/bulk" data-q="${input.q}" data-matching="${String(count)}"${tooMany ? html` data-too-many` : ''} aria-label="Change the selected tickets" hidden>
+  const counted =
+    input.matching === null
+      ? html` data-count="/api/projects/${input.slug}/tickets/count?q=${encodeURIComponent(input.q)}"`
+      : html` data-matching="${String(input.matching.count)}"`
+  return html`<form class="bulk-bar" data-bulk="/api/projects/${input.slug}/tickets/bulk" data-q="${input.q}"${counted} aria-label="Change the selected tickets" hidden>
 <span class="bulk-count" data-bulk-count>0 selected</span>
-<button type="button" class="link" data-select-all hidden${tooMany ? html` disabled` : ''}>${tooMany ? `More than ${BULK_MAX.toLocaleString('en-US')} match: narrow the search to change them all` : `Select all ${count.toLocaleString('en-US')} matching`}</button>
+${input.matching === null ? html`<button type="button" class="link" data-select-all hidden>Select all matching</button>` : selectAll(input.matching)}
 <label for="bulk-change">Change to</label>
 <select id="bulk-change" name="change">
 <optgroup label="Set state">${STATES.map((s) => html`<option value="state:${s}">${s}</option>`)}</optgroup>
@@ -123,4 +127,10 @@ ${editor && input.milestones.length > 0 ? html`<optgroup label="Milestone"><opti
 <button type="button" class="quiet" data-bulk-clear>Clear</button>
 <p class="form-error" data-error role="alert" hidden></p>
 </form>`
+}
+
+/** **Select all N matching**, or, past what one change may change, why not. */
+function selectAll(matching: { count: number; more: boolean }): Html {
+  const { text, tooMany } = selectAllWords(matching, BULK_MAX)
+  return html`<button type="button" class="link" data-select-all hidden${tooMany ? html` disabled` : ''}>${text}</button>`
 }

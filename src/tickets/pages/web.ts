@@ -330,9 +330,9 @@ export function createWebHandlers(
       // The bulk bar changes what the list shows: its search, with the tab's states.
       let bulk: ProjectPageInput['bulk'] = null
       if (mayAct(role, 'use') && !queryError && list.rows.length > 0) {
-        const matching = list.more
-          ? await data.matching(p.id, query, states, viewer?.id ?? null, version)
-          : { count: list.total, more: false }
+        // A list of more pages is counted when a person ticks a whole page (the bar asks
+        // GET /api/projects/<slug>/tickets/count), not for every reader of it.
+        const matching = list.more ? null : { count: list.total, more: false }
         const editor = mayAct(role, 'edit')
         const [labels, milestones] = editor
           ? await Promise.all([data.labels(p.id), data.milestones(p.id)])

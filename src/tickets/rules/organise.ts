@@ -8,6 +8,9 @@ import { isDay } from './query.ts'
 
 export { isDay }
 
+/** At most this many tickets are changed by one bulk change (src/tickets/domain/bulk.ts). */
+export const BULK_MAX = 1000
+
 /** A label's name, in characters. */
 export const LABEL_NAME_MAX = 50
 /** A label's description, in characters. */

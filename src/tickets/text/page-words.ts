@@ -34,3 +34,20 @@ export const UPLOAD_UNREACHABLE =
 export const STILL_UPLOADING = 'Files are still uploading: send this once they are done.'
 export const fileOverLimit = (name: string, size: string, maxMb: number) =>
   `${name} is ${size}: a file may be at most ${maxMb} MB.`
+/**
+ * The bulk bar's **Select all N matching**, or, past `max` (what one bulk change may change), why
+ * not; `tooMany` says which. The page writes it for a one-page list, the script once it has
+ * asked for the count of a longer one.
+ */
+export function selectAllWords(
+  matching: { count: number; more: boolean },
+  max: number,
+): { text: string; tooMany: boolean } {
+  const tooMany = matching.more || matching.count > max
+  return {
+    text: tooMany
+      ? `More than ${max.toLocaleString('en-US')} match: narrow the search to change them all`
+      : `Select all ${matching.count.toLocaleString('en-US')} matching`,
+    tooMany,
+  }
+}
