@@ -221,6 +221,11 @@ async function addFile(
     // Rejected while a read is awaited, it is awaited below; never an unhandled rejection.
     done.catch(() => {})
     const entry = pack.entry({ name, size, mode: 0o600, mtime }, (err) => finished(err))
+    // When the output goes away while this file is being written (the client hung up), the
+    // packing destroys the entry with ERR_STREAM_PREMATURE_CLOSE, as an 'error' event the
+    // callback above does not take: unheard, it was an uncaught exception that ended the
+    // process serving the backup.
+    entry.on('error', (err: Error) => finished(err))
     const buffer = Buffer.alloc(Math.min(CHUNK, Math.max(size, 1)))
     let at = 0
     while (at < size) {
