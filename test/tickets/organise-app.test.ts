@@ -55,15 +55,15 @@ test('a bulk change’s numbers are whole numbers separated by commas, at most 1
 })
 
 test('the bulk bar offers Select all N matching, and past 1,000 says to narrow the search', () => {
-  assert.deepEqual(selectAllWords({ count: 60, more: false }, 1000), {
+  assert.deepEqual(selectAllWords({ count: 60, more: false }), {
     text: 'Select all 60 matching',
     tooMany: false,
   })
-  assert.deepEqual(selectAllWords({ count: 1000, more: false }, 1000), {
+  assert.deepEqual(selectAllWords({ count: 1000, more: false }), {
     text: 'Select all 1,000 matching',
     tooMany: false,
   })
-  assert.deepEqual(selectAllWords({ count: 1000, more: true }, 1000), {
+  assert.deepEqual(selectAllWords({ count: 1000, more: true }), {
     text: 'More than 1,000 match: narrow the search to change them all',
     tooMany: true,
   })

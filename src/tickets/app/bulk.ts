@@ -5,7 +5,6 @@
  * the change to `POST /api/projects/<slug>/tickets/bulk` and offers one **Undo** for all of it.
  */
 import type { ApiClient } from './api.ts'
-import { BULK_MAX } from '../rules/organise.ts'
 import { selectAllWords } from '../text/page-words.ts'
 
 /**
@@ -82,7 +81,7 @@ export function startBulk(deps: BulkDeps): BulkSelection {
     const answer = await deps.count(form.dataset.count!)
     if (asking === form) asking = null
     if (answer === null || !form.isConnected) return
-    const { text, tooMany } = selectAllWords(answer, BULK_MAX)
+    const { text, tooMany } = selectAllWords(answer)
     const button = form.querySelector<HTMLButtonElement>('[data-select-all]')!
     button.textContent = text
     button.disabled = tooMany

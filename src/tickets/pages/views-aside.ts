@@ -12,7 +12,6 @@ import type { Member } from '../store/projects.ts'
 import type { ViewCount } from '../store/views.ts'
 import { EDIT, USE } from '../domain/tickets.ts'
 import { VIEW_NAME_MAX } from '../domain/views.ts'
-import { BULK_MAX } from '../domain/bulk.ts'
 import { field, formError } from './frame.ts'
 import { selectAllWords } from '../text/page-words.ts'
 import type { ViewShown } from './page-data.ts'
@@ -131,6 +130,6 @@ ${editor && input.milestones.length > 0 ? html`<optgroup label="Milestone"><opti
 
 /** **Select all N matching**, or, past what one change may change, why not. */
 function selectAll(matching: { count: number; more: boolean }): Html {
-  const { text, tooMany } = selectAllWords(matching, BULK_MAX)
+  const { text, tooMany } = selectAllWords(matching)
   return html`<button type="button" class="link" data-select-all hidden${tooMany ? html` disabled` : ''}>${text}</button>`
 }

@@ -3,6 +3,8 @@
  * are in src/tickets/rules/messages.ts): before a form is sent, for the API's body refusals
  * (src/tickets/app/api.ts, `readable`), on the 404 pages and after joining a project.
  */
+import { BULK_MAX } from '../rules/organise.ts'
+
 // Said by the pages before sending, next to the field (the API answers a blank field as a missing one)
 export const SUBJECT_BLANK = 'Write a subject: it is what the ticket is called in every list.'
 export const COMMENT_BLANK = 'Write something before sending the comment.'
@@ -35,18 +37,18 @@ export const STILL_UPLOADING = 'Files are still uploading: send this once they a
 export const fileOverLimit = (name: string, size: string, maxMb: number) =>
   `${name} is ${size}: a file may be at most ${maxMb} MB.`
 /**
- * The bulk bar's **Select all N matching**, or, past `max` (what one bulk change may change), why
- * not; `tooMany` says which. The page writes it for a one-page list, the script once it has
- * asked for the count of a longer one.
+ * The bulk bar's **Select all N matching**, or, past {@link BULK_MAX} (what one bulk change may
+ * change), why not; `tooMany` says which. The page writes it for a one-page list, the script once
+ * it has asked for the count of a longer one.
  */
-export function selectAllWords(
-  matching: { count: number; more: boolean },
-  max: number,
-): { text: string; tooMany: boolean } {
-  const tooMany = matching.more || matching.count > max
+export function selectAllWords(matching: { count: number; more: boolean }): {
+  text: string
+  tooMany: boolean
+} {
+  const tooMany = matching.more || matching.count > BULK_MAX
   return {
     text: tooMany
-      ? `More than ${max.toLocaleString('en-US')} match: narrow the search to change them all`
+      ? `More than ${BULK_MAX.toLocaleString('en-US')} match: narrow the search to change them all`
       : `Select all ${matching.count.toLocaleString('en-US')} matching`,
     tooMany,
   }
