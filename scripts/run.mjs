@@ -21,9 +21,10 @@
  */
 import { build, stop } from 'esbuild'
 import { createHash, randomBytes } from 'node:crypto'
-import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { ownUrls } from './own-urls.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const OUT = join(ROOT, '.build')
@@ -37,20 +38,6 @@ if (!entry || !entry.endsWith('.ts')) {
   process.exit(2)
 }
 const entryPath = resolve(entry)
-
-/** `import.meta.url` in a project file is that file's address, not the bundle's. */
-const ownUrls = {
-  name: 'own-file-urls',
-  setup(b) {
-    b.onLoad({ filter: /\.ts$/ }, async (args) => {
-      const text = await readFile(args.path, 'utf8')
-      return {
-        contents: text.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)),
-        loader: 'ts',
-      }
-    })
-  },
-}
 
 const result = await build({
   entryPoints: { main: entryPath },

@@ -1,8 +1,9 @@
 /**
  * `npm test`: runs every `test/**\/*.test.ts` with node:test, each file in a process of its own,
- * two files at a time. The project's TypeScript is compiled once for the run (esbuild, file by
- * file) and each file's process loads that copy (test/support/compiled.mjs): starting tsx in
- * every process cost about 0.3 s of CPU each, the largest part of the unit tier's time. With `DATABASE_URL` unset, it first starts throw-away embedded databases
+ * two files at a time. The test files are bundled once for the run (esbuild, the project's
+ * modules in chunks they share, see {@link bundleTests}) and each file's process runs its
+ * bundle with plain node: loading some 300 modules one by one through a loader took a file of
+ * the tickets service about 0.5 s more CPU. With `DATABASE_URL` unset, it first starts throw-away embedded databases
  * (PGlite, in memory), one per file running at a time, each in a process of its own on a local
  * port, so the suite runs on the embedded database; with `DATABASE_URL` set, on that server.
  * Each test file works in a schema of its own (test/support/db.ts). An embedded database is one
@@ -35,15 +36,15 @@
  * `npm test -- test/router.test.ts`.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { existsSync, readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
-import { fileURLToPath, pathToFileURL } from 'node:url'
-import { stop, transform } from 'esbuild'
+import { fileURLToPath } from 'node:url'
+import { build, stop } from 'esbuild'
 import { connect } from '../src/db/client.ts'
-import { transformOptions } from './support/compiled-hooks.mjs'
+import { ownUrls } from '../scripts/own-urls.mjs'
 
 const TIERS = ['unit', 'browser', 'faults'] as const
 type Tier = (typeof TIERS)[number]
@@ -123,7 +124,7 @@ const env = { ...process.env }
 // others to copy (test/support/data-dir.ts).
 const scratch = await mkdtemp(join(tmpdir(), 'test-run-'))
 env.TEST_DATA_TEMPLATE = join(scratch, 'data')
-env.TEST_COMPILED = await compileProject(join(scratch, 'compiled'))
+const bundles = await bundleTests(queue, scratch)
 const children = new Set<ChildProcess>()
 const urls: string[] = []
 /** The process of each embedded database, by its URL: its CPU time is counted to the file using it. */
@@ -156,35 +157,42 @@ if (!env.DATABASE_URL) {
 }
 
 /**
- * Compiles the project's TypeScript (src, test, bench, scripts) to JavaScript in `out`, file by
- * file, once for the run; each test file's process loads it from there
- * (test/support/compiled-hooks.mjs). Answers `out` as a file URL ending in `/`.
+ * Bundles the test files `files` into `out`, once for the run: each file's own code in one
+ * module, what they import from the project in chunks they share (esbuild's `splitting`), the
+ * packages left to node (`packages: 'external'`, found through a link to the project's
+ * `node_modules`), as `npm start` bundles the services (scripts/run.mjs): each module's
+ * `import.meta.url` stays its TypeScript file's address, and source maps give stack traces their
+ * TypeScript files and lines. Answers each file's bundle.
  */
-async function compileProject(out: string): Promise<string> {
+async function bundleTests(files: string[], out: string): Promise<Map<string, string>> {
   const root = fileURLToPath(new URL('..', import.meta.url))
-  const folders = ['src', 'test', 'bench', 'scripts']
-  const names = (
-    await Promise.all(
-      folders.map(async (folder) =>
-        (await readdir(join(root, folder), { recursive: true }))
-          .filter((name) => name.endsWith('.ts'))
-          .map((name) => join(folder, name)),
-      ),
-    )
-  ).flat()
-  await Promise.all(
-    names.map(async (name) => {
-      const path = join(root, name)
-      // As compiled-hooks.mjs compiles a file it finds no copy of.
-      const { code } = await transform(await readFile(path, 'utf8'), transformOptions(path))
-      const target = join(out, `${name.slice(0, -3)}.js`)
-      await mkdir(dirname(target), { recursive: true })
-      await writeFile(target, code)
-    }),
-  )
+  await symlink(join(root, 'node_modules'), join(out, 'node_modules'))
+  const result = await build({
+    entryPoints: files,
+    absWorkingDir: root,
+    outdir: join(out, 'bundles'),
+    outbase: '.',
+    outExtension: { '.js': '.mjs' },
+    chunkNames: 'chunks/[name]-[hash]',
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    sourcemap: 'linked',
+    // The maps point at the TypeScript files, which stay where they are.
+    sourcesContent: false,
+    metafile: true,
+    logLevel: 'warning',
+    plugins: [ownUrls],
+  })
   // esbuild's service process is not needed again this run.
   await stop()
-  return `${pathToFileURL(out).href}/`
+  const bundles = new Map<string, string>()
+  for (const [output, { entryPoint }] of Object.entries(result.metafile.outputs))
+    if (entryPoint !== undefined) bundles.set(entryPoint, resolve(root, output))
+  return bundles
 }
 
 /** Starts test/support/embedded-server.ts; answers its port. It stops when this process ends. */
@@ -242,11 +250,13 @@ async function runFile(file: string, url: string, slot: string): Promise<Outcome
   const database = databases.get(url)
   const databaseCpuBefore = cpuOf(database)
   const timing = timeCommand ? join(scratch, `time-${++timed}`) : null
-  // --expose-gc as `npm start` runs node (src/base/collect.ts). The file is node's entry, not
-  // run under `node --test`, whose parent process only relays what the file's process reports
-  // (0.2 to 0.4 s of CPU a file). detached: its own process group, so a kill reaches the
+  // --expose-gc as `npm start` runs node (src/base/collect.ts). The file's bundle is node's
+  // entry, not run under `node --test`, whose parent process only relays what the file's process
+  // reports (0.2 to 0.4 s of CPU a file). detached: its own process group, so a kill reaches the
   // processes it started as well.
-  const command = [process.execPath, '--expose-gc', '--import', COMPILED, ...flags, file]
+  const bundle = bundles.get(file)
+  if (bundle === undefined) throw new Error(`no bundle of ${file}`)
+  const command = [process.execPath, '--expose-gc', '--enable-source-maps', ...flags, bundle]
   if (timing) command.unshift(timeCommand!, '--quiet', '-f', '%U %S', '-o', timing)
   const child = spawn(command[0]!, command.slice(1), {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -305,7 +315,6 @@ function failuresOf(text: string): string {
   return said.length > 4_000 ? `${said.slice(0, 4_000)}\n…` : said
 }
 let timed = 0
-const COMPILED = new URL('support/compiled.mjs', import.meta.url).href
 
 /** The user and system seconds GNU time wrote, summed; null when it wrote none (a kill). */
 async function cpuFrom(path: string): Promise<number | null> {
