@@ -1,6 +1,7 @@
 /**
  * A service's browser files: TypeScript and CSS entry points bundled by esbuild once at start,
- * under content-hashed names, compressed once (gzip and brotli), and served with
+ * under content-hashed names, compressed once each way (gzip and brotli) when first asked for
+ * that way, and served with
  * `Cache-Control: public, max-age=31536000, immutable`. Pages and files that must keep their
  * address (a service worker, a manifest) are answered by {@link revalidated}: `no-cache` with an
  * `ETag`, so a browser asks again each time and gets a 304 when nothing changed.
@@ -60,11 +61,11 @@ const TYPES: Record<string, string> = {
 
 /** One file, kept as it is and compressed both ways. */
 export interface CompressedFile {
-  type: string
-  etag: string
-  identity: Uint8Array
-  gzip: Uint8Array
-  br: Uint8Array
+  readonly type: string
+  readonly etag: string
+  readonly identity: Uint8Array
+  readonly gzip: Uint8Array
+  readonly br: Uint8Array
 }
 
 export interface Assets {
@@ -131,14 +132,6 @@ export async function bundleAssets(options: BundleOptions): Promise<Assets> {
   for (const name of Object.keys(options.entries)) {
     if (!byName.has(name)) throw new Error(`assets: entry ${name} gave no output file`)
   }
-  const sizes: Record<string, { identity: number; br: number; gzip: number }> = {}
-  for (const [served, file] of files)
-    sizes[ASSET_PREFIX + served] = {
-      identity: file.identity.length,
-      br: file.br.length,
-      gzip: file.gzip.length,
-    }
-
   return {
     url(name) {
       const served = byName.get(name)
@@ -146,7 +139,16 @@ export async function bundleAssets(options: BundleOptions): Promise<Assets> {
       return ASSET_PREFIX + served
     },
     urls: [...files.keys()].map((f) => ASSET_PREFIX + f),
-    sizes,
+    get sizes() {
+      const sizes: Record<string, { identity: number; br: number; gzip: number }> = {}
+      for (const [served, file] of files)
+        sizes[ASSET_PREFIX + served] = {
+          identity: file.identity.length,
+          br: file.br.length,
+          gzip: file.gzip.length,
+        }
+      return sizes
+    },
     handler(req) {
       const file = files.get(req.params.file ?? '')
       if (!file) return answerRefusal(refuse(404, NOT_FOUND))
@@ -174,19 +176,29 @@ export async function bundleScript(
   return compress(result.outputFiles[0]!.contents, TYPES['.js']!)
 }
 
-/** Compresses `bytes` both ways, once. */
+/**
+ * `bytes` with its compressed forms, each made once, when first read: at brotli's best quality
+ * the script of a service takes about 0.25 s of CPU, which a start would spend on forms no
+ * client may ask for (most tests ask for none).
+ */
 export function compress(bytes: Uint8Array, type: string): CompressedFile {
+  let gzip: Uint8Array | undefined
+  let br: Uint8Array | undefined
   return {
     type,
     etag: `"${hashOf(bytes).slice(0, 27)}"`,
     identity: bytes,
-    gzip: gzipSync(bytes, { level: 9 }),
-    br: brotliCompressSync(bytes, {
-      params: {
-        [constants.BROTLI_PARAM_QUALITY]: 11,
-        [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
-      },
-    }),
+    get gzip() {
+      return (gzip ??= gzipSync(bytes, { level: 9 }))
+    },
+    get br() {
+      return (br ??= brotliCompressSync(bytes, {
+        params: {
+          [constants.BROTLI_PARAM_QUALITY]: 11,
+          [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
+        },
+      }))
+    },
   }
 }
 
@@ -209,8 +221,11 @@ export function revalidated(req: Request, file: CompressedFile, headers: Headers
 function encoded(req: Request, file: CompressedFile, headers: Headers): Response {
   const vary = { 'content-type': file.type, vary: 'Accept-Encoding', ...headers }
   const weight = encodingWeights(req.headers['accept-encoding'])
-  const br = file.br.length < file.identity.length ? weight('br') : 0
-  const gzip = file.gzip.length < file.identity.length ? weight('gzip') : 0
+  // A form is made (see compress) only once a client accepts it.
+  const smaller = (coding: 'br' | 'gzip') =>
+    weight(coding) > 0 && file[coding].length < file.identity.length ? weight(coding) : 0
+  const br = smaller('br')
+  const gzip = smaller('gzip')
   // The coding the client weighs highest; on a tie brotli, the smaller.
   if (br > 0 && br >= gzip)
     return { status: 200, headers: { ...vary, 'content-encoding': 'br' }, body: file.br }
