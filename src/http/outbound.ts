@@ -108,7 +108,12 @@ export interface PostOptions {
   keepBytes: number
   /** Milliseconds, for the duration. */
   clock?: () => number
+  /** Ends the exchange at once when aborted (a service stopping), as a failure saying so. */
+  signal?: AbortSignal
 }
+
+/** The error of an exchange ended by {@link PostOptions.signal}. */
+export const POST_STOPPED = 'stopped: the service is shutting down'
 
 /** POSTs `body` to `url` with `headers`; never throws, never follows a redirect. */
 export function postChecked(
@@ -173,6 +178,10 @@ export function postChecked(
         }),
       options.timeoutMs,
     )
+    const stopped = () => finish({ ok: false, error: POST_STOPPED, durationMs: elapsed() })
+    if (options.signal?.aborted) stopped()
+    options.signal?.addEventListener('abort', stopped, { once: true })
+    req.on('close', () => options.signal?.removeEventListener('abort', stopped))
     req.on('error', (err) =>
       finish({
         ok: false,

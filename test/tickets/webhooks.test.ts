@@ -508,6 +508,40 @@ test('a target that never answers does not delay another webhook of the project'
   })
 })
 
+test('a service stops at once while a target keeps a delivery unanswered; the next start sends it again, with the same webhook-id', async () => {
+  const made = await addWebhook('web', { url: receiver.url('/stuck') })
+  receiver.setAnswer((r) =>
+    r.path === '/stuck' && receiver.at('/stuck').length === 1
+      ? { status: 200, delayMs: Infinity }
+      : { status: 204 },
+  )
+  try {
+    await app.ticket(alice, 'web', { subject: 'held at the stop' })
+    await receiver.until(() => receiver.at('/stuck').length === 1, 5000)
+    const started = performance.now()
+    await worker.close()
+    const took = performance.now() - started
+    // The send's own limit is 10 s; the stop does not wait for it.
+    assert.ok(took < 3000, `the worker stopped in ${Math.round(took)} ms`)
+    const [entry] = await log('web', made.webhook.id)
+    assert.deepEqual(
+      { state: entry!.state, attempts: entry!.attempts },
+      { state: 'pending', attempts: 0 },
+      'a send cut by the stop is not counted as an attempt',
+    )
+    await replaceWorker()
+    await receiver.until(() => receiver.at('/stuck').length === 2, 5000)
+    const [first, again] = receiver.at('/stuck')
+    assert.equal(again!.id, first!.id)
+    await until(async () => (await log('web', made.webhook.id))[0]?.state === 'delivered')
+  } finally {
+    receiver.setAnswer(() => ({ status: 204 }))
+  }
+  await app.call('POST', `/api/projects/web/webhooks/${made.webhook.id}/remove`, {
+    token: alice.token,
+  })
+})
+
 test('a redirect is not followed: it counts as a failed attempt', async () => {
   const made = await addWebhook('web', { url: receiver.url('/moved') })
   receiver.setAnswer((r) =>

@@ -42,7 +42,13 @@ export const GONE_REASON = 'the receiver answered 410 Gone'
 export const FAILED_REASON = 'deliveries failed for 3 days'
 
 /** Sends one signed delivery; the default is {@link postChecked}. */
-export type Send = (url: string, headers: Record<string, string>, body: string) => Promise<Outcome>
+export type Send = (
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  /** Aborted when the worker closes: the send ends at once, and is not recorded. */
+  signal: AbortSignal,
+) => Promise<Outcome>
 
 export interface WebhookWorkerDeps {
   store: TicketStore
@@ -72,7 +78,7 @@ export interface WebhookWorker {
   poke(): void
   /** Resolves once no round runs and no webhook is being served (tests). */
   settled(): Promise<void>
-  /** Stops the rounds and waits for the deliveries under way (at most their timeout). */
+  /** Stops the rounds, ends the sends under way and waits for their holds to be let go. */
   close(): Promise<void>
 }
 
@@ -98,12 +104,13 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
   const random = deps.random ?? Math.random
   const send: Send =
     deps.send ??
-    ((url, headers, body) =>
+    ((url, headers, body, signal) =>
       postChecked(url, headers, body, {
         timeoutMs: DELIVERY_TIMEOUT_MS,
         allowPrivate: deps.allowPrivate,
         keepBytes: ANSWER_KEEP_BYTES,
         clock,
+        signal,
       }))
   const maxServing = deps.maxServing ?? 200
   const leaseMs = deps.leaseMs ?? LEASE_MS
@@ -194,7 +201,10 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
         due.payload,
       ),
     }
-    const outcome = await send(hook.url, headers, due.payload)
+    const outcome = await send(hook.url, headers, due.payload, stop.signal)
+    // Cut by close: not the target's failure, so no attempt is counted; the delivery stays due
+    // and the next start sends it again, with the same webhook-id.
+    if (stop.signal.aborted) return false
     const at = clock()
     const base = {
       at,
@@ -247,10 +257,11 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
     },
     async close() {
       const ended = rounds.stop()
+      // Ends the sends under way at once: a target slow to answer must not hold the shutdown.
       stop.abort()
       if (timer) clearInterval(timer)
       // At most a send's timeout and a little: a statement on a database already closed must
-      // not hold the shutdown (what is not recorded is sent again by the next start).
+      // not hold the shutdown either (what is not recorded is sent again by the next start).
       let limit: NodeJS.Timeout | undefined
       await Promise.race([
         Promise.all([ended, ...serving]),
