@@ -129,6 +129,7 @@ test('over a socket the 304 has no body and no Content-Length', async () => {
     routes,
     host: '127.0.0.1',
     port: 0,
+    graceMs: 0, // no request is on its way when the tests close it
     logger: createLogger(null),
   })
   try {

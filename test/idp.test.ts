@@ -17,6 +17,7 @@ async function devProvider(clock?: () => number) {
     routes: dev.routes,
     host: '127.0.0.1',
     port: 0,
+    graceMs: 0, // no request is on its way when the tests close it
     logger: createLogger(null),
   })
   return { served, dev }

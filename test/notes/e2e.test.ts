@@ -18,6 +18,7 @@ const devIdp = await serve({
   routes: createDevIdentityProvider({ apiKey: 'dev-key', apiSecret: 'dev-secret' }).routes,
   host: '127.0.0.1',
   port: 0,
+  graceMs: 0, // no request is on its way when the tests close it
   logger,
 })
 const port = await freePort()
@@ -34,6 +35,7 @@ const notes = await serve({
   routes: service.routes,
   host: '127.0.0.1',
   port,
+  graceMs: 0, // no request is on its way when the tests close it
   logger,
 })
 after(async () => {

@@ -14,6 +14,7 @@ const server = await serve({
   routes: app.service.routes,
   host: '127.0.0.1',
   port: 0,
+  graceMs: 0, // no request is on its way when the tests close it
   logger: createLogger(null),
 })
 after(() => server.close())

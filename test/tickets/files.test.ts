@@ -226,6 +226,7 @@ test('a chunked body past the limit on a real socket is answered 413, and nothin
     routes: app.service.routes,
     host: '127.0.0.1',
     port: 0,
+    graceMs: 0, // no request is on its way when the tests close it
     logger: testLogger(),
   })
   t.after(() => served.close())
@@ -470,6 +471,7 @@ test('an upload whose client goes away mid-body leaves nothing behind', async (t
     routes: app.service.routes,
     host: '127.0.0.1',
     port: 0,
+    graceMs: 0, // no request is on its way when the tests close it
     logger: { line: (text) => void lines.push(text), flush() {} },
   })
   t.after(() => served.close())
