@@ -39,7 +39,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { build, stop } from 'esbuild'
@@ -110,11 +110,15 @@ const leftOut = new Set(
       ).filter((f) => f !== null)
     : [],
 )
-// The slow tiers first, so that the many short files fill the gaps at the end.
+// The slow tiers first, and in a tier the larger files first (the size of a file says roughly
+// how long it runs), so that the many short files fill the gaps at the end and no long one is
+// left to run alone.
 const order: Tier[] = ['faults', 'browser', 'unit']
+const sizes = new Map(files.map((f) => [f, statSync(f).size]))
 const queue = files
   .filter((f) => tierArg === undefined || tiers.get(f) === tierArg)
   .filter((f) => !leftOut.has(f))
+  .sort((a, b) => sizes.get(b)! - sizes.get(a)!)
   .sort((a, b) => order.indexOf(tiers.get(a)!) - order.indexOf(tiers.get(b)!))
   // Files that run alone first, while the others wait.
   .sort((a, b) => Number(alone.has(b)) - Number(alone.has(a)))
