@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url'
 import { testDatabase } from './support/db.ts'
 import { until } from './support/wait.ts'
 import { FREE_FAILURES } from '../src/accounts/attempts.ts'
+import { startCommand } from './support/start-command.ts'
 
 const db = await testDatabase()
 const { sql } = db
@@ -53,7 +54,7 @@ async function startProcess(): Promise<Process> {
     APP_PROVIDER: 'accounts',
     APP_RATE_LIMIT: '0.001,1000',
   }
-  const child = spawn(process.execPath, ['--import', 'tsx', APP], {
+  const child = spawn(process.execPath, startCommand(APP), {
     env,
     stdio: ['ignore', 'pipe', 'inherit'],
   })

@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline'
 import { startedDataDir } from './support/data-dir.ts'
 import { testDatabase } from './support/db.ts'
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.ts'
+import { startCommand } from './support/start-command.ts'
 
 // Faults of the database under a serving process (docs/operations.md, "When the database is
 // unreachable"): the process talks to the database through a TCP proxy the test controls, so
@@ -28,7 +29,7 @@ async function startServer(env: Record<string, string> = {}): Promise<Server> {
   const url = new URL(db.url)
   url.port = String(proxy.port)
   url.hostname = '127.0.0.1'
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/fault-server.ts'], {
+  const child = spawn(process.execPath, startCommand('test/fixtures/fault-server.ts'), {
     env: { ...process.env, DATABASE_URL: url.href, FAULT_SCHEMA: db.schema, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
@@ -222,7 +223,7 @@ test('SIGTERM under 8 writers answers every request in flight, loses no acknowle
 test('kill -9 under 8 writers on the embedded database: a restart on the same directory finds every acknowledged write', async () => {
   const dataDir = await startedDataDir('kill9-')
   const start = async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/fault-server.ts'], {
+    const child = spawn(process.execPath, startCommand('test/fixtures/fault-server.ts'), {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, FAULT_DATA_DIR: dataDir },
       stdio: ['ignore', 'pipe', 'ignore'],
     })

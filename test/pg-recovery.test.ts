@@ -28,6 +28,7 @@ import { migrate } from '../src/db/migrate.ts'
 import { emit } from '../src/tickets/store/outbox.ts'
 import { privateClusterUnavailable, startPgCluster, type PgCluster } from './support/pg-cluster.ts'
 import { startServices, type Outcome, type RunningServices } from './support/recovery-load.ts'
+import { startCommand } from './support/start-command.ts'
 
 const unavailable = privateClusterUnavailable()
 const skip = unavailable === null ? false : `needs a private PostgreSQL cluster: ${unavailable}`
@@ -189,7 +190,7 @@ test(
     await migrate(sql)
     // A process that learns of other processes' events only through LISTEN: its own check of the
     // table (every 2 s by default, for a NOTIFY lost) is put off for 10 minutes.
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/live-server.ts'], {
+    const child = spawn(process.execPath, startCommand('test/support/live-server.ts'), {
       env: {
         ...process.env,
         DATABASE_URL: pg.url,

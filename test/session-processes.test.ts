@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { testDatabase } from './support/db.ts'
+import { startCommand } from './support/start-command.ts'
 
 const db = await testDatabase()
 const APP = fileURLToPath(new URL('./support/app-process.ts', import.meta.url))
@@ -20,7 +21,7 @@ interface Process {
 }
 
 async function startProcess(): Promise<Process> {
-  const child = spawn(process.execPath, ['--import', 'tsx', APP], {
+  const child = spawn(process.execPath, startCommand(APP), {
     env: { ...process.env, APP_SCHEMA: db.schema },
     stdio: ['ignore', 'pipe', 'inherit'],
   })

@@ -11,12 +11,13 @@ import { createHash } from 'node:crypto'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { testDatabase } from '../support/db.ts'
+import { startCommand } from '../support/start-command.ts'
 
 const db = await testDatabase()
 const APP = fileURLToPath(new URL('../support/app-process.ts', import.meta.url))
 
 async function startProcess(): Promise<{ tickets: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', APP], {
+  const child = spawn(process.execPath, startCommand(APP), {
     env: { ...process.env, APP_SCHEMA: db.schema },
     stdio: ['ignore', 'pipe', 'inherit'],
   })

@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { testDatabase } from '../support/db.ts'
 import { until } from '../support/wait.ts'
+import { startCommand } from '../support/start-command.ts'
 
 // Two server processes on one database, as behind a load balancer: a write on one must reach the
 // polls waiting on the other. On real PostgreSQL the servers read the table only when woken (the
@@ -22,7 +23,7 @@ interface Server {
 }
 
 async function startServer(): Promise<Server> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SERVER], {
+  const child = spawn(process.execPath, startCommand(SERVER), {
     env: {
       ...process.env,
       LIVE_SCHEMA: db.schema,

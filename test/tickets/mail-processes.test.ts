@@ -11,6 +11,7 @@ import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { testDatabase } from '../support/db.ts'
 import { startSmtp } from '../support/smtp.ts'
+import { startCommand } from '../support/start-command.ts'
 
 const db = await testDatabase()
 const smtp = await startSmtp()
@@ -18,7 +19,7 @@ after(() => smtp.stop())
 const APP = fileURLToPath(new URL('../support/app-process.ts', import.meta.url))
 
 async function startProcess(): Promise<{ tickets: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', APP], {
+  const child = spawn(process.execPath, startCommand(APP), {
     env: { ...process.env, APP_SCHEMA: db.schema, APP_SMTP_URL: smtp.url, APP_NOTIFY_DELAY: '1' },
     stdio: ['ignore', 'pipe', 'inherit'],
   })

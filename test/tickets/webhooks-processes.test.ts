@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url'
 import { after, test } from 'node:test'
 import { ticketsApp } from './support.ts'
 import { verifyWith, webhookReceiver, type Received } from '../support/webhook-receiver.ts'
+import { startCommand } from '../support/start-command.ts'
 
 const SERVER = fileURLToPath(new URL('../support/tickets-server.ts', import.meta.url))
 // This file's own service only sets things up: its worker does not run.
@@ -29,7 +30,7 @@ interface Server {
 }
 
 async function startServer(): Promise<Server> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SERVER], {
+  const child = spawn(process.execPath, startCommand(SERVER), {
     env: { ...process.env, TICKETS_SCHEMA: app.db.schema, WEBHOOK_LEASE_MS: '2000' },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
