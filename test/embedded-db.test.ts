@@ -76,6 +76,27 @@ test('a connection that closes inside a transaction has it rolled back and frees
   }
 })
 
+test('the statements a connection prepared go with it: connections that come and go leave none behind', async () => {
+  const watcher = client(1)
+  const count = async () =>
+    (await watcher.unsafe('select count(*)::int as n from pg_prepared_statements'))[0]!.n as number
+  try {
+    const before = await count()
+    for (let i = 0; i < 5; i++) {
+      const sql = client(2)
+      await Promise.all([sql`select ${i}::int as a`, sql`select ${i}::int as b, now() as c`])
+      assert.ok((await count()) > before, 'the connection prepared its statements')
+      await sql.end()
+    }
+    // The statements are dropped between the other connections' messages, soon after the close.
+    for (let tries = 0; (await count()) !== before && tries < 100; tries++)
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    assert.equal(await count(), before)
+  } finally {
+    await watcher.end()
+  }
+})
+
 test('an error inside a batch leaves the connection usable', async () => {
   const sql = client(2)
   try {

@@ -103,6 +103,23 @@ class BatchQueue {
     })
   }
 
+  /**
+   * Drops the named prepared statements of a connection that closed: they live in the one
+   * session, not in the connection, so without this every connection a pool ever opened would
+   * leave its statements (and their plans) behind for as long as the database runs.
+   */
+  forget(names: Iterable<string>): void {
+    const statements = [...names].map((name) => `deallocate "${name.replaceAll('"', '""')}"`)
+    if (statements.length === 0) return
+    this.items.push({
+      handlerId: OWN,
+      run: async () => {
+        for (const statement of statements) await this.db.exec(statement).catch(() => {})
+      },
+    })
+    void this.pump()
+  }
+
   clearQueueForHandler(handlerId: number): void {
     this.items = this.items.filter((item) => {
       if (item.handlerId !== handlerId || 'run' in item) return true
@@ -178,6 +195,8 @@ const CANCEL_REQUEST = 80877102
  */
 function serveConnection(socket: Socket, queue: BatchQueue, id: number): void {
   socket.setNoDelay(true)
+  /** The names of the statements this connection prepared and did not close. */
+  const prepared = new Set<string>()
   let pieces: Buffer[] = []
   let buffered = 0
   let started = false
@@ -209,6 +228,7 @@ function serveConnection(socket: Socket, queue: BatchQueue, id: number): void {
       if (code === SSL_REQUEST || code === GSSENC_REQUEST) socket.write('N')
       else if (code === CANCEL_REQUEST) socket.end()
       else {
+        if (started) notePrepared(prepared, message)
         started = true
         // A message PGlite could not take ends the connection, as a server's fatal error would.
         queue.enqueue(id, message, send).catch(() => socket.destroy())
@@ -219,7 +239,26 @@ function serveConnection(socket: Socket, queue: BatchQueue, id: number): void {
   socket.on('close', () => {
     queue.clearQueueForHandler(id)
     void queue.clearTransactionIfNeeded(id)
+    queue.forget(prepared)
   })
+}
+
+const PARSE = 'P'.charCodeAt(0)
+const CLOSE = 'C'.charCodeAt(0)
+const STATEMENT = 'S'.charCodeAt(0)
+
+/**
+ * Keeps `prepared` up to date with a message of the extended protocol: a Parse with a name
+ * prepares that statement, a Close of a statement forgets it.
+ */
+function notePrepared(prepared: Set<string>, message: Buffer): void {
+  const type = message[0]
+  if (type === PARSE) {
+    const name = message.toString('utf8', 5, message.indexOf(0, 5))
+    if (name !== '') prepared.add(name)
+  } else if (type === CLOSE && message[5] === STATEMENT) {
+    prepared.delete(message.toString('utf8', 6, message.indexOf(0, 6)))
+  }
 }
 
 /**
