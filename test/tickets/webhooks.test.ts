@@ -542,6 +542,35 @@ test('a service stops at once while a target keeps a delivery unanswered; the ne
   })
 })
 
+test('a dozen sends under way at once raise no warning of a listener leak', async () => {
+  const warnings: string[] = []
+  const heard = (warning: Error) => void warnings.push(`${warning.name}: ${warning.message}`)
+  process.on('warning', heard)
+  const made = await Promise.all(
+    Array.from({ length: 12 }, (_, i) => addWebhook('web', { url: receiver.url(`/dozen-${i}`) })),
+  )
+  receiver.setAnswer((r) =>
+    r.path.startsWith('/dozen-') ? { status: 204, delayMs: 300 } : { status: 204 },
+  )
+  try {
+    await app.ticket(alice, 'web', { subject: 'told twelve times' })
+    await receiver.until(
+      () => receiver.received.filter((r) => r.path.startsWith('/dozen-')).length === 12,
+    )
+    await worker.settled()
+    // A warning is emitted on the next tick.
+    await new Promise((resolve) => setImmediate(resolve))
+    assert.deepEqual(warnings, [])
+  } finally {
+    process.off('warning', heard)
+    receiver.setAnswer(() => ({ status: 204 }))
+  }
+  for (const { webhook } of made)
+    await app.call('POST', `/api/projects/web/webhooks/${webhook.id}/remove`, {
+      token: alice.token,
+    })
+})
+
 test('a redirect is not followed: it counts as a failed attempt', async () => {
   const made = await addWebhook('web', { url: receiver.url('/moved') })
   receiver.setAnswer((r) =>

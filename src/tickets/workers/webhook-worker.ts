@@ -12,6 +12,7 @@
  * sending leaves it pending, and whichever process holds the webhook next (after the lease)
  * sends it again with the same `webhook-id`.
  */
+import { setMaxListeners } from 'node:events'
 import { Webhook as Signer } from 'standardwebhooks'
 import type { Logger } from '../../base/log.ts'
 import { postChecked, type Outcome } from '../../http/outbound.ts'
@@ -118,6 +119,8 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
   let timer: NodeJS.Timeout | null = null
   let lastPrune = 0
   const stop = new AbortController()
+  // Every send under way (up to maxServing at once) listens for the stop.
+  setMaxListeners(0, stop.signal)
 
   function message(
     event: OutboxEvent,
