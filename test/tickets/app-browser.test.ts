@@ -253,6 +253,43 @@ test(
 )
 
 test(
+  "an edit's changes a person opened stay open when a change arrives",
+  { timeout: 60_000 },
+  async () => {
+    const { page: bobPage } = await bob()
+    const t = await app.ticket(aliceApi, 'web', {
+      subject: 'Folded changes',
+      summary: 'first words',
+    })
+    const edited = await app.call('POST', `/api/tickets/${t.id}/edit`, {
+      token: aliceApi.token,
+      body: { summary: 'second words' },
+    })
+    assert.equal(edited.status, 201, edited.text)
+    await watch(bobPage, `/web/${t.number}`)
+    const edit = history(bobPage).locator('li', { hasText: 'edited summary' })
+    await edit.getByText('Show changes').click()
+    await edit.locator('ins').getByText('second words').waitFor()
+    const before = await bobPage.evaluate(() =>
+      Number(document.documentElement.dataset.redrawn ?? 0),
+    )
+    await app.call('POST', `/api/projects/web/tickets/${t.number}/comments`, {
+      token: aliceApi.token,
+      body: { text: 'a word meanwhile' },
+    })
+    await history(bobPage).getByText('a word meanwhile').waitFor({ timeout: 30_000 })
+    assert.ok(
+      (await bobPage.evaluate(() => Number(document.documentElement.dataset.redrawn ?? 0))) >
+        before,
+      'the page was redrawn',
+    )
+    assert.ok(await edit.locator('ins').getByText('second words').isVisible(), 'still open')
+    // Opening a fold is not a change of the item: it is not marked as one.
+    assert.equal(await edit.evaluate((li) => li.classList.contains('changed')), false)
+  },
+)
+
+test(
   'parent and blocked-by are set by reference, shown as links, and removed',
   { timeout: 60_000 },
   async () => {

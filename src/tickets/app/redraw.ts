@@ -3,7 +3,8 @@
  * takes the content of its namesake in the latest copy, except one holding a form the person is
  * using (focus inside, or a field changed from what the page drew), which stays as it is until
  * the next redraw. Items marked `data-key` that are new or changed get the class `changed` for a
- * few seconds, which the stylesheet shows as a brief highlight.
+ * few seconds, which the stylesheet shows as a brief highlight. A `<details>` the person opened
+ * (an edit's **Show changes**) is open again after the redraw.
  */
 import { changedKeys } from './live.ts'
 
@@ -40,7 +41,20 @@ export function signature(item: Element): string {
     if (el.getAttribute('class') === '') el.removeAttribute('class')
   }
   for (const time of Array.from(copy.querySelectorAll('time[data-relative]'))) time.textContent = ''
+  // Whether the person opened a fold is theirs, not a change of the item.
+  for (const fold of Array.from(copy.querySelectorAll('details'))) fold.removeAttribute('open')
   return copy.outerHTML
+}
+
+/**
+ * Where a `<details>` of `region` is, as the same one is found again in a redrawn copy: the key
+ * of the item it is in (none outside items) and its place among that item's folds.
+ */
+function placeOf(region: Element, fold: Element): string {
+  const item = fold.parentElement?.closest<HTMLElement>('[data-key]')
+  const scope = item && region.contains(item) ? item : region
+  const index = Array.from(scope.querySelectorAll('details')).indexOf(fold as HTMLDetailsElement)
+  return `${scope === region ? '' : scope.dataset.key!}#${index}`
 }
 
 function keyed(root: Element): Map<string, string> {
@@ -69,7 +83,12 @@ export function redraw(
       continue
     }
     const changed = changedKeys(keyed(region), keyed(next))
+    const open = new Set(
+      Array.from(region.querySelectorAll('details[open]'), (fold) => placeOf(region, fold)),
+    )
     region.innerHTML = next.innerHTML
+    for (const fold of Array.from(region.querySelectorAll('details')))
+      if (open.has(placeOf(region, fold))) fold.open = true
     for (const key of changed) {
       const item = region.querySelector<HTMLElement>(`[data-key="${CSS.escape(key)}"]`)
       if (!item) continue
