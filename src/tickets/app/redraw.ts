@@ -51,10 +51,10 @@ export function signature(item: Element): string {
  * of the item it is in (none outside items) and its place among that item's folds.
  */
 function placeOf(region: Element, fold: Element): string {
-  const item = fold.parentElement?.closest<HTMLElement>('[data-key]')
-  const scope = item && region.contains(item) ? item : region
-  const index = Array.from(scope.querySelectorAll('details')).indexOf(fold as HTMLDetailsElement)
-  return `${scope === region ? '' : scope.dataset.key!}#${index}`
+  const found = fold.parentElement?.closest<HTMLElement>('[data-key]')
+  const item = found && region.contains(found) ? found : null
+  const folds = Array.from((item ?? region).querySelectorAll('details'))
+  return `${item?.dataset.key ?? ''}#${folds.indexOf(fold as HTMLDetailsElement)}`
 }
 
 function keyed(root: Element): Map<string, string> {
