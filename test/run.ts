@@ -38,7 +38,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join, relative, resolve } from 'node:path'
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
@@ -53,7 +53,9 @@ const args = process.argv.slice(2)
 const tierArg = args.find((a) => a.startsWith('--tier='))?.slice('--tier='.length)
 if (tierArg !== undefined && !TIERS.includes(tierArg as Tier))
   throw new Error(`--tier must be one of ${TIERS.join(', ')}`)
-const files = args.filter((a) => a.endsWith('.ts'))
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+// As the project's root names them (`test/x.test.ts`), however they were written.
+const files = args.filter((a) => a.endsWith('.ts')).map((a) => relative(ROOT, resolve(a)))
 const flags = args.filter((a) => !a.endsWith('.ts') && !a.startsWith('--tier='))
 if (!flags.some((f) => f.startsWith('--test-reporter'))) flags.push('--test-reporter=spec')
 const jobs = Math.max(1, Number(process.env.TEST_JOBS ?? 2))
@@ -169,11 +171,10 @@ if (!env.DATABASE_URL) {
  * TypeScript files and lines. Answers each file's bundle.
  */
 async function bundleTests(files: string[], out: string): Promise<Map<string, string>> {
-  const root = fileURLToPath(new URL('..', import.meta.url))
-  await symlink(join(root, 'node_modules'), join(out, 'node_modules'))
+  await symlink(join(ROOT, 'node_modules'), join(out, 'node_modules'))
   const result = await build({
     entryPoints: files,
-    absWorkingDir: root,
+    absWorkingDir: ROOT,
     outdir: join(out, 'bundles'),
     outbase: '.',
     outExtension: { '.js': '.mjs' },
@@ -195,7 +196,7 @@ async function bundleTests(files: string[], out: string): Promise<Map<string, st
   await stop()
   const bundles = new Map<string, string>()
   for (const [output, { entryPoint }] of Object.entries(result.metafile.outputs))
-    if (entryPoint !== undefined) bundles.set(entryPoint, resolve(root, output))
+    if (entryPoint !== undefined) bundles.set(entryPoint, resolve(ROOT, output))
   return bundles
 }
 
