@@ -24,7 +24,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { mkdir, readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { ownUrls } from './own-urls.mjs'
+import { nodeBundle } from './node-bundle.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const OUT = join(ROOT, '.build')
@@ -39,21 +39,13 @@ if (!entry || !entry.endsWith('.ts')) {
 }
 const entryPath = resolve(entry)
 
+// A dynamic import stays one: PGlite is loaded only when the embedded database is used.
 const result = await build({
+  ...nodeBundle,
   entryPoints: { main: entryPath },
-  bundle: true,
-  // A dynamic import stays one (PGlite is loaded only when the embedded database is used).
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  packages: 'external',
-  sourcemap: 'linked',
-  sourcesContent: false,
   outdir: BUILT,
   write: false,
   logLevel: 'error',
-  plugins: [ownUrls],
 })
 // esbuild's service process (20 to 30 MB) is not needed again until the browser code is bundled.
 await stop()

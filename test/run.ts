@@ -44,7 +44,7 @@ import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { build, stop } from 'esbuild'
 import { connect } from '../src/db/client.ts'
-import { ownUrls } from '../scripts/own-urls.mjs'
+import { nodeBundle } from '../scripts/node-bundle.mjs'
 
 const TIERS = ['unit', 'browser', 'faults'] as const
 type Tier = (typeof TIERS)[number]
@@ -165,32 +165,21 @@ if (!env.DATABASE_URL) {
 /**
  * Bundles the test files `files` into `out`, once for the run: each file's own code in one
  * module, what they import from the project in chunks they share (esbuild's `splitting`), the
- * packages left to node (`packages: 'external'`, found through a link to the project's
- * `node_modules`), as `npm start` bundles the services (scripts/run.mjs): each module's
- * `import.meta.url` stays its TypeScript file's address, and source maps give stack traces their
- * TypeScript files and lines. Answers each file's bundle.
+ * packages left to node (found through a link to the project's `node_modules`), as `npm start`
+ * bundles the services (scripts/node-bundle.mjs). Answers each file's bundle.
  */
 async function bundleTests(files: string[], out: string): Promise<Map<string, string>> {
   await symlink(join(ROOT, 'node_modules'), join(out, 'node_modules'))
   const result = await build({
+    ...nodeBundle,
     entryPoints: files,
     absWorkingDir: ROOT,
     outdir: join(out, 'bundles'),
     outbase: '.',
     outExtension: { '.js': '.mjs' },
     chunkNames: 'chunks/[name]-[hash]',
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    packages: 'external',
-    sourcemap: 'linked',
-    // The maps point at the TypeScript files, which stay where they are.
-    sourcesContent: false,
     metafile: true,
     logLevel: 'warning',
-    plugins: [ownUrls],
   })
   // esbuild's service process is not needed again this run.
   await stop()

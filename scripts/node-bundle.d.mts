@@ -1,0 +1,4 @@
+import type { BuildOptions } from 'esbuild'
+
+/** See node-bundle.mjs. */
+export const nodeBundle: BuildOptions
