@@ -64,6 +64,9 @@ function bob(): Promise<{ api: Awaited<ReturnType<typeof app.login>>; page: Page
   })())
 }
 
+/** How many times the page in `p` redrew its live parts (src/tickets/app/main.ts counts them). */
+const redraws = (p: Page) => p.evaluate(() => Number(document.documentElement.dataset.redrawn ?? 0))
+
 /** Opens a ticket page in `p` and waits for its live updates to be listened for. */
 async function watch(p: Page, path: string): Promise<void> {
   const polling = p.waitForRequest((r) => r.url().includes('/api/live'))
@@ -235,18 +238,13 @@ test(
     const { first } = await web()
     await watch(bobPage, `/web/${first.number}`)
     await bobPage.getByLabel('Comment').fill('half a thought')
-    const before = await bobPage.evaluate(() =>
-      Number(document.documentElement.dataset.redrawn ?? 0),
-    )
+    const before = await redraws(bobPage)
     await app.call('POST', `/api/projects/web/tickets/${first.number}/comments`, {
       token: aliceApi.token,
       body: { text: 'meanwhile' },
     })
     await history(bobPage).getByText('meanwhile').waitFor({ timeout: 30_000 })
-    assert.ok(
-      (await bobPage.evaluate(() => Number(document.documentElement.dataset.redrawn ?? 0))) >
-        before,
-    )
+    assert.ok((await redraws(bobPage)) > before)
     assert.equal(await bobPage.getByLabel('Comment').inputValue(), 'half a thought')
     assert.equal(await bobPage.evaluate(() => document.activeElement?.id), 'comment-text')
   },
@@ -270,19 +268,13 @@ test(
     const edit = history(bobPage).locator('li', { hasText: 'edited summary' })
     await edit.getByText('Show changes').click()
     await edit.locator('ins').getByText('second words').waitFor()
-    const before = await bobPage.evaluate(() =>
-      Number(document.documentElement.dataset.redrawn ?? 0),
-    )
+    const before = await redraws(bobPage)
     await app.call('POST', `/api/projects/web/tickets/${t.number}/comments`, {
       token: aliceApi.token,
       body: { text: 'a word meanwhile' },
     })
     await history(bobPage).getByText('a word meanwhile').waitFor({ timeout: 30_000 })
-    assert.ok(
-      (await bobPage.evaluate(() => Number(document.documentElement.dataset.redrawn ?? 0))) >
-        before,
-      'the page was redrawn',
-    )
+    assert.ok((await redraws(bobPage)) > before, 'the page was redrawn')
     assert.ok(await edit.locator('ins').getByText('second words').isVisible(), 'still open')
     // Opening a fold is not a change of the item: it is not marked as one.
     assert.equal(await edit.evaluate((li) => li.classList.contains('changed')), false)
