@@ -197,19 +197,17 @@ export async function serve(options: ServeOptions): Promise<Served> {
 
 function send(req: IncomingMessage, res: ServerResponse, response: Response): void {
   if (res.headersSent || res.destroyed) return
-  // Streamed bodies go through sendStream.
-  const body = (response.body ?? '') as string | Uint8Array
+  // Streamed bodies go through sendStream. A text is encoded here once: given the string, node
+  // would count its bytes and then encode it again, joined to the headers, as it writes.
+  const text = (response.body ?? '') as string | Uint8Array
+  const body = typeof text === 'string' ? Buffer.from(text) : text
   // A known length, so the answer goes out in one write rather than in chunks. json() counted
   // it already; anything else is counted here, on a copy, since a handler may answer a shared
   // headers object.
   let headers = response.headers
   // A 304 has no body, and a length would claim the 200's (RFC 9110 section 8.6).
   if (headers?.['content-length'] === undefined && response.status !== 304) {
-    headers = Object.assign({}, headers, {
-      'content-length': String(
-        typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength,
-      ),
-    })
+    headers = Object.assign({}, headers, { 'content-length': String(body.byteLength) })
   }
   if (!req.complete && unreadRest(req) > DRAIN_TO_KEEP) {
     headers = Object.assign({}, headers, { connection: 'close' })
