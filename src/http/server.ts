@@ -199,8 +199,8 @@ function send(req: IncomingMessage, res: ServerResponse, response: Response): vo
   if (res.headersSent || res.destroyed) return
   // Streamed bodies go through sendStream. A text is encoded here once: given the string, node
   // would count its bytes and then encode it again, joined to the headers, as it writes.
-  const text = (response.body ?? '') as string | Uint8Array
-  const body = typeof text === 'string' ? Buffer.from(text) : text
+  const given = (response.body ?? '') as string | Uint8Array
+  const body = typeof given === 'string' ? Buffer.from(given) : given
   // A known length, so the answer goes out in one write rather than in chunks. json() counted
   // it already; anything else is counted here, on a copy, since a handler may answer a shared
   // headers object.
