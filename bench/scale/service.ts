@@ -35,6 +35,8 @@ export async function startService(
     extraOptions?: string[]
     wrapper?: string[]
     onSpawn?: (child: ChildProcess) => void
+    /** The checkout whose code runs (bench/side-by-side.bench.ts); this one unless given. */
+    root?: string
   } = {},
 ): Promise<RunningService> {
   const command = [
@@ -48,7 +50,7 @@ export async function startService(
   ]
   const [program, args] = pinned(0, command)
   const child = spawn(program, args, {
-    cwd: ROOT,
+    cwd: opts.root ?? ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
     env: {
       ...process.env,
