@@ -104,6 +104,7 @@ try {
 } finally {
   for (const stop of stops.reverse()) await stop()
   await database.close()
-  execFileSync('git', ['worktree', 'remove', '--force', base], { cwd: ROOT, stdio: 'ignore' })
+  // A commit that could not be checked out left no worktree to remove.
   rmSync(base, { recursive: true, force: true })
+  execFileSync('git', ['worktree', 'prune'], { cwd: ROOT, stdio: 'ignore' })
 }
