@@ -33,7 +33,6 @@
 import { randomBytes } from 'node:crypto'
 import { cpus, loadavg } from 'node:os'
 import { migrate } from '../src/db/migrate.ts'
-import { createSessions } from '../src/auth/session.ts'
 import { issueToken } from '../src/tickets/api/tokens.ts'
 import { createTicketStore } from '../src/tickets/store/ticket-store.ts'
 import {
@@ -59,6 +58,7 @@ import {
   PINNED,
   requestsPerSecond,
   serviceDatabase,
+  signedInCookie,
   startChild,
 } from './support.ts'
 
@@ -177,21 +177,8 @@ try {
     RATE_LIMIT: '1000000000,1000000000',
   })
   stops.push(service.stop)
-  const cookieOf = async (name: 'notes' | 'tickets', user: string) => {
-    const sessions = createSessions({
-      sql,
-      secret: new Uint8Array(secret),
-      service: name,
-      secure: false,
-      clock: Date.now,
-    })
-    const session = sessions.create()
-    session.userId = user
-    // The tickets pages take a session as signed in only with the tag its forms send (as sign-in stores).
-    if (name === 'tickets') session.data = { tag: randomBytes(16).toString('hex') }
-    await sessions.save(session)
-    return sessions.cookie(session).split(';')[0]!
-  }
+  const cookieOf = (name: 'notes' | 'tickets', user: string) =>
+    signedInCookie(sql, new Uint8Array(secret), name, user)
 
   // (a) /api/me against bare node:http sending the same bytes.
   const me = await capture(`${service.urls.notes}/api/me`, {})

@@ -34,7 +34,6 @@ import { randomBytes } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { migrate } from '../src/db/migrate.ts'
-import { createSessions } from '../src/auth/session.ts'
 import { createTicketStore } from '../src/tickets/store/ticket-store.ts'
 import { issueToken } from '../src/tickets/api/tokens.ts'
 import { HttpConnection } from './clients/http-connection.ts'
@@ -44,7 +43,14 @@ import { fillBase, fillNotes, fillTickets, noteUser, PROJECTS, userId } from './
 import { bulkStatements, importRun } from './scale/bulk.ts'
 import { explainAll } from './scale/queries.ts'
 import { startService } from './scale/service.ts'
-import { fmt, keepAliveClient, median, percentile, serviceDatabase } from './support.ts'
+import {
+  fmt,
+  keepAliveClient,
+  median,
+  percentile,
+  serviceDatabase,
+  signedInCookie,
+} from './support.ts'
 
 const SIZES = [
   { tickets: 1_000, notes: 10_000 },
@@ -87,19 +93,7 @@ try {
   const inboxToken = (
     await issueToken(createTicketStore({ sql, clock: Date.now }), userId(2), 'bench')
   ).token
-  const sessions = createSessions({
-    sql,
-    secret: new Uint8Array(secret),
-    service: 'notes',
-    secure: false,
-    clock: Date.now,
-  })
-  const cookieOf = async (user: string) => {
-    const session = sessions.create()
-    session.userId = user
-    await sessions.save(session)
-    return sessions.cookie(session).split(';')[0]!
-  }
+  const cookieOf = (user: string) => signedInCookie(sql, new Uint8Array(secret), 'notes', user)
   const saverCookies = await Promise.all(
     Array.from({ length: CONCURRENCY }, (_, w) => cookieOf(noteUser(w + 1))),
   )

@@ -5,7 +5,8 @@
  * change whose effect is a few percent of a page. `SIDE_BY_SIDE_BASE` names the commit (HEAD
  * unless set); `SIDE_BY_SIDE_PAGES` the pages, comma-separated; `SIDE_BY_SIDE_TICKETS` the
  * project's tickets (100,000 on PostgreSQL, 10,000 embedded). Both services migrate the same
- * database, so the two must have the same migrations.
+ * database, so the two must have the same migrations; both start with the working tree's node
+ * options (its package.json's start script).
  *
  * Printed per page: the median over the batches of the service's CPU a read (the figure to
  * compare) and the median time of a read, one client, nothing else in flight.
@@ -17,10 +18,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { migrate } from '../src/db/migrate.ts'
-import { createSessions } from '../src/auth/session.ts'
 import { fillBase, fillOrganise, fillTickets, projectId, userId } from './scale/fill.ts'
 import { startService } from './scale/service.ts'
-import { cpuMs, fmt, keepAliveClient, median, serviceDatabase } from './support.ts'
+import { cpuMs, fmt, keepAliveClient, median, serviceDatabase, signedInCookie } from './support.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const BASE = process.env.SIDE_BY_SIDE_BASE ?? 'HEAD'
@@ -58,19 +58,7 @@ try {
     work: await startService(env),
   }
   for (const s of Object.values(services)) stops.push(s.stop)
-  const sessions = createSessions({
-    sql,
-    secret: new Uint8Array(secret),
-    service: 'tickets',
-    secure: false,
-    clock: Date.now,
-  })
-  const session = sessions.create()
-  session.userId = userId(1)
-  // The pages take a session as signed in only with the tag its forms send (as sign-in stores).
-  session.data = { tag: randomBytes(16).toString('hex') }
-  await sessions.save(session)
-  const cookie = sessions.cookie(session).split(';')[0]!
+  const cookie = await signedInCookie(sql, new Uint8Array(secret), 'tickets', userId(1))
   const clients = {
     base: keepAliveClient(services.base.urls.tickets!, 1),
     work: keepAliveClient(services.work.urls.tickets!, 1),
@@ -80,6 +68,11 @@ try {
     `# ${commit.trim()} (${BASE}) against the working tree: ${database.kind} database, ${fmt(TICKETS)} tickets in one project, both services on core 0 when cores can be pinned; ${BATCHES} batches of ${BATCH} reads of each page from each, alternating, one client`,
   )
   for (const path of PAGES) {
+    for (const which of ['base', 'work'] as const) {
+      const page = await clients[which].call('GET', path, { cookie })
+      if (page.status !== 200 || !page.text.includes('Sign out'))
+        throw new Error(`${which}: ${path} answered ${page.status}, not a signed-in page`)
+    }
     const cpu = { base: [] as number[], work: [] as number[] }
     const times = { base: [] as number[], work: [] as number[] }
     // The first batch of each warms up.

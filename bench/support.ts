@@ -10,6 +10,7 @@ import { Agent, request, type IncomingMessage } from 'node:http'
 import { cpus } from 'node:os'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
+import { createSessions } from '../src/auth/session.ts'
 import { connect, type ConnectOptions, type Sql } from '../src/db/client.ts'
 import { startEmbedded } from '../src/db/embedded.ts'
 import { migrate } from '../src/db/migrate.ts'
@@ -314,4 +315,23 @@ export async function serviceDatabase(
       await embedded?.stop()
     },
   }
+}
+
+/**
+ * The cookie (`name=value`) of a new session of `user` on `service`, sealed with `secret` as the
+ * service under test seals its own, so that the bench's requests are signed in.
+ */
+export async function signedInCookie(
+  sql: Sql,
+  secret: Uint8Array,
+  service: 'notes' | 'tickets',
+  user: string,
+): Promise<string> {
+  const sessions = createSessions({ sql, secret, service, secure: false, clock: Date.now })
+  const session = sessions.create()
+  session.userId = user
+  // The tickets pages take a session as signed in only with the tag its forms send (as sign-in stores).
+  if (service === 'tickets') session.data = { tag: randomBytes(16).toString('hex') }
+  await sessions.save(session)
+  return sessions.cookie(session).split(';')[0]!
 }

@@ -29,14 +29,21 @@ import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { connect } from '../src/db/client.ts'
 import { migrate } from '../src/db/migrate.ts'
-import { createSessions } from '../src/auth/session.ts'
 import { createTicketStore } from '../src/tickets/store/ticket-store.ts'
 import { issueToken } from '../src/tickets/api/tokens.ts'
 import { startCommand, startOptions } from '../test/support/start-command.ts'
 import { fillBase, fillNotes, fillTickets, noteUser, PROJECTS, userId } from './scale/fill.ts'
 import { startService } from './scale/service.ts'
 import { startWireLog } from './scale/wire-log.ts'
-import { cpuMs, fmt, keepAliveClient, median, PINNED, startChild } from './support.ts'
+import {
+  cpuMs,
+  fmt,
+  keepAliveClient,
+  median,
+  PINNED,
+  signedInCookie,
+  startChild,
+} from './support.ts'
 
 const CONCURRENCY = 8
 const ROUNDS = Number(process.env.WRITES_BENCH_ROUNDS ?? 5)
@@ -104,20 +111,9 @@ try {
   await fillNotes(sql, 0, 10_000)
   const token = (await issueToken(createTicketStore({ sql, clock: Date.now }), userId(1), 'bench'))
     .token
-  const sessions = createSessions({
-    sql,
-    secret: new Uint8Array(secret),
-    service: 'notes',
-    secure: false,
-    clock: Date.now,
-  })
   const cookies: string[] = []
-  for (let w = 0; w < CONCURRENCY; w++) {
-    const session = sessions.create()
-    session.userId = noteUser(w + 1)
-    await sessions.save(session)
-    cookies.push(sessions.cookie(session).split(';')[0]!)
-  }
+  for (let w = 0; w < CONCURRENCY; w++)
+    cookies.push(await signedInCookie(sql, new Uint8Array(secret), 'notes', noteUser(w + 1)))
   // Rate limits counted, as in production, but never reached: the bench's one token makes
   // hundreds of writes a second, past the default limit.
   const serviceEnv = {
