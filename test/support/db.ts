@@ -3,7 +3,7 @@
  * embedded one that test/run.ts starts, or a real PostgreSQL server), migrated and empty.
  *
  * Under test/run.ts the schemas are kept between files: the runner names each of its slots
- * (`TEST_SCHEMA_SLOT`, one per file running at a time), a file's first database is the slot's
+ * (`TEST_SCHEMA_SLOT`, one per process running at a time), a file's first database is the slot's
  * schema `<slot>_0`, its second `<slot>_1`, and so on, and the next file in that slot finds it
  * migrated and empties it (see {@link reset}) instead of making and migrating another: applying
  * the 42 migrations took 0.6 s and about 0.75 s of CPU, emptying one takes about 0.15 s. A file
@@ -36,9 +36,9 @@ export async function testDatabase(options: { max?: number } = {}): Promise<Test
   if (!url)
     throw new Error('DATABASE_URL is unset: run the tests with `npm test`, which provides one')
   const slot = process.env.TEST_SCHEMA_SLOT
-  const schema = slot
-    ? `${slot}_${made++}`
-    : `test_${process.pid}_${randomBytes(4).toString('hex')}`
+  const number = slot ? take() : null
+  const schema =
+    number !== null ? `${slot}_${number}` : `test_${process.pid}_${randomBytes(4).toString('hex')}`
   const admin = connect(url, { max: 1 })
   const reused = slot !== undefined && (await reset(admin, schema))
   if (!reused) await admin.unsafe(`create schema ${schema}`)
@@ -75,12 +75,24 @@ export async function testDatabase(options: { max?: number } = {}): Promise<Test
     // A slot's schema stays for the next file in the slot; the runner drops them at its end.
     if (!slot) await admin.unsafe(`drop schema ${schema} cascade`)
     await admin.end({ timeout: 5 })
+    if (number !== null) taken.delete(number)
   })
   return { sql, url, schema, connect: open, stopFirst: (stop) => void stops.push(stop) }
 }
 
-/** How many databases this file has had, naming the next slot schema. */
-let made = 0
+/**
+ * The numbers of the slot schemas this process's databases hold now. A database takes the
+ * lowest free one and gives it back when its file's tests end, so a file's first database is
+ * `<slot>_0` whether it runs in a process of its own or after other files in one process.
+ */
+const taken = new Set<number>()
+
+function take(): number {
+  let number = 0
+  while (taken.has(number)) number++
+  taken.add(number)
+  return number
+}
 
 /**
  * What the schema's catalog holds, as counts: tables, indexes and sequences, their columns,
