@@ -6,7 +6,7 @@
  * (`TEST_SCHEMA_SLOT`, one per process running at a time), a file's first database is the slot's
  * schema `<slot>_0`, its second `<slot>_1`, and so on, and the next file in that slot finds it
  * migrated and empties it (see {@link reset}) instead of making and migrating another: applying
- * the 42 migrations took 0.6 s and about 0.75 s of CPU, emptying one takes about 0.15 s. A file
+ * the 42 migrations took 0.6 s and about 0.75 s of CPU, emptying one takes about 0.1 s. A file
  * run alone, outside the runner, gets a fresh schema of its own, dropped when its tests end.
  */
 import { after } from 'node:test'
@@ -165,8 +165,14 @@ async function reset(admin: Sql, schema: string): Promise<boolean> {
     const [now] = await admin.unsafe(fingerprint(schema))
     if (pristine && pristine.print === now!.print) {
       await admin.begin(async (tx) => {
-        const tables = await tx.unsafe(tablesOf(schema))
-        await tx.unsafe(`truncate ${tables.map((t) => t.name as string).join(', ')}`)
+        // Only the tables with a page on disk: one never written since the last reset has none,
+        // and truncating all 59 of them was most of a reset's time. CASCADE takes the empty
+        // tables that refer to them as well, as TRUNCATE requires.
+        const tables = await tx.unsafe(
+          `${tablesOf(schema)} and c.relkind = 'r' and pg_relation_size(c.oid) > 0`,
+        )
+        if (tables.length > 0)
+          await tx.unsafe(`truncate ${tables.map((t) => t.name as string).join(', ')} cascade`)
         for (const [name, rows] of Object.entries(pristine.rows as Record<string, unknown[]>)) {
           const columns = (
             await tx.unsafe(
