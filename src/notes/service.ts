@@ -9,7 +9,7 @@ import { createNoteStore, TRASH_MS } from './store.ts'
 import { createShares } from './shares.ts'
 import { createPins } from './pins.ts'
 import { createWakes } from './waits.ts'
-import { createWebHandlers } from './web.ts'
+import { createWebHandlers, type Built } from './web.ts'
 
 /** How often deleted notes past their 30 days are removed for good. */
 const PURGE_EVERY_MS = 60 * 60 * 1000
@@ -18,7 +18,12 @@ const PURGE_EVERY_MS = 60 * 60 * 1000
  * Builds the notes service; its web app's files are bundled now, in the background. Deleted
  * notes past their 30 days lose their text and history at start and every hour after.
  */
-export function createNotesService(deps: ServiceDeps): Service {
+export function createNotesService(
+  deps: ServiceDeps & {
+    /** Bundles the web app's files; absent, a build of its own. Tests share one build a process. */
+    build?: () => Promise<Built>
+  },
+): Service {
   const { sql, clock, idp, sessions, publicUrl, logger } = deps
   const wakes = createWakes()
   const store = createNoteStore({ sql, clock, onSaved: wakes.wake })
@@ -49,6 +54,7 @@ export function createNotesService(deps: ServiceDeps): Service {
     publications,
     publicUrl,
     places: deps.places,
+    ...(deps.build ? { build: deps.build } : {}),
   })
   return {
     // Every answer carries the strict Content-Security-Policy and its companions.

@@ -23,6 +23,7 @@ import { ticketRoutes } from './routes.ts'
 import { createTicketHandlers } from './api/tickets.ts'
 import { createTokenHandlers } from './api/tokens.ts'
 import { buildTicketAssets, createWebHandlers } from './pages/web.ts'
+import type { Assets } from '../http/assets.ts'
 import { createWebhookHandlers } from './api/webhooks.ts'
 import { createViewHandlers } from './api/views.ts'
 import { createBulkCountHandler, createBulkHandler } from './api/bulk.ts'
@@ -76,6 +77,8 @@ export function createTicketsService(
     mail?: MailOptions
     /** False: the notifications' fan-out does not run by itself (a test runs it by `poke`). */ notify?: boolean
     /** False: the due-date reminders are not swept by themselves (a test runs the sweep). */ dueSweep?: boolean
+    /** Bundles the web app's files; absent, a build of its own. Tests share one build a process. */
+    buildAssets?: () => Promise<Assets>
   },
 ): TicketsService {
   const { sql, clock, publicUrl, sessions } = deps
@@ -168,7 +171,7 @@ export function createTicketsService(
   if (deps.dueSweep !== false) dueSweep.start()
 
   // The web app's script and stylesheet, bundled once in the background; pages wait for them.
-  const assets = buildTicketAssets()
+  const assets = (deps.buildAssets ?? buildTicketAssets)()
   assets.catch(() => {})
 
   const routes = ticketRoutes({
