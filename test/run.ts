@@ -1,8 +1,12 @@
 /**
- * `npm test`: runs every `test/**\/*.test.ts` with node:test, two processes at a time. A process
+ * `npm test`: runs every `test/**\/*.test.ts` with node:test, in processes of its own. A process
  * of the unit tier runs up to 8 of its files one after the other (`TEST_FILES_PER_PROCESS`),
  * each in a suite of its own (test/support/batch.ts); a file of the other tiers, or one that
- * runs alone, has a process to itself. The test files are bundled once for the run (esbuild,
+ * runs alone, has a process to itself. `TEST_JOBS` processes run at a time (default 2), and one
+ * more that takes only the unit tier's files: a process of the unit tier keeps about one core
+ * busy at most, its files and its database answering each other in turn (two kept 1.7 of this
+ * machine's 2 cores busy), and beside the browser and faults tiers, which wait much of their
+ * time, the unit files fill the gaps. The test files are bundled once for the run (esbuild,
  * the project's modules in chunks they share, see {@link bundleTests}) and each process runs
  * the bundles with plain node: loading some 300 modules one by one through a loader took a file
  * of the tickets service about 0.5 s more CPU, and starting node and loading the bundles again
@@ -37,7 +41,6 @@
  * with its process and fails with its name and what it printed, so a hang costs minutes, not the
  * whole CI run; a process that does not exit within that time of its last file (something left
  * open) is killed too, and its files fail. The files its process never started run in another.
- * `TEST_JOBS` sets how many processes run at a time (default 2).
  *
  * Arguments are passed to node's test runner; file arguments replace the default list:
  * `npm test -- test/router.test.ts`.
@@ -134,6 +137,13 @@ const queue = files
   // Files that run alone first, while the others wait.
   .sort((a, b) => Number(alone.has(b)) - Number(alone.has(a)))
 
+/** Whether `file` runs among other files of the unit tier in a process (test/support/batch.ts). */
+function batched(file: string | undefined): boolean {
+  return file !== undefined && tiers.get(file) === 'unit' && !alone.has(file)
+}
+/** Processes at a time: `TEST_JOBS`, and one more for the unit tier's files when there are any. */
+const processes = jobs + (queue.some(batched) ? 1 : 0)
+
 const env = { ...process.env }
 // Where the first test file that needs an embedded data directory of its own makes one, for the
 // others to copy (test/support/data-dir.ts).
@@ -151,7 +161,7 @@ const databases = new Map<string, number>()
 if (!env.DATABASE_URL) {
   env.TEST_DATABASE_KIND = 'embedded'
   const started = await Promise.all(
-    Array.from({ length: Math.min(jobs, queue.length) }, () => startDatabase()),
+    Array.from({ length: Math.min(processes, queue.length) }, () => startDatabase()),
   )
   const ports = started.map((s) => s.port)
   for (const { port, pid } of started) {
@@ -164,8 +174,8 @@ if (!env.DATABASE_URL) {
   )
 } else {
   env.TEST_DATABASE_KIND = 'postgres'
-  urls.push(...Array.from({ length: jobs }, () => env.DATABASE_URL!))
-  console.log(`# tests on the PostgreSQL server of DATABASE_URL, ${jobs} processes at a time`)
+  urls.push(...Array.from({ length: processes }, () => env.DATABASE_URL!))
+  console.log(`# tests on the PostgreSQL server of DATABASE_URL, ${processes} processes at a time`)
   const browser = [...leftOut].filter((f) => tiers.get(f) === 'browser').length
   if (leftOut.size > 0)
     console.log(
@@ -462,29 +472,39 @@ let running = 0
 let exclusive: Promise<unknown> | null = null
 /** Each slot's schemas (test/support/db.ts): the next file in the slot empties them, not makes them. */
 const slots = urls.map((_, i) => `test_run${process.pid}_${i}`)
+
+/**
+ * The files of a slot's next process, taken from the queue: a file of the browser or faults
+ * tier, or one that runs alone, by itself; else up to `perProcess` files of the unit tier.
+ * `unitOnly`: the slot takes unit files only (the one beyond `TEST_JOBS`, see above).
+ */
+function nextFiles(unitOnly: boolean): string[] {
+  const at = unitOnly ? queue.findIndex(batched) : 0
+  if (at < 0 || at >= queue.length) return []
+  const files = queue.splice(at, 1)
+  if (batched(files[0]))
+    while (files.length < perProcess && batched(queue[at])) files.push(...queue.splice(at, 1))
+  return files
+}
+
 await Promise.all(
   urls.map(async (url, i) => {
     const slot = slots[i]!
-    for (let file = queue.shift(); file; file = queue.shift()) {
+    const unitOnly = i >= jobs
+    for (let files = nextFiles(unitOnly); files.length > 0; files = nextFiles(unitOnly)) {
       while (exclusive) await exclusive
-      if (alone.has(file)) {
+      if (alone.has(files[0]!)) {
         const run = (async () => {
           while (running > 0) await new Promise((resolve) => setTimeout(resolve, 100))
-          await runProcess([file], url, slot)
+          await runProcess(files, url, slot)
         })()
         exclusive = run
         await run
         exclusive = null
         continue
       }
-      // The unit tier's files, several to a process (test/support/batch.ts).
-      const batch = [file]
-      const batched = (f: string | undefined) =>
-        f !== undefined && tiers.get(f) === 'unit' && !alone.has(f)
-      if (batched(file))
-        while (batch.length < perProcess && batched(queue[0])) batch.push(queue.shift()!)
       running++
-      await runProcess(batch, url, slot)
+      await runProcess(files, url, slot)
       running--
     }
   }),
@@ -505,7 +525,7 @@ async function dropSlotSchemas(url: string): Promise<void> {
 const failed = outcomes.filter((o) => !o.ok)
 const slowest = [...outcomes].sort((a, b) => b.ms - a.ms).slice(0, 10)
 console.log(
-  `\n# ${outcomes.length} files in ${((performance.now() - started) / 1000).toFixed(0)} s, ${jobs} at a time` +
+  `\n# ${outcomes.length} files in ${((performance.now() - started) / 1000).toFixed(0)} s, ${processes} processes at a time` +
     `${counts.cpu > 0 ? `, ${counts.cpu.toFixed(0)} s CPU in all` : ''}; slowest:`,
 )
 for (const o of slowest) console.log(`#   ${times(o).padEnd(40)}  ${o.file}`)
