@@ -17,7 +17,7 @@ import { vacuumHourly } from './db/vacuum.ts'
 import { notesAccountHooks } from './notes/account-hooks.ts'
 import { ticketsAccountHooks } from './tickets/account-hooks.ts'
 import { runMigrations } from './start/migrations.ts'
-import { planServices } from './start/ports.ts'
+import { planServices, type PlannedService } from './start/ports.ts'
 import { startProvider } from './start/provider.ts'
 import { startService } from './start/services.ts'
 
@@ -50,11 +50,12 @@ export async function startApp(
     await db.close()
   }
   const onLimiter = (limiter: RateLimiter) => limiters.push(limiter)
+  let planned: PlannedService[] = []
   try {
     await runMigrations(config, db, !options.db, logger)
     const secret = await loadSessionSecret(db.sql, config.sessionSecret)
     // The services' addresses first: the provider lets sign-ins return only there.
-    const planned = await planServices(config)
+    planned = await planServices(config)
     const addressOf = (name: ServiceName) => planned.find((p) => p.name === name)?.publicUrl ?? null
     const ready = createReadiness(db.sql)
 
@@ -118,6 +119,8 @@ export async function startApp(
     for (const line of [...providerLines, ...lines]) logger.line(line)
   } catch (err) {
     await close().catch(() => {})
+    // The ports held for services that never listened on them.
+    for (const p of planned) await p.held?.release()
     throw err
   }
   return { db, servers, close }

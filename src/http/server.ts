@@ -33,6 +33,8 @@ export interface ServeOptions extends HandlerOptions {
   routes: readonly HttpRoute[]
   host: string
   port: number
+  /** A socket already listening on the port, to listen on in its place (src/start/ports.ts). */
+  held?: NetServer
   /** How long in-flight requests may take to finish at shutdown. */
   drainMs?: number
   /**
@@ -150,10 +152,12 @@ export async function serve(options: ServeOptions): Promise<Served> {
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
-    server.listen(options.port, options.host, () => {
+    const listening = () => {
       server.off('error', reject)
       resolve()
-    })
+    }
+    if (options.held) server.listen(options.held, listening)
+    else server.listen(options.port, options.host, listening)
   })
   const port = (server.address() as AddressInfo).port
   const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host

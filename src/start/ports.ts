@@ -1,5 +1,5 @@
 /** Start-up: the ports and public addresses of the services and the provider. */
-import { createServer, type AddressInfo } from 'node:net'
+import { createServer, type AddressInfo, type Server } from 'node:net'
 import type { Config } from '../config.ts'
 import type { ServiceName } from '../service.ts'
 
@@ -8,6 +8,8 @@ export interface PlannedService {
   name: ServiceName
   port: number
   publicUrl: string
+  /** For a service told to take any port (0): the port, held until the service listens on it. */
+  held: HeldPort | null
 }
 
 /**
@@ -18,10 +20,12 @@ export async function planServices(config: Config): Promise<PlannedService[]> {
   const planned: PlannedService[] = []
   for (const name of config.services) {
     const configured = name === 'notes' ? config.notesPort : config.ticketsPort
-    const port = configured === 0 ? await freePort(config.host) : configured
+    const held = configured === 0 ? await holdPort(config.host) : null
+    const port = held?.port ?? configured
     planned.push({
       name,
       port,
+      held,
       publicUrl: publicUrlOf(
         name === 'notes' ? config.notesUrl : config.ticketsUrl,
         config.host,
@@ -50,13 +54,37 @@ export function publicUrlOf(
   return `http://${local ? 'localhost' : host.includes(':') ? `[${host}]` : host}:${port}`
 }
 
-/** A free port on `host`, for a server told to take any (port 0) whose public URL must name it. */
-export async function freePort(host: string): Promise<number> {
-  const probe = createServer()
-  await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(0, host, resolve))
-  const { port } = probe.address() as AddressInfo
-  await new Promise<void>((resolve) => probe.close(() => resolve()))
-  return port
+/**
+ * A port on `host` for a server told to take any (port 0) whose public address must name the
+ * port before it listens. A socket listens on the port from now until the server listens on that
+ * very socket in its place (`serve`'s `held`): a port merely found free and closed again could
+ * be taken in between by anything on the machine (another process's server, the local end of an
+ * outgoing connection), and then the server could not start.
+ */
+export interface HeldPort {
+  port: number
+  /** The listening socket, for the server that listens in its place. */
+  take(): Server
+  /** Closes the socket, unless a server took it. */
+  release(): Promise<void>
+}
+
+export async function holdPort(host: string): Promise<HeldPort> {
+  const socket = createServer()
+  await new Promise<void>((resolve, reject) =>
+    socket.once('error', reject).listen(0, host, resolve),
+  )
+  const { port } = socket.address() as AddressInfo
+  let taken = false
+  return {
+    port,
+    take() {
+      taken = true
+      return socket
+    },
+    release: () =>
+      taken ? Promise.resolve() : new Promise<void>((resolve) => socket.close(() => resolve())),
+  }
 }
 
 /** Runs `listen`; a port in use becomes a message naming the variable that moves it. */

@@ -18,7 +18,7 @@ import type { RateLimiter } from '../limits/rate-limit.ts'
 import type { ServiceName } from '../service.ts'
 import { createMailer } from '../tickets/mailer/mailer.ts'
 import { startLimiter } from './limits.ts'
-import { freePort, portNamed, publicUrlOf } from './ports.ts'
+import { holdPort, portNamed, publicUrlOf, type HeldPort } from './ports.ts'
 
 export interface ProviderDeps {
   config: Config
@@ -47,8 +47,21 @@ export interface StartedProvider {
 
 /** Starts the provider's server; resolves once it listens. */
 export async function startProvider(deps: ProviderDeps): Promise<StartedProvider> {
+  const held = deps.config.idpPort === 0 ? await holdPort(deps.config.host) : null
+  try {
+    return await startProviderOn(deps, held)
+  } finally {
+    // Only when the start failed before the server took the port.
+    await held?.release()
+  }
+}
+
+async function startProviderOn(
+  deps: ProviderDeps,
+  held: HeldPort | null,
+): Promise<StartedProvider> {
   const { config, db, clock, logger, secret } = deps
-  const port = config.idpPort === 0 ? await freePort(config.host) : config.idpPort
+  const port = held?.port ?? config.idpPort
   const authUrl =
     config.idpUrl ??
     publicUrlOf(`http://localhost:${config.idpPort}`, config.host, config.idpPort, port)
@@ -107,6 +120,7 @@ export async function startProvider(deps: ProviderDeps): Promise<StartedProvider
       routes,
       host: config.host,
       port,
+      ...(held ? { held: held.take() } : {}),
       logger,
       ready: deps.ready,
       limiter,

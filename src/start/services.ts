@@ -76,6 +76,7 @@ export async function startService(
       notFound: service.notFound,
       host: config.host,
       port,
+      ...(planned.held ? { held: planned.held.take() } : {}),
       logger,
       ready: deps.ready,
       limiter,
