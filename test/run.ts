@@ -1,6 +1,6 @@
 /**
  * `npm test`: runs every `test/**\/*.test.ts` with node:test, in processes of its own. A process
- * of the unit tier runs up to 8 of its files one after the other (`TEST_FILES_PER_PROCESS`),
+ * of the unit tier runs up to 12 of its files one after the other (`TEST_FILES_PER_PROCESS`),
  * each in a suite of its own (test/support/batch.ts); a file of the other tiers, or one that
  * runs alone, has a process to itself. `TEST_JOBS` processes run at a time (default 2), and one
  * more that takes only the unit tier's files: a process of the unit tier keeps about one core
@@ -26,7 +26,9 @@
  * - unit: every other file (no browser, no second process, no fault).
  *
  * A file with a line `// Test alone` among its first lines runs while no other file runs (it
- * needs the database server to itself: a vacuum that must reclaim rows, say).
+ * times how soon something happens, say); with `// Test alone on PostgreSQL`, only on the server
+ * of `DATABASE_URL`, which the files running at a time share (a vacuum that must reclaim rows,
+ * say): each embedded database has one file at a time.
  *
  * Which files run on which database: with `DATABASE_URL` unset, every file. With it set, the
  * files whose outcome can depend on the database server: not the browser tier, which drives the
@@ -70,16 +72,20 @@ const files = args.filter((a) => a.endsWith('.ts')).map((a) => relative(ROOT, re
 const flags = args.filter((a) => !a.endsWith('.ts') && !a.startsWith('--tier='))
 if (!flags.some((f) => f.startsWith('--test-reporter'))) flags.push('--test-reporter=spec')
 const jobs = Math.max(1, Number(process.env.TEST_JOBS ?? 2))
-const perProcess = Math.max(1, Number(process.env.TEST_FILES_PER_PROCESS ?? 8))
+const perProcess = Math.max(1, Number(process.env.TEST_FILES_PER_PROCESS ?? 12))
 /** How long a file of `tier` may run before it is killed (see above). */
 const limitMsOf = (tier: Tier | undefined) =>
   Number(process.env.TEST_FILE_LIMIT ?? (tier === 'unit' ? 180 : 600)) * 1000
 
-/** Whether a test file needs the database server to itself (see above). */
+/** Whether a test file needs the database server to itself, or the machine (see above). */
 async function runsAlone(file: string): Promise<boolean> {
   return (await readFile(file, 'utf8'))
     .split('\n', 30)
-    .some((line) => /^\/\/ Test alone\b/.test(line))
+    .some(
+      (line) =>
+        /^\/\/ Test alone\b/.test(line) &&
+        (process.env.DATABASE_URL !== undefined || !/^\/\/ Test alone on PostgreSQL\b/.test(line)),
+    )
 }
 
 /** Whether a test file starts its services on embedded databases only (see above). */

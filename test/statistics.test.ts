@@ -1,5 +1,5 @@
-// Test alone: its vacuum must reclaim deleted rows, which it may not while another session's
-// older transaction could still see them (another test file's, on PostgreSQL).
+// Test alone on PostgreSQL: its vacuum must reclaim deleted rows, which it may not while another
+// session's older transaction could still see them (another test file's, on the shared server).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { testDatabase } from './support/db.ts'
