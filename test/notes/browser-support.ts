@@ -14,14 +14,15 @@ import { createNotesService } from '../../src/notes/service.ts'
 import { launchBrowser } from '../support/browser.ts'
 import { testDatabase } from '../support/db.ts'
 import { serviceDeps } from '../support/service.ts'
-import { freePort } from '../support/ports.ts'
+import { holdPort } from '../../src/start/ports.ts'
 
 export const WIDE = { width: 1280, height: 800 }
 export const PHONE = { width: 390, height: 844 }
 
 export async function notesBrowserApp() {
-  const port = await freePort()
-  const url = `http://127.0.0.1:${port}`
+  // Held from now until the server listens on it (src/start/ports.ts): the address is needed first.
+  const held = await holdPort('127.0.0.1')
+  const url = `http://127.0.0.1:${held.port}`
   const db = await testDatabase()
   const { deps, idp } = await serviceDeps(db.sql, 'notes', { env: { NOTES_URL: url } })
   const service = createNotesService(deps)
@@ -48,7 +49,8 @@ export async function notesBrowserApp() {
     name: 'notes',
     routes,
     host: '127.0.0.1',
-    port,
+    port: held.port,
+    held: held.take(),
     logger: createLogger(null),
   })
   const browser: Browser = await launchBrowser()

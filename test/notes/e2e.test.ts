@@ -7,7 +7,7 @@ import { createLogger } from '../../src/base/log.ts'
 import { createNotesService } from '../../src/notes/service.ts'
 import { testDatabase } from '../support/db.ts'
 import { serviceDeps } from '../support/service.ts'
-import { freePort } from '../support/ports.ts'
+import { holdPort } from '../../src/start/ports.ts'
 
 // The whole service on a socket, signed in through the development identity provider, spoken
 // to with fetch and a real cookie.
@@ -21,8 +21,9 @@ const devIdp = await serve({
   graceMs: 0, // no request is on its way when the tests close it
   logger,
 })
-const port = await freePort()
-const publicUrl = `http://127.0.0.1:${port}`
+// Held from now until the server listens on it (src/start/ports.ts): the address is needed first.
+const held = await holdPort('127.0.0.1')
+const publicUrl = `http://127.0.0.1:${held.port}`
 const { deps } = await serviceDeps(db.sql, 'notes')
 const idp = createIdentityProvider({
   authUrl: devIdp.url,
@@ -34,7 +35,8 @@ const notes = await serve({
   name: 'notes',
   routes: service.routes,
   host: '127.0.0.1',
-  port,
+  port: held.port,
+  held: held.take(),
   graceMs: 0, // no request is on its way when the tests close it
   logger,
 })
