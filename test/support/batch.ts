@@ -3,8 +3,8 @@
  * after the other, each in a suite of its own named for the file, so that a file's `before` and
  * `after` hooks run around its own tests and the next file starts once they have run. The files
  * of the unit tier share a process this way, several at a time: a file no longer pays for
- * starting node, loading the packages and the project's modules, and compiling them again (a
- * typical file of the unit tier used about a third of the CPU).
+ * starting node, loading the packages and the project's modules, and compiling them again (in a
+ * shared process, a typical unit file used about a third of the CPU it used in one of its own).
  *
  * `TEST_BATCH` holds the files as JSON, `[name, bundle]` pairs. On file descriptor 3 the runner
  * reads a line as each file starts (`start <name>`) and ends (`end <name> <cpu seconds>`), which
