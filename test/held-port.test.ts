@@ -37,7 +37,7 @@ test('a port held for a service is refused to another program until the service 
   assert.equal(served.port, held.port)
   const answer = await fetch(`${served.url}/hello`)
   assert.deepEqual(await answer.json(), { hello: 'there' })
-  // Given back by a failed start elsewhere: the service keeps it.
+  // A start that fails later releases every port it held: one a server took stays with it.
   await held.release()
   assert.equal((await fetch(`${served.url}/hello`)).status, 200)
   await served.close()
