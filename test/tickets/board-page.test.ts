@@ -77,3 +77,39 @@ test('a search finding more than the board counts fills each column newest first
   assert.deepEqual(cardsOf(got.text, 'doing').slice(0, 2), ['huge 10096', 'huge 10091'])
   assert.equal(got.text.match(/More in the list/g)?.length, 5)
 })
+
+test('a board read again shows what was written since, whichever way it was written', async () => {
+  const again = await app.project(alice, 'Board again')
+  const made = await app.ticket(alice, again.slug, { subject: 'Before', assignee: 'alice' })
+  const board = () =>
+    app.call('GET', `/${again.slug}/board?q=assignee:alice`, {
+      headers: { cookie: alice.cookie },
+    })
+  const first = await board()
+  assert.deepEqual(cardsOf(first.text, 'open'), ['Before'])
+  assert.deepEqual(cardsOf((await board()).text, 'open'), ['Before'])
+  // Straight in the database, past every write path of the service.
+  await app.sql`update tickets set subject = 'After' where id = ${made.id}`
+  assert.deepEqual(cardsOf((await board()).text, 'open'), ['After'])
+  const moved = await app.call('POST', `/api/projects/${again.slug}/tickets/${made.number}/state`, {
+    token: alice.token,
+    body: { state: 'doing' },
+  })
+  assert.equal(moved.status, 201, moved.text)
+  const last = await board()
+  assert.deepEqual(cardsOf(last.text, 'open'), [])
+  assert.deepEqual(cardsOf(last.text, 'doing'), ['After'])
+})
+
+test('boards of `assignee:me` read one after the other show each person their own tickets', async () => {
+  const bob = await app.login('bob')
+  const shared = await app.project(alice, 'Board me')
+  await app.member(alice, shared.slug, bob, 'edit')
+  await app.ticket(alice, shared.slug, { subject: 'For alice', assignee: 'alice' })
+  await app.ticket(alice, shared.slug, { subject: 'For bob', assignee: 'bob' })
+  const mine = (person: { cookie: string }) =>
+    app.call('GET', `/${shared.slug}/board?q=assignee:me`, { headers: { cookie: person.cookie } })
+  assert.deepEqual(cardsOf((await mine(alice)).text, 'open'), ['For alice'])
+  assert.deepEqual(cardsOf((await mine(bob)).text, 'open'), ['For bob'])
+  assert.deepEqual(cardsOf((await mine(alice)).text, 'open'), ['For alice'])
+})

@@ -257,21 +257,26 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
     /**
      * The board of a search (docs/tickets-app.md, "Board"): a column a state, each with its first
      * {@link BOARD_COLUMN_MAX} tickets; a search of states alone is counted by the tab counts.
+     * `version`: the lists' version the page was read at (a board read at it is kept).
      */
     async board(
       project: { id: string; slug: string },
       query: TicketQuery,
       me: string | null,
       counts: Record<State, number>,
+      version: number,
     ): Promise<BoardColumn[]> {
       const states = query.states ?? STATES
       const columns = await store.board.read(
-        project.id,
-        project.slug,
-        query,
-        states,
-        me,
-        BOARD_COLUMN_MAX,
+        {
+          projectId: project.id,
+          slug: project.slug,
+          query,
+          states,
+          me,
+          perColumn: BOARD_COLUMN_MAX,
+        },
+        version,
       )
       if (searchesMoreThanStates(query)) return columns
       return columns.map((c) => ({

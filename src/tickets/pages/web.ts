@@ -378,7 +378,10 @@ export function createWebHandlers(
     async board(req) {
       const refused = guard(req)
       if (refused) return refused
-      const { viewer, cursor, switcher, project } = await data.context(req, req.params.slug)
+      const { viewer, cursor, version, switcher, project } = await data.context(
+        req,
+        req.params.slug,
+      )
       if (!project) return noProjectPage(req, req.params.slug!)
       const { project: p, role, counts } = project
       if (p.slug !== req.params.slug) {
@@ -386,7 +389,7 @@ export function createWebHandlers(
         return redirect(301, `/${p.slug}/board${search ? `?${search}` : ''}`)
       }
       const { q, query, error } = search(req, viewer)
-      const columns = error ? [] : await data.board(p, query, viewer?.id ?? null, counts)
+      const columns = error ? [] : await data.board(p, query, viewer?.id ?? null, counts, version)
       const asked = req.query.get('column') ?? ''
       const column = (STATES as readonly string[]).includes(asked) ? (asked as State) : 'open'
       const body = boardBody({

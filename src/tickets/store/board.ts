@@ -8,8 +8,9 @@
  */
 import type { Query } from '../../db/client.ts'
 import { plannedEachTime } from '../../db/client.ts'
-import type { TicketQuery } from '../rules/query.ts'
+import { dayOf, needsMe, type TicketQuery } from '../rules/query.ts'
 import type { State } from '../rules/states.ts'
+import { keptAtVersion, type KeptAtVersion } from './kept-at-version.ts'
 import type { ListedTicket } from './page-cache.ts'
 import { searchCondition, searchOrder, textSearched } from './search.ts'
 import { limitClause } from './tickets.ts'
@@ -32,6 +33,9 @@ export interface BoardColumn {
 /** The board counts the tickets of all columns up to this many together. */
 export const BOARD_COUNT_CAP = 10_000
 
+/** Boards kept at most, all of one lists' version: about 50 KB each at 250 cards. */
+const BOARDS_KEPT = 100
+
 interface CardRow {
   id: string
   number: number
@@ -47,20 +51,54 @@ type Json<T> = string | T
 const parsed = <T>(value: Json<T>): T =>
   typeof value === 'string' ? (JSON.parse(value) as T) : value
 
+/** What a board is asked for. */
+export interface BoardRequest {
+  projectId: string
+  /** The project's slug, for the cards' references. */
+  slug: string
+  query: TicketQuery
+  states: readonly State[]
+  me: string | null
+  perColumn: number
+}
+
 /**
- * The board of `query` in the project `projectId` (its `slug` for the cards' references): each
- * state (the columns are every state; the search's `states` decide which hold tickets) with up to `perColumn` tickets in the search's order, and the tickets a column has.
+ * The board of `query` in the project `projectId`: each state (the columns are every state; the
+ * search's `states` decide which hold tickets) with up to `perColumn` tickets in the search's
+ * order, and the tickets a column has. Kept at the lists' version it was read at, and given again
+ * to a request whose page read that same `version` (null: not known, always read).
  */
+async function board(
+  q: Query,
+  kept: KeptAtVersion<BoardColumn[]>,
+  request: BoardRequest,
+  version: number | null,
+): Promise<BoardColumn[]> {
+  // `is:overdue` finds other tickets tomorrow with no write in between: the day is in the key.
+  const today = request.query.overdue !== null ? dayOf(Date.now()) : null
+  const key = JSON.stringify([
+    request.projectId,
+    request.slug,
+    request.states,
+    needsMe(request.query) ? request.me : null,
+    today,
+    request.perColumn,
+    request.query,
+  ])
+  const found = version === null ? undefined : kept.get(version, key)
+  if (found !== undefined) return found
+  const read = await readBoard(q, request, today)
+  kept.set(read.version, key, read.columns)
+  return read.columns
+}
+
+/** The board as {@link board} describes it, and the lists' version it was read at. */
 async function readBoard(
   q: Query,
-  projectId: string,
-  slug: string,
-  query: TicketQuery,
-  states: readonly State[],
-  me: string | null,
-  perColumn: number,
-): Promise<BoardColumn[]> {
-  const where = searchCondition(q, query, { states, me })
+  { projectId, slug, query, states, me, perColumn }: BoardRequest,
+  today: string | null,
+): Promise<{ columns: BoardColumn[]; version: number }> {
+  const where = searchCondition(q, query, { states, me, ...(today === null ? {} : { today }) })
   const order = searchOrder(q, query.sort)
   // What a card shows (number, subject, state, assignee, blocked) and what the orders read.
   const cardColumns = q`t.id, t.number, t.subject, t.state, t.assignee_id, t.created, t.updated, t.open_blockers, t.due`
@@ -70,7 +108,9 @@ async function readBoard(
   // the project's list, newest first, where its matches are dense enough to fill a column soon.
   // Only the cards shown are then joined to their assignees' names; a card shows no labels,
   // milestone or due day, so none are read.
-  const statement = q<{ state: State; cards: Json<CardRow[]> | null; n: number | null }[]>`
+  const statement = q<
+    { state: State; cards: Json<CardRow[]> | null; n: number | null; version: number }[]
+  >`
     with m as materialized (
       select ${cardColumns}
       from tickets t where t.project_id = ${projectId} and ${where} ${limitClause(q, BOARD_COUNT_CAP + 1)}
@@ -100,7 +140,7 @@ async function readBoard(
       from shown x left join users a on a.id = x.assignee_id
       group by x.state
     )
-    select s.state, c.n, k.cards
+    select s.state, c.n, k.cards, (select max(seq) from lists_writes) as version
     from (values ('open', 1), ('doing', 2), ('review', 3), ('done', 4), ('dropped', 5)) as s(state, i)
     left join counted c on c.state = s.state
     left join cards k on k.state = s.state
@@ -108,7 +148,7 @@ async function readBoard(
   const rows = await (textSearched(query) ? plannedEachTime(statement) : statement)
   const all = rows.reduce((sum, r) => sum + (r.n ?? 0), 0)
   const capped = all > BOARD_COUNT_CAP
-  return rows.map((r) => {
+  const columns = rows.map((r) => {
     const cards = parsed(r.cards ?? []).map((c): BoardCard => ({
       ticket: {
         id: c.id,
@@ -124,18 +164,15 @@ async function readBoard(
     }))
     return { state: r.state, rows: cards, total: r.n ?? 0, more: capped }
   })
+  return { columns, version: Number(rows[0]!.version) }
 }
 
 /** The board's reads on `q`. */
 export function boardTable(q: Query) {
+  const kept = keptAtVersion<BoardColumn[]>(BOARDS_KEPT)
   return {
-    read: (
-      projectId: string,
-      slug: string,
-      query: TicketQuery,
-      states: readonly State[],
-      me: string | null,
-      perColumn: number,
-    ) => readBoard(q, projectId, slug, query, states, me, perColumn),
+    /** The board `request` asks for; `version`: the lists' version the page was read at, when known. */
+    read: (request: BoardRequest, version: number | null = null) =>
+      board(q, kept, request, version),
   }
 }

@@ -10,6 +10,7 @@ import { needsMe, parseQuery, type TicketQuery } from '../rules/query.ts'
 import { DEFAULT_FILTER } from '../rules/states.ts'
 import { limitClause, searchWhere, type TicketSearch } from './tickets.ts'
 import { textSearched } from './search.ts'
+import { keptAtVersion, type KeptAtVersion } from './kept-at-version.ts'
 
 /** A saved view as the API and the pages show it. */
 export interface SavedView {
@@ -92,27 +93,6 @@ export const VIEW_COUNT_CAP = 1000
 /** Counts kept at most, all of one lists' version. */
 const COUNTS_KEPT = 2000
 
-/**
- * Counts of searches kept with the lists' version they were read at, which triggers move with
- * every committed write of the tables a list shows (sql/0019_lists_version_by_triggers.sql): a
- * count is used only when asked at the same version, so no writer has to remember it.
- */
-function createCountCache() {
-  let version: number | null = null
-  const kept = new Map<string, ViewCount>()
-  return {
-    get: (at: number, key: string) => (at === version ? kept.get(key) : undefined),
-    set(at: number, key: string, count: ViewCount) {
-      if (at !== version) {
-        version = at
-        kept.clear()
-      }
-      if (kept.size >= COUNTS_KEPT) kept.clear()
-      kept.set(key, count)
-    },
-  }
-}
-
 /** A search to count: the parsed query and the context it is counted in. */
 export interface CountedSearch {
   query: TicketQuery
@@ -131,7 +111,7 @@ function countKey(c: CountedSearch): string {
  */
 async function viewCounts(
   q: Query,
-  cache: ReturnType<typeof createCountCache>,
+  cache: KeptAtVersion<ViewCount>,
   searches: readonly CountedSearch[],
   version: number | null,
 ): Promise<ViewCount[]> {
@@ -161,7 +141,8 @@ async function viewCounts(
 
 /** The saved views on `q`. */
 export function viewTable(q: Query, clock: () => number) {
-  const cache = createCountCache()
+  // Counts of searches kept with the lists' version they were read at.
+  const cache = keptAtVersion<ViewCount>(COUNTS_KEPT)
   return {
     /** How many tickets each search finds, up to {@link VIEW_COUNT_CAP} (kept at the lists' `version`). */
     counts: (searches: readonly CountedSearch[], version: number | null = null) =>
