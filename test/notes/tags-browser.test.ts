@@ -56,7 +56,10 @@ test(
     for (const text of NOTES) await write(page, text)
     await saved(page)
 
-    await tag(page, '#home').waitFor()
+    // The list is drawn again after each save: wait until it counts the last note written.
+    await tag(page, '#home')
+      .filter({ hasText: /2 notes$/ })
+      .waitFor()
     assert.match(
       (await tag(page, '#home').textContent()) ?? '',
       /^#home2 notes$/,
