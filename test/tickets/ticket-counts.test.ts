@@ -21,6 +21,21 @@ async function counted(projectId: string): Promise<Record<string, number>> {
   return Object.fromEntries(rows.map((r) => [r.state, r.n]))
 }
 
+/** The waiting tickets (open, doing, review) per state the `inbox_counts` rows add up to, for one person. */
+async function inboxSummed(userId: string): Promise<Record<string, number>> {
+  const rows = await app.sql<{ state: string; n: number }[]>`
+    select state, sum(count)::int as n from inbox_counts where assignee_id = ${userId} group by state having sum(count) <> 0`
+  return Object.fromEntries(rows.map((r) => [r.state, r.n]))
+}
+
+/** The waiting tickets per state, counted. */
+async function inboxCounted(userId: string): Promise<Record<string, number>> {
+  const rows = await app.sql<{ state: string; n: number }[]>`
+    select state, count(*)::int as n from tickets
+    where assignee_id = ${userId} and state in ('open', 'doing', 'review') group by state`
+  return Object.fromEntries(rows.map((r) => [r.state, r.n]))
+}
+
 /** How many `ticket_counts` rows a project has. */
 async function countRows(projectId: string): Promise<number> {
   const [row] = await app.sql<
@@ -86,11 +101,13 @@ async function openBlockersWrong(): Promise<unknown[]> {
   ]
 }
 
-test('the counts stay right under 8 writers mixing single and bulk inserts, state changes, moves and deletes', async () => {
+test('the counts stay right under 8 writers mixing single and bulk inserts, state changes, assignments, moves and deletes', async () => {
   const here = await app.project(alice, 'Busy')
   const there = await app.project(alice, 'Busier')
   const projects = [here.id, there.id]
   const states = ['open', 'doing', 'review', 'done', 'dropped']
+  const people = [alice.id, (await app.login('bert')).id, (await app.login('cleo')).id]
+  const assignees = [...people, null]
   const writers = app.db.connect(8)
   const write = async (w: number) => {
     const random = prng(w + 1)
@@ -106,19 +123,21 @@ test('the counts stay right under 8 writers mixing single and bulk inserts, stat
       const kind = Math.floor(random() * 8)
       await writers.begin(async (tx) => {
         if (kind === 0) {
-          await tx`insert into tickets (project_id, number, subject, state, created, updated) values (${p}, ${++next}, 'one', ${pick(states)}, 1, 1)`
+          await tx`insert into tickets (project_id, number, subject, state, assignee_id, created, updated) values (${p}, ${++next}, 'one', ${pick(states)}, ${pick(assignees)}, 1, 1)`
         } else if (kind === 1) {
           const n = 20 + Math.floor(random() * 200)
           await tx`
-            insert into tickets (project_id, number, subject, state, created, updated)
-            select ${p}, ${next} + i, 'many', (array['open', 'doing', 'review', 'done', 'dropped'])[1 + i % 5], 1, 1
+            insert into tickets (project_id, number, subject, state, assignee_id, created, updated)
+            select ${p}, ${next} + i, 'many', (array['open', 'doing', 'review', 'done', 'dropped'])[1 + i % 5],
+              (${people}::text[])[1 + i % 4], 1, 1
             from generate_series(1, ${n}::int) i`
           next += n
         } else if (kind === 2) {
           await tx`update tickets set state = ${pick(states)} where id in (${mine(tx, p)})`
         } else if (kind === 3) {
           const [one] = await mine(tx, p)
-          if (one) await tx`update tickets set state = ${pick(states)} where id = ${one.id}`
+          if (one)
+            await tx`update tickets set state = ${pick(states)}, assignee_id = ${pick(assignees)} where id = ${one.id}`
         } else if (kind === 4) {
           await tx`update tickets set project_id = ${q}, state = ${pick(states)} where id in (${mine(tx, p)})`
         } else if (kind === 5) {
@@ -140,6 +159,9 @@ test('the counts stay right under 8 writers mixing single and bulk inserts, stat
   await Promise.all(Array.from({ length: 8 }, (_, w) => write(w)))
   for (const p of projects) assert.deepEqual(await summed(p), await counted(p))
   assert.ok(Object.keys(await counted(here.id)).length > 0)
+  for (const person of people)
+    assert.deepEqual(await inboxSummed(person), await inboxCounted(person), 'the inbox counts')
+  assert.ok(Object.keys(await inboxCounted(people[1]!)).length > 0)
   assert.deepEqual(await openBlockersWrong(), [])
 })
 

@@ -368,7 +368,7 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
       const [pending, review, counts] = await Promise.all([
         section('pending', from.pending),
         section('review', from.review),
-        store.pages.assignedCounts(viewerId, ['open', 'doing', 'review']),
+        store.pages.assignedCounts(viewerId),
       ])
       return {
         pending: { ...pending, total: counts.open + counts.doing },
