@@ -43,5 +43,6 @@ export function isOverdue(due: string | null, state: string, now: number): boole
 
 /** `due 2026-12-24`, with `overdue` in words beside it when it is. */
 export function dueText(due: string, state: string, now: number): Html {
-  return html`<span class="due${isOverdue(due, state, now) ? ' overdue' : ''}">due <time datetime="${due}">${due}</time>${isOverdue(due, state, now) ? html` <strong class="overdue-word">overdue</strong>` : ''}</span>`
+  const overdue = isOverdue(due, state, now)
+  return html`<span class="due${overdue ? ' overdue' : ''}">due <time datetime="${due}">${due}</time>${overdue ? html` <strong class="overdue-word">overdue</strong>` : ''}</span>`
 }
