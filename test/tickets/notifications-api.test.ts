@@ -175,6 +175,26 @@ test('opening the ticket page marks its notifications read', async () => {
   assert.equal((await list(bob)).body.unread, before - 1)
 })
 
+test('opening the ticket page reads its notifications that go by mail only, and a second opening finds none to read', async () => {
+  const t = await app.ticket(ann, web.slug)
+  await comment(ann, t.number, 'By mail, @bob')
+  await fanOut()
+  // As the fan-out makes it for a person who takes mentions by mail alone.
+  await app.sql`update notifications set in_app = false
+    where user_id = ${bob.id} and ticket_id = ${t.id} and read_at is null`
+  const unread = () =>
+    app.sql<{ n: number }[]>`select count(*)::int as n from notifications
+      where user_id = ${bob.id} and ticket_id = ${t.id} and read_at is null`
+  assert.equal((await unread())[0]!.n, 1)
+  const before = (await list(bob)).body.unread as number
+  for (let i = 0; i < 2; i++) {
+    const page = await call('GET', `/web/${t.number}`, { headers: { cookie: bob.cookie } })
+    assert.equal(page.status, 200)
+    assert.equal((await unread())[0]!.n, 0, 'read, so no mail tells of it')
+    assert.equal((await list(bob)).body.unread, before, 'the bell counts only the app')
+  }
+})
+
 test('Watch and Unwatch of a ticket, Watch all of a project', async () => {
   const t = await app.ticket(ann, web.slug)
   const watch = (watching: string) =>

@@ -18,7 +18,7 @@ import { mentionedIn, newlyMentioned, type Mentionable } from '../rules/mentions
 import { NO_SUCH_NOTIFICATION } from '../rules/messages.ts'
 import type { TicketEvent } from '../rules/ticket-event.ts'
 import type { Cause, FanOutEvent, FanOutItem, Kind, Prefs } from '../store/notifications.ts'
-import type { TicketTx } from '../store/ticket-store.ts'
+import type { TicketStore, TicketTx } from '../store/ticket-store.ts'
 
 /** Something that happened on a ticket, as the fan-out reads it from a live event. */
 export interface Happening {
@@ -260,7 +260,21 @@ export async function readAll(tx: TicketTx, userId: string): Promise<{ unread: n
   return { unread: await tx.notifications.unread(userId) }
 }
 
-/** The person opened a ticket: its notifications are read (their other pages' bells follow); answers how many were unread. */
+/**
+ * The person opened a ticket: its notifications are read, in one transaction with the live event
+ * their other pages' bells follow; answers how many in the app were unread. A ticket with none
+ * unread (most views of a page) writes nothing: no transaction is begun.
+ */
+export async function openTicket(
+  store: TicketStore,
+  userId: string,
+  ticketId: string,
+): Promise<number> {
+  if (!(await store.notifications.anyUnreadOf(userId, ticketId))) return 0
+  return store.transact((tx) => readTicket(tx, userId, ticketId))
+}
+
+/** The ticket's notifications of the person read (their other pages' bells follow); answers how many in the app were unread. */
 export async function readTicket(tx: TicketTx, userId: string, ticketId: string): Promise<number> {
   const read = await tx.notifications.markTicketRead(userId, ticketId)
   if (read > 0) await tx.emitTo(userId, 'notificationsChanged', [{ added: 0 }])

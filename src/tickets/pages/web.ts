@@ -37,7 +37,7 @@ import {
 import { counted, projectBody, withTabStates, type ProjectPageInput } from './project-page.ts'
 import { settingsBody } from './settings-page.ts'
 import { GROUPS_SHOWN, notificationsBody, notificationSettingsBody } from './notifications-page.ts'
-import { readTicket } from '../domain/notifications.ts'
+import { openTicket } from '../domain/notifications.ts'
 import { boardBody } from './board-page.ts'
 import { ticketBody } from './ticket-page.ts'
 import { ticketEtag } from '../representations/json.ts'
@@ -447,7 +447,7 @@ export function createWebHandlers(
       let watching = false
       if (viewer) {
         const [readNow, watches] = await Promise.all([
-          ctx.store.transact((tx) => readTicket(tx, viewer.id, t.id)),
+          openTicket(ctx.store, viewer.id, t.id),
           data.watching(t.id, viewer.id),
         ])
         viewer.unreadCount = Math.max(0, viewer.unreadCount - readNow)

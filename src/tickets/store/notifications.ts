@@ -646,6 +646,14 @@ async function markTicketRead(
   return rows.filter((r) => r.in_app).length
 }
 
+/** Whether any of the person's notifications of one ticket is unread, in the app or by mail. */
+async function anyUnreadOf(q: Query, userId: string, ticketId: string): Promise<boolean> {
+  const [row] = await q<{ unread: boolean }[]>`
+    select exists (select 1 from notifications
+      where user_id = ${userId} and ticket_id = ${ticketId} and read_at is null) as unread`
+  return row!.unread
+}
+
 /** Deletes read notifications made before `cutoff`; answers how many went. */
 async function pruneRead(q: Query, cutoff: number): Promise<number> {
   const rows =
@@ -668,6 +676,7 @@ export function notificationTable(q: Query, clock: () => number) {
     setWatch: (ticketId: string, userId: string, watching: boolean) =>
       setWatch(q, ticketId, userId, watching, clock()),
     isWatching: (ticketId: string, userId: string) => isWatching(q, ticketId, userId),
+    anyUnreadOf: (userId: string, ticketId: string) => anyUnreadOf(q, userId, ticketId),
     setProjectWatch: (projectId: string, userId: string, on: boolean) =>
       setProjectWatch(q, projectId, userId, on, clock()),
     watchesProject: (projectId: string, userId: string) => watchesProject(q, projectId, userId),
