@@ -7,7 +7,7 @@
 import { html, type Html } from '../../http/html.ts'
 import type { Ticket } from '../store/ticket-row.ts'
 import type { StoredLabel } from '../store/labels.ts'
-import type { StoredMilestone } from '../store/milestones.ts'
+import type { MilestoneChoice } from '../store/milestones.ts'
 import { formError } from './frame.ts'
 import { colorsOf, dueText, labelChip, searchUrl } from './chips.ts'
 
@@ -57,7 +57,7 @@ export function labelPickerInput(input: {
 export function milestoneBox(input: {
   t: Ticket
   api: string
-  milestones: readonly StoredMilestone[]
+  milestones: readonly MilestoneChoice[]
   mayEdit: boolean
 }): Html {
   const { t, api } = input

@@ -29,7 +29,7 @@ import type { StoredFile } from '../store/files.ts'
 import type { NotificationGroup, Prefs } from '../store/notifications.ts'
 import { fileIdsIn } from '../rules/files.ts'
 import type { StoredLabel } from '../store/labels.ts'
-import type { StoredMilestone } from '../store/milestones.ts'
+import type { MilestoneChoice } from '../store/milestones.ts'
 
 /** A webhook with the newest entries of its log, as the settings page shows it. */
 export interface WebhookView extends Webhook {
@@ -104,7 +104,7 @@ export interface TicketDetail {
   /** The project's labels, by name, for the label picker. */
   labels: StoredLabel[]
   /** The project's milestones, open first, for the milestone picker. */
-  milestones: StoredMilestone[]
+  milestones: MilestoneChoice[]
 }
 
 /**
@@ -342,7 +342,7 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
         blockers: which('blocker'),
         files,
         labels: await store.labels.of(ticket.project),
-        milestones: await store.milestones.of(ticket.project),
+        milestones: await store.milestones.choices(ticket.project),
       }
     },
 
@@ -379,6 +379,8 @@ export function createPageData(deps: { store: TicketStore; credentials: Credenti
     tokens: (viewerId: string) => store.tokens.of(viewerId),
     labels: (projectId: string) => store.labels.of(projectId),
     milestones: (projectId: string) => store.milestones.of(projectId),
+    /** The project's milestones as a picker offers them (no progress counted). */
+    milestoneChoices: (projectId: string) => store.milestones.choices(projectId),
 
     /**
      * A page of the person's notifications grouped by ticket (`/notifications`): `shown` groups

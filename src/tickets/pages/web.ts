@@ -335,7 +335,7 @@ export function createWebHandlers(
         const matching = list.more ? null : { count: list.total, more: false }
         const editor = mayAct(role, 'edit')
         const [labels, milestones] = editor
-          ? await Promise.all([data.labels(p.id), data.milestones(p.id)])
+          ? await Promise.all([data.labels(p.id), data.milestoneChoices(p.id)])
           : [[], []]
         bulk = {
           q: withTabStates(q, query, stateParam === '' ? null : states),

@@ -23,6 +23,9 @@ export interface StoredMilestone extends Milestone {
   id: string
 }
 
+/** A milestone as a picker offers it: no progress, so nothing is counted. */
+export type MilestoneChoice = Pick<Milestone, 'title' | 'due' | 'state'>
+
 /** What a write sets. */
 export interface MilestoneFields {
   title: string
@@ -98,11 +101,26 @@ async function deleteMilestone(q: Query, id: string): Promise<string[]> {
   return rows.map((r) => r.id)
 }
 
+/** The project's milestones as the pickers offer them, in the list's order. */
+async function choicesOf(q: Query, projectId: string): Promise<MilestoneChoice[]> {
+  const rows = await q<{ title: string; due: string | null; closed: boolean }[]>`
+    select m.title, to_char(m.due, 'YYYY-MM-DD') as due, m.closed from milestones m
+    where m.project_id = ${projectId}
+    order by m.closed, m.due nulls last, lower(m.title), m.title`
+  return rows.map((r) => ({
+    title: r.title,
+    due: r.due ?? null,
+    state: r.closed ? 'closed' : 'open',
+  }))
+}
+
 /** The milestones table on `q`. */
 export function milestoneTable(q: Query) {
   return {
     /** The project's milestones with their progress. */
     of: (projectId: string) => milestonesWhere(q, q`m.project_id = ${projectId}`),
+    /** The project's milestones without their progress, for the pickers. */
+    choices: (projectId: string) => choicesOf(q, projectId),
     /** The project's milestone of `title`, any case; null when it has none. */
     byTitle: async (projectId: string, title: string) =>
       (
