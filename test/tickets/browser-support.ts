@@ -18,7 +18,7 @@ import { ticketsAccountHooks } from '../../src/tickets/account-hooks.ts'
 import { launchBrowser } from '../support/browser.ts'
 import { makeAccount, signIn as signInByForm } from '../support/sign-in.ts'
 import { ticketsApp } from './support.ts'
-import { freePort } from '../support/ports.ts'
+import { holdPort } from '../../src/start/ports.ts'
 export { screenshot } from '../support/screenshot.ts'
 
 export const WIDE = { width: 1280, height: 800 }
@@ -28,8 +28,9 @@ export async function ticketsBrowserApp(options: { env?: NodeJS.ProcessEnv } = {
   // Registered before the app's own hooks, so the browser and the server stop before the
   // services and their database: a page's request in flight then never meets a closed database.
   after(() => close())
-  const port = await freePort()
-  const url = `http://127.0.0.1:${port}`
+  // Held from now until the server listens on it (src/start/ports.ts): the address is needed first.
+  const held = await holdPort('127.0.0.1')
+  const url = `http://127.0.0.1:${held.port}`
   const app = await ticketsApp({
     env: { IDP_PORT: '0', HOST: '127.0.0.1', RATE_LIMIT: 'off', ...options.env, TICKETS_URL: url },
   })
@@ -62,7 +63,8 @@ export async function ticketsBrowserApp(options: { env?: NodeJS.ProcessEnv } = {
     name: 'tickets',
     routes: app.service.routes,
     host: '127.0.0.1',
-    port,
+    port: held.port,
+    held: held.take(),
     logger: createLogger(null),
   })
   const browser: Browser = await launchBrowser()

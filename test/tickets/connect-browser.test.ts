@@ -11,16 +11,18 @@ import { text } from '../../src/http/response.ts'
 import { createLogger } from '../../src/base/log.ts'
 import { ticketsApp } from './support.ts'
 import { launchBrowser } from '../support/browser.ts'
-import { freePort } from '../support/ports.ts'
+import { holdPort } from '../../src/start/ports.ts'
 
-const port = await freePort()
-const app = await ticketsApp({ env: { TICKETS_URL: `http://127.0.0.1:${port}` } })
+// Held from now until the server listens on it (src/start/ports.ts): the address is needed first.
+const held = await holdPort('127.0.0.1')
+const app = await ticketsApp({ env: { TICKETS_URL: `http://127.0.0.1:${held.port}` } })
 const logger = createLogger(null)
 const tickets = await serve({
   name: 'tickets',
   routes: app.service.routes,
   host: '127.0.0.1',
-  port,
+  port: held.port,
+  held: held.take(),
   logger,
 })
 
