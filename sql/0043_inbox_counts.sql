@@ -60,28 +60,16 @@ begin
 end
 $$;
 
-create function inbox_counts_inserted() returns trigger
+-- Inserted tickets count in, deleted ones out.
+create function inbox_counts_written() returns trigger
 language plpgsql
 set search_path from current
 as $$
 begin
   perform inbox_counts_add((
     select jsonb_agg(c) from (
-      select assignee_id, state, count(*)::int as count from written
-      where assignee_id is not null and state in ('open', 'doing', 'review')
-      group by assignee_id, state) c));
-  return null;
-end
-$$;
-
-create function inbox_counts_deleted() returns trigger
-language plpgsql
-set search_path from current
-as $$
-begin
-  perform inbox_counts_add((
-    select jsonb_agg(c) from (
-      select assignee_id, state, -count(*)::int as count from written
+      select assignee_id, state, (case when tg_op = 'INSERT' then 1 else -1 end) * count(*)::int as count
+      from written
       where assignee_id is not null and state in ('open', 'doing', 'review')
       group by assignee_id, state) c));
   return null;
@@ -112,8 +100,8 @@ end
 $$;
 
 create trigger inbox_counts_inserted after insert on tickets
-  referencing new table as written for each statement execute function inbox_counts_inserted();
+  referencing new table as written for each statement execute function inbox_counts_written();
 create trigger inbox_counts_deleted after delete on tickets
-  referencing old table as written for each statement execute function inbox_counts_deleted();
+  referencing old table as written for each statement execute function inbox_counts_written();
 create trigger inbox_counts_updated after update on tickets
   referencing old table as before_rows new table as after_rows for each statement execute function inbox_counts_updated();
