@@ -327,6 +327,8 @@ export function createWebHandlers(
       const joined = viewer !== null && role !== null && (await takeWelcome(req, p.slug))
       const watchingAll = viewer !== null && (await data.watchingAll(p.id, viewer.id))
       const views = await data.views(p.id, viewer?.id ?? null, version)
+      // The project's labels, read once for members: the new-ticket form's and the bulk bar's.
+      const labels = role ? await data.labels(p.id) : []
       // The bulk bar changes what the list shows: its search, with the tab's states.
       let bulk: ProjectPageInput['bulk'] = null
       if (mayAct(role, 'use') && !queryError && list.rows.length > 0) {
@@ -334,13 +336,11 @@ export function createWebHandlers(
         // GET /api/projects/<slug>/tickets/count), not for every reader of it.
         const matching = list.more ? null : { count: list.total, more: false }
         const editor = mayAct(role, 'edit')
-        const [labels, milestones] = editor
-          ? await Promise.all([data.labels(p.id), data.milestoneChoices(p.id)])
-          : [[], []]
+        const milestones = editor ? await data.milestoneChoices(p.id) : []
         bulk = {
           q: withTabStates(q, query, stateParam === '' ? null : states),
           matching,
-          labels: labels.map((l) => l.name),
+          labels: editor ? labels.map((l) => l.name) : [],
           milestones: milestones.filter((m) => m.state === 'open').map((m) => m.title),
         }
       }
@@ -360,7 +360,7 @@ export function createWebHandlers(
         loginUrl: loginUrl(req),
         now: ctx.clock(),
         uploadMaxMb: ctx.uploadMaxMb,
-        labels: role ? await data.labels(p.id) : [],
+        labels,
         views,
         bulk,
       })
