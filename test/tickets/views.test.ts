@@ -202,3 +202,22 @@ test('a view counts up to 1,000 and then says more', async () => {
     [[1000, true]],
   )
 })
+
+test('the bulk bar offers the project’s labels to editors, not to members who only use it', async () => {
+  const made = await app.call('POST', `/api/projects/${web.slug}/labels`, {
+    token: alice.token,
+    body: { name: 'triage', color: '#336699' },
+  })
+  expectJson(made, 201)
+  await app.ticket(alice, web.slug, { subject: 'Needs sorting' })
+  const page = async (person: { cookie: string }) => {
+    const got = await app.call('GET', `/${web.slug}`, { headers: { cookie: person.cookie } })
+    assert.equal(got.status, 200, got.text)
+    assert.match(got.text, /aria-label="Change the selected tickets"/)
+    return got.text
+  }
+  const editor = await page(carol)
+  assert.match(editor, /<option value="addLabel:triage">\+ triage<\/option>/)
+  assert.match(editor, /<option value="removeLabel:triage">/)
+  assert.doesNotMatch(await page(bob), /value="addLabel:/)
+})
